@@ -1,0 +1,139 @@
+"""The mutable working copy one Divan's resolution runs on; never escapes `resolve`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shared.domain.events import GoldDelta, ProvinceSet
+from shared.domain.map import GameMap, game_map
+from shared.domain.state import Bey, Province, SeasonState, Treaty
+
+
+@dataclass(slots=True)
+class BeyWork:
+    seat: int
+    memleket: int
+    computer: bool
+    gold: int
+    hain_through: int | None
+    lost_before: bool
+    missions: tuple[str, ...]
+    done: list[str]
+    halk_sevgisi: bool
+
+    def freeze(self) -> Bey:
+        return Bey(
+            seat=self.seat,
+            memleket=self.memleket,
+            computer=self.computer,
+            gold=self.gold,
+            hain_through=self.hain_through,
+            lost_memleket_before=self.lost_before,
+            missions=self.missions,
+            missions_done=tuple(self.done),
+            halk_sevgisi=self.halk_sevgisi,
+        )
+
+
+@dataclass(slots=True)
+class Board:
+    """Owner, units and sur per plate (index 0 unused), beys by seat, treaties by pair."""
+
+    divan: int
+    seed: int
+    gm: GameMap
+    owner: list[int | None]
+    units: list[int]
+    sur: list[bool]
+    beys: dict[int, BeyWork]
+    treaties: dict[tuple[int, int], Treaty]
+    hain_at_start: dict[int, bool] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, state: SeasonState, divan: int) -> Board:
+        beys = {
+            b.seat: BeyWork(
+                b.seat,
+                b.memleket,
+                b.computer,
+                b.gold,
+                b.hain_through,
+                b.lost_memleket_before,
+                b.missions,
+                list(b.missions_done),
+                b.halk_sevgisi,
+            )
+            for b in sorted(state.beys, key=lambda b: b.seat)
+        }
+        return cls(
+            divan=divan,
+            seed=state.seed,
+            gm=game_map(),
+            owner=[None] + [p.owner for p in state.provinces],
+            units=[0] + [p.units for p in state.provinces],
+            sur=[False] + [p.sur for p in state.provinces],
+            beys=beys,
+            treaties={t.pair(): t for t in state.treaties},
+        )
+
+    def snapshot(self) -> tuple[list[int | None], list[int], list[bool]]:
+        return (self.owner[:], self.units[:], self.sur[:])
+
+    def changes_since(
+        self, before: tuple[list[int | None], list[int], list[bool]]
+    ) -> tuple[ProvinceSet, ...]:
+        owner, units, sur = before
+        return tuple(
+            ProvinceSet(p, self.owner[p], self.units[p], self.sur[p])
+            for p in range(1, 82)
+            if (owner[p], units[p], sur[p]) != (self.owner[p], self.units[p], self.sur[p])
+        )
+
+    def owned(self, seat: int) -> list[int]:
+        return [p for p in range(1, 82) if self.owner[p] == seat]
+
+    def province_counts(self) -> dict[int, int]:
+        counts = dict.fromkeys(self.beys, 0)
+        for p in range(1, 82):
+            o = self.owner[p]
+            if o is not None:
+                counts[o] = counts.get(o, 0) + 1
+        return counts
+
+    def holds_memleket(self, seat: int) -> bool:
+        return self.owner[self.beys[seat].memleket] == seat
+
+    def memleket_owner(self, plate: int) -> int | None:
+        """The seat whose memleket this plate is, if any."""
+        for b in self.beys.values():
+            if b.memleket == plate:
+                return b.seat
+        return None
+
+    def set_unowned(self, plate: int, milis: int) -> None:
+        self.owner[plate] = None
+        self.units[plate] = milis
+        self.sur[plate] = False
+
+    def take(self, plate: int, seat: int, units: int) -> None:
+        """Ownership passes; the sur falls with the province (R-5.5, R-7.9)."""
+        previous = self.owner[plate]
+        self.owner[plate] = seat
+        self.units[plate] = units
+        self.sur[plate] = False
+        if previous is not None and self.beys[previous].memleket == plate:
+            self.beys[previous].lost_before = True
+
+    def add_gold(self, seat: int, amount: int, reason: str, out: list[GoldDelta]) -> None:
+        self.beys[seat].gold += amount
+        out.append(GoldDelta(seat, amount, reason))  # type: ignore[arg-type]
+
+    def allied(self, a: int, b: int) -> bool:
+        t = self.treaties.get((min(a, b), max(a, b)))
+        return t is not None and t.kind == "alliance"
+
+    def treaty(self, a: int, b: int) -> Treaty | None:
+        return self.treaties.get((min(a, b), max(a, b)))
+
+    def freeze_provinces(self) -> tuple[Province, ...]:
+        return tuple(Province(self.owner[p], self.units[p], self.sur[p]) for p in range(1, 82))

@@ -1,0 +1,79 @@
+"""Where each Divan's random outcomes come from: the season seed, or pins (R-12, SCENARIO.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from shared.domain import rng
+from shared.domain.state import NewsCard
+
+NO_TARGET = object()
+
+
+@dataclass(frozen=True, slots=True)
+class NewsDraw:
+    """A revealed card and its target (a province or a seat; None: nothing qualified)."""
+
+    card: NewsCard
+    target: int | None
+
+
+class Draws:
+    """Keyed draws from the season seed for one Divan (R-12.1)."""
+
+    def __init__(self, seed: int, divan: int, deck: Sequence[NewsCard] = ()) -> None:
+        self.seed = seed
+        self.divan = divan
+        self.deck = tuple(deck)
+
+    def fate(self, target: int, side: str) -> int:
+        """R-5.4: the fate die, uniform in {0, 1, 2}, keyed ("fate", divan, T, side)."""
+        return rng.uniform_int(self.seed, self.divan, "fate", 3, target, side)
+
+    def rebellion(self, seat: int, percent: int) -> bool:
+        """R-9.3."""
+        return rng.chance(self.seed, self.divan, "rebellion", percent, seat)
+
+    def offer(self, frm: int, to: int, percent: int) -> bool:
+        """R-6.3: a computer bey's answer."""
+        return rng.chance(self.seed, self.divan, "offer", percent, f"{frm}-{to}")
+
+    def news_card(self) -> NewsCard | None:
+        """R-8.1: Divan k ≥ 2 reveals card k − 1 of the shuffled deck."""
+        index = self.divan - 2
+        return self.deck[index] if 0 <= index < len(self.deck) else None
+
+    def news_target(self, card: NewsCard, candidates: Sequence[int]) -> int | None:
+        """R-8.1: a target among candidates sorted by plate or seat."""
+        return rng.choose(self.seed, self.divan, "news", candidates, card.card)
+
+
+@dataclass
+class PinnedDraws(Draws):
+    """Draws pinned by a scenario; anything not pinned falls back to the seed."""
+
+    seed: int = 0
+    divan: int = 0
+    news: NewsDraw | None = None
+    fates: dict[int, dict[str, int]] = field(default_factory=dict)
+    rebellions: dict[int, bool] = field(default_factory=dict)
+    offers: dict[str, bool] = field(default_factory=dict)
+    deck: tuple[NewsCard, ...] = ()
+
+    def fate(self, target: int, side: str) -> int:
+        pinned = self.fates.get(target, {})
+        return pinned[side] if side in pinned else super().fate(target, side)
+
+    def rebellion(self, seat: int, percent: int) -> bool:
+        return self.rebellions[seat] if seat in self.rebellions else super().rebellion(seat, percent)
+
+    def offer(self, frm: int, to: int, percent: int) -> bool:
+        key = f"{frm}-{to}"
+        return self.offers[key] if key in self.offers else super().offer(frm, to, percent)
+
+    def news_card(self) -> NewsCard | None:
+        return self.news.card if self.news else None
+
+    def news_target(self, card: NewsCard, candidates: Sequence[int]) -> int | None:
+        return self.news.target if self.news else None

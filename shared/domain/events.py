@@ -1,0 +1,314 @@
+"""Events: past-tense facts with explicit, versioned tags (STYLE.md)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.domain.state import Mode, NewsCard, Offer, Order, Treaty, TreatyKind
+
+
+class ProvinceSet(msgspec.Struct, frozen=True):
+    """The absolute state of one province after a step (owner None: units are milis)."""
+
+    plate: int
+    owner: int | None
+    units: int
+    sur: bool = False
+
+
+class GoldDelta(msgspec.Struct, frozen=True):
+    seat: int
+    amount: int
+    reason: Literal["income", "tribute", "seyyah", "sur", "paralı_asker", "satın_alma"]
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event; the tag is the stored type name."""
+
+
+# --- season and registration -------------------------------------------------------------
+class SeasonCreated(Event, tag="season_created.v1"):
+    season_id: str
+    seed: int
+    mode: Mode
+    rules_version: str
+    seed_commitment: str
+    counts_on_boards: bool = False
+
+
+class BeyJoined(Event, tag="bey_joined.v1"):
+    seat: int
+    memleket: int
+    computer: bool = False
+
+
+class RegistrationClosed(Event, tag="registration_closed.v1"):
+    """R-1.4, R-11.1, R-10.1, R-8.1: computer beys seated, missions dealt, deck shuffled."""
+
+    computer_beys: tuple[tuple[int, int], ...]  # (seat, memleket)
+    missions: dict[int, tuple[str, ...]]
+    deck: tuple[NewsCard, ...]
+
+
+# --- player commands ----------------------------------------------------------------------
+class OrdersSubmitted(Event, tag="orders_submitted.v1"):
+    """R-4.1: the newest set replaces the bey's whole set for that Divan."""
+
+    seat: int
+    divan: int
+    orders: tuple[Order, ...]
+
+
+class SurBuilt(Event, tag="sur_built.v1"):
+    seat: int
+    province: int
+    cost: int = 3
+
+
+class MercenariesHired(Event, tag="mercenaries_hired.v1"):
+    seat: int
+    province: int
+    units: int = 2
+    cost: int = 2
+
+
+class ProvincePurchased(Event, tag="province_purchased.v1"):
+    seat: int
+    province: int
+    cost: int = 4
+
+
+class TreatyOffered(Event, tag="treaty_offered.v1"):
+    frm: int
+    to: int
+    kind: TreatyKind
+
+
+class OfferWithdrawn(Event, tag="offer_withdrawn.v1"):
+    frm: int
+    to: int
+
+
+class OfferAnswered(Event, tag="offer_answered.v1"):
+    frm: int
+    to: int
+    answer: Literal["accept", "reject"]
+
+
+class VoteCast(Event, tag="vote_cast.v1"):
+    seat: int
+    candidate: int
+
+
+class TokenRotated(Event, tag="token_rotated.v1"):
+    """A bey's token changed; only its hash is stored, never here."""
+
+    seat: int
+    by: Literal["bey", "ops"]
+    token_hash: str
+
+
+class DivanRequested(Event, tag="divan_requested.v1"):
+    divan: int
+
+
+# --- Divan resolution ---------------------------------------------------------------------
+class DivanLocked(Event, tag="divan_locked.v1"):
+    """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
+
+    divan: int
+    orders: dict[int, tuple[Order, ...]]
+    offers: tuple[Offer, ...] = ()
+
+
+class NewsRevealed(Event, tag="news_revealed.v1"):
+    """R-8: the card and its target; `changes` are its effects on the map."""
+
+    divan: int
+    card: NewsCard | None
+    province: int | None = None
+    seat: int | None = None
+    changes: tuple[ProvinceSet, ...] = ()
+    gold: tuple[GoldDelta, ...] = ()
+
+
+class OfferSettled(Event, tag="offer_settled.v1"):
+    """R-6.1 … R-6.3, R-6.6 at step 2."""
+
+    divan: int
+    offer: Offer
+    outcome: Literal["accepted", "rejected", "expired", "ignored"]
+    treaty: Treaty | None = None
+
+
+class TreatiesDissolved(Event, tag="treaties_dissolved.v1"):
+    """R-6.6: every treaty ends at step 2 of Divan 13."""
+
+    divan: int
+    treaties: tuple[Treaty, ...]
+
+
+class GroupRecord(msgspec.Struct, frozen=True):
+    beys: tuple[int, ...]
+    advances: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
+    support: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
+    strength: int
+    traitor: bool = False
+
+
+class BattleRecord(msgspec.Struct, frozen=True):
+    """R-5.8: everything a disputed battle is judged on."""
+
+    target: int
+    defender: int | None
+    defender_units: int
+    defence_bonus: int
+    defence_support: tuple[tuple[int, int, int], ...]
+    groups: tuple[GroupRecord, ...]
+    outcome: Literal["taken", "held", "standoff"]
+    fighting_group: int | None = None
+    attack: int | None = None
+    defence: int | None = None
+    attack_die: int | None = None
+    defence_die: int | None = None
+    attacker_losses: int = 0
+    defender_losses: int = 0
+    entering: int = 0
+    taker: int | None = None
+    shares: tuple[tuple[int, int], ...] = ()  # (seat, units)
+    rules: tuple[str, ...] = ()
+
+
+class Betrayal(msgspec.Struct, frozen=True):
+    """R-6.5: one per (traitor, target province)."""
+
+    traitor: int
+    victim: int
+    province: int
+    treaty: Treaty
+    hain_through: int
+
+
+class BattlesResolved(Event, tag="battles_resolved.v1"):
+    """R-5 with R-6.4, R-6.5, R-6.7: the records and the map after returns and cuts."""
+
+    divan: int
+    battles: tuple[BattleRecord, ...]
+    betrayals: tuple[Betrayal, ...]
+    cancelled: tuple[tuple[int, int, int, str], ...]  # (seat, origin, target, why)
+    void_supports: tuple[tuple[int, int, int], ...]  # (seat, origin, target)
+    changes: tuple[ProvinceSet, ...]
+    gold: tuple[GoldDelta, ...] = ()
+    treaties_ended: tuple[Treaty, ...] = ()
+
+
+class RebellionsRun(Event, tag="rebellions_run.v1"):
+    """R-9.2, R-9.3: guerilla and, on Fridays, rebellion rolls."""
+
+    divan: int
+    guerillas: tuple[int, ...]  # seats
+    rebellions: tuple[tuple[int, int, bool], ...]  # (seat, chance %, success)
+    changes: tuple[ProvinceSet, ...]
+
+
+class Allotment(msgspec.Struct, frozen=True):
+    plate: int
+    base: int = 0
+    harvest: int = 0
+    bonus: int = 0
+    kurtulus: int = 0
+    doubled: int = 0
+    lost: int = 0
+
+
+class ProductionApplied(Event, tag="production_applied.v1"):
+    """R-7, R-3.2: units per province, milis growth, gold income."""
+
+    divan: int
+    allotments: tuple[Allotment, ...]
+    kurtulus: tuple[int, ...]
+    changes: tuple[ProvinceSet, ...]
+    gold: tuple[GoldDelta, ...]
+
+
+class MissionCompleted(Event, tag="mission_completed.v1"):
+    divan: int
+    seat: int
+    mission: str
+
+
+class HainExpired(Event, tag="hain_expired.v1"):
+    divan: int
+    seat: int
+
+
+class TreatyExpired(Event, tag="treaty_expired.v1"):
+    divan: int
+    treaty: Treaty
+
+
+class ReportLine(msgspec.Struct, frozen=True):
+    """One structured line of a Divan report, with its Turkish and English text."""
+
+    kind: str
+    data: dict[str, int | str | None]
+    tr: str
+    en: str
+
+
+class DivanResolved(Event, tag="divan_resolved.v1"):
+    """R-13 step 7: the public report and each bey's private part."""
+
+    divan: int
+    public: tuple[ReportLine, ...]
+    private: dict[int, tuple[ReportLine, ...]]
+    ceasefire_next: bool = False
+
+
+class KurultayHeld(Event, tag="kurultay_held.v1"):
+    """R-10.4, R-10.5: votes, Halk Sevgisi, M-6, scores and the Han."""
+
+    votes: dict[int, int]
+    halk_sevgisi: tuple[int, ...]
+    m6: tuple[int, ...]
+    scores: tuple[tuple[int, int], ...]  # (seat, score) in final order
+    han: int
+    lot_used: bool = False
+
+
+class SeedRevealed(Event, tag="seed_revealed.v1"):
+    seed: int
+    salt: str
+
+
+AnyEvent = (
+    SeasonCreated
+    | BeyJoined
+    | RegistrationClosed
+    | OrdersSubmitted
+    | SurBuilt
+    | MercenariesHired
+    | ProvincePurchased
+    | TreatyOffered
+    | OfferWithdrawn
+    | OfferAnswered
+    | VoteCast
+    | TokenRotated
+    | DivanRequested
+    | DivanLocked
+    | NewsRevealed
+    | OfferSettled
+    | TreatiesDissolved
+    | BattlesResolved
+    | RebellionsRun
+    | ProductionApplied
+    | MissionCompleted
+    | HainExpired
+    | TreatyExpired
+    | DivanResolved
+    | KurultayHeld
+    | SeedRevealed
+)
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]

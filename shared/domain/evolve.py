@@ -1,0 +1,184 @@
+"""evolve(state, event) -> state, and the fold: the only way state changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import assert_never
+
+import msgspec
+
+from shared.domain import events as ev
+from shared.domain.state import DIVANS, Bey, Offer, Province, SeasonState, Treaty, start_map
+
+replace = msgspec.structs.replace
+
+
+def _beys(state: SeasonState, seat: int, **changes: object) -> tuple[Bey, ...]:
+    return tuple(replace(b, **changes) if b.seat == seat else b for b in state.beys)
+
+
+def _gold(state: SeasonState, deltas: Iterable[ev.GoldDelta]) -> SeasonState:
+    beys = {b.seat: b for b in state.beys}
+    for d in deltas:
+        b = beys[d.seat]
+        beys[d.seat] = replace(b, gold=b.gold + d.amount)
+    return replace(state, beys=tuple(beys[s] for s in sorted(beys)))
+
+
+def _set(state: SeasonState, changes: Iterable[ev.ProvinceSet]) -> SeasonState:
+    """Apply absolute province states; a memleket passing away from its bey marks M-6 lost."""
+    provinces = list(state.provinces)
+    lost = set()
+    memleket_of = {b.memleket: b.seat for b in state.beys}
+    for c in changes:
+        seat = memleket_of.get(c.plate)
+        if seat is not None and provinces[c.plate - 1].owner == seat and c.owner != seat:
+            lost.add(seat)
+        provinces[c.plate - 1] = Province(c.owner, c.units, c.sur)
+    beys = tuple(
+        replace(b, lost_memleket_before=True) if b.seat in lost else b for b in state.beys
+    )
+    return replace(state, provinces=tuple(provinces), beys=beys)
+
+
+def _spend(state: SeasonState, seat: int, cost: int, plate: int, province: Province) -> SeasonState:
+    bey = state.bey(seat)
+    assert bey is not None
+    provinces = list(state.provinces)
+    provinces[plate - 1] = province
+    return replace(state, provinces=tuple(provinces), beys=_beys(state, seat, gold=bey.gold - cost))
+
+
+def _without_offer(offers: tuple[Offer, ...], a: int, b: int) -> tuple[Offer, ...]:
+    pair = (min(a, b), max(a, b))
+    return tuple(o for o in offers if o.pair() != pair)
+
+
+def _with_treaty(treaties: tuple[Treaty, ...], t: Treaty) -> tuple[Treaty, ...]:
+    return tuple(sorted((*[x for x in treaties if x.pair() != t.pair()], t), key=Treaty.pair))
+
+
+def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
+    """Apply one event. Pure; unknown state transitions are programming errors."""
+    match event:
+        case ev.SeasonCreated():
+            return SeasonState(
+                season_id=event.season_id,
+                seed=event.seed,
+                mode=event.mode,
+                rules_version=event.rules_version,
+                provinces=start_map(),
+            )
+        case ev.BeyJoined():
+            bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
+            return _join(state, bey)
+        case ev.RegistrationClosed():
+            for seat, memleket in event.computer_beys:
+                state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
+            beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
+            return replace(state, beys=beys, deck=event.deck, phase="running")
+        case ev.OrdersSubmitted():
+            for_divan = {**state.orders.get(event.divan, {}), event.seat: event.orders}
+            return replace(state, orders={**state.orders, event.divan: for_divan})
+        case ev.SurBuilt():
+            p = state.province(event.province)
+            return _spend(state, event.seat, event.cost, event.province, replace(p, sur=True))
+        case ev.MercenariesHired():
+            p = state.province(event.province)
+            hired = replace(p, units=p.units + event.units)
+            return _spend(state, event.seat, event.cost, event.province, hired)
+        case ev.ProvincePurchased():
+            bought = Province(owner=event.seat, units=1)
+            return _spend(state, event.seat, event.cost, event.province, bought)
+        case ev.TreatyOffered():
+            offer = Offer(event.kind, event.frm, event.to)
+            return replace(state, offers=(*_without_offer(state.offers, event.frm, event.to), offer))
+        case ev.OfferWithdrawn():
+            return replace(state, offers=_without_offer(state.offers, event.frm, event.to))
+        case ev.OfferAnswered():
+            offers = tuple(
+                replace(o, answer=event.answer) if (o.frm, o.to) == (event.frm, event.to) else o
+                for o in state.offers
+            )
+            return replace(state, offers=offers)
+        case ev.VoteCast():
+            return replace(state, votes={**state.votes, event.seat: event.candidate})
+        case ev.TokenRotated() | ev.DivanRequested() | ev.SeedRevealed():
+            return state
+        case ev.DivanLocked():
+            return replace(state, locked_divan=event.divan)
+        case ev.NewsRevealed():
+            return _gold(_set(state, event.changes), event.gold)
+        case ev.OfferSettled():
+            o = event.offer
+            state = replace(state, offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to)))
+            if event.treaty is not None:
+                state = replace(state, treaties=_with_treaty(state.treaties, event.treaty))
+            return state
+        case ev.TreatiesDissolved():
+            return replace(state, treaties=())
+        case ev.BattlesResolved():
+            state = _gold(_set(state, event.changes), event.gold)
+            ended = {t.pair() for t in event.treaties_ended}
+            for b in event.betrayals:
+                state = replace(state, beys=_beys(state, b.traitor, hain_through=b.hain_through))
+            return replace(state, treaties=tuple(t for t in state.treaties if t.pair() not in ended))
+        case ev.RebellionsRun():
+            return _set(state, event.changes)
+        case ev.ProductionApplied():
+            return _gold(_set(state, event.changes), event.gold)
+        case ev.MissionCompleted():
+            bey = state.bey(event.seat)
+            assert bey is not None
+            done = (*bey.missions_done, event.mission)
+            return replace(state, beys=_beys(state, event.seat, missions_done=done))
+        case ev.HainExpired():
+            return replace(state, beys=_beys(state, event.seat, hain_through=None))
+        case ev.TreatyExpired():
+            return replace(
+                state, treaties=tuple(t for t in state.treaties if t.pair() != event.treaty.pair())
+            )
+        case ev.DivanResolved():
+            return _after_divan(state, event)
+        case ev.KurultayHeld():
+            winners = set(event.halk_sevgisi)
+            m6 = set(event.m6)
+            beys = tuple(
+                replace(
+                    b,
+                    halk_sevgisi=b.seat in winners,
+                    missions_done=(*b.missions_done, "M-6") if b.seat in m6 else b.missions_done,
+                )
+                for b in state.beys
+            )
+            return replace(state, beys=beys, votes=event.votes, han=event.han, phase="over")
+        case _:
+            assert_never(event)  # type: ignore[arg-type]
+
+
+def _join(state: SeasonState, bey: Bey) -> SeasonState:
+    provinces = list(state.provinces)
+    provinces[bey.memleket - 1] = Province(owner=bey.seat, units=6)  # R-3.1
+    beys = tuple(sorted((*state.beys, bey), key=lambda b: b.seat))
+    return replace(state, beys=beys, provinces=tuple(provinces))
+
+
+def _after_divan(state: SeasonState, event: ev.DivanResolved) -> SeasonState:
+    """The Divan is over: its orders and offers are spent; after Divan 16 the Kurultay opens."""
+    n = event.divan
+    return replace(
+        state,
+        divan=n,
+        orders={d: o for d, o in state.orders.items() if d > n},
+        locked_divan=None,
+        ceasefire_divan=n + 1 if event.ceasefire_next else None,
+        phase="kurultay" if n >= DIVANS else state.phase,
+    )
+
+
+def fold(events: Iterable[ev.Event], state: SeasonState | None = None) -> SeasonState:
+    """Left fold of evolve from the empty state."""
+    state = state or SeasonState()
+    for e in events:
+        state = evolve(state, e)
+    return state

@@ -1,0 +1,119 @@
+"""Divan step 7: the report as structured lines with Turkish and English text (R-13, R-14)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from shared.domain.events import (
+    BattleRecord,
+    BattlesResolved,
+    Event,
+    MissionCompleted,
+    NewsRevealed,
+    RebellionsRun,
+    ReportLine,
+)
+from shared.domain.map import game_map
+
+NEWS_TR = {
+    "kuraklik": ("Kuraklık", "Drought"),
+    "hasat": ("Hasat bereketi", "Bountiful harvest"),
+    "bayram": ("Bayram", "Bayram"),
+    "yerel_isyan": ("Yerel isyan", "Local revolt"),
+    "seyyah_tuccar": ("Seyyah tüccar", "Travelling merchant"),
+    "deprem": ("Deprem", "Earthquake"),
+}
+
+
+def _il(plate: int | None) -> str:
+    return game_map()[plate].name if plate else "-"
+
+
+def _news(e: NewsRevealed) -> ReportLine | None:
+    if e.card is None:
+        return None
+    tr, en = NEWS_TR[e.card.card]
+    where = e.card.region or (_il(e.province) if e.province else None)
+    where = where or (f"{e.seat}. bey" if e.seat else None)
+    suffix = f" ({where})" if where else ""
+    return ReportLine(
+        "news",
+        {"card": e.card.card, "region": e.card.region, "province": e.province, "seat": e.seat},
+        f"Haber: {tr}{suffix}",
+        f"News: {en}{suffix}",
+    )
+
+
+def _battle_line(r: BattleRecord) -> ReportLine:
+    data: dict[str, int | str | None] = {
+        "target": r.target,
+        "defender": r.defender,
+        "outcome": r.outcome,
+        "attack": r.attack,
+        "defence": r.defence,
+        "attack_die": r.attack_die,
+        "defence_die": r.defence_die,
+        "entering": r.entering,
+        "taker": r.taker,
+    }
+    word = {"taken": ("düştü", "fell"), "held": ("direndi", "held"), "standoff": ("kimse alamadı", "standoff")}
+    tr, en = word[r.outcome]
+    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
+    return ReportLine("battle", data, f"{_il(r.target)} savaşı: {tr}{score}", f"Battle of {_il(r.target)}: {en}{score}")
+
+
+def build(events: list[Event], seats: list[int]) -> tuple[tuple[ReportLine, ...], dict[int, tuple[ReportLine, ...]]]:
+    """The public part for everyone, and each bey's battles in full for that bey only (R-14)."""
+    public: list[ReportLine] = []
+    private: dict[int, list[ReportLine]] = defaultdict(list)
+    for e in events:
+        if isinstance(e, NewsRevealed) and (line := _news(e)):
+            public.append(line)
+        elif isinstance(e, BattlesResolved):
+            for r in e.battles:
+                if r.outcome == "taken":
+                    public.append(
+                        ReportLine(
+                            "conquest",
+                            {"province": r.target, "taker": r.taker, "from": r.defender},
+                            f"{r.taker}. bey {_il(r.target)} ilini aldı",
+                            f"Bey {r.taker} took {_il(r.target)}",
+                        )
+                    )
+                for seat in _parties(r):
+                    private[seat].append(_battle_line(r))
+            for b in e.betrayals:
+                public.append(
+                    ReportLine(
+                        "betrayal",
+                        {"traitor": b.traitor, "victim": b.victim, "province": b.province},
+                        f"İhanet! {b.traitor}. bey, {b.victim}. beyin {_il(b.province)} iline saldırdı",
+                        f"Betrayal! Bey {b.traitor} attacked Bey {b.victim}'s {_il(b.province)}",
+                    )
+                )
+        elif isinstance(e, RebellionsRun):
+            for seat, _pct, ok in e.rebellions:
+                word = ("isyanla memleketini geri aldı", "retook its memleket by rebellion") if ok else (
+                    "isyan etti, başaramadı", "rebelled and failed")
+                public.append(
+                    ReportLine("rebellion", {"seat": seat, "success": int(ok)}, f"{seat}. bey {word[0]}", f"Bey {seat} {word[1]}")
+                )
+        elif isinstance(e, MissionCompleted):
+            public.append(
+                ReportLine(
+                    "mission",
+                    {"seat": e.seat, "mission": e.mission},
+                    f"{e.seat}. bey görevini tamamladı: {e.mission}",
+                    f"Bey {e.seat} completed mission {e.mission}",
+                )
+            )
+    return tuple(public), {s: tuple(private[s]) for s in seats if private.get(s)}
+
+
+def _parties(r: BattleRecord) -> set[int]:
+    seats = {s for g in r.groups for s in g.beys}
+    seats |= {s for g in r.groups for s, _o, _u in g.support}
+    seats |= {s for s, _o, _u in r.defence_support}
+    if r.defender is not None:
+        seats.add(r.defender)
+    return seats

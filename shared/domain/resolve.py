@@ -1,0 +1,70 @@
+"""The Divan pipeline: the seven steps of R-13 as one pure function."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from shared.domain.board import Board
+from shared.domain.draws import Draws
+from shared.domain.events import BattlesResolved, DivanResolved, Event
+from shared.domain.rules import battle, missions, news, production, rebellion, treaties
+from shared.domain.rules.orders import blocs, classify, effective_orders
+from shared.domain.state import Offer, Order, SeasonState
+from shared.domain import report
+
+
+@dataclass(frozen=True)
+class DivanInputs:
+    """What a Divan is resolved from: the locked orders and offers, and where draws come from."""
+
+    divan: int
+    orders: Mapping[int, Sequence[Order]]
+    offers: Sequence[Offer] = ()
+    draws: Draws | None = None
+    ceasefire: bool | None = None  # None: from the state (R-6.7)
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Board]:
+    """Run steps 1–7 on a working copy; answers the outcome events and the final board."""
+    divan = inputs.divan
+    board = Board.of(state, divan)
+    draws = inputs.draws or Draws(state.seed, divan, state.deck)
+    ceasefire = inputs.ceasefire if inputs.ceasefire is not None else state.ceasefire_divan == divan
+    events: list[Event] = []
+    news_event, card, ceasefire_next = news.reveal(board, draws)  # step 1
+    events.append(news_event)
+    events.extend(treaties.settle_offers(board, inputs.offers, draws))  # step 2
+    hain_at_start = {
+        s: b.hain_through is not None and b.hain_through >= divan for s, b in board.beys.items()
+    }
+    bloc_of = blocs(board)  # step 3
+    classified = classify(board, effective_orders(board, inputs.orders), ceasefire, bloc_of)
+    before = board.snapshot()
+    battle.depart_and_arrive(board, classified)
+    outcome, _returns = battle.fight_all(board, classified, bloc_of, draws)
+    events.append(
+        BattlesResolved(
+            divan=divan,
+            battles=tuple(outcome.records),
+            betrayals=tuple(outcome.betrayals),
+            cancelled=tuple(classified.cancelled),
+            void_supports=tuple(classified.void),
+            changes=board.changes_since(before),
+            gold=tuple(outcome.gold),
+            treaties_ended=tuple(b.treaty for b in outcome.betrayals),
+        )
+    )
+    events.append(rebellion.run(board, draws))  # step 4
+    events.append(production.produce(board, card))  # step 5
+    events.extend(missions.check(board, outcome, hain_at_start))  # step 6
+    events.extend(treaties.expire_treaties(board))
+    public, private = report.build(events, sorted(board.beys))  # step 7
+    events.append(DivanResolved(divan=divan, public=public, private=private, ceasefire_next=ceasefire_next))
+    return events, board
+
+
+def resolve_divan(state: SeasonState, inputs: DivanInputs) -> list[Event]:
+    """R-13: the outcome events of one Divan, a pure function of state and inputs (R-12)."""
+    return adjudicate(state, inputs)[0]

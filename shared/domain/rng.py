@@ -1,0 +1,50 @@
+"""Keyed randomness: every draw is a pure function of (seed, Divan, purpose, key) (R-12.1)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+_SPACE = 1 << 64
+
+
+def draw64(seed: int, divan: int, purpose: str, *key: object) -> int:
+    """A uniform 64-bit integer for one keyed draw (blake2b over seed and key)."""
+    text = "\x1f".join([str(seed), str(divan), purpose, *map(str, key)])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def uniform_int(seed: int, divan: int, purpose: str, n: int, *key: object) -> int:
+    """A uniform integer in [0, n) by rejection sampling, so no value is favoured."""
+    if n <= 0:
+        raise ValueError("n must be positive")
+    limit = _SPACE - _SPACE % n
+    attempt = 0
+    while True:
+        value = draw64(seed, divan, purpose, *key, attempt)
+        if value < limit:
+            return value % n
+        attempt += 1
+
+
+def chance(seed: int, divan: int, purpose: str, percent: int, *key: object) -> bool:
+    """True with probability percent/100."""
+    return uniform_int(seed, divan, purpose, 100, *key) < percent
+
+
+def choose(seed: int, divan: int, purpose: str, items: Sequence[T], *key: object) -> T | None:
+    """One item, uniformly, of a sequence the caller sorted in a defined order (R-12.2)."""
+    if not items:
+        return None
+    return items[uniform_int(seed, divan, purpose, len(items), *key)]
+
+
+def shuffled(seed: int, divan: int, purpose: str, items: Iterable[T]) -> list[T]:
+    """Fisher-Yates with keyed draws: the permutation depends on the seed only."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = uniform_int(seed, divan, purpose, i + 1, i)
+        out[i], out[j] = out[j], out[i]
+    return out

@@ -1,0 +1,234 @@
+"""Divan step 3: departures, moves, battles from one snapshot, returns and cuts (R-5, R-6.4, R-6.5)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from shared.domain.board import Board
+from shared.domain.draws import Draws
+from shared.domain.events import BattleRecord, Betrayal, GoldDelta, GroupRecord
+from shared.domain.map import MAX_UNITS
+from shared.domain.rules.orders import Advance, Classified, Support
+
+TRIBUTE = 3  # R-6.4
+HAIN_DIVANS = 4  # R-6.5
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What the battle step did, for the report and the mission checks (R-10.1)."""
+
+    records: list[BattleRecord] = field(default_factory=list)
+    betrayals: list[Betrayal] = field(default_factory=list)
+    conquests: list[tuple[int, int, int | None, tuple[int, ...]]] = field(default_factory=list)
+    held: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    gold: list[GoldDelta] = field(default_factory=list)
+
+
+def depart_and_arrive(board: Board, c: Classified) -> None:
+    """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
+    for a in (*c.moves, *c.attacks):
+        board.units[a.origin] -= a.units
+    for s in c.supports:
+        board.units[s.origin] -= s.units
+    for m in sorted(c.moves, key=lambda m: m.origin):
+        accepted = max(0, min(m.units, MAX_UNITS - board.units[m.target]))
+        board.units[m.target] += accepted
+        board.units[m.origin] += m.units - accepted
+
+
+def defence_bonus(board: Board, target: int, defender: int) -> int:
+    """R-5.4: memleket +2, sur +1, hemşehri +1 (the memleket's region, memleket included)."""
+    memleket = board.beys[defender].memleket
+    bonus = 2 if target == memleket else 0
+    bonus += 1 if board.sur[target] else 0
+    bonus += 1 if board.gm.region_of[target] == board.gm.region_of[memleket] else 0
+    return bonus
+
+
+def split_shares(advances: dict[int, int], entering: int) -> list[tuple[int, int]]:
+    """R-6.4: shares in proportion to units advanced, largest remainder, ties to the lower seat."""
+    total = sum(advances.values())
+    floors = {s: entering * u // total for s, u in advances.items()}
+    left = entering - sum(floors.values())
+    order = sorted(advances, key=lambda s: (-(entering * advances[s] % total), s))
+    for s in order[:left]:
+        floors[s] += 1
+    return sorted(floors.items())
+
+
+def fight_all(
+    board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
+) -> tuple[Outcome, list[tuple[int, int, int]]]:
+    """Evaluate every battle from one snapshot (R-5.1) and return the outcome and the returns."""
+    out = Outcome()
+    returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
+    by_target: dict[int, list[Advance]] = defaultdict(list)
+    for a in c.attacks:
+        by_target[a.target].append(a)
+    for target in sorted(by_target):
+        record = _battle(board, target, by_target[target], c.supports, bloc_of, draws, out, returns)
+        out.records.append(record)
+    _record_betrayals(board, c, out)
+    _apply(board, out, returns)
+    return out, returns
+
+
+def _battle(
+    board: Board,
+    target: int,
+    attacks: list[Advance],
+    supports: list[Support],
+    bloc_of: dict[int, int],
+    draws: Draws,
+    out: Outcome,
+    returns: list[tuple[int, int, int]],
+) -> BattleRecord:
+    defender = board.owner[target]
+    groups: dict[int, list[Advance]] = defaultdict(list)
+    for a in sorted(attacks, key=lambda a: (a.seat, a.origin)):
+        groups[bloc_of[a.seat]].append(a)
+    g_support: dict[int, list[Support]] = defaultdict(list)
+    d_support = [s for s in supports if s.target == target and s.defence]
+    for s in supports:
+        if s.target == target and not s.defence and s.bloc in groups:
+            g_support[s.bloc].append(s)
+    records = []
+    strength = {}
+    for key, advs in sorted(groups.items()):
+        strength[key] = sum(a.units for a in advs) + sum(s.units for s in g_support[key])
+        records.append(
+            GroupRecord(
+                beys=tuple(sorted({a.seat for a in advs})),
+                advances=tuple((a.seat, a.origin, a.units) for a in advs),
+                support=tuple((s.seat, s.origin, s.units) for s in g_support[key]),
+                strength=strength[key],
+                traitor=any(a.betrayal for a in advs),
+            )
+        )
+    keys = sorted(groups)
+    ranked = sorted(keys, key=lambda k: -strength[k])
+    defender_units = board.units[target]
+    bonus = defence_bonus(board, target, defender) if defender is not None else 0
+    support_units = sum(s.units for s in d_support) if defender is not None else 0
+    base = {
+        "target": target,
+        "defender": defender,
+        "defender_units": defender_units,
+        "defence_bonus": bonus,
+        "defence_support": tuple((s.seat, s.origin, s.units) for s in d_support),
+        "groups": tuple(records),
+    }
+    if len(ranked) > 1 and strength[ranked[0]] == strength[ranked[1]]:
+        for a in attacks:
+            returns.append((a.seat, a.origin, a.units))
+        return BattleRecord(**base, outcome="standoff", rules=("R-5.2",))
+    fighting = ranked[0]
+    for k in ranked[1:]:
+        returns.extend((a.seat, a.origin, a.units) for a in groups[k])
+    group = records[keys.index(fighting)]
+    a_die = 0 if group.traitor else draws.fate(target, "attack")
+    d_die = draws.fate(target, "defence")
+    attack = strength[fighting] + a_die
+    defence = defender_units + bonus + support_units + d_die
+    advs = groups[fighting]
+    advancing = sum(a.units for a in advs)
+    fight = {
+        **base,
+        "fighting_group": keys.index(fighting),
+        "attack": attack,
+        "defence": defence,
+        "attack_die": a_die,
+        "defence_die": d_die,
+    }
+    rules = ["R-5.2", "R-5.4"] + (["R-6.5"] if group.traitor else [])
+    if attack > defence:
+        return _taken(board, target, advs, advancing, attack - defence, fight, rules, out, returns)
+    for a in advs:
+        returns.append((a.seat, a.origin, a.units // 2))
+    loss = min(attack // 2, defender_units - 1)
+    if defender is not None:
+        out.held[defender] += 1
+    return BattleRecord(
+        **fight,
+        outcome="held",
+        attacker_losses=sum(a.units - a.units // 2 for a in advs),
+        defender_losses=loss,
+        rules=(*rules, "R-5.6"),
+    )
+
+
+def _taken(
+    board: Board,
+    target: int,
+    advs: list[Advance],
+    advancing: int,
+    margin: int,
+    fight: dict[str, object],
+    rules: list[str],
+    out: Outcome,
+    returns: list[tuple[int, int, int]],
+) -> BattleRecord:
+    """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç."""
+    entering = min(max(1, margin), advancing, MAX_UNITS)
+    per_bey: dict[int, int] = defaultdict(int)
+    for a in advs:
+        per_bey[a.seat] += a.units
+    taker = min(per_bey, key=lambda s: (-per_bey[s], s))
+    shares = split_shares(dict(per_bey), entering)
+    for seat, share in shares:
+        if seat != taker:
+            returns.append((seat, board.beys[seat].memleket, share))
+            board.add_gold(seat, TRIBUTE, "tribute", out.gold)
+    defender = board.owner[target]
+    out.conquests.append((target, taker, defender, tuple(sorted(per_bey))))
+    if len(per_bey) > 1:
+        rules.append("R-6.4")
+    return BattleRecord(
+        **fight,  # type: ignore[arg-type]
+        outcome="taken",
+        attacker_losses=advancing - entering,
+        defender_losses=board.units[target],
+        entering=entering,
+        taker=taker,
+        shares=tuple(shares),
+        rules=(*rules, "R-5.5"),
+    )
+
+
+def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
+    """R-6.5: one betrayal per (traitor, target province); the pair's treaties end."""
+    seen = set()
+    for a in sorted(c.attacks, key=lambda a: (a.seat, a.target)):
+        if not a.betrayal or (a.seat, a.target) in seen:
+            continue
+        seen.add((a.seat, a.target))
+        victim = board.owner[a.target]
+        assert victim is not None
+        treaty = board.treaty(a.seat, victim)
+        assert treaty is not None
+        out.betrayals.append(Betrayal(a.seat, victim, a.target, treaty, board.divan + HAIN_DIVANS))
+
+
+def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> None:
+    """Apply losses and conquests, then returns (R-5.7), then cut to 12."""
+    for record in out.records:
+        if record.outcome == "held":
+            board.units[record.target] -= record.defender_losses
+    for target, taker, _defender, _members in out.conquests:
+        share = next(u for s, u in out.records[_index(out, target)].shares if s == taker)
+        board.take(target, taker, share)
+    for seat, dest, units in returns:
+        if units > 0 and board.owner[dest] == seat:
+            board.units[dest] += units
+    for p in range(1, 82):
+        if board.owner[p] is not None and board.units[p] > MAX_UNITS:
+            board.units[p] = MAX_UNITS
+    for b in out.betrayals:
+        board.beys[b.traitor].hain_through = b.hain_through
+        board.treaties.pop((min(b.traitor, b.victim), max(b.traitor, b.victim)), None)
+
+
+def _index(out: Outcome, target: int) -> int:
+    return next(i for i, r in enumerate(out.records) if r.target == target)

@@ -1,0 +1,68 @@
+"""Divan step 6: missions, Hain expiry and treaty expiry (R-10.1, R-10.2, R-6.2)."""
+
+from __future__ import annotations
+
+from shared.domain.board import Board
+from shared.domain.events import Event, HainExpired, MissionCompleted
+from shared.domain.rules.battle import Outcome
+from shared.domain.scoring import region_titles
+
+M8_GOLD = 15
+M3_PROVINCES = 10
+M4_OUTSIDE = 3
+M7_HELD = 2
+
+
+def nearest_bey(board: Board, seat: int) -> int | None:
+    """M-9: the other bey whose memleket is nearest to this bey's memleket (ties: lower seat)."""
+    mine = board.beys[seat].memleket
+    others = [s for s in sorted(board.beys) if s != seat]
+    if not others:
+        return None
+    return min(others, key=lambda s: (board.gm.distance(mine, board.beys[s].memleket), s))
+
+
+def _achieved(board: Board, outcome: Outcome, hain_at_start: dict[int, bool]) -> set[tuple[int, str]]:
+    done: set[tuple[int, str]] = set()
+    gm = board.gm
+    counts = board.province_counts()
+    titles = region_titles(board)
+    for seat, bey in board.beys.items():
+        region = gm.region_of[bey.memleket]
+        if titles.get(region, (None, ""))[0] == seat:
+            done.add((seat, "M-1"))
+        if counts.get(seat, 0) >= M3_PROVINCES:
+            done.add((seat, "M-3"))
+        outside = sum(1 for p in board.owned(seat) if gm.region_of[p] != region)
+        if outside >= M4_OUTSIDE:
+            done.add((seat, "M-4"))
+        if outcome.held.get(seat, 0) >= M7_HELD:
+            done.add((seat, "M-7"))
+        if bey.gold >= M8_GOLD:
+            done.add((seat, "M-8"))
+    for target, taker, defender, members in outcome.conquests:
+        if gm[target].big_city:
+            done.add((taker, "M-2"))
+        if defender is not None and hain_at_start.get(defender, False):
+            done.add((taker, "M-5"))
+        near = nearest_bey(board, taker)
+        if near is not None and board.beys[near].memleket == target:
+            done.add((taker, "M-9"))
+        if len(members) > 1:
+            done.update((m, "M-10") for m in members)
+    return done
+
+
+def check(board: Board, outcome: Outcome, hain_at_start: dict[int, bool]) -> list[Event]:
+    """R-10.1 (dealt, not yet done) and R-10.2 (a badge whose last Divan is this one goes)."""
+    events: list[Event] = []
+    for seat, mission in sorted(_achieved(board, outcome, hain_at_start)):
+        bey = board.beys[seat]
+        if mission in bey.missions and mission not in bey.done:
+            bey.done.append(mission)
+            events.append(MissionCompleted(divan=board.divan, seat=seat, mission=mission))
+    for seat, bey in sorted(board.beys.items()):
+        if bey.hain_through is not None and bey.hain_through <= board.divan:
+            bey.hain_through = None
+            events.append(HainExpired(divan=board.divan, seat=seat))
+    return events

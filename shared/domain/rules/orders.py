@@ -1,0 +1,130 @@
+"""Step-3 order handling: drop, clamp and classify orders before anyone moves (R-4, R-5.1, R-5.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from shared.domain.board import Board
+from shared.domain.state import Order
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    seat: int
+    origin: int
+    target: int
+    units: int
+    betrayal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    seat: int
+    origin: int
+    target: int
+    units: int
+    defence: bool
+    bloc: int | None = None  # the bloc of the attack group it counts for
+
+
+@dataclass(slots=True)
+class Classified:
+    moves: list[Advance] = field(default_factory=list)
+    attacks: list[Advance] = field(default_factory=list)
+    supports: list[Support] = field(default_factory=list)
+    cancelled: list[tuple[int, int, int, str]] = field(default_factory=list)
+    void: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+def effective_orders(board: Board, orders: Mapping[int, Sequence[Order]]) -> list[tuple[int, Order]]:
+    """R-4.1, R-4.2, R-4.5: the last order per owned province, clamped to units − 1, N ≥ 1."""
+    chosen: dict[int, tuple[int, Order]] = {}
+    for seat in sorted(orders):
+        for order in orders[seat]:
+            if board.owner[order.province] == seat:
+                chosen[order.province] = (seat, order)
+    result = []
+    for origin in sorted(chosen):
+        seat, order = chosen[origin]
+        if order.kind == "hold" or order.target is None:
+            continue
+        if not board.gm.are_neighbours(origin, order.target):
+            continue
+        units = min(order.units, board.units[origin] - 1)
+        if units >= 1:
+            result.append((seat, Order(origin, order.kind, order.target, units)))
+    return result
+
+
+def blocs(board: Board) -> dict[int, int]:
+    """R-5.2: each seat's bloc id (lowest seat of its alliance component)."""
+    parent = {s: s for s in board.beys}
+
+    def find(s: int) -> int:
+        while parent[s] != s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for (a, b), t in sorted(board.treaties.items()):
+        if t.kind == "alliance" and a in parent and b in parent:
+            ra, rb = find(a), find(b)
+            parent[max(ra, rb)] = min(ra, rb)
+    return {s: find(s) for s in parent}
+
+
+def classify(
+    board: Board, orders: list[tuple[int, Order]], ceasefire: bool, bloc_of: dict[int, int]
+) -> Classified:
+    """R-5.1: cancel advances (R-6.4, R-6.7), mark betrayals (R-6.5), classify supports (R-5.3)."""
+    out = Classified()
+    for seat, o in orders:
+        if o.kind != "advance":
+            continue
+        assert o.target is not None
+        owner = board.owner[o.target]
+        if owner == seat:
+            out.moves.append(Advance(seat, o.province, o.target, o.units))
+        elif owner is None:
+            out.attacks.append(Advance(seat, o.province, o.target, o.units))
+        elif board.allied(seat, owner):
+            out.cancelled.append((seat, o.province, o.target, "ittifak"))
+        elif ceasefire:
+            out.cancelled.append((seat, o.province, o.target, "bayram"))
+        else:
+            betrayal = board.treaty(seat, owner) is not None
+            out.attacks.append(Advance(seat, o.province, o.target, o.units, betrayal))
+    betrays = {(a.seat, board.owner[a.target]) for a in out.attacks if a.betrayal}
+    for seat, o in orders:
+        if o.kind != "support":
+            continue
+        assert o.target is not None
+        support = _classify_support(board, out.attacks, betrays, bloc_of, seat, o)
+        if support is None:
+            out.void.append((seat, o.province, o.target))
+        else:
+            out.supports.append(support)
+    return out
+
+
+def _classify_support(
+    board: Board,
+    attacks: list[Advance],
+    betrays: set[tuple[int, int | None]],
+    bloc_of: dict[int, int],
+    seat: int,
+    o: Order,
+) -> Support | None:
+    assert o.target is not None
+    owner = board.owner[o.target]
+    if owner == seat or (
+        owner is not None
+        and board.treaty(seat, owner) is not None
+        and (seat, owner) not in betrays
+    ):
+        return Support(seat, o.province, o.target, o.units, defence=True)
+    for a in attacks:
+        if a.target == o.target and a.seat != seat and board.allied(seat, a.seat):
+            return Support(seat, o.province, o.target, o.units, False, bloc_of[a.seat])
+    return None

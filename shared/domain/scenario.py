@@ -1,0 +1,236 @@
+"""The adjudication case format `seksenbir-scenario/1` (docs SCENARIO.md): load, run, compare."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from shared.domain.board import Board
+from shared.domain.draws import NewsDraw, PinnedDraws
+from shared.domain.events import BattlesResolved, DivanResolved, Event
+from shared.domain.map import game_map
+from shared.domain.resolve import DivanInputs, adjudicate
+from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
+
+FORMAT = "seksenbir-scenario/1"
+
+
+class ScenarioError(ValueError):
+    """The scenario is not valid; the message says where."""
+
+
+class SBey(msgspec.Struct):
+    seat: int
+    memleket: int
+    gold: int = 2
+    computer: bool = False
+    exiled: bool = False
+    hain_through: int | None = None
+    lost_memleket_before: bool = False
+    missions: list[str] = []
+    missions_done: list[str] = []
+
+
+class SProvince(msgspec.Struct):
+    owner: int | None = None
+    units: int | None = None
+    sur: bool = False
+    milis: int | None = None
+
+
+class STreaty(msgspec.Struct):
+    kind: Literal["pact", "alliance"]
+    beys: list[int]
+    through_divan: int
+
+
+class SOffer(msgspec.Struct, rename={"frm": "from"}):
+    kind: Literal["pact", "alliance"]
+    frm: int
+    to: int
+    answer: Literal["accept", "reject"] | None = None
+
+
+class SOrder(msgspec.Struct, rename={"frm": "from"}):
+    seat: int
+    frm: int
+    kind: Literal["advance", "support", "hold"]
+    to: int | None = None
+    units: int = 0
+
+
+class SNews(msgspec.Struct):
+    card: Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]
+    region: str | None = None
+    province: int | None = None
+    seat: int | None = None
+
+
+class SDraws(msgspec.Struct):
+    fate: dict[str, dict[str, int]] = {}
+    rebellion: dict[str, bool] = {}
+    offers: dict[str, bool] = {}
+
+
+class Scenario(msgspec.Struct):
+    format: str
+    divan: int
+    beys: list[SBey]
+    name: str = ""
+    rules: list[str] = []
+    seed: int = 0
+    provinces: dict[str, SProvince] = {}
+    treaties: list[STreaty] = []
+    offers: list[SOffer] = []
+    ceasefire: bool = False
+    news: SNews | None = None
+    orders: list[SOrder] = []
+    draws: SDraws = msgspec.field(default_factory=SDraws)
+    expected: dict[str, Any] | None = None
+    reasoning: str | list[str] | None = None
+
+
+def load(data: bytes) -> Scenario:
+    try:
+        sc = msgspec.json.decode(data, type=Scenario)
+    except msgspec.ValidationError as exc:
+        raise ScenarioError(str(exc)) from exc
+    if sc.format != FORMAT:
+        raise ScenarioError(f"format must be {FORMAT!r}, not {sc.format!r}")
+    if not 1 <= sc.divan <= 16:
+        raise ScenarioError("divan must be 1..16")
+    for t in sc.treaties:
+        if t.through_divan > 12:
+            raise ScenarioError("a treaty's through_divan is at most 12 (R-6.2)")
+    return sc
+
+
+def to_state(sc: Scenario) -> SeasonState:
+    gm = game_map()
+    provinces = [Province(units=gm.full_milis[p]) for p in range(1, 82)]
+    for key, p in sc.provinces.items():
+        plate = int(key)
+        if plate not in gm:
+            raise ScenarioError(f"no province {key}")
+        if p.owner is None:
+            provinces[plate - 1] = Province(units=p.milis if p.milis is not None else gm.full_milis[plate])
+        else:
+            provinces[plate - 1] = Province(p.owner, p.units or 0, p.sur)
+    beys = tuple(
+        Bey(
+            seat=b.seat,
+            memleket=b.memleket,
+            computer=b.computer,
+            gold=b.gold,
+            hain_through=b.hain_through,
+            lost_memleket_before=b.lost_memleket_before,
+            missions=tuple(b.missions),
+            missions_done=tuple(b.missions_done),
+        )
+        for b in sorted(sc.beys, key=lambda b: b.seat)
+    )
+    treaties = tuple(
+        sorted(
+            (Treaty(t.kind, min(t.beys), max(t.beys), t.through_divan) for t in sc.treaties),
+            key=Treaty.pair,
+        )
+    )
+    return SeasonState(
+        season_id="scenario",
+        seed=sc.seed,
+        phase="running",
+        divan=sc.divan - 1,
+        beys=beys,
+        provinces=tuple(provinces),
+        treaties=treaties,
+        offers=tuple(Offer(o.kind, o.frm, o.to, o.answer) for o in sc.offers),
+        ceasefire_divan=sc.divan if sc.ceasefire else None,
+    )
+
+
+def to_inputs(sc: Scenario, state: SeasonState) -> DivanInputs:
+    orders: dict[int, list[Order]] = {}
+    for o in sc.orders:
+        orders.setdefault(o.seat, []).append(Order(o.frm, o.kind, o.to, o.units))
+    news = None
+    if sc.news is not None:
+        card = NewsCard(sc.news.card, sc.news.region)
+        news = NewsDraw(card, sc.news.province if sc.news.province is not None else sc.news.seat)
+    draws = PinnedDraws(
+        seed=sc.seed,
+        divan=sc.divan,
+        news=news,
+        fates={int(k): v for k, v in sc.draws.fate.items()},
+        rebellions={int(k): v for k, v in sc.draws.rebellion.items()},
+        offers=dict(sc.draws.offers),
+    )
+    return DivanInputs(
+        divan=sc.divan,
+        orders={s: tuple(os) for s, os in orders.items()},
+        offers=state.offers,
+        draws=draws,
+    )
+
+
+def render(board: Board, events: list[Event]) -> dict[str, Any]:
+    """The output shape of SCENARIO.md: provinces (all 81), beys, treaties, battles, report."""
+    provinces: dict[str, Any] = {}
+    for p in range(1, 82):
+        if board.owner[p] is None:
+            provinces[str(p)] = {"owner": None, "milis": board.units[p]}
+        else:
+            provinces[str(p)] = {"owner": board.owner[p], "units": board.units[p], "sur": board.sur[p]}
+    beys = [
+        {
+            "seat": s,
+            "gold": b.gold,
+            "exiled": not board.holds_memleket(s),
+            "hain_through": b.hain_through,
+            "lost_memleket_before": b.lost_before,
+            "missions_done": sorted(b.done),
+        }
+        for s, b in sorted(board.beys.items())
+    ]
+    treaties = [
+        {"kind": t.kind, "beys": [t.a, t.b], "through_divan": t.through_divan}
+        for _pair, t in sorted(board.treaties.items())
+        if t.through_divan > board.divan
+    ]
+    battles = next((e.battles for e in events if isinstance(e, BattlesResolved)), ())
+    report = next((e for e in events if isinstance(e, DivanResolved)), None)
+    return {
+        "provinces": provinces,
+        "beys": beys,
+        "treaties": treaties,
+        "battles": msgspec.to_builtins(battles),
+        "report": msgspec.to_builtins(report) if report else None,
+    }
+
+
+def run(sc: Scenario) -> dict[str, Any]:
+    state = to_state(sc)
+    events, board = adjudicate(state, to_inputs(sc, state))
+    return render(board, events)
+
+
+def differences(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Compare only the keys `expected` lists (SCENARIO.md)."""
+    diffs: list[str] = []
+    for plate, want in expected.get("provinces", {}).items():
+        got = actual["provinces"][str(plate)]
+        for k, v in want.items():
+            if got.get(k) != v:
+                diffs.append(f"province {plate} {k}: expected {v!r}, got {got.get(k)!r}")
+    beys = {b["seat"]: b for b in actual["beys"]}
+    for want in expected.get("beys", []):
+        got = beys.get(want["seat"], {})
+        for k, v in want.items():
+            value = sorted(v) if k == "missions_done" else v
+            if got.get(k) != value:
+                diffs.append(f"bey {want['seat']} {k}: expected {v!r}, got {got.get(k)!r}")
+    if "treaties" in expected:
+        norm = lambda ts: sorted((t["kind"], sorted(t["beys"]), t["through_divan"]) for t in ts)  # noqa: E731
+        if norm(expected["treaties"]) != norm(actual["treaties"]):
+            diffs.append(f"treaties: expected {expected['treaties']!r}, got {actual['treaties']!r}")
+    return diffs

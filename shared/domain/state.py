@@ -1,0 +1,161 @@
+"""Season state: frozen values folded from events (R-1 … R-10)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.domain.map import game_map
+
+TreatyKind = Literal["pact", "alliance"]
+Mode = Literal["trial", "live"]
+Phase = Literal["registration", "running", "kurultay", "over"]
+OrderKind = Literal["advance", "support", "hold"]
+Answer = Literal["accept", "reject"]
+
+DIVANS = 16  # R-1.1
+SEATS = 19
+LAST_TREATY_DIVAN = 12  # R-6.2, R-6.6
+RULES_VERSION = "seksenbir-rules/1"
+
+
+def perde(divan: int) -> int:
+    """R-1.1: Yerleşme 1–6, Savaşlar 7–12, Kurultay'a doğru 13–16."""
+    return 1 if divan <= 6 else 2 if divan <= 12 else 3
+
+
+def is_friday(divan: int) -> bool:
+    """R-1.3: even Divans are Fridays (also in trial mode)."""
+    return divan % 2 == 0
+
+
+class Order(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One order for one province (R-4.1); `hold` needs no target."""
+
+    province: int
+    kind: OrderKind
+    target: int | None = None
+    units: int = 0
+
+
+class Province(msgspec.Struct, frozen=True):
+    """An il: owned (units, sur) or unowned (units = milis) (R-2, R-3.2)."""
+
+    owner: int | None = None
+    units: int = 0
+    sur: bool = False
+
+
+class Bey(msgspec.Struct, frozen=True):
+    """A seat. Exile is derived from the map (R-9.1)."""
+
+    seat: int
+    memleket: int
+    computer: bool = False
+    gold: int = 2
+    hain_through: int | None = None
+    lost_memleket_before: bool = False
+    missions: tuple[str, ...] = ()
+    missions_done: tuple[str, ...] = ()
+    halk_sevgisi: bool = False
+
+
+class Treaty(msgspec.Struct, frozen=True):
+    """A pact or alliance between seats a < b, in force through `through_divan` (R-6.2)."""
+
+    kind: TreatyKind
+    a: int
+    b: int
+    through_divan: int
+
+    def pair(self) -> tuple[int, int]:
+        return (self.a, self.b)
+
+
+class Offer(msgspec.Struct, frozen=True):
+    """An open offer, settled at step 2 of the next Divan (R-6.1)."""
+
+    kind: TreatyKind
+    frm: int
+    to: int
+    answer: Answer | None = None
+
+    def pair(self) -> tuple[int, int]:
+        return (min(self.frm, self.to), max(self.frm, self.to))
+
+
+class NewsCard(msgspec.Struct, frozen=True):
+    """A card of the news deck (R-8.1); region only for kuraklik and hasat."""
+
+    card: Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]
+    region: str | None = None
+
+
+class SeasonState(msgspec.Struct, frozen=True):
+    """Everything the rules need about a season between two Divans."""
+
+    season_id: str = ""
+    seed: int = 0
+    mode: Mode = "trial"
+    rules_version: str = RULES_VERSION
+    phase: Phase = "registration"
+    divan: int = 0  # the last resolved Divan
+    beys: tuple[Bey, ...] = ()
+    provinces: tuple[Province, ...] = ()  # index plate - 1
+    treaties: tuple[Treaty, ...] = ()
+    offers: tuple[Offer, ...] = ()
+    ceasefire_divan: int | None = None  # R-6.7
+    deck: tuple[NewsCard, ...] = ()
+    orders: dict[int, dict[int, tuple[Order, ...]]] = {}  # divan -> seat -> orders
+    locked_divan: int | None = None
+    votes: dict[int, int] = {}
+    han: int | None = None
+
+    @property
+    def next_divan(self) -> int:
+        return self.divan + 1
+
+    def province(self, plate: int) -> Province:
+        return self.provinces[plate - 1]
+
+    def bey(self, seat: int) -> Bey | None:
+        for b in self.beys:
+            if b.seat == seat:
+                return b
+        return None
+
+    def owned_by(self, seat: int) -> list[int]:
+        return [i + 1 for i, p in enumerate(self.provinces) if p.owner == seat]
+
+    def exiled(self, seat: int) -> bool:
+        """R-9.1: Sürgün exactly while the bey does not own its memleket."""
+        bey = self.bey(seat)
+        return bey is not None and self.province(bey.memleket).owner != seat
+
+    def treaty_between(self, a: int, b: int) -> Treaty | None:
+        pair = (min(a, b), max(a, b))
+        for t in self.treaties:
+            if t.pair() == pair:
+                return t
+        return None
+
+    def offer_between(self, a: int, b: int) -> Offer | None:
+        pair = (min(a, b), max(a, b))
+        for o in self.offers:
+            if o.pair() == pair:
+                return o
+        return None
+
+
+def unowned_map(milis: dict[int, int] | None = None) -> tuple[Province, ...]:
+    """All 81 provinces unowned, at the given milis or else their full milis."""
+    gm = game_map()
+    milis = milis or {}
+    return tuple(Province(units=milis.get(p, gm.full_milis[p])) for p in range(1, 82))
+
+
+def start_map() -> tuple[Province, ...]:
+    """R-3.2: every province unowned at max(1, ceil(full milis / 2))."""
+    gm = game_map()
+    return tuple(Province(units=gm[p].start_milis) for p in range(1, 82))
