@@ -113,7 +113,13 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
             o = event.offer
             state = replace(state, offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to)))
             if event.treaty is not None:
-                state = replace(state, treaties=_with_treaty(state.treaties, event.treaty))
+                t = event.treaty
+                partners = dict(state.partners)
+                partners[t.a] = tuple(sorted({*partners.get(t.a, ()), t.b}))
+                partners[t.b] = tuple(sorted({*partners.get(t.b, ()), t.a}))
+                state = replace(
+                    state, treaties=_with_treaty(state.treaties, t), partners=partners
+                )
             return state
         case ev.TreatiesDissolved():
             return replace(state, treaties=())

@@ -110,6 +110,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     orders: dict[int, dict[int, tuple[Order, ...]]] = {}  # divan -> seat -> orders
     locked_divan: int | None = None
     votes: dict[int, int] = {}
+    partners: dict[int, tuple[int, ...]] = {}  # beys ever in a treaty with
     han: int | None = None
 
     @property

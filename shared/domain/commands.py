@@ -1,0 +1,105 @@
+"""Commands: imperative requests a bey, ops or the system make; inbound ones forbid unknown fields."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.domain.state import Mode, Order, TreatyKind
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of every command."""
+
+
+class CreateSeason(Command, tag="create_season"):
+    season_id: str
+    seed: int
+    mode: Mode = "trial"
+    seed_commitment: str = ""
+    counts_on_boards: bool = False
+
+
+class JoinSeason(Command, tag="join_season"):
+    """R-1.4: a human names a memleket; seat = the lowest free seat."""
+
+    memleket: int
+
+
+class CloseRegistration(Command, tag="close_registration"):
+    """R-1.4, R-11.1: empty seats filled by computer beys, missions dealt, deck shuffled."""
+
+
+class SubmitOrders(Command, tag="submit_orders"):
+    """R-4.1: the whole set for one Divan; it replaces any earlier set for that Divan."""
+
+    seat: int
+    divan: int
+    orders: tuple[Order, ...]
+
+
+class BuildSur(Command, tag="build_sur"):
+    seat: int
+    province: int
+
+
+class HireMercenaries(Command, tag="hire_mercenaries"):
+    seat: int
+    province: int
+
+
+class PurchaseProvince(Command, tag="purchase_province"):
+    seat: int
+    province: int
+
+
+class OfferTreaty(Command, tag="offer_treaty"):
+    seat: int
+    to: int
+    kind: TreatyKind
+
+
+class WithdrawOffer(Command, tag="withdraw_offer"):
+    seat: int
+    to: int
+
+
+class AnswerOffer(Command, tag="answer_offer"):
+    seat: int
+    frm: int
+    answer: Literal["accept", "reject"]
+
+
+class CastVote(Command, tag="cast_vote"):
+    seat: int
+    candidate: int
+
+
+class HoldKurultay(Command, tag="hold_kurultay"):
+    """R-10.4, R-10.5: count the votes (computer beys vote now) and crown the Han."""
+
+
+class Rejection(msgspec.Struct, frozen=True):
+    """A refused command: a stable code, a clear message, nothing appended."""
+
+    code: str
+    message: str
+    details: dict[str, object] = {}
+
+
+AnyCommand = (
+    CreateSeason
+    | JoinSeason
+    | CloseRegistration
+    | SubmitOrders
+    | BuildSur
+    | HireMercenaries
+    | PurchaseProvince
+    | OfferTreaty
+    | WithdrawOffer
+    | AnswerOffer
+    | CastVote
+    | HoldKurultay
+)
+SPEND_COSTS = {"sur": 3, "paralı_asker": 2, "satın_alma": 4}  # R-7.9

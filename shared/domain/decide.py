@@ -1,0 +1,170 @@
+"""decide(state, command) -> events | Rejection: every player command validated (R-1.4 … R-10.4)."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain import season
+from shared.domain.map import MAX_UNITS, game_map
+from shared.domain.state import DIVANS, SEATS, SeasonState, perde
+
+Result = list[ev.Event] | c.Rejection
+SATIN_ALMA_MILIS = 2  # R-7.9
+
+
+def reject(code: str, message: str, **details: object) -> c.Rejection:
+    return c.Rejection(code=code, message=message, details=details)
+
+
+def next_divan(state: SeasonState) -> int:
+    """The Divan a command accepted now counts for (R-4.4: after the lock, the next one)."""
+    return (state.locked_divan or state.divan) + 1
+
+
+def decide(state: SeasonState, command: c.Command) -> Result:
+    """Validate one command against the state; refusals change nothing."""
+    match command:
+        case c.CreateSeason():
+            return season.create(state, command)
+        case c.JoinSeason():
+            return _join(state, command)
+        case c.CloseRegistration():
+            return season.close_registration(state)
+        case c.SubmitOrders():
+            return _orders(state, command)
+        case c.BuildSur() | c.HireMercenaries() | c.PurchaseProvince():
+            return _spend(state, command)
+        case c.OfferTreaty() | c.WithdrawOffer() | c.AnswerOffer():
+            return _treaty(state, command)
+        case c.CastVote():
+            return _vote(state, command)
+        case c.HoldKurultay():
+            return season.hold_kurultay(state)
+        case _:
+            assert_never(command)
+
+
+def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
+    """R-1.4: first come, first served; a taken memleket answers its free neighbours."""
+    gm = game_map()
+    if state.phase != "registration":
+        return reject("wrong_phase", "Kayıt kapandı / registration is closed")
+    if cmd.memleket not in gm:
+        return reject("unknown_province", f"{cmd.memleket} plakalı il yok / no such province")
+    if len(state.beys) >= SEATS:
+        return reject("season_full", "Sezon dolu / all 19 seats are taken")
+    if state.mode == "trial" and any(not b.computer for b in state.beys):
+        return reject("not_allowed_in_mode", "Deneme sezonunda tek insan bey olur / one human in trial")
+    if state.province(cmd.memleket).owner is not None:
+        free = [n for n in gm.neighbours(cmd.memleket) if state.province(n).owner is None]
+        return reject(
+            "memleket_taken",
+            f"{gm[cmd.memleket].name} alınmış; boş komşulardan birini seçin",
+            free_neighbours=free,
+        )
+    taken = {b.seat for b in state.beys}
+    seat = min(s for s in range(1, SEATS + 1) if s not in taken)
+    return [ev.BeyJoined(seat=seat, memleket=cmd.memleket)]
+
+
+def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
+    if state.bey(seat) is None:
+        return reject("unknown_seat", f"{seat}. koltukta bey yok / no bey in seat {seat}")
+    if state.phase != "running":
+        return reject("wrong_phase", "Sezon şu an bu komutu almıyor / not accepted in this phase")
+    return None
+
+
+def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
+    """R-4.1, R-4.2, R-4.4: own province, neighbour target, N ≥ 1, for the next Divan."""
+    if (r := _bey_check(state, cmd.seat)) is not None:
+        return r
+    gm = game_map()
+    want = next_divan(state)
+    if cmd.divan != want or want > DIVANS:
+        return reject("wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want)
+    for o in cmd.orders:
+        if o.province not in gm:
+            return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+        if state.province(o.province).owner != cmd.seat:
+            return reject("not_your_province", f"{gm[o.province].name} sizin değil", province=o.province)
+        if o.kind == "hold":
+            continue
+        if o.target is None or not gm.are_neighbours(o.province, o.target):
+            return reject("not_a_neighbour", "Hedef komşu değil / target is not a neighbour", province=o.province, target=o.target)
+        if o.units < 1:
+            return reject("bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province)
+    return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
+
+
+def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:
+    """R-7.9: immediate, from the bey's own provinces, refused while a Divan is resolved."""
+    if (r := _bey_check(state, cmd.seat)) is not None:
+        return r
+    if state.locked_divan is not None:
+        return reject("divan_locked", "Divan toplanıyor; harcama sonra / a Divan is being resolved")
+    gm = game_map()
+    if cmd.province not in gm:
+        return reject("unknown_province", f"{cmd.province} plakalı il yok")
+    bey = state.bey(cmd.seat)
+    assert bey is not None
+    p = state.province(cmd.province)
+    cost = {c.BuildSur: 3, c.HireMercenaries: 2, c.PurchaseProvince: 4}[type(cmd)]
+    if isinstance(cmd, c.PurchaseProvince):
+        mine = state.owned_by(cmd.seat)
+        if p.owner is not None or p.units > SATIN_ALMA_MILIS or not any(gm.are_neighbours(cmd.province, m) for m in mine):
+            return reject("not_purchasable", "Yalnız milisi en fazla 2 olan sahipsiz komşu il alınır")
+    elif p.owner != cmd.seat:
+        return reject("not_your_province", f"{gm[cmd.province].name} sizin değil", province=cmd.province)
+    elif isinstance(cmd, c.BuildSur) and p.sur:
+        return reject("sur_exists", "Bu ilde zaten sur var / this province already has a sur")
+    elif isinstance(cmd, c.HireMercenaries) and p.units + 2 > MAX_UNITS:
+        return reject("over_cap", "Bir ilde en fazla 12 birlik durur / at most 12 units")
+    if bey.gold < cost:
+        return reject("not_enough_gold", f"{cost} altın gerekir, {bey.gold} var", cost=cost, gold=bey.gold)
+    if isinstance(cmd, c.BuildSur):
+        return [ev.SurBuilt(seat=cmd.seat, province=cmd.province)]
+    if isinstance(cmd, c.HireMercenaries):
+        return [ev.MercenariesHired(seat=cmd.seat, province=cmd.province)]
+    return [ev.ProvincePurchased(seat=cmd.seat, province=cmd.province)]
+
+
+def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerOffer) -> Result:
+    """R-6.1, R-6.2, R-6.6: one open offer per pair; none in perde 3; no pact while allied."""
+    if (r := _bey_check(state, cmd.seat)) is not None:
+        return r
+    if isinstance(cmd, c.WithdrawOffer):
+        o = state.offer_between(cmd.seat, cmd.to)
+        if o is None or o.frm != cmd.seat:
+            return reject("no_offer", "Geri çekilecek teklif yok / no such offer")
+        return [ev.OfferWithdrawn(frm=cmd.seat, to=cmd.to)]
+    if isinstance(cmd, c.AnswerOffer):
+        o = state.offer_between(cmd.seat, cmd.frm)
+        if o is None or o.to != cmd.seat:
+            return reject("no_offer", "Cevaplanacak teklif yok / no such offer")
+        return [ev.OfferAnswered(frm=cmd.frm, to=cmd.seat, answer=cmd.answer)]
+    if cmd.to == cmd.seat or state.bey(cmd.to) is None:
+        return reject("bad_partner", "Teklif başka bir beye yapılır / offer another bey")
+    if perde(next_divan(state)) == 3:
+        return reject("perde_3", "Perde 3'te antlaşma yapılmaz / no treaties in perde 3")
+    if state.offer_between(cmd.seat, cmd.to) is not None:
+        return reject("offer_exists", "Bu beyle açık bir teklif var / an offer is already open")
+    t = state.treaty_between(cmd.seat, cmd.to)
+    if cmd.kind == "pact" and t is not None and t.kind == "alliance":
+        return reject("allied_already", "İttifak sürerken saldırmazlık olmaz / allied already")
+    return [ev.TreatyOffered(frm=cmd.seat, to=cmd.to, kind=cmd.kind)]
+
+
+def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
+    """R-10.4: one vote for one other bey."""
+    if state.phase != "kurultay":
+        return reject("wrong_phase", "Kurultay henüz toplanmadı / the Kurultay is not open")
+    if state.bey(cmd.seat) is None or state.bey(cmd.candidate) is None:
+        return reject("unknown_seat", "Böyle bir bey yok / no such bey")
+    if cmd.candidate == cmd.seat:
+        return reject("vote_self", "Kendinize oy veremezsiniz / vote for another bey")
+    if cmd.seat in state.votes:
+        return reject("already_voted", "Oyunuzu verdiniz / you have voted")
+    return [ev.VoteCast(seat=cmd.seat, candidate=cmd.candidate)]

@@ -1,0 +1,56 @@
+"""Locking a Divan: the inputs of record, computer beys' orders beside the humans' (R-11.2, R-12.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shared.domain import bots
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.decide import decide
+from shared.domain.evolve import evolve
+from shared.domain.resolve import DivanInputs, resolve_divan
+from shared.domain.state import Order, SeasonState
+
+Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
+
+
+def computer_turn(state: SeasonState, divan: int, planners: dict[int, Planner] | None = None) -> list[ev.Event]:
+    """Every computer bey spends (valid spends only) and then gives its orders for `divan`."""
+    out: list[ev.Event] = []
+    for bey in state.beys:
+        if not bey.computer:
+            continue
+        planner = (planners or {}).get(bey.seat, bots.plan_orders)
+        if planner is bots.plan_orders:
+            for cmd in bots.plan_spending(state, bey.seat, divan):
+                result = decide(state, cmd)
+                if not isinstance(result, c.Rejection):
+                    for e in result:
+                        state = evolve(state, e)
+                        out.append(e)
+        orders = planner(state, bey.seat, divan)
+        e2 = ev.OrdersSubmitted(seat=bey.seat, divan=divan, orders=orders)
+        state = evolve(state, e2)
+        out.append(e2)
+    return out
+
+
+def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
+    """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record."""
+    return ev.DivanLocked(divan=divan, orders=dict(state.orders.get(divan, {})), offers=state.offers)
+
+
+def inputs_of(state: SeasonState, locked: ev.DivanLocked) -> DivanInputs:
+    return DivanInputs(divan=locked.divan, orders=locked.orders, offers=locked.offers)
+
+
+def run_divan(state: SeasonState, planners: dict[int, Planner] | None = None) -> list[ev.Event]:
+    """A whole Divan as the resolver runs it: computer turn, lock, resolution (all pure)."""
+    divan = state.divan + 1
+    events = computer_turn(state, divan, planners)
+    for e in events:
+        state = evolve(state, e)
+    locked = lock(state, divan)
+    state = evolve(state, locked)
+    return [*events, locked, *resolve_divan(state, inputs_of(state, locked))]

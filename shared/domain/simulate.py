@@ -1,0 +1,68 @@
+"""A whole season of computer beys, Divan by Divan, ending with the Kurultay (R-1.1, R-11)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.board import Board
+from shared.domain.decide import decide
+from shared.domain.evolve import evolve
+from shared.domain.lifecycle import Planner, run_divan
+from shared.domain.scoring import standings
+from shared.domain.season import seed_commitment
+from shared.domain.state import DIVANS, SeasonState
+
+
+@dataclass(frozen=True)
+class DivanStep:
+    divan: int
+    events: list[ev.Event]
+    state: SeasonState
+
+
+def must(state: SeasonState, cmd: c.Command) -> tuple[SeasonState, list[ev.Event]]:
+    """Apply a command the caller knows is valid; a rejection is a programming error."""
+    result = decide(state, cmd)
+    if isinstance(result, c.Rejection):
+        raise ValueError(f"{type(cmd).__name__} rejected: {result.code}: {result.message}")
+    for e in result:
+        state = evolve(state, e)
+    return state, result
+
+
+def start(seed: int, season_id: str = "sim") -> tuple[SeasonState, list[ev.Event]]:
+    """A trial season with every seat a computer bey, registration closed."""
+    state, events = must(
+        SeasonState(),
+        c.CreateSeason(season_id=season_id, seed=seed, seed_commitment=seed_commitment(seed, "sim")),
+    )
+    state, more = must(state, c.CloseRegistration())
+    return state, events + more
+
+
+def season(
+    seed: int,
+    divans: int = DIVANS,
+    planners: dict[int, Planner] | None = None,
+    check: Callable[[SeasonState], None] | None = None,
+) -> Iterator[DivanStep]:
+    """Yield each Divan's events and state; after Divan 16, the Kurultay as divan 17."""
+    state, events = start(seed)
+    yield DivanStep(0, events, state)
+    for _ in range(divans):
+        events = run_divan(state, planners)
+        for e in events:
+            state = evolve(state, e)
+        if check:
+            check(state)
+        yield DivanStep(state.divan, events, state)
+    if state.phase == "kurultay":
+        state, events = must(state, c.HoldKurultay())
+        yield DivanStep(DIVANS + 1, events, state)
+
+
+def current_standings(state: SeasonState) -> list[tuple[int, int]]:
+    return standings(Board.of(state, state.divan))

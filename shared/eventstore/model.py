@@ -1,0 +1,160 @@
+"""Envelope types of the event store, and the rules both stores share (validation, duplicates)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Literal, Protocol
+from uuid import UUID
+
+import msgspec
+
+from shared.eventstore.errors import DuplicateEventError
+
+Clock = Callable[[], datetime]
+ActorKind = Literal["seat", "ops", "system"]
+
+# A stored type is a versioned tag ("orders_submitted.v1"); a breaking change gets a new tag.
+TYPE_TAG = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\.v[1-9][0-9]*$")
+MAX_SEASON_ID = 100
+
+
+class EventMetadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Who caused an event and why; stored as jsonb beside the event, not inside it."""
+
+    actor: ActorKind
+    seat: str | None = None
+    command_id: str | None = None
+    causation_id: str | None = None
+    correlation_id: str | None = None
+
+
+class NewEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event to append: the caller picks the id (deterministic ids make retries idempotent)."""
+
+    event_id: UUID
+    type: str
+    data: bytes
+    metadata: EventMetadata
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as stored: its envelope (stream, version, position, time, chain) and content."""
+
+    season_id: str
+    version: int
+    position: int
+    event_id: UUID
+    type: str
+    data: bytes
+    metadata: EventMetadata
+    recorded_at: datetime
+    prev_hash: bytes
+    hash: bytes
+
+
+class IdempotencyCompletion(msgspec.Struct, frozen=True):
+    """The response to store under an idempotency key, in the same transaction as the append."""
+
+    scope: str
+    key: str
+    status: int
+    body: bytes
+
+
+class Begun(msgspec.Struct, frozen=True):
+    """The key is new (or its holder's lease ran out): go ahead and run the command."""
+
+
+class Replay(msgspec.Struct, frozen=True):
+    """The key was completed with this same request: answer with the first response."""
+
+    status: int
+    body: bytes
+
+
+class Mismatch(msgspec.Struct, frozen=True):
+    """The key was used with a different request body (HTTP 422)."""
+
+
+class InProgress(msgspec.Struct, frozen=True):
+    """The first request with this key is still running (HTTP 409)."""
+
+
+BeginResult = Begun | Replay | Mismatch | InProgress
+
+
+class IdempotencyStore(Protocol):
+    """Idempotency-Key bookkeeping for the command API (IETF idempotency-key draft)."""
+
+    async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult: ...
+    async def complete(self, scope: str, key: str, status: int, body: bytes) -> None: ...
+    async def abandon(self, scope: str, key: str) -> None: ...
+
+
+class EventStore(Protocol):
+    """The storage contract; PostgresEventStore and InMemoryEventStore both keep it."""
+
+    @property
+    def idempotency(self) -> IdempotencyStore: ...
+    async def append(
+        self,
+        season_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        idempotency: IdempotencyCompletion | None = None,
+    ) -> list[RecordedEvent]: ...
+    async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]: ...
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]: ...
+    async def stream_version(self, season_id: str) -> int: ...
+    async def head_position(self) -> int: ...
+    async def list_seasons(self) -> list[str]: ...
+
+
+def validate_batch(season_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:
+    """Reject a malformed append before it reaches storage (ValueError: a caller bug)."""
+    if not 1 <= len(season_id) <= MAX_SEASON_ID:
+        raise ValueError(f"season id must be 1..{MAX_SEASON_ID} characters")
+    if expected_version < 0:
+        raise ValueError("expected_version is a stream version, 0 for an empty stream")
+    if not events:
+        raise ValueError("append needs at least one event")
+    if len({e.event_id for e in events}) != len(events):
+        raise ValueError("event ids repeat within one append")
+    for event in events:
+        if not TYPE_TAG.match(event.type):
+            raise ValueError(f"event type {event.type!r} is not a versioned tag like 'x_done.v1'")
+
+
+def utc(moment: datetime) -> datetime:
+    """Normalise a clock reading to UTC; a naive datetime is a wiring bug."""
+    if moment.tzinfo is None:
+        raise ValueError("the clock must return timezone-aware datetimes")
+    return moment.astimezone(UTC)
+
+
+def settle_duplicates(
+    season_id: str, events: Sequence[NewEvent], existing: Sequence[RecordedEvent]
+) -> list[RecordedEvent] | None:
+    """Decide what a repeated event id means (RELIABILITY test 3).
+
+    No id recorded: None (no duplicate). Every id recorded in this season with equal type and
+    data: an idempotent hit, returning the first recording. Anything else: DuplicateEventError.
+    Metadata is not compared: a retry may carry a new correlation id. A batch of which only
+    some ids are recorded is a conflict too.
+    """
+    if not existing:
+        return None
+    by_id = {e.event_id: e for e in existing}
+    recorded = [e.event_id for e in events if e.event_id in by_id]
+    differing = [e.event_id for e in events if e.event_id in by_id and not _same(season_id, e, by_id)]
+    if differing or len(recorded) != len(events):
+        raise DuplicateEventError(differing or recorded)
+    return sorted(by_id.values(), key=lambda e: e.version)
+
+
+def _same(season_id: str, new: NewEvent, by_id: dict[UUID, RecordedEvent]) -> bool:
+    old = by_id[new.event_id]
+    return old.season_id == season_id and old.type == new.type and old.data == new.data
