@@ -202,6 +202,8 @@ class BattlesResolved(Event, tag="battles_resolved.v1"):
     changes: tuple[ProvinceSet, ...]
     gold: tuple[GoldDelta, ...] = ()
     treaties_ended: tuple[Treaty, ...] = ()
+    returns_lost: int = 0  # units returning to a province their bey lost
+    cut: int = 0  # units beyond 12 after the returns
 
 
 class RebellionsRun(Event, tag="rebellions_run.v1"):

@@ -54,6 +54,8 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
             changes=board.changes_since(before),
             gold=tuple(outcome.gold),
             treaties_ended=tuple(b.treaty for b in outcome.betrayals),
+            returns_lost=outcome.returns_lost,
+            cut=outcome.cut,
         )
     )
     events.append(rebellion.run(board, draws))  # step 4

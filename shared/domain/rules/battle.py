@@ -24,6 +24,8 @@ class Outcome:
     conquests: list[tuple[int, int, int | None, tuple[int, ...]]] = field(default_factory=list)
     held: dict[int, int] = field(default_factory=lambda: defaultdict(int))
     gold: list[GoldDelta] = field(default_factory=list)
+    returns_lost: int = 0
+    cut: int = 0
 
 
 def depart_and_arrive(board: Board, c: Classified) -> None:
@@ -220,10 +222,13 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
         share = next(u for s, u in out.records[_index(out, target)].shares if s == taker)
         board.take(target, taker, share)
     for seat, dest, units in returns:
-        if units > 0 and board.owner[dest] == seat:
+        if board.owner[dest] == seat:
             board.units[dest] += units
+        else:
+            out.returns_lost += units
     for p in range(1, 82):
         if board.owner[p] is not None and board.units[p] > MAX_UNITS:
+            out.cut += board.units[p] - MAX_UNITS
             board.units[p] = MAX_UNITS
     for b in out.betrayals:
         board.beys[b.traitor].hain_through = b.hain_through
