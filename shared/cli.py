@@ -37,7 +37,9 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
     public: list[Any] = []
     for e in step.events:
         if isinstance(e, ev.DivanResolved):
-            public = [{"kind": line.kind, "text": getattr(line, lang), **line.data} for line in e.public]
+            public = [
+                {"kind": line.kind, "text": getattr(line, lang), **line.data} for line in e.public
+            ]
         if isinstance(e, ev.KurultayHeld):
             return {"kurultay": msgspec.to_builtins(e)}
     return {

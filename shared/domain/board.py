@@ -69,7 +69,7 @@ class Board:
             divan=divan,
             seed=state.seed,
             gm=game_map(),
-            owner=[None] + [p.owner for p in state.provinces],
+            owner=[None, *(p.owner for p in state.provinces)],
             units=[0] + [p.units for p in state.provinces],
             sur=[False] + [p.sur for p in state.provinces],
             beys=beys,

@@ -14,13 +14,13 @@ _command_decoder = msgspec.json.Decoder(AnyCommand)
 
 
 def encode(value: object) -> bytes:
-    """Canonical JSON: every key sorted (int keys as strings), no whitespace; equal values, equal bytes."""
+    """Canonical JSON: keys sorted (int keys as strings), no spaces: equal values, equal bytes."""
     return _encoder.encode(msgspec.to_builtins(value, str_keys=True))
 
 
 def decode_event(data: bytes) -> Event:
     """Decode a stored event, upcasting older tags to the current shape first."""
-    return _event_decoder.decode(upcast(data))  # type: ignore[no-any-return]
+    return _event_decoder.decode(upcast(data))
 
 
 def decode_command(data: bytes) -> object:

@@ -1,4 +1,4 @@
-"""Commands: imperative requests a bey, ops or the system make; inbound ones forbid unknown fields."""
+"""Commands: imperative requests of a bey, ops or the system; unknown fields are refused."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import msgspec
 from shared.domain.state import Mode, Order, TreatyKind
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+class Command(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
     """Base of every command."""
 
 
-class CreateSeason(Command, tag="create_season"):
+class CreateSeason(Command, frozen=True, tag="create_season"):
     season_id: str
     seed: int
     mode: Mode = "trial"
@@ -21,17 +23,17 @@ class CreateSeason(Command, tag="create_season"):
     counts_on_boards: bool = False
 
 
-class JoinSeason(Command, tag="join_season"):
+class JoinSeason(Command, frozen=True, tag="join_season"):
     """R-1.4: a human names a memleket; seat = the lowest free seat."""
 
     memleket: int
 
 
-class CloseRegistration(Command, tag="close_registration"):
+class CloseRegistration(Command, frozen=True, tag="close_registration"):
     """R-1.4, R-11.1: empty seats filled by computer beys, missions dealt, deck shuffled."""
 
 
-class SubmitOrders(Command, tag="submit_orders"):
+class SubmitOrders(Command, frozen=True, tag="submit_orders"):
     """R-4.1: the whole set for one Divan; it replaces any earlier set for that Divan."""
 
     seat: int
@@ -39,44 +41,44 @@ class SubmitOrders(Command, tag="submit_orders"):
     orders: tuple[Order, ...]
 
 
-class BuildSur(Command, tag="build_sur"):
+class BuildSur(Command, frozen=True, tag="build_sur"):
     seat: int
     province: int
 
 
-class HireMercenaries(Command, tag="hire_mercenaries"):
+class HireMercenaries(Command, frozen=True, tag="hire_mercenaries"):
     seat: int
     province: int
 
 
-class PurchaseProvince(Command, tag="purchase_province"):
+class PurchaseProvince(Command, frozen=True, tag="purchase_province"):
     seat: int
     province: int
 
 
-class OfferTreaty(Command, tag="offer_treaty"):
+class OfferTreaty(Command, frozen=True, tag="offer_treaty"):
     seat: int
     to: int
     kind: TreatyKind
 
 
-class WithdrawOffer(Command, tag="withdraw_offer"):
+class WithdrawOffer(Command, frozen=True, tag="withdraw_offer"):
     seat: int
     to: int
 
 
-class AnswerOffer(Command, tag="answer_offer"):
+class AnswerOffer(Command, frozen=True, tag="answer_offer"):
     seat: int
     frm: int
     answer: Literal["accept", "reject"]
 
 
-class CastVote(Command, tag="cast_vote"):
+class CastVote(Command, frozen=True, tag="cast_vote"):
     seat: int
     candidate: int
 
 
-class HoldKurultay(Command, tag="hold_kurultay"):
+class HoldKurultay(Command, frozen=True, tag="hold_kurultay"):
     """R-10.4, R-10.5: count the votes (computer beys vote now) and crown the Han."""
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import assert_never
-
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import season
@@ -43,7 +41,7 @@ def decide(state: SeasonState, command: c.Command) -> Result:
         case c.HoldKurultay():
             return season.hold_kurultay(state)
         case _:
-            assert_never(command)
+            raise TypeError(f"not a command: {command!r}")
 
 
 def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
@@ -56,7 +54,9 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
     if len(state.beys) >= SEATS:
         return reject("season_full", "Sezon dolu / all 19 seats are taken")
     if state.mode == "trial" and any(not b.computer for b in state.beys):
-        return reject("not_allowed_in_mode", "Deneme sezonunda tek insan bey olur / one human in trial")
+        return reject(
+            "not_allowed_in_mode", "Deneme sezonunda tek insan bey olur / one human in trial"
+        )
     if state.province(cmd.memleket).owner is not None:
         free = [n for n in gm.neighbours(cmd.memleket) if state.province(n).owner is None]
         return reject(
@@ -84,18 +84,29 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     gm = game_map()
     want = next_divan(state)
     if cmd.divan != want or want > DIVANS:
-        return reject("wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want)
+        return reject(
+            "wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want
+        )
     for o in cmd.orders:
         if o.province not in gm:
             return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
         if state.province(o.province).owner != cmd.seat:
-            return reject("not_your_province", f"{gm[o.province].name} sizin değil", province=o.province)
+            return reject(
+                "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
+            )
         if o.kind == "hold":
             continue
         if o.target is None or not gm.are_neighbours(o.province, o.target):
-            return reject("not_a_neighbour", "Hedef komşu değil / target is not a neighbour", province=o.province, target=o.target)
+            return reject(
+                "not_a_neighbour",
+                "Hedef komşu değil / target is not a neighbour",
+                province=o.province,
+                target=o.target,
+            )
         if o.units < 1:
-            return reject("bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province)
+            return reject(
+                "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
+            )
     return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
 
 
@@ -114,16 +125,26 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
     cost = {c.BuildSur: 3, c.HireMercenaries: 2, c.PurchaseProvince: 4}[type(cmd)]
     if isinstance(cmd, c.PurchaseProvince):
         mine = state.owned_by(cmd.seat)
-        if p.owner is not None or p.units > SATIN_ALMA_MILIS or not any(gm.are_neighbours(cmd.province, m) for m in mine):
-            return reject("not_purchasable", "Yalnız milisi en fazla 2 olan sahipsiz komşu il alınır")
+        if (
+            p.owner is not None
+            or p.units > SATIN_ALMA_MILIS
+            or not any(gm.are_neighbours(cmd.province, m) for m in mine)
+        ):
+            return reject(
+                "not_purchasable", "Yalnız milisi en fazla 2 olan sahipsiz komşu il alınır"
+            )
     elif p.owner != cmd.seat:
-        return reject("not_your_province", f"{gm[cmd.province].name} sizin değil", province=cmd.province)
+        return reject(
+            "not_your_province", f"{gm[cmd.province].name} sizin değil", province=cmd.province
+        )
     elif isinstance(cmd, c.BuildSur) and p.sur:
         return reject("sur_exists", "Bu ilde zaten sur var / this province already has a sur")
     elif isinstance(cmd, c.HireMercenaries) and p.units + 2 > MAX_UNITS:
         return reject("over_cap", "Bir ilde en fazla 12 birlik durur / at most 12 units")
     if bey.gold < cost:
-        return reject("not_enough_gold", f"{cost} altın gerekir, {bey.gold} var", cost=cost, gold=bey.gold)
+        return reject(
+            "not_enough_gold", f"{cost} altın gerekir, {bey.gold} var", cost=cost, gold=bey.gold
+        )
     if isinstance(cmd, c.BuildSur):
         return [ev.SurBuilt(seat=cmd.seat, province=cmd.province)]
     if isinstance(cmd, c.HireMercenaries):

@@ -66,7 +66,9 @@ class PinnedDraws(Draws):
         return pinned[side] if side in pinned else super().fate(target, side)
 
     def rebellion(self, seat: int, percent: int) -> bool:
-        return self.rebellions[seat] if seat in self.rebellions else super().rebellion(seat, percent)
+        return (
+            self.rebellions[seat] if seat in self.rebellions else super().rebellion(seat, percent)
+        )
 
     def offer(self, frm: int, to: int, percent: int) -> bool:
         key = f"{frm}-{to}"

@@ -29,7 +29,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 
 # --- season and registration -------------------------------------------------------------
-class SeasonCreated(Event, tag="season_created.v1"):
+class SeasonCreated(Event, frozen=True, tag="season_created.v1"):
     season_id: str
     seed: int
     mode: Mode
@@ -38,13 +38,13 @@ class SeasonCreated(Event, tag="season_created.v1"):
     counts_on_boards: bool = False
 
 
-class BeyJoined(Event, tag="bey_joined.v1"):
+class BeyJoined(Event, frozen=True, tag="bey_joined.v1"):
     seat: int
     memleket: int
     computer: bool = False
 
 
-class RegistrationClosed(Event, tag="registration_closed.v1"):
+class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):
     """R-1.4, R-11.1, R-10.1, R-8.1: computer beys seated, missions dealt, deck shuffled."""
 
     computer_beys: tuple[tuple[int, int], ...]  # (seat, memleket)
@@ -53,7 +53,7 @@ class RegistrationClosed(Event, tag="registration_closed.v1"):
 
 
 # --- player commands ----------------------------------------------------------------------
-class OrdersSubmitted(Event, tag="orders_submitted.v1"):
+class OrdersSubmitted(Event, frozen=True, tag="orders_submitted.v1"):
     """R-4.1: the newest set replaces the bey's whole set for that Divan."""
 
     seat: int
@@ -61,48 +61,48 @@ class OrdersSubmitted(Event, tag="orders_submitted.v1"):
     orders: tuple[Order, ...]
 
 
-class SurBuilt(Event, tag="sur_built.v1"):
+class SurBuilt(Event, frozen=True, tag="sur_built.v1"):
     seat: int
     province: int
     cost: int = 3
 
 
-class MercenariesHired(Event, tag="mercenaries_hired.v1"):
+class MercenariesHired(Event, frozen=True, tag="mercenaries_hired.v1"):
     seat: int
     province: int
     units: int = 2
     cost: int = 2
 
 
-class ProvincePurchased(Event, tag="province_purchased.v1"):
+class ProvincePurchased(Event, frozen=True, tag="province_purchased.v1"):
     seat: int
     province: int
     cost: int = 4
 
 
-class TreatyOffered(Event, tag="treaty_offered.v1"):
+class TreatyOffered(Event, frozen=True, tag="treaty_offered.v1"):
     frm: int
     to: int
     kind: TreatyKind
 
 
-class OfferWithdrawn(Event, tag="offer_withdrawn.v1"):
+class OfferWithdrawn(Event, frozen=True, tag="offer_withdrawn.v1"):
     frm: int
     to: int
 
 
-class OfferAnswered(Event, tag="offer_answered.v1"):
+class OfferAnswered(Event, frozen=True, tag="offer_answered.v1"):
     frm: int
     to: int
     answer: Literal["accept", "reject"]
 
 
-class VoteCast(Event, tag="vote_cast.v1"):
+class VoteCast(Event, frozen=True, tag="vote_cast.v1"):
     seat: int
     candidate: int
 
 
-class TokenRotated(Event, tag="token_rotated.v1"):
+class TokenRotated(Event, frozen=True, tag="token_rotated.v1"):
     """A bey's token changed; only its hash is stored, never here."""
 
     seat: int
@@ -110,12 +110,12 @@ class TokenRotated(Event, tag="token_rotated.v1"):
     token_hash: str
 
 
-class DivanRequested(Event, tag="divan_requested.v1"):
+class DivanRequested(Event, frozen=True, tag="divan_requested.v1"):
     divan: int
 
 
 # --- Divan resolution ---------------------------------------------------------------------
-class DivanLocked(Event, tag="divan_locked.v1"):
+class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
     """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
 
     divan: int
@@ -123,7 +123,7 @@ class DivanLocked(Event, tag="divan_locked.v1"):
     offers: tuple[Offer, ...] = ()
 
 
-class NewsRevealed(Event, tag="news_revealed.v1"):
+class NewsRevealed(Event, frozen=True, tag="news_revealed.v1"):
     """R-8: the card and its target; `changes` are its effects on the map."""
 
     divan: int
@@ -134,7 +134,7 @@ class NewsRevealed(Event, tag="news_revealed.v1"):
     gold: tuple[GoldDelta, ...] = ()
 
 
-class OfferSettled(Event, tag="offer_settled.v1"):
+class OfferSettled(Event, frozen=True, tag="offer_settled.v1"):
     """R-6.1 … R-6.3, R-6.6 at step 2."""
 
     divan: int
@@ -143,7 +143,7 @@ class OfferSettled(Event, tag="offer_settled.v1"):
     treaty: Treaty | None = None
 
 
-class TreatiesDissolved(Event, tag="treaties_dissolved.v1"):
+class TreatiesDissolved(Event, frozen=True, tag="treaties_dissolved.v1"):
     """R-6.6: every treaty ends at step 2 of Divan 13."""
 
     divan: int
@@ -191,7 +191,7 @@ class Betrayal(msgspec.Struct, frozen=True):
     hain_through: int
 
 
-class BattlesResolved(Event, tag="battles_resolved.v1"):
+class BattlesResolved(Event, frozen=True, tag="battles_resolved.v1"):
     """R-5 with R-6.4, R-6.5, R-6.7: the records and the map after returns and cuts."""
 
     divan: int
@@ -206,7 +206,7 @@ class BattlesResolved(Event, tag="battles_resolved.v1"):
     cut: int = 0  # R-5.7: units beyond 12 after the returns
 
 
-class RebellionsRun(Event, tag="rebellions_run.v1"):
+class RebellionsRun(Event, frozen=True, tag="rebellions_run.v1"):
     """R-9.2, R-9.3: guerilla and, on Fridays, rebellion rolls."""
 
     divan: int
@@ -225,7 +225,7 @@ class Allotment(msgspec.Struct, frozen=True):
     lost: int = 0
 
 
-class ProductionApplied(Event, tag="production_applied.v1"):
+class ProductionApplied(Event, frozen=True, tag="production_applied.v1"):
     """R-7, R-3.2: units per province, milis growth, gold income."""
 
     divan: int
@@ -235,18 +235,18 @@ class ProductionApplied(Event, tag="production_applied.v1"):
     gold: tuple[GoldDelta, ...]
 
 
-class MissionCompleted(Event, tag="mission_completed.v1"):
+class MissionCompleted(Event, frozen=True, tag="mission_completed.v1"):
     divan: int
     seat: int
     mission: str
 
 
-class HainExpired(Event, tag="hain_expired.v1"):
+class HainExpired(Event, frozen=True, tag="hain_expired.v1"):
     divan: int
     seat: int
 
 
-class TreatyExpired(Event, tag="treaty_expired.v1"):
+class TreatyExpired(Event, frozen=True, tag="treaty_expired.v1"):
     divan: int
     treaty: Treaty
 
@@ -260,7 +260,7 @@ class ReportLine(msgspec.Struct, frozen=True):
     en: str
 
 
-class DivanResolved(Event, tag="divan_resolved.v1"):
+class DivanResolved(Event, frozen=True, tag="divan_resolved.v1"):
     """R-13 step 7: the public report and each bey's private part."""
 
     divan: int
@@ -269,7 +269,7 @@ class DivanResolved(Event, tag="divan_resolved.v1"):
     ceasefire_next: bool = False
 
 
-class KurultayHeld(Event, tag="kurultay_held.v1"):
+class KurultayHeld(Event, frozen=True, tag="kurultay_held.v1"):
     """R-10.4, R-10.5: votes, Halk Sevgisi, M-6, scores and the Han."""
 
     votes: dict[int, int]
@@ -280,7 +280,7 @@ class KurultayHeld(Event, tag="kurultay_held.v1"):
     lot_used: bool = False
 
 
-class SeedRevealed(Event, tag="seed_revealed.v1"):
+class SeedRevealed(Event, frozen=True, tag="seed_revealed.v1"):
     seed: int
     salt: str
 
@@ -313,4 +313,4 @@ AnyEvent = (
     | KurultayHeld
     | SeedRevealed
 )
-EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

@@ -35,9 +35,7 @@ def _set(state: SeasonState, changes: Iterable[ev.ProvinceSet]) -> SeasonState:
         if seat is not None and provinces[c.plate - 1].owner == seat and c.owner != seat:
             lost.add(seat)
         provinces[c.plate - 1] = Province(c.owner, c.units, c.sur)
-    beys = tuple(
-        replace(b, lost_memleket_before=True) if b.seat in lost else b for b in state.beys
-    )
+    beys = tuple(replace(b, lost_memleket_before=True) if b.seat in lost else b for b in state.beys)
     return replace(state, provinces=tuple(provinces), beys=beys)
 
 
@@ -58,7 +56,7 @@ def _with_treaty(treaties: tuple[Treaty, ...], t: Treaty) -> tuple[Treaty, ...]:
     return tuple(sorted((*[x for x in treaties if x.pair() != t.pair()], t), key=Treaty.pair))
 
 
-def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
+def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
     """Apply one event. Pure; unknown state transitions are programming errors."""
     match event:
         case ev.SeasonCreated():
@@ -92,7 +90,9 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
             return _spend(state, event.seat, event.cost, event.province, bought)
         case ev.TreatyOffered():
             offer = Offer(event.kind, event.frm, event.to)
-            return replace(state, offers=(*_without_offer(state.offers, event.frm, event.to), offer))
+            return replace(
+                state, offers=(*_without_offer(state.offers, event.frm, event.to), offer)
+            )
         case ev.OfferWithdrawn():
             return replace(state, offers=_without_offer(state.offers, event.frm, event.to))
         case ev.OfferAnswered():
@@ -111,15 +111,15 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
             return _gold(_set(state, event.changes), event.gold)
         case ev.OfferSettled():
             o = event.offer
-            state = replace(state, offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to)))
+            state = replace(
+                state, offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to))
+            )
             if event.treaty is not None:
                 t = event.treaty
                 partners = dict(state.partners)
                 partners[t.a] = tuple(sorted({*partners.get(t.a, ()), t.b}))
                 partners[t.b] = tuple(sorted({*partners.get(t.b, ()), t.a}))
-                state = replace(
-                    state, treaties=_with_treaty(state.treaties, t), partners=partners
-                )
+                state = replace(state, treaties=_with_treaty(state.treaties, t), partners=partners)
             return state
         case ev.TreatiesDissolved():
             return replace(state, treaties=())
@@ -128,15 +128,17 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:  # noqa: C901
             ended = {t.pair() for t in event.treaties_ended}
             for b in event.betrayals:
                 state = replace(state, beys=_beys(state, b.traitor, hain_through=b.hain_through))
-            return replace(state, treaties=tuple(t for t in state.treaties if t.pair() not in ended))
+            return replace(
+                state, treaties=tuple(t for t in state.treaties if t.pair() not in ended)
+            )
         case ev.RebellionsRun():
             return _set(state, event.changes)
         case ev.ProductionApplied():
             return _gold(_set(state, event.changes), event.gold)
         case ev.MissionCompleted():
-            bey = state.bey(event.seat)
-            assert bey is not None
-            done = (*bey.missions_done, event.mission)
+            completer = state.bey(event.seat)
+            assert completer is not None
+            done = (*completer.missions_done, event.mission)
             return replace(state, beys=_beys(state, event.seat, missions_done=done))
         case ev.HainExpired():
             return replace(state, beys=_beys(state, event.seat, hain_through=None))

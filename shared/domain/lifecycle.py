@@ -1,4 +1,4 @@
-"""Locking a Divan: the inputs of record, computer beys' orders beside the humans' (R-11.2, R-12.3)."""
+"""Locking a Divan: the inputs of record, computer beys' orders beside humans' (R-12.3)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from shared.domain.state import Order, SeasonState
 Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
 
 
-def computer_turn(state: SeasonState, divan: int, planners: dict[int, Planner] | None = None) -> list[ev.Event]:
+def computer_turn(
+    state: SeasonState, divan: int, planners: dict[int, Planner] | None = None
+) -> list[ev.Event]:
     """Every computer bey spends (valid spends only) and then gives its orders for `divan`."""
     out: list[ev.Event] = []
     for bey in state.beys:
@@ -38,7 +40,9 @@ def computer_turn(state: SeasonState, divan: int, planners: dict[int, Planner] |
 
 def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
     """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record."""
-    return ev.DivanLocked(divan=divan, orders=dict(state.orders.get(divan, {})), offers=state.offers)
+    return ev.DivanLocked(
+        divan=divan, orders=dict(state.orders.get(divan, {})), offers=state.offers
+    )
 
 
 def inputs_of(state: SeasonState, locked: ev.DivanLocked) -> DivanInputs:

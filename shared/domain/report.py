@@ -7,6 +7,7 @@ from collections import defaultdict
 from shared.domain.events import (
     BattleRecord,
     BattlesResolved,
+    Betrayal,
     Event,
     MissionCompleted,
     NewsRevealed,
@@ -56,13 +57,59 @@ def _battle_line(r: BattleRecord) -> ReportLine:
         "entering": r.entering,
         "taker": r.taker,
     }
-    word = {"taken": ("düştü", "fell"), "held": ("direndi", "held"), "standoff": ("kimse alamadı", "standoff")}
+    word = {
+        "taken": ("düştü", "fell"),
+        "held": ("direndi", "held"),
+        "standoff": ("kimse alamadı", "standoff"),
+    }
     tr, en = word[r.outcome]
     score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
-    return ReportLine("battle", data, f"{_il(r.target)} savaşı: {tr}{score}", f"Battle of {_il(r.target)}: {en}{score}")
+    return ReportLine(
+        "battle",
+        data,
+        f"{_il(r.target)} savaşı: {tr}{score}",
+        f"Battle of {_il(r.target)}: {en}{score}",
+    )
 
 
-def build(events: list[Event], seats: list[int]) -> tuple[tuple[ReportLine, ...], dict[int, tuple[ReportLine, ...]]]:
+def _conquest(r: BattleRecord) -> ReportLine:
+    return ReportLine(
+        "conquest",
+        {"province": r.target, "taker": r.taker, "from": r.defender},
+        f"{r.taker}. bey {_il(r.target)} ilini aldı",
+        f"Bey {r.taker} took {_il(r.target)}",
+    )
+
+
+def _betrayal(b: Betrayal) -> ReportLine:
+    where = _il(b.province)
+    return ReportLine(
+        "betrayal",
+        {"traitor": b.traitor, "victim": b.victim, "province": b.province},
+        f"İhanet! {b.traitor}. bey, {b.victim}. beyin {where} iline saldırdı",
+        f"Betrayal! Bey {b.traitor} attacked Bey {b.victim}'s {where}",
+    )
+
+
+def _rebellion(seat: int, ok: bool) -> ReportLine:
+    tr = "isyanla memleketini geri aldı" if ok else "isyan etti, başaramadı"
+    en = "retook its memleket by rebellion" if ok else "rebelled and failed"
+    data: dict[str, int | str | None] = {"seat": seat, "success": int(ok)}
+    return ReportLine("rebellion", data, f"{seat}. bey {tr}", f"Bey {seat} {en}")
+
+
+def _mission(e: MissionCompleted) -> ReportLine:
+    return ReportLine(
+        "mission",
+        {"seat": e.seat, "mission": e.mission},
+        f"{e.seat}. bey görevini tamamladı: {e.mission}",
+        f"Bey {e.seat} completed mission {e.mission}",
+    )
+
+
+def build(
+    events: list[Event], seats: list[int]
+) -> tuple[tuple[ReportLine, ...], dict[int, tuple[ReportLine, ...]]]:
     """The public part for everyone, and each bey's battles in full for that bey only (R-14)."""
     public: list[ReportLine] = []
     private: dict[int, list[ReportLine]] = defaultdict(list)
@@ -70,43 +117,15 @@ def build(events: list[Event], seats: list[int]) -> tuple[tuple[ReportLine, ...]
         if isinstance(e, NewsRevealed) and (line := _news(e)):
             public.append(line)
         elif isinstance(e, BattlesResolved):
+            public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
+            public.extend(_betrayal(b) for b in e.betrayals)
             for r in e.battles:
-                if r.outcome == "taken":
-                    public.append(
-                        ReportLine(
-                            "conquest",
-                            {"province": r.target, "taker": r.taker, "from": r.defender},
-                            f"{r.taker}. bey {_il(r.target)} ilini aldı",
-                            f"Bey {r.taker} took {_il(r.target)}",
-                        )
-                    )
                 for seat in _parties(r):
                     private[seat].append(_battle_line(r))
-            for b in e.betrayals:
-                public.append(
-                    ReportLine(
-                        "betrayal",
-                        {"traitor": b.traitor, "victim": b.victim, "province": b.province},
-                        f"İhanet! {b.traitor}. bey, {b.victim}. beyin {_il(b.province)} iline saldırdı",
-                        f"Betrayal! Bey {b.traitor} attacked Bey {b.victim}'s {_il(b.province)}",
-                    )
-                )
         elif isinstance(e, RebellionsRun):
-            for seat, _pct, ok in e.rebellions:
-                word = ("isyanla memleketini geri aldı", "retook its memleket by rebellion") if ok else (
-                    "isyan etti, başaramadı", "rebelled and failed")
-                public.append(
-                    ReportLine("rebellion", {"seat": seat, "success": int(ok)}, f"{seat}. bey {word[0]}", f"Bey {seat} {word[1]}")
-                )
+            public.extend(_rebellion(seat, ok) for seat, _pct, ok in e.rebellions)
         elif isinstance(e, MissionCompleted):
-            public.append(
-                ReportLine(
-                    "mission",
-                    {"seat": e.seat, "mission": e.mission},
-                    f"{e.seat}. bey görevini tamamladı: {e.mission}",
-                    f"Bey {e.seat} completed mission {e.mission}",
-                )
-            )
+            public.append(_mission(e))
     return tuple(public), {s: tuple(private[s]) for s in seats if private.get(s)}
 
 

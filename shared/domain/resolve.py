@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from shared.domain import report
 from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
 from shared.domain.rules.orders import blocs, classify, effective_orders
 from shared.domain.state import Offer, Order, SeasonState
-from shared.domain import report
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,9 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
     events.extend(missions.check(board, outcome, hain_at_start))  # step 6
     events.extend(treaties.expire_treaties(board))
     public, private = report.build(events, sorted(board.beys))  # step 7
-    events.append(DivanResolved(divan=divan, public=public, private=private, ceasefire_next=ceasefire_next))
+    events.append(
+        DivanResolved(divan=divan, public=public, private=private, ceasefire_next=ceasefire_next)
+    )
     return events, board
 
 

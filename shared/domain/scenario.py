@@ -114,7 +114,9 @@ def to_state(sc: Scenario) -> SeasonState:
         if plate not in gm:
             raise ScenarioError(f"no province {key}")
         if p.owner is None:
-            provinces[plate - 1] = Province(units=p.milis if p.milis is not None else gm.full_milis[plate])
+            provinces[plate - 1] = Province(
+                units=p.milis if p.milis is not None else gm.full_milis[plate]
+            )
         else:
             provinces[plate - 1] = Province(p.owner, p.units or 0, p.sur)
     beys = tuple(
@@ -180,7 +182,11 @@ def render(board: Board, events: list[Event]) -> dict[str, Any]:
         if board.owner[p] is None:
             provinces[str(p)] = {"owner": None, "milis": board.units[p]}
         else:
-            provinces[str(p)] = {"owner": board.owner[p], "units": board.units[p], "sur": board.sur[p]}
+            provinces[str(p)] = {
+                "owner": board.owner[p],
+                "units": board.units[p],
+                "sur": board.sur[p],
+            }
     beys = [
         {
             "seat": s,
@@ -229,8 +235,10 @@ def differences(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
             value = sorted(v) if k == "missions_done" else v
             if got.get(k) != value:
                 diffs.append(f"bey {want['seat']} {k}: expected {v!r}, got {got.get(k)!r}")
-    if "treaties" in expected:
-        norm = lambda ts: sorted((t["kind"], sorted(t["beys"]), t["through_divan"]) for t in ts)  # noqa: E731
-        if norm(expected["treaties"]) != norm(actual["treaties"]):
-            diffs.append(f"treaties: expected {expected['treaties']!r}, got {actual['treaties']!r}")
+    if "treaties" in expected and _norm(expected["treaties"]) != _norm(actual["treaties"]):
+        diffs.append(f"treaties: expected {expected['treaties']!r}, got {actual['treaties']!r}")
     return diffs
+
+
+def _norm(treaties: list[dict[str, Any]]) -> list[tuple[str, list[int], int]]:
+    return sorted((t["kind"], sorted(t["beys"]), t["through_divan"]) for t in treaties)

@@ -1,4 +1,4 @@
-"""Season start and end: creation, registration close (R-1.4, R-11.1), Kurultay and Han (R-10.4, R-10.5)."""
+"""Season start and end: registration close (R-1.4, R-11.1), Kurultay and Han (R-10.4, R-10.5)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
 
 
 def computer_memlekets(state: SeasonState) -> tuple[tuple[int, int], ...]:
-    """R-11.1: each empty seat, in seat order, takes a free province not next to a taken memleket."""
+    """R-11.1: each empty seat, in seat order, takes a free il not next to a taken memleket."""
     gm = game_map()
     taken = {b.memleket for b in state.beys}
     seats = sorted(set(range(1, SEATS + 1)) - {b.seat for b in state.beys})
@@ -62,12 +62,16 @@ def computer_memlekets(state: SeasonState) -> tuple[tuple[int, int], ...]:
 
 
 def close_registration(state: SeasonState) -> list[ev.Event] | c.Rejection:
-    """R-1.4: fill empty seats, deal two different missions to everyone (R-10.1), shuffle the deck."""
+    """R-1.4: fill empty seats, deal two different missions each (R-10.1), shuffle the deck."""
     if state.phase != "registration":
-        return c.Rejection(code="wrong_phase", message="Kayıt zaten kapalı / registration is closed")
+        return c.Rejection(
+            code="wrong_phase", message="Kayıt zaten kapalı / registration is closed"
+        )
     computer = computer_memlekets(state)
     seats = sorted({b.seat for b in state.beys} | {s for s, _ in computer})
-    missions = {s: tuple(rng.shuffled(state.seed, SETUP, f"missions:{s}", MISSIONS)[:2]) for s in seats}
+    missions = {
+        s: tuple(rng.shuffled(state.seed, SETUP, f"missions:{s}", MISSIONS)[:2]) for s in seats
+    }
     deck = tuple(rng.shuffled(state.seed, SETUP, "deck", news_deck()))
     return [ev.RegistrationClosed(computer_beys=computer, missions=missions, deck=deck)]
 
@@ -111,6 +115,11 @@ def hold_kurultay(state: SeasonState) -> list[ev.Event] | c.Rejection:
     lot_used = len(key) == 2 and key[0] == key[1]
     return [
         ev.KurultayHeld(
-            votes=votes, halk_sevgisi=winners, m6=m6, scores=tuple(final), han=final[0][0], lot_used=lot_used
+            votes=votes,
+            halk_sevgisi=winners,
+            m6=m6,
+            scores=tuple(final),
+            han=final[0][0],
+            lot_used=lot_used,
         )
     ]

@@ -37,7 +37,9 @@ def start(seed: int, season_id: str = "sim") -> tuple[SeasonState, list[ev.Event
     """A trial season with every seat a computer bey, registration closed."""
     state, events = must(
         SeasonState(),
-        c.CreateSeason(season_id=season_id, seed=seed, seed_commitment=seed_commitment(seed, "sim")),
+        c.CreateSeason(
+            season_id=season_id, seed=seed, seed_commitment=seed_commitment(seed, "sim")
+        ),
     )
     state, more = must(state, c.CloseRegistration())
     return state, events + more

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the adjudicator: determinism, order independence, invariants, fold (R-12)."""
+"""Properties of the adjudicator: determinism, order independence, invariants, fold (R-12)."""
 
 from __future__ import annotations
 
@@ -98,13 +98,18 @@ def test_r7_production_adds_exactly_its_allotments(case) -> None:  # type: ignor
     prod = events[i]
     assert isinstance(prod, ProductionApplied)
     factor = 2 if inputs.divan >= 13 else 1
-    made = sum((a.base + a.harvest + a.bonus + a.kurtulus) * factor - a.lost for a in prod.allotments)
+    made = sum(
+        (a.base + a.harvest + a.bonus + a.kurtulus) * factor - a.lost for a in prod.allotments
+    )
     growth = sum(
         1
         for plate, p in enumerate(before.provinces, start=1)
         if p.owner is None and p.units < GM.full_milis[plate]
     )
-    assert sum(p.units for p in after.provinces) - sum(p.units for p in before.provinces) == made + growth
+    assert (
+        sum(p.units for p in after.provinces) - sum(p.units for p in before.provinces)
+        == made + growth
+    )
 
 
 def _index(events, kind) -> int:  # type: ignore[no-untyped-def]

@@ -1,9 +1,11 @@
-"""Divan step 3: departures, moves, battles from one snapshot, returns and cuts (R-5, R-6.4, R-6.5)."""
+"""Divan step 3: departures, moves, battles from one snapshot, returns, cuts (R-5, R-6)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from shared.domain.board import Board
 from shared.domain.draws import Draws
@@ -77,6 +79,26 @@ def fight_all(
     return out, returns
 
 
+def _groups(
+    attacks: list[Advance], supports: list[Support], target: int, bloc_of: dict[int, int]
+) -> tuple[dict[int, list[Advance]], dict[int, GroupRecord]]:
+    """R-5.2, R-5.3: attackers grouped by bloc, each with the attack support counted for it."""
+    groups: dict[int, list[Advance]] = defaultdict(list)
+    for a in sorted(attacks, key=lambda a: (a.seat, a.origin)):
+        groups[bloc_of[a.seat]].append(a)
+    records = {}
+    for key, advs in sorted(groups.items()):
+        backing = [s for s in supports if s.target == target and not s.defence and s.bloc == key]
+        records[key] = GroupRecord(
+            beys=tuple(sorted({a.seat for a in advs})),
+            advances=tuple((a.seat, a.origin, a.units) for a in advs),
+            support=tuple((s.seat, s.origin, s.units) for s in backing),
+            strength=sum(a.units for a in advs) + sum(s.units for s in backing),
+            traitor=any(a.betrayal for a in advs),
+        )
+    return groups, records
+
+
 def _battle(
     board: Board,
     target: int,
@@ -87,93 +109,74 @@ def _battle(
     out: Outcome,
     returns: list[tuple[int, int, int]],
 ) -> BattleRecord:
+    """One battle at T: standoff (R-5.2), taken (R-5.5) or held (R-5.6)."""
     defender = board.owner[target]
-    groups: dict[int, list[Advance]] = defaultdict(list)
-    for a in sorted(attacks, key=lambda a: (a.seat, a.origin)):
-        groups[bloc_of[a.seat]].append(a)
-    g_support: dict[int, list[Support]] = defaultdict(list)
-    d_support = [s for s in supports if s.target == target and s.defence]
-    for s in supports:
-        if s.target == target and not s.defence and s.bloc in groups:
-            g_support[s.bloc].append(s)
-    records = []
-    strength = {}
-    for key, advs in sorted(groups.items()):
-        strength[key] = sum(a.units for a in advs) + sum(s.units for s in g_support[key])
-        records.append(
-            GroupRecord(
-                beys=tuple(sorted({a.seat for a in advs})),
-                advances=tuple((a.seat, a.origin, a.units) for a in advs),
-                support=tuple((s.seat, s.origin, s.units) for s in g_support[key]),
-                strength=strength[key],
-                traitor=any(a.betrayal for a in advs),
-            )
-        )
+    groups, grecords = _groups(attacks, supports, target, bloc_of)
     keys = sorted(groups)
-    ranked = sorted(keys, key=lambda k: -strength[k])
-    defender_units = board.units[target]
-    bonus = defence_bonus(board, target, defender) if defender is not None else 0
-    support_units = sum(s.units for s in d_support) if defender is not None else 0
-    base = {
-        "target": target,
-        "defender": defender,
-        "defender_units": defender_units,
-        "defence_bonus": bonus,
-        "defence_support": tuple((s.seat, s.origin, s.units) for s in d_support),
-        "groups": tuple(records),
-    }
-    if len(ranked) > 1 and strength[ranked[0]] == strength[ranked[1]]:
-        for a in attacks:
-            returns.append((a.seat, a.origin, a.units))
-        return BattleRecord(**base, outcome="standoff", rules=("R-5.2",))
+    ranked = sorted(keys, key=lambda k: -grecords[k].strength)
+    d_support = [s for s in supports if s.target == target and s.defence]
+    record = BattleRecord(
+        target=target,
+        defender=defender,
+        defender_units=board.units[target],
+        defence_bonus=defence_bonus(board, target, defender) if defender is not None else 0,
+        defence_support=tuple((s.seat, s.origin, s.units) for s in d_support),
+        groups=tuple(grecords[k] for k in keys),
+        outcome="standoff",
+        rules=("R-5.2",),
+    )
+    if len(ranked) > 1 and grecords[ranked[0]].strength == grecords[ranked[1]].strength:
+        returns.extend((a.seat, a.origin, a.units) for a in attacks)
+        return record
     fighting = ranked[0]
     for k in ranked[1:]:
         returns.extend((a.seat, a.origin, a.units) for a in groups[k])
-    group = records[keys.index(fighting)]
+    group = grecords[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
-    attack = strength[fighting] + a_die
-    defence = defender_units + bonus + support_units + d_die
-    advs = groups[fighting]
-    advancing = sum(a.units for a in advs)
-    fight = {
-        **base,
-        "fighting_group": keys.index(fighting),
-        "attack": attack,
-        "defence": defence,
-        "attack_die": a_die,
-        "defence_die": d_die,
-    }
-    rules = ["R-5.2", "R-5.4"] + (["R-6.5"] if group.traitor else [])
-    if attack > defence:
-        return _taken(board, target, advs, advancing, attack - defence, fight, rules, out, returns)
-    for a in advs:
-        returns.append((a.seat, a.origin, a.units // 2))
-    loss = min(attack // 2, defender_units - 1)
-    if defender is not None:
-        out.held[defender] += 1
-    return BattleRecord(
-        **fight,
+    support_units = sum(s.units for s in d_support) if defender is not None else 0
+    record = replace(
+        record,
+        fighting_group=keys.index(fighting),
+        attack=group.strength + a_die,
+        defence=record.defender_units + record.defence_bonus + support_units + d_die,
+        attack_die=a_die,
+        defence_die=d_die,
+        rules=("R-5.2", "R-5.4", *(("R-6.5",) if group.traitor else ())),
+    )
+    if record.attack > record.defence:  # type: ignore[operator]
+        return _taken(board, record, groups[fighting], out, returns)
+    return _held(record, groups[fighting], out, returns)
+
+
+def _held(
+    record: BattleRecord, advs: list[Advance], out: Outcome, returns: list[tuple[int, int, int]]
+) -> BattleRecord:
+    """R-5.6: halves go home, the rest are lost; the defender loses floor(A/2), keeping 1."""
+    returns.extend((a.seat, a.origin, a.units // 2) for a in advs)
+    assert record.attack is not None
+    if record.defender is not None:
+        out.held[record.defender] += 1
+    return replace(
+        record,
         outcome="held",
         attacker_losses=sum(a.units - a.units // 2 for a in advs),
-        defender_losses=loss,
-        rules=(*rules, "R-5.6"),
+        defender_losses=min(record.attack // 2, record.defender_units - 1),
+        rules=(*record.rules, "R-5.6"),
     )
 
 
 def _taken(
     board: Board,
-    target: int,
+    record: BattleRecord,
     advs: list[Advance],
-    advancing: int,
-    margin: int,
-    fight: dict[str, object],
-    rules: list[str],
     out: Outcome,
     returns: list[tuple[int, int, int]],
 ) -> BattleRecord:
     """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç."""
-    entering = min(max(1, margin), advancing, MAX_UNITS)
+    assert record.attack is not None and record.defence is not None
+    advancing = sum(a.units for a in advs)
+    entering = min(max(1, record.attack - record.defence), advancing, MAX_UNITS)
     per_bey: dict[int, int] = defaultdict(int)
     for a in advs:
         per_bey[a.seat] += a.units
@@ -183,19 +186,17 @@ def _taken(
         if seat != taker:
             returns.append((seat, board.beys[seat].memleket, share))
             board.add_gold(seat, TRIBUTE, "tribute", out.gold)
-    defender = board.owner[target]
-    out.conquests.append((target, taker, defender, tuple(sorted(per_bey))))
-    if len(per_bey) > 1:
-        rules.append("R-6.4")
-    return BattleRecord(
-        **fight,  # type: ignore[arg-type]
+    out.conquests.append((record.target, taker, record.defender, tuple(sorted(per_bey))))
+    joint = ("R-6.4",) if len(per_bey) > 1 else ()
+    return replace(
+        record,
         outcome="taken",
         attacker_losses=advancing - entering,
-        defender_losses=board.units[target],
+        defender_losses=record.defender_units,
         entering=entering,
         taker=taker,
         shares=tuple(shares),
-        rules=(*rules, "R-5.5"),
+        rules=(*record.rules, *joint, "R-5.5"),
     )
 
 

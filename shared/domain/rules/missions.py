@@ -22,7 +22,9 @@ def nearest_bey(board: Board, seat: int) -> int | None:
     return min(others, key=lambda s: (board.gm.distance(mine, board.beys[s].memleket), s))
 
 
-def _achieved(board: Board, outcome: Outcome, hain_at_start: dict[int, bool]) -> set[tuple[int, str]]:
+def _achieved(
+    board: Board, outcome: Outcome, hain_at_start: dict[int, bool]
+) -> set[tuple[int, str]]:
     done: set[tuple[int, str]] = set()
     gm = board.gm
     counts = board.province_counts()

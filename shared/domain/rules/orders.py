@@ -1,4 +1,4 @@
-"""Step-3 order handling: drop, clamp and classify orders before anyone moves (R-4, R-5.1, R-5.3)."""
+"""Step 3 order handling: drop, clamp and classify orders before anyone moves (R-4, R-5)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,9 @@ class Classified:
     void: list[tuple[int, int, int]] = field(default_factory=list)
 
 
-def effective_orders(board: Board, orders: Mapping[int, Sequence[Order]]) -> list[tuple[int, Order]]:
+def effective_orders(
+    board: Board, orders: Mapping[int, Sequence[Order]]
+) -> list[tuple[int, Order]]:
     """R-4.1, R-4.2, R-4.5: the last order per owned province, clamped to units − 1, N ≥ 1."""
     chosen: dict[int, tuple[int, Order]] = {}
     for seat in sorted(orders):
@@ -119,9 +121,7 @@ def _classify_support(
     assert o.target is not None
     owner = board.owner[o.target]
     if owner == seat or (
-        owner is not None
-        and board.treaty(seat, owner) is not None
-        and (seat, owner) not in betrays
+        owner is not None and board.treaty(seat, owner) is not None and (seat, owner) not in betrays
     ):
         return Support(seat, o.province, o.target, o.units, defence=True)
     for a in attacks:

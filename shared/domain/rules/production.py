@@ -84,7 +84,9 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
         board.units[p] += gained - lost
         if gained or lost:
             allotments.append(
-                Allotment(p, a.base, a.harvest, a.bonus, a.kurtulus, a.total() if factor == 2 else 0, lost)
+                Allotment(
+                    p, a.base, a.harvest, a.bonus, a.kurtulus, a.total() if factor == 2 else 0, lost
+                )
             )
     for p in range(1, 82):
         if board.owner[p] is None and board.units[p] < gm.full_milis[p]:
@@ -92,7 +94,9 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     gold: list[GoldDelta] = []
     income: dict[int, int] = {}
     for p in owned:
-        income[board.owner[p]] = income.get(board.owner[p], 0) + gm[p].gold_yield  # type: ignore[index]
+        holder = board.owner[p]
+        assert holder is not None
+        income[holder] = income.get(holder, 0) + gm[p].gold_yield
     for seat in sorted(income):
         if income[seat]:
             board.add_gold(seat, income[seat], "income", gold)

@@ -23,7 +23,9 @@ def settle_offers(board: Board, offers: Sequence[Offer], draws: Draws) -> list[E
     events: list[Event] = []
     if perde(board.divan) == 3:
         if board.treaties:
-            events.append(TreatiesDissolved(divan=board.divan, treaties=tuple(board.treaties.values())))
+            events.append(
+                TreatiesDissolved(divan=board.divan, treaties=tuple(board.treaties.values()))
+            )
             board.treaties.clear()
         events.extend(
             OfferSettled(divan=board.divan, offer=o, outcome="ignored")

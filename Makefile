@@ -1,0 +1,49 @@
+# Seksenbir — make targets. `make run` and `make test` are the README's two commands.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help install run test test-fast lint typecheck contracts bench mutation clean
+
+help:            ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install the project with its dev tools
+
+run: $(STAMP)    ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
+	$(BIN)/seksenbir simulate --seed $${SEED:-7}
+
+test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest
+	$(MAKE) --no-print-directory lint typecheck contracts
+	$(BIN)/pytest -q
+
+test-fast: $(STAMP) ## pytest only, domain tests only
+	$(BIN)/pytest -q tests/domain
+
+lint: $(STAMP)   ## ruff check and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP) ## mypy --strict on shared.domain
+	$(BIN)/mypy
+
+contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent
+	$(BIN)/lint-imports
+
+bench: $(STAMP)  ## benchmarks (print figures; not tests)
+	$(BIN)/python -m bench.adjudication
+	$(BIN)/python -m bench.season
+	$(BIN)/python -m bench.strength
+
+mutation: $(STAMP) ## mutation testing of the rules modules (slow)
+	$(BIN)/python -m bench.mutation
+
+clean:           ## remove the venv and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
