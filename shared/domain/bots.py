@@ -16,6 +16,9 @@ PURCHASE_MILIS = 2  # R-7.9: satın alma only up to milis 2
 M8_GOLD = 15  # R-10.1 M-8
 GURBET = 3  # R-7.3
 LAST_DIVAN = 16
+KEEP_PCT = 0
+HELPER_PCT = 0
+BEY_EXTRA = 0
 
 
 @dataclass(slots=True)
@@ -47,9 +50,10 @@ def _view(state: SeasonState, seat: int, divan: int) -> _View | None:
         return None
     in_force = divan <= LAST_TREATY_DIVAN  # R-6.6: every treaty ends at Divan 13
     treaties = [t for t in state.treaties if in_force and t.through_divan >= divan]
-    friends = {t.b if t.a == seat else t.a for t in treaties if seat in t.pair()}
-    friends |= {o.to if o.frm == seat else o.frm for o in state.offers if in_force and seat in o.pair()}
-    allies = {t.b if t.a == seat else t.a for t in treaties if seat in t.pair() and t.kind == "alliance"}
+    pairs = [(t.pair(), t.kind) for t in treaties]
+    pairs += [(o.pair(), "offer") for o in state.offers if in_force]
+    friends = {a + b - seat for (a, b), _ in pairs if seat in (a, b)}
+    allies = {a + b - seat for (a, b), kind in pairs if seat in (a, b) and kind == "alliance"}
     v = _View(
         gm=game_map(),
         seat=seat,
@@ -98,8 +102,9 @@ def _keep(v: _View, plate: int) -> int:
     threat = v.threat.get(plate, 0)
     if threat == 0:
         return 1
-    margin = WORST_DIE if plate == v.bey.memleket else 0
-    return max(1, threat + margin - _bonus(v, plate))
+    if plate == v.bey.memleket:
+        return max(1, threat + WORST_DIE - _bonus(v, plate))
+    return max(1, (threat - _bonus(v, plate)) * KEEP_PCT // 100)
 
 
 def _available(v: _View) -> dict[int, int]:
@@ -149,7 +154,7 @@ def _defence(v: _View, t: int) -> int | None:
     if owner == v.seat or owner in v.friends or v.ceasefire:
         return None
     helpers = sum(v.units[q] - 1 for q in v.gm.neighbours(t) if v.owner[q] == owner)
-    return v.units[t] + _bonus(v, t) + helpers // 2
+    return v.units[t] + _bonus(v, t) + helpers * HELPER_PCT // 100 + BEY_EXTRA
 
 
 def _ranked_targets(v: _View) -> list[tuple[int, int]]:
@@ -249,3 +254,116 @@ def plan_orders(state: SeasonState, seat: int, divan: int) -> tuple[Order, ...]:
     _defend(v, sorted(v.mine, key=lambda p: (-v.threat[p], p)), avail, orders)
     _advance_inland(v, avail, orders)
     return tuple(orders[p] for p in sorted(orders))
+
+
+def _reserve(v: _View) -> int:
+    """M-8 (R-10.1): keep 15 gold when the bey holds that mission and can still reach it."""
+    if "M-8" not in _pending(v.bey):
+        return 0
+    income = sum(v.gm[p].gold_yield for p in v.mine)
+    reachable = v.bey.gold + income * (LAST_DIVAN - v.divan + 1) >= M8_GOLD
+    return M8_GOLD if reachable else 0
+
+
+def _purchasable(v: _View) -> list[int]:
+    """R-7.9: unowned neighbours with milis ≤ 2, best value first, safe from beys first."""
+    border = {t for p in v.mine for t in v.gm.neighbours(p) if v.owner[t] is None}
+    keyed = []
+    for t in border:
+        if v.units[t] > PURCHASE_MILIS:
+            continue
+        exposed = any(
+            v.owner[q] not in (None, v.seat) and v.owner[q] not in v.friends
+            for q in v.gm.neighbours(t)
+        )
+        keyed.append((exposed, -_value(v, t), t))
+    return [t for *_, t in sorted(keyed)]
+
+
+def _buy(v: _View, gold: int, out: list[Command]) -> int:
+    """Satın alma while gold allows; each purchase opens new neighbours (applied in order)."""
+    while gold >= PURCHASE_COST:
+        choices = _purchasable(v)
+        if not choices:
+            break
+        t = choices[0]
+        out.append(PurchaseProvince(seat=v.seat, province=t))
+        v.owner[t], v.units[t] = v.seat, 1
+        v.mine = sorted([*v.mine, t])
+        v.threat[t] = _threat(v, t)
+        gold -= PURCHASE_COST
+    return gold
+
+
+def _wall(v: _View, gold: int, out: list[Command]) -> int:
+    """Sur (once per province) on the memleket when its threat could take it (R-5.4)."""
+    home = v.bey.memleket
+    if gold < SUR_COST or v.owner[home] != v.seat or v.sur[home] or not v.threat[home]:
+        return gold
+    if v.units[home] + _bonus(v, home) > v.threat[home] + WORST_DIE + 1:
+        return gold
+    out.append(BuildSur(seat=v.seat, province=home))
+    v.sur[home] = True
+    return gold - SUR_COST
+
+
+def _hire(v: _View, gold: int, out: list[Command]) -> None:
+    """Paralı asker on the most threatened province (never above 12); with no threat and
+    nothing to buy later, on the strongest province bordering the best target."""
+    while gold >= MERCENARY_COST:
+        open_ = [p for p in v.mine if v.units[p] + MERCENARY_UNITS <= MAX_UNITS]
+        short = [
+            (-(v.threat[p] + WORST_DIE - v.units[p] - _bonus(v, p)), p)
+            for p in open_
+            if v.threat[p] and v.threat[p] + WORST_DIE > v.units[p] + _bonus(v, p)
+        ]
+        if short:
+            site = min(short)[1]
+        elif _purchasable(v):
+            return
+        else:
+            targets = [t for t, _ in _ranked_targets(v)]
+            near = [p for p in open_ if targets and v.gm.are_neighbours(p, targets[0])]
+            if not near:
+                return
+            site = min(near, key=lambda p: (-v.units[p], p))
+        out.append(HireMercenaries(seat=v.seat, province=site))
+        v.units[site] += MERCENARY_UNITS
+        gold -= MERCENARY_COST
+
+
+def plan_spending(state: SeasonState, seat: int, divan: int) -> list[Command]:
+    """R-7.9, R-11.2: spend gold before Divan `divan`, applied in list order: purchases of
+    cheap neighbours, a sur on a threatened memleket, mercenaries where the threat is worst.
+    Never spends more than the bey's gold, nor below the M-8 reserve (R-10.1)."""
+    v = _view(state, seat, divan)
+    if v is None:
+        return []
+    reserve = _reserve(v)
+    out: list[Command] = []
+    gold = _buy(v, v.bey.gold - reserve, out)
+    gold = _wall(v, gold, out)
+    _hire(v, gold, out)
+    return out
+
+
+def plan_hold(state: SeasonState, seat: int, divan: int) -> tuple[Order, ...]:
+    """Baseline: Bekle everywhere (R-4.1, R-11.3)."""
+    return ()
+
+
+def plan_random(state: SeasonState, seat: int, divan: int) -> tuple[Order, ...]:
+    """Baseline: every province with ≥ 2 units draws hold, advance or support to a uniform
+    neighbour with 1 … units − 1 units (R-4.2), by keyed draws (R-12.1)."""
+    gm, seed = game_map(), state.seed
+    orders = []
+    for plate, p in enumerate(state.provinces, start=1):
+        if p.owner != seat or p.units < 2:
+            continue
+        kind = rng.uniform_int(seed, divan, "bot", 3, seat, "random", plate, "kind")
+        target = rng.choose(seed, divan, "bot", gm.neighbours(plate), seat, "random", plate)
+        if kind == 0 or target is None:
+            continue
+        units = 1 + rng.uniform_int(seed, divan, "bot", p.units - 1, seat, "random", plate, "n")
+        orders.append(Order(plate, "advance" if kind == 1 else "support", target, units))
+    return tuple(orders)

@@ -1,0 +1,79 @@
+"""Replay and verification: re-run every Divan from its recorded inputs (R-12.3)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.domain import codec
+from shared.domain import events as ev
+from shared.domain.evolve import evolve
+from shared.domain.lifecycle import computer_turn, inputs_of
+from shared.domain.resolve import resolve_divan
+from shared.domain.state import SeasonState
+
+OUTCOME = (
+    ev.NewsRevealed,
+    ev.OfferSettled,
+    ev.TreatiesDissolved,
+    ev.BattlesResolved,
+    ev.RebellionsRun,
+    ev.ProductionApplied,
+    ev.MissionCompleted,
+    ev.HainExpired,
+    ev.TreatyExpired,
+    ev.DivanResolved,
+)
+TURN = (ev.OrdersSubmitted, ev.SurBuilt, ev.MercenariesHired, ev.ProvincePurchased)
+HISTORY = 256  # a computer turn is at most 19 orders and a few spends per bey
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A Divan whose recorded outcome differs from a re-run: a defect, reported, never repaired."""
+
+    divan: int
+    what: str
+
+
+def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonState, list[Mismatch]]:
+    """Fold the season; at each DivanLocked re-run the Divan and compare the outcome bytes.
+
+    With `bots_too`, also re-derive the computer beys' turn (their spending and orders, which
+    the resolver appends right before the lock) from the state before it.
+    """
+    state = SeasonState()
+    history: deque[SeasonState] = deque(maxlen=HISTORY)
+    problems: list[Mismatch] = []
+    for i, e in enumerate(events):
+        if isinstance(e, ev.DivanLocked):
+            expected = resolve_divan(evolve(state, e), inputs_of(evolve(state, e), e))
+            recorded = [x for x in events[i + 1 : i + 1 + len(expected)] if isinstance(x, OUTCOME)]
+            if codec.encode(expected) != codec.encode(recorded):
+                problems.append(Mismatch(e.divan, "outcome differs from a re-run"))
+            if bots_too:
+                problems.extend(_check_turn(events, i, state, history))
+        history.append(state)
+        state = evolve(state, e)
+    return state, problems
+
+
+def _check_turn(
+    events: Sequence[ev.Event], lock_at: int, state: SeasonState, history: deque[SeasonState]
+) -> list[Mismatch]:
+    """The computer turn is the run of computer-bey events just before the lock."""
+    locked = events[lock_at]
+    assert isinstance(locked, ev.DivanLocked)
+    computer = {b.seat for b in state.beys if b.computer}
+    start = lock_at
+    while start > 0 and isinstance(events[start - 1], TURN):
+        seat = events[start - 1].seat  # type: ignore[union-attr]
+        if seat not in computer or lock_at - start + 1 > len(history):
+            break
+        start -= 1
+    before = history[len(history) - (lock_at - start)] if lock_at > start else state
+    expected = computer_turn(before, locked.divan)
+    if codec.encode(expected) != codec.encode(list(events[start:lock_at])):
+        return [Mismatch(locked.divan, "computer beys' turn differs from a re-derivation")]
+    return []
