@@ -20,9 +20,9 @@ BOT, HOLD, RANDOM = range(1, 7), range(7, 13), range(13, 20)
 
 
 def planners() -> dict[int, Planner]:
-    p: dict[int, Planner] = {s: bots.plan_orders for s in BOT}
-    p.update({s: bots.plan_hold for s in HOLD})
-    p.update({s: bots.plan_random for s in RANDOM})
+    p: dict[int, Planner] = dict.fromkeys(BOT, bots.plan_orders)
+    p.update(dict.fromkeys(HOLD, bots.plan_hold))
+    p.update(dict.fromkeys(RANDOM, bots.plan_random))
     return p
 
 

@@ -1,4 +1,4 @@
-"""Whole simulated seasons: a Han at the end, invariants after every Divan, exact replay (R-12.3)."""
+"""Whole simulated seasons: a Han at the end, invariants after each Divan, replay (R-12.3)."""
 
 from __future__ import annotations
 
