@@ -31,7 +31,8 @@ def one(seed: int) -> tuple[float, int | None, int]:
 
 def main(seasons: int = 200) -> None:
     print(
-        f"config: {machine()}; {seasons} seasons (seeds 1..{seasons}); 19 computer beys; 16 Divans + Kurultay"
+        f"config: {machine()}; {seasons} seasons (seeds 1..{seasons}); "
+        "19 computer beys; 16 Divans + Kurultay"
     )
     times, no_han, broken = [], 0, 0
     for seed in range(1, seasons + 1):
