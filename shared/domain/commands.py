@@ -20,6 +20,7 @@ class CreateSeason(Command, frozen=True, tag="create_season"):
     seed: int
     mode: Mode = "trial"
     seed_commitment: str = ""
+    seed_salt: str = ""
     counts_on_boards: bool = False
 
 

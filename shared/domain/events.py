@@ -36,6 +36,7 @@ class SeasonCreated(Event, frozen=True, tag="season_created.v1"):
     rules_version: str
     seed_commitment: str
     counts_on_boards: bool = False
+    seed_salt: str = ""  # secret until the Kurultay, like the seed
 
 
 class BeyJoined(Event, frozen=True, tag="bey_joined.v1"):

@@ -65,6 +65,7 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
                 seed=event.seed,
                 mode=event.mode,
                 rules_version=event.rules_version,
+                seed_commitment=event.seed_commitment,
                 provinces=start_map(),
             )
         case ev.BeyJoined():
@@ -103,9 +104,12 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
             return replace(state, offers=offers)
         case ev.VoteCast():
             return replace(state, votes={**state.votes, event.seat: event.candidate})
-        case ev.TokenRotated() | ev.DivanRequested() | ev.SeedRevealed():
+        case ev.TokenRotated():
+            return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
+        case ev.SeedRevealed():
             return state
-        case ev.DivanLocked():
+        case ev.DivanRequested() | ev.DivanLocked():
+            # Trial: the request is the lock instant; orders after it are for n+1.
             return replace(state, locked_divan=event.divan)
         case ev.NewsRevealed():
             return _gold(_set(state, event.changes), event.gold)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from msgspec.structs import replace
+
 from shared.domain import bots
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -26,7 +28,8 @@ def computer_turn(
         planner = (planners or {}).get(bey.seat, bots.plan_orders)
         if planner is bots.plan_orders:
             for cmd in bots.plan_spending(state, bey.seat, divan):
-                result = decide(state, cmd)
+                # The computer turn runs at the lock, on the state as it stood just before it.
+                result = decide(replace(state, locked_divan=None), cmd)
                 if not isinstance(result, c.Rejection):
                     for e in result:
                         state = evolve(state, e)

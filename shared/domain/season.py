@@ -39,7 +39,8 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             seed=cmd.seed,
             mode=cmd.mode,
             rules_version=RULES_VERSION,
-            seed_commitment=cmd.seed_commitment,
+            seed_commitment=cmd.seed_commitment or seed_commitment(cmd.seed, cmd.seed_salt),
+            seed_salt=cmd.seed_salt,
             counts_on_boards=cmd.counts_on_boards,
         )
     ]

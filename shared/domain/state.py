@@ -111,6 +111,8 @@ class SeasonState(msgspec.Struct, frozen=True):
     locked_divan: int | None = None
     votes: dict[int, int] = {}
     partners: dict[int, tuple[int, ...]] = {}  # beys ever in a treaty with
+    tokens: dict[int, str] = {}  # seat -> SHA-256 of its bey token (never the token)
+    seed_commitment: str = ""
     han: int | None = None
 
     @property

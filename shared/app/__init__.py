@@ -1,0 +1,1 @@
+"""Application layer both services share: loading seasons from the event store, appending."""

@@ -1,0 +1,127 @@
+"""Season streams over the event store: load (folded, cached), decide, append with retries."""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from shared.domain import codec
+from shared.domain import events as ev
+from shared.domain.evolve import evolve
+from shared.domain.state import SeasonState
+from shared.eventstore import (
+    ConcurrencyError,
+    EventMetadata,
+    EventStore,
+    IdempotencyCompletion,
+    NewEvent,
+    RecordedEvent,
+)
+
+log = structlog.get_logger(__name__)
+NAMESPACE = uuid.UUID("6f1d1c5e-81a1-4b1e-9a51-5e45eb1f0081")
+CACHE_SEASONS = 256
+
+
+class SeasonNotFound(Exception):
+    """No stream for this season id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    state: SeasonState
+    version: int
+
+
+def event_id(season_id: str, key: str, index: int) -> uuid.UUID:
+    """Deterministic ids: a retried command or a re-run Divan writes the same ids (RELIABILITY 3)."""
+    return uuid.uuid5(NAMESPACE, f"{season_id}/{key}/{index}")
+
+
+def to_new(
+    season_id: str, key: str, events: Sequence[ev.Event], metadata: EventMetadata
+) -> list[NewEvent]:
+    return [
+        NewEvent(
+            event_id=event_id(season_id, key, i),
+            type=codec.event_type(e),
+            data=codec.encode(e),
+            metadata=metadata,
+        )
+        for i, e in enumerate(events)
+    ]
+
+
+class Seasons:
+    """A folded-state cache per season, caught up from the store on every load."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+
+    async def load(self, season_id: str) -> Loaded:
+        cached = self._cache.get(season_id)
+        state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
+        for rec in await self.store.read_stream(season_id, from_version=version):
+            state = evolve(state, codec.decode_event(rec.data))
+            version = rec.version
+        if version == 0:
+            raise SeasonNotFound(season_id)
+        loaded = Loaded(state, version)
+        self._remember(season_id, loaded)
+        return loaded
+
+    def _remember(self, season_id: str, loaded: Loaded) -> None:
+        self._cache[season_id] = loaded
+        self._cache.move_to_end(season_id)
+        while len(self._cache) > CACHE_SEASONS:
+            self._cache.popitem(last=False)
+
+    async def append(
+        self,
+        season_id: str,
+        expected: int,
+        key: str,
+        events: Sequence[ev.Event],
+        metadata: EventMetadata,
+        idempotency: IdempotencyCompletion | None = None,
+    ) -> list[RecordedEvent]:
+        recorded = await self.store.append(
+            season_id, expected, to_new(season_id, key, events, metadata), idempotency=idempotency
+        )
+        return recorded
+
+    async def execute(
+        self,
+        season_id: str,
+        key: str,
+        decide: Callable[[SeasonState], list[ev.Event] | object],
+        metadata: EventMetadata,
+        retries: int = 5,
+        idempotency: Callable[[list[ev.Event] | object], IdempotencyCompletion | None] | None = None,
+    ) -> tuple[list[ev.Event] | object, Loaded]:
+        """Load, decide (pure), append at the loaded version; on a conflict, reload and retry.
+
+        Answers the decision (events, or whatever rejection `decide` returned: nothing is
+        appended then) and the state it was decided on. Raises ConcurrencyError after
+        `retries` conflicts (HTTP 409).
+        """
+        for attempt in range(retries + 1):
+            loaded = await self.load(season_id)
+            result = decide(loaded.state)
+            if not isinstance(result, list):
+                return result, loaded
+            if not result:
+                return result, loaded
+            try:
+                done = idempotency(result) if idempotency else None
+                await self.append(season_id, loaded.version, key, result, metadata, done)
+            except ConcurrencyError:
+                log.info("season.append_conflict", season_id=season_id, attempt=attempt)
+                continue
+            return result, loaded
+        raise ConcurrencyError(season_id, -1, None)
