@@ -8,7 +8,7 @@ from itertools import accumulate
 from shared.domain import rng
 from shared.domain.commands import BuildSur, Command, HireMercenaries, PurchaseProvince
 from shared.domain.map import MAX_UNITS, game_map
-from shared.domain.state import DIVANS, LAST_TREATY_DIVAN, Bey, Order, SeasonState
+from shared.domain.state import DIVANS, LAST_TREATY_DIVAN, Bey, Offer, Order, SeasonState, Treaty
 
 WORST_DIE = 2  # R-5.4: the fate die is uniform in {0, 1, 2}
 SUR_COST, MERCENARY_COST, PURCHASE_COST = 3, 2, 4  # R-7.9
@@ -21,27 +21,26 @@ class _View:
     """One bey's reading of the board before Divan `divan`; plate-indexed lists (0 unused)."""
 
     def __init__(self, state: SeasonState, bey: Bey, divan: int) -> None:
-        self.gm, self.seed, self.divan = game_map(), state.seed, divan
-        self.bey, self.seat, home = bey, bey.seat, bey.memleket
+        self.gm = gm = game_map()
+        self.seed, self.divan, self.bey, self.seat = state.seed, divan, bey, bey.seat
+        seat = bey.seat
         self.owner: list[int | None] = [None, *[p.owner for p in state.provinces]]
         self.units = [0, *[p.units for p in state.provinces]]
         self.sur = [False, *[p.sur for p in state.provinces]]
-        self.mine = [p for p, o in enumerate(self.owner) if o == bey.seat]
+        self.mine = [p for p, o in enumerate(self.owner) if o == seat]
         self.memleket_of = {b.seat: b.memleket for b in state.beys}
-        in_force = divan <= LAST_TREATY_DIVAN  # R-6.6: every treaty ends at Divan 13
-        pairs: list[tuple[tuple[int, int], str]] = [
-            (t.pair(), t.kind) for t in state.treaties if in_force and t.through_divan >= divan
-        ]
-        pairs += [(o.pair(), "offer") for o in state.offers if in_force]
-        mates = [(x + y - bey.seat, kind) for (x, y), kind in pairs if bey.seat in (x, y)]
+        in_force = divan <= LAST_TREATY_DIVAN  # R-6.6: no treaty from Divan 13 on
+        treaties = [t for t in state.treaties if in_force and t.through_divan >= divan]
+        deals: list[Treaty | Offer] = [*treaties, *(state.offers if in_force else ())]
+        ours = [(sum(d.pair()) - seat, d) for d in deals if seat in d.pair()]
         # never attacked: a treaty in force or an offer that may be accepted (R-6.4, R-6.5)
-        self.friends = frozenset(s for s, _ in mates)
-        self.allies = frozenset(s for s, kind in mates if kind == "alliance")  # R-6.4
+        self.friends = frozenset(s for s, _ in ours)
+        self.allies = frozenset(s for s, d in ours if d.kind == "alliance" and d in treaties)
         self.ceasefire = state.ceasefire_divan == divan  # R-6.7
         self.pending = frozenset(bey.missions) - frozenset(bey.missions_done)
-        rivals = [(self.gm.distance(home, b.memleket), b.seat, b.memleket) for b in state.beys]
-        # M-9: the nearest other bey's memleket (ties: lower seat)
-        self.rival_home = min((r for r in rivals if r[1] != bey.seat), default=(0, 0, 0))[2]
+        near = [(gm.distance(bey.memleket, b.memleket), b.seat, b.memleket) for b in state.beys]
+        # M-9: the other bey whose memleket is nearest (ties: lower seat)
+        self.rival_home = min([r for r in near if r[1] != seat] or [(0, 0, 0)])[2]
         self.threat = {p: _threat(self, p) for p in self.mine}
 
 

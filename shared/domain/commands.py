@@ -79,6 +79,20 @@ class CastVote(Command, frozen=True, tag="cast_vote"):
     candidate: int
 
 
+class RequestDivan(Command, frozen=True, tag="request_divan"):
+    """R-1.2: in trial mode the human asks for the next Divan; it resolves then, and only then."""
+
+    seat: int
+
+
+class RotateToken(Command, frozen=True, tag="rotate_token"):
+    """A bey's new token (only its hash), set by the bey itself or reissued by ops."""
+
+    seat: int
+    token_hash: str
+    by: Literal["bey", "ops"] = "bey"
+
+
 class HoldKurultay(Command, frozen=True, tag="hold_kurultay"):
     """R-10.4, R-10.5: count the votes (computer beys vote now) and crown the Han."""
 
@@ -103,6 +117,8 @@ AnyCommand = (
     | WithdrawOffer
     | AnswerOffer
     | CastVote
+    | RequestDivan
+    | RotateToken
     | HoldKurultay
 )
 SPEND_COSTS = {"sur": 3, "paralı_asker": 2, "satın_alma": 4}  # R-7.9

@@ -5,6 +5,7 @@ from __future__ import annotations
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import season
+from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.state import DIVANS, SEATS, SeasonState, perde
 
@@ -38,6 +39,12 @@ def decide(state: SeasonState, command: c.Command) -> Result:
             return _treaty(state, command)
         case c.CastVote():
             return _vote(state, command)
+        case c.RequestDivan():
+            return _request(state, command)
+        case c.RotateToken():
+            if state.bey(command.seat) is None:
+                return reject("unknown_seat", f"{command.seat}. koltukta bey yok")
+            return [ev.TokenRotated(seat=command.seat, by=command.by, token_hash=command.token_hash)]
         case c.HoldKurultay():
             return season.hold_kurultay(state)
         case _:
@@ -188,4 +195,23 @@ def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
         return reject("vote_self", "Kendinize oy veremezsiniz / vote for another bey")
     if cmd.seat in state.votes:
         return reject("already_voted", "Oyunuzu verdiniz / you have voted")
-    return [ev.VoteCast(seat=cmd.seat, candidate=cmd.candidate)]
+    cast = ev.VoteCast(seat=cmd.seat, candidate=cmd.candidate)
+    if state.mode != "trial":
+        return [cast]
+    # Trial: voting is open until the human votes (R-10.4); then the Kurultay is held at once.
+    held = season.hold_kurultay(evolve(state, cast))
+    assert isinstance(held, list)
+    return [cast, *held, ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)]
+
+
+def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:
+    """R-1.2: trial only; one Divan at a time; never past Divan 16."""
+    if (r := _bey_check(state, cmd.seat)) is not None:
+        return r
+    if state.mode != "trial":
+        return reject("not_allowed_in_mode", "Canlı sezonda Divan takvimle toplanır / live Divans are scheduled")
+    if state.locked_divan is not None:
+        return reject("divan_locked", "Divan zaten toplanıyor / a Divan is being resolved")
+    if state.divan >= DIVANS:
+        return reject("wrong_phase", "16 Divan bitti; sıra Kurultay'da / the Kurultay is next")
+    return [ev.DivanRequested(divan=state.divan + 1)]

@@ -66,6 +66,7 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
                 mode=event.mode,
                 rules_version=event.rules_version,
                 seed_commitment=event.seed_commitment,
+                seed_salt=event.seed_salt,
                 provinces=start_map(),
             )
         case ev.BeyJoined():

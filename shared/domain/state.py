@@ -113,6 +113,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     partners: dict[int, tuple[int, ...]] = {}  # beys ever in a treaty with
     tokens: dict[int, str] = {}  # seat -> SHA-256 of its bey token (never the token)
     seed_commitment: str = ""
+    seed_salt: str = ""  # secret until the Kurultay, like the seed
     han: int | None = None
 
     @property

@@ -1,0 +1,121 @@
+"""create_app(settings): the command API, wired in one place (STYLE.md: one bootstrap)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from litestar import Litestar, Request, Response, Router, get
+from litestar.config.cors import CORSConfig
+from litestar.exceptions import HTTPException
+from litestar.openapi.config import OpenAPIConfig
+
+from services.command.handling import Services
+from services.command.problems import Problem, http_exception, internal_error, problem_response
+from services.command.routes import ROUTES
+from shared.app.queues import make_broker, project_message, resolve_message
+from shared.app.seasons import Seasons
+from shared.domain import events as ev
+from shared.eventstore import EventStore, PoolSettings, PostgresEventStore, check_durability, create_pool
+from shared.settings import Settings
+
+log = structlog.get_logger(__name__)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@get("/health", summary="Liveness", include_in_schema=False)
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/ready", summary="Readiness: the event store answers", include_in_schema=False)
+async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+    svc: Services = request.app.state.services
+    try:
+        await svc.seasons.store.head_position()
+    except Exception:  # noqa: BLE001 - any failure means not ready
+        return Response({"status": "unavailable"}, status_code=503, headers={"Retry-After": "1"})
+    return Response({"status": "ready"})
+
+
+def create_app(
+    settings: Settings,
+    *,
+    store: EventStore | None = None,
+    enqueue: Callable[[str, int], None] | None = None,
+    clock: Callable[[], datetime] = utc_now,
+) -> Litestar:
+    """The API. Without an injected store it opens a PostgreSQL pool in its lifespan."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        pool = None
+        the_store = store
+        if the_store is None:
+            pool = await create_pool(
+                settings.pg_dsn,
+                PoolSettings(
+                    max_size=settings.pool_max,
+                    lock_timeout_ms=settings.lock_timeout_ms,
+                    statement_timeout_ms=settings.statement_timeout_ms,
+                    application_name="api",
+                ),
+            )
+            await check_durability(pool)
+            the_store = PostgresEventStore(pool, clock=clock)
+        broker = None
+        send = enqueue
+        if send is None:
+            broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
+            send = lambda season_id, divan: broker.enqueue(resolve_message(season_id, divan))  # noqa: E731
+
+        def notify(season_id: str, _events: list[ev.Event]) -> None:
+            if broker is not None:
+                try:
+                    broker.enqueue(project_message(season_id))
+                except Exception:  # noqa: BLE001 - a hint only; the sweep closes the gap
+                    log.warning("api.notify_failed", season_id=season_id)
+
+        app.state.services = Services(
+            seasons=Seasons(the_store),
+            notify=notify,
+            enqueue=send,
+            ops=settings.ops_token_hashes,
+            auditors=settings.auditor_token_hashes,
+            retries=settings.append_retries,
+        )
+        try:
+            yield
+        finally:
+            if broker is not None:
+                broker.close()
+            if pool is not None:
+                await pool.close()
+
+    cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
+    return Litestar(
+        route_handlers=[Router("/v1", route_handlers=ROUTES), health, ready],
+        lifespan=[lifespan],
+        exception_handlers={
+            Problem: problem_response,
+            HTTPException: http_exception,
+            Exception: internal_error,
+        },
+        cors_config=cors,
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="Seksenbir API", version="1", path="/v1/schema", description=__doc__
+        ),
+        debug=settings.debug,
+    )
+
+
+def app_from_env() -> Litestar:
+    """Entry point for uvicorn --factory."""
+    return create_app(Settings.from_env())

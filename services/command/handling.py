@@ -1,0 +1,184 @@
+"""One command's path: parse, authorise, Idempotency-Key, decide, append with retries, respond."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import msgspec
+import structlog
+from litestar import Request, Response
+
+from services.command import auth
+from services.command.problems import PROBLEM, Problem
+from shared.app.seasons import Loaded, SeasonNotFound, Seasons
+from shared.domain import codec
+from shared.domain import events as ev
+from shared.domain.commands import Command, Rejection
+from shared.domain.decide import decide
+from shared.domain.state import SeasonState
+from shared.eventstore import (
+    Begun,
+    ConcurrencyError,
+    EventMetadata,
+    IdempotencyCompletion,
+    InProgress,
+    Mismatch,
+    Replay,
+    StoreBusyError,
+    request_hash,
+)
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+JSON = "application/json"
+
+
+@dataclass
+class Services:
+    """What the handlers need, opened in the app's lifespan and kept on app.state."""
+
+    seasons: Seasons
+    notify: Callable[[str, list[ev.Event]], None] = lambda season_id, events: None
+    enqueue: Callable[[str, int], None] = lambda season_id, divan: None
+    ops: tuple[str, ...] = ()
+    auditors: tuple[str, ...] = ()
+    retries: int = 5
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def services(request: Request[Any, Any, Any]) -> Services:
+    return request.app.state.services  # type: ignore[no-any-return]
+
+
+def parse(body: bytes, kind: type[T]) -> T:
+    """Decode a request body strictly: malformed JSON 400, unknown or wrong fields 422."""
+    if not body:
+        raise Problem(400, "malformed_json", "İstek gövdesi boş / empty request body")
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        code = "unknown_field" if "unknown field" in text.lower() else "invalid_body"
+        raise Problem(422, code, text) from exc
+    except msgspec.DecodeError as exc:
+        raise Problem(400, "malformed_json", f"JSON okunamadı: {exc}") from exc
+
+
+async def load(svc: Services, season_id: str) -> Loaded:
+    try:
+        return await svc.seasons.load(season_id)
+    except SeasonNotFound:
+        raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season") from None
+    except StoreBusyError:
+        raise _busy() from None
+
+
+def _busy() -> Problem:
+    p = Problem(503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again")
+    p.headers["Retry-After"] = "1"
+    return p
+
+
+def respond(status: int, body: bytes) -> Response[bytes]:
+    media = PROBLEM if status >= 400 else JSON
+    return Response(body, status_code=status, media_type=media)
+
+
+async def run(
+    request: Request[Any, Any, Any],
+    season_id: str,
+    build: Callable[[SeasonState, int], Command],
+    answer: Callable[[list[ev.Event], int, SeasonState], tuple[int, Any]],
+    *,
+    key_required: bool,
+) -> Response[bytes]:
+    """Authorise the bey, then decide and append under its Idempotency-Key, if any."""
+    svc = services(request)
+    loaded = await load(svc, season_id)
+    seat = auth.bey(request, season_id, loaded.state)
+    body = await request.body()
+    key = request.headers.get("idempotency-key")
+    if key_required and not key:
+        raise Problem(400, "idempotency_key_required", "Bu komut Idempotency-Key başlığı ister")
+    scope = f"{season_id}:{seat}"
+    if key:
+        if len(key) > 200:
+            raise Problem(400, "bad_idempotency_key", "Idempotency-Key en fazla 200 karakter")
+        begun = await svc.seasons.store.idempotency.begin(
+            scope, key, request_hash(request.method, request.url.path, body)
+        )
+        match begun:
+            case Replay():
+                return respond(begun.status, begun.body)
+            case Mismatch():
+                raise Problem(422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı")
+            case InProgress():
+                raise Problem(409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor")
+            case Begun():
+                pass
+    try:
+        return await _decide_and_append(request, svc, season_id, seat, key, scope, build, answer)
+    except Problem as p:
+        if key and p.status < 500:
+            await svc.seasons.store.idempotency.complete(scope, key, p.status, _problem_bytes(request, p))
+        elif key:
+            await svc.seasons.store.idempotency.abandon(scope, key)
+        raise
+    except BaseException:
+        if key:
+            await svc.seasons.store.idempotency.abandon(scope, key)
+        raise
+
+
+def _problem_bytes(request: Request[Any, Any, Any], p: Problem) -> bytes:
+    from services.command.problems import problem_response
+
+    return bytes(problem_response(request, p).content)
+
+
+async def _decide_and_append(
+    request: Request[Any, Any, Any],
+    svc: Services,
+    season_id: str,
+    seat: int,
+    key: str | None,
+    scope: str,
+    build: Callable[[SeasonState, int], Command],
+    answer: Callable[[list[ev.Event], int, SeasonState], tuple[int, Any]],
+) -> Response[bytes]:
+    command_key = key or request.headers.get("x-request-id") or _fresh_id()
+    meta = EventMetadata(actor="seat", seat=str(seat), command_id=command_key)
+    for attempt in range(svc.retries + 1):
+        loaded = await load(svc, season_id)
+        result = decide(loaded.state, build(loaded.state, seat))
+        if isinstance(result, Rejection):
+            log.info("command.rejected", season_id=season_id, seat=seat, code=result.code)
+            raise Problem.of(result)
+        status, payload = answer(result, loaded.version + len(result), loaded.state)
+        body = codec.encode(payload) if payload is not None else b""
+        done = IdempotencyCompletion(scope, key, status, body) if key else None
+        try:
+            await svc.seasons.append(season_id, loaded.version, f"cmd/{command_key}", result, meta, done)
+        except ConcurrencyError:
+            log.info("command.conflict", season_id=season_id, seat=seat, attempt=attempt)
+            continue
+        except StoreBusyError:
+            raise _busy() from None
+        log.info(
+            "command.accepted",
+            season_id=season_id,
+            seat=seat,
+            command_id=command_key,
+            events=[codec.event_type(e) for e in result],
+        )
+        svc.notify(season_id, result)
+        return respond(status, body)
+    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes")
+
+
+def _fresh_id() -> str:
+    import uuid
+
+    return str(uuid.uuid4())

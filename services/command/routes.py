@@ -1,0 +1,267 @@
+"""The command API under /v1: seasons, orders, spending, treaties, Divans, Kurultay, tokens."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+import msgspec
+from litestar import Request, Response, get, post
+
+from services.command import auth
+from services.command.handling import load, parse, respond, run, services
+from services.command.problems import Problem
+from services.command.schemas import (
+    Accepted,
+    AnswerIn,
+    CreatedOut,
+    CreateSeasonIn,
+    DivanRequestedOut,
+    MeOut,
+    OfferIn,
+    OrdersIn,
+    OrdersOut,
+    SeasonStatus,
+    SpendIn,
+    TokenOut,
+    VoteIn,
+)
+from shared.domain import codec
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.decide import decide, next_divan
+from shared.domain.evolve import evolve
+from shared.domain.map import game_map
+from shared.domain.state import DIVANS, SeasonState, perde
+from shared.eventstore import ConcurrencyError, EventMetadata
+
+
+
+def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
+    return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
+
+
+@post("/seasons", status_code=201, summary="Create a trial season and join it")
+async def create_season(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
+    svc = services(request)
+    body = parse(await request.body(), CreateSeasonIn)
+    if body.memleket not in game_map():
+        raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
+    if body.seed is not None and not 0 <= body.seed < 2**63:
+        raise Problem(422, "invalid_body", "seed must be in 0 … 2^63 − 1")
+    season_id = uuid.uuid4().hex
+    seed = body.seed if body.seed is not None else secrets.randbits(63)
+    create = c.CreateSeason(
+        season_id=season_id,
+        seed=seed,
+        mode="trial",
+        seed_salt=secrets.token_hex(16),
+        counts_on_boards=body.seed is None,
+    )
+    state = SeasonState()
+    events: list[ev.Event] = []
+    for cmd in (create, c.JoinSeason(memleket=body.memleket), c.CloseRegistration()):
+        result = decide(state, cmd)
+        assert isinstance(result, list), result
+        for e in result:
+            state = evolve(state, e)
+        events.extend(result)
+    seat = next(b.seat for b in state.beys if not b.computer)
+    token = auth.new_token(season_id, seat)
+    events.insert(2, ev.TokenRotated(seat=seat, by="bey", token_hash=auth.token_hash(token)))
+    meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"create/{season_id}")
+    await svc.seasons.append(season_id, 0, "create", events, meta)
+    svc.notify(season_id, events)
+    out = CreatedOut(season_id, seat, token, state.seed_commitment)
+    return Response(codec.encode(out), status_code=201, media_type="application/json")
+
+
+@get("/seasons/{season_id:str}", summary="Season status")
+async def season_status(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    loaded = await load(services(request), season_id)
+    s = loaded.state
+    over = s.phase == "over"
+    nxt = next_divan(s) if s.divan < DIVANS else None
+    status = SeasonStatus(
+        season_id=season_id,
+        mode=s.mode,
+        phase=s.phase,
+        divan=s.divan,
+        next_divan=nxt,
+        perde=perde(max(1, nxt or s.divan)),
+        resolving=s.locked_divan is not None,
+        version=loaded.version,
+        rules_version=s.rules_version,
+        seed_commitment=s.seed_commitment,
+        han=s.han,
+        seed=s.seed if over else None,
+    )
+    return respond(200, codec.encode(status))
+
+
+@get("/seasons/{season_id:str}/me", summary="A bey's own view")
+async def me(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    loaded = await load(services(request), season_id)
+    s = loaded.state
+    seat = auth.bey(request, season_id, s)
+    bey = s.bey(seat)
+    assert bey is not None
+    n = next_divan(s)
+    out = MeOut(
+        seat=seat,
+        memleket=bey.memleket,
+        gold=bey.gold,
+        exiled=s.exiled(seat),
+        hain_through=bey.hain_through,
+        missions=list(bey.missions),
+        missions_done=list(bey.missions_done),
+        next_divan=n,
+        orders=list(s.orders.get(n, {}).get(seat, ())),
+        offers_in=[{"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat],
+        offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
+    )
+    return respond(200, codec.encode(out))
+
+
+@post("/seasons/{season_id:str}/orders", status_code=200, summary="Give orders for a Divan")
+async def submit_orders(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
+    body = parse(await request.body(), OrdersIn)
+
+    def build(state: SeasonState, seat: int) -> c.Command:
+        return c.SubmitOrders(seat=seat, divan=body.divan or next_divan(state), orders=tuple(body.orders))
+
+    def answer(events: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, Any]:
+        e = events[0]
+        assert isinstance(e, ev.OrdersSubmitted)
+        return 200, OrdersOut(e.divan, len(e.orders))
+
+    return await run(request, season_id, build, answer, key_required=False)
+
+
+@post("/seasons/{season_id:str}/spend", status_code=200, summary="Spend gold (R-7.9)")
+async def spend(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    body = parse(await request.body(), SpendIn)
+    kinds = {"sur": c.BuildSur, "paralı_asker": c.HireMercenaries, "satın_alma": c.PurchaseProvince}
+
+    def build(_state: SeasonState, seat: int) -> c.Command:
+        return kinds[body.kind](seat=seat, province=body.province)
+
+    return await run(request, season_id, build, _accepted, key_required=True)
+
+
+@post("/seasons/{season_id:str}/offers", status_code=200, summary="Offer a pact or alliance")
+async def offer(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    body = parse(await request.body(), OfferIn)
+    return await run(
+        request,
+        season_id,
+        lambda _s, seat: c.OfferTreaty(seat=seat, to=body.to, kind=body.kind),
+        _accepted,
+        key_required=True,
+    )
+
+
+@post("/seasons/{season_id:str}/offers/{to:int}/withdraw", status_code=200, summary="Withdraw an offer")
+async def withdraw(request: Request[Any, Any, Any], season_id: str, to: int) -> Response[bytes]:
+    return await run(
+        request, season_id, lambda _s, seat: c.WithdrawOffer(seat=seat, to=to), _accepted, key_required=False
+    )
+
+
+@post("/seasons/{season_id:str}/offers/{frm:int}/answer", status_code=200, summary="Answer an offer")
+async def answer_offer(request: Request[Any, Any, Any], season_id: str, frm: int) -> Response[bytes]:
+    body = parse(await request.body(), AnswerIn)
+    return await run(
+        request,
+        season_id,
+        lambda _s, seat: c.AnswerOffer(seat=seat, frm=frm, answer=body.answer),
+        _accepted,
+        key_required=False,
+    )
+
+
+@post("/seasons/{season_id:str}/kurultay/vote", status_code=200, summary="Vote at the Kurultay")
+async def vote(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    body = parse(await request.body(), VoteIn)
+    return await run(
+        request,
+        season_id,
+        lambda _s, seat: c.CastVote(seat=seat, candidate=body.candidate),
+        _accepted,
+        key_required=False,
+    )
+
+
+@post("/seasons/{season_id:str}/divans", status_code=202, summary="Trial: resolve the next Divan")
+async def request_divan(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    """R-1.2: answered 202 at once; a resolver worker stores the outcome (poll the status)."""
+    svc = services(request)
+
+    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, Any]:
+        e = events[0]
+        assert isinstance(e, ev.DivanRequested)
+        return 202, DivanRequestedOut(e.divan)
+
+    response = await run(request, season_id, lambda _s, seat: c.RequestDivan(seat=seat), answer, key_required=False)
+    if response.status_code == 202:
+        svc.enqueue(season_id, msgspec.json.decode(response.content)["divan"])
+    return response
+
+
+@post("/seasons/{season_id:str}/token", status_code=200, summary="Rotate one's own token")
+async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    """The old token stops working at once; the new one is shown only in this answer."""
+    svc = services(request)
+    loaded = await load(svc, season_id)
+    seat = auth.bey(request, season_id, loaded.state)
+    return await _set_token(svc, season_id, seat, "bey")
+
+
+@post("/ops/seasons/{season_id:str}/beys/{seat:int}/token", status_code=200, summary="Ops: reissue")
+async def reissue_token(request: Request[Any, Any, Any], season_id: str, seat: int) -> Response[bytes]:
+    """Ops reissue a lost token; the reissue is an audited event."""
+    svc = services(request)
+    caller = auth.staff(request, svc.ops, svc.auditors)
+    if caller is None:
+        raise Problem(401, "missing_token", "Ops jetonu gerekli / ops token required")
+    if caller.role != "ops":
+        raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+    await load(svc, season_id)
+    return await _set_token(svc, season_id, seat, "ops")
+
+
+async def _set_token(svc: Any, season_id: str, seat: int, by: str) -> Response[bytes]:
+    for _attempt in range(svc.retries + 1):
+        loaded = await load(svc, season_id)
+        token = auth.new_token(season_id, seat)
+        cmd = c.RotateToken(seat=seat, token_hash=auth.token_hash(token), by=by)  # type: ignore[arg-type]
+        result = decide(loaded.state, cmd)
+        if isinstance(result, c.Rejection):
+            raise Problem.of(result)
+        actor = "seat" if by == "bey" else "ops"
+        meta = EventMetadata(actor=actor, seat=str(seat), command_id=f"token/{uuid.uuid4()}")  # type: ignore[arg-type]
+        try:
+            await svc.seasons.append(season_id, loaded.version, meta.command_id, result, meta)
+        except ConcurrencyError:
+            continue
+        return respond(200, codec.encode(TokenOut(seat, token)))
+    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin")
+
+
+ROUTES = [
+    create_season,
+    season_status,
+    me,
+    submit_orders,
+    spend,
+    offer,
+    withdraw,
+    answer_offer,
+    vote,
+    request_divan,
+    rotate_token,
+    reissue_token,
+]

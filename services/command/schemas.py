@@ -1,0 +1,105 @@
+"""Request and response bodies of the command API (msgspec; unknown fields refused)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.domain.state import Order, TreatyKind
+
+Strict = {"forbid_unknown_fields": True, "frozen": True}
+
+
+class CreateSeasonIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    """A trial season: the human's memleket, and optionally a seed (R-1.5)."""
+
+    memleket: int
+    mode: Literal["trial"] = "trial"
+    seed: int | None = msgspec.field(default=None)
+
+
+class CreatedOut(msgspec.Struct, frozen=True):
+    season_id: str
+    seat: int
+    token: str
+    seed_commitment: str
+
+
+class OrdersIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    """The whole set of a bey's orders for one Divan (R-4.1); `divan` defaults to the next."""
+
+    orders: list[Order]
+    divan: int | None = None
+
+
+class OrdersOut(msgspec.Struct, frozen=True):
+    divan: int
+    orders: int
+
+
+class SpendIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    kind: Literal["sur", "paralı_asker", "satın_alma"]
+    province: int
+
+
+class OfferIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    to: int
+    kind: TreatyKind
+
+
+class AnswerIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    answer: Literal["accept", "reject"]
+
+
+class VoteIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    candidate: int
+
+
+class Accepted(msgspec.Struct, frozen=True):
+    """A command that was recorded: what it recorded, and the stream version after it."""
+
+    status: Literal["accepted"]
+    events: list[str]
+    version: int
+
+
+class DivanRequestedOut(msgspec.Struct, frozen=True):
+    divan: int
+    status: Literal["resolving"] = "resolving"
+
+
+class TokenOut(msgspec.Struct, frozen=True):
+    seat: int
+    token: str
+
+
+class SeasonStatus(msgspec.Struct, frozen=True):
+    season_id: str
+    mode: str
+    phase: str
+    divan: int
+    next_divan: int | None
+    perde: int
+    resolving: bool
+    version: int
+    rules_version: str
+    seed_commitment: str
+    han: int | None = None
+    seed: int | None = None  # revealed after the Kurultay only (R-1.5)
+
+
+class MeOut(msgspec.Struct, frozen=True):
+    """A bey's own view (R-14): gold, memleket, missions, its orders for the next Divan."""
+
+    seat: int
+    memleket: int
+    gold: int
+    exiled: bool
+    hain_through: int | None
+    missions: list[str]
+    missions_done: list[str]
+    next_divan: int
+    orders: list[Order]
+    offers_in: list[dict[str, object]]
+    offers_out: list[dict[str, object]]

@@ -1,0 +1,78 @@
+"""Dramatiq actors of the resolver: thin, idempotent, retried a bounded number of times."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dramatiq
+import structlog
+
+from services.resolver.divan import resolve
+from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, make_broker, project_message
+from shared.app.seasons import Seasons
+from shared.eventstore import PoolSettings, PostgresEventStore, check_durability, create_pool
+from shared.faults import fault
+from shared.settings import Settings
+
+log = structlog.get_logger(__name__)
+MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)
+
+
+class _Resources:
+    """The worker's pool and season cache, opened lazily on the worker's event loop."""
+
+    seasons: Seasons | None = None
+
+
+async def _seasons(settings: Settings) -> Seasons:
+    if _Resources.seasons is None:
+        pool = await create_pool(
+            settings.pg_dsn,
+            PoolSettings(
+                max_size=4,
+                lock_timeout_ms=settings.lock_timeout_ms,
+                statement_timeout_ms=settings.statement_timeout_ms,
+                application_name="resolver",
+            ),
+        )
+        await check_durability(pool)
+        _Resources.seasons = Seasons(PostgresEventStore(pool, clock=lambda: datetime.now(UTC)))
+    return _Resources.seasons
+
+
+def on_retry_exhausted(message: dramatiq.Message[object], _retry_info: object) -> None:
+    log.error("resolver.retries_exhausted", message_id=message.message_id, args=message.args)
+
+
+def declare(settings: Settings) -> dramatiq.Actor[..., object]:
+    """Set the broker and declare the actor (called once by the worker bootstrap)."""
+    broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
+    broker.add_middleware(dramatiq.middleware.AsyncIO())
+    dramatiq.set_broker(broker)
+
+    @dramatiq.actor(
+        actor_name=RESOLVE_DIVAN,
+        queue_name=DIVANS_QUEUE,
+        max_retries=MAX_RETRIES,
+        min_backoff=int(settings_value("SEKSENBIR_MIN_BACKOFF_MS", 500)),
+        max_backoff=30_000,
+        time_limit=60_000,
+    )
+    async def resolve_divan(season_id: str, divan: int) -> str:
+        seasons = await _seasons(settings)
+        outcome = await resolve(seasons, season_id, divan)
+        fault("before_ack")
+        if outcome == "resolved":
+            try:
+                broker.enqueue(project_message(season_id))
+            except Exception:  # noqa: BLE001 - a hint only; the projection sweep closes the gap
+                log.warning("resolver.notify_failed", season_id=season_id)
+        return outcome
+
+    return resolve_divan
+
+
+def settings_value(name: str, default: int) -> int:
+    import os
+
+    return int(os.environ.get(name, default))

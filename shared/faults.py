@@ -1,0 +1,28 @@
+"""Fault points for crash tests (RELIABILITY.md): FAULT_POINT=name[:exit|:sleep=S|:raise]."""
+
+from __future__ import annotations
+
+import os
+import time
+
+_fired: set[str] = set()
+
+
+class InjectedFault(Exception):
+    """Raised at a fault point configured with `:raise` (once per process)."""
+
+
+def fault(point: str) -> None:
+    """Do nothing unless FAULT_POINT names this point; then exit 137, sleep, or raise once."""
+    spec = os.environ.get("FAULT_POINT", "")
+    name, _, action = spec.partition(":")
+    if name != point:
+        return
+    if action.startswith("sleep="):
+        time.sleep(float(action.removeprefix("sleep=")))
+    elif action == "raise":
+        if point not in _fired:
+            _fired.add(point)
+            raise InjectedFault(point)
+    else:
+        os._exit(137)

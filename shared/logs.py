@@ -1,0 +1,37 @@
+"""Structured logs (structlog): JSON lines in services, with season, Divan and command ids."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import structlog
+
+REDACT = ("token", "authorization", "seed", "salt")
+
+
+def _redact(_logger: object, _name: str, event: dict[str, object]) -> dict[str, object]:
+    """Secrets never reach a log line: anything named like a token, seed or salt is dropped."""
+    for key in list(event):
+        if any(word in key.lower() for word in REDACT):
+            event[key] = "[redacted]"
+    return event
+
+
+def configure_logging(json: bool | None = None, level: str | None = None) -> None:
+    json = os.environ.get("SEKSENBIR_LOG_FORMAT", "json") == "json" if json is None else json
+    lvl = getattr(logging, (level or os.environ.get("SEKSENBIR_LOG_LEVEL", "INFO")).upper())
+    logging.basicConfig(stream=sys.stderr, level=lvl, format="%(message)s")
+    renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _redact,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(lvl),
+        cache_logger_on_first_use=True,
+    )

@@ -1,0 +1,52 @@
+"""Settings from the environment (SEKSENBIR_*), shared by the API, the workers and the CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import msgspec
+
+
+def sha256_hex(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything configurable; tokens for ops and auditors are kept only as SHA-256 hashes."""
+
+    pg_dsn: str = "postgresql://postgres@127.0.0.1:5432/postgres"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    broker_namespace: str = "seksenbir"
+    ops_token_hashes: tuple[str, ...] = ()
+    auditor_token_hashes: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
+    max_body_bytes: int = 64 * 1024
+    pool_max: int = 10
+    lock_timeout_ms: int = 5_000
+    statement_timeout_ms: int = 10_000
+    append_retries: int = 5
+    projection_prefix: str = "sb"
+    debug: bool = False
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        e = dict(os.environ if env is None else env)
+
+        def hashes(name: str) -> tuple[str, ...]:
+            plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
+            hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
+            return tuple(sorted({*map(sha256_hex, plain), *hashed}))
+
+        return cls(
+            pg_dsn=e.get("SEKSENBIR_PG_DSN", cls.pg_dsn),
+            redis_url=e.get("SEKSENBIR_REDIS_URL", cls.redis_url),
+            broker_namespace=e.get("SEKSENBIR_BROKER_NAMESPACE", cls.broker_namespace),
+            ops_token_hashes=hashes("OPS"),
+            auditor_token_hashes=hashes("AUDITOR"),
+            cors_origins=tuple(o for o in e.get("SEKSENBIR_CORS_ORIGINS", "").split(",") if o),
+            max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", cls.max_body_bytes)),
+            pool_max=int(e.get("SEKSENBIR_POOL_MAX", cls.pool_max)),
+            projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", cls.projection_prefix),
+            debug=e.get("SEKSENBIR_DEBUG", "") == "1",
+        )
