@@ -76,6 +76,52 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from shared.eventstore import migrate
+    from shared.settings import Settings
+
+    applied = asyncio.run(migrate(args.dsn or Settings.from_env().pg_dsn))
+    print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from shared.logs import configure_logging
+
+    configure_logging()
+    uvicorn.run("services.command.app:app_from_env", factory=True, host=args.host, port=args.port)
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    import os
+
+    module = {"resolver": "services.resolver.worker", "projections": "services.projections.worker"}
+    os.environ.setdefault("dramatiq_worker_timeout", "20")
+    cmd = [sys.executable, "-m", "dramatiq", module[args.kind], "--processes", str(args.processes),
+           "--threads", str(args.threads)]
+    os.execv(sys.executable, cmd)
+    return 0
+
+
+def _up(args: argparse.Namespace) -> int:
+    from shared.stack import up
+
+    return up(args.host, args.port, args.processes)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from shared.replay_store import verify_season
+
+    return asyncio.run(verify_season(args.season, args.dsn))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
     sub = p.add_subparsers(dest="command", required=True)
@@ -88,6 +134,27 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--lang", choices=["tr", "en"], default="tr")
     s.set_defaults(func=_simulate)
+    m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
+    m.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
+    m.set_defaults(func=_migrate)
+    sv = sub.add_parser("serve", help="the command API (uvicorn)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8081)
+    sv.set_defaults(func=_serve)
+    w = sub.add_parser("worker", help="a Dramatiq worker: resolver or projections")
+    w.add_argument("kind", choices=["resolver", "projections"])
+    w.add_argument("--processes", type=int, default=1)
+    w.add_argument("--threads", type=int, default=2)
+    w.set_defaults(func=_worker)
+    u = sub.add_parser("up", help="PostgreSQL, Redis, migrations, API and workers, all at once")
+    u.add_argument("--host", default="127.0.0.1")
+    u.add_argument("--port", type=int, default=8081)
+    u.add_argument("--processes", type=int, default=1)
+    u.set_defaults(func=_up)
+    v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
+    v.add_argument("season")
+    v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
+    v.set_defaults(func=_verify)
     return p
 
 

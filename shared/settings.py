@@ -38,15 +38,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
             return tuple(sorted({*map(sha256_hex, plain), *hashed}))
 
+        d = cls()
         return cls(
-            pg_dsn=e.get("SEKSENBIR_PG_DSN", cls.pg_dsn),
-            redis_url=e.get("SEKSENBIR_REDIS_URL", cls.redis_url),
-            broker_namespace=e.get("SEKSENBIR_BROKER_NAMESPACE", cls.broker_namespace),
+            pg_dsn=e.get("SEKSENBIR_PG_DSN", d.pg_dsn),
+            redis_url=e.get("SEKSENBIR_REDIS_URL", d.redis_url),
+            broker_namespace=e.get("SEKSENBIR_BROKER_NAMESPACE", d.broker_namespace),
             ops_token_hashes=hashes("OPS"),
             auditor_token_hashes=hashes("AUDITOR"),
             cors_origins=tuple(o for o in e.get("SEKSENBIR_CORS_ORIGINS", "").split(",") if o),
-            max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", cls.max_body_bytes)),
-            pool_max=int(e.get("SEKSENBIR_POOL_MAX", cls.pool_max)),
-            projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", cls.projection_prefix),
+            max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", d.max_body_bytes)),
+            pool_max=int(e.get("SEKSENBIR_POOL_MAX", d.pool_max)),
+            projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", d.projection_prefix),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
         )

