@@ -67,6 +67,7 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
                 rules_version=event.rules_version,
                 seed_commitment=event.seed_commitment,
                 seed_salt=event.seed_salt,
+                counts_on_boards=event.counts_on_boards,
                 provinces=start_map(),
             )
         case ev.BeyJoined():

@@ -114,6 +114,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     tokens: dict[int, str] = {}  # seat -> SHA-256 of its bey token (never the token)
     seed_commitment: str = ""
     seed_salt: str = ""  # secret until the Kurultay, like the seed
+    counts_on_boards: bool = False  # seasons with a chosen seed never count
     han: int | None = None
 
     @property

@@ -1,0 +1,123 @@
+"""Catch-up projector: read the store after the checkpoint, fold, project, apply atomically."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+import structlog
+
+from services.projections.keys import Keys
+from services.projections.reducers import Snapshot, project
+from services.projections.sink import Sink
+from shared.domain import codec
+from shared.domain.evolve import evolve
+from shared.domain.state import SeasonState
+from shared.eventstore import EventStore
+from shared.faults import fault
+
+log = structlog.get_logger(__name__)
+BATCH = 64
+OLD_GENERATION_TTL_MS = 30_000
+
+
+@dataclass
+class _Cursor:
+    """The projector's in-memory fold of one season at one generation and version."""
+
+    gen: int
+    version: int
+    state: SeasonState
+    snapshot: Snapshot
+
+
+class Projector:
+    """One season at a time; any number of projectors may run, the checkpoint arbitrates."""
+
+    def __init__(self, store: EventStore, redis: aioredis.Redis, prefix: str = "sb") -> None:
+        self.store = store
+        self.redis = redis
+        self.prefix = prefix
+        self.sink = Sink(redis)
+        self._cursors: dict[str, _Cursor] = {}
+
+    async def active_gen(self, season_id: str) -> int | None:
+        raw = await self.redis.get(Keys.active(self.prefix, season_id))
+        return int(raw) if raw is not None else None
+
+    async def catch_up(self, season_id: str) -> int:
+        """Apply every event after the checkpoint; a missing projection is rebuilt (self-healing)."""
+        gen = await self.active_gen(season_id)
+        if gen is None:
+            return await self.rebuild(season_id)
+        keys = Keys(self.prefix, season_id, gen)
+        raw = await self.redis.get(keys.checkpoint)
+        if raw is None:
+            return await self.rebuild(season_id)
+        return await self._advance(season_id, keys, int(raw), live=True)
+
+    async def _cursor(self, season_id: str, gen: int, version: int) -> _Cursor:
+        cur = self._cursors.get(season_id)
+        if cur is not None and cur.gen == gen and cur.version == version:
+            return cur
+        state, snapshot = SeasonState(), Snapshot()
+        keys = Keys(self.prefix, season_id, gen)
+        for rec in await self.store.read_stream(season_id) if version else []:
+            if rec.version > version:
+                break
+            state = evolve(state, codec.decode_event(rec.data))
+        if version:
+            _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
+        return _Cursor(gen, version, state, snapshot)
+
+    async def _advance(self, season_id: str, keys: Keys, checkpoint: int, live: bool) -> int:
+        cur = await self._cursor(season_id, keys.gen, checkpoint)
+        records = await self.store.read_stream(season_id, from_version=checkpoint)
+        applied = 0
+        for start in range(0, len(records), BATCH):
+            state = cur.state
+            batch = records[start : start + BATCH]
+            events = [codec.decode_event(rec.data) for rec in batch]
+            for event in events:
+                state = evolve(state, event)
+            new = batch[-1].version
+            ops, snap = project(keys, cur.snapshot, state, events, new, live)
+            fault("mid_apply")
+            if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
+                log.info("projector.lost_race", season_id=season_id, at=cur.version)
+                self._cursors.pop(season_id, None)
+                return applied
+            cur = _Cursor(keys.gen, new, state, snap)
+            self._cursors[season_id] = cur
+            applied += len(batch)
+        if applied:
+            log.info("projector.applied", season_id=season_id, events=applied, version=cur.version, gen=keys.gen)
+        return applied
+
+    async def rebuild(self, season_id: str) -> int:
+        """Build a new generation from event 1, then switch readers to it in one step."""
+        gen = int(await self.redis.incr(f"{self.prefix}:{{s:{season_id}}}:generations"))
+        building = Keys.building(self.prefix, season_id)
+        await self.redis.set(building, str(gen), px=600_000)
+        keys = Keys(self.prefix, season_id, gen)
+        self._cursors.pop(season_id, None)
+        applied = await self._advance(season_id, keys, 0, live=False)
+        old = await self.active_gen(season_id)
+        old_keys = []
+        if old is not None and old != gen:
+            old_keys = [k async for k in self.redis.scan_iter(match=f"{Keys(self.prefix, season_id, old).base}:*")]
+        await self.sink.switch(Keys.active(self.prefix, season_id), gen, old_keys, building, OLD_GENERATION_TTL_MS)
+        log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)
+        return applied
+
+    async def sweep(self) -> int:
+        """Close any gap a lost wake-up left: every season whose head is past its checkpoint."""
+        total = 0
+        for season_id in await self.store.list_seasons():
+            gen = await self.active_gen(season_id)
+            if gen is not None:
+                raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
+                if raw is not None and int(raw) >= await self.store.stream_version(season_id):
+                    continue
+            total += await self.catch_up(season_id)
+        return total

@@ -1,0 +1,76 @@
+"""The only code that writes read models: ops and checkpoint in one atomic Lua step (exactly once)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.projections.reducers import Op
+
+# KEYS[1]: the checkpoint; KEYS[2..]: keys the ops use. ARGV[1]: expected checkpoint,
+# ARGV[2]: new checkpoint, then per op: name, argument count, key index (0: none), arguments.
+APPLY = """
+local cur = redis.call('GET', KEYS[1]) or '0'
+if cur ~= ARGV[1] then return {0, cur} end
+local i = 3
+while i <= #ARGV do
+  local name = ARGV[i]
+  local n = tonumber(ARGV[i + 1])
+  local k = tonumber(ARGV[i + 2])
+  local args = {}
+  for x = 1, n do args[x] = ARGV[i + 2 + x] end
+  if k > 0 then
+    redis.call(name, KEYS[k], unpack(args))
+  else
+    redis.call(name, unpack(args))
+  end
+  i = i + 3 + n
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return {1, ARGV[2]}
+"""
+
+# Switch a season's active generation atomically; the old generation's keys expire shortly
+# after, so a reader that fetched the old pointer still reads a whole view.
+SWITCH = """
+redis.call('SET', KEYS[1], ARGV[1])
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+redis.call('DEL', KEYS[#KEYS])
+return 1
+"""
+
+
+def encode(ops: Sequence[Op], checkpoint_key: str) -> tuple[list[str], list[Any]]:
+    keys = [checkpoint_key]
+    index: dict[str, int] = {checkpoint_key: 1}
+    argv: list[Any] = []
+    for op in ops:
+        name, *args = op
+        if name == "PUBLISH":
+            argv += [name, len(args), 0, *args]
+            continue
+        key, rest = args[0], args[1:]
+        if key not in index:
+            keys.append(key)
+            index[key] = len(keys)
+        argv += [name, len(rest), index[key], *rest]
+    return keys, argv
+
+
+class Sink:
+    """Applies a batch of ops if and only if the checkpoint is still `expected`."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+        self._apply = redis.register_script(APPLY)
+        self._switch = redis.register_script(SWITCH)
+
+    async def apply(self, checkpoint_key: str, expected: int, new: int, ops: Sequence[Op]) -> bool:
+        keys, argv = encode(ops, checkpoint_key)
+        ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
+        return bool(ok)
+
+    async def switch(self, active_key: str, gen: int, old_keys: Sequence[str], building_key: str, ttl_ms: int) -> None:
+        await self._switch(keys=[active_key, *old_keys, building_key], args=[str(gen), str(ttl_ms)])

@@ -1,0 +1,135 @@
+"""Derived read models of one season state: pure functions state -> {view: {field: json}} (R-14)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from shared.domain.board import Board
+from shared.domain.decide import next_divan
+from shared.domain.map import game_map
+from shared.domain.scoring import region_titles, scores
+from shared.domain.state import SeasonState, perde
+
+Views = dict[str, dict[str, bytes]]
+_enc = msgspec.json.Encoder(order="sorted")
+
+
+def j(value: Any) -> bytes:
+    """Canonical JSON of any value (int dict keys as strings), so equal views are equal bytes."""
+    return _enc.encode(msgspec.to_builtins(value, str_keys=True))
+
+
+def province_view(state: SeasonState) -> dict[str, bytes]:
+    """R-14 map: owner, units, sur for owned; milis for unowned."""
+    out = {}
+    for plate, p in enumerate(state.provinces, start=1):
+        if p.owner is None:
+            out[str(plate)] = j({"owner": None, "milis": p.units})
+        else:
+            out[str(plate)] = j({"owner": p.owner, "units": p.units, "sur": p.sur})
+    return out
+
+
+def leaderboard_score(score: int, provinces: int, holds: bool, seat: int) -> float:
+    """R-10.5 order as one sorted-set score: score, provinces, memleket, then the lower seat."""
+    return score * 1_000_000 + provinces * 1_000 + (100 if holds else 0) + (99 - seat)
+
+
+def bey_views(state: SeasonState) -> tuple[dict[str, bytes], dict[str, float]]:
+    """Public per-bey facts and leaderboard scores; missions only once completed (R-10.1)."""
+    if not state.beys or len(state.provinces) != 81:
+        return {}, {}
+    board = Board.of(state, state.divan)
+    sc = scores(board)
+    counts = board.province_counts()
+    over = state.phase == "over"
+    public, ranks = {}, {}
+    for b in state.beys:
+        holds = board.holds_memleket(b.seat)
+        public[str(b.seat)] = j(
+            {
+                "seat": b.seat,
+                "memleket": b.memleket,
+                "computer": b.computer,
+                "score": sc[b.seat],
+                "provinces": counts.get(b.seat, 0),
+                "surgun": not holds,
+                "hain_through": b.hain_through,
+                "missions_done": sorted(b.missions_done),
+                "missions": sorted(b.missions) if over else None,
+                "halk_sevgisi": b.halk_sevgisi,
+                "han": state.han == b.seat,
+            }
+        )
+        ranks[str(b.seat)] = leaderboard_score(sc[b.seat], counts.get(b.seat, 0), holds, b.seat)
+    return public, ranks
+
+
+def title_view(state: SeasonState) -> dict[str, bytes]:
+    """R-10.2: Bölge Beyi / Hakimi per region (Hain, Sürgün and Han ride on the bey views)."""
+    if len(state.provinces) != 81:
+        return {}
+    titles = region_titles(Board.of(state, state.divan))
+    return {region: j({"seat": seat, "title": kind}) for region, (seat, kind) in titles.items()}
+
+
+def treaty_view(state: SeasonState) -> dict[str, bytes]:
+    return {
+        f"{t.a}-{t.b}": j({"kind": t.kind, "beys": [t.a, t.b], "through_divan": t.through_divan})
+        for t in state.treaties
+    }
+
+
+def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
+    """A bey's own secrets: gold, missions and their state, its orders, its offers (R-14)."""
+    bey = state.bey(seat)
+    assert bey is not None
+    n = next_divan(state)
+    return {
+        "gold": j(bey.gold),
+        "missions": j([{"id": m, "done": m in bey.missions_done} for m in bey.missions]),
+        "orders": j({"divan": n, "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()))}),
+        "offers_in": j([{"from": o.frm, "kind": o.kind, "answer": o.answer} for o in state.offers if o.to == seat]),
+        "offers_out": j([{"to": o.to, "kind": o.kind} for o in state.offers if o.frm == seat]),
+    }
+
+
+def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
+    over = state.phase == "over"
+    nxt = next_divan(state) if state.divan < 16 else None
+    return {
+        "season_id": j(state.season_id),
+        "mode": j(state.mode),
+        "phase": j(state.phase),
+        "divan": j(state.divan),
+        "next_divan": j(nxt),
+        "perde": j(perde(max(1, nxt or state.divan))),
+        "resolving": j(state.locked_divan is not None),
+        "rules_version": j(state.rules_version),
+        "seed_commitment": j(state.seed_commitment),
+        "han": j(state.han),
+        "seed": j(state.seed if over else None),
+        "version": j(version),
+        "beys": j(len(state.beys)),
+    }
+
+
+def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]]:
+    """Every hash view of the season, and the leaderboard's scores."""
+    beys, ranks = bey_views(state)
+    views: Views = {
+        "meta": meta_view(state, version),
+        "map": province_view(state) if len(state.provinces) == 81 else {},
+        "beys": beys,
+        "titles": title_view(state),
+        "treaties": treaty_view(state),
+    }
+    for b in state.beys:
+        views[f"private:{b.seat}"] = private_view(state, b.seat)
+    return views, ranks
+
+
+def province_name(plate: int) -> str:
+    return game_map()[plate].name
