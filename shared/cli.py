@@ -93,7 +93,7 @@ def _serve(args: argparse.Namespace) -> int:
     from shared.logs import configure_logging
 
     configure_logging()
-    uvicorn.run("services.command.app:app_from_env", factory=True, host=args.host, port=args.port)
+    uvicorn.run("services.gateway:app_from_env", factory=True, host=args.host, port=args.port)
     return 0
 
 
@@ -120,6 +120,38 @@ def _verify(args: argparse.Namespace) -> int:
     from shared.replay_store import verify_season
 
     return asyncio.run(verify_season(args.season, args.dsn))
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import UTC, datetime
+
+    import redis.asyncio as aioredis
+
+    from services.projections.projector import Projector
+    from shared.eventstore import PostgresEventStore, create_pool
+    from shared.settings import Settings
+
+    async def run() -> int:
+        settings = Settings.from_env()
+        pool = await create_pool(args.dsn or settings.pg_dsn)
+        redis = aioredis.Redis.from_url(settings.redis_url)
+        try:
+            projector = Projector(PostgresEventStore(pool, clock=lambda: datetime.now(UTC)), redis,
+                                  settings.projection_prefix)
+            seasons = await projector.store.list_seasons() if args.all else [args.season]
+            for season_id in seasons:
+                events = await projector.rebuild(season_id)
+                print(f"{season_id}: rebuilt from {events} events")
+        finally:
+            await pool.close()
+            await redis.aclose()
+        return 0
+
+    if not args.all and not args.season:
+        print("seksenbir projections rebuild: name a SEASON or --all", file=sys.stderr)
+        return 2
+    return asyncio.run(run())
 
 
 def parser() -> argparse.ArgumentParser:
@@ -151,6 +183,13 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--port", type=int, default=8081)
     u.add_argument("--processes", type=int, default=1)
     u.set_defaults(func=_up)
+    pr = sub.add_parser("projections", help="read models: rebuild one season or all")
+    prs = pr.add_subparsers(dest="action", required=True)
+    rb = prs.add_parser("rebuild", help="rebuild into a new key generation and switch atomically")
+    rb.add_argument("season", nargs="?")
+    rb.add_argument("--all", action="store_true")
+    rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
+    rb.set_defaults(func=_rebuild)
     v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
     v.add_argument("season")
     v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")

@@ -86,7 +86,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "20"),
         }
         procs = [
-            _spawn(["uvicorn", "services.command.app:app_from_env", "--factory",
+            _spawn(["uvicorn", "services.gateway:app_from_env", "--factory",
                     "--host", host, "--port", str(port), "--no-access-log"], env),
             _spawn(["dramatiq", "services.resolver.worker", "--processes", str(workers),
                     "--threads", "2"], env),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -51,6 +51,9 @@ def create_app(
     store: EventStore | None = None,
     enqueue: Callable[[str, int], None] | None = None,
     clock: Callable[[], datetime] = utc_now,
+    extra_routers: Sequence[Router] = (),
+    extra_lifespans: Sequence[Callable[[Litestar], Any]] = (),
+    extra_handlers: dict[type[Exception], Callable[..., Any]] | None = None,
 ) -> Litestar:
     """The API. Without an injected store it opens a PostgreSQL pool in its lifespan."""
 
@@ -101,12 +104,13 @@ def create_app(
 
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
-        route_handlers=[Router("/v1", route_handlers=ROUTES), health, ready],
-        lifespan=[lifespan],
+        route_handlers=[Router("/v1", route_handlers=ROUTES), *extra_routers, health, ready],
+        lifespan=[lifespan, *extra_lifespans],
         exception_handlers={
             Problem: problem_response,
             HTTPException: http_exception,
             Exception: internal_error,
+            **(extra_handlers or {}),
         },
         cors_config=cors,
         request_max_body_size=settings.max_body_bytes,
@@ -118,6 +122,6 @@ def create_app(
 
 
 def app_from_env() -> Litestar:
-    """Entry point for uvicorn --factory."""
+    """The command API alone (the gateway serves it together with the query API)."""
     configure_logging()
     return create_app(Settings.from_env())

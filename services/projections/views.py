@@ -128,6 +128,8 @@ def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]
     }
     for b in state.beys:
         views[f"private:{b.seat}"] = private_view(state, b.seat)
+    # Token hashes (never tokens) so the read side can authorise a bey without the store.
+    views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
     return views, ranks
 
 

@@ -46,7 +46,12 @@ def on_retry_exhausted(message: dramatiq.Message[object], _retry_info: object) -
 
 def declare(settings: Settings) -> dramatiq.Actor[..., object]:
     """Set the broker and declare the actor (called once by the worker bootstrap)."""
-    broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
+    broker = make_broker(
+        settings.redis_url,
+        namespace=settings.broker_namespace,
+        heartbeat_timeout=settings_value("SEKSENBIR_HEARTBEAT_TIMEOUT_MS", 60_000),  # tests: 2000
+    )
+    broker.maintenance_chance = settings_value("SEKSENBIR_MAINTENANCE_CHANCE", 1_000)  # per 1e6
     broker.add_middleware(dramatiq.middleware.AsyncIO())
     dramatiq.set_broker(broker)
 

@@ -1,0 +1,70 @@
+"""The HTTP entry point: the command API and the query API in one app (`seksenbir serve`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import dramatiq
+import redis.asyncio as aioredis
+from litestar import Litestar
+
+from services.command.app import create_app as create_command_app
+from services.projections.actors import REBUILD_ACTOR
+from services.projections.query import QueryContext, QueryProblem, query_problem, query_router
+from shared.app.queues import PROJECTIONS_QUEUE, make_broker
+from shared.logs import configure_logging
+from shared.settings import Settings
+
+
+def query_lifespan(settings: Settings, redis: aioredis.Redis | None = None, rebuild: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        client = redis or aioredis.Redis.from_url(settings.redis_url)
+        broker = None
+        ask = rebuild
+        if ask is None:
+            broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
+
+            def ask(season_id: str) -> None:
+                msg: dramatiq.Message[Any] = dramatiq.Message(
+                    queue_name=PROJECTIONS_QUEUE, actor_name=REBUILD_ACTOR, args=(season_id,), kwargs={}, options={}
+                )
+                broker.enqueue(msg)
+
+        app.state.query = QueryContext(
+            redis=client,
+            prefix=settings.projection_prefix,
+            ops=settings.ops_token_hashes,
+            auditors=settings.auditor_token_hashes,
+            rebuild=ask,
+        )
+        try:
+            yield
+        finally:
+            if broker is not None:
+                broker.close()
+            if redis is None:
+                await client.aclose()
+
+    return lifespan
+
+
+def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
+    """Both APIs; keyword arguments (store, enqueue, redis, rebuild) are for tests."""
+    redis = command_kwargs.pop("redis", None)
+    rebuild = command_kwargs.pop("rebuild", None)
+    return create_command_app(
+        settings,
+        extra_routers=[query_router()],
+        extra_lifespans=[query_lifespan(settings, redis, rebuild)],
+        extra_handlers={QueryProblem: query_problem},
+        **command_kwargs,
+    )
+
+
+def app_from_env() -> Litestar:
+    """Entry point for uvicorn --factory."""
+    configure_logging()
+    return create_app(Settings.from_env())

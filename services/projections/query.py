@@ -1,0 +1,374 @@
+"""The query API: every read answers from Redis and says which season version it reflects (R-14)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+import structlog
+from litestar import Request, Response, Router, get, post
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from services.projections.keys import Keys, board, channel, seasons_index
+from services.projections.reads import NotReady, decode, read
+
+log = structlog.get_logger(__name__)
+TICKET_TTL_S = 30
+_enc = msgspec.json.Encoder()
+
+
+class QueryProblem(Exception):
+    def __init__(self, status: int, code: str, detail: str, retry_after: int | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.retry_after = status, code, detail, retry_after
+
+
+class QueryContext(msgspec.Struct):
+    redis: Any
+    prefix: str
+    ops: tuple[str, ...]
+    auditors: tuple[str, ...]
+    rebuild: Any  # callable(season_id) -> None: ask the projectors to rebuild
+
+
+def ctx(request: Request[Any, Any, Any]) -> QueryContext:
+    return request.app.state.query  # type: ignore[no-any-return]
+
+
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _bearer(request: Request[Any, Any, Any]) -> str | None:
+    if "token" in request.query_params or "access_token" in request.query_params:
+        raise QueryProblem(400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs")
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def role(request: Request[Any, Any, Any]) -> str | None:
+    """'ops' or 'auditor' for a staff token, else None."""
+    token = _bearer(request)
+    if token is None:
+        return None
+    digest = _sha(token)
+    c = ctx(request)
+    if any(hmac.compare_digest(digest, h) for h in c.ops):
+        return "ops"
+    if any(hmac.compare_digest(digest, h) for h in c.auditors):
+        return "auditor"
+    return None
+
+
+def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
+    """The seat whose token hash the projection holds, or a 401/403 problem."""
+    token = _bearer(request)
+    if token is None:
+        raise QueryProblem(401, "missing_token", "Authorization: Bearer <jeton> gerekli")
+    parts = token.split(".", 3)
+    if len(parts) != 4 or not parts[2].isdigit():
+        raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
+    if parts[1] != season_id:
+        raise QueryProblem(403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token")
+    stored = decode(auth.get(parts[2].encode()))
+    if stored is None or not hmac.compare_digest(str(stored), _sha(token)):
+        raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
+    return int(parts[2])
+
+
+def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
+    version = meta.get("version", 0)
+    payload = {"season_id": meta.get("season_id"), "version": version, **body}
+    return Response(_enc.encode(payload), media_type="application/json", headers={"X-Season-Version": str(version)})
+
+
+async def season_read(request: Request[Any, Any, Any], season_id: str, fetch: Any) -> tuple[dict[str, Any], list[Any]]:
+    c = ctx(request)
+    try:
+        return await read(c.redis, c.prefix, season_id, fetch)
+    except NotReady:
+        known = await c.redis.zscore(seasons_index(c.prefix), season_id)
+        building = await c.redis.exists(Keys.building(c.prefix, season_id))
+        if known is None and not building:
+            # Unknown here: maybe Redis was flushed; ask for a rebuild (harmless if no such season).
+            c.rebuild(season_id)
+        raise QueryProblem(503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2) from None
+
+
+def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
+    return {k.decode(): decode(v) for k, v in raw.items()}
+
+
+@get("/seasons/{season_id:str}/map", summary="The map: owner, units, sur, milis (R-14)")
+async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
+    return answer(meta, {"divan": meta["divan"], "provinces": _hash(provinces)})
+
+
+@get("/seasons/{season_id:str}/leaderboard", summary="Scores in R-10.5 order")
+async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    def fetch(k: Keys, p: Any) -> None:
+        p.zrevrange(k.leaderboard, 0, -1)
+        p.hgetall(k.beys)
+
+    meta, (order, beys) = await season_read(request, season_id, fetch)
+    public = _hash(beys)
+    rows = [public[s.decode()] for s in order if s.decode() in public]
+    return answer(meta, {"divan": meta["divan"], "leaderboard": rows})
+
+
+@get("/seasons/{season_id:str}/titles", summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han")
+async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.titles)
+        p.hgetall(k.beys)
+
+    meta, (regions, beys) = await season_read(request, season_id, fetch)
+    public = _hash(beys).values()
+    divan = meta["divan"]
+    return answer(
+        meta,
+        {
+            "regions": _hash(regions),
+            "hain": sorted(b["seat"] for b in public if b["hain_through"] is not None and b["hain_through"] >= divan),
+            "surgun": sorted(b["seat"] for b in public if b["surgun"]),
+            "han": meta.get("han"),
+        },
+    )
+
+
+@get("/seasons/{season_id:str}/treaties", summary="Treaties in force")
+async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
+    return answer(meta, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])})
+
+
+@get("/seasons/{season_id:str}/reports", summary="Public Divan reports")
+async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
+    by_divan = {int(d): lines for d, lines in _hash(rows).items()}
+    return answer(meta, {"reports": [{"divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]})
+
+
+@get("/seasons/{season_id:str}/betrayals", summary="Betrayals: who, whom, where (R-14)")
+async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
+    return answer(meta, {"betrayals": [decode(r) for r in rows]})
+
+
+@get("/seasons/all", summary="Seasons and their status (newest 200)")
+async def season_list(request: Request[Any, Any, Any]) -> Response[bytes]:
+    c = ctx(request)
+    ids = [s.decode() for s in await c.redis.zrange(seasons_index(c.prefix), 0, 199)]
+    rows = []
+    for season_id in ids:
+        try:
+            meta, _ = await read(c.redis, c.prefix, season_id, lambda k, p: None)
+        except NotReady:
+            rows.append({"season_id": season_id, "status": "rebuilding"})
+            continue
+        rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
+    return Response(_enc.encode({"seasons": rows}), media_type="application/json")
+
+
+@get("/seasons/{season_id:str}/summary", summary="Season status as the read side sees it")
+async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, _ = await season_read(request, season_id, lambda k, p: None)
+    return answer(meta, {"status": meta})
+
+
+@get("/boards/{name:str}", summary="Cross-season leaderboards: han-scores, best-scores, han-memleket")
+async def boards(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
+    c = ctx(request)
+    if name == "han-memleket":
+        raw = await c.redis.hgetall(board(c.prefix, "han_memleket"))
+        counts: dict[str, int] = {}
+        for plate in raw.values():
+            counts[plate.decode()] = counts.get(plate.decode(), 0) + 1
+        rows = [{"memleket": int(p), "hans": n} for p, n in sorted(counts.items(), key=lambda x: (-x[1], int(x[0])))]
+    elif name in ("han-scores", "best-scores"):
+        key = board(c.prefix, name.replace("-", "_"))
+        rows = [{"entry": m.decode(), "score": int(s)} for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)]
+    else:
+        raise QueryProblem(404, "not_found", "Böyle bir tablo yok / no such board")
+    return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
+
+
+@get("/seasons/{season_id:str}/private", summary="A bey's own gold, missions, orders and reports")
+async def private(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
+    seat = bey_seat(request, season_id, auth)
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.private(seat))
+        p.hgetall(k.reports_private(seat))
+
+    meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
+    own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
+    return answer(
+        meta,
+        {"seat": seat, **_hash(mine), "reports": [{"divan": d, "lines": own_reports[d]} for d in sorted(own_reports)]},
+    )
+
+
+def _parties(record: dict[str, Any]) -> set[int]:
+    seats = {s for g in record["groups"] for s in g["beys"]}
+    seats |= {s[0] for g in record["groups"] for s in g["support"]}
+    seats |= {s[0] for s in record["defence_support"]}
+    if record["defender"] is not None:
+        seats.add(record["defender"])
+    return seats
+
+
+@get("/seasons/{season_id:str}/battles/{divan:int}", summary="Battle records (R-5.8) as R-14 allows")
+async def battles(request: Request[Any, Any, Any], season_id: str, divan: int) -> Response[bytes]:
+    """A bey: the battles it fought in or supported; ops, or anyone after the Kurultay: all."""
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.battles(divan))
+        p.hgetall(k.auth)
+
+    meta, (raw, auth) = await season_read(request, season_id, fetch)
+    records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
+    who = role(request)
+    if meta["phase"] == "over" or who == "ops":
+        if who == "ops":
+            await _record_ops_read(request, season_id, f"battles/{divan}")
+        return answer(meta, {"divan": divan, "battles": records})
+    seat = bey_seat(request, season_id, auth)
+    return answer(meta, {"divan": divan, "battles": [r for r in records if seat in _parties(r)]})
+
+
+@get("/seasons/{season_id:str}/orders/{divan:int}", summary="All orders of a Divan: after the Kurultay, or ops")
+async def all_orders(request: Request[Any, Any, Any], season_id: str, divan: int) -> Response[bytes]:
+    meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
+    if meta["phase"] != "over":
+        if role(request) != "ops":
+            raise QueryProblem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
+        await _record_ops_read(request, season_id, f"orders/{divan}")
+    return answer(meta, {"divan": divan, "orders": _hash(raw)})
+
+
+@get("/seasons/{season_id:str}/audit/betrayals", summary="Auditor: betrayals with treaty, orders, battle")
+async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    who = _staff(request)
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.lrange(k.audit_betrayals, 0, -1)
+        p.lrange(k.treaty_timeline, 0, -1)
+
+    meta, (rows, timeline) = await season_read(request, season_id, fetch)
+    if who == "ops":
+        await _record_ops_read(request, season_id, "audit/betrayals")
+    return answer(meta, {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]})
+
+
+def _staff(request: Request[Any, Any, Any]) -> str:
+    who = role(request)
+    if who is None:
+        if _bearer(request) is None:
+            raise QueryProblem(401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token")
+        raise QueryProblem(403, "forbidden", "Yalnız denetçi ve ops / auditors and ops only")
+    return who
+
+
+@get("/ops/seasons/{season_id:str}/beys/{seat:int}", summary="Ops: a bey's private view (recorded)")
+async def ops_bey(request: Request[Any, Any, Any], season_id: str, seat: int) -> Response[bytes]:
+    if _staff(request) != "ops":
+        raise QueryProblem(403, "forbidden", "Yalnız ops / ops only")
+    meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
+    await _record_ops_read(request, season_id, f"beys/{seat}")
+    return answer(meta, {"seat": seat, **_hash(mine)})
+
+
+async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
+    """R-14: every ops read of secret data is recorded (a Redis stream and a log line)."""
+    c = ctx(request)
+    await c.redis.xadd(f"{c.prefix}:audit:ops_reads", {"season": season_id, "what": what}, maxlen=100_000)
+    log.info("ops.secret_read", season_id=season_id, what=what)
+
+
+@post("/seasons/{season_id:str}/tickets", status_code=201, summary="A one-use ticket for the private stream")
+async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+    """Browsers authenticate their event stream with this, never with the token in a URL."""
+    meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
+    seat = bey_seat(request, season_id, auth)
+    c = ctx(request)
+    value = secrets.token_urlsafe(24)
+    await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
+    body = {"ticket": value, "expires_in": TICKET_TTL_S}
+    return Response(_enc.encode(body), status_code=201, media_type="application/json")
+
+
+@get("/seasons/{season_id:str}/events", summary="Server-sent events: Divan reports, betrayals, season")
+async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
+    """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
+    c = ctx(request)
+    await season_read(request, season_id, lambda k, p: None)
+    channels = [channel(c.prefix, season_id)]
+    if ticket_value := request.query_params.get("ticket"):
+        owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
+        if owner is None or not owner.decode().startswith(f"{season_id}:"):
+            raise QueryProblem(401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket")
+        channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
+    return ServerSentEvent(_stream(c.redis, channels))
+
+
+async def _stream(redis: aioredis.Redis, channels: list[str]) -> AsyncIterator[ServerSentEventMessage]:
+    pubsub = redis.pubsub()
+    await pubsub.subscribe(*channels)
+    try:
+        yield ServerSentEventMessage(event="ready", data=_enc.encode({"channels": len(channels)}).decode())
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=15.0)
+            if message is None:
+                yield ServerSentEventMessage(comment="keep-alive")
+                continue
+            data = message["data"].decode()
+            kind = msgspec.json.decode(data).get("type", "message")
+            yield ServerSentEventMessage(event=kind, data=data)
+    finally:
+        await pubsub.unsubscribe()
+        await pubsub.aclose()
+
+
+QUERY_ROUTES = [
+    season_list,
+    summary,
+    season_map,
+    leaderboard,
+    titles,
+    treaties,
+    reports,
+    betrayals,
+    boards,
+    private,
+    battles,
+    all_orders,
+    audit_betrayals,
+    ops_bey,
+    ticket,
+    events,
+]
+
+
+def query_router() -> Router:
+    return Router("/v1", route_handlers=QUERY_ROUTES)
+
+
+def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Response[bytes]:
+    body = {
+        "type": f"https://seksenbir.example/problems/{exc.code}",
+        "title": exc.code.replace("_", " "),
+        "status": exc.status,
+        "code": exc.code,
+        "detail": exc.detail,
+        "instance": request.url.path,
+    }
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+    return Response(_enc.encode(body), status_code=exc.status, media_type="application/problem+json", headers=headers)
