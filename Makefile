@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run test test-fast lint typecheck contracts bench mutation clean
+.PHONY: help install run simulate test test-fast lint typecheck contracts bench mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its dev tools
 
-run: $(STAMP)    ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
+run: $(STAMP)    ## the whole stack: PostgreSQL, Redis, migrations, API and workers (seksenbir up)
+	$(BIN)/seksenbir up
+
+simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}
 
 test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest
@@ -35,7 +38,7 @@ typecheck: $(STAMP) ## mypy --strict on shared.domain
 	$(BIN)/mypy
 
 contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent
-	$(BIN)/lint-imports
+	PYTHONPATH=. $(BIN)/lint-imports
 
 bench: $(STAMP)  ## benchmarks (print figures; not tests)
 	$(BIN)/python -m bench.adjudication

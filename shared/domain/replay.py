@@ -67,9 +67,11 @@ def _check_turn(
     assert isinstance(locked, ev.DivanLocked)
     computer = {b.seat for b in state.beys if b.computer}
     start = lock_at
-    while start > 0 and isinstance(events[start - 1], TURN):
-        seat = events[start - 1].seat  # type: ignore[union-attr]
-        if seat not in computer or lock_at - start + 1 > len(history):
+    while start > 0:
+        prev = events[start - 1]
+        if not isinstance(prev, TURN) or prev.seat not in computer:
+            break
+        if lock_at - start + 1 > len(history):
             break
         start -= 1
     before = history[len(history) - (lock_at - start)] if lock_at > start else state
