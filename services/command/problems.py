@@ -43,7 +43,10 @@ class Problem(Exception):
 
     @classmethod
     def of(cls, r: Rejection) -> Problem:
-        return cls(STATUS.get(r.code, 422), r.code, r.message, **r.details)
+        p = cls(STATUS.get(r.code, 422), r.code, r.message, **r.details)
+        if r.code == "divan_locked":  # spending waits for the Divan to be stored
+            p.headers["Retry-After"] = "1"
+        return p
 
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
