@@ -13,8 +13,8 @@ import asyncio
 import os
 import time
 import uuid
-from datetime import UTC, datetime
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 import asyncpg
 import msgspec
@@ -40,7 +40,8 @@ CREATE INDEX alt_events_tx ON alt_events (tx, position);
 # sequence and readers would order by (tx, position) below pg_snapshot_xmin.
 ALT_APPEND = """
 WITH claim AS (
-    INSERT INTO alt_streams AS s (season_id, version, last_hash) VALUES ($1::text, $2::int + $9::int, $8::bytea)
+    INSERT INTO alt_streams AS s (season_id, version, last_hash)
+    VALUES ($1::text, $2::int + $9::int, $8::bytea)
     ON CONFLICT (season_id) DO UPDATE SET version = EXCLUDED.version,
         last_hash = EXCLUDED.last_hash
     WHERE s.version = $2 RETURNING 1)

@@ -36,31 +36,32 @@ def envelope_bytes(season_id: str, version: int, event_id: UUID, type_: str, dat
     )
 
 
-def event_hash(prev_hash: bytes, season_id: str, version: int, event_id: UUID, type_: str,
-               data: bytes) -> bytes:
-    """sha256(prev_hash || envelope_bytes(...))."""
-    envelope = envelope_bytes(season_id, version, event_id, type_, data)
+def event_hash(prev_hash: bytes, envelope: bytes) -> bytes:
+    """sha256(prev_hash || envelope), the envelope from `envelope_bytes`."""
     return hashlib.sha256(prev_hash + envelope).digest()
 
 
-def chain_hashes(prev_hash: bytes, season_id: str, expected_version: int,
-                 events: Sequence[NewEvent]) -> list[tuple[bytes, bytes]]:
+def chain_hashes(
+    prev_hash: bytes, season_id: str, expected_version: int, events: Sequence[NewEvent]
+) -> list[tuple[bytes, bytes]]:
     """(prev_hash, hash) for each new event appended after `expected_version`."""
     links: list[tuple[bytes, bytes]] = []
     for offset, event in enumerate(events, start=1):
-        digest = event_hash(prev_hash, season_id, expected_version + offset, event.event_id,
-                            event.type, event.data)
+        envelope = envelope_bytes(
+            season_id, expected_version + offset, event.event_id, event.type, event.data
+        )
+        digest = event_hash(prev_hash, envelope)
         links.append((prev_hash, digest))
         prev_hash = digest
     return links
 
 
-def verify_chain(events: Iterable[RecordedEvent], *, anchor: bytes | None = None) -> bytes:
+def verify_chain(events: Iterable[RecordedEvent], *, anchor: bytes = GENESIS) -> bytes:
     """Check one season's events in version order; return the head hash, raise ChainError.
 
-    A slice that starts at version 1 is anchored at GENESIS; a later slice trusts its first
-    prev_hash unless `anchor` is given. Compare the returned head with a trusted copy (e.g. the
-    head published when the season ended) to detect a rewritten tail.
+    The first event must link to `anchor`: GENESIS for a whole season (so a removed first
+    event shows), or the trusted hash of the event before a slice. Compare the returned head
+    with a trusted copy (e.g. the head published when the season ended) to catch a cut tail.
     """
     expected_prev, season, version = anchor, None, None
     for event in events:
@@ -69,16 +70,14 @@ def verify_chain(events: Iterable[RecordedEvent], *, anchor: bytes | None = None
             raise ChainError(event.season_id, event.version, f"not in season {season!r}")
         if version is not None and event.version != version + 1:
             raise ChainError(season, event.version, f"follows version {version}")
-        if expected_prev is None:
-            expected_prev = GENESIS if event.version == 1 else event.prev_hash
         if event.prev_hash != expected_prev:
             raise ChainError(season, event.version, "prev_hash does not match the previous hash")
-        digest = event_hash(event.prev_hash, season, event.version, event.event_id, event.type,
-                            event.data)
+        envelope = envelope_bytes(season, event.version, event.event_id, event.type, event.data)
+        digest = event_hash(event.prev_hash, envelope)
         if event.hash != digest:
             raise ChainError(season, event.version, "hash does not match the event's content")
         expected_prev, version = digest, event.version
-    return expected_prev if expected_prev is not None else GENESIS
+    return expected_prev
 
 
 def request_hash(method: str, path: str, body: bytes) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 from uuid import UUID
 
@@ -91,6 +91,7 @@ class IdempotencyStore(Protocol):
     async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult: ...
     async def complete(self, scope: str, key: str, status: int, body: bytes) -> None: ...
     async def abandon(self, scope: str, key: str) -> None: ...
+    async def purge(self, older_than: timedelta) -> int: ...
 
 
 class EventStore(Protocol):
@@ -111,6 +112,7 @@ class EventStore(Protocol):
     async def stream_version(self, season_id: str) -> int: ...
     async def head_position(self) -> int: ...
     async def list_seasons(self) -> list[str]: ...
+    async def verify_season(self, season_id: str) -> bytes: ...
 
 
 def validate_batch(season_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:
@@ -148,13 +150,12 @@ def settle_duplicates(
     if not existing:
         return None
     by_id = {e.event_id: e for e in existing}
-    recorded = [e.event_id for e in events if e.event_id in by_id]
-    differing = [e.event_id for e in events if e.event_id in by_id and not _same(season_id, e, by_id)]
-    if differing or len(recorded) != len(events):
-        raise DuplicateEventError(differing or recorded)
+    seen = [e for e in events if e.event_id in by_id]
+    differing = [e.event_id for e in seen if not _same(season_id, e, by_id[e.event_id])]
+    if differing or len(seen) != len(events):
+        raise DuplicateEventError(differing or [e.event_id for e in seen])
     return sorted(by_id.values(), key=lambda e: e.version)
 
 
-def _same(season_id: str, new: NewEvent, by_id: dict[UUID, RecordedEvent]) -> bool:
-    old = by_id[new.event_id]
+def _same(season_id: str, new: NewEvent, old: RecordedEvent) -> bool:
     return old.season_id == season_id and old.type == new.type and old.data == new.data

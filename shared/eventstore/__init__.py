@@ -1,0 +1,75 @@
+"""Event store for Seksenbir: append-only season streams in PostgreSQL (or memory, for tests)."""
+
+from shared.eventstore.errors import (
+    ChainError,
+    ConcurrencyError,
+    DuplicateEventError,
+    DurabilityError,
+    EventStoreError,
+    IdempotencyStateError,
+    MigrationError,
+    StoreBusyError,
+)
+from shared.eventstore.hashing import (
+    GENESIS,
+    envelope_bytes,
+    event_hash,
+    request_hash,
+    verify_chain,
+)
+from shared.eventstore.idempotency import PostgresIdempotencyStore
+from shared.eventstore.memory import InMemoryEventStore, InMemoryIdempotencyStore
+from shared.eventstore.migrate import migrate
+from shared.eventstore.model import (
+    BeginResult,
+    Begun,
+    Clock,
+    EventMetadata,
+    EventStore,
+    IdempotencyCompletion,
+    IdempotencyStore,
+    InProgress,
+    Mismatch,
+    NewEvent,
+    RecordedEvent,
+    Replay,
+)
+from shared.eventstore.pool import PoolSettings, check_durability, create_pool
+from shared.eventstore.store import NOTIFY_CHANNEL, PostgresEventStore
+
+__all__ = [
+    "GENESIS",
+    "NOTIFY_CHANNEL",
+    "BeginResult",
+    "Begun",
+    "ChainError",
+    "Clock",
+    "ConcurrencyError",
+    "DuplicateEventError",
+    "DurabilityError",
+    "EventMetadata",
+    "EventStore",
+    "EventStoreError",
+    "IdempotencyCompletion",
+    "IdempotencyStateError",
+    "IdempotencyStore",
+    "InMemoryEventStore",
+    "InMemoryIdempotencyStore",
+    "InProgress",
+    "MigrationError",
+    "Mismatch",
+    "NewEvent",
+    "PoolSettings",
+    "PostgresEventStore",
+    "PostgresIdempotencyStore",
+    "RecordedEvent",
+    "Replay",
+    "StoreBusyError",
+    "check_durability",
+    "create_pool",
+    "envelope_bytes",
+    "event_hash",
+    "migrate",
+    "request_hash",
+    "verify_chain",
+]

@@ -1,0 +1,106 @@
+"""Idempotency-Key records in PostgreSQL: begin, replay, mismatch, in-progress, complete."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import asyncpg
+import structlog
+
+from shared.eventstore.errors import IdempotencyStateError
+from shared.eventstore.model import (
+    BeginResult,
+    Begun,
+    Clock,
+    IdempotencyCompletion,
+    InProgress,
+    Mismatch,
+    Replay,
+    utc,
+)
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_LEASE = timedelta(seconds=60)
+
+# A new key is inserted; a key whose holder began before the lease cutoff with the same
+# request is taken over (its process died mid-request). Anything else returns no row.
+_BEGIN = """
+INSERT INTO idempotency_keys AS k (scope, key, request_hash, status, created_at)
+VALUES ($1, $2, $3, 'in_progress', $4)
+ON CONFLICT (scope, key) DO UPDATE SET created_at = EXCLUDED.created_at
+    WHERE k.status = 'in_progress' AND k.created_at < $5 AND k.request_hash = $3
+RETURNING k.created_at"""
+
+_LOOK = """
+SELECT request_hash, status, response_status, response_body
+FROM idempotency_keys WHERE scope = $1 AND key = $2"""
+
+COMPLETE = """
+UPDATE idempotency_keys
+SET status = 'done', response_status = $3, response_body = $4, completed_at = $5
+WHERE scope = $1 AND key = $2 AND status = 'in_progress'"""
+
+_ABANDON = "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'"
+
+
+class PostgresIdempotencyStore:
+    """Keys live in `idempotency_keys`; scope is e.g. season + seat, so keys never cross beys.
+
+    An in-progress key older than `lease` counts as abandoned by a crashed request and may be
+    begun again by the same request; keep the lease above the API's request timeout.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, *, clock: Clock, lease: timedelta = DEFAULT_LEASE):
+        self._pool = pool
+        self._clock = clock
+        self._lease = lease
+
+    async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult:
+        """Claim the key for this request, or say why not (Replay, Mismatch, InProgress)."""
+        now = utc(self._clock())
+        async with self._pool.acquire() as conn:
+            for _ in range(3):  # a key abandoned between our two statements: claim again
+                if await conn.fetchval(_BEGIN, scope, key, request_hash, now, now - self._lease):
+                    return Begun()
+                row = await conn.fetchrow(_LOOK, scope, key)
+                if row is not None:
+                    return _classify(row, request_hash)
+        raise IdempotencyStateError(f"key {key!r} in {scope!r} keeps vanishing")
+
+    async def complete(self, scope: str, key: str, status: int, body: bytes) -> None:
+        """Record the response; raises IdempotencyStateError unless the key is in progress."""
+        async with self._pool.acquire() as conn:
+            await complete_in(conn, IdempotencyCompletion(scope, key, status, body), self._clock)
+
+    async def abandon(self, scope: str, key: str) -> None:
+        """Forget an in-progress key (the command failed before any effect); a no-op if done."""
+        async with self._pool.acquire() as conn:
+            await conn.execute(_ABANDON, scope, key)
+
+    async def purge(self, older_than: timedelta) -> int:
+        """Delete keys begun before the retention window (e.g. 24 h); returns how many."""
+        cutoff = utc(self._clock()) - older_than
+        async with self._pool.acquire() as conn:
+            status = await conn.execute(
+                "DELETE FROM idempotency_keys WHERE created_at < $1", cutoff
+            )
+        return int(status.split()[-1])
+
+
+async def complete_in(conn: asyncpg.Connection, done: IdempotencyCompletion, clock: Clock) -> None:
+    """Complete a key on `conn` (inside the append's transaction when called by the store)."""
+    status = await conn.execute(
+        COMPLETE, done.scope, done.key, done.status, done.body, utc(clock())
+    )
+    if status != "UPDATE 1":
+        log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
+        raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
+
+
+def _classify(row: asyncpg.Record, request_hash: bytes) -> BeginResult:
+    if row["request_hash"] != request_hash:
+        return Mismatch()
+    if row["status"] == "in_progress":
+        return InProgress()
+    return Replay(row["response_status"], row["response_body"])

