@@ -48,6 +48,7 @@ class Board:
     beys: dict[int, BeyWork]
     treaties: dict[tuple[int, int], Treaty]
     hain_at_start: dict[int, bool] = field(default_factory=dict)
+    cache: dict[object, object] = field(default_factory=dict)  # derived values, keyed by inputs
 
     @classmethod
     def of(cls, state: SeasonState, divan: int) -> Board:

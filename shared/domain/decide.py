@@ -44,7 +44,9 @@ def decide(state: SeasonState, command: c.Command) -> Result:
         case c.RotateToken():
             if state.bey(command.seat) is None:
                 return reject("unknown_seat", f"{command.seat}. koltukta bey yok")
-            return [ev.TokenRotated(seat=command.seat, by=command.by, token_hash=command.token_hash)]
+            return [
+                ev.TokenRotated(seat=command.seat, by=command.by, token_hash=command.token_hash)
+            ]
         case c.HoldKurultay():
             return season.hold_kurultay(state)
         case _:
@@ -209,7 +211,10 @@ def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     if state.mode != "trial":
-        return reject("not_allowed_in_mode", "Canlı sezonda Divan takvimle toplanır / live Divans are scheduled")
+        return reject(
+            "not_allowed_in_mode",
+            "Canlı sezonda Divan takvimle toplanır / live Divans are scheduled",
+        )
     if state.locked_divan is not None:
         return reject("divan_locked", "Divan zaten toplanıyor / a Divan is being resolved")
     if state.divan >= DIVANS:

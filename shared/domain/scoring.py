@@ -14,6 +14,10 @@ MEMLEKET_POINTS = 2
 
 def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     """R-7.2, R-10.2: per region, the seat that is Bölge Beyi ("beyi") or Hakimi ("hakimi")."""
+    key = ("titles", tuple(board.owner))
+    cached = board.cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
     titles = {}
     for region in REGIONS:
         plates = board.gm.region_plates[region]
@@ -27,6 +31,7 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
                 titles[region] = (seat, "hakimi")
             elif 2 * n > len(plates):
                 titles[region] = (seat, "beyi")
+    board.cache[key] = titles
     return titles
 
 

@@ -71,8 +71,13 @@ def fight_all(
     by_target: dict[int, list[Advance]] = defaultdict(list)
     for a in c.attacks:
         by_target[a.target].append(a)
+    supports_at: dict[int, list[Support]] = defaultdict(list)
+    for s in c.supports:
+        supports_at[s.target].append(s)
     for target in sorted(by_target):
-        record = _battle(board, target, by_target[target], c.supports, bloc_of, draws, out, returns)
+        record = _battle(
+            board, target, by_target[target], supports_at[target], bloc_of, draws, out, returns
+        )
         out.records.append(record)
     _record_betrayals(board, c, out)
     _apply(board, out, returns)
@@ -88,7 +93,7 @@ def _groups(
         groups[bloc_of[a.seat]].append(a)
     records = {}
     for key, advs in sorted(groups.items()):
-        backing = [s for s in supports if s.target == target and not s.defence and s.bloc == key]
+        backing = [s for s in supports if not s.defence and s.bloc == key]
         records[key] = GroupRecord(
             beys=tuple(sorted({a.seat for a in advs})),
             advances=tuple((a.seat, a.origin, a.units) for a in advs),
@@ -114,7 +119,7 @@ def _battle(
     groups, grecords = _groups(attacks, supports, target, bloc_of)
     keys = sorted(groups)
     ranked = sorted(keys, key=lambda k: -grecords[k].strength)
-    d_support = [s for s in supports if s.target == target and s.defence]
+    d_support = [s for s in supports if s.defence]
     record = BattleRecord(
         target=target,
         defender=defender,

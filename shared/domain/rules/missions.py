@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from shared.domain.board import Board
 from shared.domain.events import Event, HainExpired, MissionCompleted
+from shared.domain.map import game_map
 from shared.domain.rules.battle import Outcome
 from shared.domain.scoring import region_titles
 
@@ -15,11 +18,20 @@ M7_HELD = 2
 
 def nearest_bey(board: Board, seat: int) -> int | None:
     """M-9: the other bey whose memleket is nearest to this bey's memleket (ties: lower seat)."""
-    mine = board.beys[seat].memleket
-    others = [s for s in sorted(board.beys) if s != seat]
-    if not others:
-        return None
-    return min(others, key=lambda s: (board.gm.distance(mine, board.beys[s].memleket), s))
+    memlekets = tuple(sorted((s, b.memleket) for s, b in board.beys.items()))
+    return _nearest(memlekets).get(seat)
+
+
+@cache
+def _nearest(memlekets: tuple[tuple[int, int], ...]) -> dict[int, int]:
+    """Memlekets never change (R-3.3), so a season computes this once."""
+    gm = game_map()
+    out = {}
+    for seat, mine in memlekets:
+        others = [(gm.distance(mine, m), s) for s, m in memlekets if s != seat]
+        if others:
+            out[seat] = min(others)[1]
+    return out
 
 
 def _achieved(
@@ -29,13 +41,17 @@ def _achieved(
     gm = board.gm
     counts = board.province_counts()
     titles = region_titles(board)
+    owned: dict[int, list[int]] = {}
+    for p in range(1, 82):
+        if (o := board.owner[p]) is not None:
+            owned.setdefault(o, []).append(p)
     for seat, bey in board.beys.items():
         region = gm.region_of[bey.memleket]
         if titles.get(region, (None, ""))[0] == seat:
             done.add((seat, "M-1"))
         if counts.get(seat, 0) >= M3_PROVINCES:
             done.add((seat, "M-3"))
-        outside = sum(1 for p in board.owned(seat) if gm.region_of[p] != region)
+        outside = sum(1 for p in owned.get(seat, ()) if gm.region_of[p] != region)
         if outside >= M4_OUTSIDE:
             done.add((seat, "M-4"))
         if outcome.held.get(seat, 0) >= M7_HELD:

@@ -98,11 +98,14 @@ def classify(
             betrayal = board.treaty(seat, owner) is not None
             out.attacks.append(Advance(seat, o.province, o.target, o.units, betrayal))
     betrays = {(a.seat, board.owner[a.target]) for a in out.attacks if a.betrayal}
+    attackers: dict[int, list[Advance]] = {}
+    for a in out.attacks:
+        attackers.setdefault(a.target, []).append(a)
     for seat, o in orders:
         if o.kind != "support":
             continue
         assert o.target is not None
-        support = _classify_support(board, out.attacks, betrays, bloc_of, seat, o)
+        support = _classify_support(board, attackers.get(o.target, []), betrays, bloc_of, seat, o)
         if support is None:
             out.void.append((seat, o.province, o.target))
         else:
@@ -124,7 +127,7 @@ def _classify_support(
         owner is not None and board.treaty(seat, owner) is not None and (seat, owner) not in betrays
     ):
         return Support(seat, o.province, o.target, o.units, defence=True)
-    for a in attacks:
-        if a.target == o.target and a.seat != seat and board.allied(seat, a.seat):
+    for a in attacks:  # the advances into T, in seat and origin order
+        if a.seat != seat and board.allied(seat, a.seat):
             return Support(seat, o.province, o.target, o.units, False, bloc_of[a.seat])
     return None
