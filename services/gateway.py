@@ -18,7 +18,11 @@ from shared.logs import configure_logging
 from shared.settings import Settings
 
 
-def query_lifespan(settings: Settings, redis: aioredis.Redis | None = None, rebuild: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+def query_lifespan(
+    settings: Settings,
+    redis: aioredis.Redis | None = None,
+    rebuild: Callable[[str], None] | None = None,
+):  # type: ignore[no-untyped-def]
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         client = redis or aioredis.Redis.from_url(settings.redis_url)
@@ -29,7 +33,11 @@ def query_lifespan(settings: Settings, redis: aioredis.Redis | None = None, rebu
 
             def ask(season_id: str) -> None:
                 msg: dramatiq.Message[Any] = dramatiq.Message(
-                    queue_name=PROJECTIONS_QUEUE, actor_name=REBUILD_ACTOR, args=(season_id,), kwargs={}, options={}
+                    queue_name=PROJECTIONS_QUEUE,
+                    actor_name=REBUILD_ACTOR,
+                    args=(season_id,),
+                    kwargs={},
+                    options={},
                 )
                 broker.enqueue(msg)
 

@@ -102,8 +102,16 @@ def _worker(args: argparse.Namespace) -> int:
 
     module = {"resolver": "services.resolver.worker", "projections": "services.projections.worker"}
     os.environ.setdefault("dramatiq_worker_timeout", "20")
-    cmd = [sys.executable, "-m", "dramatiq", module[args.kind], "--processes", str(args.processes),
-           "--threads", str(args.threads)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dramatiq",
+        module[args.kind],
+        "--processes",
+        str(args.processes),
+        "--threads",
+        str(args.threads),
+    ]
     os.execv(sys.executable, cmd)
     return 0
 
@@ -137,8 +145,11 @@ def _rebuild(args: argparse.Namespace) -> int:
         pool = await create_pool(args.dsn or settings.pg_dsn)
         redis = aioredis.Redis.from_url(settings.redis_url)
         try:
-            projector = Projector(PostgresEventStore(pool, clock=lambda: datetime.now(UTC)), redis,
-                                  settings.projection_prefix)
+            projector = Projector(
+                PostgresEventStore(pool, clock=lambda: datetime.now(UTC)),
+                redis,
+                settings.projection_prefix,
+            )
             seasons = await projector.store.list_seasons() if args.all else [args.season]
             for season_id in seasons:
                 events = await projector.rebuild(season_id)

@@ -25,7 +25,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_max: int = 10
     lock_timeout_ms: int = 5_000
     statement_timeout_ms: int = 10_000
-    append_retries: int = 5
+    append_retries: int = 30  # 19 beys at once: every round lets at least one through
     projection_prefix: str = "sb"
     debug: bool = False
 

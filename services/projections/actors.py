@@ -27,7 +27,9 @@ class _Resources:
 
 async def projector(settings: Settings) -> Projector:
     if _Resources.projector is None:
-        pool = await create_pool(settings.pg_dsn, PoolSettings(max_size=4, application_name="projections"))
+        pool = await create_pool(
+            settings.pg_dsn, PoolSettings(max_size=4, application_name="projections")
+        )
         store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
         redis = aioredis.Redis.from_url(settings.redis_url)
         _Resources.projector = Projector(store, redis, settings.projection_prefix)
@@ -39,11 +41,15 @@ def declare(settings: Settings) -> tuple[dramatiq.Actor[..., object], dramatiq.A
     broker.add_middleware(dramatiq.middleware.AsyncIO())
     dramatiq.set_broker(broker)
 
-    @dramatiq.actor(actor_name=PROJECT_SEASON, queue_name=PROJECTIONS_QUEUE, max_retries=5, min_backoff=200)
+    @dramatiq.actor(
+        actor_name=PROJECT_SEASON, queue_name=PROJECTIONS_QUEUE, max_retries=5, min_backoff=200
+    )
     async def project_season(season_id: str) -> None:
         await (await projector(settings)).catch_up(season_id)
 
-    @dramatiq.actor(actor_name=REBUILD_ACTOR, queue_name=PROJECTIONS_QUEUE, max_retries=3, min_backoff=500)
+    @dramatiq.actor(
+        actor_name=REBUILD_ACTOR, queue_name=PROJECTIONS_QUEUE, max_retries=3, min_backoff=500
+    )
     async def rebuild_season(season_id: str) -> None:
         await (await projector(settings)).rebuild(season_id)
 
@@ -59,11 +65,17 @@ def start_sweeper(settings: Settings, seconds: float = SWEEP_SECONDS) -> threadi
             while True:
                 try:
                     if sweeper is None:
-                        pool = await create_pool(settings.pg_dsn, PoolSettings(max_size=2, application_name="sweeper"))
+                        pool = await create_pool(
+                            settings.pg_dsn, PoolSettings(max_size=2, application_name="sweeper")
+                        )
                         store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
-                        sweeper = Projector(store, aioredis.Redis.from_url(settings.redis_url), settings.projection_prefix)
+                        sweeper = Projector(
+                            store,
+                            aioredis.Redis.from_url(settings.redis_url),
+                            settings.projection_prefix,
+                        )
                     await sweeper.sweep()
-                except Exception:  # noqa: BLE001 - the sweep must outlive a passing fault
+                except Exception:
                     log.exception("projections.sweep_failed")
                     sweeper = None
                 await asyncio.sleep(seconds)

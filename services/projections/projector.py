@@ -46,7 +46,7 @@ class Projector:
         return int(raw) if raw is not None else None
 
     async def catch_up(self, season_id: str) -> int:
-        """Apply every event after the checkpoint; a missing projection is rebuilt (self-healing)."""
+        """Apply every event after the checkpoint; a missing projection is rebuilt (self-heals)."""
         gen = await self.active_gen(season_id)
         if gen is None:
             return await self.rebuild(season_id)
@@ -91,7 +91,13 @@ class Projector:
             self._cursors[season_id] = cur
             applied += len(batch)
         if applied:
-            log.info("projector.applied", season_id=season_id, events=applied, version=cur.version, gen=keys.gen)
+            log.info(
+                "projector.applied",
+                season_id=season_id,
+                events=applied,
+                version=cur.version,
+                gen=keys.gen,
+            )
         return applied
 
     async def rebuild(self, season_id: str) -> int:
@@ -105,8 +111,15 @@ class Projector:
         old = await self.active_gen(season_id)
         old_keys = []
         if old is not None and old != gen:
-            old_keys = [k async for k in self.redis.scan_iter(match=f"{Keys(self.prefix, season_id, old).base}:*")]
-        await self.sink.switch(Keys.active(self.prefix, season_id), gen, old_keys, building, OLD_GENERATION_TTL_MS)
+            old_keys = [
+                k
+                async for k in self.redis.scan_iter(
+                    match=f"{Keys(self.prefix, season_id, old).base}:*"
+                )
+            ]
+        await self.sink.switch(
+            Keys.active(self.prefix, season_id), gen, old_keys, building, OLD_GENERATION_TTL_MS
+        )
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)
         return applied
 

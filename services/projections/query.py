@@ -46,7 +46,9 @@ def _sha(token: str) -> str:
 
 def _bearer(request: Request[Any, Any, Any]) -> str | None:
     if "token" in request.query_params or "access_token" in request.query_params:
-        raise QueryProblem(400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs")
+        raise QueryProblem(
+            400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
+        )
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
@@ -74,7 +76,9 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
     if len(parts) != 4 or not parts[2].isdigit():
         raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
     if parts[1] != season_id:
-        raise QueryProblem(403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token")
+        raise QueryProblem(
+            403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token"
+        )
     stored = decode(auth.get(parts[2].encode()))
     if stored is None or not hmac.compare_digest(str(stored), _sha(token)):
         raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
@@ -84,10 +88,16 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
 def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
-    return Response(_enc.encode(payload), media_type="application/json", headers={"X-Season-Version": str(version)})
+    return Response(
+        _enc.encode(payload),
+        media_type="application/json",
+        headers={"X-Season-Version": str(version)},
+    )
 
 
-async def season_read(request: Request[Any, Any, Any], season_id: str, fetch: Any) -> tuple[dict[str, Any], list[Any]]:
+async def season_read(
+    request: Request[Any, Any, Any], season_id: str, fetch: Any
+) -> tuple[dict[str, Any], list[Any]]:
     c = ctx(request)
     try:
         return await read(c.redis, c.prefix, season_id, fetch)
@@ -97,7 +107,9 @@ async def season_read(request: Request[Any, Any, Any], season_id: str, fetch: An
         if known is None and not building:
             # Unknown here: maybe Redis was flushed; ask for a rebuild (harmless if no such season).
             c.rebuild(season_id)
-        raise QueryProblem(503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2) from None
+        raise QueryProblem(
+            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2
+        ) from None
 
 
 def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
@@ -135,7 +147,11 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[by
         meta,
         {
             "regions": _hash(regions),
-            "hain": sorted(b["seat"] for b in public if b["hain_through"] is not None and b["hain_through"] >= divan),
+            "hain": sorted(
+                b["seat"]
+                for b in public
+                if b["hain_through"] is not None and b["hain_through"] >= divan
+            ),
             "surgun": sorted(b["seat"] for b in public if b["surgun"]),
             "han": meta.get("han"),
         },
@@ -182,7 +198,9 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[b
     return answer(meta, {"status": meta})
 
 
-@get("/boards/{name:str}", summary="Cross-season leaderboards: han-scores, best-scores, han-memleket")
+@get(
+    "/boards/{name:str}", summary="Cross-season leaderboards: han-scores, best-scores, han-memleket"
+)
 async def boards(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     c = ctx(request)
     if name == "han-memleket":
@@ -190,10 +208,16 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
         counts: dict[str, int] = {}
         for plate in raw.values():
             counts[plate.decode()] = counts.get(plate.decode(), 0) + 1
-        rows = [{"memleket": int(p), "hans": n} for p, n in sorted(counts.items(), key=lambda x: (-x[1], int(x[0])))]
+        rows = [
+            {"memleket": int(p), "hans": n}
+            for p, n in sorted(counts.items(), key=lambda x: (-x[1], int(x[0])))
+        ]
     elif name in ("han-scores", "best-scores"):
         key = board(c.prefix, name.replace("-", "_"))
-        rows = [{"entry": m.decode(), "score": int(s)} for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)]
+        rows = [
+            {"entry": m.decode(), "score": int(s)}
+            for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)
+        ]
     else:
         raise QueryProblem(404, "not_found", "Böyle bir tablo yok / no such board")
     return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
@@ -212,7 +236,11 @@ async def private(request: Request[Any, Any, Any], season_id: str) -> Response[b
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
-        {"seat": seat, **_hash(mine), "reports": [{"divan": d, "lines": own_reports[d]} for d in sorted(own_reports)]},
+        {
+            "seat": seat,
+            **_hash(mine),
+            "reports": [{"divan": d, "lines": own_reports[d]} for d in sorted(own_reports)],
+        },
     )
 
 
@@ -225,7 +253,9 @@ def _parties(record: dict[str, Any]) -> set[int]:
     return seats
 
 
-@get("/seasons/{season_id:str}/battles/{divan:int}", summary="Battle records (R-5.8) as R-14 allows")
+@get(
+    "/seasons/{season_id:str}/battles/{divan:int}", summary="Battle records (R-5.8) as R-14 allows"
+)
 async def battles(request: Request[Any, Any, Any], season_id: str, divan: int) -> Response[bytes]:
     """A bey: the battles it fought in or supported; ops, or anyone after the Kurultay: all."""
 
@@ -244,17 +274,27 @@ async def battles(request: Request[Any, Any, Any], season_id: str, divan: int) -
     return answer(meta, {"divan": divan, "battles": [r for r in records if seat in _parties(r)]})
 
 
-@get("/seasons/{season_id:str}/orders/{divan:int}", summary="All orders of a Divan: after the Kurultay, or ops")
-async def all_orders(request: Request[Any, Any, Any], season_id: str, divan: int) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/orders/{divan:int}",
+    summary="All orders of a Divan: after the Kurultay, or ops",
+)
+async def all_orders(
+    request: Request[Any, Any, Any], season_id: str, divan: int
+) -> Response[bytes]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
         if role(request) != "ops":
-            raise QueryProblem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
+            raise QueryProblem(
+                403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret"
+            )
         await _record_ops_read(request, season_id, f"orders/{divan}")
     return answer(meta, {"divan": divan, "orders": _hash(raw)})
 
 
-@get("/seasons/{season_id:str}/audit/betrayals", summary="Auditor: betrayals with treaty, orders, battle")
+@get(
+    "/seasons/{season_id:str}/audit/betrayals",
+    summary="Auditor: betrayals with treaty, orders, battle",
+)
 async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
     who = _staff(request)
 
@@ -265,14 +305,19 @@ async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Re
     meta, (rows, timeline) = await season_read(request, season_id, fetch)
     if who == "ops":
         await _record_ops_read(request, season_id, "audit/betrayals")
-    return answer(meta, {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]})
+    return answer(
+        meta,
+        {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]},
+    )
 
 
 def _staff(request: Request[Any, Any, Any]) -> str:
     who = role(request)
     if who is None:
         if _bearer(request) is None:
-            raise QueryProblem(401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token")
+            raise QueryProblem(
+                401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token"
+            )
         raise QueryProblem(403, "forbidden", "Yalnız denetçi ve ops / auditors and ops only")
     return who
 
@@ -289,14 +334,20 @@ async def ops_bey(request: Request[Any, Any, Any], season_id: str, seat: int) ->
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
     """R-14: every ops read of secret data is recorded (a Redis stream and a log line)."""
     c = ctx(request)
-    await c.redis.xadd(f"{c.prefix}:audit:ops_reads", {"season": season_id, "what": what}, maxlen=100_000)
+    await c.redis.xadd(
+        f"{c.prefix}:audit:ops_reads", {"season": season_id, "what": what}, maxlen=100_000
+    )
     log.info("ops.secret_read", season_id=season_id, what=what)
 
 
-@post("/seasons/{season_id:str}/tickets", status_code=201, summary="A one-use ticket for the private stream")
+@post(
+    "/seasons/{season_id:str}/tickets",
+    status_code=201,
+    summary="A one-use ticket for the private stream",
+)
 async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
-    meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
+    _meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
     c = ctx(request)
     value = secrets.token_urlsafe(24)
@@ -305,7 +356,10 @@ async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[by
     return Response(_enc.encode(body), status_code=201, media_type="application/json")
 
 
-@get("/seasons/{season_id:str}/events", summary="Server-sent events: Divan reports, betrayals, season")
+@get(
+    "/seasons/{season_id:str}/events",
+    summary="Server-sent events: Divan reports, betrayals, season",
+)
 async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
     c = ctx(request)
@@ -314,20 +368,27 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
     if ticket_value := request.query_params.get("ticket"):
         owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
         if owner is None or not owner.decode().startswith(f"{season_id}:"):
-            raise QueryProblem(401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket")
+            raise QueryProblem(
+                401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
+            )
         channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
     return ServerSentEvent(_stream(c.redis, channels))
 
 
-async def _stream(redis: aioredis.Redis, channels: list[str]) -> AsyncIterator[ServerSentEventMessage]:
+async def _stream(
+    redis: aioredis.Redis, channels: list[str]
+) -> AsyncIterator[ServerSentEventMessage]:
     pubsub = redis.pubsub()
     await pubsub.subscribe(*channels)
     try:
-        yield ServerSentEventMessage(event="ready", data=_enc.encode({"channels": len(channels)}).decode())
+        yield ServerSentEventMessage(
+            event="ready", data=_enc.encode({"channels": len(channels)}).decode()
+        )
         while True:
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=15.0)
             if message is None:
-                yield ServerSentEventMessage(comment="keep-alive")
+                # a comment only: an empty data line would reach EventSource as an empty message
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
                 continue
             data = message["data"].decode()
             kind = msgspec.json.decode(data).get("type", "message")
@@ -371,4 +432,9 @@ def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Respons
         "instance": request.url.path,
     }
     headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
-    return Response(_enc.encode(body), status_code=exc.status, media_type="application/problem+json", headers=headers)
+    return Response(
+        _enc.encode(body),
+        status_code=exc.status,
+        media_type="application/problem+json",
+        headers=headers,
+    )

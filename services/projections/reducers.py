@@ -13,7 +13,9 @@ from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
 from shared.domain.state import SeasonState
 
-Op = tuple[Any, ...]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
+Op = tuple[
+    Any, ...
+]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
 
 
 @dataclass
@@ -66,13 +68,47 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[O
         case ev.SeasonCreated():
             return [("ZADD", seasons_index(keys.prefix), 0, e.season_id)]
         case ev.DivanLocked():
-            return [("HSET", keys.orders(e.divan), str(s), j(msgspec.to_builtins(o))) for s, o in sorted(e.orders.items())]
+            return [
+                ("HSET", keys.orders(e.divan), str(s), j(msgspec.to_builtins(o)))
+                for s, o in sorted(e.orders.items())
+            ]
         case ev.OfferSettled() if e.treaty is not None:
-            return [("RPUSH", keys.treaty_timeline, j({"divan": e.divan, "what": "accepted", "treaty": msgspec.to_builtins(e.treaty)}))]
+            return [
+                (
+                    "RPUSH",
+                    keys.treaty_timeline,
+                    j(
+                        {
+                            "divan": e.divan,
+                            "what": "accepted",
+                            "treaty": msgspec.to_builtins(e.treaty),
+                        }
+                    ),
+                )
+            ]
         case ev.TreatyExpired():
-            return [("RPUSH", keys.treaty_timeline, j({"divan": e.divan, "what": "expired", "treaty": msgspec.to_builtins(e.treaty)}))]
+            return [
+                (
+                    "RPUSH",
+                    keys.treaty_timeline,
+                    j(
+                        {
+                            "divan": e.divan,
+                            "what": "expired",
+                            "treaty": msgspec.to_builtins(e.treaty),
+                        }
+                    ),
+                )
+            ]
         case ev.TreatiesDissolved():
-            return [("RPUSH", keys.treaty_timeline, j({"divan": e.divan, "what": "dissolved", "treaty": msgspec.to_builtins(t)})) for t in e.treaties]
+            return [
+                (
+                    "RPUSH",
+                    keys.treaty_timeline,
+                    j({"divan": e.divan, "what": "dissolved", "treaty": msgspec.to_builtins(t)}),
+                )
+                for t in e.treaties
+            ]
         case ev.BattlesResolved():
             return _battles(keys, state, e)
         case ev.DivanResolved():
@@ -85,48 +121,112 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[O
 
 def _battles(keys: Keys, state: SeasonState, e: ev.BattlesResolved) -> list[Op]:
     """Battle records per Divan; betrayals public (who, whom, where) and for auditors in full."""
-    ops: list[Op] = [("HSET", keys.battles(e.divan), str(r.target), j(msgspec.to_builtins(r))) for r in e.battles]
+    ops: list[Op] = [
+        ("HSET", keys.battles(e.divan), str(r.target), j(msgspec.to_builtins(r))) for r in e.battles
+    ]
     records = {r.target: r for r in e.battles}
     for b in e.betrayals:
-        public = {"divan": e.divan, "traitor": b.traitor, "victim": b.victim, "province": b.province,
-                  "hain_through": b.hain_through}
+        public = {
+            "divan": e.divan,
+            "traitor": b.traitor,
+            "victim": b.victim,
+            "province": b.province,
+            "hain_through": b.hain_through,
+        }
         ops.append(("RPUSH", keys.betrayals, j(public)))
         record = records.get(b.province)
-        advances = [list(a) for g in (record.groups if record else ()) for a in g.advances if a[0] == b.traitor]
-        audit = {**public, "treaty": msgspec.to_builtins(b.treaty), "orders": advances,
-                 "battle": msgspec.to_builtins(record) if record else None}
+        advances = [
+            list(a)
+            for g in (record.groups if record else ())
+            for a in g.advances
+            if a[0] == b.traitor
+        ]
+        audit = {
+            **public,
+            "treaty": msgspec.to_builtins(b.treaty),
+            "orders": advances,
+            "battle": msgspec.to_builtins(record) if record else None,
+        }
         ops.append(("RPUSH", keys.audit_betrayals, j(audit)))
-        ops.append(("RPUSH", keys.treaty_timeline, j({"divan": e.divan, "what": "broken", "treaty": msgspec.to_builtins(b.treaty), "traitor": b.traitor})))
+        ops.append(
+            (
+                "RPUSH",
+                keys.treaty_timeline,
+                j(
+                    {
+                        "divan": e.divan,
+                        "what": "broken",
+                        "treaty": msgspec.to_builtins(b.treaty),
+                        "traitor": b.traitor,
+                    }
+                ),
+            )
+        )
     return ops
 
 
 def _report(keys: Keys, e: ev.DivanResolved, live: bool) -> list[Op]:
     ops: list[Op] = [("HSET", keys.reports, str(e.divan), j(msgspec.to_builtins(e.public)))]
     for seat, lines in sorted(e.private.items()):
-        ops.append(("HSET", keys.reports_private(seat), str(e.divan), j(msgspec.to_builtins(lines))))
+        ops.append(
+            ("HSET", keys.reports_private(seat), str(e.divan), j(msgspec.to_builtins(lines)))
+        )
     if live:
-        ops.append(("PUBLISH", channel(keys.prefix, keys.season_id), j({"type": "divan_report", "divan": e.divan})))
+        ops.append(
+            (
+                "PUBLISH",
+                channel(keys.prefix, keys.season_id),
+                j({"type": "divan_report", "divan": e.divan}),
+            )
+        )
         for seat in sorted(e.private):
-            ops.append(("PUBLISH", channel(keys.prefix, keys.season_id, seat), j({"type": "private_report", "divan": e.divan})))
+            ops.append(
+                (
+                    "PUBLISH",
+                    channel(keys.prefix, keys.season_id, seat),
+                    j({"type": "private_report", "divan": e.divan}),
+                )
+            )
         betrayals = [line.data for line in e.public if line.kind == "betrayal"]
         if betrayals:
-            ops.append(("PUBLISH", channel(keys.prefix, keys.season_id), j({"type": "betrayals", "divan": e.divan, "betrayals": betrayals})))
+            ops.append(
+                (
+                    "PUBLISH",
+                    channel(keys.prefix, keys.season_id),
+                    j({"type": "betrayals", "divan": e.divan, "betrayals": betrayals}),
+                )
+            )
     return ops
 
 
 def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) -> list[Op]:
     """The final order is the Kurultay's (R-10.5, with its lot); cross-season boards if counted."""
     n = len(e.scores)
-    ops: list[Op] = [("ZADD", keys.leaderboard, float(n - i), str(seat)) for i, (seat, _s) in enumerate(e.scores)]
+    ops: list[Op] = [
+        ("ZADD", keys.leaderboard, float(n - i), str(seat)) for i, (seat, _s) in enumerate(e.scores)
+    ]
     ops.append(("HSET", keys.kurultay, "result", j(msgspec.to_builtins(e))))
     if state.counts_on_boards:
         han_score = dict(e.scores)[e.han]
         ops.append(("ZADD", board(keys.prefix, "han_scores"), float(han_score), keys.season_id))
         for seat, score in e.scores:
-            ops.append(("ZADD", board(keys.prefix, "best_scores"), float(score), f"{keys.season_id}:{seat}"))
+            ops.append(
+                (
+                    "ZADD",
+                    board(keys.prefix, "best_scores"),
+                    float(score),
+                    f"{keys.season_id}:{seat}",
+                )
+            )
         han = state.bey(e.han)
         memleket = han.memleket if han else 0
         ops.append(("HSET", board(keys.prefix, "han_memleket"), keys.season_id, str(memleket)))
     if live:
-        ops.append(("PUBLISH", channel(keys.prefix, keys.season_id), j({"type": "season_over", "han": e.han})))
+        ops.append(
+            (
+                "PUBLISH",
+                channel(keys.prefix, keys.season_id),
+                j({"type": "season_over", "han": e.han}),
+            )
+        )
     return ops

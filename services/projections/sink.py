@@ -1,4 +1,4 @@
-"""The only code that writes read models: ops and checkpoint in one atomic Lua step (exactly once)."""
+"""The only writer of read models: ops and checkpoint in one atomic Lua step (exactly once)."""
 
 from __future__ import annotations
 
@@ -72,5 +72,7 @@ class Sink:
         ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
         return bool(ok)
 
-    async def switch(self, active_key: str, gen: int, old_keys: Sequence[str], building_key: str, ttl_ms: int) -> None:
+    async def switch(
+        self, active_key: str, gen: int, old_keys: Sequence[str], building_key: str, ttl_ms: int
+    ) -> None:
         await self._switch(keys=[active_key, *old_keys, building_key], args=[str(gen), str(ttl_ms)])

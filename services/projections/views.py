@@ -90,8 +90,16 @@ def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
     return {
         "gold": j(bey.gold),
         "missions": j([{"id": m, "done": m in bey.missions_done} for m in bey.missions]),
-        "orders": j({"divan": n, "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()))}),
-        "offers_in": j([{"from": o.frm, "kind": o.kind, "answer": o.answer} for o in state.offers if o.to == seat]),
+        "orders": j(
+            {"divan": n, "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()))}
+        ),
+        "offers_in": j(
+            [
+                {"from": o.frm, "kind": o.kind, "answer": o.answer}
+                for o in state.offers
+                if o.to == seat
+            ]
+        ),
         "offers_out": j([{"to": o.to, "kind": o.kind} for o in state.offers if o.frm == seat]),
     }
 

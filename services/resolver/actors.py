@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import dramatiq
@@ -70,13 +71,11 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
         if outcome == "resolved":
             try:
                 broker.enqueue(project_message(season_id))
-            except Exception:  # noqa: BLE001 - a hint only; the projection sweep closes the gap
+            except Exception:
                 log.warning("resolver.notify_failed", season_id=season_id)
 
     return resolve_divan
 
 
 def settings_value(name: str, default: int) -> int:
-    import os
-
     return int(os.environ.get(name, default))

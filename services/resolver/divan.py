@@ -36,7 +36,12 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
             log.info("resolver.already_resolved", season_id=season_id, divan=divan)
             return "already_resolved"
         if state.locked_divan != divan or state.phase != "running":
-            log.info("resolver.not_requested", season_id=season_id, divan=divan, locked=state.locked_divan)
+            log.info(
+                "resolver.not_requested",
+                season_id=season_id,
+                divan=divan,
+                locked=state.locked_divan,
+            )
             return "not_requested"
         events = computer_turn(state, divan)
         for e in events:
@@ -45,7 +50,9 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
         state = evolve(state, locked)
         events += [locked, *resolve_divan(state, inputs_of(state, locked))]
         fault("mid_resolve")
-        meta = EventMetadata(actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}")
+        meta = EventMetadata(
+            actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}"
+        )
         try:
             await seasons.append(season_id, loaded.version, f"divan/{divan}", events, meta)
         except ConcurrencyError:

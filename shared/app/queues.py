@@ -11,7 +11,9 @@ PROJECTIONS_QUEUE = "projections"
 PROJECT_SEASON = "project_season"
 
 
-def make_broker(redis_url: str, namespace: str = "dramatiq", heartbeat_timeout: int = 60_000) -> RedisBroker:
+def make_broker(
+    redis_url: str, namespace: str = "dramatiq", heartbeat_timeout: int = 60_000
+) -> RedisBroker:
     """A Redis broker; `namespace` keeps test runs and deployments apart on one Redis."""
     return RedisBroker(url=redis_url, namespace=namespace, heartbeat_timeout=heartbeat_timeout)
 

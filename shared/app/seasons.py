@@ -38,7 +38,7 @@ class Loaded:
 
 
 def event_id(season_id: str, key: str, index: int) -> uuid.UUID:
-    """Deterministic ids: a retried command or a re-run Divan writes the same ids (RELIABILITY 3)."""
+    """Deterministic ids: a retried command or a re-run Divan writes the same ids (test 3)."""
     return uuid.uuid5(NAMESPACE, f"{season_id}/{key}/{index}")
 
 
@@ -90,10 +90,9 @@ class Seasons:
         metadata: EventMetadata,
         idempotency: IdempotencyCompletion | None = None,
     ) -> list[RecordedEvent]:
-        recorded = await self.store.append(
+        return await self.store.append(
             season_id, expected, to_new(season_id, key, events, metadata), idempotency=idempotency
         )
-        return recorded
 
     async def execute(
         self,
@@ -102,7 +101,8 @@ class Seasons:
         decide: Callable[[SeasonState], list[ev.Event] | object],
         metadata: EventMetadata,
         retries: int = 5,
-        idempotency: Callable[[list[ev.Event] | object], IdempotencyCompletion | None] | None = None,
+        idempotency: Callable[[list[ev.Event] | object], IdempotencyCompletion | None]
+        | None = None,
     ) -> tuple[list[ev.Event] | object, Loaded]:
         """Load, decide (pure), append at the loaded version; on a conflict, reload and retry.
 

@@ -1,0 +1,675 @@
+"""Every refusal the command API can give: RFC 9457 problem+json, and the event log untouched.
+
+Each case sets a season up over HTTP (or from events where the API cannot), then sends one
+request that must be refused; `unchanged` asserts every stream is byte-for-byte the same
+after it (R-4.2, R-7.9, R-6.1, R-10.4, R-14; ARCHITECTURE.md Access and Interfaces).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shared.eventstore import Begun, ConcurrencyError, StoreBusyError, request_hash
+from tests.http.support import (
+    ANKARA,
+    AUDITOR_TOKEN,
+    ISTANBUL,
+    OPS_TOKEN,
+    Api,
+    Bey,
+    FailingStore,
+    assert_problem,
+    bearer,
+    build_season,
+    create_trial,
+    open_api,
+    play_divans,
+    play_live_divans,
+    settings,
+    state_of,
+    unchanged,
+)
+
+Request = Coroutine[Any, Any, httpx.Response]
+Scenario = Callable[[Api, AsyncExitStack], Awaitable[Request]]
+ROOT = Path(__file__).resolve().parents[2]
+HOLD = {"orders": [{"province": ANKARA, "kind": "hold"}]}
+
+
+@dataclass(frozen=True)
+class Case:
+    status: int
+    code: str
+    scenario: Scenario
+    bug: str | None = None  # a known app bug: the case is a strict xfail
+
+
+CASES: dict[str, Case] = {}
+
+
+def case(case_id: str, status: int, *, bug: str | None = None) -> Callable[[Scenario], Scenario]:
+    """Register a scenario; the id is its code, or `code[variant]`."""
+
+    def register(scenario: Scenario) -> Scenario:
+        assert case_id not in CASES, case_id
+        CASES[case_id] = Case(status, case_id.partition("[")[0], scenario, bug)
+        return scenario
+
+    return register
+
+
+def spend(bey: Bey, kind: str, province: int, key: str | None = "k1") -> dict[str, Any]:
+    return {
+        "url": bey.url("/spend"),
+        "headers": bey.auth(key),
+        "json": {"kind": kind, "province": province},
+    }
+
+
+# --- body parsing --------------------------------------------------------------------------
+@case("malformed_json", 400)
+async def _malformed(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b'{"orders": [')
+
+
+@case("malformed_json[empty body]", 400)
+async def _empty(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b"")
+
+
+@case("unknown_field", 422)
+async def _unknown_field(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "hold", "colour": "red"}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("unknown_field[top level]", 422)
+async def _unknown_top(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "urgent": True})
+
+
+@case("invalid_body[wrong type]", 422)
+async def _wrong_type(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": "Ankara", "kind": "hold"}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("invalid_body[order kind not in enum]", 422)
+async def _kind_enum(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "retreat"}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("invalid_body[spend kind not in enum]", 422)
+async def _spend_enum(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "castle", ANKARA))
+
+
+@case("invalid_body[treaty kind not in enum]", 422)
+async def _treaty_enum(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"to": 2, "kind": "marriage"}
+    return api.client.post(bey.url("/offers"), headers=bey.auth("k1"), json=body)
+
+
+@case("invalid_body[seed out of range]", 422)
+async def _seed_range(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": -1})
+
+
+@case("invalid_body[orders not a list]", 422)
+async def _orders_type(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={"orders": "hold"})
+
+
+# --- orders (R-4.2, R-4.4) -----------------------------------------------------------------
+@case("unknown_province[create season, memleket 99]", 422)
+async def _unknown_memleket(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": 99})
+
+
+@case("unknown_province[order]", 422)
+async def _unknown_order_province(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": 99, "kind": "hold"}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("unknown_province[spend]", 422)
+async def _unknown_spend_province(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "sur", 0))
+
+
+@case("not_your_province[order]", 403)
+async def _not_yours_order(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [HOLD["orders"][0], {"province": ISTANBUL, "kind": "hold"}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("not_your_province[spend]", 403)
+async def _not_yours_spend(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "paralı_asker", ISTANBUL))
+
+
+@case("not_a_neighbour", 422)
+async def _not_neighbour(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "advance", "target": ISTANBUL, "units": 2}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("not_a_neighbour[no target]", 422)
+async def _no_target(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "support", "units": 2}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("bad_units[N = 0]", 422)
+async def _units_zero(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "advance", "target": 71, "units": 0}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("bad_units[N < 0]", 422)
+async def _units_negative(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "support", "target": 71, "units": -3}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("wrong_divan[the locked Divan]", 409)
+async def _wrong_divan_locked(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 1})
+
+
+@case("wrong_divan[a later Divan]", 409)
+async def _wrong_divan_later(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 5})
+
+
+@case(
+    "wrong_divan[Divan 0]",
+    409,
+)
+async def _wrong_divan_zero(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 0})
+
+
+# --- spending (R-7.9) ----------------------------------------------------------------------
+@case("not_enough_gold", 422)
+async def _gold(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)  # R-3.1: 2 gold; a sur costs 3
+    return api.client.post(**spend(bey, "sur", ANKARA))
+
+
+@case("sur_exists", 422)
+async def _sur_exists(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 1)  # Ankara yields 2 gold (R-2.4): 4 gold now
+    r = await api.client.post(**spend(bey, "sur", ANKARA, key="first-sur"))
+    assert r.status_code == 200, r.text
+    return api.client.post(**spend(bey, "sur", ANKARA, key="second-sur"))
+
+
+@case("over_cap", 422)
+async def _over_cap(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    for _attempt in range(8):  # the memleket grows by production (R-7.1) until it is full
+        state, _v = await state_of(api.store, bey.season_id)
+        if state.province(ANKARA).units > 10:
+            break
+        await play_divans(api, bey, 1)
+    else:
+        pytest.fail("the memleket never reached 11 units")
+    return api.client.post(**spend(bey, "paralı_asker", ANKARA))
+
+
+@case("not_purchasable[not a neighbour]", 422)
+async def _not_purchasable_far(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "satın_alma", ISTANBUL))
+
+
+@case("not_purchasable[owned]", 422)
+async def _not_purchasable_owned(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "satın_alma", ANKARA))
+
+
+@case("divan_locked[spend after POST /divans]", 409)
+async def _locked_spend(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    return api.client.post(**spend(bey, "paralı_asker", ANKARA))
+
+
+@case("divan_locked[second Divan request]", 409)
+async def _locked_request(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    return api.client.post(bey.url("/divans"), headers=bey.auth())
+
+
+# --- authentication and authorisation (ARCHITECTURE Access, R-14) --------------------------
+@case("missing_token", 401)
+async def _missing(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), json=HOLD)
+
+
+@case("missing_token[not a bearer token]", 401)
+async def _basic(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    headers = {"Authorization": f"Basic {bey.token}"}
+    return api.client.post(bey.url("/orders"), headers=headers, json=HOLD)
+
+
+@case("missing_token[me]", 401)
+async def _missing_me(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.get(bey.url("/me"))
+
+
+@case("bad_token[garbage]", 401)
+async def _garbage(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bearer("garbage"), json=HOLD)
+
+
+@case("bad_token[well-formed, wrong secret]", 401)
+async def _wrong_secret(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    forged = f"sb1.{bey.season_id}.{bey.seat}.{secrets.token_urlsafe(24)}"
+    return api.client.post(bey.url("/orders"), headers=bearer(forged), json=HOLD)
+
+
+@case("bad_token[a computer bey's seat]", 401)
+async def _computer_seat(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    forged = f"sb1.{bey.season_id}.5.{secrets.token_urlsafe(24)}"
+    return api.client.post(bey.url("/orders"), headers=bearer(forged), json=HOLD)
+
+
+@case("bad_token[ops token on a bey route]", 401)
+async def _ops_on_bey(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.get(bey.url("/me"), headers=bearer(OPS_TOKEN))
+
+
+@case("token_wrong_season", 403)
+async def _wrong_season(api: Api, _: AsyncExitStack) -> Request:
+    s = await create_trial(api.client)
+    t = await create_trial(api.client, memleket=ISTANBUL)
+    return api.client.post(s.url("/orders"), headers=t.auth(), json=HOLD)
+
+
+@case("token_in_query[beside the header]", 400)
+async def _query_and_header(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = bey.url("/orders") + f"?token={bey.token}"
+    return api.client.post(url, headers=bey.auth(), json=HOLD)
+
+
+@case("token_in_query[access_token only]", 400)
+async def _query_only(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.get(bey.url("/me") + f"?access_token={bey.token}")
+
+
+@case("season_not_found", 404)
+async def _no_season(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post("/v1/seasons/no-such-season/orders", headers=bey.auth(), json=HOLD)
+
+
+@case("season_not_found[status]", 404)
+async def _no_season_status(api: Api, _: AsyncExitStack) -> Request:
+    await create_trial(api.client)
+    return api.client.get("/v1/seasons/no-such-season")
+
+
+@case("forbidden[ops reissue with the auditor token]", 403)
+async def _auditor_reissue(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
+    return api.client.post(url, headers=bearer(AUDITOR_TOKEN))
+
+
+@case(
+    "forbidden[ops reissue with a bey token]",
+    403,
+)
+async def _bey_reissue(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
+    return api.client.post(url, headers=bey.auth())
+
+
+@case("missing_token[ops reissue without a token]", 401)
+async def _anonymous_reissue(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token")
+
+
+@case("unknown_seat[ops reissue for seat 99]", 422)
+async def _reissue_nobody(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/99/token"
+    return api.client.post(url, headers=bearer(OPS_TOKEN))
+
+
+@case("season_not_found[ops reissue]", 404)
+async def _reissue_no_season(api: Api, _: AsyncExitStack) -> Request:
+    await create_trial(api.client)
+    return api.client.post("/v1/ops/seasons/no-such-season/beys/1/token", headers=bearer(OPS_TOKEN))
+
+
+# --- Idempotency-Key (ARCHITECTURE Event store; IETF idempotency-key draft) -----------------
+@case("idempotency_key_required[spend]", 400)
+async def _key_spend(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "paralı_asker", ANKARA, key=None))
+
+
+@case("idempotency_key_required[offer]", 400)
+async def _key_offer(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/offers"), headers=bey.auth(), json={"to": 2, "kind": "pact"})
+
+
+@case("idempotency_key_reused", 422)
+async def _key_reused(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    assert (await api.client.post(**spend(bey, "paralı_asker", ANKARA, key="k"))).status_code == 200
+    return api.client.post(**spend(bey, "paralı_asker", 71, key="k"))
+
+
+@case("idempotency_key_in_flight", 409)
+async def _key_in_flight(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = b'{"kind":"paral\xc4\xb1_asker","province":6}'
+    url = bey.url("/spend")
+    claimed = await api.store.idempotency.begin(
+        f"{bey.season_id}:{bey.seat}", "held", request_hash("POST", url, body)
+    )
+    assert isinstance(claimed, Begun)
+    headers = {**bey.auth("held"), "Content-Type": "application/json"}
+    return api.client.post(url, headers=headers, content=body)
+
+
+@case("bad_idempotency_key[over 200 characters]", 400)
+async def _key_long(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(**spend(bey, "paralı_asker", ANKARA, key="k" * 201))
+
+
+# --- mode and phase (R-1.2, R-10.4) ---------------------------------------------------------
+@case("not_allowed_in_mode[Divan request in a live season]", 403)
+async def _live_request(api: Api, _: AsyncExitStack) -> Request:
+    (bey,) = await build_season(api.store, [ANKARA], mode="live")
+    return api.client.post(bey.url("/divans"), headers=bey.auth())
+
+
+@case("wrong_phase[vote before the Kurultay]", 409)
+async def _early_vote(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2})
+
+
+@case("wrong_phase[orders after the season]", 409)
+async def _late_orders(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    vote = await api.client.post(
+        bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2}
+    )
+    assert vote.status_code == 200, vote.text
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=HOLD)
+
+
+@case("wrong_phase[Divan request at the Kurultay]", 409)
+async def _divan_17(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    return api.client.post(bey.url("/divans"), headers=bey.auth())
+
+
+@case("vote_self", 422)
+async def _vote_self(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    return api.client.post(
+        bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": bey.seat}
+    )
+
+
+@case("unknown_seat[vote for seat 99]", 422)
+async def _vote_nobody(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    return api.client.post(bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 99})
+
+
+@case("already_voted[live Kurultay]", 409)
+async def _voted_twice(api: Api, _: AsyncExitStack) -> Request:
+    a, _b = await build_season(api.store, [ANKARA, ISTANBUL], mode="live")
+    await play_live_divans(api.store, a.season_id, 16)
+    first = await api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 2})
+    assert first.status_code == 200, first.text
+    return api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 3})
+
+
+# --- treaties (R-6.1, R-6.2, R-6.6) --------------------------------------------------------
+@case("offer_exists", 409)
+async def _offer_twice(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    first = await api.client.post(
+        bey.url("/offers"), headers=bey.auth("o1"), json={"to": 2, "kind": "pact"}
+    )
+    assert first.status_code == 200, first.text
+    return api.client.post(
+        bey.url("/offers"), headers=bey.auth("o2"), json={"to": 2, "kind": "alliance"}
+    )
+
+
+@case("no_offer[withdraw]", 422)
+async def _withdraw_nothing(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/offers/2/withdraw"), headers=bey.auth())
+
+
+@case("no_offer[answer]", 422)
+async def _answer_nothing(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(
+        bey.url("/offers/2/answer"), headers=bey.auth(), json={"answer": "accept"}
+    )
+
+
+@case("no_offer[answer one's own offer]", 422)
+async def _answer_own(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    first = await api.client.post(
+        bey.url("/offers"), headers=bey.auth("o1"), json={"to": 2, "kind": "pact"}
+    )
+    assert first.status_code == 200, first.text
+    return api.client.post(
+        bey.url("/offers/2/answer"), headers=bey.auth(), json={"answer": "accept"}
+    )
+
+
+@case("bad_partner[self]", 422)
+async def _offer_self(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(
+        bey.url("/offers"), headers=bey.auth("o1"), json={"to": bey.seat, "kind": "pact"}
+    )
+
+
+@case("bad_partner[no such seat]", 422)
+async def _offer_nobody(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(
+        bey.url("/offers"), headers=bey.auth("o1"), json={"to": 20, "kind": "pact"}
+    )
+
+
+@case("perde_3", 422)
+async def _perde_3(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 12)
+    return api.client.post(
+        bey.url("/offers"), headers=bey.auth("o1"), json={"to": 2, "kind": "pact"}
+    )
+
+
+@case("allied_already", 422)
+async def _allied(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    for seat in range(2, 20):  # computer beys accept an alliance with probability 50 % (R-6.3)
+        body = {"to": seat, "kind": "alliance"}
+        r = await api.client.post(bey.url("/offers"), headers=bey.auth(f"ally-{seat}"), json=body)
+        assert r.status_code == 200, r.text
+    await play_divans(api, bey, 1)
+    state, _v = await state_of(api.store, bey.season_id)
+    allies = [t.b for t in state.treaties if t.kind == "alliance" and t.a == bey.seat]
+    assert allies, "no computer bey accepted an alliance with this seed"
+    body = {"to": allies[0], "kind": "pact"}
+    return api.client.post(bey.url("/offers"), headers=bey.auth("pact"), json=body)
+
+
+# --- the edge: limits, routing, store trouble -----------------------------------------------
+@case("body_too_large", 413)
+async def _too_large(api: Api, stack: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    small = await stack.enter_async_context(open_api(api.store, settings(max_body_bytes=1024)))
+    orders = [{"province": ANKARA, "kind": "hold"}] * 300  # about 10 kB
+    return small.client.post(bey.url("/orders"), headers=bey.auth(), json={"orders": orders})
+
+
+@case("body_too_large[create season]", 413)
+async def _too_large_create(api: Api, stack: AsyncExitStack) -> Request:
+    small = await stack.enter_async_context(open_api(api.store, settings(max_body_bytes=1024)))
+    return small.client.post(
+        "/v1/seasons", content=b'{"memleket": 6, "pad": "' + b"x" * 10_000 + b'"}'
+    )
+
+
+@case("not_found", 404)
+async def _no_route(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.get("/v1/no-such-route")
+
+
+@case("not_found[path parameter not a number]", 404)
+async def _bad_path_param(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/offers/two/withdraw"), headers=bey.auth())
+
+
+@case("method_not_allowed", 405)
+async def _wrong_method(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.get(bey.url("/orders"), headers=bey.auth())
+
+
+@case("store_busy", 503)
+async def _busy(api: Api, stack: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    failing = FailingStore(api.store, "read_stream", lambda: StoreBusyError("lock timeout"))
+    busy = await stack.enter_async_context(open_api(api.store, api_store=failing))  # type: ignore[arg-type]
+    return busy.client.post(bey.url("/orders"), headers=bey.auth(), json=HOLD)
+
+
+@case("conflict[retries exhausted]", 409)
+async def _conflict(api: Api, stack: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    failing = FailingStore(api.store, "append", lambda: ConcurrencyError(bey.season_id, 0, 1))
+    busy = await stack.enter_async_context(open_api(api.store, api_store=failing))  # type: ignore[arg-type]
+    return busy.client.post(bey.url("/orders"), headers=bey.auth(), json=HOLD)
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(
+            case_id,
+            id=case_id,
+            marks=[pytest.mark.xfail(strict=True, reason=f"BUG: {c.bug}")] if c.bug else [],
+        )
+        for case_id, c in CASES.items()
+    ]
+
+
+@pytest.mark.parametrize("case_id", _params())
+async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Api) -> None:
+    """Each refusal: its status and stable code in problem+json; every stream byte-identical.
+
+    R-4.2, R-7.9, R-6.1, R-10.4 (domain refusals), ARCHITECTURE Access / Interfaces (RFC 9457).
+    """
+    c = CASES[case_id]
+    async with AsyncExitStack() as stack:
+        request = await c.scenario(api, stack)
+        response = await unchanged(api.store, request)
+        body = assert_problem(response, c.status, c.code)
+    assert body["instance"].startswith("/v1/")
+    if c.status == 503 or c.code == "divan_locked":  # ARCHITECTURE: 409/503 with Retry-After
+        assert response.headers["retry-after"]
+
+
+# Codes the API has but no request can reach today, each with the reason.
+UNREACHABLE = {
+    "memleket_taken": "JoinSeason has no route: POST /v1/seasons seats one human on an empty map",
+    "season_full": "JoinSeason has no route (see memleket_taken)",
+    "season_exists": "POST /v1/seasons always makes a fresh uuid season id",
+    "rate_limited": "the command API has no rate limiter yet (RELIABILITY 24 expects 429)",
+    "invalid_request": "no handler takes Litestar-validated input; typed path params give 404",
+    "bad_request": "fallback for other Litestar HTTPExceptions; none is raised by the routes",
+    "internal": "an unhandled exception (500), not a refusal",
+}
+
+
+def _codes_in_source() -> set[str]:
+    """Every refusal code written in the command service and the domain."""
+    patterns = [
+        re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)"'),
+        re.compile(r'reject\(\s*"([a-z_0-9]+)"'),
+        re.compile(r'code="([a-z_0-9]+)"'),
+        re.compile(r'\b\d{3}: "([a-z_0-9]+)"'),
+        re.compile(r'\bcode = "([a-z_0-9]+)"'),
+    ]
+    files = [*ROOT.glob("services/command/*.py"), *ROOT.glob("shared/domain/**/*.py")]
+    return {m for f in files for p in patterns for m in p.findall(f.read_text())}
+
+
+def test_every_error_code_in_the_source_has_a_refusal_case() -> None:
+    """Every code the API can answer is produced above, or listed as unreachable with a reason."""
+    found = _codes_in_source()
+    covered = {c.code for c in CASES.values() if c.bug is None}
+    assert {"not_your_province", "idempotency_key_in_flight", "body_too_large"} <= found
+    assert found - covered - set(UNREACHABLE) == set()
+    assert set(UNREACHABLE) & covered == set()
