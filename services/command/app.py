@@ -16,6 +16,7 @@ from litestar.openapi.config import OpenAPIConfig
 from services.command.handling import Services
 from services.command.problems import Problem, http_exception, internal_error, problem_response
 from services.command.routes import ROUTES
+from shared.app.openapi import COMPONENTS
 from shared.app.queues import make_broker, project_message, resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
@@ -121,7 +122,11 @@ def create_app(
         cors_config=cors,
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
-            title="Seksenbir API", version="1", path="/v1/schema", description=__doc__
+            title="Seksenbir API",
+            version="1",
+            path="/v1/schema",
+            description="Seksenbir game server: commands (write side), read models (query side).",
+            components=COMPONENTS,
         ),
         debug=settings.debug,
     )

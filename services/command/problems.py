@@ -7,13 +7,14 @@ from typing import Any
 import msgspec
 import structlog
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.exceptions import HTTPException, NotFoundException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from shared.domain.commands import Rejection
 
 log = structlog.get_logger(__name__)
 PROBLEM = "application/problem+json"
+IDEMPOTENCY_HEADER = ("idempotency-key", "idempotency_key")
 
 # Rejection codes of the domain, each with its HTTP status.
 STATUS = {
@@ -65,21 +66,44 @@ def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[
 
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
-    """Litestar's own refusals (404, 405, 413, validation) in the same shape."""
+    """Litestar's own refusals (body validation, 404, 405, 413) in the same shape and codes."""
     codes = {
         404: "not_found",
         405: "method_not_allowed",
         413: "body_too_large",
         429: "rate_limited",
     }
-    code = codes.get(exc.status_code, "bad_request")
-    if isinstance(exc, ValidationException):
-        code = "invalid_request"
+    status, code, detail = (
+        exc.status_code,
+        codes.get(exc.status_code, "bad_request"),
+        str(exc.detail),
+    )
+    if status == 400:
+        status, code, detail = _bad_request(exc, detail)
     if isinstance(exc, NotFoundException):
         code = "not_found"
-    p = Problem(exc.status_code, code, str(exc.detail))
+    p = Problem(status, code, detail)
     p.headers = dict(exc.headers or {})
     return problem_response(request, p)
+
+
+def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
+    """Map Litestar's 400s onto our codes: malformed JSON, unknown or invalid fields, headers."""
+    problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
+    messages = "; ".join(str(e.get("message", "")) for e in problems)
+    if "malformed" in detail.lower() or "truncated" in detail.lower():
+        return 400, "malformed_json", detail
+    if any(
+        str(e.get("key", "")).lower() in ("idempotency-key", "idempotency_key") for e in problems
+    ):
+        return 400, "bad_idempotency_key", "Idempotency-Key en fazla 200 karakter"
+    if "unknown field" in messages.lower():
+        return 422, "unknown_field", messages
+    if any(e.get("key") == "data" and e.get("message") == "'data'" for e in problems):
+        return 400, "malformed_json", "İstek gövdesi boş / empty request body"
+    if any(e.get("source") == "body" for e in problems):
+        return 422, "invalid_body", messages or detail
+    return 400, "invalid_request", messages or detail
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
+from litestar.params import Parameter
 
 from services.command import auth
-from services.command.handling import load, parse, respond, run, services
+from services.command.handling import load, respond, run, services
 from services.command.problems import Problem
 from services.command.schemas import (
     Accepted,
@@ -27,6 +28,7 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
+from shared.app.openapi import BEARER, COMMAND_PROBLEMS
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -36,16 +38,26 @@ from shared.domain.map import game_map
 from shared.domain.state import DIVANS, SeasonState, perde
 from shared.eventstore import ConcurrencyError, EventMetadata
 
+Key = Annotated[
+    str | None,
+    Parameter(
+        header="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
+    ),
+]
+P = COMMAND_PROBLEMS
+
 
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
     return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
 
 
-@post("/seasons", status_code=201, summary="Create a trial season and join it")
-async def create_season(request: Request[Any, Any, Any]) -> Response[bytes]:
+@post("/seasons", status_code=201, summary="Create a trial season and join it", responses=P)
+async def create_season(
+    request: Request[Any, Any, Any], data: CreateSeasonIn
+) -> Response[CreatedOut]:
     """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
     svc = services(request)
-    body = parse(await request.body(), CreateSeasonIn)
+    body = data
     if body.memleket not in game_map():
         raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
     if body.seed is not None and not 0 <= body.seed < 2**63:
@@ -77,8 +89,8 @@ async def create_season(request: Request[Any, Any, Any]) -> Response[bytes]:
     return Response(codec.encode(out), status_code=201, media_type="application/json")
 
 
-@get("/seasons/{season_id:str}", summary="Season status")
-async def season_status(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get("/seasons/{season_id:str}", summary="Season status", responses=P)
+async def season_status(request: Request[Any, Any, Any], season_id: str) -> Response[SeasonStatus]:
     loaded = await load(services(request), season_id)
     s = loaded.state
     over = s.phase == "over"
@@ -100,8 +112,8 @@ async def season_status(request: Request[Any, Any, Any], season_id: str) -> Resp
     return respond(200, codec.encode(status))
 
 
-@get("/seasons/{season_id:str}/me", summary="A bey's own view")
-async def me(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get("/seasons/{season_id:str}/me", summary="A bey's own view", responses=P, security=BEARER)
+async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]:
     loaded = await load(services(request), season_id)
     s = loaded.state
     seat = auth.bey(request, season_id, s)
@@ -126,10 +138,18 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]
     return respond(200, codec.encode(out))
 
 
-@post("/seasons/{season_id:str}/orders", status_code=200, summary="Give orders for a Divan")
-async def submit_orders(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@post(
+    "/seasons/{season_id:str}/orders",
+    status_code=200,
+    summary="Give orders for a Divan",
+    responses=P,
+    security=BEARER,
+)
+async def submit_orders(
+    request: Request[Any, Any, Any], season_id: str, data: OrdersIn, idempotency_key: Key = None
+) -> Response[OrdersOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
-    body = parse(await request.body(), OrdersIn)
+    body = data
 
     def build(state: SeasonState, seat: int) -> c.Command:
         divan = body.divan if body.divan is not None else next_divan(state)
@@ -143,9 +163,18 @@ async def submit_orders(request: Request[Any, Any, Any], season_id: str) -> Resp
     return await run(request, season_id, build, answer, key_required=False)
 
 
-@post("/seasons/{season_id:str}/spend", status_code=200, summary="Spend gold (R-7.9)")
-async def spend(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
-    body = parse(await request.body(), SpendIn)
+@post(
+    "/seasons/{season_id:str}/spend",
+    status_code=200,
+    summary="Spend gold (R-7.9)",
+    responses=P,
+    security=BEARER,
+)
+async def spend(
+    request: Request[Any, Any, Any], season_id: str, data: SpendIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    """Immediate; the Idempotency-Key header is required."""
+    body = data
     kinds = {"sur": c.BuildSur, "paralı_asker": c.HireMercenaries, "satın_alma": c.PurchaseProvince}
 
     def build(_state: SeasonState, seat: int) -> c.Command:
@@ -154,9 +183,18 @@ async def spend(request: Request[Any, Any, Any], season_id: str) -> Response[byt
     return await run(request, season_id, build, _accepted, key_required=True)
 
 
-@post("/seasons/{season_id:str}/offers", status_code=200, summary="Offer a pact or alliance")
-async def offer(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
-    body = parse(await request.body(), OfferIn)
+@post(
+    "/seasons/{season_id:str}/offers",
+    status_code=200,
+    summary="Offer a pact or alliance (R-6.1)",
+    responses=P,
+    security=BEARER,
+)
+async def offer(
+    request: Request[Any, Any, Any], season_id: str, data: OfferIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    """The Idempotency-Key header is required."""
+    body = data
     return await run(
         request,
         season_id,
@@ -170,8 +208,12 @@ async def offer(request: Request[Any, Any, Any], season_id: str) -> Response[byt
     "/seasons/{season_id:str}/offers/{to:int}/withdraw",
     status_code=200,
     summary="Withdraw an offer",
+    responses=P,
+    security=BEARER,
 )
-async def withdraw(request: Request[Any, Any, Any], season_id: str, to: int) -> Response[bytes]:
+async def withdraw(
+    request: Request[Any, Any, Any], season_id: str, to: int, idempotency_key: Key = None
+) -> Response[Accepted]:
     return await run(
         request,
         season_id,
@@ -182,12 +224,20 @@ async def withdraw(request: Request[Any, Any, Any], season_id: str, to: int) -> 
 
 
 @post(
-    "/seasons/{season_id:str}/offers/{frm:int}/answer", status_code=200, summary="Answer an offer"
+    "/seasons/{season_id:str}/offers/{frm:int}/answer",
+    status_code=200,
+    summary="Answer an offer",
+    responses=P,
+    security=BEARER,
 )
 async def answer_offer(
-    request: Request[Any, Any, Any], season_id: str, frm: int
-) -> Response[bytes]:
-    body = parse(await request.body(), AnswerIn)
+    request: Request[Any, Any, Any],
+    season_id: str,
+    frm: int,
+    data: AnswerIn,
+    idempotency_key: Key = None,
+) -> Response[Accepted]:
+    body = data
     return await run(
         request,
         season_id,
@@ -197,9 +247,17 @@ async def answer_offer(
     )
 
 
-@post("/seasons/{season_id:str}/kurultay/vote", status_code=200, summary="Vote at the Kurultay")
-async def vote(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
-    body = parse(await request.body(), VoteIn)
+@post(
+    "/seasons/{season_id:str}/kurultay/vote",
+    status_code=200,
+    summary="Vote at the Kurultay (R-10.4)",
+    responses=P,
+    security=BEARER,
+)
+async def vote(
+    request: Request[Any, Any, Any], season_id: str, data: VoteIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    body = data
     return await run(
         request,
         season_id,
@@ -209,8 +267,16 @@ async def vote(request: Request[Any, Any, Any], season_id: str) -> Response[byte
     )
 
 
-@post("/seasons/{season_id:str}/divans", status_code=202, summary="Trial: resolve the next Divan")
-async def request_divan(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@post(
+    "/seasons/{season_id:str}/divans",
+    status_code=202,
+    summary="Trial: resolve the next Divan",
+    responses=P,
+    security=BEARER,
+)
+async def request_divan(
+    request: Request[Any, Any, Any], season_id: str, idempotency_key: Key = None
+) -> Response[DivanRequestedOut]:
     """R-1.2: answered 202 at once; a resolver worker stores the outcome (poll the status)."""
     svc = services(request)
 
@@ -227,8 +293,14 @@ async def request_divan(request: Request[Any, Any, Any], season_id: str) -> Resp
     return response
 
 
-@post("/seasons/{season_id:str}/token", status_code=200, summary="Rotate one's own token")
-async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@post(
+    "/seasons/{season_id:str}/token",
+    status_code=200,
+    summary="Rotate one's own token",
+    responses=P,
+    security=BEARER,
+)
+async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Response[TokenOut]:
     """The old token stops working at once; the new one is shown only in this answer."""
     svc = services(request)
     loaded = await load(svc, season_id)
@@ -239,10 +311,16 @@ async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Respo
     )
 
 
-@post("/ops/seasons/{season_id:str}/beys/{seat:int}/token", status_code=200, summary="Ops: reissue")
+@post(
+    "/ops/seasons/{season_id:str}/beys/{seat:int}/token",
+    status_code=200,
+    summary="Ops: reissue a bey's token",
+    responses=P,
+    security=BEARER,
+)
 async def reissue_token(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[bytes]:
+) -> Response[TokenOut]:
     """Ops reissue a lost token; the reissue is an audited event."""
     svc = services(request)
     caller = auth.staff(request, svc.ops, svc.auditors)
@@ -256,7 +334,7 @@ async def reissue_token(
 
 async def _set_token(
     svc: Any, season_id: str, seat: int, by: str, check: Any = None
-) -> Response[bytes]:
+) -> Response[Any]:
     for _attempt in range(svc.retries + 1):
         loaded = await load(svc, season_id)
         if check is not None:

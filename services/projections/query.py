@@ -16,6 +16,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.projections.keys import Keys, board, channel, seasons_index
 from services.projections.reads import NotReady, decode, read
+from shared.app.openapi import READ_PROBLEMS
 
 log = structlog.get_logger(__name__)
 TICKET_TTL_S = 30
@@ -116,14 +117,22 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
     return {k.decode(): decode(v) for k, v in raw.items()}
 
 
-@get("/seasons/{season_id:str}/map", summary="The map: owner, units, sur, milis (R-14)")
-async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/map",
+    summary="The map: owner, units, sur, milis (R-14)",
+    responses=READ_PROBLEMS,
+)
+async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
     return answer(meta, {"divan": meta["divan"], "provinces": _hash(provinces)})
 
 
-@get("/seasons/{season_id:str}/leaderboard", summary="Scores in R-10.5 order")
-async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/leaderboard",
+    summary="Scores in R-10.5 order",
+    responses=READ_PROBLEMS,
+)
+async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     def fetch(k: Keys, p: Any) -> None:
         p.zrevrange(k.leaderboard, 0, -1)
         p.hgetall(k.beys)
@@ -134,8 +143,12 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     return answer(meta, {"divan": meta["divan"], "leaderboard": rows})
 
 
-@get("/seasons/{season_id:str}/titles", summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han")
-async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/titles",
+    summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
+    responses=READ_PROBLEMS,
+)
+async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.titles)
         p.hgetall(k.beys)
@@ -158,27 +171,31 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[by
     )
 
 
-@get("/seasons/{season_id:str}/treaties", summary="Treaties in force")
-async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get("/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=READ_PROBLEMS)
+async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
     return answer(meta, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])})
 
 
-@get("/seasons/{season_id:str}/reports", summary="Public Divan reports")
-async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get("/seasons/{season_id:str}/reports", summary="Public Divan reports", responses=READ_PROBLEMS)
+async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     by_divan = {int(d): lines for d, lines in _hash(rows).items()}
     return answer(meta, {"reports": [{"divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]})
 
 
-@get("/seasons/{season_id:str}/betrayals", summary="Betrayals: who, whom, where (R-14)")
-async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/betrayals",
+    summary="Betrayals: who, whom, where (R-14)",
+    responses=READ_PROBLEMS,
+)
+async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
     return answer(meta, {"betrayals": [decode(r) for r in rows]})
 
 
-@get("/seasons/all", summary="Seasons and their status (newest 200)")
-async def season_list(request: Request[Any, Any, Any]) -> Response[bytes]:
+@get("/seasons/all", summary="Seasons and their status (newest 200)", responses=READ_PROBLEMS)
+async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrange(seasons_index(c.prefix), 0, 199)]
     rows = []
@@ -192,16 +209,22 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[bytes]:
     return Response(_enc.encode({"seasons": rows}), media_type="application/json")
 
 
-@get("/seasons/{season_id:str}/summary", summary="Season status as the read side sees it")
-async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/summary",
+    summary="Season status as the read side sees it",
+    responses=READ_PROBLEMS,
+)
+async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
     return answer(meta, {"status": meta})
 
 
 @get(
-    "/boards/{name:str}", summary="Cross-season leaderboards: han-scores, best-scores, han-memleket"
+    "/boards/{name:str}",
+    summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
+    responses=READ_PROBLEMS,
 )
-async def boards(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
+async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[str, Any]]:
     c = ctx(request)
     if name == "han-memleket":
         raw = await c.redis.hgetall(board(c.prefix, "han_memleket"))
@@ -223,8 +246,12 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
 
 
-@get("/seasons/{season_id:str}/private", summary="A bey's own gold, missions, orders and reports")
-async def private(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+@get(
+    "/seasons/{season_id:str}/private",
+    summary="A bey's own gold, missions, orders and reports",
+    responses=READ_PROBLEMS,
+)
+async def private(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
 
@@ -254,9 +281,13 @@ def _parties(record: dict[str, Any]) -> set[int]:
 
 
 @get(
-    "/seasons/{season_id:str}/battles/{divan:int}", summary="Battle records (R-5.8) as R-14 allows"
+    "/seasons/{season_id:str}/battles/{divan:int}",
+    summary="Battle records (R-5.8) as R-14 allows",
+    responses=READ_PROBLEMS,
 )
-async def battles(request: Request[Any, Any, Any], season_id: str, divan: int) -> Response[bytes]:
+async def battles(
+    request: Request[Any, Any, Any], season_id: str, divan: int
+) -> Response[dict[str, Any]]:
     """A bey: the battles it fought in or supported; ops, or anyone after the Kurultay: all."""
 
     def fetch(k: Keys, p: Any) -> None:
@@ -277,10 +308,11 @@ async def battles(request: Request[Any, Any, Any], season_id: str, divan: int) -
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
+    responses=READ_PROBLEMS,
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: int
-) -> Response[bytes]:
+) -> Response[dict[str, Any]]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
         if role(request) != "ops":
@@ -294,8 +326,11 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
+    responses=READ_PROBLEMS,
 )
-async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+async def audit_betrayals(
+    request: Request[Any, Any, Any], season_id: str
+) -> Response[dict[str, Any]]:
     who = _staff(request)
 
     def fetch(k: Keys, p: Any) -> None:
@@ -322,8 +357,14 @@ def _staff(request: Request[Any, Any, Any]) -> str:
     return who
 
 
-@get("/ops/seasons/{season_id:str}/beys/{seat:int}", summary="Ops: a bey's private view (recorded)")
-async def ops_bey(request: Request[Any, Any, Any], season_id: str, seat: int) -> Response[bytes]:
+@get(
+    "/ops/seasons/{season_id:str}/beys/{seat:int}",
+    summary="Ops: a bey's private view (recorded)",
+    responses=READ_PROBLEMS,
+)
+async def ops_bey(
+    request: Request[Any, Any, Any], season_id: str, seat: int
+) -> Response[dict[str, Any]]:
     if _staff(request) != "ops":
         raise QueryProblem(403, "forbidden", "Yalnız ops / ops only")
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
@@ -344,8 +385,9 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     "/seasons/{season_id:str}/tickets",
     status_code=201,
     summary="A one-use ticket for the private stream",
+    responses=READ_PROBLEMS,
 )
-async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
     _meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
@@ -359,6 +401,7 @@ async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[by
 @get(
     "/seasons/{season_id:str}/events",
     summary="Server-sent events: Divan reports, betrayals, season",
+    responses=READ_PROBLEMS,
 )
 async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""

@@ -78,12 +78,6 @@ async def test_openapi_schema_is_served_on_the_postgres_stack(pg_api: Api) -> No
     assert operations(await schema(pg_api)) == V1_OPERATIONS
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the handlers read request.body() by hand, so the OpenAPI schema has no "
-    "requestBody for any command, no bearer security scheme and no Idempotency-Key header: "
-    "a client (or Schemathesis, RELIABILITY 24) cannot learn what to send",
-)
 async def test_openapi_schema_documents_request_bodies_auth_and_idempotency_key(
     memory_api: Api,
 ) -> None:
@@ -99,12 +93,6 @@ async def test_openapi_schema_documents_request_bodies_auth_and_idempotency_key(
     assert doc.get("components", {}).get("securitySchemes"), "no bearer scheme"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: every handler returns Response[bytes], so each 2xx answer is documented as "
-    "a JSON *string*, and errors as Litestar's {status_code, detail, extra} in "
-    "application/json, not the RFC 9457 application/problem+json the API actually sends",
-)
 async def test_openapi_schema_documents_answers_and_problem_json(memory_api: Api) -> None:
     """ARCHITECTURE Interfaces (RFC 9457): documented answers match what the API sends."""
     doc = await schema(memory_api)
