@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
-from litestar.params import Parameter
+from litestar.params import HeaderParameter
 
 from services.command import auth
 from services.command.handling import load, respond, run, services
@@ -40,8 +40,8 @@ from shared.eventstore import ConcurrencyError, EventMetadata
 
 Key = Annotated[
     str | None,
-    Parameter(
-        header="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
+    HeaderParameter(
+        name="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
     ),
 ]
 P = COMMAND_PROBLEMS

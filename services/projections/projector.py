@@ -8,7 +8,7 @@ import redis.asyncio as aioredis
 import structlog
 
 from services.projections.keys import Keys
-from services.projections.reducers import Snapshot, project
+from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
 from shared.domain.evolve import evolve
@@ -19,6 +19,7 @@ from shared.faults import fault
 log = structlog.get_logger(__name__)
 BATCH = 64
 OLD_GENERATION_TTL_MS = 30_000
+HEALING_SECONDS = 30
 
 
 @dataclass
@@ -87,6 +88,9 @@ class Projector:
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)
                 self._cursors.pop(season_id, None)
                 return applied
+            cross = cross_season(self.prefix, state, events, [r.position for r in batch])
+            if cross:
+                await self.sink.plain(cross)
             cur = _Cursor(keys.gen, new, state, snap)
             self._cursors[season_id] = cur
             applied += len(batch)
@@ -101,34 +105,43 @@ class Projector:
         return applied
 
     async def rebuild(self, season_id: str) -> int:
-        """Build a new generation from event 1, then switch readers to it in one step."""
+        """Build a new generation from event 1, then switch readers to it in one step.
+
+        A season with no events leaves nothing in Redis. Of two rebuilds at once the newer
+        generation wins; every other generation of the season is retired (it expires).
+        """
+        if await self.store.stream_version(season_id) == 0:
+            return 0
         gen = int(await self.redis.incr(f"{self.prefix}:{{s:{season_id}}}:generations"))
         building = Keys.building(self.prefix, season_id)
         await self.redis.set(building, str(gen), px=600_000)
         keys = Keys(self.prefix, season_id, gen)
         self._cursors.pop(season_id, None)
         applied = await self._advance(season_id, keys, 0, live=False)
-        old = await self.active_gen(season_id)
-        old_keys = []
-        if old is not None and old != gen:
-            old_keys = [
-                k
-                async for k in self.redis.scan_iter(
-                    match=f"{Keys(self.prefix, season_id, old).base}:*"
-                )
-            ]
-        await self.sink.switch(
-            Keys.active(self.prefix, season_id), gen, old_keys, building, OLD_GENERATION_TTL_MS
-        )
+        await self.sink.switch(Keys.active(self.prefix, season_id), gen, building)
+        await self.retire_stale(season_id)
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)
         return applied
+
+    async def retire_stale(self, season_id: str) -> None:
+        """Every key of a generation other than the active one gets an expiry."""
+        active = await self.active_gen(season_id)
+        live = Keys(self.prefix, season_id, active).base + ":" if active is not None else None
+        stale = [
+            k
+            async for k in self.redis.scan_iter(match=f"{self.prefix}:{{s:{season_id}}}:g*:*")
+            if live is None or not k.decode().startswith(live)
+        ]
+        await self.sink.retire(stale, OLD_GENERATION_TTL_MS)
 
     async def sweep(self) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint."""
         total = 0
         for season_id in await self.store.list_seasons():
             gen = await self.active_gen(season_id)
-            if gen is not None:
+            if gen is None:  # a wiped Redis: readers answer 503, not 404, while this heals
+                await self.redis.set(f"{self.prefix}:healing", "1", ex=HEALING_SECONDS)
+            else:
                 raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
                 if raw is not None and int(raw) >= await self.store.stream_version(season_id):
                     continue

@@ -104,9 +104,11 @@ async def season_read(
         return await read(c.redis, c.prefix, season_id, fetch)
     except NotReady:
         known = await c.redis.zscore(seasons_index(c.prefix), season_id)
-        building = await c.redis.exists(Keys.building(c.prefix, season_id))
-        if known is None and not building:
-            # Unknown here: maybe Redis was flushed; ask for a rebuild (harmless if no such season).
+        if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
+            wiped = not await c.redis.exists(seasons_index(c.prefix))
+            if not wiped and not await c.redis.exists(f"{c.prefix}:healing"):
+                raise QueryProblem(404, "season_not_found", "Böyle bir sezon yok") from None
+            # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
             c.rebuild(season_id)
         raise QueryProblem(
             503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2
@@ -197,7 +199,7 @@ async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response
 @get("/seasons/all", summary="Seasons and their status (newest 200)", responses=READ_PROBLEMS)
 async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
     c = ctx(request)
-    ids = [s.decode() for s in await c.redis.zrange(seasons_index(c.prefix), 0, 199)]
+    ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
     for season_id in ids:
         try:

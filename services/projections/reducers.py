@@ -65,8 +65,6 @@ def project(
 
 def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[Op]:
     match e:
-        case ev.SeasonCreated():
-            return [("ZADD", seasons_index(keys.prefix), 0, e.season_id)]
         case ev.DivanLocked():
             return [
                 ("HSET", keys.orders(e.divan), str(s), j(msgspec.to_builtins(o)))
@@ -206,21 +204,6 @@ def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) ->
         ("ZADD", keys.leaderboard, float(n - i), str(seat)) for i, (seat, _s) in enumerate(e.scores)
     ]
     ops.append(("HSET", keys.kurultay, "result", j(msgspec.to_builtins(e))))
-    if state.counts_on_boards:
-        han_score = dict(e.scores)[e.han]
-        ops.append(("ZADD", board(keys.prefix, "han_scores"), float(han_score), keys.season_id))
-        for seat, score in e.scores:
-            ops.append(
-                (
-                    "ZADD",
-                    board(keys.prefix, "best_scores"),
-                    float(score),
-                    f"{keys.season_id}:{seat}",
-                )
-            )
-        han = state.bey(e.han)
-        memleket = han.memleket if han else 0
-        ops.append(("HSET", board(keys.prefix, "han_memleket"), keys.season_id, str(memleket)))
     if live:
         ops.append(
             (
@@ -229,4 +212,31 @@ def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) ->
                 j({"type": "season_over", "han": e.han}),
             )
         )
+    return ops
+
+
+def cross_season(
+    prefix: str, state: SeasonState, events: Sequence[ev.Event], positions: Sequence[int]
+) -> list[Op]:
+    """Writes outside the season's slot: the season index and the cross-season boards.
+
+    Each is idempotent (a member set to a value fixed by the events), so the projector applies
+    them after the season's atomic step and a repeat changes nothing; keeping them out of that
+    step keeps it on one Redis Cluster slot.
+    """
+    ops: list[Op] = []
+    for e, position in zip(events, positions, strict=True):
+        if isinstance(e, ev.SeasonCreated):
+            ops.append(("ZADD", seasons_index(prefix), float(position), e.season_id))
+        elif isinstance(e, ev.KurultayHeld) and state.counts_on_boards:
+            season = state.season_id
+            ops.append(("ZADD", board(prefix, "han_scores"), float(dict(e.scores)[e.han]), season))
+            ops.extend(
+                ("ZADD", board(prefix, "best_scores"), float(score), f"{season}:{seat}")
+                for seat, score in e.scores
+            )
+            han = state.bey(e.han)
+            ops.append(
+                ("HSET", board(prefix, "han_memleket"), season, str(han.memleket if han else 0))
+            )
     return ops

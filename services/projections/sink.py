@@ -14,6 +14,8 @@ from services.projections.reducers import Op
 APPLY = """
 local cur = redis.call('GET', KEYS[1]) or '0'
 if cur ~= ARGV[1] then return {0, cur} end
+-- A retired generation (its keys expiring after a switch) takes no more writes.
+if redis.call('PTTL', KEYS[1]) >= 0 then return {0, 'retired'} end
 local i = 3
 while i <= #ARGV do
   local name = ARGV[i]
@@ -35,9 +37,17 @@ return {1, ARGV[2]}
 # Switch a season's active generation atomically; the old generation's keys expire shortly
 # after, so a reader that fetched the old pointer still reads a whole view.
 SWITCH = """
-redis.call('SET', KEYS[1], ARGV[1])
-for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 redis.call('DEL', KEYS[#KEYS])
+if cur > tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+# Give every key of a generation that is not the active one an expiry (idempotent).
+RETIRE = """
+for i = 1, #KEYS do
+  if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
 return 1
 """
 
@@ -66,13 +76,24 @@ class Sink:
         self.redis = redis
         self._apply = redis.register_script(APPLY)
         self._switch = redis.register_script(SWITCH)
+        self._retire = redis.register_script(RETIRE)
 
     async def apply(self, checkpoint_key: str, expected: int, new: int, ops: Sequence[Op]) -> bool:
         keys, argv = encode(ops, checkpoint_key)
         ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
         return bool(ok)
 
-    async def switch(
-        self, active_key: str, gen: int, old_keys: Sequence[str], building_key: str, ttl_ms: int
-    ) -> None:
-        await self._switch(keys=[active_key, *old_keys, building_key], args=[str(gen), str(ttl_ms)])
+    async def switch(self, active_key: str, gen: int, building_key: str) -> bool:
+        """Make `gen` active unless a newer generation already is; clears the building flag."""
+        return bool(await self._switch(keys=[active_key, building_key], args=[str(gen)]))
+
+    async def retire(self, keys: Sequence[str], ttl_ms: int) -> None:
+        if keys:
+            await self._retire(keys=list(keys), args=[str(ttl_ms)])
+
+    async def plain(self, ops: Sequence[Op]) -> None:
+        """Idempotent writes outside a season's slot, in one pipeline."""
+        pipe = self.redis.pipeline(transaction=False)
+        for name, *args in ops:
+            pipe.execute_command(name, *args)
+        await pipe.execute()

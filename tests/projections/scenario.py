@@ -1,0 +1,152 @@
+"""A live season with two human beys, a pact, a betrayal and a canary order, played over HTTP.
+
+Bey A (seat 1, Ankara 6) and bey B (seat 2, Kırıkkale 71) are neighbours. A offers B a pact and
+B accepts; at Divan 1 A advances into Kırıkkale (a betrayal, R-6.5); at Divan 2 A sends the
+canary, an advance of 11 units from Ankara to Bolu (14, unowned), a battle but no betrayal.
+Divans are resolved the way the scheduler and resolver do it (computer turn, lock, resolve).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from shared.app.seasons import Seasons
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.decide import decide
+from shared.domain.evolve import evolve
+from shared.domain.lifecycle import run_divan
+from shared.domain.simulate import must
+from shared.domain.state import SeasonState
+from shared.eventstore import EventMetadata, EventStore
+from tests.projections.support import SYSTEM, bearer, new_bey_token
+
+ANKARA, KIRIKKALE, BOLU = 6, 71, 14
+CANARY = {"province": ANKARA, "kind": "advance", "target": BOLU, "units": 11}
+PENDING_CANARY = {"province": ANKARA, "kind": "support", "target": BOLU, "units": 11}
+
+
+@dataclass
+class Live:
+    season_id: str
+    tokens: dict[int, str]  # seat -> bey token
+    missions: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def url(self, tail: str = "") -> str:
+        return f"/v1/seasons/{self.season_id}{tail}"
+
+
+async def create_live(store: EventStore) -> Live:
+    """Registration of a live season with two humans (the API creates trial seasons only)."""
+    season_id = secrets.token_hex(16)
+    state, events = SeasonState(), []
+    commands: list[c.Command] = [
+        c.CreateSeason(
+            season_id=season_id, seed=7, mode="live", seed_salt="salt", counts_on_boards=True
+        ),
+        c.JoinSeason(memleket=ANKARA),
+        c.JoinSeason(memleket=KIRIKKALE),
+        c.CloseRegistration(),
+    ]
+    for command in commands:
+        state, more = must(state, command)
+        events += more
+    tokens = {}
+    for seat in (1, 2):
+        tokens[seat], rotated = new_bey_token(season_id, seat)
+        events.append(rotated)
+    await Seasons(store).append(season_id, 0, "setup", events, SYSTEM)
+    missions = {b.seat: b.missions for b in state.beys}
+    return Live(season_id, tokens, missions)
+
+
+async def resolve_live_divan(store: EventStore, season_id: str) -> int:
+    """What the scheduler and resolver do at a live Divan instant: one append of the whole Divan."""
+    seasons = Seasons(store)
+    loaded = await seasons.load(season_id)
+    events = run_divan(loaded.state)
+    n = loaded.state.divan + 1
+    meta = EventMetadata(actor="system", command_id=f"divan/{n}")
+    await seasons.append(season_id, loaded.version, f"divan/{n}", events, meta)
+    return n
+
+
+async def hold_kurultay(store: EventStore, season_id: str) -> None:
+    seasons = Seasons(store)
+    loaded = await seasons.load(season_id)
+    result = decide(loaded.state, c.HoldKurultay())
+    assert isinstance(result, list), result
+    state = loaded.state
+    for e in result:
+        state = evolve(state, e)
+    reveal = ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)
+    await seasons.append(season_id, loaded.version, "kurultay", [*result, reveal], SYSTEM)
+
+
+async def post(
+    client: httpx.AsyncClient,
+    live: Live,
+    seat: int,
+    tail: str,
+    body: dict[str, Any],
+    key: str | None = None,
+) -> dict[str, Any]:
+    headers = bearer(live.tokens[seat])
+    if key:
+        headers["Idempotency-Key"] = key
+    r = await client.post(live.url(tail), json=body, headers=headers)
+    assert r.status_code < 300, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+async def pact_and_betrayal(client: httpx.AsyncClient, store: EventStore, live: Live) -> None:
+    """Divan 1: the pact is accepted at step 2 and A breaks it at step 3."""
+    await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="offer-1")
+    await post(client, live, 2, "/offers/1/answer", {"answer": "accept"})
+    order = {"province": ANKARA, "kind": "advance", "target": KIRIKKALE, "units": 3}
+    await post(client, live, 1, "/orders", {"divan": 1, "orders": [order]})
+    assert await resolve_live_divan(store, live.season_id) == 1
+
+
+async def submit_canary(client: httpx.AsyncClient, live: Live) -> None:
+    await post(client, live, 1, "/orders", {"divan": 2, "orders": [CANARY]})
+
+
+async def submit_pending_canary(client: httpx.AsyncClient, live: Live) -> None:
+    await post(client, live, 1, "/orders", {"divan": 3, "orders": [PENDING_CANARY]})
+
+
+# --- detectors -----------------------------------------------------------------------------------
+def walk(value: Any) -> list[Any]:
+    """Every dict and list inside a JSON value (the value itself included)."""
+    out = [value]
+    if isinstance(value, dict):
+        for v in value.values():
+            out += walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            out += walk(v)
+    return out
+
+
+def canaries(value: Any) -> list[Any]:
+    """A's secret orders as they may appear: the order objects, or the canary battle at Bolu."""
+    found = []
+    for node in walk(value):
+        if isinstance(node, dict):
+            if node.get("province") == ANKARA and node.get("units") == 11:
+                found.append(node)
+            if node.get("target") == BOLU and "groups" in node:  # the battle the canary fought
+                found.append(node)
+    return found
+
+
+def mission_lists(value: Any) -> list[Any]:
+    """Every non-null `missions` field: dealt missions are secret until the Kurultay (R-14)."""
+    return [
+        n["missions"] for n in walk(value) if isinstance(n, dict) and n.get("missions") is not None
+    ]

@@ -1,0 +1,97 @@
+"""A server-sent event client for the tests: the gateway on uvicorn, frames parsed per the spec."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import httpx
+import uvicorn
+
+from tests.projections.support import Gateway
+
+
+@dataclass
+class Frame:
+    event: str | None = None
+    data: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+
+
+async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
+    """Parse a text/event-stream into frames (RFC: fields until a blank line)."""
+    frame = Frame()
+    async for line in response.aiter_lines():
+        if line == "":
+            yield frame
+            frame = Frame()
+        elif line.startswith(":"):
+            frame.comments.append(line[1:].strip())
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                frame.event = value
+            elif name == "data":
+                frame.data.append(value)
+
+
+class Stream:
+    """A connected SSE client: its frames arrive on a queue, read with a timeout."""
+
+    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
+        self.client, self.url = client, url
+        self.queue: asyncio.Queue[Frame] = asyncio.Queue()
+        self.status: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        async with self.client.stream("GET", self.url) as response:
+            self.status.set_result(response.status_code)
+            if response.status_code != 200:
+                return
+            async for frame in frames(response):
+                await self.queue.put(frame)
+
+    async def until(self, event: str, timeout: float = 10) -> tuple[Frame, list[Frame]]:
+        """Frames up to the first named `event`; all of them, to check what came before."""
+        seen = []
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.queue.get()
+                seen.append(frame)
+                if frame.event == event:
+                    return frame, seen
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, httpx.HTTPError):
+            await self.task
+
+
+@contextlib.asynccontextmanager
+async def served(gw: Gateway) -> AsyncIterator[httpx.AsyncClient]:
+    """The gateway on a real uvicorn server on a free localhost port, on this event loop."""
+    config = uvicorn.Config(
+        gw.app,
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(10):
+            while not server.started:
+                assert not task.done(), "uvicorn did not start"
+                await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            yield client
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 15)

@@ -1,0 +1,259 @@
+"""Rebuild and swap under read load (RELIABILITY 21), a wiped Redis heals itself (RELIABILITY 22)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from services.projections import projector as projector_module
+from services.projections.keys import Keys
+from services.projections.projector import Projector
+from shared.eventstore import InMemoryEventStore
+from tests.projections.support import (
+    append_chunk,
+    assert_rebuild_equal,
+    delete_prefix,
+    generation_dump,
+    global_dump,
+    keys_matching,
+    open_gateway,
+    season_chunks,
+)
+
+READS = ("leaderboard", "titles")
+
+
+async def _project_divans(
+    store: InMemoryEventStore, projector: Projector, season_id: str, seed: int, upto: int
+) -> list[list]:
+    chunks = list(season_chunks(seed, season_id))
+    for n, chunk in enumerate(chunks[:upto]):
+        await append_chunk(store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+    return chunks
+
+
+async def _season_keys(redis: aioredis.Redis, prefix: str, season_id: str) -> list[str]:
+    return await keys_matching(redis, f"{prefix}:{{s:{season_id}}}:g[0-9]*")
+
+
+# --- RELIABILITY 21 ------------------------------------------------------------------------------
+async def test_rebuild_and_swap_under_read_load_answers_every_read_in_full(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    season_id = "swap"
+    projector = Projector(memory_store, redis, prefix)
+    await _project_divans(memory_store, projector, season_id, 13, upto=11)
+    old_gen = await projector.active_gen(season_id)
+    old_dump = await generation_dump(redis, prefix, season_id)
+    monkeypatch.setattr(projector_module, "BATCH", 8)  # many round trips: reads interleave
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        expected = {}
+        for name in READS:
+            r = await client.get(f"/v1/seasons/{season_id}/{name}")
+            assert r.status_code == 200, r.text
+            expected[name] = r.content
+        assert len(r.json()["regions"]) > 0
+        rebuilding = asyncio.Event()
+        done = asyncio.Event()
+        seen: list[tuple[str, bool, int, bytes]] = []
+
+        async def reader(name: str) -> None:
+            await rebuilding.wait()
+            for _ in range(400):  # bounded: at most 400 reads per reader
+                r = await client.get(f"/v1/seasons/{season_id}/{name}")
+                seen.append((name, not done.is_set(), r.status_code, r.content))
+                if done.is_set() and sum(1 for s in seen if not s[1]) >= 20:
+                    return
+
+        async def rebuild() -> None:
+            rebuilding.set()
+            await asyncio.sleep(0)
+            await Projector(memory_store, redis, prefix).rebuild(season_id)
+            done.set()
+
+        await asyncio.wait_for(
+            asyncio.gather(rebuild(), *(reader(n) for n in READS for _ in range(3))), 60
+        )
+    during = [s for s in seen if s[1]]
+    assert len(during) >= 10, "the reads did not overlap the rebuild"
+    for name, _during, status, body in seen:
+        assert status == 200, body
+        assert body == expected[name]  # never empty, never partial: the whole old or new view
+    new_gen = await projector.active_gen(season_id)
+    assert new_gen is not None and old_gen is not None and new_gen > old_gen
+    assert await generation_dump(redis, prefix, season_id) == old_dump
+    assert await generation_dump(redis, prefix, season_id, old_gen) == old_dump  # still readable
+    old_keys = await keys_matching(redis, f"{Keys(prefix, season_id, old_gen).base}:*")
+    assert old_keys
+    for key in old_keys:
+        ttl = await redis.pttl(key)
+        assert 0 < ttl <= projector_module.OLD_GENERATION_TTL_MS, (key, ttl)
+    assert not await redis.exists(Keys.building(prefix, season_id))
+
+
+async def test_the_old_generation_is_gone_after_its_ttl(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    season_id = "expiring"
+    projector = Projector(memory_store, redis, prefix)
+    await _project_divans(memory_store, projector, season_id, 14, upto=4)
+    old = Keys(prefix, season_id, int(await projector.active_gen(season_id) or 0)).base
+    monkeypatch.setattr(projector_module, "OLD_GENERATION_TTL_MS", 50)
+    await projector.rebuild(season_id)
+    async with asyncio.timeout(10):
+        while await keys_matching(redis, f"{old}:*"):
+            await asyncio.sleep(0.02)
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+    # the projection goes on in the new generation
+    chunks = list(season_chunks(14, season_id))
+    await append_chunk(memory_store, season_id, chunks[4], "chunk/4")
+    assert await projector.catch_up(season_id) == len(chunks[4])
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+
+
+# --- RELIABILITY 22 ------------------------------------------------------------------------------
+async def _expect_rebuilding(client: httpx.AsyncClient, path: str) -> None:
+    r = await client.get(path)
+    assert r.status_code == 503, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert int(r.headers["retry-after"]) > 0
+    assert r.json()["code"] == "projection_rebuilding"
+
+
+async def test_a_flushed_redis_answers_503_then_rebuilds_from_event_1_to_the_same_dump(
+    memory_store: InMemoryEventStore, wipeable_redis_url: str | None, redis_key_prefix: str
+):
+    if wipeable_redis_url is None:
+        pytest.skip("no Redis db of this test's own to FLUSHDB")
+    redis = aioredis.Redis.from_url(wipeable_redis_url)
+    prefix = f"{redis_key_prefix}wipe"
+    season_id = "wiped"
+    try:
+        projector = Projector(memory_store, redis, prefix)
+        chunks = await _project_divans(memory_store, projector, season_id, 15, upto=9)
+        before = await generation_dump(redis, prefix, season_id)
+        globals_before = await global_dump(redis, prefix)
+        async with open_gateway(memory_store, redis, prefix) as (gw, client):
+            paths = [
+                f"/v1/seasons/{season_id}/{name}"
+                for name in ("leaderboard", "titles", "map", "summary")
+            ]
+            bodies = [(await client.get(p)).content for p in paths]
+            assert await redis.flushdb()
+            for path in paths:
+                await _expect_rebuilding(client, path)  # not an empty leaderboard
+            assert set(gw.rebuilds) == {season_id}  # the read side asked the projectors to rebuild
+            version = await memory_store.stream_version(season_id)
+            assert await projector.catch_up(season_id) == version  # the wipe is seen: from event 1
+            assert await generation_dump(redis, prefix, season_id) == before
+            assert await global_dump(redis, prefix) == globals_before
+            assert [(await client.get(p)).content for p in paths] == bodies
+        for n, chunk in enumerate(chunks[9:], start=9):  # and the season goes on
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+            await projector.catch_up(season_id)
+        await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+    finally:
+        await redis.flushdb()
+        await redis.aclose()
+
+
+async def test_a_season_being_rebuilt_answers_503_without_asking_again(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    season_id = "building"
+    projector = Projector(memory_store, redis, prefix)
+    await _project_divans(memory_store, projector, season_id, 16, upto=2)
+    await redis.delete(Keys.active(prefix, season_id))
+    await redis.set(Keys.building(prefix, season_id), "7")
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        await _expect_rebuilding(client, f"/v1/seasons/{season_id}/leaderboard")
+        assert gw.rebuilds == []
+    assert await projector.catch_up(season_id) == await memory_store.stream_version(season_id)
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+
+
+# --- races around the switch ---------------------------------------------------------------------
+async def _orphans(redis: aioredis.Redis, prefix: str, season_id: str) -> list[str]:
+    """Keys of a generation that is not the active one and that will never expire."""
+    active = int(await redis.get(Keys.active(prefix, season_id)) or 0)
+    live = Keys(prefix, season_id, active).base + ":"
+    return [
+        k
+        for k in await _season_keys(redis, prefix, season_id)
+        if not k.startswith(live) and await redis.pttl(k) == -1
+    ]
+
+
+async def test_two_rebuilds_at_once_leave_no_generation_behind(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    season_id = "double-rebuild"
+    projector = Projector(memory_store, redis, prefix)
+    await _project_divans(memory_store, projector, season_id, 18, upto=3)
+    first, second = Projector(memory_store, redis, prefix), Projector(memory_store, redis, prefix)
+    entered, release = asyncio.Event(), asyncio.Event()
+    real = second.sink.switch
+
+    async def gated(*args, **kwargs):
+        entered.set()
+        await release.wait()
+        return await real(*args, **kwargs)
+
+    second.sink.switch = gated  # type: ignore[method-assign]
+    late = asyncio.create_task(second.rebuild(season_id))
+    await asyncio.wait_for(entered.wait(), 10)
+    await first.rebuild(season_id)
+    release.set()
+    await asyncio.wait_for(late, 10)
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+    assert await _orphans(redis, prefix, season_id) == []
+
+
+async def test_a_catch_up_racing_the_switch_leaves_no_generation_behind(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    season_id = "racing-switch"
+    projector = Projector(memory_store, redis, prefix)
+    chunks = await _project_divans(memory_store, projector, season_id, 19, upto=3)
+    await append_chunk(memory_store, season_id, chunks[3], "chunk/3")
+    entered, release = asyncio.Event(), asyncio.Event()
+    real = projector.sink.apply
+
+    async def gated(*args, **kwargs):
+        entered.set()
+        await release.wait()
+        return await real(*args, **kwargs)
+
+    projector.sink.apply = gated  # type: ignore[method-assign]
+    catching_up = asyncio.create_task(projector.catch_up(season_id))
+    await asyncio.wait_for(entered.wait(), 10)
+    await Projector(memory_store, redis, prefix).rebuild(season_id)
+    release.set()
+    await asyncio.wait_for(catching_up, 10)
+    projector.sink.apply = real  # type: ignore[method-assign]
+    await projector.catch_up(season_id)
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+    assert await _orphans(redis, prefix, season_id) == []
+
+
+async def test_reads_of_unknown_seasons_leave_nothing_in_redis(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        for n in range(3):
+            r = await client.get(f"/v1/seasons/no-such-season-{n}/map")
+            assert r.status_code in (404, 503), r.text
+        projector = Projector(memory_store, redis, prefix)
+        for season_id in gw.rebuilds:
+            await projector.rebuild(season_id)
+    assert await keys_matching(redis, f"{prefix}:*") == []
+
+
+async def test_cleanup_helper_removes_a_prefix(redis: aioredis.Redis, prefix: str):
+    await redis.set(f"{prefix}:x", "1")
+    await delete_prefix(redis, prefix)
+    assert await keys_matching(redis, f"{prefix}:*") == []
