@@ -30,6 +30,9 @@ def configure_logging(json: bool | None = None, level: str | None = None) -> Non
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _redact,
+            structlog.processors.format_exc_info
+            if json
+            else structlog.processors.StackInfoRenderer(),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import asyncpg
 import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
@@ -14,7 +15,13 @@ from litestar.exceptions import HTTPException
 from litestar.openapi.config import OpenAPIConfig
 
 from services.command.handling import Services
-from services.command.problems import Problem, http_exception, internal_error, problem_response
+from services.command.problems import (
+    Problem,
+    http_exception,
+    internal_error,
+    problem_response,
+    unavailable,
+)
 from services.command.routes import ROUTES
 from shared.app.openapi import COMPONENTS
 from shared.app.queues import make_broker, project_message, resolve_message
@@ -24,6 +31,7 @@ from shared.eventstore import (
     EventStore,
     PoolSettings,
     PostgresEventStore,
+    StoreBusyError,
     check_durability,
     create_pool,
 )
@@ -116,6 +124,11 @@ def create_app(
         exception_handlers={
             Problem: problem_response,
             HTTPException: http_exception,
+            StoreBusyError: unavailable,
+            asyncpg.PostgresConnectionError: unavailable,
+            asyncpg.InterfaceError: unavailable,
+            asyncpg.exceptions.OperatorInterventionError: unavailable,
+            ConnectionError: unavailable,
             Exception: internal_error,
             **(extra_handlers or {}),
         },

@@ -111,3 +111,11 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
     return problem_response(
         request, Problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Beklenmeyen bir hata oldu")
     )
+
+
+def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """The store is busy or its connection was lost: 503 with Retry-After, never a 500."""
+    log.warning("api.store_unavailable", path=request.url.path, error=type(exc).__name__)
+    p = Problem(503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again")
+    p.headers["Retry-After"] = "1"
+    return problem_response(request, p)

@@ -41,8 +41,17 @@ async def _seasons(settings: Settings) -> Seasons:
     return _Resources.seasons
 
 
-def on_retry_exhausted(message: dramatiq.Message[object], _retry_info: object) -> None:
-    log.error("resolver.retries_exhausted", message_id=message.message_id, args=message.args)
+EXHAUSTED_ACTOR = "resolve_divan_exhausted"
+
+
+def on_retry_exhausted(message: dict[str, object], retry_info: dict[str, object]) -> None:
+    """RELIABILITY 12: the alert for a dead-lettered Divan (ops requeue it once fixed)."""
+    log.error(
+        "resolver.retries_exhausted",
+        message_id=message.get("message_id"),
+        args=message.get("args"),
+        retries=retry_info.get("retries"),
+    )
 
 
 def declare(settings: Settings) -> dramatiq.Actor[..., object]:
@@ -63,6 +72,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
         min_backoff=int(settings_value("SEKSENBIR_MIN_BACKOFF_MS", 500)),
         max_backoff=30_000,
         time_limit=60_000,
+        on_retry_exhausted=EXHAUSTED_ACTOR,
     )
     async def resolve_divan(season_id: str, divan: int) -> None:
         seasons = await _seasons(settings)
@@ -74,6 +84,9 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
             except Exception:
                 log.warning("resolver.notify_failed", season_id=season_id)
 
+    dramatiq.actor(actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3)(
+        on_retry_exhausted
+    )
     return resolve_divan
 
 

@@ -93,7 +93,16 @@ class _Batch(msgspec.Struct, frozen=True):
 async def _busy_as_error() -> AsyncIterator[None]:
     try:
         yield
-    except (asyncpg.LockNotAvailableError, asyncpg.QueryCanceledError, TimeoutError) as exc:
+    except (
+        asyncpg.LockNotAvailableError,
+        asyncpg.QueryCanceledError,
+        TimeoutError,
+        # The connection died under us (server restart, pg_terminate_backend): try again later.
+        asyncpg.PostgresConnectionError,
+        asyncpg.InterfaceError,
+        asyncpg.exceptions.OperatorInterventionError,
+        ConnectionError,
+    ) as exc:
         raise StoreBusyError(f"{type(exc).__name__}: {exc}") from exc
 
 

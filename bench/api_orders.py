@@ -1,0 +1,318 @@
+"""Order submissions per second through the real command API, beside two baselines.
+
+Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--concurrency 16] [--seasons 4]
+     [--pool 10] [--dsn postgresql://postgres@127.0.0.1:5432/test]
+
+Creates a scratch database on the server of --dsn (default $SEKSENBIR_PG_DSN, else
+postgresql://postgres@127.0.0.1:5432/test), applies the migrations, and drops it afterwards.
+All three figures are measured in the same run on the same database:
+
+1. api: POST /v1/seasons/{id}/orders through create_app (its own asyncpg pool, the full path:
+   token check, season load from the cache, Idempotency-Key begin, decide, one append whose
+   transaction also completes the key). --seasons trial seasons; ops reissue a token for every
+   seat, so all 19 beys of each season submit (a hold on their memleket), round-robin.
+   Measured twice: with a fresh Idempotency-Key per request, and without one.
+2. bare: a bare Litestar endpoint that validates the same msgspec body and does one asyncpg
+   INSERT into a scratch table, on a pool of the same size.
+3. raw: single-row asyncpg INSERT commits per second (no HTTP), same concurrency and pool.
+
+Both HTTP apps are driven in-process by httpx.AsyncClient over ASGITransport, so the client's
+own cost is in both figures alike. Logs are rendered as in production (JSON) and discarded.
+Target: api / bare >= 0.6.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import platform
+import secrets
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import httpx
+import msgspec
+import structlog
+from litestar import Litestar, Request, Response, post
+
+from services.command.app import create_app
+from services.command.schemas import OrdersIn
+from shared.domain.state import SEATS
+from shared.eventstore import PoolSettings, create_pool, migrate
+from shared.settings import Settings, sha256_hex
+
+DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
+MEMLEKETS = (6, 34, 35, 1, 7, 16, 42, 61, 21, 55, 25, 38)
+BARE_TABLE = """CREATE TABLE IF NOT EXISTS bench_bare (
+    id bigserial PRIMARY KEY, season_id text NOT NULL, seat int NOT NULL, body bytea NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now())"""
+RAW_TABLE = """CREATE TABLE IF NOT EXISTS bench_raw (
+    id bigserial PRIMARY KEY, season_id text NOT NULL, seat int NOT NULL, body bytea NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now())"""
+
+
+def quiet_json_logs() -> None:
+    """Production's JSON rendering at INFO, written to /dev/null (the cost stays, the noise not)."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the bench client's own request log
+    sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        logger_factory=structlog.PrintLoggerFactory(file=sink),
+        cache_logger_on_first_use=True,
+    )
+
+
+def with_database(dsn: str, name: str) -> str:
+    return urlunsplit(urlsplit(dsn)._replace(path="/" + name))
+
+
+@asynccontextmanager
+async def scratch_database(server_dsn: str, prefix: str) -> AsyncIterator[str]:
+    """A new database on the server, migrated, dropped afterwards."""
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(3)}"
+    admin = await asyncpg.connect(server_dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    dsn = with_database(server_dsn, name)
+    try:
+        await migrate(dsn)
+        yield dsn
+    finally:
+        admin = await asyncpg.connect(server_dsn)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+@asynccontextmanager
+async def in_process(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.lifespan(),
+        httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=30) as client,
+    ):
+        yield client
+
+
+@dataclass(frozen=True)
+class Bey:
+    season_id: str
+    seat: int
+    memleket: int
+    token: str
+
+    @property
+    def body(self) -> bytes:
+        return msgspec.json.encode({"orders": [{"province": self.memleket, "kind": "hold"}]})
+
+
+@dataclass
+class Result:
+    name: str
+    done: int
+    seconds: float
+    statuses: Counter[int]
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.seconds
+
+
+async def drive(
+    name: str,
+    concurrency: int,
+    seconds: float,
+    warmup: float,
+    one: Callable[[int, int], Awaitable[int]],
+) -> Result:
+    """`concurrency` loops calling one(worker, n) -> status for warmup + seconds; count 2xx."""
+    statuses: Counter[int] = Counter()
+    done = 0
+    measuring = False
+    stop_at = time.perf_counter() + warmup + seconds
+
+    async def loop(worker: int) -> None:
+        nonlocal done
+        n = 0
+        while time.perf_counter() < stop_at:
+            status = await one(worker, n)
+            n += 1
+            if measuring:
+                statuses[status] += 1
+                if 200 <= status < 300:
+                    done += 1
+
+    tasks = [asyncio.create_task(loop(w)) for w in range(concurrency)]
+    await asyncio.sleep(warmup)
+    measuring = True
+    started = time.perf_counter()
+    await asyncio.gather(*tasks)
+    return Result(name, done, time.perf_counter() - started, statuses)
+
+
+async def api_beys(client: httpx.AsyncClient, seasons: int, ops_token: str) -> list[Bey]:
+    ops = {"Authorization": f"Bearer {ops_token}"}
+    beys: list[Bey] = []
+    for i in range(seasons):
+        r = await client.post("/v1/seasons", json={"memleket": MEMLEKETS[i % len(MEMLEKETS)]})
+        r.raise_for_status()
+        sid = r.json()["season_id"]
+        for seat in range(1, SEATS + 1):
+            r = await client.post(f"/v1/ops/seasons/{sid}/beys/{seat}/token", headers=ops)
+            r.raise_for_status()
+            token = r.json()["token"]
+            me = await client.get(
+                f"/v1/seasons/{sid}/me", headers={"Authorization": f"Bearer {token}"}
+            )
+            me.raise_for_status()
+            beys.append(Bey(sid, seat, me.json()["memleket"], token))
+    return beys
+
+
+async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
+    ops_token = secrets.token_urlsafe(24)
+    settings = Settings(pg_dsn=dsn, ops_token_hashes=(sha256_hex(ops_token),), pool_max=args.pool)
+    app = create_app(settings, enqueue=lambda _s, _d: None)  # no broker: orders enqueue nothing
+    async with in_process(app) as client:
+        beys = await api_beys(client, args.seasons, ops_token)
+
+        async def one(worker: int, n: int) -> int:
+            bey = beys[(worker + n * args.concurrency) % len(beys)]
+            headers = {
+                "Authorization": f"Bearer {bey.token}",
+                "Content-Type": "application/json",
+            }
+            if key:
+                headers["Idempotency-Key"] = f"w{worker}-{n}"
+            r = await client.post(
+                f"/v1/seasons/{bey.season_id}/orders", content=bey.body, headers=headers
+            )
+            return r.status_code
+
+        name = "api" if key else "api (no Idempotency-Key)"
+        return await drive(name, args.concurrency, args.seconds, args.warmup, one)
+
+
+def bare_app(dsn: str, pool_size: int) -> Litestar:
+    """The least a real endpoint does: validate the msgspec body, one INSERT, answer JSON."""
+    pools: dict[str, asyncpg.Pool] = {}
+
+    @post("/bare/{season_id:str}/orders", status_code=200)
+    async def submit(request: Request[Any, Any, Any], season_id: str) -> Response[bytes]:
+        raw = await request.body()
+        body = msgspec.json.decode(raw, type=OrdersIn)
+        seat = int(request.headers.get("x-seat", "1"))
+        async with pools["pg"].acquire() as conn:
+            await conn.execute(
+                "INSERT INTO bench_bare (season_id, seat, body) VALUES ($1, $2, $3)",
+                season_id,
+                seat,
+                raw,
+            )
+        out = msgspec.json.encode({"divan": body.divan or 1, "orders": len(body.orders)})
+        return Response(out, media_type="application/json")
+
+    @asynccontextmanager
+    async def lifespan(_app: Litestar) -> AsyncIterator[None]:
+        pools["pg"] = await create_pool(dsn, PoolSettings(max_size=pool_size))
+        try:
+            yield
+        finally:
+            await pools["pg"].close()
+
+    return Litestar(route_handlers=[submit], lifespan=[lifespan])
+
+
+async def bench_bare(dsn: str, args: argparse.Namespace) -> Result:
+    async with in_process(bare_app(dsn, args.pool)) as client:
+        body = Bey("s", 1, 6, "").body
+
+        async def one(worker: int, n: int) -> int:
+            headers = {"Content-Type": "application/json", "x-seat": str(1 + worker % SEATS)}
+            r = await client.post(f"/bare/season-{n % 8}/orders", content=body, headers=headers)
+            return r.status_code
+
+        return await drive("bare", args.concurrency, args.seconds, args.warmup, one)
+
+
+async def bench_raw(dsn: str, args: argparse.Namespace) -> Result:
+    pool = await create_pool(dsn, PoolSettings(max_size=args.pool))
+    body = Bey("s", 1, 6, "").body
+    try:
+
+        async def one(worker: int, n: int) -> int:
+            await pool.execute(
+                "INSERT INTO bench_raw (season_id, seat, body) VALUES ($1, $2, $3)",
+                f"season-{n % 8}",
+                1 + worker % SEATS,
+                body,
+            )
+            return 200
+
+        return await drive("raw", args.concurrency, args.seconds, args.warmup, one)
+    finally:
+        await pool.close()
+
+
+async def main(args: argparse.Namespace) -> None:
+    quiet_json_logs()
+    async with scratch_database(args.dsn, "seksenbir_bench_orders") as dsn:
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute(BARE_TABLE)
+            await conn.execute(RAW_TABLE)
+            server = await conn.fetchval("SHOW server_version")
+            commit = await conn.fetchval("SHOW synchronous_commit")
+        finally:
+            await conn.close()
+        print(
+            f"config: python {sys.version.split()[0]}, {platform.machine()}, "
+            f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, "
+            f"PostgreSQL {server} (synchronous_commit={commit}), "
+            f"concurrency {args.concurrency}, pool {args.pool}, {args.seconds:g} s measured "
+            f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys"
+        )
+        api = await bench_api(dsn, args, key=True)
+        api_plain = await bench_api(dsn, args, key=False)
+        bare = await bench_bare(dsn, args)
+        raw = await bench_raw(dsn, args)
+    for r in (api, api_plain, bare, raw):
+        other = {s: n for s, n in r.statuses.items() if not 200 <= s < 300}
+        print(f"{r.name:26}: {r.rate:7.0f} /s  ({r.done} ok in {r.seconds:.1f} s; non-2xx {other})")
+    print(
+        f"ratio api/bare = {api.rate / bare.rate:.2f} (target >= 0.6); without the key "
+        f"{api_plain.rate / bare.rate:.2f}; bare/raw = {bare.rate / raw.rate:.2f}"
+    )
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
+    p.add_argument("--seconds", type=float, default=8.0)
+    p.add_argument("--warmup", type=float, default=2.0)
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--pool", type=int, default=10, help="pool size of every variant")
+    p.add_argument("--seasons", type=int, default=4)
+    return p.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))

@@ -1,0 +1,156 @@
+"""RELIABILITY 10 and 11: the resolver worker dies mid-Divan or between commit and ack.
+
+The worker runs as a real `dramatiq services.resolver.worker --processes 1 --threads 1`
+subprocess in its own process group, with FAULT_POINT set; the test kills it (`kill -9` of the
+group) or lets the fault kill it, then starts a fresh worker without the fault. With the test
+broker knobs (heartbeat_timeout 2000 ms, maintenance on every broker call) the new worker puts
+the dead worker's unacked message back on the queue, and the Divan is resolved exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from services.command.app import create_app
+from shared.eventstore import PostgresEventStore
+from shared.settings import Settings
+from tests.integration.resolver_support import (
+    BrokerKeys,
+    WorkerProcess,
+    locked_divans,
+    namespace,
+    resolved_divans,
+    resolver_backends,
+    settings_for,
+    wait_for,
+)
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def settings(migrated_pg_dsn: str, redis_url: str) -> Iterator[Settings]:
+    s = settings_for(migrated_pg_dsn, redis_url, namespace())
+    yield s
+    BrokerKeys(redis_url, s.broker_namespace).cleanup()
+
+
+@pytest.fixture
+def workers(tmp_path: Path, settings: Settings) -> Iterator[Any]:
+    """Start workers with `workers(name, **env)`; every one is stopped at the end."""
+    started: list[WorkerProcess] = []
+
+    def start(name: str, **env: str) -> WorkerProcess:
+        w = WorkerProcess(settings, tmp_path / f"{name}.log", **env).start()
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.stop()
+
+
+@asynccontextmanager
+async def season_with_requested_divan(settings: Settings) -> AsyncIterator[tuple[Any, str]]:
+    """The API with its real broker: a new trial season, and Divan 1 requested (enqueued)."""
+    async with AsyncTestClient(app=create_app(settings)) as client:
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 23})
+        assert r.status_code == 201, r.text
+        created = r.json()
+        auth = {"Authorization": f"Bearer {created['token']}"}
+        r = await client.post(f"/v1/seasons/{created['season_id']}/divans", headers=auth)
+        assert r.status_code == 202, r.text
+        yield client, created["season_id"]
+
+
+async def _divan(client: Any, sid: str) -> dict[str, Any]:
+    r = await client.get(f"/v1/seasons/{sid}")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+async def test_worker_killed_mid_divan_is_redelivered_and_resolves_once(
+    settings: Settings, workers: Any, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 10: kill -9 while the actor sleeps inside resolve (FAULT_POINT=mid_resolve)."""
+    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    before = await resolver_backends(settings.pg_dsn)
+    async with season_with_requested_divan(settings) as (client, sid):
+        first = workers("first", FAULT_POINT="mid_resolve:sleep=30")
+
+        async def inside_resolution() -> bool:
+            # fetched and unacked, and the actor has opened its pool and loaded the season
+            return bool(keys.unacked()) and bool(await resolver_backends(settings.pg_dsn) - before)
+
+        await wait_for(inside_resolution, "the first worker inside the Divan", timeout=20)
+        status = await _divan(client, sid)
+        assert (status["divan"], status["resolving"]) == (0, True)
+        in_flight = keys.unacked()
+        first.kill()
+        assert not first.running
+        assert keys.unacked() == in_flight  # the dead worker's message is still unacked
+
+        second = workers("second")
+
+        async def resolved() -> dict[str, Any] | None:
+            s = await _divan(client, sid)
+            return s if s["divan"] == 1 and not s["resolving"] else None
+
+        await wait_for(resolved, "Divan 1 resolved after redelivery", timeout=25)
+
+        async def drained() -> bool:
+            return keys.pending() == 0 and not keys.unacked()
+
+        await wait_for(drained, "the redelivered message acked", timeout=10)
+        assert second.running, second.log()
+    records = await event_store.read_stream(sid)
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+    assert len({r.event_id for r in records}) == len(records)
+    assert "resolver.resolved" in second.log()
+    assert "resolver.resolved" not in first.log()
+
+
+async def test_crash_after_commit_before_ack_is_a_no_op_on_redelivery(
+    settings: Settings, workers: Any, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 11: FAULT_POINT=before_ack exits 137 right after the append is committed."""
+    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    async with season_with_requested_divan(settings) as (client, sid):
+        first = workers("first", FAULT_POINT="before_ack")
+
+        async def committed() -> bool:
+            return (await _divan(client, sid))["divan"] == 1
+
+        await wait_for(committed, "the first worker's commit", timeout=20)
+
+        async def worker_gone() -> bool:
+            return not first.running
+
+        # The worker process exits 137; Dramatiq's main process then stops and exits too.
+        await wait_for(worker_gone, "the first worker to exit", timeout=15)
+        first.kill()  # nothing of the group may linger
+        assert keys.unacked(), "the message was acked although the worker died before the ack"
+        version = (await _divan(client, sid))["version"]
+
+        second = workers("second")
+
+        async def drained() -> bool:
+            return keys.pending() == 0 and not keys.unacked()
+
+        await wait_for(drained, "the redelivered message acked", timeout=25)
+        assert second.running, second.log()
+        status = await _divan(client, sid)
+        assert (status["divan"], status["resolving"], status["version"]) == (1, False, version)
+    records = await event_store.read_stream(sid)
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+    assert "resolver.resolved" in first.log()
+    assert "resolver.already_resolved" in second.log()
+    assert "resolver.resolved" not in second.log()
