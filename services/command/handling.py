@@ -166,6 +166,24 @@ async def _decide_and_append(
         command_id=command_key,
         correlation_id=request.headers.get("x-request-id"),
     )
+    async with svc.seasons.writing(season_id):
+        return await _attempts(
+            request, svc, season_id, seat, key, scope, build, answer, meta, command_key
+        )
+
+
+async def _attempts(
+    request: Request[Any, Any, Any],
+    svc: Services,
+    season_id: str,
+    seat: int,
+    key: str | None,
+    scope: str,
+    build: Callable[[SeasonState, int], Command],
+    answer: Callable[[list[ev.Event], int, SeasonState], tuple[int, Any]],
+    meta: EventMetadata,
+    command_key: str,
+) -> Response[bytes]:
     for attempt in range(svc.retries + 1):
         loaded = await load(svc, season_id)
         result = decide(loaded.state, build(loaded.state, seat))

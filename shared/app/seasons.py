@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import structlog
@@ -62,6 +64,21 @@ class Seasons:
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @asynccontextmanager
+    async def writing(self, season_id: str) -> AsyncIterator[None]:
+        """One writer per season in this process: writers queue instead of racing and retrying.
+
+        Other processes still race; the store's expected version keeps that correct.
+        """
+        lock = self._locks.setdefault(season_id, asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+                self._locks.pop(season_id, None)
 
     async def load(self, season_id: str) -> Loaded:
         cached = self._cache.get(season_id)
