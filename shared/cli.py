@@ -62,7 +62,8 @@ def _simulate(args: argparse.Namespace) -> int:
             continue
         if "kurultay" in summary:
             k = summary["kurultay"]
-            print(f"\n== Kurultay == Han: {k['han']}. bey · Halk Sevgisi: {k['halk_sevgisi']}")
+            loved = ", ".join(f"{s}. bey" for s in k["halk_sevgisi"]) or "-"
+            print(f"\n== Kurultay == Han: {k['han']}. bey · Halk Sevgisi: {loved}")
             for seat, score in k["scores"]:
                 print(f"  {seat:>2}. bey  {score:>3} puan")
             continue
