@@ -1,9 +1,21 @@
-"""Append throughput of the event store: the counter-row design against an xid8 alternative.
+"""Append throughput of the event store, against the counter-row design it replaced.
 
 Run: .venv/bin/python bench/eventstore_append.py [--dsn postgresql://postgres@127.0.0.1/postgres]
+     [--seconds 5] [--writers 1 4 16] [--batch 1 10]
+
 It creates a scratch database, runs each design for --seconds per cell with W concurrent
 writers (each on its own season, so no version conflicts) and batches of B events, prints
-appends/s and events/s, and drops the database.
+appends/s and events/s, and drops the database. The designs:
+
+- store: `PostgresEventStore.append` as shipped (0003): positions from a sequence, the
+  transaction id on each row, no global lock; NOTIFY sent after the commit.
+- counter row: the append statement of the store before 0003, verbatim, on the 0001 schema in
+  a schema of its own: a `log_head` row taken inside the statement, NOTIFY inside it.
+- no counter, NOTIFY inside: the shipped statement with the NOTIFY moved back inside the
+  transaction; shows that NOTIFY alone serialises commits (it holds a database-wide lock from
+  pre-commit until the commit is flushed).
+
+All three read the stream head first and compute the hash chain in Python, as the store does.
 """
 
 from __future__ import annotations
@@ -19,38 +31,50 @@ from datetime import UTC, datetime
 import asyncpg
 import msgspec
 
-from shared.eventstore import EventMetadata, NewEvent, PostgresEventStore, create_pool, migrate
+from shared.eventstore import (
+    NOTIFY_CHANNEL,
+    EventMetadata,
+    NewEvent,
+    PostgresEventStore,
+    create_pool,
+    migrate,
+)
+from shared.eventstore import sql as store_sql
 from shared.eventstore.hashing import GENESIS, chain_hashes
-from shared.eventstore.pool import PoolSettings
+from shared.eventstore.migrate import load_migrations
+from shared.eventstore.pool import PoolSettings, server_settings
+from shared.eventstore.store import _Batch
 
-ALT_SCHEMA = """
-CREATE TABLE alt_streams (season_id text PRIMARY KEY, version integer NOT NULL,
-                          last_hash bytea NOT NULL);
-CREATE TABLE alt_events (
-    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
-    season_id text NOT NULL, version integer NOT NULL, event_id uuid NOT NULL UNIQUE,
-    type text NOT NULL, data bytea NOT NULL, metadata jsonb NOT NULL,
-    recorded_at timestamptz NOT NULL, prev_hash bytea NOT NULL, hash bytea NOT NULL,
-    UNIQUE (season_id, version));
-CREATE INDEX alt_events_tx ON alt_events (tx, position);
-"""
+# The counter-row append as shipped before 0003 (same $1..$11 as today's statement).
+_OLD_CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
+    WHERE season_id = $1 AND version = $3 AND last_hash = $2 RETURNING season_id"""
+_OLD_CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
+    SELECT $1, $3 + cardinality($4::uuid[]), $10
+    WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex')
+    ON CONFLICT (season_id) DO NOTHING RETURNING season_id"""
+_OLD_APPEND = """
+WITH claim AS ({claim}),
+head AS (
+    UPDATE log_head SET position = position + cardinality($4::uuid[])
+    WHERE singleton AND EXISTS (SELECT 1 FROM claim)
+    RETURNING position - cardinality($4::uuid[]) AS base, position AS last
+),
+inserted AS (
+    INSERT INTO events (position, season_id, version, event_id, type, data, metadata,
+                        recorded_at, prev_hash, hash)
+    SELECT head.base + e.n, $1, $3 + e.n, e.id, e.type, e.data, e.meta::jsonb, $8, e.prev, e.hash
+    FROM head, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
+                      $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+)
+SELECT head.base FROM head, LATERAL pg_notify('{channel}', head.last::text)"""
+OLD_FIRST = _OLD_APPEND.format(claim=_OLD_CLAIM_FIRST, channel=NOTIFY_CHANNEL)
+OLD_NEXT = _OLD_APPEND.format(claim=_OLD_CLAIM_NEXT, channel=NOTIFY_CHANNEL)
 
-# Same claim + insert as the store, minus the counter row: positions come from an identity
-# sequence and readers would order by (tx, position) below pg_snapshot_xmin.
-ALT_APPEND = """
-WITH claim AS (
-    INSERT INTO alt_streams AS s (season_id, version, last_hash)
-    VALUES ($1::text, $2::int + $9::int, $8::bytea)
-    ON CONFLICT (season_id) DO UPDATE SET version = EXCLUDED.version,
-        last_hash = EXCLUDED.last_hash
-    WHERE s.version = $2 RETURNING 1)
-INSERT INTO alt_events (season_id, version, event_id, type, data, metadata, recorded_at,
-                        prev_hash, hash)
-SELECT $1, $2::int + e.n, e.id, e.type, e.data, '{"actor":"system"}'::jsonb, now(), e.prev, e.hash
-FROM claim, unnest($3::uuid[], $4::text[], $5::bytea[], $6::bytea[], $7::bytea[])
-    WITH ORDINALITY AS e(id, type, data, prev, hash, n)
-"""
+_TAIL = "SELECT pos.ps AS positions, true AS key_held FROM pos"
+_NOTIFY_INSIDE = f"{_TAIL}, LATERAL pg_notify('{NOTIFY_CHANNEL}', pos.ps[1]::text)"
+NOTIFYING_FIRST = store_sql.APPEND_FIRST.replace(_TAIL, _NOTIFY_INSIDE)
+NOTIFYING_NEXT = store_sql.APPEND_NEXT.replace(_TAIL, _NOTIFY_INSIDE)
+assert NOTIFYING_FIRST != store_sql.APPEND_FIRST, "the store's statement changed: update the bench"
 
 Appender = Callable[[str, int, list[NewEvent]], Awaitable[object]]
 
@@ -85,27 +109,17 @@ async def run_cell(append: Appender, cell: int, writers: int, size: int, seconds
     return sum(await asyncio.gather(*(writer(w) for w in range(writers))))
 
 
-def alt_appender(pool: asyncpg.Pool) -> Appender:
+def statement_appender(pool: asyncpg.Pool, first: str, following: str) -> Appender:
+    """Head read, chain in Python, then one autocommit statement (the store's shape)."""
+
     async def append(season: str, expected: int, events: list[NewEvent]) -> None:
         async with pool.acquire() as conn:
-            row = await conn.fetchrow(
-                "SELECT version, last_hash FROM alt_streams WHERE season_id = $1", season
-            )
-            last = row["last_hash"] if row else GENESIS
+            head = await conn.fetchrow(store_sql.STREAM_HEAD, season)
+            last = head["last_hash"] if head else GENESIS
             links = chain_hashes(last, season, expected, events)
-            status = await conn.execute(
-                ALT_APPEND,
-                season,
-                expected,
-                [e.event_id for e in events],
-                [e.type for e in events],
-                [e.data for e in events],
-                [p for p, _ in links],
-                [h for _, h in links],
-                links[-1][1],
-                len(events),
-            )
-            assert status == f"INSERT 0 {len(events)}", status
+            params = _Batch(season, expected, events, clock(), links).params(last)
+            if await conn.fetchval(following if expected else first, *params) is None:
+                raise RuntimeError(f"{season}: the claim failed at version {expected}")
 
     return append
 
@@ -119,28 +133,50 @@ async def main(args: argparse.Namespace) -> None:
         await migrate(dsn)
         settings = PoolSettings(min_size=1, max_size=max(args.writers) + 2)
         pool = await create_pool(dsn, settings)
+        old_pool = await _counter_row_schema(dsn, settings)
         try:
-            await pool.execute(ALT_SCHEMA)
-            await run_all(pool, args)
+            designs: dict[str, Appender] = {
+                "store (0003)": PostgresEventStore(pool, clock=clock).append,
+                "counter row (pre-0003)": statement_appender(old_pool, OLD_FIRST, OLD_NEXT),
+                "no counter, NOTIFY inside": statement_appender(
+                    pool, NOTIFYING_FIRST, NOTIFYING_NEXT
+                ),
+            }
+            await run_all(designs, args)
         finally:
             await pool.close()
+            await old_pool.close()
     finally:
         await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         await admin.close()
 
 
-async def run_all(pool: asyncpg.Pool, args: argparse.Namespace) -> None:
+async def _counter_row_schema(dsn: str, settings: PoolSettings) -> asyncpg.Pool:
+    """The 0001 schema (counter row) in schema `counter`, and a pool whose path points there."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("CREATE SCHEMA counter; SET search_path = counter")
+        await conn.execute(load_migrations()[0].sql)
+    finally:
+        await conn.close()
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=settings.min_size,
+        max_size=settings.max_size,
+        server_settings=server_settings(settings) | {"search_path": "counter"},
+    )
+    assert pool is not None
+    return pool
+
+
+async def run_all(designs: dict[str, Appender], args: argparse.Namespace) -> None:
     """Every design x writers x batch cell, one line each."""
-    designs = {
-        "counter row (chosen)": PostgresEventStore(pool, clock=clock).append,
-        "xid8 + identity (alt)": alt_appender(pool),
-    }
-    print(f"{'design':24} {'writers':>7} {'batch':>5} {'appends/s':>10} {'events/s':>9}")
+    print(f"{'design':26} {'writers':>7} {'batch':>5} {'appends/s':>10} {'events/s':>9}")
     cells = [(label, w, b) for label in designs for w in args.writers for b in args.batch]
     for cell, (label, writers, size) in enumerate(cells, start=1):
         n = await run_cell(designs[label], cell, writers, size, args.seconds)
         rate = n / args.seconds
-        print(f"{label:24} {writers:7} {size:5} {rate:10.0f} {rate * size:9.0f}")
+        print(f"{label:26} {writers:7} {size:5} {rate:10.0f} {rate * size:9.0f}", flush=True)
 
 
 if __name__ == "__main__":

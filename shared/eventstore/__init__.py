@@ -7,6 +7,7 @@ from shared.eventstore.errors import (
     DurabilityError,
     EventStoreError,
     IdempotencyStateError,
+    LogOrderError,
     MigrationError,
     StoreBusyError,
 )
@@ -34,7 +35,7 @@ from shared.eventstore.model import (
     RecordedEvent,
     Replay,
 )
-from shared.eventstore.pool import PoolSettings, check_durability, create_pool
+from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
 from shared.eventstore.store import NOTIFY_CHANNEL, PostgresEventStore
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "InMemoryEventStore",
     "InMemoryIdempotencyStore",
     "InProgress",
+    "LogOrderError",
     "MigrationError",
     "Mismatch",
     "NewEvent",
@@ -66,6 +68,7 @@ __all__ = [
     "Replay",
     "StoreBusyError",
     "check_durability",
+    "check_log_order",
     "create_pool",
     "envelope_bytes",
     "event_hash",

@@ -42,6 +42,12 @@ class DurabilityError(EventStoreError):
     """The server does not flush commits durably (fsync or synchronous_commit is off)."""
 
 
+class LogOrderError(EventStoreError):
+    """The log's transaction ids are ahead of this server's (a logical restore into another
+    cluster): readers, which go in transaction-id order, would stall or misorder. Reset the
+    restored rows' xid to 0 and rebuild the projections (docs/eventstore.md)."""
+
+
 class ChainError(EventStoreError):
     """A season's hash chain does not verify: an event was altered, removed or reordered."""
 

@@ -166,18 +166,23 @@ class InMemoryEventStore:
         return list(self._streams.get(season_id, ())[max(from_version, 0) :])
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        """Up to `limit` events after `after_position`, across seasons, in position order."""
+        """Up to `limit` events after the event at `after_position` (0: from the start).
+
+        Appends here commit one at a time, so the commit-safe order is the position order and
+        positions have no holes. Raises ValueError for a position that is no event's.
+        """
         if limit < 1:
             raise ValueError("limit must be positive")
-        start = max(after_position, 0)
-        return self._log[start : start + limit]
+        if not 0 <= after_position <= len(self._log):
+            raise ValueError(f"{after_position} is not the position of a recorded event")
+        return self._log[after_position : after_position + limit]
 
     async def stream_version(self, season_id: str) -> int:
         """The season's current version (its number of events; 0 when it has none)."""
         return len(self._streams.get(season_id, ()))
 
     async def head_position(self) -> int:
-        """The last global position (0 for an empty store)."""
+        """The position of the last event a reader can get now (0 when there is none)."""
         return len(self._log)
 
     async def list_seasons(self) -> list[str]:

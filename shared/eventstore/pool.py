@@ -6,7 +6,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from shared.eventstore.errors import DurabilityError
+from shared.eventstore.errors import DurabilityError, LogOrderError, MigrationError
 
 log = structlog.get_logger(__name__)
 
@@ -60,8 +60,9 @@ async def create_pool(dsn: str, settings: PoolSettings | None = None) -> asyncpg
 async def check_durability(pool: asyncpg.Pool) -> None:
     """Refuse to run unless an acknowledged commit is on disk (RELIABILITY test 8).
 
-    Checks fsync (server-wide) and synchronous_commit as a pooled connection sees it.
-    Raises DurabilityError; call it once at startup, before serving.
+    Checks fsync (server-wide) and synchronous_commit as a pooled connection sees it, then the
+    log's order (check_log_order). Raises DurabilityError (or LogOrderError, MigrationError);
+    call it once at startup, before serving.
     """
     async with pool.acquire() as conn:
         fsync = await conn.fetchval("SELECT current_setting('fsync')")
@@ -74,3 +75,26 @@ async def check_durability(pool: asyncpg.Pool) -> None:
     if problems:
         raise DurabilityError("commits are not durable: " + ", ".join(problems))
     log.info("eventstore.durability_ok", fsync=fsync, synchronous_commit=commit)
+    await check_log_order(pool)
+
+
+async def check_log_order(pool: asyncpg.Pool) -> None:
+    """Refuse to run on a log readers cannot order (check_durability calls it too).
+
+    Readers go in transaction-id order, so every recorded xid must be behind the server's next
+    one. A logical dump restored into another cluster breaks that (the ids come from the old
+    cluster): LogOrderError. A schema without the xid column (migration 0003 not applied yet)
+    raises MigrationError. Physical backups and pg_upgrade keep the ids, and pass.
+    """
+    async with pool.acquire() as conn:
+        try:
+            row = await conn.fetchrow(
+                "SELECT (SELECT max(xid) FROM events) AS newest,"
+                " pg_snapshot_xmax(pg_current_snapshot()) AS next"
+            )
+        except asyncpg.UndefinedColumnError as exc:
+            raise MigrationError("events.xid is missing: apply migration 0003 first") from exc
+    if row["newest"] is not None and row["newest"] >= row["next"]:
+        raise LogOrderError(
+            f"events carry transaction id {row['newest']}, but this server is at {row['next']}"
+        )

@@ -1,8 +1,8 @@
-"""The event store's SQL: the one-statement append and the column list the readers select."""
+"""The event store's SQL: the one-statement append and the commit-order-safe readers."""
 
 from __future__ import annotations
 
-NOTIFY_CHANNEL = "seksenbir_events"  # payload: the new head position; a wake-up hint only
+NOTIFY_CHANNEL = "seksenbir_events"  # payload: the append's last position; a wake-up hint only
 
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""
@@ -10,37 +10,116 @@ COLUMNS = """position, season_id, version, event_id, type, data, metadata::text 
 STREAM_HEAD = "SELECT version, last_hash FROM streams WHERE season_id = $1"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
-# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes.
+# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key also
+# $12 scope, $13 key, $14 response status, $15 response body, $16 completed_at.
 _CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
-    WHERE season_id = $1 AND version = $3 AND last_hash = $2 RETURNING season_id"""
+    WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id"""
 
 _CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
     SELECT $1, $3 + cardinality($4::uuid[]), $10
-    WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex')
+    WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND {gate}
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id"""
 
-# One statement: claim the stream version (optimistic concurrency), then take the counter row
-# (serialises appends until commit), then insert. Nothing happens if the claim fails.
+# With a key: lock it first (it must still be in progress), claim only if it is, and complete
+# it only if the claim matched. Nothing else in this store locks a key row and then a stream
+# row the other way round, so this order cannot deadlock.
+_KEY = """
+key AS (
+    SELECT 1 FROM idempotency_keys
+    WHERE scope = $12 AND key = $13 AND status = 'in_progress' FOR UPDATE
+),"""
+
+_DONE = """,
+done AS (
+    UPDATE idempotency_keys
+    SET status = 'done', response_status = $14, response_body = $15, completed_at = $16
+    WHERE scope = $12 AND key = $13 AND status = 'in_progress' AND EXISTS (SELECT 1 FROM claim)
+    RETURNING 1
+)"""
+
+# One statement, sent in autocommit: claim the stream version (optimistic concurrency: the
+# only row lock, and it is per season), draw the positions from the sequence (only if the claim
+# matched; sorted, so they follow the versions), insert with this transaction's id. No global
+# lock: appends to different seasons commit in parallel. No NOTIFY in here either: NOTIFY takes
+# a database-wide lock from pre-commit until the commit is flushed, which would serialise the
+# appends again; the store sends the wake-up after the commit instead.
 _APPEND = """
-WITH claim AS ({claim}),
-head AS (
-    UPDATE log_head SET position = position + cardinality($4::uuid[])
-    WHERE singleton AND EXISTS (SELECT 1 FROM claim)
-    RETURNING position - cardinality($4::uuid[]) AS base, position AS last
+WITH {key}
+claim AS ({claim}),
+pos AS (
+    SELECT array_agg(p ORDER BY p) AS ps
+    FROM (SELECT nextval('events_position_seq') AS p
+          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
 ),
 inserted AS (
-    INSERT INTO events (position, season_id, version, event_id, type, data, metadata,
+    INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT head.base + e.n, $1, $3 + e.n, e.id, e.type, e.data, e.meta::jsonb, $8, e.prev, e.hash
-    FROM head, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                      $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
-)
-SELECT head.base FROM head, LATERAL pg_notify('{channel}', head.last::text)"""
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
+           e.meta::jsonb, $8, e.prev, e.hash
+    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
+                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    WHERE pos.ps IS NOT NULL
+){done}
+SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
 
-APPEND_NEXT = _APPEND.format(claim=_CLAIM_NEXT, channel=NOTIFY_CHANNEL)
-APPEND_FIRST = _APPEND.format(claim=_CLAIM_FIRST, channel=NOTIFY_CHANNEL)
+
+def _append(claim: str, keyed: bool) -> str:
+    gate = "EXISTS (SELECT 1 FROM key)" if keyed else "true"
+    return _APPEND.format(
+        key=_KEY if keyed else "",
+        claim=claim.format(gate=gate),
+        done=_DONE if keyed else "",
+        key_held="EXISTS (SELECT 1 FROM key)" if keyed else "true",
+    )
+
+
+APPEND_NEXT = _append(_CLAIM_NEXT, keyed=False)
+APPEND_FIRST = _append(_CLAIM_FIRST, keyed=False)
+APPEND_NEXT_KEYED = _append(_CLAIM_NEXT, keyed=True)
+APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, keyed=True)
+
+NOTIFY = "SELECT pg_notify($1, $2)"
+
+# The reader horizon: the oldest transaction that may still write events. Every event whose xid
+# is below it is settled (committed and visible in this statement's snapshot, or rolled back
+# and gone); every event still to appear has an xid at or above it. It is the snapshot's xmin,
+# except that transactions known to run in *other* databases of the cluster are left out: they
+# cannot write this table, and letting them hold readers back would couple this store's lag to
+# any long transaction on the server. A backend never changes database and a running xid
+# belongs to one backend, so reading pg_stat_activity in the same statement is safe; an entry
+# we may not see (or a prepared transaction) only keeps its xid in, which is the safe side.
+_HORIZON = """horizon AS (
+    SELECT coalesce(
+        (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+         WHERE x::xid NOT IN (SELECT a.backend_xid FROM pg_stat_activity AS a
+                              WHERE a.backend_xid IS NOT NULL
+                                AND a.datname <> current_database())),
+        pg_snapshot_xmax(pg_current_snapshot())) AS h
+)"""
+
+# $1 the position of the last event read (0: from the start), $2 limit. Order and checkpoint
+# are (xid, position); `after` turns the reader's position back into that pair. No row at all
+# means $1 is not an event's position.
+READ_ALL = f"""
+WITH {_HORIZON},
+after AS (
+    SELECT xid, position FROM events WHERE position = $1
+    UNION ALL SELECT '0'::xid8, 0 WHERE $1 = 0
+)
+SELECT page.* FROM after LEFT JOIN LATERAL (
+    SELECT {COLUMNS}, xid FROM events, horizon
+    WHERE (events.xid, events.position) > (after.xid, after.position)
+      AND events.xid < horizon.h
+    ORDER BY events.xid, events.position
+    LIMIT $2
+) AS page ON true
+ORDER BY page.xid, page.position"""
+
+HEAD_POSITION = f"""
+WITH {_HORIZON}
+SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon.h
+                 ORDER BY events.xid DESC, events.position DESC LIMIT 1), 0)"""
 
 READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > $2 ORDER BY version"
-READ_ALL = f"SELECT {COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2"
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
 BY_IDS = f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])"

@@ -1,7 +1,8 @@
-"""PostgreSQL event store: one append-only table, per-season versions, gap-free global positions."""
+"""PostgreSQL event store: one append-only table, per-season versions, parallel appends."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
@@ -16,10 +17,11 @@ from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
     DuplicateEventError,
+    IdempotencyStateError,
     StoreBusyError,
 )
 from shared.eventstore.hashing import GENESIS, chain_hashes, verify_chain
-from shared.eventstore.idempotency import DEFAULT_LEASE, PostgresIdempotencyStore, complete_in
+from shared.eventstore.idempotency import DEFAULT_LEASE, PostgresIdempotencyStore
 from shared.eventstore.model import (
     Clock,
     EventMetadata,
@@ -37,6 +39,7 @@ NOTIFY_CHANNEL = sql.NOTIFY_CHANNEL
 
 _meta_decoder = msgspec.json.Decoder(EventMetadata)
 _encoder = msgspec.json.Encoder()
+_KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
 
 
 class _EventIdTaken(Exception):
@@ -53,7 +56,7 @@ class _Batch(msgspec.Struct, frozen=True):
     links: list[tuple[bytes, bytes]]
 
     def params(self, last_hash: bytes) -> tuple[object, ...]:
-        """The $1..$11 of _APPEND (see the comment above _CLAIM_NEXT)."""
+        """The $1..$11 of sql._APPEND (see the comment above sql._CLAIM_NEXT)."""
         es = self.events
         return (
             self.season_id,
@@ -69,14 +72,14 @@ class _Batch(msgspec.Struct, frozen=True):
             [digest for _, digest in self.links],
         )
 
-    def recorded(self, base: int) -> list[RecordedEvent]:
-        """The events as stored, given the position before the first of them."""
-        pairs = zip(self.events, self.links, strict=True)
+    def recorded(self, positions: Sequence[int]) -> list[RecordedEvent]:
+        """The events as stored, given their positions (increasing with the versions)."""
+        triples = zip(self.events, self.links, positions, strict=True)
         return [
             RecordedEvent(
                 season_id=self.season_id,
                 version=self.expected + n,
-                position=base + n,
+                position=position,
                 event_id=e.event_id,
                 type=e.type,
                 data=e.data,
@@ -85,7 +88,7 @@ class _Batch(msgspec.Struct, frozen=True):
                 prev_hash=prev,
                 hash=digest,
             )
-            for n, (e, (prev, digest)) in enumerate(pairs, start=1)
+            for n, (e, (prev, digest), position) in enumerate(triples, start=1)
         ]
 
 
@@ -110,13 +113,18 @@ class PostgresEventStore:
     """The event store on an asyncpg pool (make it with `pool.create_pool`).
 
     Versions: a stream's version is its number of events; events are numbered 1..n; an empty
-    stream is at 0. Positions: global, gap-free, 1..head, in commit order.
+    stream is at 0. Positions: global and unique, from a sequence (holes where an append rolled
+    back); `read_all` hands events out in a commit-safe order (docs/eventstore.md).
     """
 
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock, lease: timedelta = DEFAULT_LEASE):
         self._pool = pool
         self._clock = clock
         self._keys = PostgresIdempotencyStore(pool, clock=clock, lease=lease)
+        # season -> (version, hash of the event at that version), from this store's own appends
+        # and reads. A version's hash never changes, so an entry can be old but never wrong;
+        # it saves the head read when the season is still where this process left it.
+        self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
 
     @property
     def idempotency(self) -> PostgresIdempotencyStore:
@@ -164,50 +172,90 @@ class PostgresEventStore:
     ) -> list[RecordedEvent]:
         recorded_at = utc(self._clock())
         async with self._pool.acquire() as conn:
-            head = await conn.fetchrow(sql.STREAM_HEAD, season_id)
-            version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
-            if version != expected:
-                raise ConcurrencyError(season_id, expected, version)
+            last_hash = self._known_hash(season_id, expected)
+            if last_hash is None:
+                head = await conn.fetchrow(sql.STREAM_HEAD, season_id)
+                version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
+                if version != expected:
+                    raise ConcurrencyError(season_id, expected, version)
             links = chain_hashes(last_hash, season_id, expected, events)
             batch = _Batch(season_id, expected, events, recorded_at, links)
-            if idempotency is None:  # one autocommit statement: no round trip under the lock
-                base = await self._insert(conn, batch, last_hash)
-            else:
-                async with conn.transaction():
-                    base = await self._insert(conn, batch, last_hash)
-                    await complete_in(conn, idempotency, self._clock)
-        return batch.recorded(base)
+            # one autocommit statement, key completion included: no round trip under a lock
+            try:
+                positions = await self._insert(conn, batch, last_hash, idempotency)
+            except ConcurrencyError:
+                self._heads.pop(season_id, None)  # someone else moved the season on
+                raise
+            self._remember_head(season_id, expected + len(events), links[-1][1])
+            await _wake_up(conn, positions[-1])
+        return batch.recorded(positions)
 
-    @staticmethod
-    async def _insert(conn: asyncpg.Connection, batch: _Batch, last_hash: bytes) -> int:
-        query = sql.APPEND_NEXT if batch.expected else sql.APPEND_FIRST
+    def _known_hash(self, season_id: str, version: int) -> bytes | None:
+        if version == 0:
+            return GENESIS
+        known = self._heads.get(season_id)
+        return known[1] if known is not None and known[0] == version else None
+
+    def _remember_head(self, season_id: str, version: int, digest: bytes) -> None:
+        known = self._heads.get(season_id)
+        if known is None or known[0] < version:
+            self._heads[season_id] = (version, digest)
+        self._heads.move_to_end(season_id)
+        while len(self._heads) > _KNOWN_HEADS:
+            self._heads.popitem(last=False)
+
+    async def _insert(
+        self,
+        conn: asyncpg.Connection,
+        batch: _Batch,
+        last_hash: bytes,
+        done: IdempotencyCompletion | None,
+    ) -> list[int]:
+        params = batch.params(last_hash)
+        if done is None:
+            query = sql.APPEND_NEXT if batch.expected else sql.APPEND_FIRST
+        else:
+            query = sql.APPEND_NEXT_KEYED if batch.expected else sql.APPEND_FIRST_KEYED
+            params += (done.scope, done.key, done.status, done.body, utc(self._clock()))
         try:
-            base = await conn.fetchval(query, *batch.params(last_hash))
+            row = await conn.fetchrow(query, *params)
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "events_event_id_key":
                 raise _EventIdTaken from exc
             raise ConcurrencyError(batch.season_id, batch.expected, None) from exc
-        if base is None:
+        if done is not None and not row["key_held"]:  # nothing was claimed or written
+            log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
+            raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
+        if row["positions"] is None:
             raise ConcurrencyError(batch.season_id, batch.expected, None)
-        return int(base)
+        return list(row["positions"])
 
     async def _by_ids(self, events: Sequence[NewEvent]) -> list[RecordedEvent]:
         return await self._fetch(sql.BY_IDS, [e.event_id for e in events])
 
     async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]:
         """The season's events after stream version `from_version` (0: all), in version order."""
-        return await self._fetch(sql.READ_STREAM, season_id, from_version)
+        events = await self._fetch(sql.READ_STREAM, season_id, from_version)
+        if events:
+            self._remember_head(season_id, events[-1].version, events[-1].hash)
+        return events
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        """Up to `limit` events after `after_position`, across seasons, in position order.
+        """Up to `limit` events after the event at `after_position` (0: from the start).
 
-        Never skips: positions are gap-free and become visible in order, so a catch-up reader
-        may checkpoint the last position it got. As a guard the batch is cut at any gap.
+        The order is commit-safe, not numeric: events come in (transaction id, position) order
+        and only up to the oldest transaction that may still be writing, so an event that
+        commits later always comes after every event already returned. A catch-up reader
+        passes the position of the last event it got; positions are unique, so that names its
+        place in the order. Raises ValueError for a position that is no event's.
         """
         if limit < 1:
             raise ValueError("limit must be positive")
-        page = await self._fetch(sql.READ_ALL, after_position, limit)
-        return _contiguous(after_position, page)
+        async with _busy_as_error(), self._pool.acquire() as conn:
+            rows = await conn.fetch(sql.READ_ALL, after_position, limit)
+        if not rows:
+            raise ValueError(f"{after_position} is not the position of a recorded event")
+        return [_recorded(row) for row in rows if row["position"] is not None]
 
     async def stream_version(self, season_id: str) -> int:
         """The season's current version (its number of events; 0 when it has none)."""
@@ -218,9 +266,12 @@ class PostgresEventStore:
         return int(version or 0)
 
     async def head_position(self) -> int:
-        """The last committed global position (0 for an empty store)."""
+        """The position of the last event a reader can get now (0 when there is none).
+
+        `read_all(head_position())` reads only what commits from now on.
+        """
         async with _busy_as_error(), self._pool.acquire() as conn:
-            return int(await conn.fetchval("SELECT position FROM log_head"))
+            return int(await conn.fetchval(sql.HEAD_POSITION))
 
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""
@@ -266,9 +317,10 @@ def _recorded(row: asyncpg.Record) -> RecordedEvent:
     )
 
 
-def _contiguous(after: int, events: list[RecordedEvent]) -> list[RecordedEvent]:
-    for index, event in enumerate(events):
-        if event.position != after + 1 + index:
-            log.error("eventstore.position_gap", expected=after + 1 + index, found=event.position)
-            return events[:index]
-    return events
+async def _wake_up(conn: asyncpg.Connection, position: int) -> None:
+    """NOTIFY after the commit, in a transaction of its own (it writes no WAL, so the queue lock
+    it takes is not held across a flush). Only a hint: a failure loses a wake-up, not an event."""
+    try:
+        await conn.execute(sql.NOTIFY, NOTIFY_CHANNEL, str(position))
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+        log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")

@@ -1,11 +1,13 @@
-"""Helpers for the event-store tests: deterministic events and a polling wait."""
+"""Helpers for the event-store tests: deterministic events, a polling wait, held sessions."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from uuid import UUID
 
+import asyncpg
 import msgspec
 
 from shared.eventstore import EventMetadata, NewEvent
@@ -40,3 +42,22 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0
     async with asyncio.timeout(timeout):
         while not await check():
             await asyncio.sleep(0.01)
+
+
+class HeldSession:
+    """Session A of RELIABILITY 4: one connection, inside a transaction the test began, posing
+    as a pool. A store on it runs its append statement in that transaction, which the test then
+    holds open, commits or rolls back."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
+        yield self.conn
+
+
+async def commit_keys(pool: asyncpg.Pool) -> dict[int, tuple[int, int]]:
+    """Every event's reader order key (xid, position), by position."""
+    rows = await pool.fetch("SELECT xid, position FROM events")
+    return {row["position"]: (row["xid"], row["position"]) for row in rows}

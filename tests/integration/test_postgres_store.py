@@ -10,20 +10,25 @@ import asyncpg
 import pytest
 
 from shared.eventstore import (
+    GENESIS,
     DurabilityError,
+    LogOrderError,
     MigrationError,
     PoolSettings,
     PostgresEventStore,
     StoreBusyError,
     check_durability,
+    check_log_order,
     create_pool,
     migrate,
 )
-from tests.integration.support import new_event
+from shared.eventstore.hashing import chain_hashes
+from shared.eventstore.migrate import _apply_pending, load_migrations
+from tests.integration.support import batch, event_id, new_event, wait_until
 
 pytestmark = pytest.mark.integration
 
-ALL = ["0001_event_log", "0002_idempotency_keys"]
+ALL = ["0001_event_log", "0002_idempotency_keys", "0003_parallel_appends"]
 
 
 @pytest.fixture
@@ -48,7 +53,7 @@ async def test_migrations_apply_once_and_record_themselves(fresh_dsn: str):
         rows = await conn.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
     finally:
         await conn.close()
-    assert [(r["version"], r["name"]) for r in rows] == [(1, ALL[0]), (2, ALL[1])]
+    assert [(r["version"], r["name"]) for r in rows] == list(enumerate(ALL, start=1))
 
 
 async def test_two_migrators_at_once_apply_each_migration_once(fresh_dsn: str):
@@ -73,6 +78,38 @@ async def test_a_migration_edited_after_it_was_applied_is_refused(fresh_dsn: str
 
 async def test_the_durability_check_passes_on_a_durable_server(pg_pool: asyncpg.Pool):
     await check_durability(pg_pool)
+
+
+async def test_startup_refuses_a_log_whose_transaction_ids_are_ahead_of_the_server(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+):
+    """What a logical restore into another cluster leaves: xids from the old cluster, ahead of
+    this one's. Readers would wait for them for ever, so startup says so."""
+    await event_store.append("s1", 0, [new_event(1)])
+    await check_log_order(pg_pool)
+    await pg_pool.execute(
+        """INSERT INTO events (xid, season_id, version, event_id, type, data, metadata,
+               recorded_at, prev_hash, hash)
+           SELECT (pg_current_xact_id()::text::bigint + 1000000)::text::xid8, 's2', 1, $1,
+               type, data, metadata, recorded_at, prev_hash, hash FROM events""",
+        event_id(2),
+    )
+    with pytest.raises(LogOrderError):
+        await check_durability(pg_pool)
+
+
+async def test_startup_refuses_a_schema_without_migration_0003(fresh_dsn: str):
+    conn = await asyncpg.connect(fresh_dsn)
+    try:
+        await _apply_pending(conn, load_migrations()[:2])
+    finally:
+        await conn.close()
+    pool = await create_pool(fresh_dsn)
+    try:
+        with pytest.raises(MigrationError, match="0003"):
+            await check_durability(pool)
+    finally:
+        await pool.close()
 
 
 async def test_the_durability_check_refuses_asynchronous_commit(migrated_pg_dsn: str):
@@ -104,20 +141,123 @@ async def test_pooled_connections_carry_the_fail_fast_settings(migrated_pg_dsn: 
 
 
 async def test_an_append_behind_a_zombie_lock_fails_fast(migrated_pg_dsn: str, pg_pool, clock):
-    """RELIABILITY 6, store side: lock_timeout turns a hang into StoreBusyError (503)."""
+    """RELIABILITY 6, store side: lock_timeout turns a hang into StoreBusyError (503). The only
+    lock an append takes is its season's stream row, so other seasons go on meanwhile."""
     pool = await create_pool(migrated_pg_dsn, PoolSettings(lock_timeout_ms=200))
     store = PostgresEventStore(pool, clock=clock)
     zombie = await asyncpg.connect(migrated_pg_dsn)
     try:
-        await zombie.execute("BEGIN; SELECT position FROM log_head FOR UPDATE")
+        await store.append("s1", 0, [new_event(1)])
+        await zombie.execute("BEGIN; SELECT 1 FROM streams WHERE season_id = 's1' FOR UPDATE")
         with pytest.raises(StoreBusyError):
-            await store.append("s1", 0, [new_event(1)])
+            await store.append("s1", 1, [new_event(2)])
+        other = await store.append("s2", 0, [new_event(3)])  # not held up by s1's zombie
         await zombie.execute("ROLLBACK")
-        recorded = await store.append("s1", 0, [new_event(1)])
+        recorded = await store.append("s1", 1, [new_event(2)])
     finally:
         await zombie.close()
         await pool.close()
-    assert [e.position for e in recorded] == [1]
+    assert [e.version for e in other + recorded] == [1, 2]
+
+
+async def test_a_zombie_transaction_holds_readers_back_until_it_is_killed(
+    event_store: PostgresEventStore, migrated_pg_dsn: str
+):
+    """RELIABILITY 6, reader side: a zombie with a transaction id in this database does not stop
+    appends, but readers may not pass it (it could still write); when the server ends it
+    (idle_in_transaction_session_timeout) they catch up and nothing is lost."""
+    await event_store.append("s1", 0, [new_event(1)])
+    zombie = await asyncpg.connect(
+        migrated_pg_dsn, server_settings={"idle_in_transaction_session_timeout": "500"}
+    )
+    try:
+        await zombie.execute("BEGIN; SELECT pg_current_xact_id()")
+        recorded = await event_store.append("s1", 1, batch(2, 3))  # appends go on
+        assert [e.position for e in await event_store.read_all(0)] == [1]  # lag, not loss
+
+        async def caught_up() -> bool:
+            return len(await event_store.read_all(0)) == 4
+
+        await wait_until(caught_up)
+        assert await event_store.read_all(1) == recorded
+    finally:
+        await zombie.close()
+
+
+async def test_transactions_in_other_databases_do_not_hold_readers_back(
+    event_store: PostgresEventStore, fresh_dsn: str
+):
+    """The horizon leaves out transactions of other databases on the server: they cannot write
+    this table."""
+    elsewhere = await asyncpg.connect(fresh_dsn)
+    try:
+        await elsewhere.execute("BEGIN; SELECT pg_current_xact_id()")
+        recorded = await event_store.append("s1", 0, batch(1, 2))
+        assert await event_store.read_all(0) == recorded
+        assert await event_store.head_position() == recorded[-1].position
+    finally:
+        await elsewhere.close()
+
+
+async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_it(
+    fresh_dsn: str, clock
+):
+    """0003 on a log written by the counter-row code: old events keep their positions and come
+    first; new positions continue after the old head; the chain goes on; old code is refused."""
+    conn = await asyncpg.connect(fresh_dsn)
+    try:
+        assert await _apply_pending(conn, load_migrations()[:2]) == ALL[:2]
+        old = [*batch(1, 2), new_event(3)]
+        await _append_as_before_0003(conn, "s1", old[:2])
+        await _append_as_before_0003(conn, "s2", old[2:])
+        assert await migrate(conn) == ALL[2:]
+        with pytest.raises(asyncpg.ObjectNotInPrerequisiteStateError, match="retired"):
+            await conn.execute("UPDATE log_head SET position = position + 1")
+    finally:
+        await conn.close()
+    pool = await create_pool(fresh_dsn)
+    try:
+        store = PostgresEventStore(pool, clock=clock)
+        assert [e.position for e in await store.read_all(0)] == [1, 2, 3]
+        new = await store.append("s1", 2, [new_event(4)])
+        assert new[0].position == 4
+        assert [e.event_id for e in await store.read_all(2)] == [event_id(3), event_id(4)]
+        assert await store.head_position() == 4
+        assert await store.verify_season("s1") == new[0].hash
+    finally:
+        await pool.close()
+
+
+async def _append_as_before_0003(conn: asyncpg.Connection, season: str, events: list) -> None:
+    """What the counter-row append did: take log_head, number the events from it."""
+    version = await conn.fetchval("SELECT version FROM streams WHERE season_id = $1", season)
+    last = await conn.fetchval("SELECT last_hash FROM streams WHERE season_id = $1", season)
+    links = chain_hashes(last or GENESIS, season, version or 0, events)
+    async with conn.transaction():
+        await conn.execute(
+            """INSERT INTO streams (season_id, version, last_hash) VALUES ($1, $2, $3)
+               ON CONFLICT (season_id) DO UPDATE SET version = $2, last_hash = $3""",
+            season,
+            (version or 0) + len(events),
+            links[-1][1],
+        )
+        base = await conn.fetchval(
+            "UPDATE log_head SET position = position + $1 RETURNING position - $1", len(events)
+        )
+        for n, (event, (prev, digest)) in enumerate(zip(events, links, strict=True), start=1):
+            await conn.execute(
+                """INSERT INTO events (position, season_id, version, event_id, type, data,
+                       metadata, recorded_at, prev_hash, hash)
+                   VALUES ($1, $2, $3, $4, $5, $6, '{"actor":"system"}', now(), $7, $8)""",
+                base + n,
+                season,
+                (version or 0) + n,
+                event.event_id,
+                event.type,
+                event.data,
+                prev,
+                digest,
+            )
 
 
 async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock):

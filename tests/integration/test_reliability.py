@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import multiprocessing
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import asynccontextmanager
+from uuid import UUID
 
 import asyncpg
 import pytest
 
 from shared.eventstore import (
     DuplicateEventError,
-    IdempotencyCompletion,
-    IdempotencyStateError,
     PostgresEventStore,
     RecordedEvent,
     create_pool,
 )
 from tests.integration import workers
-from tests.integration.support import event_id, new_event, wait_until
+from tests.integration.support import HeldSession, commit_keys, event_id, new_event
+
+Store = PostgresEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -65,91 +69,120 @@ async def test_duplicate_event_id_holds_across_a_restart(
     assert await event_store.head_position() == 1
 
 
-async def _waiting_on_locks(pool: asyncpg.Pool, count: int) -> None:
-    sql = """SELECT count(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock'"""
-
-    async def enough() -> bool:
-        return await pool.fetchval(sql) >= count
-
-    await wait_until(enough)
-
-
-async def _open_append(store: PostgresEventStore, pool: asyncpg.Pool):
-    """Session A: an append held open after taking its positions (its key row is locked)."""
-    await store.idempotency.begin("scope", "held", b"req")
-    holder = await pool.acquire()
-    await holder.execute("BEGIN")
-    await holder.execute("SELECT 1 FROM idempotency_keys WHERE key = 'held' FOR UPDATE")
-    done = IdempotencyCompletion("scope", "held", 201, b"{}")
-    a = asyncio.create_task(store.append("sA", 0, [new_event(2)], idempotency=done))
-    await _waiting_on_locks(pool, 1)
-    b = asyncio.create_task(store.append("sB", 0, [new_event(3)]))  # session B
-    await _waiting_on_locks(pool, 2)
-    return holder, a, b
+@asynccontextmanager
+async def _session(pool: asyncpg.Pool, clock) -> AsyncIterator[tuple[asyncpg.Connection, Store]]:
+    """A psql-like session: BEGIN on a connection of its own, and a store appending inside it."""
+    conn = await pool.acquire()
+    try:
+        await conn.execute("BEGIN")
+        yield conn, PostgresEventStore(HeldSession(conn), clock=clock)  # type: ignore[arg-type]
+    finally:
+        if conn.is_in_transaction():
+            await conn.execute("ROLLBACK")
+        await pool.release(conn)
 
 
-async def _tail(store: PostgresEventStore, after: int) -> list[RecordedEvent]:
-    return await store.read_all(after)
+async def _everything(store: PostgresEventStore, after: int = 0) -> list[RecordedEvent]:
+    return await store.read_all(after, limit=10_000)
+
+
+def _ids(events: list[RecordedEvent]) -> list[UUID]:
+    return [e.event_id for e in events]
 
 
 async def test_a_reader_never_passes_an_open_append_that_then_commits(
-    event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
 ):
-    """RELIABILITY 4: while A is open nothing after it is visible; then A, B in order, once."""
+    """RELIABILITY 4: A appends and stays open; B, another season, appends and commits without
+    waiting for A. The reader stops before A while A is open; after A commits it gets A, then
+    B, once each."""
     await event_store.append("s0", 0, [new_event(1)])
-    holder, a, b = await _open_append(event_store, pg_pool)
-    try:
-        assert [e.position for e in await _tail(event_store, 0)] == [1]
-        assert await event_store.head_position() == 1
-        assert not b.done()  # B cannot commit a later position while A is open
-        await holder.execute("COMMIT")
-    finally:
-        await pg_pool.release(holder)
-    recorded_a, recorded_b = await a, await b
-    seen = await _tail(event_store, 1)
-    assert [(e.position, e.event_id) for e in seen] == [(2, event_id(2)), (3, event_id(3))]
-    assert (recorded_a[0].position, recorded_b[0].position) == (2, 3)
+    async with _session(pg_pool, clock) as (a, store_a):
+        recorded_a = await store_a.append("sA", 0, [new_event(2)])
+        recorded_b = await asyncio.wait_for(event_store.append("sB", 0, [new_event(3)]), 10)
+        assert (recorded_a[0].position, recorded_b[0].position) == (2, 3)
+        for _ in range(3):  # polls while A is open
+            assert _ids(await _everything(event_store)) == [event_id(1)]
+            assert await event_store.read_all(1) == []
+            assert await event_store.head_position() == 1
+        await a.execute("COMMIT")
+    seen = await _everything(event_store, 1)
+    assert seen == recorded_a + recorded_b
+    assert await event_store.read_all(3) == []
+    assert await event_store.head_position() == 3
+
+
+async def test_an_event_committed_with_a_lower_position_is_still_read_after_a_higher_one(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
+):
+    """RELIABILITY 4, the case positions alone get wrong. B's transaction starts first, A draws
+    position 2, B draws 3 and commits while A is open. B is settled (its xid is older than A's),
+    so the reader hands out 3 and checkpoints there; A then commits with position 2. Reading by
+    position would skip A for ever; reading in (xid, position) order hands it out next."""
+    await event_store.append("s0", 0, [new_event(1)])
+    async with _session(pg_pool, clock) as (b, store_b), _session(pg_pool, clock) as (a, store_a):
+        await b.fetchval("SELECT pg_current_xact_id()")  # B's transaction id comes first
+        recorded_a = await store_a.append("sA", 0, [new_event(2)])
+        recorded_b = await store_b.append("sB", 0, [new_event(3)])
+        await b.execute("COMMIT")
+        first = await _everything(event_store)
+        assert [e.position for e in first] == [1, 3]
+        assert first[1:] == recorded_b
+        assert await event_store.read_all(3) == []
+        await a.execute("COMMIT")
+    assert await event_store.read_all(3) == recorded_a  # not skipped
+    assert await event_store.read_all(2) == []
+    keys = await commit_keys(pg_pool)
+    order = [keys[p] for p in (1, 3, 2)]
+    assert order == sorted(order) and len(set(order)) == 3  # strictly increasing checkpoints
+    naive = await pg_pool.fetch(
+        """SELECT position FROM events WHERE position > 3
+           AND xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY position"""
+    )
+    assert naive == []  # the position-ordered reader would never see A
 
 
 async def test_a_reader_proceeds_at_once_when_the_open_append_rolls_back(
-    event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
 ):
-    """RELIABILITY 4/5: A rolls back; B takes its position; no hole, no stall."""
+    """RELIABILITY 4/5: A rolls back; its position stays a hole, and the reader's next poll
+    passes it and hands out B, without waiting."""
     await event_store.append("s0", 0, [new_event(1)])
-    holder, a, b = await _open_append(event_store, pg_pool)
-    try:
-        await holder.execute("DELETE FROM idempotency_keys WHERE key = 'held'")
-        await holder.execute("COMMIT")  # A's completion now finds no key: A rolls back
-    finally:
-        await pg_pool.release(holder)
-    with pytest.raises(IdempotencyStateError):
-        await a
-    await b
-    seen = await _tail(event_store, 1)
-    assert [(e.position, e.event_id) for e in seen] == [(2, event_id(3))]
+    async with _session(pg_pool, clock) as (a, store_a):
+        await store_a.append("sA", 0, [new_event(2)])
+        recorded_b = await asyncio.wait_for(event_store.append("sB", 0, [new_event(3)]), 10)
+        assert _ids(await _everything(event_store)) == [event_id(1)]
+        await a.execute("ROLLBACK")
+    assert await event_store.read_all(1) == recorded_b
+    assert [e.position for e in await _everything(event_store)] == [1, 3]
     assert await event_store.stream_version("sA") == 0
+    assert await event_store.head_position() == 3
 
 
-async def test_a_rolled_back_position_leaves_no_hole(
+async def test_a_rolled_back_position_is_a_hole_the_reader_skips_at_once(
     event_store: PostgresEventStore, pg_pool: asyncpg.Pool
 ):
-    """RELIABILITY 5: the counter moves only with a commit, so positions stay contiguous."""
+    """RELIABILITY 5: positions drawn by a rolled-back transaction, and by an append that failed
+    inside its statement, are dead holes; one read returns everything after them."""
     await event_store.append("s1", 0, [new_event(1)])
     async with pg_pool.acquire() as conn:
-        await conn.execute("BEGIN; UPDATE log_head SET position = position + 1")
+        await conn.execute("BEGIN; SELECT nextval('events_position_seq')")
         await conn.execute("ROLLBACK")
-    with pytest.raises(DuplicateEventError):  # fails after taking the counter, inside SQL
+    with pytest.raises(DuplicateEventError):  # fails after drawing its positions, inside SQL
         await event_store.append("s2", 0, [new_event(2), new_event(1)])
     for n in (3, 4, 5):
         await event_store.append("s1", n - 2, [new_event(n)])
-    everything = await event_store.read_all(0)
-    assert [e.position for e in everything] == [1, 2, 3, 4]
-    assert await event_store.head_position() == 4
+    everything = await event_store.read_all(0)  # one call: nothing waits for the holes
+    positions = [e.position for e in everything]
+    assert _ids(everything) == [event_id(n) for n in (1, 3, 4, 5)]
+    assert positions == sorted(positions) and positions[0] == 1
+    assert positions[1] > 2  # the holes are there
+    assert await event_store.head_position() == positions[-1]
+    assert await event_store.read_all(positions[-1]) == []
 
 
 async def test_concurrent_writers_and_tailing_readers_see_everything_once_in_order(
-    event_store: PostgresEventStore, migrated_pg_dsn: str
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, migrated_pg_dsn: str
 ):
     """RELIABILITY 7: 4 writer processes x 250 transactions x 10 events, 2 tailing readers."""
     writers, transactions, per_tx = 4, 250, 10
@@ -165,11 +198,15 @@ async def test_concurrent_writers_and_tailing_readers_see_everything_once_in_ord
         ]
         assert sum(await asyncio.gather(*runs)) == total
     written = {event_id(n, w) for w in range(writers) for n in range(transactions * per_tx)}
+    keys = await commit_keys(pg_pool)
     for seen in await asyncio.gather(*readers):
-        positions = [e.position for e in seen]
-        assert positions == list(range(1, total + 1))  # strictly increasing, no gaps, no dups
-        assert {e.event_id for e in seen} == written
-        assert len(seen) == len(written)
+        checkpoints = [keys[e.position] for e in seen]
+        assert all(a < b for a, b in itertools.pairwise(checkpoints))  # strictly increasing
+        assert {e.event_id for e in seen} == written  # the set read is the set written
+        assert len(seen) == len(written) == total  # no duplicates
+        for stream in {e.season_id for e in seen}:  # and each season in version order
+            versions = [e.version for e in seen if e.season_id == stream]
+            assert versions == list(range(1, transactions * per_tx + 1))
 
 
 async def _follow(store: PostgresEventStore, total: int) -> list[RecordedEvent]:

@@ -13,6 +13,7 @@ from shared.eventstore import (
     EventStore,
     IdempotencyCompletion,
     IdempotencyStateError,
+    InProgress,
     Replay,
     verify_chain,
 )
@@ -79,6 +80,19 @@ async def test_read_all_pages_by_position(store: EventStore):
         await store.read_all(0, limit=0)
 
 
+async def test_read_all_continues_only_from_an_events_position(store: EventStore):
+    """A reader passes the position of the last event it got (or 0); anything else is a bug,
+    not a place to continue from (positions may have holes)."""
+    assert await store.read_all(0) == []
+    assert await store.head_position() == 0
+    await store.append("s1", 0, batch(1, 2))
+    head = await store.head_position()
+    assert await store.read_all(head) == []
+    for wrong in (-1, head + 100):
+        with pytest.raises(ValueError, match="not the position"):
+            await store.read_all(wrong)
+
+
 async def test_reappending_recorded_events_is_an_idempotent_hit(store: EventStore):
     first = await store.append("s1", 0, batch(1, 2))
     assert await store.append("s1", 2, batch(1, 2)) == first  # at the next version
@@ -140,6 +154,20 @@ async def test_completing_an_idempotency_key_with_the_append(store: EventStore):
     assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == Replay(
         201, b'{"ok":true}'
     )
+
+
+async def test_a_keyed_append_that_loses_the_version_race_leaves_its_key_in_progress(
+    store: EventStore,
+):
+    await store.idempotency.begin("season:s1:seat:3", "k1", b"req")
+    await store.append("s1", 0, [new_event(1)])  # another writer got there first
+    done = IdempotencyCompletion("season:s1:seat:3", "k1", 201, b"{}")
+    with pytest.raises(ConcurrencyError):
+        await store.append("s1", 0, [new_event(2)], idempotency=done)
+    assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == InProgress()
+    await store.append("s1", 1, [new_event(2)], idempotency=done)  # the retry completes it
+    assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == Replay(201, b"{}")
+    assert [e.version for e in await store.read_stream("s1")] == [1, 2]
 
 
 async def test_an_append_whose_key_is_not_in_progress_appends_nothing(store: EventStore):
