@@ -184,10 +184,18 @@ async def _attempts(
     meta: EventMetadata,
     command_key: str,
 ) -> Response[bytes]:
+    # The first attempt decides on this process's cached fold (kept current by its own appends,
+    # which all pass through the per-season lock); the expected version catches any staleness.
+    # A conflict, or a refusal decided on the cache, is decided again on a fresh read.
+    trust_cache = True
     for attempt in range(svc.retries + 1):
-        loaded = await load(svc, season_id)
+        cached = svc.seasons.peek(season_id) if trust_cache else None
+        loaded = cached or await load(svc, season_id)
         result = decide(loaded.state, build(loaded.state, seat))
         if isinstance(result, Rejection):
+            if cached is not None:
+                trust_cache = False
+                continue
             log.info("command.rejected", season_id=season_id, seat=seat, code=result.code)
             raise Problem.of(result)
         status, payload = answer(result, loaded.version + len(result), loaded.state)
@@ -198,6 +206,7 @@ async def _attempts(
                 season_id, loaded.version, f"cmd/{seat}/{command_key}", result, meta, done
             )
         except ConcurrencyError:
+            trust_cache = False
             log.info("command.conflict", season_id=season_id, seat=seat, attempt=attempt)
             await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # spread the retries
             continue

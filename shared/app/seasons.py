@@ -107,9 +107,28 @@ class Seasons:
         metadata: EventMetadata,
         idempotency: IdempotencyCompletion | None = None,
     ) -> list[RecordedEvent]:
-        return await self.store.append(
+        recorded = await self.store.append(
             season_id, expected, to_new(season_id, key, events, metadata), idempotency=idempotency
         )
+        cached = self._cache.get(season_id)
+        if (
+            cached is not None
+            and cached.version == expected
+            and recorded
+            and (
+                recorded[0].version == expected + 1
+                and recorded[-1].version == expected + len(events)
+            )
+        ):
+            state = cached.state
+            for e in events:
+                state = evolve(state, e)
+            self._remember(season_id, Loaded(state, expected + len(events)))
+        return recorded
+
+    def peek(self, season_id: str) -> Loaded | None:
+        """The cached fold, possibly behind the store (another process may have appended)."""
+        return self._cache.get(season_id)
 
     async def execute(
         self,
