@@ -36,13 +36,15 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = [f"shared/domain/rules/{p.name}" for p in sorted((ROOT / "shared/domain/rules").glob("*.py"))]
+RULES = [
+    f"shared/domain/rules/{p.name}" for p in sorted((ROOT / "shared/domain/rules").glob("*.py"))
+]
 TARGETS = [*RULES, "shared/domain/scoring.py"]
 TESTS = "tests/domain"
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 SURVIVED = {"survived", "no tests"}
 
-CONFTEST = '''
+CONFTEST = """
 # Added by bench.mutation for the mutation run only.
 from hypothesis import settings as _mutation_settings
 
@@ -63,7 +65,7 @@ def pytest_collection_modifyitems(items):  # lower explicit @settings(max_exampl
             fn._hypothesis_internal_use_settings = _mutation_settings(
                 s, max_examples=_MUTATION_MAX_EXAMPLES
             )
-'''
+"""
 
 
 @dataclass
@@ -81,7 +83,9 @@ def _toml_list(items: list[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
-def prepare(work: Path, targets: list[str], max_examples: int, timeout: tuple[float, float]) -> None:
+def prepare(
+    work: Path, targets: list[str], max_examples: int, timeout: tuple[float, float]
+) -> None:
     """A copy of the tree with the mutmut config in its pyproject and the Hypothesis profile."""
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc", "mutants")
     shutil.copytree(ROOT / "shared", work / "shared", ignore=ignore)
@@ -141,7 +145,7 @@ def statuses(work: Path) -> dict[str, str]:
 
 
 def locate(name: str) -> tuple[str, str]:
-    """'shared.domain.rules.battle.x__taken__mutmut_12' -> ('shared/domain/rules/battle.py', '_taken')."""
+    """A mutmut name to (file, function): x__taken__mutmut_12 of battle -> battle.py, _taken."""
     module, _, rest = name.partition(".x")
     rest = rest.rsplit("__mutmut_", 1)[0]
     if rest.startswith("ǁ"):  # a method: xǁClassǁmethod
@@ -175,7 +179,7 @@ def describe(work: Path, m: Mutant) -> None:
         text=True,
         check=False,
     ).stdout
-    source = ROOT / m.path
+    source = work / m.path  # the copy that was mutated, not the checkout
     start = _def_line(source, m.function)
     lines = source.read_text().splitlines()
     orig = None
@@ -216,13 +220,18 @@ def main() -> None:
     ap.add_argument("--timeout-constant", type=float, default=5.0)
     args = ap.parse_args()
 
+    try:
+        metadata.version("mutmut")
+    except metadata.PackageNotFoundError:
+        raise SystemExit("mutmut is not installed: .venv/bin/pip install 'mutmut>=3.8'") from None
     targets = TARGETS + (["shared/domain/resolve.py"] if args.with_resolve else [])
     work = args.workdir or Path(tempfile.mkdtemp(prefix="seksenbir-mutation-"))
     if args.workdir:
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
     print(
-        f"config: mutmut {metadata.version('mutmut')}, hypothesis {metadata.version('hypothesis')}, "
+        f"config: mutmut {metadata.version('mutmut')}, "
+        f"hypothesis {metadata.version('hypothesis')}, "
         f"python {platform.python_version()}, {args.jobs} jobs on {os.cpu_count()} cores; "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     )
@@ -262,7 +271,8 @@ def main() -> None:
         f"  ({timeouts} of the killed by timeout)"
     )
     if unchecked:
-        print(f"\nnot decided ({len(unchecked)}): " + ", ".join(f"{m.name}={m.status}" for m in unchecked))
+        listed = ", ".join(f"{m.name}={m.status}" for m in unchecked)
+        print(f"\nnot decided ({len(unchecked)}): {listed}")
     print(f"\nsurvivors ({len(survivors)}):")
     for m in sorted(survivors, key=lambda m: (m.path, m.line or 0, m.name)):
         tag = "" if m.status == "survived" else f" [{m.status}]"
@@ -272,7 +282,9 @@ def main() -> None:
             json.dumps(
                 {
                     "elapsed_s": round(elapsed),
-                    "per_module": {p: {"killed": k, "total": n} for p, (k, n) in per_module.items()},
+                    "per_module": {
+                        p: {"killed": k, "total": n} for p, (k, n) in per_module.items()
+                    },
                     "mutants": [asdict(m) for m in mutants],
                 },
                 indent=1,
