@@ -167,13 +167,10 @@ async def _decide_and_append(
         correlation_id=request.headers.get("x-request-id"),
     )
     async with svc.seasons.writing(season_id):
-        return await _attempts(
-            request, svc, season_id, seat, key, scope, build, answer, meta, command_key
-        )
+        return await _attempts(svc, season_id, seat, key, scope, build, answer, meta)
 
 
 async def _attempts(
-    request: Request[Any, Any, Any],
     svc: Services,
     season_id: str,
     seat: int,
@@ -182,8 +179,9 @@ async def _attempts(
     build: Callable[[SeasonState, int], Command],
     answer: Callable[[list[ev.Event], int, SeasonState], tuple[int, Any]],
     meta: EventMetadata,
-    command_key: str,
 ) -> Response[bytes]:
+    """Decide and append, retrying conflicts; runs under the season's in-process lock."""
+    command_key = meta.command_id
     # The first attempt decides on this process's cached fold (kept current by its own appends,
     # which all pass through the per-season lock); the expected version catches any staleness.
     # A conflict, or a refusal decided on the cache, is decided again on a fresh read.

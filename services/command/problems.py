@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from shared.app.openapi import problem_body
 from shared.domain.commands import Rejection
 
 log = structlog.get_logger(__name__)
@@ -51,18 +51,8 @@ class Problem(Exception):
 
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
-    body = {
-        "type": f"https://seksenbir.example/problems/{exc.code}",
-        "title": exc.code.replace("_", " "),
-        "status": exc.status,
-        "code": exc.code,
-        "detail": exc.detail,
-        "instance": request.url.path,
-        **exc.extra,
-    }
-    return Response(
-        msgspec.json.encode(body), status_code=exc.status, media_type=PROBLEM, headers=exc.headers
-    )
+    body = problem_body(exc.code, exc.status, exc.detail, request.url.path, **exc.extra)
+    return Response(body, status_code=exc.status, media_type=PROBLEM, headers=exc.headers)
 
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:

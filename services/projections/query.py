@@ -16,7 +16,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.projections.keys import Keys, board, channel, seasons_index
 from services.projections.reads import NotReady, decode, read
-from shared.app.openapi import READ_PROBLEMS
+from shared.app.openapi import READ_PROBLEMS, problem_body
 
 log = structlog.get_logger(__name__)
 TICKET_TTL_S = 30
@@ -468,17 +468,9 @@ def query_router() -> Router:
 
 
 def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Response[bytes]:
-    body = {
-        "type": f"https://seksenbir.example/problems/{exc.code}",
-        "title": exc.code.replace("_", " "),
-        "status": exc.status,
-        "code": exc.code,
-        "detail": exc.detail,
-        "instance": request.url.path,
-    }
     headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
     return Response(
-        _enc.encode(body),
+        problem_body(exc.code, exc.status, exc.detail, request.url.path),
         status_code=exc.status,
         media_type="application/problem+json",
         headers=headers,

@@ -7,6 +7,20 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Components, SecurityScheme
 
 
+def problem_body(code: str, status: int, detail: str, instance: str, **extra: object) -> bytes:
+    """The RFC 9457 body both APIs send: a stable `code` beside the standard members."""
+    body = {
+        "type": f"https://seksenbir.example/problems/{code}",
+        "title": code.replace("_", " "),
+        "status": status,
+        "code": code,
+        "detail": detail,
+        "instance": instance,
+        **extra,
+    }
+    return msgspec.json.encode(body)
+
+
 class ProblemDoc(msgspec.Struct):
     """RFC 9457 problem details; `code` is stable, `detail` is readable Turkish/English text."""
 
