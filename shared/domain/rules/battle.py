@@ -85,9 +85,9 @@ def fight_all(
 
 
 def _groups(
-    attacks: list[Advance], supports: list[Support], target: int, bloc_of: dict[int, int]
+    attacks: list[Advance], supports: list[Support], bloc_of: dict[int, int]
 ) -> tuple[dict[int, list[Advance]], dict[int, GroupRecord]]:
-    """R-5.2, R-5.3: attackers grouped by bloc, each with the attack support counted for it."""
+    """R-5.2, R-5.3: one target's attackers by bloc, each with the attack support for it."""
     groups: dict[int, list[Advance]] = defaultdict(list)
     for a in sorted(attacks, key=lambda a: (a.seat, a.origin)):
         groups[bloc_of[a.seat]].append(a)
@@ -116,7 +116,7 @@ def _battle(
 ) -> BattleRecord:
     """One battle at T: standoff (R-5.2), taken (R-5.5) or held (R-5.6)."""
     defender = board.owner[target]
-    groups, grecords = _groups(attacks, supports, target, bloc_of)
+    groups, grecords = _groups(attacks, supports, bloc_of)
     keys = sorted(groups)
     ranked = sorted(keys, key=lambda k: -grecords[k].strength)
     d_support = [s for s in supports if s.defence]
