@@ -94,7 +94,14 @@ def _serve(args: argparse.Namespace) -> int:
     from shared.logs import configure_logging
 
     configure_logging()
-    uvicorn.run("services.gateway:app_from_env", factory=True, host=args.host, port=args.port)
+    # No access log: a client that puts a token in a query string must not have it logged.
+    uvicorn.run(
+        "services.gateway:app_from_env",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        access_log=False,
+    )
     return 0
 
 
