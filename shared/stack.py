@@ -137,6 +137,8 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             "Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops"
         )
         sys.stdout.flush()
+        # SIGTERM (systemd, `timeout`, docker stop) stops the children too, like Ctrl-C does.
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         try:
             while all(p.poll() is None for p in procs):
                 time.sleep(0.5)
@@ -147,6 +149,10 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGTERM)
             for p in procs:
-                with contextlib.suppress(subprocess.TimeoutExpired):
+                try:
                     p.wait(timeout=15)
+                except subprocess.TimeoutExpired:  # a worker that ignores SIGTERM is killed
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
         return max((p.returncode or 0) for p in procs)
