@@ -6,10 +6,9 @@ import asyncio
 import random
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
-import msgspec
 import structlog
 from litestar import Request, Response
 
@@ -34,7 +33,6 @@ from shared.eventstore import (
 )
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
 # Refusals that a retry with the same key may turn into success: never stored under the key.
 TRANSIENT = frozenset({"divan_locked", "conflict", "store_busy"})
 JSON = "application/json"
@@ -50,25 +48,10 @@ class Services:
     ops: tuple[str, ...] = ()
     auditors: tuple[str, ...] = ()
     retries: int = 5
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def services(request: Request[Any, Any, Any]) -> Services:
     return request.app.state.services  # type: ignore[no-any-return]
-
-
-def parse(body: bytes, kind: type[T]) -> T:
-    """Decode a request body strictly: malformed JSON 400, unknown or wrong fields 422."""
-    if not body:
-        raise Problem(400, "malformed_json", "İstek gövdesi boş / empty request body")
-    try:
-        return msgspec.json.decode(body, type=kind)
-    except msgspec.ValidationError as exc:
-        text = str(exc)
-        code = "unknown_field" if "unknown field" in text.lower() else "invalid_body"
-        raise Problem(422, code, text) from exc
-    except msgspec.DecodeError as exc:
-        raise Problem(400, "malformed_json", f"JSON okunamadı: {exc}") from exc
 
 
 async def load(svc: Services, season_id: str) -> Loaded:

@@ -8,7 +8,6 @@ import msgspec
 
 from shared.domain.board import Board
 from shared.domain.decide import next_divan
-from shared.domain.map import game_map
 from shared.domain.scoring import region_titles, scores
 from shared.domain.state import SeasonState, perde
 
@@ -139,7 +138,3 @@ def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]
     # Token hashes (never tokens) so the read side can authorise a bey without the store.
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
     return views, ranks
-
-
-def province_name(plate: int) -> str:
-    return game_map()[plate].name

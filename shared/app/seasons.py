@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -16,7 +16,6 @@ from shared.domain import events as ev
 from shared.domain.evolve import evolve
 from shared.domain.state import SeasonState
 from shared.eventstore import (
-    ConcurrencyError,
     EventMetadata,
     EventStore,
     IdempotencyCompletion,
@@ -129,35 +128,3 @@ class Seasons:
     def peek(self, season_id: str) -> Loaded | None:
         """The cached fold, possibly behind the store (another process may have appended)."""
         return self._cache.get(season_id)
-
-    async def execute(
-        self,
-        season_id: str,
-        key: str,
-        decide: Callable[[SeasonState], list[ev.Event] | object],
-        metadata: EventMetadata,
-        retries: int = 5,
-        idempotency: Callable[[list[ev.Event] | object], IdempotencyCompletion | None]
-        | None = None,
-    ) -> tuple[list[ev.Event] | object, Loaded]:
-        """Load, decide (pure), append at the loaded version; on a conflict, reload and retry.
-
-        Answers the decision (events, or whatever rejection `decide` returned: nothing is
-        appended then) and the state it was decided on. Raises ConcurrencyError after
-        `retries` conflicts (HTTP 409).
-        """
-        for attempt in range(retries + 1):
-            loaded = await self.load(season_id)
-            result = decide(loaded.state)
-            if not isinstance(result, list):
-                return result, loaded
-            if not result:
-                return result, loaded
-            try:
-                done = idempotency(result) if idempotency else None
-                await self.append(season_id, loaded.version, key, result, metadata, done)
-            except ConcurrencyError:
-                log.info("season.append_conflict", season_id=season_id, attempt=attempt)
-                continue
-            return result, loaded
-        raise ConcurrencyError(season_id, -1, None)

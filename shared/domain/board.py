@@ -47,7 +47,6 @@ class Board:
     sur: list[bool]
     beys: dict[int, BeyWork]
     treaties: dict[tuple[int, int], Treaty]
-    hain_at_start: dict[int, bool] = field(default_factory=dict)
     cache: dict[object, object] = field(default_factory=dict)  # derived values, keyed by inputs
 
     @classmethod
@@ -89,9 +88,6 @@ class Board:
             for p in range(1, 82)
             if (owner[p], units[p], sur[p]) != (self.owner[p], self.units[p], self.sur[p])
         )
-
-    def owned(self, seat: int) -> list[int]:
-        return [p for p in range(1, 82) if self.owner[p] == seat]
 
     def province_counts(self) -> dict[int, int]:
         counts = dict.fromkeys(self.beys, 0)

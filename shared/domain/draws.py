@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from shared.domain import rng
 from shared.domain.state import NewsCard
 
-NO_TARGET = object()
-
 
 @dataclass(frozen=True, slots=True)
 class NewsDraw:

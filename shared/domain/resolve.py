@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from shared.domain import report
 from shared.domain.board import Board
@@ -23,7 +23,6 @@ class DivanInputs:
     offers: Sequence[Offer] = ()
     draws: Draws | None = None
     ceasefire: bool | None = None  # None: from the state
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Board]:
@@ -43,7 +42,7 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
     classified = classify(board, effective_orders(board, inputs.orders), ceasefire, bloc_of)
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
-    outcome, _returns = battle.fight_all(board, classified, bloc_of, draws)
+    outcome = battle.fight_all(board, classified, bloc_of, draws)
     events.append(
         BattlesResolved(
             divan=divan,

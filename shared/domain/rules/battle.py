@@ -62,10 +62,8 @@ def split_shares(advances: dict[int, int], entering: int) -> list[tuple[int, int
     return sorted(floors.items())
 
 
-def fight_all(
-    board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
-) -> tuple[Outcome, list[tuple[int, int, int]]]:
-    """Evaluate every battle from one snapshot (R-5.1) and return the outcome and the returns."""
+def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws) -> Outcome:
+    """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns."""
     out = Outcome()
     returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
     by_target: dict[int, list[Advance]] = defaultdict(list)
@@ -81,7 +79,7 @@ def fight_all(
         out.records.append(record)
     _record_betrayals(board, c, out)
     _apply(board, out, returns)
-    return out, returns
+    return out
 
 
 def _groups(
