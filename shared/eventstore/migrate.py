@@ -68,7 +68,10 @@ async def _session(
     if isinstance(target, asyncpg.Pool):
         async with target.acquire() as conn:
             await _relax_timeouts(conn)
-            yield conn
+            try:
+                yield conn
+            finally:  # the pool does not reset session settings on release (pool.create_pool)
+                await conn.execute("RESET lock_timeout; RESET statement_timeout")
         return
     conn = await asyncpg.connect(target)
     try:
@@ -79,7 +82,7 @@ async def _session(
 
 
 async def _relax_timeouts(conn: asyncpg.Connection) -> None:
-    # DDL may wait behind app traffic and take a while; the pool resets these on release.
+    # DDL may wait behind app traffic and take a while; _session restores both afterwards.
     await conn.execute("SET lock_timeout = '60s'; SET statement_timeout = 0")
 
 

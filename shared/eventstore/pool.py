@@ -32,7 +32,7 @@ class PoolSettings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def server_settings(settings: PoolSettings) -> dict[str, str]:
-    """The GUCs every pooled connection starts with (asyncpg restores them on release)."""
+    """The GUCs every pooled connection starts with (and keeps: pooled code never SETs)."""
     return {
         "lock_timeout": str(settings.lock_timeout_ms),
         "statement_timeout": str(settings.statement_timeout_ms),
@@ -43,7 +43,13 @@ def server_settings(settings: PoolSettings) -> dict[str, str]:
 
 
 async def create_pool(dsn: str, settings: PoolSettings | None = None) -> asyncpg.Pool:
-    """Open an asyncpg pool whose connections carry `server_settings(settings)`."""
+    """Open an asyncpg pool whose connections carry `server_settings(settings)`.
+
+    Release skips asyncpg's reset query (RESET ALL, UNLISTEN *, CLOSE ALL, advisory unlocks), a
+    round trip on every release: nothing that borrows from these pools changes session state
+    (a borrower that must, like `migrate` on a pool, restores it before release).
+    asyncpg still rolls back a transaction left open and drops listeners (`Connection._reset`).
+    """
     settings = settings or PoolSettings()
     pool = await asyncpg.create_pool(
         dsn,
@@ -51,10 +57,15 @@ async def create_pool(dsn: str, settings: PoolSettings | None = None) -> asyncpg
         max_size=settings.max_size,
         command_timeout=settings.command_timeout_s,
         server_settings=server_settings(settings),
+        reset=_session_unchanged,
     )
     if pool is None:  # asyncpg types allow it; never happens without a `setup` hook
         raise RuntimeError("asyncpg returned no pool")
     return pool
+
+
+async def _session_unchanged(_conn: asyncpg.Connection) -> None:
+    """The pool's release hook: nothing to undo (see create_pool)."""
 
 
 async def check_durability(pool: asyncpg.Pool) -> None:
