@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from uuid import UUID
+
+if TYPE_CHECKING:
+    from shared.eventstore.model import Found
 
 
 class EventStoreError(Exception):
@@ -60,6 +64,20 @@ class ChainError(EventStoreError):
 
 class IdempotencyStateError(EventStoreError):
     """An idempotency key is not in progress any more, so this request may not complete it."""
+
+
+class IdempotencyKeyTaken(EventStoreError):
+    """An append's IdempotencyRecord names a key recorded before: nothing was appended.
+
+    `found` says what the key holds: the first answer (Replay), another request (Mismatch),
+    or a request still running under the two-step protocol (InProgress).
+    """
+
+    def __init__(self, scope: str, key: str, found: Found) -> None:
+        self.scope = scope
+        self.key = key
+        self.found = found
+        super().__init__(f"key {key!r} in {scope!r} is taken: {type(found).__name__}")
 
 
 class MigrationError(EventStoreError):

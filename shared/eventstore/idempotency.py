@@ -12,6 +12,7 @@ from shared.eventstore.model import (
     BeginResult,
     Begun,
     Clock,
+    Found,
     IdempotencyCompletion,
     InProgress,
     Mismatch,
@@ -31,6 +32,14 @@ VALUES ($1, $2, $3, 'in_progress', $4)
 ON CONFLICT (scope, key) DO UPDATE SET created_at = EXCLUDED.created_at
     WHERE k.status = 'in_progress' AND k.created_at < $5 AND k.request_hash = $3
 RETURNING k.created_at"""
+
+# One step: a new key is recorded as done with its response; a taken key returns no row.
+_RECORD = """
+INSERT INTO idempotency_keys AS k
+    (scope, key, request_hash, status, response_status, response_body, created_at, completed_at)
+VALUES ($1, $2, $3, 'done', $4, $5, $6, $6)
+ON CONFLICT (scope, key) DO NOTHING
+RETURNING 1"""
 
 _LOOK = """
 SELECT request_hash, status, response_status, response_body
@@ -63,10 +72,29 @@ class PostgresIdempotencyStore:
             for _ in range(3):  # a key abandoned between our two statements: claim again
                 if await conn.fetchval(_BEGIN, scope, key, request_hash, now, now - self._lease):
                     return Begun()
-                row = await conn.fetchrow(_LOOK, scope, key)
-                if row is not None:
-                    return _classify(row, request_hash)
+                found = await look_in(conn, scope, key, request_hash)
+                if found is not None:
+                    return found
         raise IdempotencyStateError(f"key {key!r} in {scope!r} keeps vanishing")
+
+    async def record(
+        self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
+    ) -> Found | None:
+        """One step: record a new key as done with this response (None), or say what it holds."""
+        now = utc(self._clock())
+        async with self._pool.acquire() as conn:
+            for _ in range(3):  # an in-progress key abandoned between our two statements
+                if await conn.fetchval(_RECORD, scope, key, request_hash, status, body, now):
+                    return None
+                found = await look_in(conn, scope, key, request_hash)
+                if found is not None:
+                    return found
+        raise IdempotencyStateError(f"key {key!r} in {scope!r} keeps vanishing")
+
+    async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None:
+        """What the key holds for this request (None: the key is free); changes nothing."""
+        async with self._pool.acquire() as conn:
+            return await look_in(conn, scope, key, request_hash)
 
     async def complete(self, scope: str, key: str, status: int, body: bytes) -> None:
         """Record the response; raises IdempotencyStateError unless the key is in progress."""
@@ -98,7 +126,14 @@ async def complete_in(conn: asyncpg.Connection, done: IdempotencyCompletion, clo
         raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
 
 
-def _classify(row: asyncpg.Record, request_hash: bytes) -> BeginResult:
+async def look_in(
+    conn: asyncpg.Connection, scope: str, key: str, request_hash: bytes
+) -> Found | None:
+    row = await conn.fetchrow(_LOOK, scope, key)
+    return None if row is None else _classify(row, request_hash)
+
+
+def _classify(row: asyncpg.Record, request_hash: bytes) -> Found:
     if row["request_hash"] != request_hash:
         return Mismatch()
     if row["status"] == "in_progress":

@@ -9,15 +9,23 @@ from uuid import UUID
 import msgspec
 import structlog
 
-from shared.eventstore.errors import ChainError, ConcurrencyError, IdempotencyStateError
+from shared.eventstore.errors import (
+    ChainError,
+    ConcurrencyError,
+    IdempotencyKeyTaken,
+    IdempotencyStateError,
+)
 from shared.eventstore.hashing import chain_hashes, verify_chain
 from shared.eventstore.idempotency import DEFAULT_LEASE
 from shared.eventstore.model import (
     BeginResult,
     Begun,
     Clock,
+    Found,
     IdempotencyCompletion,
+    IdempotencyRecord,
     InProgress,
+    KeyWrite,
     Mismatch,
     NewEvent,
     RecordedEvent,
@@ -52,6 +60,24 @@ class InMemoryIdempotencyStore:
         if entry is None or (entry.response is None and stale and _same(entry, request_hash)):
             self._keys[scope, key] = _Key(request_hash, now)
             return Begun()
+        if not _same(entry, request_hash):
+            return Mismatch()
+        return entry.response or InProgress()
+
+    async def record(
+        self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
+    ) -> Found | None:
+        """One step: record a new key as done with this response (None), or say what it holds."""
+        found = await self.look(scope, key, request_hash)
+        if found is None:
+            self._keys[scope, key] = _Key(request_hash, utc(self._clock()), Replay(status, body))
+        return found
+
+    async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None:
+        """What the key holds for this request (None: the key is free); changes nothing."""
+        entry = self._keys.get((scope, key))
+        if entry is None:
+            return None
         if not _same(entry, request_hash):
             return Mismatch()
         return entry.response or InProgress()
@@ -113,24 +139,32 @@ class InMemoryEventStore:
         expected_version: int,
         events: Sequence[NewEvent],
         *,
-        idempotency: IdempotencyCompletion | None = None,
+        idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]:
         """Append all events or none; same errors and idempotent hits as PostgresEventStore."""
         validate_batch(season_id, expected_version, events)
+        if isinstance(idempotency, IdempotencyRecord):
+            r = idempotency
+            found = await self._keys.look(r.scope, r.key, r.request_hash)
+            if found is not None:
+                raise IdempotencyKeyTaken(r.scope, r.key, found)
         existing = [self._by_id[e.event_id] for e in events if e.event_id in self._by_id]
         hit = settle_duplicates(season_id, events, existing)
         if hit is None:
             version = len(self._streams.get(season_id, ()))
             if version != expected_version:
                 raise ConcurrencyError(season_id, expected_version, version)
-        if idempotency is not None:
+        if isinstance(idempotency, IdempotencyCompletion):
             self._keys.check_in_progress(idempotency.scope, idempotency.key)
         recorded = hit or self._write(season_id, expected_version, events)
         if hit is not None:
             log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
-        if idempotency is not None:
+        if isinstance(idempotency, IdempotencyCompletion):
             done = idempotency
             await self._keys.complete(done.scope, done.key, done.status, done.body)
+        elif idempotency is not None:
+            r = idempotency
+            await self._keys.record(r.scope, r.key, r.request_hash, r.status, r.body)
         return recorded
 
     def _write(

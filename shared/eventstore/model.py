@@ -63,6 +63,25 @@ class IdempotencyCompletion(msgspec.Struct, frozen=True):
     body: bytes
 
 
+class IdempotencyRecord(msgspec.Struct, frozen=True):
+    """A new key, recorded as done with its response in the append's own commit.
+
+    The one-step protocol: no `begin` before the command, so a command whose whole effect is
+    one append costs one statement. If the key is taken already, nothing is appended and the
+    store raises IdempotencyKeyTaken with what the key holds. Two copies racing in two
+    processes cannot both append: the key's primary key admits one row.
+    """
+
+    scope: str
+    key: str
+    request_hash: bytes
+    status: int
+    body: bytes
+
+
+KeyWrite = IdempotencyCompletion | IdempotencyRecord
+
+
 class Begun(msgspec.Struct, frozen=True):
     """The key is new (or its holder's lease ran out): go ahead and run the command."""
 
@@ -82,13 +101,18 @@ class InProgress(msgspec.Struct, frozen=True):
     """The first request with this key is still running (HTTP 409)."""
 
 
-BeginResult = Begun | Replay | Mismatch | InProgress
+Found = Replay | Mismatch | InProgress  # what a taken key holds, seen by this request
+BeginResult = Begun | Found
 
 
 class IdempotencyStore(Protocol):
     """Idempotency-Key bookkeeping for the command API (IETF idempotency-key draft)."""
 
     async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult: ...
+    async def record(
+        self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
+    ) -> Found | None: ...
+    async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None: ...
     async def complete(self, scope: str, key: str, status: int, body: bytes) -> None: ...
     async def abandon(self, scope: str, key: str) -> None: ...
     async def purge(self, older_than: timedelta) -> int: ...
@@ -105,7 +129,7 @@ class EventStore(Protocol):
         expected_version: int,
         events: Sequence[NewEvent],
         *,
-        idempotency: IdempotencyCompletion | None = None,
+        idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]: ...
     async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]: ...
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]: ...

@@ -11,7 +11,8 @@ STREAM_HEAD = "SELECT version, last_hash FROM streams WHERE season_id = $1"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
 # $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key also
-# $12 scope, $13 key, $14 response status, $15 response body, $16 completed_at.
+# $12 scope, $13 key, $14 response status, $15 response body, $16 completed_at; a key recorded
+# in one step (IdempotencyRecord) adds $17 request hash.
 _CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id"""
 
@@ -63,20 +64,45 @@ inserted AS (
 SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
 
 
-def _append(claim: str, keyed: bool) -> str:
-    gate = "EXISTS (SELECT 1 FROM key)" if keyed else "true"
+# One step (IdempotencyRecord): claim only if the key is free as this statement sees it, and
+# insert the key, done, only if the claim matched. A copy that commits the same key first
+# while this statement runs makes the key's INSERT fail with a unique violation, which rolls
+# the whole statement back: never events without their key, nor a key without its events.
+_FREE = """
+key AS (
+    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $12 AND key = $13) AS free
+),"""
+
+_RECORDED = """,
+recorded AS (
+    INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
+                                  response_body, created_at, completed_at)
+    SELECT $12, $13, $17, 'done', $14, $15, $16, $16 FROM claim
+    RETURNING 1
+)"""
+
+
+def _append(claim: str, key: str) -> str:
+    """The append statement without a key, completing a begun key, or recording a new one."""
+    gate, held = {
+        "": ("true", "true"),
+        "complete": ("EXISTS (SELECT 1 FROM key)", "EXISTS (SELECT 1 FROM key)"),
+        "record": ("(SELECT free FROM key)", "(SELECT free FROM key)"),
+    }[key]
     return _APPEND.format(
-        key=_KEY if keyed else "",
+        key={"": "", "complete": _KEY, "record": _FREE}[key],
         claim=claim.format(gate=gate),
-        done=_DONE if keyed else "",
-        key_held="EXISTS (SELECT 1 FROM key)" if keyed else "true",
+        done={"": "", "complete": _DONE, "record": _RECORDED}[key],
+        key_held=held,
     )
 
 
-APPEND_NEXT = _append(_CLAIM_NEXT, keyed=False)
-APPEND_FIRST = _append(_CLAIM_FIRST, keyed=False)
-APPEND_NEXT_KEYED = _append(_CLAIM_NEXT, keyed=True)
-APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, keyed=True)
+APPEND_NEXT = _append(_CLAIM_NEXT, "")
+APPEND_FIRST = _append(_CLAIM_FIRST, "")
+APPEND_NEXT_KEYED = _append(_CLAIM_NEXT, "complete")
+APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, "complete")
+APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, "record")
+APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, "record")
 
 NOTIFY = "SELECT pg_notify($1, $2)"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -17,15 +18,18 @@ from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
     DuplicateEventError,
+    IdempotencyKeyTaken,
     IdempotencyStateError,
     StoreBusyError,
 )
 from shared.eventstore.hashing import GENESIS, chain_hashes, verify_chain
-from shared.eventstore.idempotency import DEFAULT_LEASE, PostgresIdempotencyStore
+from shared.eventstore.idempotency import DEFAULT_LEASE, PostgresIdempotencyStore, look_in
 from shared.eventstore.model import (
     Clock,
     EventMetadata,
     IdempotencyCompletion,
+    IdempotencyRecord,
+    KeyWrite,
     NewEvent,
     RecordedEvent,
     settle_duplicates,
@@ -40,6 +44,7 @@ NOTIFY_CHANNEL = sql.NOTIFY_CHANNEL
 _meta_decoder = msgspec.json.Decoder(EventMetadata)
 _encoder = msgspec.json.Encoder()
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
+NOTIFY_WINDOW = 0.002  # seconds: appends' wake-ups within one window share a NOTIFY
 
 
 class _EventIdTaken(Exception):
@@ -117,7 +122,14 @@ class PostgresEventStore:
     back); `read_all` hands events out in a commit-safe order (docs/eventstore.md).
     """
 
-    def __init__(self, pool: asyncpg.Pool, *, clock: Clock, lease: timedelta = DEFAULT_LEASE):
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        clock: Clock,
+        lease: timedelta = DEFAULT_LEASE,
+        notify_window: float = NOTIFY_WINDOW,
+    ):
         self._pool = pool
         self._clock = clock
         self._keys = PostgresIdempotencyStore(pool, clock=clock, lease=lease)
@@ -125,6 +137,7 @@ class PostgresEventStore:
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        self._waker = _Waker(pool, notify_window)
 
     @property
     def idempotency(self) -> PostgresIdempotencyStore:
@@ -137,38 +150,53 @@ class PostgresEventStore:
         expected_version: int,
         events: Sequence[NewEvent],
         *,
-        idempotency: IdempotencyCompletion | None = None,
+        idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]:
-        """Append all events or none; with `idempotency`, complete that key in the same commit.
+        """Append all events or none; with `idempotency`, write that key in the same commit.
 
-        Raises ConcurrencyError (stream not at expected_version), DuplicateEventError (an event
-        id recorded differently), IdempotencyStateError (key not in progress; nothing appended),
-        StoreBusyError (lock/statement timeout). Re-appending already recorded events is an
-        idempotent hit: nothing is written and the first recording is returned.
+        An IdempotencyCompletion completes a key begun before; an IdempotencyRecord records a
+        new key as done (one step). Raises ConcurrencyError (stream not at expected_version),
+        DuplicateEventError (an event id recorded differently), IdempotencyStateError (begun
+        key not in progress), IdempotencyKeyTaken (recorded key taken already), StoreBusyError
+        (lock/statement timeout); in each case nothing is appended. Re-appending already
+        recorded events is an idempotent hit: nothing is written and the first recording is
+        returned.
         """
         validate_batch(season_id, expected_version, events)
         try:
             async with _busy_as_error():
                 return await self._write(season_id, expected_version, events, idempotency)
         except (ConcurrencyError, _EventIdTaken) as exc:
+            if isinstance(idempotency, IdempotencyRecord):  # a copy may have won the race
+                await self._raise_if_taken(idempotency)
             hit = settle_duplicates(season_id, events, await self._by_ids(events))
             if hit is None and isinstance(exc, _EventIdTaken):
                 raise DuplicateEventError([e.event_id for e in events]) from exc
             if hit is None:
                 raise
         log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
-        if idempotency is not None:
+        if isinstance(idempotency, IdempotencyCompletion):
             await self._keys.complete(
                 idempotency.scope, idempotency.key, idempotency.status, idempotency.body
             )
+        elif idempotency is not None:
+            r = idempotency
+            found = await self._keys.record(r.scope, r.key, r.request_hash, r.status, r.body)
+            if found is not None:
+                raise IdempotencyKeyTaken(r.scope, r.key, found)
         return hit
+
+    async def _raise_if_taken(self, record: IdempotencyRecord) -> None:
+        found = await self._keys.look(record.scope, record.key, record.request_hash)
+        if found is not None:
+            raise IdempotencyKeyTaken(record.scope, record.key, found)
 
     async def _write(
         self,
         season_id: str,
         expected: int,
         events: Sequence[NewEvent],
-        idempotency: IdempotencyCompletion | None,
+        idempotency: KeyWrite | None,
     ) -> list[RecordedEvent]:
         recorded_at = utc(self._clock())
         async with self._pool.acquire() as conn:
@@ -187,7 +215,7 @@ class PostgresEventStore:
                 self._heads.pop(season_id, None)  # someone else moved the season on
                 raise
             self._remember_head(season_id, expected + len(events), links[-1][1])
-            await _wake_up(conn, positions[-1])
+        self._waker.committed(positions[-1])
         return batch.recorded(positions)
 
     def _known_hash(self, season_id: str, version: int) -> bytes | None:
@@ -209,21 +237,32 @@ class PostgresEventStore:
         conn: asyncpg.Connection,
         batch: _Batch,
         last_hash: bytes,
-        done: IdempotencyCompletion | None,
+        done: KeyWrite | None,
     ) -> list[int]:
         params = batch.params(last_hash)
+        first = batch.expected == 0
         if done is None:
-            query = sql.APPEND_NEXT if batch.expected else sql.APPEND_FIRST
+            query = sql.APPEND_FIRST if first else sql.APPEND_NEXT
         else:
-            query = sql.APPEND_NEXT_KEYED if batch.expected else sql.APPEND_FIRST_KEYED
             params += (done.scope, done.key, done.status, done.body, utc(self._clock()))
+            if isinstance(done, IdempotencyRecord):
+                query = sql.APPEND_FIRST_RECORDED if first else sql.APPEND_NEXT_RECORDED
+                params += (done.request_hash,)
+            else:
+                query = sql.APPEND_FIRST_KEYED if first else sql.APPEND_NEXT_KEYED
         try:
             row = await conn.fetchrow(query, *params)
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "events_event_id_key":
                 raise _EventIdTaken from exc
+            # the streams row (a first append raced), or a recorded key a copy committed first
             raise ConcurrencyError(batch.season_id, batch.expected, None) from exc
-        if done is not None and not row["key_held"]:  # nothing was claimed or written
+        if isinstance(done, IdempotencyRecord) and not row["key_held"]:
+            found = await look_in(conn, done.scope, done.key, done.request_hash)
+            if found is not None:
+                raise IdempotencyKeyTaken(done.scope, done.key, found)
+            raise ConcurrencyError(batch.season_id, batch.expected, None)  # gone again: retry
+        if isinstance(done, IdempotencyCompletion) and not row["key_held"]:
             log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
             raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
         if row["positions"] is None:
@@ -315,6 +354,40 @@ def _recorded(row: asyncpg.Record) -> RecordedEvent:
         prev_hash=row["prev_hash"],
         hash=row["hash"],
     )
+
+
+class _Waker:
+    """Coalesces the wake-ups of appends: one NOTIFY per `window`, sent off the request path.
+
+    Every committed append is followed by a NOTIFY sent after its commit: a commit marks the
+    waker dirty; a background task sleeps `window` seconds, clears the mark and sends one
+    NOTIFY for everything committed before it, and goes round again while commits keep coming.
+    Under load most appends send none (a round trip saved each) and none waits for one; a
+    listener hears of a commit at most `window` plus one round trip later.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, window: float) -> None:
+        self._pool = pool
+        self._window = window
+        self._dirty = False
+        self._newest = 0  # the largest position committed so far (the hint)
+        self._task: asyncio.Task[None] | None = None
+
+    def committed(self, position: int) -> None:
+        self._newest = max(self._newest, position)
+        self._dirty = True
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        while self._dirty:
+            await asyncio.sleep(self._window)
+            self._dirty = False  # commits from here on need the next round
+            try:
+                async with self._pool.acquire() as conn:
+                    await _wake_up(conn, self._newest)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+                log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")
 
 
 async def _wake_up(conn: asyncpg.Connection, position: int) -> None:

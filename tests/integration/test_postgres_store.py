@@ -11,11 +11,15 @@ import pytest
 
 from shared.eventstore import (
     GENESIS,
+    NOTIFY_CHANNEL,
     DurabilityError,
+    IdempotencyKeyTaken,
+    IdempotencyRecord,
     LogOrderError,
     MigrationError,
     PoolSettings,
     PostgresEventStore,
+    Replay,
     StoreBusyError,
     check_durability,
     check_log_order,
@@ -272,3 +276,95 @@ async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock
     finally:
         await locker.close()
         await pool.close()
+
+
+@pytest.mark.parametrize("held_copy", ["commits", "rolls back"])
+async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
+    event_store: PostgresEventStore, migrated_pg_dsn: str, held_copy: str
+):
+    """RELIABILITY 2 across processes, one-step keys: a copy in another process has inserted
+    the key and not committed yet (the statement cannot see it). Our append waits on the key's
+    primary key; if the copy commits, ours rolls back whole and reports the copy's answer; if it
+    rolls back, ours goes through. Never events without their key, never two sets."""
+    await event_store.append("s1", 0, [new_event(1)])
+    copy = await asyncpg.connect(migrated_pg_dsn)
+    record = IdempotencyRecord("s1:3", "k", b"req", 200, b"{}")
+    try:
+        await copy.execute(
+            "BEGIN; INSERT INTO idempotency_keys (scope, key, request_hash, status,"
+            " response_status, response_body, created_at, completed_at)"
+            " VALUES ('s1:3', 'k', 'req'::bytea, 'done', 200, '\\x7b317d'::bytea, now(), now())"
+        )
+        ours = asyncio.create_task(event_store.append("s1", 1, [new_event(2)], idempotency=record))
+        await asyncio.sleep(0.3)
+        assert not ours.done()  # waiting on the copy's uncommitted key
+        await copy.execute("COMMIT" if held_copy == "commits" else "ROLLBACK")
+        if held_copy == "commits":
+            with pytest.raises(IdempotencyKeyTaken) as taken:
+                await ours
+            assert taken.value.found == Replay(200, b"{1}")
+            assert await event_store.stream_version("s1") == 1
+        else:
+            assert [e.version for e in await ours] == [2]
+            assert await event_store.idempotency.look("s1:3", "k", b"req") == Replay(200, b"{}")
+    finally:
+        await copy.close()
+
+
+async def test_migrating_through_a_pool_leaves_its_connections_settings_alone(
+    migrated_pg_dsn: str,
+):
+    """The pool skips asyncpg's reset query, so migrate() restores the timeouts it relaxed."""
+    pool = await create_pool(migrated_pg_dsn, PoolSettings(min_size=1, max_size=1))
+    try:
+        await migrate(pool)
+        row = await pool.fetchrow(
+            "SELECT current_setting('lock_timeout') AS l, current_setting('statement_timeout') AS s"
+        )
+    finally:
+        await pool.close()
+    assert tuple(row) == ("5s", "10s")
+
+
+async def test_a_transaction_left_open_is_rolled_back_when_its_connection_returns(
+    migrated_pg_dsn: str,
+):
+    """What the skipped reset query did not cover: asyncpg still rolls back on release."""
+    pool = await create_pool(migrated_pg_dsn, PoolSettings(min_size=1, max_size=1))
+    try:
+        async with pool.acquire() as conn:
+            await conn.execute("BEGIN; CREATE TEMP TABLE left_open (x int)")
+        async with pool.acquire() as conn:
+            assert not conn.is_in_transaction()
+            assert await conn.fetchval("SELECT to_regclass('pg_temp.left_open')") is None
+    finally:
+        await pool.close()
+
+
+async def test_wake_ups_follow_every_commit_and_are_shared_under_load(
+    event_store: PostgresEventStore, migrated_pg_dsn: str
+):
+    """A NOTIFY follows every append's commit (its payload, the newest position, is a hint);
+    appends committed within one window share it, and none waits for it."""
+    heard: list[int] = []
+    listener = await asyncpg.connect(migrated_pg_dsn)
+    try:
+        await listener.add_listener(NOTIFY_CHANNEL, lambda *a: heard.append(int(a[-1])))
+        recorded = await asyncio.gather(
+            *(event_store.append(f"s{i}", 0, [new_event(i)]) for i in range(1, 41))
+        )
+        newest = max(r[-1].position for r in recorded)
+
+        async def heard_newest() -> bool:
+            return bool(heard) and heard[-1] == newest
+
+        await wait_until(heard_newest)
+        assert 1 <= len(heard) < 40
+        last = await event_store.append("s1", 1, [new_event(99)])
+        await wait_until(lambda: _true_if(heard[-1] == last[-1].position))
+    finally:
+        await listener.close()
+
+
+async def _true_if(condition: bool) -> bool:
+    return condition

@@ -12,8 +12,11 @@ from shared.eventstore import (
     DuplicateEventError,
     EventStore,
     IdempotencyCompletion,
+    IdempotencyKeyTaken,
+    IdempotencyRecord,
     IdempotencyStateError,
     InProgress,
+    Mismatch,
     Replay,
     verify_chain,
 )
@@ -176,6 +179,64 @@ async def test_an_append_whose_key_is_not_in_progress_appends_nothing(store: Eve
         await store.append("s1", 0, [new_event(1)], idempotency=done)
     assert await store.stream_version("s1") == 0
     assert await store.head_position() == 0
+
+
+SCOPE = "season:s1:seat:3"
+
+
+async def test_recording_a_new_key_with_the_append_in_one_step(store: EventStore):
+    """The one-step protocol: no begin; the key is done with its answer in the append's commit."""
+    record = IdempotencyRecord(SCOPE, "k1", b"req", 200, b'{"ok":true}')
+    recorded = await store.append("s1", 0, [new_event(1)], idempotency=record)
+    assert [e.version for e in recorded] == [1]
+    assert await store.idempotency.look(SCOPE, "k1", b"req") == Replay(200, b'{"ok":true}')
+    assert await store.idempotency.look(SCOPE, "k1", b"other") == Mismatch()
+    assert await store.idempotency.look(SCOPE, "k2", b"req") is None
+
+
+@pytest.mark.parametrize(
+    ("held", "request_hash", "found"),
+    [
+        ("done", b"req", Replay(200, b"{}")),
+        ("done", b"changed", Mismatch()),
+        ("in_progress", b"req", InProgress()),
+    ],
+)
+async def test_a_recorded_append_whose_key_is_taken_appends_nothing(
+    store: EventStore, held: str, request_hash: bytes, found: object
+):
+    if held == "done":
+        await store.append(
+            "s1", 0, [new_event(1)], idempotency=IdempotencyRecord(SCOPE, "k1", b"req", 200, b"{}")
+        )
+    else:
+        await store.append("s1", 0, [new_event(1)])
+        await store.idempotency.begin(SCOPE, "k1", b"req")
+    copy = IdempotencyRecord(SCOPE, "k1", request_hash, 201, b'{"second":true}')
+    with pytest.raises(IdempotencyKeyTaken) as taken:
+        await store.append("s1", 1, [new_event(2)], idempotency=copy)
+    assert taken.value.found == found
+    assert await store.stream_version("s1") == 1
+    assert await store.head_position() == 1
+
+
+async def test_a_recorded_append_that_loses_the_version_race_records_no_key(store: EventStore):
+    await store.append("s1", 0, [new_event(1)])  # another writer got there first
+    record = IdempotencyRecord(SCOPE, "k1", b"req", 200, b"{}")
+    with pytest.raises(ConcurrencyError):
+        await store.append("s1", 0, [new_event(2)], idempotency=record)
+    assert await store.idempotency.look(SCOPE, "k1", b"req") is None
+    await store.append("s1", 1, [new_event(2)], idempotency=record)  # the retry records it
+    assert await store.idempotency.look(SCOPE, "k1", b"req") == Replay(200, b"{}")
+
+
+async def test_recording_a_refusal_under_a_free_key_and_finding_a_taken_one(store: EventStore):
+    keys = store.idempotency
+    assert await keys.record(SCOPE, "k1", b"req", 422, b"problem") is None
+    assert await keys.record(SCOPE, "k1", b"req", 200, b"other") == Replay(422, b"problem")
+    assert await keys.record(SCOPE, "k1", b"changed", 200, b"other") == Mismatch()
+    await keys.begin(SCOPE, "k2", b"req")
+    assert await keys.record(SCOPE, "k2", b"req", 422, b"problem") == InProgress()
 
 
 async def test_both_stores_write_the_pinned_chain(store: EventStore):
