@@ -41,13 +41,13 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import httpx
 import msgspec
-import structlog
 from litestar import Litestar, Request, Response, post
 
 from services.command.app import create_app
 from services.command.schemas import OrdersIn
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate
+from shared.logs import configure_logging
 from shared.settings import Settings, sha256_hex
 
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -61,20 +61,10 @@ RAW_TABLE = """CREATE TABLE IF NOT EXISTS bench_raw (
 
 
 def quiet_json_logs() -> None:
-    """Production's JSON rendering at INFO, written to /dev/null (the cost stays, the noise not)."""
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # the bench client's own request log
+    """Production's logging (JSON at INFO), written to /dev/null: the cost stays, the noise not."""
     sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        logger_factory=structlog.PrintLoggerFactory(file=sink),
-        cache_logger_on_first_use=True,
-    )
+    configure_logging(json=True, level="INFO", file=sink)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the bench client's own request log
 
 
 def with_database(dsn: str, name: str) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any, TextIO
 
+import msgspec
 import structlog
 
 REDACT = ("token", "authorization", "seed", "salt")
@@ -19,11 +21,26 @@ def _redact(_logger: object, _name: str, event: dict[str, object]) -> dict[str, 
     return event
 
 
-def configure_logging(json: bool | None = None, level: str | None = None) -> None:
+_encoder = msgspec.json.Encoder(enc_hook=repr)  # a value JSON cannot carry is logged as repr
+
+
+def _dumps(event: dict[str, Any], **_: Any) -> str:
+    """msgspec instead of json.dumps: a log line is rendered on every command's path."""
+    return _encoder.encode(event).decode()
+
+
+def configure_logging(
+    json: bool | None = None, level: str | None = None, file: TextIO | None = None
+) -> None:
+    """Configure structlog (and the stdlib root logger); `file` defaults to standard output."""
     json = os.environ.get("SEKSENBIR_LOG_FORMAT", "json") == "json" if json is None else json
     lvl = getattr(logging, (level or os.environ.get("SEKSENBIR_LOG_LEVEL", "INFO")).upper())
     logging.basicConfig(stream=sys.stderr, level=lvl, format="%(message)s")
-    renderer = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+    renderer = (
+        structlog.processors.JSONRenderer(serializer=_dumps)
+        if json
+        else structlog.dev.ConsoleRenderer()
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -36,5 +53,6 @@ def configure_logging(json: bool | None = None, level: str | None = None) -> Non
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
+        logger_factory=structlog.PrintLoggerFactory(file=file),
         cache_logger_on_first_use=True,
     )

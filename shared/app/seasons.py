@@ -18,7 +18,7 @@ from shared.domain.state import SeasonState
 from shared.eventstore import (
     EventMetadata,
     EventStore,
-    IdempotencyCompletion,
+    KeyWrite,
     NewEvent,
     RecordedEvent,
 )
@@ -104,7 +104,7 @@ class Seasons:
         key: str,
         events: Sequence[ev.Event],
         metadata: EventMetadata,
-        idempotency: IdempotencyCompletion | None = None,
+        idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]:
         recorded = await self.store.append(
             season_id, expected, to_new(season_id, key, events, metadata), idempotency=idempotency

@@ -271,3 +271,37 @@ async def test_two_concurrent_rotations_with_one_token_issue_one_working_token(
             if r.status_code == 200:
                 me = await api.client.get(bey.url("/me"), headers=bearer(r.json()["token"]))
                 assert me.status_code == 200, me.text
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("path", ["/orders", "/spend"])
+async def test_a_token_rotated_in_another_api_process_stops_working_in_this_one(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock, path: str
+) -> None:
+    """ARCHITECTURE Access across processes: a command is authorised on this process's cached
+    fold, which has not seen a rotation made elsewhere. The append's expected version exposes
+    the stale fold; the retry reads afresh, authorises again and refuses the old token (401),
+    and nothing is appended with it."""
+    other_store = PostgresEventStore(pg_pool, clock=clock)  # the other process: its own caches
+    body = (
+        {"orders": [{"province": ANKARA, "kind": "hold"}]}
+        if path == "/orders"
+        else {"kind": "paralı_asker", "province": ANKARA}
+    )
+    async with open_api(event_store) as here, open_api(other_store) as there:
+        bey = await create_trial(here.client)
+        warm = await here.client.post(
+            bey.url("/orders"),
+            headers=bey.auth("warm"),
+            json={"orders": [{"province": ANKARA, "kind": "hold"}]},
+        )
+        assert warm.status_code == 200, warm.text  # this process now holds the season's fold
+        rotated = await there.client.post(bey.url("/token"), headers=bey.auth())
+        assert rotated.status_code == 200, rotated.text
+        before = await event_store.stream_version(bey.season_id)
+        stale = await here.client.post(bey.url(path), headers=bey.auth("after"), json=body)
+        assert_problem(stale, 401, "bad_token")
+        assert await event_store.stream_version(bey.season_id) == before
+        new = bearer(rotated.json()["token"]) | {"Idempotency-Key": "new"}
+        fresh = await here.client.post(bey.url(path), headers=new, json=body)
+        assert fresh.status_code == 200, fresh.text
