@@ -24,9 +24,8 @@ from services.command.problems import (
 )
 from services.command.routes import ROUTES
 from shared.app.openapi import COMPONENTS
-from shared.app.queues import make_broker, project_message, resolve_message
+from shared.app.queues import make_broker, resolve_message
 from shared.app.seasons import Seasons
-from shared.domain import events as ev
 from shared.eventstore import (
     EventStore,
     PoolSettings,
@@ -94,16 +93,8 @@ def create_app(
             broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
             send = lambda season_id, divan: broker.enqueue(resolve_message(season_id, divan))  # noqa: E731
 
-        def notify(season_id: str, _events: list[ev.Event]) -> None:
-            if broker is not None:
-                try:
-                    broker.enqueue(project_message(season_id))
-                except Exception:
-                    log.warning("api.notify_failed", season_id=season_id)
-
         app.state.services = Services(
             seasons=Seasons(the_store),
-            notify=notify,
             enqueue=send,
             ops=settings.ops_token_hashes,
             auditors=settings.auditor_token_hashes,

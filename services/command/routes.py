@@ -84,7 +84,6 @@ async def create_season(
     events.insert(2, ev.TokenRotated(seat=seat, by="bey", token_hash=auth.token_hash(token)))
     meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"create/{season_id}")
     await svc.seasons.append(season_id, 0, "create", events, meta)
-    svc.notify(season_id, events)
     out = CreatedOut(season_id, seat, token, state.seed_commitment)
     return Response(codec.encode(out), status_code=201, media_type="application/json")
 

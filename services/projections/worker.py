@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.projections.actors import declare, start_sweeper
+from services.projections.listener import start_listener
 from shared.logs import configure_logging
 from shared.settings import Settings
 
@@ -10,3 +11,4 @@ configure_logging()
 _settings = Settings.from_env()
 project_season, rebuild_season = declare(_settings)
 start_sweeper(_settings)
+start_listener(_settings)

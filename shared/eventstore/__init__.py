@@ -40,6 +40,7 @@ from shared.eventstore.model import (
     Replay,
 )
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
+from shared.eventstore.sql import parse_wakeup, wakeup_payloads
 from shared.eventstore.store import NOTIFY_CHANNEL, PostgresEventStore
 
 __all__ = [
@@ -81,6 +82,8 @@ __all__ = [
     "envelope_bytes",
     "event_hash",
     "migrate",
+    "parse_wakeup",
     "request_hash",
     "verify_chain",
+    "wakeup_payloads",
 ]

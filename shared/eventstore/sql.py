@@ -2,7 +2,39 @@
 
 from __future__ import annotations
 
-NOTIFY_CHANNEL = "seksenbir_events"  # payload: the append's last position; a wake-up hint only
+import json
+
+NOTIFY_CHANNEL = "seksenbir_events"  # payload: see wakeup_payloads; a wake-up hint only
+_MAX_PAYLOAD = 7000  # bytes; PostgreSQL refuses a NOTIFY payload of 8000 or more
+
+
+def wakeup_payloads(newest: int, seasons: list[str]) -> list[str]:
+    """The NOTIFY payloads for appends committed to `seasons`: JSON {"position", "seasons"}.
+
+    `position` is the newest position committed when the wake-up was sent; the seasons are
+    split over as many payloads as the size limit asks. A listener catches those seasons up.
+    """
+    payloads: list[str] = []
+    chunk: list[str] = []
+    size = 0
+    for season_id in seasons:
+        if chunk and size + len(season_id) + 4 > _MAX_PAYLOAD:
+            payloads.append(json.dumps({"position": newest, "seasons": chunk}))
+            chunk, size = [], 0
+        chunk.append(season_id)
+        size += len(season_id) + 4
+    payloads.append(json.dumps({"position": newest, "seasons": chunk}))
+    return payloads
+
+
+def parse_wakeup(payload: str) -> tuple[int, list[str]]:
+    """(position, seasons) of a wake-up; a payload this store did not write names no season."""
+    try:
+        data = json.loads(payload)
+        return int(data["position"]), [str(s) for s in data["seasons"]]
+    except (ValueError, TypeError, KeyError):
+        return 0, []
+
 
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""

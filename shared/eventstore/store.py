@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -44,7 +43,7 @@ NOTIFY_CHANNEL = sql.NOTIFY_CHANNEL
 _meta_decoder = msgspec.json.Decoder(EventMetadata)
 _encoder = msgspec.json.Encoder()
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
-NOTIFY_WINDOW = 0.002  # seconds: appends' wake-ups within one window share a NOTIFY
+NOTIFY_WINDOW = 0.005  # seconds: appends' wake-ups within one window share a NOTIFY
 
 
 class _EventIdTaken(Exception):
@@ -97,21 +96,39 @@ class _Batch(msgspec.Struct, frozen=True):
         ]
 
 
-@asynccontextmanager
-async def _busy_as_error() -> AsyncIterator[None]:
-    try:
-        yield
-    except (
-        asyncpg.LockNotAvailableError,
-        asyncpg.QueryCanceledError,
-        TimeoutError,
-        # The connection died under us (server restart, pg_terminate_backend): try again later.
-        asyncpg.PostgresConnectionError,
-        asyncpg.InterfaceError,
-        asyncpg.exceptions.OperatorInterventionError,
-        ConnectionError,
-    ) as exc:
-        raise StoreBusyError(f"{type(exc).__name__}: {exc}") from exc
+_BUSY = (
+    asyncpg.LockNotAvailableError,
+    asyncpg.QueryCanceledError,
+    TimeoutError,
+    # The connection died under us (server restart, pg_terminate_backend): try again later.
+    asyncpg.PostgresConnectionError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.OperatorInterventionError,
+    ConnectionError,
+)
+
+
+class _BusyAsError:
+    """Lock or statement timeouts and lost connections become StoreBusyError (HTTP 503).
+
+    A class, not @asynccontextmanager: it wraps every append, and a generator costs more.
+    """
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _tb: object
+    ) -> None:
+        if exc is not None and isinstance(exc, _BUSY):
+            raise StoreBusyError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _busy_as_error() -> _BusyAsError:
+    return _BUSY_AS_ERROR
+
+
+_BUSY_AS_ERROR = _BusyAsError()
 
 
 class PostgresEventStore:
@@ -128,7 +145,7 @@ class PostgresEventStore:
         *,
         clock: Clock,
         lease: timedelta = DEFAULT_LEASE,
-        notify_window: float = NOTIFY_WINDOW,
+        notify_window: float | None = NOTIFY_WINDOW,
     ):
         self._pool = pool
         self._clock = clock
@@ -137,7 +154,8 @@ class PostgresEventStore:
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
-        self._waker = _Waker(pool, notify_window)
+        # None: no wake-ups (a store on one borrowed connection, which a sender would share)
+        self._waker = _Waker(pool, notify_window) if notify_window is not None else None
 
     @property
     def idempotency(self) -> PostgresIdempotencyStore:
@@ -215,7 +233,8 @@ class PostgresEventStore:
                 self._heads.pop(season_id, None)  # someone else moved the season on
                 raise
             self._remember_head(season_id, expected + len(events), links[-1][1])
-        self._waker.committed(positions[-1])
+        if self._waker is not None:
+            self._waker.committed(season_id, positions[-1])
         return batch.recorded(positions)
 
     def _known_hash(self, season_id: str, version: int) -> bytes | None:
@@ -357,43 +376,44 @@ def _recorded(row: asyncpg.Record) -> RecordedEvent:
 
 
 class _Waker:
-    """Coalesces the wake-ups of appends: one NOTIFY per `window`, sent off the request path.
+    """Coalesces the wake-ups of appends: NOTIFYs once per `window`, sent off the request path.
 
-    Every committed append is followed by a NOTIFY sent after its commit: a commit marks the
-    waker dirty; a background task sleeps `window` seconds, clears the mark and sends one
-    NOTIFY for everything committed before it, and goes round again while commits keep coming.
-    Under load most appends send none (a round trip saved each) and none waits for one; a
-    listener hears of a commit at most `window` plus one round trip later.
+    Every committed append is followed by a NOTIFY sent after its commit, naming its season: a
+    commit marks its season pending; a background task sleeps `window` seconds, takes every
+    season pending and sends their wake-up (sql.wakeup_payloads), and goes round again while
+    commits keep coming. Under load most appends send none (a round trip saved each) and none
+    waits for one; a listener hears of a commit at most `window` plus a round trip later.
     """
 
     def __init__(self, pool: asyncpg.Pool, window: float) -> None:
         self._pool = pool
         self._window = window
-        self._dirty = False
-        self._newest = 0  # the largest position committed so far (the hint)
+        self._seasons: set[str] = set()
+        self._newest = 0  # the largest position committed so far
         self._task: asyncio.Task[None] | None = None
 
-    def committed(self, position: int) -> None:
+    def committed(self, season_id: str, position: int) -> None:
         self._newest = max(self._newest, position)
-        self._dirty = True
+        self._seasons.add(season_id)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._send())
 
     async def _send(self) -> None:
-        while self._dirty:
+        while self._seasons:
             await asyncio.sleep(self._window)
-            self._dirty = False  # commits from here on need the next round
+            seasons, self._seasons = sorted(self._seasons), set()  # later commits: next round
             try:
                 async with self._pool.acquire() as conn:
-                    await _wake_up(conn, self._newest)
+                    for payload in sql.wakeup_payloads(self._newest, seasons):
+                        await _wake_up(conn, payload)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
                 log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")
 
 
-async def _wake_up(conn: asyncpg.Connection, position: int) -> None:
+async def _wake_up(conn: asyncpg.Connection, payload: str) -> None:
     """NOTIFY after the commit, in a transaction of its own (it writes no WAL, so the queue lock
     it takes is not held across a flush). Only a hint: a failure loses a wake-up, not an event."""
     try:
-        await conn.execute(sql.NOTIFY, NOTIFY_CHANNEL, str(position))
+        await conn.execute(sql.NOTIFY, NOTIFY_CHANNEL, payload)
     except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
         log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")

@@ -25,6 +25,8 @@ from shared.eventstore import (
     check_log_order,
     create_pool,
     migrate,
+    parse_wakeup,
+    wakeup_payloads,
 )
 from shared.eventstore.hashing import chain_hashes
 from shared.eventstore.migrate import _apply_pending, load_migrations
@@ -344,27 +346,39 @@ async def test_a_transaction_left_open_is_rolled_back_when_its_connection_return
 async def test_wake_ups_follow_every_commit_and_are_shared_under_load(
     event_store: PostgresEventStore, migrated_pg_dsn: str
 ):
-    """A NOTIFY follows every append's commit (its payload, the newest position, is a hint);
-    appends committed within one window share it, and none waits for it."""
-    heard: list[int] = []
+    """A NOTIFY follows every append's commit and names its season (the position is the newest
+    committed, a hint); appends committed within one window share one, and none waits for it."""
+    heard: list[tuple[int, list[str]]] = []
     listener = await asyncpg.connect(migrated_pg_dsn)
     try:
-        await listener.add_listener(NOTIFY_CHANNEL, lambda *a: heard.append(int(a[-1])))
+        await listener.add_listener(NOTIFY_CHANNEL, lambda *a: heard.append(parse_wakeup(a[-1])))
         recorded = await asyncio.gather(
             *(event_store.append(f"s{i}", 0, [new_event(i)]) for i in range(1, 41))
         )
         newest = max(r[-1].position for r in recorded)
 
-        async def heard_newest() -> bool:
-            return bool(heard) and heard[-1] == newest
+        async def heard_everything() -> bool:
+            named = {season for _, seasons in heard for season in seasons}
+            return named == {f"s{i}" for i in range(1, 41)} and heard[-1][0] == newest
 
-        await wait_until(heard_newest)
+        await wait_until(heard_everything)
         assert 1 <= len(heard) < 40
         last = await event_store.append("s1", 1, [new_event(99)])
-        await wait_until(lambda: _true_if(heard[-1] == last[-1].position))
+
+        async def heard_last() -> bool:
+            return heard[-1] == (last[-1].position, ["s1"])
+
+        await wait_until(heard_last)
     finally:
         await listener.close()
 
 
-async def _true_if(condition: bool) -> bool:
-    return condition
+def test_wake_up_payloads_split_many_seasons_under_the_size_limit():
+    seasons = [f"{i:032x}" for i in range(1000)]
+    payloads = wakeup_payloads(7, seasons)
+    assert len(payloads) > 1
+    assert all(len(p.encode()) < 8000 for p in payloads)
+    parsed = [parse_wakeup(p) for p in payloads]
+    assert [s for _, chunk in parsed for s in chunk] == seasons
+    assert {position for position, _ in parsed} == {7}
+    assert parse_wakeup("42") == (0, [])  # an older store's bare position names no season

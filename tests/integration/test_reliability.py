@@ -75,7 +75,8 @@ async def _session(pool: asyncpg.Pool, clock) -> AsyncIterator[tuple[asyncpg.Con
     conn = await pool.acquire()
     try:
         await conn.execute("BEGIN")
-        yield conn, PostgresEventStore(HeldSession(conn), clock=clock)  # type: ignore[arg-type]
+        held = HeldSession(conn)  # one connection: no wake-up sender may share it
+        yield conn, PostgresEventStore(held, clock=clock, notify_window=None)  # type: ignore[arg-type]
     finally:
         if conn.is_in_transaction():
             await conn.execute("ROLLBACK")

@@ -1,0 +1,118 @@
+"""The projectors' wake-up path: LISTEN on the event store's channel, catch up the seasons named.
+
+The event store sends a NOTIFY after appends commit, naming their seasons (coalesced per couple
+of milliseconds, see shared.eventstore.sql.wakeup_payloads). A listener in each projections
+worker process catches those seasons up at once, so writers (the command API, the resolver)
+send nothing else to wake the read side. A wake-up is a hint: one lost while the listening
+connection is down is made good by the periodic sweep (RELIABILITY 22), and the listener
+reconnects by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+import asyncpg
+import redis.asyncio as aioredis
+import structlog
+
+from services.projections.projector import Projector
+from shared.eventstore import (
+    NOTIFY_CHANNEL,
+    PoolSettings,
+    PostgresEventStore,
+    create_pool,
+    parse_wakeup,
+)
+from shared.settings import Settings
+
+log = structlog.get_logger(__name__)
+APPLICATION_NAME = "projections-listener"
+RECONNECT_SECONDS = 1.0
+
+
+class Listener:
+    """Hears wake-ups on one connection and hands each batch of seasons to `catch_up`."""
+
+    def __init__(
+        self,
+        dsn: str,
+        catch_up: Callable[[str], Awaitable[object]],
+        *,
+        reconnect_seconds: float = RECONNECT_SECONDS,
+    ) -> None:
+        self._dsn = dsn
+        self._catch_up = catch_up
+        self._reconnect = reconnect_seconds
+        self._pending: set[str] = set()
+        self._woken = asyncio.Event()
+        self.listening = asyncio.Event()  # set while a LISTEN connection is up (for tests)
+
+    async def run(self) -> None:
+        """Listen, catch up, reconnect after a lost connection; runs until cancelled."""
+        while True:
+            try:
+                await self._session()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("projections.listener_lost", error=f"{type(exc).__name__}: {exc}")
+            self.listening.clear()
+            await asyncio.sleep(self._reconnect)
+
+    async def _session(self) -> None:
+        conn = await asyncpg.connect(
+            self._dsn, server_settings={"application_name": APPLICATION_NAME}
+        )
+        lost = asyncio.Event()
+        try:
+            conn.add_termination_listener(lambda _c: (lost.set(), self._woken.set()))
+            await conn.add_listener(NOTIFY_CHANNEL, self._heard)
+            self.listening.set()
+            log.info("projections.listening", channel=NOTIFY_CHANNEL)
+            while not lost.is_set():
+                await self._woken.wait()
+                self._woken.clear()
+                seasons, self._pending = sorted(self._pending), set()
+                for season_id in seasons:
+                    await self._catch_up(season_id)
+            raise ConnectionError("the listening connection was closed")
+        finally:
+            await conn.close(timeout=2)
+
+    def _heard(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        _, seasons = parse_wakeup(payload)
+        if seasons:
+            self._pending.update(seasons)
+            self._woken.set()
+
+
+def start_listener(settings: Settings) -> threading.Thread:
+    """A daemon thread with its own event loop and projector, serving wake-ups for this process."""
+
+    def loop() -> None:
+        async def run() -> None:
+            pool = await create_pool(
+                settings.pg_dsn, PoolSettings(max_size=2, application_name="projections-woken")
+            )
+            store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
+            projector = Projector(
+                store, aioredis.Redis.from_url(settings.redis_url), settings.projection_prefix
+            )
+
+            async def catch_up(season_id: str) -> None:
+                try:
+                    await projector.catch_up(season_id)
+                except Exception:  # this season waits for the sweep; the others go on
+                    log.exception("projections.catch_up_failed", season_id=season_id)
+
+            await Listener(settings.pg_dsn, catch_up).run()
+
+        asyncio.run(run())
+
+    thread = threading.Thread(target=loop, name="projection-listener", daemon=True)
+    thread.start()
+    return thread
