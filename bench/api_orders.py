@@ -1,16 +1,18 @@
 """Order submissions per second through the real command API, beside two baselines.
 
-Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--concurrency 16] [--seasons 4]
+Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--concurrency 16] [--seasons 16]
      [--pool 10] [--dsn postgresql://postgres@127.0.0.1:5432/test]
 
 Creates a scratch database on the server of --dsn (default $SEKSENBIR_PG_DSN, else
 postgresql://postgres@127.0.0.1:5432/test), applies the migrations, and drops it afterwards.
 All three figures are measured in the same run on the same database:
 
-1. api: POST /v1/seasons/{id}/orders through create_app (its own asyncpg pool, the full path:
-   token check, season load from the cache, Idempotency-Key begin, decide, one append whose
-   transaction also completes the key). --seasons trial seasons; ops reissue a token for every
-   seat, so all 19 beys of each season submit (a hold on their memleket), round-robin.
+1. api: POST /v1/seasons/{id}/orders through create_app as production runs it (its own asyncpg
+   pool and a Redis broker on --redis, namespace of its own, keys deleted afterwards; the full
+   path: token check and decide on the cached fold, one append statement that also records
+   the Idempotency-Key, a projector wake-up to the broker). --seasons trial seasons; ops
+   reissue a token for every seat, so all 19 beys of each season submit (a hold on their
+   memleket), round-robin.
    Measured twice: with a fresh Idempotency-Key per request, and without one.
 2. bare: a bare Litestar endpoint that validates the same msgspec body and does one asyncpg
    INSERT into a scratch table, on a pool of the same size.
@@ -29,6 +31,7 @@ import logging
 import os
 import platform
 import secrets
+import statistics
 import sys
 import time
 from collections import Counter
@@ -41,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import httpx
 import msgspec
+import redis
 from litestar import Litestar, Request, Response, post
 
 from services.command.app import create_app
@@ -120,10 +124,16 @@ class Result:
     done: int
     seconds: float
     statuses: Counter[int]
+    cpu: float  # this process's CPU seconds while measuring (client, app, driver)
 
     @property
     def rate(self) -> float:
         return self.done / self.seconds
+
+    @property
+    def cpu_us(self) -> float:
+        """CPU microseconds of this process per 2xx request."""
+        return 1e6 * self.cpu / max(self.done, 1)
 
 
 async def drive(
@@ -153,9 +163,10 @@ async def drive(
     tasks = [asyncio.create_task(loop(w)) for w in range(concurrency)]
     await asyncio.sleep(warmup)
     measuring = True
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*tasks)
-    return Result(name, done, time.perf_counter() - started, statuses)
+    cpu = time.process_time() - cpu
+    return Result(name, done, time.perf_counter() - started, statuses, cpu)
 
 
 async def api_beys(client: httpx.AsyncClient, seasons: int, ops_token: str) -> list[Bey]:
@@ -177,15 +188,59 @@ async def api_beys(client: httpx.AsyncClient, seasons: int, ops_token: str) -> l
     return beys
 
 
+def picker(beys: list[Bey], args: argparse.Namespace) -> Callable[[int, int], Bey]:
+    """Which bey a client loop sends as at its n-th request.
+
+    spread=seasons (default): loop w plays season w mod --seasons, its beys in turn, so
+    concurrent requests fall on different seasons when there are enough of them (a server with
+    many live seasons, where one season's beys act at human pace). spread=beys: every loop
+    walks all beys round robin; loops in step then send the same season's beys at once and
+    queue on its writer (one append at a time per season in a process).
+    """
+    if args.spread == "beys":
+        return lambda worker, n: beys[(worker + n * args.concurrency) % len(beys)]
+    by_season: dict[str, list[Bey]] = {}
+    for bey in beys:
+        by_season.setdefault(bey.season_id, []).append(bey)
+    seasons = list(by_season.values())
+
+    def pick(worker: int, n: int) -> Bey:
+        mine = seasons[worker % len(seasons)]
+        return mine[(n + worker // len(seasons)) % len(mine)]
+
+    return pick
+
+
 async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
     ops_token = secrets.token_urlsafe(24)
-    settings = Settings(pg_dsn=dsn, ops_token_hashes=(sha256_hex(ops_token),), pool_max=args.pool)
-    app = create_app(settings, enqueue=lambda _s, _d: None)  # no broker: orders enqueue nothing
+    ns = f"bench-orders-{secrets.token_hex(4)}"  # the broker's keys, deleted afterwards
+    settings = Settings(
+        pg_dsn=dsn,
+        redis_url=args.redis,
+        broker_namespace=ns,
+        ops_token_hashes=(sha256_hex(ops_token),),
+        pool_max=args.pool,
+    )
+    try:
+        return await _bench_api(create_app(settings), args, ops_token, key=key)
+    finally:
+        r = redis.Redis.from_url(args.redis)
+        for k in r.scan_iter(f"{ns}:*"):
+            r.delete(k)
+        r.close()
+
+
+async def _bench_api(
+    app: Litestar, args: argparse.Namespace, ops_token: str, *, key: bool
+) -> Result:
+    # As in production: a real Redis broker, to which accepted commands send projector wake-ups.
     async with in_process(app) as client:
         beys = await api_beys(client, args.seasons, ops_token)
 
+        pick = picker(beys, args)
+
         async def one(worker: int, n: int) -> int:
-            bey = beys[(worker + n * args.concurrency) % len(beys)]
+            bey = pick(worker, n)
             headers = {
                 "Authorization": f"Bearer {bey.token}",
                 "Content-Type": "application/json",
@@ -278,18 +333,37 @@ async def main(args: argparse.Namespace) -> None:
             f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, "
             f"PostgreSQL {server} (synchronous_commit={commit}), "
             f"concurrency {args.concurrency}, pool {args.pool}, {args.seconds:g} s measured "
-            f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys"
+            f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys, "
+            f"spread over {args.spread}, {args.rounds} rounds"
         )
-        api = await bench_api(dsn, args, key=True)
-        api_plain = await bench_api(dsn, args, key=False)
-        bare = await bench_bare(dsn, args)
-        raw = await bench_raw(dsn, args)
-    for r in (api, api_plain, bare, raw):
-        other = {s: n for s, n in r.statuses.items() if not 200 <= s < 300}
-        print(f"{r.name:26}: {r.rate:7.0f} /s  ({r.done} ok in {r.seconds:.1f} s; non-2xx {other})")
+        rounds: list[list[Result]] = []
+        for _ in range(args.rounds):  # alternate the variants: a noisy box hits all alike
+            rounds.append(
+                [
+                    await bench_api(dsn, args, key=True),
+                    await bench_api(dsn, args, key=False),
+                    await bench_bare(dsn, args),
+                    await bench_raw(dsn, args),
+                ]
+            )
+    for n, results in enumerate(rounds, start=1):
+        print(f"round {n}:")
+        for r in results:
+            other = {s: k for s, k in r.statuses.items() if not 200 <= s < 300}
+            print(
+                f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
+                f"({r.done} ok in {r.seconds:.1f} s, {100 * r.cpu / r.seconds:.0f} % of a core; "
+                f"non-2xx {other})"
+            )
+    keyed = [api.rate / bare.rate for api, _, bare, _ in rounds]
+    plain = [api.rate / bare.rate for _, api, bare, _ in rounds]
+    cpu = [bare.cpu_us / api.cpu_us for api, _, bare, _ in rounds]
     print(
-        f"ratio api/bare = {api.rate / bare.rate:.2f} (target >= 0.6); without the key "
-        f"{api_plain.rate / bare.rate:.2f}; bare/raw = {bare.rate / raw.rate:.2f}"
+        f"median of {args.rounds} rounds: ratio api/bare = {statistics.median(keyed):.2f} "
+        f"(target >= 0.6; rounds {', '.join(f'{x:.2f}' for x in keyed)}); without the key "
+        f"{statistics.median(plain):.2f}; CPU per request bare/api = "
+        f"{statistics.median(cpu):.2f}; bare/raw = "
+        f"{statistics.median(b.rate / r.rate for _, _, b, r in rounds):.2f}"
     )
 
 
@@ -300,7 +374,17 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--pool", type=int, default=10, help="pool size of every variant")
-    p.add_argument("--seasons", type=int, default=4)
+    p.add_argument("--seasons", type=int, default=16)
+    p.add_argument(
+        "--spread",
+        choices=["seasons", "beys"],
+        default="seasons",
+        help="how concurrent requests fall on seasons (see picker)",
+    )
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported")
+    p.add_argument(
+        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
     return p.parse_args(argv)
 
 

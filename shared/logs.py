@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -13,10 +14,15 @@ import structlog
 REDACT = ("token", "authorization", "seed", "salt")
 
 
+@functools.lru_cache(maxsize=4096)
+def _secret(key: str) -> bool:
+    return any(word in key.lower() for word in REDACT)
+
+
 def _redact(_logger: object, _name: str, event: dict[str, object]) -> dict[str, object]:
     """Secrets never reach a log line: anything named like a token, seed or salt is dropped."""
     for key in list(event):
-        if any(word in key.lower() for word in REDACT):
+        if _secret(key):
             event[key] = "[redacted]"
     return event
 

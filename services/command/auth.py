@@ -57,7 +57,9 @@ def staff(
 
 def bey(request: Request[Any, Any, Any], season_id: str, state: SeasonState) -> int:
     """The seat a bey token names in this season, or a 401/403 problem."""
-    if "token" in request.query_params or "access_token" in request.query_params:
+    if request.scope["query_string"] and (
+        "token" in request.query_params or "access_token" in request.query_params
+    ):
         raise Problem(
             400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
         )

@@ -46,7 +46,6 @@ class Services:
     """What the handlers need, opened in the app's lifespan and kept on app.state."""
 
     seasons: Seasons
-    notify: Callable[[str, list[ev.Event]], None] = lambda season_id, events: None
     enqueue: Callable[[str, int], None] = lambda season_id, divan: None
     ops: tuple[str, ...] = ()
     auditors: tuple[str, ...] = ()
@@ -108,7 +107,7 @@ async def run(
     keyed = _Key(
         f"{season_id}:{seat}",
         key,
-        request_hash(request.method, request.url.path, await request.body()),
+        request_hash(request.method, request.scope["path"], await request.body()),
     )
     if keyed.flight in svc.in_flight:  # a copy is running in this process (RELIABILITY 2)
         raise _in_flight()
@@ -262,7 +261,6 @@ async def _attempts(
             command_id=meta.command_id,
             events=[codec.event_type(e) for e in result],
         )
-        svc.notify(season_id, result)
         return respond(status, body)
     raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -57,6 +56,36 @@ def to_new(
     ]
 
 
+class _Writing:
+    """`async with seasons.writing(id)`: the season's lock, dropped when nobody holds or waits.
+
+    A class rather than @asynccontextmanager: every command passes through it.
+    """
+
+    __slots__ = ("_lock", "_locks", "_season_id")
+
+    def __init__(self, locks: dict[str, asyncio.Lock], season_id: str) -> None:
+        self._locks = locks
+        self._season_id = season_id
+        self._lock = locks.setdefault(season_id, asyncio.Lock())
+
+    async def __aenter__(self) -> None:
+        try:
+            await self._lock.acquire()
+        except BaseException:
+            self._forget()
+            raise
+
+    async def __aexit__(self, *_exc: object) -> None:
+        self._lock.release()
+        self._forget()
+
+    def _forget(self) -> None:
+        lock = self._lock
+        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+            self._locks.pop(self._season_id, None)
+
+
 class Seasons:
     """A folded-state cache per season, caught up from the store on every load."""
 
@@ -65,19 +94,12 @@ class Seasons:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
-    @asynccontextmanager
-    async def writing(self, season_id: str) -> AsyncIterator[None]:
+    def writing(self, season_id: str) -> _Writing:
         """One writer per season in this process: writers queue instead of racing and retrying.
 
         Other processes still race; the store's expected version keeps that correct.
         """
-        lock = self._locks.setdefault(season_id, asyncio.Lock())
-        try:
-            async with lock:
-                yield
-        finally:
-            if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
-                self._locks.pop(season_id, None)
+        return _Writing(self._locks, season_id)
 
     async def load(self, season_id: str) -> Loaded:
         cached = self._cache.get(season_id)
