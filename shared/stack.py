@@ -146,8 +146,11 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             pass
         finally:
             for p in procs:
+                # To the process, not its group: Dramatiq's main process forwards SIGTERM to its
+                # workers, and a worker that gets a second SIGTERM takes the hard-kill path and
+                # hangs (each stop then waited out the 15 s below).
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGTERM)
+                    os.kill(p.pid, signal.SIGTERM)
             for p in procs:
                 try:
                     p.wait(timeout=15)
