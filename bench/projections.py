@@ -41,6 +41,7 @@ import structlog
 
 from services.projections import projector as projector_module
 from services.projections.keys import Keys
+from services.projections.listener import Listener
 from services.projections.projector import Projector
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
@@ -227,7 +228,8 @@ async def throughput(
 
 # --- 2. lag ------------------------------------------------------------------------------------
 def projector_process(dsn: str, redis_url: str, prefix: str, mode: str, poll_ms: int) -> None:
-    """The projector in its own process: woken per season from a list, or sweeping on a timer."""
+    """The projector in its own process: woken by the store's NOTIFY (as in production), per
+    season from a list, or sweeping on a timer."""
 
     quiet()
 
@@ -239,6 +241,14 @@ def projector_process(dsn: str, redis_url: str, prefix: str, mode: str, poll_ms:
         projector = Projector(PostgresEventStore(pool, clock=clock), redis, prefix)
         wake = f"{prefix}:wake"
         try:
+            if mode == "listen":  # production's path: the store's NOTIFY names the seasons
+                listening = asyncio.create_task(Listener(dsn, projector.catch_up).run())
+                try:
+                    while not await redis.exists(f"{prefix}:stop"):
+                        await asyncio.sleep(0.1)
+                finally:
+                    listening.cancel()
+                return
             while True:
                 if mode == "wake":
                     popped = await redis.blpop([wake], timeout=1)
@@ -357,7 +367,10 @@ async def lag(args: argparse.Namespace, dsn: str, redis_url: str, mode: str) -> 
         await pool.close()
     samples = watcher.samples
     events = sum(len(seasons[s][n]) for s, n in order)
-    label = "woken per season" if mode == "wake" else f"polling sweep every {args.poll_ms} ms"
+    label = {
+        "listen": "LISTEN (production)",
+        "wake": "woken per season (list)",
+    }.get(mode, f"polling sweep every {args.poll_ms} ms")
     print(
         f"{label:28} {len(samples):5d} {events / elapsed:8.0f} "
         f"{ms(statistics.median(samples)):8} {ms(pct(samples, 0.99)):8} {ms(max(samples)):8} "
@@ -403,7 +416,7 @@ async def main(args: argparse.Namespace) -> None:
                 f"{'wake-up':28} {'n':>5} {'events/s':>8} {'p50':>8} {'p99':>8} {'max':>8} "
                 f"{'append p50':>9}"
             )
-            for mode in ("wake", "poll"):
+            for mode in ("listen", "wake", "poll"):
                 await lag(args, dsn, args.redis, mode)
     finally:
         await delete_prefix(redis, prefix)

@@ -27,6 +27,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     statement_timeout_ms: int = 10_000
     append_retries: int = 30  # 19 beys at once: every round lets at least one through
     projection_prefix: str = "sb"
+    auth_failures_per_minute: int = 30  # 401s a client address may cause; then 429 (0: off)
     debug: bool = False
 
     @classmethod
@@ -49,5 +50,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", d.max_body_bytes)),
             pool_max=int(e.get("SEKSENBIR_POOL_MAX", d.pool_max)),
             projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", d.projection_prefix),
+            auth_failures_per_minute=int(
+                e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)
+            ),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
         )

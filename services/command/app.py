@@ -25,6 +25,7 @@ from services.command.problems import (
 from services.command.routes import ROUTES
 from shared.app.openapi import COMPONENTS
 from shared.app.queues import make_broker, resolve_message
+from shared.app.ratelimit import AuthFailures, limit_failed_auth
 from shared.app.seasons import Seasons
 from shared.eventstore import (
     EventStore,
@@ -124,6 +125,11 @@ def create_app(
             **(extra_handlers or {}),
         },
         cors_config=cors,
+        middleware=(
+            [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute))]
+            if settings.auth_failures_per_minute > 0
+            else []
+        ),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Seksenbir API",

@@ -40,6 +40,8 @@ _TEXT = {
     409: "Conflicts with the season's state (divan_locked, wrong_divan, offer_exists, …)",
     413: "Request body too large (body_too_large)",
     422: "Refused by the rules or the schema (not_a_neighbour, not_enough_gold, unknown_field, …)",
+    429: "Too many invalid tokens from this client; try again after Retry-After "
+    "(too_many_failed_attempts)",
     503: "Try again after Retry-After (store_busy, projection_rebuilding)",
 }
 
@@ -57,8 +59,8 @@ def problems(*statuses: int) -> dict[int, ResponseSpec]:
     }
 
 
-COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 503)
-READ_PROBLEMS = problems(400, 401, 403, 404, 503)
+COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 429, 503)
+READ_PROBLEMS = problems(400, 401, 403, 404, 429, 503)
 BEARER = [{"bearer": []}]
 COMPONENTS = Components(
     security_schemes={
