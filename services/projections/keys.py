@@ -38,6 +38,11 @@ class Keys:
         return f"{self.base}:orders:{divan}"
 
 
+def swept(prefix: str) -> str:
+    """Set by every completed sweep: the read side is initialised (absent after a wipe)."""
+    return f"{prefix}:swept"
+
+
 def seasons_index(prefix: str) -> str:
     """All projected seasons (a sorted set by creation order)."""
     return f"{prefix}:seasons"

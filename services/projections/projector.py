@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 import structlog
 
-from services.projections.keys import Keys
+from services.projections.keys import Keys, swept
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
@@ -146,4 +146,7 @@ class Projector:
                 if raw is not None and int(raw) >= await self.store.stream_version(season_id):
                     continue
             total += await self.catch_up(season_id)
+        # Every season is projected now: an unknown season is unknown (404), even on a server
+        # that has no season at all yet. A wipe removes this too, until the next full pass.
+        await self.redis.set(swept(self.prefix), "1")
         return total

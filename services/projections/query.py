@@ -14,7 +14,7 @@ import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.projections.keys import Keys, board, channel, seasons_index
+from services.projections.keys import Keys, board, channel, seasons_index, swept
 from services.projections.reads import NotReady, decode, read
 from shared.app.openapi import READ_PROBLEMS, problem_body
 
@@ -105,7 +105,9 @@ async def season_read(
     except NotReady:
         known = await c.redis.zscore(seasons_index(c.prefix), season_id)
         if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
-            wiped = not await c.redis.exists(seasons_index(c.prefix))
+            # No season index and no completed sweep: Redis was flushed (or the read side has
+            # never run); a projected season may be missing, so 503 and a rebuild, not 404.
+            wiped = not await c.redis.exists(seasons_index(c.prefix), swept(c.prefix))
             if not wiped and not await c.redis.exists(f"{c.prefix}:healing"):
                 raise QueryProblem(404, "season_not_found", "Böyle bir sezon yok") from None
             # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).

@@ -257,3 +257,19 @@ async def test_cleanup_helper_removes_a_prefix(redis: aioredis.Redis, prefix: st
     await redis.set(f"{prefix}:x", "1")
     await delete_prefix(redis, prefix)
     assert await keys_matching(redis, f"{prefix}:*") == []
+
+
+async def test_a_server_with_no_season_yet_answers_404_once_swept(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """Before any sweep, an empty read side looks like a wiped one: 503 and a rebuild request.
+    After the first sweep (which finds nothing), an unknown season is simply unknown: 404, and
+    no rebuild is asked for (a stranger cannot make the read side enqueue work)."""
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        await _expect_rebuilding(client, "/v1/seasons/nope/summary")
+        assert gw.rebuilds == ["nope"]
+        assert await Projector(memory_store, redis, prefix).sweep() == 0
+        r = await client.get("/v1/seasons/nope/summary")
+        assert r.status_code == 404, r.text
+        assert r.json()["code"] == "season_not_found"
+        assert gw.rebuilds == ["nope"]
