@@ -19,7 +19,6 @@ from shared.faults import fault
 log = structlog.get_logger(__name__)
 BATCH = 64
 OLD_GENERATION_TTL_MS = 30_000
-HEALING_SECONDS = 30
 
 
 @dataclass
@@ -139,9 +138,7 @@ class Projector:
         total = 0
         for season_id in await self.store.list_seasons():
             gen = await self.active_gen(season_id)
-            if gen is None:  # a wiped Redis: readers answer 503, not 404, while this heals
-                await self.redis.set(f"{self.prefix}:healing", "1", ex=HEALING_SECONDS)
-            else:
+            if gen is not None:  # None: a new season, or a wiped Redis (no `swept` marker then)
                 raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
                 if raw is not None and int(raw) >= await self.store.stream_version(season_id):
                     continue

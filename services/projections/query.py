@@ -105,10 +105,10 @@ async def season_read(
     except NotReady:
         known = await c.redis.zscore(seasons_index(c.prefix), season_id)
         if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
-            # No season index and no completed sweep: Redis was flushed (or the read side has
-            # never run); a projected season may be missing, so 503 and a rebuild, not 404.
-            wiped = not await c.redis.exists(seasons_index(c.prefix), swept(c.prefix))
-            if not wiped and not await c.redis.exists(f"{c.prefix}:healing"):
+            # Every completed sweep leaves a marker that a flush removes. Without it Redis was
+            # flushed and is healing (or the read side has not run yet): this season may exist
+            # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
+            if await c.redis.exists(swept(c.prefix)):
                 raise QueryProblem(404, "season_not_found", "Böyle bir sezon yok") from None
             # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
             c.rebuild(season_id)
