@@ -406,6 +406,7 @@ async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[di
     "/seasons/{season_id:str}/events",
     summary="Server-sent events: Divan reports, betrayals, season",
     responses=READ_PROBLEMS,
+    media_type="text/event-stream",
 )
 async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
