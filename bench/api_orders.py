@@ -47,8 +47,8 @@ import msgspec
 import redis
 from litestar import Litestar, Request, Response, post
 
-from services.command.app import create_app
 from services.command.schemas import OrdersIn
+from services.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate
 from shared.logs import configure_logging

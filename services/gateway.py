@@ -8,9 +8,10 @@ from typing import Any
 
 import dramatiq
 import redis.asyncio as aioredis
-from litestar import Litestar
+from litestar import Litestar, Router
 
 from services.command.app import create_app as create_command_app
+from services.metrics import metrics, timed
 from services.projections.actors import REBUILD_ACTOR
 from services.projections.query import QueryContext, QueryProblem, query_problem, query_router
 from shared.app.queues import PROJECTIONS_QUEUE, make_broker
@@ -41,6 +42,7 @@ def query_lifespan(
                 )
                 broker.enqueue(msg)
 
+        app.state.broker_namespace = settings.broker_namespace
         app.state.query = QueryContext(
             redis=client,
             prefix=settings.projection_prefix,
@@ -65,7 +67,8 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
     rebuild = command_kwargs.pop("rebuild", None)
     return create_command_app(
         settings,
-        extra_routers=[query_router()],
+        extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
+        extra_middleware=[timed],
         extra_lifespans=[query_lifespan(settings, redis, rebuild)],
         extra_handlers={QueryProblem: query_problem},
         **command_kwargs,

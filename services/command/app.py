@@ -69,6 +69,7 @@ def create_app(
     extra_routers: Sequence[Router] = (),
     extra_lifespans: Sequence[Callable[[Litestar], Any]] = (),
     extra_handlers: dict[type[Exception], Callable[..., Any]] | None = None,
+    extra_middleware: Sequence[Any] = (),
 ) -> Litestar:
     """The API. Without an injected store it opens a PostgreSQL pool in its lifespan."""
 
@@ -125,11 +126,14 @@ def create_app(
             **(extra_handlers or {}),
         },
         cors_config=cors,
-        middleware=(
-            [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute))]
-            if settings.auth_failures_per_minute > 0
-            else []
-        ),
+        middleware=[
+            *extra_middleware,
+            *(
+                [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute))]
+                if settings.auth_failures_per_minute > 0
+                else []
+            ),
+        ],
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Seksenbir API",

@@ -215,6 +215,10 @@ class InMemoryEventStore:
         """The season's current version (its number of events; 0 when it has none)."""
         return len(self._streams.get(season_id, ()))
 
+    async def stream_versions(self) -> dict[str, int]:
+        """Every season's current version."""
+        return {season_id: len(stream) for season_id, stream in self._streams.items()}
+
     async def head_position(self) -> int:
         """The position of the last event a reader can get now (0 when there is none)."""
         return len(self._log)

@@ -323,6 +323,12 @@ class PostgresEventStore:
             )
         return int(version or 0)
 
+    async def stream_versions(self) -> dict[str, int]:
+        """Every season's current version, in one query (for metrics and sweeps)."""
+        async with _busy_as_error(), self._pool.acquire() as conn:
+            rows = await conn.fetch("SELECT season_id, version FROM streams")
+        return {row["season_id"]: int(row["version"]) for row in rows}
+
     async def head_position(self) -> int:
         """The position of the last event a reader can get now (0 when there is none).
 

@@ -1,0 +1,180 @@
+"""Operational metrics in Prometheus format: `GET /metrics` on the gateway (ARCHITECTURE).
+
+- Requests: `seksenbir_requests_total` by method, route template (never a season id or a
+  token) and status, `seksenbir_request_duration_seconds` by method and route template, and
+  `seksenbir_requests_in_progress`; kept in plain dicts by a small middleware (~2 µs a request,
+  where prometheus_client's labelled metrics cost ~20) and rendered at scrape time.
+- Queues: `seksenbir_queue_messages{queue, state}`, ready / delayed / dead (Dramatiq's lists
+  and dead-letter set in Redis), read at scrape time.
+- Read side: `seksenbir_projection_seasons_behind` and `seksenbir_projection_events_behind`,
+  how far the read models trail the event store, and `seksenbir_seasons`, read at scrape time
+  (one PostgreSQL query and two pipelined Redis round trips however many seasons there are).
+
+Nothing a player sent reaches a label: routes are templates, and no metric is per season.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import redis.asyncio as aioredis
+from litestar import Request, Response, get
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+
+from services.projections.keys import Keys
+from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
+from shared.eventstore import EventStore
+
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+UNTIMED = frozenset({"/metrics", "/health", "/ready"})
+ASGIApp = Callable[..., Any]
+
+
+class _Series:
+    __slots__ = ("buckets", "count", "total")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.total = 0.0
+        self.buckets = [0] * (len(BUCKETS) + 1)  # per bucket, not cumulative; the last is +Inf
+
+
+class RequestMetrics:
+    """HTTP request counts and latencies of this process, collected by Prometheus at scrape."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str, str], int] = {}
+        self._latency: dict[tuple[str, str], _Series] = {}
+        self.in_progress = 0
+
+    def observe(self, method: str, path: str, status: int, seconds: float) -> None:
+        key = (method, path, str(status))
+        self._counts[key] = self._counts.get(key, 0) + 1
+        series = self._latency.get((method, path))
+        if series is None:
+            series = self._latency[(method, path)] = _Series()
+        series.count += 1
+        series.total += seconds
+        series.buckets[bisect_left(BUCKETS, seconds)] += 1
+
+    def collect(self) -> Iterator[Metric]:
+        counts = CounterMetricFamily(
+            "seksenbir_requests", "HTTP requests answered", labels=["method", "path", "status"]
+        )
+        for labels, n in sorted(self._counts.items()):
+            counts.add_metric(list(labels), n)
+        yield counts
+        latency = HistogramMetricFamily(
+            "seksenbir_request_duration_seconds",
+            "Time from request to the end of the answer",
+            labels=["method", "path"],
+        )
+        for labels, series in sorted(self._latency.items()):
+            cumulative, running = [], 0
+            for bound, n in zip((*map(str, BUCKETS), "+Inf"), series.buckets, strict=True):
+                running += n
+                cumulative.append((bound, running))
+            latency.add_metric(list(labels), cumulative, series.total)
+        yield latency
+        yield GaugeMetricFamily(
+            "seksenbir_requests_in_progress", "HTTP requests being answered", self.in_progress
+        )
+
+
+REQUESTS = RequestMetrics()
+REGISTRY.register(REQUESTS)  # type: ignore[arg-type]
+
+
+def timed(app: ASGIApp) -> ASGIApp:
+    """Litestar middleware: time each HTTP request into REQUESTS by its route template."""
+
+    async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in UNTIMED:
+            await app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def watch(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        REQUESTS.in_progress += 1
+        try:
+            await app(scope, receive, watch)
+        finally:
+            REQUESTS.in_progress -= 1
+            path = scope.get("path_template") or "unmatched"
+            REQUESTS.observe(scope["method"], path, status, time.perf_counter() - started)
+
+    return middleware
+
+
+QUEUE = Gauge(
+    "seksenbir_queue_messages",
+    "Messages in a Dramatiq queue: ready, delayed (retries, backoff) or dead (dead-lettered)",
+    ["queue", "state"],
+)
+SEASONS = Gauge("seksenbir_seasons", "Seasons in the event store")
+BEHIND_SEASONS = Gauge(
+    "seksenbir_projection_seasons_behind", "Seasons whose read model trails the event store"
+)
+BEHIND_EVENTS = Gauge(
+    "seksenbir_projection_events_behind", "Events stored but not projected yet, over all seasons"
+)
+
+
+async def queue_depths(redis: aioredis.Redis, namespace: str) -> None:
+    pipe = redis.pipeline(transaction=False)
+    queues = (DIVANS_QUEUE, PROJECTIONS_QUEUE)
+    for q in queues:
+        pipe.llen(f"{namespace}:{q}")
+        pipe.llen(f"{namespace}:{q}.DQ")
+        pipe.zcard(f"{namespace}:{q}.XQ")
+    counts = await pipe.execute()
+    for i, q in enumerate(queues):
+        for j, state in enumerate(("ready", "delayed", "dead")):
+            QUEUE.labels(queue=q, state=state).set(counts[3 * i + j])
+
+
+async def projection_backlog(store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
+    versions = await store.stream_versions()
+    seasons = sorted(versions)
+    pipe = redis.pipeline(transaction=False)
+    for season_id in seasons:
+        pipe.get(Keys.active(prefix, season_id))
+    gens = await pipe.execute()
+    pipe = redis.pipeline(transaction=False)
+    for season_id, gen in zip(seasons, gens, strict=True):
+        pipe.get(Keys(prefix, season_id, int(gen or 0)).checkpoint)
+    checkpoints = await pipe.execute()
+    behind = [versions[s] - int(raw or 0) for s, raw in zip(seasons, checkpoints, strict=True)]
+    SEASONS.set(len(seasons))
+    BEHIND_SEASONS.set(sum(1 for n in behind if n > 0))
+    BEHIND_EVENTS.set(sum(n for n in behind if n > 0))
+
+
+@get("/metrics", include_in_schema=False, media_type=CONTENT_TYPE_LATEST)
+async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Prometheus text format; the scrape-time gauges are read first."""
+    state = request.app.state
+    query = getattr(state, "query", None)
+    services = getattr(state, "services", None)
+    namespace = getattr(state, "broker_namespace", None)
+    if query is not None:
+        if namespace is not None:
+            await queue_depths(query.redis, namespace)
+        if services is not None:
+            await projection_backlog(services.seasons.store, query.redis, query.prefix)
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,61 @@
+"""GET /metrics (ARCHITECTURE, Interfaces): requests by route template, queue depths, how far
+the read models trail the store; nothing a player sent in a label."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.projections.projector import Projector
+from shared.eventstore import InMemoryEventStore
+from tests.projections.support import append_chunk, open_gateway, season_chunks
+
+
+def _value(text: str, name: str) -> float:
+    """The sample of an unlabelled metric."""
+    for line in text.splitlines():
+        if line.split(" ")[0] == name:
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"{name} not in the metrics")
+
+
+async def test_metrics_count_requests_by_route_and_show_the_projection_backlog(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    season_id = "metered"
+    chunks = list(season_chunks(9, season_id))
+    await append_chunk(memory_store, season_id, chunks[0], "chunk/0")
+    projector = Projector(memory_store, redis, prefix)
+    await projector.catch_up(season_id)
+    await append_chunk(memory_store, season_id, chunks[1], "chunk/1")  # not projected yet
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        assert (await client.get(f"/v1/seasons/{season_id}/map")).status_code == 200
+        await client.get("/v1/seasons/secret-looking-id/map")
+        r = await client.get("/metrics")
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/plain")
+        text = r.text
+        assert 'path="/v1/seasons/{season_id}/map"' in text  # the template, not the id
+        assert "secret-looking-id" not in text and season_id not in text
+        assert _value(text, "seksenbir_seasons") == 1
+        assert _value(text, "seksenbir_projection_seasons_behind") == 1
+        assert _value(text, "seksenbir_projection_events_behind") == len(chunks[1])
+        assert 'seksenbir_queue_messages{queue="divans",state="ready"}' in text
+        families = {f.name: f for f in text_string_to_metric_families(text)}  # parses as a whole
+        served = [
+            s
+            for s in families["seksenbir_requests"].samples
+            if s.labels["path"] == "/v1/seasons/{season_id}/map" and s.labels["status"] == "200"
+        ]
+        assert served and served[0].value >= 1
+        buckets = [
+            s
+            for s in families["seksenbir_request_duration_seconds"].samples
+            if s.name.endswith("_bucket") and s.labels["path"] == "/v1/seasons/{season_id}/map"
+        ]
+        assert buckets[-1].labels["le"] == "+Inf"
+        assert [b.value for b in buckets] == sorted(b.value for b in buckets)  # cumulative
+        await projector.catch_up(season_id)
+        text = (await client.get("/metrics")).text
+        assert _value(text, "seksenbir_projection_seasons_behind") == 0
+        assert _value(text, "seksenbir_projection_events_behind") == 0
