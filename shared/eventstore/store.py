@@ -43,7 +43,7 @@ NOTIFY_CHANNEL = sql.NOTIFY_CHANNEL
 _meta_decoder = msgspec.json.Decoder(EventMetadata)
 _encoder = msgspec.json.Encoder()
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
-NOTIFY_WINDOW = 0.005  # seconds: appends' wake-ups within one window share a NOTIFY
+NOTIFY_WINDOW = 0.02  # seconds: under load, appends' wake-ups within one window share a NOTIFY
 
 
 class _EventIdTaken(Exception):
@@ -382,13 +382,13 @@ def _recorded(row: asyncpg.Record) -> RecordedEvent:
 
 
 class _Waker:
-    """Coalesces the wake-ups of appends: NOTIFYs once per `window`, sent off the request path.
+    """Wake-ups for appends: at once when the store is quiet, at most one per `window` when busy.
 
-    Every committed append is followed by a NOTIFY sent after its commit, naming its season: a
-    commit marks its season pending; a background task sleeps `window` seconds, takes every
-    season pending and sends their wake-up (sql.wakeup_payloads), and goes round again while
-    commits keep coming. Under load most appends send none (a round trip saved each) and none
-    waits for one; a listener hears of a commit at most `window` plus a round trip later.
+    Every committed append is followed by a NOTIFY sent after its commit, naming its season. The
+    first commit after a quiet spell starts a task that sends its wake-up at once, then sleeps
+    `window` seconds; seasons committed meanwhile go out together when it wakes, and so on until
+    a sleep passes with no commit. So a lone append is heard a round trip after its commit, and
+    under load NOTIFYs cost a round trip per window, not per append (sql.wakeup_payloads).
     """
 
     def __init__(self, pool: asyncpg.Pool, window: float) -> None:
@@ -406,7 +406,6 @@ class _Waker:
 
     async def _send(self) -> None:
         while self._seasons:
-            await asyncio.sleep(self._window)
             seasons, self._seasons = sorted(self._seasons), set()  # later commits: next round
             try:
                 async with self._pool.acquire() as conn:
@@ -414,6 +413,7 @@ class _Waker:
                         await _wake_up(conn, payload)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
                 log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")
+            await asyncio.sleep(self._window)
 
 
 async def _wake_up(conn: asyncpg.Connection, payload: str) -> None:
