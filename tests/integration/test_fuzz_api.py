@@ -14,11 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import signal
-import socket
 import subprocess
 import sys
-import time  # noqa: TID251 - waits on a real process, not the domain
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,16 +25,10 @@ import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
 from shared.eventstore import PostgresEventStore, create_pool
+from tests.integration.processes import free_port, serving
 
 pytestmark = pytest.mark.integration
-REPO = Path(__file__).resolve().parents[2]
 ST = Path(sys.executable).parent / "st"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _sweep(dsn: str, redis_url: str, prefix: str) -> None:
@@ -60,7 +51,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
 ):
     if not ST.exists():
         pytest.skip("schemathesis is not installed (pip install -e '.[dev]')")
-    port = _free_port()
+    port = free_port()
     prefix = f"{redis_key_prefix}fuzz-{secrets.token_hex(3)}"
     env = {
         **os.environ,
@@ -72,68 +63,41 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
         "SEKSENBIR_AUDITOR_TOKENS": secrets.token_urlsafe(16),
         "SEKSENBIR_AUTH_FAILURES_PER_MINUTE": "0",  # the fuzzer sends many bad tokens on purpose
     }
-    log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "shared.cli", "serve", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
+    with serving(["serve", "--port", str(port)], env, tmp_path / "serve.log", port) as api:
+        asyncio.run(_sweep(migrated_pg_dsn, redis_url, prefix))
+        created = httpx.post(f"{api.base}/v1/seasons", json={"memleket": 6}, timeout=10)
+        assert created.status_code == 201, created.text
+        token = created.json()["token"]
+        run = subprocess.run(
+            [
+                str(ST),
+                "run",
+                f"{api.base}/v1/schema/openapi.json",
+                "--url",
+                api.base,
+                "--checks",
+                "all",
+                "--exclude-checks",
+                "positive_data_acceptance",
+                "--phases",
+                "examples,fuzzing,stateful",
+                "--exclude-path-regex",
+                "events$",
+                "--max-examples",
+                "25",
+                "--workers",
+                "2",
+                "--seed",
+                "81",
+                "--no-color",
+                "-H",
+                f"Authorization: Bearer {token}",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
         )
-        try:
-            base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert server.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
-            asyncio.run(_sweep(migrated_pg_dsn, redis_url, prefix))
-            created = httpx.post(f"{base}/v1/seasons", json={"memleket": 6}, timeout=10)
-            assert created.status_code == 201, created.text
-            token = created.json()["token"]
-            run = subprocess.run(
-                [
-                    str(ST),
-                    "run",
-                    f"{base}/v1/schema/openapi.json",
-                    "--url",
-                    base,
-                    "--checks",
-                    "all",
-                    "--exclude-checks",
-                    "positive_data_acceptance",
-                    "--phases",
-                    "examples,fuzzing,stateful",
-                    "--exclude-path-regex",
-                    "events$",
-                    "--max-examples",
-                    "25",
-                    "--workers",
-                    "2",
-                    "--seed",
-                    "81",
-                    "--no-color",
-                    "-H",
-                    f"Authorization: Bearer {token}",
-                ],
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                cwd=tmp_path,
-            )
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert " passed" in run.stdout, run.stdout[-3000:]

@@ -1,0 +1,75 @@
+"""Running the `seksenbir` CLI as a real process in a test: start it, wait until it serves, stop it."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time  # noqa: TID251 - waits on a real process, not the domain
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Served:
+    """A CLI process that answers HTTP on `base`; its output goes to `log`."""
+
+    proc: subprocess.Popen[bytes]
+    base: str
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self, timeout: float = 60) -> int:
+        """SIGTERM, as systemd or docker stop would, and the exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=timeout)
+
+
+@contextmanager
+def serving(args: list[str], env: dict[str, str], log: Path, port: int) -> Iterator[Served]:
+    """`python -m shared.cli ARGS` until GET /health answers (60 s at most); stopped afterwards,
+    with SIGTERM first and SIGKILL only if it does not stop, so no worker it started is left."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "shared.cli", *args],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        served = Served(proc, f"http://127.0.0.1:{port}", log)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(f"{served.base}/health", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert proc.poll() is None, served.output()
+                assert time.monotonic() < deadline, served.output()
+                time.sleep(0.2)
+            yield served
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=40)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
