@@ -60,6 +60,7 @@ class Listener:
                 raise
             except Exception as exc:
                 log.warning("projections.listener_lost", error=f"{type(exc).__name__}: {exc}")
+            _raise_if_cancelled()
             self.listening.clear()
             await asyncio.sleep(self._reconnect)
 
@@ -74,20 +75,36 @@ class Listener:
             self.listening.set()
             log.info("projections.listening", channel=NOTIFY_CHANNEL)
             while not lost.is_set():
+                _raise_if_cancelled()  # also after connect and LISTEN, which may swallow one
                 await self._woken.wait()
                 self._woken.clear()
                 seasons, self._pending = sorted(self._pending), set()
                 for season_id in seasons:
                     await self._catch_up(season_id)
+                    _raise_if_cancelled()
             raise ConnectionError("the listening connection was closed")
         finally:
-            await conn.close(timeout=2)
+            # terminate, not close: an await here could raise and swallow a cancellation, and
+            # run() would then reconnect instead of stopping
+            conn.terminate()
 
     def _heard(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         _, seasons = parse_wakeup(payload)
         if seasons:
             self._pending.update(seasons)
             self._woken.set()
+
+
+def _raise_if_cancelled() -> None:
+    """Honour a cancellation that an inner await swallowed.
+
+    On Python 3.11, asyncio.wait_for (used inside asyncpg) can return a result that completed
+    just as the task was cancelled, dropping the CancelledError; the task's cancel request
+    is still counted, so the loop checks it after each step instead of waiting for ever.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def start_listener(settings: Settings) -> threading.Thread:

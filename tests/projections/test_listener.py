@@ -32,7 +32,9 @@ async def running(listener: Listener) -> AsyncIterator[asyncio.Task[None]]:
         yield task
     finally:
         task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        # a listener that swallowed the cancellation would hang here: fail instead
+        done, _ = await asyncio.wait([task], timeout=10)
+        assert done, "the listener did not stop when cancelled"
 
 
 async def test_an_append_wakes_the_listener_with_its_season(
@@ -96,6 +98,33 @@ async def test_the_listener_projects_what_is_appended_and_survives_a_killed_conn
             appended += len(chunk)
             await wait_until(projected)
     await assert_rebuild_equal(event_store, redis, prefix, season_id)
+
+
+async def test_a_cancelled_listener_stops_even_right_after_losing_its_connection(
+    migrated_pg_dsn: str,
+):
+    """Cancellation is never swallowed: not while listening, not while reconnecting."""
+
+    async def catch_up(_season_id: str) -> None:
+        return None
+
+    for _ in range(3):
+        listener = Listener(migrated_pg_dsn, catch_up, reconnect_seconds=0.05)
+        task = asyncio.create_task(listener.run())
+        await asyncio.wait_for(listener.listening.wait(), 10)
+        admin = await asyncpg.connect(migrated_pg_dsn)
+        try:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = $1 AND datname = current_database()",
+                APPLICATION_NAME,
+            )
+        finally:
+            await admin.close()
+        await asyncio.sleep(0.01)
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=10)
+        assert done and task.cancelled()
 
 
 async def _cleared(listener: Listener) -> bool:
