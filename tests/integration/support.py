@@ -38,9 +38,18 @@ def batch(first: int, count: int, *, space: int = 0) -> list[NewEvent]:
 
 
 async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
-    """Poll a condition (not a fixed sleep); fail the test if it never holds."""
+    """Poll a condition (not a fixed sleep); fail the test if it never holds.
+
+    Besides asyncio.timeout, a plain deadline: on Python 3.11 a check that goes through
+    asyncio.wait_for (asyncpg) can swallow the timeout's cancellation, and the poll would
+    then go on for ever instead of failing.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
     async with asyncio.timeout(timeout):
         while not await check():
+            if loop.time() > deadline:
+                raise TimeoutError(f"condition still false after {timeout} s")
             await asyncio.sleep(0.01)
 
 
