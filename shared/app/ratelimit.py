@@ -74,7 +74,8 @@ class AuthFailures:
         while len(self._buckets) > self._size:
             self._buckets.popitem(last=False)
         if bucket.level < 1.0:
-            log.warning("auth.failures_limited", client=client)
+            # no address in the log: nothing about a player is kept (ARCHITECTURE, Access)
+            log.warning("auth.failures_limited")
 
 
 def limit_failed_auth(failures: AuthFailures) -> Callable[[ASGIApp], ASGIApp]:

@@ -88,3 +88,12 @@ async def test_the_limit_can_be_switched_off(clock):
         for _ in range(50):
             r = await api.client.get(bey.url("/me"), headers=bearer("sb1.x.1.nope"))
             assert r.status_code in (401, 403)
+
+
+def test_a_limited_client_is_logged_without_its_address(capsys):
+    """No personal data: the log says a client hit the limit, never which address."""
+    failures = AuthFailures(per_minute=1, clock=lambda: 0.0)
+    failures.failed("203.0.113.9")
+    captured = capsys.readouterr()
+    assert "auth.failures_limited" in captured.out + captured.err
+    assert "203.0.113.9" not in captured.out + captured.err
