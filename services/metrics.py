@@ -30,7 +30,7 @@ from prometheus_client.core import (
     Metric,
 )
 
-from services.projections.keys import Keys
+from services.projections.projector import positions
 from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
 from shared.eventstore import EventStore
 
@@ -149,18 +149,9 @@ async def queue_depths(redis: aioredis.Redis, namespace: str) -> None:
 
 
 async def projection_backlog(store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
-    versions = await store.stream_versions()
-    seasons = sorted(versions)
-    pipe = redis.pipeline(transaction=False)
-    for season_id in seasons:
-        pipe.get(Keys.active(prefix, season_id))
-    gens = await pipe.execute()
-    pipe = redis.pipeline(transaction=False)
-    for season_id, gen in zip(seasons, gens, strict=True):
-        pipe.get(Keys(prefix, season_id, int(gen or 0)).checkpoint)
-    checkpoints = await pipe.execute()
-    behind = [versions[s] - int(raw or 0) for s, raw in zip(seasons, checkpoints, strict=True)]
-    SEASONS.set(len(seasons))
+    seen = await positions(store, redis, prefix)  # what the sweep compares, too
+    behind = [version - (checkpoint or 0) for version, checkpoint in seen.values()]
+    SEASONS.set(len(seen))
     BEHIND_SEASONS.set(sum(1 for n in behind if n > 0))
     BEHIND_EVENTS.set(sum(n for n in behind if n > 0))
 

@@ -136,14 +136,40 @@ class Projector:
     async def sweep(self) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint."""
         total = 0
-        for season_id in await self.store.list_seasons():
-            gen = await self.active_gen(season_id)
-            if gen is not None:  # None: a new season, or a wiped Redis (no `swept` marker then)
-                raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
-                if raw is not None and int(raw) >= await self.store.stream_version(season_id):
-                    continue
+        for season_id, (version, checkpoint) in (
+            await positions(self.store, self.redis, self.prefix)
+        ).items():
+            # no checkpoint: a new season, or a wiped Redis (no `swept` marker then)
+            if checkpoint is not None and checkpoint >= version:
+                continue
             total += await self.catch_up(season_id)
         # Every season is projected now: an unknown season is unknown (404), even on a server
         # that has no season at all yet. A wipe removes this too, until the next full pass.
         await self.redis.set(swept(self.prefix), "1")
         return total
+
+
+async def positions(
+    store: EventStore, redis: aioredis.Redis, prefix: str
+) -> dict[str, tuple[int, int | None]]:
+    """Every season's stream version and projected checkpoint (None: not projected), in season
+    order: one PostgreSQL query and two pipelined Redis round trips however many seasons."""
+    versions = await store.stream_versions()
+    seasons = sorted(versions)
+    pipe = redis.pipeline(transaction=False)
+    for season_id in seasons:
+        pipe.get(Keys.active(prefix, season_id))
+    gens = await pipe.execute()
+    pipe = redis.pipeline(transaction=False)
+    for season_id, gen in zip(seasons, gens, strict=True):
+        if gen is not None:
+            pipe.get(Keys(prefix, season_id, int(gen)).checkpoint)
+    checkpoints = iter(await pipe.execute())
+    return {
+        season_id: (versions[season_id], _int(next(checkpoints)) if gen is not None else None)
+        for season_id, gen in zip(seasons, gens, strict=True)
+    }
+
+
+def _int(raw: bytes | None) -> int | None:
+    return None if raw is None else int(raw)
