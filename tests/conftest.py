@@ -16,30 +16,16 @@ import secrets
 import socket
 import tempfile
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
+from tests.clock import StepClock
 
 SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
 REDIS_CLAIM_TTL_S = 6 * 3600
-
-
-class StepClock:
-    """An injected clock: starts at a fixed instant and moves 1 ms per reading."""
-
-    def __init__(self, start: datetime = datetime(2025, 3, 4, 18, 0, tzinfo=UTC)) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
 
 
 def _answers(host: str, port: int) -> bool:

@@ -65,14 +65,14 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
     scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
     task = asyncio.create_task(app(scope, inbox.get, outbox.put))  # type: ignore[arg-type]
     await inbox.put({"type": "lifespan.startup"})
-    started = await outbox.get()
+    started = await asyncio.wait_for(outbox.get(), 10)
     assert started["type"] == "lifespan.startup.complete", started
     try:
         yield
     finally:
         await inbox.put({"type": "lifespan.shutdown"})
-        await outbox.get()
-        await task
+        await asyncio.wait_for(outbox.get(), 10)
+        await asyncio.wait_for(task, 10)
 
 
 @asynccontextmanager

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.eventstore import ConcurrencyError, PoolSettings, PostgresEventStore, create_pool
+from tests.clock import StepClock
 from tests.integration.support import batch, new_event
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2025, 3, 4, 18, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
 
 
 async def _store(dsn: str) -> PostgresEventStore:
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=2, lock_timeout_ms=10_000))
-    return PostgresEventStore(pool, clock=_Clock())
+    return PostgresEventStore(pool, clock=StepClock())
 
 
 def race(dsn: str, season: str, rounds: int, barrier: Any, space: int) -> list[tuple[int, bool]]:

@@ -10,22 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from datetime import UTC, datetime, timedelta
 
 import redis.asyncio as aioredis
 
 from services.projections import projector as projector_module
 from services.projections.projector import Projector
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2025, 3, 4, 18, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
+from tests.clock import StepClock
 
 
 async def main(dsn: str, redis_url: str, prefix: str, rounds: int) -> None:
@@ -34,7 +25,7 @@ async def main(dsn: str, redis_url: str, prefix: str, rounds: int) -> None:
     )
     redis = aioredis.Redis.from_url(redis_url)
     try:
-        projector = Projector(PostgresEventStore(pool, clock=_Clock()), redis, prefix)
+        projector = Projector(PostgresEventStore(pool, clock=StepClock()), redis, prefix)
         for n in range(rounds):
             applied = await projector.sweep()
             print(f"sweep {n} applied {applied}", flush=True)

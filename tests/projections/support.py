@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
@@ -10,7 +9,6 @@ from typing import Any
 
 import httpx
 import redis.asyncio as aioredis
-from litestar import Litestar
 
 from services.command import auth
 from services.gateway import create_app
@@ -25,6 +23,7 @@ from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings, sha256_hex
+from tests.http.support import lifespan
 
 OPS_TOKEN = "ops-token-for-the-projection-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-projection-tests-0123456789"
@@ -187,24 +186,6 @@ def settings(prefix: str, redis_url: str = "redis://127.0.0.1:6379/0") -> Settin
 
 def bearer(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
-
-
-@asynccontextmanager
-async def lifespan(app: Litestar) -> AsyncIterator[None]:
-    """Run the app's ASGI lifespan on the current event loop (startup, then shutdown)."""
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
-    task = asyncio.create_task(app(scope, inbox.get, outbox.put))  # type: ignore[arg-type]
-    await inbox.put({"type": "lifespan.startup"})
-    started = await asyncio.wait_for(outbox.get(), 10)
-    assert started["type"] == "lifespan.startup.complete", started
-    try:
-        yield
-    finally:
-        await inbox.put({"type": "lifespan.shutdown"})
-        await asyncio.wait_for(outbox.get(), 10)
-        await asyncio.wait_for(task, 10)
 
 
 class Gateway:
