@@ -125,6 +125,7 @@ class Result:
     seconds: float
     statuses: Counter[int]
     cpu: float  # this process's CPU seconds while measuring (client, app, driver)
+    note: str = ""
 
     @property
     def rate(self) -> float:
@@ -220,6 +221,7 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         broker_namespace=ns,
         ops_token_hashes=(sha256_hex(ops_token),),
         pool_max=args.pool,
+        group_commit=args.group_commit,
     )
     try:
         return await _bench_api(create_app(settings), args, ops_token, key=key)
@@ -253,7 +255,15 @@ async def _bench_api(
             return r.status_code
 
         name = "api" if key else "api (no Idempotency-Key)"
-        return await drive(name, args.concurrency, args.seconds, args.warmup, one)
+        store = app.state.services.seasons.store
+        before = store.group_stats()
+        result = await drive(name, args.concurrency, args.seconds, args.warmup, one)
+        statements, appends, splits = (
+            a - b for a, b in zip(store.group_stats(), before, strict=True)
+        )
+        result.note = f", {appends / max(statements, 1):.1f} appends per statement"
+        result.note += f", {splits} groups split" if splits else ""
+        return result
 
 
 def bare_app(dsn: str, pool_size: int) -> Litestar:
@@ -353,7 +363,7 @@ async def main(args: argparse.Namespace) -> None:
             print(
                 f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
                 f"({r.done} ok in {r.seconds:.1f} s, {100 * r.cpu / r.seconds:.0f} % of a core; "
-                f"non-2xx {other})"
+                f"non-2xx {other}{r.note})"
             )
     keyed = [api.rate / bare.rate for api, _, bare, _ in rounds]
     plain = [api.rate / bare.rate for _, api, bare, _ in rounds]
@@ -380,6 +390,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         choices=["seasons", "beys"],
         default="seasons",
         help="how concurrent requests fall on seasons (see picker)",
+    )
+    p.add_argument(
+        "--group-commit",
+        type=int,
+        default=Settings().group_commit,
+        help="the API's group commit: statements in flight (0: one statement per append)",
     )
     p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported")
     p.add_argument(

@@ -26,6 +26,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     lock_timeout_ms: int = 5_000
     statement_timeout_ms: int = 10_000
     append_retries: int = 30  # 19 beys at once: every round lets at least one through
+    group_commit: int = 2  # appends grouped into one statement while this many are in flight
     projection_prefix: str = "sb"
     auth_failures_per_minute: int = 30  # 401s a client address may cause; then 429 (0: off)
     debug: bool = False
@@ -49,6 +50,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             cors_origins=tuple(o for o in e.get("SEKSENBIR_CORS_ORIGINS", "").split(",") if o),
             max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", d.max_body_bytes)),
             pool_max=int(e.get("SEKSENBIR_POOL_MAX", d.pool_max)),
+            group_commit=int(e.get("SEKSENBIR_GROUP_COMMIT", d.group_commit)),
             projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", d.projection_prefix),
             auth_failures_per_minute=int(
                 e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)

@@ -88,7 +88,7 @@ def create_app(
                 ),
             )
             await check_durability(pool)
-            the_store = PostgresEventStore(pool, clock=clock)
+            the_store = PostgresEventStore(pool, clock=clock, group_commit=settings.group_commit)
         broker = None
         send = enqueue
         if send is None:

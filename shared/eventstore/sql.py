@@ -181,3 +181,83 @@ SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon
 READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > $2 ORDER BY version"
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
 BY_IDS = f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])"
+
+# Group commit (store._GroupCommit): several appends to distinct seasons in one statement and
+# one commit, each item claimed, written and answered on its own, as the one-append statement
+# does. Items: $1 season, $2 stream's last hash, $3 expected version, $4 number of events,
+# $5 new last hash, $6 recorded_at, then the key recorded in one step (NULL scope: no key)
+# $7 scope, $8 key, $9 request hash, $10 response status, $11 response body, $12 completed_at.
+# Events, items' events one after another: $13 item (1-based), $14 its number in the item
+# (1-based), $15 ids, $16 types, $17 data, $18 metadata, $19 prev hashes, $20 hashes.
+# A stale item claims nothing and gets no positions; a taken key claims nothing (key_held
+# false). An item whose stream row another transaction holds is skipped (nothing waits on
+# it; the store appends it alone afterwards, waiting as a lone append does). What only an
+# error can say (an event id taken, a key a copy committed meanwhile) rolls the whole
+# statement back; the store then appends the items one by one.
+APPEND_GROUP = """
+WITH items AS (
+    SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[], $4::int[], $5::bytea[],
+                         $6::timestamptz[], $7::text[], $8::text[], $9::bytea[], $10::int[],
+                         $11::bytea[], $12::timestamptz[])
+        WITH ORDINALITY AS i(season_id, last_hash, expected, n, new_hash, recorded_at, scope,
+                             key, request_hash, status, body, completed_at, idx)
+),
+gated AS (  -- a probe per key (LIMIT: never a hashed scan of the whole table, even when
+            -- the planner believes it small, as it does on a young table)
+    SELECT i.* FROM items AS i LEFT JOIN LATERAL (
+        SELECT true AS taken FROM idempotency_keys AS k
+        WHERE k.scope = i.scope AND k.key = i.key LIMIT 1
+    ) AS t ON true
+    WHERE t.taken IS NULL
+),
+locked AS (  -- a season another transaction is writing is skipped, not waited for
+    SELECT s.season_id FROM streams AS s
+    WHERE s.season_id IN (SELECT season_id FROM gated WHERE expected > 0)
+    FOR UPDATE SKIP LOCKED
+),
+claim_next AS (
+    UPDATE streams AS s SET version = g.expected + g.n, last_hash = g.new_hash
+    FROM gated AS g
+    WHERE s.season_id = g.season_id AND g.expected > 0 AND s.version = g.expected
+      AND s.last_hash = g.last_hash AND s.season_id IN (SELECT season_id FROM locked)
+    RETURNING g.idx
+),
+claim_first AS (
+    INSERT INTO streams (season_id, version, last_hash)
+    SELECT g.season_id, g.n, g.new_hash FROM gated AS g
+    WHERE g.expected = 0 AND g.last_hash = decode(repeat('00', 32), 'hex')
+    ORDER BY g.season_id
+    ON CONFLICT (season_id) DO NOTHING RETURNING season_id
+),
+claimed AS (
+    SELECT idx FROM claim_next
+    UNION ALL SELECT g.idx FROM claim_first AS f JOIN gated AS g USING (season_id)
+),
+pos AS (
+    SELECT drawn.item, array_agg(drawn.p ORDER BY drawn.p) AS ps
+    FROM (SELECT e.item, nextval('events_position_seq') AS p
+          FROM unnest($13::int[]) AS e(item) JOIN claimed AS c ON c.idx = e.item) AS drawn
+    GROUP BY drawn.item
+),
+inserted AS (
+    INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
+                        recorded_at, prev_hash, hash)
+    SELECT pos.ps[e.n], pg_current_xact_id(), i.season_id, i.expected + e.n, e.id, e.type,
+           e.data, e.meta::jsonb, i.recorded_at, e.prev, e.hash
+    FROM unnest($13::int[], $14::int[], $15::uuid[], $16::text[], $17::bytea[], $18::text[],
+                $19::bytea[], $20::bytea[]) AS e(item, n, id, type, data, meta, prev, hash)
+    JOIN pos ON pos.item = e.item JOIN items AS i ON i.idx = e.item
+),
+recorded AS (
+    INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
+                                  response_body, created_at, completed_at)
+    SELECT i.scope, i.key, i.request_hash, 'done', i.status, i.body, i.completed_at,
+           i.completed_at
+    FROM items AS i JOIN pos ON pos.item = i.idx WHERE i.scope IS NOT NULL
+)
+SELECT i.idx, pos.ps AS positions, g.idx IS NOT NULL AS key_held,
+       g.idx IS NOT NULL AND i.expected > 0
+           AND i.season_id NOT IN (SELECT season_id FROM locked)
+           AND EXISTS (SELECT 1 FROM streams AS s WHERE s.season_id = i.season_id) AS skipped
+FROM items AS i LEFT JOIN pos ON pos.item = i.idx LEFT JOIN gated AS g ON g.idx = i.idx
+ORDER BY i.idx"""

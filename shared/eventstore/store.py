@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import asyncpg
@@ -44,6 +45,8 @@ _meta_decoder = msgspec.json.Decoder(EventMetadata)
 _encoder = msgspec.json.Encoder()
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
 NOTIFY_WINDOW = 0.02  # seconds: under load, appends' wake-ups within one window share a NOTIFY
+GROUP_FLUSHES = 2  # group commit: statements in flight at once (0: no grouping)
+GROUP_LIMIT = 64  # group commit: appends at most in one statement
 
 
 class _EventIdTaken(Exception):
@@ -146,6 +149,7 @@ class PostgresEventStore:
         clock: Clock,
         lease: timedelta = DEFAULT_LEASE,
         notify_window: float | None = NOTIFY_WINDOW,
+        group_commit: int = GROUP_FLUSHES,
     ):
         self._pool = pool
         self._clock = clock
@@ -156,6 +160,13 @@ class PostgresEventStore:
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
         # None: no wake-ups (a store on one borrowed connection, which a sender would share)
         self._waker = _Waker(pool, notify_window) if notify_window is not None else None
+        # 0: every append is its own statement; n: appends waiting while n groups are being
+        # written go out together in the next one (see _GroupCommit)
+        self._group = _GroupCommit(self, group_commit) if group_commit > 0 else None
+
+    def group_stats(self) -> GroupStats:
+        """What group commit has written so far: how well appends group, how often it split."""
+        return self._group.stats if self._group is not None else GroupStats()
 
     @property
     def idempotency(self) -> PostgresIdempotencyStore:
@@ -217,22 +228,26 @@ class PostgresEventStore:
         idempotency: KeyWrite | None,
     ) -> list[RecordedEvent]:
         recorded_at = utc(self._clock())
-        async with self._pool.acquire() as conn:
-            last_hash = self._known_hash(season_id, expected)
-            if last_hash is None:
+        last_hash = self._known_hash(season_id, expected)
+        if last_hash is None:
+            async with self._pool.acquire() as conn:
                 head = await conn.fetchrow(sql.STREAM_HEAD, season_id)
-                version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
-                if version != expected:
-                    raise ConcurrencyError(season_id, expected, version)
-            links = chain_hashes(last_hash, season_id, expected, events)
-            batch = _Batch(season_id, expected, events, recorded_at, links)
-            # one autocommit statement, key completion included: no round trip under a lock
-            try:
-                positions = await self._insert(conn, batch, last_hash, idempotency)
-            except ConcurrencyError:
-                self._heads.pop(season_id, None)  # someone else moved the season on
-                raise
-            self._remember_head(season_id, expected + len(events), links[-1][1])
+            version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
+            if version != expected:
+                raise ConcurrencyError(season_id, expected, version)
+        links = chain_hashes(last_hash, season_id, expected, events)
+        batch = _Batch(season_id, expected, events, recorded_at, links)
+        # one autocommit statement, key completion included: no round trip under a lock
+        try:
+            if self._group is not None and not isinstance(idempotency, IdempotencyCompletion):
+                positions = await self._group.submit(batch, last_hash, idempotency)
+            else:
+                async with self._pool.acquire() as conn:
+                    positions = await self._insert(conn, batch, last_hash, idempotency)
+        except ConcurrencyError:
+            self._heads.pop(season_id, None)  # someone else moved the season on
+            raise
+        self._remember_head(season_id, expected + len(events), links[-1][1])
         if self._waker is not None:
             self._waker.committed(season_id, positions[-1])
         return batch.recorded(positions)
@@ -276,17 +291,7 @@ class PostgresEventStore:
                 raise _EventIdTaken from exc
             # the streams row (a first append raced), or a recorded key a copy committed first
             raise ConcurrencyError(batch.season_id, batch.expected, None) from exc
-        if isinstance(done, IdempotencyRecord) and not row["key_held"]:
-            found = await look_in(conn, done.scope, done.key, done.request_hash)
-            if found is not None:
-                raise IdempotencyKeyTaken(done.scope, done.key, found)
-            raise ConcurrencyError(batch.season_id, batch.expected, None)  # gone again: retry
-        if isinstance(done, IdempotencyCompletion) and not row["key_held"]:
-            log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
-            raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
-        if row["positions"] is None:
-            raise ConcurrencyError(batch.season_id, batch.expected, None)
-        return list(row["positions"])
+        return await _settle(conn, batch, done, row["positions"], row["key_held"])
 
     async def _by_ids(self, events: Sequence[NewEvent]) -> list[RecordedEvent]:
         return await self._fetch(sql.BY_IDS, [e.event_id for e in events])
@@ -366,6 +371,72 @@ class PostgresEventStore:
         return [_recorded(row) for row in rows]
 
 
+async def _settle(
+    conn: asyncpg.Connection,
+    batch: _Batch,
+    done: KeyWrite | None,
+    positions: Sequence[int] | None,
+    key_held: bool,
+) -> list[int]:
+    """An append statement's answer for one append: its positions, or why there are none."""
+    if isinstance(done, IdempotencyRecord) and not key_held:
+        found = await look_in(conn, done.scope, done.key, done.request_hash)
+        if found is not None:
+            raise IdempotencyKeyTaken(done.scope, done.key, found)
+        raise ConcurrencyError(batch.season_id, batch.expected, None)  # gone again: retry
+    if isinstance(done, IdempotencyCompletion) and not key_held:
+        log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
+        raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
+    if positions is None:
+        raise ConcurrencyError(batch.season_id, batch.expected, None)
+    return list(positions)
+
+
+def _group_params(
+    group: Sequence[tuple[_Batch, bytes, IdempotencyRecord | None]], clock: Clock
+) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """sql.APPEND_GROUP's item columns ($1..$12) and event columns ($13..$20)."""
+    now = utc(clock())
+    items: tuple[list[Any], ...] = tuple([] for _ in range(12))
+    events: tuple[list[Any], ...] = tuple([] for _ in range(8))
+    for idx, (batch, last_hash, key) in enumerate(group, start=1):
+        for column, value in zip(
+            items,
+            (
+                batch.season_id,
+                last_hash,
+                batch.expected,
+                len(batch.events),
+                batch.links[-1][1],
+                batch.recorded_at,
+                *(
+                    (key.scope, key.key, key.request_hash, key.status, key.body, now)
+                    if key is not None
+                    else (None,) * 6
+                ),
+            ),
+            strict=True,
+        ):
+            column.append(value)
+        for n, (e, (prev, digest)) in enumerate(zip(batch.events, batch.links, strict=True), 1):
+            for column, value in zip(
+                events,
+                (
+                    idx,
+                    n,
+                    e.event_id,
+                    e.type,
+                    e.data,
+                    _encoder.encode(e.metadata).decode(),
+                    prev,
+                    digest,
+                ),
+                strict=True,
+            ):
+                column.append(value)
+    return items, events
+
+
 def _recorded(row: asyncpg.Record) -> RecordedEvent:
     return RecordedEvent(
         season_id=row["season_id"],
@@ -379,6 +450,154 @@ def _recorded(row: asyncpg.Record) -> RecordedEvent:
         prev_hash=row["prev_hash"],
         hash=row["hash"],
     )
+
+
+class GroupStats(NamedTuple):
+    """Counts of group commit (PostgresEventStore.group_stats)."""
+
+    statements: int = 0  # append statements written by group commit, one-append ones included
+    appends: int = 0  # appends in them
+    splits: int = 0  # groups an error refused, then written one append at a time
+
+    def add(self, appends: int) -> GroupStats:
+        return self._replace(statements=self.statements + 1, appends=self.appends + appends)
+
+
+class _Pending:
+    """One append waiting for its group: what to write, and the future its caller awaits."""
+
+    __slots__ = ("batch", "future", "key", "last_hash")
+
+    def __init__(
+        self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None, future: Any
+    ) -> None:
+        self.batch = batch
+        self.last_hash = last_hash
+        self.key = key
+        self.future: asyncio.Future[list[int]] = future
+
+    async def answer(self, outcome: Awaitable[list[int]]) -> None:
+        """Settle the future with the outcome's positions or its exception."""
+        try:
+            positions = await outcome
+        except Exception as exc:  # handed to the caller, who raises it
+            if not self.future.done():
+                self.future.set_exception(exc)
+        else:
+            if not self.future.done():
+                self.future.set_result(positions)
+
+
+class _GroupCommit:
+    """Group commit: appends that arrive while `flushes` statements are in flight wait, and go
+    out together in the next statement, one commit for all (sql.APPEND_GROUP).
+
+    A lone append goes out in the next loop turn, in the one-append statement: grouping costs
+    no latency when the store is quiet. Under load, one round trip, one commit and one pool checkout
+    serve many appends. Each append is still claimed and answered on its own: a stale one
+    gets ConcurrencyError, the others commit. A season has at most one append in flight here
+    (its later appends wait for the next statement, so they see the first one's outcome).
+    """
+
+    def __init__(self, store: PostgresEventStore, flushes: int) -> None:
+        self._store = store
+        self._flushes = flushes
+        self._running = 0
+        self._queue: list[_Pending] = []
+        self._busy_seasons: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
+        self.stats = GroupStats()
+
+    async def submit(
+        self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None
+    ) -> list[int]:
+        pending = _Pending(batch, last_hash, key, asyncio.get_running_loop().create_future())
+        self._queue.append(pending)
+        if self._running < self._flushes:
+            self._start()
+        return await pending.future
+
+    def _start(self) -> None:
+        self._running += 1
+        task = asyncio.get_running_loop().create_task(self._drain())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _take(self) -> list[_Pending]:
+        """The next group: an even share of what waits, so that PostgreSQL writes one group
+        while this process prepares the next, rather than all waiting for one big statement."""
+        group: list[_Pending] = []
+        rest: list[_Pending] = []
+        seasons = self._busy_seasons
+        limit = min(GROUP_LIMIT, -(-len(self._queue) // self._flushes))
+        for p in self._queue:
+            sid = p.batch.season_id
+            if len(group) < limit and sid not in seasons and not p.future.done():
+                seasons.add(sid)
+                group.append(p)
+            elif not p.future.done():
+                rest.append(p)
+        self._queue = rest
+        return group
+
+    async def _drain(self) -> None:
+        try:
+            while group := self._take():
+                try:
+                    await self._write(group)
+                finally:
+                    for p in group:
+                        self._busy_seasons.discard(p.batch.season_id)
+        finally:
+            # What waits now is for seasons another task is writing: that task takes it next.
+            self._running -= 1
+
+    async def _write(self, group: list[_Pending]) -> None:
+        store = self._store
+        self.stats = self.stats.add(len(group))
+        try:
+            async with store._pool.acquire() as conn:
+                if len(group) == 1:
+                    p = group[0]
+                    await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
+                else:
+                    await self._write_group(conn, group)
+        except BaseException as exc:  # lost connection, timeout, cancelled: every caller hears
+            for p in group:
+                if not p.future.done():
+                    p.future.set_exception(
+                        exc
+                        if isinstance(exc, Exception)
+                        else StoreBusyError("the group's write was cancelled")
+                    )
+            if not isinstance(exc, Exception):
+                raise
+
+    async def _write_group(self, conn: asyncpg.Connection, group: list[_Pending]) -> None:
+        """Write a group in one statement and answer each append; one by one if it fails."""
+        store = self._store
+        items, events = _group_params([(p.batch, p.last_hash, p.key) for p in group], store._clock)
+        try:
+            rows = await conn.fetch(sql.APPEND_GROUP, *items, *events)
+        except asyncpg.PostgresError as exc:
+            if isinstance(exc, _BUSY):
+                raise
+            # an event id taken, a key a copy committed meanwhile, a deadlock: one by one
+            log.info("eventstore.group_split", appends=len(group), error=type(exc).__name__)
+            self.stats = self.stats._replace(splits=self.stats.splits + 1)
+            for p in group:
+                await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
+            return
+        skipped = []
+        for p, row in zip(group, rows, strict=True):
+            if row["skipped"]:
+                skipped.append(p)
+            else:
+                await p.answer(_settle(conn, p.batch, p.key, row["positions"], row["key_held"]))
+        # Seasons another transaction was writing: alone now, so that only they wait for it
+        # (a zombie lock holds up its own season's appends, never a whole group).
+        for p in skipped:
+            await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
 
 
 class _Waker:

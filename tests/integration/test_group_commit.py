@@ -1,0 +1,320 @@
+"""Group commit: appends waiting together go out in one statement, each with its own outcome.
+
+docs/eventstore.md ("Group commit"). Every append in a group is claimed, written and answered
+as if it had been alone: a stale one gets ConcurrencyError, a taken key IdempotencyKeyTaken,
+the others commit. These tests form groups on purpose (one statement in flight, appends
+submitted in the same loop turn) and check the outcome of each append and what is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random  # noqa: TID251 - a seeded schedule of I/O, not domain randomness
+from collections.abc import Awaitable
+from typing import Any
+
+import asyncpg
+import pytest
+
+from shared.eventstore import (
+    ConcurrencyError,
+    DuplicateEventError,
+    IdempotencyRecord,
+    NewEvent,
+    PostgresEventStore,
+    RecordedEvent,
+    Replay,
+    StoreBusyError,
+)
+from tests.clock import StepClock
+from tests.integration.support import batch, new_event, wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def grouped(pool: asyncpg.Pool, clock: StepClock) -> PostgresEventStore:
+    """One statement in flight at a time: whatever waits meanwhile forms the next group."""
+    return PostgresEventStore(pool, clock=clock, group_commit=1, notify_window=None)
+
+
+async def outcomes(*appends: Awaitable[list[RecordedEvent]]) -> list[Any]:
+    """Each append's result or exception; all submitted in the same loop turn."""
+    return list(await asyncio.gather(*appends, return_exceptions=True))
+
+
+async def all_events(store: PostgresEventStore) -> list[RecordedEvent]:
+    events: list[RecordedEvent] = []
+    position = 0
+    while page := await store.read_all(position, 1000):
+        events += page
+        position = page[-1].position
+        if len(page) < 1000:
+            break
+    return events
+
+
+async def test_appends_to_many_seasons_share_statements_and_all_commit(pg_pool, clock):
+    store = grouped(pg_pool, clock)
+    seasons = [f"g{n}" for n in range(12)]
+    first = await outcomes(
+        *(store.append(s, 0, batch(1, 2, space=i)) for i, s in enumerate(seasons))
+    )
+    second = await outcomes(
+        *(store.append(s, 2, batch(3, 3, space=i)) for i, s in enumerate(seasons))
+    )
+    statements, appends, splits = store.group_stats()
+    assert appends == 24
+    assert statements < appends  # they were grouped (a lone first append goes alone)
+    assert splits == 0
+    for i, season in enumerate(seasons):
+        assert [e.version for e in first[i]] == [1, 2]
+        assert [e.version for e in second[i]] == [3, 4, 5]
+        stored = await store.read_stream(season)
+        assert stored == first[i] + second[i]  # what the caller was told is what is stored
+        await store.verify_season(season)
+    events = await all_events(store)
+    assert len(events) == 12 * 5
+    assert len({e.position for e in events}) == len(events)
+    for season in seasons:  # positions follow versions within a season
+        mine = [e for e in events if e.season_id == season]
+        assert [e.version for e in sorted(mine, key=lambda e: e.position)] == [1, 2, 3, 4, 5]
+
+
+async def test_each_append_in_a_group_gets_its_own_outcome(pg_pool, clock):
+    store = grouped(pg_pool, clock)
+    other = PostgresEventStore(pg_pool, clock=clock, group_commit=0)  # another process
+    for space, season in enumerate(("fresh", "stale", "keyed"), start=10):
+        await store.append(season, 0, [new_event(1, space=space)])
+    await other.append("stale", 1, [new_event(2, space=99)])  # `store` still thinks 1
+    await other.append("raced", 0, [new_event(1, space=98)])  # a first append got there first
+    taken = IdempotencyRecord("scope", "k", b"req", 200, b'{"first":true}')
+    await store.idempotency.record("scope", "k", b"req", 200, b'{"first":true}')
+    before = store.group_stats()
+
+    got = await outcomes(
+        store.append("fresh", 1, [new_event(2, space=1)]),
+        store.append("stale", 1, [new_event(3, space=1)]),
+        store.append("keyed", 1, [new_event(2, space=2)], idempotency=taken),
+        store.append("raced", 0, [new_event(1, space=3)]),
+        store.append("new", 0, batch(1, 2, space=4)),
+        store.append("new-keyed", 0, [new_event(1, space=5)], idempotency=_record("k2")),
+    )
+
+    assert [type(g).__name__ for g in got] == [
+        "list",
+        "ConcurrencyError",
+        "IdempotencyKeyTaken",
+        "ConcurrencyError",
+        "list",
+        "list",
+    ]
+    assert got[2].found == Replay(200, b'{"first":true}')
+    after = store.group_stats()
+    assert (after.statements - before.statements, after.splits) == (1, 0)  # one statement
+    assert [await store.stream_version(s) for s in ("fresh", "stale", "keyed", "raced")] == [
+        2,
+        2,
+        1,
+        1,
+    ]
+    assert [e.version for e in await store.read_stream("new")] == [1, 2]
+    assert await store.idempotency.look("scope", "k2", b"req") == Replay(200, b"{}")
+    stale = await store.read_stream("stale")
+    assert stale[-1].event_id == new_event(2, space=99).event_id  # the other writer's, kept
+    for season in ("fresh", "stale", "keyed", "raced", "new", "new-keyed"):
+        await store.verify_season(season)
+
+
+def _record(key: str) -> IdempotencyRecord:
+    return IdempotencyRecord("scope", key, b"req", 200, b"{}")
+
+
+async def test_a_group_an_error_refuses_is_written_one_by_one(pg_pool, clock):
+    """An event id recorded elsewhere aborts the group's statement: each is then alone."""
+    store = grouped(pg_pool, clock)
+    recorded = await store.append("a", 0, [new_event(1, space=1)])
+    await store.append("b", 0, [new_event(1, space=2)])
+    got = await outcomes(
+        store.append("b", 1, [new_event(2, space=2)]),
+        store.append("c", 0, [new_event(1, space=1)]),  # a's event, in another season
+        store.append("a", 1, [new_event(2, space=1)]),
+        store.append("a-again", 0, [new_event(1, space=1)]),  # runs with the next group
+    )
+    assert store.group_stats().splits == 1
+    assert [e.version for e in got[0]] == [2]
+    assert isinstance(got[1], DuplicateEventError)
+    assert [e.version for e in got[2]] == [2]
+    assert isinstance(got[3], DuplicateEventError)
+    assert await store.stream_version("c") == 0
+    assert (await store.read_stream("a"))[0] == recorded[0]
+
+
+async def test_reappending_recorded_events_in_a_group_is_an_idempotent_hit(pg_pool, clock):
+    store = grouped(pg_pool, clock)
+    first = await outcomes(
+        store.append("a", 0, batch(1, 2, space=1)), store.append("b", 0, batch(1, 1, space=2))
+    )
+    again = await outcomes(
+        store.append("a", 0, batch(1, 2, space=1)), store.append("b", 1, batch(2, 1, space=2))
+    )
+    assert again[0] == first[0]  # the first recording, nothing written twice
+    assert store.group_stats().splits == 0  # "a" claimed nothing; the store then found the hit
+    assert [e.version for e in again[1]] == [2]
+    assert await store.stream_version("a") == 2
+
+
+async def test_two_appends_to_one_season_never_share_a_statement(pg_pool, clock):
+    store = grouped(pg_pool, clock)
+    await store.append("s", 0, [new_event(1)])
+    before = store.group_stats()
+    got = await outcomes(
+        store.append("s", 1, [new_event(2, space=1)]),
+        store.append("s", 1, [new_event(2, space=2)]),
+        store.append("t", 0, [new_event(1, space=3)]),
+    )
+    assert sorted(type(g).__name__ for g in got[:2]) == ["ConcurrencyError", "list"]
+    after = store.group_stats()
+    assert after.statements - before.statements == 2  # the second for "s" waited for the first
+    assert after.splits == 0
+    assert await store.stream_version("s") == 2
+
+
+async def test_an_append_given_up_before_its_group_is_sent_is_not_written(pg_pool, clock):
+    store = grouped(pg_pool, clock)
+    lock = await pg_pool.acquire()
+    try:  # hold "held" so that the first group waits on it, and the next appends queue
+        await store.append("held", 0, [new_event(1)])
+        tx = lock.transaction()
+        await tx.start()
+        await lock.execute("SELECT 1 FROM streams WHERE season_id = 'held' FOR UPDATE")
+        blocked = asyncio.ensure_future(store.append("held", 1, [new_event(2)]))
+        await wait_until(lambda: _waiting_on_lock(pg_pool))
+        kept = asyncio.ensure_future(store.append("kept", 0, [new_event(1, space=1)]))
+        dropped = asyncio.ensure_future(store.append("dropped", 0, [new_event(1, space=2)]))
+        await asyncio.sleep(0.05)
+        dropped.cancel()
+        await tx.rollback()
+    finally:
+        await pg_pool.release(lock)
+    assert [e.version for e in await blocked] == [2]
+    assert [e.version for e in await kept] == [1]
+    with pytest.raises(asyncio.CancelledError):
+        await dropped
+    assert await store.stream_version("dropped") == 0
+
+
+async def _waiting_on_lock(pool: asyncpg.Pool) -> bool:
+    return bool(
+        await pool.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+    )
+
+
+async def test_a_season_another_transaction_holds_never_holds_up_the_rest_of_its_group(
+    pg_pool, clock
+):
+    """A lock on one season's stream row (another writer, or a zombie transaction; RELIABILITY
+    6) delays only that season's append: the rest of its group commits at once."""
+    store = grouped(pg_pool, clock)
+    for space, season in enumerate("abc", start=1):
+        await store.append(season, 0, [new_event(1, space=space)])
+    lock = await pg_pool.acquire()
+    try:
+        tx = lock.transaction()
+        await tx.start()
+        await lock.execute("SELECT 1 FROM streams WHERE season_id = 'b' FOR UPDATE")
+        group = {
+            s: asyncio.ensure_future(store.append(s, 1, [new_event(2, space=space)]))
+            for space, s in enumerate("abc", start=1)
+        }
+        done, _ = await asyncio.wait([group["a"], group["c"]], timeout=5)
+        assert len(done) == 2  # committed while "b" is still held
+        assert not group["b"].done()
+        await wait_until(lambda: _waiting_on_lock(pg_pool))  # "b" waits alone, as if lone
+        await tx.rollback()
+    finally:
+        await pg_pool.release(lock)
+    assert [[e.version for e in await group[s]] for s in "abc"] == [[2], [2], [2]]
+    assert store.group_stats().splits == 0
+
+
+async def test_a_group_whose_connection_dies_tells_every_append_and_writes_nothing(pg_pool, clock):
+    """RELIABILITY 22 for groups: every waiting caller hears StoreBusyError (HTTP 503), none is
+    left hanging, nothing is half written, and a retry then succeeds."""
+    store = grouped(pg_pool, clock)
+    for space, season in enumerate("abc", start=1):
+        await store.append(season, 0, [new_event(1, space=space)])
+    lock = await pg_pool.acquire()
+    try:  # a copy of the key in flight elsewhere: the group's key insert waits for it
+        tx = lock.transaction()
+        await tx.start()
+        await lock.execute(
+            "INSERT INTO idempotency_keys (scope, key, request_hash, status, created_at)"
+            " VALUES ('scope', 'k', '\\x00', 'in_progress', now())"
+        )
+        group = [
+            asyncio.ensure_future(
+                store.append(s, 1, [new_event(2, space=space)], idempotency=_record(key))
+            )
+            for space, (s, key) in enumerate(zip("abc", "akc", strict=True), start=1)
+        ]
+        await wait_until(lambda: _waiting_on_lock(pg_pool))
+        await lock.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        got = await outcomes(*group)
+        await tx.rollback()
+    finally:
+        await pg_pool.release(lock)
+    assert all(isinstance(g, StoreBusyError) for g in got), got
+    assert [await store.stream_version(s) for s in "abc"] == [1, 1, 1]
+    assert await store.idempotency.look("scope", "a", b"req") is None
+    retried = await outcomes(
+        *(store.append(s, 1, [new_event(2, space=n)]) for n, s in enumerate("abc", start=1))
+    )
+    assert [[e.version for e in r] for r in retried] == [[2], [2], [2]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_writers_in_two_processes_racing_on_shared_seasons_lose_and_dup_nothing(
+    pg_pool, clock, seed
+):
+    """Random schedules: two stores (two processes' worth of caches and groups), eight
+    writers each, five seasons, every command retried on conflict. Every command's events
+    end up stored once, versions are gap-free, and every season's chain verifies."""
+    rng = random.Random(seed)
+    stores = [grouped(pg_pool, clock), PostgresEventStore(pg_pool, clock=clock, group_commit=2)]
+    seasons = [f"r{n}" for n in range(5)]
+    commands: list[tuple[str, list[NewEvent]]] = []
+    n = 0
+    for writer in range(16):
+        for _ in range(6):
+            size = rng.randint(1, 3)
+            commands.append((rng.choice(seasons), batch(n + 1, size, space=writer)))
+            n += size
+
+    async def write(store: PostgresEventStore, todo: list[tuple[str, list[NewEvent]]]) -> None:
+        for season, events in todo:
+            while True:
+                version = await store.stream_version(season)
+                try:
+                    await store.append(season, version, events)
+                    break
+                except ConcurrencyError:
+                    await asyncio.sleep(rng.random() / 500)
+            if rng.random() < 0.3:
+                await asyncio.sleep(0)
+
+    await asyncio.gather(*(write(stores[w % 2], commands[w * 6 : (w + 1) * 6]) for w in range(16)))
+    stored = await all_events(stores[0])
+    assert sorted(e.event_id for e in stored) == sorted(
+        e.event_id for _, events in commands for e in events
+    )
+    for season in seasons:
+        versions = [e.version for e in await stores[1].read_stream(season)]
+        assert versions == list(range(1, len(versions) + 1))
+        await stores[1].verify_season(season)
+    assert stores[0].group_stats().appends >= 48
