@@ -6,6 +6,9 @@
   where prometheus_client's labelled metrics cost ~20) and rendered at scrape time.
 - Queues: `seksenbir_queue_messages{queue, state}`, ready / delayed / dead (Dramatiq's lists
   and dead-letter set in Redis), read at scrape time.
+- Appends: `seksenbir_append_statements_total`, `seksenbir_appends_total` (their ratio is how
+  many appends group commit puts in a statement) and `seksenbir_append_group_splits_total`
+  (groups an error refused, written one append at a time), this process's since it started.
 - Read side: `seksenbir_projection_seasons_behind` and `seksenbir_projection_events_behind`,
   how far the read models trail the event store, and `seksenbir_seasons`, read at scrape time
   (one PostgreSQL query and two pipelined Redis round trips however many seasons there are).
@@ -22,7 +25,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from litestar import Request, Response, get
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Gauge, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Gauge,
+    generate_latest,
+)
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -32,7 +41,7 @@ from prometheus_client.core import (
 
 from services.projections.projector import positions
 from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
-from shared.eventstore import EventStore
+from shared.eventstore import EventStore, GroupStats
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 UNTIMED = frozenset({"/metrics", "/health", "/ready"})
@@ -156,6 +165,37 @@ async def projection_backlog(store: EventStore, redis: aioredis.Redis, prefix: s
     BEHIND_EVENTS.set(sum(n for n in behind if n > 0))
 
 
+class _Appends:
+    """This process's group-commit counts, as Prometheus counters (read from the store)."""
+
+    def __init__(self, stats: GroupStats) -> None:
+        self._stats = stats
+
+    def collect(self) -> Iterator[Metric]:
+        s = self._stats
+        yield CounterMetricFamily(
+            "seksenbir_append_statements", "Append statements written", value=s.statements
+        )
+        yield CounterMetricFamily(
+            "seksenbir_appends", "Appends in those statements", value=s.appends
+        )
+        yield CounterMetricFamily(
+            "seksenbir_append_group_splits",
+            "Groups of appends an error refused, then written one append at a time",
+            value=s.splits,
+        )
+
+
+def append_counts(store: EventStore) -> bytes:
+    """The store's group-commit counters in text format (none for a store without them)."""
+    stats = getattr(store, "group_stats", None)
+    if stats is None:
+        return b""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Appends(stats()))
+    return generate_latest(registry)
+
+
 @get("/metrics", include_in_schema=False, media_type=CONTENT_TYPE_LATEST)
 async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     """Prometheus text format; the scrape-time gauges are read first."""
@@ -168,4 +208,7 @@ async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
             await queue_depths(query.redis, namespace)
         if services is not None:
             await projection_backlog(services.seasons.store, query.redis, query.prefix)
-    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
+    body = generate_latest(REGISTRY)
+    if services is not None:
+        body += append_counts(services.seasons.store)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -41,7 +41,7 @@ from shared.eventstore.model import (
 )
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
 from shared.eventstore.sql import parse_wakeup, wakeup_payloads
-from shared.eventstore.store import NOTIFY_CHANNEL, PostgresEventStore
+from shared.eventstore.store import NOTIFY_CHANNEL, GroupStats, PostgresEventStore
 
 __all__ = [
     "GENESIS",
@@ -57,6 +57,7 @@ __all__ = [
     "EventStore",
     "EventStoreError",
     "Found",
+    "GroupStats",
     "IdempotencyCompletion",
     "IdempotencyKeyTaken",
     "IdempotencyRecord",

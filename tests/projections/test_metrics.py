@@ -3,11 +3,16 @@ the read models trail the store; nothing a player sent in a label."""
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.projections.projector import Projector
-from shared.eventstore import InMemoryEventStore
+from shared.eventstore import InMemoryEventStore, PostgresEventStore
+from tests.clock import StepClock
+from tests.integration.support import new_event
 from tests.projections.support import append_chunk, open_gateway, season_chunks
 
 
@@ -59,3 +64,27 @@ async def test_metrics_count_requests_by_route_and_show_the_projection_backlog(
         text = (await client.get("/metrics")).text
         assert _value(text, "seksenbir_projection_seasons_behind") == 0
         assert _value(text, "seksenbir_projection_events_behind") == 0
+
+
+async def test_metrics_count_append_statements_and_the_appends_grouped_in_them(
+    pg_pool: asyncpg.Pool, clock: StepClock, redis: aioredis.Redis, prefix: str
+):
+    """Group commit is visible: appends per statement, and groups split one by one."""
+    event_store = PostgresEventStore(pg_pool, clock=clock, group_commit=1)
+    await event_store.append("dup", 0, [new_event(1, space=1)])
+    await asyncio.gather(
+        *(event_store.append(f"g{n}", 0, [new_event(1, space=10 + n)]) for n in range(8))
+    )
+    await asyncio.gather(  # "copy" reuses "dup"'s event id: the unique index splits its group
+        event_store.append("g0", 1, [new_event(2, space=10)]),
+        event_store.append("g1", 1, [new_event(2, space=11)]),
+        event_store.append("copy", 0, [new_event(1, space=1)]),
+        return_exceptions=True,
+    )
+    stats = event_store.group_stats()
+    assert stats.statements < stats.appends == 12 and stats.splits >= 1
+    async with open_gateway(event_store, redis, prefix) as (_gw, client):
+        text = (await client.get("/metrics")).text
+    assert _value(text, "seksenbir_append_statements_total") == stats.statements
+    assert _value(text, "seksenbir_appends_total") == stats.appends
+    assert _value(text, "seksenbir_append_group_splits_total") == stats.splits
