@@ -38,6 +38,11 @@ def server_settings(settings: PoolSettings) -> dict[str, str]:
         "statement_timeout": str(settings.statement_timeout_ms),
         "idle_in_transaction_session_timeout": str(settings.idle_in_transaction_timeout_ms),
         "synchronous_commit": "on",  # never let a role or database default weaken an append
+        # Every parameterised statement here is a key or index lookup whose best plan does not
+        # depend on the values. PostgreSQL's default would re-plan the append statements on
+        # every execution instead (it prices the custom plan cheaper): about 0.1 ms of server
+        # CPU per one-append statement and 0.5 ms per group (docs/eventstore.md).
+        "plan_cache_mode": "force_generic_plan",
         "application_name": settings.application_name,
     }
 

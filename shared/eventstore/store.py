@@ -492,11 +492,13 @@ class _GroupCommit:
     """Group commit: appends that arrive while `flushes` statements are in flight wait, and go
     out together in the next statement, one commit for all (sql.APPEND_GROUP).
 
-    A lone append goes out in the next loop turn, in the one-append statement: grouping costs
-    no latency when the store is quiet. Under load, one round trip, one commit and one pool checkout
-    serve many appends. Each append is still claimed and answered on its own: a stale one
-    gets ConcurrencyError, the others commit. A season has at most one append in flight here
-    (its later appends wait for the next statement, so they see the first one's outcome).
+    While a slot is free and nothing waits, the caller writes its append itself, in the
+    one-append statement: grouping costs no latency when the store is quiet, nor for a few
+    busy seasons whose appends come one at a time. Under load, one round trip, one commit
+    and one pool checkout serve many appends. Each append is still claimed and answered on
+    its own: a stale one gets ConcurrencyError, the others commit. A season has at most one
+    append in flight here (its later appends wait for the next statement, so they see the
+    first one's outcome).
     """
 
     def __init__(self, store: PostgresEventStore, flushes: int) -> None:
@@ -504,18 +506,38 @@ class _GroupCommit:
         self._flushes = flushes
         self._running = 0
         self._queue: list[_Pending] = []
-        self._busy_seasons: set[str] = set()
+        self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
         self.stats = GroupStats()
 
     async def submit(
         self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None
     ) -> list[int]:
+        season_id = batch.season_id
+        if self._running < self._flushes and not self._queue and season_id not in self._busy:
+            return await self._alone(batch, last_hash, key)
         pending = _Pending(batch, last_hash, key, asyncio.get_running_loop().create_future())
         self._queue.append(pending)
         if self._running < self._flushes:
             self._start()
         return await pending.future
+
+    async def _alone(
+        self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None
+    ) -> list[int]:
+        """A free slot and nothing waiting: the caller writes its own append, no task between
+        (one-append statement), and hands what queued meanwhile to a drain task."""
+        self._running += 1
+        self._busy.add(batch.season_id)
+        self.stats = self.stats.add(1)
+        try:
+            async with self._store._pool.acquire() as conn:
+                return await self._store._insert(conn, batch, last_hash, key)
+        finally:
+            self._busy.discard(batch.season_id)
+            self._running -= 1
+            if self._queue and self._running < self._flushes:
+                self._start()
 
     def _start(self) -> None:
         self._running += 1
@@ -528,7 +550,7 @@ class _GroupCommit:
         while this process prepares the next, rather than all waiting for one big statement."""
         group: list[_Pending] = []
         rest: list[_Pending] = []
-        seasons = self._busy_seasons
+        seasons = self._busy
         limit = min(GROUP_LIMIT, -(-len(self._queue) // self._flushes))
         for p in self._queue:
             sid = p.batch.season_id
@@ -547,7 +569,7 @@ class _GroupCommit:
                     await self._write(group)
                 finally:
                     for p in group:
-                        self._busy_seasons.discard(p.batch.season_id)
+                        self._busy.discard(p.batch.season_id)
         finally:
             # What waits now is for seasons another task is writing: that task takes it next.
             self._running -= 1

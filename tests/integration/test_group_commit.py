@@ -9,6 +9,7 @@ submitted in the same loop turn) and check the outcome of each append and what i
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random  # noqa: TID251 - a seeded schedule of I/O, not domain randomness
 from collections.abc import Awaitable
 from typing import Any
@@ -30,6 +31,7 @@ from tests.clock import StepClock
 from tests.integration.support import batch, new_event, wait_until
 
 pytestmark = pytest.mark.integration
+LEAD = 7777  # the event-id space of lead appends
 
 
 def grouped(pool: asyncpg.Pool, clock: StepClock) -> PostgresEventStore:
@@ -37,9 +39,24 @@ def grouped(pool: asyncpg.Pool, clock: StepClock) -> PostgresEventStore:
     return PostgresEventStore(pool, clock=clock, group_commit=1, notify_window=None)
 
 
-async def outcomes(*appends: Awaitable[list[RecordedEvent]]) -> list[Any]:
-    """Each append's result or exception; all submitted in the same loop turn."""
-    return list(await asyncio.gather(*appends, return_exceptions=True))
+_LEADS = itertools.count(1)
+
+
+def lead(store: PostgresEventStore) -> asyncio.Future[list[RecordedEvent]]:
+    """An append to a season of its own, started now: with the store's one slot free and
+    nothing waiting, it goes alone and holds the slot, so the appends submitted after it in
+    the same loop turn wait together and form the next group."""
+    n = next(_LEADS)
+    return asyncio.ensure_future(store.append(f"lead-{n}", 0, [new_event(n, space=LEAD)]))
+
+
+async def outcomes(
+    store: PostgresEventStore, *appends: Awaitable[list[RecordedEvent]]
+) -> list[Any]:
+    """Each append's result or exception, the appends written as one group behind a lead."""
+    got = await asyncio.gather(lead(store), *appends, return_exceptions=True)
+    assert isinstance(got[0], list), got[0]
+    return list(got[1:])
 
 
 async def all_events(store: PostgresEventStore) -> list[RecordedEvent]:
@@ -57,22 +74,19 @@ async def test_appends_to_many_seasons_share_statements_and_all_commit(pg_pool, 
     store = grouped(pg_pool, clock)
     seasons = [f"g{n}" for n in range(12)]
     first = await outcomes(
-        *(store.append(s, 0, batch(1, 2, space=i)) for i, s in enumerate(seasons))
+        store, *(store.append(s, 0, batch(1, 2, space=i)) for i, s in enumerate(seasons))
     )
     second = await outcomes(
-        *(store.append(s, 2, batch(3, 3, space=i)) for i, s in enumerate(seasons))
+        store, *(store.append(s, 2, batch(3, 3, space=i)) for i, s in enumerate(seasons))
     )
-    statements, appends, splits = store.group_stats()
-    assert appends == 24
-    assert statements < appends  # they were grouped (a lone first append goes alone)
-    assert splits == 0
+    assert store.group_stats() == (4, 26, 0)  # each lead alone, then 12 appends in one statement
     for i, season in enumerate(seasons):
         assert [e.version for e in first[i]] == [1, 2]
         assert [e.version for e in second[i]] == [3, 4, 5]
         stored = await store.read_stream(season)
         assert stored == first[i] + second[i]  # what the caller was told is what is stored
         await store.verify_season(season)
-    events = await all_events(store)
+    events = [e for e in await all_events(store) if not e.season_id.startswith("lead-")]
     assert len(events) == 12 * 5
     assert len({e.position for e in events}) == len(events)
     for season in seasons:  # positions follow versions within a season
@@ -92,6 +106,7 @@ async def test_each_append_in_a_group_gets_its_own_outcome(pg_pool, clock):
     before = store.group_stats()
 
     got = await outcomes(
+        store,
         store.append("fresh", 1, [new_event(2, space=1)]),
         store.append("stale", 1, [new_event(3, space=1)]),
         store.append("keyed", 1, [new_event(2, space=2)], idempotency=taken),
@@ -110,7 +125,7 @@ async def test_each_append_in_a_group_gets_its_own_outcome(pg_pool, clock):
     ]
     assert got[2].found == Replay(200, b'{"first":true}')
     after = store.group_stats()
-    assert (after.statements - before.statements, after.splits) == (1, 0)  # one statement
+    assert (after.statements - before.statements, after.splits) == (2, 0)  # lead, then all six
     assert [await store.stream_version(s) for s in ("fresh", "stale", "keyed", "raced")] == [
         2,
         2,
@@ -135,6 +150,7 @@ async def test_a_group_an_error_refuses_is_written_one_by_one(pg_pool, clock):
     recorded = await store.append("a", 0, [new_event(1, space=1)])
     await store.append("b", 0, [new_event(1, space=2)])
     got = await outcomes(
+        store,
         store.append("b", 1, [new_event(2, space=2)]),
         store.append("c", 0, [new_event(1, space=1)]),  # a's event, in another season
         store.append("a", 1, [new_event(2, space=1)]),
@@ -152,10 +168,14 @@ async def test_a_group_an_error_refuses_is_written_one_by_one(pg_pool, clock):
 async def test_reappending_recorded_events_in_a_group_is_an_idempotent_hit(pg_pool, clock):
     store = grouped(pg_pool, clock)
     first = await outcomes(
-        store.append("a", 0, batch(1, 2, space=1)), store.append("b", 0, batch(1, 1, space=2))
+        store,
+        store.append("a", 0, batch(1, 2, space=1)),
+        store.append("b", 0, batch(1, 1, space=2)),
     )
     again = await outcomes(
-        store.append("a", 0, batch(1, 2, space=1)), store.append("b", 1, batch(2, 1, space=2))
+        store,
+        store.append("a", 0, batch(1, 2, space=1)),
+        store.append("b", 1, batch(2, 1, space=2)),
     )
     assert again[0] == first[0]  # the first recording, nothing written twice
     assert store.group_stats().splits == 0  # "a" claimed nothing; the store then found the hit
@@ -168,13 +188,14 @@ async def test_two_appends_to_one_season_never_share_a_statement(pg_pool, clock)
     await store.append("s", 0, [new_event(1)])
     before = store.group_stats()
     got = await outcomes(
+        store,
         store.append("s", 1, [new_event(2, space=1)]),
         store.append("s", 1, [new_event(2, space=2)]),
         store.append("t", 0, [new_event(1, space=3)]),
     )
     assert sorted(type(g).__name__ for g in got[:2]) == ["ConcurrencyError", "list"]
     after = store.group_stats()
-    assert after.statements - before.statements == 2  # the second for "s" waited for the first
+    assert after.statements - before.statements == 3  # lead; "s" and "t"; the other "s"
     assert after.splits == 0
     assert await store.stream_version("s") == 2
 
@@ -225,6 +246,7 @@ async def test_a_season_another_transaction_holds_never_holds_up_the_rest_of_its
         tx = lock.transaction()
         await tx.start()
         await lock.execute("SELECT 1 FROM streams WHERE season_id = 'b' FOR UPDATE")
+        first = lead(store)
         group = {
             s: asyncio.ensure_future(store.append(s, 1, [new_event(2, space=space)]))
             for space, s in enumerate("abc", start=1)
@@ -233,6 +255,7 @@ async def test_a_season_another_transaction_holds_never_holds_up_the_rest_of_its
         assert len(done) == 2  # committed while "b" is still held
         assert not group["b"].done()
         await wait_until(lambda: _waiting_on_lock(pg_pool))  # "b" waits alone, as if lone
+        await first
         await tx.rollback()
     finally:
         await pg_pool.release(lock)
@@ -254,6 +277,7 @@ async def test_a_group_whose_connection_dies_tells_every_append_and_writes_nothi
             "INSERT INTO idempotency_keys (scope, key, request_hash, status, created_at)"
             " VALUES ('scope', 'k', '\\x00', 'in_progress', now())"
         )
+        first = lead(store)
         group = [
             asyncio.ensure_future(
                 store.append(s, 1, [new_event(2, space=space)], idempotency=_record(key))
@@ -265,7 +289,8 @@ async def test_a_group_whose_connection_dies_tells_every_append_and_writes_nothi
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE wait_event_type = 'Lock' AND datname = current_database()"
         )
-        got = await outcomes(*group)
+        got = list(await asyncio.gather(*group, return_exceptions=True))
+        await first
         await tx.rollback()
     finally:
         await pg_pool.release(lock)
@@ -273,7 +298,7 @@ async def test_a_group_whose_connection_dies_tells_every_append_and_writes_nothi
     assert [await store.stream_version(s) for s in "abc"] == [1, 1, 1]
     assert await store.idempotency.look("scope", "a", b"req") is None
     retried = await outcomes(
-        *(store.append(s, 1, [new_event(2, space=n)]) for n, s in enumerate("abc", start=1))
+        store, *(store.append(s, 1, [new_event(2, space=n)]) for n, s in enumerate("abc", start=1))
     )
     assert [[e.version for e in r] for r in retried] == [[2], [2], [2]]
 

@@ -139,11 +139,12 @@ async def test_pooled_connections_carry_the_fail_fast_settings(migrated_pg_dsn: 
             "SELECT current_setting('lock_timeout') AS l,"
             " current_setting('statement_timeout') AS s,"
             " current_setting('idle_in_transaction_session_timeout') AS i,"
-            " current_setting('synchronous_commit') AS c"
+            " current_setting('synchronous_commit') AS c,"
+            " current_setting('plan_cache_mode') AS p"
         )
     finally:
         await pool.close()
-    assert tuple(row) == ("1234ms", "5678ms", "9s", "on")
+    assert tuple(row) == ("1234ms", "5678ms", "9s", "on", "force_generic_plan")
 
 
 async def test_an_append_behind_a_zombie_lock_fails_fast(migrated_pg_dsn: str, pg_pool, clock):
