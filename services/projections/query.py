@@ -17,6 +17,8 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from services.projections.keys import Keys, board, channel, seasons_index, swept
 from services.projections.reads import NotReady, decode, read
 from shared.app.openapi import READ_PROBLEMS, problem_body
+from shared.domain.events import BattleRecord
+from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
 TICKET_TTL_S = 30
@@ -275,13 +277,9 @@ async def private(request: Request[Any, Any, Any], season_id: str) -> Response[d
     )
 
 
-def _parties(record: dict[str, Any]) -> set[int]:
-    seats = {s for g in record["groups"] for s in g["beys"]}
-    seats |= {s[0] for g in record["groups"] for s in g["support"]}
-    seats |= {s[0] for s in record["defence_support"]}
-    if record["defender"] is not None:
-        seats.add(record["defender"])
-    return seats
+def _concerns(record: dict[str, Any], seat: int) -> bool:
+    """Whether a projected battle record (R-5.8) is one the bey fought in or supported."""
+    return seat in battle_parties(msgspec.convert(record, BattleRecord))
 
 
 @get(
@@ -306,7 +304,7 @@ async def battles(
             await _record_ops_read(request, season_id, f"battles/{divan}")
         return answer(meta, {"divan": divan, "battles": records})
     seat = bey_seat(request, season_id, auth)
-    return answer(meta, {"divan": divan, "battles": [r for r in records if seat in _parties(r)]})
+    return answer(meta, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]})
 
 
 @get(

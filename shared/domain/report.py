@@ -120,7 +120,7 @@ def build(
             public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
             public.extend(_betrayal(b) for b in e.betrayals)
             for r in e.battles:
-                for seat in _parties(r):
+                for seat in battle_parties(r):
                     private[seat].append(_battle_line(r))
         elif isinstance(e, RebellionsRun):
             public.extend(_rebellion(seat, ok) for seat, _pct, ok in e.rebellions)
@@ -129,7 +129,8 @@ def build(
     return tuple(public), {s: tuple(private[s]) for s in seats if private.get(s)}
 
 
-def _parties(r: BattleRecord) -> set[int]:
+def battle_parties(r: BattleRecord) -> set[int]:
+    """The beys a battle concerns (R-14): attackers, supporters of either side, the defender."""
     seats = {s for g in r.groups for s in g.beys}
     seats |= {s for g in r.groups for s, _o, _u in g.support}
     seats |= {s for s, _o, _u in r.defence_support}
