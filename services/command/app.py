@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
+import redis.asyncio as aioredis
 import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
@@ -25,7 +26,7 @@ from services.command.problems import (
 from services.command.routes import ROUTES
 from shared.app.openapi import COMPONENTS
 from shared.app.queues import make_broker, resolve_message
-from shared.app.ratelimit import AuthFailures, limit_failed_auth
+from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
 from shared.eventstore import (
     EventStore,
@@ -109,7 +110,19 @@ def create_app(
                 broker.close()
             if pool is not None:
                 await pool.close()
+            if shared is not None:
+                await shared.close()
 
+    # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
+    shared = (
+        SharedFailures(
+            aioredis.Redis.from_url(settings.redis_url),
+            settings.broker_namespace,
+            settings.auth_failures_per_minute,
+        )
+        if settings.auth_failures_per_minute > 0
+        else None
+    )
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
         route_handlers=[Router("/v1", route_handlers=ROUTES), *extra_routers, health, ready],
@@ -129,8 +142,8 @@ def create_app(
         middleware=[
             *extra_middleware,
             *(
-                [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute))]
-                if settings.auth_failures_per_minute > 0
+                [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute), shared)]
+                if shared is not None
                 else []
             ),
         ],

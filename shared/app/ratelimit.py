@@ -7,20 +7,32 @@ token is checked; requests without credentials (public reads, creating a trial s
 A bey token has 192 random bits, so this is not what keeps tokens safe: it keeps a guesser
 from costing the server a hash and a lookup per guess, and makes a sweep visible in the logs.
 
-Per process (each API process keeps its own buckets, bounded in number), and keyed by the
-ASGI client address: behind a reverse proxy on another host, set uvicorn's FORWARDED_ALLOW_IPS
-to the proxy, so that the address is the player's (from X-Forwarded-For) and not the proxy's.
+Two layers (ARCHITECTURE, Access: rate limits live in Redis with short expiry):
+- SharedFailures: the bucket in Redis, one for all API processes (a GCRA in one Lua call,
+  on Redis's clock), under a hashed key that expires when the bucket is full again. It is
+  asked only on a 401, never on a request that succeeds. A client over the limit is then
+  blocked in the process that saw the 401; other processes block it at its next 401 there.
+- AuthFailures: the same bucket in this process's memory (bounded), which also holds those
+  blocks. It is what still limits a client when Redis does not answer.
+
+Keyed by the ASGI client address: behind a reverse proxy on another host, set uvicorn's
+FORWARDED_ALLOW_IPS to the proxy, so that the address is the player's (from X-Forwarded-For)
+and not the proxy's. No address is logged, and Redis holds only a hash of it, for at most the
+minute its bucket takes to refill.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import redis.asyncio as aioredis
 import structlog
+from redis.exceptions import RedisError
 
 from shared.app.openapi import problem_body
 
@@ -31,11 +43,12 @@ ASGIApp = Callable[..., Any]
 
 
 class _Bucket:
-    __slots__ = ("at", "level")
+    __slots__ = ("at", "blocked_until", "level")
 
     def __init__(self, level: float, at: float) -> None:
         self.level = level
         self.at = at
+        self.blocked_until = 0.0  # set by the shared bucket (block)
 
 
 class AuthFailures:
@@ -58,28 +71,95 @@ class AuthFailures:
         bucket = self._buckets.get(client)
         if bucket is None:
             return None
-        level = self._level(bucket, self._clock())
-        if level >= 1.0:
+        now = self._clock()
+        level = self._level(bucket, now)
+        wait = max((1.0 - level) / self.rate, bucket.blocked_until - now)
+        if wait <= 0:
             return None
-        return max(1, math.ceil((1.0 - level) / self.rate))
+        return max(1, math.ceil(wait))
+
+    def block(self, client: str, seconds: float) -> None:
+        """Refuse the client's credentialed requests for `seconds` (the shared bucket said so)."""
+        now = self._clock()
+        bucket = self._bucket(client, now)
+        bucket.blocked_until = max(bucket.blocked_until, now + seconds)
 
     def failed(self, client: str) -> None:
         now = self._clock()
-        bucket = self._buckets.get(client)
-        if bucket is None:
-            bucket = self._buckets[client] = _Bucket(self.capacity, now)
+        bucket = self._bucket(client, now)
         bucket.level = self._level(bucket, now) - 1.0
         bucket.at = now
-        self._buckets.move_to_end(client)
-        while len(self._buckets) > self._size:
-            self._buckets.popitem(last=False)
         if bucket.level < 1.0:
             # no address in the log: nothing about a player is kept (ARCHITECTURE, Access)
             log.warning("auth.failures_limited")
 
+    def _bucket(self, client: str, now: float) -> _Bucket:
+        bucket = self._buckets.get(client)
+        if bucket is None:
+            bucket = self._buckets[client] = _Bucket(self.capacity, now)
+        self._buckets.move_to_end(client)
+        while len(self._buckets) > self._size:
+            self._buckets.popitem(last=False)
+        return bucket
 
-def limit_failed_auth(failures: AuthFailures) -> Callable[[ASGIApp], ASGIApp]:
-    """Litestar middleware (a factory of ASGI apps) applying `failures` to HTTP requests."""
+
+# GCRA: the key holds the bucket's "theoretical arrival time" in ms on Redis's clock. A failure
+# pushes it one interval on; the client is over the limit while it is more than capacity - 1
+# intervals ahead of now, which is when the in-memory bucket would be below one token. Returns
+# the ms it stays over the limit (0: not over). The key expires when the bucket is full again.
+_GCRA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+tat = tat + interval
+redis.call('SET', KEYS[1], tat, 'PX', tat - now)
+return math.max(0, tat - now - (capacity - 1) * interval)
+"""
+
+
+class SharedFailures:
+    """The failed-token bucket in Redis, one for every API process (see the module doc)."""
+
+    def __init__(self, redis: aioredis.Redis, namespace: str, per_minute: int) -> None:
+        self._redis = redis
+        self._namespace = namespace
+        self._interval_ms = max(1, round(60_000 / per_minute))
+        self._capacity = per_minute
+        self._script = redis.register_script(_GCRA)
+        self._warned = False
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+    def key(self, client: str) -> str:
+        """The client's key: a hash of its address, never the address itself."""
+        digest = hashlib.sha256(f"{self._namespace}\0{client}".encode()).hexdigest()[:32]
+        return f"{self._namespace}:authfail:{digest}"
+
+    async def failed(self, client: str) -> float:
+        """Count a 401; the seconds the client is now over the limit (0: not), or 0 if Redis
+        does not answer (the in-memory bucket still limits it then)."""
+        try:
+            wait_ms = await self._script(
+                keys=[self.key(client)], args=[self._interval_ms, self._capacity]
+            )
+        except (RedisError, OSError) as exc:
+            if not self._warned:
+                log.warning("auth.failures_unshared", error=type(exc).__name__)
+                self._warned = True
+            return 0.0
+        self._warned = False
+        return int(wait_ms) / 1000.0
+
+
+def limit_failed_auth(
+    failures: AuthFailures, shared: SharedFailures | None = None
+) -> Callable[[ASGIApp], ASGIApp]:
+    """Litestar middleware (a factory of ASGI apps) applying `failures` (and, if given, the
+    `shared` bucket) to HTTP requests."""
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -96,6 +176,8 @@ def limit_failed_auth(failures: AuthFailures) -> Callable[[ASGIApp], ASGIApp]:
             async def watch(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start" and message["status"] == 401:
                     failures.failed(client)
+                    if shared is not None and (wait := await shared.failed(client)) > 0:
+                        failures.block(client, wait)
                 await send(message)
 
             await app(scope, receive, watch)

@@ -40,7 +40,8 @@ def settings(**overrides: Any) -> Settings:
     return Settings(
         ops_token_hashes=(sha256_hex(OPS_TOKEN),),
         auditor_token_hashes=(sha256_hex(AUDITOR_TOKEN),),
-        **overrides,
+        # each app its own Redis namespace: the failed-token buckets are shared through Redis
+        **{"broker_namespace": f"test-{secrets.token_hex(4)}", **overrides},
     )
 
 

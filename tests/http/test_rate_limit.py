@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import secrets
 import time  # noqa: TID251 - the limiter refills in real time meanwhile
+from typing import Any
 
 import httpx
+import redis.asyncio as aioredis
 
 from shared.app.ratelimit import AuthFailures
 from shared.eventstore import InMemoryEventStore
@@ -97,3 +99,61 @@ def test_a_limited_client_is_logged_without_its_address(capsys):
     captured = capsys.readouterr()
     assert "auth.failures_limited" in captured.out + captured.err
     assert "203.0.113.9" not in captured.out + captured.err
+
+
+def _guess(bey: Any) -> dict[str, str]:
+    return bearer(f"sb1.{bey.season_id}.{bey.seat}.{secrets.token_urlsafe(24)}")
+
+
+async def test_api_processes_share_one_bucket_through_redis(clock, redis_url: str):
+    """ARCHITECTURE (Access): rate limits live in Redis. A guesser spreading its tries over
+    two API processes gets the limit once, not once per process."""
+    store = InMemoryEventStore(clock=clock)
+    shared = settings(auth_failures_per_minute=10, redis_url=redis_url)
+    async with open_api(store, shared) as one, open_api(store, shared) as two:
+        bey = await create_trial(one.client)
+        statuses = []
+        for n in range(40):
+            client = (one, two)[n % 2].client
+            statuses.append((await client.get(bey.url("/me"), headers=_guess(bey))).status_code)
+        # 10 failures in all; then each process refuses at the guesser's next 401 there
+        assert statuses[:10] == [401] * 10
+        assert statuses.count(401) <= 12
+        assert statuses[-20:] == [429] * 20
+        for api in (one, two):  # the guesser's own valid token waits too, in either process
+            r = await api.client.get(bey.url("/me"), headers=bey.auth())
+            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+
+
+async def test_redis_holds_a_hash_of_the_address_and_forgets_it_within_a_minute(
+    clock, redis_url: str
+):
+    store = InMemoryEventStore(clock=clock)
+    config = settings(auth_failures_per_minute=10, redis_url=redis_url)
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        async with open_api(store, config) as api:
+            bey = await create_trial(api.client)
+            for _ in range(3):
+                await api.client.get(bey.url("/me"), headers=_guess(bey))
+        keys = [k.decode() async for k in redis.scan_iter(f"{config.broker_namespace}:*")]
+        assert len(keys) == 1
+        assert "127.0.0.1" not in keys[0]  # the test client's address
+        assert "127.0.0.1" not in (await redis.get(keys[0])).decode()
+        assert 0 < await redis.pttl(keys[0]) <= 3 * 6_000  # full again after 3 x 6 s
+    finally:
+        await redis.aclose()
+
+
+async def test_without_redis_each_process_still_limits_on_its_own(clock, capsys):
+    store = InMemoryEventStore(clock=clock)
+    nowhere = settings(auth_failures_per_minute=10, redis_url="redis://127.0.0.1:9/0")
+    async with open_api(store, nowhere) as api:
+        bey = await create_trial(api.client)
+        statuses = [
+            (await api.client.get(bey.url("/me"), headers=_guess(bey))).status_code
+            for _ in range(12)
+        ]
+    assert statuses == [401] * 10 + [429] * 2
+    logged = capsys.readouterr()
+    assert (logged.out + logged.err).count("auth.failures_unshared") == 1  # said once

@@ -178,6 +178,7 @@ async def delete_prefix(redis: aioredis.Redis, prefix: str) -> None:
 def settings(prefix: str, redis_url: str = "redis://127.0.0.1:6379/0") -> Settings:
     return Settings(
         redis_url=redis_url,
+        broker_namespace=f"{prefix}-broker",  # the failed-token buckets too
         projection_prefix=prefix,
         ops_token_hashes=(sha256_hex(OPS_TOKEN),),
         auditor_token_hashes=(sha256_hex(AUDITOR_TOKEN),),
