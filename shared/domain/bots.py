@@ -7,7 +7,9 @@ from itertools import accumulate
 
 from shared.domain import rng
 from shared.domain.commands import BuildSur, Command, HireMercenaries, PurchaseProvince
+from shared.domain.draws import Draws
 from shared.domain.map import MAX_UNITS, game_map
+from shared.domain.rules.treaties import ACCEPT_PERCENT
 from shared.domain.state import DIVANS, LAST_TREATY_DIVAN, Bey, Offer, Order, SeasonState, Treaty
 
 WORST_DIE = 2  # R-5.4: the fate die is uniform in {0, 1, 2}
@@ -31,9 +33,10 @@ class _View:
         self.memleket_of = {b.seat: b.memleket for b in state.beys}
         in_force = divan <= LAST_TREATY_DIVAN  # R-6.6: no treaty from Divan 13 on
         treaties = [t for t in state.treaties if in_force and t.through_divan >= divan]
-        deals: list[Treaty | Offer] = [*treaties, *(state.offers if in_force else ())]
+        offers = [o for o in state.offers if in_force and _accepted(state, o, divan)]
+        deals: list[Treaty | Offer] = [*treaties, *offers]
         ours = [(sum(d.pair()) - seat, d) for d in deals if seat in d.pair()]
-        # never attacked: a treaty in force or an offer that may be accepted (R-6.4, R-6.5)
+        # never attacked: a treaty in force, or an offer step 2 will accept (R-6.4, R-6.5)
         self.friends = frozenset(s for s, _ in ours)
         self.allies = frozenset(s for s, d in ours if d.kind == "alliance" and d in treaties)
         self.ceasefire = state.ceasefire_divan == divan  # R-6.7
@@ -42,6 +45,20 @@ class _View:
         # M-9: the other bey whose memleket is nearest (ties: lower seat)
         self.rival_home = min([r for r in near if r[1] != seat] or [(0, 0, 0)])[2]
         self.threat = {p: _threat(self, p) for p in self.mine}
+
+
+def _accepted(state: SeasonState, offer: Offer, divan: int) -> bool:
+    """Whether step 2 of Divan `divan` will accept the offer (R-6.1, R-6.3).
+
+    A computer receiver answers with the season's keyed draw, which it can read beforehand as
+    its own intention (R-11.2: state and season randomness only); a human receiver with its
+    stored answer. A bot spares the offerer only then: an offer it is going to refuse shields
+    nobody, so a human cannot stay safe by offering every bot a pact every Divan.
+    """
+    receiver = state.bey(offer.to)
+    if receiver is not None and receiver.computer:
+        return Draws(state.seed, divan).offer(offer.frm, offer.to, ACCEPT_PERCENT[offer.kind])
+    return offer.answer == "accept"
 
 
 def _view(state: SeasonState, seat: int, divan: int) -> _View | None:

@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 
 from shared.domain import bots
 from shared.domain import commands as c
+from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.evolve import evolve
 from shared.domain.map import game_map
+from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.state import (
     Bey,
     Offer,
@@ -126,6 +128,44 @@ def test_r6_5_no_attack_on_weak_pact_partner() -> None:
     assert all(o.target != ANKARA for o in bots.plan_orders(state, 1, 3))
     without = msgspec.structs.replace(state, treaties=())
     assert any(o.target == ANKARA and o.kind == "advance" for o in bots.plan_orders(without, 1, 3))
+
+
+def test_r6_3_a_bot_spares_an_offerer_only_when_step_2_will_accept_the_offer() -> None:
+    """R-6.3, R-6.5: a weak human next to a strong bot offers it a pact. The bot leaves the
+    human alone exactly when step 2 accepts the pact (no betrayal then); an offer it will
+    refuse is no shield. Checked over seeds until both answers have come up."""
+    beys = (Bey(seat=1, memleket=ESKISEHIR, computer=True), Bey(seat=2, memleket=ANKARA))
+    owned = {ESKISEHIR: (1, 12), ANKARA: (2, 1)}
+    seen = set()
+    for seed in range(1, 60):
+        state = season(owned, beys, walled_in(ESKISEHIR), seed=seed, offers=(Offer("pact", 2, 1),))
+        orders = bots.plan_orders(state, 1, 3)
+        events, _board = adjudicate(
+            state, DivanInputs(divan=3, orders={1: orders}, offers=state.offers)
+        )
+        (settled,) = [e for e in events if isinstance(e, ev.OfferSettled)]
+        (battles,) = [e for e in events if isinstance(e, ev.BattlesResolved)]
+        attacked = any(o.target == ANKARA and o.kind == "advance" for o in orders)
+        assert attacked == (settled.outcome == "rejected"), (seed, settled.outcome)
+        assert not battles.betrayals
+        seen.add(settled.outcome)
+        if seen == {"accepted", "rejected"}:
+            return
+    raise AssertionError(f"only {seen} in 59 seeds")
+
+
+@SETTINGS
+@given(states_with_offers())
+def test_r6_5_computer_beys_never_betray(state: SeasonState) -> None:
+    """R-6.5: whatever offers are open, a Divan played with the bots' own orders makes no
+    computer bey Hain (an offer it will accept is respected from step 2 on)."""
+    divan = state.divan + 1
+    orders = {b.seat: bots.plan_orders(state, b.seat, divan) for b in state.beys if b.computer}
+    events, _board = adjudicate(state, DivanInputs(divan=divan, orders=orders, offers=state.offers))
+    computer = {b.seat for b in state.beys if b.computer}
+    for e in events:
+        if isinstance(e, ev.BattlesResolved):
+            assert not [b for b in e.betrayals if b.traitor in computer]
 
 
 def test_r6_7_ceasefire_spares_beys_but_not_milis() -> None:
