@@ -13,7 +13,7 @@ from services.projections.sink import Sink
 from shared.domain import codec
 from shared.domain.evolve import evolve
 from shared.domain.state import SeasonState
-from shared.eventstore import EventStore
+from shared.eventstore import EventStore, RecordedEvent
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
@@ -56,23 +56,27 @@ class Projector:
             return await self.rebuild(season_id)
         return await self._advance(season_id, keys, int(raw), live=True)
 
-    async def _cursor(self, season_id: str, gen: int, version: int) -> _Cursor:
+    async def _cursor(
+        self, season_id: str, gen: int, version: int
+    ) -> tuple[_Cursor, list[RecordedEvent]]:
+        """The fold at `version` and the events after it: from memory and one read of what is
+        new, or, for a season this process has not folded (or folded elsewhere), one read of
+        the whole stream."""
         cur = self._cursors.get(season_id)
         if cur is not None and cur.gen == gen and cur.version == version:
-            return cur
+            return cur, await self.store.read_stream(season_id, from_version=version)
         state, snapshot = SeasonState(), Snapshot()
         keys = Keys(self.prefix, season_id, gen)
-        for rec in await self.store.read_stream(season_id) if version else []:
-            if rec.version > version:
-                break
+        records = await self.store.read_stream(season_id)
+        later = [rec for rec in records if rec.version > version]
+        for rec in records[: len(records) - len(later)]:
             state = evolve(state, codec.decode_event(rec.data))
         if version:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
-        return _Cursor(gen, version, state, snapshot)
+        return _Cursor(gen, version, state, snapshot), later
 
     async def _advance(self, season_id: str, keys: Keys, checkpoint: int, live: bool) -> int:
-        cur = await self._cursor(season_id, keys.gen, checkpoint)
-        records = await self.store.read_stream(season_id, from_version=checkpoint)
+        cur, records = await self._cursor(season_id, keys.gen, checkpoint)
         applied = 0
         for start in range(0, len(records), BATCH):
             state = cur.state

@@ -292,3 +292,27 @@ async def test_two_projector_processes_at_once_apply_each_event_once(
     assert sum(_applied(out) for _code, out in runs) == expected
     for season_id in seasons:
         await assert_rebuild_equal(event_store, redis, prefix, season_id)
+
+
+async def test_a_projector_new_to_a_season_reads_its_stream_once_and_ends_rebuild_equal(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """A restarted projector (no fold in memory) catching up a season reads the stream once,
+    folding what is projected and applying what is new from the same read."""
+    season_id = "cold"
+    chunks = list(season_chunks(23, season_id))
+    await append_chunk(memory_store, season_id, chunks[0], "chunk/0")
+    await Projector(memory_store, redis, prefix).catch_up(season_id)
+    await append_chunk(memory_store, season_id, chunks[1], "chunk/1")
+    reads: list[tuple[str, int]] = []
+    read_stream = memory_store.read_stream
+
+    async def counted(sid: str, from_version: int = 0) -> list:  # type: ignore[type-arg]
+        reads.append((sid, from_version))
+        return await read_stream(sid, from_version)
+
+    memory_store.read_stream = counted  # type: ignore[method-assign]
+    assert await Projector(memory_store, redis, prefix).catch_up(season_id) == len(chunks[1])
+    assert reads == [(season_id, 0)]
+    memory_store.read_stream = read_stream  # type: ignore[method-assign]
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
