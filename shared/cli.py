@@ -110,6 +110,9 @@ def _worker(args: argparse.Namespace) -> int:
 
     module = {"resolver": "services.resolver.worker", "projections": "services.projections.worker"}
     os.environ.setdefault("dramatiq_worker_timeout", "20")
+    from shared.app.queues import worker_metrics
+
+    os.environ.update(worker_metrics(args.kind))
     cmd = [
         sys.executable,
         "-m",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -77,6 +78,7 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
     """Everything at once for local use; Ctrl-C stops it all."""
+    from shared.app.queues import worker_metrics
     from shared.eventstore import migrate
 
     with postgres() as (dsn, pg_where), redis_server() as (url, redis_where):
@@ -87,6 +89,8 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             "SEKSENBIR_REDIS_URL": url,
             "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "20"),
         }
+        resolver_metrics = worker_metrics("resolver")  # {} unless SEKSENBIR_WORKER_METRICS_PORT
+        projections_metrics = worker_metrics("projections")
         procs = [
             _spawn(
                 [
@@ -110,7 +114,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                     "--threads",
                     "2",
                 ],
-                env,
+                {**env, **resolver_metrics},
             ),
         ]
         projector = (
@@ -127,7 +131,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                         "--threads",
                         "2",
                     ],
-                    env,
+                    {**env, **projections_metrics},
                 )
             )
         print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
@@ -136,6 +140,11 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
         print(
             "Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops"
         )
+        if resolver_metrics:
+            m = resolver_metrics
+            at = f"{m['dramatiq_prom_host']}:{m['dramatiq_prom_port']}"
+            print(f"Metrics:    http://{host}:{port}/metrics (API), http://{at} (resolver),")
+            print("            the next port (projections)")
         sys.stdout.flush()
         # SIGTERM (systemd, `timeout`, docker stop) stops the children too, like Ctrl-C does.
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
@@ -158,4 +167,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                     with contextlib.suppress(ProcessLookupError):
                         os.killpg(p.pid, signal.SIGKILL)
                     p.wait()
+            for m in (resolver_metrics, projections_metrics):
+                if "dramatiq_prom_db" in m:  # this run's metric files
+                    shutil.rmtree(m["dramatiq_prom_db"], ignore_errors=True)
         return max((p.returncode or 0) for p in procs)

@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 import structlog
 
 from services.projections.projector import Projector
-from shared.app.queues import PROJECT_SEASON, PROJECTIONS_QUEUE, make_broker
+from shared.app.queues import PROJECT_SEASON, PROJECTIONS_QUEUE, add_worker_metrics, make_broker
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
 
@@ -39,6 +39,7 @@ async def projector(settings: Settings) -> Projector:
 def declare(settings: Settings) -> tuple[dramatiq.Actor[..., object], dramatiq.Actor[..., object]]:
     broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
     broker.add_middleware(dramatiq.middleware.AsyncIO())
+    add_worker_metrics(broker)  # only if started with queues.worker_metrics
     dramatiq.set_broker(broker)
 
     @dramatiq.actor(

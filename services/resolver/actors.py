@@ -9,7 +9,13 @@ import dramatiq
 import structlog
 
 from services.resolver.divan import resolve
-from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, make_broker, project_message
+from shared.app.queues import (
+    DIVANS_QUEUE,
+    RESOLVE_DIVAN,
+    add_worker_metrics,
+    make_broker,
+    project_message,
+)
 from shared.app.seasons import Seasons
 from shared.eventstore import PoolSettings, PostgresEventStore, check_durability, create_pool
 from shared.faults import fault
@@ -63,6 +69,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
     )
     broker.maintenance_chance = settings_value("SEKSENBIR_MAINTENANCE_CHANCE", 1_000)  # per 1e6
     broker.add_middleware(dramatiq.middleware.AsyncIO())
+    add_worker_metrics(broker)  # only if started with queues.worker_metrics
     dramatiq.set_broker(broker)
 
     @dramatiq.actor(

@@ -23,6 +23,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     migrated_pg_dsn: str, redis_url: str, tmp_path: Path
 ):
     port = free_port()
+    metrics_port = free_port()  # the resolver's; the projections worker's is the next one
     log = tmp_path / "up.log"
     env = {
         **os.environ,
@@ -30,6 +31,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         "SEKSENBIR_REDIS_URL": redis_url,
         "SEKSENBIR_BROKER_NAMESPACE": f"test-up-{secrets.token_hex(4)}",
         "SEKSENBIR_DATA": str(tmp_path / "data"),
+        "SEKSENBIR_WORKER_METRICS_PORT": str(metrics_port),
     }
     with serving(["up", "--port", str(port)], env, log, port) as stack:
         created = httpx.post(f"{stack.base}/v1/seasons", json={"memleket": 6}, timeout=10)
@@ -46,6 +48,14 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
                 break
             assert time.monotonic() < deadline, (summary.text, stack.output())
             time.sleep(0.2)
+        # the workers' own metrics (Dramatiq's Prometheus middleware): the Divan it resolved
+        resolver = httpx.get(f"http://127.0.0.1:{metrics_port}/", timeout=10).text
+        assert 'dramatiq_messages_total{actor_name="resolve_divan",queue_name="divans"} 1.0' in (
+            resolver
+        ), resolver
+        assert "dramatiq_message_duration_milliseconds_bucket" in resolver
+        projections = httpx.get(f"http://127.0.0.1:{metrics_port + 1}/", timeout=10).text
+        assert "dramatiq_messages_total" in projections
         code = stack.stop()
     text = log.read_text()
     assert code == 0, text
