@@ -41,12 +41,31 @@ def configure_logging(
     """Configure structlog (and the stdlib root logger); `file` defaults to standard output."""
     json = os.environ.get("SEKSENBIR_LOG_FORMAT", "json") == "json" if json is None else json
     lvl = getattr(logging, (level or os.environ.get("SEKSENBIR_LOG_LEVEL", "INFO")).upper())
-    logging.basicConfig(stream=sys.stderr, level=lvl, format="%(message)s")
     renderer = (
         structlog.processors.JSONRenderer(serializer=_dumps)
         if json
         else structlog.dev.ConsoleRenderer()
     )
+    # Libraries' stdlib records (asyncpg, uvicorn, dramatiq, redis) in the same format, on stderr
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.stdlib.add_logger_name,
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                _redact,
+            ],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                *([structlog.processors.format_exc_info] if json else []),
+                renderer,
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(lvl)
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -148,6 +148,7 @@ def create_app(
             ),
         ],
         request_max_body_size=settings.max_body_bytes,
+        logging_config=None,  # shared.logs configures logging; Litestar's would replace it
         openapi_config=OpenAPIConfig(
             title="Seksenbir API",
             version="1",
