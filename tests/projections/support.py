@@ -198,8 +198,14 @@ class Gateway:
         self.prefix = prefix
         self.enqueued: list[tuple[str, int]] = []
         self.rebuilds: list[str] = []
+        kw = redis.connection_pool.connection_kwargs  # the test's own Redis db, for the limiter
+        url = (
+            f"unix://{kw['path']}?db={kw.get('db', 0)}"
+            if "path" in kw
+            else f"redis://{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+        )
         self.app = create_app(
-            settings(prefix),
+            settings(prefix, url),
             store=store,
             enqueue=lambda season_id, divan: self.enqueued.append((season_id, divan)),
             redis=redis,
