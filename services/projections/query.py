@@ -15,7 +15,7 @@ from litestar import Request, Response, Router, get, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.projections.keys import Keys, board, channel, seasons_index, swept
-from services.projections.reads import NotReady, decode, read
+from services.projections.reads import NotReady, decode, read, read_metas
 from shared.app.openapi import READ_PROBLEMS, problem_body
 from shared.domain.events import BattleRecord
 from shared.domain.report import battle_parties
@@ -205,10 +205,8 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
-    for season_id in ids:
-        try:
-            meta, _ = await read(c.redis, c.prefix, season_id, lambda k, p: None)
-        except NotReady:
+    for season_id, meta in (await read_metas(c.redis, c.prefix, ids)).items():
+        if meta is None:
             rows.append({"season_id": season_id, "status": "rebuilding"})
             continue
         rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})

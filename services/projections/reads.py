@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -42,3 +43,25 @@ async def read(
             meta = {k.decode(): decode(v) for k, v in meta_raw.items()}
             return meta, rest
     raise NotReady(season_id)
+
+
+async def read_metas(
+    redis: aioredis.Redis, prefix: str, season_ids: list[str]
+) -> dict[str, dict[str, Any] | None]:
+    """Many seasons' meta in two round trips (the active generations, then the metas); a
+    season whose generation switched in between is read again alone. None: not ready."""
+    if not season_ids:
+        return {}
+    gens = await redis.mget([Keys.active(prefix, s) for s in season_ids])
+    pipe = redis.pipeline(transaction=False)
+    ready = [(s, int(g)) for s, g in zip(season_ids, gens, strict=True) if g is not None]
+    for season_id, gen in ready:
+        pipe.hgetall(Keys(prefix, season_id, gen).meta)
+    found: dict[str, dict[str, Any] | None] = dict.fromkeys(season_ids)
+    for (season_id, _gen), raw in zip(ready, await pipe.execute(), strict=True):
+        if raw:
+            found[season_id] = {k.decode(): decode(v) for k, v in raw.items()}
+        else:  # switched meanwhile: the one-season read retries on the new generation
+            with contextlib.suppress(NotReady):
+                found[season_id] = (await read(redis, prefix, season_id, lambda k, p: None))[0]
+    return found

@@ -6,6 +6,7 @@ import asyncio
 
 import redis.asyncio as aioredis
 
+from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
@@ -54,9 +55,13 @@ async def test_the_season_list_shows_the_newest_seasons(
     for seed, season_id in enumerate(ids):
         await append_chunk(memory_store, season_id, next(season_chunks(seed, season_id)), "setup")
         await projector.catch_up(season_id)
+    await redis.delete(Keys.active(prefix, ids[-2]))  # a projection gone (a rebuild is due)
     async with open_gateway(memory_store, redis, prefix) as (_gw, client):
-        listed = [s["season_id"] for s in (await client.get("/v1/seasons/all")).json()["seasons"]]
-    assert ids[-1] in listed
+        seasons = (await client.get("/v1/seasons/all")).json()["seasons"]
+    assert [s["season_id"] for s in seasons] == ids[::-1][:200]  # newest first, 200 at most
+    assert seasons[1] == {"season_id": ids[-2], "status": "rebuilding"}
+    for s in [seasons[0], *seasons[2:]]:
+        assert s["version"] == await memory_store.stream_version(s["season_id"])
 
 
 # --- 6: server-sent events ----------------------------------------------------------------------
