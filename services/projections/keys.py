@@ -53,6 +53,11 @@ def board(prefix: str, name: str) -> str:
     return f"{prefix}:boards:{name}"
 
 
+def han_memleket(prefix: str, plate: int) -> str:
+    """The seasons whose Han's memleket is `plate` (0: no Han), one sorted set per plate."""
+    return f"{board(prefix, 'han_memleket')}:{plate}"
+
+
 def channel(prefix: str, season_id: str, seat: int | None = None) -> str:
     """Pub/sub channel announcing a season's news (and one per bey for its private part)."""
     return f"{prefix}:events:{season_id}" + (f":{seat}" if seat is not None else "")

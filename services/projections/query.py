@@ -14,10 +14,11 @@ import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from services.projections.keys import Keys, board, channel, seasons_index, swept
+from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
 from shared.app.openapi import READ_PROBLEMS, problem_body
 from shared.domain.events import BattleRecord
+from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
@@ -230,14 +231,15 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[d
 )
 async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[str, Any]]:
     c = ctx(request)
-    if name == "han-memleket":
-        raw = await c.redis.hgetall(board(c.prefix, "han_memleket"))
-        counts: dict[str, int] = {}
-        for plate in raw.values():
-            counts[plate.decode()] = counts.get(plate.decode(), 0) + 1
+    if name == "han-memleket":  # one round trip of 81 counts, however many seasons ended
+        pipe = c.redis.pipeline(transaction=False)
+        for plate in PLATES:
+            pipe.zcard(han_memleket(c.prefix, plate))
+        counts = zip(PLATES, await pipe.execute(), strict=True)
         rows = [
-            {"memleket": int(p), "hans": n}
-            for p, n in sorted(counts.items(), key=lambda x: (-x[1], int(x[0])))
+            {"memleket": p, "hans": n}
+            for p, n in sorted(counts, key=lambda x: (-x[1], x[0]))
+            if n > 0
         ]
     elif name in ("han-scores", "best-scores"):
         key = board(c.prefix, name.replace("-", "_"))

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from services.projections.keys import Keys, board, channel, seasons_index
+from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
 from shared.domain.state import SeasonState
@@ -236,7 +236,8 @@ def cross_season(
                 for seat, score in e.scores
             )
             han = state.bey(e.han)
-            ops.append(
-                ("HSET", board(prefix, "han_memleket"), season, str(han.memleket if han else 0))
-            )
+            plate = han.memleket if han else 0
+            ops.append(("HSET", board(prefix, "han_memleket"), season, str(plate)))
+            # the season under its Han's memleket: the board counts 82 sets, not every season
+            ops.append(("ZADD", han_memleket(prefix, plate), 0.0, season))
     return ops

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import redis.asyncio as aioredis
 
@@ -10,6 +11,8 @@ from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
+from shared.domain.evolve import evolve
+from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
 from tests.projections.scenario import canaries, mission_lists
 from tests.projections.sse import Stream, served
@@ -149,3 +152,32 @@ async def test_tickets_are_bound_to_their_season_and_need_a_bey_token(
         assert (
             await redis.exists(f"{prefix}:ticket:{ticket}") == 0
         )  # used up even by a wrong season
+
+
+async def test_the_han_memleket_board_counts_each_season_once(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """GET /boards/han-memleket: Hans by memleket, over the seasons that count (R-1.5);
+    a repeated catch-up or a rebuild of a season counts it no twice."""
+    projector = Projector(memory_store, redis, prefix)
+    expected: Counter[int] = Counter()
+    for seed, counts in ((3, True), (5, True), (9, True), (11, False)):
+        season_id = f"board-{seed}"
+        state = SeasonState()
+        for n, chunk in enumerate(season_chunks(seed, season_id, counts_on_boards=counts)):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+            for e in chunk:
+                state = evolve(state, e)
+        await projector.catch_up(season_id)
+        han = state.bey(state.han or 0)
+        if counts and han is not None:
+            expected[han.memleket] += 1
+    await projector.rebuild("board-3")
+    await Projector(memory_store, redis, prefix).catch_up("board-5")
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        rows = (await client.get("/v1/boards/han-memleket")).json()["rows"]
+    assert sum(expected.values()) == 3
+    assert rows == [
+        {"memleket": plate, "hans": n}
+        for plate, n in sorted(expected.items(), key=lambda x: (-x[1], x[0]))
+    ]
