@@ -8,10 +8,17 @@ from typing import TYPE_CHECKING
 import pytest
 
 from shared.eventstore import EventStore, InMemoryEventStore
+from tests.http import support
 from tests.http.support import Api, open_api, open_litestar_client
 
 if TYPE_CHECKING:
     from tests.conftest import StepClock
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _limiter_redis(redis_url: str) -> None:
+    """The apps under test count failed tokens in this session's own Redis db."""
+    support.REDIS_URL["url"] = redis_url
 
 
 @pytest.fixture

@@ -35,13 +35,22 @@ PROBLEM = "application/problem+json"
 SYSTEM = EventMetadata(actor="system", command_id="test-setup")
 
 
+# The session's own Redis db (tests/http/conftest.py sets it): the apps under test count failed
+# tokens there, under a namespace of their own.
+REDIS_URL = {"url": "redis://127.0.0.1:6379/0"}
+
+
 def settings(**overrides: Any) -> Settings:
     """Settings with one ops and one auditor token (kept, as in production, only as hashes)."""
     return Settings(
         ops_token_hashes=(sha256_hex(OPS_TOKEN),),
         auditor_token_hashes=(sha256_hex(AUDITOR_TOKEN),),
         # each app its own Redis namespace: the failed-token buckets are shared through Redis
-        **{"broker_namespace": f"test-{secrets.token_hex(4)}", **overrides},
+        **{
+            "broker_namespace": f"test-{secrets.token_hex(4)}",
+            "redis_url": REDIS_URL["url"],
+            **overrides,
+        },
     )
 
 
