@@ -394,46 +394,29 @@ async def _settle(
 
 def _group_params(
     group: Sequence[tuple[_Batch, bytes, IdempotencyRecord | None]], clock: Clock
-) -> tuple[tuple[object, ...], tuple[object, ...]]:
-    """sql.APPEND_GROUP's item columns ($1..$12) and event columns ($13..$20)."""
+) -> tuple[tuple[list[Any], ...], tuple[list[Any], ...]]:
+    """sql.APPEND_GROUP's item columns ($1..$12) and event columns ($13..$20), made from each
+    append's own one-append parameters (_Batch.params)."""
     now = utc(clock())
     items: tuple[list[Any], ...] = tuple([] for _ in range(12))
     events: tuple[list[Any], ...] = tuple([] for _ in range(8))
     for idx, (batch, last_hash, key) in enumerate(group, start=1):
-        for column, value in zip(
-            items,
-            (
-                batch.season_id,
-                last_hash,
-                batch.expected,
-                len(batch.events),
-                batch.links[-1][1],
-                batch.recorded_at,
-                *(
-                    (key.scope, key.key, key.request_hash, key.status, key.body, now)
-                    if key is not None
-                    else (None,) * 6
-                ),
-            ),
-            strict=True,
-        ):
+        season, last, expected, ids, types, data, metas, at, prevs, new_hash, hashes = batch.params(
+            last_hash
+        )
+        keyed = (
+            (key.scope, key.key, key.request_hash, key.status, key.body, now)
+            if key is not None
+            else (None,) * 6
+        )
+        row = (season, last, expected, len(ids), new_hash, at, *keyed)
+        for column, value in zip(items, row, strict=True):
             column.append(value)
-        for n, (e, (prev, digest)) in enumerate(zip(batch.events, batch.links, strict=True), 1):
-            for column, value in zip(
-                events,
-                (
-                    idx,
-                    n,
-                    e.event_id,
-                    e.type,
-                    e.data,
-                    _encoder.encode(e.metadata).decode(),
-                    prev,
-                    digest,
-                ),
-                strict=True,
-            ):
-                column.append(value)
+        numbered = ([idx] * len(ids), range(1, len(ids) + 1))
+        for column, values in zip(
+            events, (*numbered, ids, types, data, metas, prevs, hashes), strict=True
+        ):
+            column.extend(values)
     return items, events
 
 
@@ -468,13 +451,11 @@ class _Pending:
 
     __slots__ = ("batch", "future", "key", "last_hash")
 
-    def __init__(
-        self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None, future: Any
-    ) -> None:
+    def __init__(self, batch: _Batch, last_hash: bytes, key: IdempotencyRecord | None) -> None:
         self.batch = batch
         self.last_hash = last_hash
         self.key = key
-        self.future: asyncio.Future[list[int]] = future
+        self.future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
 
     async def answer(self, outcome: Awaitable[list[int]]) -> None:
         """Settle the future with the outcome's positions or its exception."""
@@ -516,7 +497,7 @@ class _GroupCommit:
         season_id = batch.season_id
         if self._running < self._flushes and not self._queue and season_id not in self._busy:
             return await self._alone(batch, last_hash, key)
-        pending = _Pending(batch, last_hash, key, asyncio.get_running_loop().create_future())
+        pending = _Pending(batch, last_hash, key)
         self._queue.append(pending)
         if self._running < self._flushes:
             self._start()
@@ -575,13 +556,11 @@ class _GroupCommit:
             self._running -= 1
 
     async def _write(self, group: list[_Pending]) -> None:
-        store = self._store
         self.stats = self.stats.add(len(group))
         try:
-            async with store._pool.acquire() as conn:
+            async with self._store._pool.acquire() as conn:
                 if len(group) == 1:
-                    p = group[0]
-                    await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
+                    await self._one(conn, group[0])
                 else:
                     await self._write_group(conn, group)
         except BaseException as exc:  # lost connection, timeout, cancelled: every caller hears
@@ -597,8 +576,8 @@ class _GroupCommit:
 
     async def _write_group(self, conn: asyncpg.Connection, group: list[_Pending]) -> None:
         """Write a group in one statement and answer each append; one by one if it fails."""
-        store = self._store
-        items, events = _group_params([(p.batch, p.last_hash, p.key) for p in group], store._clock)
+        params = [(p.batch, p.last_hash, p.key) for p in group]
+        items, events = _group_params(params, self._store._clock)
         try:
             rows = await conn.fetch(sql.APPEND_GROUP, *items, *events)
         except asyncpg.PostgresError as exc:
@@ -608,7 +587,7 @@ class _GroupCommit:
             log.info("eventstore.group_split", appends=len(group), error=type(exc).__name__)
             self.stats = self.stats._replace(splits=self.stats.splits + 1)
             for p in group:
-                await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
+                await self._one(conn, p)
             return
         skipped = []
         for p, row in zip(group, rows, strict=True):
@@ -619,7 +598,11 @@ class _GroupCommit:
         # Seasons another transaction was writing: alone now, so that only they wait for it
         # (a zombie lock holds up its own season's appends, never a whole group).
         for p in skipped:
-            await p.answer(store._insert(conn, p.batch, p.last_hash, p.key))
+            await self._one(conn, p)
+
+    async def _one(self, conn: asyncpg.Connection, p: _Pending) -> None:
+        """Write one waiting append alone, in the one-append statement, and answer it."""
+        await p.answer(self._store._insert(conn, p.batch, p.last_hash, p.key))
 
 
 class _Waker:
