@@ -8,6 +8,7 @@ import redis.asyncio as aioredis
 import structlog
 
 from services.projections.keys import Keys, swept
+from services.projections.reads import active_gens
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
@@ -160,14 +161,11 @@ async def positions(
     order: one PostgreSQL query and two pipelined Redis round trips however many seasons."""
     versions = await store.stream_versions()
     seasons = sorted(versions)
-    pipe = redis.pipeline(transaction=False)
-    for season_id in seasons:
-        pipe.get(Keys.active(prefix, season_id))
-    gens = await pipe.execute()
+    gens = await active_gens(redis, prefix, seasons)
     pipe = redis.pipeline(transaction=False)
     for season_id, gen in zip(seasons, gens, strict=True):
         if gen is not None:
-            pipe.get(Keys(prefix, season_id, int(gen)).checkpoint)
+            pipe.get(Keys(prefix, season_id, gen).checkpoint)
     checkpoints = iter(await pipe.execute())
     return {
         season_id: (versions[season_id], _int(next(checkpoints)) if gen is not None else None)

@@ -40,9 +40,19 @@ async def read(
         fetch(keys, pipe)
         meta_raw, *rest = await pipe.execute()
         if meta_raw:
-            meta = {k.decode(): decode(v) for k, v in meta_raw.items()}
-            return meta, rest
+            return _meta(meta_raw), rest
     raise NotReady(season_id)
+
+
+async def active_gens(
+    redis: aioredis.Redis, prefix: str, season_ids: list[str]
+) -> list[int | None]:
+    """Each season's active generation (None: no complete one), in one pipelined round trip
+    (GETs, not MGET: each season's keys sit on a Redis Cluster slot of their own)."""
+    pipe = redis.pipeline(transaction=False)
+    for season_id in season_ids:
+        pipe.get(Keys.active(prefix, season_id))
+    return [None if raw is None else int(raw) for raw in await pipe.execute()]
 
 
 async def read_metas(
@@ -52,16 +62,20 @@ async def read_metas(
     season whose generation switched in between is read again alone. None: not ready."""
     if not season_ids:
         return {}
-    gens = await redis.mget([Keys.active(prefix, s) for s in season_ids])
+    gens = await active_gens(redis, prefix, season_ids)
+    ready = [(s, g) for s, g in zip(season_ids, gens, strict=True) if g is not None]
     pipe = redis.pipeline(transaction=False)
-    ready = [(s, int(g)) for s, g in zip(season_ids, gens, strict=True) if g is not None]
     for season_id, gen in ready:
         pipe.hgetall(Keys(prefix, season_id, gen).meta)
     found: dict[str, dict[str, Any] | None] = dict.fromkeys(season_ids)
     for (season_id, _gen), raw in zip(ready, await pipe.execute(), strict=True):
         if raw:
-            found[season_id] = {k.decode(): decode(v) for k, v in raw.items()}
+            found[season_id] = _meta(raw)
         else:  # switched meanwhile: the one-season read retries on the new generation
             with contextlib.suppress(NotReady):
                 found[season_id] = (await read(redis, prefix, season_id, lambda k, p: None))[0]
     return found
+
+
+def _meta(raw: dict[bytes, bytes]) -> dict[str, Any]:
+    return {k.decode(): decode(v) for k, v in raw.items()}
