@@ -46,16 +46,16 @@ def configure_logging(
         if json
         else structlog.dev.ConsoleRenderer()
     )
+    stamped = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _redact,
+    ]
     # Libraries' stdlib records (asyncpg, uvicorn, dramatiq, redis) in the same format, on stderr
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[
-                structlog.stdlib.add_logger_name,
-                structlog.processors.add_log_level,
-                structlog.processors.TimeStamper(fmt="iso", utc=True),
-                _redact,
-            ],
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 *([structlog.processors.format_exc_info] if json else []),
@@ -69,9 +69,7 @@ def configure_logging(
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            _redact,
+            *stamped,
             structlog.processors.format_exc_info
             if json
             else structlog.processors.StackInfoRenderer(),
