@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run simulate test test-fast lint typecheck contracts bench mutation clean
+.PHONY: help install run simulate test test-fast lint typecheck contracts bench bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -45,8 +45,20 @@ bench: $(STAMP)  ## benchmarks (print figures; not tests)
 	$(BIN)/python -m bench.season
 	$(BIN)/python -m bench.strength
 
+# MILA `diplomacy` is a peer measured against, never a project dependency: it gets an
+# environment of its own with the project installed without its dev tools.
+BENCH_VENV := .venv-bench
+$(BENCH_VENV)/.installed: pyproject.toml
+	$(PY) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q --upgrade pip
+	$(BENCH_VENV)/bin/pip install -q -e . 'diplomacy==1.1.2'
+	touch $@
+
+bench-mila: $(BENCH_VENV)/.installed ## our Divan pipeline beside MILA diplomacy's movement phase
+	$(BENCH_VENV)/bin/python -m bench.adjudication_vs_mila
+
 mutation: $(STAMP) ## mutation testing of the rules modules (slow)
 	$(BIN)/python -m bench.mutation
 
 clean:           ## remove the venv and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
