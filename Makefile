@@ -4,18 +4,27 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run simulate test test-fast lint typecheck contracts bench bench-mila mutation clean
+.PHONY: help install lock run simulate test test-fast lint typecheck contracts bench bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
 
-$(STAMP): pyproject.toml
+# requirements.lock pins every dependency (dev tools included) with hashes; the project itself
+# is then installed editable on top, without its dependencies. `make lock` regenerates it.
+$(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --require-hashes -r requirements.lock
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-install: $(STAMP) ## create .venv and install the project with its dev tools
+install: $(STAMP) ## create .venv and install the project with its dev tools (from the lock)
+
+lock:            ## regenerate requirements.lock from pyproject.toml (pip-tools in .venv-lock)
+	$(PY) -m venv .venv-lock
+	.venv-lock/bin/pip install -q pip-tools
+	.venv-lock/bin/pip-compile -q --extra dev --generate-hashes --strip-extras --allow-unsafe \
+	  --no-emit-index-url --no-emit-find-links -o requirements.lock pyproject.toml
 
 run: $(STAMP)    ## the whole stack: PostgreSQL, Redis, migrations, API and workers (seksenbir up)
 	$(BIN)/seksenbir up
@@ -61,4 +70,4 @@ mutation: $(STAMP) ## mutation testing of the rules modules (slow)
 	$(BIN)/python -m bench.mutation
 
 clean:           ## remove the venv and caches
-	rm -rf $(VENV) $(BENCH_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) .venv-lock .pytest_cache .mypy_cache .ruff_cache .hypothesis
