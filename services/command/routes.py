@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import structlog
 from litestar import Request, Response, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Reference, RequestBody
@@ -48,6 +49,7 @@ Key = Annotated[
     ),
 ]
 P = COMMAND_PROBLEMS
+log = structlog.get_logger(__name__)
 
 
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
@@ -311,7 +313,8 @@ async def request_divan(
 
     A retry never advances the season: the Divan already requested answers the same 202 and
     appends nothing. Every 202 enqueues the resolution (the resolver is idempotent; enqueueing
-    again also recovers a message the broker lost). Poll the status for the outcome.
+    again also recovers a message the broker lost); if the broker is unreachable the request
+    stands and the scheduler enqueues it (`seksenbir scheduler`). Poll the status.
     """
     if data is None:
         raise Problem(
@@ -333,7 +336,10 @@ async def request_divan(
         key_required=False,
     )
     if response.status_code == 202:
-        svc.enqueue(season_id, n)
+        try:
+            svc.enqueue(season_id, n)
+        except Exception:  # the request is stored: the scheduler hands it over (runbook)
+            log.warning("divan.enqueue_failed", season_id=season_id, divan=n)
     return response
 
 
