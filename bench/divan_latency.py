@@ -138,7 +138,7 @@ async def one_divan(
     done_sql = "SELECT count(*) FROM events WHERE season_id = $1 AND type = $2"
     woken.clear()
     t0 = time.perf_counter()
-    r = await client.post(f"/v1/seasons/{sid}/divans", headers=auth)
+    r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": n}, headers=auth)
     if r.status_code != 202 or r.json()["divan"] != n:
         raise RuntimeError(f"Divan {n}: {r.status_code} {r.text}")
     async with asyncio.timeout(60):

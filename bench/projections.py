@@ -190,7 +190,8 @@ async def throughput(
             else:
                 pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
                 await pool.execute(
-                    "TRUNCATE events, streams, idempotency_keys; UPDATE log_head SET position = 0"
+                    "TRUNCATE events, streams, idempotency_keys, due_work;"
+                    " UPDATE log_head SET position = 0"
                 )
                 store = PostgresEventStore(pool, clock=clock)
             if not incremental:
@@ -320,7 +321,7 @@ async def lag(args: argparse.Namespace, dsn: str, redis_url: str, mode: str) -> 
     redis = aioredis.Redis.from_url(redis_url)
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
     await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys; UPDATE log_head SET position = 0"
+        "TRUNCATE events, streams, idempotency_keys, due_work; UPDATE log_head SET position = 0"
     )
     store = PostgresEventStore(pool, clock=clock)
     seasons = simulate(args.lag_seasons, f"lag-{mode}")

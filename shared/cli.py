@@ -127,6 +127,17 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scheduler(_args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from services.resolver.scheduler import main
+    from shared.logs import configure_logging
+
+    configure_logging()
+    return asyncio.run(main(dict(os.environ)))
+
+
 def _up(args: argparse.Namespace) -> int:
     from shared.stack import up
 
@@ -200,6 +211,12 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--processes", type=int, default=1)
     w.add_argument("--threads", type=int, default=2)
     w.set_defaults(func=_worker)
+    sc = sub.add_parser(
+        "scheduler",
+        help="re-enqueue every Divan requested and not resolved, from PostgreSQL, every "
+        "SEKSENBIR_SWEEP_INTERVAL_S (5) seconds",
+    )
+    sc.set_defaults(func=_scheduler)
     u = sub.add_parser("up", help="PostgreSQL, Redis, migrations, API and workers, all at once")
     u.add_argument("--host", default="127.0.0.1")
     u.add_argument("--port", type=int, default=8081)

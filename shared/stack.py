@@ -117,6 +117,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                 {**env, **resolver_metrics},
             ),
         ]
+        procs.append(_spawn(["shared.cli", "scheduler"], env))  # re-enqueues lost Divans
         projector = (
             Path(__file__).resolve().parent.parent / "services" / "projections" / "worker.py"
         )
@@ -138,7 +139,9 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
         print(f"Redis:      {redis_where}")
         print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")
         print(
-            "Workers:    resolver" + (", projections" if len(procs) > 2 else "") + " — Ctrl-C stops"
+            "Workers:    resolver, scheduler"
+            + (", projections" if len(procs) > 3 else "")
+            + " — Ctrl-C stops"
         )
         if resolver_metrics:
             m = resolver_metrics

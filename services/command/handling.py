@@ -236,6 +236,13 @@ async def _attempts(
                 continue
             log.info("command.rejected", season_id=season_id, seat=seat, code=result.code)
             raise Problem.of(result)
+        if not result:  # already in effect (a retried Divan request): nothing to append
+            if not fresh:  # the cache may be behind: answer from a fresh read
+                loaded = None
+                continue
+            status, payload = answer(result, loaded.version, loaded.state)
+            log.info("command.in_effect", season_id=season_id, seat=seat)
+            return respond(status, codec.encode(payload))
         status, payload = answer(result, loaded.version + len(result), loaded.state)
         body = codec.encode(payload) if payload is not None else b""
         record = (

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-import msgspec
+import structlog
 from litestar import Request, Response, get, post
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Operation, Reference, RequestBody
 from litestar.params import HeaderParameter
 
 from services.command import auth
@@ -18,6 +21,7 @@ from services.command.schemas import (
     AnswerIn,
     CreatedOut,
     CreateSeasonIn,
+    DivanIn,
     DivanRequestedOut,
     MeOut,
     OfferIn,
@@ -45,6 +49,7 @@ Key = Annotated[
     ),
 ]
 P = COMMAND_PROBLEMS
+log = structlog.get_logger(__name__)
 
 
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
@@ -266,29 +271,75 @@ async def vote(
     )
 
 
+@dataclass
+class _BodyRequired(Operation):
+    """The OpenAPI operation of a route whose body parameter is optional only so that the
+    route itself answers a missing body (422 invalid_body): the document says it is required
+    and never null."""
+
+    def __post_init__(self) -> None:
+        body = self.request_body
+        if isinstance(body, RequestBody):
+            for media in body.content.values():
+                one_of = getattr(media.schema, "one_of", None)
+                if one_of:
+                    refs = [s for s in one_of if isinstance(s, Reference)]
+                    media.schema = refs[0] if len(refs) == 1 else media.schema
+            body.required = True
+
+
 @post(
     "/seasons/{season_id:str}/divans",
     status_code=202,
     summary="Trial: resolve the next Divan",
-    responses=P,
+    responses={
+        **P,
+        200: ResponseSpec(
+            data_container=DivanRequestedOut,
+            description="That Divan is resolved already (a retried request): nothing changes",
+            generate_examples=False,
+        ),
+    },
     security=BEARER,
+    operation_class=_BodyRequired,
 )
 async def request_divan(
-    request: Request[Any, Any, Any], season_id: str, idempotency_key: Key = None
+    request: Request[Any, Any, Any],
+    season_id: str,
+    data: DivanIn | None = None,
+    idempotency_key: Key = None,
 ) -> Response[DivanRequestedOut]:
-    """R-1.2: answered 202 at once; a resolver worker stores the outcome (poll the status)."""
+    """R-1.2: names the Divan asked for; 202 at once while it resolves, 200 once resolved.
+
+    A retry never advances the season: the Divan already requested answers the same 202 and
+    appends nothing. Every 202 enqueues the resolution (the resolver is idempotent; enqueueing
+    again also recovers a message the broker lost); if the broker is unreachable the request
+    stands and the scheduler enqueues it (`seksenbir scheduler`). Poll the status.
+    """
+    if data is None:
+        raise Problem(
+            422, "invalid_body", 'Gövde {"divan": n} gerekli / body {"divan": n} required'
+        )
+    n = data.divan
     svc = services(request)
 
-    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, Any]:
-        e = events[0]
-        assert isinstance(e, ev.DivanRequested)
-        return 202, DivanRequestedOut(e.divan)
+    def answer(_events: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, Any]:
+        if state.divan >= n:  # decided on the state before the events: resolved already
+            return 200, DivanRequestedOut(n, "resolved")
+        return 202, DivanRequestedOut(n, "resolving")
 
     response = await run(
-        request, season_id, lambda _s, seat: c.RequestDivan(seat=seat), answer, key_required=False
+        request,
+        season_id,
+        lambda _s, seat: c.RequestDivan(seat=seat, divan=n),
+        answer,
+        key_required=False,
     )
     if response.status_code == 202:
-        svc.enqueue(season_id, msgspec.json.decode(response.content)["divan"])
+        try:
+            svc.enqueue(season_id, n)
+        except Exception:  # the request is stored: the scheduler hands it over (runbook)
+            log.warning("divan.enqueue_failed", season_id=season_id, divan=n)
     return response
 
 

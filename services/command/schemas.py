@@ -64,9 +64,17 @@ class Accepted(msgspec.Struct, frozen=True):
     version: int
 
 
-class DivanRequestedOut(msgspec.Struct, frozen=True):
+class DivanIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+    """R-1.2, trial: the Divan asked for, named so that a retried request never advances."""
+
     divan: int
-    status: Literal["resolving"] = "resolving"
+
+
+class DivanRequestedOut(msgspec.Struct, frozen=True):
+    """202 `resolving` (requested now, or earlier and not yet resolved) or 200 `resolved`."""
+
+    divan: int
+    status: Literal["resolving", "resolved"] = "resolving"
 
 
 class TokenOut(msgspec.Struct, frozen=True):

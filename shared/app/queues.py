@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import uuid
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
@@ -54,6 +55,15 @@ def add_worker_metrics(broker: RedisBroker) -> None:
     broker.add_middleware(Prometheus())
 
 
+MESSAGE_IDS = uuid.UUID("3b1f4a2e-5d1c-4c1e-8f51-81d1a0000081")
+
+
+def resolve_message_id(season_id: str, divan: int) -> str:
+    """The one message id of "resolve Divan n of this season", whoever sends it (the API on a
+    request, any scheduler on every sweep): every copy of the work is recognisably the same."""
+    return str(uuid.uuid5(MESSAGE_IDS, f"resolve_divan/{season_id}/{divan}"))
+
+
 def resolve_message(season_id: str, divan: int) -> dramatiq.Message[object]:
     """The message a resolver worker answers: resolve Divan `divan` of a season (idempotent)."""
     return dramatiq.Message(
@@ -62,6 +72,7 @@ def resolve_message(season_id: str, divan: int) -> dramatiq.Message[object]:
         args=(season_id, divan),
         kwargs={},
         options={},
+        message_id=resolve_message_id(season_id, divan),
     )
 
 

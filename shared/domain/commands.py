@@ -80,9 +80,14 @@ class CastVote(Command, frozen=True, tag="cast_vote"):
 
 
 class RequestDivan(Command, frozen=True, tag="request_divan"):
-    """R-1.2: in trial mode the human asks for the next Divan; it resolves then, and only then."""
+    """R-1.2: in trial mode the human asks for the next Divan; it resolves then, and only then.
+
+    The request names the Divan it asks for, so a retried request never advances the season.
+    Commands are never stored (only the events they decide), so the new field breaks no replay.
+    """
 
     seat: int
+    divan: int
 
 
 class RotateToken(Command, frozen=True, tag="rotate_token"):

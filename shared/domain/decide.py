@@ -207,16 +207,33 @@ def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
 
 
 def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:
-    """R-1.2: trial only; one Divan at a time; never past Divan 16."""
-    if (r := _bey_check(state, cmd.seat)) is not None:
-        return r
+    """R-1.2: trial only; one Divan at a time; never past Divan 16; a retry changes nothing.
+
+    The request names its Divan n. n the next Divan: DivanRequested. n already requested and
+    not yet resolved, or already resolved: nothing to append ([]), the request is in effect.
+    n the one after a Divan being resolved: divan_locked (transient). Any other n: wrong_divan
+    with the next Divan (the one to ask for, or being resolved) in the details.
+    """
+    if state.bey(cmd.seat) is None:
+        return reject("unknown_seat", f"{cmd.seat}. koltukta bey yok / no bey in seat {cmd.seat}")
     if state.mode != "trial":
         return reject(
             "not_allowed_in_mode",
             "Canlı sezonda Divan takvimle toplanır / live Divans are scheduled",
         )
-    if state.locked_divan is not None:
+    if 1 <= cmd.divan <= state.divan or cmd.divan == state.locked_divan:
+        return []
+    if state.phase != "running":
+        return reject("wrong_phase", "Sezon şu an bu komutu almıyor / not accepted in this phase")
+    nxt = state.divan + 1
+    if state.locked_divan is not None and cmd.divan == state.locked_divan + 1:
         return reject("divan_locked", "Divan zaten toplanıyor / a Divan is being resolved")
-    if state.divan >= DIVANS:
+    if state.divan >= DIVANS and cmd.divan == DIVANS + 1:
         return reject("wrong_phase", "16 Divan bitti; sıra Kurultay'da / the Kurultay is next")
-    return [ev.DivanRequested(divan=state.divan + 1)]
+    if cmd.divan != nxt or state.locked_divan is not None:
+        return reject(
+            "wrong_divan",
+            f"Sıradaki Divan {nxt}. Divan / the next Divan is {nxt}",
+            divan=nxt,
+        )
+    return [ev.DivanRequested(divan=nxt)]

@@ -172,7 +172,68 @@ def test_r10_4_votes_only_at_the_kurultay_for_another_bey_once(base: SeasonState
 
 def test_r1_2_trial_divans_one_at_a_time_never_past_16(base: SeasonState) -> None:
     locked = evolve(base, ev.DivanRequested(divan=1))
-    assert code(locked, c.RequestDivan(seat=1)) == "divan_locked"
-    assert code(replace(base, mode="live"), c.RequestDivan(seat=1)) == "not_allowed_in_mode"
-    assert code(replace(base, divan=16), c.RequestDivan(seat=1)) == "wrong_phase"
-    assert code(base, c.RequestDivan(seat=42)) == "unknown_seat"
+    assert code(locked, c.RequestDivan(seat=1, divan=2)) == "divan_locked"
+    assert (
+        code(replace(base, mode="live"), c.RequestDivan(seat=1, divan=1)) == "not_allowed_in_mode"
+    )
+    assert code(replace(base, divan=16), c.RequestDivan(seat=1, divan=17)) == "wrong_phase"
+    assert code(base, c.RequestDivan(seat=42, divan=1)) == "unknown_seat"
+
+
+def _resolved(state: SeasonState, n: int) -> SeasonState:
+    """The state just after Divan n's resolution (what DivanResolved leaves: divan n, unlocked)."""
+    return replace(state, divan=n, locked_divan=None)
+
+
+# R-1.2: the request names its Divan, so a client's retry never advances the season.
+# (state, n) -> the decision: "request" (DivanRequested n appended), "none" (nothing to
+# append: the request is already in effect), or a refusal code with its details.
+REQUEST_CASES = [
+    ("fresh season, n the next Divan", 0, None, 1, "request", {}),
+    ("after Divan 3, n the next Divan", 3, None, 4, "request", {}),
+    ("Divan 1 requested, retried", 0, 1, 1, "none", {}),
+    ("Divan 1 resolved, retried", 1, None, 1, "none", {}),
+    ("Divan 5 resolved, an old retry of Divan 2", 5, None, 2, "none", {}),
+    ("Divan 5 resolving, an old retry of Divan 2", 4, 5, 2, "none", {}),
+    ("Divan 1 requested, asked for 2 already", 0, 1, 2, "divan_locked", {}),
+    ("Divan 1 requested, asked for 3", 0, 1, 3, "wrong_divan", {"divan": 1}),
+    ("fresh season, asked for 2", 0, None, 2, "wrong_divan", {"divan": 1}),
+    ("after Divan 3, asked for 9", 3, None, 9, "wrong_divan", {"divan": 4}),
+    ("fresh season, asked for 0", 0, None, 0, "wrong_divan", {"divan": 1}),
+    ("fresh season, asked for -1", 0, None, -1, "wrong_divan", {"divan": 1}),
+    ("after Divan 16, asked for 17", 16, None, 17, "wrong_phase", {}),
+    ("after Divan 16, Divan 16 retried", 16, None, 16, "none", {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("divan", "locked", "n", "want", "details"),
+    [case[1:] for case in REQUEST_CASES],
+    ids=[case[0] for case in REQUEST_CASES],
+)
+def test_r1_2_a_divan_request_names_its_divan(
+    base: SeasonState,
+    divan: int,
+    locked: int | None,
+    n: int,
+    want: str,
+    details: dict[str, int],
+) -> None:
+    state = replace(base, divan=divan, locked_divan=locked)
+    result = decide(state, c.RequestDivan(seat=1, divan=n))
+    if want == "request":
+        assert result == [ev.DivanRequested(divan=n)]
+    elif want == "none":
+        assert result == []
+    else:
+        assert isinstance(result, c.Rejection), result
+        assert (result.code, result.details) == (want, details)
+
+
+def test_r1_2_a_retried_request_after_resolution_appends_nothing(base: SeasonState) -> None:
+    """Folded through the events: requested, resolved, then the same request again."""
+    state = evolve(base, ev.DivanRequested(divan=1))
+    assert decide(state, c.RequestDivan(seat=1, divan=1)) == []
+    state = _resolved(state, 1)
+    assert decide(state, c.RequestDivan(seat=1, divan=1)) == []
+    assert decide(state, c.RequestDivan(seat=1, divan=2)) == [ev.DivanRequested(divan=2)]

@@ -174,13 +174,21 @@ async def state_of(store: EventStore, season_id: str) -> tuple[SeasonState, int]
     return loaded.state, loaded.version
 
 
+def request_divan(
+    client: httpx.AsyncClient, bey: Bey, divan: int, key: str | None = None
+) -> Awaitable[httpx.Response]:
+    """POST /divans naming Divan `divan` (R-1.2: the request names the Divan it asks for)."""
+    return client.post(bey.url("/divans"), headers=bey.auth(key), json={"divan": divan})
+
+
 async def play_divans(api: Api, bey: Bey, count: int) -> None:
     """Trial: POST /divans (202, enqueued) and let the real resolver resolve it, `count` times."""
     seasons = Seasons(api.store)
     for _ in range(count):
-        r = await api.client.post(bey.url("/divans"), headers=bey.auth())
-        assert r.status_code == 202, r.text
-        divan = r.json()["divan"]
+        state, _version = await state_of(api.store, bey.season_id)
+        divan = state.divan + 1
+        r = await request_divan(api.client, bey, divan)
+        assert (r.status_code, r.json()) == (202, {"divan": divan, "status": "resolving"}), r.text
         assert api.enqueued[-1] == (bey.season_id, divan)
         assert await resolve(seasons, bey.season_id, divan) == "resolved"
 

@@ -27,6 +27,7 @@ from tests.http.support import (
     echoed,
     open_api,
     play_divans,
+    request_divan,
     stream_types,
     unchanged,
 )
@@ -215,7 +216,7 @@ async def test_two_beys_with_the_same_request_id_both_get_their_orders_stored(
 async def test_spending_during_a_lock_is_409_with_retry_after(pg_api: Api) -> None:
     """R-7.9, ARCHITECTURE Divan lifecycle: refused with 409 and Retry-After."""
     bey = await create_trial(pg_api.client)
-    assert (await pg_api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    assert (await request_divan(pg_api.client, bey, 1)).status_code == 202
     r = await pg_api.client.post(bey.url("/spend"), headers=bey.auth("k"), json=SPEND)
     assert_problem(r, 409, "divan_locked")
     assert r.headers.get("retry-after")
@@ -227,7 +228,7 @@ async def test_a_spend_refused_during_the_lock_succeeds_when_retried_after_it(
 ) -> None:
     """R-7.9: refused only *while* a Divan is resolved; the retry after it is a fresh spend."""
     bey = await create_trial(pg_api.client)
-    assert (await pg_api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    assert (await request_divan(pg_api.client, bey, 1)).status_code == 202
     locked = await pg_api.client.post(bey.url("/spend"), headers=bey.auth("k"), json=SPEND)
     assert_problem(locked, 409, "divan_locked")
     assert await resolve(Seasons(pg_api.store), bey.season_id, 1) == "resolved"

@@ -35,6 +35,7 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/offers",
     "/v1/seasons/{season_id}/offers/{frm}/answer",
     "/v1/seasons/{season_id}/kurultay/vote",
+    "/v1/seasons/{season_id}/divans",
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 
@@ -107,3 +108,20 @@ async def test_openapi_schema_documents_answers_and_problem_json(memory_api: Api
                     )
                 if status.startswith(("4", "5")):
                     assert "application/problem+json" in content, (method, path, status)
+
+
+async def test_openapi_divan_request_names_its_divan(memory_api: Api) -> None:
+    """R-1.2 (issue 9 item 4): the body {"divan": n} is required; 202 resolving, 200 resolved."""
+    doc = await schema(memory_api)
+    op = doc["paths"]["/v1/seasons/{season_id}/divans"]["post"]
+    body = op["requestBody"]
+    assert body["required"] is True
+    ref = body["content"]["application/json"]["schema"]["$ref"]
+    divan_in = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    assert divan_in["required"] == ["divan"]
+    assert divan_in["properties"]["divan"]["type"] == "integer"
+    for status in ("200", "202"):
+        out = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
+        answer = doc["components"]["schemas"][out.rsplit("/", 1)[1]]
+        assert answer["properties"]["status"]["enum"] == ["resolving", "resolved"]
+    assert {"409", "422"} <= set(op["responses"])

@@ -9,7 +9,15 @@ from shared.app.seasons import Seasons
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.state import Order
-from tests.http.support import ANKARA, Api, Bey, create_trial, echoed, play_divans
+from tests.http.support import (
+    ANKARA,
+    Api,
+    Bey,
+    create_trial,
+    echoed,
+    play_divans,
+    request_divan,
+)
 
 ADVANCE = [{"province": ANKARA, "kind": "advance", "target": 71, "units": 2}]
 SUPPORT = [{"province": ANKARA, "kind": "support", "target": 14, "units": 1}]
@@ -48,7 +56,7 @@ async def test_the_answer_names_divan_n_before_the_lock_and_n_plus_1_after_it(pg
     bey = await create_trial(pg_api.client)
     assert await submit(pg_api, bey, ADVANCE) == {"divan": 1, "orders": 1}
 
-    r = await pg_api.client.post(bey.url("/divans"), headers=bey.auth())
+    r = await request_divan(pg_api.client, bey, 1)
     assert (r.status_code, r.json()) == (202, {"divan": 1, "status": "resolving"})
     status = (await pg_api.client.get(bey.url())).json()
     assert (status["divan"], status["next_divan"], status["resolving"]) == (0, 2, True)

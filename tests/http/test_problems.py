@@ -34,6 +34,7 @@ from tests.http.support import (
     open_api,
     play_divans,
     play_live_divans,
+    request_divan,
     settings,
     state_of,
     unchanged,
@@ -202,7 +203,7 @@ async def _units_negative(api: Api, _: AsyncExitStack) -> Request:
 @case("wrong_divan[the locked Divan]", 409)
 async def _wrong_divan_locked(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
-    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    assert (await request_divan(api.client, bey, 1)).status_code == 202
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 1})
 
 
@@ -265,15 +266,53 @@ async def _not_purchasable_owned(api: Api, _: AsyncExitStack) -> Request:
 @case("divan_locked[spend after POST /divans]", 409)
 async def _locked_spend(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
-    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    assert (await request_divan(api.client, bey, 1)).status_code == 202
     return api.client.post(**spend(bey, "paralı_asker", ANKARA))
 
 
-@case("divan_locked[second Divan request]", 409)
+@case("divan_locked[Divan 2 asked for while Divan 1 resolves]", 409)
 async def _locked_request(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
-    assert (await api.client.post(bey.url("/divans"), headers=bey.auth())).status_code == 202
+    assert (await request_divan(api.client, bey, 1)).status_code == 202
+    return request_divan(api.client, bey, 2)
+
+
+# --- Divan requests name their Divan (R-1.2; issue 9 item 4) --------------------------------
+@case("invalid_body[Divan request without a body]", 422)
+async def _divan_no_body(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
     return api.client.post(bey.url("/divans"), headers=bey.auth())
+
+
+@case("invalid_body[Divan request without `divan`]", 422)
+async def _divan_no_field(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/divans"), headers=bey.auth(), json={})
+
+
+@case("invalid_body[Divan request with a word for `divan`]", 422)
+async def _divan_string(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/divans"), headers=bey.auth(), json={"divan": "first"})
+
+
+@case("wrong_divan[Divan 2 asked for first]", 409)
+async def _divan_skipped(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return request_divan(api.client, bey, 2)
+
+
+@case("wrong_divan[Divan 3 asked for while Divan 1 resolves]", 409)
+async def _divan_far_ahead(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    assert (await request_divan(api.client, bey, 1)).status_code == 202
+    return request_divan(api.client, bey, 3)
+
+
+@case("wrong_divan[Divan request for Divan 0]", 409)
+async def _divan_zero(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return request_divan(api.client, bey, 0)
 
 
 # --- authentication and authorisation (ARCHITECTURE Access, R-14) --------------------------
@@ -433,7 +472,7 @@ async def _key_long(api: Api, _: AsyncExitStack) -> Request:
 @case("not_allowed_in_mode[Divan request in a live season]", 403)
 async def _live_request(api: Api, _: AsyncExitStack) -> Request:
     (bey,) = await build_season(api.store, [ANKARA], mode="live")
-    return api.client.post(bey.url("/divans"), headers=bey.auth())
+    return request_divan(api.client, bey, 1)
 
 
 @case("wrong_phase[vote before the Kurultay]", 409)
@@ -457,7 +496,7 @@ async def _late_orders(api: Api, _: AsyncExitStack) -> Request:
 async def _divan_17(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     await play_divans(api, bey, 16)
-    return api.client.post(bey.url("/divans"), headers=bey.auth())
+    return request_divan(api.client, bey, 17)
 
 
 @case("vote_self", 422)

@@ -34,7 +34,7 @@ from tests.integration.support import batch, event_id, new_event, wait_until
 
 pytestmark = pytest.mark.integration
 
-ALL = ["0001_event_log", "0002_idempotency_keys", "0003_parallel_appends"]
+ALL = ["0001_event_log", "0002_idempotency_keys", "0003_parallel_appends", "0004_due_work"]
 
 
 @pytest.fixture

@@ -64,7 +64,8 @@ async def season_with_requested_divan(settings: Settings) -> AsyncIterator[tuple
         assert r.status_code == 201, r.text
         created = r.json()
         auth = {"Authorization": f"Bearer {created['token']}"}
-        r = await client.post(f"/v1/seasons/{created['season_id']}/divans", headers=auth)
+        sid = created["season_id"]
+        r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": 1}, headers=auth)
         assert r.status_code == 202, r.text
         yield client, created["season_id"]
 

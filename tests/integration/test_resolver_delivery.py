@@ -52,7 +52,9 @@ class Season:
         return dict(r.json())
 
     async def request_divan(self, n: int) -> None:
-        r = await self.client.post(f"/v1/seasons/{self.season_id}/divans", headers=self.auth)
+        r = await self.client.post(
+            f"/v1/seasons/{self.season_id}/divans", json={"divan": n}, headers=self.auth
+        )
         assert r.status_code == 202, r.text
         assert r.json()["divan"] == n
 

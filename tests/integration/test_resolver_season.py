@@ -63,7 +63,7 @@ def domain_rerun(prefix: list[ev.Event], log: list[Any], seat: int) -> list[ev.E
     out = list(prefix)
     for item in log:
         if isinstance(item, Resolved):
-            requested = decide(state, c.RequestDivan(seat=seat))
+            requested = decide(state, c.RequestDivan(seat=seat, divan=item.divan))
             assert isinstance(requested, list), requested
             state = _apply(state, requested)
             divan = run_divan(state)
@@ -122,7 +122,7 @@ async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorde
                 assert r.status_code == 200, r.text
                 log.append(cmd)
                 spends += 1
-        r = await client.post(f"/v1/seasons/{sid}/divans", headers=auth)
+        r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": n}, headers=auth)
         assert r.status_code == 202, r.text
         assert r.json() == {"divan": n, "status": "resolving"}
         log.append(Resolved(n))

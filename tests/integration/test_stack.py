@@ -39,7 +39,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         season = created.json()
         auth = {"Authorization": f"Bearer {season['token']}"}
         url = f"{stack.base}/v1/seasons/{season['season_id']}"
-        asked = httpx.post(f"{url}/divans", headers=auth, timeout=10)
+        asked = httpx.post(f"{url}/divans", json={"divan": 1}, headers=auth, timeout=10)
         assert asked.status_code == 202, asked.text
         deadline = time.monotonic() + 60
         while True:  # resolved by the resolver worker, then projected by the projections one

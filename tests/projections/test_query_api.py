@@ -100,7 +100,9 @@ async def test_the_event_stream_delivers_the_divan_report_publicly_and_privately
                 f"/v1/seasons/{season_id}/orders", json={"orders": [order]}, headers=bearer(token)
             )
             assert r.status_code == 200, r.text
-            r = await client.post(f"/v1/seasons/{season_id}/divans", headers=bearer(token))
+            r = await client.post(
+                f"/v1/seasons/{season_id}/divans", json={"divan": 1}, headers=bearer(token)
+            )
             assert r.status_code == 202, r.text
             assert gw.enqueued == [(season_id, 1)]
             assert await resolve(Seasons(memory_store), season_id, 1) == "resolved"

@@ -1,0 +1,218 @@
+"""The Divan scheduler's sweep over a real PostgreSQL (issue 9 item 5, RELIABILITY 15 and 16).
+
+Due work lives in `due_work` (migration 0004), written by a trigger on events in the same
+statement as the DivanRequested that creates a row and the DivanResolved that clears it. The
+sweep reads it through its `due_at` index with an injected clock, and hands each row to a fake
+enqueue here (the broker itself is in test_scheduler_recovery.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+
+from services.resolver.scheduler import CLAIM_DUE, Scheduler, SweepSettings
+from shared.app.queues import resolve_message, resolve_message_id
+from shared.app.seasons import Seasons
+from shared.domain import events as ev
+from shared.eventstore import EventMetadata, PostgresEventStore
+from tests.clock import StepClock
+
+pytestmark = pytest.mark.integration
+META = EventMetadata(actor="system")
+SETTINGS = SweepSettings(interval_s=0.05, redeliver_after_s=10.0, batch=100)
+CREATED = ev.SeasonCreated(
+    season_id="x", seed=1, mode="trial", rules_version="test", seed_commitment="c"
+)
+
+
+class FakeBroker:
+    """The enqueue the scheduler is given: records what it would send, as messages."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []
+
+    def __call__(self, season_id: str, divan: int) -> None:
+        self.sent.append((season_id, divan))
+
+    def message_ids(self) -> list[str]:
+        return [resolve_message(s, d).message_id for s, d in self.sent]
+
+
+async def season(seasons: Seasons, sid: str, *events: ev.Event) -> int:
+    """A season stream: created, then `events`, each in an append of its own."""
+    await seasons.append(sid, 0, "created", [CREATED], META)
+    version = 1
+    for i, e in enumerate(events):
+        await seasons.append(sid, version, f"e{i}", [e], META)
+        version += 1
+    return version
+
+
+def resolved(n: int) -> ev.DivanResolved:
+    return ev.DivanResolved(divan=n, public=(), private={})
+
+
+def scheduler(pool: asyncpg.Pool, clock: StepClock, broker: FakeBroker) -> Scheduler:
+    return Scheduler(pool, broker, clock=clock, settings=SETTINGS)
+
+
+async def test_the_sweep_finds_requested_divans_and_not_resolved_ones(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """R-1.2: requested-and-unresolved is due; resolved, or never requested, is not."""
+    seasons = Seasons(event_store)
+    await season(seasons, "stuck", ev.DivanRequested(divan=1))
+    await season(
+        seasons, "later", ev.DivanRequested(divan=1), resolved(1), ev.DivanRequested(divan=2)
+    )
+    await season(seasons, "done", ev.DivanRequested(divan=1), resolved(1))
+    await season(seasons, "idle")
+    broker = FakeBroker()
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+
+    handed = await scheduler(pg_pool, clock, broker).sweep()
+
+    assert sorted(broker.sent) == [("later", 2), ("stuck", 1)]
+    assert sorted((d.season_id, d.kind, d.divan) for d in handed) == [
+        ("later", "divan", 2),
+        ("stuck", "divan", 1),
+    ]
+    assert await pg_pool.fetchval("SELECT count(*) FROM due_work") == 2
+
+
+async def test_a_request_just_enqueued_by_the_api_is_left_to_its_own_message(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """The API enqueues with the request; the sweep sends it again only once it has stayed
+    unresolved for redeliver_after, then once per redeliver_after (never every tick)."""
+    await season(Seasons(event_store), "s", ev.DivanRequested(divan=1))
+    broker = FakeBroker()
+    sweeper = scheduler(pg_pool, clock, broker)
+    assert await sweeper.sweep() == []
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+    assert [d.divan for d in await sweeper.sweep()] == [1]
+    assert await sweeper.sweep() == []  # handed over just now
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+    assert [d.divan for d in await sweeper.sweep()] == [1]  # still unresolved: again
+    assert broker.sent == [("s", 1), ("s", 1)]
+
+
+async def test_message_ids_are_deterministic(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """The same (season, Divan) always travels under the same message id, whoever sends it."""
+    await season(Seasons(event_store), "s", ev.DivanRequested(divan=1))
+    first, second = FakeBroker(), FakeBroker()
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+    await scheduler(pg_pool, clock, first).sweep()
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+    await scheduler(pg_pool, clock, second).sweep()
+    assert first.message_ids() == second.message_ids() == [resolve_message_id("s", 1)]
+    assert resolve_message_id("s", 1) != resolve_message_id("s", 2)
+    assert resolve_message_id("s", 1) != resolve_message_id("t", 1)
+
+
+async def test_the_due_row_is_written_by_grouped_appends_too(
+    pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """Group commit (several seasons in one statement): the trigger writes every row."""
+    store = PostgresEventStore(pg_pool, clock=clock, group_commit=1, notify_window=None)
+    seasons = Seasons(store)
+    names = [f"g{i}" for i in range(8)]
+    await asyncio.gather(*(seasons.append(n, 0, "c", [CREATED], META) for n in names))
+    await asyncio.gather(
+        *(seasons.append(n, 1, "r", [ev.DivanRequested(divan=1)], META) for n in names)
+    )
+    rows = await pg_pool.fetch("SELECT season_id, divan FROM due_work ORDER BY season_id")
+    assert [(r["season_id"], r["divan"]) for r in rows] == [(n, 1) for n in names]
+    await asyncio.gather(*(seasons.append(n, 2, "d", [resolved(1)], META) for n in names))
+    assert await pg_pool.fetchval("SELECT count(*) FROM due_work") == 0
+
+
+async def test_a_rolled_back_append_leaves_no_due_row(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+) -> None:
+    """Same transaction: an append refused by the stream's version writes no due work."""
+    seasons = Seasons(event_store)
+    await season(seasons, "s")
+    with pytest.raises(Exception, match="version"):
+        await seasons.append("s", 0, "stale", [ev.DivanRequested(divan=1)], META)
+    assert await pg_pool.fetchval("SELECT count(*) FROM due_work") == 0
+
+
+def _nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    out = [plan]
+    for child in plan.get("Plans", []):
+        out += _nodes(child)
+    return out
+
+
+async def test_a_sweep_reads_only_due_rows_whatever_the_events_and_idle_seasons(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """100,000 idle seasons must cost nothing per tick: the claim reads no event, and reads
+    due_work through due_at up to now only. Here: 20,000 rows not yet due (as live seasons'
+    next instants will be) and long streams; the plan touches only the two due rows."""
+    seasons = Seasons(event_store)
+    await season(
+        seasons, "a", *[ev.SeedRevealed(seed=1, salt="s")] * 50, ev.DivanRequested(divan=1)
+    )
+    await season(seasons, "b", ev.DivanRequested(divan=1))
+    future = clock.now + timedelta(days=3)
+    await pg_pool.execute(
+        """INSERT INTO due_work (season_id, kind, divan, due_at)
+           SELECT 'idle-' || n, 'divan', 1, $1::timestamptz + n * interval '1 second'
+           FROM generate_series(1, 20000) AS n""",
+        future,
+    )
+    await pg_pool.execute("ANALYZE due_work")
+    now = clock.now + timedelta(seconds=SETTINGS.redeliver_after_s + 1)
+    async with pg_pool.acquire() as conn:
+        tx = conn.transaction()
+        await tx.start()
+        try:  # EXPLAIN ANALYZE runs the claim: roll it back
+            explained = await conn.fetchval(
+                f"EXPLAIN (ANALYZE, FORMAT JSON) {CLAIM_DUE}",
+                now,
+                timedelta(seconds=SETTINGS.redeliver_after_s),
+                SETTINGS.batch,
+            )
+        finally:
+            await tx.rollback()
+    nodes = _nodes(json.loads(explained)[0]["Plan"])
+    relations = {n.get("Relation Name") for n in nodes} - {None}
+    assert relations == {"due_work"}, relations  # never the events table
+    scans = [n for n in nodes if n.get("Relation Name") == "due_work" and "Scan" in n["Node Type"]]
+    by_due_at = [n for n in scans if n.get("Index Name") == "due_work_due_at"]
+    assert by_due_at, [(n["Node Type"], n.get("Index Name")) for n in scans]
+    for n in by_due_at:  # what the index walk read: the due rows, not the 20,000 idle ones
+        assert n["Actual Rows"] + n.get("Rows Removed by Filter", 0) <= 2, n
+    broker = FakeBroker()
+    clock.now = now
+    await scheduler(pg_pool, clock, broker).sweep()
+    assert sorted(broker.sent) == [("a", 1), ("b", 1)]
+
+
+async def test_two_schedulers_sweeping_at_once_hand_each_divan_over_once(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """RELIABILITY 16: two schedulers race over the same due rows (SKIP LOCKED, stamped)."""
+    seasons = Seasons(event_store)
+    names = [f"s{i:03}" for i in range(120)]
+    for n in names:
+        await season(seasons, n, ev.DivanRequested(divan=1))
+    clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
+    small = SweepSettings(interval_s=0.05, redeliver_after_s=10.0, batch=7)
+    first, second = FakeBroker(), FakeBroker()
+    await asyncio.gather(
+        Scheduler(pg_pool, first, clock=clock, settings=small).sweep(),
+        Scheduler(pg_pool, second, clock=clock, settings=small).sweep(),
+    )
+    both = first.sent + second.sent
+    assert sorted(both) == [(n, 1) for n in names]  # every one, and none twice

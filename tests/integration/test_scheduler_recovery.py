@@ -1,0 +1,220 @@
+"""RELIABILITY 15 (trial seasons) and 16: a lost resolver message, and duplicate scheduling.
+
+Issue 9 item 5: stop the resolver, request a Divan (202), lose the broker's Redis, start the
+resolver: the season stayed `resolving` for ever. The scheduler's sweep finds the Divan in
+PostgreSQL (due_work) and enqueues it again; a real Dramatiq worker resolves it once.
+
+The Redis that is killed is one this test starts itself on a free port (never the shared one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from litestar.testing import AsyncTestClient
+
+from services.command.app import create_app
+from services.resolver.scheduler import Scheduler, SweepSettings
+from shared.app.queues import resolve_message
+from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+from shared.settings import Settings
+from tests.integration.processes import free_port
+from tests.integration.resolver_support import (
+    BrokerKeys,
+    inprocess_worker,
+    locked_divans,
+    namespace,
+    resolved_divans,
+    settings_for,
+    wait_for,
+)
+
+pytestmark = [pytest.mark.integration]
+# Small periods so the test's bounded wait is short; the defaults (5 s, 10 s) are documented.
+FAST = SweepSettings(interval_s=0.1, redeliver_after_s=0.3, batch=100)
+
+
+class OwnRedis:
+    """`redis-server --port P --save '' --appendonly no`, killed with SIGKILL and restarted."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.folder = folder
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        exe = shutil.which("redis-server")
+        assert exe, "redis-server is not installed"
+        args = [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--appendonly", "no", "--dir", str(self.folder)]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        try:
+            for _attempt in range(200):  # bounded: about 10 s
+                with contextlib.suppress(redis.ConnectionError):
+                    if client.ping():
+                        return
+                assert self.proc.poll() is None, "redis-server exited"
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=0.05)
+            raise AssertionError("own redis-server never answered")
+        finally:
+            client.close()
+
+    def kill9(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill9()
+
+
+@dataclass(frozen=True)
+class Season:
+    client: AsyncTestClient[Any]
+    season_id: str
+    auth: dict[str, str]
+
+    async def status(self) -> dict[str, Any]:
+        r = await self.client.get(f"/v1/seasons/{self.season_id}")
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    async def request_divan(self, n: int) -> None:
+        r = await self.client.post(
+            f"/v1/seasons/{self.season_id}/divans", json={"divan": n}, headers=self.auth
+        )
+        assert (r.status_code, r.json()) == (202, {"divan": n, "status": "resolving"}), r.text
+
+
+@asynccontextmanager
+async def trial(settings: Settings, *, enqueue: bool = True) -> AsyncIterator[Season]:
+    app = create_app(settings) if enqueue else create_app(settings, enqueue=lambda _s, _d: None)
+    async with AsyncTestClient(app=app) as client:
+        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": 11})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        yield Season(client, body["season_id"], {"Authorization": f"Bearer {body['token']}"})
+
+
+@asynccontextmanager
+async def schedulers(settings: Settings, send: Any, count: int = 1) -> AsyncIterator[None]:
+    """`count` scheduler loops on this test's loop, each with a pool of its own, until exit."""
+    pools = [
+        await create_pool(settings.pg_dsn, PoolSettings(min_size=1, max_size=2))
+        for _ in range(count)
+    ]
+    stop = asyncio.Event()
+    loops = [
+        asyncio.ensure_future(
+            Scheduler(pool, send, settings=FAST).run(stop)  # the real clock
+        )
+        for pool in pools
+    ]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*loops)
+        for pool in pools:
+            await pool.close()
+
+
+async def resolved(season: Season, n: int) -> dict[str, Any]:
+    async def check() -> dict[str, Any] | None:
+        s = await season.status()
+        return s if s["divan"] == n and not s["resolving"] else None
+
+    return dict(await wait_for(check, f"Divan {n} resolved", timeout=30))
+
+
+@pytest.mark.fault
+async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_sweep(
+    migrated_pg_dsn: str, own_redis: OwnRedis, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 15, trial: the message is enqueued, Redis dies (kill -9, no persistence)
+    and comes back empty; the season is stuck until the sweep hands the Divan over again."""
+    ns = namespace()
+    settings = settings_for(migrated_pg_dsn, own_redis.url, ns)
+    async with trial(settings) as season:
+        await season.request_divan(1)  # enqueued on the broker; no worker runs yet
+        keys = BrokerKeys(own_redis.url, ns)
+        assert keys.pending() == 1
+        keys.client.close()
+
+        own_redis.kill9()
+        own_redis.start()  # empty: the message is gone
+        keys = BrokerKeys(own_redis.url, ns)
+        assert keys.pending() == 0
+        status = await season.status()
+        assert (status["divan"], status["resolving"]) == (0, True)  # stuck
+
+        with inprocess_worker(settings) as worker:
+            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            async with schedulers(settings, send):
+                status = await resolved(season, 1)
+            assert worker.recorder.failures() == []
+        keys.cleanup()
+    assert (status["divan"], status["resolving"]) == (1, False)
+    records = await event_store.read_stream(season.season_id)
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+
+
+@pytest.fixture
+def ns(redis_url: str) -> Iterator[str]:
+    name = namespace()
+    yield name
+    BrokerKeys(redis_url, name).cleanup()
+
+
+@pytest.mark.fault
+async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_once(
+    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 16 (trial): two schedulers sweep the same due Divan while the same message
+    is sent five times: one resolution; every other delivery acks as a no-op."""
+    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    with inprocess_worker(settings) as worker:
+        async with trial(settings, enqueue=False) as season:  # the API's own message is lost
+            await season.request_divan(1)
+            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            async with schedulers(settings, send, count=2):
+                for _ in range(5):
+                    send(season.season_id, 1)
+                await resolved(season, 1)
+
+                async def drained() -> bool:
+                    return BrokerKeys(redis_url, ns).pending() == 0
+
+                await wait_for(drained, "every copy processed and acked")
+    outcomes = worker.recorder.outcomes_of(season.season_id)
+    assert outcomes.count((1, "resolved")) >= 1
+    assert {o for _d, o in outcomes} <= {"resolved", "already_resolved"}
+    assert worker.recorder.failures() == []
+    records = await event_store.read_stream(season.season_id)
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
