@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 import msgspec
 
-
-def sha256_hex(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+from shared.app.tokens import token_hash
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,7 +35,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         def hashes(name: str) -> tuple[str, ...]:
             plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
             hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
-            return tuple(sorted({*map(sha256_hex, plain), *hashed}))
+            return tuple(sorted({*map(token_hash, plain), *hashed}))
 
         d = cls()
         return cls(

@@ -316,10 +316,29 @@ async def _computer_seat(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bearer(forged), json=HOLD)
 
 
-@case("bad_token[ops token on a bey route]", 401)
+@case("forbidden[ops token on a bey route]", 403)
 async def _ops_on_bey(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return api.client.get(bey.url("/me"), headers=bearer(OPS_TOKEN))
+
+
+@case("forbidden[auditor token on a bey command]", 403)
+async def _auditor_on_bey(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bearer(AUDITOR_TOKEN), json=HOLD)
+
+
+@case("bad_token[garbled: no season id]", 401)
+async def _garbled(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bearer("sb1.xxx.1.garbage"), json=HOLD)
+
+
+@case("bad_token[seat of non-ASCII digits]", 401)
+async def _superscript_seat(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    value = f"Bearer sb1.{bey.season_id}.".encode() + b"\xb2.x"
+    return api.client.post(bey.url("/orders"), headers=[(b"authorization", value)], json=HOLD)
 
 
 @case("token_wrong_season", 403)
@@ -369,6 +388,20 @@ async def _bey_reissue(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
     return api.client.post(url, headers=bey.auth())
+
+
+@case("token_in_query[ops reissue]", 400)
+async def _reissue_query(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token?token={OPS_TOKEN}"
+    return api.client.post(url)
+
+
+@case("bad_token[ops reissue with a guess]", 401)
+async def _reissue_guess(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
+    return api.client.post(url, headers=bearer("not-an-ops-token"))
 
 
 @case("missing_token[ops reissue without a token]", 401)
