@@ -88,6 +88,20 @@ async def _empty(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b"")
 
 
+@case("malformed_json[nested 1,000 deep]", 400)
+async def _deep(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = b'{"orders": ' + b"[" * 999 + b"]" * 999 + b"}"
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=body)
+
+
+@case("malformed_json[anonymous season, 1,000 nested objects]", 400)
+async def _deep_season(api: Api, _: AsyncExitStack) -> Request:
+    await create_trial(api.client)
+    body = b'{"memleket": 6, "x": ' + b'{"a": ' * 999 + b"1" + b"}" * 999 + b"}"
+    return api.client.post("/v1/seasons", content=body)
+
+
 @case("unknown_field", 422)
 async def _unknown_field(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
