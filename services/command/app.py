@@ -145,7 +145,13 @@ def create_app(
         middleware=[
             *extra_middleware,
             *(
-                [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute), shared)]
+                [
+                    limit_failed_auth(
+                        AuthFailures(settings.auth_failures_per_minute),
+                        shared,
+                        settings.trusted_proxies,
+                    )
+                ]
                 if shared is not None
                 else []
             ),
