@@ -15,7 +15,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
 from shared.app import tokens
-from shared.app.openapi import READ_PROBLEMS, problem_body
+from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS, problem_body
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
@@ -245,6 +245,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
     "/seasons/{season_id:str}/private",
     summary="A bey's own gold, missions, orders and reports",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def private(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
@@ -275,6 +276,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
     responses=READ_PROBLEMS,
+    security=OPTIONAL_BEARER,
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
@@ -300,6 +302,7 @@ async def battles(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
     responses=READ_PROBLEMS,
+    security=OPTIONAL_BEARER,
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: int
@@ -322,6 +325,7 @@ async def all_orders(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def audit_betrayals(
     request: Request[Any, Any, Any], season_id: str
@@ -358,6 +362,7 @@ def _staff(request: Request[Any, Any, Any]) -> str:
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
@@ -383,6 +388,7 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     status_code=201,
     summary="A one-use ticket for the private stream",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
