@@ -49,10 +49,11 @@ from litestar import Litestar, Request, Response, post
 
 from services.command.schemas import OrdersIn
 from services.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
+from shared.app.tokens import token_hash
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate
 from shared.logs import configure_logging
-from shared.settings import Settings, sha256_hex
+from shared.settings import Settings
 
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
 MEMLEKETS = (6, 34, 35, 1, 7, 16, 42, 61, 21, 55, 25, 38)
@@ -219,7 +220,7 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         pg_dsn=dsn,
         redis_url=args.redis,
         broker_namespace=ns,
-        ops_token_hashes=(sha256_hex(ops_token),),
+        ops_token_hashes=(token_hash(ops_token),),
         pool_max=args.pool,
         group_commit=args.group_commit,
     )

@@ -101,6 +101,9 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         access_log=False,
+        # The app derives client addresses itself, trusting only SEKSENBIR_TRUSTED_PROXIES;
+        # uvicorn's default would take X-Forwarded-For from any client on 127.0.0.1.
+        proxy_headers=False,
     )
     return 0
 

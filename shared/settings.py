@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-import hashlib
+import ipaddress
 import os
 
 import msgspec
 
+from shared.app.tokens import token_hash
 
-def sha256_hex(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+
+def proxies(value: str) -> tuple[str, ...]:
+    """SEKSENBIR_TRUSTED_PROXIES: comma-separated addresses or CIDRs, each checked here (a typo
+    stops the process at start, rather than trusting nobody, or everybody, silently)."""
+    out = []
+    for item in (v.strip() for v in value.split(",")):
+        if not item:
+            continue
+        try:
+            out.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ValueError(
+                f"SEKSENBIR_TRUSTED_PROXIES: not an address or CIDR: {item!r}"
+            ) from None
+    return tuple(out)
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -29,6 +43,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     group_commit: int = 2  # appends grouped into one statement while this many are in flight
     projection_prefix: str = "sb"
     auth_failures_per_minute: int = 30  # 401s a client address may cause; then 429 (0: off)
+    # Reverse proxies whose X-Forwarded-For names the client (addresses or CIDRs); none: the
+    # client address is the connection's peer, whatever the headers say.
+    trusted_proxies: tuple[str, ...] = ()
     debug: bool = False
 
     @classmethod
@@ -38,7 +55,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         def hashes(name: str) -> tuple[str, ...]:
             plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
             hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
-            return tuple(sorted({*map(sha256_hex, plain), *hashed}))
+            return tuple(sorted({*map(token_hash, plain), *hashed}))
 
         d = cls()
         return cls(
@@ -55,5 +72,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             auth_failures_per_minute=int(
                 e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)
             ),
+            trusted_proxies=proxies(e.get("SEKSENBIR_TRUSTED_PROXIES", "")),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
         )

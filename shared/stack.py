@@ -102,6 +102,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                     "--port",
                     str(port),
                     "--no-access-log",
+                    "--no-proxy-headers",  # client addresses: SEKSENBIR_TRUSTED_PROXIES only
                 ],
                 env,
             ),

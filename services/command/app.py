@@ -21,9 +21,11 @@ from services.command.problems import (
     http_exception,
     internal_error,
     problem_response,
+    too_deep,
     unavailable,
 )
 from services.command.routes import ROUTES
+from shared.app.bodies import TooDeep, limit_json_depth
 from shared.app.openapi import COMPONENTS
 from shared.app.queues import make_broker, resolve_message
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
@@ -130,6 +132,7 @@ def create_app(
         exception_handlers={
             Problem: problem_response,
             HTTPException: http_exception,
+            TooDeep: too_deep,
             StoreBusyError: unavailable,
             asyncpg.PostgresConnectionError: unavailable,
             asyncpg.InterfaceError: unavailable,
@@ -142,10 +145,17 @@ def create_app(
         middleware=[
             *extra_middleware,
             *(
-                [limit_failed_auth(AuthFailures(settings.auth_failures_per_minute), shared)]
+                [
+                    limit_failed_auth(
+                        AuthFailures(settings.auth_failures_per_minute),
+                        shared,
+                        settings.trusted_proxies,
+                    )
+                ]
                 if shared is not None
                 else []
             ),
+            limit_json_depth(),  # every body of both APIs, before any decoder sees it
         ],
         request_max_body_size=settings.max_body_bytes,
         logging_config=None,  # shared.logs configures logging; Litestar's would replace it

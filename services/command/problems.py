@@ -96,6 +96,11 @@ def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
     return 400, "invalid_request", messages or detail
 
 
+def too_deep(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """A body nested deeper than shared.app.bodies.MAX_DEPTH, refused before decoding."""
+    return problem_response(request, Problem(400, "malformed_json", str(exc)))
+
+
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("api.unhandled", path=request.url.path)
     return problem_response(

@@ -32,6 +32,7 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
+from shared.app import tokens
 from shared.app.openapi import BEARER, COMMAND_PROBLEMS
 from shared.domain import codec
 from shared.domain import commands as c
@@ -67,7 +68,7 @@ async def create_season(
         raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
     if body.seed is not None and not 0 <= body.seed < 2**63:
         raise Problem(422, "invalid_body", "seed must be in 0 … 2^63 − 1")
-    season_id = uuid.uuid4().hex
+    season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     seed = body.seed if body.seed is not None else secrets.randbits(63)
     create = c.CreateSeason(
         season_id=season_id,
@@ -373,11 +374,7 @@ async def reissue_token(
 ) -> Response[TokenOut]:
     """Ops reissue a lost token; the reissue is an audited event."""
     svc = services(request)
-    caller = auth.staff(request, svc.ops, svc.auditors)
-    if caller is None and auth.bearer(request) is None:
-        raise Problem(401, "missing_token", "Ops jetonu gerekli / ops token required")
-    if caller is None or caller.role != "ops":
-        raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+    auth.ops_only(request, svc.ops, svc.auditors)
     await load(svc, season_id)
     return await _set_token(svc, season_id, seat, "ops")
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,7 +14,8 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
-from shared.app.openapi import READ_PROBLEMS, problem_body
+from shared.app import tokens
+from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS, problem_body
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
@@ -44,17 +43,15 @@ def ctx(request: Request[Any, Any, Any]) -> QueryContext:
     return request.app.state.query  # type: ignore[no-any-return]
 
 
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+def _refused(refused: tokens.TokenRefused) -> QueryProblem:
+    return QueryProblem(refused.status, refused.code, refused.detail)
 
 
 def _bearer(request: Request[Any, Any, Any]) -> str | None:
-    if "token" in request.query_params or "access_token" in request.query_params:
-        raise QueryProblem(
-            400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
-        )
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+    try:
+        return tokens.bearer(request.headers.get("authorization", ""), request.query_params)
+    except tokens.TokenRefused as refused:
+        raise _refused(refused) from None
 
 
 def role(request: Request[Any, Any, Any]) -> str | None:
@@ -62,31 +59,23 @@ def role(request: Request[Any, Any, Any]) -> str | None:
     token = _bearer(request)
     if token is None:
         return None
-    digest = _sha(token)
     c = ctx(request)
-    if any(hmac.compare_digest(digest, h) for h in c.ops):
-        return "ops"
-    if any(hmac.compare_digest(digest, h) for h in c.auditors):
-        return "auditor"
-    return None
+    return tokens.staff_role(token, c.ops, c.auditors)
 
 
 def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
-    """The seat whose token hash the projection holds, or a 401/403 problem."""
-    token = _bearer(request)
-    if token is None:
-        raise QueryProblem(401, "missing_token", "Authorization: Bearer <jeton> gerekli")
-    parts = token.split(".", 3)
-    if len(parts) != 4 or not parts[2].isdigit():
-        raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
-    if parts[1] != season_id:
-        raise QueryProblem(
-            403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token"
-        )
-    stored = decode(auth.get(parts[2].encode()))
-    if stored is None or not hmac.compare_digest(str(stored), _sha(token)):
-        raise QueryProblem(401, "bad_token", "Jeton geçersiz / invalid token")
-    return int(parts[2])
+    """The seat whose token hash the projection holds, or a 401/403 problem (shared.app.tokens:
+    the same strict parser as the command API)."""
+
+    def stored(seat: int) -> str | None:
+        kept = decode(auth.get(str(seat).encode()))
+        return None if kept is None else str(kept)
+
+    c = ctx(request)
+    try:
+        return tokens.bey_seat(_bearer(request), season_id, stored, (*c.ops, *c.auditors))
+    except tokens.TokenRefused as refused:
+        raise _refused(refused) from None
 
 
 def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
@@ -256,6 +245,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
     "/seasons/{season_id:str}/private",
     summary="A bey's own gold, missions, orders and reports",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def private(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
@@ -286,6 +276,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
     responses=READ_PROBLEMS,
+    security=OPTIONAL_BEARER,
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
@@ -311,13 +302,18 @@ async def battles(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
     responses=READ_PROBLEMS,
+    security=OPTIONAL_BEARER,
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: int
 ) -> Response[dict[str, Any]]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
-        if role(request) != "ops":
+        who = role(request)
+        if who != "ops":
+            token = _bearer(request)
+            if who is None and token is not None and tokens.parse(token) is None:
+                raise _refused(tokens.bad_token())  # a guess, counted like any bad token
             raise QueryProblem(
                 403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret"
             )
@@ -329,6 +325,7 @@ async def all_orders(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def audit_betrayals(
     request: Request[Any, Any, Any], season_id: str
@@ -349,13 +346,15 @@ async def audit_betrayals(
 
 
 def _staff(request: Request[Any, Any, Any]) -> str:
-    who = role(request)
+    token = _bearer(request)
+    if token is None:
+        raise QueryProblem(
+            401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token"
+        )
+    c = ctx(request)
+    who = tokens.staff_role(token, c.ops, c.auditors)
     if who is None:
-        if _bearer(request) is None:
-            raise QueryProblem(
-                401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token"
-            )
-        raise QueryProblem(403, "forbidden", "Yalnız denetçi ve ops / auditors and ops only")
+        raise _refused(tokens.not_staff(token))  # a bey's token 403, a guess 401
     return who
 
 
@@ -363,6 +362,7 @@ def _staff(request: Request[Any, Any, Any]) -> str:
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
@@ -388,6 +388,7 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     status_code=201,
     summary="A one-use ticket for the private stream",
     responses=READ_PROBLEMS,
+    security=BEARER,
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
     """Browsers authenticate their event stream with this, never with the token in a URL."""

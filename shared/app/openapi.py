@@ -62,6 +62,8 @@ def problems(*statuses: int) -> dict[int, ResponseSpec]:
 COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 429, 503)
 READ_PROBLEMS = problems(400, 401, 403, 404, 429, 503)
 BEARER = [{"bearer": []}]
+# Public at some times, a token's at others (battles, all orders: public after the Kurultay).
+OPTIONAL_BEARER = [{"bearer": []}, {}]
 COMPONENTS = Components(
     security_schemes={
         "bearer": SecurityScheme(

@@ -15,15 +15,19 @@ Two layers (ARCHITECTURE, Access: rate limits live in Redis with short expiry):
 - AuthFailures: the same bucket in this process's memory (bounded), which also holds those
   blocks. It is what still limits a client when Redis does not answer.
 
-Keyed by the ASGI client address: behind a reverse proxy on another host, set uvicorn's
-FORWARDED_ALLOW_IPS to the proxy, so that the address is the player's (from X-Forwarded-For)
-and not the proxy's. No address is logged, and Redis holds only a hash of it, for at most the
-minute its bucket takes to refill.
+Keyed by the client address (`client_address`): the connection's peer, unless that peer is
+one of the configured proxies (SEKSENBIR_TRUSTED_PROXIES, none by default), in which case the
+address is the one those proxies report in X-Forwarded-For: the rightmost address that is not
+itself a trusted proxy. uvicorn's own proxy-header handling is off (`seksenbir serve` and `up`):
+it trusts 127.0.0.1 by default, so any local client could name itself a new address on every
+request and never meet the limit. No address is logged, and Redis holds only a hash of it, for
+at most the minute its bucket takes to refill.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 import time
 from collections import OrderedDict
@@ -155,18 +159,55 @@ class SharedFailures:
         return int(wait_ms) / 1000.0
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def networks(trusted: tuple[str, ...]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(t, strict=False) for t in trusted)
+
+
+def _within(address: str, trusted: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in trusted)
+
+
+def client_address(scope: dict[str, Any], trusted: tuple[Network, ...] = ()) -> str:
+    """The address a request comes from: the peer, or, when the peer is a trusted proxy, the
+    rightmost X-Forwarded-For hop that is not a trusted proxy (each proxy appends the address it
+    saw, so hops left of that one are the client's own claims and never trusted)."""
+    peer = scope["client"][0] if scope.get("client") else "?"
+    if not trusted or not _within(peer, trusted):
+        return peer
+    hops = [
+        hop.strip()
+        for name, value in scope["headers"]
+        if name == b"x-forwarded-for"
+        for hop in value.decode("latin-1").split(",")
+    ]
+    for hop in reversed(hops):
+        if hop and not _within(hop, trusted):
+            return hop
+    return peer  # only proxies named: the request is the proxies' own
+
+
 def limit_failed_auth(
-    failures: AuthFailures, shared: SharedFailures | None = None
+    failures: AuthFailures,
+    shared: SharedFailures | None = None,
+    trusted_proxies: tuple[str, ...] = (),
 ) -> Callable[[ASGIApp], ASGIApp]:
     """Litestar middleware (a factory of ASGI apps) applying `failures` (and, if given, the
-    `shared` bucket) to HTTP requests."""
+    `shared` bucket) to HTTP requests, by `client_address`."""
+    trusted = networks(trusted_proxies)
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] != "http":
                 await app(scope, receive, send)
                 return
-            client = scope["client"][0] if scope.get("client") else "?"
+            client = client_address(scope, trusted)
             if any(name == b"authorization" for name, _ in scope["headers"]):
                 wait = failures.retry_after(client)
                 if wait is not None:

@@ -17,6 +17,7 @@ from services.command import auth
 from services.command.app import create_app
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
+from shared.app.tokens import token_hash
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
@@ -24,7 +25,7 @@ from shared.domain.evolve import evolve
 from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
-from shared.settings import Settings, sha256_hex
+from shared.settings import Settings
 
 OPS_TOKEN = "ops-token-for-the-http-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-http-tests-0123456789"
@@ -43,8 +44,8 @@ REDIS_URL = {"url": "redis://127.0.0.1:6379/0"}
 def settings(**overrides: Any) -> Settings:
     """Settings with one ops and one auditor token (kept, as in production, only as hashes)."""
     return Settings(
-        ops_token_hashes=(sha256_hex(OPS_TOKEN),),
-        auditor_token_hashes=(sha256_hex(AUDITOR_TOKEN),),
+        ops_token_hashes=(token_hash(OPS_TOKEN),),
+        auditor_token_hashes=(token_hash(AUDITOR_TOKEN),),
         # each app its own Redis namespace: the failed-token buckets are shared through Redis
         **{
             "broker_namespace": f"test-{secrets.token_hex(4)}",

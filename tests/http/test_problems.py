@@ -89,6 +89,20 @@ async def _empty(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b"")
 
 
+@case("malformed_json[nested 1,000 deep]", 400)
+async def _deep(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = b'{"orders": ' + b"[" * 999 + b"]" * 999 + b"}"
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=body)
+
+
+@case("malformed_json[anonymous season, 1,000 nested objects]", 400)
+async def _deep_season(api: Api, _: AsyncExitStack) -> Request:
+    await create_trial(api.client)
+    body = b'{"memleket": 6, "x": ' + b'{"a": ' * 999 + b"1" + b"}" * 999 + b"}"
+    return api.client.post("/v1/seasons", content=body)
+
+
 @case("unknown_field", 422)
 async def _unknown_field(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
@@ -355,10 +369,29 @@ async def _computer_seat(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bearer(forged), json=HOLD)
 
 
-@case("bad_token[ops token on a bey route]", 401)
+@case("forbidden[ops token on a bey route]", 403)
 async def _ops_on_bey(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return api.client.get(bey.url("/me"), headers=bearer(OPS_TOKEN))
+
+
+@case("forbidden[auditor token on a bey command]", 403)
+async def _auditor_on_bey(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bearer(AUDITOR_TOKEN), json=HOLD)
+
+
+@case("bad_token[garbled: no season id]", 401)
+async def _garbled(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bearer("sb1.xxx.1.garbage"), json=HOLD)
+
+
+@case("bad_token[seat of non-ASCII digits]", 401)
+async def _superscript_seat(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    value = f"Bearer sb1.{bey.season_id}.".encode() + b"\xb2.x"
+    return api.client.post(bey.url("/orders"), headers=[(b"authorization", value)], json=HOLD)
 
 
 @case("token_wrong_season", 403)
@@ -408,6 +441,20 @@ async def _bey_reissue(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
     return api.client.post(url, headers=bey.auth())
+
+
+@case("token_in_query[ops reissue]", 400)
+async def _reissue_query(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token?token={OPS_TOKEN}"
+    return api.client.post(url)
+
+
+@case("bad_token[ops reissue with a guess]", 401)
+async def _reissue_guess(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token"
+    return api.client.post(url, headers=bearer("not-an-ops-token"))
 
 
 @case("missing_token[ops reissue without a token]", 401)

@@ -15,6 +15,7 @@ from services.gateway import create_app
 from services.projections.keys import Keys, seasons_index
 from services.projections.projector import Projector
 from shared.app.seasons import Seasons
+from shared.app.tokens import token_hash
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.evolve import evolve
@@ -22,7 +23,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import EventMetadata, EventStore
-from shared.settings import Settings, sha256_hex
+from shared.settings import Settings
 from tests.http.support import lifespan
 
 OPS_TOKEN = "ops-token-for-the-projection-tests-0123456789"
@@ -180,8 +181,8 @@ def settings(prefix: str, redis_url: str = "redis://127.0.0.1:6379/0") -> Settin
         redis_url=redis_url,
         broker_namespace=f"{prefix}-broker",  # the failed-token buckets too
         projection_prefix=prefix,
-        ops_token_hashes=(sha256_hex(OPS_TOKEN),),
-        auditor_token_hashes=(sha256_hex(AUDITOR_TOKEN),),
+        ops_token_hashes=(token_hash(OPS_TOKEN),),
+        auditor_token_hashes=(token_hash(AUDITOR_TOKEN),),
     )
 
 

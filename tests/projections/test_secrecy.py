@@ -88,7 +88,15 @@ GATED = {
         "audit/betrayals": 403,
         "ops/beys/1": 403,
     },
-    "garbage": {
+    "garbage": {  # not even a bey token's shape: 401 everywhere (counted as a guess)
+        "private": 401,
+        "me": 401,
+        "battles": 401,
+        "orders": 401,
+        "audit/betrayals": 401,
+        "ops/beys/1": 401,
+    },
+    "forged": {  # a bey token's shape with the wrong secret: a failed bey login
         "private": 401,
         "me": 401,
         "battles": 401,
@@ -97,9 +105,10 @@ GATED = {
         "ops/beys/1": 403,
     },
     "bey B": {"orders": 403, "audit/betrayals": 403, "ops/beys/1": 403},
-    "auditor": {"private": 401, "me": 401, "battles": 401, "orders": 403, "ops/beys/1": 403},
+    # staff tokens are known callers in the wrong place: 403, never a failed attempt
+    "auditor": {"private": 403, "me": 403, "battles": 403, "orders": 403, "ops/beys/1": 403},
     "bey A": {"orders": 403, "audit/betrayals": 403, "ops/beys/1": 403},
-    "ops": {"private": 401, "me": 401},
+    "ops": {"private": 403, "me": 403},
 }
 
 
@@ -150,7 +159,8 @@ async def test_no_endpoint_shows_another_beys_orders_or_missions_before_the_kuru
     viewers = {
         "anonymous": None,
         "other season": trial["token"],
-        "garbage": f"sb1.{live.season_id}.1.not-the-secret",  # forged: right season and seat
+        "garbage": f"sb1.{live.season_id}.1.not-the-secret",  # not a token's shape
+        "forged": f"sb1.{live.season_id}.1.{'x' * 32}",  # well-formed: right season and seat
         "bey B": live.tokens[2],
         "auditor": AUDITOR_TOKEN,
         "bey A": live.tokens[1],
@@ -162,7 +172,12 @@ async def test_no_endpoint_shows_another_beys_orders_or_missions_before_the_kuru
             assert await resolve_live_divan(memory_store, live.season_id) == 2
             await submit_pending_canary(client, live)
         await projector.sweep()
-        seen = {v: await read_all(client, live, t, divans) for v, t in viewers.items()}
+        seen = {}
+        for n, (viewer, token) in enumerate(viewers.items()):
+            # each viewer its own client address: one viewer's bad tokens do not limit another
+            transport = httpx.ASGITransport(app=_gw.app, client=(f"198.51.100.{n + 1}", 40000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as mine:
+                seen[viewer] = await read_all(mine, live, token, divans)
         for viewer, answers in seen.items():
             assert_statuses(viewer, answers)
             if viewer not in ("bey A", "ops"):

@@ -1,0 +1,102 @@
+"""Request bodies: JSON nested deeper than MAX_DEPTH is refused before anything decodes it.
+
+A decoder recurses once per nesting level: `{"orders": [[[…976 deep…]]]}` or 1,000 nested
+objects raised RecursionError (500). No body of the API nests deeper than a few levels, so
+every request body is scanned as it arrives, in one linear pass over its bytes that tracks the
+depth of `[`/`{` outside JSON strings (escapes respected, across chunk boundaries), and the
+first level beyond MAX_DEPTH raises `TooDeep`, which the app answers 400 `malformed_json`.
+The scan runs in the receive channel, so it covers every body any handler of either API
+reads, and a body nobody reads is never scanned (nor decoded).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+MAX_DEPTH = 32
+_OUTSIDE = re.compile(rb'[\[\]{}"]')  # what changes the depth or starts a string
+_INSIDE = re.compile(rb'["\\]')  # what ends a string or escapes the next byte
+_OPEN = frozenset(b"[{")
+_QUOTE = ord('"')
+_BACKSLASH = ord("\\")
+
+ASGIApp = Callable[..., Any]
+
+
+class TooDeep(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"JSON en fazla {limit} düzey iç içe olabilir / JSON nested deeper than {limit} levels"
+        )
+        self.limit = limit
+
+
+class DepthScanner:
+    """Feed a body's chunks in order; raises TooDeep at the first level beyond `limit`.
+
+    It does not validate JSON (the decoder does): it only makes sure the decoder never sees
+    nesting deeper than `limit`. Brackets inside strings do not count."""
+
+    __slots__ = ("depth", "escaped", "in_string", "limit")
+
+    def __init__(self, limit: int = MAX_DEPTH) -> None:
+        self.limit = limit
+        self.depth = 0
+        self.in_string = False
+        self.escaped = False  # the previous chunk ended with a backslash inside a string
+
+    def feed(self, chunk: bytes) -> None:
+        i, n = 0, len(chunk)
+        if self.escaped and n:
+            i, self.escaped = 1, False
+        while i < n:
+            if self.in_string:
+                m = _INSIDE.search(chunk, i)
+                if m is None:
+                    return
+                if chunk[m.start()] == _BACKSLASH:
+                    i = m.start() + 2
+                    if i > n:
+                        self.escaped = True
+                    continue
+                self.in_string = False
+                i = m.end()
+                continue
+            m = _OUTSIDE.search(chunk, i)
+            if m is None:
+                return
+            byte, i = chunk[m.start()], m.end()
+            if byte == _QUOTE:
+                self.in_string = True
+            elif byte in _OPEN:
+                self.depth += 1
+                if self.depth > self.limit:
+                    raise TooDeep(self.limit)
+            else:
+                self.depth -= 1
+
+
+def limit_json_depth(limit: int = MAX_DEPTH) -> Callable[[ASGIApp], ASGIApp]:
+    """Litestar middleware (a factory of ASGI apps): every HTTP request body is scanned by a
+    DepthScanner as the app receives it; TooDeep propagates to the app's exception handlers."""
+
+    def middleware(app: ASGIApp) -> ASGIApp:
+        async def scanned(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            scanner = DepthScanner(limit)
+
+            async def receive_scanned() -> dict[str, Any]:
+                message: dict[str, Any] = await receive()
+                if message["type"] == "http.request":
+                    scanner.feed(message.get("body", b""))
+                return message
+
+            await app(scope, receive_scanned, send)
+
+        return scanned
+
+    return middleware

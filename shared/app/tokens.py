@@ -1,0 +1,160 @@
+"""Tokens for both APIs: one strict parser, one hash, one constant-time comparison.
+
+A bey token is `sb1.<season_id>.<seat>.<secret>`, exactly as `new_token` makes it:
+- season_id: 32 lowercase hexadecimal digits, the shape `new_season_id` (uuid4().hex) gives;
+- seat: 1 … 19 in ASCII digits, no sign, no leading zero, no whitespace;
+- secret: 32 characters of the URL-safe base64 alphabet (`secrets.token_urlsafe(24)`, 192 bits).
+Anything else is not a bey token: 401 `bad_token`, like a wrong secret (and so counted by the
+failed-token limiter). Only a well-formed token of another season is 403 `token_wrong_season`.
+
+Ops and auditor tokens are free-form strings configured by their SHA-256 hashes (Settings). A
+valid one on a bey endpoint is 403 `forbidden`: a known caller in the wrong place, not a guess,
+so it is not counted as a failed attempt.
+
+Every service checks tokens here; each turns a `TokenRefused` into its own problem answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import uuid
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from shared.domain.state import SEATS
+
+PREFIX = "sb1"
+SECRET_BYTES = 24  # 192 bits
+SECRET_CHARS = 32  # len(secrets.token_urlsafe(24))
+_SEASON = re.compile(r"[0-9a-f]{32}")
+_TOKEN = re.compile(r"sb1\.([0-9a-f]{32})\.([1-9][0-9]?)\.([A-Za-z0-9_-]{32})")
+QUERY_NAMES = ("token", "access_token")
+
+
+class BeyToken(NamedTuple):
+    season_id: str
+    seat: int
+
+
+class TokenRefused(Exception):
+    """A token check's refusal: the service answers it as problem+json with this code."""
+
+    def __init__(self, status: int, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+
+
+def missing_token(
+    detail: str = "Authorization: Bearer <jeton> gerekli / token required",
+) -> TokenRefused:
+    return TokenRefused(401, "missing_token", detail)
+
+
+def bad_token() -> TokenRefused:
+    return TokenRefused(401, "bad_token", "Jeton geçersiz / invalid token")
+
+
+def new_season_id() -> str:
+    return uuid.uuid4().hex
+
+
+def is_season_id(value: str) -> bool:
+    return _SEASON.fullmatch(value) is not None
+
+
+def parse(token: str) -> BeyToken | None:
+    """The season and seat a bey token names, or None if it is not exactly a bey token."""
+    m = _TOKEN.fullmatch(token)
+    if m is None:
+        return None
+    seat = int(m[2])
+    return BeyToken(m[1], seat) if seat <= SEATS else None
+
+
+def new_token(season_id: str, seat: int) -> str:
+    """`sb1.<season>.<seat>.<secret>`: season and seat route the check; the secret has 192 bits."""
+    if not is_season_id(season_id):  # a token the parser would refuse is never issued
+        raise ValueError(f"not a season id: {season_id!r}")
+    # the seat is the domain's to check (RotateToken: unknown_seat); every bey's is 1 … SEATS
+    return f"{PREFIX}.{season_id}.{seat}.{secrets.token_urlsafe(SECRET_BYTES)}"
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 hex digest a token is kept as (events, projections, settings)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def same_hash(stored: str, digest: str) -> bool:
+    """Whether two token hashes are equal, in constant time."""
+    return hmac.compare_digest(stored.encode(), digest.encode())
+
+
+def _any_hash(digest: str, hashes: tuple[str, ...]) -> bool:
+    found = False
+    for h in hashes:  # every hash compared: the time does not say which one matched
+        found |= same_hash(h, digest)
+    return found
+
+
+def matches_any(token: str, hashes: tuple[str, ...]) -> bool:
+    """Whether the token is one of those whose hashes are given (constant time in each)."""
+    return _any_hash(token_hash(token), hashes)
+
+
+def bearer(authorization: str, query: Mapping[str, object]) -> str | None:
+    """The bearer token of a request, or None; a token in the URL is refused (400)."""
+    if any(name in query for name in QUERY_NAMES):
+        raise TokenRefused(
+            400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
+        )
+    scheme, _, value = authorization.partition(" ")
+    value = value.strip()
+    return value if scheme.lower() == "bearer" and value else None
+
+
+def staff_role(token: str, ops: tuple[str, ...], auditors: tuple[str, ...]) -> str | None:
+    """'ops' or 'auditor' for a staff token, else None."""
+    if matches_any(token, ops):
+        return "ops"
+    if matches_any(token, auditors):
+        return "auditor"
+    return None
+
+
+def not_staff(token: str) -> TokenRefused:
+    """The refusal of a token that is no staff token on a staff endpoint: a bey token there is
+    403 `forbidden`; anything that is not even a bey token is 401 `bad_token` (a guess)."""
+    if parse(token) is None:
+        return bad_token()
+    return TokenRefused(403, "forbidden", "Yalnız denetçi ve ops / auditors and ops only")
+
+
+def bey_seat(
+    token: str | None,
+    season_id: str,
+    stored: Callable[[int], str | None],
+    staff: tuple[str, ...] = (),
+) -> int:
+    """The seat whose token this is in `season_id` (`stored(seat)`: the seat's token hash, or
+    None), or a TokenRefused: 401 missing or bad, 403 another season's or a staff token."""
+    if token is None:
+        raise missing_token()
+    digest = token_hash(token)
+    if _any_hash(digest, staff):
+        raise TokenRefused(
+            403, "forbidden", "Ops ve denetçi jetonu bey jetonu değildir / not a bey token"
+        )
+    parsed = parse(token)
+    if parsed is None:
+        raise bad_token()
+    if parsed.season_id != season_id:
+        raise TokenRefused(
+            403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token"
+        )
+    kept = stored(parsed.seat)
+    if kept is None or not same_hash(kept, digest):
+        raise bad_token()
+    return parsed.seat
