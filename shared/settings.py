@@ -29,6 +29,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     group_commit: int = 2  # appends grouped into one statement while this many are in flight
     projection_prefix: str = "sb"
     auth_failures_per_minute: int = 30  # 401s a client address may cause; then 429 (0: off)
+    streams_per_client: int = 8  # open event streams per client address; then 429
+    streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
 
     @classmethod
@@ -55,5 +57,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             auth_failures_per_minute=int(
                 e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)
             ),
+            streams_per_client=int(e.get("SEKSENBIR_STREAMS_PER_CLIENT", d.streams_per_client)),
+            streams_per_process=int(e.get("SEKSENBIR_STREAMS_PER_PROCESS", d.streams_per_process)),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
         )

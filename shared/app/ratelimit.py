@@ -155,6 +155,12 @@ class SharedFailures:
         return int(wait_ms) / 1000.0
 
 
+def client_address(scope: dict[str, Any]) -> str:
+    """The address a request is counted under (failed tokens here, open event streams in the
+    query API): one function, so that both follow how forwarded addresses are trusted."""
+    return str(scope["client"][0]) if scope.get("client") else "?"
+
+
 def limit_failed_auth(
     failures: AuthFailures, shared: SharedFailures | None = None
 ) -> Callable[[ASGIApp], ASGIApp]:
@@ -166,7 +172,7 @@ def limit_failed_auth(
             if scope["type"] != "http":
                 await app(scope, receive, send)
                 return
-            client = scope["client"][0] if scope.get("client") else "?"
+            client = client_address(scope)
             if any(name == b"authorization" for name, _ in scope["headers"]):
                 wait = failures.retry_after(client)
                 if wait is not None:
