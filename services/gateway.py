@@ -32,12 +32,17 @@ def query_lifespan(
 ):  # type: ignore[no-untyped-def]
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        client = redis or aioredis.Redis.from_url(
-            settings.redis_url,
-            max_connections=READ_POOL_MAX,  # full: MaxConnectionsError at once, answered 503
-            socket_timeout=READ_TIMEOUT_S,  # a Redis that hangs is a 503 too, not a hung read
-            socket_connect_timeout=READ_TIMEOUT_S,
-        )
+        pool = None
+        if redis is None:
+            # A burst waits for a connection at most READ_TIMEOUT_S, then ConnectionError: 503.
+            pool = aioredis.BlockingConnectionPool.from_url(
+                settings.redis_url,
+                max_connections=READ_POOL_MAX,
+                timeout=READ_TIMEOUT_S,
+                socket_timeout=READ_TIMEOUT_S,  # a Redis that hangs is a 503, not a hung read
+                socket_connect_timeout=READ_TIMEOUT_S,
+            )
+        client = redis or aioredis.Redis(connection_pool=pool)
         streams = StreamHub(
             lambda: subscriber_connection(client),
             per_client=settings.streams_per_client,
@@ -74,8 +79,9 @@ def query_lifespan(
             await streams.close()
             if broker is not None:
                 broker.close()
-            if redis is None:
+            if pool is not None:
                 await client.aclose()
+                await pool.disconnect()
 
     return lifespan
 
