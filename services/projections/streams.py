@@ -41,6 +41,7 @@ POLL_S = 1.0  # the subscriber's read wakes this often to check the connection's
 PING_S = 5.0  # nothing heard for this long: PING
 DEAD_S = 15.0  # nothing heard (not even the PONG) for this long: the connection is lost
 
+_REPLY = {"SUBSCRIBE": "subscribe", "UNSUBSCRIBE": "unsubscribe", "PING": "pong"}
 Connect = Callable[[], Awaitable[Any]]  # a new, connected redis.asyncio Connection
 
 
@@ -148,6 +149,7 @@ class StreamHub:
         self._channels: dict[str, _Channel] = {}
         self._link: _Link | None = None
         self._connecting = asyncio.Lock()
+        self.pongs = 0  # answers to the liveness PING (for the tests and a debugger)
 
     @property
     def open_streams(self) -> int:
@@ -252,11 +254,12 @@ class StreamHub:
             for sub in list(entry.subs if entry else ()):
                 sub.push(reply[2])
             return
-        expected, _name, fut = link.pending.popleft() if link.pending else ("", None, None)
-        if kind != expected.lower():
-            raise ValueError(f"unexpected reply {kind!r} to {expected!r}")
+        sent, _name, fut = link.pending.popleft() if link.pending else ("", None, None)
+        if kind != _REPLY.get(sent):
+            raise ValueError(f"unexpected reply {kind!r} to {sent!r}")
         if kind == "pong":
             link.pinging = False
+            self.pongs += 1
         if fut is not None and not fut.done():
             fut.set_result(None)
 

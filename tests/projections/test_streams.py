@@ -11,6 +11,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from services.projections import streams as streams_module
 from services.projections.keys import channel
 from services.projections.projector import Projector
 from services.projections.streams import StreamHub
@@ -233,13 +234,7 @@ async def test_a_client_that_does_not_keep_up_is_disconnected_not_buffered(
     """The hub queues at most `queue_size` messages for a stream; one more ends the stream and
     frees its slot (a slow reader costs bounded memory)."""
 
-    async def connect():  # type: ignore[no-untyped-def]
-        pool = redis.connection_pool
-        conn = pool.connection_class(**pool.connection_kwargs)
-        await conn.connect()
-        return conn
-
-    hub = StreamHub(connect, per_client=8, per_process=8, queue_size=3)
+    hub = _hub(redis, queue_size=3)
     name = channel(prefix, "slow")
     try:
         slow = await hub.open("10.0.0.1", [name])
@@ -258,5 +253,58 @@ async def test_a_client_that_does_not_keep_up_is_disconnected_not_buffered(
         assert await slow.next(1) == []  # its queue is dropped: the stream just ends
         assert fast.closed is None
         assert hub.open_streams == 1
+    finally:
+        await hub.close()
+
+
+def _hub(redis: aioredis.Redis, **kw: int) -> StreamHub:
+    async def connect():  # type: ignore[no-untyped-def]
+        pool = redis.connection_pool
+        conn = pool.connection_class(**pool.connection_kwargs)
+        await conn.connect()
+        return conn
+
+    return StreamHub(connect, per_client=8, per_process=8, **kw)
+
+
+async def test_the_subscriber_pings_a_quiet_redis_and_stays_up(
+    redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    monkeypatch.setattr(streams_module, "POLL_S", 0.02)
+    monkeypatch.setattr(streams_module, "PING_S", 0.05)
+    monkeypatch.setattr(streams_module, "DEAD_S", 0.4)
+    hub = _hub(redis)
+    try:
+        sub = await hub.open("10.0.0.1", [channel(prefix, "quiet")])
+
+        async def pinged() -> bool:
+            return hub.pongs >= 12  # at least 0.6 s of silence from the channel: past DEAD_S
+
+        await _wait_until(pinged)
+        assert sub.closed is None
+        await redis.publish(channel(prefix, "quiet"), b"{}")
+        assert await sub.next(5) == [b"{}"]
+    finally:
+        await hub.close()
+
+
+async def test_a_redis_that_stops_answering_ends_the_streams(
+    redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """Nothing heard (here: no PING sent) for DEAD_S: the link is taken as lost, the streams
+    end rather than wait for ever, and the next stream connects again."""
+    monkeypatch.setattr(streams_module, "POLL_S", 0.02)
+    monkeypatch.setattr(streams_module, "PING_S", 3600.0)
+    monkeypatch.setattr(streams_module, "DEAD_S", 0.2)
+    hub = _hub(redis)
+    try:
+        sub = await hub.open("10.0.0.1", [channel(prefix, "silent")])
+        assert await sub.next(10) == []
+        assert sub.closed == "redis_lost"
+        assert hub.open_streams == 0
+        monkeypatch.setattr(streams_module, "DEAD_S", 3600.0)
+        again = await hub.open("10.0.0.1", [channel(prefix, "silent")])
+        await redis.publish(channel(prefix, "silent"), b"{}")
+        assert await again.next(5) == [b"{}"]
     finally:
         await hub.close()
