@@ -416,16 +416,18 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
     c = ctx(request)
     await season_read(request, season_id, lambda k, p: None)
-    channels = [channel(c.prefix, season_id)]
-    if ticket_value := request.query_params.get("ticket"):
-        owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
-        if owner is None or not owner.decode().startswith(f"{season_id}:"):
-            raise QueryProblem(
-                401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
-            )
-        channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
+    client = client_address(request.scope)
     try:
-        sub = await c.streams.open(client_address(request.scope), channels)
+        c.streams.admit(client)  # before the ticket is used up
+        channels = [channel(c.prefix, season_id)]
+        if ticket_value := request.query_params.get("ticket"):
+            owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
+            if owner is None or not owner.decode().startswith(f"{season_id}:"):
+                raise QueryProblem(
+                    401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
+                )
+            channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
+        sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
         raise QueryProblem(exc.status, exc.code, exc.detail, STREAM_RETRY_AFTER_S) from None
     stream = _stream(sub)

@@ -155,8 +155,8 @@ class StreamHub:
     def open_streams(self) -> int:
         return len(self._open)
 
-    async def open(self, client: str, channels: list[str]) -> Subscription:
-        """A subscription to `channels` once Redis confirmed them, or StreamRefused."""
+    def admit(self, client: str) -> None:
+        """StreamRefused if `client` may not open a stream now (checked again by `open`)."""
         if self._by_client[client] >= self.per_client:
             raise StreamRefused(
                 429,
@@ -169,6 +169,10 @@ class StreamHub:
             raise StreamRefused(
                 503, "streams_full", "Sunucuda yer yok, biraz sonra / no stream slots, try later"
             )
+
+    async def open(self, client: str, channels: list[str]) -> Subscription:
+        """A subscription to `channels` once Redis confirmed them, or StreamRefused."""
+        self.admit(client)
         sub = Subscription(self, client, tuple(channels), self.queue_size)
         self._open.add(sub)
         self._by_client[client] += 1

@@ -16,8 +16,9 @@ from services.projections.keys import channel
 from services.projections.projector import Projector
 from services.projections.streams import StreamHub
 from shared.eventstore import InMemoryEventStore
+from shared.settings import Settings
 from tests.projections.sse import Stream, served
-from tests.projections.support import Gateway, open_gateway
+from tests.projections.support import Gateway, bearer, open_gateway
 from tests.redis_server import own_redis
 
 READS = ("map", "leaderboard", "summary", "reports")
@@ -103,6 +104,48 @@ async def test_one_client_address_gets_at_most_its_cap_of_streams(
         finally:
             for s in streams:
                 await s.close()
+
+
+async def test_a_refused_stream_does_not_use_up_its_ticket(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    gw = Gateway(memory_store, redis, prefix, streams_per_client=1)
+    async with served(gw) as client:
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+        season_id, token = r.json()["season_id"], r.json()["token"]
+        await Projector(memory_store, redis, prefix).catch_up(season_id)
+        r = await client.post(f"/v1/seasons/{season_id}/tickets", headers=bearer(token))
+        ticket = r.json()["ticket"]
+        path = f"/v1/seasons/{season_id}/events"
+        public = Stream(client, path)
+        private: Stream | None = None
+        try:
+            assert await _opened(public) == 200
+            await _refused(client, f"{path}?ticket={ticket}", 429, "too_many_streams")
+            await public.close()
+
+            async def admitted() -> bool:
+                nonlocal private
+                private = Stream(client, f"{path}?ticket={ticket}")
+                status = await asyncio.wait_for(private.status, 10)
+                assert status in (200, 429), status  # never 401: the ticket is still good
+                return status == 200
+
+            await _wait_until(admitted)
+            assert private is not None
+            ready, _ = await private.until("ready")
+            assert ready.data == ['{"channels":2}']
+        finally:
+            await public.close()
+            if private is not None:
+                await private.close()
+
+
+def test_the_stream_caps_are_settings_from_the_environment():
+    assert (Settings().streams_per_client, Settings().streams_per_process) == (8, 500)
+    env = {"SEKSENBIR_STREAMS_PER_CLIENT": "3", "SEKSENBIR_STREAMS_PER_PROCESS": "40"}
+    s = Settings.from_env(env)
+    assert (s.streams_per_client, s.streams_per_process) == (3, 40)
 
 
 async def test_the_process_cap_answers_503_streams_full(
