@@ -46,6 +46,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Reverse proxies whose X-Forwarded-For names the client (addresses or CIDRs); none: the
     # client address is the connection's peer, whatever the headers say.
     trusted_proxies: tuple[str, ...] = ()
+    streams_per_client: int = 8  # open event streams per client address; then 429
+    streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
 
     @classmethod
@@ -73,5 +75,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)
             ),
             trusted_proxies=proxies(e.get("SEKSENBIR_TRUSTED_PROXIES", "")),
+            streams_per_client=int(e.get("SEKSENBIR_STREAMS_PER_CLIENT", d.streams_per_client)),
+            streams_per_process=int(e.get("SEKSENBIR_STREAMS_PER_PROCESS", d.streams_per_process)),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
         )

@@ -54,12 +54,24 @@ async def health() -> dict[str, str]:
 
 
 @get("/ready", summary="Readiness: the event store answers", include_in_schema=False)
-async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    """503 naming what is unavailable: the event store, and what the gateway adds to
+    `app.state.readiness` (name -> async check of the app: the read side's Redis)."""
     svc: Services = request.app.state.services
+    down = []
     try:
         await svc.seasons.store.head_position()
     except Exception:
-        return Response({"status": "unavailable"}, status_code=503, headers={"Retry-After": "1"})
+        down.append("event_store")
+    for name, check in getattr(request.app.state, "readiness", {}).items():
+        if not await check(request.app):
+            down.append(name)
+    if down:
+        return Response(
+            {"status": "unavailable", "unavailable": down},
+            status_code=503,
+            headers={"Retry-After": "1"},
+        )
     return Response({"status": "ready"})
 
 

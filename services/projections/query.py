@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import secrets
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-import redis.asyncio as aioredis
 import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.response import ServerSentEvent, ServerSentEventMessage
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
 
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
+from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
+from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS, problem_body
+from shared.app.ratelimit import Network, client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
@@ -37,6 +42,8 @@ class QueryContext(msgspec.Struct):
     ops: tuple[str, ...]
     auditors: tuple[str, ...]
     rebuild: Any  # callable(season_id) -> None: ask the projectors to rebuild
+    streams: StreamHub  # the process's one Redis subscriber, fanned out to the event streams
+    trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
 
 
 def ctx(request: Request[Any, Any, Any]) -> QueryContext:
@@ -411,38 +418,46 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
     c = ctx(request)
     await season_read(request, season_id, lambda k, p: None)
-    channels = [channel(c.prefix, season_id)]
-    if ticket_value := request.query_params.get("ticket"):
-        owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
-        if owner is None or not owner.decode().startswith(f"{season_id}:"):
-            raise QueryProblem(
-                401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
-            )
-        channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
-    return ServerSentEvent(_stream(c.redis, channels))
+    client = client_address(request.scope, c.trusted)
+    try:
+        c.streams.admit(client)  # before the ticket is used up
+        channels = [channel(c.prefix, season_id)]
+        if ticket_value := request.query_params.get("ticket"):
+            owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
+            if owner is None or not owner.decode().startswith(f"{season_id}:"):
+                raise QueryProblem(
+                    401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
+                )
+            channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
+        sub = await c.streams.open(client, channels)
+    except StreamRefused as exc:
+        raise QueryProblem(exc.status, exc.code, exc.detail, STREAM_RETRY_AFTER_S) from None
+    stream = _stream(sub)
+    weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
+    return ServerSentEvent(stream)
 
 
-async def _stream(
-    redis: aioredis.Redis, channels: list[str]
-) -> AsyncIterator[ServerSentEventMessage]:
-    pubsub = redis.pubsub()
-    await pubsub.subscribe(*channels)
+async def _stream(sub: Subscription) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream's frames: `ready` once subscribed, then its channels' messages (from the
+    process's one subscriber, services/projections/streams.py), keep-alives in between."""
     try:
         yield ServerSentEventMessage(
-            event="ready", data=_enc.encode({"channels": len(channels)}).decode()
+            event="ready", data=_enc.encode({"channels": len(sub.channels)}).decode()
         )
         while True:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=15.0)
-            if message is None:
+            batch = await sub.next(timeout=15.0)
+            if batch is None:
                 # a comment only: an empty data line would reach EventSource as an empty message
                 yield ServerSentEventMessage(comment="keep-alive", data=None)
                 continue
-            data = message["data"].decode()
-            kind = msgspec.json.decode(data).get("type", "message")
-            yield ServerSentEventMessage(event=kind, data=data)
+            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
+                return
+            for raw in batch:
+                data = raw.decode()
+                kind = msgspec.json.decode(data).get("type", "message")
+                yield ServerSentEventMessage(event=kind, data=data)
     finally:
-        await pubsub.unsubscribe()
-        await pubsub.aclose()
+        sub.release()
 
 
 QUERY_ROUTES = [
@@ -466,7 +481,22 @@ QUERY_ROUTES = [
 
 
 def query_router() -> Router:
-    return Router("/v1", route_handlers=QUERY_ROUTES)
+    return Router(
+        "/v1",
+        route_handlers=QUERY_ROUTES,
+        exception_handlers={
+            RedisConnectionError: redis_unavailable,
+            RedisTimeout: redis_unavailable,
+        },
+    )
+
+
+def redis_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """Redis down, slow, or its pool exhausted (MaxConnectionsError is a ConnectionError):
+    503 with Retry-After, never a 500; /ready says the same meanwhile."""
+    log.warning("query.redis_unavailable", path=request.url.path, error=type(exc).__name__)
+    problem = unavailable()
+    return query_problem(request, QueryProblem(503, problem.code, problem.detail, 1))
 
 
 def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Response[bytes]:

@@ -40,9 +40,10 @@ _TEXT = {
     409: "Conflicts with the season's state (divan_locked, wrong_divan, offer_exists, …)",
     413: "Request body too large (body_too_large)",
     422: "Refused by the rules or the schema (not_a_neighbour, not_enough_gold, unknown_field, …)",
-    429: "Too many invalid tokens from this client; try again after Retry-After "
-    "(too_many_failed_attempts)",
-    503: "Try again after Retry-After (store_busy, projection_rebuilding)",
+    429: "Too many invalid tokens, or open event streams, from this client; try again after "
+    "Retry-After (too_many_failed_attempts, too_many_streams)",
+    503: "Try again after Retry-After (store_busy, projection_rebuilding, read_unavailable, "
+    "streams_full)",
 }
 
 

@@ -11,11 +11,10 @@ import redis.asyncio as aioredis
 
 from shared.eventstore import InMemoryEventStore
 from tests.projections.support import delete_prefix
+from tests.redis_server import own_redis
 
 if TYPE_CHECKING:
     from tests.conftest import StepClock
-
-LOCAL_REDIS = "redis://127.0.0.1:6379"
 
 
 @pytest.fixture
@@ -41,24 +40,9 @@ def memory_store(clock: StepClock) -> InMemoryEventStore:
 
 
 @pytest.fixture
-def wipeable_redis_url(redis_url: str) -> Iterator[str | None]:
-    """A whole Redis db of this test's own, which it may FLUSHDB (None if none can be had).
-
-    The session db is shared by every test of the session, so the wipe test claims another
-    free db number on the local server the same way the session fixture does.
-    """
-    if not redis_url.startswith(LOCAL_REDIS):
-        yield None
-        return
-    from tests.conftest import _claimed_db
-
-    claim = _claimed_db(LOCAL_REDIS)
-    try:
-        url = claim.__enter__()
-    except RuntimeError:  # every db number is claimed by other sessions
-        yield None
-        return
-    try:
-        yield url
-    finally:
-        claim.__exit__(None, None, None)
+def wipeable_redis_url() -> Iterator[str]:
+    """A whole Redis of this test's own, which it may FLUSHDB: a redis-server it starts on a
+    free port (tests/redis_server.py), so it never needs a free db number on the shared
+    server, never touches it, and always runs (RELIABILITY 22)."""
+    with own_redis() as server:
+        yield server.url

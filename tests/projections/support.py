@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import msgspec
 import redis.asyncio as aioredis
 
 from services.command import auth
@@ -193,7 +194,10 @@ def bearer(token: str | None) -> dict[str, str]:
 class Gateway:
     """The gateway app (command + query API) on a store and a Redis client, and what it asked for."""
 
-    def __init__(self, store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
+    def __init__(
+        self, store: EventStore, redis: aioredis.Redis, prefix: str, **overrides: Any
+    ) -> None:
+        """`overrides`: Settings fields (e.g. the stream caps) for this app."""
         self.store = store
         self.redis = redis
         self.prefix = prefix
@@ -206,7 +210,7 @@ class Gateway:
             else f"redis://{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
         )
         self.app = create_app(
-            settings(prefix, url),
+            msgspec.structs.replace(settings(prefix, url), **overrides),
             store=store,
             enqueue=lambda season_id, divan: self.enqueued.append((season_id, divan)),
             redis=redis,
@@ -216,10 +220,10 @@ class Gateway:
 
 @asynccontextmanager
 async def open_gateway(
-    store: EventStore, redis: aioredis.Redis, prefix: str
+    store: EventStore, redis: aioredis.Redis, prefix: str, **overrides: Any
 ) -> AsyncIterator[tuple[Gateway, httpx.AsyncClient]]:
     """The gateway served in-loop through httpx's ASGI transport (plain request/response only)."""
-    gw = Gateway(store, redis, prefix)
+    gw = Gateway(store, redis, prefix, **overrides)
     transport = httpx.ASGITransport(app=gw.app)
     async with (
         lifespan(gw.app),
