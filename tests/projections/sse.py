@@ -79,6 +79,7 @@ async def served(gw: Gateway) -> AsyncIterator[httpx.AsyncClient]:
         host="127.0.0.1",
         port=0,
         log_level="warning",
+        log_config=None,  # shared.logs owns logging; uvicorn's dictConfig would detach its loggers
         lifespan="on",
         timeout_graceful_shutdown=2,
     )
