@@ -176,6 +176,21 @@ def _rebuild(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _divans(text: str) -> int:
+    """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
+    from shared.domain.state import DIVANS
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= DIVANS:
+        raise argparse.ArgumentTypeError(
+            f"{n}: a season has Divans 1 … {DIVANS} (R-1.1); give 1 … {DIVANS}"
+        )
+    return n
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
     sub = p.add_subparsers(dest="command", required=True)
@@ -184,7 +199,9 @@ def parser() -> argparse.ArgumentParser:
     a.set_defaults(func=_adjudicate)
     s = sub.add_parser("simulate", help="a whole trial season of computer beys")
     s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--divans", type=int, default=16)
+    s.add_argument(
+        "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
+    )
     s.add_argument("--json", action="store_true")
     s.add_argument("--lang", choices=["tr", "en"], default="tr")
     s.set_defaults(func=_simulate)
