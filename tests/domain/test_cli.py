@@ -31,5 +31,5 @@ def test_r1_1_simulate_plays_the_divans_asked_for(capsys: pytest.CaptureFixture[
 def test_r1_1_a_simulated_season_never_runs_past_divan_16(divans: int) -> None:
     from shared.domain.simulate import season
 
-    with pytest.raises(ValueError, match="R-1.1"):
+    with pytest.raises(ValueError, match=r"R-1\.1"):
         list(season(1, divans))
