@@ -32,10 +32,10 @@ from shared.app.openapi import BEARER, COMMAND_PROBLEMS
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.decide import decide, next_divan
+from shared.domain.decide import decide, next_divan, upcoming_divan
 from shared.domain.evolve import evolve
 from shared.domain.map import game_map
-from shared.domain.state import DIVANS, SeasonState, perde
+from shared.domain.state import SeasonState, perde
 from shared.eventstore import ConcurrencyError, EventMetadata
 
 Key = Annotated[
@@ -93,7 +93,7 @@ async def season_status(request: Request[Any, Any, Any], season_id: str) -> Resp
     loaded = await load(services(request), season_id)
     s = loaded.state
     over = s.phase == "over"
-    nxt = next_divan(s) if s.divan < DIVANS else None
+    nxt = upcoming_divan(s)
     status = SeasonStatus(
         season_id=season_id,
         mode=s.mode,
@@ -118,7 +118,7 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]
     seat = auth.bey(request, season_id, s)
     bey = s.bey(seat)
     assert bey is not None
-    n = next_divan(s)
+    n = upcoming_divan(s)
     out = MeOut(
         seat=seat,
         memleket=bey.memleket,
@@ -128,7 +128,7 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]
         missions=list(bey.missions),
         missions_done=list(bey.missions_done),
         next_divan=n,
-        orders=list(s.orders.get(n, {}).get(seat, ())),
+        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
         offers_in=[
             {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
         ],

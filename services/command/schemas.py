@@ -99,7 +99,7 @@ class MeOut(msgspec.Struct, frozen=True):
     hain_through: int | None
     missions: list[str]
     missions_done: list[str]
-    next_divan: int
+    next_divan: int | None  # None after Divan 16, as in the status
     orders: list[Order]
     offers_in: list[dict[str, object]]
     offers_out: list[dict[str, object]]

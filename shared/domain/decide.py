@@ -22,6 +22,12 @@ def next_divan(state: SeasonState) -> int:
     return (state.locked_divan or state.divan) + 1
 
 
+def upcoming_divan(state: SeasonState) -> int | None:
+    """The Divan still to come that orders are for now, or None once none is left (R-1.1)."""
+    n = next_divan(state)
+    return n if n <= DIVANS else None
+
+
 def decide(state: SeasonState, command: c.Command) -> Result:
     """Validate one command against the state; refusals change nothing."""
     match command:
@@ -189,6 +195,10 @@ def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerO
 
 def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
     """R-10.4: one vote for one other bey."""
+    if state.phase == "over":
+        if cmd.seat in state.votes:
+            return reject("already_voted", "Oyunuzu verdiniz / you have voted")
+        return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
     if state.phase != "kurultay":
         return reject("wrong_phase", "Kurultay henüz toplanmadı / the Kurultay is not open")
     if state.bey(cmd.seat) is None or state.bey(cmd.candidate) is None:

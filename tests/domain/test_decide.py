@@ -170,6 +170,27 @@ def test_r10_4_votes_only_at_the_kurultay_for_another_bey_once(base: SeasonState
     assert code(voted, c.CastVote(seat=1, candidate=3)) == "already_voted"
 
 
+def test_r10_4_a_vote_after_the_kurultay_is_already_voted_or_told_it_is_over(
+    base: SeasonState,
+) -> None:
+    """After the Kurultay a bey who voted is told so; one who did not is told it is over."""
+    kurultay = replace(base, phase="kurultay", divan=16, mode="live")
+    voted = evolve(kurultay, ev.VoteCast(seat=1, candidate=2))
+    held = decide(voted, c.HoldKurultay())
+    assert isinstance(held, list)
+    over = voted
+    for e in held:
+        over = evolve(over, e)
+    assert over.phase == "over"
+    assert code(over, c.CastVote(seat=1, candidate=3)) == "already_voted"
+    silent = replace(over, votes={s: v for s, v in over.votes.items() if s != 2})
+    refusal = decide(silent, c.CastVote(seat=2, candidate=3))
+    assert isinstance(refusal, c.Rejection)
+    assert refusal.code == "wrong_phase"
+    assert "sona erdi" in refusal.message
+    assert "the Kurultay is over" in refusal.message
+
+
 def test_r1_2_trial_divans_one_at_a_time_never_past_16(base: SeasonState) -> None:
     locked = evolve(base, ev.DivanRequested(divan=1))
     assert code(locked, c.RequestDivan(seat=1)) == "divan_locked"

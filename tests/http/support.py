@@ -206,6 +206,16 @@ async def stream_types(store: EventStore, season_id: str, from_version: int = 0)
     return [e.type for e in await store.read_stream(season_id, from_version)]
 
 
+async def hold_kurultay(store: EventStore, season_id: str) -> None:
+    """Live: what the scheduler does when the Kurultay's 24 hours are over (R-10.4)."""
+    seasons = Seasons(store)
+    loaded = await seasons.load(season_id)
+    events = decide(loaded.state, c.HoldKurultay())
+    assert isinstance(events, list), events
+    meta = EventMetadata(actor="system", command_id="kurultay")
+    await seasons.append(season_id, loaded.version, "kurultay", events, meta)
+
+
 def echoed(orders: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Orders as the API shows them back: every field (defaults filled), canonical key order."""
     return [dict(sorted({"target": None, "units": 0, **o}.items())) for o in orders]

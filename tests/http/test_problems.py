@@ -31,6 +31,7 @@ from tests.http.support import (
     bearer,
     build_season,
     create_trial,
+    hold_kurultay,
     open_api,
     play_divans,
     play_live_divans,
@@ -483,6 +484,27 @@ async def _voted_twice(api: Api, _: AsyncExitStack) -> Request:
     first = await api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 2})
     assert first.status_code == 200, first.text
     return api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 3})
+
+
+@case("already_voted[after the trial Kurultay]", 409)
+async def _voted_after_kurultay(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    first = await api.client.post(
+        bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2}
+    )
+    assert first.status_code == 200, first.text
+    return api.client.post(bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 3})
+
+
+@case("wrong_phase[vote after the Kurultay, not having voted]", 409)
+async def _vote_after_kurultay(api: Api, _: AsyncExitStack) -> Request:
+    a, b = await build_season(api.store, [ANKARA, ISTANBUL], mode="live")
+    await play_live_divans(api.store, a.season_id, 16)
+    first = await api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 2})
+    assert first.status_code == 200, first.text
+    await hold_kurultay(api.store, a.season_id)
+    return api.client.post(b.url("/kurultay/vote"), headers=b.auth(), json={"candidate": 3})
 
 
 # --- treaties (R-6.1, R-6.2, R-6.6) --------------------------------------------------------
