@@ -297,6 +297,12 @@ async def battles(
         p.hgetall(k.auth)
 
     meta, (raw, auth) = await season_read(request, season_id, fetch)
+    if not 1 <= divan <= meta["divan"]:  # Divans 1 … 16, once resolved
+        raise QueryProblem(
+            404,
+            "divan_not_found",
+            f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
+        )
     records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
     who = role(request)
     if meta["phase"] == "over" or who == "ops":
