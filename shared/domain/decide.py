@@ -93,7 +93,7 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
 
 
 def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
-    """R-4.1, R-4.2, R-4.4: own province, neighbour target, N ≥ 1, for the next Divan."""
+    """R-4.1, R-4.2, R-4.4: one order per own province, neighbour target, N ≥ 1, next Divan."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     gm = game_map()
@@ -102,9 +102,18 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
         return reject(
             "wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want
         )
+    given: set[int] = set()
     for o in cmd.orders:
         if o.province not in gm:
             return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+        if o.province in given:
+            name = gm[o.province].name
+            return reject(
+                "duplicate_province",
+                f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
+                province=o.province,
+            )
+        given.add(o.province)
         if state.province(o.province).owner != cmd.seat:
             return reject(
                 "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province

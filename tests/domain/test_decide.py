@@ -77,6 +77,20 @@ def test_r4_2_orders_own_province_neighbour_target_whole_n(base: SeasonState) ->
     assert isinstance(ok, list)  # N larger than the units is clamped at resolution, not refused
 
 
+def test_r4_1_a_set_with_two_orders_for_one_province_is_refused_naming_it(
+    base: SeasonState,
+) -> None:
+    m = mine(base)
+    target = neighbour_not_mine(base)
+    twice = (Order(m, "advance", target, 2), Order(m, "hold"))
+    result = decide(base, c.SubmitOrders(seat=1, divan=1, orders=twice))
+    assert isinstance(result, c.Rejection)
+    assert (result.code, result.details) == ("duplicate_province", {"province": m})
+    from shared.domain.map import game_map
+
+    assert game_map()[m].name in result.message
+
+
 def test_r4_4_after_the_lock_orders_count_for_the_next_divan(base: SeasonState) -> None:
     locked = evolve(base, ev.DivanRequested(divan=1))
     m = mine(base)

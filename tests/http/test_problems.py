@@ -430,6 +430,16 @@ async def _key_long(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(**spend(bey, "paralı_asker", ANKARA, key="k" * 201))
 
 
+@case("duplicate_province", 422)
+async def _two_orders_one_province(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    orders = [
+        {"province": ANKARA, "kind": "advance", "target": 71, "units": 2},
+        {"province": ANKARA, "kind": "hold"},
+    ]
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={"orders": orders})
+
+
 # --- mode and phase (R-1.2, R-10.4) ---------------------------------------------------------
 @case("not_allowed_in_mode[Divan request in a live season]", 403)
 async def _live_request(api: Api, _: AsyncExitStack) -> Request:
