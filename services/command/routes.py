@@ -60,10 +60,11 @@ async def create_season(
     body = data
     if body.memleket not in game_map():
         raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
-    if body.seed is not None and not 0 <= body.seed < 2**63:
-        raise Problem(422, "invalid_body", "seed must be in 0 … 2^63 − 1")
+    chosen = int(body.seed) if body.seed is not None else None
+    if chosen is not None and not 0 <= chosen < 2**63:
+        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
     season_id = uuid.uuid4().hex
-    seed = body.seed if body.seed is not None else secrets.randbits(63)
+    seed = chosen if chosen is not None else secrets.randbits(63)
     create = c.CreateSeason(
         season_id=season_id,
         seed=seed,
@@ -106,7 +107,8 @@ async def season_status(request: Request[Any, Any, Any], season_id: str) -> Resp
         rules_version=s.rules_version,
         seed_commitment=s.seed_commitment,
         han=s.han,
-        seed=s.seed if over else None,
+        seed=str(s.seed) if over else None,
+        seed_salt=s.seed_salt if over else None,
     )
     return respond(200, codec.encode(status))
 

@@ -120,7 +120,9 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
         "rules_version": j(state.rules_version),
         "seed_commitment": j(state.seed_commitment),
         "han": j(state.han),
-        "seed": j(state.seed if over else None),
+        # revealed after the Kurultay, the seed as a decimal string (above 2^53)
+        "seed": j(str(state.seed) if over else None),
+        "seed_salt": j(state.seed_salt if over else None),
         "version": j(version),
         "beys": j(len(state.beys)),
     }

@@ -129,7 +129,7 @@ class Bey:
 
 async def create_trial(client: httpx.AsyncClient, memleket: int = ANKARA, seed: int = SEED) -> Bey:
     """POST /v1/seasons: a trial season with one human bey (R-1.2)."""
-    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": seed})
+    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": str(seed)})
     assert r.status_code == 201, r.text
     body = r.json()
     return Bey(body["season_id"], body["seat"], body["token"], memleket)

@@ -131,7 +131,23 @@ async def _treaty_enum(api: Api, _: AsyncExitStack) -> Request:
 
 @case("invalid_body[seed out of range]", 422)
 async def _seed_range(api: Api, _: AsyncExitStack) -> Request:
-    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": -1})
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": "-1"})
+
+
+@case("invalid_body[seed as a JSON number]", 422)
+async def _seed_number(api: Api, _: AsyncExitStack) -> Request:
+    """R-1.5: a seed is above 2^53, which a browser's JSON number cannot hold: a string only."""
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": 123})
+
+
+@case("invalid_body[seed not decimal]", 422)
+async def _seed_text(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": "0x7b"})
+
+
+@case("invalid_body[seed 2^63]", 422)
+async def _seed_too_big(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": str(2**63)})
 
 
 @case("invalid_body[orders not a list]", 422)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator
 
 import httpx
@@ -56,3 +57,25 @@ async def test_r1_1_battles_of_a_divan_that_does_not_exist_yet_are_404(
     for divan in (0, 17):
         r = await get(client, live.url(f"/battles/{divan}"))
         assert (r.status_code, r.json()["code"]) == (404, "divan_not_found")
+
+
+async def finish(memory_store: InMemoryEventStore, live: Live, projector: Projector) -> None:
+    """Every Divan up to 16, then the Kurultay (with the seed revealed), projected."""
+    while await resolve_live_divan(memory_store, live.season_id) < 16:
+        pass
+    await hold_kurultay(memory_store, live.season_id)
+    await projector.sweep()
+
+
+async def test_r1_5_the_summary_reveals_seed_and_salt_that_check_the_commitment(
+    world: World, memory_store: InMemoryEventStore
+) -> None:
+    client, live, projector = world
+    await projector.sweep()
+    during = (await get(client, live.url("/summary"))).json()["status"]
+    assert (during["seed"], during["seed_salt"]) == (None, None)
+    await finish(memory_store, live, projector)
+    status = (await get(client, live.url("/summary"))).json()["status"]
+    assert (status["seed"], status["seed_salt"]) == ("7", "salt")
+    check = hashlib.sha256(f"{status['seed_salt']}:{status['seed']}".encode()).hexdigest()
+    assert check == status["seed_commitment"]
