@@ -32,6 +32,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 def _summary(step: Any, lang: str) -> dict[str, Any]:
     from shared.domain import events as ev
+    from shared.domain.report_lines import kurultay
     from shared.domain.simulate import current_standings
 
     public: list[Any] = []
@@ -41,7 +42,11 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
                 {"kind": line.kind, "text": getattr(line, lang), **line.data} for line in e.public
             ]
         if isinstance(e, ev.KurultayHeld):
-            return {"kurultay": msgspec.to_builtins(e)}
+            lines = [
+                {"kind": line.kind, "text": getattr(line, lang), **line.data}
+                for line in kurultay(e)
+            ]
+            return {"kurultay": msgspec.to_builtins(e), "report": lines}
     return {
         "divan": step.divan,
         "report": public,
@@ -61,11 +66,9 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.json:
             continue
         if "kurultay" in summary:
-            k = summary["kurultay"]
-            loved = ", ".join(f"{s}. bey" for s in k["halk_sevgisi"]) or "-"
-            print(f"\n== Kurultay == Han: {k['han']}. bey · Halk Sevgisi: {loved}")
-            for seat, score in k["scores"]:
-                print(f"  {seat:>2}. bey  {score:>3} puan")
+            print("\n== Kurultay ==")
+            for line in summary["report"]:
+                print(f"  {line['text']}")
             continue
         print(f"\n== {summary['divan']}. Divan ==")
         for line in summary["report"]:
