@@ -32,6 +32,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 def _summary(step: Any, lang: str) -> dict[str, Any]:
     from shared.domain import events as ev
+    from shared.domain.report_lines import kurultay
     from shared.domain.simulate import current_standings
 
     public: list[Any] = []
@@ -41,7 +42,11 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
                 {"kind": line.kind, "text": getattr(line, lang), **line.data} for line in e.public
             ]
         if isinstance(e, ev.KurultayHeld):
-            return {"kurultay": msgspec.to_builtins(e)}
+            lines = [
+                {"kind": line.kind, "text": getattr(line, lang), **line.data}
+                for line in kurultay(e)
+            ]
+            return {"kurultay": msgspec.to_builtins(e), "report": lines}
     return {
         "divan": step.divan,
         "report": public,
@@ -61,11 +66,9 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.json:
             continue
         if "kurultay" in summary:
-            k = summary["kurultay"]
-            loved = ", ".join(f"{s}. bey" for s in k["halk_sevgisi"]) or "-"
-            print(f"\n== Kurultay == Han: {k['han']}. bey · Halk Sevgisi: {loved}")
-            for seat, score in k["scores"]:
-                print(f"  {seat:>2}. bey  {score:>3} puan")
+            print("\n== Kurultay ==")
+            for line in summary["report"]:
+                print(f"  {line['text']}")
             continue
         print(f"\n== {summary['divan']}. Divan ==")
         for line in summary["report"]:
@@ -190,6 +193,21 @@ def _rebuild(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _divans(text: str) -> int:
+    """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
+    from shared.domain.state import DIVANS
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= n <= DIVANS:
+        raise argparse.ArgumentTypeError(
+            f"{n}: a season has Divans 1 … {DIVANS} (R-1.1); give 1 … {DIVANS}"
+        )
+    return n
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
     sub = p.add_subparsers(dest="command", required=True)
@@ -198,7 +216,9 @@ def parser() -> argparse.ArgumentParser:
     a.set_defaults(func=_adjudicate)
     s = sub.add_parser("simulate", help="a whole trial season of computer beys")
     s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--divans", type=int, default=16)
+    s.add_argument(
+        "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
+    )
     s.add_argument("--json", action="store_true")
     s.add_argument("--lang", choices=["tr", "en"], default="tr")
     s.set_defaults(func=_simulate)

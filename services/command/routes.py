@@ -37,10 +37,10 @@ from shared.app.openapi import BEARER, COMMAND_PROBLEMS
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.decide import decide, next_divan
+from shared.domain.decide import decide, next_divan, upcoming_divan
 from shared.domain.evolve import evolve
 from shared.domain.map import game_map
-from shared.domain.state import DIVANS, SeasonState, perde
+from shared.domain.state import SeasonState, perde
 from shared.eventstore import ConcurrencyError, EventMetadata
 
 Key = Annotated[
@@ -66,10 +66,11 @@ async def create_season(
     body = data
     if body.memleket not in game_map():
         raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
-    if body.seed is not None and not 0 <= body.seed < 2**63:
-        raise Problem(422, "invalid_body", "seed must be in 0 … 2^63 − 1")
+    chosen = int(body.seed) if body.seed is not None else None
+    if chosen is not None and not 0 <= chosen < 2**63:
+        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
-    seed = body.seed if body.seed is not None else secrets.randbits(63)
+    seed = chosen if chosen is not None else secrets.randbits(63)
     create = c.CreateSeason(
         season_id=season_id,
         seed=seed,
@@ -99,7 +100,7 @@ async def season_status(request: Request[Any, Any, Any], season_id: str) -> Resp
     loaded = await load(services(request), season_id)
     s = loaded.state
     over = s.phase == "over"
-    nxt = next_divan(s) if s.divan < DIVANS else None
+    nxt = upcoming_divan(s)
     status = SeasonStatus(
         season_id=season_id,
         mode=s.mode,
@@ -112,7 +113,8 @@ async def season_status(request: Request[Any, Any, Any], season_id: str) -> Resp
         rules_version=s.rules_version,
         seed_commitment=s.seed_commitment,
         han=s.han,
-        seed=s.seed if over else None,
+        seed=str(s.seed) if over else None,
+        seed_salt=s.seed_salt if over else None,
     )
     return respond(200, codec.encode(status))
 
@@ -124,7 +126,7 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]
     seat = auth.bey(request, season_id, s)
     bey = s.bey(seat)
     assert bey is not None
-    n = next_divan(s)
+    n = upcoming_divan(s)
     out = MeOut(
         seat=seat,
         memleket=bey.memleket,
@@ -134,7 +136,7 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]
         missions=list(bey.missions),
         missions_done=list(bey.missions_done),
         next_divan=n,
-        orders=list(s.orders.get(n, {}).get(seat, ())),
+        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
         offers_in=[
             {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
         ],

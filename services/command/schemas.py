@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -11,12 +11,24 @@ from shared.domain.state import Order, TreatyKind
 Strict = {"forbid_unknown_fields": True, "frozen": True}
 
 
+# R-1.5: a seed is 0 … 2^63 − 1, above what a browser's JSON numbers hold exactly (2^53), so
+# over HTTP it is a decimal string both ways.
+SeedText = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^(0|[1-9][0-9]{0,18})$",
+        description="a 64-bit seed as a decimal string, 0 … 9223372036854775807",
+        examples=["123"],
+    ),
+]
+
+
 class CreateSeasonIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
-    """A trial season: the human's memleket, and optionally a seed (R-1.5)."""
+    """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string."""
 
     memleket: int
     mode: Literal["trial"] = "trial"
-    seed: int | None = msgspec.field(default=None)
+    seed: SeedText | None = msgspec.field(default=None)
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -94,7 +106,10 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     rules_version: str
     seed_commitment: str
     han: int | None = None
-    seed: int | None = None  # revealed after the Kurultay only (R-1.5)
+    # Revealed after the Kurultay only (R-1.5), the seed as a decimal string; with the salt,
+    # sha256(f"{salt}:{seed}") must equal seed_commitment (docs/api.md).
+    seed: str | None = None
+    seed_salt: str | None = None
 
 
 class MeOut(msgspec.Struct, frozen=True):
@@ -107,7 +122,7 @@ class MeOut(msgspec.Struct, frozen=True):
     hain_through: int | None
     missions: list[str]
     missions_done: list[str]
-    next_divan: int
+    next_divan: int | None  # None after Divan 16, as in the status
     orders: list[Order]
     offers_in: list[dict[str, object]]
     offers_out: list[dict[str, object]]

@@ -180,11 +180,21 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     return answer(meta, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])})
 
 
-@get("/seasons/{season_id:str}/reports", summary="Public Divan reports", responses=READ_PROBLEMS)
+@get(
+    "/seasons/{season_id:str}/reports",
+    summary="Public reports: each Divan's, then the Kurultay's",
+    responses=READ_PROBLEMS,
+)
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+    """Each entry has `kind` "divan" (with its `divan`) or "kurultay" (`divan` null, last)."""
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
-    by_divan = {int(d): lines for d, lines in _hash(rows).items()}
-    return answer(meta, {"reports": [{"divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]})
+    fields = _hash(rows)
+    kurultay = fields.pop("kurultay", None)
+    by_divan = {int(d): lines for d, lines in fields.items()}
+    out = [{"kind": "divan", "divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]
+    if kurultay is not None:
+        out.append({"kind": "kurultay", "divan": None, "lines": kurultay})
+    return answer(meta, {"reports": out})
 
 
 @get(
@@ -295,13 +305,20 @@ async def battles(
         p.hgetall(k.auth)
 
     meta, (raw, auth) = await season_read(request, season_id, fetch)
-    records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
     who = role(request)
-    if meta["phase"] == "over" or who == "ops":
+    everything = meta["phase"] == "over" or who == "ops"
+    seat = None if everything else bey_seat(request, season_id, auth)  # 401/403 first
+    if not 1 <= divan <= meta["divan"]:  # R-1.1: Divans 1 … 16, once resolved
+        raise QueryProblem(
+            404,
+            "divan_not_found",
+            f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
+        )
+    records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
+    if seat is None:
         if who == "ops":
             await _record_ops_read(request, season_id, f"battles/{divan}")
         return answer(meta, {"divan": divan, "battles": records})
-    seat = bey_seat(request, season_id, auth)
     return answer(meta, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]})
 
 

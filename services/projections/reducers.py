@@ -11,8 +11,10 @@ import msgspec
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
+from shared.domain.report_lines import kurultay
 from shared.domain.state import SeasonState
 
+KURULTAY_REPORT = "kurultay"  # the field of the reports hash that holds the Kurultay's report
 Op = tuple[
     Any, ...
 ]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
@@ -204,14 +206,12 @@ def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) ->
         ("ZADD", keys.leaderboard, float(n - i), str(seat)) for i, (seat, _s) in enumerate(e.scores)
     ]
     ops.append(("HSET", keys.kurultay, "result", j(msgspec.to_builtins(e))))
+    # R-10.4: the Kurultay's report, public, served beside the Divans' (who voted for whom too)
+    ops.append(("HSET", keys.reports, KURULTAY_REPORT, j(msgspec.to_builtins(kurultay(e)))))
     if live:
-        ops.append(
-            (
-                "PUBLISH",
-                channel(keys.prefix, keys.season_id),
-                j({"type": "season_over", "han": e.han}),
-            )
-        )
+        public = channel(keys.prefix, keys.season_id)
+        ops.append(("PUBLISH", public, j({"type": "kurultay_report"})))
+        ops.append(("PUBLISH", public, j({"type": "season_over", "han": e.han})))
     return ops
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from shared.domain.board import Board
-from shared.domain.decide import next_divan
+from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
 from shared.domain.state import SeasonState, perde
 
@@ -85,12 +85,15 @@ def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
     """A bey's own secrets: gold, missions and their state, its orders, its offers (R-14)."""
     bey = state.bey(seat)
     assert bey is not None
-    n = next_divan(state)
+    n = upcoming_divan(state)
     return {
         "gold": j(bey.gold),
         "missions": j([{"id": m, "done": m in bey.missions_done} for m in bey.missions]),
         "orders": j(
-            {"divan": n, "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()))}
+            {
+                "divan": n,
+                "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()) if n else ()),
+            }
         ),
         "offers_in": j(
             [
@@ -105,7 +108,7 @@ def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
 
 def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     over = state.phase == "over"
-    nxt = next_divan(state) if state.divan < 16 else None
+    nxt = upcoming_divan(state)
     return {
         "season_id": j(state.season_id),
         "mode": j(state.mode),
@@ -117,7 +120,9 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
         "rules_version": j(state.rules_version),
         "seed_commitment": j(state.seed_commitment),
         "han": j(state.han),
-        "seed": j(state.seed if over else None),
+        # R-1.5: revealed after the Kurultay, the seed as a decimal string (above 2^53)
+        "seed": j(str(state.seed) if over else None),
+        "seed_salt": j(state.seed_salt if over else None),
         "version": j(version),
         "beys": j(len(state.beys)),
     }

@@ -22,6 +22,12 @@ def next_divan(state: SeasonState) -> int:
     return (state.locked_divan or state.divan) + 1
 
 
+def upcoming_divan(state: SeasonState) -> int | None:
+    """The Divan still to come that orders are for now, or None once none is left (R-1.1)."""
+    n = next_divan(state)
+    return n if n <= DIVANS else None
+
+
 def decide(state: SeasonState, command: c.Command) -> Result:
     """Validate one command against the state; refusals change nothing."""
     match command:
@@ -87,7 +93,7 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
 
 
 def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
-    """R-4.1, R-4.2, R-4.4: own province, neighbour target, N ≥ 1, for the next Divan."""
+    """R-4.1, R-4.2, R-4.4: one order per own province, neighbour target, N ≥ 1, next Divan."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     gm = game_map()
@@ -96,9 +102,18 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
         return reject(
             "wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want
         )
+    given: set[int] = set()
     for o in cmd.orders:
         if o.province not in gm:
             return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+        if o.province in given:
+            name = gm[o.province].name
+            return reject(
+                "duplicate_province",
+                f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
+                province=o.province,
+            )
+        given.add(o.province)
         if state.province(o.province).owner != cmd.seat:
             return reject(
                 "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
@@ -189,6 +204,10 @@ def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerO
 
 def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
     """R-10.4: one vote for one other bey."""
+    if state.phase == "over":
+        if cmd.seat in state.votes:
+            return reject("already_voted", "Oyunuzu verdiniz / you have voted")
+        return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
     if state.phase != "kurultay":
         return reject("wrong_phase", "Kurultay henüz toplanmadı / the Kurultay is not open")
     if state.bey(cmd.seat) is None or state.bey(cmd.candidate) is None:

@@ -37,6 +37,9 @@ class SeasonCreated(Event, frozen=True, tag="season_created.v1"):
     seed_commitment: str
     counts_on_boards: bool = False
     seed_salt: str = ""  # secret until the Kurultay, like the seed (R-1.5)
+    # The shape of this season's Divan reports (shared/domain/report.py). Seasons stored before
+    # version 2 carry none and re-run their Divans with version 1, so they still verify (R-12.3).
+    report_version: int = 1
 
 
 class BeyJoined(Event, frozen=True, tag="bey_joined.v1"):
@@ -256,7 +259,7 @@ class ReportLine(msgspec.Struct, frozen=True):
     """One structured line of a Divan report, with its Turkish and English text."""
 
     kind: str
-    data: dict[str, int | str | None]
+    data: dict[str, int | str | list[int] | None]
     tr: str
     en: str
 

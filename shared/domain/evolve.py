@@ -65,6 +65,7 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
                 seed=event.seed,
                 mode=event.mode,
                 rules_version=event.rules_version,
+                report_version=event.report_version,
                 seed_commitment=event.seed_commitment,
                 seed_salt=event.seed_salt,
                 counts_on_boards=event.counts_on_boards,

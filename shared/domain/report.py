@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
+from shared.domain import report_lines as lines
 from shared.domain.events import (
     BattleRecord,
     BattlesResolved,
@@ -11,10 +13,13 @@ from shared.domain.events import (
     Event,
     MissionCompleted,
     NewsRevealed,
+    OfferSettled,
     RebellionsRun,
     ReportLine,
 )
 from shared.domain.map import game_map
+from shared.domain.rules.orders import Dropped
+from shared.domain.state import REPORT_VERSION
 
 NEWS_TR = {
     "kuraklik": ("Kuraklık", "Drought"),
@@ -46,7 +51,8 @@ def _news(e: NewsRevealed) -> ReportLine | None:
 
 
 def _battle_line(r: BattleRecord) -> ReportLine:
-    data: dict[str, int | str | None] = {
+    """Report version 1's battle line: the same for every party."""
+    data: dict[str, int | str | list[int] | None] = {
         "target": r.target,
         "defender": r.defender,
         "outcome": r.outcome,
@@ -94,7 +100,7 @@ def _betrayal(b: Betrayal) -> ReportLine:
 def _rebellion(seat: int, ok: bool) -> ReportLine:
     tr = "isyanla memleketini geri aldı" if ok else "isyan etti, başaramadı"
     en = "retook its memleket by rebellion" if ok else "rebelled and failed"
-    data: dict[str, int | str | None] = {"seat": seat, "success": int(ok)}
+    data: dict[str, int | str | list[int] | None] = {"seat": seat, "success": int(ok)}
     return ReportLine("rebellion", data, f"{seat}. bey {tr}", f"Bey {seat} {en}")
 
 
@@ -107,21 +113,41 @@ def _mission(e: MissionCompleted) -> ReportLine:
     )
 
 
+Report = tuple[tuple[ReportLine, ...], dict[int, tuple[ReportLine, ...]]]
+
+
 def build(
-    events: list[Event], seats: list[int]
-) -> tuple[tuple[ReportLine, ...], dict[int, tuple[ReportLine, ...]]]:
-    """The public part for everyone, and each bey's battles in full for that bey only (R-14)."""
+    events: list[Event],
+    seats: list[int],
+    version: int = REPORT_VERSION,
+    dropped: Sequence[Dropped] = (),
+) -> Report:
+    """The public part for everyone, and each bey's own part for that bey only (R-14).
+
+    Version 1 (seasons stored before it was replaced): news, conquests, betrayals, rebellions,
+    missions; privately each battle's outcome. Version 2 adds the treaties made (public), and
+    privately each party's offer outcome, the orders a rule dropped with the reason, and each
+    battle as the reader saw it (who attacked, who defended, its side, who took the province).
+    """
     public: list[ReportLine] = []
     private: dict[int, list[ReportLine]] = defaultdict(list)
+    v2 = version >= 2
     for e in events:
         if isinstance(e, NewsRevealed) and (line := _news(e)):
             public.append(line)
+        elif isinstance(e, OfferSettled) and v2:
+            if e.treaty is not None:
+                public.append(lines.treaty_made(e))
+            for seat in (e.offer.frm, e.offer.to):
+                private[seat].append(lines.offer_outcome(e, seat))
         elif isinstance(e, BattlesResolved):
+            for d in dropped if v2 else ():
+                private[d.seat].append(lines.order_dropped(d))
             public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
             public.extend(_betrayal(b) for b in e.betrayals)
             for r in e.battles:
-                for seat in battle_parties(r):
-                    private[seat].append(_battle_line(r))
+                for seat in sorted(battle_parties(r)):
+                    private[seat].append(lines.battle_for(r, seat) if v2 else _battle_line(r))
         elif isinstance(e, RebellionsRun):
             public.extend(_rebellion(seat, ok) for seat, _pct, ok in e.rebellions)
         elif isinstance(e, MissionCompleted):

@@ -10,7 +10,7 @@ from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
-from shared.domain.rules.orders import blocs, classify, effective_orders
+from shared.domain.rules.orders import blocs, classify, dropped_orders, effective_orders
 from shared.domain.state import Offer, Order, SeasonState
 
 
@@ -40,6 +40,7 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
     }
     bloc_of = blocs(board)  # step 3
     classified = classify(board, effective_orders(board, inputs.orders), ceasefire, bloc_of)
+    dropped = dropped_orders(board, inputs.orders, classified)
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
     outcome = battle.fight_all(board, classified, bloc_of, draws)
@@ -61,7 +62,9 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
     events.append(production.produce(board, card))  # step 5
     events.extend(missions.check(board, outcome, hain_at_start))  # step 6
     events.extend(treaties.expire_treaties(board))
-    public, private = report.build(events, sorted(board.beys))  # step 7
+    public, private = report.build(  # step 7
+        events, sorted(board.beys), state.report_version, dropped
+    )
     events.append(
         DivanResolved(divan=divan, public=public, private=private, ceasefire_next=ceasefire_next)
     )

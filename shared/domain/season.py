@@ -10,7 +10,14 @@ from shared.domain import rng
 from shared.domain.board import Board
 from shared.domain.map import REGIONS, game_map
 from shared.domain.scoring import standings
-from shared.domain.state import DIVANS, RULES_VERSION, SEATS, NewsCard, SeasonState
+from shared.domain.state import (
+    DIVANS,
+    REPORT_VERSION,
+    RULES_VERSION,
+    SEATS,
+    NewsCard,
+    SeasonState,
+)
 
 MISSIONS = tuple(f"M-{i}" for i in range(1, 11))
 SETUP = 0  # the Divan number keyed draws use before Divan 1
@@ -39,6 +46,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             seed=cmd.seed,
             mode=cmd.mode,
             rules_version=RULES_VERSION,
+            report_version=REPORT_VERSION,
             seed_commitment=cmd.seed_commitment or seed_commitment(cmd.seed, cmd.seed_salt),
             seed_salt=cmd.seed_salt,
             counts_on_boards=cmd.counts_on_boards,

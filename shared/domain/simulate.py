@@ -52,6 +52,8 @@ def season(
     check: Callable[[SeasonState], None] | None = None,
 ) -> Iterator[DivanStep]:
     """Yield each Divan's events and state; after Divan 16, the Kurultay as divan 17."""
+    if not 0 <= divans <= DIVANS:
+        raise ValueError(f"a season has Divans 1 … {DIVANS} (R-1.1), not {divans}")
     state, events = start(seed)
     yield DivanStep(0, events, state)
     for _ in range(divans):

@@ -18,6 +18,7 @@ DIVANS = 16  # R-1.1
 SEATS = 19
 LAST_TREATY_DIVAN = 12
 RULES_VERSION = "seksenbir-rules/1"
+REPORT_VERSION = 2  # 2: offers, dropped orders, battles as each party saw them (report.py)
 
 
 def perde(divan: int) -> int:
@@ -99,6 +100,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     seed: int = 0
     mode: Mode = "trial"
     rules_version: str = RULES_VERSION
+    report_version: int = REPORT_VERSION
     phase: Phase = "registration"
     divan: int = 0  # the last resolved Divan
     beys: tuple[Bey, ...] = ()

@@ -77,6 +77,20 @@ def test_r4_2_orders_own_province_neighbour_target_whole_n(base: SeasonState) ->
     assert isinstance(ok, list)  # N larger than the units is clamped at resolution, not refused
 
 
+def test_r4_1_a_set_with_two_orders_for_one_province_is_refused_naming_it(
+    base: SeasonState,
+) -> None:
+    m = mine(base)
+    target = neighbour_not_mine(base)
+    twice = (Order(m, "advance", target, 2), Order(m, "hold"))
+    result = decide(base, c.SubmitOrders(seat=1, divan=1, orders=twice))
+    assert isinstance(result, c.Rejection)
+    assert (result.code, result.details) == ("duplicate_province", {"province": m})
+    from shared.domain.map import game_map
+
+    assert game_map()[m].name in result.message
+
+
 def test_r4_4_after_the_lock_orders_count_for_the_next_divan(base: SeasonState) -> None:
     locked = evolve(base, ev.DivanRequested(divan=1))
     m = mine(base)
@@ -168,6 +182,27 @@ def test_r10_4_votes_only_at_the_kurultay_for_another_bey_once(base: SeasonState
     assert code(kurultay, c.CastVote(seat=1, candidate=77)) == "unknown_seat"
     voted = evolve(kurultay, ev.VoteCast(seat=1, candidate=2))
     assert code(voted, c.CastVote(seat=1, candidate=3)) == "already_voted"
+
+
+def test_r10_4_a_vote_after_the_kurultay_is_already_voted_or_told_it_is_over(
+    base: SeasonState,
+) -> None:
+    """After the Kurultay a bey who voted is told so; one who did not is told it is over."""
+    kurultay = replace(base, phase="kurultay", divan=16, mode="live")
+    voted = evolve(kurultay, ev.VoteCast(seat=1, candidate=2))
+    held = decide(voted, c.HoldKurultay())
+    assert isinstance(held, list)
+    over = voted
+    for e in held:
+        over = evolve(over, e)
+    assert over.phase == "over"
+    assert code(over, c.CastVote(seat=1, candidate=3)) == "already_voted"
+    silent = replace(over, votes={s: v for s, v in over.votes.items() if s != 2})
+    refusal = decide(silent, c.CastVote(seat=2, candidate=3))
+    assert isinstance(refusal, c.Rejection)
+    assert refusal.code == "wrong_phase"
+    assert "sona erdi" in refusal.message
+    assert "the Kurultay is over" in refusal.message
 
 
 def test_r1_2_trial_divans_one_at_a_time_never_past_16(base: SeasonState) -> None:

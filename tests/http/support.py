@@ -130,7 +130,7 @@ class Bey:
 
 async def create_trial(client: httpx.AsyncClient, memleket: int = ANKARA, seed: int = SEED) -> Bey:
     """POST /v1/seasons: a trial season with one human bey (R-1.2)."""
-    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": seed})
+    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": str(seed)})
     assert r.status_code == 201, r.text
     body = r.json()
     return Bey(body["season_id"], body["seat"], body["token"], memleket)
@@ -213,6 +213,16 @@ async def log_bytes(store: EventStore) -> bytes:
 
 async def stream_types(store: EventStore, season_id: str, from_version: int = 0) -> list[str]:
     return [e.type for e in await store.read_stream(season_id, from_version)]
+
+
+async def hold_kurultay(store: EventStore, season_id: str) -> None:
+    """Live: what the scheduler does when the Kurultay's 24 hours are over (R-10.4)."""
+    seasons = Seasons(store)
+    loaded = await seasons.load(season_id)
+    events = decide(loaded.state, c.HoldKurultay())
+    assert isinstance(events, list), events
+    meta = EventMetadata(actor="system", command_id="kurultay")
+    await seasons.append(season_id, loaded.version, "kurultay", events, meta)
 
 
 def echoed(orders: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -32,11 +32,12 @@ MEMLEKETS = [1, 6, 7, 9, 10, 16, 20, 21, 25, 27, 33, 34, 35, 38, 42, 44, 55, 61,
 
 
 def orders_of(bey: Bey) -> list[dict[str, object]]:
-    """A legal, seat-specific set: advance seat-dependent units to a neighbour, and a support."""
-    first, second, *_ = game_map()[bey.memleket].neighbours
+    """A legal, seat-specific set: the bey's one province (R-4.1: one order per province)
+    advances seat-dependent units to a seat-dependent neighbour."""
+    neighbours = game_map()[bey.memleket].neighbours
+    target = neighbours[bey.seat % len(neighbours)]
     return [
-        {"province": bey.memleket, "kind": "advance", "target": first, "units": 1 + bey.seat % 5},
-        {"province": bey.memleket, "kind": "support", "target": second, "units": 1},
+        {"province": bey.memleket, "kind": "advance", "target": target, "units": 1 + bey.seat % 5}
     ]
 
 
@@ -89,7 +90,7 @@ async def test_nineteen_concurrent_submissions_are_each_stored_once_or_refused_w
     stored = set()
     for bey, r in zip(beys, answers, strict=True):
         if r.status_code == 200:
-            assert r.json() == {"divan": 1, "orders": 2}
+            assert r.json() == {"divan": 1, "orders": 1}
             stored.add(bey.seat)
         else:
             assert_problem(r, 409, "conflict")

@@ -98,3 +98,18 @@ async def test_a_later_set_replaces_the_earlier_one_in_memory(memory_api: Api) -
     assert await submit(memory_api, bey, ADVANCE) == {"divan": 1, "orders": 1}
     assert await submit(memory_api, bey, HOLD, divan=1) == {"divan": 1, "orders": 1}
     assert (await me(memory_api, bey))["orders"] == echoed(HOLD)
+
+
+async def test_r4_1_two_orders_for_one_province_are_refused_and_the_set_before_stands(
+    memory_api: Api,
+) -> None:
+    bey = await create_trial(memory_api.client)
+    await submit(memory_api, bey, SUPPORT)
+    r = await memory_api.client.post(
+        bey.url("/orders"), headers=bey.auth(), json={"orders": ADVANCE + HOLD}
+    )
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert (body["code"], body["province"]) == ("duplicate_province", ANKARA)
+    assert "Ankara" in body["detail"]
+    assert (await me(memory_api, bey))["orders"] == echoed(SUPPORT)

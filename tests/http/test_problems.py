@@ -31,6 +31,7 @@ from tests.http.support import (
     bearer,
     build_season,
     create_trial,
+    hold_kurultay,
     open_api,
     play_divans,
     play_live_divans,
@@ -145,7 +146,23 @@ async def _treaty_enum(api: Api, _: AsyncExitStack) -> Request:
 
 @case("invalid_body[seed out of range]", 422)
 async def _seed_range(api: Api, _: AsyncExitStack) -> Request:
-    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": -1})
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": "-1"})
+
+
+@case("invalid_body[seed as a JSON number]", 422)
+async def _seed_number(api: Api, _: AsyncExitStack) -> Request:
+    """R-1.5: a seed is above 2^53, which a browser's JSON number cannot hold: a string only."""
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": 123})
+
+
+@case("invalid_body[seed not decimal]", 422)
+async def _seed_text(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": "0x7b"})
+
+
+@case("invalid_body[seed 2^63]", 422)
+async def _seed_too_big(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": str(2**63)})
 
 
 @case("invalid_body[orders not a list]", 422)
@@ -515,6 +532,16 @@ async def _key_long(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(**spend(bey, "paralı_asker", ANKARA, key="k" * 201))
 
 
+@case("duplicate_province", 422)
+async def _two_orders_one_province(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    orders = [
+        {"province": ANKARA, "kind": "advance", "target": 71, "units": 2},
+        {"province": ANKARA, "kind": "hold"},
+    ]
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json={"orders": orders})
+
+
 # --- mode and phase (R-1.2, R-10.4) ---------------------------------------------------------
 @case("not_allowed_in_mode[Divan request in a live season]", 403)
 async def _live_request(api: Api, _: AsyncExitStack) -> Request:
@@ -569,6 +596,27 @@ async def _voted_twice(api: Api, _: AsyncExitStack) -> Request:
     first = await api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 2})
     assert first.status_code == 200, first.text
     return api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 3})
+
+
+@case("already_voted[after the trial Kurultay]", 409)
+async def _voted_after_kurultay(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    first = await api.client.post(
+        bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2}
+    )
+    assert first.status_code == 200, first.text
+    return api.client.post(bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 3})
+
+
+@case("wrong_phase[vote after the Kurultay, not having voted]", 409)
+async def _vote_after_kurultay(api: Api, _: AsyncExitStack) -> Request:
+    a, b = await build_season(api.store, [ANKARA, ISTANBUL], mode="live")
+    await play_live_divans(api.store, a.season_id, 16)
+    first = await api.client.post(a.url("/kurultay/vote"), headers=a.auth(), json={"candidate": 2})
+    assert first.status_code == 200, first.text
+    await hold_kurultay(api.store, a.season_id)
+    return api.client.post(b.url("/kurultay/vote"), headers=b.auth(), json={"candidate": 3})
 
 
 # --- treaties (R-6.1, R-6.2, R-6.6) --------------------------------------------------------

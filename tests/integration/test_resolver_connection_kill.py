@@ -97,7 +97,7 @@ async def app_client(dsn: str, redis_url: str, clock: ShiftedClock) -> AsyncIter
 
 
 async def new_bey(client: Any, memleket: int) -> Bey:
-    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": memleket})
+    r = await client.post("/v1/seasons", json={"memleket": memleket, "seed": str(memleket)})
     assert r.status_code == 201, r.text
     body = r.json()
     return Bey(body["season_id"], memleket, {"Authorization": f"Bearer {body['token']}"})

@@ -60,7 +60,7 @@ def workers(tmp_path: Path, settings: Settings) -> Iterator[Any]:
 async def season_with_requested_divan(settings: Settings) -> AsyncIterator[tuple[Any, str]]:
     """The API with its real broker: a new trial season, and Divan 1 requested (enqueued)."""
     async with AsyncTestClient(app=create_app(settings)) as client:
-        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 23})
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "23"})
         assert r.status_code == 201, r.text
         created = r.json()
         auth = {"Authorization": f"Bearer {created['token']}"}

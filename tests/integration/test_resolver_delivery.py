@@ -71,7 +71,7 @@ async def api(settings: Any, *, enqueue: bool = True) -> AsyncIterator[Season]:
     """The HTTP app and one fresh trial season; `enqueue=False` keeps POST /divans from sending."""
     app = create_app(settings) if enqueue else create_app(settings, enqueue=lambda _s, _d: None)
     async with AsyncTestClient(app=app) as client:
-        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": 11})
+        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text
         body = r.json()
         auth = {"Authorization": f"Bearer {body['token']}"}

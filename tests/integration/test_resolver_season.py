@@ -93,7 +93,7 @@ async def test_a_whole_trial_season_over_http_with_a_real_worker(
 
 
 async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorder: Any) -> None:
-    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
     assert r.status_code == 201, r.text
     created = r.json()
     sid, seat = created["season_id"], created["seat"]
@@ -145,7 +145,7 @@ async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorde
     status = (await client.get(f"/v1/seasons/{sid}")).json()
     assert status["phase"] == "over"
     assert status["han"] is not None
-    assert status["seed"] == 7
+    assert status["seed"] == "7"
 
     records = await store.read_stream(sid)
     events = decoded(records)

@@ -150,3 +150,15 @@ def mission_lists(value: Any) -> list[Any]:
     return [
         n["missions"] for n in walk(value) if isinstance(n, dict) and n.get("missions") is not None
     ]
+
+
+PRIVATE_KINDS = ("offer", "order_cancelled")  # report lines only their bey may read (R-14)
+
+
+def private_lines(value: Any) -> list[Any]:
+    """Report lines of a bey's own part: offer outcomes and the orders a rule dropped."""
+    return [
+        n
+        for n in walk(value)
+        if isinstance(n, dict) and n.get("kind") in PRIVATE_KINDS and "data" in n and "en" in n
+    ]

@@ -74,7 +74,7 @@ async def test_the_event_stream_delivers_the_divan_report_publicly_and_privately
     gw = Gateway(memory_store, redis, prefix)
     projector = Projector(memory_store, redis, prefix)
     async with served(gw) as client:
-        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
         assert r.status_code == 201, r.text
         season_id, token = r.json()["season_id"], r.json()["token"]
         await projector.catch_up(season_id)
@@ -129,7 +129,9 @@ async def test_tickets_are_bound_to_their_season_and_need_a_bey_token(
     async with open_gateway(memory_store, redis, prefix) as (_gw, client):
         seasons = []
         for memleket in (6, 34):
-            body = (await client.post("/v1/seasons", json={"memleket": memleket, "seed": 3})).json()
+            body = (
+                await client.post("/v1/seasons", json={"memleket": memleket, "seed": "3"})
+            ).json()
             await projector.catch_up(body["season_id"])
             seasons.append(body)
         first, second = seasons

@@ -23,6 +23,7 @@ from tests.projections.scenario import (
     hold_kurultay,
     mission_lists,
     pact_and_betrayal,
+    private_lines,
     resolve_live_divan,
     submit_canary,
     submit_pending_canary,
@@ -129,6 +130,15 @@ def assert_no_secrets_of_a(
         if status != 200:
             continue
         assert canaries(body) == [], (viewer, name)
+        lines = private_lines(body)
+        if name in OWN and own_seat is not None:  # its own offers and orders only
+            assert all(
+                own_seat in (x["data"].get("from"), x["data"].get("to"))
+                for x in lines
+                if x["kind"] == "offer"
+            ), (viewer, name, lines)
+        else:
+            assert lines == [], (viewer, name, lines)
         missions = mission_lists(body)
         if name in OWN and own_seat is not None:
             own = sorted(live.missions[own_seat])
@@ -144,7 +154,7 @@ def assert_no_secrets_of_a(
 async def world(memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str):
     async with open_gateway(memory_store, redis, prefix) as (gw, client):
         live = await create_live(memory_store)
-        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": 5})
+        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "5"})
         assert r.status_code == 201, r.text
         trial = r.json()
         yield gw, client, live, trial, Projector(memory_store, redis, prefix)
@@ -184,6 +194,10 @@ async def test_no_endpoint_shows_another_beys_orders_or_missions_before_the_kuru
                 assert_no_secrets_of_a(viewer, answers, live, own.get(viewer))
         # the detectors find the canary where it belongs: A's own view, and ops
         mine = seen["bey A"]["private"][1]
+        # the detector finds A's offer outcome where it belongs: A's and B's own reports only
+        assert [x["data"]["partner"] for x in private_lines(mine["reports"])] == [2]
+        theirs = seen["bey B"]["private"][1]["reports"]
+        assert [x["data"]["partner"] for x in private_lines(theirs)] == [1]
         assert mine["orders"]["orders"] == [CANARY if stage == "pending" else PENDING_CANARY]
         assert sorted(m["id"] for m in mine["missions"]) == sorted(live.missions[1])
         assert seen["ops"]["ops/beys/1"][1]["missions"]
@@ -258,7 +272,7 @@ async def test_after_the_kurultay_everyone_sees_the_orders_and_missions(
     )
     summary = (await client.get(f"{live.url()}/summary")).json()["status"]
     assert summary["phase"] == "over"
-    assert summary["seed"] == 7
+    assert summary["seed"] == "7"
     # the auditor still sees no missions in its view, and the betrayal record is unchanged
     audit = (
         await client.get(f"{live.url()}/audit/betrayals", headers=bearer(AUDITOR_TOKEN))

@@ -131,3 +131,48 @@ def _classify_support(
         if a.seat != seat and board.allied(seat, a.seat):
             return Support(seat, o.province, o.target, o.units, False, bloc_of[a.seat])
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """An order a rule cancelled or dropped before anyone moved, for its bey's report (R-13)."""
+
+    seat: int
+    origin: int
+    target: int | None
+    kind: str  # "advance" | "support"
+    units: int  # as given, or as clamped when the clamp is not what dropped it
+    reason: str  # "ally" | "ceasefire" | "void_support" | "not_owned" | "no_units"
+    owner: int | None = None  # the target's owner as step 3 began
+
+
+def dropped_orders(
+    board: Board, orders: Mapping[int, Sequence[Order]], c: Classified
+) -> list[Dropped]:
+    """Every order that did nothing for a rule, with the reason: R-4.5 (the province is no
+    longer the bey's), R-4.2 (no unit to spare), R-6.4 (an ally's province), R-6.7 (Bayram),
+    R-5.3 (a void support). Same reading of the orders as `effective_orders`."""
+    out: list[Dropped] = []
+    last: dict[tuple[int, int], Order] = {}
+    for seat in sorted(orders):
+        for order in orders[seat]:
+            last[(seat, order.province)] = order
+    for (seat, origin), o in sorted(last.items()):
+        if o.kind == "hold" or o.target is None:
+            continue
+        if board.owner[origin] != seat:
+            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
+        elif (
+            board.gm.are_neighbours(origin, o.target) and min(o.units, board.units[origin] - 1) < 1
+        ):
+            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
+    units = {(seat, o.province): o.units for seat, o in effective_orders(board, orders)}
+    why = {"ittifak": "ally", "bayram": "ceasefire"}
+    for seat, origin, target, reason in c.cancelled:
+        owner = board.owner[target]
+        n = units.get((seat, origin), 0)
+        out.append(Dropped(seat, origin, target, "advance", n, why.get(reason, reason), owner))
+    for seat, origin, target in c.void:
+        n = units.get((seat, origin), 0)
+        out.append(Dropped(seat, origin, target, "support", n, "void_support", board.owner[target]))
+    return sorted(out, key=lambda d: (d.seat, d.origin))

@@ -43,12 +43,12 @@ def _settle(board: Board, o: Offer, draws: Draws) -> OfferSettled:
     pair = o.pair()
     if o.kind == "pact" and board.allied(*pair):
         return OfferSettled(divan=board.divan, offer=o, outcome="ignored")
-    if board.beys[o.to].computer:
-        accepted = draws.offer(o.frm, o.to, ACCEPT_PERCENT[o.kind])
-    elif o.answer is None:
-        return OfferSettled(divan=board.divan, offer=o, outcome="expired")
-    else:
+    if o.answer is not None:  # an explicit answer is the answer, a computer bey's too
         accepted = o.answer == "accept"
+    elif board.beys[o.to].computer:  # only an unanswered computer bey draws
+        accepted = draws.offer(o.frm, o.to, ACCEPT_PERCENT[o.kind])
+    else:
+        return OfferSettled(divan=board.divan, offer=o, outcome="expired")
     if not accepted:
         return OfferSettled(divan=board.divan, offer=o, outcome="rejected")
     treaty = Treaty(o.kind, pair[0], pair[1], through(board.divan, o.kind))

@@ -1,0 +1,330 @@
+"""Report lines of report version 2: offers, dropped orders, battles as the reader saw them,
+and the Kurultay (R-13, R-14). Structured data first, then Turkish and English text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shared.domain.events import BattleRecord, KurultayHeld, OfferSettled, ReportLine
+from shared.domain.map import game_map
+from shared.domain.rules.orders import Dropped
+from shared.domain.state import perde
+
+TREATY = {
+    "pact": ("saldırmazlık antlaşması", "non-aggression pact"),
+    "alliance": ("ittifak", "alliance"),
+}
+
+
+def _il(plate: int | None) -> str:
+    return game_map()[plate].name if plate else "-"
+
+
+def _beys_tr(seats: Sequence[int]) -> str:
+    names = [f"{s}. bey" for s in seats]
+    return " ve ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+def _beys_en(seats: Sequence[int]) -> str:
+    names = [f"Bey {s}" for s in seats]
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+# --- step 2: offers (R-6.1 … R-6.3, R-6.6) --------------------------------------------------
+def treaty_made(e: OfferSettled) -> ReportLine:
+    """Public: a treaty made at this Divan (treaties in force are public, R-14)."""
+    t = e.treaty
+    assert t is not None
+    tr, en = TREATY[t.kind]
+    return ReportLine(
+        "treaty",
+        {"treaty": t.kind, "a": t.a, "b": t.b, "through_divan": t.through_divan},
+        f"{t.a}. bey ile {t.b}. bey {tr} yaptı ({t.through_divan}. Divan'a dek)",
+        f"Bey {t.a} and Bey {t.b} made a {en} (through Divan {t.through_divan})",
+    )
+
+
+def _offer_text(e: OfferSettled, reader: int) -> tuple[str, str]:
+    o = e.offer
+    tr_kind, en_kind = TREATY[o.kind]
+    until_tr = f" ({e.treaty.through_divan}. Divan'a dek)" if e.treaty else ""
+    until_en = f" (through Divan {e.treaty.through_divan})" if e.treaty else ""
+    why_tr, why_en = (
+        ("perde 3'te antlaşma olmaz, R-6.6", "no treaties in perde 3, R-6.6")
+        if perde(e.divan) == 3
+        else ("ittifak sürerken saldırmazlık olmaz, R-6.2", "no pact while allied, R-6.2")
+    )
+    if reader == o.frm:
+        return {
+            "accepted": (
+                f"{o.to}. bey {tr_kind} teklifinizi kabul etti{until_tr}",
+                f"Bey {o.to} accepted your {en_kind} offer{until_en}",
+            ),
+            "rejected": (
+                f"{o.to}. bey {tr_kind} teklifinizi reddetti",
+                f"Bey {o.to} rejected your {en_kind} offer",
+            ),
+            "expired": (
+                f"{o.to}. beye {tr_kind} teklifiniz cevapsız kaldı ve düştü",
+                f"Your {en_kind} offer to Bey {o.to} went unanswered and lapsed",
+            ),
+            "ignored": (
+                f"{o.to}. beye {tr_kind} teklifiniz geçersiz sayıldı ({why_tr})",
+                f"Your {en_kind} offer to Bey {o.to} did not count ({why_en})",
+            ),
+        }[e.outcome]
+    return {
+        "accepted": (
+            f"{o.frm}. beyin {tr_kind} teklifini kabul ettiniz{until_tr}",
+            f"You accepted Bey {o.frm}'s {en_kind} offer{until_en}",
+        ),
+        "rejected": (
+            f"{o.frm}. beyin {tr_kind} teklifini reddettiniz",
+            f"You rejected Bey {o.frm}'s {en_kind} offer",
+        ),
+        "expired": (
+            f"{o.frm}. beyin {tr_kind} teklifi cevapsız kaldı ve düştü",
+            f"Bey {o.frm}'s {en_kind} offer went unanswered and lapsed",
+        ),
+        "ignored": (
+            f"{o.frm}. beyin {tr_kind} teklifi geçersiz sayıldı ({why_tr})",
+            f"Bey {o.frm}'s {en_kind} offer did not count ({why_en})",
+        ),
+    }[e.outcome]
+
+
+def offer_outcome(e: OfferSettled, reader: int) -> ReportLine:
+    """Private, to each party: how its offer was settled at step 2."""
+    o = e.offer
+    partner = o.to if reader == o.frm else o.frm
+    tr, en = _offer_text(e, reader)
+    data: dict[str, int | str | list[int] | None] = {
+        "from": o.frm,
+        "to": o.to,
+        "partner": partner,
+        "treaty": o.kind,
+        "outcome": e.outcome,
+        "through_divan": e.treaty.through_divan if e.treaty else None,
+    }
+    return ReportLine("offer", data, tr, en)
+
+
+# --- step 3: orders a rule dropped (R-4.2, R-4.5, R-5.3, R-6.4, R-6.7) -----------------------
+RULE = {
+    "ally": "R-6.4",
+    "ceasefire": "R-6.7",
+    "void_support": "R-5.3",
+    "not_owned": "R-4.5",
+    "no_units": "R-4.2",
+}
+
+
+STAYED = ("birlikler yerinde kaldı", "the units stayed home")
+DROPPED = {  # reason -> (Turkish, English); {o} origin, {t} target, {v} order, {w} owner
+    "ally": (
+        "{o} → {t} {v} iptal: {t} müttefikiniz {w}. beyin; " + STAYED[0],
+        "Your {v} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; " + STAYED[1],
+    ),
+    "ceasefire": (
+        "Bayram ateşkesi: {o} → {t} {v} iptal; " + STAYED[0],
+        "Bayram ceasefire: your {v} {o} → {t} was cancelled; " + STAYED[1],
+    ),
+    "void_support": (
+        "{o} → {t} {v} boşa çıktı: orada desteklenecek savunma ya da müttefik saldırısı yok; "
+        + STAYED[0],
+        "Your {v} {o} → {t} was void: no defence or ally's attack there to support; " + STAYED[1],
+    ),
+    "not_owned": (
+        "{o} artık sizin değil: oradan {t} iline emriniz düştü",
+        "{o} is no longer yours: your order from it to {t} was dropped",
+    ),
+    "no_units": (
+        "{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı",
+        "{o} had no unit to spare (one always stays): your order to {t} did nothing",
+    ),
+}
+
+
+def _dropped_text(d: Dropped) -> tuple[str, str]:
+    o, t = _il(d.origin), _il(d.target)
+    v_tr, v_en = ("ilerleyişiniz", "advance") if d.kind == "advance" else ("desteğiniz", "support")
+    tr, en = DROPPED[d.reason]
+    rule = f" ({RULE[d.reason]})"
+    return (
+        tr.format(o=o, t=t, v=v_tr, w=d.owner) + rule,
+        en.format(o=o, t=t, v=v_en, w=d.owner) + rule,
+    )
+
+
+def order_dropped(d: Dropped) -> ReportLine:
+    """Private, to the bey whose order it was."""
+    tr, en = _dropped_text(d)
+    data: dict[str, int | str | list[int] | None] = {
+        "province": d.origin,
+        "target": d.target,
+        "order": d.kind,
+        "units": d.units,
+        "reason": d.reason,
+        "rule": RULE[d.reason],
+        "owner": d.owner,
+    }
+    return ReportLine("order_cancelled", data, tr, en)
+
+
+# --- step 3: a battle as one of its parties saw it (R-5.8, R-14) ----------------------------
+def _side(r: BattleRecord, seat: int) -> tuple[str, int | None]:
+    """The reader's side and the index of its group (attackers and attack supporters)."""
+    if r.defender == seat:
+        return "defender", None
+    for i, g in enumerate(r.groups):
+        if seat in g.beys:
+            return "attacker", i
+    for i, g in enumerate(r.groups):
+        if any(s == seat for s, _o, _u in g.support):
+            return "attack_support", i
+    return "defence_support", None
+
+
+def _result(r: BattleRecord, side: str, group: int | None) -> str:
+    if r.outcome == "standoff":
+        return "standoff"
+    if side in ("defender", "defence_support"):
+        return "lost" if r.outcome == "taken" else "won"
+    if group != r.fighting_group:
+        return "not_fought"
+    return "won" if r.outcome == "taken" else "lost"
+
+
+SIDE = {
+    "attacker": ("siz saldırdınız", "you attacked"),
+    "defender": ("siz savundunuz", "you defended"),
+    "attack_support": ("saldırıyı desteklediniz", "you supported the attack"),
+    "defence_support": ("savunmayı desteklediniz", "you supported the defence"),
+}
+
+
+def _verdict(r: BattleRecord, seat: int, side: str, result: str) -> tuple[str, str]:
+    il = _il(r.target)
+    if result == "standoff":
+        return "", ""
+    if result == "not_fought":
+        return "Grubunuz savaşmadı: daha güçlü bir grup savaştı.", (
+            "Your group did not fight: a stronger group did."
+        )
+    if side == "defender":
+        if result == "lost":
+            return f"{il} ilini kaybettiniz.", f"You lost {il}."
+        return f"{il} ilini korudunuz.", f"You held {il}."
+    if side == "attacker" and result == "won":
+        if r.taker == seat:
+            return f"{il} ilini siz aldınız.", f"You took {il}."
+        return "Grubunuz kazandı.", "Your group won."
+    if side == "attacker":
+        return "Saldırınız püskürtüldü.", "Your attack was repelled."
+    if result == "won":
+        return "Desteklediğiniz taraf kazandı.", "The side you supported won."
+    return "Desteklediğiniz taraf kaybetti.", "The side you supported lost."
+
+
+def battle_for(r: BattleRecord, seat: int) -> ReportLine:
+    """Who attacked, who defended, the reader's side, the outcome and who took the province."""
+    side, group = _side(r, seat)
+    result = _result(r, side, group)
+    attackers = sorted({s for g in r.groups for s in g.beys})
+    fighting = list(r.groups[r.fighting_group].beys) if r.fighting_group is not None else []
+    il = _il(r.target)
+    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
+    defender_tr = f"{r.defender}. bey" if r.defender is not None else "milis"
+    defender_en = f"Bey {r.defender}" if r.defender is not None else "the milis"
+    outcome_tr, outcome_en = {
+        "taken": (
+            f"{il} düştü{score}; {r.taker}. bey aldı.",
+            f"{il} fell{score}; Bey {r.taker} took it.",
+        ),
+        "held": (f"{il} direndi{score}.", f"{il} held{score}."),
+        "standoff": (
+            "En güçlü gruplar eşitti: savaş olmadı.",
+            "The strongest groups were equal: nobody fought.",
+        ),
+    }[r.outcome]
+    verdict_tr, verdict_en = _verdict(r, seat, side, result)
+    side_tr, side_en = SIDE[side]
+    data: dict[str, int | str | list[int] | None] = {
+        "target": r.target,
+        "defender": r.defender,
+        "attackers": attackers,
+        "fighting": fighting,
+        "side": side,
+        "result": result,
+        "outcome": r.outcome,
+        "taker": r.taker,
+        "attack": r.attack,
+        "defence": r.defence,
+        "attack_die": r.attack_die,
+        "defence_die": r.defence_die,
+        "entering": r.entering,
+    }
+    return ReportLine(
+        "battle",
+        data,
+        f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; {side_tr}. "
+        f"{outcome_tr} {verdict_tr}".rstrip(),
+        f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; {side_en}. "
+        f"{outcome_en} {verdict_en}".rstrip(),
+    )
+
+
+# --- the Kurultay (R-10.4, R-10.5) ---------------------------------------------------------
+def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
+    """The Kurultay's report, public: every vote, Halk Sevgisi, M-6, the final scores, the Han."""
+    lines = [
+        ReportLine(
+            "vote",
+            {"seat": seat, "candidate": candidate},
+            f"{seat}. bey {candidate}. beye oy verdi",
+            f"Bey {seat} voted for Bey {candidate}",
+        )
+        for seat, candidate in sorted(e.votes.items())
+    ]
+    tally: dict[int, int] = {}
+    for candidate in e.votes.values():
+        tally[candidate] = tally.get(candidate, 0) + 1
+    lines += [
+        ReportLine(
+            "halk_sevgisi",
+            {"seat": seat, "votes": tally.get(seat, 0), "points": 3},
+            f"Halk Sevgisi: {seat}. bey ({tally.get(seat, 0)} oy, +3 puan)",
+            f"Halk Sevgisi: Bey {seat} ({tally.get(seat, 0)} votes, +3 points)",
+        )
+        for seat in e.halk_sevgisi
+    ]
+    lines += [
+        ReportLine(
+            "mission",
+            {"seat": seat, "mission": "M-6"},
+            f"{seat}. bey görevini tamamladı: M-6",
+            f"Bey {seat} completed mission M-6",
+        )
+        for seat in e.m6
+    ]
+    lines += [
+        ReportLine(
+            "score",
+            {"rank": rank, "seat": seat, "score": score},
+            f"{rank}. sıra: {seat}. bey, {score} puan",
+            f"Rank {rank}: Bey {seat}, {score} points",
+        )
+        for rank, (seat, score) in enumerate(e.scores, start=1)
+    ]
+    lot_tr, lot_en = (
+        (" (eşitlik kurayla bozuldu)", " (the tie was broken by lot)") if e.lot_used else ("", "")
+    )
+    lines.append(
+        ReportLine(
+            "han",
+            {"seat": e.han, "lot": int(e.lot_used)},
+            f"Han: {e.han}. bey{lot_tr}",
+            f"The Han: Bey {e.han}{lot_en}",
+        )
+    )
+    return tuple(lines)

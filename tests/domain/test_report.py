@@ -1,0 +1,169 @@
+"""Divan step 7 and the Kurultay: what the report tells each bey, from the adjudication cases
+(R-13, R-14). Every line is structured data with Turkish and English text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from shared.domain import codec, scenario
+from shared.domain import events as ev
+from shared.domain.lifecycle import run_divan
+from shared.domain.report_lines import kurultay
+from shared.domain.simulate import season, start
+
+CASES = Path(__file__).parent / "cases"
+
+
+def report(case: str) -> dict[str, Any]:
+    sc = scenario.load((CASES / f"{case}.json").read_bytes())
+    out = scenario.run(sc)["report"]
+    assert out is not None
+    return out  # type: ignore[no-any-return]
+
+
+def lines(out: dict[str, Any], seat: int, kind: str) -> list[dict[str, Any]]:
+    return [line for line in out["private"].get(seat, []) if line["kind"] == kind]
+
+
+def assert_texts(line: dict[str, Any]) -> None:
+    assert line["tr"]
+    assert line["en"]
+    assert line["tr"] != line["en"]
+
+
+def test_r6_1_both_parties_are_told_whether_an_offer_was_accepted_or_rejected() -> None:
+    out = report("r6_3_computer_answers_pinned_in_draws")
+    (to_2, to_3) = lines(out, 1, "offer")
+    assert (to_2["data"]["partner"], to_2["data"]["treaty"], to_2["data"]["outcome"]) == (
+        2,
+        "alliance",
+        "accepted",
+    )
+    assert to_2["data"]["through_divan"] == 11
+    assert (to_3["data"]["partner"], to_3["data"]["outcome"]) == (3, "rejected")
+    assert "Bey 3 rejected" in to_3["en"]
+    assert "reddetti" in to_3["tr"]
+    (of_1,) = [x for x in lines(out, 3, "offer") if x["data"]["partner"] == 1]
+    assert (of_1["data"]["from"], of_1["data"]["to"], of_1["data"]["outcome"]) == (1, 3, "rejected")
+    for line in lines(out, 1, "offer") + lines(out, 2, "offer"):
+        assert_texts(line)
+
+
+def test_r6_1_the_public_report_lists_the_treaties_made_at_that_divan() -> None:
+    out = report("r6_3_computer_answers_pinned_in_draws")
+    made = [x["data"] for x in out["public"] if x["kind"] == "treaty"]
+    assert made == [
+        {"treaty": "alliance", "a": 1, "b": 2, "through_divan": 11},
+        {"treaty": "pact", "a": 3, "b": 4, "through_divan": 9},
+    ]
+    assert all(x["data"]["outcome"] != "rejected" for x in out["public"] if "outcome" in x["data"])
+    assert not [x for x in out["public"] if x["kind"] == "offer"]  # rejections stay private
+
+
+def test_r6_1_an_unanswered_offer_is_told_as_lapsed() -> None:
+    out = report("r6_1_unanswered_human_offer_expires")
+    lapsed = [x for x in lines(out, 1, "offer") if x["data"]["outcome"] == "expired"]
+    assert [x["data"]["partner"] for x in lapsed] == [2]
+
+
+@pytest.mark.parametrize(
+    ("case", "seat", "reason", "rule", "origin"),
+    [
+        ("r6_7_bayram_ceasefire_cancels_attacks_on_beys", 1, "ceasefire", "R-6.7", 25),
+        ("r6_7_bayram_ceasefire_cancels_attacks_on_beys", 3, "ceasefire", "R-6.7", 36),
+        ("r6_4_advance_into_ally_cancelled", 1, "ally", "R-6.4", 42),
+        ("r4_5_isyan_orders_dropped_move_becomes_attack", 1, "not_owned", "R-4.5", 52),
+        ("r4_2_clamped_zero_order_does_nothing", 1, "no_units", "R-4.2", 66),
+        ("r5_3_support_for_own_attack_void_units_defend_origin", 1, "void_support", "R-5.3", 64),
+    ],
+)
+def test_r13_an_order_a_rule_cancelled_is_reported_to_its_bey_with_the_reason(
+    case: str, seat: int, reason: str, rule: str, origin: int
+) -> None:
+    out = report(case)
+    mine = [x for x in lines(out, seat, "order_cancelled") if x["data"]["province"] == origin]
+    assert [(x["data"]["reason"], x["data"]["rule"]) for x in mine] == [(reason, rule)]
+    assert_texts(mine[0])
+    assert rule in mine[0]["tr"]
+    assert rule in mine[0]["en"]
+    others = [
+        x
+        for s, xs in out["private"].items()
+        if s != seat
+        for x in xs
+        if x["kind"] == "order_cancelled" and x["data"]["province"] == origin
+    ]
+    assert others == []  # only the bey whose order it was is told (R-4.3)
+    assert not [x for x in out["public"] if x["kind"] == "order_cancelled"]
+
+
+def test_r6_7_the_bayram_line_names_bayram_in_both_languages() -> None:
+    out = report("r6_7_bayram_ceasefire_cancels_attacks_on_beys")
+    (line,) = lines(out, 1, "order_cancelled")
+    assert line["tr"].startswith("Bayram ateşkesi")
+    assert line["en"].startswith("Bayram ceasefire")
+
+
+def test_r5_8_a_battle_line_says_who_attacked_who_defended_the_readers_side_and_who_took_it() -> (
+    None
+):
+    out = report("r5_5_memleket_taken_owner_becomes_surgun")
+    (won,) = lines(out, 1, "battle")
+    (lost,) = lines(out, 2, "battle")
+    for line in (won, lost):
+        assert (line["data"]["attackers"], line["data"]["defender"]) == ([1], 2)
+        assert (line["data"]["outcome"], line["data"]["taker"]) == ("taken", 1)
+        assert_texts(line)
+    assert (won["data"]["side"], won["data"]["result"]) == ("attacker", "won")
+    assert (lost["data"]["side"], lost["data"]["result"]) == ("defender", "lost")
+    assert won["en"] != lost["en"]
+    assert won["tr"] != lost["tr"]
+    assert "You took Mardin" in won["en"]
+    assert "You lost Mardin" in lost["en"]
+    assert "kaybettiniz" in lost["tr"]
+
+
+def test_r5_8_a_repelled_attacker_and_the_defender_read_different_lines() -> None:
+    out = report("r6_4_advance_into_ally_cancelled")
+    (attacker,) = lines(out, 3, "battle")
+    (defender,) = lines(out, 2, "battle")
+    assert (attacker["data"]["side"], attacker["data"]["result"]) == ("attacker", "lost")
+    assert (defender["data"]["side"], defender["data"]["result"]) == ("defender", "won")
+    assert "repelled" in attacker["en"]
+    assert "You held Aksaray" in defender["en"]
+
+
+def test_r12_3_a_season_stored_with_report_version_1_replays_its_old_report() -> None:
+    """Seasons stored before report version 2 have no `report_version`: they decode as 1 and
+    re-run their Divans with the version-1 report, so verification still matches."""
+    _state, events = start(5)
+    created = msgspec.json.decode(codec.encode(events[0]))
+    del created["report_version"]
+    old = codec.decode_event(msgspec.json.encode(created))
+    assert isinstance(old, ev.SeasonCreated)
+    assert old.report_version == 1
+    state = msgspec.structs.replace(_state, report_version=1)
+    resolved = next(e for e in run_divan(state) if isinstance(e, ev.DivanResolved))
+    battle = next(line for lines_ in resolved.private.values() for line in lines_)
+    assert "side" not in battle.data  # the version-1 line
+    assert battle.kind == "battle"
+
+
+def test_r10_4_the_kurultay_report_has_the_votes_halk_sevgisi_scores_and_the_han() -> None:
+    held = next(e for step in season(3) for e in step.events if isinstance(e, ev.KurultayHeld))
+    out = kurultay(held)
+    votes = {x.data["seat"]: x.data["candidate"] for x in out if x.kind == "vote"}
+    assert votes == held.votes
+    loved = [x.data["seat"] for x in out if x.kind == "halk_sevgisi"]
+    assert loved == list(held.halk_sevgisi)
+    scores = [(x.data["seat"], x.data["score"]) for x in out if x.kind == "score"]
+    assert scores == [tuple(s) for s in held.scores]
+    (han,) = [x for x in out if x.kind == "han"]
+    assert han.data["seat"] == held.han
+    assert all(x.tr and x.en for x in out)
+    assert f"Han: {held.han}. bey" in han.tr
+    assert f"The Han: Bey {held.han}" in han.en
