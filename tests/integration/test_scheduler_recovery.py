@@ -114,7 +114,7 @@ class Season:
 async def trial(settings: Settings, *, enqueue: bool = True) -> AsyncIterator[Season]:
     app = create_app(settings) if enqueue else create_app(settings, enqueue=lambda _s, _d: None)
     async with AsyncTestClient(app=app) as client:
-        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": 11})
+        r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text
         body = r.json()
         yield Season(client, body["season_id"], {"Authorization": f"Bearer {body['token']}"})

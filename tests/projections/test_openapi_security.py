@@ -49,7 +49,7 @@ async def test_every_operation_that_needs_a_token_declares_security(
     memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
 ):
     async with open_gateway(memory_store, redis, prefix) as (_gw, client):
-        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
         assert r.status_code == 201, r.text
         season_id = r.json()["season_id"]
         await Projector(memory_store, redis, prefix).catch_up(season_id)

@@ -26,7 +26,7 @@ PROBLEM = "application/problem+json"
 
 
 async def _season(client: httpx.AsyncClient, projector: Projector) -> str:
-    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
     assert r.status_code == 201, r.text
     season_id: str = r.json()["season_id"]
     await projector.catch_up(season_id)
@@ -111,7 +111,7 @@ async def test_a_refused_stream_does_not_use_up_its_ticket(
 ):
     gw = Gateway(memory_store, redis, prefix, streams_per_client=1)
     async with served(gw) as client:
-        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
         season_id, token = r.json()["season_id"], r.json()["token"]
         await Projector(memory_store, redis, prefix).catch_up(season_id)
         r = await client.post(f"/v1/seasons/{season_id}/tickets", headers=bearer(token))

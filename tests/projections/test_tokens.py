@@ -46,7 +46,7 @@ async def _trial(
     stack.push_async_callback(redis.aclose)
     stack.push_async_callback(delete_prefix, redis, prefix)
     gw, client = await stack.enter_async_context(open_gateway(store, redis, prefix))
-    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 7})
+    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
     assert r.status_code == 201, r.text
     trial = r.json()
     await Projector(store, redis, prefix).catch_up(trial["season_id"])
