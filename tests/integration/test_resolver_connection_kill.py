@@ -33,7 +33,7 @@ from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from tests.integration.resolver_support import decoded, namespace, settings_for, wait_for
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 ACCEPTABLE = {200, 503}  # one writer per season and one try per key: no 409
 TERMINATE = """SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
