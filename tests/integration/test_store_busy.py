@@ -26,6 +26,7 @@ from shared.eventstore import (
     create_pool,
     sql,
 )
+from tests.http.support import create_trial, open_api
 from tests.integration.processes import free_port
 from tests.integration.support import new_event
 
@@ -43,6 +44,7 @@ class BreakingPool:
     def __init__(self, pool: asyncpg.Pool, breaks: Callable[[str], bool]) -> None:
         self.pool = pool
         self.breaks = breaks
+        self.after = False  # True: the statement runs (and commits), then the connection breaks
         self.broke: list[asyncpg.Connection] = []  # the real connections that failed
         self.terminated: list[asyncpg.Connection] = []
         self.expired = 0
@@ -86,10 +88,12 @@ class _Breaking:
             return attr
 
         async def statement(query: str, *args: Any, **kwargs: Any) -> Any:
-            if self._owner.breaks(query):
-                self._owner.broke.append(self._raw())
-                raise asyncpg.InternalClientError(BROKEN)
-            return await attr(query, *args, **kwargs)
+            if not self._owner.breaks(query):
+                return await attr(query, *args, **kwargs)
+            if self._owner.after:
+                await attr(query, *args, **kwargs)
+            self._owner.broke.append(self._raw())
+            raise asyncpg.InternalClientError(BROKEN)
 
         return statement
 
@@ -194,3 +198,36 @@ async def test_a_server_that_refuses_connections_is_busy(clock):
             await store.idempotency.look("scope", "k", b"req")
     finally:
         await pool.close()
+
+
+APPENDS = frozenset(v for k, v in vars(sql).items() if k.startswith("APPEND"))
+
+
+async def test_a_command_whose_connection_breaks_after_its_commit_is_never_lost_nor_doubled(
+    breaking, clock
+):
+    """The ambiguous case: the append's statement committed, then its connection broke, so the
+    store cannot know whether it did. The caller hears StoreBusyError and the client 503 with
+    Retry-After (never a success it cannot prove); the retry with the same Idempotency-Key
+    answers the stored result, byte for byte. Never twice, never lost."""
+    pool, switch = breaking
+    store = _store(pool, clock)
+    async with open_api(store) as api:
+        bey = await create_trial(api.client)
+        orders = {"orders": [{"province": bey.memleket, "kind": "hold"}]}
+        switch.when = lambda query: query in APPENDS
+        pool.after = True
+        switch.on = True
+        first = await api.client.post(bey.url("/orders"), json=orders, headers=bey.auth("once"))
+        switch.on = False
+        assert first.status_code == 503, first.text
+        assert first.json()["code"] == "store_busy"
+        assert first.headers.get("retry-after")
+        retried = await api.client.post(bey.url("/orders"), json=orders, headers=bey.auth("once"))
+        assert retried.status_code == 200, retried.text
+        again = await api.client.post(bey.url("/orders"), json=orders, headers=bey.auth("once"))
+        assert again.content == retried.content
+    assert pool.broke and pool.terminated == pool.broke
+    records = await store.read_stream(bey.season_id)
+    ids = [r.metadata.command_id for r in records if r.type == "orders_submitted.v1"]
+    assert ids == ["once"]  # committed once, by the first request; the retries replayed it
