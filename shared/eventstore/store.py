@@ -428,22 +428,22 @@ class _Pending:
         self.key = key
         self.future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
 
-    async def answer(self, outcome: Awaitable[list[int]]) -> None:
+    async def answer(self, outcome: Awaitable[list[int]]) -> Exception | None:
         """Settle the future with the outcome's positions or its exception.
 
-        A lost connection is raised on as well: the group's other appends cannot go on that
-        connection, and the checkout must discard it (they all get StoreBusyError).
+        Returns the exception if it is a lost connection: the caller answers whoever it still
+        can without the connection, then raises it, so that the checkout discards the
+        connection and the appends still waiting get StoreBusyError.
         """
         try:
             positions = await outcome
         except Exception as exc:  # handed to the caller, who raises it
             if not self.future.done():
                 self.future.set_exception(as_busy(exc) if is_busy(exc) else exc)
-            if lost_connection(exc):
-                raise
-        else:
-            if not self.future.done():
-                self.future.set_result(positions)
+            return exc if lost_connection(exc) else None
+        if not self.future.done():
+            self.future.set_result(positions)
+        return None
 
 
 class _GroupCommit:
@@ -563,11 +563,15 @@ class _GroupCommit:
                 await self._one(conn, p)
             return
         skipped = []
+        lost = None
         for p, row in zip(group, rows, strict=True):
             if row["skipped"]:
                 skipped.append(p)
-            else:
-                await p.answer(_settle(conn, p.batch, p.key, row["positions"], row["key_held"]))
+            else:  # committed ones are answered even if a look-up for another one fails
+                settled = _settle(conn, p.batch, p.key, row["positions"], row["key_held"])
+                lost = await p.answer(settled) or lost
+        if lost is not None:
+            raise lost
         # Seasons another transaction was writing: alone now, so that only they wait for it
         # (a zombie lock holds up its own season's appends, never a whole group).
         for p in skipped:
@@ -575,7 +579,9 @@ class _GroupCommit:
 
     async def _one(self, conn: asyncpg.Connection, p: _Pending) -> None:
         """Write one waiting append alone, in the one-append statement, and answer it."""
-        await p.answer(self._store._insert(conn, p.batch, p.last_hash, p.key))
+        lost = await p.answer(self._store._insert(conn, p.batch, p.last_hash, p.key))
+        if lost is not None:
+            raise lost
 
 
 class _Waker:

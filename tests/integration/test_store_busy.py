@@ -26,6 +26,7 @@ from shared.eventstore import (
     create_pool,
     sql,
 )
+from shared.eventstore import idempotency as keys
 from tests.http.support import create_trial, open_api
 from tests.integration.processes import free_port
 from tests.integration.support import new_event
@@ -182,6 +183,32 @@ async def test_every_append_of_a_group_on_a_broken_connection_gets_its_own_store
         assert await store.idempotency.look("scope", f"k{n}", b"req") is None
     retried = await asyncio.gather(*(store.append(f"g{n}", 0, [new_event(n)]) for n in range(1, 5)))
     assert [[e.version for e in r] for r in retried] == [[1]] * 4
+
+
+async def test_a_connection_lost_while_answering_a_group_still_answers_its_committed_appends(
+    breaking, clock
+):
+    """The group's statement committed; settling one append needs one more statement (its key
+    was taken: what does it hold?) and the connection breaks there. That append hears
+    StoreBusyError; the others committed, and hear so."""
+    pool, switch = breaking
+    switch.when = lambda query: query == keys._LOOK
+    store = _store(pool, clock, group_commit=1)
+    taken = IdempotencyRecord("scope", "taken", b"req", 200, b"{}")
+    await store.idempotency.record("scope", "taken", b"req", 200, b"{}")
+    switch.on = True
+    lead = asyncio.ensure_future(store.append("lead", 0, [new_event(100)]))
+    first = asyncio.ensure_future(store.append("a", 0, [new_event(1)], idempotency=taken))
+    second = asyncio.ensure_future(store.append("b", 0, [new_event(2)]))
+    got = await asyncio.gather(first, second, return_exceptions=True)
+    await lead
+    switch.on = False
+    assert store.group_stats().statements == 2  # the lead, then a and b as one group
+    assert isinstance(got[0], StoreBusyError), got[0]
+    assert isinstance(got[1], list) and [e.version for e in got[1]] == [1], got[1]
+    assert pool.terminated == pool.broke and len(pool.broke) == 1
+    assert await store.stream_version("a") == 0
+    assert await store.stream_version("b") == 1
 
 
 async def test_a_server_that_refuses_connections_is_busy(clock):
