@@ -103,6 +103,9 @@ class _Writing:
     async def __aenter__(self) -> None:
         turns = self._turns
         lock = turns.lock
+        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+            await lock.acquire()  # free and nobody ahead: no wait to bound (the common case)
+            return
         refused = turns.refused
         try:
             async with asyncio.timeout(self._wait):
