@@ -37,8 +37,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     cors_origins: tuple[str, ...] = ()
     max_body_bytes: int = 64 * 1024
     pool_max: int = 10
-    lock_timeout_ms: int = 5_000
-    statement_timeout_ms: int = 10_000
+    lock_timeout_ms: int = 5_000  # also bounds a command's wait for its season's writer turn
+    statement_timeout_ms: int = 10_000  # must stay below resolve_time_limit_ms
+    resolve_time_limit_ms: int = 60_000  # the resolver actor's Dramatiq time_limit
     append_retries: int = 30  # 19 beys at once: every round lets at least one through
     group_commit: int = 2  # appends grouped into one statement while this many are in flight
     projection_prefix: str = "sb"
@@ -49,6 +50,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     streams_per_client: int = 8  # open event streams per client address; then 429
     streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
+
+    def __post_init__(self) -> None:
+        # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
+        # server, so PostgreSQL's statement_timeout must cancel it first, and the message retry.
+        if not 0 < self.statement_timeout_ms < self.resolve_time_limit_ms:
+            raise ValueError(
+                f"statement_timeout_ms ({self.statement_timeout_ms}) must be above 0 and below"
+                f" resolve_time_limit_ms ({self.resolve_time_limit_ms})"
+            )
+        if self.lock_timeout_ms <= 0:
+            raise ValueError(f"lock_timeout_ms ({self.lock_timeout_ms}) must be above 0")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -69,6 +81,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             cors_origins=tuple(o for o in e.get("SEKSENBIR_CORS_ORIGINS", "").split(",") if o),
             max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", d.max_body_bytes)),
             pool_max=int(e.get("SEKSENBIR_POOL_MAX", d.pool_max)),
+            lock_timeout_ms=int(e.get("SEKSENBIR_LOCK_TIMEOUT_MS", d.lock_timeout_ms)),
+            statement_timeout_ms=int(
+                e.get("SEKSENBIR_STATEMENT_TIMEOUT_MS", d.statement_timeout_ms)
+            ),
+            resolve_time_limit_ms=int(
+                e.get("SEKSENBIR_RESOLVE_TIME_LIMIT_MS", d.resolve_time_limit_ms)
+            ),
             group_commit=int(e.get("SEKSENBIR_GROUP_COMMIT", d.group_commit)),
             projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", d.projection_prefix),
             auth_failures_per_minute=int(

@@ -23,6 +23,7 @@ import pytest
 
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
 from tests.clock import StepClock
+from tests.fault_guard import pytest_configure, pytest_runtest_makereport  # noqa: F401 - hooks
 
 SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
 REDIS_CLAIM_TTL_S = 6 * 3600

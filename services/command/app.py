@@ -111,7 +111,7 @@ def create_app(
             send = lambda season_id, divan: broker.enqueue(resolve_message(season_id, divan))  # noqa: E731
 
         app.state.services = Services(
-            seasons=Seasons(the_store),
+            seasons=Seasons(the_store, queue_wait=settings.lock_timeout_ms / 1000),
             enqueue=send,
             ops=settings.ops_token_hashes,
             auditors=settings.auditor_token_hashes,

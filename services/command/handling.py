@@ -201,8 +201,11 @@ async def _decide_and_append(
         command_id=key.value if key else _fresh_id(),
         correlation_id=request.headers.get("x-request-id"),
     )
-    async with svc.seasons.writing(season_id):
-        return await _attempts(request, svc, season_id, seat, key, build, answer, meta, first)
+    try:
+        async with svc.seasons.writing(season_id):
+            return await _attempts(request, svc, season_id, seat, key, build, answer, meta, first)
+    except StoreBusyError:  # outside the lock, which must see it (queued writers give up too)
+        raise _busy() from None
 
 
 async def _attempts(
@@ -259,8 +262,6 @@ async def _attempts(
             continue
         except IdempotencyKeyTaken as taken:
             return await _found(svc, request, season_id, taken.found, fresh=fresh)
-        except StoreBusyError:
-            raise _busy() from None
         log.info(
             "command.accepted",
             season_id=season_id,

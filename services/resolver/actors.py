@@ -78,7 +78,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
         max_retries=MAX_RETRIES,
         min_backoff=int(settings_value("SEKSENBIR_MIN_BACKOFF_MS", 500)),
         max_backoff=30_000,
-        time_limit=60_000,
+        time_limit=settings.resolve_time_limit_ms,  # above statement_timeout (Settings)
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
     async def resolve_divan(season_id: str, divan: int) -> None:

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import asyncpg
 import structlog
 
 from shared.domain import codec
@@ -20,6 +21,7 @@ from shared.eventstore import (
     KeyWrite,
     NewEvent,
     RecordedEvent,
+    StoreBusyError,
 )
 
 log = structlog.get_logger(__name__)
@@ -59,50 +61,105 @@ def to_new(
     ]
 
 
+# How long a command may wait for its season's in-process writer lock by default: the pool's
+# default lock_timeout (PoolSettings), so that the queue adds at most what the row lock may.
+QUEUE_WAIT_S = 5.0
+
+
+class _Turns:
+    """One season's writer lock, and how many times a writer gave up behind a held row lock."""
+
+    __slots__ = ("lock", "refused")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.refused = 0
+
+
 class _Writing:
     """`async with seasons.writing(id)`: the season's lock, dropped when nobody holds or waits.
 
+    Waiting is bounded (issue 9 item 7, RELIABILITY 6): a writer waits at most `wait` seconds
+    in the queue, then StoreBusyError; and when the writer holding the lock gives up because
+    the season's stream row is locked (lock_timeout: a zombie transaction, another process),
+    every writer queued behind it gives up at once too (StoreBusyError), rather than each
+    waiting its own lock_timeout at the same lock in turn. So under a held row lock each
+    request answers 503 within about one lock_timeout, whatever its place in the queue
+    (at most the queue wait plus one lock_timeout in any case).
     A class rather than @asynccontextmanager: every command passes through it.
     """
 
-    __slots__ = ("_lock", "_locks", "_season_id")
+    __slots__ = ("_locks", "_season_id", "_turns", "_wait")
 
-    def __init__(self, locks: dict[str, asyncio.Lock], season_id: str) -> None:
+    def __init__(self, locks: dict[str, _Turns], season_id: str, wait: float) -> None:
         self._locks = locks
         self._season_id = season_id
-        self._lock = locks.setdefault(season_id, asyncio.Lock())
+        self._wait = wait
+        turns = locks.get(season_id)
+        if turns is None:
+            turns = locks[season_id] = _Turns()
+        self._turns = turns
 
     async def __aenter__(self) -> None:
+        turns = self._turns
+        lock = turns.lock
+        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+            await lock.acquire()  # free and nobody ahead: no wait to bound (the common case)
+            return
+        refused = turns.refused
         try:
-            await self._lock.acquire()
+            async with asyncio.timeout(self._wait):
+                await lock.acquire()
+        except TimeoutError:
+            self._forget()
+            raise StoreBusyError(
+                f"season {self._season_id!r}: still queued after {self._wait} s"
+            ) from None
         except BaseException:
             self._forget()
             raise
+        if turns.refused != refused:  # the writer ahead met a held row lock meanwhile
+            lock.release()
+            self._forget()
+            raise StoreBusyError(f"season {self._season_id!r}: its stream row is locked")
 
-    async def __aexit__(self, *_exc: object) -> None:
-        self._lock.release()
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, _tb: object
+    ) -> None:
+        if exc is not None and _behind_a_row_lock(exc):
+            self._turns.refused += 1
+        self._turns.lock.release()
         self._forget()
 
     def _forget(self) -> None:
-        lock = self._lock
+        lock = self._turns.lock
         if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
             self._locks.pop(self._season_id, None)
+
+
+def _behind_a_row_lock(exc: BaseException) -> bool:
+    """A StoreBusyError from lock_timeout (its cause is PostgreSQL's lock_not_available)."""
+    return isinstance(exc, StoreBusyError) and isinstance(
+        exc.__cause__, asyncpg.LockNotAvailableError
+    )
 
 
 class Seasons:
     """A folded-state cache per season, caught up from the store on every load."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, *, queue_wait: float = QUEUE_WAIT_S) -> None:
         self.store = store
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, _Turns] = {}
+        self._queue_wait = queue_wait
 
     def writing(self, season_id: str) -> _Writing:
         """One writer per season in this process: writers queue instead of racing and retrying.
 
-        Other processes still race; the store's expected version keeps that correct.
+        Other processes still race; the store's expected version keeps that correct. The wait
+        is bounded (`queue_wait`, and see _Writing): StoreBusyError, as the row lock's own.
         """
-        return _Writing(self._locks, season_id)
+        return _Writing(self._locks, season_id, self._queue_wait)
 
     async def load(self, season_id: str) -> Loaded:
         cached = self._cache.get(season_id)

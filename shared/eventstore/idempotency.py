@@ -7,6 +7,7 @@ from datetime import timedelta
 import asyncpg
 import structlog
 
+from shared.eventstore.busy import Checkout
 from shared.eventstore.errors import IdempotencyStateError
 from shared.eventstore.model import (
     BeginResult,
@@ -68,7 +69,7 @@ class PostgresIdempotencyStore:
     async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult:
         """Claim the key for this request, or say why not (Replay, Mismatch, InProgress)."""
         now = utc(self._clock())
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             for _ in range(3):  # a key abandoned between our two statements: claim again
                 if await conn.fetchval(_BEGIN, scope, key, request_hash, now, now - self._lease):
                     return Begun()
@@ -82,7 +83,7 @@ class PostgresIdempotencyStore:
     ) -> Found | None:
         """One step: record a new key as done with this response (None), or say what it holds."""
         now = utc(self._clock())
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             for _ in range(3):  # an in-progress key abandoned between our two statements
                 if await conn.fetchval(_RECORD, scope, key, request_hash, status, body, now):
                     return None
@@ -93,23 +94,23 @@ class PostgresIdempotencyStore:
 
     async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None:
         """What the key holds for this request (None: the key is free); changes nothing."""
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             return await look_in(conn, scope, key, request_hash)
 
     async def complete(self, scope: str, key: str, status: int, body: bytes) -> None:
         """Record the response; raises IdempotencyStateError unless the key is in progress."""
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             await complete_in(conn, IdempotencyCompletion(scope, key, status, body), self._clock)
 
     async def abandon(self, scope: str, key: str) -> None:
         """Forget an in-progress key (the command failed before any effect); a no-op if done."""
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             await conn.execute(_ABANDON, scope, key)
 
     async def purge(self, older_than: timedelta) -> int:
         """Delete keys begun before the retention window (e.g. 24 h); returns how many."""
         cutoff = utc(self._clock()) - older_than
-        async with self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             status = await conn.execute(
                 "DELETE FROM idempotency_keys WHERE created_at < $1", cutoff
             )

@@ -14,6 +14,7 @@ import msgspec
 import structlog
 
 from shared.eventstore import sql
+from shared.eventstore.busy import Checkout, as_busy, is_busy, lost_connection
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -99,41 +100,6 @@ class _Batch(msgspec.Struct, frozen=True):
         ]
 
 
-_BUSY = (
-    asyncpg.LockNotAvailableError,
-    asyncpg.QueryCanceledError,
-    TimeoutError,
-    # The connection died under us (server restart, pg_terminate_backend): try again later.
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.exceptions.OperatorInterventionError,
-    ConnectionError,
-)
-
-
-class _BusyAsError:
-    """Lock or statement timeouts and lost connections become StoreBusyError (HTTP 503).
-
-    A class, not @asynccontextmanager: it wraps every append, and a generator costs more.
-    """
-
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, _tb: object
-    ) -> None:
-        if exc is not None and isinstance(exc, _BUSY):
-            raise StoreBusyError(f"{type(exc).__name__}: {exc}") from exc
-
-
-def _busy_as_error() -> _BusyAsError:
-    return _BUSY_AS_ERROR
-
-
-_BUSY_AS_ERROR = _BusyAsError()
-
-
 class PostgresEventStore:
     """The event store on an asyncpg pool (make it with `pool.create_pool`).
 
@@ -193,8 +159,7 @@ class PostgresEventStore:
         """
         validate_batch(season_id, expected_version, events)
         try:
-            async with _busy_as_error():
-                return await self._write(season_id, expected_version, events, idempotency)
+            return await self._write(season_id, expected_version, events, idempotency)
         except (ConcurrencyError, _EventIdTaken) as exc:
             if isinstance(idempotency, IdempotencyRecord):  # a copy may have won the race
                 await self._raise_if_taken(idempotency)
@@ -230,7 +195,7 @@ class PostgresEventStore:
         recorded_at = utc(self._clock())
         last_hash = self._known_hash(season_id, expected)
         if last_hash is None:
-            async with self._pool.acquire() as conn:
+            async with Checkout(self._pool) as conn:
                 head = await conn.fetchrow(sql.STREAM_HEAD, season_id)
             version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
             if version != expected:
@@ -242,7 +207,7 @@ class PostgresEventStore:
             if self._group is not None and not isinstance(idempotency, IdempotencyCompletion):
                 positions = await self._group.submit(batch, last_hash, idempotency)
             else:
-                async with self._pool.acquire() as conn:
+                async with Checkout(self._pool) as conn:
                     positions = await self._insert(conn, batch, last_hash, idempotency)
         except ConcurrencyError:
             self._heads.pop(season_id, None)  # someone else moved the season on
@@ -314,7 +279,7 @@ class PostgresEventStore:
         """
         if limit < 1:
             raise ValueError("limit must be positive")
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             rows = await conn.fetch(sql.READ_ALL, after_position, limit)
         if not rows:
             raise ValueError(f"{after_position} is not the position of a recorded event")
@@ -322,7 +287,7 @@ class PostgresEventStore:
 
     async def stream_version(self, season_id: str) -> int:
         """The season's current version (its number of events; 0 when it has none)."""
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             version = await conn.fetchval(
                 "SELECT version FROM streams WHERE season_id = $1", season_id
             )
@@ -330,7 +295,7 @@ class PostgresEventStore:
 
     async def stream_versions(self) -> dict[str, int]:
         """Every season's current version, in one query (for metrics and sweeps)."""
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             rows = await conn.fetch("SELECT season_id, version FROM streams")
         return {row["season_id"]: int(row["version"]) for row in rows}
 
@@ -339,12 +304,12 @@ class PostgresEventStore:
 
         `read_all(head_position())` reads only what commits from now on.
         """
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             return int(await conn.fetchval(sql.HEAD_POSITION))
 
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             rows = await conn.fetch("SELECT season_id FROM streams ORDER BY season_id")
         return [row["season_id"] for row in rows]
 
@@ -352,8 +317,7 @@ class PostgresEventStore:
         """Verify the season's chain and that it ends at the stream head; return the head hash."""
         # one snapshot for both reads, so a concurrent append is no false alarm
         async with (
-            _busy_as_error(),
-            self._pool.acquire() as conn,
+            Checkout(self._pool) as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             events = [_recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
@@ -366,7 +330,7 @@ class PostgresEventStore:
         return head
 
     async def _fetch(self, query: str, *args: object) -> list[RecordedEvent]:
-        async with _busy_as_error(), self._pool.acquire() as conn:
+        async with Checkout(self._pool) as conn:
             rows = await conn.fetch(query, *args)
         return [_recorded(row) for row in rows]
 
@@ -420,6 +384,13 @@ def _group_params(
     return items, events
 
 
+def _for_each(exc: BaseException) -> Exception:
+    """What one caller of a failed group hears: busy failures as a StoreBusyError of its own."""
+    if not isinstance(exc, Exception):
+        return StoreBusyError("the group's write was cancelled")
+    return as_busy(exc) if is_busy(exc) else exc
+
+
 def _recorded(row: asyncpg.Record) -> RecordedEvent:
     return RecordedEvent(
         season_id=row["season_id"],
@@ -457,16 +428,22 @@ class _Pending:
         self.key = key
         self.future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
 
-    async def answer(self, outcome: Awaitable[list[int]]) -> None:
-        """Settle the future with the outcome's positions or its exception."""
+    async def answer(self, outcome: Awaitable[list[int]]) -> Exception | None:
+        """Settle the future with the outcome's positions or its exception.
+
+        Returns the exception if it is a lost connection: the caller answers whoever it still
+        can without the connection, then raises it, so that the checkout discards the
+        connection and the appends still waiting get StoreBusyError.
+        """
         try:
             positions = await outcome
         except Exception as exc:  # handed to the caller, who raises it
             if not self.future.done():
-                self.future.set_exception(exc)
-        else:
-            if not self.future.done():
-                self.future.set_result(positions)
+                self.future.set_exception(as_busy(exc) if is_busy(exc) else exc)
+            return exc if lost_connection(exc) else None
+        if not self.future.done():
+            self.future.set_result(positions)
+        return None
 
 
 class _GroupCommit:
@@ -512,7 +489,7 @@ class _GroupCommit:
         self._busy.add(batch.season_id)
         self.stats = self.stats.add(1)
         try:
-            async with self._store._pool.acquire() as conn:
+            async with Checkout(self._store._pool) as conn:
                 return await self._store._insert(conn, batch, last_hash, key)
         finally:
             self._busy.discard(batch.season_id)
@@ -558,7 +535,7 @@ class _GroupCommit:
     async def _write(self, group: list[_Pending]) -> None:
         self.stats = self.stats.add(len(group))
         try:
-            async with self._store._pool.acquire() as conn:
+            async with Checkout(self._store._pool) as conn:
                 if len(group) == 1:
                     await self._one(conn, group[0])
                 else:
@@ -566,11 +543,7 @@ class _GroupCommit:
         except BaseException as exc:  # lost connection, timeout, cancelled: every caller hears
             for p in group:
                 if not p.future.done():
-                    p.future.set_exception(
-                        exc
-                        if isinstance(exc, Exception)
-                        else StoreBusyError("the group's write was cancelled")
-                    )
+                    p.future.set_exception(_for_each(exc))
             if not isinstance(exc, Exception):
                 raise
 
@@ -581,7 +554,7 @@ class _GroupCommit:
         try:
             rows = await conn.fetch(sql.APPEND_GROUP, *items, *events)
         except asyncpg.PostgresError as exc:
-            if isinstance(exc, _BUSY):
+            if is_busy(exc):
                 raise
             # an event id taken, a key a copy committed meanwhile, a deadlock: one by one
             log.info("eventstore.group_split", appends=len(group), error=type(exc).__name__)
@@ -590,11 +563,15 @@ class _GroupCommit:
                 await self._one(conn, p)
             return
         skipped = []
+        lost = None
         for p, row in zip(group, rows, strict=True):
             if row["skipped"]:
                 skipped.append(p)
-            else:
-                await p.answer(_settle(conn, p.batch, p.key, row["positions"], row["key_held"]))
+            else:  # committed ones are answered even if a look-up for another one fails
+                settled = _settle(conn, p.batch, p.key, row["positions"], row["key_held"])
+                lost = await p.answer(settled) or lost
+        if lost is not None:
+            raise lost
         # Seasons another transaction was writing: alone now, so that only they wait for it
         # (a zombie lock holds up its own season's appends, never a whole group).
         for p in skipped:
@@ -602,7 +579,9 @@ class _GroupCommit:
 
     async def _one(self, conn: asyncpg.Connection, p: _Pending) -> None:
         """Write one waiting append alone, in the one-append statement, and answer it."""
-        await p.answer(self._store._insert(conn, p.batch, p.last_hash, p.key))
+        lost = await p.answer(self._store._insert(conn, p.batch, p.last_hash, p.key))
+        if lost is not None:
+            raise lost
 
 
 class _Waker:
@@ -632,10 +611,10 @@ class _Waker:
         while self._seasons:
             seasons, self._seasons = sorted(self._seasons), set()  # later commits: next round
             try:
-                async with self._pool.acquire() as conn:
+                async with Checkout(self._pool) as conn:
                     for payload in sql.wakeup_payloads(self._newest, seasons):
                         await _wake_up(conn, payload)
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+            except (asyncpg.PostgresError, StoreBusyError) as exc:
                 log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")
             await asyncio.sleep(self._window)
 
@@ -645,5 +624,7 @@ async def _wake_up(conn: asyncpg.Connection, payload: str) -> None:
     it takes is not held across a flush). Only a hint: a failure loses a wake-up, not an event."""
     try:
         await conn.execute(sql.NOTIFY, NOTIFY_CHANNEL, payload)
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+    except asyncpg.PostgresError as exc:
+        if is_busy(exc):
+            raise  # the checkout maps it, and discards a lost connection
         log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")

@@ -27,7 +27,7 @@ from services.projections.projector import Projector
 from shared.eventstore import PostgresEventStore, create_pool
 from tests.integration.processes import free_port, serving
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 ST = Path(sys.executable).parent / "st"
 
 

@@ -233,6 +233,7 @@ async def _waiting_on_lock(pool: asyncpg.Pool) -> bool:
     )
 
 
+@pytest.mark.fault
 async def test_a_season_another_transaction_holds_never_holds_up_the_rest_of_its_group(
     pg_pool, clock
 ):
@@ -263,6 +264,7 @@ async def test_a_season_another_transaction_holds_never_holds_up_the_rest_of_its
     assert store.group_stats().splits == 0
 
 
+@pytest.mark.fault
 async def test_a_group_whose_connection_dies_tells_every_append_and_writes_nothing(pg_pool, clock):
     """RELIABILITY 22 for groups: every waiting caller hears StoreBusyError (HTTP 503), none is
     left hanging, nothing is half written, and a retry then succeeds."""

@@ -16,6 +16,7 @@ from shared.eventstore import (
     request_hash,
 )
 
+pytestmark = pytest.mark.fault  # RELIABILITY tests: never skipped silently in CI
 SCOPE = "season:s1:seat:3"
 BODY = request_hash("POST", "/v1/seasons/s1/orders", b'{"orders":[]}')
 OTHER_BODY = request_hash("POST", "/v1/seasons/s1/orders", b'{"orders":[1]}')

@@ -82,6 +82,7 @@ async def test_a_migration_edited_after_it_was_applied_is_refused(fresh_dsn: str
         await conn.close()
 
 
+@pytest.mark.fault
 async def test_the_durability_check_passes_on_a_durable_server(pg_pool: asyncpg.Pool):
     await check_durability(pg_pool)
 
@@ -118,6 +119,7 @@ async def test_startup_refuses_a_schema_without_migration_0003(fresh_dsn: str):
         await pool.close()
 
 
+@pytest.mark.fault
 async def test_the_durability_check_refuses_asynchronous_commit(migrated_pg_dsn: str):
     pool = await asyncpg.create_pool(
         migrated_pg_dsn, min_size=1, max_size=1, server_settings={"synchronous_commit": "off"}
@@ -147,6 +149,7 @@ async def test_pooled_connections_carry_the_fail_fast_settings(migrated_pg_dsn: 
     assert tuple(row) == ("1234ms", "5678ms", "9s", "on", "force_generic_plan")
 
 
+@pytest.mark.fault
 async def test_an_append_behind_a_zombie_lock_fails_fast(migrated_pg_dsn: str, pg_pool, clock):
     """RELIABILITY 6, store side: lock_timeout turns a hang into StoreBusyError (503). The only
     lock an append takes is its season's stream row, so other seasons go on meanwhile."""
@@ -167,6 +170,7 @@ async def test_an_append_behind_a_zombie_lock_fails_fast(migrated_pg_dsn: str, p
     assert [e.version for e in other + recorded] == [1, 2]
 
 
+@pytest.mark.fault
 async def test_a_zombie_transaction_holds_readers_back_until_it_is_killed(
     event_store: PostgresEventStore, migrated_pg_dsn: str
 ):
@@ -267,6 +271,7 @@ async def _append_as_before_0003(conn: asyncpg.Connection, season: str, events: 
             )
 
 
+@pytest.mark.fault
 async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock):
     """RELIABILITY 13, store side: statement_timeout cancels a blocked read."""
     pool = await create_pool(migrated_pg_dsn, PoolSettings(statement_timeout_ms=200))
@@ -281,6 +286,7 @@ async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock
         await pool.close()
 
 
+@pytest.mark.fault
 @pytest.mark.parametrize("held_copy", ["commits", "rolls back"])
 async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
     event_store: PostgresEventStore, migrated_pg_dsn: str, held_copy: str

@@ -24,7 +24,7 @@ from tests.integration.support import HeldSession, commit_keys, event_id, new_ev
 
 Store = PostgresEventStore
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 SPAWN = multiprocessing.get_context("spawn")
 

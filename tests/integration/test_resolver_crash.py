@@ -31,7 +31,7 @@ from tests.integration.resolver_support import (
     wait_for,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from tests.integration.resolver_support import (
     wait_for,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 
 @dataclass(frozen=True)

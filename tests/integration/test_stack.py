@@ -16,7 +16,7 @@ import pytest
 
 from tests.integration.processes import free_port, serving
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 
 def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(

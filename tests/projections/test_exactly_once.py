@@ -22,6 +22,7 @@ from tests.projections.support import (
     season_chunks,
 )
 
+pytestmark = pytest.mark.fault  # RELIABILITY tests: never skipped silently in CI
 REPO = Path(__file__).resolve().parents[2]
 
 

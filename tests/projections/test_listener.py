@@ -21,7 +21,7 @@ from shared.eventstore import PostgresEventStore
 from tests.integration.support import new_event, wait_until
 from tests.projections.support import append_chunk, assert_rebuild_equal, season_chunks
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 
 @asynccontextmanager

@@ -23,6 +23,7 @@ from tests.projections.support import (
     season_chunks,
 )
 
+pytestmark = pytest.mark.fault  # RELIABILITY tests: never skipped silently in CI
 READS = ("leaderboard", "titles")
 
 

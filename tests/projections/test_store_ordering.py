@@ -20,7 +20,7 @@ from tests.projections.support import (
     season_chunks,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.fault]
 HELD = ("projector-test", "held")
 
 
