@@ -127,7 +127,7 @@ async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def new_client(http: httpx.AsyncClient, n: int, memleket: int) -> Client:
-    r = await http.post("/v1/seasons", json={"memleket": memleket, "seed": memleket})
+    r = await http.post("/v1/seasons", json={"memleket": memleket, "seed": str(memleket)})
     assert r.status_code == 201, r.text
     body = r.json()
     run = secrets.token_hex(3)

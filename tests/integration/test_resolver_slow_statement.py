@@ -53,12 +53,12 @@ async def requested_trial(settings: Settings, store: PostgresEventStore) -> str:
     app = create_app(settings, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app)
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://a") as h:
-        r = await h.post("/v1/seasons", json={"memleket": 34, "seed": 11})
+        r = await h.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text
         season_id, seat = r.json()["season_id"], r.json()["seat"]
     seasons = Seasons(store)
     loaded = await seasons.load(season_id)
-    events = decide(loaded.state, c.RequestDivan(seat=seat))
+    events = decide(loaded.state, c.RequestDivan(seat=seat, divan=loaded.state.divan + 1))
     assert isinstance(events, list), events
     meta = EventMetadata(actor="seat", seat=str(seat), command_id="ask-1")
     await seasons.append(season_id, loaded.version, "ask-1", events, meta)

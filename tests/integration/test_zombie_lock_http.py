@@ -53,7 +53,7 @@ async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def trial(client: httpx.AsyncClient) -> tuple[str, dict[str, str]]:
-    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": 6})
+    r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "6"})
     assert r.status_code == 201, r.text
     body = r.json()
     return body["season_id"], {"Authorization": f"Bearer {body['token']}"}
