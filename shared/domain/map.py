@@ -74,6 +74,7 @@ class GameMap:
         self._dist = {p: self._bfs(p) for p in self.by_plate}
         self.full_milis = {p.plate: p.full_milis for p in provinces}
         self.region_of = {p.plate: p.region for p in provinces}
+        self.gold_yield = {p.plate: p.gold_yield for p in provinces}  # R-2.4, read every Divan
 
     def _bfs(self, start: int) -> dict[int, int]:
         seen = {start: 0}
@@ -99,6 +100,10 @@ class GameMap:
     def distance(self, a: int, b: int) -> int:
         """R-2.3: steps on the neighbour graph, whatever the ownership."""
         return self._dist[a][b]
+
+    def distances_from(self, a: int) -> dict[int, int]:
+        """R-2.3: every plate's distance from `a` (a read-only view; do not mutate)."""
+        return self._dist[a]
 
     def neighbours(self, plate: int) -> tuple[int, ...]:
         return self.by_plate[plate].neighbours

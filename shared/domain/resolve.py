@@ -39,8 +39,9 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
         s: b.hain_through is not None and b.hain_through >= divan for s, b in board.beys.items()
     }
     bloc_of = blocs(board)  # step 3
-    classified = classify(board, effective_orders(board, inputs.orders), ceasefire, bloc_of)
-    dropped = dropped_orders(board, inputs.orders, classified)
+    effective = effective_orders(board, inputs.orders)
+    classified = classify(board, effective, ceasefire, bloc_of)
+    dropped = dropped_orders(board, inputs.orders, classified, effective)
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
     outcome = battle.fight_all(board, classified, bloc_of, draws)

@@ -147,11 +147,15 @@ class Dropped:
 
 
 def dropped_orders(
-    board: Board, orders: Mapping[int, Sequence[Order]], c: Classified
+    board: Board,
+    orders: Mapping[int, Sequence[Order]],
+    c: Classified,
+    effective: list[tuple[int, Order]],
 ) -> list[Dropped]:
     """Every order that did nothing for a rule, with the reason: R-4.5 (the province is no
     longer the bey's), R-4.2 (no unit to spare), R-6.4 (an ally's province), R-6.7 (Bayram),
-    R-5.3 (a void support). Same reading of the orders as `effective_orders`."""
+    R-5.3 (a void support). Same reading of the orders as `effective_orders` (whose answer the
+    pipeline passes in as `effective`, computed once)."""
     out: list[Dropped] = []
     last: dict[tuple[int, int], Order] = {}
     for seat in sorted(orders):
@@ -166,7 +170,7 @@ def dropped_orders(
             board.gm.are_neighbours(origin, o.target) and min(o.units, board.units[origin] - 1) < 1
         ):
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
-    units = {(seat, o.province): o.units for seat, o in effective_orders(board, orders)}
+    units = {(seat, o.province): o.units for seat, o in effective}
     why = {"ittifak": "ally", "bayram": "ceasefire"}
     for seat, origin, target, reason in c.cancelled:
         owner = board.owner[target]

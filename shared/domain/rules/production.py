@@ -54,16 +54,18 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     harvest = news.region if news is not None and news.card == "hasat" else None
     owned = [p for p in range(1, 82) if board.owner[p] is not None]
     alloc = {p: _Alloc() for p in owned}
+    region_of = gm.region_of
     for p in owned:
-        region = gm.region_of[p]
+        region = region_of[p]
         if region == drought:
             continue
+        a = alloc[p]
         memleket = board.beys[board.owner[p]].memleket  # type: ignore[index]
         if p == memleket:
-            alloc[p].base = 2
-        elif gm.distance(p, memleket) < GURBET_DISTANCE:
-            alloc[p].base = 1
-        alloc[p].harvest = 1 if region == harvest else 0
+            a.base = 2
+        elif gm.distances_from(memleket)[p] < GURBET_DISTANCE:
+            a.base = 1
+        a.harvest = 1 if region == harvest else 0
     for region, (seat, kind) in sorted(region_titles(board).items()):
         if region != drought:
             plates = [p for p in gm.region_plates[region] if board.owner[p] == seat]
@@ -77,15 +79,17 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     factor = 2 if perde(board.divan) == 3 else 1
     before = board.snapshot()
     allotments = []
+    units = board.units
     for p in owned:
         a = alloc[p]
-        gained = a.total() * factor
-        lost = max(0, board.units[p] + gained - MAX_UNITS)
-        board.units[p] += gained - lost
+        total = a.base + a.harvest + a.bonus + a.kurtulus
+        gained = total * factor
+        lost = max(0, units[p] + gained - MAX_UNITS)
+        units[p] += gained - lost
         if gained or lost:
             allotments.append(
                 Allotment(
-                    p, a.base, a.harvest, a.bonus, a.kurtulus, a.total() if factor == 2 else 0, lost
+                    p, a.base, a.harvest, a.bonus, a.kurtulus, total if factor == 2 else 0, lost
                 )
             )
     for p in range(1, 82):
@@ -96,7 +100,7 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     for p in owned:
         holder = board.owner[p]
         assert holder is not None
-        income[holder] = income.get(holder, 0) + gm[p].gold_yield
+        income[holder] = income.get(holder, 0) + gm.gold_yield[p]
     for seat in sorted(income):
         if income[seat]:
             board.add_gold(seat, income[seat], "income", gold)
