@@ -26,6 +26,7 @@ STATUS = {
     "already_voted": 409,
     "season_exists": 409,
     "wrong_phase": 409,
+    "registration_closed": 409,
     "not_allowed_in_mode": 403,
     "not_your_province": 403,
 }

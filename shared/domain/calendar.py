@@ -7,7 +7,8 @@ zone that has daylight saving time, 21:00 local maps to different UTC instants a
 The default is the fixed +03:00 offset, so the domain reads no time-zone database.
 
 Instants are aware datetimes; comparisons are absolute ("at least 24 hours after") and the
-weekday and the hour are the zone's wall clock.
+weekday and the hour are the zone's wall clock. The `Calendar` value itself lives in `state`,
+since a season's state carries it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 import msgspec
 
-from shared.domain.state import DIVANS
+from shared.domain.state import DIVANS, Calendar
 
 ISTANBUL: tzinfo = timezone(timedelta(hours=3), "+03:00")  # R-1.3: no DST, all year
 DIVAN_TIME = time(21, 0)
@@ -25,34 +26,6 @@ LEAD = timedelta(hours=24)  # R-1.3: Divan 1 at least 24 hours after registratio
 KURULTAY_OPEN = timedelta(hours=24)  # R-10.4: live voting is open for 24 hours
 COMPRESSED_KURULTAY_INTERVALS = 3  # a compressed season's Kurultay closes 3·S after Divan 16
 MIN_INTERVAL_SECONDS = 2
-
-
-class Calendar(msgspec.Struct, frozen=True, kw_only=True):
-    """A live season's schedule: registration close, Divans 1–16, Kurultay close.
-
-    `interval_seconds` is set for an operator's compressed calendar (tournaments, demos,
-    acceptance runs): Divan n is then at the close + n·S and the Kurultay closes 3·S after
-    Divan 16.
-    """
-
-    registration_closes_at: datetime
-    divans: tuple[datetime, ...]
-    kurultay_closes_at: datetime
-    interval_seconds: int | None = None
-
-    def at(self, divan: int) -> datetime:
-        """The scheduled instant of Divan `divan` (1–16): its orders lock then (R-1.3)."""
-        if not 1 <= divan <= len(self.divans):
-            raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
-        return self.divans[divan - 1]
-
-    @property
-    def compressed(self) -> bool:
-        return self.interval_seconds is not None
-
-    def due(self, now: datetime) -> int:
-        """How many Divans' instants have passed at `now` (0 … 16): Divan due(now)+1 is open."""
-        return sum(1 for at in self.divans if at <= now)
 
 
 def _wall(day: date, zone: tzinfo) -> datetime:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import msgspec
@@ -16,22 +17,34 @@ class Command(
 
 
 class CreateSeason(Command, frozen=True, tag="create_season"):
+    """R-1.2, R-1.3: a live season also names when registration closes (`at` is the server's
+    instant of the request); `divan_interval_seconds` asks for an operator's compressed one."""
+
     season_id: str
     seed: int
     mode: Mode = "trial"
     seed_commitment: str = ""
     seed_salt: str = ""
     counts_on_boards: bool = False
+    registration_closes_at: datetime | None = None
+    divan_interval_seconds: int | None = None
+    at: datetime | None = None
 
 
 class JoinSeason(Command, frozen=True, tag="join_season"):
-    """R-1.4: a human names a memleket; seat = the lowest free seat."""
+    """R-1.4: a human names a memleket; seat = the lowest free seat. `at`: the server instant."""
 
     memleket: int
+    at: datetime | None = None
 
 
 class CloseRegistration(Command, frozen=True, tag="close_registration"):
-    """R-1.4, R-11.1: empty seats filled by computer beys, missions dealt, deck shuffled."""
+    """R-1.4, R-11.1: empty seats filled by computer beys, missions dealt, deck shuffled.
+
+    `at` is when it closes: a live season's scheduled close, or earlier when the 19th seat is
+    taken (which moves the calendar)."""
+
+    at: datetime | None = None
 
 
 class SubmitOrders(Command, frozen=True, tag="submit_orders"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain import season
+from shared.domain import live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.state import DIVANS, SEATS, SeasonState, perde
@@ -36,7 +36,7 @@ def decide(state: SeasonState, command: c.Command) -> Result:
         case c.JoinSeason():
             return _join(state, command)
         case c.CloseRegistration():
-            return season.close_registration(state)
+            return season.close_registration(state, command.at)
         case c.SubmitOrders():
             return _orders(state, command)
         case c.BuildSur() | c.HireMercenaries() | c.PurchaseProvince():
@@ -62,8 +62,8 @@ def decide(state: SeasonState, command: c.Command) -> Result:
 def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
     """R-1.4: first come, first served; a taken memleket answers its free neighbours."""
     gm = game_map()
-    if state.phase != "registration":
-        return reject("wrong_phase", "Kayıt kapandı / registration is closed")
+    if state.phase != "registration" or live.registration_over(state, cmd.at):
+        return reject("registration_closed", "Kayıt kapandı / registration is closed")
     if cmd.memleket not in gm:
         return reject("unknown_province", f"{cmd.memleket} plakalı il yok / no such province")
     if len(state.beys) >= SEATS:
@@ -81,7 +81,13 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
         )
     taken = {b.seat for b in state.beys}
     seat = min(s for s in range(1, SEATS + 1) if s not in taken)
-    return [ev.BeyJoined(seat=seat, memleket=cmd.memleket)]
+    joined = ev.BeyJoined(seat=seat, memleket=cmd.memleket)
+    if state.mode != "live" or len(taken) + 1 < SEATS:
+        return [joined]
+    # R-1.4: the 19th seat closes registration at once; the calendar moves with the close.
+    closed = season.close_registration(evolve(state, joined), cmd.at)
+    assert isinstance(closed, list), closed
+    return [joined, *closed]
 
 
 def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:

@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.state import Mode, NewsCard, Offer, Order, Treaty, TreatyKind
+from shared.domain.state import Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
 
 
 class ProvinceSet(msgspec.Struct, frozen=True):
@@ -54,6 +54,14 @@ class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):
     computer_beys: tuple[tuple[int, int], ...]  # (seat, memleket)
     missions: dict[int, tuple[str, ...]]
     deck: tuple[NewsCard, ...]
+
+
+class CalendarSet(Event, frozen=True, tag="calendar_set.v1"):
+    """R-1.3: a live season's Divan calendar, set at creation (provisional), when registration
+    closes (final; an early close moves it) and whenever a season-admin act moves it."""
+
+    calendar: Calendar
+    reason: Literal["created", "registration_closed"] = "created"
 
 
 # --- player commands ----------------------------------------------------------------------
@@ -316,5 +324,6 @@ AnyEvent = (
     | DivanResolved
     | KurultayHeld
     | SeedRevealed
+    | CalendarSet
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

@@ -111,6 +111,8 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
             return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
         case ev.SeedRevealed():
             return state
+        case ev.CalendarSet():
+            return replace(state, calendar=event.calendar)
         case ev.DivanRequested() | ev.DivanLocked():
             # Trial: the request is the lock instant; orders after it are for n+1.
             return replace(state, locked_divan=event.divan)

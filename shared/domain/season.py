@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain import rng
+from shared.domain import live, rng
 from shared.domain.board import Board
 from shared.domain.map import REGIONS, game_map
 from shared.domain.scoring import standings
@@ -38,9 +39,21 @@ def news_deck() -> tuple[NewsCard, ...]:
 
 
 def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Rejection:
+    """R-1.2, R-1.3, R-1.5; a live season also gets its provisional calendar."""
     if state.season_id:
         return c.Rejection(code="season_exists", message="Sezon zaten var / season exists")
-    return [
+    calendar = None
+    if cmd.mode == "live":
+        made = live.new_calendar(cmd)
+        if isinstance(made, c.Rejection):
+            return made
+        calendar = made
+    elif cmd.registration_closes_at is not None or cmd.divan_interval_seconds is not None:
+        return c.Rejection(
+            code="not_allowed_in_mode",
+            message="Deneme sezonunun takvimi olmaz / a trial season has no calendar",
+        )
+    created: list[ev.Event] = [
         ev.SeasonCreated(
             season_id=cmd.season_id,
             seed=cmd.seed,
@@ -49,9 +62,13 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             report_version=REPORT_VERSION,
             seed_commitment=cmd.seed_commitment or seed_commitment(cmd.seed, cmd.seed_salt),
             seed_salt=cmd.seed_salt,
-            counts_on_boards=cmd.counts_on_boards,
+            # an operator's compressed calendar never counts on the cross-season boards
+            counts_on_boards=cmd.counts_on_boards and cmd.divan_interval_seconds is None,
         )
     ]
+    if calendar is not None:
+        created.append(ev.CalendarSet(calendar=calendar, reason="created"))
+    return created
 
 
 def computer_memlekets(state: SeasonState) -> tuple[tuple[int, int], ...]:
@@ -70,11 +87,14 @@ def computer_memlekets(state: SeasonState) -> tuple[tuple[int, int], ...]:
     return tuple(picks)
 
 
-def close_registration(state: SeasonState) -> list[ev.Event] | c.Rejection:
-    """R-1.4: fill empty seats, deal two different missions each (R-10.1), shuffle the deck."""
+def close_registration(
+    state: SeasonState, at: datetime | None = None
+) -> list[ev.Event] | c.Rejection:
+    """R-1.4: fill empty seats, deal two different missions each (R-10.1), shuffle the deck;
+    a live season's calendar becomes final (moved if the close is early)."""
     if state.phase != "registration":
         return c.Rejection(
-            code="wrong_phase", message="Kayıt zaten kapalı / registration is closed"
+            code="registration_closed", message="Kayıt zaten kapalı / registration is closed"
         )
     computer = computer_memlekets(state)
     seats = sorted({b.seat for b in state.beys} | {s for s, _ in computer})
@@ -82,7 +102,13 @@ def close_registration(state: SeasonState) -> list[ev.Event] | c.Rejection:
         s: tuple(rng.shuffled(state.seed, SETUP, f"missions:{s}", MISSIONS)[:2]) for s in seats
     }
     deck = tuple(rng.shuffled(state.seed, SETUP, "deck", news_deck()))
-    return [ev.RegistrationClosed(computer_beys=computer, missions=missions, deck=deck)]
+    closed: list[ev.Event] = [
+        ev.RegistrationClosed(computer_beys=computer, missions=missions, deck=deck)
+    ]
+    if state.mode == "live":
+        final = live.closing_calendar(state, at)
+        closed.append(ev.CalendarSet(calendar=final, reason="registration_closed"))
+    return closed
 
 
 def computer_vote(state: SeasonState, seat: int) -> int:

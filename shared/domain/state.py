@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import msgspec
@@ -93,6 +94,35 @@ class NewsCard(msgspec.Struct, frozen=True):
     region: str | None = None
 
 
+class Calendar(msgspec.Struct, frozen=True, kw_only=True):
+    """A live season's schedule: registration close, Divans 1–16, Kurultay close.
+
+    `interval_seconds` is set for an operator's compressed calendar (tournaments, demos,
+    acceptance runs): Divan n is then at the close + n·S and the Kurultay closes 3·S after
+    Divan 16.
+    """
+
+    registration_closes_at: datetime
+    divans: tuple[datetime, ...]
+    kurultay_closes_at: datetime
+    interval_seconds: int | None = None
+    provisional: bool = False  # until registration closes: an early close moves it (R-1.4)
+
+    def at(self, divan: int) -> datetime:
+        """The scheduled instant of Divan `divan` (1–16): its orders lock then (R-1.3)."""
+        if not 1 <= divan <= len(self.divans):
+            raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
+        return self.divans[divan - 1]
+
+    @property
+    def compressed(self) -> bool:
+        return self.interval_seconds is not None
+
+    def due(self, now: datetime) -> int:
+        """How many Divans' instants have passed at `now` (0 … 16): Divan due(now)+1 is open."""
+        return sum(1 for at in self.divans if at <= now)
+
+
 class SeasonState(msgspec.Struct, frozen=True):
     """Everything the rules need about a season between two Divans."""
 
@@ -118,6 +148,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     seed_salt: str = ""  # secret until the Kurultay, like the seed
     counts_on_boards: bool = False  # R-1.5: seasons with a chosen seed never count
     han: int | None = None
+    calendar: Calendar | None = None  # live seasons only (R-1.3)
 
     @property
     def next_divan(self) -> int:

@@ -26,6 +26,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
+from tests.live_calendar import LIVE
 
 OPS_TOKEN = "ops-token-for-the-http-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-http-tests-0123456789"
@@ -148,11 +149,19 @@ async def build_season(
     season_id = secrets.token_hex(16)
     state, events = SeasonState(), []
     commands: list[c.Command] = [
-        c.CreateSeason(season_id=season_id, seed=seed, mode=mode, seed_salt="salt")  # type: ignore[arg-type]
+        c.CreateSeason(
+            season_id=season_id,
+            seed=seed,
+            mode=mode,  # type: ignore[arg-type]
+            seed_salt="salt",
+            **(LIVE if mode == "live" else {}),  # type: ignore[arg-type]
+        )
     ]
     commands += [c.JoinSeason(memleket=m) for m in memlekets]
     commands.append(c.CloseRegistration())
     for command in commands:
+        if isinstance(command, c.CloseRegistration) and state.phase != "registration":
+            continue  # a 19th seat taken closed registration at once
         result = decide(state, command)
         assert isinstance(result, list), result
         for e in result:

@@ -23,6 +23,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
+from tests.live_calendar import LIVE
 from tests.projections.support import SYSTEM, bearer, new_bey_token
 
 ANKARA, KIRIKKALE, BOLU = 6, 71, 14
@@ -46,7 +47,12 @@ async def create_live(store: EventStore) -> Live:
     state, events = SeasonState(), []
     commands: list[c.Command] = [
         c.CreateSeason(
-            season_id=season_id, seed=7, mode="live", seed_salt="salt", counts_on_boards=True
+            season_id=season_id,
+            seed=7,
+            mode="live",
+            seed_salt="salt",
+            counts_on_boards=True,
+            **LIVE,  # type: ignore[arg-type]
         ),
         c.JoinSeason(memleket=ANKARA),
         c.JoinSeason(memleket=KIRIKKALE),

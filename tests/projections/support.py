@@ -26,6 +26,7 @@ from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
 from tests.http.support import lifespan
+from tests.live_calendar import LIVE
 
 OPS_TOKEN = "ops-token-for-the-projection-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-projection-tests-0123456789"
@@ -50,6 +51,7 @@ def season_chunks(
             season_id=season_id,
             seed=seed,
             mode="live",
+            **LIVE,  # type: ignore[arg-type]
             seed_salt=f"salt-{seed}",
             counts_on_boards=counts_on_boards,
         ),

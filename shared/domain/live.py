@@ -1,0 +1,84 @@
+"""Live seasons' registration and calendar (R-1.3, R-1.4, R-11.1): pure, given instants.
+
+The edge stamps each command with the server's instant (`at`); nothing here reads a clock. A
+live season's calendar is set when it is created (provisional) and fixed when registration
+closes: at its set instant, or earlier when the 19th seat is taken, which moves every Divan
+(R-1.3: Divan 1 is the first Tuesday 21:00 at least 24 hours after the close).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import msgspec
+
+from shared.domain import calendar as cal
+from shared.domain import commands as c
+from shared.domain.state import Calendar, SeasonState
+
+MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
+
+
+def _reject(code: str, message: str, **details: object) -> c.Rejection:
+    return c.Rejection(code=code, message=message, details=details)
+
+
+def _aware(instant: datetime | None) -> bool:
+    return instant is not None and instant.utcoffset() is not None
+
+
+def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
+    """The provisional calendar of a live season being created, or why it cannot be."""
+    close, now, interval = cmd.registration_closes_at, cmd.at, cmd.divan_interval_seconds
+    if close is None:
+        return _reject(
+            "registration_close_required",
+            "Canlı sezon registration_closes_at ister / a live season needs registration_closes_at",
+        )
+    if not _aware(close) or not _aware(now):
+        return _reject(
+            "invalid_instant",
+            "Anlar saat dilimiyle verilir (ör. +03:00) / instants need an offset (e.g. +03:00)",
+        )
+    assert close is not None and now is not None
+    if interval is not None and interval < cal.MIN_INTERVAL_SECONDS:
+        return _reject(
+            "bad_interval",
+            f"divan_interval_seconds en az {cal.MIN_INTERVAL_SECONDS} / at least "
+            f"{cal.MIN_INTERVAL_SECONDS}",
+        )
+    lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
+    if close < now + lead:
+        return _reject(
+            "registration_too_soon",
+            f"Kayıt en erken {cal.iso(now + lead)} kapanabilir / registration can close at "
+            f"{cal.iso(now + lead)} at the earliest",
+            earliest=cal.iso(now + lead),
+        )
+    made = cal.live(close) if interval is None else cal.compressed(close, interval)
+    return msgspec.structs.replace(made, provisional=True)
+
+
+def closing_calendar(state: SeasonState, at: datetime | None) -> Calendar:
+    """The final calendar when registration closes at `at` (None: at its set instant).
+
+    A close at or after the set instant keeps every instant (a late scheduler changes
+    nothing: R-1.3 locks are the scheduled instants); an early close moves them.
+    """
+    planned = state.calendar
+    assert planned is not None, "a live season has a calendar from its creation"
+    if at is None or at >= planned.registration_closes_at:
+        return msgspec.structs.replace(planned, provisional=False)
+    if planned.interval_seconds is not None:
+        return cal.compressed(at, planned.interval_seconds)
+    return cal.live(at)
+
+
+def registration_over(state: SeasonState, at: datetime | None) -> bool:
+    """R-1.4: a live season's registration is over at its set instant, closed or not yet."""
+    return (
+        state.mode == "live"
+        and state.calendar is not None
+        and at is not None
+        and at >= state.calendar.registration_closes_at
+    )

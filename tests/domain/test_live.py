@@ -1,0 +1,168 @@
+"""Live seasons' registration and calendar (R-1.3, R-1.4, R-1.5, R-11.1), decided on instants.
+
+Every command carries the server's instant (`at`); the domain reads no clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from shared.domain import calendar as cal
+from shared.domain import codec
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.decide import decide
+from shared.domain.evolve import evolve, fold
+from shared.domain.map import game_map
+from shared.domain.state import SEATS, SeasonState
+
+NOW = datetime.fromisoformat("2026-12-01T12:00:00+03:00")  # a Tuesday
+CLOSE = datetime.fromisoformat("2026-12-07T18:00:00+03:00")  # the Monday after, 18:00
+
+
+def create(**kw: object) -> c.CreateSeason:
+    base: dict[str, object] = {
+        "season_id": "live1",
+        "seed": 81,
+        "seed_salt": "salt",
+        "mode": "live",
+        "registration_closes_at": CLOSE,
+        "at": NOW,
+        "counts_on_boards": True,
+    }
+    return c.CreateSeason(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def apply(state: SeasonState, cmd: c.Command) -> tuple[SeasonState, list[ev.Event]]:
+    result = decide(state, cmd)
+    assert isinstance(result, list), result
+    for e in result:
+        state = evolve(state, e)
+    return state, result
+
+
+def rejected(state: SeasonState, cmd: c.Command) -> c.Rejection:
+    result = decide(state, cmd)
+    assert isinstance(result, c.Rejection), result
+    return result
+
+
+def created(**kw: object) -> SeasonState:
+    return apply(SeasonState(), create(**kw))[0]
+
+
+def test_r1_3_a_live_season_is_created_with_its_provisional_calendar() -> None:
+    state, events = apply(SeasonState(), create())
+    assert [codec.event_type(e) for e in events] == ["season_created.v1", "calendar_set.v1"]
+    assert state.mode == "live" and state.phase == "registration"
+    assert state.calendar is not None and state.calendar.provisional
+    # Divan 1: the first Tuesday 21:00 at least 24 h after Monday 18:00 is the next day
+    assert cal.iso(state.calendar.at(1)) == "2026-12-08T21:00:00+03:00"
+    assert cal.iso(state.calendar.at(16)) == "2027-01-29T21:00:00+03:00"
+    assert state.calendar.kurultay_closes_at == state.calendar.at(16) + timedelta(hours=24)
+    assert state.counts_on_boards
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({"registration_closes_at": None}, "registration_close_required"),
+        ({"registration_closes_at": NOW + timedelta(minutes=59)}, "registration_too_soon"),
+        ({"registration_closes_at": NOW - timedelta(days=1)}, "registration_too_soon"),
+        ({"registration_closes_at": datetime(2026, 12, 7, 18)}, "invalid_instant"),  # naive
+        ({"divan_interval_seconds": 1}, "bad_interval"),
+        (
+            {"divan_interval_seconds": 5, "registration_closes_at": NOW + timedelta(seconds=4)},
+            "registration_too_soon",
+        ),
+        ({"mode": "trial"}, "not_allowed_in_mode"),  # a trial season has no calendar
+    ],
+)
+def test_r1_3_a_live_season_needs_a_close_at_least_an_hour_ahead(
+    changes: dict[str, object], code: str
+) -> None:
+    assert rejected(SeasonState(), create(**changes)).code == code
+
+
+def test_the_earliest_close_is_told() -> None:
+    r = rejected(SeasonState(), create(registration_closes_at=NOW))
+    assert r.details["earliest"] == "2026-12-01T13:00:00+03:00"
+
+
+def test_a_compressed_calendar_may_close_one_interval_ahead_and_never_counts_on_boards() -> None:
+    state = created(divan_interval_seconds=5, registration_closes_at=NOW + timedelta(seconds=5))
+    assert state.calendar is not None and state.calendar.compressed
+    assert state.calendar.at(1) == NOW + timedelta(seconds=10)
+    assert not state.counts_on_boards
+
+
+def test_r1_4_humans_join_first_come_first_served_until_the_close() -> None:
+    state = created()
+    state, _ = apply(state, c.JoinSeason(memleket=6, at=NOW))
+    state, _ = apply(state, c.JoinSeason(memleket=34, at=NOW + timedelta(hours=1)))
+    assert [(b.seat, b.memleket, b.computer) for b in state.beys] == [(1, 6, False), (2, 34, False)]
+    taken = rejected(state, c.JoinSeason(memleket=6, at=NOW))
+    assert taken.code == "memleket_taken"
+    assert taken.details["free_neighbours"] == list(game_map().neighbours(6))  # all still free
+    # at its set instant registration is over, even before the scheduler has closed it
+    assert rejected(state, c.JoinSeason(memleket=35, at=CLOSE)).code == "registration_closed"
+    assert isinstance(
+        decide(state, c.JoinSeason(memleket=35, at=CLOSE - timedelta(seconds=1))), list
+    )
+
+
+def test_r1_4_r11_1_a_close_at_its_instant_fills_empty_seats_and_keeps_the_calendar() -> None:
+    state = created()
+    state, _ = apply(state, c.JoinSeason(memleket=6, at=NOW))
+    planned = state.calendar
+    assert planned is not None
+    late = CLOSE + timedelta(minutes=7)  # the scheduler got to it late: the instants stand
+    state, events = apply(state, c.CloseRegistration(at=late))
+    assert [codec.event_type(e) for e in events] == ["registration_closed.v1", "calendar_set.v1"]
+    assert state.phase == "running" and len(state.beys) == SEATS
+    assert sum(b.computer for b in state.beys) == SEATS - 1
+    assert state.calendar is not None and not state.calendar.provisional
+    assert state.calendar.divans == planned.divans
+    assert rejected(state, c.JoinSeason(memleket=35, at=late)).code == "registration_closed"
+    assert rejected(state, c.CloseRegistration(at=late)).code == "registration_closed"
+
+
+def test_r1_4_the_nineteenth_seat_closes_registration_at_once_and_moves_the_calendar() -> None:
+    state = created()
+    plates = list(range(1, SEATS + 1))
+    for plate in plates[:-1]:
+        state, _ = apply(state, c.JoinSeason(memleket=plate, at=NOW))
+    assert state.phase == "registration"
+    full_at = datetime.fromisoformat("2026-12-02T10:00:00+03:00")  # a Wednesday
+    state, events = apply(state, c.JoinSeason(memleket=plates[-1], at=full_at))
+    assert [codec.event_type(e) for e in events] == [
+        "bey_joined.v1",
+        "registration_closed.v1",
+        "calendar_set.v1",
+    ]
+    assert state.phase == "running" and not any(b.computer for b in state.beys)
+    assert state.calendar is not None and not state.calendar.provisional
+    assert cal.iso(state.calendar.at(1)) == "2026-12-08T21:00:00+03:00"  # ≥ 24 h after 10:00 Wed
+    assert state.calendar.registration_closes_at == full_at
+    assert rejected(state, c.JoinSeason(memleket=70, at=full_at)).code == "registration_closed"
+
+
+def test_an_early_close_of_a_compressed_season_keeps_its_interval() -> None:
+    state = created(divan_interval_seconds=3, registration_closes_at=NOW + timedelta(hours=2))
+    early = NOW + timedelta(minutes=5)
+    state, _ = apply(state, c.CloseRegistration(at=early))
+    assert state.calendar is not None and state.calendar.interval_seconds == 3
+    assert state.calendar.at(1) == early + timedelta(seconds=3)
+
+
+def test_the_calendar_events_round_trip_through_the_codec_and_replay() -> None:
+    state = created()
+    state, joined = apply(state, c.JoinSeason(memleket=6, at=NOW))
+    state, closed = apply(state, c.CloseRegistration(at=CLOSE))
+    events = [*apply(SeasonState(), create())[1], *joined, *closed]
+    decoded = [codec.decode_event(codec.encode(e)) for e in events]
+    assert decoded == events
+    assert fold(decoded).calendar == state.calendar
+    assert b"+03:00" in codec.encode(events[1])

@@ -1,0 +1,8 @@
+"""What a test's live season is created with: a registration close an hour after `at` (R-1.3)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+CREATED_AT = datetime.fromisoformat("2026-12-01T12:00:00+03:00")
+LIVE = {"registration_closes_at": CREATED_AT + timedelta(hours=1), "at": CREATED_AT}
