@@ -53,43 +53,51 @@ class SubmitOrders(Command, frozen=True, tag="submit_orders"):
     seat: int
     divan: int
     orders: tuple[Order, ...]
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class BuildSur(Command, frozen=True, tag="build_sur"):
     seat: int
     province: int
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class HireMercenaries(Command, frozen=True, tag="hire_mercenaries"):
     seat: int
     province: int
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class PurchaseProvince(Command, frozen=True, tag="purchase_province"):
     seat: int
     province: int
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class OfferTreaty(Command, frozen=True, tag="offer_treaty"):
     seat: int
     to: int
     kind: TreatyKind
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class WithdrawOffer(Command, frozen=True, tag="withdraw_offer"):
     seat: int
     to: int
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class AnswerOffer(Command, frozen=True, tag="answer_offer"):
     seat: int
     frm: int
     answer: Literal["accept", "reject"]
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class CastVote(Command, frozen=True, tag="cast_vote"):
     seat: int
     candidate: int
+    at: datetime | None = None  # the server instant it was accepted at (live seasons)
 
 
 class RequestDivan(Command, frozen=True, tag="request_divan"):

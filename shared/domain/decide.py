@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import live, season
@@ -20,6 +22,13 @@ def reject(code: str, message: str, **details: object) -> c.Rejection:
 def next_divan(state: SeasonState) -> int:
     """The Divan a command accepted now counts for (R-4.4: after the lock, the next one)."""
     return (state.locked_divan or state.divan) + 1
+
+
+def counting_divan(state: SeasonState, at: datetime | None) -> int:
+    """The Divan a command accepted at `at` counts for: a live season's by its calendar
+    (R-4.4: after a Divan's instant, the next), a trial season's by its requests (R-1.2)."""
+    live_divan = live.counts_for(state, at)
+    return live_divan if live_divan is not None else next_divan(state)
 
 
 def upcoming_divan(state: SeasonState) -> int | None:
@@ -54,7 +63,11 @@ def decide(state: SeasonState, command: c.Command) -> Result:
                 ev.TokenRotated(seat=command.seat, by=command.by, token_hash=command.token_hash)
             ]
         case c.HoldKurultay():
-            return season.hold_kurultay(state)
+            held = season.hold_kurultay(state)
+            if state.mode != "live" or isinstance(held, c.Rejection):
+                return held
+            # R-1.5: a live season's seed and salt are revealed when its Kurultay closes
+            return [*held, ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)]
         case _:
             raise TypeError(f"not a command: {command!r}")
 
@@ -103,7 +116,7 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     gm = game_map()
-    want = next_divan(state)
+    want = counting_divan(state, cmd.at)
     if cmd.divan != want or want > DIVANS:
         return reject(
             "wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want
@@ -144,7 +157,7 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
     """R-7.9: immediate, from the bey's own provinces, refused while a Divan is resolved."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
-    if state.locked_divan is not None:
+    if state.locked_divan is not None or live.locked(state, cmd.at) is not None:
         return reject("divan_locked", "Divan toplanıyor; harcama sonra / a Divan is being resolved")
     gm = game_map()
     if cmd.province not in gm:
@@ -186,26 +199,44 @@ def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerO
     """R-6.1, R-6.2, R-6.6: one open offer per pair; none in perde 3; no pact while allied."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
+    divan = live.counts_for(state, cmd.at)  # None in trial: the event keeps its old shape
     if isinstance(cmd, c.WithdrawOffer):
         o = state.offer_between(cmd.seat, cmd.to)
         if o is None or o.frm != cmd.seat:
             return reject("no_offer", "Geri çekilecek teklif yok / no such offer")
-        return [ev.OfferWithdrawn(frm=cmd.seat, to=cmd.to)]
+        if (r := _offer_locked(state, o.frm, o.to, cmd.at)) is not None:
+            return r
+        return [ev.OfferWithdrawn(frm=cmd.seat, to=cmd.to, divan=divan)]
     if isinstance(cmd, c.AnswerOffer):
         o = state.offer_between(cmd.seat, cmd.frm)
         if o is None or o.to != cmd.seat:
             return reject("no_offer", "Cevaplanacak teklif yok / no such offer")
-        return [ev.OfferAnswered(frm=cmd.frm, to=cmd.seat, answer=cmd.answer)]
+        if (r := _offer_locked(state, o.frm, o.to, cmd.at)) is not None:
+            return r
+        return [ev.OfferAnswered(frm=cmd.frm, to=cmd.seat, answer=cmd.answer, divan=divan)]
     if cmd.to == cmd.seat or state.bey(cmd.to) is None:
         return reject("bad_partner", "Teklif başka bir beye yapılır / offer another bey")
-    if perde(next_divan(state)) == 3:
+    if perde(counting_divan(state, cmd.at)) == 3:
         return reject("perde_3", "Perde 3'te antlaşma yapılmaz / no treaties in perde 3")
     if state.offer_between(cmd.seat, cmd.to) is not None:
         return reject("offer_exists", "Bu beyle açık bir teklif var / an offer is already open")
     t = state.treaty_between(cmd.seat, cmd.to)
     if cmd.kind == "pact" and t is not None and t.kind == "alliance":
         return reject("allied_already", "İttifak sürerken saldırmazlık olmaz / allied already")
-    return [ev.TreatyOffered(frm=cmd.seat, to=cmd.to, kind=cmd.kind)]
+    return [ev.TreatyOffered(frm=cmd.seat, to=cmd.to, kind=cmd.kind, divan=divan)]
+
+
+def _offer_locked(state: SeasonState, frm: int, to: int, at: datetime | None) -> c.Rejection | None:
+    """R-6.1, R-4.4: an offer whose Divan's instant has passed is settled at that Divan: it can
+    no longer be withdrawn or answered (D-25)."""
+    n = live.locked(state, at)
+    if n is None or state.offer_divans.get(live.offer_key(frm, to), n) > n:
+        return None
+    return reject(
+        "divan_locked",
+        f"Teklif {n}. Divan'da karara bağlanıyor / the offer is settled at Divan {n}",
+        divan=n,
+    )
 
 
 def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
@@ -216,6 +247,9 @@ def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
         return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
     if state.phase != "kurultay":
         return reject("wrong_phase", "Kurultay henüz toplanmadı / the Kurultay is not open")
+    closes = state.calendar.kurultay_closes_at if state.calendar is not None else None
+    if closes is not None and cmd.at is not None and cmd.at >= closes:  # R-10.4: 24 hours
+        return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
     if state.bey(cmd.seat) is None or state.bey(cmd.candidate) is None:
         return reject("unknown_seat", "Böyle bir bey yok / no such bey")
     if cmd.candidate == cmd.seat:

@@ -92,21 +92,26 @@ class ProvincePurchased(Event, frozen=True, tag="province_purchased.v1"):
     cost: int = 4
 
 
-class TreatyOffered(Event, frozen=True, tag="treaty_offered.v1"):
+# `divan`: in a live season, the Divan the act counts for (R-4.4: after a Divan's instant, the
+# next one). Left out when unset (omit_defaults), so trial events keep their stored shape.
+class TreatyOffered(Event, frozen=True, tag="treaty_offered.v1", omit_defaults=True):
     frm: int
     to: int
     kind: TreatyKind
+    divan: int | None = None
 
 
-class OfferWithdrawn(Event, frozen=True, tag="offer_withdrawn.v1"):
+class OfferWithdrawn(Event, frozen=True, tag="offer_withdrawn.v1", omit_defaults=True):
     frm: int
     to: int
+    divan: int | None = None
 
 
-class OfferAnswered(Event, frozen=True, tag="offer_answered.v1"):
+class OfferAnswered(Event, frozen=True, tag="offer_answered.v1", omit_defaults=True):
     frm: int
     to: int
     answer: Literal["accept", "reject"]
+    divan: int | None = None
 
 
 class VoteCast(Event, frozen=True, tag="vote_cast.v1"):

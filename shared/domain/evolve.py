@@ -52,6 +52,13 @@ def _without_offer(offers: tuple[Offer, ...], a: int, b: int) -> tuple[Offer, ..
     return tuple(o for o in offers if o.pair() != pair)
 
 
+def _forget(offer_divans: dict[str, int], frm: int, to: int) -> dict[str, int]:
+    key = f"{frm}-{to}"
+    if key not in offer_divans:
+        return offer_divans
+    return {k: v for k, v in offer_divans.items() if k != key}
+
+
 def _with_treaty(treaties: tuple[Treaty, ...], t: Treaty) -> tuple[Treaty, ...]:
     return tuple(sorted((*[x for x in treaties if x.pair() != t.pair()], t), key=Treaty.pair))
 
@@ -94,11 +101,19 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
             return _spend(state, event.seat, event.cost, event.province, bought)
         case ev.TreatyOffered():
             offer = Offer(event.kind, event.frm, event.to)
-            return replace(
+            state = replace(
                 state, offers=(*_without_offer(state.offers, event.frm, event.to), offer)
             )
+            if event.divan is None:
+                return state
+            key = f"{event.frm}-{event.to}"
+            return replace(state, offer_divans={**state.offer_divans, key: event.divan})
         case ev.OfferWithdrawn():
-            return replace(state, offers=_without_offer(state.offers, event.frm, event.to))
+            return replace(
+                state,
+                offers=_without_offer(state.offers, event.frm, event.to),
+                offer_divans=_forget(state.offer_divans, event.frm, event.to),
+            )
         case ev.OfferAnswered():
             offers = tuple(
                 replace(o, answer=event.answer) if (o.frm, o.to) == (event.frm, event.to) else o
@@ -121,7 +136,9 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
         case ev.OfferSettled():
             o = event.offer
             state = replace(
-                state, offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to))
+                state,
+                offers=tuple(x for x in state.offers if (x.frm, x.to) != (o.frm, o.to)),
+                offer_divans=_forget(state.offer_divans, o.frm, o.to),
             )
             if event.treaty is not None:
                 t = event.treaty

@@ -42,10 +42,14 @@ def computer_turn(
 
 
 def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
-    """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record."""
-    return ev.DivanLocked(
-        divan=divan, orders=dict(state.orders.get(divan, {})), offers=state.offers
+    """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record.
+
+    In a live season an offer made after an earlier Divan's instant counts for a later Divan
+    and is left for it (D-25); a trial season's offers all stand."""
+    offers = tuple(
+        o for o in state.offers if state.offer_divans.get(f"{o.frm}-{o.to}", divan) <= divan
     )
+    return ev.DivanLocked(divan=divan, orders=dict(state.orders.get(divan, {})), offers=offers)
 
 
 def inputs_of(state: SeasonState, locked: ev.DivanLocked) -> DivanInputs:

@@ -14,7 +14,7 @@ import msgspec
 
 from shared.domain import calendar as cal
 from shared.domain import commands as c
-from shared.domain.state import Calendar, SeasonState
+from shared.domain.state import DIVANS, Calendar, SeasonState
 
 MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
 
@@ -82,3 +82,28 @@ def registration_over(state: SeasonState, at: datetime | None) -> bool:
         and at is not None
         and at >= state.calendar.registration_closes_at
     )
+
+
+def counts_for(state: SeasonState, at: datetime | None) -> int | None:
+    """R-4.4: the Divan an order, offer or answer accepted at `at` counts for in a live season:
+    the first Divan still to be resolved whose instant is later than `at` (DIVANS + 1 once
+    Divan 16's instant has passed). None in a trial season or without an instant."""
+    if state.mode != "live" or state.calendar is None or at is None:
+        return None
+    for n in range(state.divan + 1, DIVANS + 1):
+        if state.calendar.at(n) > at:
+            return n
+    return DIVANS + 1
+
+
+def locked(state: SeasonState, at: datetime | None) -> int | None:
+    """The Divan whose instant has passed at `at` but which is not resolved yet (its orders and
+    offers are locked: R-1.3, R-7.9), or None."""
+    if state.mode != "live" or state.calendar is None or at is None or state.divan >= DIVANS:
+        return None
+    n = state.divan + 1
+    return n if state.calendar.at(n) <= at else None
+
+
+def offer_key(frm: int, to: int) -> str:
+    return f"{frm}-{to}"

@@ -149,6 +149,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     counts_on_boards: bool = False  # seasons with a chosen seed never count
     han: int | None = None
     calendar: Calendar | None = None  # live seasons only
+    offer_divans: dict[str, int] = {}  # live: "frm-to" -> the Divan an open offer is settled at
 
     @property
     def next_divan(self) -> int:

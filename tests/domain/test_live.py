@@ -166,3 +166,91 @@ def test_the_calendar_events_round_trip_through_the_codec_and_replay() -> None:
     assert decoded == events
     assert fold(decoded).calendar == state.calendar
     assert b"+03:00" in codec.encode(events[1])
+
+
+# --- time: what a command accepted at an instant counts for (R-1.3, R-4.4, R-7.9) -----------
+def running() -> SeasonState:
+    """Two humans (seats 1, 2), 17 computer beys, registration closed at its instant."""
+    state = created()
+    state, _ = apply(state, c.JoinSeason(memleket=6, at=NOW))
+    state, _ = apply(state, c.JoinSeason(memleket=34, at=NOW))
+    state, _ = apply(state, c.CloseRegistration(at=CLOSE))
+    return state
+
+
+def instant(state: SeasonState, divan: int) -> datetime:
+    assert state.calendar is not None
+    return state.calendar.at(divan)
+
+
+def test_r4_4_orders_before_a_divans_instant_are_for_it_and_after_it_for_the_next() -> None:
+    state = running()
+    one = instant(state, 1)
+    before, after = one - timedelta(seconds=1), one
+    _, events = apply(state, c.SubmitOrders(seat=1, divan=1, orders=(), at=before))
+    assert events == [ev.OrdersSubmitted(seat=1, divan=1, orders=())]
+    late = rejected(state, c.SubmitOrders(seat=1, divan=1, orders=(), at=after))
+    assert (late.code, late.details["divan"]) == ("wrong_divan", 2)
+    _s, events = apply(state, c.SubmitOrders(seat=1, divan=2, orders=(), at=after))
+    assert events == [ev.OrdersSubmitted(seat=1, divan=2, orders=())]
+    # a Divan missed while the workers were down: orders go to the first Divan still ahead
+    much_later = instant(state, 3) + timedelta(hours=1)
+    assert (
+        rejected(state, c.SubmitOrders(seat=1, divan=2, orders=(), at=much_later)).details["divan"]
+        == 4
+    )
+
+
+def test_r7_9_spending_between_a_divans_instant_and_its_resolution_is_divan_locked() -> None:
+    state = running()
+    one = instant(state, 1)
+    ok = decide(state, c.HireMercenaries(seat=1, province=6, at=one - timedelta(seconds=1)))
+    assert isinstance(ok, list)
+    locked = rejected(state, c.HireMercenaries(seat=1, province=6, at=one))
+    assert locked.code == "divan_locked"
+
+
+def test_r6_1_an_offer_after_a_divans_instant_is_settled_at_the_next_divan() -> None:
+    from shared.domain.lifecycle import lock
+
+    state = running()
+    one = instant(state, 1)
+    early = c.OfferTreaty(seat=1, to=2, kind="pact", at=one - timedelta(minutes=1))
+    state_a, events = apply(state, early)
+    assert events == [ev.TreatyOffered(frm=1, to=2, kind="pact", divan=1)]
+    assert [o.pair() for o in lock(state_a, 1).offers] == [(1, 2)]
+    late = c.OfferTreaty(seat=1, to=2, kind="pact", at=one + timedelta(minutes=1))
+    state_b, events = apply(state, late)
+    assert events == [ev.TreatyOffered(frm=1, to=2, kind="pact", divan=2)]
+    assert lock(state_b, 1).offers == ()  # left for Divan 2
+    assert [o.pair() for o in lock(state_b, 2).offers] == [(1, 2)]
+    # the late offer may still be answered (for Divan 2); the early one no longer can be
+    answered = decide(state_b, c.AnswerOffer(seat=2, frm=1, answer="accept", at=one))
+    assert answered == [ev.OfferAnswered(frm=1, to=2, answer="accept", divan=2)]
+    too_late = rejected(state_a, c.AnswerOffer(seat=2, frm=1, answer="accept", at=one))
+    assert (too_late.code, too_late.details["divan"]) == ("divan_locked", 1)
+    assert rejected(state_a, c.WithdrawOffer(seat=1, to=2, at=one)).code == "divan_locked"
+    assert isinstance(decide(state_b, c.WithdrawOffer(seat=1, to=2, at=one)), list)
+
+
+def test_a_trial_offer_keeps_its_stored_shape() -> None:
+    """The Divan a live act counts for is left out of trial events (omit_defaults)."""
+    assert codec.encode(ev.TreatyOffered(frm=1, to=2, kind="pact")) == (
+        b'{"frm":1,"kind":"pact","to":2,"type":"treaty_offered.v1"}'
+    )
+
+
+def test_r10_4_a_live_kurultay_closes_24_hours_after_divan_16_and_reveals_the_seed() -> None:
+    import msgspec
+
+    state = msgspec.structs.replace(running(), divan=16, phase="kurultay")
+    closes = state.calendar.kurultay_closes_at if state.calendar else None
+    assert closes is not None
+    vote = c.CastVote(seat=1, candidate=2, at=closes - timedelta(seconds=1))
+    assert decide(state, vote) == [ev.VoteCast(seat=1, candidate=2)]  # live: no hold at once
+    over = rejected(state, c.CastVote(seat=1, candidate=2, at=closes))
+    assert (over.code, "over" in over.message) == ("wrong_phase", True)
+    held = decide(state, c.HoldKurultay())
+    assert isinstance(held, list)
+    assert [codec.event_type(e) for e in held] == ["kurultay_held.v1", "seed_revealed.v1"]
+    assert held[-1] == ev.SeedRevealed(seed=81, salt="salt")
