@@ -36,7 +36,13 @@ from shared.app.queues import (
     resolve_message,
 )
 from shared.app.seasons import Seasons
-from shared.eventstore import PoolSettings, PostgresEventStore, check_durability, create_pool
+from shared.eventstore import (
+    EventStore,
+    PoolSettings,
+    PostgresEventStore,
+    check_durability,
+    create_pool,
+)
 from shared.logs import configure_logging
 from shared.settings import Settings, environment
 
@@ -243,7 +249,7 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 def command_app(
     settings: Settings,
     *,
-    store: Any = None,
+    store: EventStore | None = None,
     enqueue: Enqueue | None = None,
     clock: Callable[[], datetime] = utc_now,
     **kwargs: Any,
