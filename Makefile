@@ -46,7 +46,7 @@ lint: $(STAMP)   ## ruff check and format check
 typecheck: $(STAMP) ## mypy --strict on shared.domain
 	$(BIN)/mypy
 
-contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent
+contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent; layers
 	PYTHONPATH=. $(BIN)/lint-imports
 
 bench: $(STAMP)  ## benchmarks (print figures; not tests)

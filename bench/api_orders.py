@@ -47,8 +47,8 @@ import msgspec
 import redis
 from litestar import Litestar, Request, Response, post
 
+from entrypoints.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from services.command.schemas import OrdersIn
-from services.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from shared.app.tokens import token_hash
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate

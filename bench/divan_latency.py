@@ -5,7 +5,7 @@ Run: .venv/bin/python -m bench.divan_latency [--divans 50] [--worker-timeouts 20
      [--redis redis://127.0.0.1:6379/0]
 
 For each worker timeout (Dramatiq's `dramatiq_worker_timeout`, which also caps the idle
-consumer's poll interval) it starts `python -m dramatiq services.resolver.worker --processes 1
+consumer's poll interval) it starts `python -m dramatiq entrypoints.resolver_worker --processes 1
 --threads 1` as a subprocess, runs the command API in-process (create_app with its own pool and
 Redis broker, on a broker namespace of its own) and plays trial seasons Divan after Divan:
 
@@ -46,7 +46,7 @@ import httpx
 import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, in_process, quiet_json_logs, scratch_database
-from services.command.app import create_app
+from entrypoints.bootstrap import command_app as create_app
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL
 from shared.settings import Settings
@@ -87,7 +87,7 @@ def worker(settings: Settings, timeout_ms: int, log: Path):
         "dramatiq_worker_timeout": str(timeout_ms),
     }
     env.pop("FAULT_POINT", None)
-    cmd = [sys.executable, "-m", "dramatiq", "services.resolver.worker"]
+    cmd = [sys.executable, "-m", "dramatiq", "entrypoints.resolver_worker"]
     cmd += ["--processes", "1", "--threads", "1"]
     with log.open("wb") as out:
         proc = subprocess.Popen(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
+from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
 import msgspec
@@ -19,7 +19,7 @@ def _secret(key: str) -> bool:
     return any(word in key.lower() for word in REDACT)
 
 
-def _redact(_logger: object, _name: str, event: dict[str, object]) -> dict[str, object]:
+def _redact(_logger: object, _name: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
     """Secrets never reach a log line: anything named like a token, seed or salt is dropped."""
     for key in list(event):
         if _secret(key):
@@ -35,18 +35,18 @@ def _dumps(event: dict[str, Any], **_: Any) -> str:
     return _encoder.encode(event).decode()
 
 
-def configure_logging(
-    json: bool | None = None, level: str | None = None, file: TextIO | None = None
-) -> None:
-    """Configure structlog (and the stdlib root logger); `file` defaults to standard output."""
-    json = os.environ.get("SEKSENBIR_LOG_FORMAT", "json") == "json" if json is None else json
-    lvl = getattr(logging, (level or os.environ.get("SEKSENBIR_LOG_LEVEL", "INFO")).upper())
+def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | None = None) -> None:
+    """Configure structlog (and the stdlib root logger); `file` defaults to standard output.
+
+    The entry points pass Settings.log_format and log_level (entrypoints.bootstrap.configure).
+    """
+    lvl = getattr(logging, level.upper())
     renderer = (
         structlog.processors.JSONRenderer(serializer=_dumps)
         if json
         else structlog.dev.ConsoleRenderer()
     )
-    stamped = [
+    stamped: list[structlog.types.Processor] = [
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         _redact,

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from collections.abc import Sequence
 
 from shared.domain import codec
 from shared.domain.replay import verify
-from shared.eventstore import PostgresEventStore, create_pool, verify_chain
-from shared.settings import Settings
+from shared.eventstore import RecordedEvent, verify_chain
 
 
-async def verify_season(season_id: str, dsn: str | None = None) -> int:
-    """Print a JSON verdict; exit status 0 when the chain and every Divan check out, else 1."""
-    pool = await create_pool(dsn or Settings.from_env().pg_dsn)
-    try:
-        store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
-        records = await store.read_stream(season_id)
-    finally:
-        await pool.close()
+def verify_season(season_id: str, records: Sequence[RecordedEvent]) -> int:
+    """Print a JSON verdict on a season's stored records (`seksenbir verify` reads them); exit
+    status 0 when the chain and every Divan check out, else 1."""
     if not records:
         print(json.dumps({"season": season_id, "error": "no such season"}))
         return 1

@@ -1,9 +1,16 @@
-"""Settings from the environment (SEKSENBIR_*), shared by the API, the workers and the CLI."""
+"""Settings from the environment (SEKSENBIR_*), shared by the API, the workers and the CLI.
+
+This module is the only reader of the process environment (tests/packaging/test_settings.py
+checks it): `Settings.from_env` for every knob (docs/configuration.md lists them all),
+`environment()` for what a launcher hands its child processes, `given()` for the launcher's
+"was this set at all" questions.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 
 import msgspec
 
@@ -27,7 +34,11 @@ def proxies(value: str) -> tuple[str, ...]:
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything configurable; tokens for ops and auditors are kept only as SHA-256 hashes."""
+    """Everything configurable; tokens for ops and auditors are kept only as SHA-256 hashes.
+
+    Every field is set from the environment variable(s) `VARIABLES` names for it; the table
+    in docs/configuration.md has a row for each variable.
+    """
 
     pg_dsn: str = "postgresql://postgres@127.0.0.1:5432/postgres"
     redis_url: str = "redis://127.0.0.1:6379/0"
@@ -50,6 +61,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     streams_per_client: int = 8  # open event streams per client address; then 429
     streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
+    # The resolver worker: its broker's heartbeat (tests: 2000), the chance per million that a
+    # consumer runs the broker's maintenance, and the first retry's backoff.
+    heartbeat_timeout_ms: int = 60_000
+    maintenance_chance: int = 1_000
+    min_backoff_ms: int = 500
+    projection_sweep_s: float = 2.0  # the projections worker's catch-up sweep period
+    # The Divan scheduler (services/resolver/scheduler.py, SweepSettings).
+    sweep_interval_s: float = 5.0
+    sweep_redeliver_s: float = 10.0
+    sweep_batch: int = 1000
+    worker_metrics_port: int = 0  # the resolver worker's metrics port, projections +1; 0: none
+    data_dir: str = ".data"  # `seksenbir up`: where an embedded PostgreSQL keeps its files
+    log_format: str = "json"  # json, or anything else for console lines
+    log_level: str = "INFO"
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -63,7 +88,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"lock_timeout_ms ({self.lock_timeout_ms}) must be above 0")
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         e = dict(os.environ if env is None else env)
 
         def hashes(name: str) -> tuple[str, ...]:
@@ -72,29 +97,71 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             return tuple(sorted({*map(token_hash, plain), *hashed}))
 
         d = cls()
-        return cls(
-            pg_dsn=e.get("SEKSENBIR_PG_DSN", d.pg_dsn),
-            redis_url=e.get("SEKSENBIR_REDIS_URL", d.redis_url),
-            broker_namespace=e.get("SEKSENBIR_BROKER_NAMESPACE", d.broker_namespace),
-            ops_token_hashes=hashes("OPS"),
-            auditor_token_hashes=hashes("AUDITOR"),
-            cors_origins=tuple(o for o in e.get("SEKSENBIR_CORS_ORIGINS", "").split(",") if o),
-            max_body_bytes=int(e.get("SEKSENBIR_MAX_BODY_BYTES", d.max_body_bytes)),
-            pool_max=int(e.get("SEKSENBIR_POOL_MAX", d.pool_max)),
-            lock_timeout_ms=int(e.get("SEKSENBIR_LOCK_TIMEOUT_MS", d.lock_timeout_ms)),
-            statement_timeout_ms=int(
-                e.get("SEKSENBIR_STATEMENT_TIMEOUT_MS", d.statement_timeout_ms)
-            ),
-            resolve_time_limit_ms=int(
-                e.get("SEKSENBIR_RESOLVE_TIME_LIMIT_MS", d.resolve_time_limit_ms)
-            ),
-            group_commit=int(e.get("SEKSENBIR_GROUP_COMMIT", d.group_commit)),
-            projection_prefix=e.get("SEKSENBIR_PROJECTION_PREFIX", d.projection_prefix),
-            auth_failures_per_minute=int(
-                e.get("SEKSENBIR_AUTH_FAILURES_PER_MINUTE", d.auth_failures_per_minute)
-            ),
-            trusted_proxies=proxies(e.get("SEKSENBIR_TRUSTED_PROXIES", "")),
-            streams_per_client=int(e.get("SEKSENBIR_STREAMS_PER_CLIENT", d.streams_per_client)),
-            streams_per_process=int(e.get("SEKSENBIR_STREAMS_PER_PROCESS", d.streams_per_process)),
-            debug=e.get("SEKSENBIR_DEBUG", "") == "1",
-        )
+        values: dict[str, object] = {}
+        for field in msgspec.structs.fields(cls):
+            name = field.name
+            var = VARIABLES[name][0]
+            default = getattr(d, name)
+            if name in ("ops_token_hashes", "auditor_token_hashes"):
+                values[name] = hashes(name.split("_")[0].upper())
+            elif name == "trusted_proxies":
+                values[name] = proxies(e.get(var, ""))
+            elif name == "worker_metrics_port":
+                values[name] = int(e.get(var) or 0)
+            elif isinstance(default, bool):
+                values[name] = e.get(var, "") == "1"
+            elif isinstance(default, tuple):
+                values[name] = tuple(o for o in e.get(var, "").split(",") if o)
+            elif isinstance(default, int | float):
+                values[name] = type(default)(e.get(var, default))
+            else:
+                values[name] = e.get(var, default)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+# Each field's environment variable(s); the first is the one `from_env` reads for plain fields.
+VARIABLES: dict[str, tuple[str, ...]] = {
+    "pg_dsn": ("SEKSENBIR_PG_DSN",),
+    "redis_url": ("SEKSENBIR_REDIS_URL",),
+    "broker_namespace": ("SEKSENBIR_BROKER_NAMESPACE",),
+    "ops_token_hashes": ("SEKSENBIR_OPS_TOKEN_SHA256", "SEKSENBIR_OPS_TOKENS"),
+    "auditor_token_hashes": ("SEKSENBIR_AUDITOR_TOKEN_SHA256", "SEKSENBIR_AUDITOR_TOKENS"),
+    "cors_origins": ("SEKSENBIR_CORS_ORIGINS",),
+    "max_body_bytes": ("SEKSENBIR_MAX_BODY_BYTES",),
+    "pool_max": ("SEKSENBIR_POOL_MAX",),
+    "lock_timeout_ms": ("SEKSENBIR_LOCK_TIMEOUT_MS",),
+    "statement_timeout_ms": ("SEKSENBIR_STATEMENT_TIMEOUT_MS",),
+    "resolve_time_limit_ms": ("SEKSENBIR_RESOLVE_TIME_LIMIT_MS",),
+    "append_retries": ("SEKSENBIR_APPEND_RETRIES",),
+    "group_commit": ("SEKSENBIR_GROUP_COMMIT",),
+    "projection_prefix": ("SEKSENBIR_PROJECTION_PREFIX",),
+    "auth_failures_per_minute": ("SEKSENBIR_AUTH_FAILURES_PER_MINUTE",),
+    "trusted_proxies": ("SEKSENBIR_TRUSTED_PROXIES",),
+    "streams_per_client": ("SEKSENBIR_STREAMS_PER_CLIENT",),
+    "streams_per_process": ("SEKSENBIR_STREAMS_PER_PROCESS",),
+    "debug": ("SEKSENBIR_DEBUG",),
+    "heartbeat_timeout_ms": ("SEKSENBIR_HEARTBEAT_TIMEOUT_MS",),
+    "maintenance_chance": ("SEKSENBIR_MAINTENANCE_CHANCE",),
+    "min_backoff_ms": ("SEKSENBIR_MIN_BACKOFF_MS",),
+    "projection_sweep_s": ("SEKSENBIR_SWEEP_SECONDS",),
+    "sweep_interval_s": ("SEKSENBIR_SWEEP_INTERVAL_S",),
+    "sweep_redeliver_s": ("SEKSENBIR_SWEEP_REDELIVER_S",),
+    "sweep_batch": ("SEKSENBIR_SWEEP_BATCH",),
+    "worker_metrics_port": ("SEKSENBIR_WORKER_METRICS_PORT",),
+    "data_dir": ("SEKSENBIR_DATA",),
+    "log_format": ("SEKSENBIR_LOG_FORMAT",),
+    "log_level": ("SEKSENBIR_LOG_LEVEL",),
+}
+
+
+def environment() -> dict[str, str]:
+    """A copy of this process's environment: what a launcher hands the processes it starts
+    (with third-party variables such as Dramatiq's `dramatiq_worker_timeout` left as set)."""
+    return dict(os.environ)
+
+
+def given(env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The SEKSENBIR_* variables the environment sets (non-empty): `seksenbir up` uses a
+    PostgreSQL or Redis named by the environment, and finds or starts one otherwise."""
+    e = os.environ if env is None else env
+    return frozenset(k for k, v in e.items() if k.startswith("SEKSENBIR_") and v)

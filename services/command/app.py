@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+)
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,18 +32,9 @@ from services.command.problems import (
 from services.command.routes import ROUTES
 from shared.app.bodies import TooDeep, limit_json_depth
 from shared.app.openapi import COMPONENTS
-from shared.app.queues import make_broker, resolve_message
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
-from shared.eventstore import (
-    EventStore,
-    PoolSettings,
-    PostgresEventStore,
-    StoreBusyError,
-    check_durability,
-    create_pool,
-)
-from shared.logs import configure_logging
+from shared.eventstore import EventStore, StoreBusyError
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -85,45 +81,39 @@ def create_app(
     extra_lifespans: Sequence[Callable[[Litestar], Any]] = (),
     extra_handlers: dict[type[Exception], Callable[..., Any]] | None = None,
     extra_middleware: Sequence[Any] = (),
+    open_store: Callable[[], AbstractAsyncContextManager[EventStore]] | None = None,
+    open_enqueue: Callable[[], AbstractContextManager[Callable[[str, int], None]]] | None = None,
 ) -> Litestar:
-    """The API. Without an injected store it opens a PostgreSQL pool in its lifespan."""
+    """The API on an injected `store` and `enqueue`, or on what `open_store` / `open_enqueue`
+    open in its lifespan and close after it (entrypoints.bootstrap.command_app passes those:
+    the API builds no pool or broker itself)."""
+
+    if store is None and open_store is None:
+        raise TypeError("create_app: give a store, or open_store (entrypoints.bootstrap)")
+    if enqueue is None and open_enqueue is None:
+        raise TypeError("create_app: give enqueue, or open_enqueue (entrypoints.bootstrap)")
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        pool = None
-        the_store = store
-        if the_store is None:
-            pool = await create_pool(
-                settings.pg_dsn,
-                PoolSettings(
-                    max_size=settings.pool_max,
-                    lock_timeout_ms=settings.lock_timeout_ms,
-                    statement_timeout_ms=settings.statement_timeout_ms,
-                    application_name="api",
-                ),
-            )
-            await check_durability(pool)
-            the_store = PostgresEventStore(pool, clock=clock, group_commit=settings.group_commit)
-        broker = None
-        send = enqueue
-        if send is None:
-            broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
-            send = lambda season_id, divan: broker.enqueue(resolve_message(season_id, divan))  # noqa: E731
-
-        app.state.services = Services(
-            seasons=Seasons(the_store, queue_wait=settings.lock_timeout_ms / 1000),
-            enqueue=send,
-            ops=settings.ops_token_hashes,
-            auditors=settings.auditor_token_hashes,
-            retries=settings.append_retries,
-        )
         try:
-            yield
+            async with AsyncExitStack() as opened:
+                the_store = store
+                if the_store is None:
+                    assert open_store is not None
+                    the_store = await opened.enter_async_context(open_store())
+                send = enqueue
+                if send is None:
+                    assert open_enqueue is not None
+                    send = opened.enter_context(open_enqueue())
+                app.state.services = Services(
+                    seasons=Seasons(the_store, queue_wait=settings.lock_timeout_ms / 1000),
+                    enqueue=send,
+                    ops=settings.ops_token_hashes,
+                    auditors=settings.auditor_token_hashes,
+                    retries=settings.append_retries,
+                )
+                yield
         finally:
-            if broker is not None:
-                broker.close()
-            if pool is not None:
-                await pool.close()
             if shared is not None:
                 await shared.close()
 
@@ -180,9 +170,3 @@ def create_app(
         ),
         debug=settings.debug,
     )
-
-
-def app_from_env() -> Litestar:
-    """The command API alone (the gateway serves it together with the query API)."""
-    configure_logging()
-    return create_app(Settings.from_env())

@@ -13,21 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 
 import asyncpg
-import redis.asyncio as aioredis
 import structlog
 
 from services.projections.projector import Projector
-from shared.eventstore import (
-    NOTIFY_CHANNEL,
-    PoolSettings,
-    PostgresEventStore,
-    create_pool,
-    parse_wakeup,
-)
-from shared.settings import Settings
+from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
 
 log = structlog.get_logger(__name__)
 APPLICATION_NAME = "projections-listener"
@@ -70,7 +61,12 @@ class Listener:
         )
         lost = asyncio.Event()
         try:
-            conn.add_termination_listener(lambda _c: (lost.set(), self._woken.set()))
+
+            def terminated(_conn: object) -> None:
+                lost.set()
+                self._woken.set()
+
+            conn.add_termination_listener(terminated)
             await conn.add_listener(NOTIFY_CHANNEL, self._heard)
             self.listening.set()
             log.info("projections.listening", channel=NOTIFY_CHANNEL)
@@ -107,18 +103,15 @@ def _raise_if_cancelled() -> None:
         raise asyncio.CancelledError
 
 
-def start_listener(settings: Settings) -> threading.Thread:
-    """A daemon thread with its own event loop and projector, serving wake-ups for this process."""
+def start_listener(
+    dsn: str, open_projector: Callable[[], Awaitable[Projector]]
+) -> threading.Thread:
+    """A daemon thread with its own event loop and projector (`open_projector`, opened on that
+    loop), serving wake-ups heard on a LISTEN connection to `dsn`, for this process."""
 
     def loop() -> None:
         async def run() -> None:
-            pool = await create_pool(
-                settings.pg_dsn, PoolSettings(max_size=2, application_name="projections-woken")
-            )
-            store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
-            projector = Projector(
-                store, aioredis.Redis.from_url(settings.redis_url), settings.projection_prefix
-            )
+            projector = await open_projector()
 
             async def catch_up(season_id: str) -> None:
                 try:
@@ -126,7 +119,7 @@ def start_listener(settings: Settings) -> threading.Thread:
                 except Exception:  # this season waits for the sweep; the others go on
                     log.exception("projections.catch_up_failed", season_id=season_id)
 
-            await Listener(settings.pg_dsn, catch_up).run()
+            await Listener(dsn, catch_up).run()
 
         asyncio.run(run())
 

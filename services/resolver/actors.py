@@ -2,49 +2,19 @@
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable
 
 import dramatiq
 import structlog
 
 from services.resolver.divan import resolve
-from shared.app.queues import (
-    DIVANS_QUEUE,
-    RESOLVE_DIVAN,
-    add_worker_metrics,
-    make_broker,
-    project_message,
-)
+from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, project_message
 from shared.app.seasons import Seasons
-from shared.eventstore import PoolSettings, PostgresEventStore, check_durability, create_pool
 from shared.faults import fault
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
 MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)
-
-
-class _Resources:
-    """The worker's pool and season cache, opened lazily on the worker's event loop."""
-
-    seasons: Seasons | None = None
-
-
-async def _seasons(settings: Settings) -> Seasons:
-    if _Resources.seasons is None:
-        pool = await create_pool(
-            settings.pg_dsn,
-            PoolSettings(
-                max_size=4,
-                lock_timeout_ms=settings.lock_timeout_ms,
-                statement_timeout_ms=settings.statement_timeout_ms,
-                application_name="resolver",
-            ),
-        )
-        await check_durability(pool)
-        _Resources.seasons = Seasons(PostgresEventStore(pool, clock=lambda: datetime.now(UTC)))
-    return _Resources.seasons
 
 
 EXHAUSTED_ACTOR = "resolve_divan_exhausted"
@@ -60,30 +30,24 @@ def on_retry_exhausted(message: dict[str, object], retry_info: dict[str, object]
     )
 
 
-def declare(settings: Settings) -> dramatiq.Actor[..., object]:
-    """Set the broker and declare the actor (called once by the worker bootstrap)."""
-    broker = make_broker(
-        settings.redis_url,
-        namespace=settings.broker_namespace,
-        heartbeat_timeout=settings_value("SEKSENBIR_HEARTBEAT_TIMEOUT_MS", 60_000),  # tests: 2000
-    )
-    broker.maintenance_chance = settings_value("SEKSENBIR_MAINTENANCE_CHANCE", 1_000)  # per 1e6
-    broker.add_middleware(dramatiq.middleware.AsyncIO())
-    add_worker_metrics(broker)  # only if started with queues.worker_metrics
-    dramatiq.set_broker(broker)
+def declare(
+    settings: Settings, broker: dramatiq.Broker, seasons: Callable[[], Awaitable[Seasons]]
+) -> dramatiq.Actor[[str, int], None]:
+    """Declare the actor on `broker` (the worker bootstrap's, entrypoints.bootstrap); `seasons`
+    gives the worker's season repository, opened on first use on the actor's event loop."""
 
     @dramatiq.actor(
+        broker=broker,
         actor_name=RESOLVE_DIVAN,
         queue_name=DIVANS_QUEUE,
         max_retries=MAX_RETRIES,
-        min_backoff=int(settings_value("SEKSENBIR_MIN_BACKOFF_MS", 500)),
+        min_backoff=settings.min_backoff_ms,
         max_backoff=30_000,
         time_limit=settings.resolve_time_limit_ms,  # above statement_timeout (Settings)
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
     async def resolve_divan(season_id: str, divan: int) -> None:
-        seasons = await _seasons(settings)
-        outcome = await resolve(seasons, season_id, divan)
+        outcome = await resolve(await seasons(), season_id, divan)
         fault("before_ack")
         if outcome == "resolved":
             try:
@@ -91,11 +55,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
             except Exception:
                 log.warning("resolver.notify_failed", season_id=season_id)
 
-    dramatiq.actor(actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3)(
-        on_retry_exhausted
-    )
+    dramatiq.actor(
+        broker=broker, actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3
+    )(on_retry_exhausted)
     return resolve_divan
-
-
-def settings_value(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))

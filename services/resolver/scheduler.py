@@ -17,17 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import structlog
-
-from shared.app.queues import make_broker, resolve_message
-from shared.eventstore import PoolSettings, create_pool
-from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
 
@@ -59,18 +54,12 @@ class Due:
 
 @dataclass(frozen=True, slots=True)
 class SweepSettings:
-    interval_s: float = 5.0  # SEKSENBIR_SWEEP_INTERVAL_S
-    redeliver_after_s: float = 10.0  # SEKSENBIR_SWEEP_REDELIVER_S
-    batch: int = 1000  # rows claimed per statement; a sweep claims batches until none is left
+    """The sweep's knobs; `seksenbir scheduler` takes them from Settings (sweep_interval_s,
+    sweep_redeliver_s, sweep_batch: SEKSENBIR_SWEEP_*, docs/configuration.md)."""
 
-    @classmethod
-    def from_env(cls, env: dict[str, str]) -> SweepSettings:
-        d = cls()
-        return cls(
-            interval_s=float(env.get("SEKSENBIR_SWEEP_INTERVAL_S", d.interval_s)),
-            redeliver_after_s=float(env.get("SEKSENBIR_SWEEP_REDELIVER_S", d.redeliver_after_s)),
-            batch=int(env.get("SEKSENBIR_SWEEP_BATCH", d.batch)),
-        )
+    interval_s: float = 5.0
+    redeliver_after_s: float = 10.0
+    batch: int = 1000  # rows claimed per statement; a sweep claims batches until none is left
 
 
 class Scheduler:
@@ -135,34 +124,3 @@ class Scheduler:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=self.settings.interval_s)
         log.info("scheduler.stopped")
-
-
-async def main(env: dict[str, str]) -> int:
-    """`seksenbir scheduler`: the sweep loop over the configured PostgreSQL and broker."""
-    settings = Settings.from_env(env)
-    sweep = SweepSettings.from_env(env)
-    pool = await create_pool(
-        settings.pg_dsn,
-        PoolSettings(
-            min_size=1,
-            max_size=2,
-            lock_timeout_ms=settings.lock_timeout_ms,
-            statement_timeout_ms=settings.statement_timeout_ms,
-            application_name="scheduler",
-        ),
-    )
-    broker = make_broker(settings.redis_url, namespace=settings.broker_namespace)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await Scheduler(
-            pool,
-            lambda season_id, divan: broker.enqueue(resolve_message(season_id, divan)),
-            settings=sweep,
-        ).run(stop)
-    finally:
-        broker.close()
-        await pool.close()
-    return 0

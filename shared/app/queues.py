@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 import uuid
+from collections.abc import Mapping
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
@@ -19,36 +19,36 @@ def make_broker(
     redis_url: str, namespace: str = "dramatiq", heartbeat_timeout: int = 60_000
 ) -> RedisBroker:
     """A Redis broker; `namespace` keeps test runs and deployments apart on one Redis."""
-    return RedisBroker(url=redis_url, namespace=namespace, heartbeat_timeout=heartbeat_timeout)
+    return RedisBroker(  # type: ignore[no-untyped-call]
+        url=redis_url, namespace=namespace, heartbeat_timeout=heartbeat_timeout
+    )
 
 
-METRICS_PORT = "SEKSENBIR_WORKER_METRICS_PORT"
-
-
-def worker_metrics(kind: str) -> dict[str, str]:
+def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[str, str]:
     """The environment a worker of `kind` needs to serve Prometheus metrics, given the
-    resolver's port in SEKSENBIR_WORKER_METRICS_PORT (projections: that port + 1); {} if unset.
+    resolver's port (Settings.worker_metrics_port, SEKSENBIR_WORKER_METRICS_PORT; projections:
+    that port + 1); {} if it is 0. `env` is the launcher's environment (dramatiq_prom_host).
 
     Dramatiq's Prometheus middleware reads its port and its multiprocess directory when it is
     imported; each run gets a fresh directory, so no count survives from an earlier run.
     """
-    base = int(os.environ.get(METRICS_PORT) or 0)
-    if base <= 0:
+    if base_port <= 0:
         return {}
-    port = base + {"resolver": 0, "projections": 1}[kind]
+    port = base_port + {"resolver": 0, "projections": 1}[kind]
     return {
         "dramatiq_prom_port": str(port),
-        "dramatiq_prom_host": os.environ.get("dramatiq_prom_host", "127.0.0.1"),
+        "dramatiq_prom_host": env.get("dramatiq_prom_host", "127.0.0.1"),
         "dramatiq_prom_db": tempfile.mkdtemp(prefix=f"seksenbir-{kind}-metrics-"),
     }
 
 
-def add_worker_metrics(broker: RedisBroker) -> None:
-    """Dramatiq's Prometheus middleware, when the worker was started with `worker_metrics`:
+def add_worker_metrics(broker: RedisBroker, env: Mapping[str, str]) -> None:
+    """Dramatiq's Prometheus middleware, when the worker was started with `worker_metrics`
+    (`env`, the worker's environment, has dramatiq_prom_port):
     messages processed, errors, retries, dead letters and durations per actor (a Divan's
     resolution time is `dramatiq_message_duration_milliseconds{actor_name="resolve_divan"}`),
     served by a process of its own on dramatiq_prom_host:dramatiq_prom_port."""
-    if not os.environ.get("dramatiq_prom_port"):
+    if not env.get("dramatiq_prom_port"):
         return
     from dramatiq.middleware.prometheus import Prometheus  # reads the variables: import late
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.cli import main
+from entrypoints.cli import main
 
 
 @pytest.mark.parametrize("divans", ["0", "-5", "17", "40", "three"])

@@ -138,7 +138,7 @@ async def test_the_gateway_refuses_deep_bodies(clock, redis_url: str):
     import httpx
     import redis.asyncio as aioredis
 
-    from services.gateway import create_app
+    from entrypoints.gateway import create_app
     from tests.http.support import lifespan
 
     store = InMemoryEventStore(clock=clock)

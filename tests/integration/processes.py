@@ -42,11 +42,11 @@ class Served:
 
 @contextmanager
 def serving(args: list[str], env: dict[str, str], log: Path, port: int) -> Iterator[Served]:
-    """`python -m shared.cli ARGS` until GET /health answers (60 s at most); stopped afterwards,
+    """`python -m entrypoints.cli ARGS` until GET /health answers (60 s at most); stopped afterwards,
     with SIGTERM first and SIGKILL only if it does not stop, so no worker it started is left."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "shared.cli", *args],
+            [sys.executable, "-m", "entrypoints.cli", *args],
             cwd=REPO,
             env=env,
             stdout=out,

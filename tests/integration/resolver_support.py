@@ -3,7 +3,7 @@
 Two ways to run a real Dramatiq worker against the test PostgreSQL and Redis:
 - `inprocess_worker(settings)`: `declare(settings)` then `dramatiq.Worker(...)` in this process,
   with a `Recorder` middleware that keeps every processed message's result or exception;
-- `WorkerProcess`: `python -m dramatiq services.resolver.worker --processes 1 --threads 1` in
+- `WorkerProcess`: `python -m dramatiq entrypoints.resolver_worker --processes 1 --threads 1` in
   its own process group (so `kill()` is a `kill -9` of the whole worker), logging to a file.
 Every test uses its own broker namespace (`namespace()`), so queues never collide.
 """
@@ -28,6 +28,7 @@ import dramatiq
 import msgspec
 import redis
 
+from entrypoints import bootstrap
 from services.resolver import actors
 from shared.app.queues import DIVANS_QUEUE
 from shared.domain import codec
@@ -50,8 +51,8 @@ def namespace() -> str:
     return f"sbtest-{secrets.token_hex(6)}"
 
 
-def settings_for(pg_dsn: str, redis_url: str, ns: str) -> Settings:
-    return Settings(pg_dsn=pg_dsn, redis_url=redis_url, broker_namespace=ns)
+def settings_for(pg_dsn: str, redis_url: str, ns: str, **knobs: Any) -> Settings:
+    return Settings(pg_dsn=pg_dsn, redis_url=redis_url, broker_namespace=ns, **knobs)
 
 
 async def wait_for(
@@ -198,15 +199,15 @@ class InProcess:
 
 @contextlib.contextmanager
 def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[InProcess]:
-    """`declare(settings)` and a one-thread Dramatiq worker in this process, stopped afterwards.
+    """`bootstrap.resolver_worker(settings)` and a one-thread Dramatiq worker in this process,
+    stopped afterwards.
 
-    declare() sets the global broker, and the actor opens its pool lazily on the AsyncIO
+    The bootstrap sets the global broker, and the actor opens its pool lazily on the AsyncIO
     middleware's loop; the pool is closed on that loop before the worker stops.
     """
-    actors._Resources.seasons = None
-    previous_broker = dramatiq.broker.global_broker  # declare() replaces the global broker
+    previous_broker = dramatiq.broker.global_broker  # the worker's broker becomes the global one
     unwrapped = actors.resolve
-    actor = actors.declare(settings)
+    actor, lazy_seasons = bootstrap.resolver_worker(settings)
     broker = actor.broker
     recorder = Recorder()
     broker.add_middleware(recorder)
@@ -216,13 +217,12 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
         worker.start()
         yield InProcess(broker, actor, recorder)
     finally:
-        seasons = actors._Resources.seasons
+        seasons = lazy_seasons.value
         loop_thread = dramatiq.asyncio.get_event_loop_thread()
         if seasons is not None and loop_thread is not None:
             pool = seasons.store._pool  # type: ignore[attr-defined]
             with contextlib.suppress(Exception):
                 loop_thread.run_coroutine(pool.close())
-        actors._Resources.seasons = None
         worker.stop()
         broker.close()
         actors.resolve = unwrapped  # type: ignore[assignment]
@@ -233,7 +233,7 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
 
 
 class WorkerProcess:
-    """`dramatiq services.resolver.worker --processes 1 --threads 1` in its own process group."""
+    """`dramatiq entrypoints.resolver_worker --processes 1 --threads 1` in its own process group."""
 
     def __init__(self, settings: Settings, log_path: Path, **env: str) -> None:
         self.env = {
@@ -251,7 +251,7 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
-        cmd = [sys.executable, "-m", "dramatiq", "services.resolver.worker"]
+        cmd = [sys.executable, "-m", "dramatiq", "entrypoints.resolver_worker"]
         cmd += ["--processes", "1", "--threads", "1"]
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(

@@ -31,8 +31,8 @@ import asyncpg
 import httpx
 import pytest
 
+from entrypoints.bootstrap import command_app
 from services.command import problems
-from services.command.app import create_app
 from shared.domain import events as ev
 from shared.eventstore import (
     DurabilityError,
@@ -117,7 +117,7 @@ class Client:
 @contextlib.asynccontextmanager
 async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(pg_dsn=dsn, redis_url=redis_url, broker_namespace=namespace())
-    app = create_app(settings, enqueue=lambda _s, _d: None)
+    app = command_app(settings, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

@@ -27,8 +27,8 @@ import asyncpg
 import httpx
 import pytest
 
+from entrypoints.bootstrap import command_app
 from services.command import problems
-from services.command.app import create_app
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from tests.integration.resolver_support import decoded, namespace, settings_for, wait_for
@@ -88,7 +88,7 @@ class Bey:
 @asynccontextmanager
 async def app_client(dsn: str, redis_url: str, clock: ShiftedClock) -> AsyncIterator[Any]:
     settings = settings_for(dsn, redis_url, namespace())
-    app = create_app(settings, enqueue=lambda _s, _d: None, clock=clock)  # no broker needed
+    app = command_app(settings, enqueue=lambda _s, _d: None, clock=clock)  # no broker needed
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

@@ -1,6 +1,6 @@
 """RELIABILITY 10 and 11: the resolver worker dies mid-Divan or between commit and ack.
 
-The worker runs as a real `dramatiq services.resolver.worker --processes 1 --threads 1`
+The worker runs as a real `dramatiq entrypoints.resolver_worker --processes 1 --threads 1`
 subprocess in its own process group, with FAULT_POINT set; the test kills it (`kill -9` of the
 group) or lets the fault kill it, then starts a fresh worker without the fault. With the test
 broker knobs (heartbeat_timeout 2000 ms, maintenance on every broker call) the new worker puts
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from services.command.app import create_app
+from entrypoints.bootstrap import command_app
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
 from tests.integration.resolver_support import (
@@ -59,7 +59,7 @@ def workers(tmp_path: Path, settings: Settings) -> Iterator[Any]:
 @asynccontextmanager
 async def season_with_requested_divan(settings: Settings) -> AsyncIterator[tuple[Any, str]]:
     """The API with its real broker: a new trial season, and Divan 1 requested (enqueued)."""
-    async with AsyncTestClient(app=create_app(settings)) as client:
+    async with AsyncTestClient(app=command_app(settings)) as client:
         r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "23"})
         assert r.status_code == 201, r.text
         created = r.json()

@@ -17,7 +17,7 @@ import dramatiq
 import pytest
 from litestar.testing import AsyncTestClient
 
-from services.command.app import create_app
+from entrypoints.bootstrap import command_app
 from services.resolver import actors
 from services.resolver.divan import resolve
 from shared import faults
@@ -69,7 +69,7 @@ class Season:
 @asynccontextmanager
 async def api(settings: Any, *, enqueue: bool = True) -> AsyncIterator[Season]:
     """The HTTP app and one fresh trial season; `enqueue=False` keeps POST /divans from sending."""
-    app = create_app(settings) if enqueue else create_app(settings, enqueue=lambda _s, _d: None)
+    app = command_app(settings) if enqueue else command_app(settings, enqueue=lambda _s, _d: None)
     async with AsyncTestClient(app=app) as client:
         r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text
@@ -143,9 +143,8 @@ async def test_a_transient_error_mid_resolution_is_retried_and_appends_once(
 ) -> None:
     """RELIABILITY 12: the first attempt raises before the append; Retries runs it again."""
     monkeypatch.setenv("FAULT_POINT", "mid_resolve:raise")
-    monkeypatch.setenv("SEKSENBIR_MIN_BACKOFF_MS", "100")
     monkeypatch.setattr(faults, "_fired", set())
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, min_backoff_ms=100)
     with inprocess_worker(settings) as worker:
         async with api(settings) as season:
             before = (await season.status())["version"]
@@ -188,11 +187,9 @@ async def test_a_poison_message_goes_to_the_dead_letter_queue_after_max_retries(
     redis_url: str,
     ns: str,
     event_store: PostgresEventStore,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """RELIABILITY 12: max_retries=5 with a small backoff, then `<namespace>:divans.XQ`."""
-    monkeypatch.setenv("SEKSENBIR_MIN_BACKOFF_MS", "100")
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, min_backoff_ms=100)
     keys = BrokerKeys(redis_url, ns)
     with inprocess_worker(settings) as worker:
         async with api(settings, enqueue=False) as season:

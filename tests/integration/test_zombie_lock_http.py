@@ -22,7 +22,7 @@ import asyncpg
 import httpx
 import pytest
 
-from services.command.app import create_app
+from entrypoints.bootstrap import command_app
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
@@ -43,7 +43,7 @@ async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
         broker_namespace=namespace(),
         lock_timeout_ms=LOCK_TIMEOUT_MS,
     )
-    app = create_app(settings, enqueue=lambda _s, _d: None)
+    app = command_app(settings, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

@@ -11,8 +11,8 @@ import httpx
 import msgspec
 import redis.asyncio as aioredis
 
+from entrypoints.gateway import create_app
 from services.command import auth
-from services.gateway import create_app
 from services.projections.keys import Keys, seasons_index
 from services.projections.projector import Projector
 from shared.app.seasons import Seasons

@@ -7,9 +7,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from shared.settings import Settings
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -94,12 +97,13 @@ def _migrate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from shared.logs import configure_logging
+    from entrypoints import bootstrap
+    from shared.settings import Settings
 
-    configure_logging()
+    bootstrap.configure(Settings.from_env())
     # No access log: a client that puts a token in a query string must not have it logged.
     uvicorn.run(
-        "services.gateway:app_from_env",
+        "entrypoints.gateway:app_from_env",
         factory=True,
         host=args.host,
         port=args.port,
@@ -111,79 +115,103 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+WORKER_MODULES = {
+    "resolver": "entrypoints.resolver_worker",
+    "projections": "entrypoints.projections_worker",
+}
+
+
+def worker_environment(kind: str, settings: Settings, env: dict[str, str]) -> dict[str, str]:
+    """A worker's environment: the launcher's, Dramatiq's own `dramatiq_worker_timeout` (ms a
+    worker waits for a message; 20 unless set, for fast trials) and its metrics variables."""
+    from shared.app.queues import worker_metrics
+
+    env = {"dramatiq_worker_timeout": "20", **env}
+    return {**env, **worker_metrics(kind, settings.worker_metrics_port, env)}
+
+
 def _worker(args: argparse.Namespace) -> int:
     import os
 
-    module = {"resolver": "services.resolver.worker", "projections": "services.projections.worker"}
-    os.environ.setdefault("dramatiq_worker_timeout", "20")
-    from shared.app.queues import worker_metrics
+    from shared.settings import Settings, environment
 
-    os.environ.update(worker_metrics(args.kind))
+    env = worker_environment(args.kind, Settings.from_env(), environment())
     cmd = [
         sys.executable,
         "-m",
         "dramatiq",
-        module[args.kind],
+        WORKER_MODULES[args.kind],
         "--processes",
         str(args.processes),
         "--threads",
         str(args.threads),
     ]
-    os.execv(sys.executable, cmd)
+    os.execve(sys.executable, cmd, env)
     return 0
 
 
 def _scheduler(_args: argparse.Namespace) -> int:
     import asyncio
-    import os
+    import signal
 
-    from services.resolver.scheduler import main
-    from shared.logs import configure_logging
+    from entrypoints import bootstrap
+    from shared.settings import Settings
 
-    configure_logging()
-    return asyncio.run(main(dict(os.environ)))
+    settings = Settings.from_env()
+    bootstrap.configure(settings)
+
+    async def run() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        async with bootstrap.scheduler(settings) as scheduler:
+            await scheduler.run(stop)
+        return 0
+
+    return asyncio.run(run())
 
 
 def _up(args: argparse.Namespace) -> int:
-    from shared.stack import up
+    from entrypoints.stack import up
+    from shared.settings import Settings
 
-    return up(args.host, args.port, args.processes)
+    return up(Settings.from_env(), args.host, args.port, args.processes)
 
 
 def _verify(args: argparse.Namespace) -> int:
     import asyncio
 
+    from entrypoints import bootstrap
     from shared.replay_store import verify_season
+    from shared.settings import Settings
 
-    return asyncio.run(verify_season(args.season, args.dsn))
+    async def run() -> int:
+        async with bootstrap.event_store(Settings.from_env(), "cli", dsn=args.dsn) as store:
+            records = await store.read_stream(args.season)
+        return verify_season(args.season, records)
+
+    return asyncio.run(run())
 
 
 def _rebuild(args: argparse.Namespace) -> int:
     import asyncio
-    from datetime import UTC, datetime
 
-    import redis.asyncio as aioredis
-
+    from entrypoints import bootstrap
     from services.projections.projector import Projector
-    from shared.eventstore import PostgresEventStore, create_pool
     from shared.settings import Settings
 
     async def run() -> int:
         settings = Settings.from_env()
-        pool = await create_pool(args.dsn or settings.pg_dsn)
-        redis = aioredis.Redis.from_url(settings.redis_url)
+        redis = bootstrap.redis_client(settings)
         try:
-            projector = Projector(
-                PostgresEventStore(pool, clock=lambda: datetime.now(UTC)),
-                redis,
-                settings.projection_prefix,
-            )
-            seasons = await projector.store.list_seasons() if args.all else [args.season]
-            for season_id in seasons:
-                events = await projector.rebuild(season_id)
-                print(f"{season_id}: rebuilt from {events} events")
+            async with bootstrap.event_store(settings, "cli", dsn=args.dsn) as store:
+                projector = Projector(store, redis, settings.projection_prefix)
+                seasons = await projector.store.list_seasons() if args.all else [args.season]
+                for season_id in seasons:
+                    events = await projector.rebuild(season_id)
+                    print(f"{season_id}: rebuilt from {events} events")
         finally:
-            await pool.close()
             await redis.aclose()
         return 0
 

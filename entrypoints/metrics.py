@@ -87,12 +87,13 @@ class RequestMetrics:
             "Time from request to the end of the answer",
             labels=["method", "path"],
         )
-        for labels, series in sorted(self._latency.items()):
-            cumulative, running = [], 0
+        for (method, path), series in sorted(self._latency.items()):
+            cumulative: list[tuple[str, float]] = []
+            running = 0
             for bound, n in zip((*map(str, BUCKETS), "+Inf"), series.buckets, strict=True):
                 running += n
                 cumulative.append((bound, running))
-            latency.add_metric(list(labels), cumulative, series.total)
+            latency.add_metric([method, path], cumulative, series.total)
         yield latency
         yield GaugeMetricFamily(
             "seksenbir_requests_in_progress", "HTTP requests being answered", self.in_progress
@@ -100,7 +101,7 @@ class RequestMetrics:
 
 
 REQUESTS = RequestMetrics()
-REGISTRY.register(REQUESTS)  # type: ignore[arg-type]
+REGISTRY.register(REQUESTS)
 
 
 def timed(app: ASGIApp) -> ASGIApp:

@@ -1,0 +1,309 @@
+"""The composition root: every long-lived object of every process, built from one `Settings`.
+
+STYLE.md, "one composition root": the entry points (the CLI verbs, the HTTP gateway, the worker
+bootstraps, the scheduler) call this module; the services receive what they need as arguments
+and build none of it. This module is the only one that opens PostgreSQL pools, builds event
+stores, Dramatiq brokers, Redis clients and projectors, and picks each process's pool settings.
+
+Nothing here reads the environment: `Settings.from_env()` (shared/settings.py) does, once per
+process, in the entry point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any, Generic, Literal, TypeVar
+
+import asyncpg
+import dramatiq
+import redis.asyncio as aioredis
+from dramatiq.brokers.redis import RedisBroker
+from litestar import Litestar
+
+from services.command.app import create_app
+from services.projections import actors as projection_actors
+from services.projections.actors import REBUILD_ACTOR, start_sweeper
+from services.projections.listener import start_listener
+from services.projections.projector import Projector
+from services.resolver import actors as resolver_actors
+from services.resolver.scheduler import Scheduler, SweepSettings
+from shared.app.queues import (
+    PROJECTIONS_QUEUE,
+    add_worker_metrics,
+    make_broker,
+    resolve_message,
+)
+from shared.app.seasons import Seasons
+from shared.eventstore import (
+    EventStore,
+    PoolSettings,
+    PostgresEventStore,
+    check_durability,
+    create_pool,
+)
+from shared.logs import configure_logging
+from shared.settings import Settings, environment
+
+T = TypeVar("T")
+Enqueue = Callable[[str, int], None]
+Role = Literal["api", "resolver", "projections", "projections-woken", "sweeper", "scheduler", "cli"]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def configure(settings: Settings) -> None:
+    """Logging for this process (structlog), as the settings say."""
+    configure_logging(json=settings.log_format == "json", level=settings.log_level)
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+
+# Roles that write (they append events or claim due work) carry the settings' lock and statement
+# timeouts (RELIABILITY 6, 13) and check the server's durability settings at start; the read
+# side's pools keep PoolSettings' defaults.
+_DURABLE: frozenset[Role] = frozenset({"api", "resolver"})
+
+
+def pool_settings(settings: Settings, role: Role) -> PoolSettings:
+    """The pool of each process role: its size, timeouts and `application_name`."""
+    timeouts = {
+        "lock_timeout_ms": settings.lock_timeout_ms,
+        "statement_timeout_ms": settings.statement_timeout_ms,
+    }
+    if role == "api":
+        return PoolSettings(max_size=settings.pool_max, application_name="api", **timeouts)
+    if role == "resolver":
+        return PoolSettings(max_size=4, application_name="resolver", **timeouts)
+    if role == "scheduler":
+        return PoolSettings(min_size=1, max_size=2, application_name="scheduler", **timeouts)
+    if role == "projections":
+        return PoolSettings(max_size=4, application_name="projections")
+    if role in ("projections-woken", "sweeper"):
+        return PoolSettings(max_size=2, application_name=role)
+    return PoolSettings()  # cli: one verb, then the process exits
+
+
+async def open_pool(settings: Settings, role: Role, *, dsn: str | None = None) -> asyncpg.Pool:
+    """A pool for `role` on `dsn` (default: the settings' DSN)."""
+    pool = await create_pool(dsn or settings.pg_dsn, pool_settings(settings, role))
+    if role in _DURABLE:
+        try:
+            await check_durability(pool)
+        except BaseException:
+            await pool.close()
+            raise
+    return pool
+
+
+def store_on(
+    pool: asyncpg.Pool, settings: Settings, role: Role, *, clock: Callable[[], datetime] = utc_now
+) -> PostgresEventStore:
+    """The event store over `pool`; only the API groups appends by the settings' group_commit."""
+    if role == "api":
+        return PostgresEventStore(pool, clock=clock, group_commit=settings.group_commit)
+    return PostgresEventStore(pool, clock=clock)
+
+
+@contextlib.asynccontextmanager
+async def event_store(
+    settings: Settings,
+    role: Role,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+    dsn: str | None = None,
+) -> AsyncIterator[PostgresEventStore]:
+    """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs)."""
+    pool = await open_pool(settings, role, dsn=dsn)
+    try:
+        yield store_on(pool, settings, role, clock=clock)
+    finally:
+        await pool.close()
+
+
+class Lazy(Generic[T]):
+    """A resource opened on first use, on the loop that first asks (a Dramatiq worker's AsyncIO
+    middleware loop), and kept for the process's life; `value` is None until then."""
+
+    def __init__(self, opener: Callable[[], Awaitable[T]]) -> None:
+        self._open = opener
+        self.value: T | None = None
+
+    async def get(self) -> T:
+        if self.value is None:
+            self.value = await self._open()
+        return self.value
+
+
+async def open_seasons(settings: Settings) -> Seasons:
+    """The resolver's season repository over a pool of its own."""
+    pool = await open_pool(settings, "resolver")
+    return Seasons(store_on(pool, settings, "resolver"))
+
+
+# --- Redis ------------------------------------------------------------------------------------
+
+
+def redis_client(settings: Settings) -> aioredis.Redis:
+    """A Redis client on the settings' URL (read models, failed-token counts)."""
+    return aioredis.Redis.from_url(settings.redis_url)
+
+
+async def open_projector(settings: Settings, role: Role) -> Projector:
+    """A projector with a pool (`role`: projections, projections-woken, sweeper) and a client."""
+    pool = await open_pool(settings, role)
+    return Projector(
+        store_on(pool, settings, role), redis_client(settings), settings.projection_prefix
+    )
+
+
+READ_POOL_MAX = 100  # the read pool's connections (event streams hold none of them)
+READ_TIMEOUT_S = 2.0
+
+
+@contextlib.asynccontextmanager
+async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
+    """The query API's Redis client: a blocking pool of READ_POOL_MAX connections."""
+    # A burst waits for a connection at most READ_TIMEOUT_S, then ConnectionError: 503.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        max_connections=READ_POOL_MAX,
+        timeout=READ_TIMEOUT_S,
+        socket_timeout=READ_TIMEOUT_S,  # a Redis that hangs is a 503, not a hung read
+        socket_connect_timeout=READ_TIMEOUT_S,
+    )
+    client = aioredis.Redis(connection_pool=pool)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+        await pool.disconnect()
+
+
+# --- Dramatiq ---------------------------------------------------------------------------------
+
+
+def broker(settings: Settings, *, heartbeat_timeout_ms: int = 60_000) -> RedisBroker:
+    """A Redis broker in the settings' namespace (senders and workers meet there)."""
+    return make_broker(
+        settings.redis_url,
+        namespace=settings.broker_namespace,
+        heartbeat_timeout=heartbeat_timeout_ms,
+    )
+
+
+def worker_broker(
+    settings: Settings, *, heartbeat_timeout_ms: int = 60_000, env: Mapping[str, str] | None = None
+) -> RedisBroker:
+    """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
+    asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
+    and set as Dramatiq's global broker, which the actors declared next are bound to."""
+    b = broker(settings, heartbeat_timeout_ms=heartbeat_timeout_ms)
+    b.add_middleware(dramatiq.middleware.AsyncIO())
+    add_worker_metrics(b, environment() if env is None else env)
+    dramatiq.set_broker(b)
+    return b
+
+
+@contextlib.contextmanager
+def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
+    """`enqueue(season_id, divan)`: asks the resolver workers for a Divan; the broker closes."""
+    b = broker(settings)
+
+    def enqueue(season_id: str, divan: int) -> None:
+        b.enqueue(resolve_message(season_id, divan))
+
+    try:
+        yield enqueue
+    finally:
+        b.close()
+
+
+@contextlib.contextmanager
+def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
+    """`rebuild(season_id)`: asks the projections workers to rebuild a season's read model."""
+    b = broker(settings)
+
+    def ask(season_id: str) -> None:
+        msg: dramatiq.Message[Any] = dramatiq.Message(
+            queue_name=PROJECTIONS_QUEUE,
+            actor_name=REBUILD_ACTOR,
+            args=(season_id,),
+            kwargs={},
+            options={},
+        )
+        b.enqueue(msg)
+
+    try:
+        yield ask
+    finally:
+        b.close()
+
+
+# --- processes --------------------------------------------------------------------------------
+
+
+def command_app(
+    settings: Settings,
+    *,
+    store: EventStore | None = None,
+    enqueue: Enqueue | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    **kwargs: Any,
+) -> Litestar:
+    """The command API as production wires it: without an injected `store` its lifespan opens
+    the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
+    return create_app(
+        settings,
+        store=store,
+        enqueue=enqueue,
+        clock=clock,
+        open_store=None if store is not None else lambda: event_store(settings, "api", clock=clock),
+        open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
+        **kwargs,
+    )
+
+
+def resolver_worker(
+    settings: Settings, *, env: Mapping[str, str] | None = None
+) -> tuple[dramatiq.Actor[[str, int], None], Lazy[Seasons]]:
+    """The resolver worker: its broker, its lazily opened seasons, its actor."""
+    b = worker_broker(settings, heartbeat_timeout_ms=settings.heartbeat_timeout_ms, env=env)
+    b.maintenance_chance = settings.maintenance_chance  # per million
+    seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
+    return resolver_actors.declare(settings, b, seasons.get), seasons
+
+
+def projections_worker(
+    settings: Settings,
+) -> tuple[dramatiq.Actor[[str], None], dramatiq.Actor[[str], None]]:
+    """The projections worker: its actors, the periodic sweep and the wake-up listener, each with
+    a projector (and pool) of its own."""
+    b = worker_broker(settings)
+    projector: Lazy[Projector] = Lazy(lambda: open_projector(settings, "projections"))
+    actors = projection_actors.declare(b, projector.get)
+    start_sweeper(lambda: open_projector(settings, "sweeper"), settings.projection_sweep_s)
+    start_listener(settings.pg_dsn, lambda: open_projector(settings, "projections-woken"))
+    return actors
+
+
+def sweep_settings(settings: Settings) -> SweepSettings:
+    return SweepSettings(
+        interval_s=settings.sweep_interval_s,
+        redeliver_after_s=settings.sweep_redeliver_s,
+        batch=settings.sweep_batch,
+    )
+
+
+@contextlib.asynccontextmanager
+async def scheduler(settings: Settings) -> AsyncIterator[Scheduler]:
+    """The Divan scheduler over its own pool and broker, both closed on exit."""
+    pool = await open_pool(settings, "scheduler")
+    try:
+        with resolve_queue(settings) as enqueue:
+            yield Scheduler(pool, enqueue, settings=sweep_settings(settings))
+    finally:
+        await pool.close()

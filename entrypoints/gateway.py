@@ -1,0 +1,100 @@
+"""The HTTP entry point: the command API and the query API in one app (`seksenbir serve`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+from litestar import Litestar, Router
+from redis.exceptions import RedisError
+
+from entrypoints import bootstrap
+from entrypoints.metrics import metrics, timed
+from services.projections.query import QueryContext, QueryProblem, query_problem, query_router
+from services.projections.streams import StreamHub
+from shared.app.ratelimit import networks
+from shared.settings import Settings
+
+
+def query_lifespan(
+    settings: Settings,
+    redis: aioredis.Redis | None = None,
+    rebuild: Callable[[str], None] | None = None,
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The query API's lifespan: its Redis client and rebuild queue (bootstrap's, unless
+    injected), the stream hub, and the read side's readiness check."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with AsyncExitStack() as opened:
+            client = redis
+            if client is None:
+                client = await opened.enter_async_context(bootstrap.read_redis(settings))
+            ask = rebuild
+            if ask is None:
+                ask = opened.enter_context(bootstrap.rebuild_queue(settings))
+            streams = StreamHub(
+                lambda: subscriber_connection(client),
+                per_client=settings.streams_per_client,
+                per_process=settings.streams_per_process,
+            )
+            opened.push_async_callback(streams.close)
+            app.state.broker_namespace = settings.broker_namespace
+            app.state.query = QueryContext(
+                redis=client,
+                prefix=settings.projection_prefix,
+                ops=settings.ops_token_hashes,
+                auditors=settings.auditor_token_hashes,
+                rebuild=ask,
+                streams=streams,
+                trusted=networks(settings.trusted_proxies),
+            )
+            app.state.readiness = {
+                **getattr(app.state, "readiness", {}),
+                "read_side": read_ready,
+            }
+            yield
+
+    return lifespan
+
+
+async def subscriber_connection(client: aioredis.Redis) -> Any:
+    """A connection of the stream hub's own, to the read pool's server, outside that pool."""
+    pool = client.connection_pool
+    conn: Any = pool.connection_class(**pool.connection_kwargs)
+    await conn.connect()
+    return conn
+
+
+async def read_ready(app: Litestar) -> bool:
+    """The read side can get a Redis connection and Redis answers (false: pool exhausted,
+    Redis down or slow); /ready fails with it."""
+    try:
+        async with asyncio.timeout(bootstrap.READ_TIMEOUT_S):
+            return bool(await app.state.query.redis.ping())
+    except (RedisError, OSError, TimeoutError):
+        return False
+
+
+def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
+    """Both APIs; keyword arguments (store, enqueue, redis, rebuild) are for tests."""
+    redis = command_kwargs.pop("redis", None)
+    rebuild = command_kwargs.pop("rebuild", None)
+    return bootstrap.command_app(
+        settings,
+        extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
+        extra_middleware=[timed],
+        extra_lifespans=[query_lifespan(settings, redis, rebuild)],
+        extra_handlers={QueryProblem: query_problem},
+        **command_kwargs,
+    )
+
+
+def app_from_env() -> Litestar:
+    """Entry point for uvicorn --factory: the settings from the environment, read once here."""
+    settings = Settings.from_env()
+    bootstrap.configure(settings)
+    return create_app(settings)
