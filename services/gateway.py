@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 from services.command.app import create_app as create_command_app
 from services.metrics import metrics, timed
 from services.projections.actors import REBUILD_ACTOR
-from services.projections.query import QueryContext, QueryProblem, query_problem, query_router
+from services.projections.query import QueryContext, query_router
 from services.projections.streams import StreamHub
 from shared.app.queues import PROJECTIONS_QUEUE, make_broker
 from shared.app.ratelimit import networks
@@ -115,7 +115,6 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
         extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
         extra_middleware=[timed],
         extra_lifespans=[query_lifespan(settings, redis, rebuild)],
-        extra_handlers={QueryProblem: query_problem},
         **command_kwargs,
     )
 

@@ -7,26 +7,18 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-import asyncpg
 import redis.asyncio as aioredis
 import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
-from litestar.exceptions import HTTPException
 from litestar.openapi.config import OpenAPIConfig
 
-from services.command.handling import Services
-from services.command.problems import (
-    Problem,
-    http_exception,
-    internal_error,
-    problem_response,
-    too_deep,
-    unavailable,
-)
+from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
-from shared.app.bodies import TooDeep, limit_json_depth
+from services.command.service import Services
+from shared.app.bodies import limit_json_depth
 from shared.app.openapi import COMPONENTS
+from shared.app.problems import exception_handlers
 from shared.app.queues import make_broker, resolve_message
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
@@ -34,7 +26,6 @@ from shared.eventstore import (
     EventStore,
     PoolSettings,
     PostgresEventStore,
-    StoreBusyError,
     check_durability,
     create_pool,
 )
@@ -139,20 +130,15 @@ def create_app(
     )
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
-        route_handlers=[Router("/v1", route_handlers=ROUTES), *extra_routers, health, ready],
+        route_handlers=[
+            Router("/v1", route_handlers=ROUTES, dependencies=DEPENDENCIES),
+            *extra_routers,
+            health,
+            ready,
+        ],
         lifespan=[lifespan, *extra_lifespans],
-        exception_handlers={
-            Problem: problem_response,
-            HTTPException: http_exception,
-            TooDeep: too_deep,
-            StoreBusyError: unavailable,
-            asyncpg.PostgresConnectionError: unavailable,
-            asyncpg.InterfaceError: unavailable,
-            asyncpg.exceptions.OperatorInterventionError: unavailable,
-            ConnectionError: unavailable,
-            Exception: internal_error,
-            **(extra_handlers or {}),
-        },
+        # one problem+json mapping for both APIs (shared.app.problems)
+        exception_handlers={**exception_handlers(), **(extra_handlers or {})},
         cors_config=cors,
         middleware=[
             *extra_middleware,

@@ -18,8 +18,9 @@ from services.projections.keys import Keys, board, channel, han_memleket, season
 from services.projections.reads import NotReady, decode, read, read_metas
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
-from shared.app import tokens
-from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS, problem_body
+from shared.app import auth, tokens
+from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
+from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import Network, client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
@@ -28,12 +29,6 @@ from shared.domain.report import battle_parties
 log = structlog.get_logger(__name__)
 TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
-
-
-class QueryProblem(Exception):
-    def __init__(self, status: int, code: str, detail: str, retry_after: int | None = None) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail, self.retry_after = status, code, detail, retry_after
 
 
 class QueryContext(msgspec.Struct):
@@ -50,24 +45,10 @@ def ctx(request: Request[Any, Any, Any]) -> QueryContext:
     return request.app.state.query  # type: ignore[no-any-return]
 
 
-def _refused(refused: tokens.TokenRefused) -> QueryProblem:
-    return QueryProblem(refused.status, refused.code, refused.detail)
-
-
-def _bearer(request: Request[Any, Any, Any]) -> str | None:
-    try:
-        return tokens.bearer(request.headers.get("authorization", ""), request.query_params)
-    except tokens.TokenRefused as refused:
-        raise _refused(refused) from None
-
-
 def role(request: Request[Any, Any, Any]) -> str | None:
     """'ops' or 'auditor' for a staff token, else None."""
-    token = _bearer(request)
-    if token is None:
-        return None
     c = ctx(request)
-    return tokens.staff_role(token, c.ops, c.auditors)
+    return auth.staff_role(request, c.ops, c.auditors)
 
 
 def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
@@ -79,10 +60,7 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
         return None if kept is None else str(kept)
 
     c = ctx(request)
-    try:
-        return tokens.bey_seat(_bearer(request), season_id, stored, (*c.ops, *c.auditors))
-    except tokens.TokenRefused as refused:
-        raise _refused(refused) from None
+    return auth.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
 
 
 def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
@@ -108,11 +86,11 @@ async def season_read(
             # flushed and is healing (or the read side has not run yet): this season may exist
             # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
             if await c.redis.exists(swept(c.prefix)):
-                raise QueryProblem(404, "season_not_found", "Böyle bir sezon yok") from None
+                raise Problem(404, "season_not_found", "Böyle bir sezon yok") from None
             # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
             c.rebuild(season_id)
-        raise QueryProblem(
-            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2
+        raise Problem(
+            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", retry_after=2
         ) from None
 
 
@@ -254,7 +232,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
             for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)
         ]
     else:
-        raise QueryProblem(404, "not_found", "Böyle bir tablo yok / no such board")
+        raise Problem(404, "not_found", "Böyle bir tablo yok / no such board")
     return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
 
 
@@ -309,7 +287,7 @@ async def battles(
     everything = meta["phase"] == "over" or who == "ops"
     seat = None if everything else bey_seat(request, season_id, auth)  # 401/403 first
     if not 1 <= divan <= meta["divan"]:  # R-1.1: Divans 1 … 16, once resolved
-        raise QueryProblem(
+        raise Problem(
             404,
             "divan_not_found",
             f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
@@ -335,12 +313,10 @@ async def all_orders(
     if meta["phase"] != "over":
         who = role(request)
         if who != "ops":
-            token = _bearer(request)
+            token = auth.bearer(request)
             if who is None and token is not None and tokens.parse(token) is None:
-                raise _refused(tokens.bad_token())  # a guess, counted like any bad token
-            raise QueryProblem(
-                403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret"
-            )
+                raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
+            raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
         await _record_ops_read(request, season_id, f"orders/{divan}")
     return answer(meta, {"divan": divan, "orders": _hash(raw)})
 
@@ -370,16 +346,14 @@ async def audit_betrayals(
 
 
 def _staff(request: Request[Any, Any, Any]) -> str:
-    token = _bearer(request)
-    if token is None:
-        raise QueryProblem(
-            401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token"
-        )
+    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.auth)."""
     c = ctx(request)
-    who = tokens.staff_role(token, c.ops, c.auditors)
-    if who is None:
-        raise _refused(tokens.not_staff(token))  # a bey's token 403, a guess 401
-    return who
+    return auth.require_staff(
+        request,
+        c.ops,
+        c.auditors,
+        missing="Denetçi ya da ops jetonu gerekli / auditor or ops token",
+    )
 
 
 @get(
@@ -392,7 +366,7 @@ async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
 ) -> Response[dict[str, Any]]:
     if _staff(request) != "ops":
-        raise QueryProblem(403, "forbidden", "Yalnız ops / ops only")
+        raise Problem(403, "forbidden", "Yalnız ops / ops only")
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
     await _record_ops_read(request, season_id, f"beys/{seat}")
     return answer(meta, {"seat": seat, **_hash(mine)})
@@ -442,13 +416,13 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
         if ticket_value := request.query_params.get("ticket"):
             owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
             if owner is None or not owner.decode().startswith(f"{season_id}:"):
-                raise QueryProblem(
+                raise Problem(
                     401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
                 )
             channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
-        raise QueryProblem(exc.status, exc.code, exc.detail, STREAM_RETRY_AFTER_S) from None
+        raise Problem(exc.status, exc.code, exc.detail, retry_after=STREAM_RETRY_AFTER_S) from None
     stream = _stream(sub)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
@@ -512,15 +486,5 @@ def redis_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Respon
     """Redis down, slow, or its pool exhausted (MaxConnectionsError is a ConnectionError):
     503 with Retry-After, never a 500; /ready says the same meanwhile."""
     log.warning("query.redis_unavailable", path=request.url.path, error=type(exc).__name__)
-    problem = unavailable()
-    return query_problem(request, QueryProblem(503, problem.code, problem.detail, 1))
-
-
-def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Response[bytes]:
-    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
-    return Response(
-        problem_body(exc.code, exc.status, exc.detail, request.url.path),
-        status_code=exc.status,
-        media_type="application/problem+json",
-        headers=headers,
-    )
+    refused = unavailable()
+    return problem_response(request, Problem(503, refused.code, refused.detail, retry_after=1))
