@@ -18,7 +18,8 @@ from services.projections.keys import Keys, board, channel, han_memleket, season
 from services.projections.reads import NotReady, decode, read, read_metas
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
-from shared.app import auth, tokens
+from shared.app import auth as edge
+from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import Network, client_address
@@ -48,7 +49,7 @@ def ctx(request: Request[Any, Any, Any]) -> QueryContext:
 def role(request: Request[Any, Any, Any]) -> str | None:
     """'ops' or 'auditor' for a staff token, else None."""
     c = ctx(request)
-    return auth.staff_role(request, c.ops, c.auditors)
+    return edge.staff_role(request, c.ops, c.auditors)
 
 
 def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
@@ -60,7 +61,7 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
         return None if kept is None else str(kept)
 
     c = ctx(request)
-    return auth.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
+    return edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
 
 
 def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
@@ -313,7 +314,7 @@ async def all_orders(
     if meta["phase"] != "over":
         who = role(request)
         if who != "ops":
-            token = auth.bearer(request)
+            token = edge.bearer(request)
             if who is None and token is not None and tokens.parse(token) is None:
                 raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
             raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
@@ -348,7 +349,7 @@ async def audit_betrayals(
 def _staff(request: Request[Any, Any, Any]) -> str:
     """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.auth)."""
     c = ctx(request)
-    return auth.require_staff(
+    return edge.require_staff(
         request,
         c.ops,
         c.auditors,
