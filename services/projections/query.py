@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import structlog
@@ -16,6 +16,22 @@ from redis.exceptions import TimeoutError as RedisTimeout
 
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
+from services.projections.responses import (
+    AuditOut,
+    BattlesOut,
+    BetrayalsOut,
+    BoardOut,
+    LeaderboardOut,
+    MapOut,
+    OrdersOut,
+    PrivateOut,
+    ReportsOut,
+    SeasonsOut,
+    SummaryOut,
+    TicketOut,
+    TitlesOut,
+    TreatiesOut,
+)
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
 from shared.app import auth as edge
@@ -28,6 +44,7 @@ from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
+S = TypeVar("S", bound=msgspec.Struct)
 TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
 
@@ -64,14 +81,11 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
     return edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
 
 
-def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
+def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
+    """The season read as `out`, with the version it reflects (the header says it too)."""
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
-    return Response(
-        _enc.encode(payload),
-        media_type="application/json",
-        headers={"X-Season-Version": str(version)},
-    )
+    return Response(msgspec.convert(payload, out), headers={"X-Season-Version": str(version)})
 
 
 async def season_read(
@@ -104,9 +118,9 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
     summary="The map: owner, units, sur, milis (R-14)",
     responses=READ_PROBLEMS,
 )
-async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
-    return answer(meta, {"divan": meta["divan"], "provinces": _hash(provinces)})
+    return answer(meta, MapOut, {"divan": meta["divan"], "provinces": _hash(provinces)})
 
 
 @get(
@@ -114,7 +128,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
     summary="Scores in R-10.5 order",
     responses=READ_PROBLEMS,
 )
-async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
     def fetch(k: Keys, p: Any) -> None:
         p.zrevrange(k.leaderboard, 0, -1)
         p.hgetall(k.beys)
@@ -122,7 +136,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     meta, (order, beys) = await season_read(request, season_id, fetch)
     public = _hash(beys)
     rows = [public[s.decode()] for s in order if s.decode() in public]
-    return answer(meta, {"divan": meta["divan"], "leaderboard": rows})
+    return answer(meta, LeaderboardOut, {"divan": meta["divan"], "leaderboard": rows})
 
 
 @get(
@@ -130,7 +144,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
     responses=READ_PROBLEMS,
 )
-async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.titles)
         p.hgetall(k.beys)
@@ -140,6 +154,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[di
     divan = meta["divan"]
     return answer(
         meta,
+        TitlesOut,
         {
             "regions": _hash(regions),
             "hain": sorted(
@@ -154,9 +169,11 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[di
 
 
 @get("/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=READ_PROBLEMS)
-async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
-    return answer(meta, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])})
+    return answer(
+        meta, TreatiesOut, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])}
+    )
 
 
 @get(
@@ -164,7 +181,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     summary="Public reports: each Divan's, then the Kurultay's",
     responses=READ_PROBLEMS,
 )
-async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
     """Each entry has `kind` "divan" (with its `divan`) or "kurultay" (`divan` null, last)."""
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
@@ -173,7 +190,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[d
     out = [{"kind": "divan", "divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]
     if kurultay is not None:
         out.append({"kind": "kurultay", "divan": None, "lines": kurultay})
-    return answer(meta, {"reports": out})
+    return answer(meta, ReportsOut, {"reports": out})
 
 
 @get(
@@ -181,13 +198,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[d
     summary="Betrayals: who, whom, where (R-14)",
     responses=READ_PROBLEMS,
 )
-async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
-    return answer(meta, {"betrayals": [decode(r) for r in rows]})
+    return answer(meta, BetrayalsOut, {"betrayals": [decode(r) for r in rows]})
 
 
 @get("/seasons/all", summary="Seasons and their status (newest 200)", responses=READ_PROBLEMS)
-async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
@@ -196,7 +213,7 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any
             rows.append({"season_id": season_id, "status": "rebuilding"})
             continue
         rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
-    return Response(_enc.encode({"seasons": rows}), media_type="application/json")
+    return msgspec.convert({"seasons": rows}, SeasonsOut)
 
 
 @get(
@@ -204,9 +221,9 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any
     summary="Season status as the read side sees it",
     responses=READ_PROBLEMS,
 )
-async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
-    return answer(meta, {"status": meta})
+    return answer(meta, SummaryOut, {"status": meta})
 
 
 @get(
@@ -214,7 +231,7 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[d
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
     responses=READ_PROBLEMS,
 )
-async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[str, Any]]:
+async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
     if name == "han-memleket":  # one round trip of 81 counts, however many seasons ended
         pipe = c.redis.pipeline(transaction=False)
@@ -234,7 +251,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
         ]
     else:
         raise Problem(404, "not_found", "Böyle bir tablo yok / no such board")
-    return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
+    return msgspec.convert({"board": name, "rows": rows}, BoardOut)
 
 
 @get(
@@ -243,7 +260,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def private(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def private(request: Request[Any, Any, Any], season_id: str) -> Response[PrivateOut]:
     meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
 
@@ -255,6 +272,7 @@ async def private(request: Request[Any, Any, Any], season_id: str) -> Response[d
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
+        PrivateOut,
         {
             "seat": seat,
             **_hash(mine),
@@ -276,7 +294,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
-) -> Response[dict[str, Any]]:
+) -> Response[BattlesOut]:
     """A bey: the battles it fought in or supported; ops, or anyone after the Kurultay: all."""
 
     def fetch(k: Keys, p: Any) -> None:
@@ -297,8 +315,10 @@ async def battles(
     if seat is None:
         if who == "ops":
             await _record_ops_read(request, season_id, f"battles/{divan}")
-        return answer(meta, {"divan": divan, "battles": records})
-    return answer(meta, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]})
+        return answer(meta, BattlesOut, {"divan": divan, "battles": records})
+    return answer(
+        meta, BattlesOut, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]}
+    )
 
 
 @get(
@@ -309,7 +329,7 @@ async def battles(
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: int
-) -> Response[dict[str, Any]]:
+) -> Response[OrdersOut]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
         who = role(request)
@@ -319,7 +339,7 @@ async def all_orders(
                 raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
             raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
         await _record_ops_read(request, season_id, f"orders/{divan}")
-    return answer(meta, {"divan": divan, "orders": _hash(raw)})
+    return answer(meta, OrdersOut, {"divan": divan, "orders": _hash(raw)})
 
 
 @get(
@@ -328,9 +348,7 @@ async def all_orders(
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def audit_betrayals(
-    request: Request[Any, Any, Any], season_id: str
-) -> Response[dict[str, Any]]:
+async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[AuditOut]:
     who = _staff(request)
 
     def fetch(k: Keys, p: Any) -> None:
@@ -342,6 +360,7 @@ async def audit_betrayals(
         await _record_ops_read(request, season_id, "audit/betrayals")
     return answer(
         meta,
+        AuditOut,
         {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]},
     )
 
@@ -365,12 +384,12 @@ def _staff(request: Request[Any, Any, Any]) -> str:
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[dict[str, Any]]:
+) -> Response[PrivateOut]:
     if _staff(request) != "ops":
         raise Problem(403, "forbidden", "Yalnız ops / ops only")
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
     await _record_ops_read(request, season_id, f"beys/{seat}")
-    return answer(meta, {"seat": seat, **_hash(mine)})
+    return answer(meta, PrivateOut, {"seat": seat, **_hash(mine)})
 
 
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
@@ -389,15 +408,14 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def ticket(request: Request[Any, Any, Any], season_id: str) -> TicketOut:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
     _meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
     c = ctx(request)
     value = secrets.token_urlsafe(24)
     await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
-    body = {"ticket": value, "expires_in": TICKET_TTL_S}
-    return Response(_enc.encode(body), status_code=201, media_type="application/json")
+    return TicketOut(value, TICKET_TTL_S)
 
 
 @get(
