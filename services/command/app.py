@@ -74,7 +74,7 @@ def create_app(
     clock: Callable[[], datetime] = utc_now,
     extra_routers: Sequence[Router] = (),
     extra_lifespans: Sequence[Callable[[Litestar], Any]] = (),
-    extra_handlers: dict[type[Exception], Callable[..., Any]] | None = None,
+    extra_handlers: dict[int | type[Exception], Callable[..., Any]] | None = None,
     extra_middleware: Sequence[Any] = (),
 ) -> Litestar:
     """The API. Without an injected store it opens a PostgreSQL pool in its lifespan."""
@@ -128,6 +128,7 @@ def create_app(
         if settings.auth_failures_per_minute > 0
         else None
     )
+    handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
         route_handlers=[
@@ -138,7 +139,7 @@ def create_app(
         ],
         lifespan=[lifespan, *extra_lifespans],
         # one problem+json mapping for both APIs (shared.app.problems)
-        exception_handlers={**exception_handlers(), **(extra_handlers or {})},
+        exception_handlers=handlers,
         cors_config=cors,
         middleware=[
             *extra_middleware,

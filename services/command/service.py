@@ -40,7 +40,7 @@ from shared.domain import events as ev
 from shared.domain.decide import decide, next_divan, upcoming_divan
 from shared.domain.evolve import evolve
 from shared.domain.map import game_map
-from shared.domain.state import Order, SeasonState, perde
+from shared.domain.state import Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
     ConcurrencyError,
     EventMetadata,
@@ -250,9 +250,7 @@ async def spend(svc: Services, ctx: Context, kind: str, province: int) -> Outcom
     )
 
 
-async def offer_treaty(
-    svc: Services, ctx: Context, to: int, kind: c.TreatyKind
-) -> Outcome[Accepted]:
+async def offer_treaty(svc: Services, ctx: Context, to: int, kind: TreatyKind) -> Outcome[Accepted]:
     """R-6.1; the Idempotency-Key is required."""
     return await _UnitOfWork(svc, ctx, Accepted).run(
         lambda _s, seat: c.OfferTreaty(seat=seat, to=to, kind=kind), _accepted, key_required=True
@@ -338,11 +336,12 @@ async def _set_token(
         )
         if isinstance(result, c.Rejection):
             raise Problem.of(result)
+        command_id = f"token/{_new_id()}"
         meta = EventMetadata(
-            actor="seat" if by == "bey" else "ops", seat=str(seat), command_id=f"token/{_new_id()}"
+            actor="seat" if by == "bey" else "ops", seat=str(seat), command_id=command_id
         )
         try:
-            await svc.seasons.append(season_id, loaded.version, meta.command_id, result, meta)
+            await svc.seasons.append(season_id, loaded.version, command_id, result, meta)
         except ConcurrencyError:
             continue
         return TokenOut(seat, token)

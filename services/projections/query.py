@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 import structlog
@@ -428,7 +428,7 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
     c = ctx(request)
     await season_read(request, season_id, lambda k, p: None)
-    client = client_address(request.scope, c.trusted)
+    client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]

@@ -152,10 +152,10 @@ def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[byt
     return problem_response(request, store_busy())
 
 
-Handler = Callable[[Request[Any, Any, Any], Any], Response[bytes]]
+Handler = Callable[[Request[Any, Any, Any], Any], Response[Any]]
 
 
-def exception_handlers() -> dict[type[Exception], Handler]:
+def exception_handlers() -> dict[int | type[Exception], Handler]:
     """Every exception either API turns into problem+json, registered once on the app."""
     return {
         Problem: problem_response,
