@@ -31,8 +31,8 @@ import asyncpg
 import httpx
 import pytest
 
-from services.command import problems
 from services.command.app import create_app
+from shared.app import problems
 from shared.domain import events as ev
 from shared.eventstore import (
     DurabilityError,

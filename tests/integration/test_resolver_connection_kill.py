@@ -27,8 +27,8 @@ import asyncpg
 import httpx
 import pytest
 
-from services.command import problems
 from services.command.app import create_app
+from shared.app import problems
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from tests.integration.resolver_support import decoded, namespace, settings_for, wait_for
