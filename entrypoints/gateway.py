@@ -13,7 +13,7 @@ from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
 from entrypoints.metrics import metrics, timed
-from services.projections.query import QueryContext, QueryProblem, query_problem, query_router
+from services.projections.query import QueryContext, query_router
 from services.projections.streams import StreamHub
 from shared.app.ratelimit import networks
 from shared.settings import Settings
@@ -88,7 +88,6 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
         extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
         extra_middleware=[timed],
         extra_lifespans=[query_lifespan(settings, redis, rebuild)],
-        extra_handlers={QueryProblem: query_problem},
         **command_kwargs,
     )
 

@@ -12,29 +12,21 @@ from contextlib import (
 from datetime import UTC, datetime
 from typing import Any
 
-import asyncpg
 import redis.asyncio as aioredis
 import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
-from litestar.exceptions import HTTPException
 from litestar.openapi.config import OpenAPIConfig
 
-from services.command.handling import Services
-from services.command.problems import (
-    Problem,
-    http_exception,
-    internal_error,
-    problem_response,
-    too_deep,
-    unavailable,
-)
+from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
-from shared.app.bodies import TooDeep, limit_json_depth
+from services.command.service import Services
+from shared.app.bodies import limit_json_depth
 from shared.app.openapi import COMPONENTS
+from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
-from shared.eventstore import EventStore, StoreBusyError
+from shared.eventstore import EventStore
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -79,7 +71,7 @@ def create_app(
     clock: Callable[[], datetime] = utc_now,
     extra_routers: Sequence[Router] = (),
     extra_lifespans: Sequence[Callable[[Litestar], Any]] = (),
-    extra_handlers: dict[type[Exception], Callable[..., Any]] | None = None,
+    extra_handlers: dict[int | type[Exception], Callable[..., Any]] | None = None,
     extra_middleware: Sequence[Any] = (),
     open_store: Callable[[], AbstractAsyncContextManager[EventStore]] | None = None,
     open_enqueue: Callable[[], AbstractContextManager[Callable[[str, int], None]]] | None = None,
@@ -127,22 +119,18 @@ def create_app(
         if settings.auth_failures_per_minute > 0
         else None
     )
+    handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
-        route_handlers=[Router("/v1", route_handlers=ROUTES), *extra_routers, health, ready],
+        route_handlers=[
+            Router("/v1", route_handlers=ROUTES, dependencies=DEPENDENCIES),
+            *extra_routers,
+            health,
+            ready,
+        ],
         lifespan=[lifespan, *extra_lifespans],
-        exception_handlers={
-            Problem: problem_response,
-            HTTPException: http_exception,
-            TooDeep: too_deep,
-            StoreBusyError: unavailable,
-            asyncpg.PostgresConnectionError: unavailable,
-            asyncpg.InterfaceError: unavailable,
-            asyncpg.exceptions.OperatorInterventionError: unavailable,
-            ConnectionError: unavailable,
-            Exception: internal_error,
-            **(extra_handlers or {}),
-        },
+        # one problem+json mapping for both APIs (shared.app.problems)
+        exception_handlers=handlers,
         cors_config=cors,
         middleware=[
             *extra_middleware,

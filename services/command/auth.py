@@ -1,54 +1,63 @@
-"""Bey, ops and auditor tokens on the command API (shared.app.tokens parses and compares)."""
+"""The command API's authentication, as Litestar dependencies (shared.app.auth does the work).
+
+- `claim`: the bey claim of a request on a season's endpoint, checked by the service on the
+  fold it decides on (shared.app.auth.BeyClaim);
+- `context`: that claim with the request's Idempotency-Key (and the hash of the request it
+  came with) and correlation id: the service's `Context`;
+- `ops_guard`: a guard that lets only an ops token through (401 without one or for a guess,
+  403 for an auditor's or a bey's).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from litestar import Request
+from litestar.di import Provide
+from litestar.handlers.base import BaseRouteHandler
 
-from services.command.problems import Problem
-from shared.app import tokens
-from shared.app.tokens import new_token, token_hash
-from shared.domain.state import SeasonState
-
-__all__ = ["bearer", "bey", "new_token", "ops_only", "token_hash"]
-
-
-def _problem(refused: tokens.TokenRefused) -> Problem:
-    return Problem(refused.status, refused.code, refused.detail)
+from services.command.service import Context, Key, Services
+from shared.app import auth
+from shared.app.problems import Problem
+from shared.eventstore import request_hash
 
 
-def bearer(request: Request[Any, Any, Any]) -> str | None:
-    """The bearer token, or None; 400 `token_in_query` for a token in the URL."""
-    query = request.query_params if request.scope["query_string"] else {}
-    try:
-        return tokens.bearer(request.headers.get("authorization", ""), query)
-    except tokens.TokenRefused as refused:
-        raise _problem(refused) from None
+def services(request: Request[Any, Any, Any]) -> Services:
+    return request.app.state.services  # type: ignore[no-any-return]
 
 
-def ops_only(
-    request: Request[Any, Any, Any], ops: tuple[str, ...], auditors: tuple[str, ...]
-) -> None:
-    """An ops token, or a problem: 401 without one or for a guess, 403 for another caller."""
-    token = bearer(request)
-    if token is None:
-        raise Problem(401, "missing_token", "Ops jetonu gerekli / ops token required")
-    role = tokens.staff_role(token, ops, auditors)
-    if role == "ops":
-        return
-    if role is None:
-        raise _problem(tokens.not_staff(token))
-    raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+async def claim(request: Request[Any, Any, Any], season_id: str) -> auth.BeyClaim:
+    return auth.BeyClaim.of(request, season_id, services(request).staff)
 
 
-def bey(request: Request[Any, Any, Any], season_id: str, state: SeasonState) -> int:
-    """The seat a bey token names in this season, or a 400/401/403 problem (an ops or auditor
-    token is 403 `forbidden`, not a failed attempt)."""
-    token = bearer(request)
-    svc = getattr(request.app.state, "services", None)
-    staff_hashes = (*svc.ops, *svc.auditors) if svc is not None else ()
-    try:
-        return tokens.bey_seat(token, season_id, state.tokens.get, staff_hashes)
-    except tokens.TokenRefused as refused:
-        raise _problem(refused) from None
+async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
+    # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse.
+    value = request.headers.get("idempotency-key")
+    key = (
+        Key(value, request_hash(request.method, request.scope["path"], await request.body()))
+        if value is not None
+        else None
+    )
+    return Context(
+        claim=auth.BeyClaim.of(request, season_id, services(request).staff),
+        key=key,
+        correlation_id=request.headers.get("x-request-id"),
+        instance=request.url.path,
+    )
+
+
+def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
+    """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
+    svc = services(connection)
+    role = auth.require_staff(
+        connection, svc.ops, svc.auditors, missing="Ops jetonu gerekli / ops token required"
+    )
+    if role != "ops":
+        raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+
+
+DEPENDENCIES = {
+    "services": Provide(services, sync_to_thread=False),
+    "claim": Provide(claim),
+    "context": Provide(context),
+}

@@ -1,21 +1,24 @@
-"""The command API under /v1: seasons, orders, spending, treaties, Divans, Kurultay, tokens."""
+"""The command API under /v1: parse → command → service call → typed response.
+
+Each handler only maps HTTP onto services/command/service.py: its path and body become the
+service call's arguments, its authentication a dependency (services/command/auth.py: `context`
+and `claim` for a bey, `ops_guard` for ops), its answer a typed Struct that Litestar encodes,
+so the OpenAPI document below is the real contract. Refusals are shared.app.problems.Problem.
+"""
 
 from __future__ import annotations
 
-import secrets
-import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, TypeVar
 
-import structlog
-from litestar import Request, Response, get, post
+from litestar import Response, get, post
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Reference, RequestBody
 from litestar.params import HeaderParameter
+from msgspec import Struct
 
-from services.command import auth
-from services.command.handling import load, respond, run, services
-from services.command.problems import Problem
+from services.command import service
+from services.command.auth import ops_guard
 from services.command.schemas import (
     Accepted,
     AnswerIn,
@@ -32,16 +35,10 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
-from shared.app import tokens
+from services.command.service import Context, Outcome, Services
+from shared.app.auth import BeyClaim
 from shared.app.openapi import BEARER, COMMAND_PROBLEMS
-from shared.domain import codec
-from shared.domain import commands as c
-from shared.domain import events as ev
-from shared.domain.decide import decide, next_divan, upcoming_divan
-from shared.domain.evolve import evolve
-from shared.domain.map import game_map
-from shared.domain.state import SeasonState, perde
-from shared.eventstore import ConcurrencyError, EventMetadata
+from shared.app.problems import Problem
 
 Key = Annotated[
     str | None,
@@ -50,99 +47,28 @@ Key = Annotated[
     ),
 ]
 P = COMMAND_PROBLEMS
-log = structlog.get_logger(__name__)
+T = TypeVar("T", bound=Struct)
 
 
-def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Any]:
-    return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
+def _answer(outcome: Outcome[T]) -> Response[T]:
+    return Response(outcome.body, status_code=outcome.status)
 
 
 @post("/seasons", status_code=201, summary="Create a trial season and join it", responses=P)
-async def create_season(
-    request: Request[Any, Any, Any], data: CreateSeasonIn
-) -> Response[CreatedOut]:
+async def create_season(services: Services, data: CreateSeasonIn) -> CreatedOut:
     """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
-    svc = services(request)
-    body = data
-    if body.memleket not in game_map():
-        raise Problem(422, "unknown_province", f"{body.memleket} plakalı il yok")
-    chosen = int(body.seed) if body.seed is not None else None
-    if chosen is not None and not 0 <= chosen < 2**63:
-        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
-    season_id = tokens.new_season_id()  # the shape a bey token's season part must have
-    seed = chosen if chosen is not None else secrets.randbits(63)
-    create = c.CreateSeason(
-        season_id=season_id,
-        seed=seed,
-        mode="trial",
-        seed_salt=secrets.token_hex(16),
-        counts_on_boards=body.seed is None,
-    )
-    state = SeasonState()
-    events: list[ev.Event] = []
-    for cmd in (create, c.JoinSeason(memleket=body.memleket), c.CloseRegistration()):
-        result = decide(state, cmd)
-        assert isinstance(result, list), result
-        for e in result:
-            state = evolve(state, e)
-        events.extend(result)
-    seat = next(b.seat for b in state.beys if not b.computer)
-    token = auth.new_token(season_id, seat)
-    events.insert(2, ev.TokenRotated(seat=seat, by="bey", token_hash=auth.token_hash(token)))
-    meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"create/{season_id}")
-    await svc.seasons.append(season_id, 0, "create", events, meta)
-    out = CreatedOut(season_id, seat, token, state.seed_commitment)
-    return Response(codec.encode(out), status_code=201, media_type="application/json")
+    seed = int(data.seed) if data.seed is not None else None
+    return await service.create_season(services, data.memleket, seed)
 
 
 @get("/seasons/{season_id:str}", summary="Season status", responses=P)
-async def season_status(request: Request[Any, Any, Any], season_id: str) -> Response[SeasonStatus]:
-    loaded = await load(services(request), season_id)
-    s = loaded.state
-    over = s.phase == "over"
-    nxt = upcoming_divan(s)
-    status = SeasonStatus(
-        season_id=season_id,
-        mode=s.mode,
-        phase=s.phase,
-        divan=s.divan,
-        next_divan=nxt,
-        perde=perde(max(1, nxt or s.divan)),
-        resolving=s.locked_divan is not None,
-        version=loaded.version,
-        rules_version=s.rules_version,
-        seed_commitment=s.seed_commitment,
-        han=s.han,
-        seed=str(s.seed) if over else None,
-        seed_salt=s.seed_salt if over else None,
-    )
-    return respond(200, codec.encode(status))
+async def season_status(services: Services, season_id: str) -> SeasonStatus:
+    return await service.season_status(services, season_id)
 
 
 @get("/seasons/{season_id:str}/me", summary="A bey's own view", responses=P, security=BEARER)
-async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]:
-    loaded = await load(services(request), season_id)
-    s = loaded.state
-    seat = auth.bey(request, season_id, s)
-    bey = s.bey(seat)
-    assert bey is not None
-    n = upcoming_divan(s)
-    out = MeOut(
-        seat=seat,
-        memleket=bey.memleket,
-        gold=bey.gold,
-        exiled=s.exiled(seat),
-        hain_through=bey.hain_through,
-        missions=list(bey.missions),
-        missions_done=list(bey.missions_done),
-        next_divan=n,
-        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
-        offers_in=[
-            {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
-        ],
-        offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
-    )
-    return respond(200, codec.encode(out))
+async def me(services: Services, claim: BeyClaim) -> MeOut:
+    return await service.bey_view(services, claim)
 
 
 @post(
@@ -153,21 +79,10 @@ async def me(request: Request[Any, Any, Any], season_id: str) -> Response[MeOut]
     security=BEARER,
 )
 async def submit_orders(
-    request: Request[Any, Any, Any], season_id: str, data: OrdersIn, idempotency_key: Key = None
+    services: Services, context: Context, data: OrdersIn, idempotency_key: Key = None
 ) -> Response[OrdersOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
-    body = data
-
-    def build(state: SeasonState, seat: int) -> c.Command:
-        divan = body.divan if body.divan is not None else next_divan(state)
-        return c.SubmitOrders(seat=seat, divan=divan, orders=tuple(body.orders))
-
-    def answer(events: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, Any]:
-        e = events[0]
-        assert isinstance(e, ev.OrdersSubmitted)
-        return 200, OrdersOut(e.divan, len(e.orders))
-
-    return await run(request, season_id, build, answer, key_required=False)
+    return _answer(await service.submit_orders(services, context, data.divan, tuple(data.orders)))
 
 
 @post(
@@ -178,16 +93,10 @@ async def submit_orders(
     security=BEARER,
 )
 async def spend(
-    request: Request[Any, Any, Any], season_id: str, data: SpendIn, idempotency_key: Key = None
+    services: Services, context: Context, data: SpendIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """Immediate; the Idempotency-Key header is required."""
-    body = data
-    kinds = {"sur": c.BuildSur, "paralı_asker": c.HireMercenaries, "satın_alma": c.PurchaseProvince}
-
-    def build(_state: SeasonState, seat: int) -> c.Command:
-        return kinds[body.kind](seat=seat, province=body.province)
-
-    return await run(request, season_id, build, _accepted, key_required=True)
+    return _answer(await service.spend(services, context, data.kind, data.province))
 
 
 @post(
@@ -198,17 +107,10 @@ async def spend(
     security=BEARER,
 )
 async def offer(
-    request: Request[Any, Any, Any], season_id: str, data: OfferIn, idempotency_key: Key = None
+    services: Services, context: Context, data: OfferIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """The Idempotency-Key header is required."""
-    body = data
-    return await run(
-        request,
-        season_id,
-        lambda _s, seat: c.OfferTreaty(seat=seat, to=body.to, kind=body.kind),
-        _accepted,
-        key_required=True,
-    )
+    return _answer(await service.offer_treaty(services, context, data.to, data.kind))
 
 
 @post(
@@ -219,15 +121,9 @@ async def offer(
     security=BEARER,
 )
 async def withdraw(
-    request: Request[Any, Any, Any], season_id: str, to: int, idempotency_key: Key = None
+    services: Services, context: Context, to: int, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    return await run(
-        request,
-        season_id,
-        lambda _s, seat: c.WithdrawOffer(seat=seat, to=to),
-        _accepted,
-        key_required=False,
-    )
+    return _answer(await service.withdraw_offer(services, context, to))
 
 
 @post(
@@ -238,20 +134,9 @@ async def withdraw(
     security=BEARER,
 )
 async def answer_offer(
-    request: Request[Any, Any, Any],
-    season_id: str,
-    frm: int,
-    data: AnswerIn,
-    idempotency_key: Key = None,
+    services: Services, context: Context, frm: int, data: AnswerIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    body = data
-    return await run(
-        request,
-        season_id,
-        lambda _s, seat: c.AnswerOffer(seat=seat, frm=frm, answer=body.answer),
-        _accepted,
-        key_required=False,
-    )
+    return _answer(await service.answer_offer(services, context, frm, data.answer))
 
 
 @post(
@@ -262,16 +147,9 @@ async def answer_offer(
     security=BEARER,
 )
 async def vote(
-    request: Request[Any, Any, Any], season_id: str, data: VoteIn, idempotency_key: Key = None
+    services: Services, context: Context, data: VoteIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    body = data
-    return await run(
-        request,
-        season_id,
-        lambda _s, seat: c.CastVote(seat=seat, candidate=body.candidate),
-        _accepted,
-        key_required=False,
-    )
+    return _answer(await service.cast_vote(services, context, data.candidate))
 
 
 @dataclass
@@ -307,10 +185,7 @@ class _BodyRequired(Operation):
     operation_class=_BodyRequired,
 )
 async def request_divan(
-    request: Request[Any, Any, Any],
-    season_id: str,
-    data: DivanIn | None = None,
-    idempotency_key: Key = None,
+    services: Services, context: Context, data: DivanIn | None = None, idempotency_key: Key = None
 ) -> Response[DivanRequestedOut]:
     """R-1.2: names the Divan asked for; 202 at once while it resolves, 200 once resolved.
 
@@ -323,27 +198,7 @@ async def request_divan(
         raise Problem(
             422, "invalid_body", 'Gövde {"divan": n} gerekli / body {"divan": n} required'
         )
-    n = data.divan
-    svc = services(request)
-
-    def answer(_events: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, Any]:
-        if state.divan >= n:  # decided on the state before the events: resolved already
-            return 200, DivanRequestedOut(n, "resolved")
-        return 202, DivanRequestedOut(n, "resolving")
-
-    response = await run(
-        request,
-        season_id,
-        lambda _s, seat: c.RequestDivan(seat=seat, divan=n),
-        answer,
-        key_required=False,
-    )
-    if response.status_code == 202:
-        try:
-            svc.enqueue(season_id, n)
-        except Exception:  # the request is stored: the scheduler hands it over (runbook)
-            log.warning("divan.enqueue_failed", season_id=season_id, divan=n)
-    return response
+    return _answer(await service.request_divan(services, context, data.divan))
 
 
 @post(
@@ -353,15 +208,9 @@ async def request_divan(
     responses=P,
     security=BEARER,
 )
-async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Response[TokenOut]:
+async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
     """The old token stops working at once; the new one is shown only in this answer."""
-    svc = services(request)
-    loaded = await load(svc, season_id)
-    seat = auth.bey(request, season_id, loaded.state)
-    # Re-checked on every attempt: a racing rotation may have retired this token meanwhile.
-    return await _set_token(
-        svc, season_id, seat, "bey", lambda state: auth.bey(request, season_id, state)
-    )
+    return await service.rotate_token(services, claim)
 
 
 @post(
@@ -370,37 +219,11 @@ async def rotate_token(request: Request[Any, Any, Any], season_id: str) -> Respo
     summary="Ops: reissue a bey's token",
     responses=P,
     security=BEARER,
+    guards=[ops_guard],
 )
-async def reissue_token(
-    request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[TokenOut]:
+async def reissue_token(services: Services, season_id: str, seat: int) -> TokenOut:
     """Ops reissue a lost token; the reissue is an audited event."""
-    svc = services(request)
-    auth.ops_only(request, svc.ops, svc.auditors)
-    await load(svc, season_id)
-    return await _set_token(svc, season_id, seat, "ops")
-
-
-async def _set_token(
-    svc: Any, season_id: str, seat: int, by: str, check: Any = None
-) -> Response[Any]:
-    for _attempt in range(svc.retries + 1):
-        loaded = await load(svc, season_id)
-        if check is not None:
-            check(loaded.state)
-        token = auth.new_token(season_id, seat)
-        cmd = c.RotateToken(seat=seat, token_hash=auth.token_hash(token), by=by)  # type: ignore[arg-type]
-        result = decide(loaded.state, cmd)
-        if isinstance(result, c.Rejection):
-            raise Problem.of(result)
-        actor = "seat" if by == "bey" else "ops"
-        meta = EventMetadata(actor=actor, seat=str(seat), command_id=f"token/{uuid.uuid4()}")  # type: ignore[arg-type]
-        try:
-            await svc.seasons.append(season_id, loaded.version, meta.command_id, result, meta)
-        except ConcurrencyError:
-            continue
-        return respond(200, codec.encode(TokenOut(seat, token)))
-    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin")
+    return await service.reissue_token(services, season_id, seat)
 
 
 ROUTES = [

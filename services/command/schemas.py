@@ -23,7 +23,7 @@ SeedText = Annotated[
 ]
 
 
-class CreateSeasonIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class CreateSeasonIn(msgspec.Struct, **Strict):
     """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string."""
 
     memleket: int
@@ -38,7 +38,7 @@ class CreatedOut(msgspec.Struct, frozen=True):
     seed_commitment: str
 
 
-class OrdersIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class OrdersIn(msgspec.Struct, **Strict):
     """The whole set of a bey's orders for one Divan (R-4.1); `divan` defaults to the next."""
 
     orders: list[Order]
@@ -50,21 +50,21 @@ class OrdersOut(msgspec.Struct, frozen=True):
     orders: int
 
 
-class SpendIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class SpendIn(msgspec.Struct, **Strict):
     kind: Literal["sur", "paralı_asker", "satın_alma"]
     province: int
 
 
-class OfferIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class OfferIn(msgspec.Struct, **Strict):
     to: int
     kind: TreatyKind
 
 
-class AnswerIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class AnswerIn(msgspec.Struct, **Strict):
     answer: Literal["accept", "reject"]
 
 
-class VoteIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class VoteIn(msgspec.Struct, **Strict):
     candidate: int
 
 
@@ -76,7 +76,7 @@ class Accepted(msgspec.Struct, frozen=True):
     version: int
 
 
-class DivanIn(msgspec.Struct, **Strict):  # type: ignore[call-arg]
+class DivanIn(msgspec.Struct, **Strict):
     """R-1.2, trial: the Divan asked for, named so that a retried request never advances."""
 
     divan: int

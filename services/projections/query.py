@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import msgspec
 import structlog
@@ -16,24 +16,37 @@ from redis.exceptions import TimeoutError as RedisTimeout
 
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
+from services.projections.responses import (
+    AuditOut,
+    BattlesOut,
+    BetrayalsOut,
+    BoardOut,
+    LeaderboardOut,
+    MapOut,
+    OrdersOut,
+    PrivateOut,
+    ReportsOut,
+    SeasonsOut,
+    SummaryOut,
+    TicketOut,
+    TitlesOut,
+    TreatiesOut,
+)
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
+from shared.app import auth as edge
 from shared.app import tokens
-from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS, problem_body
+from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
+from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import Network, client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
+S = TypeVar("S", bound=msgspec.Struct)
 TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
-
-
-class QueryProblem(Exception):
-    def __init__(self, status: int, code: str, detail: str, retry_after: int | None = None) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail, self.retry_after = status, code, detail, retry_after
 
 
 class QueryContext(msgspec.Struct):
@@ -50,24 +63,10 @@ def ctx(request: Request[Any, Any, Any]) -> QueryContext:
     return request.app.state.query  # type: ignore[no-any-return]
 
 
-def _refused(refused: tokens.TokenRefused) -> QueryProblem:
-    return QueryProblem(refused.status, refused.code, refused.detail)
-
-
-def _bearer(request: Request[Any, Any, Any]) -> str | None:
-    try:
-        return tokens.bearer(request.headers.get("authorization", ""), request.query_params)
-    except tokens.TokenRefused as refused:
-        raise _refused(refused) from None
-
-
 def role(request: Request[Any, Any, Any]) -> str | None:
     """'ops' or 'auditor' for a staff token, else None."""
-    token = _bearer(request)
-    if token is None:
-        return None
     c = ctx(request)
-    return tokens.staff_role(token, c.ops, c.auditors)
+    return edge.staff_role(request, c.ops, c.auditors)
 
 
 def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
@@ -79,20 +78,14 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
         return None if kept is None else str(kept)
 
     c = ctx(request)
-    try:
-        return tokens.bey_seat(_bearer(request), season_id, stored, (*c.ops, *c.auditors))
-    except tokens.TokenRefused as refused:
-        raise _refused(refused) from None
+    return edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
 
 
-def answer(meta: dict[str, Any], body: dict[str, Any]) -> Response[bytes]:
+def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
+    """The season read as `out`, with the version it reflects (the header says it too)."""
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
-    return Response(
-        _enc.encode(payload),
-        media_type="application/json",
-        headers={"X-Season-Version": str(version)},
-    )
+    return Response(msgspec.convert(payload, out), headers={"X-Season-Version": str(version)})
 
 
 async def season_read(
@@ -108,11 +101,11 @@ async def season_read(
             # flushed and is healing (or the read side has not run yet): this season may exist
             # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
             if await c.redis.exists(swept(c.prefix)):
-                raise QueryProblem(404, "season_not_found", "Böyle bir sezon yok") from None
+                raise Problem(404, "season_not_found", "Böyle bir sezon yok") from None
             # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
             c.rebuild(season_id)
-        raise QueryProblem(
-            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", 2
+        raise Problem(
+            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", retry_after=2
         ) from None
 
 
@@ -125,9 +118,9 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
     summary="The map: owner, units, sur, milis (R-14)",
     responses=READ_PROBLEMS,
 )
-async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
-    return answer(meta, {"divan": meta["divan"], "provinces": _hash(provinces)})
+    return answer(meta, MapOut, {"divan": meta["divan"], "provinces": _hash(provinces)})
 
 
 @get(
@@ -135,7 +128,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
     summary="Scores in R-10.5 order",
     responses=READ_PROBLEMS,
 )
-async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
     def fetch(k: Keys, p: Any) -> None:
         p.zrevrange(k.leaderboard, 0, -1)
         p.hgetall(k.beys)
@@ -143,7 +136,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     meta, (order, beys) = await season_read(request, season_id, fetch)
     public = _hash(beys)
     rows = [public[s.decode()] for s in order if s.decode() in public]
-    return answer(meta, {"divan": meta["divan"], "leaderboard": rows})
+    return answer(meta, LeaderboardOut, {"divan": meta["divan"], "leaderboard": rows})
 
 
 @get(
@@ -151,7 +144,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
     responses=READ_PROBLEMS,
 )
-async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.titles)
         p.hgetall(k.beys)
@@ -161,6 +154,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[di
     divan = meta["divan"]
     return answer(
         meta,
+        TitlesOut,
         {
             "regions": _hash(regions),
             "hain": sorted(
@@ -175,9 +169,11 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[di
 
 
 @get("/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=READ_PROBLEMS)
-async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
-    return answer(meta, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])})
+    return answer(
+        meta, TreatiesOut, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])}
+    )
 
 
 @get(
@@ -185,7 +181,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     summary="Public reports: each Divan's, then the Kurultay's",
     responses=READ_PROBLEMS,
 )
-async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
     """Each entry has `kind` "divan" (with its `divan`) or "kurultay" (`divan` null, last)."""
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
@@ -194,7 +190,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[d
     out = [{"kind": "divan", "divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]
     if kurultay is not None:
         out.append({"kind": "kurultay", "divan": None, "lines": kurultay})
-    return answer(meta, {"reports": out})
+    return answer(meta, ReportsOut, {"reports": out})
 
 
 @get(
@@ -202,13 +198,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[d
     summary="Betrayals: who, whom, where (R-14)",
     responses=READ_PROBLEMS,
 )
-async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
-    return answer(meta, {"betrayals": [decode(r) for r in rows]})
+    return answer(meta, BetrayalsOut, {"betrayals": [decode(r) for r in rows]})
 
 
 @get("/seasons/all", summary="Seasons and their status (newest 200)", responses=READ_PROBLEMS)
-async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
@@ -217,7 +213,7 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any
             rows.append({"season_id": season_id, "status": "rebuilding"})
             continue
         rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
-    return Response(_enc.encode({"seasons": rows}), media_type="application/json")
+    return msgspec.convert({"seasons": rows}, SeasonsOut)
 
 
 @get(
@@ -225,9 +221,9 @@ async def season_list(request: Request[Any, Any, Any]) -> Response[dict[str, Any
     summary="Season status as the read side sees it",
     responses=READ_PROBLEMS,
 )
-async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
-    return answer(meta, {"status": meta})
+    return answer(meta, SummaryOut, {"status": meta})
 
 
 @get(
@@ -235,7 +231,7 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[d
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
     responses=READ_PROBLEMS,
 )
-async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[str, Any]]:
+async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
     if name == "han-memleket":  # one round trip of 81 counts, however many seasons ended
         pipe = c.redis.pipeline(transaction=False)
@@ -254,8 +250,8 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
             for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)
         ]
     else:
-        raise QueryProblem(404, "not_found", "Böyle bir tablo yok / no such board")
-    return Response(_enc.encode({"board": name, "rows": rows}), media_type="application/json")
+        raise Problem(404, "not_found", "Böyle bir tablo yok / no such board")
+    return msgspec.convert({"board": name, "rows": rows}, BoardOut)
 
 
 @get(
@@ -264,7 +260,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> Response[dict[st
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def private(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def private(request: Request[Any, Any, Any], season_id: str) -> Response[PrivateOut]:
     meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
 
@@ -276,6 +272,7 @@ async def private(request: Request[Any, Any, Any], season_id: str) -> Response[d
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
+        PrivateOut,
         {
             "seat": seat,
             **_hash(mine),
@@ -297,7 +294,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
-) -> Response[dict[str, Any]]:
+) -> Response[BattlesOut]:
     """A bey: the battles it fought in or supported; ops, or anyone after the Kurultay: all."""
 
     def fetch(k: Keys, p: Any) -> None:
@@ -309,7 +306,7 @@ async def battles(
     everything = meta["phase"] == "over" or who == "ops"
     seat = None if everything else bey_seat(request, season_id, auth)  # 401/403 first
     if not 1 <= divan <= meta["divan"]:  # R-1.1: Divans 1 … 16, once resolved
-        raise QueryProblem(
+        raise Problem(
             404,
             "divan_not_found",
             f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
@@ -318,8 +315,10 @@ async def battles(
     if seat is None:
         if who == "ops":
             await _record_ops_read(request, season_id, f"battles/{divan}")
-        return answer(meta, {"divan": divan, "battles": records})
-    return answer(meta, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]})
+        return answer(meta, BattlesOut, {"divan": divan, "battles": records})
+    return answer(
+        meta, BattlesOut, {"divan": divan, "battles": [r for r in records if _concerns(r, seat)]}
+    )
 
 
 @get(
@@ -330,19 +329,17 @@ async def battles(
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: int
-) -> Response[dict[str, Any]]:
+) -> Response[OrdersOut]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
         who = role(request)
         if who != "ops":
-            token = _bearer(request)
+            token = edge.bearer(request)
             if who is None and token is not None and tokens.parse(token) is None:
-                raise _refused(tokens.bad_token())  # a guess, counted like any bad token
-            raise QueryProblem(
-                403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret"
-            )
+                raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
+            raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
         await _record_ops_read(request, season_id, f"orders/{divan}")
-    return answer(meta, {"divan": divan, "orders": _hash(raw)})
+    return answer(meta, OrdersOut, {"divan": divan, "orders": _hash(raw)})
 
 
 @get(
@@ -351,9 +348,7 @@ async def all_orders(
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def audit_betrayals(
-    request: Request[Any, Any, Any], season_id: str
-) -> Response[dict[str, Any]]:
+async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[AuditOut]:
     who = _staff(request)
 
     def fetch(k: Keys, p: Any) -> None:
@@ -365,21 +360,20 @@ async def audit_betrayals(
         await _record_ops_read(request, season_id, "audit/betrayals")
     return answer(
         meta,
+        AuditOut,
         {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]},
     )
 
 
 def _staff(request: Request[Any, Any, Any]) -> str:
-    token = _bearer(request)
-    if token is None:
-        raise QueryProblem(
-            401, "missing_token", "Denetçi ya da ops jetonu gerekli / auditor or ops token"
-        )
+    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.auth)."""
     c = ctx(request)
-    who = tokens.staff_role(token, c.ops, c.auditors)
-    if who is None:
-        raise _refused(tokens.not_staff(token))  # a bey's token 403, a guess 401
-    return who
+    return edge.require_staff(
+        request,
+        c.ops,
+        c.auditors,
+        missing="Denetçi ya da ops jetonu gerekli / auditor or ops token",
+    )
 
 
 @get(
@@ -390,12 +384,12 @@ def _staff(request: Request[Any, Any, Any]) -> str:
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[dict[str, Any]]:
+) -> Response[PrivateOut]:
     if _staff(request) != "ops":
-        raise QueryProblem(403, "forbidden", "Yalnız ops / ops only")
+        raise Problem(403, "forbidden", "Yalnız ops / ops only")
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
     await _record_ops_read(request, season_id, f"beys/{seat}")
-    return answer(meta, {"seat": seat, **_hash(mine)})
+    return answer(meta, PrivateOut, {"seat": seat, **_hash(mine)})
 
 
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
@@ -414,15 +408,14 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     responses=READ_PROBLEMS,
     security=BEARER,
 )
-async def ticket(request: Request[Any, Any, Any], season_id: str) -> Response[dict[str, Any]]:
+async def ticket(request: Request[Any, Any, Any], season_id: str) -> TicketOut:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
     _meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
     seat = bey_seat(request, season_id, auth)
     c = ctx(request)
     value = secrets.token_urlsafe(24)
     await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
-    body = {"ticket": value, "expires_in": TICKET_TTL_S}
-    return Response(_enc.encode(body), status_code=201, media_type="application/json")
+    return TicketOut(value, TICKET_TTL_S)
 
 
 @get(
@@ -435,20 +428,20 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
     """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
     c = ctx(request)
     await season_read(request, season_id, lambda k, p: None)
-    client = client_address(request.scope, c.trusted)
+    client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]
         if ticket_value := request.query_params.get("ticket"):
             owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
             if owner is None or not owner.decode().startswith(f"{season_id}:"):
-                raise QueryProblem(
+                raise Problem(
                     401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
                 )
             channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
-        raise QueryProblem(exc.status, exc.code, exc.detail, STREAM_RETRY_AFTER_S) from None
+        raise Problem(exc.status, exc.code, exc.detail, retry_after=STREAM_RETRY_AFTER_S) from None
     stream = _stream(sub)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
@@ -512,15 +505,5 @@ def redis_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Respon
     """Redis down, slow, or its pool exhausted (MaxConnectionsError is a ConnectionError):
     503 with Retry-After, never a 500; /ready says the same meanwhile."""
     log.warning("query.redis_unavailable", path=request.url.path, error=type(exc).__name__)
-    problem = unavailable()
-    return query_problem(request, QueryProblem(503, problem.code, problem.detail, 1))
-
-
-def query_problem(request: Request[Any, Any, Any], exc: QueryProblem) -> Response[bytes]:
-    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
-    return Response(
-        problem_body(exc.code, exc.status, exc.detail, request.url.path),
-        status_code=exc.status,
-        media_type="application/problem+json",
-        headers=headers,
-    )
+    refused = unavailable()
+    return problem_response(request, Problem(503, refused.code, refused.detail, retry_after=1))

@@ -13,9 +13,9 @@ import httpx
 import msgspec
 from litestar import Litestar
 
-from services.command import auth
 from services.command.app import create_app
 from services.resolver.divan import resolve
+from shared.app import tokens as auth
 from shared.app.seasons import Seasons
 from shared.app.tokens import token_hash
 from shared.domain import commands as c

@@ -795,7 +795,7 @@ UNREACHABLE = {
 
 
 def _codes_in_source() -> set[str]:
-    """Every refusal code written in the command service and the domain."""
+    """Every refusal code written in the command service, the shared HTTP edge and the domain."""
     patterns = [
         re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)"'),
         re.compile(r'reject\(\s*"([a-z_0-9]+)"'),
@@ -803,7 +803,12 @@ def _codes_in_source() -> set[str]:
         re.compile(r'\b\d{3}: "([a-z_0-9]+)"'),
         re.compile(r'\bcode = "([a-z_0-9]+)"'),
     ]
-    files = [*ROOT.glob("services/command/*.py"), *ROOT.glob("shared/domain/**/*.py")]
+    files = [
+        *ROOT.glob("services/command/*.py"),
+        ROOT / "shared/app/problems.py",
+        ROOT / "shared/app/auth.py",
+        *ROOT.glob("shared/domain/**/*.py"),
+    ]
     return {m for f in files for p in patterns for m in p.findall(f.read_text())}
 
 

@@ -32,7 +32,7 @@ import httpx
 import pytest
 
 from entrypoints.bootstrap import command_app
-from services.command import problems
+from shared.app import problems
 from shared.domain import events as ev
 from shared.eventstore import (
     DurabilityError,

@@ -12,9 +12,9 @@ import msgspec
 import redis.asyncio as aioredis
 
 from entrypoints.gateway import create_app
-from services.command import auth
 from services.projections.keys import Keys, seasons_index
 from services.projections.projector import Projector
+from shared.app import tokens as auth
 from shared.app.seasons import Seasons
 from shared.app.tokens import token_hash
 from shared.domain import commands as c

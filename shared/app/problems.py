@@ -1,22 +1,32 @@
-"""RFC 9457 problem details with a stable `code` for every refusal."""
+"""RFC 9457 problem details for both APIs: one refusal type, one set of exception handlers.
+
+Every refusal either API makes is a `Problem` (status, stable `code`, Turkish / English
+`detail`, optional extra members and headers); `exception_handlers()` is the one mapping of
+exceptions to problem+json answers, registered once on the app that serves both APIs
+(services/command/app.py). The read side adds only its Redis handlers, on its own router.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import asyncpg
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from shared.app import tokens
+from shared.app.bodies import TooDeep
 from shared.app.openapi import problem_body
 from shared.domain.commands import Rejection
+from shared.eventstore import StoreBusyError
 
 log = structlog.get_logger(__name__)
 PROBLEM = "application/problem+json"
-IDEMPOTENCY_HEADER = ("idempotency-key", "idempotency_key")
 
-# Rejection codes of the domain, each with its HTTP status.
+# Rejection codes of the domain, each with its HTTP status (any other rejection is 422).
 STATUS = {
     "memleket_taken": 409,
     "season_full": 409,
@@ -33,27 +43,55 @@ STATUS = {
 
 
 class Problem(Exception):
-    """A refusal the API answers with problem+json."""
+    """A refusal either API answers with problem+json; `retry_after` sets Retry-After."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, detail: str, *, retry_after: int | None = None, **extra: Any
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.extra = extra
         self.headers: dict[str, str] = {}
+        self.raw: bytes | None = None  # a refusal stored under an Idempotency-Key, as stored
+        if retry_after:
+            self.headers["Retry-After"] = str(retry_after)
 
     @classmethod
     def of(cls, r: Rejection) -> Problem:
-        p = cls(STATUS.get(r.code, 422), r.code, r.message, **r.details)
-        if r.code == "divan_locked":  # R-7.9: spending waits for the Divan to be stored
-            p.headers["Retry-After"] = "1"
+        """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
+        retry = 1 if r.code == "divan_locked" else None
+        return cls(STATUS.get(r.code, 422), r.code, r.message, retry_after=retry, **r.details)
+
+    @classmethod
+    def refused(cls, refused: tokens.TokenRefused) -> Problem:
+        """A token check's refusal (shared.app.tokens)."""
+        return cls(refused.status, refused.code, refused.detail)
+
+    @classmethod
+    def stored(cls, status: int, body: bytes) -> Problem:
+        """A refusal replayed from an Idempotency-Key's record: the very bytes first sent."""
+        p = cls(status, "stored", "stored refusal")
+        p.raw = body
         return p
+
+    def body(self, instance: str) -> bytes:
+        if self.raw is not None:
+            return self.raw
+        return problem_body(self.code, self.status, self.detail, instance, **self.extra)
+
+
+def store_busy() -> Problem:
+    return Problem(
+        503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again", retry_after=1
+    )
 
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
-    body = problem_body(exc.code, exc.status, exc.detail, request.url.path, **exc.extra)
-    return Response(body, status_code=exc.status, media_type=PROBLEM, headers=exc.headers)
+    return Response(
+        exc.body(request.url.path), status_code=exc.status, media_type=PROBLEM, headers=exc.headers
+    )
 
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
@@ -112,6 +150,22 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
 def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     """The store is busy or its connection was lost: 503 with Retry-After, never a 500."""
     log.warning("api.store_unavailable", path=request.url.path, error=type(exc).__name__)
-    p = Problem(503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again")
-    p.headers["Retry-After"] = "1"
-    return problem_response(request, p)
+    return problem_response(request, store_busy())
+
+
+Handler = Callable[[Request[Any, Any, Any], Any], Response[Any]]
+
+
+def exception_handlers() -> dict[int | type[Exception], Handler]:
+    """Every exception either API turns into problem+json, registered once on the app."""
+    return {
+        Problem: problem_response,
+        HTTPException: http_exception,
+        TooDeep: too_deep,
+        StoreBusyError: unavailable,
+        asyncpg.PostgresConnectionError: unavailable,
+        asyncpg.InterfaceError: unavailable,
+        asyncpg.exceptions.OperatorInterventionError: unavailable,
+        ConnectionError: unavailable,
+        Exception: internal_error,
+    }

@@ -1,0 +1,523 @@
+"""The command service: one function per use case, no HTTP in it (entrypoint → service → UoW).
+
+Each function takes the intent of a request and a `Context` (who claims to be acting, in which
+season, under which Idempotency-Key) and returns an `Outcome` (status, typed body) or raises a
+`Problem`. The unit of work is `Services.seasons` (the season's folded-state cache and the event
+store): `_UnitOfWork` decides on a fold, appends with the expected version under the season's
+in-process writer lock, retries conflicts on fresh reads, and records the Idempotency-Key's
+answer in the same commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar
+
+import msgspec
+import structlog
+
+from services.command.schemas import (
+    Accepted,
+    CreatedOut,
+    DivanRequestedOut,
+    MeOut,
+    OrdersOut,
+    SeasonStatus,
+    TokenOut,
+)
+from shared.app import tokens
+from shared.app.auth import BeyClaim
+from shared.app.problems import Problem, store_busy
+from shared.app.seasons import Loaded, SeasonNotFound, Seasons
+from shared.domain import codec
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.decide import decide, next_divan, upcoming_divan
+from shared.domain.evolve import evolve
+from shared.domain.map import game_map
+from shared.domain.state import Order, SeasonState, TreatyKind, perde
+from shared.eventstore import (
+    ConcurrencyError,
+    EventMetadata,
+    Found,
+    IdempotencyKeyTaken,
+    IdempotencyRecord,
+    InProgress,
+    Mismatch,
+    Replay,
+    StoreBusyError,
+)
+
+log = structlog.get_logger(__name__)
+# Refusals that a retry with the same key may turn into success: never stored under the key.
+TRANSIENT = frozenset({"divan_locked", "conflict", "store_busy"})
+# Answers about the key itself: never stored under it either.
+KEY_CODES = frozenset({"idempotency_key_reused", "idempotency_key_in_flight"})
+T = TypeVar("T", bound=msgspec.Struct)
+
+
+@dataclass
+class Services:
+    """What the service needs, opened in the app's lifespan and kept on app.state."""
+
+    seasons: Seasons
+    enqueue: Callable[[str, int], None] = lambda season_id, divan: None
+    ops: tuple[str, ...] = ()
+    auditors: tuple[str, ...] = ()
+    retries: int = 5
+    in_flight: set[tuple[str, str]] = field(default_factory=set)  # (scope, key) running here
+
+    @property
+    def staff(self) -> tuple[str, ...]:
+        return (*self.ops, *self.auditors)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """An Idempotency-Key and the hash of the request it came with (method, path, body)."""
+
+    value: str
+    request_hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Who acts (a bey's claim, checked on the fold decided on), where, and under which key."""
+
+    claim: BeyClaim
+    key: Key | None = None
+    correlation_id: str | None = None
+    instance: str = ""  # what a stored refusal names as its `instance` (the request's path)
+
+    @property
+    def season_id(self) -> str:
+        return self.claim.season_id
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """A command's answer: the status (200 / 201 / 202) and its typed body."""
+
+    status: int
+    body: T
+
+
+# --- reads --------------------------------------------------------------------------------
+
+
+async def load(svc: Services, season_id: str) -> Loaded:
+    try:
+        return await svc.seasons.load(season_id)
+    except SeasonNotFound:
+        raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season") from None
+    except StoreBusyError:
+        raise store_busy() from None
+
+
+def _seat(claim: BeyClaim, state: SeasonState) -> int:
+    return claim.seat(state.tokens.get)
+
+
+async def season_status(svc: Services, season_id: str) -> SeasonStatus:
+    loaded = await load(svc, season_id)
+    s = loaded.state
+    over = s.phase == "over"
+    nxt = upcoming_divan(s)
+    return SeasonStatus(
+        season_id=season_id,
+        mode=s.mode,
+        phase=s.phase,
+        divan=s.divan,
+        next_divan=nxt,
+        perde=perde(max(1, nxt or s.divan)),
+        resolving=s.locked_divan is not None,
+        version=loaded.version,
+        rules_version=s.rules_version,
+        seed_commitment=s.seed_commitment,
+        han=s.han,
+        seed=str(s.seed) if over else None,
+        seed_salt=s.seed_salt if over else None,
+    )
+
+
+async def bey_view(svc: Services, claim: BeyClaim) -> MeOut:
+    """A bey's own view (R-14), on a fresh read."""
+    s = (await load(svc, claim.season_id)).state
+    seat = _seat(claim, s)
+    bey = s.bey(seat)
+    assert bey is not None
+    n = upcoming_divan(s)
+    return MeOut(
+        seat=seat,
+        memleket=bey.memleket,
+        gold=bey.gold,
+        exiled=s.exiled(seat),
+        hain_through=bey.hain_through,
+        missions=list(bey.missions),
+        missions_done=list(bey.missions_done),
+        next_divan=n,
+        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
+        offers_in=[
+            {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
+        ],
+        offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
+    )
+
+
+# --- creating a season ----------------------------------------------------------------------
+
+
+async def create_season(svc: Services, memleket: int, seed: int | None) -> CreatedOut:
+    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
+    if memleket not in game_map():
+        raise Problem(422, "unknown_province", f"{memleket} plakalı il yok")
+    if seed is not None and not 0 <= seed < 2**63:
+        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
+    season_id = tokens.new_season_id()  # the shape a bey token's season part must have
+    create = c.CreateSeason(
+        season_id=season_id,
+        seed=seed if seed is not None else secrets.randbits(63),
+        mode="trial",
+        seed_salt=secrets.token_hex(16),
+        counts_on_boards=seed is None,
+    )
+    state, events = SeasonState(), list[ev.Event]()
+
+    def apply(cmd: c.Command) -> None:
+        nonlocal state
+        result = decide(state, cmd)
+        assert isinstance(result, list), result
+        for e in result:
+            state = evolve(state, e)
+        events.extend(result)
+
+    apply(create)
+    apply(c.JoinSeason(memleket=memleket))
+    seat = next(b.seat for b in state.beys if not b.computer)
+    token = tokens.new_token(season_id, seat)  # the human's token, before the computers join
+    apply(c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey"))
+    apply(c.CloseRegistration())
+    meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"create/{season_id}")
+    await svc.seasons.append(season_id, 0, "create", events, meta)
+    return CreatedOut(season_id, seat, token, state.seed_commitment)
+
+
+# --- a bey's commands -----------------------------------------------------------------------
+
+Decide = Callable[[SeasonState, int], c.Command]
+Answer = Callable[[list[ev.Event], int, SeasonState], tuple[int, T]]
+
+
+def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Accepted]:
+    return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
+
+
+async def submit_orders(
+    svc: Services, ctx: Context, divan: int | None, orders: tuple[Order, ...]
+) -> Outcome[OrdersOut]:
+    """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names it."""
+
+    def command(state: SeasonState, seat: int) -> c.Command:
+        return c.SubmitOrders(
+            seat=seat, divan=divan if divan is not None else next_divan(state), orders=orders
+        )
+
+    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersOut]:
+        e = events[0]
+        assert isinstance(e, ev.OrdersSubmitted)
+        return 200, OrdersOut(e.divan, len(e.orders))
+
+    return await _UnitOfWork(svc, ctx, OrdersOut).run(command, answer, key_required=False)
+
+
+SPENDING: dict[str, type[c.BuildSur | c.HireMercenaries | c.PurchaseProvince]] = {
+    "sur": c.BuildSur,
+    "paralı_asker": c.HireMercenaries,
+    "satın_alma": c.PurchaseProvince,
+}
+
+
+async def spend(svc: Services, ctx: Context, kind: str, province: int) -> Outcome[Accepted]:
+    """R-7.9: immediate; the Idempotency-Key is required."""
+    make = SPENDING[kind]
+    return await _UnitOfWork(svc, ctx, Accepted).run(
+        lambda _s, seat: make(seat=seat, province=province), _accepted, key_required=True
+    )
+
+
+async def offer_treaty(svc: Services, ctx: Context, to: int, kind: TreatyKind) -> Outcome[Accepted]:
+    """R-6.1; the Idempotency-Key is required."""
+    return await _UnitOfWork(svc, ctx, Accepted).run(
+        lambda _s, seat: c.OfferTreaty(seat=seat, to=to, kind=kind), _accepted, key_required=True
+    )
+
+
+async def withdraw_offer(svc: Services, ctx: Context, to: int) -> Outcome[Accepted]:
+    return await _UnitOfWork(svc, ctx, Accepted).run(
+        lambda _s, seat: c.WithdrawOffer(seat=seat, to=to), _accepted, key_required=False
+    )
+
+
+async def answer_offer(
+    svc: Services, ctx: Context, frm: int, answer: Literal["accept", "reject"]
+) -> Outcome[Accepted]:
+    return await _UnitOfWork(svc, ctx, Accepted).run(
+        lambda _s, seat: c.AnswerOffer(seat=seat, frm=frm, answer=answer),
+        _accepted,
+        key_required=False,
+    )
+
+
+async def cast_vote(svc: Services, ctx: Context, candidate: int) -> Outcome[Accepted]:
+    """R-10.4."""
+    return await _UnitOfWork(svc, ctx, Accepted).run(
+        lambda _s, seat: c.CastVote(seat=seat, candidate=candidate), _accepted, key_required=False
+    )
+
+
+async def request_divan(svc: Services, ctx: Context, divan: int) -> Outcome[DivanRequestedOut]:
+    """R-1.2, trial: 202 `resolving` (and the resolution enqueued), 200 once resolved.
+
+    A retry never advances the season: the Divan already requested answers the same 202 and
+    appends nothing. Every 202 enqueues the resolution (the resolver is idempotent; enqueueing
+    again also recovers a message the broker lost); if the broker is unreachable the request
+    stands and the scheduler enqueues it (`seksenbir scheduler`).
+    """
+
+    def answer(_e: list[ev.Event], _v: int, state: SeasonState) -> tuple[int, DivanRequestedOut]:
+        if state.divan >= divan:  # decided on the state before the events: resolved already
+            return 200, DivanRequestedOut(divan, "resolved")
+        return 202, DivanRequestedOut(divan, "resolving")
+
+    outcome = await _UnitOfWork(svc, ctx, DivanRequestedOut).run(
+        lambda _s, seat: c.RequestDivan(seat=seat, divan=divan), answer, key_required=False
+    )
+    if outcome.status == 202:
+        try:
+            svc.enqueue(ctx.season_id, divan)
+        except Exception:  # the request is stored: the scheduler hands it over (runbook)
+            log.warning("divan.enqueue_failed", season_id=ctx.season_id, divan=divan)
+    return outcome
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+
+async def rotate_token(svc: Services, claim: BeyClaim) -> TokenOut:
+    """The old token stops working at once; the new one is shown only in this answer."""
+    seat = _seat(claim, (await load(svc, claim.season_id)).state)
+    # Re-checked on every attempt: a racing rotation may have retired this token meanwhile.
+    return await _set_token(svc, claim.season_id, seat, "bey", claim)
+
+
+async def reissue_token(svc: Services, season_id: str, seat: int) -> TokenOut:
+    """Ops reissue a lost token (the caller is ops: the route's guard); an audited event."""
+    await load(svc, season_id)
+    return await _set_token(svc, season_id, seat, "ops", None)
+
+
+async def _set_token(
+    svc: Services, season_id: str, seat: int, by: Literal["bey", "ops"], claim: BeyClaim | None
+) -> TokenOut:
+    """Rotate `seat`'s token on a fresh read each attempt; no Idempotency-Key (a new secret
+    each time), so a conflict simply decides again."""
+    for _attempt in range(svc.retries + 1):
+        loaded = await load(svc, season_id)
+        if claim is not None:
+            _seat(claim, loaded.state)
+        token = tokens.new_token(season_id, seat)
+        result = decide(
+            loaded.state, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by=by)
+        )
+        if isinstance(result, c.Rejection):
+            raise Problem.of(result)
+        command_id = f"token/{_new_id()}"
+        meta = EventMetadata(
+            actor="seat" if by == "bey" else "ops", seat=str(seat), command_id=command_id
+        )
+        try:
+            await svc.seasons.append(season_id, loaded.version, command_id, result, meta)
+        except ConcurrencyError:
+            continue
+        return TokenOut(seat, token)
+    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin")
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+# --- the unit of work -----------------------------------------------------------------------
+
+
+def _in_flight() -> Problem:
+    return Problem(409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor")
+
+
+class _UnitOfWork(Generic[T]):
+    """One bey command: authorise, Idempotency-Key, decide, append with retries, answer `T`.
+
+    One statement in the common case: the bey is authorised and the command decided on this
+    process's cached fold of the season, and the append's expected version proves that fold
+    current. Whatever the cache cannot prove is checked on a fresh read: a token the cache
+    refuses, every attempt after a conflict (so a token rotated in another process stops
+    working as soon as the append sees the rotation), a refusal, and a stored answer replayed.
+    """
+
+    __slots__ = ("ctx", "out", "svc")
+
+    def __init__(self, svc: Services, ctx: Context, out: type[T]) -> None:
+        self.svc, self.ctx, self.out = svc, ctx, out
+
+    async def run(self, command: Decide, answer: Answer[T], *, key_required: bool) -> Outcome[T]:
+        svc, ctx = self.svc, self.ctx
+        seat, first = await self._authorise()
+        key = ctx.key
+        if key_required and (key is None or not key.value):
+            raise Problem(400, "idempotency_key_required", "Bu komut Idempotency-Key başlığı ister")
+        if key is None:
+            return await self._decide_and_append(seat, command, answer, first)
+        # (the key's length is the route's to check: a header parameter of at most 200)
+        scope = f"{ctx.season_id}:{seat}"
+        flight = (scope, key.value)
+        if flight in svc.in_flight:  # a copy is running in this process (RELIABILITY 2)
+            raise _in_flight()
+        svc.in_flight.add(flight)
+        try:
+            return await self._decide_and_append(seat, command, answer, first)
+        except Problem as p:
+            if p.raw is not None or p.status >= 500 or p.code in KEY_CODES:
+                raise  # an answer already stored, an outage, or about the key itself
+            # A stored answer wins over a refusal decided now (the first request may have spent
+            # the gold); a lasting refusal is stored as the key's answer, a transient one is not.
+            keys = svc.seasons.store.idempotency
+            if p.code in TRANSIENT:
+                found = await keys.look(scope, key.value, key.request_hash)
+            else:
+                body = p.body(ctx.instance)
+                found = await keys.record(scope, key.value, key.request_hash, p.status, body)
+            if found is None:
+                raise
+            return await self._found(found, fresh=True)
+        finally:
+            svc.in_flight.discard(flight)
+
+    async def _authorise(self) -> tuple[int, tuple[Loaded, bool]]:
+        """The bey's seat, the fold it was checked on, and whether that fold is a fresh read."""
+        season_id, claim = self.ctx.season_id, self.ctx.claim
+        cached = self.svc.seasons.peek(season_id)
+        if cached is not None:
+            try:
+                return _seat(claim, cached.state), (cached, False)
+            except Problem as p:
+                if p.code != "bad_token":  # refusals that do not depend on the season's state
+                    raise
+        loaded = await load(self.svc, season_id)  # an unknown season is 404 before any token
+        return _seat(claim, loaded.state), (loaded, True)
+
+    async def _found(self, found: Found, *, fresh: bool) -> Outcome[T]:
+        """Answer from what a taken key holds; only to a bey whose token holds on a fresh read."""
+        if not fresh:
+            _seat(self.ctx.claim, (await load(self.svc, self.ctx.season_id)).state)
+        match found:
+            case Replay():
+                if found.status >= 400:  # a stored refusal, answered as it was stored
+                    raise Problem.stored(found.status, found.body)
+                return Outcome(found.status, msgspec.json.decode(found.body, type=self.out))
+            case Mismatch():
+                raise Problem(
+                    422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı"
+                )
+            case InProgress():
+                raise _in_flight()
+
+    async def _decide_and_append(
+        self, seat: int, command: Decide, answer: Answer[T], first: tuple[Loaded, bool]
+    ) -> Outcome[T]:
+        # Event ids derive from (season, seat, key): a retried keyed command re-appends the
+        # same ids (an idempotent hit in the store); without a key every request is new.
+        key = self.ctx.key
+        meta = EventMetadata(
+            actor="seat",
+            seat=str(seat),
+            command_id=key.value if key else _new_id(),
+            correlation_id=self.ctx.correlation_id,
+        )
+        try:
+            async with self.svc.seasons.writing(self.ctx.season_id):
+                return await self._attempts(seat, command, answer, meta, first)
+        except StoreBusyError:  # outside the lock, which must see it (queued writers give up too)
+            raise store_busy() from None
+
+    async def _attempts(
+        self,
+        seat: int,
+        command: Decide,
+        answer: Answer[T],
+        meta: EventMetadata,
+        first: tuple[Loaded, bool],
+    ) -> Outcome[T]:
+        """Decide and append, retrying conflicts; runs under the season's in-process lock."""
+        # The first attempt decides on the fold the bey was authorised on, or on the cache if
+        # this process appended meanwhile (its own appends all pass through the per-season
+        # lock). The expected version catches any staleness; later attempts read afresh and
+        # authorise again.
+        svc, season_id, key = self.svc, self.ctx.season_id, self.ctx.key
+        loaded: Loaded | None
+        loaded, fresh = first
+        cached = svc.seasons.peek(season_id)
+        if cached is not None and cached is not loaded:
+            loaded, fresh = cached, False
+        for attempt in range(svc.retries + 1):
+            if loaded is None:
+                loaded, fresh = await load(svc, season_id), True
+                _seat(self.ctx.claim, loaded.state)
+            result = decide(loaded.state, command(loaded.state, seat))
+            if isinstance(result, c.Rejection):
+                if not fresh:  # a refusal decided on the cache is decided again on a fresh read
+                    loaded = None
+                    continue
+                log.info("command.rejected", season_id=season_id, seat=seat, code=result.code)
+                raise Problem.of(result)
+            if not result:  # already in effect (a retried Divan request): nothing to append
+                if not fresh:  # the cache may be behind: answer from a fresh read
+                    loaded = None
+                    continue
+                status, body = answer(result, loaded.version, loaded.state)
+                log.info("command.in_effect", season_id=season_id, seat=seat)
+                return Outcome(status, body)
+            status, body = answer(result, loaded.version + len(result), loaded.state)
+            record = (
+                IdempotencyRecord(
+                    f"{season_id}:{seat}", key.value, key.request_hash, status, codec.encode(body)
+                )
+                if key
+                else None
+            )
+            try:
+                await svc.seasons.append(
+                    season_id, loaded.version, f"cmd/{seat}/{meta.command_id}", result, meta, record
+                )
+            except ConcurrencyError:
+                loaded = None
+                log.info("command.conflict", season_id=season_id, seat=seat, attempt=attempt)
+                await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # spread retries
+                continue
+            except IdempotencyKeyTaken as taken:
+                return await self._found(taken.found, fresh=fresh)
+            log.info(
+                "command.accepted",
+                season_id=season_id,
+                seat=seat,
+                command_id=meta.command_id,
+                events=[codec.event_type(e) for e in result],
+            )
+            return Outcome(status, body)
+        raise Problem(
+            409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes"
+        )

@@ -1,0 +1,242 @@
+"""The query API's response bodies (msgspec Structs Litestar encodes and documents).
+
+Each mirrors what services/projections/views.py and reducers.py store, field for field: a
+field that may be null is `T | None` and always sent; a field that may be absent is UNSET by
+default and then left out. Nested records the domain defines (battle records, report lines,
+the auditors' betrayal records) are JSON objects as stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+Record = dict[str, Any]  # a stored record of the domain's, passed through as stored
+
+
+class Province(msgspec.Struct):
+    """R-14 map: an owned il has owner, units and sur; an unowned one owner null and milis."""
+
+    owner: int | None
+    milis: int | UnsetType = UNSET
+    units: int | UnsetType = UNSET
+    sur: bool | UnsetType = UNSET
+
+
+class MapOut(msgspec.Struct):
+    season_id: str
+    version: int
+    divan: int
+    provinces: dict[str, Province]
+
+
+class PublicBey(msgspec.Struct):
+    """A bey's public facts; `missions` only after the Kurultay (R-10.1), else null."""
+
+    seat: int
+    memleket: int
+    computer: bool
+    score: int
+    provinces: int
+    surgun: bool
+    hain_through: int | None
+    missions_done: list[str]
+    missions: list[str] | None
+    halk_sevgisi: bool
+    han: bool
+
+
+class LeaderboardOut(msgspec.Struct):
+    season_id: str
+    version: int
+    divan: int
+    leaderboard: list[PublicBey]
+
+
+class RegionTitle(msgspec.Struct):
+    seat: int
+    title: str
+
+
+class TitlesOut(msgspec.Struct):
+    season_id: str
+    version: int
+    regions: dict[str, RegionTitle]
+    hain: list[int]
+    surgun: list[int]
+    han: int | None
+
+
+class Treaty(msgspec.Struct):
+    kind: str
+    beys: list[int]
+    through_divan: int | None
+
+
+class TreatiesOut(msgspec.Struct):
+    season_id: str
+    version: int
+    treaties: list[Treaty]
+
+
+class ReportLine(msgspec.Struct):
+    """One structured line of a report, with its Turkish and English text."""
+
+    kind: str
+    data: dict[str, int | str | list[int] | None]
+    tr: str
+    en: str
+
+
+class Report(msgspec.Struct):
+    """`kind` divan (with its `divan`) or kurultay (`divan` null, last)."""
+
+    kind: Literal["divan", "kurultay"]
+    divan: int | None
+    lines: list[ReportLine]
+
+
+class ReportsOut(msgspec.Struct):
+    season_id: str
+    version: int
+    reports: list[Report]
+
+
+class Betrayal(msgspec.Struct):
+    """Who betrayed whom, where, and how long the Hain title lasts."""
+
+    divan: int
+    traitor: int
+    victim: int
+    province: int
+    hain_through: int | None
+
+
+class BetrayalsOut(msgspec.Struct):
+    season_id: str
+    version: int
+    betrayals: list[Betrayal]
+
+
+class SeasonRow(msgspec.Struct):
+    """A season of the list; one whose projection is rebuilding has only `status`."""
+
+    season_id: str
+    mode: str | UnsetType = UNSET
+    phase: str | UnsetType = UNSET
+    divan: int | UnsetType = UNSET
+    han: int | UnsetType | None = UNSET
+    version: int | UnsetType = UNSET
+    status: Literal["rebuilding"] | UnsetType = UNSET
+
+
+class SeasonsOut(msgspec.Struct):
+    seasons: list[SeasonRow]
+
+
+class SeasonMeta(msgspec.Struct):
+    """The season's status as the read side projected it (the seed after the Kurultay)."""
+
+    season_id: str
+    mode: str
+    phase: str
+    divan: int
+    next_divan: int | None
+    perde: int
+    resolving: bool
+    rules_version: str
+    seed_commitment: str
+    han: int | None
+    seed: str | None
+    seed_salt: str | None
+    version: int
+    beys: int
+
+
+class SummaryOut(msgspec.Struct):
+    season_id: str
+    version: int
+    status: SeasonMeta
+
+
+class BoardRow(msgspec.Struct):
+    """han-memleket rows have `memleket` and `hans`; han-scores and best-scores rows `entry`
+    and `score` (one Struct: msgspec unions hold at most one array or object type)."""
+
+    memleket: int | UnsetType = UNSET
+    hans: int | UnsetType = UNSET
+    entry: str | UnsetType = UNSET
+    score: int | UnsetType = UNSET
+
+
+class BoardOut(msgspec.Struct):
+    board: str
+    rows: list[BoardRow]
+
+
+class Mission(msgspec.Struct):
+    id: str
+    done: bool
+
+
+class OwnOrders(msgspec.Struct):
+    divan: int | None
+    orders: list[Record]
+
+
+class OfferIn(msgspec.Struct):
+    frm: int = msgspec.field(name="from")
+    kind: str
+    answer: str | None
+
+
+class OfferOut(msgspec.Struct):
+    to: int
+    kind: str
+
+
+class OwnReport(msgspec.Struct):
+    divan: int
+    lines: list[ReportLine]
+
+
+class PrivateOut(msgspec.Struct):
+    """A bey's own secrets (R-14); the fields are absent for a seat nobody holds."""
+
+    season_id: str
+    version: int
+    seat: int
+    gold: int | UnsetType = UNSET
+    missions: list[Mission] | UnsetType = UNSET
+    orders: OwnOrders | UnsetType = UNSET
+    offers_in: list[OfferIn] | UnsetType = UNSET
+    offers_out: list[OfferOut] | UnsetType = UNSET
+    reports: list[OwnReport] | UnsetType = UNSET
+
+
+class BattlesOut(msgspec.Struct):
+    season_id: str
+    version: int
+    divan: int
+    battles: list[Record]  # shared.domain.events.BattleRecord, as stored
+
+
+class OrdersOut(msgspec.Struct):
+    season_id: str
+    version: int
+    divan: int
+    orders: dict[str, list[Record]]  # seat -> its orders (shared.domain.state.Order)
+
+
+class AuditOut(msgspec.Struct):
+    season_id: str
+    version: int
+    betrayals: list[Record]
+    treaty_timeline: list[Record]
+
+
+class TicketOut(msgspec.Struct):
+    ticket: str
+    expires_in: int
