@@ -12,6 +12,7 @@ from shared.eventstore.errors import (
     MigrationError,
     StoreBusyError,
 )
+from shared.eventstore.group_commit import GroupStats
 from shared.eventstore.hashing import (
     GENESIS,
     envelope_bytes,
@@ -40,8 +41,8 @@ from shared.eventstore.model import (
     Replay,
 )
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
-from shared.eventstore.sql import parse_wakeup, wakeup_payloads
-from shared.eventstore.store import NOTIFY_CHANNEL, GroupStats, PostgresEventStore
+from shared.eventstore.store import PostgresEventStore
+from shared.eventstore.wakeups import NOTIFY_CHANNEL, parse_wakeup, wakeup_payloads
 
 __all__ = [
     "GENESIS",

@@ -51,6 +51,8 @@ UPDATE idempotency_keys
 SET status = 'done', response_status = $3, response_body = $4, completed_at = $5
 WHERE scope = $1 AND key = $2 AND status = 'in_progress'"""
 
+PURGE = "DELETE FROM idempotency_keys WHERE created_at < $1"
+
 _ABANDON = "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'"
 
 
@@ -111,9 +113,7 @@ class PostgresIdempotencyStore:
         """Delete keys begun before the retention window (e.g. 24 h); returns how many."""
         cutoff = utc(self._clock()) - older_than
         async with Checkout(self._pool) as conn:
-            status = await conn.execute(
-                "DELETE FROM idempotency_keys WHERE created_at < $1", cutoff
-            )
+            status = await conn.execute(PURGE, cutoff)
         return int(status.split()[-1])
 
 

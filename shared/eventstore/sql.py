@@ -1,45 +1,19 @@
-"""The event store's SQL: the one-statement append and the commit-order-safe readers."""
+"""The event store's SQL: the one-statement append and the commit-order-safe readers.
+
+The append statements are assembled from templates below; each one exactly as it runs is in
+tests/eventstore/sql_snapshot.sql (checked verbatim by tests/eventstore/test_sql_snapshot.py).
+"""
 
 from __future__ import annotations
-
-import json
-
-NOTIFY_CHANNEL = "seksenbir_events"  # payload: see wakeup_payloads; a wake-up hint only
-_MAX_PAYLOAD = 7000  # bytes; PostgreSQL refuses a NOTIFY payload of 8000 or more
-
-
-def wakeup_payloads(newest: int, seasons: list[str]) -> list[str]:
-    """The NOTIFY payloads for appends committed to `seasons`: JSON {"position", "seasons"}.
-
-    `position` is the newest position committed when the wake-up was sent; the seasons are
-    split over as many payloads as the size limit asks. A listener catches those seasons up.
-    """
-    payloads: list[str] = []
-    chunk: list[str] = []
-    size = 0
-    for season_id in seasons:
-        if chunk and size + len(season_id) + 4 > _MAX_PAYLOAD:
-            payloads.append(json.dumps({"position": newest, "seasons": chunk}))
-            chunk, size = [], 0
-        chunk.append(season_id)
-        size += len(season_id) + 4
-    payloads.append(json.dumps({"position": newest, "seasons": chunk}))
-    return payloads
-
-
-def parse_wakeup(payload: str) -> tuple[int, list[str]]:
-    """(position, seasons) of a wake-up; a payload this store did not write names no season."""
-    try:
-        data = json.loads(payload)
-        return int(data["position"]), [str(s) for s in data["seasons"]]
-    except (ValueError, TypeError, KeyError):
-        return 0, []
-
 
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""
 
 STREAM_HEAD = "SELECT version, last_hash FROM streams WHERE season_id = $1"
+STREAM_VERSION = "SELECT version FROM streams WHERE season_id = $1"
+STREAM_LAST_HASH = "SELECT last_hash FROM streams WHERE season_id = $1"
+STREAM_VERSIONS = "SELECT season_id, version FROM streams"
+LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
 # $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key also
@@ -136,8 +110,6 @@ APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, "complete")
 APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, "record")
 APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, "record")
 
-NOTIFY = "SELECT pg_notify($1, $2)"
-
 # The reader horizon: the oldest transaction that may still write events. Every event whose xid
 # is below it is settled (committed and visible in this statement's snapshot, or rolled back
 # and gone); every event still to appear has an xid at or above it. It is the snapshot's xmin,
@@ -182,7 +154,7 @@ READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > 
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
 BY_IDS = f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])"
 
-# Group commit (store._GroupCommit): several appends to distinct seasons in one statement and
+# Group commit (group_commit.GroupCommit): several appends to distinct seasons in one statement and
 # one commit, each item claimed, written and answered on its own, as the one-append statement
 # does. Items: $1 season, $2 stream's last hash, $3 expected version, $4 number of events,
 # $5 new last hash, $6 recorded_at, then the key recorded in one step (NULL scope: no key)
