@@ -50,6 +50,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     streams_per_client: int = 8  # open event streams per client address; then 429
     streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
+    # Idempotency-Key records older than this are purged by `seksenbir scheduler` (seconds)
+    idempotency_key_retention_s: float = 24 * 3600.0
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -97,4 +99,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             streams_per_client=int(e.get("SEKSENBIR_STREAMS_PER_CLIENT", d.streams_per_client)),
             streams_per_process=int(e.get("SEKSENBIR_STREAMS_PER_PROCESS", d.streams_per_process)),
             debug=e.get("SEKSENBIR_DEBUG", "") == "1",
+            idempotency_key_retention_s=float(
+                e.get("SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S", d.idempotency_key_retention_s)
+            ),
         )
