@@ -190,8 +190,7 @@ async def throughput(
             else:
                 pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
                 await pool.execute(
-                    "TRUNCATE events, streams, idempotency_keys, due_work;"
-                    " UPDATE log_head SET position = 0"
+                    "TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY"
                 )
                 store = PostgresEventStore(pool, clock=clock)
             if not incremental:
@@ -320,9 +319,7 @@ async def lag(args: argparse.Namespace, dsn: str, redis_url: str, mode: str) -> 
     prefix = f"bench:{os.getpid()}:{secrets.token_hex(3)}:lag"
     redis = aioredis.Redis.from_url(redis_url)
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
-    await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys, due_work; UPDATE log_head SET position = 0"
-    )
+    await pool.execute("TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY")
     store = PostgresEventStore(pool, clock=clock)
     seasons = simulate(args.lag_seasons, f"lag-{mode}")
     for season_id, chunks in seasons.items():  # setup chunks and first projection, untimed

@@ -34,7 +34,13 @@ from tests.integration.support import batch, event_id, new_event, wait_until
 
 pytestmark = pytest.mark.integration
 
-ALL = ["0001_event_log", "0002_idempotency_keys", "0003_parallel_appends", "0004_due_work"]
+ALL = [
+    "0001_event_log",
+    "0002_idempotency_keys",
+    "0003_parallel_appends",
+    "0004_due_work",
+    "0005_log_head_retired_always",
+]
 
 
 @pytest.fixture
@@ -208,6 +214,15 @@ async def test_transactions_in_other_databases_do_not_hold_readers_back(
         assert await event_store.head_position() == recorded[-1].position
     finally:
         await elsewhere.close()
+
+
+async def test_log_head_refuses_even_the_reset_on_an_empty_log(pg_pool: asyncpg.Pool, clock):
+    """0005: the retired counter row has no test-only back door; fixtures reset positions with
+    TRUNCATE ... RESTART IDENTITY, which restarts the sequence events.position owns."""
+    with pytest.raises(asyncpg.ObjectNotInPrerequisiteStateError, match="retired"):
+        await pg_pool.execute("UPDATE log_head SET position = 0")
+    store = PostgresEventStore(pg_pool, clock=clock)
+    assert [e.position for e in await store.append("s1", 0, batch(1, 2))] == [1, 2]
 
 
 async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_it(
