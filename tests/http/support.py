@@ -21,7 +21,7 @@ from shared.app.tokens import token_hash
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
@@ -36,9 +36,10 @@ PROBLEM = "application/problem+json"
 SYSTEM = EventMetadata(actor="system", command_id="test-setup")
 
 
-# The session's own Redis db (tests/http/conftest.py sets it): the apps under test count failed
-# tokens there, under a namespace of their own.
-REDIS_URL = {"url": "redis://127.0.0.1:6379/0"}
+# Where the apps under test count failed tokens, under a namespace of their own: the session's
+# own Redis db for an integration test (tests/http/conftest.py sets it), else a closed port.
+NO_REDIS = "redis://127.0.0.1:9/0"
+REDIS_URL = {"url": NO_REDIS}
 
 
 def settings(**overrides: Any) -> Settings:
@@ -155,8 +156,7 @@ async def build_season(
     for command in commands:
         result = decide(state, command)
         assert isinstance(result, list), result
-        for e in result:
-            state = evolve(state, e)
+        state = fold(result, state)
         events.extend(result)
     beys = []
     for bey in state.beys:
