@@ -46,7 +46,7 @@ from services.projections.projector import Projector
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
@@ -83,8 +83,7 @@ def chunks_of(seed: int, season_id: str) -> Iterator[list[ev.Event]]:
     yield events + more
     for _ in range(DIVANS):
         events = run_divan(state)
-        for e in events:
-            state = evolve(state, e)
+        state = fold(events, state)
         yield events
     yield must(state, c.HoldKurultay())[1]
 

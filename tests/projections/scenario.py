@@ -18,7 +18,7 @@ from shared.app.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import SeasonState
@@ -81,8 +81,7 @@ async def hold_kurultay(store: EventStore, season_id: str) -> None:
     result = decide(loaded.state, c.HoldKurultay())
     assert isinstance(result, list), result
     state = loaded.state
-    for e in result:
-        state = evolve(state, e)
+    state = fold(result, state)
     reveal = ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)
     await seasons.append(season_id, loaded.version, "kurultay", [*result, reveal], SYSTEM)
 
