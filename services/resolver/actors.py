@@ -81,7 +81,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
         time_limit=settings.resolve_time_limit_ms,  # above statement_timeout (Settings)
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
-    async def resolve_divan(season_id: str, divan: int) -> None:
+    async def resolve_divan_message(season_id: str, divan: int) -> None:
         seasons = await _seasons(settings)
         outcome = await resolve(seasons, season_id, divan)
         fault("before_ack")
@@ -94,7 +94,7 @@ def declare(settings: Settings) -> dramatiq.Actor[..., object]:
     dramatiq.actor(actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3)(
         on_retry_exhausted
     )
-    return resolve_divan
+    return resolve_divan_message
 
 
 def settings_value(name: str, default: int) -> int:

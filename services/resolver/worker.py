@@ -7,4 +7,4 @@ from shared.logs import configure_logging
 from shared.settings import Settings
 
 configure_logging()
-resolve_divan = declare(Settings.from_env())
+resolver_actor = declare(Settings.from_env())  # Dramatiq actor_name "resolve_divan"

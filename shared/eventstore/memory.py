@@ -227,7 +227,7 @@ class InMemoryEventStore:
         """Every season with at least one event, sorted."""
         return sorted(self._streams)
 
-    async def verify_season(self, season_id: str) -> bytes:
+    async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain; return its head hash (raises ChainError)."""
         stream = self._streams.get(season_id, [])
         head = verify_chain(stream)

@@ -229,7 +229,7 @@ class PostgresEventStore:
             rows = await conn.fetch(sql.LIST_SEASONS)
         return [row["season_id"] for row in rows]
 
-    async def verify_season(self, season_id: str) -> bytes:
+    async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain and that it ends at the stream head; return the head hash."""
         # one snapshot for both reads, so a concurrent append is no false alarm
         async with (

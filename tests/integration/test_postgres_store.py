@@ -249,7 +249,7 @@ async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_i
         assert new[0].position == 4
         assert [e.event_id for e in await store.read_all(2)] == [event_id(3), event_id(4)]
         assert await store.head_position() == 4
-        assert await store.verify_season("s1") == new[0].hash
+        assert await store.verify_chain("s1") == new[0].hash
     finally:
         await pool.close()
 

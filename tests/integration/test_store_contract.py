@@ -147,7 +147,7 @@ async def test_each_append_continues_the_seasons_hash_chain(store: EventStore):
     assert second[0].prev_hash == first[-1].hash
     stream = await store.read_stream("s1")
     assert verify_chain(stream) == second[-1].hash
-    assert await store.verify_season("s1") == second[-1].hash
+    assert await store.verify_chain("s1") == second[-1].hash
 
 
 async def test_completing_an_idempotency_key_with_the_append(store: EventStore):

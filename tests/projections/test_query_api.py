@@ -14,7 +14,7 @@ from shared.app.seasons import Seasons
 from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import canaries, mission_lists
+from tests.projections.pact_season import canaries, mission_lists
 from tests.projections.sse import Stream, served
 from tests.projections.support import Gateway, append_chunk, bearer, open_gateway, season_chunks
 

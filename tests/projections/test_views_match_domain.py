@@ -15,7 +15,7 @@ from shared.domain.evolve import fold
 from shared.domain.scoring import region_titles, standings
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import create_live
+from tests.projections.pact_season import create_live
 from tests.projections.support import append_chunk, bearer, open_gateway, season_chunks
 
 
