@@ -304,7 +304,7 @@ async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock
 @pytest.mark.fault
 @pytest.mark.parametrize("held_copy", ["commits", "rolls back"])
 async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
-    event_store: PostgresEventStore, migrated_pg_dsn: str, held_copy: str
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, migrated_pg_dsn: str, held_copy: str
 ):
     """RELIABILITY 2 across processes, one-step keys: a copy in another process has inserted
     the key and not committed yet (the statement cannot see it). Our append waits on the key's
@@ -320,8 +320,9 @@ async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
             " VALUES ('s1:3', 'k', 'req'::bytea, 'done', 200, '\\x7b317d'::bytea, now(), now())"
         )
         ours = asyncio.create_task(event_store.append("s1", 1, [new_event(2)], idempotency=record))
-        await asyncio.sleep(0.3)
-        assert not ours.done()  # waiting on the copy's uncommitted key
+        # waiting on the copy's uncommitted key: the server says so (no fixed sleep)
+        await wait_until(lambda: _waits_on_a_lock(pg_pool))
+        assert not ours.done()
         await copy.execute("COMMIT" if held_copy == "commits" else "ROLLBACK")
         if held_copy == "commits":
             with pytest.raises(IdempotencyKeyTaken) as taken:
@@ -404,3 +405,13 @@ def test_wake_up_payloads_split_many_seasons_under_the_size_limit():
     assert [s for _, chunk in parsed for s in chunk] == seasons
     assert {position for position, _ in parsed} == {7}
     assert parse_wakeup("42") == (0, [])  # an older store's bare position names no season
+
+
+async def _waits_on_a_lock(pool: asyncpg.Pool) -> bool:
+    """Some backend of this database is waiting on a lock (here: on the copy's key row)."""
+    return bool(
+        await pool.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+    )
