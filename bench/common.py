@@ -45,7 +45,9 @@ def ordered_everywhere(state: SeasonState) -> tuple[SeasonState, object]:
             mine.append(Order(plate, "support", target, 1))
     from shared.domain.events import OrdersSubmitted
 
-    submitted = (OrdersSubmitted(seat=seat, divan=divan, orders=tuple(os)) for seat, os in orders.items())
+    submitted = (
+        OrdersSubmitted(seat=seat, divan=divan, orders=tuple(os)) for seat, os in orders.items()
+    )
     state = fold(submitted, state)
     locked = lock(state, divan)
     return evolve(state, locked), locked

@@ -24,13 +24,10 @@ from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.memory import InMemoryEventStore, InMemoryIdempotencyStore
 from shared.eventstore.migrate import migrate
 from shared.eventstore.model import (
-    BeginResult,
-    Begun,
     Clock,
     EventMetadata,
     EventStore,
     Found,
-    IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyStore,
     InProgress,
@@ -47,8 +44,6 @@ from shared.eventstore.wakeups import NOTIFY_CHANNEL, parse_wakeup, wakeup_paylo
 __all__ = [
     "GENESIS",
     "NOTIFY_CHANNEL",
-    "BeginResult",
-    "Begun",
     "ChainError",
     "Clock",
     "ConcurrencyError",
@@ -59,7 +54,6 @@ __all__ = [
     "EventStoreError",
     "Found",
     "GroupStats",
-    "IdempotencyCompletion",
     "IdempotencyKeyTaken",
     "IdempotencyRecord",
     "IdempotencyStateError",

@@ -10,12 +10,10 @@ import msgspec
 import structlog
 
 from shared.eventstore import sql
-from shared.eventstore.errors import ConcurrencyError, IdempotencyKeyTaken, IdempotencyStateError
+from shared.eventstore.errors import ConcurrencyError, IdempotencyKeyTaken
 from shared.eventstore.idempotency import look_in
 from shared.eventstore.model import (
     Clock,
-    IdempotencyCompletion,
-    IdempotencyRecord,
     KeyWrite,
     NewEvent,
     RecordedEvent,
@@ -81,9 +79,7 @@ def statement(first: bool, done: KeyWrite | None) -> str:
     """Which one-append statement writes this append (tests/eventstore/sql_snapshot.sql)."""
     if done is None:
         return sql.APPEND_FIRST if first else sql.APPEND_NEXT
-    if isinstance(done, IdempotencyRecord):
-        return sql.APPEND_FIRST_RECORDED if first else sql.APPEND_NEXT_RECORDED
-    return sql.APPEND_FIRST_KEYED if first else sql.APPEND_NEXT_KEYED
+    return sql.APPEND_FIRST_RECORDED if first else sql.APPEND_NEXT_RECORDED
 
 
 async def insert(
@@ -96,14 +92,12 @@ async def insert(
     """Write one append in its one statement (autocommit) on `conn`; return its positions.
 
     A key's completion time is read from `clock`, only when there is a key. Raises
-    EventIdTaken, ConcurrencyError (stale, or a race the retry settles), IdempotencyKeyTaken,
-    IdempotencyStateError; nothing is written then.
+    EventIdTaken, ConcurrencyError (stale, or a race the retry settles) or IdempotencyKeyTaken;
+    nothing is written then.
     """
     params = batch.params(last_hash)
     if done is not None:
-        params += (done.scope, done.key, done.status, done.body, utc(clock()))
-        if isinstance(done, IdempotencyRecord):
-            params += (done.request_hash,)
+        params += (done.scope, done.key, done.status, done.body, utc(clock()), done.request_hash)
     try:
         row = await conn.fetchrow(statement(batch.expected == 0, done), *params)
     except asyncpg.UniqueViolationError as exc:
@@ -122,14 +116,11 @@ async def settle(
     key_held: bool,
 ) -> list[int]:
     """An append statement's answer for one append: its positions, or why there are none."""
-    if isinstance(done, IdempotencyRecord) and not key_held:
+    if done is not None and not key_held:
         found = await look_in(conn, done.scope, done.key, done.request_hash)
         if found is not None:
             raise IdempotencyKeyTaken(done.scope, done.key, found)
         raise ConcurrencyError(batch.season_id, batch.expected, None)  # gone again: retry
-    if isinstance(done, IdempotencyCompletion) and not key_held:
-        log.warning("idempotency.complete_refused", scope=done.scope, key=done.key)
-        raise IdempotencyStateError(f"key {done.key!r} in {done.scope!r} is not in progress")
     if positions is None:
         raise ConcurrencyError(batch.season_id, batch.expected, None)
     return list(positions)

@@ -16,9 +16,9 @@ STREAM_VERSIONS = "SELECT season_id, version FROM streams"
 LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
-# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key also
-# $12 scope, $13 key, $14 response status, $15 response body, $16 completed_at; a key recorded
-# in one step (IdempotencyRecord) adds $17 request hash.
+# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key
+# (IdempotencyRecord) also $12 scope, $13 key, $14 response status, $15 response body,
+# $16 completed_at, $17 request hash.
 _CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id"""
 
@@ -26,23 +26,6 @@ _CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
     SELECT $1, $3 + cardinality($4::uuid[]), $10
     WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND {gate}
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id"""
-
-# With a key: lock it first (it must still be in progress), claim only if it is, and complete
-# it only if the claim matched. Nothing else in this store locks a key row and then a stream
-# row the other way round, so this order cannot deadlock.
-_KEY = """
-key AS (
-    SELECT 1 FROM idempotency_keys
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' FOR UPDATE
-),"""
-
-_DONE = """,
-done AS (
-    UPDATE idempotency_keys
-    SET status = 'done', response_status = $14, response_body = $15, completed_at = $16
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' AND EXISTS (SELECT 1 FROM claim)
-    RETURNING 1
-)"""
 
 # One statement, sent in autocommit: claim the stream version (optimistic concurrency: the
 # only row lock, and it is per season), draw the positions from the sequence (only if the claim
@@ -70,7 +53,7 @@ inserted AS (
 SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
 
 
-# One step (IdempotencyRecord): claim only if the key is free as this statement sees it, and
+# With a key (IdempotencyRecord): claim only if the key is free as this statement sees it, and
 # insert the key, done, only if the claim matched. A copy that commits the same key first
 # while this statement runs makes the key's INSERT fail with a unique violation, which rolls
 # the whole statement back: never events without their key, nor a key without its events.
@@ -88,27 +71,21 @@ recorded AS (
 )"""
 
 
-def _append(claim: str, key: str) -> str:
-    """The append statement without a key, completing a begun key, or recording a new one."""
-    gate, held = {
-        "": ("true", "true"),
-        "complete": ("EXISTS (SELECT 1 FROM key)", "EXISTS (SELECT 1 FROM key)"),
-        "record": ("(SELECT free FROM key)", "(SELECT free FROM key)"),
-    }[key]
+def _append(claim: str, keyed: bool) -> str:
+    """The append statement without a key, or recording a new key beside its events."""
+    gate = "(SELECT free FROM key)" if keyed else "true"
     return _APPEND.format(
-        key={"": "", "complete": _KEY, "record": _FREE}[key],
+        key=_FREE if keyed else "",
         claim=claim.format(gate=gate),
-        done={"": "", "complete": _DONE, "record": _RECORDED}[key],
-        key_held=held,
+        done=_RECORDED if keyed else "",
+        key_held=gate,
     )
 
 
-APPEND_NEXT = _append(_CLAIM_NEXT, "")
-APPEND_FIRST = _append(_CLAIM_FIRST, "")
-APPEND_NEXT_KEYED = _append(_CLAIM_NEXT, "complete")
-APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, "complete")
-APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, "record")
-APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, "record")
+APPEND_NEXT = _append(_CLAIM_NEXT, keyed=False)
+APPEND_FIRST = _append(_CLAIM_FIRST, keyed=False)
+APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, keyed=True)
+APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, keyed=True)
 
 # The reader horizon: the oldest transaction that may still write events. Every event whose xid
 # is below it is settled (committed and visible in this statement's snapshot, or rolled back

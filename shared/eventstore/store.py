@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from datetime import timedelta
 from uuid import UUID
 
 import asyncpg
@@ -22,11 +21,10 @@ from shared.eventstore.errors import (
 )
 from shared.eventstore.group_commit import GROUP_FLUSHES, GroupCommit, GroupStats
 from shared.eventstore.hashing import GENESIS, chain_hashes, verify_chain
-from shared.eventstore.idempotency import DEFAULT_LEASE, PostgresIdempotencyStore
+from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.model import (
     Clock,
     EventMetadata,
-    IdempotencyCompletion,
     IdempotencyRecord,
     KeyWrite,
     NewEvent,
@@ -58,13 +56,12 @@ class PostgresEventStore:
         pool: asyncpg.Pool,
         *,
         clock: Clock,
-        lease: timedelta = DEFAULT_LEASE,
         notify_window: float | None = NOTIFY_WINDOW,
         group_commit: int = GROUP_FLUSHES,
     ):
         self._pool = pool
         self._clock = clock
-        self._keys = PostgresIdempotencyStore(pool, clock=clock, lease=lease)
+        self._keys = PostgresIdempotencyStore(pool, clock=clock)
         # season -> (version, hash of the event at that version), from this store's own appends
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
@@ -94,10 +91,9 @@ class PostgresEventStore:
     ) -> list[RecordedEvent]:
         """Append all events or none; with `idempotency`, write that key in the same commit.
 
-        An IdempotencyCompletion completes a key begun before; an IdempotencyRecord records a
-        new key as done (one step). Raises ConcurrencyError (stream not at expected_version),
-        DuplicateEventError (an event id recorded differently), IdempotencyStateError (begun
-        key not in progress), IdempotencyKeyTaken (recorded key taken already), StoreBusyError
+        An IdempotencyRecord records a new key as done with its answer. Raises ConcurrencyError
+        (stream not at expected_version), DuplicateEventError (an event id recorded
+        differently), IdempotencyKeyTaken (the key is taken already), StoreBusyError
         (lock/statement timeout); in each case nothing is appended. Re-appending already
         recorded events is an idempotent hit: nothing is written and the first recording is
         returned.
@@ -106,7 +102,7 @@ class PostgresEventStore:
         try:
             return await self._write(season_id, expected_version, events, idempotency)
         except (ConcurrencyError, EventIdTaken) as exc:
-            if isinstance(idempotency, IdempotencyRecord):  # a copy may have won the race
+            if idempotency is not None:  # a copy may have won the race
                 await self._raise_if_taken(idempotency)
             hit = settle_duplicates(season_id, events, await self._by_ids(events))
             if hit is None and isinstance(exc, EventIdTaken):
@@ -114,11 +110,7 @@ class PostgresEventStore:
             if hit is None:
                 raise
         log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
-        if isinstance(idempotency, IdempotencyCompletion):
-            await self._keys.complete(
-                idempotency.scope, idempotency.key, idempotency.status, idempotency.body
-            )
-        elif idempotency is not None:
+        if idempotency is not None:
             r = idempotency
             found = await self._keys.record(r.scope, r.key, r.request_hash, r.status, r.body)
             if found is not None:
@@ -149,7 +141,7 @@ class PostgresEventStore:
         batch = Batch(season_id, expected, events, recorded_at, links)
         # one autocommit statement, key completion included: no round trip under a lock
         try:
-            if self._group is not None and not isinstance(idempotency, IdempotencyCompletion):
+            if self._group is not None:
                 positions = await self._group.submit(batch, last_hash, idempotency)
             else:
                 async with Checkout(self._pool) as conn:

@@ -24,39 +24,6 @@ inserted AS (
 SELECT pos.ps AS positions, true AS key_held FROM pos
 ;
 
--- ==== sql.APPEND_FIRST_KEYED
-WITH 
-key AS (
-    SELECT 1 FROM idempotency_keys
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' FOR UPDATE
-),
-claim AS (INSERT INTO streams (season_id, version, last_hash)
-    SELECT $1, $3 + cardinality($4::uuid[]), $10
-    WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND EXISTS (SELECT 1 FROM key)
-    ON CONFLICT (season_id) DO NOTHING RETURNING season_id),
-pos AS (
-    SELECT array_agg(p ORDER BY p) AS ps
-    FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
-),
-inserted AS (
-    INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
-                        recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
-    WHERE pos.ps IS NOT NULL
-),
-done AS (
-    UPDATE idempotency_keys
-    SET status = 'done', response_status = $14, response_body = $15, completed_at = $16
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' AND EXISTS (SELECT 1 FROM claim)
-    RETURNING 1
-)
-SELECT pos.ps AS positions, EXISTS (SELECT 1 FROM key) AS key_held FROM pos
-;
-
 -- ==== sql.APPEND_FIRST_RECORDED
 WITH 
 key AS (
@@ -179,37 +146,6 @@ inserted AS (
 SELECT pos.ps AS positions, true AS key_held FROM pos
 ;
 
--- ==== sql.APPEND_NEXT_KEYED
-WITH 
-key AS (
-    SELECT 1 FROM idempotency_keys
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' FOR UPDATE
-),
-claim AS (UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
-    WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND EXISTS (SELECT 1 FROM key) RETURNING season_id),
-pos AS (
-    SELECT array_agg(p ORDER BY p) AS ps
-    FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
-),
-inserted AS (
-    INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
-                        recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
-    WHERE pos.ps IS NOT NULL
-),
-done AS (
-    UPDATE idempotency_keys
-    SET status = 'done', response_status = $14, response_body = $15, completed_at = $16
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' AND EXISTS (SELECT 1 FROM claim)
-    RETURNING 1
-)
-SELECT pos.ps AS positions, EXISTS (SELECT 1 FROM key) AS key_held FROM pos
-;
-
 -- ==== sql.APPEND_NEXT_RECORDED
 WITH 
 key AS (
@@ -312,26 +248,8 @@ SELECT version FROM streams WHERE season_id = $1
 SELECT season_id, version FROM streams
 ;
 
--- ==== idempotency.COMPLETE
-UPDATE idempotency_keys
-SET status = 'done', response_status = $3, response_body = $4, completed_at = $5
-WHERE scope = $1 AND key = $2 AND status = 'in_progress'
-;
-
 -- ==== idempotency.PURGE
 DELETE FROM idempotency_keys WHERE created_at < $1
-;
-
--- ==== idempotency._ABANDON
-DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'
-;
-
--- ==== idempotency._BEGIN
-INSERT INTO idempotency_keys AS k (scope, key, request_hash, status, created_at)
-VALUES ($1, $2, $3, 'in_progress', $4)
-ON CONFLICT (scope, key) DO UPDATE SET created_at = EXCLUDED.created_at
-    WHERE k.status = 'in_progress' AND k.created_at < $5 AND k.request_hash = $3
-RETURNING k.created_at
 ;
 
 -- ==== idempotency._LOOK

@@ -64,16 +64,12 @@ def test_every_store_statement_matches_the_committed_snapshot() -> None:
 def test_the_snapshot_names_each_append_variant_the_store_can_choose() -> None:
     """Each statement `append.statement` can pick is in the snapshot (none is built elsewhere)."""
     from shared.eventstore.append import statement
-    from shared.eventstore.model import IdempotencyCompletion, IdempotencyRecord
+    from shared.eventstore.model import IdempotencyRecord
 
     chosen = {
         statement(first, done)
         for first in (True, False)
-        for done in (
-            None,
-            IdempotencyCompletion("s", "k", 200, b""),
-            IdempotencyRecord("s", "k", b"", 200, b""),
-        )
+        for done in (None, IdempotencyRecord("s", "k", b"", 200, b""))
     }
-    assert len(chosen) == 6
+    assert len(chosen) == 4
     assert chosen <= set(_statements().values())

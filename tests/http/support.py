@@ -67,6 +67,7 @@ class Api:
     client: httpx.AsyncClient
     store: EventStore
     enqueued: list[tuple[str, int]] = field(default_factory=list)
+    app: Any = None  # the Litestar app (its state holds the running services)
 
 
 @asynccontextmanager
@@ -107,7 +108,7 @@ async def open_api(
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
     ):
-        yield Api(client, store, enqueued)
+        yield Api(client, store, enqueued, app)
 
 
 @dataclass(frozen=True)
@@ -343,4 +344,4 @@ async def open_litestar_client(
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
     )
     async with AsyncTestClient(app) as client:
-        yield Api(client, store, enqueued)
+        yield Api(client, store, enqueued, app)

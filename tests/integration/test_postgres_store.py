@@ -15,6 +15,7 @@ from shared.eventstore import (
     DurabilityError,
     IdempotencyKeyTaken,
     IdempotencyRecord,
+    InProgress,
     LogOrderError,
     MigrationError,
     PoolSettings,
@@ -415,3 +416,23 @@ async def _waits_on_a_lock(pool: asyncpg.Pool) -> bool:
             " WHERE wait_event_type = 'Lock' AND datname = current_database()"
         )
     )
+
+
+async def test_a_key_left_in_progress_by_an_older_deployment_reads_as_in_progress(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
+):
+    """Nothing writes `in_progress` rows since the two-step protocol went; rows left by a
+    deployment from before still answer 409 (InProgress) until the purge deletes them."""
+    await pg_pool.execute(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, status, created_at)"
+        " VALUES ('s1:3', 'held', 'req', 'in_progress', $1)",
+        clock.now,
+    )
+    keys = event_store.idempotency
+    assert await keys.look("s1:3", "held", b"req") == InProgress()
+    assert await keys.record("s1:3", "held", b"req", 200, b"{}") == InProgress()
+    record = IdempotencyRecord("s1:3", "held", b"req", 200, b"{}")
+    with pytest.raises(IdempotencyKeyTaken) as taken:
+        await event_store.append("s1", 0, [new_event(1)], idempotency=record)
+    assert taken.value.found == InProgress()
+    assert await event_store.stream_version("s1") == 0
