@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run simulate test test-fast lint typecheck contracts bench bench-mila mutation clean
+.PHONY: help install lock run simulate test test-offline test-fast lint typecheck contracts bench bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -35,6 +35,12 @@ simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by 
 test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest
 	$(MAKE) --no-print-directory lint typecheck contracts
 	$(BIN)/pytest -q
+
+# Closed ports (9: discard, never served here) stand for both test servers, and the env wins
+# over every fallback in tests/conftest.py, so a non-integration test that reached a server fails.
+OFFLINE := SEKSENBIR_TEST_PG_DSN=postgresql://postgres@127.0.0.1:9/none SEKSENBIR_TEST_REDIS_URL=redis://127.0.0.1:9/0
+test-offline: $(STAMP) ## pytest -m "not integration" with no server reachable (proves it needs none)
+	$(OFFLINE) $(BIN)/pytest -q -m "not integration"
 
 test-fast: $(STAMP) ## pytest only, domain tests only
 	$(BIN)/pytest -q tests/domain

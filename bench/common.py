@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.lifecycle import computer_turn, lock
 from shared.domain.simulate import season
 from shared.domain.state import SeasonState
@@ -32,8 +32,7 @@ def ordered_everywhere(state: SeasonState) -> tuple[SeasonState, object]:
     from shared.domain.state import Order
 
     divan = state.divan + 1
-    for e in computer_turn(state, divan):
-        state = evolve(state, e)
+    state = fold(computer_turn(state, divan), state)
     orders = {s: list(os) for s, os in state.orders.get(divan, {}).items()}
     for plate, p in enumerate(state.provinces, start=1):
         if p.owner is None:
@@ -46,8 +45,10 @@ def ordered_everywhere(state: SeasonState) -> tuple[SeasonState, object]:
             mine.append(Order(plate, "support", target, 1))
     from shared.domain.events import OrdersSubmitted
 
-    for seat, os in orders.items():
-        state = evolve(state, OrdersSubmitted(seat=seat, divan=divan, orders=tuple(os)))
+    submitted = (
+        OrdersSubmitted(seat=seat, divan=divan, orders=tuple(os)) for seat, os in orders.items()
+    )
+    state = fold(submitted, state)
     locked = lock(state, divan)
     return evolve(state, locked), locked
 

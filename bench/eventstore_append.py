@@ -40,10 +40,10 @@ from shared.eventstore import (
     migrate,
 )
 from shared.eventstore import sql as store_sql
+from shared.eventstore.append import Batch
 from shared.eventstore.hashing import GENESIS, chain_hashes
 from shared.eventstore.migrate import load_migrations
 from shared.eventstore.pool import PoolSettings, server_settings
-from shared.eventstore.store import _Batch
 
 # The counter-row append as shipped before 0003 (same $1..$11 as today's statement).
 _OLD_CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
@@ -117,7 +117,7 @@ def statement_appender(pool: asyncpg.Pool, first: str, following: str) -> Append
             head = await conn.fetchrow(store_sql.STREAM_HEAD, season)
             last = head["last_hash"] if head else GENESIS
             links = chain_hashes(last, season, expected, events)
-            params = _Batch(season, expected, events, clock(), links).params(last)
+            params = Batch(season, expected, events, clock(), links).params(last)
             if await conn.fetchval(following if expected else first, *params) is None:
                 raise RuntimeError(f"{season}: the claim failed at version {expected}")
 

@@ -46,7 +46,7 @@ from services.projections.projector import Projector
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
@@ -83,8 +83,7 @@ def chunks_of(seed: int, season_id: str) -> Iterator[list[ev.Event]]:
     yield events + more
     for _ in range(DIVANS):
         events = run_divan(state)
-        for e in events:
-            state = evolve(state, e)
+        state = fold(events, state)
         yield events
     yield must(state, c.HoldKurultay())[1]
 
@@ -190,8 +189,7 @@ async def throughput(
             else:
                 pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
                 await pool.execute(
-                    "TRUNCATE events, streams, idempotency_keys, due_work;"
-                    " UPDATE log_head SET position = 0"
+                    "TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY"
                 )
                 store = PostgresEventStore(pool, clock=clock)
             if not incremental:
@@ -320,9 +318,7 @@ async def lag(args: argparse.Namespace, dsn: str, redis_url: str, mode: str) -> 
     prefix = f"bench:{os.getpid()}:{secrets.token_hex(3)}:lag"
     redis = aioredis.Redis.from_url(redis_url)
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
-    await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys, due_work; UPDATE log_head SET position = 0"
-    )
+    await pool.execute("TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY")
     store = PostgresEventStore(pool, clock=clock)
     seasons = simulate(args.lag_seasons, f"lag-{mode}")
     for season_id, chunks in seasons.items():  # setup chunks and first projection, untimed

@@ -295,6 +295,8 @@ def sweep_settings(settings: Settings) -> SweepSettings:
         interval_s=settings.sweep_interval_s,
         redeliver_after_s=settings.sweep_redeliver_s,
         batch=settings.sweep_batch,
+        key_retention_s=settings.idempotency_key_retention_s,
+        purge_every_s=settings.purge_interval_s,
     )
 
 

@@ -7,4 +7,4 @@ from shared.settings import Settings
 
 _settings = Settings.from_env()
 bootstrap.configure(_settings)
-resolve_divan, _seasons = bootstrap.resolver_worker(_settings)
+resolver_actor, _seasons = bootstrap.resolver_worker(_settings)  # actor_name "resolve_divan"

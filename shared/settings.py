@@ -75,6 +75,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     data_dir: str = ".data"  # `seksenbir up`: where an embedded PostgreSQL keeps its files
     log_format: str = "json"  # json, or anything else for console lines
     log_level: str = "INFO"
+    # Idempotency-Key records older than this are purged by `seksenbir scheduler` (seconds),
+    # at most once per purge_interval_s
+    idempotency_key_retention_s: float = 24 * 3600.0
+    purge_interval_s: float = 3600.0
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -151,6 +155,8 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "data_dir": ("SEKSENBIR_DATA",),
     "log_format": ("SEKSENBIR_LOG_FORMAT",),
     "log_level": ("SEKSENBIR_LOG_LEVEL",),
+    "idempotency_key_retention_s": ("SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S",),
+    "purge_interval_s": ("SEKSENBIR_PURGE_INTERVAL_S",),
 }
 
 

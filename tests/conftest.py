@@ -26,7 +26,19 @@ from tests.clock import StepClock
 from tests.fault_guard import pytest_configure, pytest_runtest_makereport  # noqa: F401 - hooks
 
 SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
+# Fixtures that reach a server (the shared ones, or one a test starts of its own). A test that
+# requests any of them, directly or through another fixture, is marked `integration` at
+# collection, so `pytest -m "not integration"` runs with no server at all (make test-offline).
+SERVER_FIXTURES = frozenset({"pg_server_dsn", "redis_url", "wipeable_redis_url", "own_redis"})
 REDIS_CLAIM_TTL_S = 6 * 3600
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs a server fixture `integration` (no hand-kept list)."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
 
 
 def _answers(host: str, port: int) -> bool:
@@ -101,9 +113,7 @@ async def pg_pool(migrated_pg_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a clean event-store schema (tables truncated, positions back to 0)."""
     settings = PoolSettings(min_size=1, max_size=8, lock_timeout_ms=10_000)
     pool = await create_pool(migrated_pg_dsn, settings)
-    await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys, due_work; UPDATE log_head SET position = 0"
-    )
+    await pool.execute("TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY")
     try:
         yield pool
     finally:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The hash views views.all_views derives, besides the per-bey private ones (Keys.private).
+VIEW_NAMES = frozenset({"meta", "map", "beys", "titles", "treaties", "auth"})
+
 
 class Keys:
     """Keys of one season's projection generation (`gen`), under a deployment prefix."""
@@ -22,8 +25,79 @@ class Keys:
         """Set while a rebuild of the season runs (readers answer 503 if nothing is active)."""
         return f"{prefix}:{{s:{season_id}}}:building"
 
-    def __getattr__(self, name: str) -> str:
+    def view(self, name: str) -> str:
+        """The key of hash view `name` (views.all_views); KeyError for a name that is none."""
+        if name not in VIEW_NAMES:
+            raise KeyError(f"no projection view is called {name!r}")
+        return self._named(name)
+
+    def _named(self, name: str) -> str:
         return f"{self.base}:{name}"
+
+    @property
+    def meta(self) -> str:
+        """The season's summary hash (phase, Divan, version; the seed once revealed)."""
+        return self._named("meta")
+
+    @property
+    def map(self) -> str:
+        """The public map: one field per province plate."""
+        return self._named("map")
+
+    @property
+    def beys(self) -> str:
+        """The public bey list: one field per seat."""
+        return self._named("beys")
+
+    @property
+    def titles(self) -> str:
+        """Region titles."""
+        return self._named("titles")
+
+    @property
+    def treaties(self) -> str:
+        """Treaties in force."""
+        return self._named("treaties")
+
+    @property
+    def auth(self) -> str:
+        """Token hashes by seat (never tokens), for the read side's authorisation."""
+        return self._named("auth")
+
+    @property
+    def leaderboard(self) -> str:
+        """The season's scores (a sorted set by seat)."""
+        return self._named("leaderboard")
+
+    @property
+    def checkpoint(self) -> str:
+        """The stream version this generation is projected up to."""
+        return self._named("checkpoint")
+
+    @property
+    def reports(self) -> str:
+        """The public Divan reports."""
+        return self._named("reports")
+
+    @property
+    def kurultay(self) -> str:
+        """The Kurultay's outcome."""
+        return self._named("kurultay")
+
+    @property
+    def betrayals(self) -> str:
+        """Public betrayal records."""
+        return self._named("betrayals")
+
+    @property
+    def audit_betrayals(self) -> str:
+        """Betrayal records for auditors."""
+        return self._named("audit_betrayals")
+
+    @property
+    def treaty_timeline(self) -> str:
+        """The treaty history."""
+        return self._named("treaty_timeline")
 
     def private(self, seat: int) -> str:
         return f"{self.base}:private:{seat}"

@@ -12,7 +12,7 @@ from services.projections.reads import active_gens
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import EventStore, RecordedEvent
 from shared.faults import fault
@@ -70,8 +70,9 @@ class Projector:
         keys = Keys(self.prefix, season_id, gen)
         records = await self.store.read_stream(season_id)
         later = [rec for rec in records if rec.version > version]
-        for rec in records[: len(records) - len(later)]:
-            state = evolve(state, codec.decode_event(rec.data))
+        state = fold(
+            (codec.decode_event(rec.data) for rec in records[: len(records) - len(later)]), state
+        )
         if version:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
         return _Cursor(gen, version, state, snapshot), later
@@ -83,8 +84,7 @@ class Projector:
             state = cur.state
             batch = records[start : start + BATCH]
             events = [codec.decode_event(rec.data) for rec in batch]
-            for event in events:
-                state = evolve(state, event)
+            state = fold(events, state)
             new = batch[-1].version
             ops, snap = project(keys, cur.snapshot, state, events, new, live)
             fault("mid_apply")

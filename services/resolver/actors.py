@@ -46,7 +46,7 @@ def declare(
         time_limit=settings.resolve_time_limit_ms,  # above statement_timeout (Settings)
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
-    async def resolve_divan(season_id: str, divan: int) -> None:
+    async def resolve_divan_message(season_id: str, divan: int) -> None:
         outcome = await resolve(await seasons(), season_id, divan)
         fault("before_ack")
         if outcome == "resolved":
@@ -58,4 +58,4 @@ def declare(
     dramatiq.actor(
         broker=broker, actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3
     )(on_retry_exhausted)
-    return resolve_divan
+    return resolve_divan_message

@@ -8,9 +8,7 @@ import structlog
 
 from shared.app.seasons import SeasonNotFound, Seasons
 from shared.domain import codec
-from shared.domain.evolve import evolve
-from shared.domain.lifecycle import computer_turn, inputs_of, lock
-from shared.domain.resolve import resolve_divan
+from shared.domain.lifecycle import run_divan
 from shared.eventstore import ConcurrencyError, EventMetadata
 from shared.faults import fault
 
@@ -35,7 +33,8 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
         if state.divan >= divan:
             log.info("resolver.already_resolved", season_id=season_id, divan=divan)
             return "already_resolved"
-        if state.locked_divan != divan or state.phase != "running":
+        # a request locks the next Divan only (decide.request_divan), so divan == state.divan + 1
+        if state.locked_divan != divan or divan != state.divan + 1 or state.phase != "running":
             log.info(
                 "resolver.not_requested",
                 season_id=season_id,
@@ -43,12 +42,7 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
                 locked=state.locked_divan,
             )
             return "not_requested"
-        events = computer_turn(state, divan)
-        for e in events:
-            state = evolve(state, e)
-        locked = lock(state, divan)
-        state = evolve(state, locked)
-        events += [locked, *resolve_divan(state, inputs_of(state, locked))]
+        events = run_divan(state)  # the computer turn, the lock and the resolution of `divan`
         fault("mid_resolve")
         meta = EventMetadata(
             actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}"

@@ -11,6 +11,10 @@ Bound (docs/runbook.md): a season whose message was lost is resolved at most
 redeliver_after + interval + one resolution after the workers are back (defaults 10 + 5 s).
 The live-seasons issue adds kinds of due work (timed Divans, registration and Kurultay
 closes) to the same table and the same sweep.
+
+The scheduler also purges Idempotency-Key records older than the retention window
+(Settings.idempotency_key_retention_s, 24 h by default), at most once per `purge_every_s`:
+a retry after that window is a new request (docs/eventstore.md, docs/runbook.md).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import structlog
+
+from shared.eventstore import PostgresIdempotencyStore, StoreBusyError
 
 log = structlog.get_logger(__name__)
 
@@ -60,6 +66,10 @@ class SweepSettings:
     interval_s: float = 5.0
     redeliver_after_s: float = 10.0
     batch: int = 1000  # rows claimed per statement; a sweep claims batches until none is left
+    # Idempotency-Key records older than this are deleted (None: never); at most one purge per
+    # purge_every_s (Settings: idempotency_key_retention_s, purge_interval_s)
+    key_retention_s: float | None = None
+    purge_every_s: float = 3600.0
 
 
 class Scheduler:
@@ -68,7 +78,7 @@ class Scheduler:
     def __init__(
         self,
         pool: asyncpg.Pool,
-        enqueue: Callable[[str, int], None],
+        enqueue: Callable[[str, int], object],
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         settings: SweepSettings | None = None,
@@ -77,6 +87,8 @@ class Scheduler:
         self.enqueue = enqueue
         self.clock = clock
         self.settings = settings or SweepSettings()
+        self._keys = PostgresIdempotencyStore(pool, clock=clock)
+        self._purged_at: datetime | None = None
 
     async def sweep(self) -> list[Due]:
         """One pass: claim every due row not handed over lately, and enqueue it."""
@@ -91,6 +103,24 @@ class Scheduler:
             handed += batch
             if len(batch) < self.settings.batch:
                 return handed
+
+    async def purge_keys(self) -> int | None:
+        """Delete Idempotency-Key records older than the retention, if a purge is due now.
+
+        Returns how many went, or None when no purge was due (none configured, or the last
+        one was less than `purge_every_s` ago by the injected clock).
+        """
+        retention = self.settings.key_retention_s
+        now = self.clock()
+        last = self._purged_at
+        if retention is None or (
+            last is not None and now - last < timedelta(seconds=self.settings.purge_every_s)
+        ):
+            return None
+        purged = await self._keys.purge(timedelta(seconds=retention))
+        self._purged_at = now
+        log.info("scheduler.keys_purged", purged=purged, retention_s=retention)
+        return purged
 
     def _hand_over(self, due: Due, now: datetime) -> None:
         if due.kind != "divan" or due.divan is None:
@@ -119,7 +149,8 @@ class Scheduler:
         while not stop.is_set():
             try:
                 await self.sweep()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                await self.purge_keys()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, StoreBusyError) as exc:
                 log.warning("scheduler.sweep_failed", error=type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=self.settings.interval_s)

@@ -13,7 +13,7 @@ import structlog
 
 from shared.domain import codec
 from shared.domain import events as ev
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import (
     EventMetadata,
@@ -164,9 +164,9 @@ class Seasons:
     async def load(self, season_id: str) -> Loaded:
         cached = self._cache.get(season_id)
         state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
-        for rec in await self.store.read_stream(season_id, from_version=version):
-            state = evolve(state, codec.decode_event(rec.data))
-            version = rec.version
+        records = await self.store.read_stream(season_id, from_version=version)
+        state = fold((codec.decode_event(rec.data) for rec in records), state)
+        version = records[-1].version if records else version
         if version == 0:
             raise SeasonNotFound(season_id)
         loaded = Loaded(state, version)
@@ -202,8 +202,7 @@ class Seasons:
             )
         ):
             state = cached.state
-            for e in events:
-                state = evolve(state, e)
+            state = fold(events, state)
             self._remember(season_id, Loaded(state, expected + len(events)))
         return recorded
 

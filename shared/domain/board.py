@@ -100,13 +100,6 @@ class Board:
     def holds_memleket(self, seat: int) -> bool:
         return self.owner[self.beys[seat].memleket] == seat
 
-    def memleket_owner(self, plate: int) -> int | None:
-        """The seat whose memleket this plate is, if any."""
-        for b in self.beys.values():
-            if b.memleket == plate:
-                return b.seat
-        return None
-
     def set_unowned(self, plate: int, milis: int) -> None:
         self.owner[plate] = None
         self.units[plate] = milis

@@ -1,16 +1,14 @@
-"""Canonical encoding of events and commands: one module-level encoder and decoder per union."""
+"""Canonical encoding of events and commands; one module-level decoder for the event union."""
 
 from __future__ import annotations
 
 import msgspec
 
-from shared.domain.commands import AnyCommand
 from shared.domain.events import AnyEvent, Event
 from shared.domain.upcast import upcast
 
 _encoder = msgspec.json.Encoder(order="sorted")
 _event_decoder = msgspec.json.Decoder(AnyEvent)
-_command_decoder = msgspec.json.Decoder(AnyCommand)
 
 
 def encode(value: object) -> bytes:
@@ -21,10 +19,6 @@ def encode(value: object) -> bytes:
 def decode_event(data: bytes) -> Event:
     """Decode a stored event, upcasting older tags to the current shape first."""
     return _event_decoder.decode(upcast(data))
-
-
-def decode_command(data: bytes) -> object:
-    return _command_decoder.decode(data)
 
 
 def event_type(event: Event) -> str:

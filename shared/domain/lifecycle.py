@@ -10,7 +10,7 @@ from shared.domain import bots
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.resolve import DivanInputs, resolve_divan
 from shared.domain.state import Order, SeasonState
 
@@ -31,9 +31,8 @@ def computer_turn(
                 # The computer turn runs at the lock, on the state as it stood just before it.
                 result = decide(replace(state, locked_divan=None), cmd)
                 if not isinstance(result, c.Rejection):
-                    for e in result:
-                        state = evolve(state, e)
-                        out.append(e)
+                    state = fold(result, state)
+                    out.extend(result)
         orders = planner(state, bey.seat, divan)
         e2 = ev.OrdersSubmitted(seat=bey.seat, divan=divan, orders=orders)
         state = evolve(state, e2)
@@ -60,8 +59,7 @@ def run_divan(state: SeasonState, planners: dict[int, Planner] | None = None) ->
     """A whole Divan as the resolver runs it: computer turn, lock, resolution (all pure)."""
     divan = state.divan + 1
     events = computer_turn(state, divan, planners)
-    for e in events:
-        state = evolve(state, e)
+    state = fold(events, state)
     locked = lock(state, divan)
     state = evolve(state, locked)
     return [*events, locked, *resolve_divan(state, inputs_of(state, locked))]

@@ -9,7 +9,7 @@ from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.board import Board
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import Planner, run_divan
 from shared.domain.scoring import standings
 from shared.domain.season import seed_commitment
@@ -28,8 +28,7 @@ def must(state: SeasonState, cmd: c.Command) -> tuple[SeasonState, list[ev.Event
     result = decide(state, cmd)
     if isinstance(result, c.Rejection):
         raise ValueError(f"{type(cmd).__name__} rejected: {result.code}: {result.message}")
-    for e in result:
-        state = evolve(state, e)
+    state = fold(result, state)
     return state, result
 
 
@@ -58,8 +57,7 @@ def season(
     yield DivanStep(0, events, state)
     for _ in range(divans):
         events = run_divan(state, planners)
-        for e in events:
-            state = evolve(state, e)
+        state = fold(events, state)
         if check:
             check(state)
         yield DivanStep(state.divan, events, state)

@@ -12,6 +12,7 @@ from shared.eventstore.errors import (
     MigrationError,
     StoreBusyError,
 )
+from shared.eventstore.group_commit import GroupStats
 from shared.eventstore.hashing import (
     GENESIS,
     envelope_bytes,
@@ -23,13 +24,10 @@ from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.memory import InMemoryEventStore, InMemoryIdempotencyStore
 from shared.eventstore.migrate import migrate
 from shared.eventstore.model import (
-    BeginResult,
-    Begun,
     Clock,
     EventMetadata,
     EventStore,
     Found,
-    IdempotencyCompletion,
     IdempotencyRecord,
     IdempotencyStore,
     InProgress,
@@ -40,14 +38,12 @@ from shared.eventstore.model import (
     Replay,
 )
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
-from shared.eventstore.sql import parse_wakeup, wakeup_payloads
-from shared.eventstore.store import NOTIFY_CHANNEL, GroupStats, PostgresEventStore
+from shared.eventstore.store import PostgresEventStore
+from shared.eventstore.wakeups import NOTIFY_CHANNEL, parse_wakeup, wakeup_payloads
 
 __all__ = [
     "GENESIS",
     "NOTIFY_CHANNEL",
-    "BeginResult",
-    "Begun",
     "ChainError",
     "Clock",
     "ConcurrencyError",
@@ -58,7 +54,6 @@ __all__ = [
     "EventStoreError",
     "Found",
     "GroupStats",
-    "IdempotencyCompletion",
     "IdempotencyKeyTaken",
     "IdempotencyRecord",
     "IdempotencyStateError",

@@ -13,18 +13,11 @@ from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
     IdempotencyKeyTaken,
-    IdempotencyStateError,
 )
 from shared.eventstore.hashing import chain_hashes, verify_chain
-from shared.eventstore.idempotency import DEFAULT_LEASE
 from shared.eventstore.model import (
-    BeginResult,
-    Begun,
     Clock,
     Found,
-    IdempotencyCompletion,
-    IdempotencyRecord,
-    InProgress,
     KeyWrite,
     Mismatch,
     NewEvent,
@@ -41,28 +34,15 @@ log = structlog.get_logger(__name__)
 class _Key(msgspec.Struct):
     request_hash: bytes
     created_at: datetime
-    response: Replay | None = None
+    response: Replay
 
 
 class InMemoryIdempotencyStore:
     """Idempotency keys in a dict; same answers as PostgresIdempotencyStore."""
 
-    def __init__(self, *, clock: Clock, lease: timedelta = DEFAULT_LEASE) -> None:
+    def __init__(self, *, clock: Clock) -> None:
         self._clock = clock
-        self._lease = lease
         self._keys: dict[tuple[str, str], _Key] = {}
-
-    async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult:
-        """Claim the key for this request, or say why not (Replay, Mismatch, InProgress)."""
-        now = utc(self._clock())
-        entry = self._keys.get((scope, key))
-        stale = entry is not None and entry.created_at < now - self._lease
-        if entry is None or (entry.response is None and stale and _same(entry, request_hash)):
-            self._keys[scope, key] = _Key(request_hash, now)
-            return Begun()
-        if not _same(entry, request_hash):
-            return Mismatch()
-        return entry.response or InProgress()
 
     async def record(
         self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
@@ -80,18 +60,7 @@ class InMemoryIdempotencyStore:
             return None
         if not _same(entry, request_hash):
             return Mismatch()
-        return entry.response or InProgress()
-
-    async def complete(self, scope: str, key: str, status: int, body: bytes) -> None:
-        """Record the response; raises IdempotencyStateError unless the key is in progress."""
-        self.check_in_progress(scope, key)
-        self._keys[scope, key].response = Replay(status, body)
-
-    async def abandon(self, scope: str, key: str) -> None:
-        """Forget an in-progress key; a no-op if it is done or unknown."""
-        entry = self._keys.get((scope, key))
-        if entry is not None and entry.response is None:
-            del self._keys[scope, key]
+        return entry.response
 
     async def purge(self, older_than: timedelta) -> int:
         """Delete keys begun before the retention window; returns how many."""
@@ -100,12 +69,6 @@ class InMemoryIdempotencyStore:
         for k in old:
             del self._keys[k]
         return len(old)
-
-    def check_in_progress(self, scope: str, key: str) -> None:
-        """Raise IdempotencyStateError unless the key is held by a running request."""
-        entry = self._keys.get((scope, key))
-        if entry is None or entry.response is not None:
-            raise IdempotencyStateError(f"key {key!r} in {scope!r} is not in progress")
 
 
 def _same(entry: _Key, request_hash: bytes) -> bool:
@@ -119,18 +82,17 @@ class InMemoryEventStore:
         self,
         *,
         clock: Clock,
-        lease: timedelta = DEFAULT_LEASE,
         keys: InMemoryIdempotencyStore | None = None,
     ) -> None:
         self._clock = clock
-        self._keys = keys or InMemoryIdempotencyStore(clock=clock, lease=lease)
+        self._keys = keys or InMemoryIdempotencyStore(clock=clock)
         self._log: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._by_id: dict[UUID, RecordedEvent] = {}
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:
-        """The Idempotency-Key store whose keys appends may complete."""
+        """The Idempotency-Key store whose keys appends record."""
         return self._keys
 
     async def append(
@@ -143,7 +105,7 @@ class InMemoryEventStore:
     ) -> list[RecordedEvent]:
         """Append all events or none; same errors and idempotent hits as PostgresEventStore."""
         validate_batch(season_id, expected_version, events)
-        if isinstance(idempotency, IdempotencyRecord):
+        if idempotency is not None:
             r = idempotency
             found = await self._keys.look(r.scope, r.key, r.request_hash)
             if found is not None:
@@ -154,15 +116,10 @@ class InMemoryEventStore:
             version = len(self._streams.get(season_id, ()))
             if version != expected_version:
                 raise ConcurrencyError(season_id, expected_version, version)
-        if isinstance(idempotency, IdempotencyCompletion):
-            self._keys.check_in_progress(idempotency.scope, idempotency.key)
         recorded = hit or self._write(season_id, expected_version, events)
         if hit is not None:
             log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
-        if isinstance(idempotency, IdempotencyCompletion):
-            done = idempotency
-            await self._keys.complete(done.scope, done.key, done.status, done.body)
-        elif idempotency is not None:
+        if idempotency is not None:
             r = idempotency
             await self._keys.record(r.scope, r.key, r.request_hash, r.status, r.body)
         return recorded
@@ -227,7 +184,7 @@ class InMemoryEventStore:
         """Every season with at least one event, sorted."""
         return sorted(self._streams)
 
-    async def verify_season(self, season_id: str) -> bytes:
+    async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain; return its head hash (raises ChainError)."""
         stream = self._streams.get(season_id, [])
         head = verify_chain(stream)

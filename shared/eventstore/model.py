@@ -54,20 +54,11 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
     hash: bytes
 
 
-class IdempotencyCompletion(msgspec.Struct, frozen=True):
-    """The response to store under an idempotency key, in the same transaction as the append."""
-
-    scope: str
-    key: str
-    status: int
-    body: bytes
-
-
 class IdempotencyRecord(msgspec.Struct, frozen=True):
     """A new key, recorded as done with its response in the append's own commit.
 
-    The one-step protocol: no `begin` before the command, so a command whose whole effect is
-    one append costs one statement. If the key is taken already, nothing is appended and the
+    The one protocol: no step before the command, so a command whose whole effect is one
+    append costs one statement. If the key is taken already, nothing is appended and the
     store raises IdempotencyKeyTaken with what the key holds. Two copies racing in two
     processes cannot both append: the key's primary key admits one row.
     """
@@ -79,11 +70,7 @@ class IdempotencyRecord(msgspec.Struct, frozen=True):
     body: bytes
 
 
-KeyWrite = IdempotencyCompletion | IdempotencyRecord
-
-
-class Begun(msgspec.Struct, frozen=True):
-    """The key is new (or its holder's lease ran out): go ahead and run the command."""
+KeyWrite = IdempotencyRecord  # what an append may write beside its events
 
 
 class Replay(msgspec.Struct, frozen=True):
@@ -98,23 +85,21 @@ class Mismatch(msgspec.Struct, frozen=True):
 
 
 class InProgress(msgspec.Struct, frozen=True):
-    """The first request with this key is still running (HTTP 409)."""
+    """The key's row is `in_progress` (HTTP 409). Nothing writes such rows since the two-step
+    begin/complete protocol was removed; rows a deployment from before left behind still read
+    so, until the scheduler's purge deletes them."""
 
 
 Found = Replay | Mismatch | InProgress  # what a taken key holds, seen by this request
-BeginResult = Begun | Found
 
 
 class IdempotencyStore(Protocol):
     """Idempotency-Key bookkeeping for the command API (IETF idempotency-key draft)."""
 
-    async def begin(self, scope: str, key: str, request_hash: bytes) -> BeginResult: ...
     async def record(
         self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
     ) -> Found | None: ...
     async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None: ...
-    async def complete(self, scope: str, key: str, status: int, body: bytes) -> None: ...
-    async def abandon(self, scope: str, key: str) -> None: ...
     async def purge(self, older_than: timedelta) -> int: ...
 
 
@@ -137,7 +122,7 @@ class EventStore(Protocol):
     async def stream_versions(self) -> dict[str, int]: ...
     async def head_position(self) -> int: ...
     async def list_seasons(self) -> list[str]: ...
-    async def verify_season(self, season_id: str) -> bytes: ...
+    async def verify_chain(self, season_id: str) -> bytes: ...
 
 
 def validate_batch(season_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:

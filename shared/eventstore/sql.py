@@ -1,50 +1,24 @@
-"""The event store's SQL: the one-statement append and the commit-order-safe readers."""
+"""The event store's SQL: the one-statement append and the commit-order-safe readers.
+
+The append statements are assembled from templates below; each one exactly as it runs is in
+tests/eventstore/sql_snapshot.sql (checked verbatim by tests/eventstore/test_sql_snapshot.py).
+"""
 
 from __future__ import annotations
-
-import json
-
-NOTIFY_CHANNEL = "seksenbir_events"  # payload: see wakeup_payloads; a wake-up hint only
-_MAX_PAYLOAD = 7000  # bytes; PostgreSQL refuses a NOTIFY payload of 8000 or more
-
-
-def wakeup_payloads(newest: int, seasons: list[str]) -> list[str]:
-    """The NOTIFY payloads for appends committed to `seasons`: JSON {"position", "seasons"}.
-
-    `position` is the newest position committed when the wake-up was sent; the seasons are
-    split over as many payloads as the size limit asks. A listener catches those seasons up.
-    """
-    payloads: list[str] = []
-    chunk: list[str] = []
-    size = 0
-    for season_id in seasons:
-        if chunk and size + len(season_id) + 4 > _MAX_PAYLOAD:
-            payloads.append(json.dumps({"position": newest, "seasons": chunk}))
-            chunk, size = [], 0
-        chunk.append(season_id)
-        size += len(season_id) + 4
-    payloads.append(json.dumps({"position": newest, "seasons": chunk}))
-    return payloads
-
-
-def parse_wakeup(payload: str) -> tuple[int, list[str]]:
-    """(position, seasons) of a wake-up; a payload this store did not write names no season."""
-    try:
-        data = json.loads(payload)
-        return int(data["position"]), [str(s) for s in data["seasons"]]
-    except (ValueError, TypeError, KeyError):
-        return 0, []
-
 
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""
 
 STREAM_HEAD = "SELECT version, last_hash FROM streams WHERE season_id = $1"
+STREAM_VERSION = "SELECT version FROM streams WHERE season_id = $1"
+STREAM_LAST_HASH = "SELECT last_hash FROM streams WHERE season_id = $1"
+STREAM_VERSIONS = "SELECT season_id, version FROM streams"
+LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
-# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key also
-# $12 scope, $13 key, $14 response status, $15 response body, $16 completed_at; a key recorded
-# in one step (IdempotencyRecord) adds $17 request hash.
+# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key
+# (IdempotencyRecord) also $12 scope, $13 key, $14 response status, $15 response body,
+# $16 completed_at, $17 request hash.
 _CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id"""
 
@@ -52,23 +26,6 @@ _CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
     SELECT $1, $3 + cardinality($4::uuid[]), $10
     WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND {gate}
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id"""
-
-# With a key: lock it first (it must still be in progress), claim only if it is, and complete
-# it only if the claim matched. Nothing else in this store locks a key row and then a stream
-# row the other way round, so this order cannot deadlock.
-_KEY = """
-key AS (
-    SELECT 1 FROM idempotency_keys
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' FOR UPDATE
-),"""
-
-_DONE = """,
-done AS (
-    UPDATE idempotency_keys
-    SET status = 'done', response_status = $14, response_body = $15, completed_at = $16
-    WHERE scope = $12 AND key = $13 AND status = 'in_progress' AND EXISTS (SELECT 1 FROM claim)
-    RETURNING 1
-)"""
 
 # One statement, sent in autocommit: claim the stream version (optimistic concurrency: the
 # only row lock, and it is per season), draw the positions from the sequence (only if the claim
@@ -96,7 +53,7 @@ inserted AS (
 SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
 
 
-# One step (IdempotencyRecord): claim only if the key is free as this statement sees it, and
+# With a key (IdempotencyRecord): claim only if the key is free as this statement sees it, and
 # insert the key, done, only if the claim matched. A copy that commits the same key first
 # while this statement runs makes the key's INSERT fail with a unique violation, which rolls
 # the whole statement back: never events without their key, nor a key without its events.
@@ -114,29 +71,21 @@ recorded AS (
 )"""
 
 
-def _append(claim: str, key: str) -> str:
-    """The append statement without a key, completing a begun key, or recording a new one."""
-    gate, held = {
-        "": ("true", "true"),
-        "complete": ("EXISTS (SELECT 1 FROM key)", "EXISTS (SELECT 1 FROM key)"),
-        "record": ("(SELECT free FROM key)", "(SELECT free FROM key)"),
-    }[key]
+def _append(claim: str, keyed: bool) -> str:
+    """The append statement without a key, or recording a new key beside its events."""
+    gate = "(SELECT free FROM key)" if keyed else "true"
     return _APPEND.format(
-        key={"": "", "complete": _KEY, "record": _FREE}[key],
+        key=_FREE if keyed else "",
         claim=claim.format(gate=gate),
-        done={"": "", "complete": _DONE, "record": _RECORDED}[key],
-        key_held=held,
+        done=_RECORDED if keyed else "",
+        key_held=gate,
     )
 
 
-APPEND_NEXT = _append(_CLAIM_NEXT, "")
-APPEND_FIRST = _append(_CLAIM_FIRST, "")
-APPEND_NEXT_KEYED = _append(_CLAIM_NEXT, "complete")
-APPEND_FIRST_KEYED = _append(_CLAIM_FIRST, "complete")
-APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, "record")
-APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, "record")
-
-NOTIFY = "SELECT pg_notify($1, $2)"
+APPEND_NEXT = _append(_CLAIM_NEXT, keyed=False)
+APPEND_FIRST = _append(_CLAIM_FIRST, keyed=False)
+APPEND_NEXT_RECORDED = _append(_CLAIM_NEXT, keyed=True)
+APPEND_FIRST_RECORDED = _append(_CLAIM_FIRST, keyed=True)
 
 # The reader horizon: the oldest transaction that may still write events. Every event whose xid
 # is below it is settled (committed and visible in this statement's snapshot, or rolled back
@@ -182,7 +131,7 @@ READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > 
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
 BY_IDS = f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])"
 
-# Group commit (store._GroupCommit): several appends to distinct seasons in one statement and
+# Group commit (group_commit.GroupCommit): several appends to distinct seasons in one statement and
 # one commit, each item claimed, written and answered on its own, as the one-append statement
 # does. Items: $1 season, $2 stream's last hash, $3 expected version, $4 number of events,
 # $5 new last hash, $6 recorded_at, then the key recorded in one step (NULL scope: no key)

@@ -10,7 +10,7 @@ from shared.domain import bots
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.state import (
@@ -297,8 +297,7 @@ def test_r7_9_spending_is_affordable_and_every_command_valid(state: SeasonState)
         for cmd in bots.plan_spending(state, bey.seat, divan):
             verdict = decide(current, cmd)
             assert not isinstance(verdict, c.Rejection), (cmd, verdict)
-            for e in verdict:
-                current = evolve(current, e)
+            current = fold(verdict, current)
             gold = current.bey(bey.seat)
             assert gold is not None and gold.gold >= 0
 

@@ -8,7 +8,7 @@ import pytest
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.simulate import start
 from shared.domain.state import Order, Province, SeasonState, Treaty
 
@@ -193,8 +193,7 @@ def test_r10_4_a_vote_after_the_kurultay_is_already_voted_or_told_it_is_over(
     held = decide(voted, c.HoldKurultay())
     assert isinstance(held, list)
     over = voted
-    for e in held:
-        over = evolve(over, e)
+    over = fold(held, over)
     assert over.phase == "over"
     assert code(over, c.CastVote(seat=1, candidate=3)) == "already_voted"
     silent = replace(over, votes={s: v for s, v in over.votes.items() if s != 2})

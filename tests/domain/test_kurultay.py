@@ -7,7 +7,7 @@ import msgspec
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.season import hold_kurultay
 from shared.domain.state import Bey, Province, SeasonState, unowned_map
 
@@ -95,6 +95,5 @@ def test_r10_4_in_trial_the_human_vote_holds_the_kurultay_and_reveals_the_seed()
     assert isinstance(result, list)
     assert [type(e) for e in result] == [ev.VoteCast, ev.KurultayHeld, ev.SeedRevealed]
     after = state
-    for e in result:
-        after = evolve(after, e)
+    after = fold(result, after)
     assert after.phase == "over" and after.han is not None

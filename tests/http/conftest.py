@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -15,10 +15,17 @@ if TYPE_CHECKING:
     from tests.conftest import StepClock
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _limiter_redis(redis_url: str) -> None:
-    """The apps under test count failed tokens in this session's own Redis db."""
-    support.REDIS_URL["url"] = redis_url
+@pytest.fixture(autouse=True)
+def _limiter_redis(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Where the apps under test count failed tokens: this session's own Redis db for an
+    integration test, and for any other a closed port, so an in-memory test needs no server
+    (each app still limits on its own then, as it does whenever Redis does not answer)."""
+    if request.node.get_closest_marker("integration") is not None:
+        support.REDIS_URL["url"] = request.getfixturevalue("redis_url")
+    try:
+        yield
+    finally:
+        support.REDIS_URL["url"] = support.NO_REDIS
 
 
 @pytest.fixture

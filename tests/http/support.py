@@ -21,7 +21,7 @@ from shared.app.tokens import token_hash
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
@@ -37,9 +37,10 @@ PROBLEM = "application/problem+json"
 SYSTEM = EventMetadata(actor="system", command_id="test-setup")
 
 
-# The session's own Redis db (tests/http/conftest.py sets it): the apps under test count failed
-# tokens there, under a namespace of their own.
-REDIS_URL = {"url": "redis://127.0.0.1:6379/0"}
+# Where the apps under test count failed tokens, under a namespace of their own: the session's
+# own Redis db for an integration test (tests/http/conftest.py sets it), else a closed port.
+NO_REDIS = "redis://127.0.0.1:9/0"
+REDIS_URL = {"url": NO_REDIS}
 
 
 def settings(**overrides: Any) -> Settings:
@@ -67,6 +68,7 @@ class Api:
     client: httpx.AsyncClient
     store: EventStore
     enqueued: list[tuple[str, int]] = field(default_factory=list)
+    app: Any = None  # the Litestar app (its state holds the running services)
 
 
 @asynccontextmanager
@@ -107,7 +109,7 @@ async def open_api(
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
     ):
-        yield Api(client, store, enqueued)
+        yield Api(client, store, enqueued, app)
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,7 @@ async def build_season(
             continue  # a 19th seat taken closed registration at once
         result = decide(state, command)
         assert isinstance(result, list), result
-        for e in result:
-            state = evolve(state, e)
+        state = fold(result, state)
         events.extend(result)
     beys = []
     for bey in state.beys:
@@ -352,4 +353,4 @@ async def open_litestar_client(
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
     )
     async with AsyncTestClient(app) as client:
-        yield Api(client, store, enqueued)
+        yield Api(client, store, enqueued, app)

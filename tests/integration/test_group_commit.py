@@ -85,7 +85,7 @@ async def test_appends_to_many_seasons_share_statements_and_all_commit(pg_pool, 
         assert [e.version for e in second[i]] == [3, 4, 5]
         stored = await store.read_stream(season)
         assert stored == first[i] + second[i]  # what the caller was told is what is stored
-        await store.verify_season(season)
+        await store.verify_chain(season)
     events = [e for e in await all_events(store) if not e.season_id.startswith("lead-")]
     assert len(events) == 12 * 5
     assert len({e.position for e in events}) == len(events)
@@ -137,7 +137,7 @@ async def test_each_append_in_a_group_gets_its_own_outcome(pg_pool, clock):
     stale = await store.read_stream("stale")
     assert stale[-1].event_id == new_event(2, space=99).event_id  # the other writer's, kept
     for season in ("fresh", "stale", "keyed", "raced", "new", "new-keyed"):
-        await store.verify_season(season)
+        await store.verify_chain(season)
 
 
 def _record(key: str) -> IdempotencyRecord:
@@ -343,5 +343,5 @@ async def test_writers_in_two_processes_racing_on_shared_seasons_lose_and_dup_no
     for season in seasons:
         versions = [e.version for e in await stores[1].read_stream(season)]
         assert versions == list(range(1, len(versions) + 1))
-        await stores[1].verify_season(season)
+        await stores[1].verify_chain(season)
     assert stores[0].group_stats().appends >= 48

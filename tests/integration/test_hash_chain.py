@@ -87,7 +87,7 @@ async def test_a_row_altered_in_the_database_is_detected(
     await _chain(event_store)
     await _as_superuser(pg_pool, "UPDATE events SET data = '{}' WHERE version = 2")
     with pytest.raises(ChainError) as caught:
-        await event_store.verify_season("s1")
+        await event_store.verify_chain("s1")
     assert (caught.value.version, caught.value.reason) == (2, _HASH_MISMATCH)
 
 
@@ -103,7 +103,7 @@ async def test_a_rehashed_row_breaks_the_next_link(
         pg_pool, "UPDATE events SET data = '{}', hash = $1 WHERE version = 2", forged
     )
     with pytest.raises(ChainError) as caught:
-        await event_store.verify_season("s1")
+        await event_store.verify_chain("s1")
     assert caught.value.version == 3
     assert "prev_hash" in caught.value.reason
 
@@ -115,7 +115,7 @@ async def test_a_deleted_tail_is_detected_against_the_stream_head(
     await _chain(event_store)
     await _as_superuser(pg_pool, "DELETE FROM events WHERE version = 4")
     with pytest.raises(ChainError, match="stream head"):
-        await event_store.verify_season("s1")
+        await event_store.verify_chain("s1")
 
 
 @pytest.mark.integration

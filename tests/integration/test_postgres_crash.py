@@ -241,7 +241,7 @@ async def test_postgres_crashing_during_a_burst_loses_no_acknowledged_command(
         for client in clients:
             records = await store.read_stream(client.season_id)
             assert [r.version for r in records] == list(range(1, len(records) + 1))
-            await store.verify_season(client.season_id)  # no partial batch, no altered event
+            await store.verify_chain(client.season_id)  # no partial batch, no altered event
             counts = stored(records)
             for command in client.commands:
                 final = command.last[0]

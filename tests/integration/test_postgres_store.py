@@ -15,6 +15,7 @@ from shared.eventstore import (
     DurabilityError,
     IdempotencyKeyTaken,
     IdempotencyRecord,
+    InProgress,
     LogOrderError,
     MigrationError,
     PoolSettings,
@@ -34,7 +35,13 @@ from tests.integration.support import batch, event_id, new_event, wait_until
 
 pytestmark = pytest.mark.integration
 
-ALL = ["0001_event_log", "0002_idempotency_keys", "0003_parallel_appends", "0004_due_work"]
+ALL = [
+    "0001_event_log",
+    "0002_idempotency_keys",
+    "0003_parallel_appends",
+    "0004_due_work",
+    "0005_log_head_retired_always",
+]
 
 
 @pytest.fixture
@@ -210,6 +217,15 @@ async def test_transactions_in_other_databases_do_not_hold_readers_back(
         await elsewhere.close()
 
 
+async def test_log_head_refuses_even_the_reset_on_an_empty_log(pg_pool: asyncpg.Pool, clock):
+    """0005: the retired counter row has no test-only back door; fixtures reset positions with
+    TRUNCATE ... RESTART IDENTITY, which restarts the sequence events.position owns."""
+    with pytest.raises(asyncpg.ObjectNotInPrerequisiteStateError, match="retired"):
+        await pg_pool.execute("UPDATE log_head SET position = 0")
+    store = PostgresEventStore(pg_pool, clock=clock)
+    assert [e.position for e in await store.append("s1", 0, batch(1, 2))] == [1, 2]
+
+
 async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_it(
     fresh_dsn: str, clock
 ):
@@ -234,7 +250,7 @@ async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_i
         assert new[0].position == 4
         assert [e.event_id for e in await store.read_all(2)] == [event_id(3), event_id(4)]
         assert await store.head_position() == 4
-        assert await store.verify_season("s1") == new[0].hash
+        assert await store.verify_chain("s1") == new[0].hash
     finally:
         await pool.close()
 
@@ -289,7 +305,7 @@ async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock
 @pytest.mark.fault
 @pytest.mark.parametrize("held_copy", ["commits", "rolls back"])
 async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
-    event_store: PostgresEventStore, migrated_pg_dsn: str, held_copy: str
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, migrated_pg_dsn: str, held_copy: str
 ):
     """RELIABILITY 2 across processes, one-step keys: a copy in another process has inserted
     the key and not committed yet (the statement cannot see it). Our append waits on the key's
@@ -305,8 +321,9 @@ async def test_a_recorded_key_racing_a_copy_in_another_process_is_appended_once(
             " VALUES ('s1:3', 'k', 'req'::bytea, 'done', 200, '\\x7b317d'::bytea, now(), now())"
         )
         ours = asyncio.create_task(event_store.append("s1", 1, [new_event(2)], idempotency=record))
-        await asyncio.sleep(0.3)
-        assert not ours.done()  # waiting on the copy's uncommitted key
+        # waiting on the copy's uncommitted key: the server says so (no fixed sleep)
+        await wait_until(lambda: _waits_on_a_lock(pg_pool))
+        assert not ours.done()
         await copy.execute("COMMIT" if held_copy == "commits" else "ROLLBACK")
         if held_copy == "commits":
             with pytest.raises(IdempotencyKeyTaken) as taken:
@@ -389,3 +406,33 @@ def test_wake_up_payloads_split_many_seasons_under_the_size_limit():
     assert [s for _, chunk in parsed for s in chunk] == seasons
     assert {position for position, _ in parsed} == {7}
     assert parse_wakeup("42") == (0, [])  # an older store's bare position names no season
+
+
+async def _waits_on_a_lock(pool: asyncpg.Pool) -> bool:
+    """Some backend of this database is waiting on a lock (here: on the copy's key row)."""
+    return bool(
+        await pool.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+    )
+
+
+async def test_a_key_left_in_progress_by_an_older_deployment_reads_as_in_progress(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
+):
+    """Nothing writes `in_progress` rows since the two-step protocol went; rows left by a
+    deployment from before still answer 409 (InProgress) until the purge deletes them."""
+    await pg_pool.execute(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, status, created_at)"
+        " VALUES ('s1:3', 'held', 'req', 'in_progress', $1)",
+        clock.now,
+    )
+    keys = event_store.idempotency
+    assert await keys.look("s1:3", "held", b"req") == InProgress()
+    assert await keys.record("s1:3", "held", b"req", 200, b"{}") == InProgress()
+    record = IdempotencyRecord("s1:3", "held", b"req", 200, b"{}")
+    with pytest.raises(IdempotencyKeyTaken) as taken:
+        await event_store.append("s1", 0, [new_event(1)], idempotency=record)
+    assert taken.value.found == InProgress()
+    assert await event_store.stream_version("s1") == 0

@@ -141,4 +141,4 @@ async def test_a_blocked_resolver_statement_is_cancelled_and_the_message_retries
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
     assert len({r.event_id for r in records}) == len(records)
-    await event_store.verify_season(season_id)
+    await event_store.verify_chain(season_id)

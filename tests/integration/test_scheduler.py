@@ -216,3 +216,61 @@ async def test_two_schedulers_sweeping_at_once_hand_each_divan_over_once(
     )
     both = first.sent + second.sent
     assert sorted(both) == [(n, 1) for n in names]  # every one, and none twice
+
+
+async def _key(pool: asyncpg.Pool, key: str, created_at: object) -> None:
+    await pool.execute(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,"
+        " response_body, created_at, completed_at) VALUES ('s1:3', $1, 'h', 'done', 200, '{}',"
+        " $2, $2)",
+        key,
+        created_at,
+    )
+
+
+async def test_the_scheduler_purges_idempotency_keys_older_than_the_retention(
+    pg_pool: asyncpg.Pool, clock: StepClock
+):
+    """Keys created before now - retention go, younger ones stay; the next purge waits
+    `purge_every_s` by the injected clock (docs/runbook.md)."""
+    settings = SweepSettings(key_retention_s=3600.0, purge_every_s=600.0)
+    scheduler = Scheduler(pg_pool, FakeBroker(), clock=clock, settings=settings)
+    await _key(pg_pool, "old", clock.now - timedelta(hours=2))
+    await _key(pg_pool, "young", clock.now - timedelta(minutes=30))
+    assert await scheduler.purge_keys() == 1
+    keys = {r["key"] for r in await pg_pool.fetch("SELECT key FROM idempotency_keys")}
+    assert keys == {"young"}
+    clock.advance(timedelta(minutes=5))  # young is now 35 min old; still, no purge is due
+    await _key(pg_pool, "older", clock.now - timedelta(hours=3))
+    assert await scheduler.purge_keys() is None
+    clock.advance(timedelta(minutes=30))  # 10 min since the purge: due; young is 65 min old
+    assert await scheduler.purge_keys() == 2
+    assert await pg_pool.fetchval("SELECT count(*) FROM idempotency_keys") == 0
+
+
+async def test_the_scheduler_run_loop_purges_keys_beside_the_sweep(
+    pg_pool: asyncpg.Pool, clock: StepClock
+):
+    settings = SweepSettings(interval_s=0.05, key_retention_s=60.0)
+    scheduler = Scheduler(pg_pool, FakeBroker(), clock=clock, settings=settings)
+    await _key(pg_pool, "old", clock.now - timedelta(hours=1))
+    stop = asyncio.Event()
+    task = asyncio.create_task(scheduler.run(stop))
+    try:
+        async with asyncio.timeout(10):
+            while await pg_pool.fetchval("SELECT count(*) FROM idempotency_keys"):
+                await asyncio.sleep(0.02)
+    finally:
+        stop.set()
+        await task
+
+
+def test_the_key_retention_is_a_setting_read_from_the_environment():
+    from shared.settings import Settings
+
+    assert Settings().idempotency_key_retention_s == 24 * 3600.0
+    env = {"SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S": "7200", "SEKSENBIR_PURGE_INTERVAL_S": "60"}
+    settings = Settings.from_env(env)
+    assert settings.idempotency_key_retention_s == 7200.0
+    sweep = SweepSettings.from_env(env, key_retention_s=settings.idempotency_key_retention_s)
+    assert (sweep.key_retention_s, sweep.purge_every_s) == (7200.0, 60.0)

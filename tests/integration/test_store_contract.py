@@ -11,11 +11,8 @@ from shared.eventstore import (
     ConcurrencyError,
     DuplicateEventError,
     EventStore,
-    IdempotencyCompletion,
     IdempotencyKeyTaken,
     IdempotencyRecord,
-    IdempotencyStateError,
-    InProgress,
     Mismatch,
     Replay,
     verify_chain,
@@ -147,38 +144,7 @@ async def test_each_append_continues_the_seasons_hash_chain(store: EventStore):
     assert second[0].prev_hash == first[-1].hash
     stream = await store.read_stream("s1")
     assert verify_chain(stream) == second[-1].hash
-    assert await store.verify_season("s1") == second[-1].hash
-
-
-async def test_completing_an_idempotency_key_with_the_append(store: EventStore):
-    await store.idempotency.begin("season:s1:seat:3", "k1", b"req")
-    done = IdempotencyCompletion("season:s1:seat:3", "k1", 201, b'{"ok":true}')
-    await store.append("s1", 0, [new_event(1)], idempotency=done)
-    assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == Replay(
-        201, b'{"ok":true}'
-    )
-
-
-async def test_a_keyed_append_that_loses_the_version_race_leaves_its_key_in_progress(
-    store: EventStore,
-):
-    await store.idempotency.begin("season:s1:seat:3", "k1", b"req")
-    await store.append("s1", 0, [new_event(1)])  # another writer got there first
-    done = IdempotencyCompletion("season:s1:seat:3", "k1", 201, b"{}")
-    with pytest.raises(ConcurrencyError):
-        await store.append("s1", 0, [new_event(2)], idempotency=done)
-    assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == InProgress()
-    await store.append("s1", 1, [new_event(2)], idempotency=done)  # the retry completes it
-    assert await store.idempotency.begin("season:s1:seat:3", "k1", b"req") == Replay(201, b"{}")
-    assert [e.version for e in await store.read_stream("s1")] == [1, 2]
-
-
-async def test_an_append_whose_key_is_not_in_progress_appends_nothing(store: EventStore):
-    done = IdempotencyCompletion("scope", "never-begun", 201, b"{}")
-    with pytest.raises(IdempotencyStateError):
-        await store.append("s1", 0, [new_event(1)], idempotency=done)
-    assert await store.stream_version("s1") == 0
-    assert await store.head_position() == 0
+    assert await store.verify_chain("s1") == second[-1].hash
 
 
 SCOPE = "season:s1:seat:3"
@@ -195,23 +161,16 @@ async def test_recording_a_new_key_with_the_append_in_one_step(store: EventStore
 
 
 @pytest.mark.parametrize(
-    ("held", "request_hash", "found"),
-    [
-        ("done", b"req", Replay(200, b"{}")),
-        ("done", b"changed", Mismatch()),
-        ("in_progress", b"req", InProgress()),
-    ],
+    ("request_hash", "found"),
+    [(b"req", Replay(200, b"{}")), (b"changed", Mismatch())],
+    ids=["done-req", "done-changed"],
 )
 async def test_a_recorded_append_whose_key_is_taken_appends_nothing(
-    store: EventStore, held: str, request_hash: bytes, found: object
+    store: EventStore, request_hash: bytes, found: object
 ):
-    if held == "done":
-        await store.append(
-            "s1", 0, [new_event(1)], idempotency=IdempotencyRecord(SCOPE, "k1", b"req", 200, b"{}")
-        )
-    else:
-        await store.append("s1", 0, [new_event(1)])
-        await store.idempotency.begin(SCOPE, "k1", b"req")
+    await store.append(
+        "s1", 0, [new_event(1)], idempotency=IdempotencyRecord(SCOPE, "k1", b"req", 200, b"{}")
+    )
     copy = IdempotencyRecord(SCOPE, "k1", request_hash, 201, b'{"second":true}')
     with pytest.raises(IdempotencyKeyTaken) as taken:
         await store.append("s1", 1, [new_event(2)], idempotency=copy)
@@ -235,8 +194,6 @@ async def test_recording_a_refusal_under_a_free_key_and_finding_a_taken_one(stor
     assert await keys.record(SCOPE, "k1", b"req", 422, b"problem") is None
     assert await keys.record(SCOPE, "k1", b"req", 200, b"other") == Replay(422, b"problem")
     assert await keys.record(SCOPE, "k1", b"changed", 200, b"other") == Mismatch()
-    await keys.begin(SCOPE, "k2", b"req")
-    assert await keys.record(SCOPE, "k2", b"req", 422, b"problem") == InProgress()
 
 
 async def test_both_stores_write_the_pinned_chain(store: EventStore):

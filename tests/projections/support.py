@@ -19,7 +19,7 @@ from shared.app.seasons import Seasons
 from shared.app.tokens import token_hash
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
@@ -60,8 +60,7 @@ def season_chunks(
     yield events + more
     for _ in range(divans):
         events = run_divan(state)
-        for e in events:
-            state = evolve(state, e)
+        state = fold(events, state)
         yield events
     if state.phase == "kurultay":
         _state, events = must(state, c.HoldKurultay())

@@ -11,10 +11,10 @@ from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import canaries, mission_lists
+from tests.projections.pact_season import canaries, mission_lists
 from tests.projections.sse import Stream, served
 from tests.projections.support import Gateway, append_chunk, bearer, open_gateway, season_chunks
 
@@ -170,8 +170,7 @@ async def test_the_han_memleket_board_counts_each_season_once(
         state = SeasonState()
         for n, chunk in enumerate(season_chunks(seed, season_id, counts_on_boards=counts)):
             await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
-            for e in chunk:
-                state = evolve(state, e)
+            state = fold(chunk, state)
         await projector.catch_up(season_id)
         han = state.bey(state.han or 0)
         if counts and han is not None:

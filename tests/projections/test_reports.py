@@ -18,7 +18,7 @@ from shared.domain import events as ev
 from shared.domain.simulate import season
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import (
+from tests.projections.pact_season import (
     ANKARA,
     KIRIKKALE,
     Live,

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import (
+from tests.projections.pact_season import (
     ANKARA,
     BOLU,
     CANARY,

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from services.projections.keys import Keys
 from services.projections.projector import Projector
 from shared.app.seasons import Seasons
-from shared.eventstore import IdempotencyCompletion, IdempotencyStateError, PostgresEventStore
+from shared.eventstore import IdempotencyKeyTaken, IdempotencyRecord, PostgresEventStore
 from tests.projections.support import (
     SYSTEM,
     append_chunk,
@@ -33,16 +33,24 @@ async def _waiting_on_locks(pool: asyncpg.Pool, count: int) -> None:
 
 
 async def _open_append(store: PostgresEventStore, pool: asyncpg.Pool, season_id: str, events: list):
-    """Session A: a season append inserted but not committed (it waits on its key row's lock)."""
+    """Session A: a season append claimed but not committed. A copy of its request (the holder,
+    in a transaction the test ends) has inserted the same Idempotency-Key and not committed, so
+    A's statement waits on the key's primary key. Holder ROLLBACK: A commits. Holder COMMIT:
+    A rolls back whole (IdempotencyKeyTaken)."""
     scope, key = HELD
-    await store.idempotency.begin(scope, key, b"request")
     holder = await pool.acquire()
     await holder.execute("BEGIN")
-    await holder.execute("SELECT 1 FROM idempotency_keys WHERE key = $1 FOR UPDATE", key)
+    await holder.execute(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,"
+        " response_body, created_at, completed_at)"
+        " VALUES ($1, $2, 'copy', 'done', 200, '{}', now(), now())",
+        scope,
+        key,
+    )
     version = await store.stream_version(season_id)
-    done = IdempotencyCompletion(scope, key, 200, b"{}")
+    record = IdempotencyRecord(scope, key, b"request", 200, b"{}")
     task = asyncio.create_task(
-        Seasons(store).append(season_id, version, "late", events, SYSTEM, done)
+        Seasons(store).append(season_id, version, "late", events, SYSTEM, record)
     )
     await _waiting_on_locks(pool, 1)
     return holder, task
@@ -81,7 +89,7 @@ async def test_an_append_that_commits_late_is_projected_once_and_in_order(
         assert await _checkpoint(redis, prefix, late) == version
         assert await generation_dump(redis, prefix, late) == before
         assert not a.done()
-        await holder.execute("COMMIT")
+        await holder.execute("ROLLBACK")  # the copy gives up: A commits
     finally:
         await pg_pool.release(holder)
     await asyncio.wait_for(a, 10)
@@ -112,11 +120,10 @@ async def test_a_rolled_back_append_leaves_no_hole_and_no_stall(
     holder, a = await _open_append(event_store, pg_pool, season_id, chunks[2])
     try:
         assert await projector.catch_up(season_id) == 0
-        await holder.execute("DELETE FROM idempotency_keys WHERE key = $1", HELD[1])
-        await holder.execute("COMMIT")  # A's completion finds no key: A rolls back
+        await holder.execute("COMMIT")  # the copy's key commits first: A rolls back whole
     finally:
         await pg_pool.release(holder)
-    with pytest.raises(IdempotencyStateError):
+    with pytest.raises(IdempotencyKeyTaken):
         await asyncio.wait_for(a, 10)
     assert await event_store.stream_version(season_id) == version
     assert await projector.catch_up(season_id) == 0

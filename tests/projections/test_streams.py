@@ -229,6 +229,7 @@ async def test_an_exhausted_redis_pool_answers_503_and_ready_says_so(
 
 
 @pytest.mark.fault
+@pytest.mark.integration  # starts a redis-server of its own
 async def test_redis_down_answers_503_and_streams_come_back_with_it(
     memory_store: InMemoryEventStore, prefix: str
 ):

@@ -11,11 +11,11 @@ from services.projections.projector import Projector
 from services.projections.reducers import Snapshot, project
 from shared.domain import events as ev
 from shared.domain.board import Board
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.scoring import region_titles, standings
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.projections.scenario import create_live
+from tests.projections.pact_season import create_live
 from tests.projections.support import append_chunk, bearer, open_gateway, season_chunks
 
 
@@ -27,8 +27,7 @@ async def test_leaderboard_titles_and_map_follow_the_domain_at_every_divan(
     state = SeasonState()
     async with open_gateway(memory_store, redis, prefix) as (_gw, client):
         for n, chunk in enumerate(season_chunks(70, season_id)):
-            for e in chunk:
-                state = evolve(state, e)
+            state = fold(chunk, state)
             await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
             await projector.catch_up(season_id)
             url = f"/v1/seasons/{season_id}"
@@ -90,8 +89,7 @@ def test_every_atomic_apply_stays_in_one_cluster_slot():
     state, before = SeasonState(), Snapshot()
     version = 0
     for chunk in season_chunks(71, "slot"):
-        for e in chunk:
-            state = evolve(state, e)
+        state = fold(chunk, state)
         version += len(chunk)
         ops, before = project(keys, before, state, chunk, version, live=True)
         touched = {_slot_tag(op[1]) for op in ops if op[0] != "PUBLISH"} | {
