@@ -266,11 +266,12 @@ async def test_the_scheduler_run_loop_purges_keys_beside_the_sweep(
 
 
 def test_the_key_retention_is_a_setting_read_from_the_environment():
+    from entrypoints.bootstrap import sweep_settings
     from shared.settings import Settings
 
     assert Settings().idempotency_key_retention_s == 24 * 3600.0
     env = {"SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S": "7200", "SEKSENBIR_PURGE_INTERVAL_S": "60"}
     settings = Settings.from_env(env)
     assert settings.idempotency_key_retention_s == 7200.0
-    sweep = SweepSettings.from_env(env, key_retention_s=settings.idempotency_key_retention_s)
+    sweep = sweep_settings(settings)  # what `seksenbir scheduler` runs with
     assert (sweep.key_retention_s, sweep.purge_every_s) == (7200.0, 60.0)
