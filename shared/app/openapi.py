@@ -62,9 +62,9 @@ def problems(*statuses: int) -> dict[int, ResponseSpec]:
 
 COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 429, 503)
 READ_PROBLEMS = problems(400, 401, 403, 404, 429, 503)
-BEARER = [{"bearer": []}]
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 # Public at some times, a token's at others (battles, all orders: public after the Kurultay).
-OPTIONAL_BEARER = [{"bearer": []}, {}]
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
 COMPONENTS = Components(
     security_schemes={
         "bearer": SecurityScheme(

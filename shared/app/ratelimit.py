@@ -178,10 +178,10 @@ def client_address(scope: dict[str, Any], trusted: tuple[Network, ...] = ()) -> 
     """The address a request comes from: the peer, or, when the peer is a trusted proxy, the
     rightmost X-Forwarded-For hop that is not a trusted proxy (each proxy appends the address it
     saw, so hops left of that one are the client's own claims and never trusted)."""
-    peer = scope["client"][0] if scope.get("client") else "?"
+    peer = str(scope["client"][0]) if scope.get("client") else "?"
     if not trusted or not _within(peer, trusted):
         return peer
-    hops = [
+    hops: list[str] = [
         hop.strip()
         for name, value in scope["headers"]
         if name == b"x-forwarded-for"

@@ -103,7 +103,7 @@ class _Writing:
     async def __aenter__(self) -> None:
         turns = self._turns
         lock = turns.lock
-        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+        if not lock.locked() and not lock._waiters:
             await lock.acquire()  # free and nobody ahead: no wait to bound (the common case)
             return
         refused = turns.refused
@@ -133,7 +133,7 @@ class _Writing:
 
     def _forget(self) -> None:
         lock = self._turns.lock
-        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+        if not lock.locked() and not lock._waiters:
             self._locks.pop(self._season_id, None)
 
 
