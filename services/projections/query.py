@@ -14,6 +14,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
+from services.projections.board import static_board
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import NotReady, decode, read, read_metas
 from services.projections.responses import (
@@ -471,6 +472,7 @@ async def _stream(sub: Subscription) -> AsyncIterator[ServerSentEventMessage]:
 
 
 QUERY_ROUTES = [
+    static_board,
     season_list,
     summary,
     season_map,

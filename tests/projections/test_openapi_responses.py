@@ -122,6 +122,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         )  # fmt: skip
         ops_token, auditor = bearer(OPS_TOKEN), bearer(AUDITOR_TOKEN)
         for path, headers in [
+            ("/v1/board", {}),
             ("/v1/seasons/all", {}),
             ("/v1/seasons/{season_id}/summary", {}),
             ("/v1/seasons/{season_id}/map", {}),

@@ -1,0 +1,110 @@
+"""`GET /v1/board`: the static board a client draws and explains, cacheable (R-2, R-8, R-10).
+
+Every province's plate, name, region, population, full milis, gold yield and neighbours; the
+regions; the missions with their text and how progress is measured; the news cards; the perdes
+and the calendar rules. It changes only with a release, so it carries a strong ETag (a digest
+of its bytes), answers `If-None-Match` with 304 and may be cached for a day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from typing import Any, cast
+
+import msgspec
+from litestar import Request, Response, get
+
+from shared.app.openapi import READ_PROBLEMS
+from shared.domain.catalogue import (
+    CALENDAR,
+    MISSIONS,
+    NEWS,
+    PERDES,
+    CalendarRules,
+    MissionInfo,
+    NewsInfo,
+    PerdeInfo,
+)
+from shared.domain.map import PLATES, REGIONS, game_map
+from shared.domain.state import RULES_VERSION
+
+MAX_AGE_S = 86_400
+
+
+class ProvinceInfo(msgspec.Struct, frozen=True):
+    """R-2: one province of record with its derived game values."""
+
+    plate: int
+    name: str
+    region: str
+    population: int
+    full_milis: int
+    gold_yield: int
+    big_city: bool
+    neighbours: list[int]
+
+
+class RegionInfo(msgspec.Struct, frozen=True):
+    name: str
+    plates: list[int]
+
+
+class StaticBoard(msgspec.Struct, frozen=True):
+    rules_version: str
+    provinces: list[ProvinceInfo]
+    regions: list[RegionInfo]
+    missions: list[MissionInfo]
+    news: list[NewsInfo]
+    perdes: list[PerdeInfo]
+    calendar: CalendarRules
+
+
+@cache
+def _board() -> tuple[StaticBoard, str]:
+    gm = game_map()
+    out = StaticBoard(
+        rules_version=RULES_VERSION,
+        provinces=[
+            ProvinceInfo(
+                plate=p,
+                name=gm[p].name,
+                region=gm[p].region,
+                population=gm[p].population,
+                full_milis=gm.full_milis[p],
+                gold_yield=gm.gold_yield[p],
+                big_city=gm[p].big_city,
+                neighbours=list(gm.neighbours(p)),
+            )
+            for p in PLATES
+        ],
+        regions=[RegionInfo(r, list(gm.region_plates[r])) for r in REGIONS],
+        missions=list(MISSIONS),
+        news=list(NEWS),
+        perdes=list(PERDES),
+        calendar=CALENDAR,
+    )
+    etag = '"' + hashlib.sha256(msgspec.json.encode(out)).hexdigest()[:32] + '"'
+    return out, etag
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    return header.strip() == "*" or etag in {
+        t.strip().removeprefix("W/") for t in header.split(",")
+    }
+
+
+@get(
+    "/board",
+    summary="The static board: provinces, regions, missions, news cards, calendar rules",
+    responses=READ_PROBLEMS,
+)
+async def static_board(request: Request[Any, Any, Any]) -> Response[StaticBoard]:
+    """Anyone; the same for every season of this rules version. Revalidate with If-None-Match."""
+    out, etag = _board()
+    headers = {"ETag": etag, "Cache-Control": f"public, max-age={MAX_AGE_S}"}
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(cast(StaticBoard, None), status_code=304, headers=headers)
+    return Response(out, headers=headers)
