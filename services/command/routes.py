@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
 from litestar import Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Reference, RequestBody
 from litestar.params import HeaderParameter
@@ -54,11 +55,25 @@ def _answer(outcome: Outcome[T]) -> Response[T]:
     return Response(outcome.body, status_code=outcome.status)
 
 
-@post("/seasons", status_code=201, summary="Create a trial season and join it", responses=P)
-async def create_season(services: Services, data: CreateSeasonIn) -> CreatedOut:
-    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
+@post(
+    "/seasons",
+    status_code=201,
+    summary="Create a trial season and join it",
+    responses=P,
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="/v1/seasons/{season_id}", documentation_only=True
+        )
+    ],
+)
+async def create_season(services: Services, data: CreateSeasonIn) -> Response[CreatedOut]:
+    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once. The
+    answer's Location names the new season's status."""
     seed = int(data.seed) if data.seed is not None else None
-    return await service.create_season(services, data.memleket, seed)
+    created = await service.create_season(services, data.memleket, seed)
+    return Response(
+        created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
+    )
 
 
 @get("/seasons/{season_id:str}", summary="Season status", responses=P)
