@@ -8,13 +8,13 @@ so the OpenAPI document below is the real contract. Refusals are shared.app.prob
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, TypeVar
 
 from litestar import Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Operation, Reference, RequestBody
+from litestar.openapi.spec import Operation, Parameter, Reference, RequestBody
 from litestar.params import HeaderParameter
 from msgspec import Struct
 
@@ -100,12 +100,28 @@ async def submit_orders(
     return _answer(await service.submit_orders(services, context, data.divan, tuple(data.orders)))
 
 
+@dataclass
+class _KeyRequired(Operation):
+    """The OpenAPI operation of a command that refuses a request without an Idempotency-Key
+    (400 idempotency_key_required, after the token check): the document says it is required.
+    The parameter stays optional for Litestar, so the token is still checked first."""
+
+    def __post_init__(self) -> None:
+        self.parameters = [
+            replace(p, required=True)
+            if isinstance(p, Parameter) and p.name.lower() == "idempotency-key"
+            else p
+            for p in self.parameters or []
+        ] or None
+
+
 @post(
     "/seasons/{season_id:str}/spend",
     status_code=200,
     summary="Spend gold (R-7.9)",
     responses=P,
     security=BEARER,
+    operation_class=_KeyRequired,
 )
 async def spend(
     services: Services, context: Context, data: SpendIn, idempotency_key: Key = None
@@ -120,6 +136,7 @@ async def spend(
     summary="Offer a pact or alliance (R-6.1)",
     responses=P,
     security=BEARER,
+    operation_class=_KeyRequired,
 )
 async def offer(
     services: Services, context: Context, data: OfferIn, idempotency_key: Key = None

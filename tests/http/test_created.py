@@ -18,3 +18,16 @@ async def test_the_location_header_is_documented(api: Api) -> None:
     doc = (await api.client.get("/v1/schema/openapi.json")).json()
     created = doc["paths"]["/v1/seasons"]["post"]["responses"]["201"]
     assert "Location" in created.get("headers", {})
+
+
+async def test_the_idempotency_key_is_documented_required_where_it_is_required(api: Api) -> None:
+    """/spend and /offers refuse a request without the key (idempotency_key_required)."""
+    doc = (await api.client.get("/v1/schema/openapi.json")).json()
+    required = {}
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for p in op.get("parameters", []):
+                if p["name"].lower() == "idempotency-key":
+                    required[(method, path.removeprefix("/v1/seasons/{season_id}"))] = p["required"]
+    assert required[("post", "/spend")] and required[("post", "/offers")]
+    assert {k for k, v in required.items() if v} == {("post", "/spend"), ("post", "/offers")}
