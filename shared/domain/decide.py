@@ -139,7 +139,14 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
             )
         if o.kind == "hold":
             continue
-        if o.target is None or not gm.are_neighbours(o.province, o.target):
+        if o.target is None:
+            return reject(
+                "missing_target",
+                f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
+                "support needs a target",
+                province=o.province,
+            )
+        if not gm.are_neighbours(o.province, o.target):
             return reject(
                 "not_a_neighbour",
                 "Hedef komşu değil / target is not a neighbour",

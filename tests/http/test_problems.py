@@ -210,10 +210,19 @@ async def _not_neighbour(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
 
 
-@case("not_a_neighbour[no target]", 422)
+@case("missing_target[support]", 422)
 async def _no_target(api: Api, _: AsyncExitStack) -> Request:
+    """Issue 11: an advance or support without a target is missing its target, not a
+    non-neighbour one."""
     bey = await create_trial(api.client)
     body = {"orders": [{"province": ANKARA, "kind": "support", "units": 2}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("missing_target[advance]", 422)
+async def _no_target_advance(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "advance", "target": None, "units": 2}]}
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
 
 
