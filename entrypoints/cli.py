@@ -183,13 +183,16 @@ def _verify(args: argparse.Namespace) -> int:
     import asyncio
 
     from entrypoints import bootstrap
-    from shared.replay_store import verify_season
+    from shared.replay_store import describe_dsn, verify_season
     from shared.settings import Settings
 
+    settings = Settings.from_env()
+    dsn = args.dsn or settings.pg_dsn
+
     async def run() -> int:
-        async with bootstrap.event_store(Settings.from_env(), "cli", dsn=args.dsn) as store:
+        async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
             records = await store.read_stream(args.season)
-        return verify_season(args.season, records)
+        return verify_season(args.season, records, database=describe_dsn(dsn))
 
     return asyncio.run(run())
 

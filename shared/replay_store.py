@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 from collections.abc import Sequence
 
 from shared.domain import codec
@@ -10,11 +11,23 @@ from shared.domain.replay import verify
 from shared.eventstore import RecordedEvent, verify_chain
 
 
-def verify_season(season_id: str, records: Sequence[RecordedEvent]) -> int:
-    """Print a JSON verdict on a season's stored records (`seksenbir verify` reads them); exit
-    status 0 when the chain and every Divan check out, else 1."""
+def describe_dsn(dsn: str) -> str:
+    """Which database a DSN names, for people: user, host, port and database, never a password."""
+    parts = urlsplit(dsn)
+    host = parts.hostname or "localhost"
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{user}{host}{port}{parts.path or '/'}"
+
+
+def verify_season(
+    season_id: str, records: Sequence[RecordedEvent], database: str | None = None
+) -> int:
+    """Print a JSON verdict on a season's stored records (`seksenbir verify` reads them, from
+    `database`); exit status 0 when the chain and every Divan check out, else 1."""
+    where = {"database": database} if database is not None else {}
     if not records:
-        print(json.dumps({"season": season_id, "error": "no such season"}))
+        print(json.dumps({"season": season_id, **where, "error": "no such season"}))
         return 1
     chain_ok = True
     try:
@@ -25,6 +38,7 @@ def verify_season(season_id: str, records: Sequence[RecordedEvent]) -> int:
     state, problems = verify([codec.decode_event(r.data) for r in records])
     verdict = {
         "season": season_id,
+        **where,
         "events": len(records),
         "divan": state.divan,
         "phase": state.phase,

@@ -1,0 +1,63 @@
+"""`seksenbir verify SEASON` as ops run it: a real process over PostgreSQL (R-12.3).
+
+It names the database it read (issue 11) and answers 0 only when the chain and every Divan
+check out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from shared.app.seasons import Seasons
+from shared.domain import events as ev
+from shared.domain.evolve import fold
+from shared.domain.lifecycle import run_divan
+from shared.domain.simulate import start
+from shared.eventstore import EventMetadata, PostgresEventStore
+from shared.replay_store import describe_dsn
+
+SYSTEM = EventMetadata(actor="system")
+
+
+def verify(dsn: str, season_id: str) -> tuple[int, dict[str, object]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", "verify", season_id, "--dsn", dsn],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+async def test_verify_names_its_database_and_passes_a_season_replayed_from_its_inputs(
+    migrated_pg_dsn: str, event_store: PostgresEventStore
+) -> None:
+    seasons = Seasons(event_store)
+    state, events = start(7, season_id="verified")
+    await seasons.append("verified", 0, "setup", events, SYSTEM)
+    for n in (1, 2):
+        divan = run_divan(state)
+        assert any(isinstance(e, ev.DivanResolved) for e in divan)
+        loaded = await seasons.load("verified")
+        await seasons.append("verified", loaded.version, f"divan/{n}", divan, SYSTEM)
+        state = fold(divan, state)
+    code, verdict = verify(migrated_pg_dsn, "verified")
+    assert code == 0, verdict
+    assert verdict["database"] == describe_dsn(migrated_pg_dsn)
+    assert verdict["hash_chain"] == "ok" and verdict["mismatches"] == [] and verdict["divan"] == 2
+    code, verdict = verify(migrated_pg_dsn, "no-such-season")
+    assert (code, verdict["error"]) == (1, "no such season")
+    assert verdict["database"] == describe_dsn(migrated_pg_dsn)
+
+
+def test_a_dsn_is_described_without_its_password() -> None:
+    described = describe_dsn("postgresql://ops:s3cret@db.internal:5433/seksenbir")
+    assert described == "ops@db.internal:5433/seksenbir"
+    assert "s3cret" not in described
+    assert describe_dsn("postgresql://postgres@127.0.0.1/test") == "postgres@127.0.0.1/test"
