@@ -2,7 +2,7 @@
 
 Before, every open `GET /seasons/{id}/events` held a pub/sub connection of the read pool, so
 100 streams from one anonymous client emptied the pool and every read answered 500. Now
-(docs/decisions.md, "Event streams"):
+(docs/decisions.md, ADR-32):
 
 - One `StreamHub` per API process holds ONE Redis connection of its own, outside the read
   pool, in subscribed mode. A channel is subscribed while at least one open stream wants it.

@@ -1,7 +1,7 @@
-"""docs/decisions.md D-1: the distribution keeps its generic top-level packages (shared, services,
-entrypoints) rather than a `seksenbir.*` namespace, on the condition this test checks: no other
-installed distribution ships a top-level package of those names, which pip would let overwrite
-ours (or ours overwrite it) without a word."""
+"""docs/decisions.md ADR-36: the distribution keeps its generic top-level packages (shared,
+services, entrypoints) rather than a `seksenbir.*` namespace, on the condition this test checks:
+no other installed distribution ships a top-level package of those names, which pip would let
+overwrite ours (or ours overwrite it) without a word."""
 
 from __future__ import annotations
 
