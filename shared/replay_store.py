@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from shared.domain import codec
 from shared.domain.replay import verify
