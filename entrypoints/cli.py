@@ -256,7 +256,9 @@ def parser() -> argparse.ArgumentParser:
     m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
     m.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     m.set_defaults(func=_migrate)
-    sv = sub.add_parser("serve", help="the command API (uvicorn)")
+    sv = sub.add_parser(
+        "serve", help="the HTTP gateway: command and query APIs and /metrics (uvicorn)"
+    )
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8081)
     sv.set_defaults(func=_serve)
