@@ -22,6 +22,7 @@ from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
+from shared.app.etag import conditional_get
 from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
@@ -146,6 +147,7 @@ def create_app(
                 else []
             ),
             limit_json_depth(),  # every body of both APIs, before any decoder sees it
+            conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],
         request_max_body_size=settings.max_body_bytes,
         logging_config=None,  # shared.logs configures logging; Litestar's would replace it

@@ -15,6 +15,7 @@ from typing import Any, cast
 import msgspec
 from litestar import Request, Response, get
 
+from shared.app.etag import matches
 from shared.app.openapi import READ_PROBLEMS
 from shared.domain.catalogue import (
     CALENDAR,
@@ -105,6 +106,6 @@ async def static_board(request: Request[Any, Any, Any]) -> Response[StaticBoard]
     """Anyone; the same for every season of this rules version. Revalidate with If-None-Match."""
     out, etag = _board()
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={MAX_AGE_S}"}
-    if _matches(request.headers.get("if-none-match"), etag):
+    if matches(request.headers.get("if-none-match"), etag):
         return Response(cast(StaticBoard, None), status_code=304, headers=headers)
     return Response(out, headers=headers)
