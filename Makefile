@@ -26,8 +26,10 @@ lock:            ## regenerate requirements.lock from pyproject.toml (pip-tools 
 	.venv-lock/bin/pip-compile -q --extra dev --generate-hashes --strip-extras --allow-unsafe \
 	  --no-emit-index-url --no-emit-find-links -o requirements.lock pyproject.toml
 
-run: $(STAMP)    ## the whole stack: PostgreSQL, Redis, migrations, API and workers (seksenbir up)
-	$(BIN)/seksenbir up
+HOST ?= 127.0.0.1
+PORT ?= 8081
+run: $(STAMP)    ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081); SEKSENBIR_* settings pass through
+	$(BIN)/seksenbir up --host $(HOST) --port $(PORT)
 
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}
