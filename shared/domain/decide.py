@@ -37,7 +37,7 @@ def upcoming_divan(state: SeasonState) -> int | None:
     return n if n <= DIVANS else None
 
 
-def decide(state: SeasonState, command: c.Command) -> Result:
+def decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
     """Validate one command against the state; refusals change nothing."""
     match command:
         case c.CreateSeason():
@@ -72,7 +72,7 @@ def decide(state: SeasonState, command: c.Command) -> Result:
             raise TypeError(f"not a command: {command!r}")
 
 
-def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
+def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 — one guard per R-1.4 refusal, in the rule's order
     """R-1.4: first come, first served; a taken memleket answers its free neighbours."""
     gm = game_map()
     if state.phase != "registration" or live.registration_over(state, cmd.at):
@@ -111,7 +111,7 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     return None
 
 
-def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
+def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:  # noqa: PLR0911 — one guard per R-4 refusal, checked order by order
     """R-4.1, R-4.2, R-4.4: one order per own province, neighbour target, N ≥ 1, next Divan."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
@@ -160,7 +160,7 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
 
 
-def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:
+def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:  # noqa: C901, PLR0911 — R-7.9's refusals in order; one kind's cost and checks
     """R-7.9: immediate, from the bey's own provinces, refused while a Divan is resolved."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
@@ -202,7 +202,7 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
     return [ev.ProvincePurchased(seat=cmd.seat, province=cmd.province)]
 
 
-def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerOffer) -> Result:
+def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerOffer) -> Result:  # noqa: C901, PLR0911 — R-6's refusals per offer verb, in the rule's order
     """R-6.1, R-6.2, R-6.6: one open offer per pair; none in perde 3; no pact while allied."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
@@ -246,7 +246,7 @@ def _offer_locked(state: SeasonState, frm: int, to: int, at: datetime | None) ->
     )
 
 
-def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
+def _vote(state: SeasonState, cmd: c.CastVote) -> Result:  # noqa: PLR0911 — one guard per R-10.4 refusal, in the rule's order
     """R-10.4: one vote for one other bey."""
     if state.phase == "over":
         if cmd.seat in state.votes:
@@ -272,7 +272,7 @@ def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
     return [cast, *held, ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)]
 
 
-def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:
+def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:  # noqa: PLR0911 — R-1.2's answer table, row by row (see the docstring)
     """R-1.2: trial only; one Divan at a time; never past Divan 16; a retry changes nothing.
 
     The request names its Divan n. n the next Divan: DivanRequested. n already requested and
