@@ -9,7 +9,7 @@ from shared.domain import events as ev
 from shared.domain import live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
-from shared.domain.state import DIVANS, SEATS, SeasonState, perde
+from shared.domain.state import DIVANS, SEATS, Order, SeasonState, perde
 
 Result = list[ev.Event] | c.Rejection
 SATIN_ALMA_MILIS = 2  # R-7.9
@@ -111,11 +111,10 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     return None
 
 
-def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:  # noqa: PLR0911 — one guard per R-4 refusal, checked order by order
+def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     """R-4.1, R-4.2, R-4.4: one order per own province, neighbour target, N ≥ 1, next Divan."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
-    gm = game_map()
     want = counting_divan(state, cmd.at)
     if cmd.divan != want or want > DIVANS:
         return reject(
@@ -123,41 +122,51 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:  # noqa: PLR0911
         )
     given: set[int] = set()
     for o in cmd.orders:
-        if o.province not in gm:
-            return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
-        if o.province in given:
-            name = gm[o.province].name
-            return reject(
-                "duplicate_province",
-                f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
-                province=o.province,
-            )
+        if (r := _order_refusal(state, cmd.seat, o, given)) is not None:
+            return r
         given.add(o.province)
-        if state.province(o.province).owner != cmd.seat:
-            return reject(
-                "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
-            )
-        if o.kind == "hold":
-            continue
-        if o.target is None:
-            return reject(
-                "missing_target",
-                f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
-                "support needs a target",
-                province=o.province,
-            )
-        if not gm.are_neighbours(o.province, o.target):
-            return reject(
-                "not_a_neighbour",
-                "Hedef komşu değil / target is not a neighbour",
-                province=o.province,
-                target=o.target,
-            )
-        if o.units < 1:
-            return reject(
-                "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
-            )
     return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
+
+
+def _order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order they are checked
+    state: SeasonState, seat: int, o: Order, given: set[int]
+) -> c.Rejection | None:
+    """R-4.1, R-4.2: why one order, after the provinces in `given`, is refused, or None."""
+    gm = game_map()
+    if o.province not in gm:
+        return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+    if o.province in given:
+        name = gm[o.province].name
+        return reject(
+            "duplicate_province",
+            f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
+            province=o.province,
+        )
+    if state.province(o.province).owner != seat:
+        return reject(
+            "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
+        )
+    if o.kind == "hold":
+        return None
+    if o.target is None:
+        return reject(
+            "missing_target",
+            f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
+            "support needs a target",
+            province=o.province,
+        )
+    if not gm.are_neighbours(o.province, o.target):
+        return reject(
+            "not_a_neighbour",
+            "Hedef komşu değil / target is not a neighbour",
+            province=o.province,
+            target=o.target,
+        )
+    if o.units < 1:
+        return reject(
+            "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
+        )
+    return None
 
 
 def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:  # noqa: C901, PLR0911 — R-7.9's refusals in order; one kind's cost and checks
