@@ -209,7 +209,7 @@ def _match_line(lines: list[str], guess: int, text: str) -> int:
     return guess
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--max-examples", type=int, default=20)
@@ -218,7 +218,31 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write every mutant's result to this file")
     ap.add_argument("--timeout-multiplier", type=float, default=2.0)
     ap.add_argument("--timeout-constant", type=float, default=5.0)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def _per_module(mutants: list[Mutant], elapsed: float) -> dict[str, list[int]]:
+    """Print killed/total per module and overall; answer the per-module counts."""
+    per_module: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for m in mutants:
+        per_module[m.path][1] += 1
+        per_module[m.path][0] += m.status in KILLED
+    print(f"\nelapsed: {elapsed / 60:.1f} min for {len(mutants)} mutants\n")
+    print(f"{'module':<36} {'killed':>7} {'total':>6} {'rate':>7}")
+    for path, (k, n) in sorted(per_module.items()):
+        print(f"{path:<36} {k:>7} {n:>6} {100 * k / n:>6.1f}%")
+    killed = sum(m.status in KILLED for m in mutants)
+    timeouts = sum(m.status == "timeout" for m in mutants)
+    total = len(mutants)
+    print(
+        f"{'overall':<36} {killed:>7} {total:>6} {100 * killed / max(total, 1):>6.1f}%"
+        f"  ({timeouts} of the killed by timeout)"
+    )
+    return per_module
+
+
+def main() -> None:
+    args = _arguments()
 
     try:
         metadata.version("mutmut")
@@ -255,21 +279,7 @@ def main() -> None:
     for m in survivors:
         describe(work, m)
 
-    per_module: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for m in mutants:
-        per_module[m.path][1] += 1
-        per_module[m.path][0] += m.status in KILLED
-    print(f"\nelapsed: {elapsed / 60:.1f} min for {len(mutants)} mutants\n")
-    print(f"{'module':<36} {'killed':>7} {'total':>6} {'rate':>7}")
-    for path, (k, n) in sorted(per_module.items()):
-        print(f"{path:<36} {k:>7} {n:>6} {100 * k / n:>6.1f}%")
-    killed = sum(m.status in KILLED for m in mutants)
-    timeouts = sum(m.status == "timeout" for m in mutants)
-    total = len(mutants)
-    print(
-        f"{'overall':<36} {killed:>7} {total:>6} {100 * killed / max(total, 1):>6.1f}%"
-        f"  ({timeouts} of the killed by timeout)"
-    )
+    per_module = _per_module(mutants, elapsed)
     if unchecked:
         listed = ", ".join(f"{m.name}={m.status}" for m in unchecked)
         print(f"\nnot decided ({len(unchecked)}): {listed}")

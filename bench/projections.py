@@ -151,7 +151,7 @@ async def project_all(
 
 
 async def raw_pipeline(
-    redis: aioredis.Redis, prefix: str, writes: int, per_trip: int, size: int, multi: bool
+    redis: aioredis.Redis, prefix: str, writes: int, *, per_trip: int, size: int, multi: bool
 ) -> float:
     """The same number of HSETs in pipelines of `per_trip` (MULTI/EXEC or not); answers seconds."""
     value = b"x" * size
@@ -218,7 +218,7 @@ async def throughput(
     for writes, per_trip, size in sorted(set(baseline)):
         for multi in (True, False):
             seconds = await raw_pipeline(
-                redis, f"{prefix}:raw", writes, max(per_trip, 1), size, multi
+                redis, f"{prefix}:raw", writes, per_trip=max(per_trip, 1), size=size, multi=multi
             )
             await delete_prefix(redis, f"{prefix}:raw")
             label = f"HSET, {size} B values, {'MULTI/EXEC' if multi else 'no MULTI'}"

@@ -13,7 +13,8 @@ from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
 from entrypoints.metrics import metrics, timed
-from services.projections.query import QueryContext, query_router
+from services.projections.context import QueryContext
+from services.projections.query import query_router
 from services.projections.streams import StreamHub
 from shared.app.ratelimit import networks
 from shared.settings import Settings

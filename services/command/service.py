@@ -501,7 +501,12 @@ class _UnitOfWork(Generic[T]):
             )
             try:
                 await svc.seasons.append(
-                    season_id, loaded.version, f"cmd/{seat}/{meta.command_id}", result, meta, record
+                    season_id,
+                    loaded.version,
+                    f"cmd/{seat}/{meta.command_id}",
+                    result,
+                    meta,
+                    idempotency=record,
                 )
             except ConcurrencyError:
                 loaded = None

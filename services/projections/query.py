@@ -14,9 +14,11 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
+from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
-from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
-from services.projections.reads import NotReady, decode, read, read_metas
+from services.projections.context import ctx, season_read
+from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
+from services.projections.reads import decode, read_metas
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -34,12 +36,12 @@ from services.projections.responses import (
     TreatiesOut,
 )
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
-from services.projections.streams import StreamHub, StreamRefused, Subscription, unavailable
+from services.projections.streams import StreamRefused, Subscription, unavailable
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
 from shared.app.problems import Problem, problem_response
-from shared.app.ratelimit import Network, client_address
+from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
 from shared.domain.report import battle_parties
@@ -50,64 +52,11 @@ TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
 
 
-class QueryContext(msgspec.Struct):
-    redis: Any
-    prefix: str
-    ops: tuple[str, ...]
-    auditors: tuple[str, ...]
-    rebuild: Any  # callable(season_id) -> None: ask the projectors to rebuild
-    streams: StreamHub  # the process's one Redis subscriber, fanned out to the event streams
-    trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
-
-
-def ctx(request: Request[Any, Any, Any]) -> QueryContext:
-    return request.app.state.query  # type: ignore[no-any-return]
-
-
-def role(request: Request[Any, Any, Any]) -> str | None:
-    """'ops' or 'auditor' for a staff token, else None."""
-    c = ctx(request)
-    return edge.staff_role(request, c.ops, c.auditors)
-
-
-def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
-    """The seat whose token hash the projection holds, or a 401/403 problem (shared.app.tokens:
-    the same strict parser as the command API)."""
-
-    def stored(seat: int) -> str | None:
-        kept = decode(auth.get(str(seat).encode()))
-        return None if kept is None else str(kept)
-
-    c = ctx(request)
-    return edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
-
-
 def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
     """The season read as `out`, with the version it reflects (the header says it too)."""
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
     return Response(msgspec.convert(payload, out), headers={"X-Season-Version": str(version)})
-
-
-async def season_read(
-    request: Request[Any, Any, Any], season_id: str, fetch: Any
-) -> tuple[dict[str, Any], list[Any]]:
-    c = ctx(request)
-    try:
-        return await read(c.redis, c.prefix, season_id, fetch)
-    except NotReady:
-        known = await c.redis.zscore(seasons_index(c.prefix), season_id)
-        if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
-            # Every completed sweep leaves a marker that a flush removes. Without it Redis was
-            # flushed and is healing (or the read side has not run yet): this season may exist
-            # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
-            if await c.redis.exists(swept(c.prefix)):
-                raise Problem(404, "season_not_found", "Böyle bir sezon yok") from None
-            # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
-            c.rebuild(season_id)
-        raise Problem(
-            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", retry_after=2
-        ) from None
 
 
 def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
@@ -260,10 +209,12 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     summary="A bey's own gold, missions, orders and reports",
     responses=READ_PROBLEMS,
     security=BEARER,
+    dependencies=BEY,
 )
-async def private(request: Request[Any, Any, Any], season_id: str) -> Response[PrivateOut]:
-    meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
-    seat = bey_seat(request, season_id, auth)
+async def private(
+    request: Request[Any, Any, Any], season_id: str, seat: int
+) -> Response[PrivateOut]:
+    """`seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
 
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.private(seat))
@@ -348,16 +299,19 @@ async def all_orders(
     summary="Auditor: betrayals with treaty, orders, battle",
     responses=READ_PROBLEMS,
     security=BEARER,
+    dependencies=STAFF,
 )
-async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[AuditOut]:
-    who = _staff(request)
+async def audit_betrayals(
+    request: Request[Any, Any, Any], season_id: str, staff: str
+) -> Response[AuditOut]:
+    """Auditors and ops (`staff`: resolved before the season is read, so 401/403 come first)."""
 
     def fetch(k: Keys, p: Any) -> None:
         p.lrange(k.audit_betrayals, 0, -1)
         p.lrange(k.treaty_timeline, 0, -1)
 
     meta, (rows, timeline) = await season_read(request, season_id, fetch)
-    if who == "ops":
+    if staff == "ops":
         await _record_ops_read(request, season_id, "audit/betrayals")
     return answer(
         meta,
@@ -366,28 +320,16 @@ async def audit_betrayals(request: Request[Any, Any, Any], season_id: str) -> Re
     )
 
 
-def _staff(request: Request[Any, Any, Any]) -> str:
-    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.auth)."""
-    c = ctx(request)
-    return edge.require_staff(
-        request,
-        c.ops,
-        c.auditors,
-        missing="Denetçi ya da ops jetonu gerekli / auditor or ops token",
-    )
-
-
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
     responses=READ_PROBLEMS,
     security=BEARER,
+    guards=[ops_guard],
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
 ) -> Response[PrivateOut]:
-    if _staff(request) != "ops":
-        raise Problem(403, "forbidden", "Yalnız ops / ops only")
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
     await _record_ops_read(request, season_id, f"beys/{seat}")
     return answer(meta, PrivateOut, {"seat": seat, **_hash(mine)})
@@ -408,11 +350,10 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     summary="A one-use ticket for the private stream",
     responses=READ_PROBLEMS,
     security=BEARER,
+    dependencies=BEY,
 )
-async def ticket(request: Request[Any, Any, Any], season_id: str) -> TicketOut:
+async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
-    _meta, (auth,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.auth))
-    seat = bey_seat(request, season_id, auth)
     c = ctx(request)
     value = secrets.token_urlsafe(24)
     await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)

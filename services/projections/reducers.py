@@ -47,6 +47,7 @@ def project(
     state: SeasonState,
     events: Sequence[ev.Event],
     version: int,
+    *,
     live: bool,
 ) -> tuple[list[Op], Snapshot]:
     """Operations that bring the read models from `before` to `state`, after `events`.
@@ -65,7 +66,7 @@ def project(
     return diff + ops, Snapshot(views, ranks)
 
 
-def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[Op]:
+def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[Op]:  # noqa: PLR0911 — one match over the event types with records of their own
     match e:
         case ev.DivanLocked():
             return [

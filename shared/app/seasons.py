@@ -186,6 +186,7 @@ class Seasons:
         key: str,
         events: Sequence[ev.Event],
         metadata: EventMetadata,
+        *,
         idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]:
         recorded = await self.store.append(

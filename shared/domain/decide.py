@@ -9,7 +9,7 @@ from shared.domain import events as ev
 from shared.domain import live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
-from shared.domain.state import DIVANS, SEATS, SeasonState, perde
+from shared.domain.state import DIVANS, SEATS, Order, SeasonState, perde
 
 Result = list[ev.Event] | c.Rejection
 SATIN_ALMA_MILIS = 2  # R-7.9
@@ -37,7 +37,7 @@ def upcoming_divan(state: SeasonState) -> int | None:
     return n if n <= DIVANS else None
 
 
-def decide(state: SeasonState, command: c.Command) -> Result:
+def decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
     """Validate one command against the state; refusals change nothing."""
     match command:
         case c.CreateSeason():
@@ -72,7 +72,7 @@ def decide(state: SeasonState, command: c.Command) -> Result:
             raise TypeError(f"not a command: {command!r}")
 
 
-def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:
+def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 — one guard per R-1.4 refusal, in the rule's order
     """R-1.4: first come, first served; a taken memleket answers its free neighbours."""
     gm = game_map()
     if state.phase != "registration" or live.registration_over(state, cmd.at):
@@ -115,7 +115,6 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     """R-4.1, R-4.2, R-4.4: one order per own province, neighbour target, N ≥ 1, next Divan."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
-    gm = game_map()
     want = counting_divan(state, cmd.at)
     if cmd.divan != want or want > DIVANS:
         return reject(
@@ -123,44 +122,54 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
         )
     given: set[int] = set()
     for o in cmd.orders:
-        if o.province not in gm:
-            return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
-        if o.province in given:
-            name = gm[o.province].name
-            return reject(
-                "duplicate_province",
-                f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
-                province=o.province,
-            )
+        if (r := _order_refusal(state, cmd.seat, o, given)) is not None:
+            return r
         given.add(o.province)
-        if state.province(o.province).owner != cmd.seat:
-            return reject(
-                "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
-            )
-        if o.kind == "hold":
-            continue
-        if o.target is None:
-            return reject(
-                "missing_target",
-                f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
-                "support needs a target",
-                province=o.province,
-            )
-        if not gm.are_neighbours(o.province, o.target):
-            return reject(
-                "not_a_neighbour",
-                "Hedef komşu değil / target is not a neighbour",
-                province=o.province,
-                target=o.target,
-            )
-        if o.units < 1:
-            return reject(
-                "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
-            )
     return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
 
 
-def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:
+def _order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order they are checked
+    state: SeasonState, seat: int, o: Order, given: set[int]
+) -> c.Rejection | None:
+    """R-4.1, R-4.2: why one order, after the provinces in `given`, is refused, or None."""
+    gm = game_map()
+    if o.province not in gm:
+        return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+    if o.province in given:
+        name = gm[o.province].name
+        return reject(
+            "duplicate_province",
+            f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
+            province=o.province,
+        )
+    if state.province(o.province).owner != seat:
+        return reject(
+            "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
+        )
+    if o.kind == "hold":
+        return None
+    if o.target is None:
+        return reject(
+            "missing_target",
+            f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
+            "support needs a target",
+            province=o.province,
+        )
+    if not gm.are_neighbours(o.province, o.target):
+        return reject(
+            "not_a_neighbour",
+            "Hedef komşu değil / target is not a neighbour",
+            province=o.province,
+            target=o.target,
+        )
+    if o.units < 1:
+        return reject(
+            "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
+        )
+    return None
+
+
+def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseProvince) -> Result:  # noqa: C901, PLR0911 — R-7.9's refusals in order; one kind's cost and checks
     """R-7.9: immediate, from the bey's own provinces, refused while a Divan is resolved."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
@@ -202,7 +211,7 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
     return [ev.ProvincePurchased(seat=cmd.seat, province=cmd.province)]
 
 
-def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerOffer) -> Result:
+def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerOffer) -> Result:  # noqa: C901, PLR0911 — R-6's refusals per offer verb, in the rule's order
     """R-6.1, R-6.2, R-6.6: one open offer per pair; none in perde 3; no pact while allied."""
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
@@ -246,7 +255,7 @@ def _offer_locked(state: SeasonState, frm: int, to: int, at: datetime | None) ->
     )
 
 
-def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
+def _vote(state: SeasonState, cmd: c.CastVote) -> Result:  # noqa: PLR0911 — one guard per R-10.4 refusal, in the rule's order
     """R-10.4: one vote for one other bey."""
     if state.phase == "over":
         if cmd.seat in state.votes:
@@ -272,7 +281,7 @@ def _vote(state: SeasonState, cmd: c.CastVote) -> Result:
     return [cast, *held, ev.SeedRevealed(seed=state.seed, salt=state.seed_salt)]
 
 
-def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:
+def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:  # noqa: PLR0911 — R-1.2's answer table, row by row (see the docstring)
     """R-1.2: trial only; one Divan at a time; never past Divan 16; a retry changes nothing.
 
     The request names its Divan n. n the next Divan: DivanRequested. n already requested and

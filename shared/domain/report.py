@@ -141,18 +141,29 @@ def build(
             for seat in (e.offer.frm, e.offer.to):
                 private[seat].append(lines.offer_outcome(e, seat))
         elif isinstance(e, BattlesResolved):
-            for d in dropped if v2 else ():
-                private[d.seat].append(lines.order_dropped(d))
-            public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
-            public.extend(_betrayal(b) for b in e.betrayals)
-            for r in e.battles:
-                for seat in sorted(battle_parties(r)):
-                    private[seat].append(lines.battle_for(r, seat) if v2 else _battle_line(r))
+            _battles(e, dropped if v2 else (), v2, public, private)
         elif isinstance(e, RebellionsRun):
             public.extend(_rebellion(seat, ok) for seat, _pct, ok in e.rebellions)
         elif isinstance(e, MissionCompleted):
             public.append(_mission(e))
     return tuple(public), {s: tuple(private[s]) for s in seats if private.get(s)}
+
+
+def _battles(
+    e: BattlesResolved,
+    dropped: Sequence[Dropped],
+    v2: bool,
+    public: list[ReportLine],
+    private: dict[int, list[ReportLine]],
+) -> None:
+    """Conquests and betrayals for everyone; dropped orders and each battle for its parties."""
+    for d in dropped:
+        private[d.seat].append(lines.order_dropped(d))
+    public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
+    public.extend(_betrayal(b) for b in e.betrayals)
+    for r in e.battles:
+        for seat in sorted(battle_parties(r)):
+            private[seat].append(lines.battle_for(r, seat) if v2 else _battle_line(r))
 
 
 def battle_parties(r: BattleRecord) -> set[int]:

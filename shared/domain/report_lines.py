@@ -203,7 +203,7 @@ SIDE = {
 }
 
 
-def _verdict(r: BattleRecord, seat: int, side: str, result: str) -> tuple[str, str]:
+def _verdict(r: BattleRecord, seat: int, side: str, result: str) -> tuple[str, str]:  # noqa: PLR0911 — a table of side × result, one row a return
     il = _il(r.target)
     if result == "standoff":
         return "", ""

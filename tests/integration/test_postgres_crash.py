@@ -184,7 +184,7 @@ def stored(records: list[Any]) -> Counter[str]:
 
 
 @pytest.mark.parametrize("how", ["kill -9 postmaster", "stop -m immediate", "restart -m fast"])
-async def test_postgres_crashing_during_a_burst_loses_no_acknowledged_command(
+async def test_postgres_crashing_during_a_burst_loses_no_acknowledged_command(  # noqa: C901, PLR0915 — one fault scenario read top to bottom: burst, crash, restart, audit
     server: ThrowawayPostgres, redis_url: str, error_log: _Log, how: str
 ) -> None:
     LOOP["loop"] = asyncio.get_running_loop()

@@ -90,7 +90,7 @@ async def test_a_whole_trial_season_over_http_with_a_real_worker(
         keys.cleanup()
 
 
-async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorder: Any) -> None:
+async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorder: Any) -> None:  # noqa: PLR0915 — one season played in order; each step checks the one before
     r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
     assert r.status_code == 201, r.text
     created = r.json()

@@ -95,6 +95,7 @@ async def post(
     seat: int,
     tail: str,
     body: dict[str, Any],
+    *,
     key: str | None = None,
 ) -> dict[str, Any]:
     headers = bearer(live.tokens[seat])

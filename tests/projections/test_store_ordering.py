@@ -50,7 +50,7 @@ async def _open_append(store: PostgresEventStore, pool: asyncpg.Pool, season_id:
     version = await store.stream_version(season_id)
     record = IdempotencyRecord(scope, key, b"request", 200, b"{}")
     task = asyncio.create_task(
-        Seasons(store).append(season_id, version, "late", events, SYSTEM, record)
+        Seasons(store).append(season_id, version, "late", events, SYSTEM, idempotency=record)
     )
     await _waiting_on_locks(pool, 1)
     return holder, task

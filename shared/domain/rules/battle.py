@@ -74,7 +74,14 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
         supports_at[s.target].append(s)
     for target in sorted(by_target):
         record = _battle(
-            board, target, by_target[target], supports_at[target], bloc_of, draws, out, returns
+            board,
+            target,
+            by_target[target],
+            supports_at[target],
+            bloc_of,
+            draws=draws,
+            out=out,
+            returns=returns,
         )
         out.records.append(record)
     _record_betrayals(board, c, out)
@@ -108,6 +115,7 @@ def _battle(
     attacks: list[Advance],
     supports: list[Support],
     bloc_of: dict[int, int],
+    *,
     draws: Draws,
     out: Outcome,
     returns: list[tuple[int, int, int]],

@@ -37,6 +37,11 @@ def _nearest(memlekets: tuple[tuple[int, int], ...]) -> dict[int, int]:
 def _achieved(
     board: Board, outcome: Outcome, hain_at_start: dict[int, bool]
 ) -> set[tuple[int, str]]:
+    return _standing(board, outcome) | _conquered(board, outcome, hain_at_start)
+
+
+def _standing(board: Board, outcome: Outcome) -> set[tuple[int, str]]:
+    """M-1, M-3, M-4, M-7, M-8: what a bey holds after the Divan."""
     done: set[tuple[int, str]] = set()
     gm = board.gm
     counts = board.province_counts()
@@ -58,6 +63,15 @@ def _achieved(
             done.add((seat, "M-7"))
         if bey.gold >= M8_GOLD:
             done.add((seat, "M-8"))
+    return done
+
+
+def _conquered(
+    board: Board, outcome: Outcome, hain_at_start: dict[int, bool]
+) -> set[tuple[int, str]]:
+    """M-2, M-5, M-9, M-10: what a conquest of this Divan earns its taker or its group."""
+    done: set[tuple[int, str]] = set()
+    gm = board.gm
     for target, taker, defender, members in outcome.conquests:
         if gm[target].big_city:
             done.add((taker, "M-2"))

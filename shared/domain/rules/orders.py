@@ -81,6 +81,16 @@ def classify(
 ) -> Classified:
     """R-5.1: cancel advances (R-6.4, R-6.7), mark betrayals (R-6.5), classify supports (R-5.3)."""
     out = Classified()
+    _classify_advances(board, orders, ceasefire, out)
+    betrays = {(a.seat, board.owner[a.target]) for a in out.attacks if a.betrayal}
+    _classify_supports(board, orders, betrays, bloc_of, out)
+    return out
+
+
+def _classify_advances(
+    board: Board, orders: list[tuple[int, Order]], ceasefire: bool, out: Classified
+) -> None:
+    """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals."""
     for seat, o in orders:
         if o.kind != "advance":
             continue
@@ -97,7 +107,16 @@ def classify(
         else:
             betrayal = board.treaty(seat, owner) is not None
             out.attacks.append(Advance(seat, o.province, o.target, o.units, betrayal))
-    betrays = {(a.seat, board.owner[a.target]) for a in out.attacks if a.betrayal}
+
+
+def _classify_supports(
+    board: Board,
+    orders: list[tuple[int, Order]],
+    betrays: set[tuple[int, int | None]],
+    bloc_of: dict[int, int],
+    out: Classified,
+) -> None:
+    """R-5.3: each support order against the attacks classified before it."""
     attackers: dict[int, list[Advance]] = {}
     for a in out.attacks:
         attackers.setdefault(a.target, []).append(a)
@@ -105,12 +124,13 @@ def classify(
         if o.kind != "support":
             continue
         assert o.target is not None
-        support = _classify_support(board, attackers.get(o.target, []), betrays, bloc_of, seat, o)
+        support = _classify_support(
+            board, attackers.get(o.target, []), betrays, bloc_of, seat=seat, o=o
+        )
         if support is None:
             out.void.append((seat, o.province, o.target))
         else:
             out.supports.append(support)
-    return out
 
 
 def _classify_support(
@@ -118,6 +138,7 @@ def _classify_support(
     attacks: list[Advance],
     betrays: set[tuple[int, int | None]],
     bloc_of: dict[int, int],
+    *,
     seat: int,
     o: Order,
 ) -> Support | None:

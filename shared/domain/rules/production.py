@@ -47,12 +47,11 @@ def kurtulus_seats(board: Board) -> list[int]:
     return sorted(landed, key=lambda s: (sc[s], counts[s], -s))[:KURTULUS_BEYS]
 
 
-def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
-    """R-7.1 … R-7.8 in their order: base and harvest, region bonus, Kurtuluş, doubling."""
+def _base_and_harvest(
+    board: Board, owned: list[int], drought: str | None, harvest: str | None
+) -> dict[int, _Alloc]:
+    """R-7.1, R-7.2: memleket 2, near it 1, gurbet 0; harvest +1; nothing in a drought."""
     gm = board.gm
-    drought = news.region if news is not None and news.card == "kuraklik" else None
-    harvest = news.region if news is not None and news.card == "hasat" else None
-    owned = [p for p in range(1, 82) if board.owner[p] is not None]
     alloc = {p: _Alloc() for p in owned}
     region_of = gm.region_of
     for p in owned:
@@ -66,6 +65,31 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
         elif gm.distances_from(memleket)[p] < GURBET_DISTANCE:
             a.base = 1
         a.harvest = 1 if region == harvest else 0
+    return alloc
+
+
+def _income(board: Board, owned: list[int]) -> list[GoldDelta]:
+    """Each owned province's gold yield to its owner, seat by seat."""
+    gm = board.gm
+    gold: list[GoldDelta] = []
+    income: dict[int, int] = {}
+    for p in owned:
+        holder = board.owner[p]
+        assert holder is not None
+        income[holder] = income.get(holder, 0) + gm.gold_yield[p]
+    for seat in sorted(income):
+        if income[seat]:
+            board.add_gold(seat, income[seat], "income", gold)
+    return gold
+
+
+def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
+    """R-7.1 … R-7.8 in their order: base and harvest, region bonus, Kurtuluş, doubling."""
+    gm = board.gm
+    drought = news.region if news is not None and news.card == "kuraklik" else None
+    harvest = news.region if news is not None and news.card == "hasat" else None
+    owned = [p for p in range(1, 82) if board.owner[p] is not None]
+    alloc = _base_and_harvest(board, owned, drought, harvest)
     for region, (seat, kind) in sorted(region_titles(board).items()):
         if region != drought:
             plates = [p for p in gm.region_plates[region] if board.owner[p] == seat]
@@ -95,15 +119,7 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     for p in range(1, 82):
         if board.owner[p] is None and board.units[p] < gm.full_milis[p]:
             board.units[p] += 1
-    gold: list[GoldDelta] = []
-    income: dict[int, int] = {}
-    for p in owned:
-        holder = board.owner[p]
-        assert holder is not None
-        income[holder] = income.get(holder, 0) + gm.gold_yield[p]
-    for seat in sorted(income):
-        if income[seat]:
-            board.add_gold(seat, income[seat], "income", gold)
+    gold = _income(board, owned)
     return ProductionApplied(
         divan=board.divan,
         allotments=tuple(allotments),
