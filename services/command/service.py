@@ -38,7 +38,7 @@ from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide, next_divan, upcoming_divan
-from shared.domain.evolve import evolve
+from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.state import Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
@@ -192,8 +192,7 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
         nonlocal state
         result = decide(state, cmd)
         assert isinstance(result, list), result
-        for e in result:
-            state = evolve(state, e)
+        state = fold(result, state)
         events.extend(result)
 
     apply(create)
