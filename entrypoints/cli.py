@@ -86,10 +86,13 @@ def _simulate(args: argparse.Namespace) -> int:
 def _migrate(args: argparse.Namespace) -> int:
     import asyncio
 
+    from entrypoints import bootstrap
     from shared.eventstore import migrate
     from shared.settings import Settings
 
-    applied = asyncio.run(migrate(args.dsn or Settings.from_env().pg_dsn))
+    settings = Settings.from_env()
+    bootstrap.configure(settings)  # migration.applied lines in the one log format
+    applied = asyncio.run(migrate(args.dsn or settings.pg_dsn))
     print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
     return 0
 
@@ -173,10 +176,13 @@ def _scheduler(_args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace) -> int:
+    from entrypoints import bootstrap
     from entrypoints.stack import up
     from shared.settings import Settings
 
-    return up(Settings.from_env(), args.host, args.port, args.processes)
+    settings = Settings.from_env()
+    bootstrap.configure(settings)  # the launcher's own records (migrations …) as JSON too
+    return up(settings, args.host, args.port, args.processes)
 
 
 def _verify(args: argparse.Namespace) -> int:

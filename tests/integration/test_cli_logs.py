@@ -1,0 +1,44 @@
+"""The CLI's own log records come out in the one log format (issue 11: one JSON format)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import asyncpg
+
+from tests.conftest import SESSION
+
+
+def test_migrate_logs_every_record_as_a_json_line(pg_server_dsn: str) -> None:
+    name = f"seksenbir_clilog_{SESSION}"
+    base = pg_server_dsn.rsplit("/", 1)[0]
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(pg_server_dsn)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+        done = subprocess.run(
+            [sys.executable, "-m", "entrypoints.cli", "migrate", "--dsn", f"{base}/{name}"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines if not line.startswith("applied: ")]
+    assert [r["event"] for r in records if r["event"] == "migration.applied"]
+    assert all("timestamp" in r and "level" in r for r in records)
+    assert lines[-1].startswith("applied: 0001_event_log")  # the verb's own answer, for people
