@@ -105,6 +105,8 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     version: int
     rules_version: str
     seed_commitment: str
+    # the Bayram ceasefire holds at the next Divan (attacks on beys will be cancelled)
+    ceasefire: bool = False
     han: int | None = None
     # Revealed after the Kurultay only, the seed as a decimal string; with the salt,
     # sha256(f"{salt}:{seed}") must equal seed_commitment (docs/api.md).

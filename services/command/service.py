@@ -139,6 +139,7 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
         version=loaded.version,
         rules_version=s.rules_version,
         seed_commitment=s.seed_commitment,
+        ceasefire=nxt is not None and s.ceasefire_divan == nxt,
         han=s.han,
         seed=str(s.seed) if over else None,
         seed_salt=s.seed_salt if over else None,
