@@ -13,7 +13,7 @@ since a season's state carries it.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 
 import msgspec
 
@@ -131,11 +131,6 @@ def resumed(
 def iso(instant: datetime, zone: tzinfo = ISTANBUL) -> str:
     """ISO-8601 with the zone's offset (+03:00 for Istanbul), to the second."""
     return instant.astimezone(zone).isoformat(timespec="seconds")
-
-
-def utc(instant: datetime) -> datetime:
-    _aware(instant)
-    return instant.astimezone(UTC)
 
 
 def _aware(instant: datetime) -> None:

@@ -9,7 +9,7 @@ from shared.domain import events as ev
 from shared.domain import live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
-from shared.domain.state import DIVANS, SEATS, Order, SeasonState, perde
+from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde
 
 Result = list[ev.Event] | c.Rejection
 SATIN_ALMA_MILIS = 2  # R-7.9
@@ -246,7 +246,7 @@ def _offer_locked(state: SeasonState, frm: int, to: int, at: datetime | None) ->
     """R-6.1, R-4.4: an offer whose Divan's instant has passed is settled at that Divan: it can
     no longer be withdrawn or answered (D-25)."""
     n = live.locked(state, at)
-    if n is None or state.offer_divans.get(live.offer_key(frm, to), n) > n:
+    if n is None or state.offer_divans.get(offer_key(frm, to), n) > n:
         return None
     return reject(
         "divan_locked",

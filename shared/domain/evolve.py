@@ -8,7 +8,16 @@ from typing import assert_never, cast
 import msgspec
 
 from shared.domain import events as ev
-from shared.domain.state import DIVANS, Bey, Offer, Province, SeasonState, Treaty, start_map
+from shared.domain.state import (
+    DIVANS,
+    Bey,
+    Offer,
+    Province,
+    SeasonState,
+    Treaty,
+    offer_key,
+    start_map,
+)
 
 replace = msgspec.structs.replace
 
@@ -53,7 +62,7 @@ def _without_offer(offers: tuple[Offer, ...], a: int, b: int) -> tuple[Offer, ..
 
 
 def _forget(offer_divans: dict[str, int], frm: int, to: int) -> dict[str, int]:
-    key = f"{frm}-{to}"
+    key = offer_key(frm, to)
     if key not in offer_divans:
         return offer_divans
     return {k: v for k, v in offer_divans.items() if k != key}
@@ -115,7 +124,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             )
             if event.divan is None:
                 return state
-            key = f"{event.frm}-{event.to}"
+            key = offer_key(event.frm, event.to)
             return replace(state, offer_divans={**state.offer_divans, key: event.divan})
         case ev.OfferWithdrawn():
             return replace(

@@ -12,7 +12,7 @@ from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.evolve import evolve, fold
 from shared.domain.resolve import DivanInputs, resolve_divan
-from shared.domain.state import Order, SeasonState
+from shared.domain.state import Order, SeasonState, offer_key
 
 Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
 
@@ -46,7 +46,7 @@ def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
     In a live season an offer made after an earlier Divan's instant counts for a later Divan
     and is left for it (D-25); a trial season's offers all stand."""
     offers = tuple(
-        o for o in state.offers if state.offer_divans.get(f"{o.frm}-{o.to}", divan) <= divan
+        o for o in state.offers if state.offer_divans.get(offer_key(o.frm, o.to), divan) <= divan
     )
     return ev.DivanLocked(divan=divan, orders=dict(state.orders.get(divan, {})), offers=offers)
 

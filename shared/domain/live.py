@@ -103,7 +103,3 @@ def locked(state: SeasonState, at: datetime | None) -> int | None:
         return None
     n = state.divan + 1
     return n if state.calendar.at(n) <= at else None
-
-
-def offer_key(frm: int, to: int) -> str:
-    return f"{frm}-{to}"

@@ -27,6 +27,11 @@ def perde(divan: int) -> int:
     return 1 if divan <= 6 else 2 if divan <= 12 else 3
 
 
+def offer_key(frm: int, to: int) -> str:
+    """The key of an open offer in `SeasonState.offer_divans` (live seasons, D-25)."""
+    return f"{frm}-{to}"
+
+
 def is_friday(divan: int) -> bool:
     """R-1.3: even Divans are Fridays (also in trial mode)."""
     return divan % 2 == 0
