@@ -2,20 +2,18 @@
 
 Every province's plate, name, region, population, full milis, gold yield and neighbours; the
 regions; the missions with their text and how progress is measured; the news cards; the perdes
-and the calendar rules. It changes only with a release, so it carries a strong ETag (a digest
-of its bytes), answers `If-None-Match` with 304 and may be cached for a day.
+and the calendar rules. It changes only with a release, so it may be cached for a day; its ETag
+and the 304 to `If-None-Match` come from the app's conditional-GET middleware, as for every
+JSON answer to a GET (shared/app/etag.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
-from typing import Any, cast
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Response, get
 
-from shared.app.etag import matches
 from shared.app.openapi import READ_PROBLEMS
 from shared.domain.catalogue import (
     CALENDAR,
@@ -62,9 +60,9 @@ class StaticBoard(msgspec.Struct, frozen=True):
 
 
 @cache
-def _board() -> tuple[StaticBoard, str]:
+def _board() -> StaticBoard:
     gm = game_map()
-    out = StaticBoard(
+    return StaticBoard(
         rules_version=RULES_VERSION,
         provinces=[
             ProvinceInfo(
@@ -85,16 +83,6 @@ def _board() -> tuple[StaticBoard, str]:
         perdes=list(PERDES),
         calendar=CALENDAR,
     )
-    etag = '"' + hashlib.sha256(msgspec.json.encode(out)).hexdigest()[:32] + '"'
-    return out, etag
-
-
-def _matches(header: str | None, etag: str) -> bool:
-    if not header:
-        return False
-    return header.strip() == "*" or etag in {
-        t.strip().removeprefix("W/") for t in header.split(",")
-    }
 
 
 @get(
@@ -102,10 +90,6 @@ def _matches(header: str | None, etag: str) -> bool:
     summary="The static board: provinces, regions, missions, news cards, calendar rules",
     responses=READ_PROBLEMS,
 )
-async def static_board(request: Request[Any, Any, Any]) -> Response[StaticBoard]:
+async def static_board() -> Response[StaticBoard]:
     """Anyone; the same for every season of this rules version. Revalidate with If-None-Match."""
-    out, etag = _board()
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={MAX_AGE_S}"}
-    if matches(request.headers.get("if-none-match"), etag):
-        return Response(cast(StaticBoard, None), status_code=304, headers=headers)
-    return Response(out, headers=headers)
+    return Response(_board(), headers={"Cache-Control": f"public, max-age={MAX_AGE_S}"})

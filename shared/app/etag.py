@@ -1,11 +1,12 @@
 """ETags for every JSON answer to a GET: polling clients pay nothing when nothing changed.
 
 An ASGI middleware: a 200 `application/json` answer to a GET gets a strong ETag, a digest of
-its bytes, and `Cache-Control: no-cache` (a client may keep it, but asks again: the answer is
-revalidated on every poll); a request whose `If-None-Match` names that ETag is answered 304
-with no body (RFC 9110 §13.1.2, §15.4.5). An answer that already has an ETag (the static board)
-or that is not JSON (the event stream) passes through untouched, unbuffered. Answers to
-authenticated requests are `private`: a shared cache must not keep a bey's view.
+its bytes, and, unless the handler set its own, `Cache-Control: no-cache` (a client may keep
+it, but asks again: the answer is revalidated on every poll); a request whose `If-None-Match`
+names that ETag is answered 304 with no body (RFC 9110 §13.1.2, §15.4.5). An answer that
+already has an ETag or that is not JSON (the event stream) passes through untouched,
+unbuffered. Answers to authenticated requests are `private`: a shared cache must not keep a
+bey's view.
 
 The read itself still happens (the projection is read from Redis), but the client receives and
 parses nothing; bodies are small (a season's map is a few KB), so buffering one costs little.
@@ -42,6 +43,24 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
         if key.lower() == name:
             return value
     return None
+
+
+async def _answer(
+    send: Send, start: Message, body: bytes, wanted: bytes | None, *, private: bool
+) -> None:
+    """Send a buffered JSON answer with its ETag, or 304 with none if `wanted` names it."""
+    etag = etag_of(body)
+    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+    extra = [(b"etag", etag.encode())]
+    if _header(headers, b"cache-control") is None:  # a handler's own policy stands
+        extra.append((b"cache-control", b"private, no-cache" if private else b"no-cache"))
+    if matches(wanted.decode("latin-1") if wanted else None, etag):
+        await send({**start, "status": 304, "headers": headers + extra})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return
+    length = (b"content-length", str(len(body)).encode())
+    await send({**start, "headers": [*headers, *extra, length]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def conditional_get(app: ASGIApp) -> ASGIApp:
@@ -82,24 +101,7 @@ def conditional_get(app: ASGIApp) -> ASGIApp:
             chunks.append(message.get("body", b""))
             if message.get("more_body", False):
                 return
-            body = b"".join(chunks)
-            etag = etag_of(body)
-            extra = [
-                (b"etag", etag.encode()),
-                (b"cache-control", b"private, no-cache" if private else b"no-cache"),
-            ]
-            headers = [
-                (k, v)
-                for k, v in start.get("headers", [])
-                if k.lower() not in (b"cache-control", b"content-length")
-            ]
-            if matches(wanted.decode("latin-1") if wanted else None, etag):
-                await send({**start, "status": 304, "headers": headers + extra})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-                return
-            length = (b"content-length", str(len(body)).encode())
-            await send({**start, "headers": [*headers, *extra, length]})
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            await _answer(send, start, b"".join(chunks), wanted, private=private)
 
         await app(scope, receive, buffered)
 
