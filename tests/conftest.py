@@ -82,13 +82,12 @@ def pg_server_dsn() -> Iterator[str]:
             yield server.get_uri()
 
 
-@pytest.fixture(scope="session")
-def pg_dsn(pg_server_dsn: str) -> Iterator[str]:
-    """A fresh database for this test session, dropped afterwards."""
-    name = f"seksenbir_test_{SESSION}"
+@contextlib.contextmanager
+def fresh_database(server_dsn: str, name: str) -> Iterator[str]:
+    """A new, empty database `name` on the server, dropped afterwards; yields its DSN."""
 
     async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(pg_server_dsn)
+        conn = await asyncpg.connect(server_dsn)
         try:
             await conn.execute(sql)
         finally:
@@ -96,9 +95,16 @@ def pg_dsn(pg_server_dsn: str) -> Iterator[str]:
 
     asyncio.run(admin(f'CREATE DATABASE "{name}"'))
     try:
-        yield _with_database(pg_server_dsn, name)
+        yield _with_database(server_dsn, name)
     finally:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server_dsn: str) -> Iterator[str]:
+    """A fresh database for this test session, dropped afterwards."""
+    with fresh_database(pg_server_dsn, f"seksenbir_test_{SESSION}") as dsn:
+        yield dsn
 
 
 @pytest.fixture(scope="session")

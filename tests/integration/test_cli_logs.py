@@ -2,41 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
 
-import asyncpg
-
-from tests.conftest import SESSION
+from tests.conftest import SESSION, fresh_database
 
 
 def test_migrate_logs_every_record_as_a_json_line(pg_server_dsn: str) -> None:
-    name = f"seksenbir_clilog_{SESSION}"
-    base = pg_server_dsn.rsplit("/", 1)[0]
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(pg_server_dsn)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
+    with fresh_database(pg_server_dsn, f"seksenbir_clilog_{SESSION}") as dsn:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
         done = subprocess.run(
-            [sys.executable, "-m", "entrypoints.cli", "migrate", "--dsn", f"{base}/{name}"],
+            [sys.executable, "-m", "entrypoints.cli", "migrate", "--dsn", dsn],
             capture_output=True,
             text=True,
             env=env,
             timeout=60,
             check=True,
         )
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     records = [json.loads(line) for line in lines if not line.startswith("applied: ")]
     assert [r["event"] for r in records if r["event"] == "migration.applied"]
