@@ -133,6 +133,11 @@ def iso(instant: datetime, zone: tzinfo = ISTANBUL) -> str:
     return instant.astimezone(zone).isoformat(timespec="seconds")
 
 
+def is_aware(instant: datetime | None) -> bool:
+    """An instant with an offset: the only kind the calendar works with."""
+    return instant is not None and instant.utcoffset() is not None
+
+
 def _aware(instant: datetime) -> None:
-    if instant.tzinfo is None or instant.utcoffset() is None:
+    if not is_aware(instant):
         raise ValueError("instants must be aware (with an offset)")

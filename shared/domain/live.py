@@ -23,10 +23,6 @@ def _reject(code: str, message: str, **details: object) -> c.Rejection:
     return c.Rejection(code=code, message=message, details=details)
 
 
-def _aware(instant: datetime | None) -> bool:
-    return instant is not None and instant.utcoffset() is not None
-
-
 def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
     """The provisional calendar of a live season being created, or why it cannot be."""
     close, now, interval = cmd.registration_closes_at, cmd.at, cmd.divan_interval_seconds
@@ -35,7 +31,7 @@ def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
             "registration_close_required",
             "Canlı sezon registration_closes_at ister / a live season needs registration_closes_at",
         )
-    if not _aware(close) or not _aware(now):
+    if not cal.is_aware(close) or not cal.is_aware(now):
         return _reject(
             "invalid_instant",
             "Anlar saat dilimiyle verilir (ör. +03:00) / instants need an offset (e.g. +03:00)",
