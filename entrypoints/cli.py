@@ -196,8 +196,19 @@ def _verify(args: argparse.Namespace) -> int:
     dsn = args.dsn or settings.pg_dsn
 
     async def run() -> int:
-        async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
-            records = await store.read_stream(args.season)
+        import asyncpg
+
+        try:
+            async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
+                records = await store.read_stream(args.season)
+        except asyncpg.UndefinedTableError:
+            print(
+                f"seksenbir verify: {describe_dsn(dsn)} holds no event store (run `seksenbir "
+                "migrate`, or name the database with --dsn / SEKSENBIR_PG_DSN; `seksenbir up` "
+                "uses the database seksenbir on a local server)",
+                file=sys.stderr,
+            )
+            return 2
         return verify_season(args.season, records, database=describe_dsn(dsn))
 
     return asyncio.run(run())

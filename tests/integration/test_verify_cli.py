@@ -61,3 +61,23 @@ def test_a_dsn_is_described_without_its_password() -> None:
     assert described == "ops@db.internal:5433/seksenbir"
     assert "s3cret" not in described
     assert describe_dsn("postgresql://postgres@127.0.0.1/test") == "postgres@127.0.0.1/test"
+
+
+def test_verify_on_a_database_with_no_event_store_says_so_without_a_traceback(
+    pg_server_dsn: str,
+) -> None:
+    from tests.conftest import SESSION, fresh_database
+
+    with fresh_database(pg_server_dsn, f"seksenbir_noevents_{SESSION}") as dsn:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+        done = subprocess.run(
+            [sys.executable, "-m", "entrypoints.cli", "verify", "some-season", "--dsn", dsn],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert "holds no event store" in done.stderr and describe_dsn(dsn) in done.stderr
+    assert "Traceback" not in done.stderr
