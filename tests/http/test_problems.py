@@ -212,7 +212,7 @@ async def _not_neighbour(api: Api, _: AsyncExitStack) -> Request:
 
 @case("missing_target[support]", 422)
 async def _no_target(api: Api, _: AsyncExitStack) -> Request:
-    """Issue 11: an advance or support without a target is missing its target, not a
+    """R-4.1, issue 11: an advance or support without a target is missing its target, not a
     non-neighbour one."""
     bey = await create_trial(api.client)
     body = {"orders": [{"province": ANKARA, "kind": "support", "units": 2}]}
