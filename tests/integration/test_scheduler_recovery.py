@@ -25,8 +25,8 @@ import redis
 from litestar.testing import AsyncTestClient
 
 from entrypoints.bootstrap import command_app
-from services.resolver.scheduler import Scheduler, SweepSettings
-from shared.app.queues import resolve_message
+from services.resolver.scheduler import Due, Scheduler, SweepSettings
+from shared.app.queues import due_message, resolve_message
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
 from tests.integration.processes import free_port
@@ -173,7 +173,7 @@ async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_s
         assert (status["divan"], status["resolving"]) == (0, True)  # stuck
 
         with inprocess_worker(settings) as worker:
-            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            send = handing_to(worker.broker)
             async with schedulers(settings, send):
                 status = await resolved(season, 1)
             assert worker.recorder.failures() == []
@@ -182,6 +182,15 @@ async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_s
     records = await event_store.read_stream(season.season_id)
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
+
+
+def handing_to(broker: Any) -> Any:
+    """The scheduler's `send`, onto a worker's broker (as entrypoints.bootstrap.due_queue)."""
+
+    def send(due: Due) -> None:
+        broker.enqueue(due_message(due.kind, due.season_id, due.divan))
+
+    return send
 
 
 @pytest.fixture
@@ -201,10 +210,10 @@ async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_o
     with inprocess_worker(settings) as worker:
         async with trial(settings, enqueue=False) as season:  # the API's own message is lost
             await season.request_divan(1)
-            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            send = handing_to(worker.broker)
             async with schedulers(settings, send, count=2):
                 for _ in range(5):
-                    send(season.season_id, 1)
+                    worker.broker.enqueue(resolve_message(season.season_id, 1))
                 await resolved(season, 1)
 
                 async def drained() -> bool:
