@@ -154,16 +154,14 @@ def projected_count(r: redis.Redis, prefix: str, want: list[tuple[str, int]]) ->
 
 async def surge(dsn: str, args: argparse.Namespace) -> None:
     ns = f"bench-surge-{secrets.token_hex(4)}"
-    settings = Settings(
-        pg_dsn=dsn, redis_url=args.redis, broker_namespace=ns, projection_prefix=ns
-    )
+    settings = Settings(pg_dsn=dsn, redis_url=args.redis, broker_namespace=ns, projection_prefix=ns)
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
     logs = Path(tempfile.mkdtemp(prefix="seksenbir-surge-"))
     r = redis.Redis.from_url(args.redis)
     try:
         due = datetime.now(UTC)
         t = time.perf_counter()
-        stored = await store_seasons(pool, args.seasons, due)
+        await store_seasons(pool, args.seasons, due)
         print(f"stored {args.seasons} live seasons in {time.perf_counter() - t:.1f} s")
         with workers(settings, args, logs) as pids:
             await asyncio.sleep(3)  # the projectors catch up with the creations first
@@ -192,7 +190,8 @@ async def surge(dsn: str, args: argparse.Namespace) -> None:
                 elif projected_count(r, ns, want) >= len(want):
                     projected_s = time.perf_counter() - t0
         print(
-            f"surge: {len(handed)} Divans due at one instant, handed over in {sweep_s * 1000:.0f} ms"
+            f"surge: {len(handed)} Divans due at one instant, "
+            f"handed over in {sweep_s * 1000:.0f} ms"
         )
         print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
         print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")

@@ -289,7 +289,7 @@ def resolver_worker(
     b = worker_broker(settings, heartbeat_timeout_ms=settings.heartbeat_timeout_ms, env=env)
     b.maintenance_chance = settings.maintenance_chance  # per million
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
-    return resolver_actors.declare(settings, b, seasons.get), seasons
+    return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 
 
 def projections_worker(

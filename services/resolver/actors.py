@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 import dramatiq
 import structlog
@@ -21,7 +22,7 @@ from shared.faults import fault
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
-Closer = Callable[[Seasons, str], Awaitable[str]]
+Closer = Callable[[Seasons, str, datetime], Awaitable[str]]
 MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)
 
 
@@ -39,10 +40,14 @@ def on_retry_exhausted(message: dict[str, object], retry_info: dict[str, object]
 
 
 def declare(
-    settings: Settings, broker: dramatiq.Broker, seasons: Callable[[], Awaitable[Seasons]]
+    settings: Settings,
+    broker: dramatiq.Broker,
+    seasons: Callable[[], Awaitable[Seasons]],
+    clock: Callable[[], datetime],
 ) -> dramatiq.Actor[[str, int], None]:
-    """Declare the actor on `broker` (the worker bootstrap's, entrypoints.bootstrap); `seasons`
-    gives the worker's season repository, opened on first use on the actor's event loop."""
+    """Declare the actors on `broker` (the worker bootstrap's, entrypoints.bootstrap); `seasons`
+    gives the worker's season repository, opened on first use on the actor's event loop;
+    `clock` is the worker's clock, which decides whether a live deadline has passed."""
 
     @dramatiq.actor(
         broker=broker,
@@ -55,7 +60,7 @@ def declare(
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
     async def resolve_divan_message(season_id: str, divan: int) -> None:
-        outcome = await resolve(await seasons(), season_id, divan)
+        outcome = await resolve(await seasons(), season_id, divan, now=clock())
         fault("before_ack")
         if outcome == "resolved":
             try:
@@ -68,7 +73,7 @@ def declare(
         Divan (the scheduler sends it again while it stays due)."""
 
         async def close_message(season_id: str) -> None:
-            outcome = await close(await seasons(), season_id)
+            outcome = await close(await seasons(), season_id, clock())
             if outcome == "closed":
                 try:
                     broker.enqueue(project_message(season_id))

@@ -8,7 +8,7 @@ calendar (live.closing_calendar keeps every instant when the close is at or afte
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 import structlog
@@ -24,14 +24,14 @@ Outcome = Literal["closed", "already_closed", "not_due", "not_found"]
 
 
 async def close_registration(
-    seasons: Seasons, season_id: str, now: datetime | None = None, retries: int = 5
+    seasons: Seasons, season_id: str, now: datetime, retries: int = 5
 ) -> Outcome:
     """R-1.4: at its instant, a live season's registration closes and empty seats are filled."""
     return await _close(seasons, season_id, "registration", now, retries)
 
 
 async def close_kurultay(
-    seasons: Seasons, season_id: str, now: datetime | None = None, retries: int = 5
+    seasons: Seasons, season_id: str, now: datetime, retries: int = 5
 ) -> Outcome:
     """R-10.4: 24 hours after Divan 16 the live Kurultay closes and the Han is crowned."""
     return await _close(seasons, season_id, "kurultay", now, retries)
@@ -41,10 +41,9 @@ async def _close(
     seasons: Seasons,
     season_id: str,
     kind: Literal["registration", "kurultay"],
-    now: datetime | None,
+    now: datetime,
     retries: int,
 ) -> Outcome:
-    now = now or datetime.now(UTC)
     for attempt in range(retries + 1):
         try:
             loaded = await seasons.load(season_id)

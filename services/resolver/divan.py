@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 import structlog
@@ -23,6 +23,7 @@ async def resolve(
     season_id: str,
     divan: int,
     retries: int = 5,
+    *,
     now: datetime | None = None,
 ) -> Outcome:
     """Idempotent: a repeated or late message changes nothing (R-12.3, ARCHITECTURE.md).
@@ -30,9 +31,9 @@ async def resolve(
     The computer turn, the lock with its inputs of record and the outcome are appended in one
     append at the version the season was loaded at; a conflict reloads and decides again.
     A trial Divan is resolved once requested (R-1.2); a live one once its scheduled instant
-    has passed at `now` (the worker's clock, R-1.3), locked at that instant however late.
+    has passed at `now` (the worker's injected clock, R-1.3), locked at that instant however
+    late; a trial Divan reads no clock.
     """
-    now = now or datetime.now(UTC)
     for attempt in range(retries + 1):
         try:
             loaded = await seasons.load(season_id)
@@ -44,6 +45,8 @@ async def resolve(
             log.info("resolver.already_resolved", season_id=season_id, divan=divan)
             return "already_resolved"
         if state.mode == "live":
+            if now is None:
+                raise ValueError("a live Divan is held by the clock: give the worker's `now`")
             if not live.divan_due(state, divan, now):
                 log.info("resolver.not_due", season_id=season_id, divan=divan)
                 return "not_due"

@@ -233,8 +233,9 @@ async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_o
 async def live_due_now(event_store: PostgresEventStore, sid: str, interval_s: int = 60) -> None:
     """A live season (compressed calendar, registration closed) whose Divan 1 fell due a
     second ago by the real clock, which the worker reads; Divan 2 is a minute away."""
-    from datetime import UTC, datetime, timedelta
+    from datetime import timedelta
 
+    from entrypoints.bootstrap import utc_now  # the clock the worker reads
     from shared.app.seasons import Seasons
     from shared.domain import commands as c
     from shared.domain.decide import decide
@@ -242,7 +243,7 @@ async def live_due_now(event_store: PostgresEventStore, sid: str, interval_s: in
     from shared.domain.state import SeasonState
     from shared.eventstore import EventMetadata
 
-    close = datetime.now(UTC) - timedelta(seconds=interval_s + 1)
+    close = utc_now() - timedelta(seconds=interval_s + 1)
     create = c.CreateSeason(
         season_id=sid,
         seed=5,
