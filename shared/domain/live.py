@@ -86,6 +86,8 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
     Divan 16's instant has passed). None in a trial season or without an instant."""
     if state.mode != "live" or state.calendar is None or at is None:
         return None
+    if state.paused_at is not None:  # D-30: the clock stands; the next Divan moves on resume
+        return min(state.divan + 1, DIVANS + 1)
     for n in range(state.divan + 1, DIVANS + 1):
         if state.calendar.at(n) > at:
             return n
@@ -94,8 +96,10 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
 
 def locked(state: SeasonState, at: datetime | None) -> int | None:
     """The Divan whose instant has passed at `at` but which is not resolved yet (its orders and
-    offers are locked: R-1.3, R-7.9), or None."""
+    offers are locked: R-1.3, R-7.9), or None. Never while paused or cancelled (D-29, D-30)."""
     if state.mode != "live" or state.calendar is None or at is None or state.divan >= DIVANS:
+        return None
+    if state.paused_at is not None or state.cancelled or state.phase != "running":
         return None
     n = state.divan + 1
     return n if state.calendar.at(n) <= at else None
