@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from shared.domain import admin, live, season
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain import admin, live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde

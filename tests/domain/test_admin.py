@@ -8,10 +8,9 @@ from datetime import datetime, timedelta
 import pytest
 
 from shared.domain import calendar as cal
-from shared.domain import codec
+from shared.domain import codec, live
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain import live
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState

@@ -11,6 +11,7 @@ from services.command.routes import ROUTES
 from tests.http.support import Api
 
 SCHEMA = "/v1/schema/openapi.json"
+ADMIN_ACTS = ("postpone", "cancel", "pause", "resume")
 
 # Every command and query route of the API, by (method, OpenAPI path).
 V1_OPERATIONS = {
@@ -26,6 +27,8 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/divans"),
     ("post", "/v1/seasons/{season_id}/token"),
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
+    ("post", "/v1/seasons/{season_id}/join"),
+    *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
@@ -36,6 +39,8 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/offers/{frm}/answer",
     "/v1/seasons/{season_id}/kurultay/vote",
     "/v1/seasons/{season_id}/divans",
+    "/v1/seasons/{season_id}/join",
+    *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 
