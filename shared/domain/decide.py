@@ -83,6 +83,8 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
     gm = game_map()
     if state.cancelled:
         return admin.cancelled()
+    if sum(1 for b in state.beys if not b.computer) >= SEATS:  # D-29: 19 humans, none to add
+        return reject("season_full", "Sezon dolu / all 19 seats are taken")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
         return reject("registration_closed", "Kayıt kapandı / registration is closed")
     if cmd.memleket not in gm:

@@ -151,3 +151,22 @@ def test_admin_acts_round_trip_and_trial_seasons_have_none() -> None:
     assert rejected(state, c.SeasonAdmin(act="pause", reason="  ", at=NOW)).code == (
         "reason_required"
     )
+
+
+def test_d29_a_join_to_nineteen_humans_is_season_full_and_after_a_close_registration_closed() -> (
+    None
+):
+    state = created()
+    for plate in range(1, 20):
+        state, _ = apply(state, c.JoinSeason(memleket=plate, at=NOW))
+    assert state.phase == "running"  # the 19th seat closed registration at once
+    assert rejected(state, c.JoinSeason(memleket=50, at=NOW)).code == "season_full"
+    assert rejected(running(), c.JoinSeason(memleket=50, at=NOW)).code == "registration_closed"
+
+
+def test_the_admin_token_is_set_once_and_only_for_a_live_season() -> None:
+    state, events = apply(created(), c.SetAdminToken(token_hash="h1"))
+    assert events == [ev.AdminTokenSet(token_hash="h1")] and state.admin_token == "h1"
+    assert rejected(state, c.SetAdminToken(token_hash="h2")).code == "season_exists"
+    trial = fold(apply(SeasonState(), c.CreateSeason(season_id="t", seed=1))[1])
+    assert rejected(trial, c.SetAdminToken(token_hash="h")).code == "not_allowed_in_mode"
