@@ -7,13 +7,21 @@ from collections.abc import Awaitable, Callable
 import dramatiq
 import structlog
 
+from services.resolver.closes import close_kurultay, close_registration
 from services.resolver.divan import resolve
-from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, project_message
+from shared.app.queues import (
+    CLOSE_KURULTAY,
+    CLOSE_REGISTRATION,
+    DIVANS_QUEUE,
+    RESOLVE_DIVAN,
+    project_message,
+)
 from shared.app.seasons import Seasons
 from shared.faults import fault
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
+Closer = Callable[[Seasons, str], Awaitable[str]]
 MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)
 
 
@@ -55,6 +63,31 @@ def declare(
             except Exception:
                 log.warning("resolver.notify_failed", season_id=season_id)
 
+    def closer(actor_name: str, close: Closer) -> None:
+        """A live season's registration or Kurultay close, retried and dead-lettered like a
+        Divan (the scheduler sends it again while it stays due)."""
+
+        async def close_message(season_id: str) -> None:
+            outcome = await close(await seasons(), season_id)
+            if outcome == "closed":
+                try:
+                    broker.enqueue(project_message(season_id))
+                except Exception:
+                    log.warning("resolver.notify_failed", season_id=season_id)
+
+        dramatiq.actor(
+            broker=broker,
+            actor_name=actor_name,
+            queue_name=DIVANS_QUEUE,
+            max_retries=MAX_RETRIES,
+            min_backoff=settings.min_backoff_ms,
+            max_backoff=30_000,
+            time_limit=settings.resolve_time_limit_ms,
+            on_retry_exhausted=EXHAUSTED_ACTOR,
+        )(close_message)
+
+    closer(CLOSE_REGISTRATION, close_registration)
+    closer(CLOSE_KURULTAY, close_kurultay)
     dramatiq.actor(
         broker=broker, actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3
     )(on_retry_exhausted)

@@ -37,8 +37,23 @@ def upcoming_divan(state: SeasonState) -> int | None:
     return n if n <= DIVANS else None
 
 
-def decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
-    """Validate one command against the state; refusals change nothing."""
+def decide(state: SeasonState, command: c.Command) -> Result:
+    """Validate one command against the state; refusals change nothing.
+
+    A live season's accepted command is followed by a DeadlineSet when it moves the season's
+    next timed work (a creation, a registration close, the Kurultay held: live.with_deadline).
+    """
+    result = _decide(state, command)
+    if isinstance(result, list) and result and _live(state, command):
+        return live.with_deadline(state, result)
+    return result
+
+
+def _live(state: SeasonState, command: c.Command) -> bool:
+    return state.mode == "live" or (isinstance(command, c.CreateSeason) and command.mode == "live")
+
+
+def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
     match command:
         case c.CreateSeason():
             return season.create(state, command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import msgspec
@@ -77,6 +78,21 @@ class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
     act: AdminAct
 
 
+DeadlineKind = Literal["registration", "divan", "kurultay"]
+
+
+class DeadlineSet(Event, frozen=True, tag="deadline_set.v1", omit_defaults=True):
+    """A live season's next timed work (R-1.3, R-1.4, R-10.4): the registration close, Divan n,
+    or the Kurultay close, at its instant; `at` None when nothing is due (the season is over,
+    or the clock is stopped). Appended by the domain whenever it changes (live.with_deadline);
+    the event store's `due_work` table is fed from it in the same transaction (migration 0006),
+    so a scheduler finds due work without reading any season's events."""
+
+    kind: DeadlineKind | None = None
+    divan: int | None = None
+    at: datetime | None = None
+
+
 # --- player commands ----------------------------------------------------------------------
 class OrdersSubmitted(Event, frozen=True, tag="orders_submitted.v1"):
     """R-4.1: the newest set replaces the bey's whole set for that Divan."""
@@ -145,6 +161,17 @@ class DivanRequested(Event, frozen=True, tag="divan_requested.v1"):
 
 
 # --- Divan resolution ---------------------------------------------------------------------
+class DivanHeld(Event, frozen=True, tag="divan_held.v1", omit_defaults=True):
+    """A live Divan held by the clock (R-1.3): it locked at its scheduled instant `at`, however
+    late a worker got to it; `late` when the resolution came after the grace (live.LATE_GRACE,
+    or one interval of a compressed calendar), e.g. after downtime. An input of record: replay
+    reads it, never the clock. Trial Divans have none (their lock is the request, R-1.2)."""
+
+    divan: int
+    at: datetime
+    late: bool = False
+
+
 class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
     """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
 
@@ -343,6 +370,8 @@ AnyEvent = (
     | KurultayHeld
     | SeedRevealed
     | CalendarSet
+    | DeadlineSet
+    | DivanHeld
     | AdminTokenSet
     | SeasonAdminActed
 )

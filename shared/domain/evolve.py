@@ -145,6 +145,8 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
         case ev.SeedRevealed():
             return state
+        case ev.DeadlineSet() | ev.DivanHeld():
+            return state  # bookkeeping for the scheduler and the record (live.with_deadline)
         case ev.CalendarSet():
             return replace(state, calendar=event.calendar)
         case ev.AdminTokenSet():

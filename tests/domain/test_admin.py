@@ -25,7 +25,14 @@ def test_d29_postpone_moves_the_provisional_calendar_and_is_kept_with_its_reason
     state = created()
     later = CLOSE + timedelta(days=7)
     state, events = apply(state, act("postpone", NOW, registration_closes_at=later))
-    assert [codec.event_type(e) for e in events] == ["season_admin_acted.v1", "calendar_set.v1"]
+    assert [codec.event_type(e) for e in events] == [
+        "season_admin_acted.v1",
+        "calendar_set.v1",
+        "deadline_set.v1",
+    ]
+    # the scheduler's next deadline moves with the close (D-29)
+    assert events[-1] == ev.DeadlineSet(kind="registration", divan=None, at=later)
+    assert live.next_deadline(state) == live.Deadline("registration", None, later)
     assert state.calendar is not None and state.calendar.provisional
     assert state.calendar.registration_closes_at == later
     assert cal.iso(state.calendar.at(1)) == "2026-12-15T21:00:00+03:00"  # a week later
@@ -77,7 +84,7 @@ def test_d29_cancel_before_divan_1_refuses_every_command_after_it() -> None:
 def test_d29_no_cancel_once_divan_1_is_due_or_held() -> None:
     state = running()
     assert rejected(state, act("cancel", instant(state, 1))).code == "wrong_phase"
-    held = fold(run_divan(state), state)
+    held = fold(run_divan(state, now=instant(state, 1)), state)
     assert rejected(held, act("cancel", NOW)).code == "wrong_phase"
 
 
@@ -115,12 +122,12 @@ def test_d31_resume_holds_the_next_divan_on_its_weekday_at_least_24_hours_away(
 ) -> None:
     state = running()
     for _ in range(2):
-        state = fold(run_divan(state), state)
+        state = fold(run_divan(state, now=instant(state, state.divan + 1)), state)
     state, _ = apply(state, act("pause", instant(state, 3) - timedelta(days=1)))
     at = datetime.fromisoformat(resumed_at)
     state, events = apply(state, act("resume", at))
     assert state.paused_at is None
-    assert isinstance(events[-1], ev.CalendarSet) and events[-1].reason == "resumed"
+    assert isinstance(events[1], ev.CalendarSet) and events[1].reason == "resumed"
     assert cal.iso(instant(state, 3)) == divan_3
     assert cal.iso(instant(state, 4)) == cal.iso(instant(state, 3) + timedelta(days=3))  # Friday
     assert instant(state, 2) < instant(state, 3)  # held Divans keep their instants
@@ -170,3 +177,20 @@ def test_the_admin_token_is_set_once_and_only_for_a_live_season() -> None:
     assert rejected(state, c.SetAdminToken(token_hash="h2")).code == "season_exists"
     trial = fold(apply(SeasonState(), c.CreateSeason(season_id="t", seed=1))[1])
     assert rejected(trial, c.SetAdminToken(token_hash="h")).code == "not_allowed_in_mode"
+
+
+def test_d30_d31_no_deadline_while_paused_or_cancelled_and_the_moved_one_after_a_resume() -> None:
+    state = running()
+    assert live.next_deadline(state) == live.Deadline("divan", 1, instant(state, 1))
+    paused, events = apply(state, act("pause", NOW))
+    assert events[-1] == ev.DeadlineSet() and live.next_deadline(paused) is None
+    back = instant(state, 1) + timedelta(days=2)
+    resumed, events = apply(paused, act("resume", back))
+    moved = instant(resumed, 1)
+    assert moved > back and events[-1] == ev.DeadlineSet(kind="divan", divan=1, at=moved)
+    assert live.next_deadline(resumed) == live.Deadline("divan", 1, moved)
+    assert not live.divan_due(paused, 1, instant(state, 1) + timedelta(days=1))
+    cancelled, events = apply(state, act("cancel", NOW))
+    assert events[-1] == ev.DeadlineSet() and live.next_deadline(cancelled) is None
+    in_registration, events = apply(created(), act("cancel", NOW))
+    assert events[-1] == ev.DeadlineSet() and live.next_deadline(in_registration) is None

@@ -225,8 +225,10 @@ async def play_live_divans(store: EventStore, season_id: str, count: int) -> Non
     seasons = Seasons(store)
     for _ in range(count):
         loaded = await seasons.load(season_id)
-        events = run_divan(loaded.state)
         n = loaded.state.divan + 1
+        calendar = loaded.state.calendar
+        # a live Divan is held at an instant: its own, on time
+        events = run_divan(loaded.state, now=calendar.at(n) if calendar is not None else None)
         meta = EventMetadata(actor="system", command_id=f"divan/{n}")
         await seasons.append(season_id, loaded.version, f"divan/{n}", events, meta)
 

@@ -145,6 +145,7 @@ async def test_r1_3_a_live_season_answers_its_admin_token_once_and_its_provision
     assert [r.type for r in records] == [
         "season_created.v1",
         "calendar_set.v1",
+        "deadline_set.v1",  # the registration close, in the scheduler's due work
         "admin_token_set.v1",
     ]
     # the server instant of the creation is recorded with its events (the fake clock's)
