@@ -560,3 +560,47 @@ async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:
 
 def _unused(_: httpx.Response) -> None:  # keeps httpx imported for the type of answers
     return None
+
+
+@pytest.mark.integration
+async def test_d30_d31_admin_acts_move_the_schedulers_due_work_in_postgres(
+    pg_api: Api, pg_pool: Any
+) -> None:
+    """The due_work row (fed by DeadlineSet in the events' transaction) follows the acts: a
+    postponement moves the registration close, a pause removes the Divan, a resume sets it at
+    its moved instant, a cancel removes it."""
+    api = pg_api
+
+    async def due(sid: str) -> Any:
+        return await pg_pool.fetchrow(
+            "SELECT kind, divan, due_at FROM due_work WHERE season_id = $1", sid
+        )
+
+    created, _a, _b = await running_season(api)
+    sid, token = created["season_id"], created["admin_token"]
+    row = await due(sid)
+    assert (row["kind"], row["divan"]) == ("divan", 1)
+    assert row["due_at"] == instant(created["calendar"]["divans"][0]["at"])
+    assert (await admin(api, sid, "pause", token)).status_code == 200
+    assert await due(sid) is None
+    api.clock.advance(timedelta(days=9))
+    r = await admin(api, sid, "resume", token)
+    assert r.status_code == 200, r.text
+    row = await due(sid)
+    assert (row["kind"], row["divan"]) == ("divan", 1)
+    assert row["due_at"] == instant(r.json()["calendar"]["divans"][0]["at"])
+    assert (await admin(api, sid, "cancel", token)).status_code == 200
+    assert await due(sid) is None
+
+    other = await create_live(api)
+    later = instant(other["calendar"]["registration_closes_at"]) + timedelta(days=2)
+    r = await admin(
+        api,
+        other["season_id"],
+        "postpone",
+        other["admin_token"],
+        registration_closes_at=later.isoformat(),
+    )
+    assert r.status_code == 200, r.text
+    row = await due(other["season_id"])
+    assert (row["kind"], row["due_at"]) == ("registration", later)
