@@ -12,7 +12,6 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 
 from shared.app import tokens
@@ -558,10 +557,6 @@ async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:
     assert_problem(r, 404, "not_found")
 
 
-def _unused(_: httpx.Response) -> None:  # keeps httpx imported for the type of answers
-    return None
-
-
 @pytest.mark.integration
 async def test_d30_d31_admin_acts_move_the_schedulers_due_work_in_postgres(
     pg_api: Api, pg_pool: Any
@@ -604,3 +599,30 @@ async def test_d30_d31_admin_acts_move_the_schedulers_due_work_in_postgres(
     assert r.status_code == 200, r.text
     row = await due(other["season_id"])
     assert (row["kind"], row["due_at"]) == ("registration", later)
+
+
+async def test_d30_a_stale_registration_close_of_a_cancelled_season_changes_nothing(
+    memory_api: Api,
+) -> None:
+    """A close message handed over before the cancel (the broker may deliver it late) finds
+    nothing to close: no refusal raised in the worker, nothing appended."""
+    from services.resolver.closes import close_registration as worker_close
+    from shared.app.seasons import Seasons
+
+    api = memory_api
+    created = await create_live(api)
+    assert (
+        await admin(api, created["season_id"], "cancel", created["admin_token"])
+    ).status_code == 200
+    after = instant(created["calendar"]["registration_closes_at"]) + timedelta(minutes=1)
+    close = worker_close(Seasons(api.store), created["season_id"], after)
+    assert await unchanged_async(api.store, close) == "already_closed"
+
+
+async def unchanged_async(store: EventStore, work: Any) -> Any:
+    from tests.http.support import log_bytes
+
+    before = await log_bytes(store)
+    out = await work
+    assert await log_bytes(store) == before
+    return out

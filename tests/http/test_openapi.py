@@ -130,3 +130,34 @@ async def test_openapi_divan_request_names_its_divan(memory_api: Api) -> None:
         answer = doc["components"]["schemas"][out.rsplit("/", 1)[1]]
         assert answer["properties"]["status"]["enum"] == ["resolving", "resolved"]
     assert {"409", "422"} <= set(op["responses"])
+
+
+async def test_openapi_documents_live_seasons_with_typed_bodies(memory_api: Api) -> None:
+    """Issue 12: the live creation's answer, the join and the season-admin acts are typed."""
+    doc = await schema(memory_api)
+    schemas = doc["components"]["schemas"]
+    created = doc["paths"]["/v1/seasons"]["post"]["responses"]["201"]["content"]
+    refs = {r["$ref"].rsplit("/", 1)[1] for r in created["application/json"]["schema"]["oneOf"]}
+    assert refs == {"CreatedOut", "LiveCreatedOut"}
+    assert {"admin_token", "calendar"} <= set(schemas["LiveCreatedOut"]["required"])
+    create_in = schemas["CreateSeasonIn"]["properties"]
+    assert {"registration_closes_at", "divan_interval_seconds", "mode"} <= set(create_in)
+    assert set(schemas["CalendarOut"]["required"]) == {
+        "registration_closes_at",
+        "divans",
+        "kurultay_closes_at",
+        "provisional",
+        "compressed",
+    }
+    join = doc["paths"]["/v1/seasons/{season_id}/join"]["post"]
+    assert join["responses"]["201"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/JoinedOut"
+    )
+    for act in ADMIN_ACTS:
+        op = doc["paths"][f"/v1/seasons/{{season_id}}/admin/{act}"]["post"]
+        assert op["security"], act
+        assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/AdminIn"
+        )
+    status = schemas["SeasonStatus"]["properties"]
+    assert {"calendar", "next_divan_at", "locked", "seconds_to_lock", "admin_acts"} <= set(status)
