@@ -52,7 +52,8 @@ async def _close(
             return "not_found"
         state, cal = loaded.state, loaded.state.calendar
         phase = "registration" if kind == "registration" else "kurultay"
-        if state.mode != "live" or cal is None or state.phase != phase:
+        # a season cancelled by its admin (D-30) has nothing left to close
+        if state.mode != "live" or cal is None or state.phase != phase or state.cancelled:
             log.info("resolver.already_closed", season_id=season_id, kind=kind)
             return "already_closed"
         due = cal.registration_closes_at if kind == "registration" else cal.kurultay_closes_at

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.state import Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
+from shared.domain.state import AdminAct, Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
 
 
 class ProvinceSet(msgspec.Struct, frozen=True):
@@ -62,7 +62,20 @@ class CalendarSet(Event, frozen=True, tag="calendar_set.v1"):
     closes (final; an early close moves it) and whenever a season-admin act moves it."""
 
     calendar: Calendar
-    reason: Literal["created", "registration_closed"] = "created"
+    reason: Literal["created", "registration_closed", "postponed", "resumed"] = "created"
+
+
+class AdminTokenSet(Event, frozen=True, tag="admin_token_set.v1"):
+    """A live season's season-admin token: only its hash is stored, never the token."""
+
+    token_hash: str
+
+
+class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
+    """A season-admin act (D-29 … D-31): postpone, cancel, pause or resume, with its reason and
+    the server instant; a moved calendar follows as its own CalendarSet."""
+
+    act: AdminAct
 
 
 DeadlineKind = Literal["registration", "divan", "kurultay"]
@@ -359,5 +372,7 @@ AnyEvent = (
     | CalendarSet
     | DeadlineSet
     | DivanHeld
+    | AdminTokenSet
+    | SeasonAdminActed
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

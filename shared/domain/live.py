@@ -88,6 +88,8 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
     Divan 16's instant has passed). None in a trial season or without an instant."""
     if state.mode != "live" or state.calendar is None or at is None:
         return None
+    if state.paused_at is not None:  # D-30: the clock stands; the next Divan moves on resume
+        return min(state.divan + 1, DIVANS + 1)
     for n in range(state.divan + 1, DIVANS + 1):
         if state.calendar.at(n) > at:
             return n
@@ -96,8 +98,10 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
 
 def locked(state: SeasonState, at: datetime | None) -> int | None:
     """The Divan whose instant has passed at `at` but which is not resolved yet (its orders and
-    offers are locked: R-1.3, R-7.9), or None."""
+    offers are locked: R-1.3, R-7.9), or None. Never while paused or cancelled (D-29, D-30)."""
     if state.mode != "live" or state.calendar is None or at is None or state.divan >= DIVANS:
+        return None
+    if state.paused_at is not None or state.cancelled or state.phase != "running":
         return None
     n = state.divan + 1
     return n if state.calendar.at(n) <= at else None
@@ -117,9 +121,10 @@ class Deadline(msgspec.Struct, frozen=True):
 
 def next_deadline(state: SeasonState) -> Deadline | None:
     """R-1.3, R-1.4, R-10.4: the next instant at which a live season's clock acts, or None
-    (a trial season; a season over)."""
+    (a trial season; a season over; a season paused or cancelled: D-30). The instants are the
+    calendar's, so a postponement or a resume (which set a new calendar) moves them (D-29, D-31)."""
     calendar = state.calendar
-    if state.mode != "live" or calendar is None:
+    if state.mode != "live" or calendar is None or state.paused_at is not None or state.cancelled:
         return None
     if state.phase == "registration":
         return Deadline("registration", None, calendar.registration_closes_at)

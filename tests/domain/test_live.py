@@ -159,7 +159,8 @@ def test_r1_4_the_nineteenth_seat_closes_registration_at_once_and_moves_the_cale
     assert state.calendar is not None and not state.calendar.provisional
     assert cal.iso(state.calendar.at(1)) == "2026-12-08T21:00:00+03:00"  # ≥ 24 h after 10:00 Wed
     assert state.calendar.registration_closes_at == full_at
-    assert rejected(state, c.JoinSeason(memleket=70, at=full_at)).code == "registration_closed"
+    # D-29: nineteen humans: the 20th is told the season is full (not merely closed)
+    assert rejected(state, c.JoinSeason(memleket=70, at=full_at)).code == "season_full"
 
 
 def test_an_early_close_of_a_compressed_season_keeps_its_interval() -> None:
