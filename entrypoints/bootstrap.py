@@ -32,6 +32,7 @@ from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
+    check_broker_policy,
     due_message,
     make_broker,
     resolve_message,
@@ -202,6 +203,7 @@ def worker_broker(
     """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
     asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
     and set as Dramatiq's global broker, which the actors declared next are bound to."""
+    check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     b = broker(settings, heartbeat_timeout_ms=heartbeat_timeout_ms)
     b.add_middleware(dramatiq.middleware.AsyncIO())
     add_worker_metrics(b, environment() if env is None else env)
@@ -318,6 +320,7 @@ def sweep_settings(settings: Settings) -> SweepSettings:
 @contextlib.asynccontextmanager
 async def scheduler(settings: Settings) -> AsyncIterator[Scheduler]:
     """The Divan scheduler over its own pool and broker, both closed on exit."""
+    check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     pool = await open_pool(settings, "scheduler")
     try:
         with due_queue(settings) as send:
