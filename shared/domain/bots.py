@@ -47,10 +47,13 @@ class _View:
         self.memleket_of = {b.seat: b.memleket for b in state.beys}
         in_force = divan <= LAST_TREATY_DIVAN  # no treaty from Divan 13 on
         treaties = [t for t in state.treaties if in_force and t.through_divan >= divan]
-        offers = [
+        offers = [  # only the bey's own offers matter below: no draw for anyone else's
             o
             for o in state.offers
-            if in_force and _settled_at(state, o, divan) and _accepted(state, o, divan)
+            if in_force
+            and seat in (o.frm, o.to)
+            and _settled_at(state, o, divan)
+            and _accepted(state, o, divan)
         ]
         deals: list[Treaty | Offer] = [*treaties, *offers]
         ours = [(sum(d.pair()) - seat, d) for d in deals if seat in d.pair()]
