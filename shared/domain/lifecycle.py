@@ -92,8 +92,9 @@ def computer_offer(state: SeasonState, seat: int, divan: int) -> list[ev.Event]:
 def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
     """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record.
 
-    In a live season an offer made after an earlier Divan's instant counts for a later Divan
-    and is left for it (D-25); a trial season's offers all stand."""
+    An offer made after an earlier Divan's instant (live) or at an earlier lock by a computer
+    bey (rules/2, D-28) counts for a later Divan and is left for it (D-25); a human's offers
+    in a trial season carry no Divan and all stand."""
     offers = tuple(
         o for o in state.offers if state.offer_divans.get(offer_key(o.frm, o.to), divan) <= divan
     )

@@ -35,7 +35,8 @@ async def test_r6_1_a_computer_offer_reaches_me_and_my_acceptance_makes_the_trea
     state, _ = await state_of(api.store, bey.season_id)
     frm = offer["from"]
     assert isinstance(frm, int)
-    assert state.bey(frm) is not None and state.bey(frm).computer  # type: ignore[union-attr]
+    offerer = state.bey(frm)
+    assert offerer is not None and offerer.computer
     assert state.offer_divans[offer_key(frm, bey.seat)] == state.divan + 1
     r = await api.client.post(
         bey.url(f"/offers/{frm}/answer"), headers=bey.auth(), json={"answer": "accept"}

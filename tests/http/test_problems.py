@@ -787,6 +787,7 @@ UNREACHABLE = {
     "memleket_taken": "JoinSeason has no route: POST /v1/seasons seats one human on an empty map",
     "season_full": "JoinSeason has no route (see memleket_taken)",
     "season_exists": "POST /v1/seasons always makes a fresh uuid season id",
+    "unknown_rules_version": "POST /v1/seasons never names a rules version (ADR-43)",
     "rate_limited": "the command API has no rate limiter yet (RELIABILITY 24 expects 429)",
     "invalid_request": "no handler takes Litestar-validated input; typed path params give 404",
     "bad_request": "fallback for other Litestar HTTPExceptions; none is raised by the routes",
