@@ -324,3 +324,26 @@ def test_r6_5_a_partners_purchase_is_seen_before_the_orders_are_given() -> None:
 
     assert traitors(state) == []
     assert traitors(msgspec.structs.replace(state, rules_version=RULES_1)) == [1]
+
+
+def test_d25_d28_a_live_computer_offer_is_answered_before_the_next_divans_instant() -> None:
+    """D-25, D-28: in a live season a computer bey's offer made when Divan k is held counts
+    for Divan k+1; the human may answer it until Divan k+1's instant, then it is locked."""
+    from datetime import timedelta
+
+    from tests.domain.test_live import apply, instant, running
+
+    state = running()  # seats 1 (Ankara) and 2 are human
+    for n in range(1, 12):
+        state = fold(run_divan(state, now=instant(state, n) + timedelta(seconds=2)), state)
+        if any(o.to == 1 for o in state.offers):
+            break
+    offer = next(o for o in state.offers if o.to == 1)
+    k = state.divan
+    assert state.offer_divans[offer_key(offer.frm, 1)] == k + 1
+    before = instant(state, k + 1) - timedelta(minutes=1)
+    _, answered = apply(state, c.AnswerOffer(seat=1, frm=offer.frm, answer="accept", at=before))
+    assert answered == [ev.OfferAnswered(frm=offer.frm, to=1, answer="accept", divan=k + 1)]
+    late = c.AnswerOffer(seat=1, frm=offer.frm, answer="accept", at=instant(state, k + 1))
+    refused = decide(state, late)
+    assert isinstance(refused, c.Rejection) and refused.code == "divan_locked"
