@@ -10,13 +10,27 @@ from shared.domain.commands import BuildSur, Command, HireMercenaries, PurchaseP
 from shared.domain.draws import Draws
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.rules.treaties import ACCEPT_PERCENT
-from shared.domain.state import DIVANS, LAST_TREATY_DIVAN, Bey, Offer, Order, SeasonState, Treaty
+from shared.domain.state import (
+    DIVANS,
+    LAST_TREATY_DIVAN,
+    Bey,
+    Offer,
+    Order,
+    SeasonState,
+    Treaty,
+    TreatyKind,
+    computer_beys_offer,
+    offer_key,
+    perde,
+)
 
 WORST_DIE = 2  # R-5.4: the fate die is uniform in {0, 1, 2}
 SUR_COST, MERCENARY_COST, PURCHASE_COST = 3, 2, 4  # R-7.9
 MERCENARY_UNITS, PURCHASE_MILIS = 2, 2  # R-7.9: +2 units; satın alma up to milis 2
 M8_GOLD = 15  # R-10.1 M-8
 GURBET = 3  # R-7.3
+OFFER_PERCENT = 30  # D-28: the chance a computer bey makes an offer at a Divan's lock
+ALLIANCE_OFFER_PERCENT = 30  # D-28: an offer to a bey without a treaty is an alliance
 
 
 class _View:
@@ -33,7 +47,14 @@ class _View:
         self.memleket_of = {b.seat: b.memleket for b in state.beys}
         in_force = divan <= LAST_TREATY_DIVAN  # R-6.6: no treaty from Divan 13 on
         treaties = [t for t in state.treaties if in_force and t.through_divan >= divan]
-        offers = [o for o in state.offers if in_force and _accepted(state, o, divan)]
+        offers = [  # only the bey's own offers matter below: no draw for anyone else's
+            o
+            for o in state.offers
+            if in_force
+            and seat in (o.frm, o.to)
+            and _settled_at(state, o, divan)
+            and _accepted(state, o, divan)
+        ]
         deals: list[Treaty | Offer] = [*treaties, *offers]
         ours = [(sum(d.pair()) - seat, d) for d in deals if seat in d.pair()]
         # never attacked: a treaty in force, or an offer step 2 will accept (R-6.4, R-6.5)
@@ -45,6 +66,15 @@ class _View:
         # M-9: the other bey whose memleket is nearest (ties: lower seat)
         self.rival_home = min([r for r in near if r[1] != seat] or [(0, 0, 0)])[2]
         self.threat = {p: _threat(self, p) for p in self.mine}
+
+
+def _settled_at(state: SeasonState, offer: Offer, divan: int) -> bool:
+    """Whether step 2 of Divan `divan` settles the offer (D-25). From rules/2 on (D-28), an
+    offer left for a later Divan (one a bey made at this lock) shields nobody now; rules/1
+    seasons keep reading every open offer, as they were recorded."""
+    if not computer_beys_offer(state.rules_version):
+        return True
+    return state.offer_divans.get(offer_key(offer.frm, offer.to), divan) <= divan
 
 
 def _accepted(state: SeasonState, offer: Offer, divan: int) -> bool:
@@ -292,6 +322,51 @@ def plan_spending(state: SeasonState, seat: int, divan: int) -> list[Command]:
     gold = _hire(v, _walls(v, home, gold, out), out)
     _walls(v, sorted(v.mine, key=lambda p: (-v.threat[p], p)), gold, out)
     return out
+
+
+def _offer_partners(state: SeasonState, seat: int, nxt: int) -> list[tuple[int, bool]]:
+    """D-28: (seat, pact in force) of every bey owning an il bordering the bey's land, in seat
+    order, that it may offer something for Divan `nxt` (R-6.1, R-6.2): no open offer of the
+    pair, no alliance in force then, no Hain badge worn then (R-6.5: a traitor is not trusted).
+    """
+    gm = game_map()
+    mine = state.owned_by(seat)
+    near = {state.province(q).owner for p in mine for q in gm.neighbours(p)} - {None, seat}
+    out = []
+    for other in sorted(s for s in near if s is not None):
+        bey = state.bey(other)
+        if bey is None or (bey.hain_through is not None and bey.hain_through >= nxt):
+            continue
+        if state.offer_between(seat, other) is not None:
+            continue
+        t = state.treaty_between(seat, other)
+        in_force = t is not None and t.through_divan >= nxt
+        if in_force and t is not None and t.kind == "alliance":
+            continue
+        out.append((other, in_force))
+    return out
+
+
+def plan_offer(state: SeasonState, seat: int, divan: int) -> Offer | None:
+    """D-28 (R-6.1): at Divan `divan`'s lock a computer bey may offer one neighbour a treaty,
+    settled at Divan `divan` + 1, humans and computer beys alike: with probability 30 %, a
+    neighbour drawn uniformly among those it may offer to; an alliance to a pact partner, else
+    an alliance with probability 30 % and a pact otherwise. Never for perde 3 (R-6.6), never by
+    a landless bey (R-9.2). Keyed draws ("bot", divan, seat, "offer" …), R-12.1."""
+    nxt = divan + 1
+    if nxt > LAST_TREATY_DIVAN or perde(nxt) == 3 or not state.owned_by(seat):
+        return None
+    if not rng.chance(state.seed, divan, "bot", OFFER_PERCENT, seat, "offer"):
+        return None
+    chosen = rng.choose(state.seed, divan, "bot", _offer_partners(state, seat, nxt), seat, "to")
+    if chosen is None:
+        return None
+    other, pact_in_force = chosen
+    alliance = pact_in_force or rng.chance(
+        state.seed, divan, "bot", ALLIANCE_OFFER_PERCENT, seat, "offer", "kind"
+    )
+    kind: TreatyKind = "alliance" if alliance else "pact"
+    return Offer(kind, seat, other)
 
 
 def plan_hold(state: SeasonState, seat: int, divan: int) -> tuple[Order, ...]:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.state import AdminActKind, Mode, Order, TreatyKind
+from shared.domain.state import RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
 
 
 class Command(
@@ -18,11 +18,14 @@ class Command(
 
 class CreateSeason(Command, frozen=True, tag="create_season"):
     """R-1.2, R-1.3: a live season also names when registration closes (`at` is the server's
-    instant of the request); `divan_interval_seconds` asks for an operator's compressed one."""
+    instant of the request); `divan_interval_seconds` asks for an operator's compressed one.
+    `rules_version` is the current one unless a caller recreates a season of an older version
+    (replays, simulations: D-28); the HTTP edge never sets it."""
 
     season_id: str
     seed: int
     mode: Mode = "trial"
+    rules_version: str = RULES_VERSION
     seed_commitment: str = ""
     seed_salt: str = ""
     counts_on_boards: bool = False

@@ -13,7 +13,7 @@ from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.evolve import evolve, fold
 from shared.domain.resolve import DivanInputs, resolve_divan
-from shared.domain.state import Order, SeasonState, offer_key
+from shared.domain.state import Order, SeasonState, computer_beys_offer, offer_key
 
 Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
 
@@ -21,31 +21,82 @@ Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
 def computer_turn(
     state: SeasonState, divan: int, planners: dict[int, Planner] | None = None
 ) -> list[ev.Event]:
-    """Every computer bey spends (valid spends only) and then gives its orders for `divan`."""
+    """The computer beys' turn at Divan `divan`'s lock, on the state as it stood just before it.
+
+    From rules/2 on (D-28), in three rounds in seat order: every computer bey spends (valid
+    spends only), then every one gives its orders for `divan` (seeing every purchase, so no
+    bey's later purchase turns an earlier bey's attack on an unowned il into a betrayal of a
+    partner, R-6.5), then each may make an offer for the next Divan. A rules/1 season replays
+    its recorded turn: spending and orders bey by bey, no offers.
+    """
+    plans = {
+        b.seat: (planners or {}).get(b.seat, bots.plan_orders) for b in state.beys if b.computer
+    }
+    if not computer_beys_offer(state.rules_version):
+        return _rules_1_turn(state, divan, plans)
     out: list[ev.Event] = []
-    for bey in state.beys:
-        if not bey.computer:
-            continue
-        planner = (planners or {}).get(bey.seat, bots.plan_orders)
+    for seat, planner in plans.items():
         if planner is bots.plan_orders:
-            for cmd in bots.plan_spending(state, bey.seat, divan):
-                # The computer turn runs at the lock, on the state as it stood just before it.
-                result = decide(replace(state, locked_divan=None), cmd)
-                if not isinstance(result, c.Rejection):
-                    state = fold(result, state)
-                    out.extend(result)
-        orders = planner(state, bey.seat, divan)
-        e2 = ev.OrdersSubmitted(seat=bey.seat, divan=divan, orders=orders)
-        state = evolve(state, e2)
-        out.append(e2)
+            state = _spend(state, seat, divan, out)
+    for seat, planner in plans.items():
+        state = _order(state, seat, divan, planner, out)
+    for seat, planner in plans.items():
+        if planner is bots.plan_orders:
+            offered = computer_offer(state, seat, divan)
+            state = fold(offered, state)
+            out.extend(offered)
     return out
+
+
+def _rules_1_turn(state: SeasonState, divan: int, plans: dict[int, Planner]) -> list[ev.Event]:
+    """seksenbir-rules/1: each computer bey spends and then gives its orders, bey by bey."""
+    out: list[ev.Event] = []
+    for seat, planner in plans.items():
+        if planner is bots.plan_orders:
+            state = _spend(state, seat, divan, out)
+        state = _order(state, seat, divan, planner, out)
+    return out
+
+
+def _spend(state: SeasonState, seat: int, divan: int, out: list[ev.Event]) -> SeasonState:
+    for cmd in bots.plan_spending(state, seat, divan):
+        # The computer turn runs at the lock, on the state as it stood just before it.
+        result = decide(replace(state, locked_divan=None), cmd)
+        if not isinstance(result, c.Rejection):
+            state = fold(result, state)
+            out.extend(result)
+    return state
+
+
+def _order(
+    state: SeasonState, seat: int, divan: int, planner: Planner, out: list[ev.Event]
+) -> SeasonState:
+    e = ev.OrdersSubmitted(seat=seat, divan=divan, orders=planner(state, seat, divan))
+    out.append(e)
+    return evolve(state, e)
+
+
+def computer_offer(state: SeasonState, seat: int, divan: int) -> list[ev.Event]:
+    """D-28: the bey's offer made at Divan `divan`'s lock, validated as a player's would be,
+    counting for Divan `divan` + 1 (D-25: made after the lock, it is left for the next Divan,
+    in trial seasons too, so the receiver can answer it before that Divan)."""
+    offer = bots.plan_offer(state, seat, divan)
+    if offer is None:
+        return []
+    cmd = c.OfferTreaty(seat=seat, to=offer.to, kind=offer.kind)
+    result = decide(replace(state, locked_divan=divan), cmd)  # counts for divan + 1
+    if isinstance(result, c.Rejection):
+        return []
+    # only the offer itself: the turn is a run of the computer beys' own acts (replay.TURN)
+    return [replace(e, divan=divan + 1) for e in result if isinstance(e, ev.TreatyOffered)]
 
 
 def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
     """R-4.4: the orders and offers that stand at the lock are the Divan's inputs of record.
 
-    In a live season an offer made after an earlier Divan's instant counts for a later Divan
-    and is left for it (D-25); a trial season's offers all stand."""
+    An offer made after an earlier Divan's instant (live) or at an earlier lock by a computer
+    bey (rules/2, D-28) counts for a later Divan and is left for it (D-25); a human's offers
+    in a trial season carry no Divan and all stand."""
     offers = tuple(
         o for o in state.offers if state.offer_divans.get(offer_key(o.frm, o.to), divan) <= divan
     )

@@ -26,6 +26,7 @@ OUTCOME = (
     ev.DivanResolved,
 )
 TURN = (ev.OrdersSubmitted, ev.SurBuilt, ev.MercenariesHired, ev.ProvincePurchased)
+OFFERS = (ev.TreatyOffered,)  # a computer bey's offers made at the lock (rules/2, D-28)
 HISTORY = 256  # a computer turn is at most 19 orders and a few spends per bey
 
 
@@ -66,14 +67,21 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
 def _check_turn(
     events: Sequence[ev.Event], lock_at: int, state: SeasonState, history: deque[SeasonState]
 ) -> list[Mismatch]:
-    """The computer turn is the run of computer-bey events just before the lock."""
+    """The computer turn is the run of computer-bey events just before the lock: spending and
+    orders (`seat`) and, from rules/2 on, offers (`frm`, D-28)."""
     locked = events[lock_at]
     assert isinstance(locked, ev.DivanLocked)
     computer = {b.seat for b in state.beys if b.computer}
     start = lock_at
     while start > 0:
         prev = events[start - 1]
-        if not isinstance(prev, TURN) or prev.seat not in computer:
+        if isinstance(prev, TURN):
+            actor = prev.seat
+        elif isinstance(prev, OFFERS):
+            actor = prev.frm
+        else:
+            break
+        if actor not in computer:
             break
         if lock_at - start + 1 > len(history):
             break

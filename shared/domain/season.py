@@ -14,7 +14,7 @@ from shared.domain.scoring import standings
 from shared.domain.state import (
     DIVANS,
     REPORT_VERSION,
-    RULES_VERSION,
+    RULES_VERSIONS,
     SEATS,
     NewsCard,
     SeasonState,
@@ -42,6 +42,12 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
     """R-1.2, R-1.3, R-1.5; a live season also gets its provisional calendar."""
     if state.season_id:
         return c.Rejection(code="season_exists", message="Sezon zaten var / season exists")
+    if cmd.rules_version not in RULES_VERSIONS:
+        return c.Rejection(
+            code="unknown_rules_version",
+            message=f"Bilinmeyen kural sürümü {cmd.rules_version} / unknown rules version",
+            details={"rules_version": cmd.rules_version, "known": list(RULES_VERSIONS)},
+        )
     calendar = None
     if cmd.mode == "live":
         made = live.new_calendar(cmd)
@@ -58,7 +64,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             season_id=cmd.season_id,
             seed=cmd.seed,
             mode=cmd.mode,
-            rules_version=RULES_VERSION,
+            rules_version=cmd.rules_version,
             report_version=REPORT_VERSION,
             seed_commitment=cmd.seed_commitment or seed_commitment(cmd.seed, cmd.seed_salt),
             seed_salt=cmd.seed_salt,

@@ -18,13 +18,22 @@ Answer = Literal["accept", "reject"]
 DIVANS = 16  # R-1.1
 SEATS = 19
 LAST_TREATY_DIVAN = 12  # R-6.2, R-6.6
-RULES_VERSION = "seksenbir-rules/1"
+RULES_1 = "seksenbir-rules/1"
+# 2: computer beys make offers at a Divan's lock, for the next Divan (D-28). A season keeps the
+# version its SeasonCreated names and replays under it: rules/1 seasons never see a bot offer.
+RULES_VERSION = "seksenbir-rules/2"
+RULES_VERSIONS = (RULES_1, RULES_VERSION)
 REPORT_VERSION = 2  # 2: offers, dropped orders, battles as each party saw them (report.py)
 
 
 def perde(divan: int) -> int:
     """R-1.1: Yerleşme 1–6, Savaşlar 7–12, Kurultay'a doğru 13–16."""
     return 1 if divan <= 6 else 2 if divan <= 12 else 3
+
+
+def computer_beys_offer(rules_version: str) -> bool:
+    """D-28 (R-6.1): computer beys make offers in seasons created under rules/2 or later."""
+    return rules_version != RULES_1
 
 
 def offer_key(frm: int, to: int) -> str:

@@ -903,6 +903,7 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
 # Codes the API has but no request can reach today, each with the reason.
 UNREACHABLE = {
     "season_exists": "POST /v1/seasons always makes a fresh uuid season id",
+    "unknown_rules_version": "POST /v1/seasons never names a rules version (ADR-43)",
     "rate_limited": "the command API has no rate limiter yet (RELIABILITY 24 expects 429)",
     "invalid_request": "no handler takes Litestar-validated input; typed path params give 404",
     "bad_request": "fallback for other Litestar HTTPExceptions; none is raised by the routes",

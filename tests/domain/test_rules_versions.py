@@ -1,0 +1,31 @@
+"""Rules versions: a season replays under the rules it was recorded with (R-12.3, D-28)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from shared.domain import codec
+from shared.domain.simulate import season
+from shared.domain.state import RULES_1
+
+# sha256 over codec.encode(e) of every event of seeds 1 … 60 of `simulate.season`, computed on
+# main before computer beys made offers (rules/1). It must never change: seasons recorded under
+# seksenbir-rules/1 replay and verify exactly as they were recorded.
+RULES_1_BASELINE = "7605453b9a5178e3a9ebc69468a7daf23cd872913a6b9adda847f8af35db3661"
+
+
+def seasons_hash(seeds: range, rules_version: str) -> str:
+    h = hashlib.sha256()
+    for seed in seeds:
+        for step in season(seed, rules_version=rules_version):
+            for e in step.events:
+                h.update(codec.encode(e))
+    return h.hexdigest()
+
+
+@pytest.mark.slow
+def test_r12_3_rules_1_seasons_are_unchanged_bit_for_bit() -> None:
+    """R-12.3, R-1.5: 60 simulated rules/1 seasons encode to the recorded baseline."""
+    assert seasons_hash(range(1, 61), RULES_1) == RULES_1_BASELINE
