@@ -104,12 +104,15 @@ def _serve(args: argparse.Namespace) -> int:
     from shared.settings import Settings
 
     bootstrap.configure(Settings.from_env())
-    # No access log: a client that puts a token in a query string must not have it logged.
+    # No access log of uvicorn's: it logs the raw path with its query string, where a client
+    # may have put a token. The app logs one line per request itself (entrypoints.metrics).
+    # log_config=None: uvicorn keeps the logging configured here (its own is text).
     uvicorn.run(
         "entrypoints.gateway:app_from_env",
         factory=True,
         host=args.host,
         port=args.port,
+        log_config=None,
         access_log=False,
         # The app derives client addresses itself, trusting only SEKSENBIR_TRUSTED_PROXIES;
         # uvicorn's default would take X-Forwarded-For from any client on 127.0.0.1.
@@ -142,7 +145,7 @@ def _worker(args: argparse.Namespace) -> int:
     cmd = [
         sys.executable,
         "-m",
-        "dramatiq",
+        "entrypoints.dramatiq_main",  # Dramatiq's CLI, its records in the one log format
         WORKER_MODULES[args.kind],
         "--processes",
         str(args.processes),
