@@ -196,6 +196,7 @@ def _verify(args: argparse.Namespace) -> int:
     from shared.settings import Settings
 
     settings = Settings.from_env()
+    bootstrap.configure(settings)  # the store's records in the one log format
     dsn = args.dsn or settings.pg_dsn
 
     async def run() -> int:
@@ -226,6 +227,7 @@ def _rebuild(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         settings = Settings.from_env()
+        bootstrap.configure(settings)  # projector.rebuilt lines in the one log format
         redis = bootstrap.redis_client(settings)
         try:
             async with bootstrap.event_store(settings, "cli", dsn=args.dsn) as store:
