@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
+import threading
 from collections.abc import Mapping, MutableMapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -99,11 +101,46 @@ def access_log(method: str, path: str, status: int, seconds: float, season_id: s
             ms,
             season_id,
         )
-        sink = _access_sink[0] or sys.stdout
-        sink.write(_access_encoder.encode(line).decode() + "\n")
-        sink.flush()
+        write_line(_access_sink[0], _access_encoder.encode(line).decode())
     else:
         _access.info(_ACCESS_TEXT, method, path, status, ms, season_id)
+
+
+_line_lock = [threading.Lock()]
+
+
+def _new_lock() -> None:  # a child forked while another thread wrote must not inherit it held
+    _line_lock[0] = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock)
+
+
+def write_line(file: TextIO | None, line: str) -> None:
+    """`line` and its newline in one write, then a flush; None is sys.stdout as it is now.
+
+    One write, not print()'s two (text, then "\n"): a Dramatiq worker's standard output is a
+    pipe that forwards each write as a message, which the main process writes out between
+    other processes' lines, so a newline written apart could land after another process's line
+    and join the two.
+    """
+    out = file or sys.stdout
+    with _line_lock[0]:
+        out.write(line + "\n")
+        out.flush()
+
+
+class LineLogger:
+    """structlog's PrintLogger, writing each line with write_line."""
+
+    def __init__(self, file: TextIO | None = None) -> None:
+        self._file = file
+
+    def msg(self, message: str) -> None:
+        write_line(self._file, message)
+
+    log = debug = info = warn = warning = msg
+    fatal = failure = err = error = critical = exception = msg
 
 
 def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | None = None) -> None:
@@ -158,6 +195,6 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
-        logger_factory=structlog.PrintLoggerFactory(file=file),
+        logger_factory=lambda *_: LineLogger(file),
         cache_logger_on_first_use=True,
     )
