@@ -278,13 +278,15 @@ def parser() -> argparse.ArgumentParser:
         "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
     )
     s.add_argument(
-        "--json", action="store_true", help="print every Divan as one JSON document instead of text"
+        "--json",
+        action="store_true",
+        help="print the whole season as one JSON document instead of text",
     )
     s.add_argument(
         "--lang",
         choices=["tr", "en"],
         default="tr",
-        help="language of the report lines (default tr)",
+        help="language of the output: tr (default) or en",
     )
     s.set_defaults(func=_simulate)
     m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
