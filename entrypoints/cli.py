@@ -104,12 +104,15 @@ def _serve(args: argparse.Namespace) -> int:
     from shared.settings import Settings
 
     bootstrap.configure(Settings.from_env())
-    # No access log: a client that puts a token in a query string must not have it logged.
+    # No access log of uvicorn's: it logs the raw path with its query string, where a client
+    # may have put a token. The app logs one line per request itself (entrypoints.metrics).
+    # log_config=None: uvicorn keeps the logging configured here (its own is text).
     uvicorn.run(
         "entrypoints.gateway:app_from_env",
         factory=True,
         host=args.host,
         port=args.port,
+        log_config=None,
         access_log=False,
         # The app derives client addresses itself, trusting only SEKSENBIR_TRUSTED_PROXIES;
         # uvicorn's default would take X-Forwarded-For from any client on 127.0.0.1.
@@ -142,7 +145,7 @@ def _worker(args: argparse.Namespace) -> int:
     cmd = [
         sys.executable,
         "-m",
-        "dramatiq",
+        "entrypoints.dramatiq_main",  # Dramatiq's CLI, its records in the one log format
         WORKER_MODULES[args.kind],
         "--processes",
         str(args.processes),
@@ -193,6 +196,7 @@ def _verify(args: argparse.Namespace) -> int:
     from shared.settings import Settings
 
     settings = Settings.from_env()
+    bootstrap.configure(settings)  # the store's records in the one log format
     dsn = args.dsn or settings.pg_dsn
 
     async def run() -> int:
@@ -223,6 +227,7 @@ def _rebuild(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         settings = Settings.from_env()
+        bootstrap.configure(settings)  # projector.rebuilt lines in the one log format
         redis = bootstrap.redis_client(settings)
         try:
             async with bootstrap.event_store(settings, "cli", dsn=args.dsn) as store:
@@ -299,15 +304,29 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("adjudicate", help="resolve one Divan from a seksenbir-scenario/1 file")
-    a.add_argument("file")
+    a.add_argument("file", help="the scenario file (JSON); `expected` in it is compared")
     a.set_defaults(func=_adjudicate)
     s = sub.add_parser("simulate", help="a whole trial season of computer beys")
-    s.add_argument("--seed", type=int, required=True)
+    s.add_argument(
+        "--seed",
+        type=int,
+        required=True,
+        help="the season seed (0 … 2^63−1): same seed, same season",
+    )
     s.add_argument(
         "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
     )
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--lang", choices=["tr", "en"], default="tr")
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole season as one JSON document instead of text",
+    )
+    s.add_argument(
+        "--lang",
+        choices=["tr", "en"],
+        default="tr",
+        help="language of the output: tr (default) or en",
+    )
     s.set_defaults(func=_simulate)
     m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
     m.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
@@ -315,13 +334,13 @@ def parser() -> argparse.ArgumentParser:
     sv = sub.add_parser(
         "serve", help="the HTTP gateway: command and query APIs and /metrics (uvicorn)"
     )
-    sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8081)
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8081, help="port to listen on (default 8081)")
     sv.set_defaults(func=_serve)
     w = sub.add_parser("worker", help="a Dramatiq worker: resolver or projections")
-    w.add_argument("kind", choices=["resolver", "projections"])
-    w.add_argument("--processes", type=int, default=1)
-    w.add_argument("--threads", type=int, default=2)
+    w.add_argument("kind", choices=["resolver", "projections"], help="which worker to run")
+    w.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
+    w.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
     w.set_defaults(func=_worker)
     sc = sub.add_parser(
         "scheduler",
@@ -330,15 +349,15 @@ def parser() -> argparse.ArgumentParser:
     )
     sc.set_defaults(func=_scheduler)
     u = sub.add_parser("up", help="PostgreSQL, Redis, migrations, API and workers, all at once")
-    u.add_argument("--host", default="127.0.0.1")
-    u.add_argument("--port", type=int, default=8081)
-    u.add_argument("--processes", type=int, default=1)
+    u.add_argument("--host", default="127.0.0.1", help="the API's address (default 127.0.0.1)")
+    u.add_argument("--port", type=int, default=8081, help="the API's port (default 8081)")
+    u.add_argument("--processes", type=int, default=1, help="resolver worker processes (default 1)")
     u.set_defaults(func=_up)
     pr = sub.add_parser("projections", help="read models: rebuild one season or all")
     prs = pr.add_subparsers(dest="action", required=True)
     rb = prs.add_parser("rebuild", help="rebuild into a new key generation and switch atomically")
-    rb.add_argument("season", nargs="?")
-    rb.add_argument("--all", action="store_true")
+    rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all)")
+    rb.add_argument("--all", action="store_true", help="rebuild every season in the store")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)
     dl = sub.add_parser(
@@ -353,7 +372,7 @@ def parser() -> argparse.ArgumentParser:
     dlr.add_argument("--all", action="store_true", help="replay every dead letter")
     dlr.set_defaults(func=_deadletters)
     v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
-    v.add_argument("season")
+    v.add_argument("season", help="the season id to replay")
     v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     v.set_defaults(func=_verify)
     return p

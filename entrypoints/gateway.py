@@ -84,13 +84,16 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
     """Both APIs; keyword arguments (store, enqueue, redis, rebuild) are for tests."""
     redis = command_kwargs.pop("redis", None)
     rebuild = command_kwargs.pop("rebuild", None)
-    return bootstrap.command_app(
+    app = bootstrap.command_app(
         settings,
         extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
-        extra_middleware=[timed],
         extra_lifespans=[query_lifespan(settings, redis, rebuild)],
         **command_kwargs,
     )
+    # Around Litestar's router and its exception handling, not a route's middleware: a request
+    # no route matches (404, 405) or CORS answers is timed and logged too ("unmatched").
+    app.asgi_handler = timed(app.asgi_handler)
+    return app
 
 
 def app_from_env() -> Litestar:

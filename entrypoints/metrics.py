@@ -14,6 +14,11 @@
   (one PostgreSQL query and two pipelined Redis round trips however many seasons there are).
 
 Nothing a player sent reaches a label: routes are templates, and no metric is per season.
+
+The same middleware writes the access log, one line per request once it is answered
+(shared.logs.access_log: method, route template, status, duration, the season id the path
+names, if well formed; never a token, a query string, a header or a body). Probes and scrapes
+(UNTIMED) are neither timed nor logged.
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ from prometheus_client.core import (
 
 from services.projections.projector import positions
 from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
+from shared.app.tokens import is_season_id
 from shared.eventstore import EventStore, GroupStats
+from shared.logs import access_log
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 UNTIMED = frozenset({"/metrics", "/health", "/ready"})
@@ -105,7 +112,8 @@ REGISTRY.register(REQUESTS)
 
 
 def timed(app: ASGIApp) -> ASGIApp:
-    """Litestar middleware: time each HTTP request into REQUESTS by its route template."""
+    """Litestar middleware: time each HTTP request into REQUESTS by its route template, and
+    log it (access_log) after the answer has been sent."""
 
     async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["path"] in UNTIMED:
@@ -126,7 +134,12 @@ def timed(app: ASGIApp) -> ASGIApp:
         finally:
             REQUESTS.in_progress -= 1
             path = scope.get("path_template") or "unmatched"
-            REQUESTS.observe(scope["method"], path, status, time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            REQUESTS.observe(scope["method"], path, status, seconds)
+            # Only a well-formed season id: a path segment is whatever the client sent
+            sid = scope.get("path_params", {}).get("season_id")
+            season_id = sid if isinstance(sid, str) and is_season_id(sid) else None
+            access_log(scope["method"], path, status, seconds, season_id)
 
     return middleware
 

@@ -93,23 +93,11 @@ def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: i
         resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
         projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)
         procs = [
+            # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
+            _spawn(["entrypoints.cli", "serve", "--host", host, "--port", str(port)], env),
             _spawn(
                 [
-                    "uvicorn",
-                    "entrypoints.gateway:app_from_env",
-                    "--factory",
-                    "--host",
-                    host,
-                    "--port",
-                    str(port),
-                    "--no-access-log",
-                    "--no-proxy-headers",  # client addresses: SEKSENBIR_TRUSTED_PROXIES only
-                ],
-                env,
-            ),
-            _spawn(
-                [
-                    "dramatiq",
+                    "entrypoints.dramatiq_main",  # Dramatiq's CLI, logging in the one format
                     "entrypoints.resolver_worker",
                     "--processes",
                     str(workers),
@@ -123,7 +111,7 @@ def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: i
         procs.append(
             _spawn(
                 [
-                    "dramatiq",
+                    "entrypoints.dramatiq_main",
                     "entrypoints.projections_worker",
                     "--processes",
                     "1",

@@ -1,11 +1,21 @@
-"""Structured logs (structlog): JSON lines in services, with season, Divan and command ids."""
+"""Structured logs (structlog): JSON lines in services, with season, Divan and command ids.
+
+One format for every line of every process: the services' own events (structlog, stdout), the
+libraries' stdlib records (asyncpg, uvicorn, Dramatiq, redis; stderr, with `logger`), and the
+API's access log (`seksenbir.access`, one line per request, stdout). The access line skips
+structlog's processor chain and the LogRecord: its fields are fixed and hold nothing secret, so
+access_log encodes them as a msgspec Struct straight to the stream, in a few microseconds.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
+import threading
 from collections.abc import Mapping, MutableMapping
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import msgspec
@@ -33,6 +43,104 @@ _encoder = msgspec.json.Encoder(enc_hook=repr)  # a value JSON cannot carry is l
 def _dumps(event: dict[str, Any], **_: Any) -> str:
     """msgspec instead of json.dumps: a log line is rendered on every command's path."""
     return _encoder.encode(event).decode()
+
+
+ACCESS_LOGGER = "seksenbir.access"
+ACCESS_EVENT = "http.request"
+# For a console renderer (SEKSENBIR_LOG_FORMAT=console), which prints the message
+_ACCESS_TEXT = "%s %s %s %.1f ms season=%s"
+_access = logging.getLogger(ACCESS_LOGGER)
+# Libraries that configure their own handlers (uvicorn's LOGGING_CONFIG): emptied, propagating
+_OWN_HANDLERS = ("uvicorn", "uvicorn.error")
+# uvicorn's access log writes the raw path with its query string, where a client may have put a
+# token: it stays silent (no handler, no propagation), whoever started uvicorn and however
+# (uvicorn reads hasHandlers() and logs nothing then). seksenbir.access replaces it.
+_SILENCED = ("uvicorn.access",)
+
+
+class AccessLine(msgspec.Struct):
+    """One request of the API, as logged: never a token, a query string, a header or a body."""
+
+    event: str
+    logger: str
+    level: str
+    timestamp: datetime  # RFC 3339 in UTC, "…Z", as structlog's TimeStamper writes it
+    method: str
+    path: str  # the route template (/v1/seasons/{season_id}/orders), never the raw path
+    status: int
+    duration_ms: float
+    season_id: str | None
+
+
+_access_encoder = msgspec.json.Encoder()
+# JSON format: [the stream for access lines], None for standard output as it is at each write
+# (pytest and Dramatiq's worker processes replace sys.stdout); empty in console format
+_access_sink: list[TextIO | None] = []
+
+
+def access_log(method: str, path: str, status: int, seconds: float, season_id: str | None) -> None:
+    """One access line (the gateway's `timed` middleware calls it once a request is answered).
+
+    In JSON format the line is encoded and written here, with no logging record and no
+    processor chain (a LogRecord alone costs more than the line: thread, process and caller
+    lookups nobody reads); in console format it is an ordinary record of `seksenbir.access`.
+    Setting that logger's level above INFO turns the access log off.
+    """
+    if not _access.isEnabledFor(logging.INFO):
+        return
+    ms = round(seconds * 1000, 3)
+    if _access_sink:
+        line = AccessLine(
+            ACCESS_EVENT,
+            ACCESS_LOGGER,
+            "info",
+            datetime.now(UTC),
+            method,
+            path,
+            status,
+            ms,
+            season_id,
+        )
+        write_line(_access_sink[0], _access_encoder.encode(line).decode())
+    else:
+        _access.info(_ACCESS_TEXT, method, path, status, ms, season_id)
+
+
+_line_lock = [threading.Lock()]
+
+
+def _new_lock() -> None:  # a child forked while another thread wrote must not inherit it held
+    _line_lock[0] = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock)
+
+
+def write_line(file: TextIO | None, line: str) -> None:
+    """`line` and its newline in one write, then a flush; None is sys.stdout as it is now.
+
+    One write, not print()'s two (text, then "\n"): a Dramatiq worker's standard output is a
+    pipe that forwards each write as a message, which the main process writes out between
+    other processes' lines, so a newline written apart could land after another process's line
+    and join the two.
+    """
+    out = file or sys.stdout
+    with _line_lock[0]:
+        out.write(line + "\n")
+        out.flush()
+
+
+class LineLogger:
+    """structlog's PrintLogger, writing each line with write_line."""
+
+    def __init__(self, file: TextIO | None = None) -> None:
+        self._file = file
+
+    def msg(self, message: str) -> None:
+        write_line(self._file, message)
+
+    log = debug = info = warn = warning = msg
+    fatal = failure = err = error = critical = exception = msg
 
 
 def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | None = None) -> None:
@@ -66,6 +174,17 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(lvl)
+    for name in _OWN_HANDLERS:  # uvicorn's CLI configures these before the app is loaded
+        own = logging.getLogger(name)
+        own.handlers[:] = []
+        own.propagate = True
+    for name in _SILENCED:
+        silent = logging.getLogger(name)
+        silent.handlers[:] = []
+        silent.propagate = False
+    # The access log: in JSON, written by access_log itself beside the services' events; in
+    # console format, records of the root handler like any other.
+    _access_sink[:] = [file] if json else []
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -76,6 +195,6 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
-        logger_factory=structlog.PrintLoggerFactory(file=file),
+        logger_factory=lambda *_: LineLogger(file),
         cache_logger_on_first_use=True,
     )

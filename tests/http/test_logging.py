@@ -51,3 +51,30 @@ def test_the_app_keeps_the_json_logging_and_library_records_are_json(
     assert "ZeroDivisionError: boom" in lines[1]["exception"]
     assert all("timestamp" in r for r in lines)
     assert json.loads(own.getvalue())["event"] == "command.accepted"
+
+
+class Writes(io.StringIO):
+    """A stream that records each write() call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.calls.append(s)
+        return super().write(s)
+
+
+def test_every_line_is_one_write_with_its_newline(restore_logging: None) -> None:
+    """Issue 11 (one log format, every line whole): a Dramatiq worker's stdout is a pipe that
+    forwards each write as a message, and the main process writes the messages of all its
+    workers out in turn. print() wrote a line and its newline apart, so a line of another
+    process could land between them and two JSON lines came out joined on one line."""
+    from shared.logs import access_log
+
+    out = Writes()
+    configure_logging(json=True, file=out)
+    structlog.get_logger("seksenbir").info("command.accepted", season_id="s1")
+    access_log("GET", "/v1/board", 200, 0.001, None)
+    assert len(out.calls) == 2
+    assert all(call.endswith("}\n") and call.count("\n") == 1 for call in out.calls)

@@ -2,10 +2,15 @@
 
 RELIABILITY 14, the graceful half: SIGTERM reaches each process once; Dramatiq's main process
 forwards it to its workers, which finish and exit. None is killed.
+
+Issue 11 (one log format): every log line of every process it starts (uvicorn's, Dramatiq's
+main and worker processes', the services' own, the access log) is a JSON line; only the
+launcher's few lines for people (where PostgreSQL and Redis were found, the URLs) are text.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import time  # noqa: TID251 - waits on a real process, not the domain
@@ -57,8 +62,31 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         assert "dramatiq_message_duration_milliseconds_bucket" in resolver
         projections = httpx.get(f"http://127.0.0.1:{metrics_port + 1}/", timeout=10).text
         assert "dramatiq_messages_total" in projections
+        # a token where it must never be: in a query string (refused, and never logged)
+        refused = httpx.get(f"{url}/me?token={season['token']}", timeout=10)
+        assert refused.status_code == 400, refused.text
         code = stack.stop()
     text = log.read_text()
     assert code == 0, text
     assert "Killing worker process" not in text, text
     assert text.count("Worker has been shut down") >= 2, text  # the resolver and projections
+    records = [json.loads(line) for line in text.splitlines() if line and not for_people(line)]
+    loggers = {r.get("logger") for r in records}
+    assert {"uvicorn.error", "dramatiq.MainProcess", "seksenbir.access"} <= loggers, loggers
+    assert any(r["event"].startswith("Dramatiq ") for r in records)  # "… is booting up"
+    assert any(r["event"] == "command.accepted" for r in records)  # the API's own events
+    assert any(r.get("actor_name") == "resolve_divan" or "resolver" in r["event"] for r in records)
+    access = [
+        (r["method"], r["path"], r["status"]) for r in records if r.get("event") == "http.request"
+    ]
+    assert ("POST", "/v1/seasons", 201) in access
+    assert ("POST", "/v1/seasons/{season_id}/divans", 202) in access
+    assert season["token"].rsplit(".", 1)[1] not in text
+
+
+PEOPLE = ("PostgreSQL: ", "Redis:      ", "API:        ", "Workers:    ", "Metrics:    ", "     ")
+
+
+def for_people(line: str) -> bool:
+    """The launcher's own summary for a person at a terminal (entrypoints.stack.up)."""
+    return line.startswith(PEOPLE)

@@ -1,0 +1,59 @@
+// A small frontend program, type-checked (never run) against the client that
+// tests/client/test_generated_client.py generates from the served OpenAPI document: create a
+// trial season, submit orders, read the map. The @ts-expect-error lines prove the types bite:
+// tsc fails if a mistake there stopped being an error (e.g. a response typed `unknown`).
+import createClient from "openapi-fetch";
+import type { components, paths } from "./generated/api";
+
+type Province = components["schemas"]["Province"];
+type Order = components["schemas"]["Order"];
+
+export async function trialSeason(baseUrl: string): Promise<number[]> {
+  const api = createClient<paths>({ baseUrl });
+
+  const created = await api.POST("/v1/seasons", { body: { memleket: 6 } });
+  if (created.error !== undefined) {
+    throw new Error(`${created.error.code}: ${created.error.detail}`);
+  }
+  const { season_id, seat, token } = created.data;
+  const headers = { Authorization: `Bearer ${token}` };
+
+  const me = await api.GET("/v1/seasons/{season_id}/me", {
+    params: { path: { season_id } },
+    headers,
+  });
+  if (me.error !== undefined) throw new Error(me.error.detail);
+  const memleket: number = me.data.memleket;
+
+  const orders: Order[] = [{ province: memleket, kind: "hold" }];
+  const sent = await api.POST("/v1/seasons/{season_id}/orders", {
+    params: { path: { season_id }, header: { "Idempotency-Key": `${season_id}-1` } },
+    headers,
+    body: { orders },
+  });
+  if (sent.error !== undefined) throw new Error(sent.error.code);
+  const accepted: number = sent.data.orders;
+
+  const map = await api.GET("/v1/seasons/{season_id}/map", { params: { path: { season_id } } });
+  if (map.error !== undefined) throw new Error(map.error.detail);
+  const provinces: Record<string, Province> = map.data.provinces;
+  const mine = Object.entries(provinces)
+    .filter(([, province]) => province.owner === seat)
+    .map(([plate]) => Number(plate));
+  return accepted > 0 ? mine : [];
+}
+
+export async function mistakes(baseUrl: string, season_id: string): Promise<void> {
+  const api = createClient<paths>({ baseUrl });
+  // @ts-expect-error: "attack" is not an order kind (advance, support, hold)
+  const bad: Order = { province: 6, kind: "attack" };
+  // @ts-expect-error: a season is created with a memleket
+  await api.POST("/v1/seasons", { body: {} });
+  // @ts-expect-error: no such operation
+  await api.GET("/v1/seasons/{season_id}/armies", { params: { path: { season_id } } });
+  const map = await api.GET("/v1/seasons/{season_id}/map", { params: { path: { season_id } } });
+  // @ts-expect-error: the map's provinces are typed, and have no `name`
+  const name: string = map.data?.provinces["6"]?.name ?? "";
+  void bad;
+  void name;
+}

@@ -1,0 +1,51 @@
+"""Every option of the `seksenbir` command line says what it does (issue 11, "Running it":
+every CLI option has help text): `seksenbir <verb> --help` documents the whole CLI."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+
+import pytest
+
+from entrypoints.cli import parser
+
+
+def arguments(
+    p: argparse.ArgumentParser, path: tuple[str, ...] = ("seksenbir",)
+) -> Iterator[tuple[str, argparse.Action]]:
+    """(where, action) for every argument of every (sub)command, the verbs themselves too."""
+    for action in p._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            verbs = {a.dest: a for a in action._choices_actions}  # the verbs' own help lines
+            for name, sub in action.choices.items():
+                yield " ".join(path), verbs.get(name, argparse.Action([], name))
+                yield from arguments(sub, (*path, name))
+            continue
+        yield " ".join(path), action
+
+
+ARGUMENTS = list(arguments(parser()))
+
+
+def label(action: argparse.Action) -> str:
+    return "/".join(action.option_strings) or action.dest
+
+
+def test_the_walk_sees_every_verb_and_their_options() -> None:
+    """The walk reaches nested verbs and positionals, so the check below checks them too."""
+    seen = {(where, label(a)) for where, a in ARGUMENTS}
+    assert ("seksenbir", "verify") in seen
+    assert ("seksenbir projections", "rebuild") in seen
+    assert ("seksenbir projections rebuild", "--all") in seen
+    assert ("seksenbir adjudicate", "file") in seen
+    assert ("seksenbir simulate", "--seed") in seen
+
+
+@pytest.mark.parametrize(
+    "action", [a for _, a in ARGUMENTS], ids=[f"{w} {label(a)}" for w, a in ARGUMENTS]
+)
+def test_every_cli_option_and_verb_has_help_text(action: argparse.Action) -> None:
+    assert action.help not in (None, "", argparse.SUPPRESS), f"{label(action)} has no help text"
