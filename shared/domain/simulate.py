@@ -37,7 +37,11 @@ def start(seed: int, season_id: str = "sim") -> tuple[SeasonState, list[ev.Event
     state, events = must(
         SeasonState(),
         c.CreateSeason(
-            season_id=season_id, seed=seed, seed_commitment=seed_commitment(seed, "sim")
+            season_id=season_id,
+            seed=seed,
+            # the salt committed to is the salt revealed at the Kurultay
+            seed_commitment=seed_commitment(seed, "sim"),
+            seed_salt="sim",
         ),
     )
     state, more = must(state, c.CloseRegistration())
