@@ -235,8 +235,10 @@ def _verify(args: argparse.Namespace) -> int:
             return 2
         return _verify_all(args.dsn)
     if not args.source:
-        print("seksenbir verify: name a SOURCE (an export file or a season id) or --all",
-              file=sys.stderr)
+        print(
+            "seksenbir verify: name a SOURCE (an export file or a season id) or --all",
+            file=sys.stderr,
+        )
         return 2
     if _is_file(args.source):
         try:
@@ -254,12 +256,16 @@ def _verify(args: argparse.Namespace) -> int:
     async def work(store: PostgresEventStore, database: str) -> int:
         export, problem = await _stored(store, args.source)
         if not export.records:
-            print(json.dumps({"season": args.source, "database": database,
-                              "error": "no such season"}))
+            print(
+                json.dumps({"season": args.source, "database": database, "error": "no such season"})
+            )
             return 1
         verdict = _checked(export, problem)
-        print(json.dumps({"database": database, **verdict.as_json(False)}, ensure_ascii=False,
-                         indent=2))
+        print(
+            json.dumps(
+                {"database": database, **verdict.as_json(False)}, ensure_ascii=False, indent=2
+            )
+        )
         _say(verdict, False, sys.stderr)
         return 0 if verdict.ok else 1
 
@@ -315,7 +321,7 @@ def _import(args: argparse.Namespace) -> int:
         print(f"seksenbir import: {args.file}: {exc}", file=sys.stderr)
         return 1
     verdict = check(export)
-    if not verdict.hash_chain == "ok":
+    if verdict.hash_chain != "ok":
         first = verdict.first_bad
         where = f" at version {first.version}, line {first.index + 2}" if first else ""
         print(

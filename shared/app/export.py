@@ -316,9 +316,7 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
         )
         verdict.hash_chain = f"broken: {why}"
         verdict.bad.append(
-            _bad(records, len(records) - 1, why)
-            if records
-            else BadEvent(0, None, None, None, why)
+            _bad(records, len(records) - 1, why) if records else BadEvent(0, None, None, None, why)
         )
         return False
     return True

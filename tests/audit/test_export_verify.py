@@ -44,9 +44,9 @@ def lines(records: list[RecordedEvent]) -> list[Line]:
     return export_of(SEASON, records)
 
 
-def verify_file(tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]) -> tuple[
-    int, dict[str, Any], str
-]:
+def verify_file(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any], str]:
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
     code = main(["verify", str(path)])
