@@ -26,6 +26,7 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/divans"),
     ("post", "/v1/seasons/{season_id}/token"),
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
+    ("get", "/v1/ops/seasons/{season_id}/export"),
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
