@@ -105,8 +105,18 @@ def _settings() -> Settings:
     return Settings.from_env()
 
 
-def _is_file(source: str) -> bool:
-    return Path(source).is_file()
+def _is_file(source: str, verb: str) -> bool:
+    """A SOURCE names a file if one exists there; one that looks like a path and is missing is
+    a usage error (SystemExit 2), not a season id to look up."""
+    if Path(source).is_file():
+        return True
+    if "/" in source or source.endswith(FILE_SUFFIXES):
+        print(f"seksenbir {verb}: {source}: no such file", file=sys.stderr)
+        raise SystemExit(2)
+    return False
+
+
+FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
 def _read_file(path: str) -> Export:
@@ -213,6 +223,11 @@ def _export(args: argparse.Namespace) -> int:
             for line in export_lines(args.season, records, head):
                 out.write(line)
             out.flush()
+        except BrokenPipeError:  # `seksenbir export S | head`: the reader left; not an error
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         finally:
             if args.output:
                 out.close()
@@ -240,7 +255,7 @@ def _verify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if _is_file(args.source):
+    if _is_file(args.source, "verify"):
         try:
             export = _read_file(args.source)
         except (OSError, ExportError) as exc:
@@ -367,7 +382,7 @@ def _import(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
 
-    if _is_file(args.source):
+    if _is_file(args.source, "replay"):
         try:
             export = _read_file(args.source)
         except (OSError, ExportError) as exc:

@@ -225,3 +225,20 @@ def test_verify_needs_no_database_and_no_server(tmp_path: Path, lines: list[Line
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["ok"] is True
+
+
+def test_a_missing_file_is_a_usage_error_not_a_season_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for verb in ("verify", "replay"):
+        with pytest.raises(SystemExit) as exc:
+            main([verb, str(tmp_path / "season.jsonl")])
+        assert exc.value.code == 2
+        assert "season.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_verify_needs_one_source_or_all(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify"]) == 2
+    assert "name a SOURCE" in capsys.readouterr().err
+    assert main(["verify", "some-season", "--all"]) == 2
+    assert "not both" in capsys.readouterr().err
