@@ -412,7 +412,16 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
     )
     from shared.domain import codec
     from shared.domain.evolve import fold
+    from shared.eventstore import ChainError, verify_chain
 
+    try:
+        verify_chain(export.records)
+    except ChainError as exc:  # replay still shows the record; it does not vouch for it
+        print(
+            f"seksenbir replay: warning: the hash chain does not verify ({exc}); "
+            "`seksenbir verify` names the first event that does not match",
+            file=sys.stderr,
+        )
     events = [codec.decode_event(r.data) for r in export.records]
     rerun = None
     try:

@@ -46,8 +46,9 @@ def _divan_of(line: Line) -> int:
 def test_a_divan_re_run_matches_the_record_and_shows_the_state_after_it(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(tmp_path, lines, capsys, "--divan", "3")
+    code, out, err = run(tmp_path, lines, capsys, "--divan", "3")
     assert code == 0, out
+    assert err == ""  # a chain that verifies: no warning
     assert "Divan 3 re-run from its recorded inputs and the seed" in out
     assert "battles_resolved.v1" in out and "same as the record" in out
     assert "Divan 3" in out.splitlines()[out.splitlines().index("") + 1]
@@ -115,3 +116,13 @@ def test_every_option_of_the_audit_verbs_has_help(verb: str) -> None:
     assert sub._choices_actions and any(c.dest == verb and c.help for c in sub._choices_actions)
     for action in verb_parser._actions:
         assert action.help, f"seksenbir {verb} {action.option_strings or action.dest}: no help"
+
+
+def test_replay_of_a_broken_chain_warns_that_it_does_not_vouch_for_the_record(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    i = index_of(lines, lambda x: x["type"] == "orders_submitted.v1")
+    lines[i]["hash"] = "00" * 32
+    code, out, err = run(tmp_path, lines, capsys, "--divan", "1")
+    assert code == 0 and "same as the record" in out
+    assert f"version {lines[i]['version']}: hash does not match" in err and "warning" in err
