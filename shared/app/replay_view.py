@@ -16,7 +16,7 @@ from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.board import Board
 from shared.domain.evolve import evolve, fold
-from shared.domain.lifecycle import inputs_of
+from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.replay import verify as replay_verify
 from shared.domain.resolve import resolve_divan
@@ -172,7 +172,10 @@ def rerun_divan(events: Sequence[ev.Event], divan: int) -> DivanRerun:
         reached = fold(events).divan
         raise ReplayError(f"Divan {divan} was never locked: the season is at Divan {reached}")
     state = evolve(fold(events[:lock_at]), locked)
-    expected = resolve_divan(state, inputs_of(state, locked))
+    late = any(
+        isinstance(e, ev.DivanHeld) and e.divan == divan and e.late for e in events[:lock_at]
+    )  # a live Divan held late: its report says so (issue 12)
+    expected = marked_late(resolve_divan(state, inputs_of(state, locked)), late)
     recorded = list(events[lock_at + 1 : lock_at + 1 + len(expected)])
     diffs = []
     for j, want in enumerate(expected):
