@@ -12,7 +12,16 @@ import pytest
 
 from entrypoints.cli import main, parser
 from shared.eventstore import RecordedEvent
-from tests.audit.support import Line, dump, edit_data, export_of, index_of, rechain, season_records
+from tests.audit.support import (
+    LATE_DIVAN,
+    Line,
+    dump,
+    edit_data,
+    export_of,
+    index_of,
+    rechain,
+    season_records,
+)
 
 SEASON = "audit-replay"
 
@@ -126,3 +135,15 @@ def test_replay_of_a_broken_chain_warns_that_it_does_not_vouch_for_the_record(
     code, out, err = run(tmp_path, lines, capsys, "--divan", "1")
     assert code == 0 and "same as the record" in out
     assert f"version {lines[i]['version']}: hash does not match" in err and "warning" in err
+
+
+def test_a_live_divan_held_late_re_runs_with_its_late_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12: a Divan held after downtime says so in its report; the re-run knows it."""
+    lines = export_of("audit-late", season_records("audit-late", 9, live=True))
+    held = [json.loads(x["data"]) for x in lines[1:] if x["type"] == "divan_held.v1"]
+    assert [h["divan"] for h in held if h.get("late")] == [LATE_DIVAN]
+    code, out, _ = run(tmp_path, lines, capsys, "--divan", str(LATE_DIVAN), "--json")
+    assert code == 0, out
+    assert json.loads(out)["rerun"]["ok"]
