@@ -150,7 +150,7 @@ async def open_seasons(settings: Settings) -> Seasons:
 
 def redis_client(settings: Settings) -> aioredis.Redis:
     """A Redis client on the settings' URL (read models, failed-token counts)."""
-    return aioredis.Redis.from_url(settings.redis_url)
+    return aioredis.Redis.from_url(settings.read_redis)
 
 
 async def open_projector(settings: Settings, role: Role) -> Projector:
@@ -170,7 +170,7 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
     """The query API's Redis client: a blocking pool of READ_POOL_MAX connections."""
     # A burst waits for a connection at most READ_TIMEOUT_S, then ConnectionError: 503.
     pool = aioredis.BlockingConnectionPool.from_url(
-        settings.redis_url,
+        settings.read_redis,
         max_connections=READ_POOL_MAX,
         timeout=READ_TIMEOUT_S,
         socket_timeout=READ_TIMEOUT_S,  # a Redis that hangs is a 503, not a hung read
@@ -190,7 +190,7 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 def broker(settings: Settings, *, heartbeat_timeout_ms: int = 60_000) -> RedisBroker:
     """A Redis broker in the settings' namespace (senders and workers meet there)."""
     return make_broker(
-        settings.redis_url,
+        settings.broker_redis,
         namespace=settings.broker_namespace,
         heartbeat_timeout=heartbeat_timeout_ms,
     )
