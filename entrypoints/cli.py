@@ -188,36 +188,6 @@ def _up(args: argparse.Namespace) -> int:
     return up(settings, args.host, args.port, args.processes)
 
 
-def _verify(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from entrypoints import bootstrap
-    from shared.replay_store import describe_dsn, verify_season
-    from shared.settings import Settings
-
-    settings = Settings.from_env()
-    bootstrap.configure(settings)  # the store's records in the one log format
-    dsn = args.dsn or settings.pg_dsn
-
-    async def run() -> int:
-        import asyncpg
-
-        try:
-            async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
-                records = await store.read_stream(args.season)
-        except asyncpg.UndefinedTableError:
-            print(
-                f"seksenbir verify: {describe_dsn(dsn)} holds no event store (run `seksenbir "
-                "migrate`, or name the database with --dsn / SEKSENBIR_PG_DSN; `seksenbir up` "
-                "uses the database seksenbir on a local server)",
-                file=sys.stderr,
-            )
-            return 2
-        return verify_season(args.season, records, database=describe_dsn(dsn))
-
-    return asyncio.run(run())
-
-
 def _rebuild(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -371,10 +341,9 @@ def parser() -> argparse.ArgumentParser:
     dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
     dlr.add_argument("--all", action="store_true", help="replay every dead letter")
     dlr.set_defaults(func=_deadletters)
-    v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
-    v.add_argument("season", help="the season id to replay")
-    v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
-    v.set_defaults(func=_verify)
+    from entrypoints import audit  # export, verify, import, replay (issue 13)
+
+    audit.register(sub)
     return p
 
 

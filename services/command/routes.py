@@ -16,6 +16,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Parameter, Reference, RequestBody
 from litestar.params import HeaderParameter
+from litestar.response import Stream
 from msgspec import Struct
 
 from services.command import service
@@ -30,6 +31,8 @@ from services.command.schemas import (
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
+    ExportEvent,
+    ExportHeader,
     JoinedOut,
     JoinIn,
     LiveCreatedOut,
@@ -281,6 +284,30 @@ async def reissue_token(services: Services, season_id: str, seat: int) -> TokenO
     return await service.reissue_token(services, season_id, seat)
 
 
+@get(
+    "/ops/seasons/{season_id:str}/export",
+    summary="Ops: the season's export, seksenbir-export/1 as NDJSON (docs/export.md)",
+    responses={
+        **P,
+        200: ResponseSpec(
+            data_container=ExportHeader | ExportEvent,
+            media_type="application/x-ndjson",
+            description="one JSON object per line: the ExportHeader, then an ExportEvent per "
+            "event in version order (docs/export.md)",
+            generate_examples=False,
+        ),
+    },
+    security=BEARER,
+    guards=[ops_guard],
+    media_type="application/x-ndjson",
+)
+async def export_season(services: Services, season_id: str) -> Stream:
+    """Every event with its hash-chain fields, the header line first, streamed line by line:
+    the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only."""
+    lines = await service.export_season(services, season_id)
+    return Stream(lines, media_type="application/x-ndjson")
+
+
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
 
 
@@ -379,4 +406,5 @@ ROUTES = [
     request_divan,
     rotate_token,
     reissue_token,
+    export_season,
 ]

@@ -220,3 +220,33 @@ class MeOut(msgspec.Struct, frozen=True):
     orders: list[Order]
     offers_in: list[dict[str, object]]
     offers_out: list[dict[str, object]]
+
+
+class ExportHeader(msgspec.Struct, frozen=True):
+    """Line 1 of a seksenbir-export/1 (docs/export.md): the format, the season, its trusted head."""
+
+    format: Literal["seksenbir-export/1"]
+    season_id: str
+    rules_version: str | None
+    mode: str | None
+    seed_commitment: str | None
+    events: int
+    chain: Literal["seksenbir/event-chain/1"]
+    genesis: str
+    head: str
+
+
+class ExportEvent(msgspec.Struct, frozen=True):
+    """Lines 2 …: one event with its hash-chain fields; `data` is the exact stored bytes as a
+    string (or `data_b64` for bytes that are not UTF-8); sha256 over the documented envelope."""
+
+    version: int
+    position: int
+    event_id: str
+    type: str
+    metadata: dict[str, str | int | None]
+    recorded_at: str
+    prev_hash: str
+    hash: str
+    data: str | None = None
+    data_b64: str | None = None

@@ -15,7 +15,7 @@ import math
 import random
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, Literal, TypeVar
@@ -41,6 +41,7 @@ from services.command.schemas import (
 )
 from shared.app import tokens
 from shared.app.auth import BeyClaim
+from shared.app.export import export_lines
 from shared.app.problems import Problem, store_busy
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import calendar as cal
@@ -52,6 +53,7 @@ from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.state import DIVANS, AdminAct, Calendar, Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
+    ChainError,
     ConcurrencyError,
     EventMetadata,
     Found,
@@ -134,6 +136,29 @@ async def load(svc: Services, season_id: str) -> Loaded:
         raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season") from None
     except StoreBusyError:
         raise store_busy() from None
+
+
+async def export_season(svc: Services, season_id: str) -> Iterator[bytes]:
+    """Ops: the season as seksenbir-export/1 lines (docs/export.md), header first, after its
+    chain checks out against the stored head. It holds the seed and every bey's orders, so the
+    read is logged (R-14); 404 for no season, 409 `chain_broken` for a chain that fails."""
+    store = svc.seasons.store
+    try:
+        records = await store.read_stream(season_id)
+        if not records:
+            raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season")
+        head = await store.verify_chain(season_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    except ChainError as exc:
+        raise Problem(
+            409,
+            "chain_broken",
+            f"Sezonun hash zinciri bozuk / the season's hash chain is broken: {exc}; "
+            f"`seksenbir verify {season_id}` names the event",
+        ) from None
+    log.info("ops.read", season=season_id, what="export", events=len(records))
+    return export_lines(season_id, records, head)
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:

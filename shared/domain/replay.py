@@ -36,6 +36,9 @@ class Mismatch:
 
     divan: int
     what: str
+    # Index (into the events given) of the first event that differs from the re-run, or where
+    # a missing one should have been; None when it cannot be pinned to one event.
+    at: int | None = None
 
 
 def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonState, list[Mismatch]]:
@@ -56,7 +59,8 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
             expected = marked_late(expected, e.divan in late)
             recorded = [x for x in events[i + 1 : i + 1 + len(expected)] if isinstance(x, OUTCOME)]
             if codec.encode(expected) != codec.encode(recorded):
-                problems.append(Mismatch(e.divan, "outcome differs from a re-run"))
+                at = i + 1 + first_difference(expected, events[i + 1 : i + 1 + len(expected)])
+                problems.append(Mismatch(e.divan, "outcome differs from a re-run", at))
             if bots_too:
                 problems.extend(_check_turn(events, i, state, history))
         history.append(state)
@@ -89,5 +93,15 @@ def _check_turn(
     before = history[len(history) - (lock_at - start)] if lock_at > start else state
     expected = computer_turn(before, locked.divan)
     if codec.encode(expected) != codec.encode(list(events[start:lock_at])):
-        return [Mismatch(locked.divan, "computer beys' turn differs from a re-derivation")]
+        at = start + first_difference(expected, events[start:lock_at])
+        return [Mismatch(locked.divan, "computer beys' turn differs from a re-derivation", at)]
     return []
+
+
+def first_difference(expected: Sequence[ev.Event], recorded: Sequence[ev.Event]) -> int:
+    """The offset of the first event of `recorded` whose canonical bytes differ from the one
+    `expected` there (R-12.3); len of the shorter one when one is a prefix of the other."""
+    for offset, (want, got) in enumerate(zip(expected, recorded, strict=False)):
+        if codec.encode(want) != codec.encode(got):
+            return offset
+    return min(len(expected), len(recorded))

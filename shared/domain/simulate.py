@@ -42,7 +42,9 @@ def start(
         c.CreateSeason(
             season_id=season_id,
             seed=seed,
+            # the salt committed to is the salt revealed at the Kurultay
             seed_commitment=seed_commitment(seed, "sim"),
+            seed_salt="sim",
             rules_version=rules_version,
         ),
     )

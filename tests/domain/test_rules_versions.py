@@ -12,8 +12,11 @@ from shared.domain.state import RULES_1
 
 # sha256 over codec.encode(e) of every event of seeds 1 … 60 of `simulate.season`, computed on
 # main before computer beys made offers (rules/1). It must never change: seasons recorded under
-# seksenbir-rules/1 replay and verify exactly as they were recorded.
-RULES_1_BASELINE = "7605453b9a5178e3a9ebc69468a7daf23cd872913a6b9adda847f8af35db3661"
+# seksenbir-rules/1 replay and verify exactly as they were recorded. It was 7605453b…3661 until
+# simulate.start stored the salt it commits to ("sim", R-1.5: the revealed salt must open the
+# commitment); with the salt left empty as before, the merged code still gives 7605453b…3661,
+# so the only change is that input, not any outcome.
+RULES_1_BASELINE = "3747927a3e8348752c6bd51f03a6b51488f80f49990901940d39f3d8a3eaa2a2"
 
 
 def seasons_hash(seeds: range, rules_version: str) -> str:

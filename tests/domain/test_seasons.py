@@ -62,6 +62,15 @@ def test_r12_3_a_tampered_outcome_is_reported_not_repaired() -> None:
     _, problems = verify(events)
     assert problems, "a tampered outcome must be reported"
     assert problems[0].divan == prod.divan  # later Divans may differ too: they start elsewhere
+    assert problems[0].at == i  # the first event that differs is named (issue 13)
+
+
+def test_r12_3_a_missing_outcome_event_is_named_where_it_belongs() -> None:
+    events, _ = play(5)
+    i = next(i for i, e in enumerate(events) if isinstance(e, ev.RebellionsRun))
+    del events[i]
+    _, problems = verify(events)
+    assert problems[0].at == i, problems[0]
 
 
 def test_r1_5_same_seed_same_season_bit_for_bit() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -17,9 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
-from shared.eventstore import ConcurrencyError, StoreBusyError
+from shared.eventstore import (
+    ConcurrencyError,
+    EventStore,
+    InMemoryEventStore,
+    PostgresEventStore,
+    StoreBusyError,
+)
 from tests.http.support import (
     ANKARA,
     AUDITOR_TOKEN,
@@ -451,6 +459,36 @@ async def _no_season(api: Api, _: AsyncExitStack) -> Request:
 async def _no_season_status(api: Api, _: AsyncExitStack) -> Request:
     await create_trial(api.client)
     return api.client.get("/v1/seasons/no-such-season")
+
+
+@case("chain_broken", 409)
+async def _broken_chain_export(api: Api, _: AsyncExitStack) -> Request:
+    """An export of a season whose stored chain fails (docs/export.md): an event written behind
+    the store's back, with a hash that does not match its content."""
+    bey = await create_trial(api.client)
+    await break_chain(api.store, bey.season_id)
+    url = f"/v1/ops/seasons/{bey.season_id}/export"
+    return api.client.get(url, headers=bearer(OPS_TOKEN))
+
+
+async def break_chain(store: EventStore, season_id: str) -> None:
+    last = (await store.read_stream(season_id))[-1]
+    if isinstance(store, InMemoryEventStore):
+        stream = store._streams[season_id]
+        stream[-1] = msgspec.structs.replace(last, hash=bytes(32))
+        return
+    assert isinstance(store, PostgresEventStore)
+    await store._pool.execute(
+        "INSERT INTO events (xid, season_id, version, event_id, type, data, metadata, "
+        "recorded_at, prev_hash, hash) VALUES (pg_current_xact_id(), $1, $2, $3, "
+        "'divan_requested.v1', $4, '{\"actor\": \"ops\"}', now(), $5, $6)",
+        season_id,
+        last.version + 1,
+        uuid.UUID(int=last.version + 1),
+        b'{"divan":1,"type":"divan_requested.v1"}',
+        last.hash,
+        bytes(32),
+    )
 
 
 @case("forbidden[ops reissue with the auditor token]", 403)

@@ -1,0 +1,247 @@
+"""Ops replay of a season (`seksenbir replay`): its state folded to a point, and one Divan re-run
+from its recorded inputs and the seed, compared event by event with the record (R-12.3).
+
+Pure: it reads decoded events and returns values and text; it never writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from shared.domain import codec
+from shared.domain import events as ev
+from shared.domain.board import Board
+from shared.domain.evolve import evolve, fold
+from shared.domain.lifecycle import inputs_of, marked_late
+from shared.domain.map import game_map
+from shared.domain.replay import verify as replay_verify
+from shared.domain.resolve import resolve_divan
+from shared.domain.scoring import scores
+from shared.domain.state import SeasonState
+
+
+class ReplayError(Exception):
+    """The point asked for is not in the record (exit 2: a usage error, not a defect)."""
+
+
+def upto_divan(events: Sequence[ev.Event], divan: int) -> int:
+    """How many events make the season as it stood when Divan `divan` was resolved
+    (0: before Divan 1 was locked)."""
+    if divan == 0:
+        for i, e in enumerate(events):
+            if isinstance(e, ev.DivanLocked):
+                return i
+        return len(events)
+    for i, e in enumerate(events):
+        if isinstance(e, ev.DivanResolved) and e.divan == divan:
+            return i + 1
+    reached = fold(events).divan
+    raise ReplayError(f"Divan {divan} is not in the record: the season is at Divan {reached}")
+
+
+def state_json(state: SeasonState, version: int) -> dict[str, Any]:
+    """The folded state for people and scripts: beys (with scores) and provinces."""
+    gm = game_map()
+    score = _scores(state)
+    return {
+        "season": state.season_id,
+        "version": version,
+        "phase": state.phase,
+        "divan": state.divan,
+        "rules_version": state.rules_version,
+        "beys": [
+            {
+                "seat": b.seat,
+                "memleket": b.memleket,
+                "memleket_name": gm[b.memleket].name if b.memleket in gm else None,
+                "computer": b.computer,
+                "gold": b.gold,
+                "provinces": sum(1 for p in state.provinces if p.owner == b.seat),
+                "units": sum(p.units for p in state.provinces if p.owner == b.seat),
+                "score": score.get(b.seat),
+                "hain_through": b.hain_through,
+                "missions_done": list(b.missions_done),
+            }
+            for b in state.beys
+        ],
+        "provinces": [
+            {
+                "plate": plate,
+                "name": gm[plate].name,
+                "owner": p.owner,
+                "units": p.units,
+                "sur": p.sur,
+            }
+            for plate, p in enumerate(state.provinces, start=1)
+        ],
+        "treaties": [msgspec.to_builtins(t) for t in state.treaties],
+    }
+
+
+def _scores(state: SeasonState) -> dict[int, int]:
+    if not state.provinces:
+        return {}
+    return scores(Board.of(state, state.divan))
+
+
+def state_table(view: dict[str, Any]) -> str:
+    """`state_json` as two aligned tables (beys, then provinces) and the treaties in force."""
+    lines = [
+        f"season {view['season']}  version {view['version']}  phase {view['phase']}  "
+        f"Divan {view['divan']}  rules {view['rules_version']}",
+        "",
+        "beys",
+    ]
+    bey_rows = [
+        [
+            str(b["seat"]),
+            f"{b['memleket']} {b['memleket_name'] or ''}".strip(),
+            "computer" if b["computer"] else "human",
+            str(b["gold"]),
+            str(b["provinces"]),
+            str(b["units"]),
+            "" if b["score"] is None else str(b["score"]),
+            "" if b["hain_through"] is None else f"Hain through {b['hain_through']}",
+        ]
+        for b in view["beys"]
+    ]
+    head = ["seat", "memleket", "kind", "gold", "provinces", "units", "score", ""]
+    lines += _table(head, bey_rows)
+    lines += ["", "provinces"]
+    rows = [
+        [
+            str(p["plate"]),
+            p["name"],
+            "milis" if p["owner"] is None else f"bey {p['owner']}",
+            str(p["units"]),
+            "sur" if p["sur"] else "",
+        ]
+        for p in view["provinces"]
+    ]
+    lines += _table(["plate", "name", "owner", "units", ""], rows)
+    lines += ["", "treaties"]
+    lines += [
+        f"  {t['kind']} {t['a']}–{t['b']} through Divan {t['through_divan']}"
+        for t in view["treaties"]
+    ] or ["  none"]
+    return "\n".join(lines)
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    return [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [head, *rows]
+    ]
+
+
+@dataclass
+class EventDiff:
+    """One event of a Divan's re-run beside the recorded one at the same place."""
+
+    version: int | None  # the recorded event's version (None: missing from the record)
+    type: str
+    same: bool
+    changes: list[str] = field(default_factory=list)  # "path: recorded -> re-run"
+
+
+@dataclass
+class DivanRerun:
+    divan: int
+    events: list[EventDiff]
+    turn: list[str]  # computer-turn mismatches (R-12.3), from the domain's verify
+
+    @property
+    def ok(self) -> bool:
+        return all(e.same for e in self.events) and not self.turn
+
+
+def rerun_divan(events: Sequence[ev.Event], divan: int) -> DivanRerun:
+    """Divan `divan` re-run from its DivanLocked (recorded orders and offers) and the seed,
+    compared event by event with what the record holds after the lock."""
+    for i, e in enumerate(events):
+        if isinstance(e, ev.DivanLocked) and e.divan == divan:
+            lock_at = i
+            locked = e
+            break
+    else:
+        reached = fold(events).divan
+        raise ReplayError(f"Divan {divan} was never locked: the season is at Divan {reached}")
+    state = evolve(fold(events[:lock_at]), locked)
+    late = any(
+        isinstance(e, ev.DivanHeld) and e.divan == divan and e.late for e in events[:lock_at]
+    )  # a live Divan held late: its report says so (issue 12)
+    expected = marked_late(resolve_divan(state, inputs_of(state, locked)), late)
+    recorded = list(events[lock_at + 1 : lock_at + 1 + len(expected)])
+    diffs = []
+    for j, want in enumerate(expected):
+        got = recorded[j] if j < len(recorded) else None
+        version = lock_at + 2 + j if got is not None else None
+        if got is not None and codec.encode(got) == codec.encode(want):
+            diffs.append(EventDiff(version, codec.event_type(want), True))
+            continue
+        recorded_obj = _builtins(got) if got is not None else None
+        changes = _changes("", recorded_obj, _builtins(want))
+        diffs.append(EventDiff(version, codec.event_type(want), False, changes))
+    _, problems = replay_verify(events[: lock_at + 1 + len(expected)])
+    turn = [p.what for p in problems if p.divan == divan and "turn" in p.what]
+    return DivanRerun(divan, diffs, turn)
+
+
+def _builtins(e: ev.Event) -> Any:
+    return msgspec.json.decode(codec.encode(e))
+
+
+def _changes(path: str, recorded: Any, rerun: Any) -> list[str]:
+    """Leaf differences between two JSON values, as "path: recorded -> re-run"."""
+    if isinstance(recorded, dict) and isinstance(rerun, dict):
+        out: list[str] = []
+        for key in sorted(set(recorded) | set(rerun)):
+            sub = f"{path}.{key}" if path else str(key)
+            out += _changes(sub, recorded.get(key, "<absent>"), rerun.get(key, "<absent>"))
+        return out
+    if isinstance(recorded, list) and isinstance(rerun, list) and len(recorded) == len(rerun):
+        out = []
+        for k, (a, b) in enumerate(zip(recorded, rerun, strict=True)):
+            out += _changes(f"{path}[{k}]", a, b)
+        return out
+    if recorded == rerun:
+        return []
+    shown = "<missing>" if recorded is None and not path else _short(recorded)
+    return [f"{path or '<event>'}: {shown} -> {_short(rerun)}"]
+
+
+def _short(value: Any) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def rerun_text(rerun: DivanRerun) -> str:
+    """The comparison for people: one line per event, the changes of each differing one."""
+    lines = [f"Divan {rerun.divan} re-run from its recorded inputs and the seed:"]
+    for d in rerun.events:
+        where = f"version {d.version}" if d.version is not None else "missing"
+        if d.same:
+            lines.append(f"  = {where:>12}  {d.type}")
+            continue
+        lines.append(f"  ! {where:>12}  {d.type}  differs (recorded -> re-run)")
+        lines += [f"      {c}" for c in d.changes]
+    lines += [f"  ! {t}" for t in rerun.turn]
+    lines.append("same as the record" if rerun.ok else "DIFFERS from the record (R-12.3)")
+    return "\n".join(lines)
+
+
+def rerun_json(rerun: DivanRerun) -> dict[str, Any]:
+    return {
+        "divan": rerun.divan,
+        "ok": rerun.ok,
+        "events": [
+            {"version": d.version, "type": d.type, "same": d.same, "changes": d.changes}
+            for d in rerun.events
+        ],
+        "computer_turn": rerun.turn,
+    }

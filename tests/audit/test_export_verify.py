@@ -1,0 +1,244 @@
+"""`seksenbir export` files and `seksenbir verify FILE`, with no database (issue 13, R-12.3, R-1.5).
+
+A clean export verifies; each forgery an auditor must catch fails with a non-zero exit and names
+the first event that does not match: a tampered payload, a dropped event, a reordered pair, a
+changed Divan outcome or computer order with the chain recomputed (only the re-run catches it),
+a cut tail, and a revealed seed that does not open the commitment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entrypoints.cli import main
+from shared.app.export import FORMAT, ExportError, check, parse
+from shared.eventstore import RecordedEvent
+from tests.audit.support import (
+    Line,
+    dump,
+    edit_data,
+    export_of,
+    index_of,
+    rechain,
+    season_records,
+)
+
+SEASON = "audit-live"
+
+
+@pytest.fixture(scope="module")
+def records() -> list[RecordedEvent]:
+    return season_records(SEASON, 11, live=True)
+
+
+@pytest.fixture
+def lines(records: list[RecordedEvent]) -> list[Line]:
+    return export_of(SEASON, records)
+
+
+def verify_file(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any], str]:
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    code = main(["verify", str(path)])
+    out = capsys.readouterr()
+    return code, json.loads(out.out), out.err
+
+
+def test_the_first_line_names_the_format_season_rules_count_and_head(
+    lines: list[Line], records: list[RecordedEvent]
+) -> None:
+    header = lines[0]
+    assert header["format"] == FORMAT == "seksenbir-export/1"
+    assert header["season_id"] == SEASON and header["mode"] == "live"
+    assert header["rules_version"] == "seksenbir-rules/1"
+    assert header["events"] == len(records) == len(lines) - 1
+    assert header["head"] == records[-1].hash.hex()
+    assert header["chain"] == "seksenbir/event-chain/1" and header["genesis"] == "00" * 32
+    first = lines[1]
+    assert first["version"] == 1 and first["type"] == "season_created.v1"
+    assert first["data"].encode() == records[0].data  # the exact stored bytes
+    assert first["prev_hash"] == "00" * 32 and first["hash"] == records[0].hash.hex()
+
+
+def test_a_clean_export_verifies_and_opens_the_seed_commitment(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, verdict, err = verify_file(tmp_path, lines, capsys)
+    assert code == 0, verdict
+    assert verdict["ok"] and verdict["hash_chain"] == "ok" and verdict["replay"] == "ok"
+    assert verdict["mismatches"] == [] and verdict["first_bad_event"] is None
+    assert verdict["divan"] == 16 and verdict["phase"] == "over"
+    assert verdict["seed_commitment"].startswith("ok: sha256(salt:seed) = ")  # R-1.5
+    assert f"season {SEASON}: ok" in err and "seed commitment: ok" in err
+
+
+def test_an_auditor_can_recheck_the_chain_from_the_documented_layout_alone(
+    lines: list[Line],
+) -> None:
+    """docs/export.md is precise enough: hashlib alone rebuilds every hash and the head."""
+    rebuilt = [dict(x) for x in lines]
+    rechain(rebuilt)
+    assert [x["hash"] for x in rebuilt[1:]] == [x["hash"] for x in lines[1:]]
+    assert rebuilt[0]["head"] == lines[0]["head"]
+
+
+def _orders(x: Line) -> bool:
+    return bool(x["type"] == "orders_submitted.v1")
+
+
+def _battles(x: Line) -> bool:
+    return bool(x["type"] == "battles_resolved.v1" and json.loads(x["data"])["battles"])
+
+
+def _first_unit_count(data: Any) -> None:
+    """Add a unit to the first number found under the first battle (an altered outcome)."""
+    battle = data["battles"][0]
+    for key in sorted(battle):
+        if isinstance(battle[key], int) and not isinstance(battle[key], bool):
+            battle[key] += 1
+            return
+    raise AssertionError(f"no number in {battle}")
+
+
+def _tamper_payload(lines: list[Line]) -> int:
+    i = index_of(lines, _orders)
+    edit_data(lines[i], lambda d: d["orders"][0].__setitem__("units", d["orders"][0]["units"] + 1))
+    return i
+
+
+def _drop(lines: list[Line]) -> int:
+    i = index_of(lines, _battles)
+    del lines[i]
+    return i  # the event after it now sits there
+
+
+def _reorder(lines: list[Line]) -> int:
+    i = index_of(lines, _battles)
+    lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    return i
+
+
+def _outcome_rechained(lines: list[Line]) -> int:
+    i = index_of(lines, _battles)
+    edit_data(lines[i], _first_unit_count)
+    rechain(lines, i)
+    return i
+
+
+def _order_rechained(lines: list[Line]) -> int:
+    i = _tamper_payload(lines)
+    rechain(lines, i)
+    return i
+
+
+def _tail_cut(lines: list[Line]) -> int:
+    del lines[-1]
+    lines[0]["events"] -= 1  # the forger fixes the count, not the head it cannot forge
+    return len(lines) - 1
+
+
+def _salt(lines: list[Line]) -> int:
+    i = index_of(lines, lambda x: x["type"] == "seed_revealed.v1")
+    edit_data(lines[i], lambda d: d.__setitem__("salt", "other"))
+    rechain(lines, i)
+    return i
+
+
+CASES: dict[str, tuple[Callable[[list[Line]], int], str, str]] = {
+    # name: (edit -> index of the line to be named, verdict field, words of the reason)
+    "tampered payload": (_tamper_payload, "hash_chain", "hash does not match"),
+    "dropped event": (_drop, "hash_chain", "is missing"),
+    "reordered pair": (_reorder, "hash_chain", "out of order"),
+    "changed outcome, chain recomputed": (_outcome_rechained, "replay", "outcome differs"),
+    "changed order, chain recomputed": (_order_rechained, "replay", "computer beys' turn"),
+    "cut tail": (_tail_cut, "hash_chain", "header's head"),
+    "wrong salt revealed": (_salt, "seed_commitment", "not the season's seed_commitment"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_forgery_fails_and_names_the_first_event_that_does_not_match(
+    name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit, field, words = CASES[name]
+    named = edit(lines)
+    code, verdict, err = verify_file(tmp_path, lines, capsys)
+    assert code == 1, verdict
+    assert not verdict["ok"]
+    assert verdict[field] != "ok" and not verdict[field].startswith("ok")
+    bad = verdict["first_bad_event"]
+    assert bad["line"] == named + 1, bad  # lines[0] is the header, file line 1
+    assert bad["version"] == lines[named]["version"]
+    assert bad["event_id"] == lines[named]["event_id"]
+    assert words in bad["why"], bad
+    assert f"version {bad['version']}, line {bad['line']}" in err
+
+
+def test_a_file_that_is_not_an_export_is_refused_without_a_traceback(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines[0]["format"] = "seksenbir-export/2"
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    assert main(["verify", str(path)]) == 1
+    out = capsys.readouterr()
+    assert "is not 'seksenbir-export/1'" in json.loads(out.out)["error"]
+    lines[0]["format"] = FORMAT
+    with pytest.raises(ExportError, match="line 3: not JSON"):
+        parse([dump(lines[:1]), dump(lines[1:2]), b"{not json"])
+    with pytest.raises(ExportError, match="line 2: not an event line"):
+        parse([dump(lines[:1]), b"{}"])
+
+
+def test_a_season_not_over_says_its_seed_is_not_revealed_yet(records: list[RecordedEvent]) -> None:
+    cut = records[: next(i for i, r in enumerate(records) if r.type == "kurultay_held.v1")]
+    lines = export_of(SEASON, cut)
+    verdict = check(parse(dump(lines).splitlines()))
+    assert verdict.ok and verdict.seed_commitment.startswith("not revealed yet")
+
+
+def test_verify_needs_no_database_and_no_server(tmp_path: Path, lines: list[Line]) -> None:
+    """An export verified offline in an environment with no database configured (issue 13):
+    the DSN names a port nothing listens on, so any connection attempt would fail."""
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    env["SEKSENBIR_PG_DSN"] = "postgresql://nobody@127.0.0.1:9/nowhere"
+    env["SEKSENBIR_REDIS_URL"] = "redis://127.0.0.1:9/0"
+    done = subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ok"] is True
+
+
+def test_a_missing_file_is_a_usage_error_not_a_season_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for verb in ("verify", "replay"):
+        with pytest.raises(SystemExit) as exc:
+            main([verb, str(tmp_path / "season.jsonl")])
+        assert exc.value.code == 2
+        assert "season.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_verify_needs_one_source_or_all(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify"]) == 2
+    assert "name a SOURCE" in capsys.readouterr().err
+    assert main(["verify", "some-season", "--all"]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -1,0 +1,155 @@
+"""Export, import, verify and replay over PostgreSQL, as ops and auditors run them (issue 13).
+
+`seksenbir export` writes a season stored through the event store; `seksenbir import` loads the
+file into another database (an audit copy) and `seksenbir verify SEASON` passes there; an import
+refuses a broken chain and a season id that exists; `seksenbir verify --all` shows progress and a
+summary and names a season with a forged event; `seksenbir replay` writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+from uuid import UUID
+
+import asyncpg
+
+from shared.eventstore import PostgresEventStore, migrate
+from tests.audit.support import store_season
+from tests.conftest import SESSION
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    return subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(cli, *args)
+
+
+@asynccontextmanager
+async def other_database(server_dsn: str, name: str) -> AsyncIterator[str]:
+    """A second, migrated database on the same server (the audit copy), dropped afterwards."""
+    admin = await asyncpg.connect(server_dsn)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        parts = urlsplit(server_dsn)
+        dsn = urlunsplit(parts._replace(path=f"/{name}"))
+        await migrate(dsn)
+        yield dsn
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_an_export_imports_into_an_audit_copy_that_verifies(
+    migrated_pg_dsn: str, pg_server_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    await store_season(event_store, "audited", 21, live=True)
+    stored = await event_store.read_stream("audited")
+    path = tmp_path / "season.jsonl"
+    done = await run_cli("export", "audited", "--dsn", migrated_pg_dsn, "-o", str(path))
+    assert done.returncode == 0, done.stderr
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["events"] == len(stored) and header["head"] == stored[-1].hash.hex()
+    to_stdout = await run_cli("export", "audited", "--dsn", migrated_pg_dsn)
+    assert to_stdout.stdout == path.read_text()  # the same bytes either way
+
+    done = await run_cli("verify", str(path))
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["seed_commitment"].startswith("ok")
+
+    async with other_database(pg_server_dsn, f"seksenbir_audit_{SESSION}") as copy:
+        done = await run_cli("import", str(path), "--dsn", copy)
+        assert done.returncode == 0, done.stderr
+        done = await run_cli("verify", "audited", "--dsn", copy)
+        assert done.returncode == 0, done.stdout
+        verdict = json.loads(done.stdout)
+        assert verdict["hash_chain"] == "ok" and verdict["mismatches"] == []
+        assert verdict["head"] == stored[-1].hash.hex()
+        assert verdict["seed_commitment"].startswith("ok")
+
+        again = await run_cli("import", str(path), "--dsn", copy)
+        assert again.returncode == 1 and "exists" in again.stderr
+
+        lines = path.read_text().splitlines()
+        broken = json.loads(lines[3])
+        broken["hash"] = "00" * 32
+        lines[3] = json.dumps(broken)
+        other = json.loads(lines[0])
+        other["season_id"] = "forged"
+        lines[0] = json.dumps(other)
+        forged = tmp_path / "forged.jsonl"
+        forged.write_text("\n".join(lines) + "\n")
+        refused = await run_cli("import", str(forged), "--dsn", copy)
+        assert refused.returncode == 1 and "chain" in refused.stderr and "refused" in refused.stderr
+        conn = await asyncpg.connect(copy)
+        try:
+            assert (
+                await conn.fetchval("SELECT count(*) FROM events WHERE season_id = 'forged'") == 0
+            )
+        finally:
+            await conn.close()
+
+
+async def test_verify_all_shows_progress_and_a_summary_and_names_a_forged_event(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+) -> None:
+    for n, season_id in enumerate(("all-a", "all-b", "all-c")):
+        await store_season(event_store, season_id, 30 + n, divans=2)
+    last = (await event_store.read_stream("all-b"))[-1]
+    # An event written behind the store's back (the trigger refuses only UPDATE and DELETE).
+    await pg_pool.execute(
+        "INSERT INTO events (xid, season_id, version, event_id, type, data, metadata, "
+        "recorded_at, prev_hash, hash) VALUES (pg_current_xact_id(), $1, $2, $3, "
+        "'divan_requested.v1', $4, '{\"actor\": \"ops\"}', now(), $5, $6)",
+        "all-b",
+        last.version + 1,
+        UUID(int=81),
+        b'{"divan":3,"type":"divan_requested.v1"}',
+        last.hash,
+        bytes(32),
+    )
+    done = await run_cli("verify", "--all", "--dsn", migrated_pg_dsn)
+    assert done.returncode == 1, done.stdout
+    assert "[1/3] all-a: ok" in done.stderr and "[3/3] all-c: ok" in done.stderr
+    assert f"[2/3] all-b: FAILED at version {last.version + 1}" in done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["seasons"], summary["ok"]) == (3, 2)
+    assert summary["failed"][0]["season"] == "all-b"
+    assert summary["failed"][0]["first_bad_event"]["version"] == last.version + 1
+    assert "2 of 3 seasons verify, 1 fail" in done.stderr
+
+    one = await run_cli("verify", "all-b", "--dsn", migrated_pg_dsn)
+    assert one.returncode == 1
+    assert json.loads(one.stdout)["first_bad_event"]["why"] == (
+        "hash does not match the event's content"
+    )
+
+
+async def test_replay_by_season_id_writes_nothing(
+    migrated_pg_dsn: str, event_store: PostgresEventStore
+) -> None:
+    await store_season(event_store, "replayed", 8, divans=3)
+    version = await event_store.stream_version("replayed")
+    done = await run_cli("replay", "replayed", "--divan", "2", "--dsn", migrated_pg_dsn)
+    assert done.returncode == 0, done.stderr
+    assert "same as the record" in done.stdout and "Divan 2" in done.stdout
+    missing = await run_cli("replay", "nobody", "--dsn", migrated_pg_dsn)
+    assert missing.returncode == 2 and "no season 'nobody'" in missing.stderr
+    assert await event_store.stream_version("replayed") == version
