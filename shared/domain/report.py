@@ -32,7 +32,7 @@ NEWS_TR = {
 
 
 def _il(plate: int | None) -> str:
-    return game_map()[plate].name if plate else "-"
+    return game_map().names[plate] if plate else "-"
 
 
 def _news(e: NewsRevealed) -> ReportLine | None:
@@ -162,8 +162,12 @@ def _battles(
     public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
     public.extend(_betrayal(b) for b in e.betrayals)
     for r in e.battles:
-        for seat in sorted(battle_parties(r)):
-            private[seat].append(lines.battle_for(r, seat) if v2 else _battle_line(r))
+        if v2:
+            for seat, line in lines.battle_lines(r):
+                private[seat].append(line)
+        else:
+            for seat in sorted(battle_parties(r)):
+                private[seat].append(_battle_line(r))
 
 
 def battle_parties(r: BattleRecord) -> set[int]:

@@ -28,8 +28,8 @@ class Stream:
         )
 
     def uniform_int(self, n: int, key: str) -> int:
-        """`uniform_int(seed, divan, purpose, n, *k)` for `key` = "\x1f".join(map(str, k)), k not
-        empty."""
+        """`uniform_int(seed, divan, purpose, n, *k)` for `key` the parts of k (k not empty)
+        joined by the unit separator U+001F, as `draw64` joins them."""
         if n <= 0:
             raise ValueError("n must be positive")
         limit = _SPACE - _SPACE % n

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import msgspec
+
 from shared.domain.board import Board
 from shared.domain.state import Order
 
 
-@dataclass(frozen=True, slots=True)
-class Advance:
+class Advance(msgspec.Struct, frozen=True):
     seat: int
     origin: int
     target: int
@@ -18,8 +19,7 @@ class Advance:
     betrayal: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Support:
+class Support(msgspec.Struct, frozen=True):
     seat: int
     origin: int
     target: int
@@ -41,21 +41,22 @@ def effective_orders(
     board: Board, orders: Mapping[int, Sequence[Order]]
 ) -> list[tuple[int, Order]]:
     """R-4.1, R-4.2, R-4.5: the last order per owned province, clamped to units − 1, N ≥ 1."""
+    owner, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
     chosen: dict[int, tuple[int, Order]] = {}
     for seat in sorted(orders):
         for order in orders[seat]:
-            if board.owner[order.province] == seat:
+            if owner[order.province] == seat:
                 chosen[order.province] = (seat, order)
     result = []
     for origin in sorted(chosen):
         seat, order = chosen[origin]
-        if order.kind == "hold" or order.target is None:
+        target = order.target
+        if order.kind == "hold" or target is None or target not in neighbours[origin]:
             continue
-        if not board.gm.are_neighbours(origin, order.target):
+        n = min(order.units, units[origin] - 1)
+        if n < 1:
             continue
-        units = min(order.units, board.units[origin] - 1)
-        if units >= 1:
-            result.append((seat, Order(origin, order.kind, order.target, units)))
+        result.append((seat, order if n == order.units else Order(origin, order.kind, target, n)))
     return result
 
 
@@ -91,22 +92,25 @@ def _classify_advances(
     board: Board, orders: list[tuple[int, Order]], ceasefire: bool, out: Classified
 ) -> None:
     """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals."""
+    owners, treaties = board.owner, board.treaties
     for seat, o in orders:
         if o.kind != "advance":
             continue
-        assert o.target is not None
-        owner = board.owner[o.target]
+        target = o.target
+        assert target is not None
+        owner = owners[target]
         if owner == seat:
-            out.moves.append(Advance(seat, o.province, o.target, o.units))
+            out.moves.append(Advance(seat, o.province, target, o.units))
         elif owner is None:
-            out.attacks.append(Advance(seat, o.province, o.target, o.units))
-        elif board.allied(seat, owner):
-            out.cancelled.append((seat, o.province, o.target, "ittifak"))
-        elif ceasefire:
-            out.cancelled.append((seat, o.province, o.target, "bayram"))
+            out.attacks.append(Advance(seat, o.province, target, o.units))
         else:
-            betrayal = board.treaty(seat, owner) is not None
-            out.attacks.append(Advance(seat, o.province, o.target, o.units, betrayal))
+            treaty = treaties.get((seat, owner) if seat < owner else (owner, seat))
+            if treaty is not None and treaty.kind == "alliance":
+                out.cancelled.append((seat, o.province, target, "ittifak"))
+            elif ceasefire:
+                out.cancelled.append((seat, o.province, target, "bayram"))
+            else:
+                out.attacks.append(Advance(seat, o.province, target, o.units, treaty is not None))
 
 
 def _classify_supports(
@@ -116,46 +120,38 @@ def _classify_supports(
     bloc_of: dict[int, int],
     out: Classified,
 ) -> None:
-    """R-5.3: each support order against the attacks classified before it."""
+    """R-5.3: each support order against the attacks classified before it: a defence of the
+    bey's own province or a treaty partner's it is not betraying, else the first advance into T
+    (in seat and origin order) of an ally, else void."""
+    owners, treaties = board.owner, board.treaties
     attackers: dict[int, list[Advance]] = {}
     for a in out.attacks:
         attackers.setdefault(a.target, []).append(a)
     for seat, o in orders:
         if o.kind != "support":
             continue
-        assert o.target is not None
-        support = _classify_support(
-            board, attackers.get(o.target, []), betrays, bloc_of, seat=seat, o=o
-        )
-        if support is None:
-            out.void.append((seat, o.province, o.target))
+        target = o.target
+        assert target is not None
+        owner = owners[target]
+        if owner == seat or (
+            owner is not None
+            and (seat, owner) not in betrays
+            and ((seat, owner) if seat < owner else (owner, seat)) in treaties
+        ):
+            out.supports.append(Support(seat, o.province, target, o.units, defence=True))
+            continue
+        for a in attackers.get(target, ()):
+            if a.seat != seat:
+                t = treaties.get((seat, a.seat) if seat < a.seat else (a.seat, seat))
+                if t is not None and t.kind == "alliance":
+                    bloc = bloc_of[a.seat]
+                    out.supports.append(Support(seat, o.province, target, o.units, False, bloc))
+                    break
         else:
-            out.supports.append(support)
+            out.void.append((seat, o.province, target))
 
 
-def _classify_support(
-    board: Board,
-    attacks: list[Advance],
-    betrays: set[tuple[int, int | None]],
-    bloc_of: dict[int, int],
-    *,
-    seat: int,
-    o: Order,
-) -> Support | None:
-    assert o.target is not None
-    owner = board.owner[o.target]
-    if owner == seat or (
-        owner is not None and board.treaty(seat, owner) is not None and (seat, owner) not in betrays
-    ):
-        return Support(seat, o.province, o.target, o.units, defence=True)
-    for a in attacks:  # the advances into T, in seat and origin order
-        if a.seat != seat and board.allied(seat, a.seat):
-            return Support(seat, o.province, o.target, o.units, False, bloc_of[a.seat])
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
+class Dropped(msgspec.Struct, frozen=True):
     """An order a rule cancelled or dropped before anyone moved, for its bey's report (R-13)."""
 
     seat: int
@@ -178,6 +174,7 @@ def dropped_orders(
     R-5.3 (a void support). Same reading of the orders as `effective_orders` (whose answer the
     pipeline passes in as `effective`, computed once)."""
     out: list[Dropped] = []
+    owner, neighbours = board.owner, board.gm.neighbour_sets
     last: dict[tuple[int, int], Order] = {}
     for seat in sorted(orders):
         for order in orders[seat]:
@@ -185,11 +182,9 @@ def dropped_orders(
     for (seat, origin), o in sorted(last.items()):
         if o.kind == "hold" or o.target is None:
             continue
-        if board.owner[origin] != seat:
+        if owner[origin] != seat:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
-        elif (
-            board.gm.are_neighbours(origin, o.target) and min(o.units, board.units[origin] - 1) < 1
-        ):
+        elif o.target in neighbours[origin] and min(o.units, board.units[origin] - 1) < 1:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
     units = {(seat, o.province): o.units for seat, o in effective}
     why = {"ittifak": "ally", "bayram": "ceasefire"}
