@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import msgspec
 
@@ -174,7 +175,7 @@ def dropped_orders(
     R-5.3 (a void support). Same reading of the orders as `effective_orders` (whose answer the
     pipeline passes in as `effective`, computed once)."""
     out: list[Dropped] = []
-    owner, neighbours = board.owner, board.gm.neighbour_sets
+    owners, neighbours = board.owner, board.gm.neighbour_sets
     last: dict[tuple[int, int], Order] = {}
     for seat in sorted(orders):
         for order in orders[seat]:
@@ -182,17 +183,20 @@ def dropped_orders(
     for (seat, origin), o in sorted(last.items()):
         if o.kind == "hold" or o.target is None:
             continue
-        if owner[origin] != seat:
+        if owners[origin] != seat:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
         elif o.target in neighbours[origin] and min(o.units, board.units[origin] - 1) < 1:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
     units = {(seat, o.province): o.units for seat, o in effective}
     why = {"ittifak": "ally", "bayram": "ceasefire"}
-    for seat, origin, target, reason in c.cancelled:
-        owner = board.owner[target]
+    for seat, origin, target, why_cancelled in c.cancelled:
         n = units.get((seat, origin), 0)
-        out.append(Dropped(seat, origin, target, "advance", n, why.get(reason, reason), owner))
+        reason = why.get(why_cancelled, why_cancelled)
+        out.append(Dropped(seat, origin, target, "advance", n, reason, owners[target]))
     for seat, origin, target in c.void:
         n = units.get((seat, origin), 0)
-        out.append(Dropped(seat, origin, target, "support", n, "void_support", board.owner[target]))
-    return sorted(out, key=lambda d: (d.seat, d.origin))
+        out.append(Dropped(seat, origin, target, "support", n, "void_support", owners[target]))
+    return sorted(out, key=_SEAT_ORIGIN)
+
+
+_SEAT_ORIGIN = attrgetter("seat", "origin")
