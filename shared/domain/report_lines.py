@@ -21,11 +21,15 @@ def _il(plate: int | None) -> str:
 
 
 def _beys_tr(seats: Sequence[int]) -> str:
+    if len(seats) == 1:
+        return f"{seats[0]}. bey"
     names = [f"{s}. bey" for s in seats]
     return " ve ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
 
 def _beys_en(seats: Sequence[int]) -> str:
+    if len(seats) == 1:
+        return f"Bey {seats[0]}"
     names = [f"Bey {s}" for s in seats]
     return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
@@ -278,13 +282,12 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
             "defence_die": r.defence_die,
             "entering": r.entering,
         }
-        line = ReportLine(
-            "battle",
-            data,
-            f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}".rstrip(),
-            f"{head_en}{side_en}. {outcome_en} {verdict_en}".rstrip(),
-        )
-        out.append((seat, line))
+        if verdict_tr:
+            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
+            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
+        else:  # a standoff has no verdict
+            tr, en = f"{head_tr}{side_tr}. {outcome_tr}", f"{head_en}{side_en}. {outcome_en}"
+        out.append((seat, ReportLine("battle", data, tr, en)))
     return out
 
 

@@ -6,8 +6,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from msgspec.structs import replace
-
 from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattleRecord, Betrayal, GoldDelta, GroupRecord
@@ -34,22 +32,29 @@ class Outcome:
 
 def depart_and_arrive(board: Board, c: Classified) -> None:
     """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
-    for a in (*c.moves, *c.attacks):
-        board.units[a.origin] -= a.units
+    units = board.units
+    for a in c.moves:
+        units[a.origin] -= a.units
+    for a in c.attacks:
+        units[a.origin] -= a.units
     for s in c.supports:
-        board.units[s.origin] -= s.units
-    for m in sorted(c.moves, key=lambda m: m.origin):
-        accepted = max(0, min(m.units, MAX_UNITS - board.units[m.target]))
-        board.units[m.target] += accepted
-        board.units[m.origin] += m.units - accepted
+        units[s.origin] -= s.units
+    for m in sorted(c.moves, key=_ORIGIN):
+        accepted = max(0, min(m.units, MAX_UNITS - units[m.target]))
+        units[m.target] += accepted
+        units[m.origin] += m.units - accepted
+
+
+_ORIGIN = attrgetter("origin")
 
 
 def defence_bonus(board: Board, target: int, defender: int) -> int:
     """R-5.4: memleket +2, sur +1, hemşehri +1 (the memleket's region, memleket included)."""
     memleket = board.beys[defender].memleket
+    region_at = board.gm.region_at
     bonus = 2 if target == memleket else 0
     bonus += 1 if board.sur[target] else 0
-    bonus += 1 if board.gm.region_of[target] == board.gm.region_of[memleket] else 0
+    bonus += 1 if region_at[target] == region_at[memleket] else 0
     return bonus
 
 
@@ -92,6 +97,7 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
 
 
 _SEAT_ORIGIN = attrgetter("seat", "origin")
+_SEAT_TARGET = attrgetter("seat", "target")
 
 
 def _groups(
@@ -99,6 +105,20 @@ def _groups(
 ) -> tuple[list[list[Advance]], list[GroupRecord]]:
     """R-5.2, R-5.3: one target's attackers by bloc (in bloc order), each with the attack
     support for it."""
+    if len(attacks) == 1:  # the usual battle: one advance, one group
+        a = attacks[0]
+        bloc = bloc_of[a.seat]
+        backing = [
+            (s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc
+        ]
+        record = GroupRecord(
+            beys=(a.seat,),
+            advances=((a.seat, a.origin, a.units),),
+            support=tuple(backing),
+            strength=a.units + sum([u for _s, _o, u in backing]),
+            traitor=a.betrayal,
+        )
+        return [attacks], [record]
     by_bloc: dict[int, list[Advance]] = {}
     for a in sorted(attacks, key=_SEAT_ORIGIN):
         by_bloc.setdefault(bloc_of[a.seat], []).append(a)
@@ -165,26 +185,28 @@ def _battle(
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
     advs = groups[fighting]
     if attack > defence:
-        return _taken(
-            board,
-            BattleRecord(
-                target=target,
-                defender=defender,
-                defender_units=defender_units,
-                defence_bonus=bonus,
-                defence_support=d_support,
-                groups=tuple(grecords),
-                outcome="taken",
-                fighting_group=fighting,
-                attack=attack,
-                defence=defence,
-                attack_die=a_die,
-                defence_die=d_die,
-                rules=rules,
-            ),
-            advs,
-            out,
-            returns,
+        entering, taker, shares, joint = _taken(
+            board, target, attack - defence, advs, out=out, returns=returns
+        )
+        return BattleRecord(
+            target=target,
+            defender=defender,
+            defender_units=defender_units,
+            defence_bonus=bonus,
+            defence_support=d_support,
+            groups=tuple(grecords),
+            outcome="taken",
+            fighting_group=fighting,
+            attack=attack,
+            defence=defence,
+            attack_die=a_die,
+            defence_die=d_die,
+            attacker_losses=sum([a.units for a in advs]) - entering,
+            defender_losses=defender_units,
+            entering=entering,
+            taker=taker,
+            shares=shares,
+            rules=(*rules, *joint, "R-5.5"),
         )
     returns.extend([(a.seat, a.origin, a.units // 2) for a in advs])  # R-5.6
     if defender is not None:
@@ -210,19 +232,19 @@ def _battle(
 
 def _taken(
     board: Board,
-    record: BattleRecord,
+    target: int,
+    margin: int,
     advs: list[Advance],
+    *,
     out: Outcome,
     returns: list[tuple[int, int, int]],
-) -> BattleRecord:
+) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...]]:
     """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç.
-    `record` is the battle as fought; the answer adds what the taking did."""
-    assert record.attack is not None and record.defence is not None
+    Answers the units entering, the taker, the shares and the joint-conquest rule if any."""
     per_bey: dict[int, int] = {}
     for a in advs:
         per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
-    advancing = sum(per_bey.values())
-    entering = min(max(1, record.attack - record.defence), advancing, MAX_UNITS)
+    entering = min(max(1, margin), sum(per_bey.values()), MAX_UNITS)
     taker = min(per_bey, key=lambda s: (-per_bey[s], s))
     shares = [(taker, entering)] if len(per_bey) == 1 else split_shares(per_bey, entering)
     for seat, share in shares:
@@ -230,25 +252,17 @@ def _taken(
             returns.append((seat, board.beys[seat].memleket, share))
             board.add_gold(seat, TRIBUTE, "tribute", out.gold)
         else:
-            out.takes.append((record.target, taker, share))
-    out.conquests.append((record.target, taker, record.defender, tuple(sorted(per_bey))))
-    joint = ("R-6.4",) if len(per_bey) > 1 else ()
-    return replace(
-        record,
-        attacker_losses=advancing - entering,
-        defender_losses=record.defender_units,
-        entering=entering,
-        taker=taker,
-        shares=tuple(shares),
-        rules=(*record.rules, *joint, "R-5.5"),
-    )
+            out.takes.append((target, taker, share))
+    out.conquests.append((target, taker, board.owner[target], tuple(sorted(per_bey))))
+    return entering, taker, tuple(shares), ("R-6.4",) if len(per_bey) > 1 else ()
 
 
 def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
     """R-6.5: one betrayal per (traitor, target province); the pair's treaties end."""
+    betrayals = [a for a in c.attacks if a.betrayal]
     seen = set()
-    for a in sorted(c.attacks, key=lambda a: (a.seat, a.target)):
-        if not a.betrayal or (a.seat, a.target) in seen:
+    for a in sorted(betrayals, key=_SEAT_TARGET):
+        if (a.seat, a.target) in seen:
             continue
         seen.add((a.seat, a.target))
         victim = board.owner[a.target]

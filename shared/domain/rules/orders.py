@@ -180,22 +180,24 @@ def dropped_orders(
     for seat in sorted(orders):
         for order in orders[seat]:
             last[(seat, order.province)] = order
-    for (seat, origin), o in sorted(last.items()):
+    # Each (seat, origin) gives at most one Dropped, so the final sort alone sets their order.
+    for (seat, origin), o in last.items():
         if o.kind == "hold" or o.target is None:
             continue
         if owners[origin] != seat:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
         elif o.target in neighbours[origin] and min(o.units, board.units[origin] - 1) < 1:
             out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
-    units = {(seat, o.province): o.units for seat, o in effective}
-    why = {"ittifak": "ally", "bayram": "ceasefire"}
-    for seat, origin, target, why_cancelled in c.cancelled:
-        n = units.get((seat, origin), 0)
-        reason = why.get(why_cancelled, why_cancelled)
-        out.append(Dropped(seat, origin, target, "advance", n, reason, owners[target]))
-    for seat, origin, target in c.void:
-        n = units.get((seat, origin), 0)
-        out.append(Dropped(seat, origin, target, "support", n, "void_support", owners[target]))
+    if c.cancelled or c.void:
+        units = {(seat, o.province): o.units for seat, o in effective}
+        why = {"ittifak": "ally", "bayram": "ceasefire"}
+        for seat, origin, target, why_cancelled in c.cancelled:
+            n = units.get((seat, origin), 0)
+            reason = why.get(why_cancelled, why_cancelled)
+            out.append(Dropped(seat, origin, target, "advance", n, reason, owners[target]))
+        for seat, origin, target in c.void:
+            n = units.get((seat, origin), 0)
+            out.append(Dropped(seat, origin, target, "support", n, "void_support", owners[target]))
     return sorted(out, key=_SEAT_ORIGIN)
 
 
