@@ -42,23 +42,39 @@ def effective_orders(
     board: Board, orders: Mapping[int, Sequence[Order]]
 ) -> list[tuple[int, Order]]:
     """R-4.1, R-4.2, R-4.5: the last order per owned province, clamped to units − 1, N ≥ 1."""
-    owner, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
-    chosen: dict[int, tuple[int, Order]] = {}
+    return read_orders(board, orders)[0]
+
+
+def read_orders(
+    board: Board, orders: Mapping[int, Sequence[Order]]
+) -> tuple[list[tuple[int, Order]], list[Dropped]]:
+    """One reading of the locked orders: the effective ones by origin (R-4.1: a bey's last order
+    for a province; R-4.5: only the owner's count; R-4.2: clamped to units − 1, N ≥ 1), and the
+    ones dropped before classification, for their beys' reports: R-4.5 (the province is no
+    longer the bey's) and R-4.2 (no unit to spare). Holds and non-neighbour targets do nothing.
+    """
+    owners, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
+    last: dict[tuple[int, int], Order] = {}
     for seat in sorted(orders):
         for order in orders[seat]:
-            if owner[order.province] == seat:
-                chosen[order.province] = (seat, order)
-    result = []
-    for origin in sorted(chosen):
-        seat, order = chosen[origin]
-        target = order.target
-        if order.kind == "hold" or target is None or target not in neighbours[origin]:
+            last[(seat, order.province)] = order
+    chosen: dict[int, tuple[int, Order]] = {}
+    dropped: list[Dropped] = []
+    for (seat, origin), o in last.items():
+        target = o.target
+        if o.kind == "hold" or target is None:
             continue
-        n = min(order.units, units[origin] - 1)
+        if owners[origin] != seat:
+            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "not_owned"))
+            continue
+        if target not in neighbours[origin]:
+            continue
+        n = min(o.units, units[origin] - 1)
         if n < 1:
+            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
             continue
-        result.append((seat, order if n == order.units else Order(origin, order.kind, target, n)))
-    return result
+        chosen[origin] = (seat, o if n == o.units else Order(origin, o.kind, target, n))
+    return [chosen[origin] for origin in sorted(chosen)], dropped
 
 
 def blocs(board: Board) -> dict[int, int]:
@@ -166,28 +182,16 @@ class Dropped(msgspec.Struct, frozen=True):
 
 def dropped_orders(
     board: Board,
-    orders: Mapping[int, Sequence[Order]],
+    unread: list[Dropped],
     c: Classified,
     effective: list[tuple[int, Order]],
 ) -> list[Dropped]:
-    """Every order that did nothing for a rule, with the reason: R-4.5 (the province is no
-    longer the bey's), R-4.2 (no unit to spare), R-6.4 (an ally's province), R-6.7 (Bayram),
-    R-5.3 (a void support). Same reading of the orders as `effective_orders` (whose answer the
-    pipeline passes in as `effective`, computed once)."""
-    out: list[Dropped] = []
-    owners, neighbours = board.owner, board.gm.neighbour_sets
-    last: dict[tuple[int, int], Order] = {}
-    for seat in sorted(orders):
-        for order in orders[seat]:
-            last[(seat, order.province)] = order
-    # Each (seat, origin) gives at most one Dropped, so the final sort alone sets their order.
-    for (seat, origin), o in last.items():
-        if o.kind == "hold" or o.target is None:
-            continue
-        if owners[origin] != seat:
-            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
-        elif o.target in neighbours[origin] and min(o.units, board.units[origin] - 1) < 1:
-            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
+    """Every order that did nothing for a rule, with the reason, by seat and origin: R-4.5 (the
+    province is no longer the bey's) and R-4.2 (no unit to spare), which `read_orders` found
+    (`unread`), then R-6.4 (an ally's province), R-6.7 (Bayram), R-5.3 (a void support) from
+    the classification. Each (seat, origin) gives at most one, so the sort alone orders them."""
+    owners = board.owner
+    out = list(unread)
     if c.cancelled or c.void:
         units = {(seat, o.province): o.units for seat, o in effective}
         why = {"ittifak": "ally", "bayram": "ceasefire"}
