@@ -79,11 +79,12 @@ def _battle_line(r: BattleRecord) -> ReportLine:
 
 
 def _conquest(r: BattleRecord) -> ReportLine:
+    il = _il(r.target)
     return ReportLine(
         "conquest",
         {"province": r.target, "taker": r.taker, "from": r.defender},
-        f"{r.taker}. bey {_il(r.target)} ilini aldı",
-        f"Bey {r.taker} took {_il(r.target)}",
+        f"{r.taker}. bey {il} ilini aldı",
+        f"Bey {r.taker} took {il}",
     )
 
 
@@ -159,7 +160,7 @@ def _battles(
     """Conquests and betrayals for everyone; dropped orders and each battle for its parties."""
     for d in dropped:
         private[d.seat].append(lines.order_dropped(d))
-    public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
+    public.extend([_conquest(r) for r in e.battles if r.outcome == "taken"])
     public.extend(_betrayal(b) for b in e.betrayals)
     for r in e.battles:
         if v2:

@@ -113,21 +113,19 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     factor = 2 if perde(board.divan) == 3 else 1
     before = board.snapshot()
     allotments = []
+    base, grown, bonus, kurtulus_units = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
     for p in owned:
         gained = total[p] * factor
-        lost = max(0, units[p] + gained - MAX_UNITS)
-        units[p] += gained - lost
-        if gained or lost:
+        over = units[p] + gained - MAX_UNITS
+        if over > 0:  # units beyond 12 are lost
+            units[p] = MAX_UNITS
+        else:
+            units[p] += gained
+        if gained or over > 0:
+            doubled = total[p] if factor == 2 else 0
+            lost = max(0, over)
             allotments.append(
-                Allotment(
-                    p,
-                    alloc.base[p],
-                    alloc.harvest[p],
-                    alloc.bonus[p],
-                    alloc.kurtulus[p],
-                    total[p] if factor == 2 else 0,
-                    lost,
-                )
+                Allotment(p, base[p], grown[p], bonus[p], kurtulus_units[p], doubled, lost)
             )
     full_milis = gm.full_milis_at
     for p in PLATES:
