@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from shared.domain.events import GoldDelta, ProvinceSet
-from shared.domain.map import GameMap, game_map
+from shared.domain.map import PLATES, GameMap, game_map
 from shared.domain.state import Bey, Province, SeasonState, Treaty
 
 
@@ -83,18 +84,23 @@ class Board:
         self, before: tuple[list[int | None], list[int], list[bool]]
     ) -> tuple[ProvinceSet, ...]:
         owner, units, sur = before
+        now_owner, now_units, now_sur = self.owner, self.units, self.sur
+        if owner == now_owner and units == now_units and sur == now_sur:
+            return ()
         return tuple(
-            ProvinceSet(p, self.owner[p], self.units[p], self.sur[p])
-            for p in range(1, 82)
-            if (owner[p], units[p], sur[p]) != (self.owner[p], self.units[p], self.sur[p])
+            [
+                ProvinceSet(p, now_owner[p], now_units[p], now_sur[p])
+                for p in PLATES
+                if units[p] != now_units[p] or owner[p] != now_owner[p] or sur[p] != now_sur[p]
+            ]
         )
 
     def province_counts(self) -> dict[int, int]:
+        """Provinces per seat: every bey (0 for the landless), then any other owner by plate."""
         counts = dict.fromkeys(self.beys, 0)
-        for p in range(1, 82):
-            o = self.owner[p]
+        for o, n in Counter(self.owner).items():
             if o is not None:
-                counts[o] = counts.get(o, 0) + 1
+                counts[o] = counts.get(o, 0) + n
         return counts
 
     def holds_memleket(self, seat: int) -> bool:

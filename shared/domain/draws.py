@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from shared.domain import rng
 from shared.domain.state import NewsCard
@@ -25,9 +26,13 @@ class Draws:
         self.divan = divan
         self.deck = tuple(deck)
 
+    @cached_property
+    def _fate(self) -> rng.Stream:
+        return rng.Stream(self.seed, self.divan, "fate")
+
     def fate(self, target: int, side: str) -> int:
         """R-5.4: the fate die, uniform in {0, 1, 2}, keyed ("fate", divan, T, side)."""
-        return rng.uniform_int(self.seed, self.divan, "fate", 3, target, side)
+        return self._fate.uniform_int(3, f"{target}\x1f{side}")
 
     def rebellion(self, seat: int, percent: int) -> bool:
         """R-9.3."""

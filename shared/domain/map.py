@@ -75,6 +75,21 @@ class GameMap:
         self.full_milis = {p.plate: p.full_milis for p in provinces}
         self.region_of = {p.plate: p.region for p in provinces}
         self.gold_yield = {p.plate: p.gold_yield for p in provinces}  # read every Divan
+        # The same static facts as tuples indexed by plate (index 0 unused), precomputed once
+        # for the Divan pipeline's inner loops, which index them by plate.
+        self.names: tuple[str, ...] = ("-", *(self.by_plate[p].name for p in PLATES))
+        self.region_at: tuple[str, ...] = ("", *(self.region_of[p] for p in PLATES))
+        self.full_milis_at: tuple[int, ...] = (0, *(self.full_milis[p] for p in PLATES))
+        self.gold_at: tuple[int, ...] = (0, *(self.gold_yield[p] for p in PLATES))
+        self.big_city_at: tuple[bool, ...] = (False, *(self.by_plate[p].big_city for p in PLATES))
+        self.neighbour_sets: tuple[frozenset[int], ...] = (
+            frozenset(),
+            *(self._neighbour_sets[p] for p in PLATES),
+        )
+        self.dist_at: tuple[tuple[int, ...], ...] = (
+            (),
+            *(tuple(self._dist[a].get(b, -1) for b in range(82)) for a in PLATES),
+        )
 
     def _bfs(self, start: int) -> dict[int, int]:
         seen = {start: 0}

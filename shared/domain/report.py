@@ -32,7 +32,7 @@ NEWS_TR = {
 
 
 def _il(plate: int | None) -> str:
-    return game_map()[plate].name if plate else "-"
+    return game_map().names[plate] if plate else "-"
 
 
 def _news(e: NewsRevealed) -> ReportLine | None:
@@ -79,11 +79,12 @@ def _battle_line(r: BattleRecord) -> ReportLine:
 
 
 def _conquest(r: BattleRecord) -> ReportLine:
+    il = _il(r.target)
     return ReportLine(
         "conquest",
         {"province": r.target, "taker": r.taker, "from": r.defender},
-        f"{r.taker}. bey {_il(r.target)} ilini aldı",
-        f"Bey {r.taker} took {_il(r.target)}",
+        f"{r.taker}. bey {il} ilini aldı",
+        f"Bey {r.taker} took {il}",
     )
 
 
@@ -159,11 +160,15 @@ def _battles(
     """Conquests and betrayals for everyone; dropped orders and each battle for its parties."""
     for d in dropped:
         private[d.seat].append(lines.order_dropped(d))
-    public.extend(_conquest(r) for r in e.battles if r.outcome == "taken")
+    public.extend([_conquest(r) for r in e.battles if r.outcome == "taken"])
     public.extend(_betrayal(b) for b in e.betrayals)
     for r in e.battles:
-        for seat in sorted(battle_parties(r)):
-            private[seat].append(lines.battle_for(r, seat) if v2 else _battle_line(r))
+        if v2:
+            for seat, line in lines.battle_lines(r):
+                private[seat].append(line)
+        else:
+            for seat in sorted(battle_parties(r)):
+                private[seat].append(_battle_line(r))
 
 
 def battle_parties(r: BattleRecord) -> set[int]:

@@ -17,15 +17,19 @@ TREATY = {
 
 
 def _il(plate: int | None) -> str:
-    return game_map()[plate].name if plate else "-"
+    return game_map().names[plate] if plate else "-"
 
 
 def _beys_tr(seats: Sequence[int]) -> str:
+    if len(seats) == 1:
+        return f"{seats[0]}. bey"
     names = [f"{s}. bey" for s in seats]
     return " ve ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
 
 def _beys_en(seats: Sequence[int]) -> str:
+    if len(seats) == 1:
+        return f"Bey {seats[0]}"
     names = [f"Bey {s}" for s in seats]
     return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
@@ -172,17 +176,24 @@ def order_dropped(d: Dropped) -> ReportLine:
 
 
 # --- step 3: a battle as one of its parties saw it (R-5.8, R-14) ----------------------------
-def _side(r: BattleRecord, seat: int) -> tuple[str, int | None]:
-    """The reader's side and the index of its group (attackers and attack supporters)."""
-    if r.defender == seat:
-        return "defender", None
+Side = tuple[str, int | None]  # the reader's side and the index of its group
+
+
+def _sides(r: BattleRecord) -> dict[int, Side]:
+    """Every party's side (R-14): the defender; then an attacker, by its group; then an attack
+    supporter, by the group it backed; every other party supported the defence."""
+    sides: dict[int, Side] = {}
+    if r.defender is not None:
+        sides[r.defender] = ("defender", None)
     for i, g in enumerate(r.groups):
-        if seat in g.beys:
-            return "attacker", i
+        for s in g.beys:
+            sides.setdefault(s, ("attacker", i))
     for i, g in enumerate(r.groups):
-        if any(s == seat for s, _o, _u in g.support):
-            return "attack_support", i
-    return "defence_support", None
+        for s, _o, _u in g.support:
+            sides.setdefault(s, ("attack_support", i))
+    for s, _o, _u in r.defence_support:
+        sides.setdefault(s, ("defence_support", None))
+    return sides
 
 
 def _result(r: BattleRecord, side: str, group: int | None) -> str:
@@ -203,8 +214,7 @@ SIDE = {
 }
 
 
-def _verdict(r: BattleRecord, seat: int, side: str, result: str) -> tuple[str, str]:  # noqa: PLR0911 — a table of side × result, one row a return
-    il = _il(r.target)
+def _verdict(r: BattleRecord, seat: int, side: str, result: str, il: str) -> tuple[str, str]:  # noqa: PLR0911 — a table of side × result, one row a return
     if result == "standoff":
         return "", ""
     if result == "not_fought":
@@ -226,52 +236,64 @@ def _verdict(r: BattleRecord, seat: int, side: str, result: str) -> tuple[str, s
     return "Desteklediğiniz taraf kaybetti.", "The side you supported lost."
 
 
-def battle_for(r: BattleRecord, seat: int) -> ReportLine:
-    """Who attacked, who defended, the reader's side, the outcome and who took the province."""
-    side, group = _side(r, seat)
-    result = _result(r, side, group)
-    attackers = sorted({s for g in r.groups for s in g.beys})
-    fighting = list(r.groups[r.fighting_group].beys) if r.fighting_group is not None else []
-    il = _il(r.target)
+def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
     score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
-    defender_tr = f"{r.defender}. bey" if r.defender is not None else "milis"
-    defender_en = f"Bey {r.defender}" if r.defender is not None else "the milis"
-    outcome_tr, outcome_en = {
-        "taken": (
+    if r.outcome == "taken":
+        return (
             f"{il} düştü{score}; {r.taker}. bey aldı.",
             f"{il} fell{score}; Bey {r.taker} took it.",
-        ),
-        "held": (f"{il} direndi{score}.", f"{il} held{score}."),
-        "standoff": (
-            "En güçlü gruplar eşitti: savaş olmadı.",
-            "The strongest groups were equal: nobody fought.",
-        ),
-    }[r.outcome]
-    verdict_tr, verdict_en = _verdict(r, seat, side, result)
-    side_tr, side_en = SIDE[side]
-    data: dict[str, int | str | list[int] | None] = {
-        "target": r.target,
-        "defender": r.defender,
-        "attackers": attackers,
-        "fighting": fighting,
-        "side": side,
-        "result": result,
-        "outcome": r.outcome,
-        "taker": r.taker,
-        "attack": r.attack,
-        "defence": r.defence,
-        "attack_die": r.attack_die,
-        "defence_die": r.defence_die,
-        "entering": r.entering,
-    }
-    return ReportLine(
-        "battle",
-        data,
-        f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; {side_tr}. "
-        f"{outcome_tr} {verdict_tr}".rstrip(),
-        f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; {side_en}. "
-        f"{outcome_en} {verdict_en}".rstrip(),
+        )
+    if r.outcome == "held":
+        return f"{il} direndi{score}.", f"{il} held{score}."
+    return (
+        "En güçlü gruplar eşitti: savaş olmadı.",
+        "The strongest groups were equal: nobody fought.",
     )
+
+
+def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
+    """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
+    outcome and who took the province. What every reader shares is worded once per battle."""
+    attackers = sorted({s for g in r.groups for s in g.beys})
+    fighting = list(r.groups[r.fighting_group].beys) if r.fighting_group is not None else []
+    il = game_map().names[r.target]
+    defender_tr = f"{r.defender}. bey" if r.defender is not None else "milis"
+    defender_en = f"Bey {r.defender}" if r.defender is not None else "the milis"
+    outcome_tr, outcome_en = _outcome_text(r, il)
+    head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
+    head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
+    out = []
+    for seat, (side, group) in sorted(_sides(r).items()):
+        result = _result(r, side, group)
+        verdict_tr, verdict_en = _verdict(r, seat, side, result, il)
+        side_tr, side_en = SIDE[side]
+        data: dict[str, int | str | list[int] | None] = {
+            "target": r.target,
+            "defender": r.defender,
+            "attackers": attackers[:],
+            "fighting": fighting[:],
+            "side": side,
+            "result": result,
+            "outcome": r.outcome,
+            "taker": r.taker,
+            "attack": r.attack,
+            "defence": r.defence,
+            "attack_die": r.attack_die,
+            "defence_die": r.defence_die,
+            "entering": r.entering,
+        }
+        if verdict_tr:
+            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
+            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
+        else:  # a standoff has no verdict
+            tr, en = f"{head_tr}{side_tr}. {outcome_tr}", f"{head_en}{side_en}. {outcome_en}"
+        out.append((seat, ReportLine("battle", data, tr, en)))
+    return out
+
+
+def battle_for(r: BattleRecord, seat: int) -> ReportLine:
+    """The line of one party of the battle (see `battle_lines`)."""
+    return next(line for s, line in battle_lines(r) if s == seat)
 
 
 # --- the Kurultay (R-10.4, R-10.5) ---------------------------------------------------------

@@ -10,7 +10,7 @@ from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
-from shared.domain.rules.orders import blocs, classify, dropped_orders, effective_orders
+from shared.domain.rules.orders import blocs, classify, dropped_orders, read_orders
 from shared.domain.state import Offer, Order, SeasonState
 
 
@@ -39,9 +39,9 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
         s: b.hain_through is not None and b.hain_through >= divan for s, b in board.beys.items()
     }
     bloc_of = blocs(board)  # step 3
-    effective = effective_orders(board, inputs.orders)
+    effective, unread = read_orders(board, inputs.orders)
     classified = classify(board, effective, ceasefire, bloc_of)
-    dropped = dropped_orders(board, inputs.orders, classified, effective)
+    dropped = dropped_orders(board, unread, classified, effective)
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
     outcome = battle.fight_all(board, classified, bloc_of, draws)

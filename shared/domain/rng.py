@@ -16,6 +16,33 @@ def draw64(seed: int, divan: int, purpose: str, *key: object) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+class Stream:
+    """The draws of one (seed, Divan, purpose), bit for bit those of `uniform_int`: the common
+    prefix of their keys is hashed once and each draw hashes only its own key on a copy."""
+
+    __slots__ = ("_prefix",)
+
+    def __init__(self, seed: int, divan: int, purpose: str) -> None:
+        self._prefix = hashlib.blake2b(
+            f"{seed}\x1f{divan}\x1f{purpose}\x1f".encode(), digest_size=8
+        )
+
+    def uniform_int(self, n: int, key: str) -> int:
+        """`uniform_int(seed, divan, purpose, n, *k)` for `key` the parts of k (k not empty)
+        joined by the unit separator U+001F, as `draw64` joins them."""
+        if n <= 0:
+            raise ValueError("n must be positive")
+        limit = _SPACE - _SPACE % n
+        attempt = 0
+        while True:
+            h = self._prefix.copy()
+            h.update(f"{key}\x1f{attempt}".encode())
+            value = int.from_bytes(h.digest(), "big")
+            if value < limit:
+                return value % n
+            attempt += 1
+
+
 def uniform_int(seed: int, divan: int, purpose: str, n: int, *key: object) -> int:
     """A uniform integer in [0, n) by rejection sampling, so no value is favoured."""
     if n <= 0:

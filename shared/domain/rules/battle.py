@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-
-from msgspec.structs import replace
+from operator import attrgetter
 
 from shared.domain.board import Board
 from shared.domain.draws import Draws
@@ -26,28 +25,36 @@ class Outcome:
     conquests: list[tuple[int, int, int | None, tuple[int, ...]]] = field(default_factory=list)
     held: dict[int, int] = field(default_factory=lambda: defaultdict(int))
     gold: list[GoldDelta] = field(default_factory=list)
+    takes: list[tuple[int, int, int]] = field(default_factory=list)  # (target, taker, its share)
     returns_lost: int = 0
     cut: int = 0
 
 
 def depart_and_arrive(board: Board, c: Classified) -> None:
     """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
-    for a in (*c.moves, *c.attacks):
-        board.units[a.origin] -= a.units
+    units = board.units
+    for a in c.moves:
+        units[a.origin] -= a.units
+    for a in c.attacks:
+        units[a.origin] -= a.units
     for s in c.supports:
-        board.units[s.origin] -= s.units
-    for m in sorted(c.moves, key=lambda m: m.origin):
-        accepted = max(0, min(m.units, MAX_UNITS - board.units[m.target]))
-        board.units[m.target] += accepted
-        board.units[m.origin] += m.units - accepted
+        units[s.origin] -= s.units
+    for m in sorted(c.moves, key=_ORIGIN):
+        accepted = max(0, min(m.units, MAX_UNITS - units[m.target]))
+        units[m.target] += accepted
+        units[m.origin] += m.units - accepted
+
+
+_ORIGIN = attrgetter("origin")
 
 
 def defence_bonus(board: Board, target: int, defender: int) -> int:
     """R-5.4: memleket +2, sur +1, hemşehri +1 (the memleket's region, memleket included)."""
     memleket = board.beys[defender].memleket
+    region_at = board.gm.region_at
     bonus = 2 if target == memleket else 0
     bonus += 1 if board.sur[target] else 0
-    bonus += 1 if board.gm.region_of[target] == board.gm.region_of[memleket] else 0
+    bonus += 1 if region_at[target] == region_at[memleket] else 0
     return bonus
 
 
@@ -66,18 +73,18 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
     """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns."""
     out = Outcome()
     returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
-    by_target: dict[int, list[Advance]] = defaultdict(list)
+    by_target: dict[int, list[Advance]] = {}
     for a in c.attacks:
-        by_target[a.target].append(a)
-    supports_at: dict[int, list[Support]] = defaultdict(list)
+        by_target.setdefault(a.target, []).append(a)
+    supports_at: dict[int, list[Support]] = {}
     for s in c.supports:
-        supports_at[s.target].append(s)
+        supports_at.setdefault(s.target, []).append(s)
     for target in sorted(by_target):
         record = _battle(
             board,
             target,
             by_target[target],
-            supports_at[target],
+            supports_at.get(target, []),
             bloc_of,
             draws=draws,
             out=out,
@@ -89,22 +96,47 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
     return out
 
 
+_SEAT_ORIGIN = attrgetter("seat", "origin")
+_SEAT_TARGET = attrgetter("seat", "target")
+
+
 def _groups(
     attacks: list[Advance], supports: list[Support], bloc_of: dict[int, int]
-) -> tuple[dict[int, list[Advance]], dict[int, GroupRecord]]:
-    """R-5.2, R-5.3: one target's attackers by bloc, each with the attack support for it."""
-    groups: dict[int, list[Advance]] = defaultdict(list)
-    for a in sorted(attacks, key=lambda a: (a.seat, a.origin)):
-        groups[bloc_of[a.seat]].append(a)
-    records = {}
-    for key, advs in sorted(groups.items()):
-        backing = [s for s in supports if not s.defence and s.bloc == key]
-        records[key] = GroupRecord(
-            beys=tuple(sorted({a.seat for a in advs})),
-            advances=tuple((a.seat, a.origin, a.units) for a in advs),
-            support=tuple((s.seat, s.origin, s.units) for s in backing),
-            strength=sum(a.units for a in advs) + sum(s.units for s in backing),
-            traitor=any(a.betrayal for a in advs),
+) -> tuple[list[list[Advance]], list[GroupRecord]]:
+    """R-5.2, R-5.3: one target's attackers by bloc (in bloc order), each with the attack
+    support for it."""
+    if len(attacks) == 1:  # the usual battle: one advance, one group
+        a = attacks[0]
+        bloc = bloc_of[a.seat]
+        backing = [
+            (s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc
+        ]
+        record = GroupRecord(
+            beys=(a.seat,),
+            advances=((a.seat, a.origin, a.units),),
+            support=tuple(backing),
+            strength=a.units + sum([u for _s, _o, u in backing]),
+            traitor=a.betrayal,
+        )
+        return [attacks], [record]
+    by_bloc: dict[int, list[Advance]] = {}
+    for a in sorted(attacks, key=_SEAT_ORIGIN):
+        by_bloc.setdefault(bloc_of[a.seat], []).append(a)
+    groups = []
+    records = []
+    for key in sorted(by_bloc):
+        advs = by_bloc[key]
+        backing = [(s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == key]
+        advances = tuple([(a.seat, a.origin, a.units) for a in advs])
+        groups.append(advs)
+        records.append(
+            GroupRecord(
+                beys=tuple(sorted({a.seat for a in advs})),
+                advances=advances,
+                support=tuple(backing),
+                strength=sum([u for _s, _o, u in advances]) + sum([u for _s, _o, u in backing]),
+                traitor=any(a.betrayal for a in advs),
+            )
         )
     return groups, records
 
@@ -122,100 +154,115 @@ def _battle(
 ) -> BattleRecord:
     """One battle at T: standoff (R-5.2), taken (R-5.5) or held (R-5.6)."""
     defender = board.owner[target]
+    defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
-    keys = sorted(groups)
-    ranked = sorted(keys, key=lambda k: -grecords[k].strength)
-    d_support = [s for s in supports if s.defence]
-    record = BattleRecord(
-        target=target,
-        defender=defender,
-        defender_units=board.units[target],
-        defence_bonus=defence_bonus(board, target, defender) if defender is not None else 0,
-        defence_support=tuple((s.seat, s.origin, s.units) for s in d_support),
-        groups=tuple(grecords[k] for k in keys),
-        outcome="standoff",
-        rules=("R-5.2",),
-    )
-    if len(ranked) > 1 and grecords[ranked[0]].strength == grecords[ranked[1]].strength:
-        returns.extend((a.seat, a.origin, a.units) for a in attacks)
-        return record
-    fighting = ranked[0]
-    for k in ranked[1:]:
-        returns.extend((a.seat, a.origin, a.units) for a in groups[k])
+    strengths = [g.strength for g in grecords]
+    best = max(strengths)
+    bonus = defence_bonus(board, target, defender) if defender is not None else 0
+    d_support = tuple([(s.seat, s.origin, s.units) for s in supports if s.defence])
+    if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
+        returns.extend([(a.seat, a.origin, a.units) for a in attacks])
+        return BattleRecord(
+            target=target,
+            defender=defender,
+            defender_units=defender_units,
+            defence_bonus=bonus,
+            defence_support=d_support,
+            groups=tuple(grecords),
+            outcome="standoff",
+            rules=("R-5.2",),
+        )
+    fighting = strengths.index(best)
+    if len(groups) > 1:  # the weaker groups go home, strongest first (R-5.2)
+        for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
+            returns.extend([(a.seat, a.origin, a.units) for a in groups[i]])
     group = grecords[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
-    support_units = sum(s.units for s in d_support) if defender is not None else 0
-    record = replace(
-        record,
-        fighting_group=keys.index(fighting),
-        attack=group.strength + a_die,
-        defence=record.defender_units + record.defence_bonus + support_units + d_die,
+    support_units = sum([u for _s, _o, u in d_support]) if defender is not None else 0
+    attack = best + a_die
+    defence = defender_units + bonus + support_units + d_die
+    rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
+    advs = groups[fighting]
+    if attack > defence:
+        entering, taker, shares, joint = _taken(
+            board, target, attack - defence, advs, out=out, returns=returns
+        )
+        return BattleRecord(
+            target=target,
+            defender=defender,
+            defender_units=defender_units,
+            defence_bonus=bonus,
+            defence_support=d_support,
+            groups=tuple(grecords),
+            outcome="taken",
+            fighting_group=fighting,
+            attack=attack,
+            defence=defence,
+            attack_die=a_die,
+            defence_die=d_die,
+            attacker_losses=sum([a.units for a in advs]) - entering,
+            defender_losses=defender_units,
+            entering=entering,
+            taker=taker,
+            shares=shares,
+            rules=(*rules, *joint, "R-5.5"),
+        )
+    returns.extend([(a.seat, a.origin, a.units // 2) for a in advs])  # R-5.6
+    if defender is not None:
+        out.held[defender] += 1
+    return BattleRecord(
+        target=target,
+        defender=defender,
+        defender_units=defender_units,
+        defence_bonus=bonus,
+        defence_support=d_support,
+        groups=tuple(grecords),
+        outcome="held",
+        fighting_group=fighting,
+        attack=attack,
+        defence=defence,
         attack_die=a_die,
         defence_die=d_die,
-        rules=("R-5.2", "R-5.4", *(("R-6.5",) if group.traitor else ())),
-    )
-    if record.attack > record.defence:  # type: ignore[operator]
-        return _taken(board, record, groups[fighting], out, returns)
-    return _held(record, groups[fighting], out, returns)
-
-
-def _held(
-    record: BattleRecord, advs: list[Advance], out: Outcome, returns: list[tuple[int, int, int]]
-) -> BattleRecord:
-    """R-5.6: halves go home, the rest are lost; the defender loses floor(A/2), keeping 1."""
-    returns.extend((a.seat, a.origin, a.units // 2) for a in advs)
-    assert record.attack is not None
-    if record.defender is not None:
-        out.held[record.defender] += 1
-    return replace(
-        record,
-        outcome="held",
-        attacker_losses=sum(a.units - a.units // 2 for a in advs),
-        defender_losses=min(record.attack // 2, record.defender_units - 1),
-        rules=(*record.rules, "R-5.6"),
+        attacker_losses=sum([a.units - a.units // 2 for a in advs]),
+        defender_losses=min(attack // 2, defender_units - 1),
+        rules=(*rules, "R-5.6"),
     )
 
 
 def _taken(
     board: Board,
-    record: BattleRecord,
+    target: int,
+    margin: int,
     advs: list[Advance],
+    *,
     out: Outcome,
     returns: list[tuple[int, int, int]],
-) -> BattleRecord:
-    """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç."""
-    assert record.attack is not None and record.defence is not None
-    advancing = sum(a.units for a in advs)
-    entering = min(max(1, record.attack - record.defence), advancing, MAX_UNITS)
-    per_bey: dict[int, int] = defaultdict(int)
+) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...]]:
+    """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç.
+    Answers the units entering, the taker, the shares and the joint-conquest rule if any."""
+    per_bey: dict[int, int] = {}
     for a in advs:
-        per_bey[a.seat] += a.units
+        per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
+    entering = min(max(1, margin), sum(per_bey.values()), MAX_UNITS)
     taker = min(per_bey, key=lambda s: (-per_bey[s], s))
-    shares = split_shares(dict(per_bey), entering)
+    shares = [(taker, entering)] if len(per_bey) == 1 else split_shares(per_bey, entering)
     for seat, share in shares:
         if seat != taker:
             returns.append((seat, board.beys[seat].memleket, share))
             board.add_gold(seat, TRIBUTE, "tribute", out.gold)
-    out.conquests.append((record.target, taker, record.defender, tuple(sorted(per_bey))))
-    joint = ("R-6.4",) if len(per_bey) > 1 else ()
-    return replace(
-        record,
-        outcome="taken",
-        attacker_losses=advancing - entering,
-        defender_losses=record.defender_units,
-        entering=entering,
-        taker=taker,
-        shares=tuple(shares),
-        rules=(*record.rules, *joint, "R-5.5"),
-    )
+        else:
+            out.takes.append((target, taker, share))
+    out.conquests.append((target, taker, board.owner[target], tuple(sorted(per_bey))))
+    return entering, taker, tuple(shares), ("R-6.4",) if len(per_bey) > 1 else ()
 
 
 def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
     """R-6.5: one betrayal per (traitor, target province); the pair's treaties end."""
+    betrayals = [a for a in c.attacks if a.betrayal]
     seen = set()
-    for a in sorted(c.attacks, key=lambda a: (a.seat, a.target)):
-        if not a.betrayal or (a.seat, a.target) in seen:
+    for a in sorted(betrayals, key=_SEAT_TARGET):
+        if (a.seat, a.target) in seen:
             continue
         seen.add((a.seat, a.target))
         victim = board.owner[a.target]
@@ -227,25 +274,22 @@ def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
 
 def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> None:
     """Apply losses and conquests, then returns (R-5.7), then cut to 12."""
+    units = board.units
+    owner = board.owner
     for record in out.records:
         if record.outcome == "held":
-            board.units[record.target] -= record.defender_losses
-    for target, taker, _defender, _members in out.conquests:
-        share = next(u for s, u in out.records[_index(out, target)].shares if s == taker)
+            units[record.target] -= record.defender_losses
+    for target, taker, share in out.takes:
         board.take(target, taker, share)
-    for seat, dest, units in returns:
-        if board.owner[dest] == seat:
-            board.units[dest] += units
+    for seat, dest, n in returns:
+        if owner[dest] == seat:
+            units[dest] += n
         else:
-            out.returns_lost += units
+            out.returns_lost += n
     for p in range(1, 82):
-        if board.owner[p] is not None and board.units[p] > MAX_UNITS:
-            out.cut += board.units[p] - MAX_UNITS
-            board.units[p] = MAX_UNITS
+        if units[p] > MAX_UNITS and owner[p] is not None:
+            out.cut += units[p] - MAX_UNITS
+            units[p] = MAX_UNITS
     for b in out.betrayals:
         board.beys[b.traitor].hain_through = b.hain_through
         board.treaties.pop((min(b.traitor, b.victim), max(b.traitor, b.victim)), None)
-
-
-def _index(out: Outcome, target: int) -> int:
-    return next(i for i, r in enumerate(out.records) if r.target == target)

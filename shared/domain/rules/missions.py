@@ -6,7 +6,7 @@ from functools import cache
 
 from shared.domain.board import Board
 from shared.domain.events import Event, HainExpired, MissionCompleted
-from shared.domain.map import game_map
+from shared.domain.map import PLATES, game_map
 from shared.domain.rules.battle import Outcome
 from shared.domain.scoring import region_titles
 
@@ -43,21 +43,22 @@ def _achieved(
 def _standing(board: Board, outcome: Outcome) -> set[tuple[int, str]]:
     """M-1, M-3, M-4, M-7, M-8: what a bey holds after the Divan."""
     done: set[tuple[int, str]] = set()
-    gm = board.gm
+    region_at = board.gm.region_at
     counts = board.province_counts()
     titles = region_titles(board)
-    owned: dict[int, list[int]] = {}
-    for p in range(1, 82):
-        if (o := board.owner[p]) is not None:
-            owned.setdefault(o, []).append(p)
+    home = {seat: region_at[bey.memleket] for seat, bey in board.beys.items()}
+    outside: dict[int, int] = {}  # provinces outside the memleket's region, per seat
+    for p in PLATES:
+        o = board.owner[p]
+        if o is not None and o in home and region_at[p] != home[o]:
+            outside[o] = outside.get(o, 0) + 1
     for seat, bey in board.beys.items():
-        region = gm.region_of[bey.memleket]
-        if titles.get(region, (None, ""))[0] == seat:
+        title = titles.get(home[seat])
+        if title is not None and title[0] == seat:
             done.add((seat, "M-1"))
         if counts.get(seat, 0) >= M3_PROVINCES:
             done.add((seat, "M-3"))
-        outside = sum(1 for p in owned.get(seat, ()) if gm.region_of[p] != region)
-        if outside >= M4_OUTSIDE:
+        if outside.get(seat, 0) >= M4_OUTSIDE:
             done.add((seat, "M-4"))
         if outcome.held.get(seat, 0) >= M7_HELD:
             done.add((seat, "M-7"))
@@ -71,13 +72,16 @@ def _conquered(
 ) -> set[tuple[int, str]]:
     """M-2, M-5, M-9, M-10: what a conquest of this Divan earns its taker or its group."""
     done: set[tuple[int, str]] = set()
-    gm = board.gm
+    if not outcome.conquests:
+        return done
+    big_city = board.gm.big_city_at
+    nearest = _nearest(tuple(sorted((s, b.memleket) for s, b in board.beys.items())))
     for target, taker, defender, members in outcome.conquests:
-        if gm[target].big_city:
+        if big_city[target]:
             done.add((taker, "M-2"))
         if defender is not None and hain_at_start.get(defender, False):
             done.add((taker, "M-5"))
-        near = nearest_bey(board, taker)
+        near = nearest.get(taker)
         if near is not None and board.beys[near].memleket == target:
             done.add((taker, "M-9"))
         if len(members) > 1:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+
+import msgspec
 
 from shared.domain.board import Board
 from shared.domain.state import Order
 
 
-@dataclass(frozen=True, slots=True)
-class Advance:
+class Advance(msgspec.Struct, frozen=True):
     seat: int
     origin: int
     target: int
@@ -18,8 +20,7 @@ class Advance:
     betrayal: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Support:
+class Support(msgspec.Struct, frozen=True):
     seat: int
     origin: int
     target: int
@@ -41,22 +42,39 @@ def effective_orders(
     board: Board, orders: Mapping[int, Sequence[Order]]
 ) -> list[tuple[int, Order]]:
     """R-4.1, R-4.2, R-4.5: the last order per owned province, clamped to units − 1, N ≥ 1."""
-    chosen: dict[int, tuple[int, Order]] = {}
+    return read_orders(board, orders)[0]
+
+
+def read_orders(
+    board: Board, orders: Mapping[int, Sequence[Order]]
+) -> tuple[list[tuple[int, Order]], list[Dropped]]:
+    """One reading of the locked orders: the effective ones by origin (R-4.1: a bey's last order
+    for a province; R-4.5: only the owner's count; R-4.2: clamped to units − 1, N ≥ 1), and the
+    ones dropped before classification, for their beys' reports: R-4.5 (the province is no
+    longer the bey's) and R-4.2 (no unit to spare). Holds and non-neighbour targets do nothing.
+    """
+    owners, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
+    last: dict[tuple[int, int], Order] = {}
     for seat in sorted(orders):
         for order in orders[seat]:
-            if board.owner[order.province] == seat:
-                chosen[order.province] = (seat, order)
-    result = []
-    for origin in sorted(chosen):
-        seat, order = chosen[origin]
-        if order.kind == "hold" or order.target is None:
+            last[(seat, order.province)] = order
+    chosen: dict[int, tuple[int, Order]] = {}
+    dropped: list[Dropped] = []
+    for (seat, origin), o in last.items():
+        target = o.target
+        if o.kind == "hold" or target is None:
             continue
-        if not board.gm.are_neighbours(origin, order.target):
+        if owners[origin] != seat:
+            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "not_owned"))
             continue
-        units = min(order.units, board.units[origin] - 1)
-        if units >= 1:
-            result.append((seat, Order(origin, order.kind, order.target, units)))
-    return result
+        if target not in neighbours[origin]:
+            continue
+        n = min(o.units, units[origin] - 1)
+        if n < 1:
+            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
+            continue
+        chosen[origin] = (seat, o if n == o.units else Order(origin, o.kind, target, n))
+    return [chosen[origin] for origin in sorted(chosen)], dropped
 
 
 def blocs(board: Board) -> dict[int, int]:
@@ -91,22 +109,25 @@ def _classify_advances(
     board: Board, orders: list[tuple[int, Order]], ceasefire: bool, out: Classified
 ) -> None:
     """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals."""
+    owners, treaties = board.owner, board.treaties
     for seat, o in orders:
         if o.kind != "advance":
             continue
-        assert o.target is not None
-        owner = board.owner[o.target]
+        target = o.target
+        assert target is not None
+        owner = owners[target]
         if owner == seat:
-            out.moves.append(Advance(seat, o.province, o.target, o.units))
+            out.moves.append(Advance(seat, o.province, target, o.units))
         elif owner is None:
-            out.attacks.append(Advance(seat, o.province, o.target, o.units))
-        elif board.allied(seat, owner):
-            out.cancelled.append((seat, o.province, o.target, "ittifak"))
-        elif ceasefire:
-            out.cancelled.append((seat, o.province, o.target, "bayram"))
+            out.attacks.append(Advance(seat, o.province, target, o.units))
         else:
-            betrayal = board.treaty(seat, owner) is not None
-            out.attacks.append(Advance(seat, o.province, o.target, o.units, betrayal))
+            treaty = treaties.get((seat, owner) if seat < owner else (owner, seat))
+            if treaty is not None and treaty.kind == "alliance":
+                out.cancelled.append((seat, o.province, target, "ittifak"))
+            elif ceasefire:
+                out.cancelled.append((seat, o.province, target, "bayram"))
+            else:
+                out.attacks.append(Advance(seat, o.province, target, o.units, treaty is not None))
 
 
 def _classify_supports(
@@ -116,46 +137,38 @@ def _classify_supports(
     bloc_of: dict[int, int],
     out: Classified,
 ) -> None:
-    """R-5.3: each support order against the attacks classified before it."""
+    """R-5.3: each support order against the attacks classified before it: a defence of the
+    bey's own province or a treaty partner's it is not betraying, else the first advance into T
+    (in seat and origin order) of an ally, else void."""
+    owners, treaties = board.owner, board.treaties
     attackers: dict[int, list[Advance]] = {}
     for a in out.attacks:
         attackers.setdefault(a.target, []).append(a)
     for seat, o in orders:
         if o.kind != "support":
             continue
-        assert o.target is not None
-        support = _classify_support(
-            board, attackers.get(o.target, []), betrays, bloc_of, seat=seat, o=o
-        )
-        if support is None:
-            out.void.append((seat, o.province, o.target))
+        target = o.target
+        assert target is not None
+        owner = owners[target]
+        if owner == seat or (
+            owner is not None
+            and (seat, owner) not in betrays
+            and ((seat, owner) if seat < owner else (owner, seat)) in treaties
+        ):
+            out.supports.append(Support(seat, o.province, target, o.units, defence=True))
+            continue
+        for a in attackers.get(target, ()):
+            if a.seat != seat:
+                t = treaties.get((seat, a.seat) if seat < a.seat else (a.seat, seat))
+                if t is not None and t.kind == "alliance":
+                    bloc = bloc_of[a.seat]
+                    out.supports.append(Support(seat, o.province, target, o.units, False, bloc))
+                    break
         else:
-            out.supports.append(support)
+            out.void.append((seat, o.province, target))
 
 
-def _classify_support(
-    board: Board,
-    attacks: list[Advance],
-    betrays: set[tuple[int, int | None]],
-    bloc_of: dict[int, int],
-    *,
-    seat: int,
-    o: Order,
-) -> Support | None:
-    assert o.target is not None
-    owner = board.owner[o.target]
-    if owner == seat or (
-        owner is not None and board.treaty(seat, owner) is not None and (seat, owner) not in betrays
-    ):
-        return Support(seat, o.province, o.target, o.units, defence=True)
-    for a in attacks:  # the advances into T, in seat and origin order
-        if a.seat != seat and board.allied(seat, a.seat):
-            return Support(seat, o.province, o.target, o.units, False, bloc_of[a.seat])
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
+class Dropped(msgspec.Struct, frozen=True):
     """An order a rule cancelled or dropped before anyone moved, for its bey's report (R-13)."""
 
     seat: int
@@ -169,35 +182,27 @@ class Dropped:
 
 def dropped_orders(
     board: Board,
-    orders: Mapping[int, Sequence[Order]],
+    unread: list[Dropped],
     c: Classified,
     effective: list[tuple[int, Order]],
 ) -> list[Dropped]:
-    """Every order that did nothing for a rule, with the reason: R-4.5 (the province is no
-    longer the bey's), R-4.2 (no unit to spare), R-6.4 (an ally's province), R-6.7 (Bayram),
-    R-5.3 (a void support). Same reading of the orders as `effective_orders` (whose answer the
-    pipeline passes in as `effective`, computed once)."""
-    out: list[Dropped] = []
-    last: dict[tuple[int, int], Order] = {}
-    for seat in sorted(orders):
-        for order in orders[seat]:
-            last[(seat, order.province)] = order
-    for (seat, origin), o in sorted(last.items()):
-        if o.kind == "hold" or o.target is None:
-            continue
-        if board.owner[origin] != seat:
-            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "not_owned"))
-        elif (
-            board.gm.are_neighbours(origin, o.target) and min(o.units, board.units[origin] - 1) < 1
-        ):
-            out.append(Dropped(seat, origin, o.target, o.kind, o.units, "no_units"))
-    units = {(seat, o.province): o.units for seat, o in effective}
-    why = {"ittifak": "ally", "bayram": "ceasefire"}
-    for seat, origin, target, reason in c.cancelled:
-        owner = board.owner[target]
-        n = units.get((seat, origin), 0)
-        out.append(Dropped(seat, origin, target, "advance", n, why.get(reason, reason), owner))
-    for seat, origin, target in c.void:
-        n = units.get((seat, origin), 0)
-        out.append(Dropped(seat, origin, target, "support", n, "void_support", board.owner[target]))
-    return sorted(out, key=lambda d: (d.seat, d.origin))
+    """Every order that did nothing for a rule, with the reason, by seat and origin: R-4.5 (the
+    province is no longer the bey's) and R-4.2 (no unit to spare), which `read_orders` found
+    (`unread`), then R-6.4 (an ally's province), R-6.7 (Bayram), R-5.3 (a void support) from
+    the classification. Each (seat, origin) gives at most one, so the sort alone orders them."""
+    owners = board.owner
+    out = list(unread)
+    if c.cancelled or c.void:
+        units = {(seat, o.province): o.units for seat, o in effective}
+        why = {"ittifak": "ally", "bayram": "ceasefire"}
+        for seat, origin, target, why_cancelled in c.cancelled:
+            n = units.get((seat, origin), 0)
+            reason = why.get(why_cancelled, why_cancelled)
+            out.append(Dropped(seat, origin, target, "advance", n, reason, owners[target]))
+        for seat, origin, target in c.void:
+            n = units.get((seat, origin), 0)
+            out.append(Dropped(seat, origin, target, "support", n, "void_support", owners[target]))
+    return sorted(out, key=_SEAT_ORIGIN)
+
+
+_SEAT_ORIGIN = attrgetter("seat", "origin")
