@@ -113,7 +113,9 @@ def replay(
                 continue
             message = dramatiq.Message.decode(body)
             options = {
-                k: v for k, v in message.options.items() if k not in {"retries", "traceback", "redis_message_id"}
+                k: v
+                for k, v in message.options.items()
+                if k not in {"retries", "traceback", "redis_message_id"}
             }
             broker.enqueue(dataclasses.replace(message, options=options))  # copy() merges them
             client.zrem(dead, mid)
