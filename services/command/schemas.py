@@ -65,16 +65,24 @@ class CalendarOut(msgspec.Struct, frozen=True):
     compressed: bool
 
 
+class CreatorOut(msgspec.Struct, frozen=True):
+    """The creator's seat in a live season it plays in, and its bey token (shown once)."""
+
+    seat: int
+    token: str
+    memleket: int
+
+
 class LiveCreatedOut(msgspec.Struct, frozen=True):
-    """A live season: its season-admin token (shown once, stored hashed) and calendar; the
-    creator's seat and bey token (shown once) when a memleket was given."""
+    """A live season: its season-admin token (shown once, stored hashed) and calendar;
+    `creator` (seat and bey token, shown once) when a memleket was given, else null. (Its
+    shape never matches a trial season's CreatedOut: no top-level seat or token.)"""
 
     season_id: str
     admin_token: str
     calendar: CalendarOut
     seed_commitment: str
-    seat: int | None = None
-    token: str | None = None
+    creator: CreatorOut | None = None
 
 
 class JoinIn(msgspec.Struct, **Strict):

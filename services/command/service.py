@@ -30,6 +30,7 @@ from services.command.schemas import (
     AdminDoneOut,
     CalendarOut,
     CreatedOut,
+    CreatorOut,
     DivanAt,
     DivanRequestedOut,
     JoinedOut,
@@ -338,7 +339,7 @@ async def create_live_season(
     )
     admin_token = tokens.new_admin_token(season_id)
     state = _decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
-    seat = token = None
+    creator = None
     if memleket is not None:
         state = _decided(state, events, c.JoinSeason(memleket=memleket, at=now))
         seat = max(b.seat for b in state.beys)
@@ -346,6 +347,7 @@ async def create_live_season(
         state = _decided(
             state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
         )
+        creator = CreatorOut(seat, token, memleket)
     meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
     try:
         await svc.seasons.append(season_id, 0, "create", events, meta)
@@ -360,8 +362,7 @@ async def create_live_season(
         admin_token=admin_token,
         calendar=calendar_out(state.calendar),
         seed_commitment=state.seed_commitment,
-        seat=seat,
-        token=token,
+        creator=creator,
     )
 
 

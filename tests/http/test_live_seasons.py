@@ -116,15 +116,8 @@ async def test_r1_3_a_live_season_answers_its_admin_token_once_and_its_provision
 ) -> None:
     created = await create_live(api)
     sid = created["season_id"]
-    assert set(created) == {
-        "season_id",
-        "admin_token",
-        "calendar",
-        "seed_commitment",
-        "seat",
-        "token",
-    }
-    assert created["seat"] is None and created["token"] is None  # the creator need not play
+    assert set(created) == {"season_id", "admin_token", "calendar", "seed_commitment", "creator"}
+    assert created["creator"] is None  # the creator need not play
     calendar = created["calendar"]
     assert calendar["provisional"] is True and calendar["compressed"] is False
     assert [d["divan"] for d in calendar["divans"]] == list(range(1, 17))
@@ -169,8 +162,8 @@ async def test_the_live_seed_is_drawn_from_a_cryptographic_source_per_season(
 
 async def test_a_creator_with_a_memleket_joins_and_gets_a_bey_token(memory_api: Api) -> None:
     created = await create_live(memory_api, memleket=ANKARA)
-    assert created["seat"] == 1
-    bey = Bey(created["season_id"], 1, created["token"], ANKARA)
+    assert created["creator"]["seat"] == 1 and created["creator"]["memleket"] == ANKARA
+    bey = Bey(created["season_id"], 1, created["creator"]["token"], ANKARA)
     me = await memory_api.client.get(bey.url("/me"), headers=bey.auth())
     assert me.status_code == 200, me.text
     assert me.json()["memleket"] == ANKARA
@@ -430,7 +423,7 @@ async def test_admin_acts_need_the_season_admin_token_or_ops(memory_api: Api) ->
         (None, 401, "missing_token"),
         ("nonsense", 401, "bad_token"),
         (other["admin_token"], 401, "bad_token"),  # another season's admin token
-        (created["token"], 403, "forbidden"),  # a bey of this season
+        (created["creator"]["token"], 403, "forbidden"),  # a bey of this season
         (AUDITOR_TOKEN, 403, "forbidden"),
     ]:
         r = await unchanged(
@@ -486,7 +479,7 @@ async def test_d30_cancel_before_divan_1_refuses_every_command_after_it(memory_a
     api = memory_api
     created = await create_live(api, memleket=ANKARA)
     sid, token = created["season_id"], created["admin_token"]
-    bey = Bey(sid, 1, created["token"], ANKARA)
+    bey = Bey(sid, 1, created["creator"]["token"], ANKARA)
     r = await admin(api, sid, "cancel", token)
     assert r.status_code == 200, r.text
     assert_problem(await unchanged(api.store, join(api, sid, 34)), 409, "season_cancelled")

@@ -65,7 +65,7 @@ def test_issue_12_a_compressed_live_season_reaches_the_han_by_itself_and_verifie
         url = f"{stack.base}/v1/seasons/{sid}"
         joined = httpx.post(f"{url}/join", json={"memleket": 34}, timeout=10)
         assert joined.status_code == 201, joined.text  # this bey never gives an order
-        auth = {"Authorization": f"Bearer {season['token']}"}
+        auth = {"Authorization": f"Bearer {season['creator']['token']}"}
         given = httpx.post(
             f"{url}/orders", json={"orders": [{"province": 6, "kind": "hold"}]}, headers=auth
         )

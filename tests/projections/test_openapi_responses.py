@@ -149,6 +149,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
+        await _live_calls(doc, ops, call)
         await call("post", "/v1/seasons/{season_id}/tickets", f"{s}/tickets", headers=bey)
         await call(
             "post", "/v1/seasons/{season_id}/token", f"{s}/token", headers=bey
@@ -166,3 +167,31 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     }, refused
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
+
+
+async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:
+    """Issue 12: a live season's creation, joins, status and season-admin acts (a far-future
+    close, so the gateway's real clock is always more than an hour before it)."""
+    close = {"mode": "live", "registration_closes_at": "2099-01-06T18:00:00+03:00"}
+    admin = "/v1/seasons/{season_id}/admin/"
+    r = await call("post", "/v1/seasons", "/v1/seasons", json={**close, "memleket": 6})
+    assert r.status_code == 201, r.text
+    assert not _validate(doc, ops[("post", "/v1/seasons")], r), r.text
+    one = r.json()
+    sid, admin_token = one["season_id"], bearer(one["admin_token"])
+    r = await call("get", "/v1/seasons/{season_id}", f"/v1/seasons/{sid}")
+    assert not _validate(doc, ops[("get", "/v1/seasons/{season_id}")], r), r.text
+    later = {"reason": "r", "registration_closes_at": "2099-01-13T18:00:00+03:00"}
+    await call("post", admin + "postpone", f"/v1/seasons/{sid}/admin/postpone", json=later,
+               headers=admin_token)  # fmt: skip
+    await call("post", admin + "cancel", f"/v1/seasons/{sid}/admin/cancel", json={"reason": "r"},
+               headers=admin_token)  # fmt: skip
+    r = await call("post", "/v1/seasons", "/v1/seasons", json=close)
+    two = r.json()
+    sid, admin_token = two["season_id"], bearer(two["admin_token"])
+    for plate in range(1, 20):  # the 19th join closes registration: the season runs
+        await call("post", "/v1/seasons/{season_id}/join", f"/v1/seasons/{sid}/join",
+                   json={"memleket": plate})  # fmt: skip
+    for act in ("pause", "resume"):
+        await call("post", admin + act, f"/v1/seasons/{sid}/admin/{act}", json={"reason": "r"},
+                   headers=admin_token)  # fmt: skip

@@ -28,6 +28,11 @@ BODIES = {  # a valid body for each operation that takes one: the token check is
     "/v1/seasons/{season_id}/offers/{frm}/answer": {"answer": "accept"},
     "/v1/seasons/{season_id}/kurultay/vote": {"candidate": 2},
     "/v1/seasons/{season_id}/divans": {"divan": 1},
+    "/v1/seasons/{season_id}/join": {"memleket": 34},
+    **{
+        f"/v1/seasons/{{season_id}}/admin/{act}": {"reason": "test"}
+        for act in ("postpone", "cancel", "pause", "resume")
+    },
 }
 NAMED = {  # the operations issue 9 names, which must declare it in any case
     ("get", "/v1/seasons/{season_id}/private"),
