@@ -27,6 +27,7 @@ from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
+from shared.app.strict import StrictRequest
 from shared.eventstore import EventStore
 from shared.settings import Settings
 
@@ -150,6 +151,7 @@ def create_app(
             conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],
         request_max_body_size=settings.max_body_bytes,
+        request_class=StrictRequest,  # bodies decode strictly into their types (D-27)
         logging_config=None,  # shared.logs configures logging; Litestar's would replace it
         openapi_config=OpenAPIConfig(
             title="Seksenbir API",

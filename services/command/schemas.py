@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from shared.domain.state import Order, TreatyKind
+from shared.app.bounds import DivanNo, Plate, Seat, Units
+from shared.domain.state import Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
 
@@ -26,7 +27,7 @@ SeedText = Annotated[
 class CreateSeasonIn(msgspec.Struct, **Strict):
     """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string."""
 
-    memleket: int
+    memleket: Plate
     mode: Literal["trial"] = "trial"
     seed: SeedText | None = msgspec.field(default=None)
 
@@ -38,11 +39,24 @@ class CreatedOut(msgspec.Struct, frozen=True):
     seed_commitment: str
 
 
+class OrderIn(msgspec.Struct, **Strict):
+    """One order as a request gives it (R-4.1), its integers bounded (D-27): the domain's
+    Order (shared.domain.state) once decoded. `hold` needs no target and no units."""
+
+    province: Plate
+    kind: OrderKind
+    target: Plate | None = None
+    units: Units = 0
+
+    def order(self) -> Order:
+        return Order(province=self.province, kind=self.kind, target=self.target, units=self.units)
+
+
 class OrdersIn(msgspec.Struct, **Strict):
     """The whole set of a bey's orders for one Divan (R-4.1); `divan` defaults to the next."""
 
-    orders: list[Order]
-    divan: int | None = None
+    orders: list[OrderIn]
+    divan: DivanNo | None = None
 
 
 class OrdersOut(msgspec.Struct, frozen=True):
@@ -52,11 +66,11 @@ class OrdersOut(msgspec.Struct, frozen=True):
 
 class SpendIn(msgspec.Struct, **Strict):
     kind: Literal["sur", "paralı_asker", "satın_alma"]
-    province: int
+    province: Plate
 
 
 class OfferIn(msgspec.Struct, **Strict):
-    to: int
+    to: Seat
     kind: TreatyKind
 
 
@@ -65,7 +79,7 @@ class AnswerIn(msgspec.Struct, **Strict):
 
 
 class VoteIn(msgspec.Struct, **Strict):
-    candidate: int
+    candidate: Seat
 
 
 class Accepted(msgspec.Struct, frozen=True):
@@ -79,7 +93,7 @@ class Accepted(msgspec.Struct, frozen=True):
 class DivanIn(msgspec.Struct, **Strict):
     """R-1.2, trial: the Divan asked for, named so that a retried request never advances."""
 
-    divan: int
+    divan: DivanNo
 
 
 class DivanRequestedOut(msgspec.Struct, frozen=True):

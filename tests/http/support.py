@@ -26,6 +26,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
+from tests.documented import check_every_problem
 from tests.live_calendar import LIVE
 
 OPS_TOKEN = "ops-token-for-the-http-tests-0123456789"
@@ -109,6 +110,7 @@ async def open_api(
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
     ):
+        check_every_problem(client, app)
         yield Api(client, store, enqueued, app)
 
 
@@ -353,4 +355,5 @@ async def open_litestar_client(
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
     )
     async with AsyncTestClient(app) as client:
+        check_every_problem(client, app)
         yield Api(client, store, enqueued, app)
