@@ -7,6 +7,12 @@ request class) decodes the raw bytes straight into the handler's declared `data`
 bounds of shared.app.bounds, an unknown field or a missing one is refused while decoding,
 before any handler runs, and Litestar's own conversion then only sees a finished Struct.
 
+Path integers (`{seat:int}`) are parsed by Litestar with Python's `int`, which takes "+2",
+"02", " 2", "2_0" and other scripts' digits ("٢"); `strict_path_integers` replaces that parser
+with one that takes only an ASCII decimal integer without sign, leading zero or space (or a
+minus sign, for the bounds to refuse): anything else matches no route (404 `not_found`), and a
+number outside its bounds is 422 `invalid_parameter`.
+
 Refusals (docs/api.md):
 - bytes that are not UTF-8, or not JSON: 400 `malformed_json`;
 - an unknown field: 422 `unknown_field`; any other mismatch with the schema (wrong type,
@@ -21,11 +27,13 @@ from typing import Any
 
 import msgspec
 from litestar import Request
+from litestar.routes import base as routes_base
 from litestar.types import Empty
 
 from shared.app.bounds import bound_of
 from shared.app.problems import Problem
 
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
 _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
@@ -75,3 +83,17 @@ class StrictRequest(Request[Any, Any, Any]):
                 raise body_problem(exc) from None
             self._json = self._connection_state.json = decoded
         return self._json
+
+
+def strict_int(text: str) -> int:
+    """An integer path parameter: ASCII decimal digits only (ValueError: no route matches)."""
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"not a decimal integer: {text!r}")
+    return int(text)
+
+
+def strict_path_integers() -> None:
+    """Parse every `{name:int}` path parameter with `strict_int` (D-27). Litestar keeps one
+    table of path parsers for the process, read as routes are built: call before building an
+    app (services/command/app.py does)."""
+    routes_base.parsers_map[int] = strict_int

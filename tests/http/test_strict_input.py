@@ -135,3 +135,14 @@ async def test_an_unknown_field_is_named(memory_api: Api) -> None:
     bey = await create_trial(memory_api.client)
     r = await memory_api.client.post(bey.url("/orders"), headers=bey.auth(), json=_order(colour=1))
     assert assert_problem(r, 422, "unknown_field")["field"] == "$.orders[0].colour"
+
+
+@pytest.mark.parametrize("segment", ["+2", "02", " 2", "2_0", "%D9%A2", "2.0", "0x2"])
+async def test_a_path_integer_that_is_not_plain_decimal_matches_no_route(
+    memory_api: Api, segment: str
+) -> None:
+    """D-27: Python's int() took "+2", "02", "2_0" and "٢" (Arabic-Indic 2) as seat 2; a path
+    integer is ASCII decimal digits only, anything else is no route (404 `not_found`)."""
+    bey = await create_trial(memory_api.client)
+    request = memory_api.client.post(bey.url(f"/offers/{segment}/withdraw"), headers=bey.auth())
+    assert_problem(await unchanged(memory_api.store, request), 404, "not_found")
