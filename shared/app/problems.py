@@ -112,7 +112,9 @@ def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Respo
         status, code, detail = _bad_request(exc, detail)
     if isinstance(exc, NotFoundException):
         code = "not_found"
-    p = Problem(status, code, detail)
+    p = Problem(
+        status, code, detail, **(_parameter_members(exc) if code == "invalid_parameter" else {})
+    )
     p.headers = dict(exc.headers or {})
     return problem_response(request, p)
 
@@ -134,6 +136,15 @@ def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
     if any(e.get("source") == "body" for e in problems):
         return 422, "invalid_body", messages or detail
     return 422, "invalid_parameter", _parameters(problems) or messages or detail
+
+
+def _parameter_members(exc: HTTPException) -> dict[str, Any]:
+    """`field` (the first parameter refused) and its bounds, as a body problem has them."""
+    problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
+    if not problems:
+        return {}
+    key = str(problems[0].get("key", ""))
+    return {"field": key, **bound_of(key, path=True)}
 
 
 def _parameters(problems: list[dict[str, Any]]) -> str:

@@ -128,6 +128,8 @@ async def test_a_path_seat_outside_its_bounds_is_422(
     )
     problem = assert_problem(response, 422, "invalid_parameter")
     assert "1" in problem["detail"] and "19" in problem["detail"], problem
+    field = {"withdraw": "to", "answer": "frm", "ops reissue": "seat"}[name]
+    assert (problem["field"], problem["minimum"], problem["maximum"]) == (field, 1, 19)
 
 
 async def test_an_unknown_field_is_named(memory_api: Api) -> None:
