@@ -27,6 +27,7 @@ from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
 from shared.app.seasons import Seasons
+from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
 from shared.settings import Settings
 
@@ -122,6 +123,7 @@ def create_app(
         else None
     )
     handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
+    strict_path_integers()  # "+2", "02", "٢" in a path match no route (D-27)
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     return Litestar(
         route_handlers=[
@@ -151,6 +153,7 @@ def create_app(
             conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],
         request_max_body_size=settings.max_body_bytes,
+        request_class=StrictRequest,  # bodies decode strictly into their types (D-27)
         logging_config=None,  # shared.logs configures logging; Litestar's would replace it
         openapi_config=OpenAPIConfig(
             title="Seksenbir API",

@@ -21,6 +21,7 @@ from msgspec import Struct
 
 from services.command import service
 from services.command.auth import ops_guard
+from services.command.examples import EXAMPLES
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -48,7 +49,21 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app import auth
 from shared.app.auth import BeyClaim
-from shared.app.openapi import BEARER, COMMAND_PROBLEMS
+from shared.app.bounds import SeatPath
+from shared.app.openapi import (
+    APPEND,
+    BEARER,
+    BEY_AUTH,
+    BODY,
+    EVERY,
+    KEY,
+    KEY_REQUIRED,
+    PATH,
+    STAFF_AUTH,
+    STORE,
+    answers,
+    with_examples,
+)
 from shared.app.problems import Problem
 
 Key = Annotated[
@@ -57,7 +72,47 @@ Key = Annotated[
         name="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
     ),
 ]
-P = COMMAND_PROBLEMS
+# What each command can answer besides its 2xx: the edge's groups it passes through
+# (shared.app.openapi) and the domain's refusals of the command it decides
+# (shared/domain/decide.py), in the served document and docs/api.md ("Answers per operation").
+# Codes the domain has but the edge's bounds keep out (unknown_province, unknown_seat: D-27)
+# are not listed. A bey command: its token, the season, its Idempotency-Key, its append.
+COMMAND = (EVERY, BEY_AUTH, STORE, KEY, APPEND)
+ORDERS: tuple[str, ...] = ("wrong_phase", "wrong_divan", "duplicate_province", "not_your_province")
+ORDERS += ("missing_target", "not_a_neighbour", "bad_units")
+SPEND: tuple[str, ...] = (
+    "wrong_phase",
+    "divan_locked",
+    "not_your_province",
+    "not_purchasable",
+    "sur_exists",
+)
+SPEND += ("over_cap", "not_enough_gold")
+OFFER = ("wrong_phase", "bad_partner", "perde_3", "offer_exists", "allied_already")
+OFFER_VERB = ("wrong_phase", "no_offer", "divan_locked")  # withdraw, answer (D-25)
+VOTE = ("wrong_phase", "already_voted", "vote_self")
+DIVAN = ("not_allowed_in_mode", "wrong_phase", "divan_locked", "wrong_divan")
+# Live seasons (issue 12): creation's own refusals (a seed or a compressed calendar asked for
+# by someone not ops, a calendar for a trial season, the domain's calendar checks) …
+CREATE_LIVE: tuple[str, ...] = ("not_allowed_in_mode", "forbidden", "registration_close_required")
+CREATE_LIVE += ("registration_too_soon", "invalid_instant", "bad_interval")
+JOIN: tuple[str, ...] = ("registration_closed", "season_full", "memleket_taken", "season_cancelled")
+JOIN += ("not_allowed_in_mode",)
+# … and each season-admin act's (shared/domain/admin.py, D-29 … D-31)
+ADMIN_COMMON = ("not_allowed_in_mode", "season_cancelled", "reason_required")
+ADMIN: dict[str, tuple[str, ...]] = {
+    "postpone": (
+        *ADMIN_COMMON,
+        "registration_closed",
+        "registration_close_required",
+        "invalid_instant",
+        "not_later",
+        "registration_too_soon",
+    ),
+    "cancel": (*ADMIN_COMMON, "wrong_phase"),
+    "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
+    "resume": (*ADMIN_COMMON, "not_paused"),
+}
 T = TypeVar("T", bound=Struct)
 
 
@@ -69,7 +124,7 @@ def _answer(outcome: Outcome[T]) -> Response[T]:
     "/seasons",
     status_code=201,
     summary="Create a trial season and join it, or a live season",
-    responses=P,
+    responses=answers(EVERY, BODY, "store_busy", *CREATE_LIVE),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True
@@ -102,12 +157,17 @@ async def create_season(
     )
 
 
-@get("/seasons/{season_id:str}", summary="Season status", responses=P)
+@get("/seasons/{season_id:str}", summary="Season status", responses=answers(EVERY, STORE))
 async def season_status(services: Services, season_id: str) -> SeasonStatus:
     return await service.season_status(services, season_id)
 
 
-@get("/seasons/{season_id:str}/me", summary="A bey's own view", responses=P, security=BEARER)
+@get(
+    "/seasons/{season_id:str}/me",
+    summary="A bey's own view",
+    responses=answers(EVERY, BEY_AUTH, STORE),
+    security=BEARER,
+)
 async def me(services: Services, claim: BeyClaim) -> MeOut:
     return await service.bey_view(services, claim)
 
@@ -116,14 +176,18 @@ async def me(services: Services, claim: BeyClaim) -> MeOut:
     "/seasons/{season_id:str}/orders",
     status_code=200,
     summary="Give orders for a Divan",
-    responses=P,
+    responses=answers(*COMMAND, BODY, ORDERS),
     security=BEARER,
 )
 async def submit_orders(
     services: Services, context: Context, data: OrdersIn, idempotency_key: Key = None
 ) -> Response[OrdersOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
-    return _answer(await service.submit_orders(services, context, data.divan, tuple(data.orders)))
+    return _answer(
+        await service.submit_orders(
+            services, context, data.divan, tuple(o.order() for o in data.orders)
+        )
+    )
 
 
 @dataclass
@@ -145,7 +209,7 @@ class _KeyRequired(Operation):
     "/seasons/{season_id:str}/spend",
     status_code=200,
     summary="Spend gold (R-7.9)",
-    responses=P,
+    responses=answers(*COMMAND, KEY_REQUIRED, BODY, SPEND),
     security=BEARER,
     operation_class=_KeyRequired,
 )
@@ -160,7 +224,7 @@ async def spend(
     "/seasons/{season_id:str}/offers",
     status_code=200,
     summary="Offer a pact or alliance (R-6.1)",
-    responses=P,
+    responses=answers(*COMMAND, KEY_REQUIRED, BODY, OFFER),
     security=BEARER,
     operation_class=_KeyRequired,
 )
@@ -175,11 +239,11 @@ async def offer(
     "/seasons/{season_id:str}/offers/{to:int}/withdraw",
     status_code=200,
     summary="Withdraw an offer",
-    responses=P,
+    responses=answers(*COMMAND, PATH, OFFER_VERB),
     security=BEARER,
 )
 async def withdraw(
-    services: Services, context: Context, to: int, idempotency_key: Key = None
+    services: Services, context: Context, to: SeatPath, idempotency_key: Key = None
 ) -> Response[Accepted]:
     return _answer(await service.withdraw_offer(services, context, to))
 
@@ -188,11 +252,15 @@ async def withdraw(
     "/seasons/{season_id:str}/offers/{frm:int}/answer",
     status_code=200,
     summary="Answer an offer",
-    responses=P,
+    responses=answers(*COMMAND, PATH, BODY, OFFER_VERB),
     security=BEARER,
 )
 async def answer_offer(
-    services: Services, context: Context, frm: int, data: AnswerIn, idempotency_key: Key = None
+    services: Services,
+    context: Context,
+    frm: SeatPath,
+    data: AnswerIn,
+    idempotency_key: Key = None,
 ) -> Response[Accepted]:
     return _answer(await service.answer_offer(services, context, frm, data.answer))
 
@@ -201,7 +269,7 @@ async def answer_offer(
     "/seasons/{season_id:str}/kurultay/vote",
     status_code=200,
     summary="Vote at the Kurultay (R-10.4)",
-    responses=P,
+    responses=answers(*COMMAND, BODY, VOTE),
     security=BEARER,
 )
 async def vote(
@@ -232,7 +300,7 @@ class _BodyRequired(Operation):
     status_code=202,
     summary="Trial: resolve the next Divan",
     responses={
-        **P,
+        **answers(*COMMAND, BODY, DIVAN),
         200: ResponseSpec(
             data_container=DivanRequestedOut,
             description="That Divan is resolved already (a retried request): nothing changes",
@@ -263,7 +331,7 @@ async def request_divan(
     "/seasons/{season_id:str}/token",
     status_code=200,
     summary="Rotate one's own token",
-    responses=P,
+    responses=answers(EVERY, BEY_AUTH, STORE, APPEND),  # no Idempotency-Key: a new secret each time
     security=BEARER,
 )
 async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
@@ -275,11 +343,11 @@ async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
     "/ops/seasons/{season_id:str}/beys/{seat:int}/token",
     status_code=200,
     summary="Ops: reissue a bey's token",
-    responses=P,
+    responses=answers(EVERY, STAFF_AUTH, STORE, APPEND, PATH),
     security=BEARER,
     guards=[ops_guard],
 )
-async def reissue_token(services: Services, season_id: str, seat: int) -> TokenOut:
+async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> TokenOut:
     """Ops reissue a lost token; the reissue is an audited event."""
     return await service.reissue_token(services, season_id, seat)
 
@@ -288,7 +356,7 @@ async def reissue_token(services: Services, season_id: str, seat: int) -> TokenO
     "/ops/seasons/{season_id:str}/export",
     summary="Ops: the season's export, seksenbir-export/1 as NDJSON (docs/export.md)",
     responses={
-        **P,
+        **answers(EVERY, STAFF_AUTH, STORE, "chain_broken"),
         200: ResponseSpec(
             data_container=ExportHeader | ExportEvent,
             media_type="application/x-ndjson",
@@ -338,7 +406,7 @@ async def _create_live(
     "/seasons/{season_id:str}/join",
     status_code=201,
     summary="Join a live season (R-1.4)",
-    responses=P,
+    responses=answers(EVERY, BODY, STORE, APPEND, *JOIN),
 )
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
@@ -370,7 +438,7 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
         f"/seasons/{{season_id:str}}/admin/{act}",
         status_code=200,
         summary=f"Season admin: {act}",
-        responses=P,
+        responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *ADMIN[act]),
         security=BEARER,
         operation_id=f"SeasonAdmin{act.capitalize()}",
     )(handler)
@@ -391,20 +459,23 @@ ADMIN_ROUTES = [
 ]
 
 
-ROUTES = [
-    create_season,
-    join_season,
-    *ADMIN_ROUTES,
-    season_status,
-    me,
-    submit_orders,
-    spend,
-    offer,
-    withdraw,
-    answer_offer,
-    vote,
-    request_divan,
-    rotate_token,
-    reissue_token,
-    export_season,
-]
+ROUTES = with_examples(
+    [
+        create_season,
+        join_season,
+        *ADMIN_ROUTES,
+        season_status,
+        me,
+        submit_orders,
+        spend,
+        offer,
+        withdraw,
+        answer_offer,
+        vote,
+        request_divan,
+        rotate_token,
+        reissue_token,
+        export_season,
+    ],
+    EXAMPLES,
+)

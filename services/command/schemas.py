@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from shared.domain.state import Order, TreatyKind
+from shared.app.bounds import DivanNo, Plate, Seat, Units
+from shared.domain.state import Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
 
@@ -33,7 +34,7 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     no seed (the server draws it); `divan_interval_seconds` (S ≥ 2, a compressed calendar) with
     the ops token only."""
 
-    memleket: int | None = None
+    memleket: Plate | None = None
     mode: Literal["trial", "live"] = "trial"
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
@@ -88,7 +89,7 @@ class LiveCreatedOut(msgspec.Struct, frozen=True):
 class JoinIn(msgspec.Struct, **Strict):
     """R-1.4: the memleket a human joins a live season with (first come, first served)."""
 
-    memleket: int
+    memleket: Plate
 
 
 class JoinedOut(msgspec.Struct, frozen=True):
@@ -126,11 +127,24 @@ class AdminDoneOut(msgspec.Struct, frozen=True):
     version: int
 
 
+class OrderIn(msgspec.Struct, **Strict):
+    """One order as a request gives it (R-4.1), its integers bounded (D-27): the domain's
+    Order (shared.domain.state) once decoded. `hold` needs no target and no units."""
+
+    province: Plate
+    kind: OrderKind
+    target: Plate | None = None
+    units: Units = 0
+
+    def order(self) -> Order:
+        return Order(province=self.province, kind=self.kind, target=self.target, units=self.units)
+
+
 class OrdersIn(msgspec.Struct, **Strict):
     """The whole set of a bey's orders for one Divan (R-4.1); `divan` defaults to the next."""
 
-    orders: list[Order]
-    divan: int | None = None
+    orders: list[OrderIn]
+    divan: DivanNo | None = None
 
 
 class OrdersOut(msgspec.Struct, frozen=True):
@@ -140,11 +154,11 @@ class OrdersOut(msgspec.Struct, frozen=True):
 
 class SpendIn(msgspec.Struct, **Strict):
     kind: Literal["sur", "paralı_asker", "satın_alma"]
-    province: int
+    province: Plate
 
 
 class OfferIn(msgspec.Struct, **Strict):
-    to: int
+    to: Seat
     kind: TreatyKind
 
 
@@ -153,7 +167,7 @@ class AnswerIn(msgspec.Struct, **Strict):
 
 
 class VoteIn(msgspec.Struct, **Strict):
-    candidate: int
+    candidate: Seat
 
 
 class Accepted(msgspec.Struct, frozen=True):
@@ -169,7 +183,7 @@ class Accepted(msgspec.Struct, frozen=True):
 class DivanIn(msgspec.Struct, **Strict):
     """R-1.2, trial: the Divan asked for, named so that a retried request never advances."""
 
-    divan: int
+    divan: DivanNo
 
 
 class DivanRequestedOut(msgspec.Struct, frozen=True):

@@ -17,6 +17,7 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
 from services.projections.context import ctx, season_read
+from services.projections.examples import EXAMPLES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
 from services.projections.responses import (
@@ -39,7 +40,19 @@ from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription, unavailable
 from shared.app import auth as edge
 from shared.app import tokens
-from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
+from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.openapi import (
+    BEARER,
+    BEY_AUTH,
+    EVERY,
+    OPTIONAL_BEARER,
+    PATH,
+    READ,
+    STAFF_AUTH,
+    STREAM,
+    answers,
+    with_examples,
+)
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
@@ -66,7 +79,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
 @get(
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
@@ -76,7 +89,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
 @get(
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -92,7 +105,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
 @get(
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -118,7 +131,9 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
     )
 
 
-@get("/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=READ_PROBLEMS)
+@get(
+    "/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=answers(EVERY, READ)
+)
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
     return answer(
@@ -129,7 +144,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
 @get(
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
     """Each entry has `kind` "divan" (with its `divan`) or "kurultay" (`divan` null, last)."""
@@ -146,14 +161,18 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
 @get(
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
     return answer(meta, BetrayalsOut, {"betrayals": [decode(r) for r in rows]})
 
 
-@get("/seasons/all", summary="Seasons and their status (newest 200)", responses=READ_PROBLEMS)
+@get(
+    "/seasons/all",
+    summary="Seasons and their status (newest 200)",
+    responses=answers(EVERY, "read_unavailable"),
+)
 async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
@@ -169,7 +188,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 @get(
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ),
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
@@ -179,7 +198,7 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[S
 @get(
     "/boards/{name:str}",
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, "not_found", "read_unavailable"),
 )
 async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
@@ -207,7 +226,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 @get(
     "/seasons/{season_id:str}/private",
     summary="A bey's own gold, missions, orders and reports",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
 )
@@ -241,7 +260,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, BEY_AUTH, READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
 )
 async def battles(
@@ -276,11 +295,11 @@ async def battles(
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ, PATH, "forbidden", "bad_token", "token_in_query"),
     security=OPTIONAL_BEARER,
 )
 async def all_orders(
-    request: Request[Any, Any, Any], season_id: str, divan: int
+    request: Request[Any, Any, Any], season_id: str, divan: ReadDivanPath
 ) -> Response[OrdersOut]:
     meta, (raw,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.orders(divan)))
     if meta["phase"] != "over":
@@ -297,7 +316,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, STAFF_AUTH, READ),
     security=BEARER,
     dependencies=STAFF,
 )
@@ -323,12 +342,12 @@ async def audit_betrayals(
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, STAFF_AUTH, READ, PATH),
     security=BEARER,
     guards=[ops_guard],
 )
 async def ops_bey(
-    request: Request[Any, Any, Any], season_id: str, seat: int
+    request: Request[Any, Any, Any], season_id: str, seat: SeatPath
 ) -> Response[PrivateOut]:
     meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
     await _record_ops_read(request, season_id, f"beys/{seat}")
@@ -348,7 +367,7 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     "/seasons/{season_id:str}/tickets",
     status_code=201,
     summary="A one-use ticket for the private stream",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
 )
@@ -363,7 +382,7 @@ async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> 
 @get(
     "/seasons/{season_id:str}/events",
     summary="Server-sent events: Divan reports, betrayals, season",
-    responses=READ_PROBLEMS,
+    responses=answers(EVERY, READ, STREAM),
     media_type="text/event-stream",
 )
 async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
@@ -412,25 +431,28 @@ async def _stream(sub: Subscription) -> AsyncIterator[ServerSentEventMessage]:
         sub.release()
 
 
-QUERY_ROUTES = [
-    static_board,
-    season_list,
-    summary,
-    season_map,
-    leaderboard,
-    titles,
-    treaties,
-    reports,
-    betrayals,
-    boards,
-    private,
-    battles,
-    all_orders,
-    audit_betrayals,
-    ops_bey,
-    ticket,
-    events,
-]
+QUERY_ROUTES = with_examples(
+    [
+        static_board,
+        season_list,
+        summary,
+        season_map,
+        leaderboard,
+        titles,
+        treaties,
+        reports,
+        betrayals,
+        boards,
+        private,
+        battles,
+        all_orders,
+        audit_betrayals,
+        ops_bey,
+        ticket,
+        events,
+    ],
+    EXAMPLES,
+)
 
 
 def query_router() -> Router:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
 import msgspec
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import (
+    Components,
+    Example,
+    OpenAPIResponse,
+    Operation,
+    Reference,
+    RequestBody,
+    SecurityScheme,
+)
 
 
 def problem_body(code: str, status: int, detail: str, instance: str, **extra: object) -> bytes:
@@ -32,32 +45,119 @@ class ProblemDoc(msgspec.Struct):
     instance: str
 
 
-_TEXT = {
-    400: "Malformed request (malformed_json, idempotency_key_required, token_in_query, …)",
-    401: "Missing or invalid token (missing_token, bad_token, bad_ticket)",
-    403: "Not allowed for this caller (token_wrong_season, not_your_province, forbidden, …)",
-    404: "No such season or resource (season_not_found, not_found)",
-    409: "Conflicts with the season's state (divan_locked, wrong_divan, offer_exists, …)",
-    413: "Request body too large (body_too_large)",
-    422: "Refused by the rules or the schema (not_a_neighbour, not_enough_gold, unknown_field, …)",
-    429: "Too many invalid tokens, or open event streams, from this client; try again after "
-    "Retry-After (too_many_failed_attempts, too_many_streams)",
-    503: "Try again after Retry-After (store_busy, projection_rebuilding, read_unavailable, "
-    "streams_full)",
+# Every problem code either API answers: its status and what it means (docs/api.md, "Error
+# codes"). An operation's documented answers are built from these (see `answers`).
+CODES: dict[str, tuple[int, str]] = {
+    "malformed_json": (400, "the body is not UTF-8 JSON, or nests deeper than 32 levels"),
+    "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
+    "bad_idempotency_key": (400, "the Idempotency-Key is longer than 200 characters"),
+    "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
+    "missing_token": (401, "no bearer token"),
+    "bad_token": (401, "a token that is not valid here (counted by the failed-token limit)"),
+    "bad_ticket": (401, "an event-stream ticket that is unknown, used or of another season"),
+    "token_wrong_season": (403, "a well-formed bey token of another season"),
+    "forbidden": (403, "a token whose role may not do this"),
+    "not_your_province": (403, "the province is another bey's"),
+    "not_allowed_in_mode": (403, "not in this season's mode (Divan requests: trial only)"),
+    "season_not_found": (404, "no such season"),
+    "not_found": (404, "no such resource (a path parameter that is not a decimal integer)"),
+    "divan_not_found": (404, "a Divan outside 1 … 16, or not resolved yet"),
+    "divan_locked": (409, "a Divan is being resolved (Retry-After)"),
+    "wrong_divan": (409, "not the Divan this counts for; `divan` names that one"),
+    "wrong_phase": (409, "the season's phase does not take this"),
+    "offer_exists": (409, "an offer between these beys is open"),
+    "already_voted": (409, "this bey has voted"),
+    "idempotency_key_in_flight": (409, "the first request with this key is still running"),
+    "conflict": (409, "too many concurrent writes to the season; retry"),
+    "body_too_large": (413, "the body is larger than 64 KiB"),
+    "unknown_field": (422, "a field the schema does not have (`field`)"),
+    "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
+    "invalid_parameter": (422, "a path parameter outside its bounds (D-27)"),
+    "duplicate_province": (422, "two orders for one province (`province`)"),
+    "missing_target": (422, "an advance or support without a target"),
+    "not_a_neighbour": (422, "the target is not a neighbour"),
+    "bad_units": (422, "an advance or support with fewer than 1 unit (R-4.2)"),
+    "not_enough_gold": (422, "not enough gold (`cost`, `gold`)"),
+    "sur_exists": (422, "the province has a sur"),
+    "over_cap": (422, "the province would hold more than 12 units"),
+    "not_purchasable": (422, "not an unowned neighbour with milis at most 2"),
+    "no_offer": (422, "no such offer"),
+    "bad_partner": (422, "an offer to oneself"),
+    "allied_already": (422, "a pact with an ally"),
+    "perde_3": (422, "no treaties in perde 3"),
+    "vote_self": (422, "a vote for oneself"),
+    "idempotency_key_reused": (422, "the key was used with another request"),
+    # The domain's, refused at the edge first today (D-27) or by routes still to come (live
+    # seasons: issue 12); no operation lists them until one can answer them.
+    "unknown_province": (422, "no province with this plate"),
+    "unknown_seat": (422, "no bey in this seat"),
+    "memleket_taken": (409, "another bey has this memleket"),
+    "season_full": (409, "all 19 seats are taken"),
+    "registration_closed": (409, "registration is closed"),
+    "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
+    "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
+    "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),
+    "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
+    "read_unavailable": (503, "the read side's Redis does not answer (Retry-After)"),
+    "streams_full": (503, "this process serves all the event streams it can (Retry-After)"),
 }
+
+# What the edge can answer, one group per concern; each operation lists the groups it passes
+# through and the refusals of its own (the domain's, for a command).
+EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
+BODY = ("malformed_json", "unknown_field", "invalid_body", "body_too_large")
+BEY_AUTH = ("missing_token", "bad_token", "token_wrong_season", "forbidden", "token_in_query")
+STAFF_AUTH = ("missing_token", "bad_token", "forbidden", "token_in_query")
+# An Idempotency-Key's record is keyed by a hash of the request, body included: reading the
+# body can meet its limits even on a route that takes none.
+KEY = (
+    "bad_idempotency_key",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "malformed_json",
+    "body_too_large",
+)
+KEY_REQUIRED = ("idempotency_key_required",)
+STORE = ("season_not_found", "store_busy")  # a command reads its season from the store
+APPEND = ("conflict",)  # … and appends to it, retrying on concurrent writes
+PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)
+READ = ("season_not_found", "projection_rebuilding", "read_unavailable")
+STREAM = ("bad_ticket", "too_many_streams", "streams_full")
+
+
+def example_problem(
+    code: str, instance: str = "/v1/seasons/0123456789abcdef0123456789abcdef"
+) -> dict[str, object]:
+    """A problem+json body of `code`, as the API sends it (for the document's examples)."""
+    status, meaning = CODES[code]
+    return msgspec.json.decode(problem_body(code, status, meaning, instance))  # type: ignore[no-any-return]
+
+
+def answers(*groups: tuple[str, ...] | str) -> dict[int, ResponseSpec]:
+    """An operation's problem answers: exactly the codes of `groups` (tuples above, or single
+    codes), by status, each status described by its codes and with one example per code."""
+    codes = sorted({c for g in groups for c in ((g,) if isinstance(g, str) else g)})
+    unknown = [c for c in codes if c not in CODES]
+    if unknown:
+        raise ValueError(f"problem codes not in CODES: {unknown}")
+    by_status: dict[int, list[str]] = {}
+    for code in codes:
+        by_status.setdefault(CODES[code][0], []).append(code)
+    return {
+        status: ResponseSpec(
+            data_container=ProblemDoc,
+            media_type="application/problem+json",
+            description="; ".join(f"`{c}`: {CODES[c][1]}" for c in listed),
+            generate_examples=False,
+            examples=[Example(id=c, summary=CODES[c][1], value=example_problem(c)) for c in listed],
+        )
+        for status, listed in sorted(by_status.items())
+    }
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """ResponseSpecs for the given error statuses, all application/problem+json."""
-    return {
-        s: ResponseSpec(
-            data_container=ProblemDoc,
-            media_type="application/problem+json",
-            description=_TEXT[s],
-            generate_examples=False,
-        )
-        for s in statuses
-    }
+    """Every code of the given statuses: kept for routes not yet given their own `answers`."""
+    return answers(tuple(c for c, (s, _m) in CODES.items() if s in statuses))
 
 
 COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 429, 503)
@@ -72,3 +172,70 @@ COMPONENTS = Components(
         )
     }
 )
+
+
+H = TypeVar("H", bound=HTTPRouteHandler)
+Examples = Mapping[str | int, object]  # "request" and/or a 2xx status -> a Struct or JSON value
+
+
+@dataclass
+class RawExample(Example):
+    """An example whose value is served as given: Litestar's own drops every null in it (a
+    field that is null in a real answer would then be missing from its example)."""
+
+    def to_schema(self) -> dict[str, object]:
+        out = super().to_schema()
+        out["value"] = self.value
+        return out
+
+
+def _example(value: object, summary: str) -> dict[str, Example | Reference]:
+    return {"example": RawExample(summary=summary, value=msgspec.to_builtins(value))}
+
+
+def _is_problem(response: OpenAPIResponse | Reference) -> bool:
+    media = (
+        (response.content or {}).get("application/problem+json")
+        if isinstance(response, OpenAPIResponse)
+        else None
+    )
+    return media is not None and bool(media.examples)
+
+
+def _add_examples(op: Operation, examples: Examples) -> None:
+    """Put an operation's request and 2xx examples into its document (problem examples come
+    from `answers`)."""
+    body = op.request_body
+    if "request" in examples and isinstance(body, RequestBody):
+        for media in body.content.values():
+            media.examples = _example(examples["request"], "a request")
+    # Litestar adds a 400 of its own to every operation with parameters; the API answers
+    # only the problems `answers` listed (its own 400s among them, where it has any).
+    for status in [s for s, r in (op.responses or {}).items() if s[0] in "45"]:
+        if not _is_problem((op.responses or {})[status]):
+            del (op.responses or {})[status]
+    for status, response in (op.responses or {}).items():
+        documented = status.startswith("2") and int(status) in examples
+        if documented and isinstance(response, OpenAPIResponse) and response.content:
+            for media in response.content.values():
+                media.examples = _example(examples[int(status)], f"a {status} answer")
+
+
+def _documented(base: type[Operation], examples: Examples) -> type[Operation]:
+    def __post_init__(self: Operation) -> None:
+        parent = getattr(base, "__post_init__", None)
+        if parent is not None:
+            parent(self)
+        _add_examples(self, examples)
+
+    cls = type(f"Documented{base.__name__}", (base,), {"__post_init__": __post_init__})
+    return cast("type[Operation]", dataclass(cls))
+
+
+def with_examples(handlers: Sequence[H], table: Mapping[str, Examples]) -> list[H]:
+    """The route handlers, each documenting the examples `table` gives for its function's name
+    (its operation class keeps what it did before, then adds them)."""
+    for handler in handlers:
+        examples = table.get(handler.handler_name, {})
+        handler.operation_class = _documented(handler.operation_class, examples)
+    return list(handlers)

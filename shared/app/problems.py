@@ -19,6 +19,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from shared.app import tokens
 from shared.app.bodies import TooDeep
+from shared.app.bounds import bound_of
 from shared.app.openapi import problem_body
 from shared.domain.commands import Rejection
 from shared.eventstore import StoreBusyError
@@ -114,7 +115,9 @@ def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Respo
         status, code, detail = _bad_request(exc, detail)
     if isinstance(exc, NotFoundException):
         code = "not_found"
-    p = Problem(status, code, detail)
+    p = Problem(
+        status, code, detail, **(_parameter_members(exc) if code == "invalid_parameter" else {})
+    )
     p.headers = dict(exc.headers or {})
     return problem_response(request, p)
 
@@ -135,7 +138,28 @@ def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
         return 400, "malformed_json", "İstek gövdesi boş / empty request body"
     if any(e.get("source") == "body" for e in problems):
         return 422, "invalid_body", messages or detail
-    return 400, "invalid_request", messages or detail
+    return 422, "invalid_parameter", _parameters(problems) or messages or detail
+
+
+def _parameter_members(exc: HTTPException) -> dict[str, Any]:
+    """`field` (the first parameter refused) and its bounds, as a body problem has them."""
+    problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
+    if not problems:
+        return {}
+    key = str(problems[0].get("key", ""))
+    return {"field": key, **bound_of(key, path=True)}
+
+
+def _parameters(problems: list[dict[str, Any]]) -> str:
+    """A path or query parameter outside its bounds (D-27), named with what it must be."""
+
+    def one(e: dict[str, Any]) -> str:
+        key = str(e.get("key", "?"))
+        b = bound_of(key, path=True)
+        must = f" (bir tamsayı / an integer {b['minimum']} … {b['maximum']})" if b else ""
+        return f"`{key}`{must}: {e.get('message', '')}"
+
+    return "; ".join(one(e) for e in problems)
 
 
 def too_deep(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

@@ -28,6 +28,7 @@ from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
 from tests.clock import StepClock
+from tests.documented import check_every_problem
 from tests.live_calendar import CREATED_AT, LIVE
 
 OPS_TOKEN = "ops-token-for-the-http-tests-0123456789"
@@ -125,6 +126,7 @@ async def open_api(
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
     ):
+        check_every_problem(client, app)
         yield Api(client, store, enqueued, app, clock)
 
 
@@ -373,4 +375,5 @@ async def open_litestar_client(
         clock=clock,
     )
     async with AsyncTestClient(app) as client:
+        check_every_problem(client, app)
         yield Api(client, store, enqueued, app, clock)

@@ -83,7 +83,8 @@ CASES: list[tuple[str, int, bool, int, int, Any, list[str], bool]] = [
     ),
     ("a Divan skipped", 0, False, 2, 409, "wrong_divan", [], False),
     ("far ahead", 2, False, 9, 409, "wrong_divan", [], False),
-    ("Divan 0", 0, False, 0, 409, "wrong_divan", [], False),
+    ("Divan 0: outside 1 … 17 (D-27)", 0, False, 0, 422, "invalid_body", [], False),
+    ("Divan 18: outside 1 … 17 (D-27)", 0, False, 18, 422, "invalid_body", [], False),
     ("two ahead of one resolving", 0, True, 3, 409, "wrong_divan", [], False),
     ("the one after one resolving", 0, True, 2, 409, "divan_locked", [], False),
 ]

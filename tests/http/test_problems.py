@@ -28,6 +28,7 @@ from shared.eventstore import (
     PostgresEventStore,
     StoreBusyError,
 )
+from tests.documented import SCHEMA, assert_documented, documented_codes
 from tests.http.support import (
     ANKARA,
     AUDITOR_TOKEN,
@@ -180,20 +181,51 @@ async def _orders_type(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json={"orders": "hold"})
 
 
+@case("malformed_json[not UTF-8]", 400)
+async def _not_utf8(api: Api, _: AsyncExitStack) -> Request:
+    """RFC 8259: JSON is UTF-8; bytes that are not are malformed JSON, not a 500 or a 400
+    of a code docs/api.md does not list."""
+    bey = await create_trial(api.client)
+    body = b'{"orders": [{"province": 6, "kind": "h\xffold"}]}'
+    headers = {**bey.auth(), "Content-Type": "application/json"}
+    return api.client.post(bey.url("/orders"), headers=headers, content=body)
+
+
+@case("malformed_json[Latin-1 body, create season]", 400)
+async def _latin1(api: Api, _: AsyncExitStack) -> Request:
+    body = '{"memleket": 6, "mode": "trıal"}'.encode("cp1254")
+    return api.client.post("/v1/seasons", content=body)
+
+
+@case("invalid_parameter[withdraw from seat 0]", 422)
+async def _withdraw_seat_zero(api: Api, _: AsyncExitStack) -> Request:
+    """D-27: a path seat is 1 … 19."""
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/offers/0/withdraw"), headers=bey.auth())
+
+
+@case("invalid_parameter[answer seat 2^70]", 422)
+async def _answer_huge_seat(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(
+        bey.url(f"/offers/{2**70}/answer"), headers=bey.auth(), json={"answer": "accept"}
+    )
+
+
 # --- orders (R-4.2, R-4.4) -----------------------------------------------------------------
-@case("unknown_province[create season, memleket 99]", 422)
+@case("invalid_body[memleket 99]", 422)
 async def _unknown_memleket(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post("/v1/seasons", json={"memleket": 99})
 
 
-@case("unknown_province[order]", 422)
+@case("invalid_body[order province 99]", 422)
 async def _unknown_order_province(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     body = {"orders": [{"province": 99, "kind": "hold"}]}
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
 
 
-@case("unknown_province[spend]", 422)
+@case("invalid_body[spend province 0]", 422)
 async def _unknown_spend_province(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return api.client.post(**spend(bey, "sur", 0))
@@ -242,10 +274,18 @@ async def _units_zero(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
 
 
-@case("bad_units[N < 0]", 422)
+@case("invalid_body[units -3]", 422)
 async def _units_negative(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     body = {"orders": [{"province": ANKARA, "kind": "support", "target": 71, "units": -3}]}
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
+
+
+@case("bad_units[advance without units]", 422)
+async def _units_missing(api: Api, _: AsyncExitStack) -> Request:
+    """R-4.2: N ≥ 1 for an advance; `units` left out is 0, the rule's own refusal (D-27)."""
+    bey = await create_trial(api.client)
+    body = {"orders": [{"province": ANKARA, "kind": "advance", "target": 71}]}
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json=body)
 
 
@@ -262,10 +302,7 @@ async def _wrong_divan_later(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 5})
 
 
-@case(
-    "wrong_divan[Divan 0]",
-    409,
-)
+@case("invalid_body[order set for Divan 0]", 422)
 async def _wrong_divan_zero(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return api.client.post(bey.url("/orders"), headers=bey.auth(), json={**HOLD, "divan": 0})
@@ -358,7 +395,7 @@ async def _divan_far_ahead(api: Api, _: AsyncExitStack) -> Request:
     return request_divan(api.client, bey, 3)
 
 
-@case("wrong_divan[Divan request for Divan 0]", 409)
+@case("invalid_body[Divan request for Divan 0]", 422)
 async def _divan_zero(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return request_divan(api.client, bey, 0)
@@ -528,7 +565,7 @@ async def _anonymous_reissue(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(f"/v1/ops/seasons/{bey.season_id}/beys/{bey.seat}/token")
 
 
-@case("unknown_seat[ops reissue for seat 99]", 422)
+@case("invalid_parameter[ops reissue for seat 99]", 422)
 async def _reissue_nobody(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     url = f"/v1/ops/seasons/{bey.season_id}/beys/99/token"
@@ -628,7 +665,7 @@ async def _vote_self(api: Api, _: AsyncExitStack) -> Request:
     )
 
 
-@case("unknown_seat[vote for seat 99]", 422)
+@case("invalid_body[vote for seat 99]", 422)
 async def _vote_nobody(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     await play_divans(api, bey, 16)
@@ -712,7 +749,7 @@ async def _offer_self(api: Api, _: AsyncExitStack) -> Request:
     )
 
 
-@case("bad_partner[no such seat]", 422)
+@case("invalid_body[offer to seat 20]", 422)
 async def _offer_nobody(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     return api.client.post(
@@ -934,6 +971,8 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
         response = await unchanged(api.store, request)
         body = assert_problem(response, c.status, c.code)
     assert body["instance"].startswith("/v1/")
+    # issue 11: the operation's OpenAPI answers list this code, under this status
+    assert_documented((await api.client.get(SCHEMA)).json(), response)
     if c.status == 503 or c.code == "divan_locked":  # ARCHITECTURE: 409/503 with Retry-After
         assert response.headers["retry-after"]
 
@@ -943,7 +982,11 @@ UNREACHABLE = {
     "season_exists": "POST /v1/seasons always makes a fresh uuid season id",
     "unknown_rules_version": "POST /v1/seasons never names a rules version (ADR-43)",
     "rate_limited": "the command API has no rate limiter yet (RELIABILITY 24 expects 429)",
-    "invalid_request": "no handler takes Litestar-validated input; typed path params give 404",
+    # D-27: the edge refuses a plate outside 1 … 81 and a seat outside 1 … 19 (422
+    # invalid_body / invalid_parameter), and every plate and seat inside those bounds exists
+    # (a season's empty seats are computer beys once registration closes, R-11.1).
+    "unknown_province": "D-27: every plate 1 … 81 the edge lets through is a province",
+    "unknown_seat": "D-27: every seat 1 … 19 the edge lets through has a bey",
     "bad_request": "fallback for other Litestar HTTPExceptions; none is raised by the routes",
     "internal": "an unhandled exception (500), not a refusal",
 }
@@ -957,11 +1000,13 @@ def _codes_in_source() -> set[str]:
         re.compile(r'code="([a-z_0-9]+)"'),
         re.compile(r'\b\d{3}: "([a-z_0-9]+)"'),
         re.compile(r'\bcode = "([a-z_0-9]+)"'),
+        re.compile(r'return \d{3}, "([a-z_0-9]+)"'),
     ]
     files = [
         *ROOT.glob("services/command/*.py"),
         ROOT / "shared/app/problems.py",
         ROOT / "shared/app/auth.py",
+        ROOT / "shared/app/strict.py",
         *ROOT.glob("shared/domain/**/*.py"),
     ]
     return {m for f in files for p in patterns for m in p.findall(f.read_text())}
@@ -974,3 +1019,26 @@ def test_every_error_code_in_the_source_has_a_refusal_case() -> None:
     assert {"not_your_province", "idempotency_key_in_flight", "body_too_large"} <= found
     assert found - covered - set(UNREACHABLE) == set()
     assert set(UNREACHABLE) & covered == set()
+
+
+# Codes command operations document that the cases above do not drive, and the test that does.
+DRIVEN_ELSEWHERE = {
+    "too_many_failed_attempts": "tests/http/test_rate_limit.py",
+}
+
+
+async def test_every_code_a_command_operation_documents_is_driven(memory_api: Api) -> None:
+    """Issue 11: an operation lists only what it can answer: every code any command operation
+    documents is driven by a case above (or by the test named), and none is unreachable."""
+    doc = (await memory_api.client.get(SCHEMA)).json()
+    documented = {
+        code
+        for path, item in doc["paths"].items()
+        for method in item
+        for code in documented_codes(doc, method, path)
+    }
+    covered = {c.code for c in CASES.values() if c.bug is None}
+    assert documented - covered - set(DRIVEN_ELSEWHERE) == set()
+    assert documented & set(UNREACHABLE) == set()
+    for code, path in DRIVEN_ELSEWHERE.items():
+        assert f'"{code}"' in (ROOT / path).read_text(), (code, path)

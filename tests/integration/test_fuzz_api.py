@@ -5,8 +5,10 @@ requests for every operation from the schema (examples, fuzzing, stateful phases
 authenticated as a bey, and checks every answer: no server error (5xx other than the documented
 503s), status codes, content types and bodies as documented, no auth ignored. Requests the game
 refuses for its own reasons (a province that is not a neighbour, too little gold) are 4xx by
-design, so the check that schema-valid requests succeed is left out. The event stream is left
-out too: it never ends (tests/projections covers it).
+design, so the check that schema-valid requests succeed is left out, and so is the check that a
+created season's read-side views answer at once (no projector runs here; the read side is
+eventually consistent). The event stream is left out too: it never ends (tests/projections
+covers it).
 """
 
 from __future__ import annotations
@@ -79,7 +81,11 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
                 "--checks",
                 "all",
                 "--exclude-checks",
-                "positive_data_acceptance",
+                # ensure_resource_availability: this stack runs no projector, so a season the
+                # fuzzer creates (valid since D-27 bounds the memleket to 1 … 81) is never
+                # projected and its read-side views answer 404 `season_not_found` (by design of
+                # the eventually consistent read side, ARCHITECTURE; issue 11 notes it).
+                "positive_data_acceptance,ensure_resource_availability",
                 "--phases",
                 "examples,fuzzing,stateful",
                 "--exclude-path-regex",

@@ -25,6 +25,7 @@ from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
+from tests.documented import check_every_problem
 from tests.http.support import lifespan
 from tests.live_calendar import LIVE
 
@@ -232,6 +233,7 @@ async def open_gateway(
         lifespan(gw.app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=10) as client,
     ):
+        check_every_problem(client, gw.app)  # every refusal is one its operation lists
         yield gw, client
 
 

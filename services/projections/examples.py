@@ -1,0 +1,185 @@
+"""An example answer of every query operation, for the OpenAPI document (issue 11; validated
+against each operation's own schema by tests/projections/test_openapi_examples.py). Built from
+the typed Structs of services/projections/responses.py and the domain's records."""
+
+from __future__ import annotations
+
+import msgspec
+
+from services.projections.board import _board
+from services.projections.responses import (
+    AuditOut,
+    BattlesOut,
+    Betrayal,
+    BetrayalsOut,
+    BoardOut,
+    BoardRow,
+    LeaderboardOut,
+    MapOut,
+    Mission,
+    OfferOut,
+    OrdersOut,
+    OwnOrders,
+    OwnReport,
+    PrivateOut,
+    Province,
+    PublicBey,
+    RegionTitle,
+    Report,
+    ReportLine,
+    ReportsOut,
+    SeasonMeta,
+    SeasonRow,
+    SeasonsOut,
+    SummaryOut,
+    TicketOut,
+    TitlesOut,
+    TreatiesOut,
+    Treaty,
+)
+from shared.domain.events import BattleRecord, GroupRecord
+from shared.domain.state import Order
+
+SEASON = "0123456789abcdef0123456789abcdef"
+
+CONQUEST = ReportLine(
+    kind="conquest",
+    data={"province": 71, "seat": 1},
+    tr="Kırıkkale 1. beyin oldu",
+    en="Kırıkkale fell to bey 1",
+)
+BATTLE = BattleRecord(
+    target=71,
+    defender=None,
+    defender_units=2,
+    defence_bonus=0,
+    defence_support=(),
+    groups=(GroupRecord(beys=(1,), advances=((1, 6, 3),), support=(), strength=3),),
+    outcome="taken",
+    fighting_group=0,
+    attack=3,
+    defence=2,
+    entering=3,
+    taker=1,
+)
+HOLD = msgspec.to_builtins(Order(province=6, kind="hold"))
+PUBLIC_BEY = PublicBey(
+    seat=1,
+    memleket=6,
+    computer=False,
+    score=12,
+    provinces=3,
+    surgun=False,
+    hain_through=None,
+    missions_done=[],
+    missions=None,
+    halk_sevgisi=False,
+    han=False,
+)
+
+
+def _small_board() -> object:
+    """The real static board, cut to two provinces and one of each list (it is 81 long)."""
+    b = _board()
+    return msgspec.structs.replace(
+        b,
+        provinces=b.provinces[:2],
+        regions=b.regions[:1],
+        missions=b.missions[:1],
+        news=b.news[:1],
+        perdes=b.perdes[:1],
+    )
+
+
+# handler name -> a 2xx status -> the example
+EXAMPLES: dict[str, dict[str | int, object]] = {
+    "static_board": {200: _small_board()},
+    "season_list": {
+        200: SeasonsOut(
+            seasons=[
+                SeasonRow(SEASON, mode="trial", phase="running", divan=3, han=None, version=42)
+            ]
+        )
+    },
+    "summary": {
+        200: SummaryOut(
+            season_id=SEASON,
+            version=42,
+            status=SeasonMeta(
+                season_id=SEASON,
+                mode="trial",
+                phase="running",
+                divan=3,
+                next_divan=4,
+                perde=1,
+                resolving=False,
+                rules_version="1",
+                seed_commitment="9f" * 32,
+                han=None,
+                seed=None,
+                seed_salt=None,
+                version=42,
+                beys=19,
+            ),
+        )
+    },
+    "season_map": {
+        200: MapOut(
+            season_id=SEASON,
+            version=42,
+            divan=3,
+            provinces={"6": Province(owner=1, units=5, sur=False), "34": Province(None, milis=4)},
+        )
+    },
+    "leaderboard": {
+        200: LeaderboardOut(season_id=SEASON, version=42, divan=3, leaderboard=[PUBLIC_BEY])
+    },
+    "titles": {
+        200: TitlesOut(
+            season_id=SEASON,
+            version=42,
+            regions={"İç Anadolu": RegionTitle(1, "bölge_beyi")},
+            hain=[],
+            surgun=[],
+            han=None,
+        )
+    },
+    "treaties": {
+        200: TreatiesOut(season_id=SEASON, version=42, treaties=[Treaty("pact", [1, 2], 5)])
+    },
+    "reports": {
+        200: ReportsOut(season_id=SEASON, version=42, reports=[Report("divan", 3, [CONQUEST])])
+    },
+    "betrayals": {
+        200: BetrayalsOut(season_id=SEASON, version=42, betrayals=[Betrayal(3, 2, 1, 71, 6)])
+    },
+    "boards": {200: BoardOut("han-memleket", [BoardRow(memleket=6, hans=2)])},
+    "private": {
+        200: PrivateOut(
+            season_id=SEASON,
+            version=42,
+            seat=1,
+            gold=4,
+            missions=[Mission("M-1", False)],
+            orders=OwnOrders(divan=4, orders=[HOLD]),
+            offers_in=[],
+            offers_out=[OfferOut(to=2, kind="pact")],
+            reports=[OwnReport(3, [CONQUEST])],
+        )
+    },
+    "battles": {
+        200: BattlesOut(
+            season_id=SEASON, version=42, divan=3, battles=[msgspec.to_builtins(BATTLE)]
+        )
+    },
+    "all_orders": {200: OrdersOut(season_id=SEASON, version=42, divan=3, orders={"1": [HOLD]})},
+    "audit_betrayals": {
+        200: AuditOut(season_id=SEASON, version=42, betrayals=[], treaty_timeline=[])
+    },
+    "ops_bey": {200: PrivateOut(season_id=SEASON, version=42, seat=1, gold=4)},
+    "ticket": {201: TicketOut(ticket="Zm9vYmFyYmF6cXV4cXV1eHF1dXg", expires_in=30)},
+    "events": {
+        200: 'event: ready\ndata: {"channels": 2}\n\n'
+        'event: divan_report\ndata: {"type": "divan_report", "divan": 3}\n\n'
+    },
+}

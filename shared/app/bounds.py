@@ -1,0 +1,102 @@
+"""D-27: every integer either API takes, and its bounds, in one table.
+
+A request's integers are strict JSON integers (never a string, a float such as 2.0, or a
+boolean) within these bounds; the body types (services/command/schemas.py) and the path
+parameters of both APIs are annotated from this table, so msgspec refuses anything else while
+it decodes (shared.app.strict), and the OpenAPI document states the same bounds.
+
+- plate 1 … 81: memleket, order province and target, spend province (R-2.1);
+- seat 1 … 19: offer `to`, vote `candidate`, path `to`, `frm`, `seat` (R-1.4);
+- units 0 … 12: order `units`, at most a province's cap (R-2.5); 0, the default, is "not
+  given" (a hold); an advance or support with 0 is the rule's own `bad_units` (R-4.2);
+- divan 1 … 17: order set `divan`, `POST /divans` `divan` (17, "the next" after Divan 16, is
+  the phase's to refuse);
+- read divan 1 … 16: path `divan` of all orders; battles answer 404 `divan_not_found` outside
+  it or before it is resolved (issue 11).
+The full table, with reasons, is D-27 in docs/rules-decisions.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+import msgspec
+from litestar.params import Parameter, ParameterKwarg
+
+from shared.domain.map import MAX_UNITS, PLATES
+from shared.domain.state import DIVANS, SEATS
+
+
+class Bound(msgspec.Struct, frozen=True):
+    low: int
+    high: int
+    what: str
+
+
+BOUNDS: Final = {
+    "plate": Bound(1, len(PLATES), "a province's plate (R-2.1)"),
+    "seat": Bound(1, SEATS, "a seat (R-1.4)"),
+    "units": Bound(0, MAX_UNITS, "units; 0 means not given (R-2.5, R-4.2)"),
+    "divan": Bound(1, DIVANS + 1, "a Divan; 17 is the one after the last (R-1.1)"),
+    "read_divan": Bound(1, DIVANS, "a Divan (R-1.1)"),
+}
+
+
+# Which bound each integer field and path parameter of the API has, by its name.
+FIELDS: Final = {
+    "memleket": "plate",
+    "province": "plate",
+    "target": "plate",
+    "units": "units",
+    "divan": "divan",
+    "to": "seat",
+    "frm": "seat",
+    "candidate": "seat",
+    "seat": "seat",
+}
+
+
+# ... and each path parameter.
+PATH_FIELDS: Final = {"to": "seat", "frm": "seat", "seat": "seat", "divan": "read_divan"}
+
+
+def bound_of(field: str, *, path: bool = False) -> dict[str, int]:
+    """The problem members naming a field's bounds (`minimum`, `maximum`), if it has any:
+    `field` is a body field's JSON path (`$.orders[0].units`) or a path parameter's name."""
+    name = field.rsplit(".", 1)[-1]
+    table = PATH_FIELDS if path else FIELDS
+    if name not in table:
+        return {}
+    b = BOUNDS[table[name]]
+    return {"minimum": b.low, "maximum": b.high}
+
+
+def _meta(name: str, example: int) -> msgspec.Meta:
+    b = BOUNDS[name]
+    return msgspec.Meta(
+        ge=b.low,
+        le=b.high,
+        description=f"{b.what}: an integer {b.low} … {b.high} (D-27)",
+        examples=[example],
+    )
+
+
+Plate = Annotated[int, _meta("plate", 6)]
+Seat = Annotated[int, _meta("seat", 2)]
+Units = Annotated[int, _meta("units", 2)]
+DivanNo = Annotated[int, _meta("divan", 1)]
+
+
+def path_bound(name: str) -> ParameterKwarg:
+    """A path parameter with its bounds: outside them, 422 `invalid_parameter` (D-27)."""
+    b = BOUNDS[name]
+    kwarg: ParameterKwarg = Parameter(
+        ge=b.low, le=b.high, description=f"{b.what}: an integer {b.low} … {b.high} (D-27)"
+    )
+    return kwarg
+
+
+SeatPath = Annotated[int, path_bound("seat")]
+# A Divan in a read path (all orders): 1 … 16. Battles keep their own 404 `divan_not_found`
+# for a Divan that does not exist yet (issue 11), so they take a plain int.
+ReadDivanPath = Annotated[int, path_bound("read_divan")]

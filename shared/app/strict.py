@@ -1,0 +1,99 @@
+"""Strict request bodies (D-27): each body is decoded by msgspec, strictly, into its type.
+
+Litestar decodes a body to Python objects and then converts them with `strict=False`, so
+`"units": "3"` became 3 and `"memleket": "6"` created a season. `StrictRequest` (the app's
+request class) decodes the raw bytes straight into the handler's declared `data` type with
+`strict=True`: a string, float or boolean where an integer belongs, an integer outside the
+bounds of shared.app.bounds, an unknown field or a missing one is refused while decoding,
+before any handler runs, and Litestar's own conversion then only sees a finished Struct.
+
+Path integers (`{seat:int}`) are parsed by Litestar with Python's `int`, which takes "+2",
+"02", " 2", "2_0" and other scripts' digits ("٢"); `strict_path_integers` replaces that parser
+with one that takes only an ASCII decimal integer without sign, leading zero or space (or a
+minus sign, for the bounds to refuse): anything else matches no route (404 `not_found`), and a
+number outside its bounds is 422 `invalid_parameter`.
+
+Refusals (docs/api.md):
+- bytes that are not UTF-8, or not JSON: 400 `malformed_json`;
+- an unknown field: 422 `unknown_field`; any other mismatch with the schema (wrong type,
+  out of bounds, a missing field, a value not in an enum): 422 `invalid_body`; both name the
+  `field` as a JSON path (`$.orders[0].units`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.routes import base as routes_base
+from litestar.types import Empty
+
+from shared.app.bounds import bound_of
+from shared.app.problems import Problem
+
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
+_AT = re.compile(r" - at `(?P<path>[^`]*)`$")
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
+_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
+
+
+def body_problem(exc: msgspec.MsgspecError) -> Problem:
+    """The refusal of a body msgspec could not decode into its type."""
+    text = str(exc)
+    if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)
+        if "UTF-8" in text:
+            return Problem(
+                400, "malformed_json", "Gövde UTF-8 değil / the body is not valid UTF-8 (RFC 8259)"
+            )
+        return Problem(400, "malformed_json", f"Gövde JSON değil / malformed JSON: {text}")
+    at = _AT.search(text)
+    where = at.group("path") if at else "$"
+    message = text[: at.start()] if at else text
+    if m := _UNKNOWN.match(message):
+        field = f"{where}.{m.group('name')}"
+        return Problem(
+            422, "unknown_field", f"Bilinmeyen alan / unknown field `{field}`", field=field
+        )
+    if m := _MISSING.match(message):
+        where = f"{where}.{m.group('name')}"
+    bound = bound_of(where)
+    must = f" (bir tamsayı / an integer {bound['minimum']} … {bound['maximum']})" if bound else ""
+    return Problem(422, "invalid_body", f"`{where}`{must}: {message}", field=where, **bound)
+
+
+def _data_type(request: Request[Any, Any, Any]) -> Any:
+    parameter = request.route_handler.parsed_fn_signature.parameters.get("data")
+    return None if parameter is None else parameter.annotation
+
+
+class StrictRequest(Request[Any, Any, Any]):
+    """A request whose JSON body decodes strictly into the handler's `data` type (D-27)."""
+
+    async def json(self) -> Any:
+        if self._json is Empty:
+            target = _data_type(self)
+            if target is None:
+                return await super().json()
+            body = await self.body()
+            try:
+                decoded = msgspec.json.decode(body or b"null", type=target, strict=True)
+            except msgspec.MsgspecError as exc:
+                raise body_problem(exc) from None
+            self._json = self._connection_state.json = decoded
+        return self._json
+
+
+def strict_int(text: str) -> int:
+    """An integer path parameter: ASCII decimal digits only (ValueError: no route matches)."""
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"not a decimal integer: {text!r}")
+    return int(text)
+
+
+def strict_path_integers() -> None:
+    """Parse every `{name:int}` path parameter with `strict_int` (D-27). Litestar keeps one
+    table of path parsers for the process, read as routes are built: call before building an
+    app (services/command/app.py does)."""
+    routes_base.parsers_map[int] = strict_int

@@ -1,0 +1,93 @@
+"""What the served OpenAPI document says an operation can answer (issue 11: every code an
+operation can answer is listed for it, and only those): shared by the refusal tests of both APIs.
+
+Each problem answer of an operation lists one example per code it can answer (the example's
+key is the code: shared.app.openapi.answers), so an operation's documented codes are the keys
+of its problem examples, under the status each is sent with.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+SCHEMA = "/v1/schema/openapi.json"
+PROBLEM = "application/problem+json"
+
+
+def operation_of(doc: dict[str, Any], method: str, path: str) -> tuple[str, str] | None:
+    """The (method, templated path) of the document that `path` is an instance of."""
+    for template, item in doc["paths"].items():
+        pattern = "^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)) + "$"
+        if method.lower() in item and re.match(pattern, path):
+            return method.lower(), template
+    return None
+
+
+def documented_codes(doc: dict[str, Any], method: str, template: str) -> dict[str, int]:
+    """code -> status, for every problem example of the operation."""
+    op = doc["paths"][template][method]
+    out = {}
+    for status, response in op["responses"].items():
+        media = response.get("content", {}).get(PROBLEM)
+        for code in (media or {}).get("examples", {}):
+            out[code] = int(status)
+    return out
+
+
+def assert_documented(doc: dict[str, Any], response: httpx.Response) -> tuple[str, str]:
+    """The refusal `response` is one its operation documents: its code, under its status."""
+    request = response.request
+    op = operation_of(doc, request.method, request.url.path)
+    code = response.json()["code"]
+    if op is None:  # no operation: an unknown route or method, answered by the router
+        assert code in ("not_found", "method_not_allowed"), (request.url.path, code)
+        return ("", "")
+    codes = documented_codes(doc, *op)
+    assert codes.get(code) == response.status_code, (
+        f"{op}: answered {response.status_code} {code}, which its document does not list"
+        f" (it lists {sorted(codes)})"
+    )
+    return op
+
+
+def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:
+    """Every problem+json answer `client` receives from `app` must be one its operation
+    documents (issue 11): installed on the test clients of both APIs, so that any test that
+    drives a refusal also checks the served document lists it. A 500 is a bug, not a refusal
+    (its own tests assert it), so it is left to them."""
+    doc: dict[str, Any] = {}
+
+    async def check(response: httpx.Response) -> None:
+        if not response.headers.get("content-type", "").startswith(PROBLEM):
+            return
+        if response.status_code == 500:
+            return
+        if not doc:
+            doc.update(app.openapi_schema.to_schema())
+        await response.aread()
+        assert_documented(doc, response)
+
+    client.event_hooks = {
+        **client.event_hooks,
+        "response": [*client.event_hooks["response"], check],
+    }
+
+
+def answers_table(doc: dict[str, Any]) -> str:
+    """docs/api.md's "Answers per operation" table, rendered from the served document: each
+    operation's problem codes by status (the test keeps the two the same)."""
+    lines = ["| operation | problem answers (status: codes) |", "|---|---|"]
+    for path, item in doc["paths"].items():
+        for method, _op in item.items():
+            by_status: dict[int, list[str]] = {}
+            for code, status in documented_codes(doc, method, path).items():
+                by_status.setdefault(status, []).append(code)
+            cells = "; ".join(
+                f"{status}: " + ", ".join(f"`{c}`" for c in sorted(codes))
+                for status, codes in sorted(by_status.items())
+            )
+            lines.append(f"| `{method.upper()} {path}` | {cells or 'none'} |")
+    return "\n".join(lines) + "\n"
