@@ -6,11 +6,20 @@ from __future__ import annotations
 
 from services.command.schemas import (
     Accepted,
+    AdminAction,
+    AdminActOut,
+    AdminDoneOut,
+    AdminIn,
     AnswerIn,
+    CalendarOut,
     CreatedOut,
     CreateSeasonIn,
+    DivanAt,
     DivanIn,
     DivanRequestedOut,
+    ExportHeader,
+    JoinedOut,
+    JoinIn,
     MeOut,
     OfferIn,
     OrderIn,
@@ -24,8 +33,42 @@ from services.command.schemas import (
 from shared.domain.state import Order
 
 SEASON = "0123456789abcdef0123456789abcdef"
+# A live season's calendar: registration closes Monday 18:00, Divans Tuesdays and Fridays 21:00
+_DIVAN_DAYS: tuple[str, ...] = (
+    "08",
+    "11",
+    "15",
+    "18",
+    "22",
+    "25",
+    "29",
+    "01",
+    "05",
+    "08",
+    "12",
+    "15",
+    "19",
+)
+_DIVAN_DAYS += ("22", "26", "29")
+CALENDAR = CalendarOut(
+    registration_closes_at="2026-12-07T18:00:00+03:00",
+    divans=[
+        DivanAt(divan=n, at=f"{'2026-12' if n <= 7 else '2027-01'}-{day}T21:00:00+03:00")
+        for n, day in enumerate(_DIVAN_DAYS, start=1)
+    ],
+    kurultay_closes_at="2027-01-30T21:00:00+03:00",
+    provisional=True,
+    compressed=False,
+)
 TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
+
+_ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
+    ("postpone", "few players yet"),
+    ("cancel", "not enough players"),
+    ("pause", "server move"),
+    ("resume", "server moved"),
+)
 
 # handler name -> "request" and/or a 2xx status -> the example
 EXAMPLES: dict[str, dict[str | int, object]] = {
@@ -84,4 +127,32 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "join_season": {
+        "request": JoinIn(memleket=34),
+        201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
+    },
+    "export_season": {
+        200: ExportHeader(
+            format="seksenbir-export/1",
+            season_id=SEASON,
+            rules_version="seksenbir-rules/2",
+            mode="trial",
+            seed_commitment="9f" * 32,
+            events=412,
+            chain="seksenbir/event-chain/1",
+            genesis="00" * 32,
+            head="5e" * 32,
+        )
+    },
+    **{
+        f"season_admin_{act}": {
+            "request": AdminIn(reason=reason),
+            200: AdminDoneOut(
+                act=AdminActOut(act=act, reason=reason, at="2026-12-03T12:00:00+03:00", by="admin"),
+                calendar=CALENDAR,
+                version=17,
+            ),
+        }
+        for act, reason in _ADMIN_REASONS
+    },
 }

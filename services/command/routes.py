@@ -77,7 +77,7 @@ Key = Annotated[
 # (shared/domain/decide.py), in the served document and docs/api.md ("Answers per operation").
 # Codes the domain has but the edge's bounds keep out (unknown_province, unknown_seat: D-27)
 # are not listed. A bey command: its token, the season, its Idempotency-Key, its append.
-COMMAND = (EVERY, BEY_AUTH, STORE, KEY, APPEND)
+COMMAND = (EVERY, BEY_AUTH, STORE, KEY, APPEND, "season_cancelled")  # a cancelled live season
 ORDERS: tuple[str, ...] = ("wrong_phase", "wrong_divan", "duplicate_province", "not_your_province")
 ORDERS += ("missing_target", "not_a_neighbour", "bad_units")
 SPEND: tuple[str, ...] = (
@@ -143,7 +143,15 @@ async def create_season(
         created = await _create_live(services, data, request)
     else:
         if data.memleket is None:
-            raise Problem(422, "invalid_body", "Deneme sezonu memleket ister / memleket required")
+            raise Problem(
+                422,
+                "invalid_body",
+                "`$.memleket`: deneme sezonu memleket ister (1 … 81) / a trial season needs "
+                "a memleket (1 … 81)",
+                field="$.memleket",
+                minimum=1,
+                maximum=81,
+            )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(
                 403,

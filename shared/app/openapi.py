@@ -87,13 +87,23 @@ CODES: dict[str, tuple[int, str]] = {
     "perde_3": (422, "no treaties in perde 3"),
     "vote_self": (422, "a vote for oneself"),
     "idempotency_key_reused": (422, "the key was used with another request"),
-    # The domain's, refused at the edge first today (D-27) or by routes still to come (live
-    # seasons: issue 12); no operation lists them until one can answer them.
+    # The domain's, refused at the edge first today (D-27): no operation lists them.
     "unknown_province": (422, "no province with this plate"),
     "unknown_seat": (422, "no bey in this seat"),
-    "memleket_taken": (409, "another bey has this memleket"),
+    # Live seasons (issue 12): joining, the calendar, season admin (D-29 … D-31)
+    "memleket_taken": (409, "another bey has this memleket (`free_neighbours`)"),
     "season_full": (409, "all 19 seats are taken"),
     "registration_closed": (409, "registration is closed"),
+    "season_cancelled": (409, "the season was cancelled; it takes no command"),
+    "already_paused": (409, "the season is paused already"),
+    "not_paused": (409, "the season is not paused"),
+    "registration_close_required": (422, "a live season needs registration_closes_at"),
+    "registration_too_soon": (422, "the registration close is too soon (`earliest`)"),
+    "invalid_instant": (422, "an instant without an offset"),
+    "bad_interval": (422, "divan_interval_seconds below 2"),
+    "not_later": (422, "a postponement to an instant not later than the close"),
+    "reason_required": (422, "an admin act without a reason"),
+    "chain_broken": (409, "the season's stored hash chain does not verify (an export)"),
     "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
     "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),

@@ -227,7 +227,7 @@ async def test_r1_4_joins_are_first_come_first_served_and_a_taken_memleket_names
     taken = await unchanged(api.store, join(api, sid, ANKARA))
     problem = assert_problem(taken, 409, "memleket_taken")
     assert problem["free_neighbours"] == [18, 26, 40, 42, 68, 71]  # 14 is taken too
-    assert_problem(await join(api, sid, 99), 422, "unknown_province")
+    assert_problem(await join(api, sid, 99), 422, "invalid_body")  # D-27: plates 1 … 81
     r = await api.client.post("/v1/seasons/" + "0" * 32 + "/join", json={"memleket": 1})
     assert_problem(r, 404, "season_not_found")
 
