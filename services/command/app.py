@@ -23,6 +23,7 @@ from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
 from shared.app.etag import conditional_get
+from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
@@ -134,6 +135,7 @@ def create_app(
         exception_handlers=handlers,
         cors_config=cors,
         middleware=[
+            content_language,  # Content-Language, Vary: Accept-Language (docs/api.md Language)
             *extra_middleware,
             *(
                 [

@@ -49,11 +49,9 @@ async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
 def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
     svc = services(connection)
-    role = auth.require_staff(
-        connection, svc.ops, svc.auditors, missing="Ops jetonu gerekli / ops token required"
-    )
+    role = auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.ops")
     if role != "ops":
-        raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+        raise Problem(403, "forbidden.ops")
 
 
 DEPENDENCIES = {

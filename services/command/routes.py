@@ -227,9 +227,7 @@ async def request_divan(
     stands and the scheduler enqueues it (`seksenbir scheduler`). Poll the status.
     """
     if data is None:
-        raise Problem(
-            422, "invalid_body", 'Gövde {"divan": n} gerekli / body {"divan": n} required'
-        )
+        raise Problem(422, "invalid_body.divan")
     return _answer(await service.request_divan(services, context, data.divan))
 
 

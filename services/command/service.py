@@ -114,7 +114,7 @@ async def load(svc: Services, season_id: str) -> Loaded:
     try:
         return await svc.seasons.load(season_id)
     except SeasonNotFound:
-        raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season") from None
+        raise Problem(404, "season_not_found") from None
     except StoreBusyError:
         raise store_busy() from None
 
@@ -176,9 +176,9 @@ async def bey_view(svc: Services, claim: BeyClaim) -> MeOut:
 async def create_season(svc: Services, memleket: int, seed: int | None) -> CreatedOut:
     """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
     if memleket not in game_map():
-        raise Problem(422, "unknown_province", f"{memleket} plakalı il yok")
+        raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
-        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
+        raise Problem(422, "invalid_body.seed")
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     create = c.CreateSeason(
         season_id=season_id,
@@ -345,7 +345,7 @@ async def _set_token(
         except ConcurrencyError:
             continue
         return TokenOut(seat, token)
-    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin")
+    raise Problem(409, "conflict")
 
 
 def _new_id() -> str:
@@ -356,7 +356,7 @@ def _new_id() -> str:
 
 
 def _in_flight() -> Problem:
-    return Problem(409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor")
+    return Problem(409, "idempotency_key_in_flight")
 
 
 class _UnitOfWork(Generic[T]):
@@ -379,7 +379,7 @@ class _UnitOfWork(Generic[T]):
         seat, first = await self._authorise()
         key = ctx.key
         if key_required and (key is None or not key.value):
-            raise Problem(400, "idempotency_key_required", "Bu komut Idempotency-Key başlığı ister")
+            raise Problem(400, "idempotency_key_required")
         if key is None:
             return await self._decide_and_append(seat, command, answer, first)
         # (the key's length is the route's to check: a header parameter of at most 200)
@@ -430,9 +430,7 @@ class _UnitOfWork(Generic[T]):
                     raise Problem.stored(found.status, found.body)
                 return Outcome(found.status, msgspec.json.decode(found.body, type=self.out))
             case Mismatch():
-                raise Problem(
-                    422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı"
-                )
+                raise Problem(422, "idempotency_key_reused")
             case InProgress():
                 raise _in_flight()
 
@@ -523,6 +521,4 @@ class _UnitOfWork(Generic[T]):
                 events=[codec.event_type(e) for e in result],
             )
             return Outcome(status, body)
-        raise Problem(
-            409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes"
-        )
+        raise Problem(409, "conflict")

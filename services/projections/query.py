@@ -200,7 +200,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
             for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)
         ]
     else:
-        raise Problem(404, "not_found", "Böyle bir tablo yok / no such board")
+        raise Problem(404, "not_found.board")
     return msgspec.convert({"board": name, "rows": rows}, BoardOut)
 
 
@@ -258,11 +258,7 @@ async def battles(
     everything = meta["phase"] == "over" or who == "ops"
     seat = None if everything else bey_seat(request, season_id, auth)  # 401/403 first
     if not 1 <= divan <= meta["divan"]:  # R-1.1: Divans 1 … 16, once resolved
-        raise Problem(
-            404,
-            "divan_not_found",
-            f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
-        )
+        raise Problem(404, "divan_not_found", params={"divan": divan})
     records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
     if seat is None:
         if who == "ops":
@@ -289,7 +285,7 @@ async def all_orders(
             token = edge.bearer(request)
             if who is None and token is not None and tokens.parse(token) is None:
                 raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
-            raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
+            raise Problem(403, "forbidden.orders_secret")
         await _record_ops_read(request, season_id, f"orders/{divan}")
     return answer(meta, OrdersOut, {"divan": divan, "orders": _hash(raw)})
 
@@ -377,13 +373,13 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
         if ticket_value := request.query_params.get("ticket"):
             owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
             if owner is None or not owner.decode().startswith(f"{season_id}:"):
-                raise Problem(
-                    401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
-                )
+                raise Problem(401, "bad_ticket")
             channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
-        raise Problem(exc.status, exc.code, exc.detail, retry_after=STREAM_RETRY_AFTER_S) from None
+        raise Problem(
+            exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
+        ) from None
     stream = _stream(sub)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
@@ -449,4 +445,4 @@ def redis_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Respon
     503 with Retry-After, never a 500; /ready says the same meanwhile."""
     log.warning("query.redis_unavailable", path=request.url.path, error=type(exc).__name__)
     refused = unavailable()
-    return problem_response(request, Problem(503, refused.code, refused.detail, retry_after=1))
+    return problem_response(request, Problem(503, refused.key, retry_after=1))

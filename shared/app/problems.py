@@ -1,17 +1,20 @@
 """RFC 9457 problem details for both APIs: one refusal type, one set of exception handlers.
 
-Every refusal either API makes is a `Problem` (status, stable `code`, Turkish / English
-`detail`, optional extra members and headers); `exception_handlers()` is the one mapping of
+Every refusal either API makes is a `Problem` (status, stable `code`, a `detail` in the
+request's language from the one catalogue shared.domain.messages, optional extra members and
+headers); `exception_handlers()` is the one mapping of
 exceptions to problem+json answers, registered once on the app that serves both APIs
 (services/command/app.py). The read side adds only its Redis handlers, on its own router.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import asyncpg
+import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException
@@ -19,7 +22,9 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from shared.app import tokens
 from shared.app.bodies import TooDeep
+from shared.app.language import STORED_LANGUAGE, negotiate
 from shared.app.openapi import problem_body
+from shared.domain import messages
 from shared.domain.commands import Rejection
 from shared.eventstore import StoreBusyError
 
@@ -43,108 +48,197 @@ STATUS = {
 
 
 class Problem(Exception):
-    """A refusal either API answers with problem+json; `retry_after` sets Retry-After."""
+    """A refusal either API answers with problem+json; `retry_after` sets Retry-After.
+
+    `key` is a message key of shared.domain.messages (`code` or `code.variant`): the answer's
+    code is its first part, its `detail` the key's text in the request's language, filled from
+    `params` and the extra members. A key not in the catalogue yet answers `detail` as written
+    (the old "Türkçe / English" style, split by language)."""
 
     def __init__(
-        self, status: int, code: str, detail: str, *, retry_after: int | None = None, **extra: Any
+        self,
+        status: int,
+        key: str,
+        detail: str = "",
+        *,
+        retry_after: int | None = None,
+        params: Mapping[str, object] | None = None,
+        parts: Sequence[tuple[str, Mapping[str, object]]] = (),
+        **extra: Any,
     ) -> None:
-        super().__init__(detail)
+        super().__init__(detail or key)
         self.status = status
-        self.code = code
-        self.detail = detail
+        self.key = key
+        self.code = messages.code_of(key)
+        self.fallback = detail
+        self.params = {**extra, **(params or {})}
+        self.parts = tuple(parts)  # several texts, joined (Litestar's validation errors)
         self.extra = extra
         self.headers: dict[str, str] = {}
         self.raw: bytes | None = None  # a refusal stored under an Idempotency-Key, as stored
+        self.lang: messages.Lang | None = None  # the language of `raw`
         if retry_after:
             self.headers["Retry-After"] = str(retry_after)
+
+    def text(self, lang: messages.Lang) -> str:
+        if self.parts:
+            return "; ".join(messages.render(k, lang, p) for k, p in self.parts)
+        if self.key not in messages.CATALOGUE:
+            return getattr(messages.legacy(self.fallback or self.key), lang)  # type: ignore[no-any-return]
+        return messages.render(self.key, lang, self.params)
+
+    @property
+    def detail(self) -> str:
+        return self.text(messages.DEFAULT)
 
     @classmethod
     def of(cls, r: Rejection) -> Problem:
         """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
         retry = 1 if r.code == "divan_locked" else None
-        return cls(STATUS.get(r.code, 422), r.code, r.message, retry_after=retry, **r.details)
+        p = cls(STATUS.get(r.code, 422), r.key or r.code, r.message, retry_after=retry, **r.details)
+        if not r.key:  # a Rejection built directly keeps the text it was built with
+            p.key = r.code if r.code in messages.CATALOGUE and not r.message else ""
+            p.fallback = r.message or r.code
+        return p
 
     @classmethod
     def refused(cls, refused: tokens.TokenRefused) -> Problem:
         """A token check's refusal (shared.app.tokens)."""
-        return cls(refused.status, refused.code, refused.detail)
+        return cls(refused.status, refused.key)
 
     @classmethod
     def stored(cls, status: int, body: bytes) -> Problem:
-        """A refusal replayed from an Idempotency-Key's record: the very bytes first sent."""
+        """A refusal replayed from an Idempotency-Key's record: the very bytes first sent, in
+        the language they were first sent in (found again from the catalogue)."""
         p = cls(status, "stored", "stored refusal")
         p.raw = body
+        p.lang = stored_language(body)
         return p
 
-    def body(self, instance: str) -> bytes:
+    def body(self, instance: str, lang: messages.Lang = messages.DEFAULT) -> bytes:
         if self.raw is not None:
             return self.raw
-        return problem_body(self.code, self.status, self.detail, instance, **self.extra)
+        return problem_body(self.code, self.status, self.text(lang), instance, **self.extra)
+
+
+_STANDARD = frozenset({"type", "title", "status", "code", "detail", "instance"})
+
+
+def stored_language(body: bytes) -> messages.Lang | None:
+    """The language a stored problem body was written in: the one whose text of one of its
+    code's keys, filled from its members, is its `detail` (None if none is)."""
+    try:
+        doc = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    code, detail = doc.get("code"), doc.get("detail")
+    members = {k: v for k, v in doc.items() if k not in _STANDARD}
+    for key in messages.CATALOGUE:
+        if messages.code_of(key) != code:
+            continue
+        for lang in messages.LANGS:
+            try:
+                if messages.render(key, lang, members) == detail:
+                    return lang
+            except (KeyError, IndexError, ValueError):
+                continue
+    return None
 
 
 def store_busy() -> Problem:
-    return Problem(
-        503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again", retry_after=1
-    )
+    return Problem(503, "store_busy", retry_after=1)
 
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
-    return Response(
-        exc.body(request.url.path), status_code=exc.status, media_type=PROBLEM, headers=exc.headers
-    )
+    """The problem in the request's language (shared.app.language); a stored one in its own."""
+    headers = dict(exc.headers)
+    if exc.raw is not None and exc.lang is not None:
+        headers[STORED_LANGUAGE.decode()] = exc.lang
+    body = exc.body(request.url.path, negotiate(request.scope))
+    return Response(body, status_code=exc.status, media_type=PROBLEM, headers=headers)
 
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
-    """Litestar's own refusals (body validation, 404, 405, 413) in the same shape and codes."""
+    """Litestar's own refusals (body validation, 404, 405, 413) in the same shape and codes,
+    their text from the catalogue like every other refusal's."""
     codes = {
         404: "not_found",
         405: "method_not_allowed",
         413: "body_too_large",
         429: "rate_limited",
     }
-    status, code, detail = (
-        exc.status_code,
-        codes.get(exc.status_code, "bad_request"),
-        str(exc.detail),
-    )
+    status = exc.status_code
+    p = Problem(status, codes.get(status, "bad_request"))
     if status == 400:
-        status, code, detail = _bad_request(exc, detail)
+        p = _bad_request(exc, str(exc.detail))
     if isinstance(exc, NotFoundException):
-        code = "not_found"
-    p = Problem(status, code, detail)
-    p.headers = dict(exc.headers or {})
+        p = Problem(404, "not_found")
+    p.headers.update(exc.headers or {})
     return problem_response(request, p)
 
 
-def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
+_AT = re.compile(r" - at `(?P<at>[^`]+)`$")
+_VALIDATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Object contains unknown field `(?P<field>[^`]+)`$"), "unknown_field"),
+    (re.compile(r"^Object missing required field `(?P<field>[^`]+)`$"), "invalid_body.missing"),
+    (re.compile(r"^Expected `(?P<expected>[^`]+)`, got `(?P<got>[^`]+)`$"), "invalid_body.type"),
+    (re.compile(r"^Expected `(?P<expected>[^`]+)` (?P<constraint>.+)$"), "invalid_body.constraint"),
+)
+
+
+def _validation_part(error: dict[str, Any]) -> tuple[str, dict[str, object]]:
+    """One of msgspec's (English) validation messages as a catalogue key and its parameters."""
+    message, key = str(error.get("message", "")), str(error.get("key", ""))
+    where = _AT.search(message)
+    message = _AT.sub("", message)
+    at = where["at"] if where else ("$" if key in ("", "data") else key)
+    for pattern, found in _VALIDATION:
+        if m := pattern.match(message):
+            groups = m.groupdict()
+            if "field" in groups:  # a field of the object at `at`
+                field = groups["field"] if at == "$" else f"{at}.{groups['field']}"
+                return found, {"field": field, "at": field}
+            return found, {"at": at, **groups}
+    return "invalid_body.value", {"at": at}
+
+
+def _bad_request(exc: HTTPException, detail: str) -> Problem:  # noqa: PLR0911 — one answer per kind of 400, in the order they are told apart
     """Map Litestar's 400s onto our codes: malformed JSON, unknown or invalid fields, headers."""
     problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
-    messages = "; ".join(str(e.get("message", "")) for e in problems)
     if "malformed" in detail.lower() or "truncated" in detail.lower():
-        return 400, "malformed_json", detail
+        return Problem(400, "malformed_json")
     if any(
         str(e.get("key", "")).lower() in ("idempotency-key", "idempotency_key") for e in problems
     ):
-        return 400, "bad_idempotency_key", "Idempotency-Key en fazla 200 karakter"
-    if "unknown field" in messages.lower():
-        return 422, "unknown_field", messages
+        return Problem(400, "bad_idempotency_key")
     if any(e.get("key") == "data" and e.get("message") == "'data'" for e in problems):
-        return 400, "malformed_json", "İstek gövdesi boş / empty request body"
-    if any(e.get("source") == "body" for e in problems):
-        return 422, "invalid_body", messages or detail
-    return 400, "invalid_request", messages or detail
+        return Problem(400, "malformed_json.empty")
+    body = [_validation_part(e) for e in problems if e.get("source") == "body"]
+    if any(key == "unknown_field" for key, _ in body):
+        unknown = [(k, v) for k, v in body if k == "unknown_field"]
+        return Problem(422, "unknown_field", parts=unknown)
+    if body:
+        return Problem(422, body[0][0], parts=body)
+    params = [{"at": str(e.get("key", ""))} for e in problems if e.get("key")]
+    if params:
+        return Problem(
+            400, "invalid_request.param", parts=[("invalid_request.param", p) for p in params]
+        )
+    return Problem(400, "invalid_request")
 
 
-def too_deep(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+def too_deep(request: Request[Any, Any, Any], exc: TooDeep) -> Response[bytes]:
     """A body nested deeper than shared.app.bodies.MAX_DEPTH, refused before decoding."""
-    return problem_response(request, Problem(400, "malformed_json", str(exc)))
+    return problem_response(
+        request, Problem(400, "malformed_json.too_deep", params={"limit": exc.limit})
+    )
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("api.unhandled", path=request.url.path)
-    return problem_response(
-        request, Problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Beklenmeyen bir hata oldu")
-    )
+    return problem_response(request, Problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal"))
 
 
 def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

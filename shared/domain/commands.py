@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from shared.domain import messages
 from shared.domain.state import Mode, Order, TreatyKind
 
 
@@ -124,11 +125,33 @@ class HoldKurultay(Command, frozen=True, tag="hold_kurultay"):
 
 
 class Rejection(msgspec.Struct, frozen=True):
-    """A refused command: a stable code, a clear message, nothing appended."""
+    """A refused command: a stable code, its details, nothing appended.
+
+    Its text comes from shared.domain.messages under `key` (the code, or `code.variant`), in
+    the language asked for (`text`); `message` is the Turkish text (or, for a key not in the
+    catalogue, the text the refusal was written with)."""
 
     code: str
-    message: str
+    message: str = ""
     details: dict[str, object] = {}
+    key: str = ""
+
+    def text(self, lang: messages.Lang = messages.DEFAULT) -> str:
+        """The refusal's text in `lang`; a Rejection built directly (no key) keeps its own."""
+        key = self.key or self.code
+        if key not in messages.CATALOGUE or (not self.key and self.message):
+            return getattr(messages.legacy(self.message or key), lang)  # type: ignore[no-any-return]
+        return messages.render(key, lang, self.details)
+
+
+def reject(key: str, message: str = "", /, **details: object) -> Rejection:
+    """A refusal under a message key of shared.domain.messages (`wrong_phase.kurultay_over`):
+    its code is the key's first part. `message` serves only a key not in the catalogue yet
+    (the old `reject(code, "Türkçe / English", ...)` style); add the key there instead."""
+    rendered = (
+        messages.render(key, messages.DEFAULT, details) if key in messages.CATALOGUE else message
+    )
+    return Rejection(code=messages.code_of(key), message=rendered, details=details, key=key)
 
 
 AnyCommand = (
