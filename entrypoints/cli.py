@@ -1,18 +1,31 @@
-"""The `seksenbir` command line: adjudicate, simulate (and, with the services, migrate/up/…)."""
+"""The `seksenbir` command line: adjudicate, simulate (and, with the services, migrate/up/…).
+
+Every line it writes for people is Turkish, or English with `--lang en` (before or after the
+command: `seksenbir --lang en simulate …`), from the catalogue shared.domain.messages; JSON
+output is data (its keys and values stay as they are; report lines carry both texts).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 if TYPE_CHECKING:
+    from shared.domain.messages import Lang
     from shared.settings import Settings
+
+
+def say(key: str, lang: Lang, **params: object) -> str:
+    """A line for people, in `lang` (shared.domain.messages)."""
+    from shared.domain.messages import render
+
+    return render(key, lang, params)
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -69,15 +82,18 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.json:
             continue
         if "kurultay" in summary:
-            print("\n== Kurultay ==")
+            print("\n" + say("cli.kurultay", args.lang))
             for line in summary["report"]:
                 print(f"  {line['text']}")
             continue
-        print(f"\n== {summary['divan']}. Divan ==")
+        print("\n" + say("cli.divan", args.lang, divan=summary["divan"]))
         for line in summary["report"]:
             print(f"  {line['text']}")
-        tops = ", ".join(f"{s['seat']}. bey {s['score']}" for s in summary["standings"])
-        print(f"  Sıralama: {tops}")
+        tops = ", ".join(
+            say("cli.standing", args.lang, seat=s["seat"], score=s["score"])
+            for s in summary["standings"]
+        )
+        print("  " + say("cli.standings", args.lang, standings=tops))
     if args.json:
         print(json.dumps(steps, ensure_ascii=False, default=list))
     return 0
@@ -93,7 +109,10 @@ def _migrate(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     bootstrap.configure(settings)  # migration.applied lines in the one log format
     applied = asyncio.run(migrate(args.dsn or settings.pg_dsn))
-    print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+    if applied:
+        print(say("cli.migrated", args.lang, applied=", ".join(applied)))
+    else:
+        print(say("cli.migrated_nothing", args.lang))
     return 0
 
 
@@ -202,12 +221,8 @@ def _verify(args: argparse.Namespace) -> int:
             async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
                 records = await store.read_stream(args.season)
         except asyncpg.UndefinedTableError:
-            print(
-                f"seksenbir verify: {describe_dsn(dsn)} holds no event store (run `seksenbir "
-                "migrate`, or name the database with --dsn / SEKSENBIR_PG_DSN; `seksenbir up` "
-                "uses the database seksenbir on a local server)",
-                file=sys.stderr,
-            )
+            text = say("cli.no_event_store", args.lang, database=describe_dsn(dsn))
+            print(f"seksenbir verify: {text}", file=sys.stderr)
             return 2
         return verify_season(args.season, records, database=describe_dsn(dsn))
 
@@ -230,79 +245,121 @@ def _rebuild(args: argparse.Namespace) -> int:
                 seasons = await projector.store.list_seasons() if args.all else [args.season]
                 for season_id in seasons:
                     events = await projector.rebuild(season_id)
-                    print(f"{season_id}: rebuilt from {events} events")
+                    print(say("cli.rebuilt", args.lang, season=season_id, events=events))
         finally:
             await redis.aclose()
         return 0
 
     if not args.all and not args.season:
-        print("seksenbir projections rebuild: name a SEASON or --all", file=sys.stderr)
+        text = say("cli.rebuild_what", args.lang)
+        print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
         return 2
     return asyncio.run(run())
 
 
-def _divans(text: str) -> int:
+def _divans(lang: Lang) -> Callable[[str], int]:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
     from shared.domain.state import DIVANS
 
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= DIVANS:
-        raise argparse.ArgumentTypeError(
-            f"{n}: a season has Divans 1 … {DIVANS} (R-1.1); give 1 … {DIVANS}"
-        )
-    return n
+    def divans(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not 1 <= n <= DIVANS:
+            raise argparse.ArgumentTypeError(say("cli.divans", lang, n=n, last=DIVANS))
+        return n
+
+    return divans
 
 
-def parser() -> argparse.ArgumentParser:
+def _language(argv: Sequence[str]) -> Lang:
+    """The --lang given anywhere in argv (read first, so argparse's own refusals use it)."""
+    from shared.domain.messages import language
+
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return language(argv[i + 1])
+        if arg.startswith("--lang="):
+            return language(arg.partition("=")[2])
+    return language(None)
+
+
+LANG_HELP = "language of the lines for people: tr (default) or en"
+
+
+def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
+    p.add_argument("--lang", choices=["tr", "en"], default="tr", help=LANG_HELP)
+    # every command takes --lang after its name too; only a given one overrides the default
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--lang", choices=["tr", "en"], default=argparse.SUPPRESS, help=LANG_HELP)
     sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("adjudicate", help="resolve one Divan from a seksenbir-scenario/1 file")
+    a = sub.add_parser(
+        "adjudicate", parents=[common], help="resolve one Divan from a seksenbir-scenario/1 file"
+    )
     a.add_argument("file")
     a.set_defaults(func=_adjudicate)
-    s = sub.add_parser("simulate", help="a whole trial season of computer beys")
+    s = sub.add_parser("simulate", parents=[common], help="a whole trial season of computer beys")
     s.add_argument("--seed", type=int, required=True)
     s.add_argument(
-        "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
+        "--divans",
+        type=_divans(lang),
+        default=16,
+        help="how many Divans to play, 1 … 16 (default 16)",
     )
     s.add_argument("--json", action="store_true")
-    s.add_argument("--lang", choices=["tr", "en"], default="tr")
     s.set_defaults(func=_simulate)
-    m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
+    m = sub.add_parser(
+        "migrate", parents=[common], help="apply the event store's schema migrations (idempotent)"
+    )
     m.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     m.set_defaults(func=_migrate)
     sv = sub.add_parser(
-        "serve", help="the HTTP gateway: command and query APIs and /metrics (uvicorn)"
+        "serve",
+        parents=[common],
+        help="the HTTP gateway: command and query APIs and /metrics (uvicorn)",
     )
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8081)
     sv.set_defaults(func=_serve)
-    w = sub.add_parser("worker", help="a Dramatiq worker: resolver or projections")
+    w = sub.add_parser(
+        "worker", parents=[common], help="a Dramatiq worker: resolver or projections"
+    )
     w.add_argument("kind", choices=["resolver", "projections"])
     w.add_argument("--processes", type=int, default=1)
     w.add_argument("--threads", type=int, default=2)
     w.set_defaults(func=_worker)
     sc = sub.add_parser(
         "scheduler",
+        parents=[common],
         help="re-enqueue every Divan requested and not resolved, from PostgreSQL, every "
         "SEKSENBIR_SWEEP_INTERVAL_S (5) seconds",
     )
     sc.set_defaults(func=_scheduler)
-    u = sub.add_parser("up", help="PostgreSQL, Redis, migrations, API and workers, all at once")
+    u = sub.add_parser(
+        "up", parents=[common], help="PostgreSQL, Redis, migrations, API and workers, all at once"
+    )
     u.add_argument("--host", default="127.0.0.1")
     u.add_argument("--port", type=int, default=8081)
     u.add_argument("--processes", type=int, default=1)
     u.set_defaults(func=_up)
-    pr = sub.add_parser("projections", help="read models: rebuild one season or all")
+    pr = sub.add_parser(
+        "projections", parents=[common], help="read models: rebuild one season or all"
+    )
     prs = pr.add_subparsers(dest="action", required=True)
-    rb = prs.add_parser("rebuild", help="rebuild into a new key generation and switch atomically")
+    rb = prs.add_parser(
+        "rebuild", parents=[common], help="rebuild into a new key generation and switch atomically"
+    )
     rb.add_argument("season", nargs="?")
     rb.add_argument("--all", action="store_true")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)
-    v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
+    v = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="ops: replay a season from its events and report mismatches",
+    )
     v.add_argument("season")
     v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     v.set_defaults(func=_verify)
@@ -310,7 +367,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser(_language(argv)).parse_args(argv)
     return int(args.func(args))
 
 

@@ -18,6 +18,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
 from shared.app import auth
+from shared.app.language import negotiate
 from shared.app.problems import Problem
 from shared.eventstore import request_hash
 
@@ -43,6 +44,7 @@ async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
         key=key,
         correlation_id=request.headers.get("x-request-id"),
         instance=request.url.path,
+        lang=negotiate(request.scope),
     )
 
 

@@ -40,6 +40,7 @@ from shared.domain import events as ev
 from shared.domain.decide import decide, next_divan, upcoming_divan
 from shared.domain.evolve import fold
 from shared.domain.map import game_map
+from shared.domain.messages import Lang
 from shared.domain.state import Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
     ConcurrencyError,
@@ -93,6 +94,7 @@ class Context:
     key: Key | None = None
     correlation_id: str | None = None
     instance: str = ""  # what a stored refusal names as its `instance` (the request's path)
+    lang: Lang = "tr"  # the language the request asked for: a stored refusal's (docs/api.md)
 
     @property
     def season_id(self) -> str:
@@ -399,7 +401,7 @@ class _UnitOfWork(Generic[T]):
             if p.code in TRANSIENT:
                 found = await keys.look(scope, key.value, key.request_hash)
             else:
-                body = p.body(ctx.instance)
+                body = p.body(ctx.instance, ctx.lang)
                 found = await keys.record(scope, key.value, key.request_hash, p.status, body)
             if found is None:
                 raise

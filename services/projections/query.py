@@ -39,11 +39,13 @@ from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription, unavailable
 from shared.app import auth as edge
 from shared.app import tokens
+from shared.app.language import negotiate
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
+from shared.domain.messages import Lang
 from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
@@ -57,6 +59,11 @@ def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
     return Response(msgspec.convert(payload, out), headers={"X-Season-Version": str(version)})
+
+
+def in_language(lines: list[dict[str, Any]], lang: Lang) -> list[dict[str, Any]]:
+    """Report lines as stored (both texts), each with `text` in the language asked for."""
+    return [{**line, "text": line[lang]} for line in lines]
 
 
 def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
@@ -136,10 +143,14 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
     kurultay = fields.pop("kurultay", None)
+    lang = negotiate(request.scope)
     by_divan = {int(d): lines for d, lines in fields.items()}
-    out = [{"kind": "divan", "divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]
+    out = [
+        {"kind": "divan", "divan": d, "lines": in_language(by_divan[d], lang)}
+        for d in sorted(by_divan)
+    ]
     if kurultay is not None:
-        out.append({"kind": "kurultay", "divan": None, "lines": kurultay})
+        out.append({"kind": "kurultay", "divan": None, "lines": in_language(kurultay, lang)})
     return answer(meta, ReportsOut, {"reports": out})
 
 
@@ -221,6 +232,7 @@ async def private(
         p.hgetall(k.reports_private(seat))
 
     meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
+    lang = negotiate(request.scope)
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
@@ -228,7 +240,10 @@ async def private(
         {
             "seat": seat,
             **_hash(mine),
-            "reports": [{"divan": d, "lines": own_reports[d]} for d in sorted(own_reports)],
+            "reports": [
+                {"divan": d, "lines": in_language(own_reports[d], lang)}
+                for d in sorted(own_reports)
+            ],
         },
     )
 

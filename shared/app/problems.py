@@ -121,12 +121,9 @@ class Problem(Exception):
         return problem_body(self.code, self.status, self.text(lang), instance, **self.extra)
 
 
-_STANDARD = frozenset({"type", "title", "status", "code", "detail", "instance"})
-
-
 def stored_language(body: bytes) -> messages.Lang | None:
-    """The language a stored problem body was written in: the one whose text of one of its
-    code's keys, filled from its members, is its `detail` (None if none is)."""
+    """The language a problem body was written in: its `detail` is one of its code's texts in
+    that language (shared.domain.messages.language_of); None if it is none of them."""
     try:
         doc = msgspec.json.decode(body)
     except msgspec.DecodeError:
@@ -134,17 +131,9 @@ def stored_language(body: bytes) -> messages.Lang | None:
     if not isinstance(doc, dict):
         return None
     code, detail = doc.get("code"), doc.get("detail")
-    members = {k: v for k, v in doc.items() if k not in _STANDARD}
-    for key in messages.CATALOGUE:
-        if messages.code_of(key) != code:
-            continue
-        for lang in messages.LANGS:
-            try:
-                if messages.render(key, lang, members) == detail:
-                    return lang
-            except (KeyError, IndexError, ValueError):
-                continue
-    return None
+    if not isinstance(code, str) or not isinstance(detail, str):
+        return None
+    return messages.language_of(code, detail)
 
 
 def store_busy() -> Problem:
@@ -153,10 +142,12 @@ def store_busy() -> Problem:
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
     """The problem in the request's language (shared.app.language); a stored one in its own."""
-    headers = dict(exc.headers)
+    lang = negotiate(request.scope)
+    # Said here too: Litestar answers 404 and 405 outside the middleware (shared.app.language)
+    headers = {**exc.headers, "Content-Language": exc.lang or lang, "Vary": "Accept-Language"}
     if exc.raw is not None and exc.lang is not None:
         headers[STORED_LANGUAGE.decode()] = exc.lang
-    body = exc.body(request.url.path, negotiate(request.scope))
+    body = exc.body(request.url.path, lang)
     return Response(body, status_code=exc.status, media_type=PROBLEM, headers=headers)
 
 

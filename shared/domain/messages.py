@@ -15,7 +15,10 @@ texts, that neither mixes the languages, and that every placeholder can be fille
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from functools import cache
+from string import Formatter
 from typing import Literal, NamedTuple
 
 from shared.domain.map import game_map
@@ -130,8 +133,8 @@ CATALOGUE: dict[str, Text] = {
     "cli.migrated": T("uygulandı: {applied}", "applied: {applied}"),
     "cli.migrated_nothing": T("uygulandı: hiçbiri (şema güncel)", "applied: nothing (up to date)"),
     "cli.no_event_store": T(
-        "{database} bir olay deposu tutmuyor (`seksenbir migrate` çalıştırın ya da veritabanını --dsn / SEKSENBIR_PG_DSN ile verin; `seksenbir up` yerel sunucudaki seksenbir veritabanını kullanır)",
-        "{database} holds no event store (run `seksenbir migrate`, or name the database with --dsn / SEKSENBIR_PG_DSN; `seksenbir up` uses the database seksenbir on a local server)",
+        "{database} bir olay deposu tutmuyor (`seksenbir migrate` çalıştırın ya da veritabanını --dsn ya da SEKSENBIR_PG_DSN ile verin; `seksenbir up` yerel sunucudaki seksenbir veritabanını kullanır)",
+        "{database} holds no event store (run `seksenbir migrate`, or name the database with --dsn or SEKSENBIR_PG_DSN; `seksenbir up` uses the database seksenbir on a local server)",
     ),
     "cli.no_season": T("böyle bir sezon yok", "no such season"),
     "cli.chain_ok": T("sağlam", "ok"),
@@ -176,6 +179,29 @@ def render(
         return getattr(legacy(fallback or key), lang)  # type: ignore[no-any-return]
     template: str = getattr(found, lang)
     return template.format_map(params(details or {}))
+
+
+@cache
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = [
+        re.escape(literal) + (".+?" if field is not None else "")
+        for literal, field, _spec, _conv in Formatter().parse(template)
+    ]
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def language_of(code: str, text: str) -> Lang | None:
+    """The language `text` is written in as one of `code`'s texts (or several joined by "; ",
+    as validation errors are), or None if it is none of them: a replayed refusal says its
+    language by this, and the tests check every answer with it."""
+    for lang in LANGS:
+        patterns = [_pattern(getattr(t, lang)) for k, t in CATALOGUE.items() if code_of(k) == code]
+        if any(p.fullmatch(text) for p in patterns):
+            return lang
+        parts = text.split("; ")
+        if len(parts) > 1 and all(any(p.fullmatch(s) for p in patterns) for s in parts):
+            return lang
+    return None
 
 
 def language(value: str | None) -> Lang:

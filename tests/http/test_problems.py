@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from shared.app.problems import stored_language
 from shared.eventstore import ConcurrencyError, StoreBusyError
 from tests.http.support import (
     ANKARA,
@@ -778,6 +779,9 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
         response = await unchanged(api.store, request)
         body = assert_problem(response, c.status, c.code)
     assert body["instance"].startswith("/v1/")
+    # docs/api.md Language: Turkish by default, the text from the one catalogue
+    assert response.headers["content-language"] == "tr"
+    assert stored_language(response.content) == "tr", body
     if c.status == 503 or c.code == "divan_locked":  # ARCHITECTURE: 409/503 with Retry-After
         assert response.headers["retry-after"]
 
@@ -804,8 +808,8 @@ UNREACHABLE = {
 def _codes_in_source() -> set[str]:
     """Every refusal code written in the command service, the shared HTTP edge and the domain."""
     patterns = [
-        re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)"'),
-        re.compile(r'reject\(\s*"([a-z_0-9]+)"'),
+        re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)(?:\.[a-z_0-9]+)?"'),
+        re.compile(r'reject\(\s*"([a-z_0-9]+)(?:\.[a-z_0-9]+)?"'),
         re.compile(r'code="([a-z_0-9]+)"'),
         re.compile(r'\b\d{3}: "([a-z_0-9]+)"'),
         re.compile(r'\bcode = "([a-z_0-9]+)"'),
