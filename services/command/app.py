@@ -157,7 +157,10 @@ def create_app(
             title="Seksenbir API",
             version="1",
             path="/v1/schema",
-            description="Seksenbir game server: commands (write side), read models (query side).",
+            description="Seksenbir game server: commands (write side), read models (query side). "
+            "Texts for people (every problem's `detail`, every report line's `text`) are Turkish "
+            "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
+            "its language in `Content-Language`.",
             components=COMPONENTS,
         ),
         debug=settings.debug,

@@ -8,8 +8,8 @@ APIs says which it chose (`Content-Language`) and that it depends on the header
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from typing import Any, cast
 from urllib.parse import parse_qs
 
 from shared.domain.messages import DEFAULT, LANGS, Lang
@@ -46,16 +46,17 @@ def accept_language(header: str | None) -> Lang | None:
     return best[2] if best else None
 
 
-def negotiate(scope: Scope) -> Lang:
+def negotiate(scope: Mapping[str, object]) -> Lang:
     """The language an HTTP request asks for (see the module docstring)."""
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    raw = scope.get("query_string", b"")
+    query = parse_qs(raw.decode("latin-1") if isinstance(raw, bytes) else "")
     for value in query.get("lang", ()):
         if (lang := _supported(value)) is not None:
             return lang
     header = None
-    for key, value in scope.get("headers", ()):
-        if key.lower() == b"accept-language":
-            header = value.decode("latin-1")
+    for name, raw_value in cast("Iterable[tuple[bytes, bytes]]", scope.get("headers", ())):
+        if name.lower() == b"accept-language":
+            header = raw_value.decode("latin-1")
             break
     return accept_language(header) or DEFAULT
 

@@ -95,7 +95,8 @@ class Problem(Exception):
     def of(cls, r: Rejection) -> Problem:
         """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
         retry = 1 if r.code == "divan_locked" else None
-        p = cls(STATUS.get(r.code, 422), r.key or r.code, r.message, retry_after=retry, **r.details)
+        p = cls(STATUS.get(r.code, 422), r.key or r.code, r.message, retry_after=retry)
+        p.extra, p.params = dict(r.details), dict(r.details)
         if not r.key:  # a Rejection built directly keeps the text it was built with
             p.key = r.code if r.code in messages.CATALOGUE and not r.message else ""
             p.fallback = r.message or r.code
