@@ -52,8 +52,8 @@ class Problem(Exception):
 
     `key` is a message key of shared.domain.messages (`code` or `code.variant`): the answer's
     code is its first part, its `detail` the key's text in the request's language, filled from
-    `params` and the extra members. A key not in the catalogue yet answers `detail` as written
-    (the old "Türkçe / English" style, split by language)."""
+    `params` and the extra members. A `detail` given (the old "Türkçe / English" style) is
+    answered as written, each language its half: move it to the catalogue instead."""
 
     def __init__(
         self,
@@ -83,7 +83,7 @@ class Problem(Exception):
     def text(self, lang: messages.Lang) -> str:
         if self.parts:
             return "; ".join(messages.render(k, lang, p) for k, p in self.parts)
-        if self.key not in messages.CATALOGUE:
+        if self.fallback or self.key not in messages.CATALOGUE:  # written the old way
             return getattr(messages.legacy(self.fallback or self.key), lang)  # type: ignore[no-any-return]
         return messages.render(self.key, lang, self.params)
 
@@ -95,11 +95,9 @@ class Problem(Exception):
     def of(cls, r: Rejection) -> Problem:
         """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
         retry = 1 if r.code == "divan_locked" else None
-        p = cls(STATUS.get(r.code, 422), r.key or r.code, r.message, retry_after=retry)
+        legacy = "" if r.key else r.message  # a refusal written the old way keeps its text
+        p = cls(STATUS.get(r.code, 422), r.key or r.code, legacy, retry_after=retry)
         p.extra, p.params = dict(r.details), dict(r.details)
-        if not r.key:  # a Rejection built directly keeps the text it was built with
-            p.key = r.code if r.code in messages.CATALOGUE and not r.message else ""
-            p.fallback = r.message or r.code
         return p
 
     @classmethod

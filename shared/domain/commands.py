@@ -128,8 +128,8 @@ class Rejection(msgspec.Struct, frozen=True):
     """A refused command: a stable code, its details, nothing appended.
 
     Its text comes from shared.domain.messages under `key` (the code, or `code.variant`), in
-    the language asked for (`text`); `message` is the Turkish text (or, for a key not in the
-    catalogue, the text the refusal was written with)."""
+    the language asked for (`text`); `message` is its Turkish text. A refusal written the old
+    way (no key, `message` "Türkçe / English") answers each language its half."""
 
     code: str
     message: str = ""
@@ -137,20 +137,24 @@ class Rejection(msgspec.Struct, frozen=True):
     key: str = ""
 
     def text(self, lang: messages.Lang = messages.DEFAULT) -> str:
-        """The refusal's text in `lang`; a Rejection built directly (no key) keeps its own."""
-        key = self.key or self.code
-        if key not in messages.CATALOGUE or (not self.key and self.message):
-            return getattr(messages.legacy(self.message or key), lang)  # type: ignore[no-any-return]
-        return messages.render(key, lang, self.details)
+        """The refusal's text in `lang`; one written the old way keeps its own."""
+        if not self.key:
+            return getattr(messages.legacy(self.message or self.code), lang)  # type: ignore[no-any-return]
+        return messages.render(self.key, lang, self.details)
 
 
 def reject(key: str, message: str = "", /, **details: object) -> Rejection:
     """A refusal under a message key of shared.domain.messages (`wrong_phase.kurultay_over`):
-    its code is the key's first part. `message` serves only a key not in the catalogue yet
-    (the old `reject(code, "Türkçe / English", ...)` style); add the key there instead."""
-    rendered = (
-        messages.render(key, messages.DEFAULT, details) if key in messages.CATALOGUE else message
-    )
+    its code is the key's first part, its text the catalogue's, filled from `details`.
+
+    The old style, `reject(code, "Türkçe / English", **details)`, still works (each language
+    gets its half; tests/http/test_problems.py then flags the text as not the catalogue's):
+    move the text to the catalogue and drop `message`."""
+    if message:
+        return Rejection(code=messages.code_of(key), message=message, details=details)
+    if key not in messages.CATALOGUE:
+        raise KeyError(f"refusal {key!r}: add its texts to shared/domain/messages.py")
+    rendered = messages.render(key, messages.DEFAULT, details)
     return Rejection(code=messages.code_of(key), message=rendered, details=details, key=key)
 
 

@@ -108,8 +108,13 @@ def test_a_refusal_written_the_old_way_still_answers_in_both_languages() -> None
     still answers each language its own half; add the code to the catalogue instead."""
     r = c.reject("brand_new", "Yeni bir ret / a new refusal", x=1)
     assert (r.code, r.text("tr"), r.text("en")) == ("brand_new", "Yeni bir ret", "a new refusal")
-    old = c.Rejection(code="wrong_phase", message="Eski / old")
-    assert (old.text("tr"), old.text("en")) == ("Eski", "old")
+    # a code the catalogue has, written the old way, keeps the text it was written with
+    old = c.reject("wrong_phase", "Eski / old")
+    assert (old.code, old.text("tr"), old.text("en")) == ("wrong_phase", "Eski", "old")
+    built = c.Rejection(code="wrong_phase", message="Eski / old")
+    assert (built.text("tr"), built.text("en")) == ("Eski", "old")
+    with pytest.raises(KeyError, match=r"messages\.py"):
+        c.reject("brand_new")  # the new style needs its texts in the catalogue
 
 
 @pytest.mark.parametrize(
