@@ -28,10 +28,11 @@ from services.projections.actors import REBUILD_ACTOR, start_sweeper
 from services.projections.listener import start_listener
 from services.projections.projector import Projector
 from services.resolver import actors as resolver_actors
-from services.resolver.scheduler import Scheduler, SweepSettings
+from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
+    due_message,
     make_broker,
     resolve_message,
 )
@@ -223,6 +224,20 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
 
 
 @contextlib.contextmanager
+def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
+    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's)."""
+    b = broker(settings)
+
+    def send(due: Due) -> None:
+        b.enqueue(due_message(due.kind, due.season_id, due.divan))
+
+    try:
+        yield send
+    finally:
+        b.close()
+
+
+@contextlib.contextmanager
 def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
     """`rebuild(season_id)`: asks the projections workers to rebuild a season's read model."""
     b = broker(settings)
@@ -274,7 +289,7 @@ def resolver_worker(
     b = worker_broker(settings, heartbeat_timeout_ms=settings.heartbeat_timeout_ms, env=env)
     b.maintenance_chance = settings.maintenance_chance  # per million
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
-    return resolver_actors.declare(settings, b, seasons.get), seasons
+    return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 
 
 def projections_worker(
@@ -305,7 +320,7 @@ async def scheduler(settings: Settings) -> AsyncIterator[Scheduler]:
     """The Divan scheduler over its own pool and broker, both closed on exit."""
     pool = await open_pool(settings, "scheduler")
     try:
-        with resolve_queue(settings) as enqueue:
-            yield Scheduler(pool, enqueue, settings=sweep_settings(settings))
+        with due_queue(settings) as send:
+            yield Scheduler(pool, send, settings=sweep_settings(settings))
     finally:
         await pool.close()

@@ -257,6 +257,53 @@ def _rebuild(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _deadletters(args: argparse.Namespace) -> int:
+    """Ops: list the messages the workers gave up on, or send them again (deadletters.py)."""
+    import json
+
+    import redis
+
+    from entrypoints import bootstrap, deadletters
+    from shared.settings import Settings
+
+    settings = Settings.from_env()
+    client = redis.Redis.from_url(settings.redis_url)
+    try:
+        if args.action == "list":
+            letters = deadletters.dead_letters(client, settings.broker_namespace)
+            if args.json:
+                print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
+            for d in [] if args.json else letters:
+                when = d.died_at.isoformat(timespec="seconds")
+                print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
+            if not args.json:
+                count = say(
+                    "cli.dead_letters",
+                    args.lang,
+                    count=len(letters),
+                    namespace=settings.broker_namespace,
+                )
+                print(count)
+            return 0
+        if not args.all and not args.ids:
+            text = say("cli.replay_what", args.lang)
+            print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
+            return 2
+        broker = bootstrap.broker(settings)
+        try:
+            ids = None if args.all else args.ids
+            done = deadletters.replay(client, broker, settings.broker_namespace, ids)
+        finally:
+            broker.close()
+        missing = [] if ids is None else sorted(set(ids) - set(done))
+        print(say("cli.replayed", args.lang, count=len(done)))
+        if missing:
+            print(say("cli.not_found", args.lang, ids=", ".join(missing)))
+        return 1 if missing else 0
+    finally:
+        client.close()
+
+
 def _divans(lang: Lang) -> Callable[[str], int]:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
     from shared.domain.state import DIVANS
@@ -286,6 +333,24 @@ def _language(argv: Sequence[str]) -> Lang:
 
 
 LANG_HELP = "language of the lines for people: tr (default) or en"
+
+
+def _deadletters_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    dl = sub.add_parser(
+        "deadletters",
+        parents=[common],
+        help="ops: messages the workers gave up on (after every retry)",
+    )
+    dls = dl.add_subparsers(dest="action", required=True)
+    dll = dls.add_parser(
+        "list", parents=[common], help="list the dead letters of the broker namespace"
+    )
+    dll.add_argument("--json", action="store_true", help="print them as a JSON list")
+    dll.set_defaults(func=_deadletters)
+    dlr = dls.add_parser("replay", parents=[common], help="send dead letters again (retries reset)")
+    dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
+    dlr.add_argument("--all", action="store_true", help="replay every dead letter")
+    dlr.set_defaults(func=_deadletters)
 
 
 def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
@@ -355,6 +420,7 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     rb.add_argument("--all", action="store_true")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)
+    _deadletters_parser(sub, common)
     v = sub.add_parser(
         "verify",
         parents=[common],

@@ -105,6 +105,7 @@ def create_app(
                     ops=settings.ops_token_hashes,
                     auditors=settings.auditor_token_hashes,
                     retries=settings.append_retries,
+                    clock=clock,
                 )
                 yield
         finally:

@@ -34,6 +34,7 @@ PARAMS = {
     "gold": 1,
     "minimum": 60,
     "earliest": "2026-01-01T20:00:00+03:00",
+    "registration_closes_at": "2026-01-01T20:00:00+03:00",
     "limit": 4,
     "wait": 30,
     "field": "orders[0].units",
@@ -51,6 +52,9 @@ PARAMS = {
     "text": "x",
     "n": 0,
     "last": 16,
+    "count": 2,
+    "namespace": "sb",
+    "ids": "a, b",
 }
 
 
