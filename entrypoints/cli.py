@@ -267,7 +267,7 @@ def _deadletters(args: argparse.Namespace) -> int:
     from shared.settings import Settings
 
     settings = Settings.from_env()
-    client = redis.Redis.from_url(settings.redis_url)
+    client = redis.Redis.from_url(settings.broker_redis)
     try:
         if args.action == "list":
             letters = deadletters.dead_letters(client, settings.broker_namespace)

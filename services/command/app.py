@@ -115,7 +115,7 @@ def create_app(
     # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
     shared = (
         SharedFailures(
-            aioredis.Redis.from_url(settings.redis_url),
+            aioredis.Redis.from_url(settings.read_redis),
             settings.broker_namespace,
             settings.auth_failures_per_minute,
         )

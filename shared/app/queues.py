@@ -27,6 +27,36 @@ def make_broker(
     )
 
 
+class BrokerConfigError(RuntimeError):
+    """The broker's Redis may lose queued messages: refused at start-up (RELIABILITY 15)."""
+
+
+def check_broker_policy(redis_url: str) -> str:
+    """Refuse a broker Redis that may evict keys: queued Divans are keys, and an evicted one is
+    a Divan nobody resolves until the scheduler's next sweep (RELIABILITY 15). Answers the
+    policy, or "unknown" when the server does not allow CONFIG GET (a managed Redis), which is
+    logged loudly, not refused."""
+    import redis
+    import structlog
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        policy = str(client.config_get("maxmemory-policy").get("maxmemory-policy", ""))
+    except redis.ResponseError as exc:
+        structlog.get_logger(__name__).warning(
+            "broker.policy_unknown", error=str(exc), want="noeviction"
+        )
+        return "unknown"
+    finally:
+        client.close()
+    if policy != "noeviction":
+        raise BrokerConfigError(
+            f"the broker's Redis has maxmemory-policy {policy!r}: it may evict queued messages; "
+            "set maxmemory-policy noeviction (docs/runbook.md, Queues)"
+        )
+    return policy
+
+
 def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[str, str]:
     """The environment a worker of `kind` needs to serve Prometheus metrics, given the
     resolver's port (Settings.worker_metrics_port, SEKSENBIR_WORKER_METRICS_PORT; projections:

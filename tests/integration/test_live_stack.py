@@ -38,6 +38,7 @@ def test_issue_12_a_compressed_live_season_reaches_the_han_by_itself_and_verifie
         **os.environ,
         "SEKSENBIR_PG_DSN": migrated_pg_dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        "SEKSENBIR_READ_REDIS_URL": redis_url,  # this session's own db, not the next one
         "SEKSENBIR_BROKER_NAMESPACE": f"test-live-{secrets.token_hex(4)}",
         "SEKSENBIR_PROJECTION_PREFIX": f"live{secrets.token_hex(4)}",
         "SEKSENBIR_DATA": str(tmp_path / "data"),
