@@ -24,12 +24,15 @@ T = TypeVar("T")
 DSN_HELP = "PostgreSQL DSN (default: SEKSENBIR_PG_DSN)"
 
 
-def register(sub: Any) -> None:
-    """Add export, verify, import and replay to the `seksenbir` sub-command parsers."""
+def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
+    """Add export, verify, import and replay to the `seksenbir` sub-command parsers; `common`
+    is the parser every command inherits (its --lang)."""
     from entrypoints.cli import _divans
 
+    parents = [common] if common is not None else []
     e = sub.add_parser(
         "export",
+        parents=parents,
         help="write one season's events with their hash-chain fields as seksenbir-export/1 "
         "JSON Lines (docs/export.md)",
     )
@@ -40,6 +43,7 @@ def register(sub: Any) -> None:
 
     v = sub.add_parser(
         "verify",
+        parents=parents,
         help="check a season: hash chain, a re-run of every Divan, the seed commitment; "
         "exit 0 only when all hold",
     )
@@ -56,6 +60,7 @@ def register(sub: Any) -> None:
 
     i = sub.add_parser(
         "import",
+        parents=parents,
         help="load an exported season into this database (an audit copy); refuses a broken "
         "chain and a season id that exists",
     )
@@ -65,6 +70,7 @@ def register(sub: Any) -> None:
 
     r = sub.add_parser(
         "replay",
+        parents=parents,
         help="a season's state folded to a point, or one Divan re-run and compared with the "
         "record; writes nothing",
     )
@@ -72,7 +78,7 @@ def register(sub: Any) -> None:
     point = r.add_mutually_exclusive_group()
     point.add_argument(
         "--divan",
-        type=_divans,
+        type=_divans(lang),
         metavar="N",
         help="re-run Divan N from its recorded inputs and the seed, compare it event by event "
         "with the record (exit 1 on a difference) and show the state after it",

@@ -1,18 +1,31 @@
-"""The `seksenbir` command line: adjudicate, simulate (and, with the services, migrate/up/…)."""
+"""The `seksenbir` command line: adjudicate, simulate (and, with the services, migrate/up/…).
+
+Every line it writes for people is Turkish, or English with `--lang en` (before or after the
+command: `seksenbir --lang en simulate …`), from the catalogue shared.domain.messages; JSON
+output is data (its keys and values stay as they are; report lines carry both texts).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 if TYPE_CHECKING:
+    from shared.domain.messages import Lang
     from shared.settings import Settings
+
+
+def say(key: str, lang: Lang, **params: object) -> str:
+    """A line for people, in `lang` (shared.domain.messages)."""
+    from shared.domain.messages import render
+
+    return render(key, lang, params)
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -69,15 +82,18 @@ def _simulate(args: argparse.Namespace) -> int:
         if args.json:
             continue
         if "kurultay" in summary:
-            print("\n== Kurultay ==")
+            print("\n" + say("cli.kurultay", args.lang))
             for line in summary["report"]:
                 print(f"  {line['text']}")
             continue
-        print(f"\n== {summary['divan']}. Divan ==")
+        print("\n" + say("cli.divan", args.lang, divan=summary["divan"]))
         for line in summary["report"]:
             print(f"  {line['text']}")
-        tops = ", ".join(f"{s['seat']}. bey {s['score']}" for s in summary["standings"])
-        print(f"  Sıralama: {tops}")
+        tops = ", ".join(
+            say("cli.standing", args.lang, seat=s["seat"], score=s["score"])
+            for s in summary["standings"]
+        )
+        print("  " + say("cli.standings", args.lang, standings=tops))
     if args.json:
         print(json.dumps(steps, ensure_ascii=False, default=list))
     return 0
@@ -93,7 +109,10 @@ def _migrate(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     bootstrap.configure(settings)  # migration.applied lines in the one log format
     applied = asyncio.run(migrate(args.dsn or settings.pg_dsn))
-    print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+    if applied:
+        print(say("cli.migrated", args.lang, applied=", ".join(applied)))
+    else:
+        print(say("cli.migrated_nothing", args.lang))
     return 0
 
 
@@ -205,13 +224,14 @@ def _rebuild(args: argparse.Namespace) -> int:
                 seasons = await projector.store.list_seasons() if args.all else [args.season]
                 for season_id in seasons:
                     events = await projector.rebuild(season_id)
-                    print(f"{season_id}: rebuilt from {events} events")
+                    print(say("cli.rebuilt", args.lang, season=season_id, events=events))
         finally:
             await redis.aclose()
         return 0
 
     if not args.all and not args.season:
-        print("seksenbir projections rebuild: name a SEASON or --all", file=sys.stderr)
+        text = say("cli.rebuild_what", args.lang)
+        print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
         return 2
     return asyncio.run(run())
 
@@ -236,10 +256,17 @@ def _deadletters(args: argparse.Namespace) -> int:
                 when = d.died_at.isoformat(timespec="seconds")
                 print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
             if not args.json:
-                print(f"{len(letters)} dead letter(s) in namespace {settings.broker_namespace}")
+                count = say(
+                    "cli.dead_letters",
+                    args.lang,
+                    count=len(letters),
+                    namespace=settings.broker_namespace,
+                )
+                print(count)
             return 0
         if not args.all and not args.ids:
-            print("seksenbir deadletters replay: name message ids or --all", file=sys.stderr)
+            text = say("cli.replay_what", args.lang)
+            print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
             return 2
         broker = bootstrap.broker(settings)
         try:
@@ -248,35 +275,76 @@ def _deadletters(args: argparse.Namespace) -> int:
         finally:
             broker.close()
         missing = [] if ids is None else sorted(set(ids) - set(done))
-        tail = f"; not found: {missing}" if missing else ""
-        print(f"replayed {len(done)} dead letter(s){tail}")
+        print(say("cli.replayed", args.lang, count=len(done)))
+        if missing:
+            print(say("cli.not_found", args.lang, ids=", ".join(missing)))
         return 1 if missing else 0
     finally:
         client.close()
 
 
-def _divans(text: str) -> int:
+def _divans(lang: Lang) -> Callable[[str], int]:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
     from shared.domain.state import DIVANS
 
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= n <= DIVANS:
-        raise argparse.ArgumentTypeError(
-            f"{n}: a season has Divans 1 … {DIVANS} (R-1.1); give 1 … {DIVANS}"
-        )
-    return n
+    def divans(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not 1 <= n <= DIVANS:
+            raise argparse.ArgumentTypeError(say("cli.divans", lang, n=n, last=DIVANS))
+        return n
+
+    return divans
 
 
-def parser() -> argparse.ArgumentParser:
+def _language(argv: Sequence[str]) -> Lang:
+    """The --lang given anywhere in argv (read first, so argparse's own refusals use it)."""
+    from shared.domain.messages import language
+
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return language(argv[i + 1])
+        if arg.startswith("--lang="):
+            return language(arg.partition("=")[2])
+    return language(None)
+
+
+LANG_HELP = "language of the lines for people: tr (default) or en"
+
+
+def _deadletters_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    dl = sub.add_parser(
+        "deadletters",
+        parents=[common],
+        help="ops: messages the workers gave up on (after every retry)",
+    )
+    dls = dl.add_subparsers(dest="action", required=True)
+    dll = dls.add_parser(
+        "list", parents=[common], help="list the dead letters of the broker namespace"
+    )
+    dll.add_argument("--json", action="store_true", help="print them as a JSON list")
+    dll.set_defaults(func=_deadletters)
+    dlr = dls.add_parser("replay", parents=[common], help="send dead letters again (retries reset)")
+    dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
+    dlr.add_argument("--all", action="store_true", help="replay every dead letter")
+    dlr.set_defaults(func=_deadletters)
+
+
+def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
+    p.add_argument("--lang", choices=["tr", "en"], default="tr", help=LANG_HELP)
+    # every command takes --lang after its name too; only a given one overrides the default
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--lang", choices=["tr", "en"], default=argparse.SUPPRESS, help=LANG_HELP)
     sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("adjudicate", help="resolve one Divan from a seksenbir-scenario/1 file")
+    a = sub.add_parser(
+        "adjudicate", parents=[common], help="resolve one Divan from a seksenbir-scenario/1 file"
+    )
     a.add_argument("file", help="the scenario file (JSON); `expected` in it is compared")
     a.set_defaults(func=_adjudicate)
-    s = sub.add_parser("simulate", help="a whole trial season of computer beys")
+    s = sub.add_parser("simulate", parents=[common], help="a whole trial season of computer beys")
     s.add_argument(
         "--seed",
         type=int,
@@ -284,71 +352,73 @@ def parser() -> argparse.ArgumentParser:
         help="the season seed (0 … 2^63−1): same seed, same season",
     )
     s.add_argument(
-        "--divans", type=_divans, default=16, help="how many Divans to play, 1 … 16 (default 16)"
+        "--divans",
+        type=_divans(lang),
+        default=16,
+        help="how many Divans to play, 1 … 16 (default 16)",
     )
     s.add_argument(
         "--json",
         action="store_true",
         help="print the whole season as one JSON document instead of text",
     )
-    s.add_argument(
-        "--lang",
-        choices=["tr", "en"],
-        default="tr",
-        help="language of the output: tr (default) or en",
-    )
     s.set_defaults(func=_simulate)
-    m = sub.add_parser("migrate", help="apply the event store's schema migrations (idempotent)")
+    m = sub.add_parser(
+        "migrate", parents=[common], help="apply the event store's schema migrations (idempotent)"
+    )
     m.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     m.set_defaults(func=_migrate)
     sv = sub.add_parser(
-        "serve", help="the HTTP gateway: command and query APIs and /metrics (uvicorn)"
+        "serve",
+        parents=[common],
+        help="the HTTP gateway: command and query APIs and /metrics (uvicorn)",
     )
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8081, help="port to listen on (default 8081)")
     sv.set_defaults(func=_serve)
-    w = sub.add_parser("worker", help="a Dramatiq worker: resolver or projections")
+    w = sub.add_parser(
+        "worker", parents=[common], help="a Dramatiq worker: resolver or projections"
+    )
     w.add_argument("kind", choices=["resolver", "projections"], help="which worker to run")
     w.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
     w.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
     w.set_defaults(func=_worker)
     sc = sub.add_parser(
         "scheduler",
-        help="re-enqueue every Divan requested and not resolved, from PostgreSQL, every "
-        "SEKSENBIR_SWEEP_INTERVAL_S (5) seconds",
+        parents=[common],
+        help="hand the workers every live season's due work (registration close, Divan, "
+        "Kurultay close) and every trial Divan requested and not resolved, from PostgreSQL, "
+        "every SEKSENBIR_SWEEP_INTERVAL_S (5) seconds",
     )
     sc.set_defaults(func=_scheduler)
-    u = sub.add_parser("up", help="PostgreSQL, Redis, migrations, API and workers, all at once")
+    u = sub.add_parser(
+        "up", parents=[common], help="PostgreSQL, Redis, migrations, API and workers, all at once"
+    )
     u.add_argument("--host", default="127.0.0.1", help="the API's address (default 127.0.0.1)")
     u.add_argument("--port", type=int, default=8081, help="the API's port (default 8081)")
     u.add_argument("--processes", type=int, default=1, help="resolver worker processes (default 1)")
     u.set_defaults(func=_up)
-    pr = sub.add_parser("projections", help="read models: rebuild one season or all")
+    pr = sub.add_parser(
+        "projections", parents=[common], help="read models: rebuild one season or all"
+    )
     prs = pr.add_subparsers(dest="action", required=True)
-    rb = prs.add_parser("rebuild", help="rebuild into a new key generation and switch atomically")
+    rb = prs.add_parser(
+        "rebuild", parents=[common], help="rebuild into a new key generation and switch atomically"
+    )
     rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all)")
     rb.add_argument("--all", action="store_true", help="rebuild every season in the store")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)
-    dl = sub.add_parser(
-        "deadletters", help="ops: messages the workers gave up on (after every retry)"
-    )
-    dls = dl.add_subparsers(dest="action", required=True)
-    dll = dls.add_parser("list", help="list the dead letters of the broker namespace")
-    dll.add_argument("--json", action="store_true", help="print them as a JSON list")
-    dll.set_defaults(func=_deadletters)
-    dlr = dls.add_parser("replay", help="send dead letters again (retries reset)")
-    dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
-    dlr.add_argument("--all", action="store_true", help="replay every dead letter")
-    dlr.set_defaults(func=_deadletters)
+    _deadletters_parser(sub, common)
     from entrypoints import audit  # export, verify, import, replay (issue 13)
 
-    audit.register(sub)
+    audit.register(sub, common, lang)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser(_language(argv)).parse_args(argv)
     return int(args.func(args))
 
 

@@ -23,6 +23,7 @@ from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
 from shared.app.etag import conditional_get
+from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
@@ -137,6 +138,7 @@ def create_app(
         exception_handlers=handlers,
         cors_config=cors,
         middleware=[
+            content_language,  # Content-Language, Vary: Accept-Language (docs/api.md Language)
             *extra_middleware,
             *(
                 [
@@ -159,7 +161,10 @@ def create_app(
             title="Seksenbir API",
             version="1",
             path="/v1/schema",
-            description="Seksenbir game server: commands (write side), read models (query side).",
+            description="Seksenbir game server: commands (write side), read models (query side). "
+            "Texts for people (every problem's `detail`, every report line's `text`) are Turkish "
+            "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
+            "its language in `Content-Language`.",
             components=COMPONENTS,
         ),
         debug=settings.debug,

@@ -18,6 +18,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
 from shared.app import auth
+from shared.app.language import negotiate
 from shared.app.problems import Problem
 from shared.eventstore import request_hash
 
@@ -43,17 +44,16 @@ async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
         key=key,
         correlation_id=request.headers.get("x-request-id"),
         instance=request.url.path,
+        lang=negotiate(request.scope),
     )
 
 
 def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
     svc = services(connection)
-    role = auth.require_staff(
-        connection, svc.ops, svc.auditors, missing="Ops jetonu gerekli / ops token required"
-    )
+    role = auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.ops")
     if role != "ops":
-        raise Problem(403, "forbidden", "Bu işlem yalnız ops içindir / ops only")
+        raise Problem(403, "forbidden.ops")
 
 
 DEPENDENCIES = {

@@ -144,20 +144,10 @@ async def create_season(
     else:
         if data.memleket is None:
             raise Problem(
-                422,
-                "invalid_body",
-                "`$.memleket`: deneme sezonu memleket ister (1 … 81) / a trial season needs "
-                "a memleket (1 … 81)",
-                field="$.memleket",
-                minimum=1,
-                maximum=81,
+                422, "invalid_body.memleket_required", field="$.memleket", minimum=1, maximum=81
             )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
-            raise Problem(
-                403,
-                "not_allowed_in_mode",
-                "Deneme sezonunun takvimi olmaz / a trial season has no calendar",
-            )
+            raise Problem(403, "not_allowed_in_mode.trial_calendar")
         seed = int(data.seed) if data.seed is not None else None
         created = await service.create_season(services, data.memleket, seed)
     return Response(
@@ -329,9 +319,7 @@ async def request_divan(
     stands and the scheduler enqueues it (`seksenbir scheduler`). Poll the status.
     """
     if data is None:
-        raise Problem(
-            422, "invalid_body", 'Gövde {"divan": n} gerekli / body {"divan": n} required'
-        )
+        raise Problem(422, "invalid_body.divan")
     return _answer(await service.request_divan(services, context, data.divan))
 
 
@@ -392,19 +380,11 @@ async def _create_live(
 ) -> LiveCreatedOut:
     """A live season: no seed from the caller (R-1.5); a compressed calendar for ops only."""
     if data.seed is not None:
-        raise Problem(
-            403,
-            "not_allowed_in_mode",
-            "Canlı sezonun tohumunu sunucu çeker / a live season's seed is the server's",
-        )
+        raise Problem(403, "not_allowed_in_mode.live_seed")
     if data.divan_interval_seconds is not None:
         role = auth.staff_role(request, services.ops, services.auditors)
         if role != "ops":
-            raise Problem(
-                403,
-                "forbidden",
-                "divan_interval_seconds yalnız ops içindir / a compressed calendar is ops only",
-            )
+            raise Problem(403, "forbidden.compressed_calendar")
     return await service.create_live_season(
         services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
     )

@@ -52,6 +52,7 @@ from shared.domain import events as ev
 from shared.domain.decide import counting_divan, decide, upcoming_divan
 from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
+from shared.domain.messages import Lang
 from shared.domain.state import DIVANS, AdminAct, Calendar, Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
     ChainError,
@@ -113,6 +114,7 @@ class Context:
     key: Key | None = None
     correlation_id: str | None = None
     instance: str = ""  # what a stored refusal names as its `instance` (the request's path)
+    lang: Lang = "tr"  # the language the request asked for: a stored refusal's (docs/api.md)
 
     @property
     def season_id(self) -> str:
@@ -134,7 +136,7 @@ async def load(svc: Services, season_id: str) -> Loaded:
     try:
         return await svc.seasons.load(season_id)
     except SeasonNotFound:
-        raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season") from None
+        raise Problem(404, "season_not_found") from None
     except StoreBusyError:
         raise store_busy() from None
 
@@ -263,9 +265,9 @@ async def bey_view(svc: Services, claim: BeyClaim) -> MeOut:
 async def create_season(svc: Services, memleket: int, seed: int | None) -> CreatedOut:
     """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
     if memleket not in game_map():
-        raise Problem(422, "unknown_province", f"{memleket} plakalı il yok")
+        raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
-        raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
+        raise Problem(422, "invalid_body.seed")
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     now = svc.clock()
     create = c.CreateSeason(
@@ -419,7 +421,7 @@ async def _fresh_attempts(
                 await asyncio.sleep(random.uniform(0, 0.002 * (n + 1)))
     except StoreBusyError:
         raise store_busy() from None
-    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes")
+    raise Problem(409, "conflict")
 
 
 def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:
@@ -428,9 +430,7 @@ def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:
     401 without a token or for one that is nobody's; 403 for an auditor's, or a bey's of this
     season (a known caller in the wrong place)."""
     if token is None:
-        raise Problem.refused(
-            tokens.missing_token("Yönetici jetonu gerekli / admin token required")
-        )
+        raise Problem.refused(tokens.missing_token("missing_token.admin"))
     role = tokens.staff_role(token, svc.ops, svc.auditors)
     if role == "ops":
         return "ops"
@@ -443,9 +443,7 @@ def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:
         and tokens.same_hash(state.tokens.get(bey.seat, ""), tokens.token_hash(token))
     )
     if role == "auditor" or is_bey:
-        raise Problem(
-            403, "forbidden", "Yalnız sezon yöneticisi ve ops / season admin and ops only"
-        )
+        raise Problem(403, "forbidden.admin")
     raise Problem.refused(tokens.bad_token())
 
 
@@ -641,7 +639,7 @@ async def _set_token(
         except ConcurrencyError:
             continue
         return TokenOut(seat, token)
-    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin")
+    raise Problem(409, "conflict")
 
 
 def _new_id() -> str:
@@ -657,7 +655,7 @@ def stamp(at: datetime) -> str:
 
 
 def _in_flight() -> Problem:
-    return Problem(409, "idempotency_key_in_flight", "Bu anahtarla ilk istek hâlâ sürüyor")
+    return Problem(409, "idempotency_key_in_flight")
 
 
 class _UnitOfWork(Generic[T]):
@@ -680,7 +678,7 @@ class _UnitOfWork(Generic[T]):
         seat, first = await self._authorise()
         key = ctx.key
         if key_required and (key is None or not key.value):
-            raise Problem(400, "idempotency_key_required", "Bu komut Idempotency-Key başlığı ister")
+            raise Problem(400, "idempotency_key_required")
         if key is None:
             return await self._decide_and_append(seat, command, answer, first)
         # (the key's length is the route's to check: a header parameter of at most 200)
@@ -700,7 +698,7 @@ class _UnitOfWork(Generic[T]):
             if p.code in TRANSIENT:
                 found = await keys.look(scope, key.value, key.request_hash)
             else:
-                body = p.body(ctx.instance)
+                body = p.body(ctx.instance, ctx.lang)
                 found = await keys.record(scope, key.value, key.request_hash, p.status, body)
             if found is None:
                 raise
@@ -731,9 +729,7 @@ class _UnitOfWork(Generic[T]):
                     raise Problem.stored(found.status, found.body)
                 return Outcome(found.status, msgspec.json.decode(found.body, type=self.out))
             case Mismatch():
-                raise Problem(
-                    422, "idempotency_key_reused", "Bu anahtar başka bir istekle kullanıldı"
-                )
+                raise Problem(422, "idempotency_key_reused")
             case InProgress():
                 raise _in_flight()
 
@@ -825,6 +821,4 @@ class _UnitOfWork(Generic[T]):
                 events=[codec.event_type(e) for e in result],
             )
             return Outcome(status, body)
-        raise Problem(
-            409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes"
-        )
+        raise Problem(409, "conflict")

@@ -23,7 +23,7 @@ from services.projections.reads import decode
 from shared.app import auth as edge
 from shared.app.problems import Problem
 
-STAFF_MISSING = "Denetçi ya da ops jetonu gerekli / auditor or ops token"
+STAFF_MISSING = "missing_token.staff"  # shared.domain.messages
 
 
 def staff(request: Request[Any, Any, Any]) -> str:
@@ -35,7 +35,7 @@ def staff(request: Request[Any, Any, Any]) -> str:
 def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: an auditor's token, like a bey's, is 403 (guards run before the handler)."""
     if staff(connection) != "ops":
-        raise Problem(403, "forbidden", "Yalnız ops / ops only")
+        raise Problem(403, "forbidden.ops")
 
 
 def role(request: Request[Any, Any, Any]) -> str | None:

@@ -44,9 +44,7 @@ async def season_read(
             # flushed and is healing (or the read side has not run yet): this season may exist
             # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
             if await c.redis.exists(swept(c.prefix)):
-                raise Problem(404, "season_not_found", "Böyle bir sezon yok") from None
+                raise Problem(404, "season_not_found") from None
             # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
             c.rebuild(season_id)
-        raise Problem(
-            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", retry_after=2
-        ) from None
+        raise Problem(503, "projection_rebuilding", retry_after=2) from None

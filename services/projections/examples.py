@@ -46,7 +46,8 @@ CONQUEST = ReportLine(
     kind="conquest",
     data={"province": 71, "seat": 1},
     tr="Kırıkkale 1. beyin oldu",
-    en="Kırıkkale fell to bey 1",
+    en="Kırıkkale fell to Bey 1",
+    text="Kırıkkale 1. beyin oldu",
 )
 BATTLE = BattleRecord(
     target=71,

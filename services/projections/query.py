@@ -41,6 +41,7 @@ from services.projections.streams import StreamRefused, Subscription, unavailabl
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.language import negotiate
 from shared.app.openapi import (
     BEARER,
     BEY_AUTH,
@@ -57,6 +58,7 @@ from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
 from shared.domain.map import PLATES
+from shared.domain.messages import Lang
 from shared.domain.report import battle_parties
 
 log = structlog.get_logger(__name__)
@@ -70,6 +72,11 @@ def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response
     version = meta.get("version", 0)
     payload = {"season_id": meta.get("season_id"), "version": version, **body}
     return Response(msgspec.convert(payload, out), headers={"X-Season-Version": str(version)})
+
+
+def in_language(lines: list[dict[str, Any]], lang: Lang) -> list[dict[str, Any]]:
+    """Report lines as stored (both texts), each with `text` in the language asked for."""
+    return [{**line, "text": line[lang]} for line in lines]
 
 
 def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
@@ -151,10 +158,14 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
     kurultay = fields.pop("kurultay", None)
+    lang = negotiate(request.scope)
     by_divan = {int(d): lines for d, lines in fields.items()}
-    out = [{"kind": "divan", "divan": d, "lines": by_divan[d]} for d in sorted(by_divan)]
+    out = [
+        {"kind": "divan", "divan": d, "lines": in_language(by_divan[d], lang)}
+        for d in sorted(by_divan)
+    ]
     if kurultay is not None:
-        out.append({"kind": "kurultay", "divan": None, "lines": kurultay})
+        out.append({"kind": "kurultay", "divan": None, "lines": in_language(kurultay, lang)})
     return answer(meta, ReportsOut, {"reports": out})
 
 
@@ -219,7 +230,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
             for m, s in await c.redis.zrevrange(key, 0, 99, withscores=True)
         ]
     else:
-        raise Problem(404, "not_found", "Böyle bir tablo yok / no such board")
+        raise Problem(404, "not_found.board")
     return msgspec.convert({"board": name, "rows": rows}, BoardOut)
 
 
@@ -240,6 +251,7 @@ async def private(
         p.hgetall(k.reports_private(seat))
 
     meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
+    lang = negotiate(request.scope)
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
@@ -247,7 +259,10 @@ async def private(
         {
             "seat": seat,
             **_hash(mine),
-            "reports": [{"divan": d, "lines": own_reports[d]} for d in sorted(own_reports)],
+            "reports": [
+                {"divan": d, "lines": in_language(own_reports[d], lang)}
+                for d in sorted(own_reports)
+            ],
         },
     )
 
@@ -277,11 +292,7 @@ async def battles(
     everything = meta["phase"] == "over" or who == "ops"
     seat = None if everything else bey_seat(request, season_id, auth)  # 401/403 first
     if not 1 <= divan <= meta["divan"]:  # R-1.1: Divans 1 … 16, once resolved
-        raise Problem(
-            404,
-            "divan_not_found",
-            f"{divan}. Divan yok ya da henüz toplanmadı / Divan {divan} does not exist (yet)",
-        )
+        raise Problem(404, "divan_not_found", params={"divan": divan})
     records = [decode(v) for _, v in sorted(raw.items(), key=lambda kv: int(kv[0]))]
     if seat is None:
         if who == "ops":
@@ -308,7 +319,7 @@ async def all_orders(
             token = edge.bearer(request)
             if who is None and token is not None and tokens.parse(token) is None:
                 raise Problem.refused(tokens.bad_token())  # a guess, counted like any bad token
-            raise Problem(403, "forbidden", "Emirler sezon bitene dek gizlidir / orders are secret")
+            raise Problem(403, "forbidden.orders_secret")
         await _record_ops_read(request, season_id, f"orders/{divan}")
     return answer(meta, OrdersOut, {"divan": divan, "orders": _hash(raw)})
 
@@ -396,13 +407,13 @@ async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentE
         if ticket_value := request.query_params.get("ticket"):
             owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
             if owner is None or not owner.decode().startswith(f"{season_id}:"):
-                raise Problem(
-                    401, "bad_ticket", "Bilet geçersiz ya da kullanılmış / invalid or used ticket"
-                )
+                raise Problem(401, "bad_ticket")
             channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
-        raise Problem(exc.status, exc.code, exc.detail, retry_after=STREAM_RETRY_AFTER_S) from None
+        raise Problem(
+            exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
+        ) from None
     stream = _stream(sub)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
@@ -471,4 +482,4 @@ def redis_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Respon
     503 with Retry-After, never a 500; /ready says the same meanwhile."""
     log.warning("query.redis_unavailable", path=request.url.path, error=type(exc).__name__)
     refused = unavailable()
-    return problem_response(request, Problem(503, refused.code, refused.detail, retry_after=1))
+    return problem_response(request, Problem(503, refused.key, retry_after=1))

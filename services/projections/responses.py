@@ -82,12 +82,14 @@ class TreatiesOut(msgspec.Struct):
 
 
 class ReportLine(msgspec.Struct):
-    """One structured line of a report, with its Turkish and English text."""
+    """One structured line of a report: its Turkish and English text, and `text`, the one in
+    the language the request asked for (Accept-Language or `?lang=`; docs/api.md Language)."""
 
     kind: str
     data: dict[str, int | str | list[int] | None]
     tr: str
     en: str
+    text: str
 
 
 class Report(msgspec.Struct):

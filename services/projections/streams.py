@@ -48,15 +48,13 @@ Connect = Callable[[], Awaitable[Any]]  # a new, connected redis.asyncio Connect
 class StreamRefused(Exception):
     """A stream that cannot be opened now; the query API answers it as a problem."""
 
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail = status, code, detail
+    def __init__(self, status: int, key: str, **params: object) -> None:
+        super().__init__(key)
+        self.status, self.key, self.params = status, key, params
 
 
 def unavailable() -> StreamRefused:
-    return StreamRefused(
-        503, "read_unavailable", "Okuma tarafı şu an yanıt vermiyor / the read side is unavailable"
-    )
+    return StreamRefused(503, "read_unavailable")
 
 
 class Subscription:
@@ -158,17 +156,10 @@ class StreamHub:
     def admit(self, client: str) -> None:
         """StreamRefused if `client` may not open a stream now (checked again by `open`)."""
         if self._by_client[client] >= self.per_client:
-            raise StreamRefused(
-                429,
-                "too_many_streams",
-                f"Bu adresten en fazla {self.per_client} akış açık olabilir / "
-                f"at most {self.per_client} open streams per client",
-            )
+            raise StreamRefused(429, "too_many_streams", limit=self.per_client)
         if len(self._open) >= self.per_process:
             log.warning("stream.process_full", open=len(self._open))
-            raise StreamRefused(
-                503, "streams_full", "Sunucuda yer yok, biraz sonra / no stream slots, try later"
-            )
+            raise StreamRefused(503, "streams_full")
 
     async def open(self, client: str, channels: list[str]) -> Subscription:
         """A subscription to `channels` once Redis confirmed them, or StreamRefused."""

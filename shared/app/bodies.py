@@ -27,9 +27,8 @@ ASGIApp = Callable[..., Any]
 
 class TooDeep(Exception):
     def __init__(self, limit: int) -> None:
-        super().__init__(
-            f"JSON en fazla {limit} düzey iç içe olabilir / JSON nested deeper than {limit} levels"
-        )
+        super().__init__(f"JSON nested deeper than {limit} levels")  # answered in a language by
+        # shared.app.problems.too_deep (malformed_json.too_deep)
         self.limit = limit
 
 

@@ -35,7 +35,8 @@ def problem_body(code: str, status: int, detail: str, instance: str, **extra: ob
 
 
 class ProblemDoc(msgspec.Struct):
-    """RFC 9457 problem details; `code` is stable, `detail` is readable Turkish/English text."""
+    """RFC 9457 problem details; `code` is stable, `detail` readable text in the language asked
+    for (Turkish by default; `Accept-Language: en` or `?lang=en`: English)."""
 
     type: str
     title: str

@@ -1,17 +1,20 @@
 """RFC 9457 problem details for both APIs: one refusal type, one set of exception handlers.
 
-Every refusal either API makes is a `Problem` (status, stable `code`, Turkish / English
-`detail`, optional extra members and headers); `exception_handlers()` is the one mapping of
+Every refusal either API makes is a `Problem` (status, stable `code`, a `detail` in the
+request's language from the one catalogue shared.domain.messages, optional extra members and
+headers); `exception_handlers()` is the one mapping of
 exceptions to problem+json answers, registered once on the app that serves both APIs
 (services/command/app.py). The read side adds only its Redis handlers, on its own router.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import asyncpg
+import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException
@@ -20,7 +23,9 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from shared.app import tokens
 from shared.app.bodies import TooDeep
 from shared.app.bounds import bound_of
+from shared.app.language import STORED_LANGUAGE, negotiate
 from shared.app.openapi import problem_body
+from shared.domain import messages
 from shared.domain.commands import Rejection
 from shared.eventstore import StoreBusyError
 
@@ -47,131 +52,190 @@ STATUS = {
 
 
 class Problem(Exception):
-    """A refusal either API answers with problem+json; `retry_after` sets Retry-After."""
+    """A refusal either API answers with problem+json; `retry_after` sets Retry-After.
+
+    `key` is a message key of shared.domain.messages (`code` or `code.variant`): the answer's
+    code is its first part, its `detail` the key's text in the request's language, filled from
+    `params` and the extra members. A `detail` given (the old "Türkçe / English" style) is
+    answered as written, each language its half: move it to the catalogue instead."""
 
     def __init__(
-        self, status: int, code: str, detail: str, *, retry_after: int | None = None, **extra: Any
+        self,
+        status: int,
+        key: str,
+        detail: str = "",
+        *,
+        retry_after: int | None = None,
+        params: Mapping[str, object] | None = None,
+        parts: Sequence[tuple[str, Mapping[str, object]]] = (),
+        **extra: Any,
     ) -> None:
-        super().__init__(detail)
+        super().__init__(detail or key)
         self.status = status
-        self.code = code
-        self.detail = detail
+        self.key = key
+        self.code = messages.code_of(key)
+        self.fallback = detail
+        self.params = {**extra, **(params or {})}
+        self.parts = tuple(parts)  # several texts, joined (Litestar's validation errors)
         self.extra = extra
         self.headers: dict[str, str] = {}
         self.raw: bytes | None = None  # a refusal stored under an Idempotency-Key, as stored
+        self.lang: messages.Lang | None = None  # the language of `raw`
         if retry_after:
             self.headers["Retry-After"] = str(retry_after)
+
+    def text(self, lang: messages.Lang) -> str:
+        if self.parts:
+            return "; ".join(messages.render(k, lang, p) for k, p in self.parts)
+        if self.fallback or self.key not in messages.CATALOGUE:  # written the old way
+            return getattr(messages.legacy(self.fallback or self.key), lang)  # type: ignore[no-any-return]
+        return messages.render(self.key, lang, self.params)
+
+    @property
+    def detail(self) -> str:
+        return self.text(messages.DEFAULT)
 
     @classmethod
     def of(cls, r: Rejection) -> Problem:
         """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
         retry = 1 if r.code == "divan_locked" else None
-        return cls(STATUS.get(r.code, 422), r.code, r.message, retry_after=retry, **r.details)
+        legacy = "" if r.key else r.message  # a refusal written the old way keeps its text
+        p = cls(STATUS.get(r.code, 422), r.key or r.code, legacy, retry_after=retry)
+        p.extra, p.params = dict(r.details), dict(r.details)
+        return p
 
     @classmethod
     def refused(cls, refused: tokens.TokenRefused) -> Problem:
         """A token check's refusal (shared.app.tokens)."""
-        return cls(refused.status, refused.code, refused.detail)
+        return cls(refused.status, refused.key)
 
     @classmethod
     def stored(cls, status: int, body: bytes) -> Problem:
-        """A refusal replayed from an Idempotency-Key's record: the very bytes first sent."""
+        """A refusal replayed from an Idempotency-Key's record: the very bytes first sent, in
+        the language they were first sent in (found again from the catalogue)."""
         p = cls(status, "stored", "stored refusal")
         p.raw = body
+        p.lang = stored_language(body)
         return p
 
-    def body(self, instance: str) -> bytes:
+    def body(self, instance: str, lang: messages.Lang = messages.DEFAULT) -> bytes:
         if self.raw is not None:
             return self.raw
-        return problem_body(self.code, self.status, self.detail, instance, **self.extra)
+        return problem_body(self.code, self.status, self.text(lang), instance, **self.extra)
+
+
+def stored_language(body: bytes) -> messages.Lang | None:
+    """The language a problem body was written in: its `detail` is one of its code's texts in
+    that language (shared.domain.messages.language_of); None if it is none of them."""
+    try:
+        doc = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    code, detail = doc.get("code"), doc.get("detail")
+    if not isinstance(code, str) or not isinstance(detail, str):
+        return None
+    return messages.language_of(code, detail)
 
 
 def store_busy() -> Problem:
-    return Problem(
-        503, "store_busy", "Sunucu meşgul, biraz sonra tekrar deneyin / try again", retry_after=1
-    )
+    return Problem(503, "store_busy", retry_after=1)
 
 
 def problem_response(request: Request[Any, Any, Any], exc: Problem) -> Response[bytes]:
-    return Response(
-        exc.body(request.url.path), status_code=exc.status, media_type=PROBLEM, headers=exc.headers
-    )
+    """The problem in the request's language (shared.app.language); a stored one in its own."""
+    lang = negotiate(request.scope)
+    # Said here too: Litestar answers 404 and 405 outside the middleware (shared.app.language)
+    headers = {**exc.headers, "Content-Language": exc.lang or lang, "Vary": "Accept-Language"}
+    if exc.raw is not None and exc.lang is not None:
+        headers[STORED_LANGUAGE.decode()] = exc.lang
+    body = exc.body(request.url.path, lang)
+    return Response(body, status_code=exc.status, media_type=PROBLEM, headers=headers)
 
 
 def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
-    """Litestar's own refusals (body validation, 404, 405, 413) in the same shape and codes."""
+    """Litestar's own refusals (body validation, 404, 405, 413) in the same shape and codes,
+    their text from the catalogue like every other refusal's."""
     codes = {
         404: "not_found",
         405: "method_not_allowed",
         413: "body_too_large",
         429: "rate_limited",
     }
-    status, code, detail = (
-        exc.status_code,
-        codes.get(exc.status_code, "bad_request"),
-        str(exc.detail),
-    )
+    status = exc.status_code
+    p = Problem(status, codes.get(status, "bad_request"))
     if status == 400:
-        status, code, detail = _bad_request(exc, detail)
+        p = _bad_request(exc, str(exc.detail))
     if isinstance(exc, NotFoundException):
-        code = "not_found"
-    p = Problem(
-        status, code, detail, **(_parameter_members(exc) if code == "invalid_parameter" else {})
-    )
-    p.headers = dict(exc.headers or {})
+        p = Problem(404, "not_found")
+    p.headers.update(exc.headers or {})
     return problem_response(request, p)
 
 
-def _bad_request(exc: HTTPException, detail: str) -> tuple[int, str, str]:
+_AT = re.compile(r" - at `(?P<at>[^`]+)`$")
+_VALIDATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Object contains unknown field `(?P<field>[^`]+)`$"), "unknown_field"),
+    (re.compile(r"^Object missing required field `(?P<field>[^`]+)`$"), "invalid_body.missing"),
+    (re.compile(r"^Expected `(?P<expected>[^`]+)`, got `(?P<got>[^`]+)`$"), "invalid_body.type"),
+    (re.compile(r"^Expected `(?P<expected>[^`]+)` (?P<constraint>.+)$"), "invalid_body.constraint"),
+)
+
+
+def _validation_part(error: dict[str, Any]) -> tuple[str, dict[str, object]]:
+    """One of msgspec's (English) validation messages as a catalogue key and its parameters."""
+    message, key = str(error.get("message", "")), str(error.get("key", ""))
+    where = _AT.search(message)
+    message = _AT.sub("", message)
+    at = where["at"] if where else ("$" if key in ("", "data") else key)
+    for pattern, found in _VALIDATION:
+        if m := pattern.match(message):
+            groups = m.groupdict()
+            if "field" in groups:  # a field of the object at `at`
+                field = groups["field"] if at == "$" else f"{at}.{groups['field']}"
+                return found, {"field": field, "at": field}
+            return found, {"at": at, **groups}
+    return "invalid_body.value", {"at": at}
+
+
+def _bad_request(exc: HTTPException, detail: str) -> Problem:  # noqa: PLR0911 — one answer per kind of 400, in the order they are told apart
     """Map Litestar's 400s onto our codes: malformed JSON, unknown or invalid fields, headers."""
     problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
-    messages = "; ".join(str(e.get("message", "")) for e in problems)
     if "malformed" in detail.lower() or "truncated" in detail.lower():
-        return 400, "malformed_json", detail
+        return Problem(400, "malformed_json")
     if any(
         str(e.get("key", "")).lower() in ("idempotency-key", "idempotency_key") for e in problems
     ):
-        return 400, "bad_idempotency_key", "Idempotency-Key en fazla 200 karakter"
-    if "unknown field" in messages.lower():
-        return 422, "unknown_field", messages
+        return Problem(400, "bad_idempotency_key")
     if any(e.get("key") == "data" and e.get("message") == "'data'" for e in problems):
-        return 400, "malformed_json", "İstek gövdesi boş / empty request body"
-    if any(e.get("source") == "body" for e in problems):
-        return 422, "invalid_body", messages or detail
-    return 422, "invalid_parameter", _parameters(problems) or messages or detail
+        return Problem(400, "malformed_json.empty")
+    body = [_validation_part(e) for e in problems if e.get("source") == "body"]
+    if any(key == "unknown_field" for key, _ in body):
+        unknown = [(k, v) for k, v in body if k == "unknown_field"]
+        return Problem(422, "unknown_field", parts=unknown)
+    if body:
+        return Problem(422, body[0][0], parts=body)
+    params = [str(e.get("key", "")) for e in problems if e.get("key")]
+    if params:  # a path or query parameter outside its bounds (D-27), the first one named
+        bound = bound_of(params[0], path=True)
+        key = "invalid_parameter.bounded" if bound else "invalid_parameter"
+        members: dict[str, object] = {"field": params[0], **bound}
+        problem = Problem(422, key, params=members)
+        problem.extra = members  # `field` and its bounds, as a body problem has them
+        return problem
+    return Problem(422, "invalid_body")
 
 
-def _parameter_members(exc: HTTPException) -> dict[str, Any]:
-    """`field` (the first parameter refused) and its bounds, as a body problem has them."""
-    problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
-    if not problems:
-        return {}
-    key = str(problems[0].get("key", ""))
-    return {"field": key, **bound_of(key, path=True)}
-
-
-def _parameters(problems: list[dict[str, Any]]) -> str:
-    """A path or query parameter outside its bounds (D-27), named with what it must be."""
-
-    def one(e: dict[str, Any]) -> str:
-        key = str(e.get("key", "?"))
-        b = bound_of(key, path=True)
-        must = f" (bir tamsayı / an integer {b['minimum']} … {b['maximum']})" if b else ""
-        return f"`{key}`{must}: {e.get('message', '')}"
-
-    return "; ".join(one(e) for e in problems)
-
-
-def too_deep(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+def too_deep(request: Request[Any, Any, Any], exc: TooDeep) -> Response[bytes]:
     """A body nested deeper than shared.app.bodies.MAX_DEPTH, refused before decoding."""
-    return problem_response(request, Problem(400, "malformed_json", str(exc)))
+    return problem_response(
+        request, Problem(400, "malformed_json.too_deep", params={"limit": exc.limit})
+    )
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     log.exception("api.unhandled", path=request.url.path)
-    return problem_response(
-        request, Problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal", "Beklenmeyen bir hata oldu")
-    )
+    return problem_response(request, Problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal"))
 
 
 def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:

@@ -38,7 +38,9 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
+from shared.app.language import negotiate
 from shared.app.openapi import problem_body
+from shared.domain import messages
 
 log = structlog.get_logger(__name__)
 MAX_CLIENTS = 50_000  # buckets kept; the least recently failed are forgotten first
@@ -211,7 +213,7 @@ def limit_failed_auth(
             if any(name == b"authorization" for name, _ in scope["headers"]):
                 wait = failures.retry_after(client)
                 if wait is not None:
-                    await _too_many(send, wait, scope.get("path", ""))
+                    await _too_many(send, wait, scope.get("path", ""), negotiate(scope))
                     return
 
             async def watch(message: dict[str, Any]) -> None:
@@ -228,11 +230,8 @@ def limit_failed_auth(
     return middleware
 
 
-async def _too_many(send: Any, wait: int, path: str) -> None:
-    detail = (
-        f"Çok fazla geçersiz jeton denendi; {wait} saniye sonra tekrar deneyin / "
-        f"too many invalid tokens; try again in {wait} s"
-    )
+async def _too_many(send: Any, wait: int, path: str, lang: messages.Lang) -> None:
+    detail = messages.render("too_many_failed_attempts", lang, {"wait": wait})
     body = problem_body("too_many_failed_attempts", 429, detail, path)
     await send(
         {

@@ -44,23 +44,23 @@ def body_problem(exc: msgspec.MsgspecError) -> Problem:
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)
         if "UTF-8" in text:
-            return Problem(
-                400, "malformed_json", "Gövde UTF-8 değil / the body is not valid UTF-8 (RFC 8259)"
-            )
-        return Problem(400, "malformed_json", f"Gövde JSON değil / malformed JSON: {text}")
+            return Problem(400, "malformed_json.utf8")
+        return Problem(400, "malformed_json.syntax", params={"error": text})
     at = _AT.search(text)
     where = at.group("path") if at else "$"
     message = text[: at.start()] if at else text
     if m := _UNKNOWN.match(message):
         field = f"{where}.{m.group('name')}"
-        return Problem(
-            422, "unknown_field", f"Bilinmeyen alan / unknown field `{field}`", field=field
-        )
+        return Problem(422, "unknown_field", field=field)
     if m := _MISSING.match(message):
         where = f"{where}.{m.group('name')}"
     bound = bound_of(where)
-    must = f" (bir tamsayı / an integer {bound['minimum']} … {bound['maximum']})" if bound else ""
-    return Problem(422, "invalid_body", f"`{where}`{must}: {message}", field=where, **bound)
+    key = "invalid_body.bounded" if bound else "invalid_body.field"
+    # msgspec's own words (`Expected int, got str`) stay as data in the text: they name types
+    members: dict[str, object] = {"field": where, **bound}
+    problem = Problem(422, key, params={"error": message, **members})
+    problem.extra = members  # the problem's own members: `field` and its bounds (D-27)
+    return problem
 
 
 def _data_type(request: Request[Any, Any, Any]) -> Any:

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
+from shared.domain import messages
 from shared.domain.state import SEATS
 
 PREFIX = "sb1"
@@ -42,19 +43,18 @@ class BeyToken(NamedTuple):
 class TokenRefused(Exception):
     """A token check's refusal: the service answers it as problem+json with this code."""
 
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.detail = status, code, detail
+    def __init__(self, status: int, key: str) -> None:
+        super().__init__(key)
+        self.status, self.key, self.code = status, key, messages.code_of(key)
 
 
-def missing_token(
-    detail: str = "Authorization: Bearer <jeton> gerekli / token required",
-) -> TokenRefused:
-    return TokenRefused(401, "missing_token", detail)
+def missing_token(key: str = "missing_token") -> TokenRefused:
+    """401 missing_token; `key` the text that says which token (shared.domain.messages)."""
+    return TokenRefused(401, key)
 
 
 def bad_token() -> TokenRefused:
-    return TokenRefused(401, "bad_token", "Jeton geçersiz / invalid token")
+    return TokenRefused(401, "bad_token")
 
 
 def new_season_id() -> str:
@@ -118,9 +118,7 @@ def matches_any(token: str, hashes: tuple[str, ...]) -> bool:
 def bearer(authorization: str, query: Mapping[str, object]) -> str | None:
     """The bearer token of a request, or None; a token in the URL is refused (400)."""
     if any(name in query for name in QUERY_NAMES):
-        raise TokenRefused(
-            400, "token_in_query", "Jeton adres satırında gönderilmez / no tokens in URLs"
-        )
+        raise TokenRefused(400, "token_in_query")
     scheme, _, value = authorization.partition(" ")
     value = value.strip()
     return value if scheme.lower() == "bearer" and value else None
@@ -140,7 +138,7 @@ def not_staff(token: str) -> TokenRefused:
     403 `forbidden`; anything that is not even a bey token is 401 `bad_token` (a guess)."""
     if parse(token) is None:
         return bad_token()
-    return TokenRefused(403, "forbidden", "Yalnız denetçi ve ops / auditors and ops only")
+    return TokenRefused(403, "forbidden.staff")
 
 
 def bey_seat(
@@ -155,16 +153,12 @@ def bey_seat(
         raise missing_token()
     digest = token_hash(token)
     if _any_hash(digest, staff):
-        raise TokenRefused(
-            403, "forbidden", "Ops ve denetçi jetonu bey jetonu değildir / not a bey token"
-        )
+        raise TokenRefused(403, "forbidden.staff_token")
     parsed = parse(token)
     if parsed is None:
         raise bad_token()
     if parsed.season_id != season_id:
-        raise TokenRefused(
-            403, "token_wrong_season", "Bu jeton başka bir sezonun / another season's token"
-        )
+        raise TokenRefused(403, "token_wrong_season")
     kept = stored(parsed.seat)
     if kept is None or not same_hash(kept, digest):
         raise bad_token()

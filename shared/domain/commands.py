@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from shared.domain import messages
 from shared.domain.state import RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
 
 
@@ -145,11 +146,37 @@ class SeasonAdmin(Command, frozen=True, tag="season_admin"):
 
 
 class Rejection(msgspec.Struct, frozen=True):
-    """A refused command: a stable code, a clear message, nothing appended."""
+    """A refused command: a stable code, its details, nothing appended.
+
+    Its text comes from shared.domain.messages under `key` (the code, or `code.variant`), in
+    the language asked for (`text`); `message` is its Turkish text. A refusal written the old
+    way (no key, `message` "Türkçe / English") answers each language its half."""
 
     code: str
-    message: str
+    message: str = ""
     details: dict[str, object] = {}
+    key: str = ""
+
+    def text(self, lang: messages.Lang = messages.DEFAULT) -> str:
+        """The refusal's text in `lang`; one written the old way keeps its own."""
+        if not self.key:
+            return getattr(messages.legacy(self.message or self.code), lang)  # type: ignore[no-any-return]
+        return messages.render(self.key, lang, self.details)
+
+
+def reject(key: str, message: str = "", /, **details: object) -> Rejection:
+    """A refusal under a message key of shared.domain.messages (`wrong_phase.kurultay_over`):
+    its code is the key's first part, its text the catalogue's, filled from `details`.
+
+    The old style, `reject(code, "Türkçe / English", **details)`, still works (each language
+    gets its half; tests/http/test_problems.py then flags the text as not the catalogue's):
+    move the text to the catalogue and drop `message`."""
+    if message:
+        return Rejection(code=messages.code_of(key), message=message, details=details)
+    if key not in messages.CATALOGUE:
+        raise KeyError(f"refusal {key!r}: add its texts to shared/domain/messages.py")
+    rendered = messages.render(key, messages.DEFAULT, details)
+    return Rejection(code=messages.code_of(key), message=rendered, details=details, key=key)
 
 
 AnyCommand = (

@@ -15,8 +15,7 @@ Result = list[ev.Event] | c.Rejection
 SATIN_ALMA_MILIS = 2  # R-7.9
 
 
-def reject(code: str, message: str, **details: object) -> c.Rejection:
-    return c.Rejection(code=code, message=message, details=details)
+reject = c.reject  # reject(key, **details): the text is shared.domain.messages' (key's)
 
 
 def next_divan(state: SeasonState) -> int:
@@ -79,7 +78,7 @@ def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PL
             return _request(state, command)
         case c.RotateToken():
             if state.bey(command.seat) is None:
-                return reject("unknown_seat", f"{command.seat}. koltukta bey yok")
+                return reject("unknown_seat", seat=command.seat)
             return [
                 ev.TokenRotated(seat=command.seat, by=command.by, token_hash=command.token_hash)
             ]
@@ -99,24 +98,18 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
     if state.cancelled:
         return admin.cancelled()
     if sum(1 for b in state.beys if not b.computer) >= SEATS:  # D-29: 19 humans, none to add
-        return reject("season_full", "Sezon dolu / all 19 seats are taken")
+        return reject("season_full")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
-        return reject("registration_closed", "Kayıt kapandı / registration is closed")
+        return reject("registration_closed")
     if cmd.memleket not in gm:
-        return reject("unknown_province", f"{cmd.memleket} plakalı il yok / no such province")
+        return reject("unknown_province", province=cmd.memleket)
     if len(state.beys) >= SEATS:
-        return reject("season_full", "Sezon dolu / all 19 seats are taken")
+        return reject("season_full")
     if state.mode == "trial" and any(not b.computer for b in state.beys):
-        return reject(
-            "not_allowed_in_mode", "Deneme sezonunda tek insan bey olur / one human in trial"
-        )
+        return reject("not_allowed_in_mode.one_human")
     if state.province(cmd.memleket).owner is not None:
         free = [n for n in gm.neighbours(cmd.memleket) if state.province(n).owner is None]
-        return reject(
-            "memleket_taken",
-            f"{gm[cmd.memleket].name} alınmış; boş komşulardan birini seçin",
-            free_neighbours=free,
-        )
+        return reject("memleket_taken", memleket=cmd.memleket, free_neighbours=free)
     taken = {b.seat for b in state.beys}
     seat = min(s for s in range(1, SEATS + 1) if s not in taken)
     joined = ev.BeyJoined(seat=seat, memleket=cmd.memleket)
@@ -130,11 +123,11 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
 
 def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     if state.bey(seat) is None:
-        return reject("unknown_seat", f"{seat}. koltukta bey yok / no bey in seat {seat}")
+        return reject("unknown_seat", seat=seat)
     if state.cancelled:
         return admin.cancelled()
     if state.phase != "running":
-        return reject("wrong_phase", "Sezon şu an bu komutu almıyor / not accepted in this phase")
+        return reject("wrong_phase")
     return None
 
 
@@ -144,9 +137,7 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
         return r
     want = counting_divan(state, cmd.at)
     if cmd.divan != want or want > DIVANS:
-        return reject(
-            "wrong_divan", f"Emirler {want}. Divan için / orders are for Divan {want}", divan=want
-        )
+        return reject("wrong_divan", divan=want)
     given: set[int] = set()
     for o in cmd.orders:
         if (r := _order_refusal(state, cmd.seat, o, given)) is not None:
@@ -161,38 +152,19 @@ def _order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order
     """R-4.1, R-4.2: why one order, after the provinces in `given`, is refused, or None."""
     gm = game_map()
     if o.province not in gm:
-        return reject("unknown_province", f"{o.province} plakalı il yok", province=o.province)
+        return reject("unknown_province", province=o.province)
     if o.province in given:
-        name = gm[o.province].name
-        return reject(
-            "duplicate_province",
-            f"{name} için iki emir var; il başına bir emir / two orders for {name}: one each",
-            province=o.province,
-        )
+        return reject("duplicate_province", province=o.province)
     if state.province(o.province).owner != seat:
-        return reject(
-            "not_your_province", f"{gm[o.province].name} sizin değil", province=o.province
-        )
+        return reject("not_your_province", province=o.province)
     if o.kind == "hold":
         return None
     if o.target is None:
-        return reject(
-            "missing_target",
-            f"{gm[o.province].name}: ilerleme ve destek bir hedef ister / an advance or a "
-            "support needs a target",
-            province=o.province,
-        )
+        return reject("missing_target", province=o.province)
     if not gm.are_neighbours(o.province, o.target):
-        return reject(
-            "not_a_neighbour",
-            "Hedef komşu değil / target is not a neighbour",
-            province=o.province,
-            target=o.target,
-        )
+        return reject("not_a_neighbour", province=o.province, target=o.target)
     if o.units < 1:
-        return reject(
-            "bad_units", "Birlik sayısı en az 1 olmalı / N must be ≥ 1", province=o.province
-        )
+        return reject("bad_units", province=o.province)
     return None
 
 
@@ -201,10 +173,10 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     if state.locked_divan is not None or live.locked(state, cmd.at) is not None:
-        return reject("divan_locked", "Divan toplanıyor; harcama sonra / a Divan is being resolved")
+        return reject("divan_locked")
     gm = game_map()
     if cmd.province not in gm:
-        return reject("unknown_province", f"{cmd.province} plakalı il yok")
+        return reject("unknown_province", province=cmd.province)
     bey = state.bey(cmd.seat)
     assert bey is not None
     p = state.province(cmd.province)
@@ -216,21 +188,15 @@ def _spend(state: SeasonState, cmd: c.BuildSur | c.HireMercenaries | c.PurchaseP
             or p.units > SATIN_ALMA_MILIS
             or not any(gm.are_neighbours(cmd.province, m) for m in mine)
         ):
-            return reject(
-                "not_purchasable", "Yalnız milisi en fazla 2 olan sahipsiz komşu il alınır"
-            )
+            return reject("not_purchasable", province=cmd.province)
     elif p.owner != cmd.seat:
-        return reject(
-            "not_your_province", f"{gm[cmd.province].name} sizin değil", province=cmd.province
-        )
+        return reject("not_your_province", province=cmd.province)
     elif isinstance(cmd, c.BuildSur) and p.sur:
-        return reject("sur_exists", "Bu ilde zaten sur var / this province already has a sur")
+        return reject("sur_exists", province=cmd.province)
     elif isinstance(cmd, c.HireMercenaries) and p.units + 2 > MAX_UNITS:
-        return reject("over_cap", "Bir ilde en fazla 12 birlik durur / at most 12 units")
+        return reject("over_cap", province=cmd.province)
     if bey.gold < cost:
-        return reject(
-            "not_enough_gold", f"{cost} altın gerekir, {bey.gold} var", cost=cost, gold=bey.gold
-        )
+        return reject("not_enough_gold", cost=cost, gold=bey.gold)
     if isinstance(cmd, c.BuildSur):
         return [ev.SurBuilt(seat=cmd.seat, province=cmd.province)]
     if isinstance(cmd, c.HireMercenaries):
@@ -246,26 +212,26 @@ def _treaty(state: SeasonState, cmd: c.OfferTreaty | c.WithdrawOffer | c.AnswerO
     if isinstance(cmd, c.WithdrawOffer):
         o = state.offer_between(cmd.seat, cmd.to)
         if o is None or o.frm != cmd.seat:
-            return reject("no_offer", "Geri çekilecek teklif yok / no such offer")
+            return reject("no_offer.withdraw")
         if (r := _offer_locked(state, o.frm, o.to, cmd.at)) is not None:
             return r
         return [ev.OfferWithdrawn(frm=cmd.seat, to=cmd.to, divan=divan)]
     if isinstance(cmd, c.AnswerOffer):
         o = state.offer_between(cmd.seat, cmd.frm)
         if o is None or o.to != cmd.seat:
-            return reject("no_offer", "Cevaplanacak teklif yok / no such offer")
+            return reject("no_offer.answer")
         if (r := _offer_locked(state, o.frm, o.to, cmd.at)) is not None:
             return r
         return [ev.OfferAnswered(frm=cmd.frm, to=cmd.seat, answer=cmd.answer, divan=divan)]
     if cmd.to == cmd.seat or state.bey(cmd.to) is None:
-        return reject("bad_partner", "Teklif başka bir beye yapılır / offer another bey")
+        return reject("bad_partner")
     if perde(counting_divan(state, cmd.at)) == 3:
-        return reject("perde_3", "Perde 3'te antlaşma yapılmaz / no treaties in perde 3")
+        return reject("perde_3")
     if state.offer_between(cmd.seat, cmd.to) is not None:
-        return reject("offer_exists", "Bu beyle açık bir teklif var / an offer is already open")
+        return reject("offer_exists")
     t = state.treaty_between(cmd.seat, cmd.to)
     if cmd.kind == "pact" and t is not None and t.kind == "alliance":
-        return reject("allied_already", "İttifak sürerken saldırmazlık olmaz / allied already")
+        return reject("allied_already")
     return [ev.TreatyOffered(frm=cmd.seat, to=cmd.to, kind=cmd.kind, divan=divan)]
 
 
@@ -275,30 +241,26 @@ def _offer_locked(state: SeasonState, frm: int, to: int, at: datetime | None) ->
     n = live.locked(state, at)
     if n is None or state.offer_divans.get(offer_key(frm, to), n) > n:
         return None
-    return reject(
-        "divan_locked",
-        f"Teklif {n}. Divan'da karara bağlanıyor / the offer is settled at Divan {n}",
-        divan=n,
-    )
+    return reject("divan_locked.offer", divan=n)
 
 
 def _vote(state: SeasonState, cmd: c.CastVote) -> Result:  # noqa: PLR0911 — one guard per R-10.4 refusal, in the rule's order
     """R-10.4: one vote for one other bey."""
     if state.phase == "over":
         if cmd.seat in state.votes:
-            return reject("already_voted", "Oyunuzu verdiniz / you have voted")
-        return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
+            return reject("already_voted")
+        return reject("wrong_phase.kurultay_over")
     if state.phase != "kurultay":
-        return reject("wrong_phase", "Kurultay henüz toplanmadı / the Kurultay is not open")
+        return reject("wrong_phase.kurultay_not_open")
     closes = state.calendar.kurultay_closes_at if state.calendar is not None else None
     if closes is not None and cmd.at is not None and cmd.at >= closes:  # R-10.4: 24 hours
-        return reject("wrong_phase", "Kurultay sona erdi / the Kurultay is over")
+        return reject("wrong_phase.kurultay_over")
     if state.bey(cmd.seat) is None or state.bey(cmd.candidate) is None:
-        return reject("unknown_seat", "Böyle bir bey yok / no such bey")
+        return reject("unknown_seat.vote")
     if cmd.candidate == cmd.seat:
-        return reject("vote_self", "Kendinize oy veremezsiniz / vote for another bey")
+        return reject("vote_self")
     if cmd.seat in state.votes:
-        return reject("already_voted", "Oyunuzu verdiniz / you have voted")
+        return reject("already_voted")
     cast = ev.VoteCast(seat=cmd.seat, candidate=cmd.candidate)
     if state.mode != "trial":
         return [cast]
@@ -317,25 +279,18 @@ def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:  # noqa: PLR091
     with the next Divan (the one to ask for, or being resolved) in the details.
     """
     if state.bey(cmd.seat) is None:
-        return reject("unknown_seat", f"{cmd.seat}. koltukta bey yok / no bey in seat {cmd.seat}")
+        return reject("unknown_seat", seat=cmd.seat)
     if state.mode != "trial":
-        return reject(
-            "not_allowed_in_mode",
-            "Canlı sezonda Divan takvimle toplanır / live Divans are scheduled",
-        )
+        return reject("not_allowed_in_mode.live_divans")
     if 1 <= cmd.divan <= state.divan or cmd.divan == state.locked_divan:
         return []
     if state.phase != "running":
-        return reject("wrong_phase", "Sezon şu an bu komutu almıyor / not accepted in this phase")
+        return reject("wrong_phase")
     nxt = state.divan + 1
     if state.locked_divan is not None and cmd.divan == state.locked_divan + 1:
-        return reject("divan_locked", "Divan zaten toplanıyor / a Divan is being resolved")
+        return reject("divan_locked.resolving")
     if state.divan >= DIVANS and cmd.divan == DIVANS + 1:
-        return reject("wrong_phase", "16 Divan bitti; sıra Kurultay'da / the Kurultay is next")
+        return reject("wrong_phase.kurultay_next")
     if cmd.divan != nxt or state.locked_divan is not None:
-        return reject(
-            "wrong_divan",
-            f"Sıradaki Divan {nxt}. Divan / the next Divan is {nxt}",
-            divan=nxt,
-        )
+        return reject("wrong_divan.next", divan=nxt)
     return [ev.DivanRequested(divan=nxt)]

@@ -21,38 +21,22 @@ from shared.domain.state import DIVANS, Calendar, SeasonState
 MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
 
 
-def _reject(code: str, message: str, **details: object) -> c.Rejection:
-    return c.Rejection(code=code, message=message, details=details)
+_reject = c.reject  # _reject(key, **details): the text is shared.domain.messages' (key's)
 
 
 def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
     """The provisional calendar of a live season being created, or why it cannot be."""
     close, now, interval = cmd.registration_closes_at, cmd.at, cmd.divan_interval_seconds
     if close is None:
-        return _reject(
-            "registration_close_required",
-            "Canlı sezon registration_closes_at ister / a live season needs registration_closes_at",
-        )
+        return _reject("registration_close_required")
     if not cal.is_aware(close) or not cal.is_aware(now):
-        return _reject(
-            "invalid_instant",
-            "Anlar saat dilimiyle verilir (ör. +03:00) / instants need an offset (e.g. +03:00)",
-        )
+        return _reject("invalid_instant")
     assert close is not None and now is not None
     if interval is not None and interval < cal.MIN_INTERVAL_SECONDS:
-        return _reject(
-            "bad_interval",
-            f"divan_interval_seconds en az {cal.MIN_INTERVAL_SECONDS} / at least "
-            f"{cal.MIN_INTERVAL_SECONDS}",
-        )
+        return _reject("bad_interval", minimum=cal.MIN_INTERVAL_SECONDS)
     lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
     if close < now + lead:
-        return _reject(
-            "registration_too_soon",
-            f"Kayıt en erken {cal.iso(now + lead)} kapanabilir / registration can close at "
-            f"{cal.iso(now + lead)} at the earliest",
-            earliest=cal.iso(now + lead),
-        )
+        return _reject("registration_too_soon", earliest=cal.iso(now + lead))
     made = cal.live(close) if interval is None else cal.compressed(close, interval)
     return msgspec.structs.replace(made, provisional=True)
 

@@ -41,12 +41,12 @@ def news_deck() -> tuple[NewsCard, ...]:
 def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Rejection:
     """R-1.2, R-1.3, R-1.5; a live season also gets its provisional calendar."""
     if state.season_id:
-        return c.Rejection(code="season_exists", message="Sezon zaten var / season exists")
+        return c.reject("season_exists")
     if cmd.rules_version not in RULES_VERSIONS:
-        return c.Rejection(
-            code="unknown_rules_version",
-            message=f"Bilinmeyen kural sürümü {cmd.rules_version} / unknown rules version",
-            details={"rules_version": cmd.rules_version, "known": list(RULES_VERSIONS)},
+        return c.reject(
+            "unknown_rules_version",
+            rules_version=cmd.rules_version,
+            known=", ".join(RULES_VERSIONS),
         )
     calendar = None
     if cmd.mode == "live":
@@ -55,10 +55,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             return made
         calendar = made
     elif cmd.registration_closes_at is not None or cmd.divan_interval_seconds is not None:
-        return c.Rejection(
-            code="not_allowed_in_mode",
-            message="Deneme sezonunun takvimi olmaz / a trial season has no calendar",
-        )
+        return c.reject("not_allowed_in_mode.trial_calendar")
     created: list[ev.Event] = [
         ev.SeasonCreated(
             season_id=cmd.season_id,
@@ -99,9 +96,7 @@ def close_registration(
     """R-1.4: fill empty seats, deal two different missions each (R-10.1), shuffle the deck;
     a live season's calendar becomes final (moved if the close is early)."""
     if state.phase != "registration":
-        return c.Rejection(
-            code="registration_closed", message="Kayıt zaten kapalı / registration is closed"
-        )
+        return c.reject("registration_closed.already")
     computer = computer_memlekets(state)
     seats = sorted({b.seat for b in state.beys} | {s for s, _ in computer})
     missions = {
@@ -129,7 +124,7 @@ def computer_vote(state: SeasonState, seat: int) -> int:
 def hold_kurultay(state: SeasonState) -> list[ev.Event] | c.Rejection:
     """R-10.4 votes and Halk Sevgisi, M-6, then the Han by R-10.5 with a seeded lot."""
     if state.phase != "kurultay":
-        return c.Rejection(code="wrong_phase", message="Kurultay henüz toplanmadı / not open")
+        return c.reject("wrong_phase.kurultay_not_open")
     votes = dict(state.votes)
     for b in state.beys:
         if b.computer and b.seat not in votes:

@@ -263,7 +263,7 @@ def test_r10_4_a_live_kurultay_closes_24_hours_after_divan_16_and_reveals_the_se
     vote = c.CastVote(seat=1, candidate=2, at=closes - timedelta(seconds=1))
     assert decide(state, vote) == [ev.VoteCast(seat=1, candidate=2)]  # live: no hold at once
     over = rejected(state, c.CastVote(seat=1, candidate=2, at=closes))
-    assert (over.code, "over" in over.message) == ("wrong_phase", True)
+    assert (over.code, over.key) == ("wrong_phase", "wrong_phase.kurultay_over")
     held = decide(state, c.HoldKurultay())
     assert isinstance(held, list)
     assert [codec.event_type(e) for e in held] == [

@@ -21,6 +21,7 @@ import httpx
 import msgspec
 import pytest
 
+from shared.app.problems import stored_language
 from shared.eventstore import (
     ConcurrencyError,
     EventStore,
@@ -973,6 +974,9 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
     assert body["instance"].startswith("/v1/")
     # issue 11: the operation's OpenAPI answers list this code, under this status
     assert_documented((await api.client.get(SCHEMA)).json(), response)
+    # docs/api.md Language: Turkish by default, the text from the one catalogue
+    assert response.headers["content-language"] == "tr"
+    assert stored_language(response.content) == "tr", body
     if c.status == 503 or c.code == "divan_locked":  # ARCHITECTURE: 409/503 with Retry-After
         assert response.headers["retry-after"]
 
@@ -995,8 +999,8 @@ UNREACHABLE = {
 def _codes_in_source() -> set[str]:
     """Every refusal code written in the command service, the shared HTTP edge and the domain."""
     patterns = [
-        re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)"'),
-        re.compile(r'reject\(\s*"([a-z_0-9]+)"'),
+        re.compile(r'Problem\(\s*\d{3},\s*"([a-z_0-9]+)(?:\.[a-z_0-9]+)?"'),
+        re.compile(r'reject\(\s*"([a-z_0-9]+)(?:\.[a-z_0-9]+)?"'),
         re.compile(r'code="([a-z_0-9]+)"'),
         re.compile(r'\b\d{3}: "([a-z_0-9]+)"'),
         re.compile(r'\bcode = "([a-z_0-9]+)"'),

@@ -41,6 +41,12 @@ async def test_ten_thousand_random_tokens_get_401_then_429_and_only_for_that_cli
         assert first_429 is not None
         assert_problem(first_429, 429, "too_many_failed_attempts")
         assert 1 <= int(first_429.headers["retry-after"]) <= 2  # one failure back: 2 s at 30/min
+        # docs/api.md Language: the limiter's own answer speaks the language asked for
+        en = await api.client.get(bey.url("/me"), headers={**bey.auth(), "Accept-Language": "en"})
+        assert_problem(en, 429, "too_many_failed_attempts")
+        assert en.headers["content-language"] == "en"
+        assert en.json()["detail"].startswith("Too many invalid tokens")
+        assert first_429.headers["content-language"] == "tr"
         # the guesser's own valid token is refused too while it is limited ...
         assert (await api.client.get(bey.url("/me"), headers=bey.auth())).status_code == 429
         # ... but not its requests without credentials

@@ -14,7 +14,7 @@ def test_migrate_logs_every_record_as_a_json_line(pg_server_dsn: str) -> None:
     with fresh_database(pg_server_dsn, f"seksenbir_clilog_{SESSION}") as dsn:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
         done = subprocess.run(
-            [sys.executable, "-m", "entrypoints.cli", "migrate", "--dsn", dsn],
+            [sys.executable, "-m", "entrypoints.cli", "migrate", "--dsn", dsn, "--lang", "en"],
             capture_output=True,
             text=True,
             env=env,

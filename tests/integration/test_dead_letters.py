@@ -28,7 +28,7 @@ def cli(redis_url: str, ns: str, *args: str) -> subprocess.CompletedProcess[str]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
     env |= {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_BROKER_NAMESPACE": ns}
     return subprocess.run(
-        [sys.executable, "-m", "entrypoints.cli", "deadletters", *args],
+        [sys.executable, "-m", "entrypoints.cli", "--lang", "en", "deadletters", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain.evolve import fold
@@ -63,15 +65,20 @@ def test_a_dsn_is_described_without_its_password() -> None:
     assert describe_dsn("postgresql://postgres@127.0.0.1/test") == "postgres@127.0.0.1/test"
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"), [("tr", "bir olay deposu tutmuyor"), ("en", "holds no event store")]
+)
 def test_verify_on_a_database_with_no_event_store_says_so_without_a_traceback(
-    pg_server_dsn: str,
+    pg_server_dsn: str, lang: str, said: str
 ) -> None:
+    """Issue 11: said in the language asked for (`--lang`, Turkish by default)."""
     from tests.conftest import SESSION, fresh_database
 
-    with fresh_database(pg_server_dsn, f"seksenbir_noevents_{SESSION}") as dsn:
+    with fresh_database(pg_server_dsn, f"seksenbir_noevents_{SESSION}_{lang}") as dsn:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+        argv = ["verify", "some-season", "--dsn", dsn, *(["--lang", lang] if lang == "en" else [])]
         done = subprocess.run(
-            [sys.executable, "-m", "entrypoints.cli", "verify", "some-season", "--dsn", dsn],
+            [sys.executable, "-m", "entrypoints.cli", *argv],
             capture_output=True,
             text=True,
             env=env,
@@ -79,5 +86,5 @@ def test_verify_on_a_database_with_no_event_store_says_so_without_a_traceback(
             check=False,
         )
     assert done.returncode == 2
-    assert "holds no event store" in done.stderr and describe_dsn(dsn) in done.stderr
+    assert said in done.stderr and describe_dsn(dsn) in done.stderr
     assert "Traceback" not in done.stderr

@@ -189,3 +189,29 @@ def test_r10_4_the_kurultay_report_is_announced_before_season_over() -> None:
     assert published == ["kurultay_report", "season_over"]
     (stored,) = [op for op in ops if op[:3] == ("HSET", keys.reports, "kurultay")]
     assert [line["kind"] for line in msgspec.json.decode(stored[3])][-1] == "han"
+
+
+async def test_report_lines_come_in_the_language_asked_for(
+    world: World, memory_store: InMemoryEventStore
+) -> None:
+    """R-13, R-14, issue 11 (docs/api.md Language): every public and private report line keeps
+    `tr` and `en` and adds `text` in the language asked for (Accept-Language or `?lang=`); the
+    answer says which, and its ETag differs by language."""
+    client, live, projector = world
+    await pact_and_betrayal(client, memory_store, live)
+    await projector.sweep()
+    a = live.tokens[1]
+    for path, token in ((live.url("/reports"), None), (live.url("/private"), a)):
+        tr = await client.get(path, headers=bearer(token))
+        en = await client.get(path, headers={**bearer(token), "Accept-Language": "en"})
+        linked = await client.get(path + "?lang=en", headers=bearer(token))
+        assert tr.status_code == en.status_code == linked.status_code == 200, tr.text
+        assert (tr.headers["content-language"], en.headers["content-language"]) == ("tr", "en")
+        assert "accept-language" in en.headers["vary"].lower()
+        assert tr.headers["etag"] != en.headers["etag"]
+        lines_tr = [line for rep in tr.json()["reports"] for line in rep["lines"]]
+        lines_en = [line for rep in en.json()["reports"] for line in rep["lines"]]
+        assert lines_tr, path
+        assert [line["text"] for line in lines_tr] == [line["tr"] for line in lines_tr]
+        assert [line["text"] for line in lines_en] == [line["en"] for line in lines_en]
+        assert linked.json() == en.json()

@@ -1,0 +1,99 @@
+"""The language of an answer (docs/api.md "Language"): Turkish unless English is asked for.
+
+`?lang=en` (or `tr`) wins, for links a browser follows; else `Accept-Language` (RFC 9110
+§12.5.4) with its quality values, the better of tr and en; else Turkish. Every answer of both
+APIs says which it chose (`Content-Language`) and that it depends on the header
+(`Vary: Accept-Language`), so a cache keeps the two apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from typing import Any, cast
+from urllib.parse import parse_qs
+
+from shared.domain.messages import DEFAULT, LANGS, Lang
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[..., Any]
+
+
+def _supported(tag: str) -> Lang | None:
+    primary = tag.strip().lower().partition("-")[0]
+    return next((lang for lang in LANGS if lang == primary), None)
+
+
+def accept_language(header: str | None) -> Lang | None:
+    """The best of tr and en an Accept-Language header asks for, or None (`*` or neither)."""
+    best: tuple[float, int, Lang] | None = None
+    for i, item in enumerate((header or "").split(",")):
+        tag, _, rest = item.partition(";")
+        lang = _supported(tag)
+        if lang is None:
+            continue
+        q = 1.0
+        name, _, value = rest.strip().partition("=")
+        if name.strip().lower() == "q":
+            try:
+                q = float(value)
+            except ValueError:
+                continue
+        if q > 0 and (best is None or (q, -i) > (best[0], best[1])):
+            best = (q, -i, lang)
+    return best[2] if best else None
+
+
+def negotiate(scope: Mapping[str, object]) -> Lang:
+    """The language an HTTP request asks for (see the module docstring)."""
+    raw = scope.get("query_string", b"")
+    query = parse_qs(raw.decode("latin-1") if isinstance(raw, bytes) else "")
+    for value in query.get("lang", ()):
+        if (lang := _supported(value)) is not None:
+            return lang
+    header = None
+    for name, raw_value in cast("Iterable[tuple[bytes, bytes]]", scope.get("headers", ())):
+        if name.lower() == b"accept-language":
+            header = raw_value.decode("latin-1")
+            break
+    return accept_language(header) or DEFAULT
+
+
+def content_language(app: ASGIApp) -> ASGIApp:
+    """Wrap `app`: every HTTP answer gets Content-Language and Vary: Accept-Language."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        lang = negotiate(scope)
+
+        async def said(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": _with_language(message.get("headers", []), lang)}
+            await send(message)
+
+        await app(scope, receive, said)
+
+    return middleware
+
+
+# A replayed answer already in a language (a stored refusal) names it in this private header,
+# which the middleware takes off: it never reaches the client.
+STORED_LANGUAGE = b"x-seksenbir-stored-language"
+_OURS = (b"content-language", b"vary", STORED_LANGUAGE)
+
+
+def _with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple[bytes, bytes]]:
+    language, vary = lang.encode(), b""
+    for k, v in headers:
+        if k.lower() == STORED_LANGUAGE:
+            language = v
+        elif k.lower() == b"vary":
+            vary = vary + b", " + v if vary else v
+    if b"accept-language" not in vary.lower():
+        vary = vary + b", Accept-Language" if vary else b"Accept-Language"
+    kept = [(k, v) for k, v in headers if k.lower() not in _OURS]
+    return [*kept, (b"content-language", language), (b"vary", vary)]

@@ -1,0 +1,146 @@
+"""The one language policy (issue 11; docs/api.md Language): every refusal code and every line
+for people has a Turkish and an English text in shared.domain.messages, neither mixing the two;
+the game's own words (Divan, Hain, Han, Sürgün, Bölge Beyi, Kurultay, memleket …) stay as they
+are in both."""
+
+from __future__ import annotations
+
+import re
+from string import Formatter
+
+import pytest
+
+from shared.app import problems
+from shared.domain import commands as c
+from shared.domain import messages as m
+
+KEYS = sorted(m.CATALOGUE)
+# The game's words and technical names, the same in both texts (issue 11).
+GAME_WORDS = re.compile(
+    r"Divan|Hain|Han\b|Sürgün|Bölge Beyi|Kurultay|memleket|Perde|Bayram|milis|sur\b|bey\b|Bey\b"
+    r"|Idempotency-Key|Authorization: Bearer|registration_closes_at|divan_interval_seconds"
+    r"|SEKSENBIR_PG_DSN|`seksenbir \w+`|seksenbir\b|--\w+|JSON|SEZON",
+)
+TURKISH_LETTERS = re.compile(r"[çğıöşüÇĞİÖŞÜ]")
+ENGLISH_WORDS = re.compile(r"\b(the|is|are|and|not|no|of|to|with|only|must|try|again|you)\b", re.I)
+# every parameter a template may name: refusal details, their plate names, edge and CLI values
+PARAMS = {
+    "province": 6,
+    "memleket": 6,
+    "target": 34,
+    "seat": 8,
+    "divan": 3,
+    "cost": 3,
+    "gold": 1,
+    "minimum": 60,
+    "earliest": "2026-01-01T20:00:00+03:00",
+    "registration_closes_at": "2026-01-01T20:00:00+03:00",
+    "limit": 4,
+    "wait": 30,
+    "field": "orders[0].units",
+    "at": "orders[0].units",
+    "expected": "int",
+    "got": "str",
+    "constraint": ">= 1",
+    "standings": "x",
+    "score": 4,
+    "season": "s",
+    "events": 9,
+    "applied": "0001",
+    "database": "postgres@127.0.0.1:5432/x",
+    "error": "e",
+    "text": "x",
+    "n": 0,
+    "last": 16,
+    "count": 2,
+    "namespace": "sb",
+    "ids": "a, b",
+}
+
+
+def _fields(template: str) -> set[str]:
+    return {f for _lit, f, _spec, _conv in Formatter().parse(template) if f}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_key_has_both_texts_with_the_same_parameters(key: str) -> None:
+    """Issue 11: a Turkish and an English text for every key, naming the same parameters, each
+    renderable from a refusal's details (plate names derived: `province_name`, …)."""
+    text = m.CATALOGUE[key]
+    assert text.tr.strip() and text.en.strip()
+    assert text.tr != text.en or key == "cli.kurultay", key  # "== Kurultay ==" is both
+    fields_tr, fields_en = _fields(text.tr), _fields(text.en)
+    assert fields_tr == fields_en, key
+    allowed = set(PARAMS) | {f"{p}_name" for p in ("province", "memleket", "target")}
+    assert fields_tr <= allowed, fields_tr - allowed
+    for lang in m.LANGS:
+        assert m.render(key, lang, PARAMS)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_no_text_mixes_the_two_languages(key: str) -> None:
+    """Issue 11: no "Türkçe / English" strings; no Turkish in an English text, no English in a
+    Turkish one, apart from the game's own words."""
+    text = m.CATALOGUE[key]
+    for t in text:
+        assert " / " not in GAME_WORDS.sub("", t), t
+    assert not TURKISH_LETTERS.search(GAME_WORDS.sub("", text.en)), text.en
+    assert not ENGLISH_WORDS.search(GAME_WORDS.sub("", text.tr)), text.tr
+
+
+def test_every_code_the_domain_and_edge_give_a_status_for_is_catalogued() -> None:
+    """Issue 11: the codes with their own HTTP status (shared.app.problems.STATUS) all have
+    texts; the code of a key is its first part."""
+    codes = {m.code_of(k) for k in KEYS}
+    assert set(problems.STATUS) <= codes
+    assert m.code_of("wrong_phase.kurultay_over") == "wrong_phase"
+
+
+def test_a_refusal_renders_in_either_language_from_its_details() -> None:
+    """R-1.4 memleket_taken: the text names the province from its plate, in tr and en; the
+    details stay the stable, language-free part."""
+    r = c.reject("memleket_taken", memleket=6, free_neighbours=[14, 18])
+    assert (r.code, r.details) == ("memleket_taken", {"memleket": 6, "free_neighbours": [14, 18]})
+    assert r.text("tr") == "Ankara alınmış; boş komşulardan birini seçin"
+    assert r.text("en") == "Ankara is taken; choose one of its free neighbours"
+    assert r.message == r.text("tr")
+    assert m.language_of("memleket_taken", r.text("en")) == "en"
+
+
+def test_a_refusal_written_the_old_way_still_answers_in_both_languages() -> None:
+    """A code not in the catalogue yet (a `reject(code, "Türkçe / English")` written elsewhere)
+    still answers each language its own half; add the code to the catalogue instead."""
+    r = c.reject("brand_new", "Yeni bir ret / a new refusal", x=1)
+    assert (r.code, r.text("tr"), r.text("en")) == ("brand_new", "Yeni bir ret", "a new refusal")
+    # a code the catalogue has, written the old way, keeps the text it was written with
+    old = c.reject("wrong_phase", "Eski / old")
+    assert (old.code, old.text("tr"), old.text("en")) == ("wrong_phase", "Eski", "old")
+    built = c.Rejection(code="wrong_phase", message="Eski / old")
+    assert (built.text("tr"), built.text("en")) == ("Eski", "old")
+    with pytest.raises(KeyError, match=r"messages\.py"):
+        c.reject("brand_new")  # the new style needs its texts in the catalogue
+
+
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        (None, "tr"),
+        ("en", "en"),
+        ("en-GB,en;q=0.9", "en"),
+        ("tr-TR,tr;q=0.9,en;q=0.8", "tr"),
+        ("de, en;q=0.5", "en"),
+        ("en;q=0.2, tr;q=0.7", "tr"),
+        ("fr", "tr"),
+        ("*", "tr"),
+        ("en;q=0", "tr"),
+    ],
+)
+def test_accept_language_picks_the_better_of_tr_and_en(header: str | None, lang: str) -> None:
+    """RFC 9110 §12.5.4: quality values count; neither language asked for is Turkish."""
+    from shared.app.language import negotiate
+
+    headers = [(b"accept-language", header.encode())] if header is not None else []
+    assert negotiate({"headers": headers, "query_string": b""}) == lang
+    # `?lang=` wins over the header (for links a browser follows)
+    other = "tr" if lang == "en" else "en"
+    assert negotiate({"headers": headers, "query_string": f"lang={other}".encode()}) == other

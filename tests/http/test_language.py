@@ -1,0 +1,129 @@
+"""One language policy (issue 11; docs/api.md Language): Turkish by default, English on
+`Accept-Language: en` or `?lang=en`, for every problem detail of both APIs and every report
+line; every answer says its language (Content-Language) and that it varies with the header."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+
+import pytest
+
+from shared.app.problems import STATUS, stored_language
+from shared.domain import messages as m
+from tests.http.support import ISTANBUL, Api, assert_problem, create_trial
+from tests.http.test_problems import CASES, _params
+
+EN = {"Accept-Language": "en"}
+
+
+def test_every_code_with_its_own_status_has_both_texts() -> None:
+    """Issue 11: the codes the edge gives a status of their own are in the catalogue."""
+    assert set(STATUS) <= {m.code_of(k) for k in m.CATALOGUE}
+
+
+@pytest.mark.parametrize("case_id", _params())
+async def test_every_refusal_answers_in_english_when_asked(case_id: str, memory_api: Api) -> None:
+    """Issue 11: each refusal of tests/http/test_problems.py, asked with Accept-Language: en,
+    has the same code and an English detail from the catalogue (no mixed text)."""
+    c = CASES[case_id]
+    memory_api.client.headers["Accept-Language"] = "en"
+    async with AsyncExitStack() as stack:
+        response = await (await c.scenario(memory_api, stack))
+    if response.request.headers.get("accept-language") != "en":
+        pytest.skip("the case sends its request from an API of its own, without the header")
+    body = assert_problem(response, c.status, c.code)
+    assert response.headers["content-language"] == "en"
+    assert "accept-language" in response.headers["vary"].lower()
+    assert stored_language(response.content) == "en", body
+
+
+async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
+    """R-4.1 not_your_province: Turkish by default, English on the header or `?lang=en`; the
+    code and the details are the same in both."""
+    bey = await create_trial(memory_api.client)
+    body = {"orders": [{"province": ISTANBUL, "kind": "hold"}]}
+    answers = [
+        await memory_api.client.post(bey.url("/orders"), headers=bey.auth(), json=body),
+        await memory_api.client.post(bey.url("/orders"), headers={**bey.auth(), **EN}, json=body),
+        await memory_api.client.post(bey.url("/orders?lang=en"), headers=bey.auth(), json=body),
+    ]
+    tr, en, linked = (assert_problem(r, 403, "not_your_province") for r in answers)
+    assert tr["detail"] == "İstanbul sizin değil"
+    assert en["detail"] == linked["detail"] == "İstanbul is not yours"
+    assert {k: v for k, v in tr.items() if k != "detail"} == {
+        k: v for k, v in en.items() if k != "detail"
+    }
+    assert [r.headers["content-language"] for r in answers] == ["tr", "en", "en"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "content", "status", "code", "tr", "en"),
+    [
+        ("GET", "/v1/nowhere", None, 404, "not_found", "Bu adreste bir şey yok", None),
+        ("DELETE", "/v1/seasons", None, 405, "method_not_allowed", None, None),
+        ("POST", "/v1/seasons", b"{", 400, "malformed_json", None, None),
+        (
+            "POST",
+            "/v1/seasons",
+            b'{"memleket": "x"}',
+            422,
+            "invalid_body",
+            "memleket: int | null bekleniyor, str verildi",
+            "memleket: expected int | null, got str",
+        ),
+        (
+            "POST",
+            "/v1/seasons",
+            b"{}",
+            422,
+            "invalid_body",
+            "Deneme sezonu memleket ister",
+            "A trial season needs a memleket",
+        ),
+        (
+            "POST",
+            "/v1/seasons/x/orders",
+            b'{"orders": [{"province": 6}]}',
+            422,
+            "invalid_body",
+            "Zorunlu alan eksik: orders[0].kind",
+            "Missing required field: orders[0].kind",
+        ),
+    ],
+)
+async def test_litestar_refusals_speak_both_languages(
+    memory_api: Api,
+    method: str,
+    path: str,
+    content: bytes | None,
+    status: int,
+    code: str,
+    tr: str | None,
+    en: str | None,
+) -> None:
+    """Issue 11: schema validation, 404 and 405 come from the catalogue too, not Litestar's
+    English; Turkish by default."""
+    for lang, want in (("tr", tr), ("en", en)):
+        r = await memory_api.client.request(
+            method, path, content=content, headers={"Accept-Language": lang}
+        )
+        body = assert_problem(r, status, code)
+        assert r.headers["content-language"] == lang
+        assert stored_language(r.content) == lang, body
+        if want is not None:
+            assert body["detail"] == want
+
+
+async def test_a_replayed_refusal_keeps_its_first_language(memory_api: Api) -> None:
+    """RELIABILITY 2: a refusal stored under an Idempotency-Key is replayed as first sent, and
+    says the language it was sent in, whatever the retry asks for."""
+    bey = await create_trial(memory_api.client)
+    spend = {"kind": "sur", "province": ISTANBUL}
+    first = await memory_api.client.post(
+        bey.url("/spend"), headers={**bey.auth("k-1"), **EN}, json=spend
+    )
+    again = await memory_api.client.post(bey.url("/spend"), headers=bey.auth("k-1"), json=spend)
+    assert_problem(first, 403, "not_your_province")
+    assert again.content == first.content
+    assert again.headers["content-language"] == first.headers["content-language"] == "en"
+    assert "x-seksenbir-stored-language" not in again.headers
