@@ -149,16 +149,13 @@ async def export_season(svc: Services, season_id: str) -> Iterator[bytes]:
     try:
         records = await store.read_stream(season_id)
         if not records:
-            raise Problem(404, "season_not_found", "Böyle bir sezon yok / no such season")
+            raise Problem(404, "season_not_found")
         head = await store.verify_chain(season_id)
     except StoreBusyError:
         raise store_busy() from None
     except ChainError as exc:
         raise Problem(
-            409,
-            "chain_broken",
-            f"Sezonun hash zinciri bozuk / the season's hash chain is broken: {exc}; "
-            f"`seksenbir verify {season_id}` names the event",
+            409, "chain_broken", params={"error": str(exc), "season": season_id}
         ) from None
     log.info("ops.read", season=season_id, what="export", events=len(records))
     return export_lines(season_id, records, head)

@@ -36,6 +36,7 @@ from shared.app.problems import Problem
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
 _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
+_EXPECTED = re.compile(r"^Expected `(?P<expected>[^`]*)`, got `(?P<got>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
 
 
@@ -52,13 +53,18 @@ def body_problem(exc: msgspec.MsgspecError) -> Problem:
     if m := _UNKNOWN.match(message):
         field = f"{where}.{m.group('name')}"
         return Problem(422, "unknown_field", field=field)
+    params: dict[str, object]
     if m := _MISSING.match(message):
         where = f"{where}.{m.group('name')}"
-    bound = bound_of(where)
-    key = "invalid_body.bounded" if bound else "invalid_body.field"
-    # msgspec's own words (`Expected int, got str`) stay as data in the text: they name types
-    members: dict[str, object] = {"field": where, **bound}
-    problem = Problem(422, key, params={"error": message, **members})
+        key, params = "invalid_body.missing", {"at": where}
+    elif bound_of(where):
+        key, params = "invalid_body.bounded", {}
+    elif m := _EXPECTED.match(message):
+        key, params = "invalid_body.type", {"at": where, **m.groupdict()}
+    else:
+        key, params = "invalid_body.value", {"at": where}
+    members: dict[str, object] = {"field": where, **bound_of(where)}
+    problem = Problem(422, key, params={**params, **members})
     problem.extra = members  # the problem's own members: `field` and its bounds (D-27)
     return problem
 

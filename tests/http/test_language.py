@@ -68,8 +68,8 @@ async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
             b'{"memleket": "x"}',
             422,
             "invalid_body",
-            "memleket: int | null bekleniyor, str verildi",
-            "memleket: expected int | null, got str",
+            "$.memleket: 1 … 81 arasında bir tamsayı olmalı",
+            "$.memleket: must be an integer 1 … 81",
         ),
         (
             "POST",
@@ -77,8 +77,8 @@ async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
             b"{}",
             422,
             "invalid_body",
-            "Deneme sezonu memleket ister",
-            "A trial season needs a memleket",
+            "Deneme sezonu memleket ister ($.memleket: 1 … 81)",
+            "A trial season needs a memleket ($.memleket: 1 … 81)",
         ),
         (
             "POST",
@@ -86,8 +86,8 @@ async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
             b'{"orders": [{"province": 6}]}',
             422,
             "invalid_body",
-            "Zorunlu alan eksik: orders[0].kind",
-            "Missing required field: orders[0].kind",
+            "Zorunlu alan eksik: $.orders[0].kind",
+            "Missing required field: $.orders[0].kind",
         ),
     ],
 )
