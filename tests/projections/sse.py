@@ -16,6 +16,7 @@ from tests.projections.support import Gateway
 @dataclass
 class Frame:
     event: str | None = None
+    id: str | None = None
     data: list[str] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
 
@@ -34,6 +35,8 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
             value = value.removeprefix(" ")
             if name == "event":
                 frame.event = value
+            elif name == "id":
+                frame.id = value
             elif name == "data":
                 frame.data.append(value)
 
@@ -41,14 +44,16 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
 class Stream:
     """A connected SSE client: its frames arrive on a queue, read with a timeout."""
 
-    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
-        self.client, self.url = client, url
+    def __init__(
+        self, client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.client, self.url, self.headers = client, url, headers or {}
         self.queue: asyncio.Queue[Frame] = asyncio.Queue()
         self.status: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        async with self.client.stream("GET", self.url) as response:
+        async with self.client.stream("GET", self.url, headers=self.headers) as response:
             self.status.set_result(response.status_code)
             if response.status_code != 200:
                 return
@@ -64,6 +69,14 @@ class Stream:
                 seen.append(frame)
                 if frame.event == event:
                     return frame, seen
+
+    async def rest(self, timeout: float = 10) -> list[Frame]:
+        """Every frame until the server ends the stream (after `season_over`)."""
+        await asyncio.wait_for(asyncio.shield(self.task), timeout)
+        out = []
+        while not self.queue.empty():
+            out.append(self.queue.get_nowait())
+        return out
 
     async def close(self) -> None:
         self.task.cancel()
