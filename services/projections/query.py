@@ -43,6 +43,7 @@ from services.projections.responses import (
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription, unavailable
+from services.projections.views import lock_status
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
@@ -179,7 +180,8 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
-    return answer(meta, SummaryOut, {"status": meta})
+    now = ctx(request).clock()
+    return answer(meta, SummaryOut, {"status": {**meta, **lock_status(meta, now)}})
 
 
 @get(

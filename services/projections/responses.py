@@ -17,9 +17,11 @@ Record = dict[str, Any]  # a stored record of the domain's, passed through as st
 
 
 class Province(msgspec.Struct):
-    """R-14 map: an owned il has owner, units and sur; an unowned one owner null and milis."""
+    """R-14 map: an owned il has owner, units and sur; an unowned one owner null and milis.
+    `memleket_of`: the seat whose memleket the il is, or null (R-3.1, R-3.3; public)."""
 
     owner: int | None
+    memleket_of: int | None = None
     milis: int | UnsetType = UNSET
     units: int | UnsetType = UNSET
     sur: bool | UnsetType = UNSET
@@ -136,8 +138,34 @@ class SeasonsOut(msgspec.Struct):
     seasons: list[SeasonRow]
 
 
+class DivanAt(msgspec.Struct):
+    """R-1.3: a Divan's scheduled instant; its orders lock then."""
+
+    divan: int
+    at: str  # ISO-8601 with the season's offset (+03:00), e.g. 2026-12-08T21:00:00+03:00
+
+
+class SeasonCalendar(msgspec.Struct):
+    """A live season's calendar (R-1.3, R-10.4; the `calendar_set.v1` event), ISO-8601 instants
+    with +03:00. `provisional` until registration closes (an early close moves it, R-1.4);
+    `compressed`: an operator's calendar of one interval per Divan."""
+
+    registration_closes_at: str
+    divans: list[DivanAt]
+    kurultay_closes_at: str
+    provisional: bool
+    compressed: bool
+
+
 class SeasonMeta(msgspec.Struct):
-    """The season's status as the read side projected it (the seed after the Kurultay)."""
+    """The season's status as the read side projected it (the seed after the Kurultay).
+
+    `ceasefire`: a Bayram ceasefire holds at the next Divan (R-6.7: attacks on beys are
+    cancelled). Live seasons: `calendar`, `next_divan_at` (the next Divan's instant). Computed
+    at the read from the server's clock: `locked` (a Divan's orders are locked and it is not
+    resolved yet: its instant passed, or, trial, it was requested) and `seconds_to_lock`
+    (live: seconds until the instant the orders placed now lock at; null otherwise).
+    """
 
     season_id: str
     mode: str
@@ -153,6 +181,11 @@ class SeasonMeta(msgspec.Struct):
     seed_salt: str | None
     version: int
     beys: int
+    ceasefire: bool = False
+    calendar: SeasonCalendar | None = None
+    next_divan_at: str | None = None
+    locked: bool = False
+    seconds_to_lock: int | None = None
 
 
 class SummaryOut(msgspec.Struct):
