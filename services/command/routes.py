@@ -27,7 +27,6 @@ from services.command.schemas import (
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
-    MeOut,
     OfferIn,
     OrdersIn,
     OrdersOut,
@@ -39,6 +38,7 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app.auth import BeyClaim
 from shared.app.openapi import BEARER, COMMAND_PROBLEMS
+from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
 
 Key = Annotated[
@@ -82,7 +82,7 @@ async def season_status(services: Services, season_id: str) -> SeasonStatus:
 
 
 @get("/seasons/{season_id:str}/me", summary="A bey's own view", responses=P, security=BEARER)
-async def me(services: Services, claim: BeyClaim) -> MeOut:
+async def me(services: Services, claim: BeyClaim) -> PrivateView:
     return await service.bey_view(services, claim)
 
 

@@ -112,19 +112,3 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     # sha256(f"{salt}:{seed}") must equal seed_commitment (docs/api.md).
     seed: str | None = None
     seed_salt: str | None = None
-
-
-class MeOut(msgspec.Struct, frozen=True):
-    """A bey's own view (R-14): gold, memleket, missions, its orders for the next Divan."""
-
-    seat: int
-    memleket: int
-    gold: int
-    exiled: bool
-    hain_through: int | None
-    missions: list[str]
-    missions_done: list[str]
-    next_divan: int | None  # None after Divan 16, as in the status
-    orders: list[Order]
-    offers_in: list[dict[str, object]]
-    offers_out: list[dict[str, object]]

@@ -25,13 +25,13 @@ from services.command.schemas import (
     Accepted,
     CreatedOut,
     DivanRequestedOut,
-    MeOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
 )
 from shared.app import tokens
 from shared.app.auth import BeyClaim
+from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import codec
@@ -146,28 +146,11 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
     )
 
 
-async def bey_view(svc: Services, claim: BeyClaim) -> MeOut:
-    """A bey's own view (R-14), on a fresh read."""
-    s = (await load(svc, claim.season_id)).state
-    seat = _seat(claim, s)
-    bey = s.bey(seat)
-    assert bey is not None
-    n = upcoming_divan(s)
-    return MeOut(
-        seat=seat,
-        memleket=bey.memleket,
-        gold=bey.gold,
-        exiled=s.exiled(seat),
-        hain_through=bey.hain_through,
-        missions=list(bey.missions),
-        missions_done=list(bey.missions_done),
-        next_divan=n,
-        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
-        offers_in=[
-            {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
-        ],
-        offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
-    )
+async def bey_view(svc: Services, claim: BeyClaim) -> PrivateView:
+    """A bey's own view (R-14), on a fresh read: the PrivateView the read side's /private
+    answers too (shared.app.private_view; without the private reports the read side keeps)."""
+    loaded = await load(svc, claim.season_id)
+    return private_view(loaded.state, _seat(claim, loaded.state), loaded.version)
 
 
 # --- creating a season ----------------------------------------------------------------------

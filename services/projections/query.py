@@ -12,7 +12,7 @@ import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Operation
+from litestar.openapi.spec import Example, Operation
 from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -32,7 +32,6 @@ from services.projections.responses import (
     LeaderboardOut,
     MapOut,
     OrdersOut,
-    PrivateOut,
     ReportsOut,
     SeasonsOut,
     SummaryOut,
@@ -47,6 +46,7 @@ from services.projections.views import lock_status
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
+from shared.app.private_view import PrivateView
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
@@ -214,25 +214,34 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 
 @get(
     "/seasons/{season_id:str}/private",
-    summary="A bey's own gold, missions, orders and reports",
+    summary="A bey's own view (PrivateView, as /me) with its private reports",
     responses=READ_PROBLEMS,
     security=BEARER,
     dependencies=BEY,
 )
 async def private(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[PrivateOut]:
-    """`seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
+) -> Response[PrivateView]:
+    """The same PrivateView `GET /seasons/{id}/me` answers (shared.app.private_view), as the
+    read side projected it, with the bey's private report parts per Divan (`reports`).
+    `seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
+    return await _private(request, season_id, seat)
 
+
+async def _private(
+    request: Request[Any, Any, Any], season_id: str, seat: int
+) -> Response[PrivateView]:
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.private(seat))
         p.hgetall(k.reports_private(seat))
 
     meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
+    if not mine:
+        raise Problem(404, "not_found", f"{seat}. koltukta bey yok / no bey in seat {seat}")
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
-        PrivateOut,
+        PrivateView,
         {
             "seat": seat,
             **_hash(mine),
@@ -337,10 +346,10 @@ async def audit_betrayals(
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[PrivateOut]:
-    meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
+) -> Response[PrivateView]:
+    """The bey's PrivateView as `GET /private` answers it to the bey (404: no bey there)."""
     await _record_ops_read(request, season_id, f"beys/{seat}")
-    return answer(meta, PrivateOut, {"seat": seat, **_hash(mine)})
+    return await _private(request, season_id, seat)
 
 
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
@@ -405,6 +414,19 @@ over with nothing left to send answers 204 (EventSource then stops reconnecting)
     description=STREAM_DESCRIPTION,
     responses={
         **READ_PROBLEMS,
+        200: ResponseSpec(
+            str,
+            media_type="text/event-stream",
+            description="The stream: `event:`, `id:` and `data:` lines per message (x-events)",
+            generate_examples=False,
+            examples=[
+                Example(
+                    summary="ready, then a Divan's report",
+                    value='event: ready\nid: 30\ndata: {"channels":1}\n\n'
+                    'event: divan_report\nid: 59-0\ndata: {"divan":1,"type":"divan_report"}\n\n',
+                )
+            ],
+        ),
         204: ResponseSpec(
             None,
             description="The season is over and nothing is left to send after the position",

@@ -13,6 +13,9 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+# a report line is one shape everywhere; the bey's own view is shared with /me
+from shared.app.private_view import ReportLine
+
 Record = dict[str, Any]  # a stored record of the domain's, passed through as stored
 
 
@@ -81,15 +84,6 @@ class TreatiesOut(msgspec.Struct):
     season_id: str
     version: int
     treaties: list[Treaty]
-
-
-class ReportLine(msgspec.Struct):
-    """One structured line of a report, with its Turkish and English text."""
-
-    kind: str
-    data: dict[str, int | str | list[int] | None]
-    tr: str
-    en: str
 
 
 class Report(msgspec.Struct):
@@ -207,46 +201,6 @@ class BoardRow(msgspec.Struct):
 class BoardOut(msgspec.Struct):
     board: str
     rows: list[BoardRow]
-
-
-class Mission(msgspec.Struct):
-    id: str
-    done: bool
-
-
-class OwnOrders(msgspec.Struct):
-    divan: int | None
-    orders: list[Record]
-
-
-class OfferIn(msgspec.Struct):
-    frm: int = msgspec.field(name="from")
-    kind: str
-    answer: str | None
-
-
-class OfferOut(msgspec.Struct):
-    to: int
-    kind: str
-
-
-class OwnReport(msgspec.Struct):
-    divan: int
-    lines: list[ReportLine]
-
-
-class PrivateOut(msgspec.Struct):
-    """A bey's own secrets (R-14); the fields are absent for a seat nobody holds."""
-
-    season_id: str
-    version: int
-    seat: int
-    gold: int | UnsetType = UNSET
-    missions: list[Mission] | UnsetType = UNSET
-    orders: OwnOrders | UnsetType = UNSET
-    offers_in: list[OfferIn] | UnsetType = UNSET
-    offers_out: list[OfferOut] | UnsetType = UNSET
-    reports: list[OwnReport] | UnsetType = UNSET
 
 
 class BattlesOut(msgspec.Struct):

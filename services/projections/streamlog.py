@@ -15,7 +15,7 @@ that read `/reports` at version V (the `version` of every read) passes it to sta
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -126,10 +126,27 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
 LAST = "season_over"
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with every `#/$defs/…` reference replaced by its definition (the extension sits
+    inside the OpenAPI document, where such a reference would not resolve)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
 def schemas() -> dict[str, object]:
-    """Each event name's payload as a JSON Schema (the stream operation's `x-events`)."""
+    """Each event name's payload as a self-contained JSON Schema (the stream operation's
+    `x-events`: {name: {description, data}}), in the order a stream sends them."""
     out: dict[str, object] = {}
     for name, struct in EVENTS.items():
         schema = msgspec.json.schema(struct)
-        out[name] = {"description": (struct.__doc__ or "").strip(), "data": schema}
+        out[name] = {
+            "description": (struct.__doc__ or "").strip(),
+            "data": _inline(schema, schema.get("$defs", {})),
+        }
     return out

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from shared.app.private_view import private_view, stored_fields
 from shared.domain.board import Board
 from shared.domain.calendar import iso
 from shared.domain.decide import upcoming_divan
@@ -89,29 +90,11 @@ def treaty_view(state: SeasonState) -> dict[str, bytes]:
     }
 
 
-def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
-    """A bey's own secrets: gold, missions and their state, its orders, its offers (R-14)."""
-    bey = state.bey(seat)
-    assert bey is not None
-    n = upcoming_divan(state)
-    return {
-        "gold": j(bey.gold),
-        "missions": j([{"id": m, "done": m in bey.missions_done} for m in bey.missions]),
-        "orders": j(
-            {
-                "divan": n,
-                "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()) if n else ()),
-            }
-        ),
-        "offers_in": j(
-            [
-                {"from": o.frm, "kind": o.kind, "answer": o.answer}
-                for o in state.offers
-                if o.to == seat
-            ]
-        ),
-        "offers_out": j([{"to": o.to, "kind": o.kind} for o in state.offers if o.frm == seat]),
-    }
+def private_fields(state: SeasonState, seat: int) -> dict[str, bytes]:
+    """A bey's own view (shared.app.private_view, R-14), one hash field per stored field: its
+    gold, missions and their progress, orders, treaties, offers (reports are kept apart)."""
+    fields = stored_fields(private_view(state, seat, 0))
+    return {name: j(value) for name, value in fields.items()}
 
 
 def calendar_view(cal: Calendar | None) -> dict[str, Any] | None:
@@ -188,7 +171,7 @@ def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]
         "treaties": treaty_view(state),
     }
     for b in state.beys:
-        views[f"private:{b.seat}"] = private_view(state, b.seat)
+        views[f"private:{b.seat}"] = private_fields(state, b.seat)
     # Token hashes (never tokens) so the read side can authorise a bey without the store.
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
     return views, ranks

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
+import jsonschema_rs
 import uvicorn
 
 from tests.projections.support import Gateway
@@ -39,6 +42,28 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
                 frame.id = value
             elif name == "data":
                 frame.data.append(value)
+
+
+EVENTS_OP = ("/v1/seasons/{season_id}/events", "get")
+
+
+async def described_events(client: httpx.AsyncClient) -> dict[str, dict[str, Any]]:
+    """The stream operation's `x-events` in the served document: name -> {description, data}."""
+    doc = (await client.get("/v1/schema/openapi.json")).json()
+    path, method = EVENTS_OP
+    events: dict[str, dict[str, Any]] = doc["paths"][path][method]["x-events"]
+    return events
+
+
+def undocumented(described: dict[str, dict[str, Any]], frame: Frame) -> list[str]:
+    """Why a named frame does not match the document (an unknown name, a payload that does
+    not validate); [] for one that does, and for comments."""
+    if frame.event is None:
+        return []
+    if frame.event not in described:
+        return [f"event {frame.event!r} is not documented"]
+    validator = jsonschema_rs.Draft202012Validator(described[frame.event]["data"])
+    return [str(e) for d in frame.data for e in validator.iter_errors(json.loads(d))]
 
 
 class Stream:

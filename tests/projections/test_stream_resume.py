@@ -16,7 +16,7 @@ from shared.app import tokens
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import InMemoryEventStore
-from tests.projections.sse import Frame, Stream, served
+from tests.projections.sse import Frame, Stream, described_events, served, undocumented
 from tests.projections.support import (
     Gateway,
     append_chunk,
@@ -152,6 +152,10 @@ async def test_ids_are_the_season_version_and_every_position_resumes_to_the_end(
         finally:
             await whole.close()
         assert frames[-1][1] == "season_over"
+        # every message validates against its event's payload in the served document
+        described = await described_events(client)
+        for _id, event, data in [(None, "ready", ['{"channels":2}']), *frames]:
+            assert undocumented(described, Frame(event=event, data=data)) == [], event
         divan_1 = await season.version_of(ev.DivanResolved, 1)
         assert frames[0][:2] == (f"{divan_1}-0", "divan_report")
         assert (f"{divan_1}-1", "private_report") in [m[:2] for m in frames]  # seat 1's place
