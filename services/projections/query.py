@@ -486,6 +486,12 @@ async def events(
                 )
             seat = int(owner.decode().split(":")[1])
             channels.append(channel(c.prefix, season_id, seat))
+        if meta["phase"] == "over":
+            # Nothing more will be published: the log is all there is, no subscription needed.
+            backlog = await _backlog(request, season_id, seat, after)
+            if not backlog:
+                return Response(None, status_code=204)  # nothing will come: EventSource stops
+            return ServerSentEvent(_replayed(len(channels), since, backlog))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
         raise Problem(exc.status, exc.code, exc.detail, retry_after=STREAM_RETRY_AFTER_S) from None
@@ -496,9 +502,6 @@ async def events(
     except BaseException:
         sub.release()
         raise
-    if meta["phase"] == "over" and not backlog:
-        sub.release()
-        return Response(None, status_code=204)  # nothing will come: EventSource stops
     stream = _stream(sub, since, after, backlog)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
@@ -523,6 +526,21 @@ def _frame(message_id: str, data: str) -> ServerSentEventMessage:
     return ServerSentEventMessage(event=kind, data=data, id=message_id)
 
 
+def _ready(channels: int, since: str) -> ServerSentEventMessage:
+    return ServerSentEventMessage(
+        event="ready", data=_enc.encode({"channels": channels}).decode(), id=since
+    )
+
+
+async def _replayed(
+    channels: int, since: str, backlog: list[tuple[int, str, str]]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream of a season that is over: `ready`, what the log holds after it, the end."""
+    yield _ready(channels, since)
+    for _score, message_id, data in backlog:
+        yield _frame(message_id, data)
+
+
 async def _stream(
     sub: Subscription, since: str, after: int, backlog: list[tuple[int, str, str]]
 ) -> AsyncIterator[ServerSentEventMessage]:
@@ -531,9 +549,7 @@ async def _stream(
     services/projections/streams.py) past what was sent, keep-alives in between; it ends
     after `season_over`."""
     try:
-        yield ServerSentEventMessage(
-            event="ready", data=_enc.encode({"channels": len(sub.channels)}).decode(), id=since
-        )
+        yield _ready(len(sub.channels), since)
         sent = after
         for score, message_id, data in backlog:
             sent = score

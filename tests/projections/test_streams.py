@@ -362,3 +362,17 @@ async def test_a_redis_that_stops_answering_ends_the_streams(
         assert await again.next(5) == [b"{}"]
     finally:
         await hub.close()
+
+
+async def test_the_hub_closes_at_once_right_after_its_last_stream_is_released(
+    redis: aioredis.Redis, prefix: str
+):
+    """A shutdown just after a stream ended (its UNSUBSCRIBE being sent) does not hang: the
+    writer is told to stop, not only cancelled (Python 3.11's wait_for in redis-py's send can
+    swallow the cancel)."""
+    hub = _hub(redis)
+    sub = await hub.open("10.0.0.1", [channel(prefix, "leaving")])
+    sub.release()
+    closing = asyncio.create_task(hub.close())
+    done, _ = await asyncio.wait([closing], timeout=5)
+    assert done == {closing}
