@@ -13,8 +13,8 @@ Before, every open `GET /seasons/{id}/events` held a pub/sub connection of the r
   published after the stream's `ready` event reaches it, as with a connection of its own.
 - Redis lost (a read error, or no answer to the hub's PING in time): every open stream is
   ended (EventSource reconnects by itself) rather than left open with a silent gap; the hub
-  connects again for the next stream. Pub/sub never replays: Last-Event-ID is not used, as
-  before, and a reconnecting client re-reads `/reports` for what it missed.
+  connects again for the next stream. Pub/sub never replays; a reconnecting client resumes
+  from the projection's log of the messages instead (services/projections/streamlog.py).
 - Caps: `streams_per_client` open streams per client address (over it: 429
   `too_many_streams`) and `streams_per_process` in all (over it: 503 `streams_full`), both
   with Retry-After.
