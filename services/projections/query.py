@@ -46,7 +46,7 @@ from services.projections.views import lock_status
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
-from shared.app.private_view import PrivateView
+from shared.app.private_view import STORED, PrivateView
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
@@ -238,6 +238,12 @@ async def _private(
     meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
     if not mine:
         raise Problem(404, "not_found", f"{seat}. koltukta bey yok / no bey in seat {seat}")
+    if not set(STORED) <= {f.decode() for f in mine}:
+        # projected by a version before the PrivateView's fields: rebuild it, never a 500
+        ctx(request).rebuild(season_id)
+        raise Problem(
+            503, "projection_rebuilding", "Görünüm yeniden kuruluyor / rebuilding", retry_after=2
+        )
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,

@@ -8,6 +8,7 @@ import msgspec
 import pytest
 import redis.asyncio as aioredis
 
+from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.private_view import Count, OfferByMe, OfferToMe, OwnTreaty, private_view
@@ -136,3 +137,24 @@ async def test_me_and_private_answer_one_private_view_with_the_same_values(
         ok = doc["paths"][path]["get"]["responses"]["200"]
         assert ok["content"]["application/json"]["schema"] == COMPONENT, path
     assert "MeOut" not in doc["components"]["schemas"]
+
+
+async def test_a_private_view_projected_before_its_fields_existed_is_rebuilt_not_a_500(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """A projection written by an older version lacks fields of the PrivateView: /private
+    answers 503 projection_rebuilding (Retry-After) and asks for a rebuild."""
+    projector = Projector(memory_store, redis, prefix)
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
+        season_id, token = r.json()["season_id"], r.json()["token"]
+        await projector.catch_up(season_id)
+        gen = int(await redis.get(Keys.active(prefix, season_id)))  # type: ignore[arg-type]
+        await redis.hdel(Keys(prefix, season_id, gen).private(1), "treaties", "next_divan")
+        r = await client.get(f"/v1/seasons/{season_id}/private", headers=bearer(token))
+        assert r.status_code == 503, r.text
+        assert (r.json()["code"], r.headers["retry-after"]) == ("projection_rebuilding", "2")
+        assert gw.rebuilds == [season_id]
+        await projector.rebuild(season_id)
+        r = await client.get(f"/v1/seasons/{season_id}/private", headers=bearer(token))
+        assert r.status_code == 200, r.text
