@@ -28,10 +28,12 @@ from services.projections.actors import REBUILD_ACTOR, start_sweeper
 from services.projections.listener import start_listener
 from services.projections.projector import Projector
 from services.resolver import actors as resolver_actors
-from services.resolver.scheduler import Scheduler, SweepSettings
+from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
+    check_broker_policy,
+    due_message,
     make_broker,
     resolve_message,
 )
@@ -149,7 +151,7 @@ async def open_seasons(settings: Settings) -> Seasons:
 
 def redis_client(settings: Settings) -> aioredis.Redis:
     """A Redis client on the settings' URL (read models, failed-token counts)."""
-    return aioredis.Redis.from_url(settings.redis_url)
+    return aioredis.Redis.from_url(settings.read_redis)
 
 
 async def open_projector(settings: Settings, role: Role) -> Projector:
@@ -169,7 +171,7 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
     """The query API's Redis client: a blocking pool of READ_POOL_MAX connections."""
     # A burst waits for a connection at most READ_TIMEOUT_S, then ConnectionError: 503.
     pool = aioredis.BlockingConnectionPool.from_url(
-        settings.redis_url,
+        settings.read_redis,
         max_connections=READ_POOL_MAX,
         timeout=READ_TIMEOUT_S,
         socket_timeout=READ_TIMEOUT_S,  # a Redis that hangs is a 503, not a hung read
@@ -189,7 +191,7 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 def broker(settings: Settings, *, heartbeat_timeout_ms: int = 60_000) -> RedisBroker:
     """A Redis broker in the settings' namespace (senders and workers meet there)."""
     return make_broker(
-        settings.redis_url,
+        settings.broker_redis,
         namespace=settings.broker_namespace,
         heartbeat_timeout=heartbeat_timeout_ms,
     )
@@ -201,6 +203,7 @@ def worker_broker(
     """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
     asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
     and set as Dramatiq's global broker, which the actors declared next are bound to."""
+    check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     b = broker(settings, heartbeat_timeout_ms=heartbeat_timeout_ms)
     b.add_middleware(dramatiq.middleware.AsyncIO())
     add_worker_metrics(b, environment() if env is None else env)
@@ -218,6 +221,20 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
 
     try:
         yield enqueue
+    finally:
+        b.close()
+
+
+@contextlib.contextmanager
+def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
+    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's)."""
+    b = broker(settings)
+
+    def send(due: Due) -> None:
+        b.enqueue(due_message(due.kind, due.season_id, due.divan))
+
+    try:
+        yield send
     finally:
         b.close()
 
@@ -274,7 +291,7 @@ def resolver_worker(
     b = worker_broker(settings, heartbeat_timeout_ms=settings.heartbeat_timeout_ms, env=env)
     b.maintenance_chance = settings.maintenance_chance  # per million
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
-    return resolver_actors.declare(settings, b, seasons.get), seasons
+    return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 
 
 def projections_worker(
@@ -303,9 +320,10 @@ def sweep_settings(settings: Settings) -> SweepSettings:
 @contextlib.asynccontextmanager
 async def scheduler(settings: Settings) -> AsyncIterator[Scheduler]:
     """The Divan scheduler over its own pool and broker, both closed on exit."""
+    check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     pool = await open_pool(settings, "scheduler")
     try:
-        with resolve_queue(settings) as enqueue:
-            yield Scheduler(pool, enqueue, settings=sweep_settings(settings))
+        with due_queue(settings) as send:
+            yield Scheduler(pool, send, settings=sweep_settings(settings))
     finally:
         await pool.close()

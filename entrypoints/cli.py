@@ -241,6 +241,45 @@ def _rebuild(args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _deadletters(args: argparse.Namespace) -> int:
+    """Ops: list the messages the workers gave up on, or send them again (deadletters.py)."""
+    import json
+
+    import redis
+
+    from entrypoints import bootstrap, deadletters
+    from shared.settings import Settings
+
+    settings = Settings.from_env()
+    client = redis.Redis.from_url(settings.broker_redis)
+    try:
+        if args.action == "list":
+            letters = deadletters.dead_letters(client, settings.broker_namespace)
+            if args.json:
+                print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
+            for d in [] if args.json else letters:
+                when = d.died_at.isoformat(timespec="seconds")
+                print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
+            if not args.json:
+                print(f"{len(letters)} dead letter(s) in namespace {settings.broker_namespace}")
+            return 0
+        if not args.all and not args.ids:
+            print("seksenbir deadletters replay: name message ids or --all", file=sys.stderr)
+            return 2
+        broker = bootstrap.broker(settings)
+        try:
+            ids = None if args.all else args.ids
+            done = deadletters.replay(client, broker, settings.broker_namespace, ids)
+        finally:
+            broker.close()
+        missing = [] if ids is None else sorted(set(ids) - set(done))
+        tail = f"; not found: {missing}" if missing else ""
+        print(f"replayed {len(done)} dead letter(s){tail}")
+        return 1 if missing else 0
+    finally:
+        client.close()
+
+
 def _divans(text: str) -> int:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
     from shared.domain.state import DIVANS
@@ -302,6 +341,17 @@ def parser() -> argparse.ArgumentParser:
     rb.add_argument("--all", action="store_true")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)
+    dl = sub.add_parser(
+        "deadletters", help="ops: messages the workers gave up on (after every retry)"
+    )
+    dls = dl.add_subparsers(dest="action", required=True)
+    dll = dls.add_parser("list", help="list the dead letters of the broker namespace")
+    dll.add_argument("--json", action="store_true", help="print them as a JSON list")
+    dll.set_defaults(func=_deadletters)
+    dlr = dls.add_parser("replay", help="send dead letters again (retries reset)")
+    dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
+    dlr.add_argument("--all", action="store_true", help="replay every dead letter")
+    dlr.set_defaults(func=_deadletters)
     v = sub.add_parser("verify", help="ops: replay a season from its events and report mismatches")
     v.add_argument("season")
     v.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")

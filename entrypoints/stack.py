@@ -134,7 +134,9 @@ def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: i
             )
         )
         print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
+        apart = Settings.from_env(env)
         print(f"Redis:      {redis_where}")
+        print(f"            broker {apart.broker_redis}, read models {apart.read_redis}")
         print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")
         print(
             "Workers:    resolver, scheduler"

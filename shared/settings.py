@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
 
@@ -42,6 +43,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     pg_dsn: str = "postgresql://postgres@127.0.0.1:5432/postgres"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # The broker's queues and the read models live apart (a FLUSHDB of one never touches the
+    # other): "" means redis_url. From the environment, an unset SEKSENBIR_READ_REDIS_URL is
+    # redis_url's Redis with the next database number (`next_db`), the broker redis_url's own.
+    broker_url: str = ""
+    read_redis_url: str = ""
     broker_namespace: str = "seksenbir"
     ops_token_hashes: tuple[str, ...] = ()
     auditor_token_hashes: tuple[str, ...] = ()
@@ -91,6 +97,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         if self.lock_timeout_ms <= 0:
             raise ValueError(f"lock_timeout_ms ({self.lock_timeout_ms}) must be above 0")
 
+    @property
+    def broker_redis(self) -> str:
+        """The Redis of the broker's queues (Dramatiq)."""
+        return self.broker_url or self.redis_url
+
+    @property
+    def read_redis(self) -> str:
+        """The Redis of the read models, event-stream wake-ups and failed-token counts."""
+        return self.read_redis_url or self.redis_url
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         e = dict(os.environ if env is None else env)
@@ -120,6 +136,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 values[name] = type(default)(e.get(var, default))
             else:
                 values[name] = e.get(var, default)
+        if not values["read_redis_url"]:
+            values["read_redis_url"] = next_db(str(values["redis_url"]))
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -127,6 +145,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 VARIABLES: dict[str, tuple[str, ...]] = {
     "pg_dsn": ("SEKSENBIR_PG_DSN",),
     "redis_url": ("SEKSENBIR_REDIS_URL",),
+    "broker_url": ("SEKSENBIR_BROKER_URL",),
+    "read_redis_url": ("SEKSENBIR_READ_REDIS_URL",),
     "broker_namespace": ("SEKSENBIR_BROKER_NAMESPACE",),
     "ops_token_hashes": ("SEKSENBIR_OPS_TOKEN_SHA256", "SEKSENBIR_OPS_TOKENS"),
     "auditor_token_hashes": ("SEKSENBIR_AUDITOR_TOKEN_SHA256", "SEKSENBIR_AUDITOR_TOKENS"),
@@ -158,6 +178,18 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "idempotency_key_retention_s": ("SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S",),
     "purge_interval_s": ("SEKSENBIR_PURGE_INTERVAL_S",),
 }
+
+
+def next_db(url: str) -> str:
+    """`url`'s Redis with the next database number (15 wraps to 0): redis://h:p/N (N is 0 when
+    absent) or a socket's ?db=N."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    if "db" in query or parts.scheme == "unix":
+        query["db"] = str((int(query.get("db", "0")) + 1) % 16)
+        return f"{url.split('?', 1)[0]}?{urlencode(query)}"  # urlunsplit drops unix:'s //
+    current = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(current + 1) % 16}"))
 
 
 def environment() -> dict[str, str]:

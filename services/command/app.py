@@ -104,6 +104,7 @@ def create_app(
                     ops=settings.ops_token_hashes,
                     auditors=settings.auditor_token_hashes,
                     retries=settings.append_retries,
+                    clock=clock,
                 )
                 yield
         finally:
@@ -113,7 +114,7 @@ def create_app(
     # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
     shared = (
         SharedFailures(
-            aioredis.Redis.from_url(settings.redis_url),
+            aioredis.Redis.from_url(settings.read_redis),
             settings.broker_namespace,
             settings.auth_failures_per_minute,
         )

@@ -9,9 +9,9 @@ so the OpenAPI document below is the real contract. Refusals are shared.app.prob
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from litestar import Response, get, post
+from litestar import Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Parameter, Reference, RequestBody
@@ -22,11 +22,17 @@ from services.command import service
 from services.command.auth import ops_guard
 from services.command.schemas import (
     Accepted,
+    AdminAction,
+    AdminDoneOut,
+    AdminIn,
     AnswerIn,
     CreatedOut,
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
+    JoinedOut,
+    JoinIn,
+    LiveCreatedOut,
     OfferIn,
     OrdersIn,
     OrdersOut,
@@ -36,6 +42,7 @@ from services.command.schemas import (
     VoteIn,
 )
 from services.command.service import Context, Outcome, Services
+from shared.app import auth
 from shared.app.auth import BeyClaim
 from shared.app.openapi import BEARER, COMMAND_PROBLEMS
 from shared.app.private_view import PrivateView
@@ -58,7 +65,7 @@ def _answer(outcome: Outcome[T]) -> Response[T]:
 @post(
     "/seasons",
     status_code=201,
-    summary="Create a trial season and join it",
+    summary="Create a trial season and join it, or a live season",
     responses=P,
     response_headers=[
         ResponseHeader(
@@ -66,11 +73,27 @@ def _answer(outcome: Outcome[T]) -> Response[T]:
         )
     ],
 )
-async def create_season(services: Services, data: CreateSeasonIn) -> Response[CreatedOut]:
-    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once. The
-    answer's Location names the new season's status."""
-    seed = int(data.seed) if data.seed is not None else None
-    created = await service.create_season(services, data.memleket, seed)
+async def create_season(
+    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+) -> Response[CreatedOut | LiveCreatedOut]:
+    """R-1.2, R-1.4, R-1.5: a trial season, one human bey and 18 computer beys (CreatedOut); or,
+    with `"mode": "live"`, a live season (LiveCreatedOut: the season-admin token, shown once,
+    and the provisional calendar). Tokens are shown once. The answer's Location names the new
+    season's status."""
+    created: CreatedOut | LiveCreatedOut
+    if data.mode == "live":
+        created = await _create_live(services, data, request)
+    else:
+        if data.memleket is None:
+            raise Problem(422, "invalid_body", "Deneme sezonu memleket ister / memleket required")
+        if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
+            raise Problem(
+                403,
+                "not_allowed_in_mode",
+                "Deneme sezonunun takvimi olmaz / a trial season has no calendar",
+            )
+        seed = int(data.seed) if data.seed is not None else None
+        created = await service.create_season(services, data.memleket, seed)
     return Response(
         created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
     )
@@ -258,8 +281,93 @@ async def reissue_token(services: Services, season_id: str, seat: int) -> TokenO
     return await service.reissue_token(services, season_id, seat)
 
 
+# --- live seasons: creating, joining, season admin (issue 12) --------------------------------
+
+
+async def _create_live(
+    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+) -> LiveCreatedOut:
+    """A live season: no seed from the caller (R-1.5); a compressed calendar for ops only."""
+    if data.seed is not None:
+        raise Problem(
+            403,
+            "not_allowed_in_mode",
+            "Canlı sezonun tohumunu sunucu çeker / a live season's seed is the server's",
+        )
+    if data.divan_interval_seconds is not None:
+        role = auth.staff_role(request, services.ops, services.auditors)
+        if role != "ops":
+            raise Problem(
+                403,
+                "forbidden",
+                "divan_interval_seconds yalnız ops içindir / a compressed calendar is ops only",
+            )
+    return await service.create_live_season(
+        services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
+    )
+
+
+@post(
+    "/seasons/{season_id:str}/join",
+    status_code=201,
+    summary="Join a live season (R-1.4)",
+    responses=P,
+)
+async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
+    """First come, first served: the seat, the bey's token (shown once) and the calendar.
+    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
+    return await service.join_season(services, season_id, data.memleket)
+
+
+def _admin_route(act: AdminAction, summary: str) -> Any:
+    """POST /v1/seasons/{id}/admin/<act>: one handler per act, so OpenAPI names each path."""
+
+    async def handler(
+        services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
+    ) -> AdminDoneOut:
+        return await service.season_admin(
+            services,
+            season_id,
+            token=auth.bearer(request),
+            act=act,
+            reason=data.reason,
+            registration_closes_at=data.registration_closes_at,
+        )
+
+    handler.__doc__ = (
+        f"{summary} (D-29 … D-31). Authorised by the season-admin token or the ops token; the "
+        "act is recorded with its reason and the server instant and shown in the status."
+    )
+    handler.__name__ = handler.__qualname__ = f"season_admin_{act}"
+    return post(
+        f"/seasons/{{season_id:str}}/admin/{act}",
+        status_code=200,
+        summary=f"Season admin: {act}",
+        responses=P,
+        security=BEARER,
+        operation_id=f"SeasonAdmin{act.capitalize()}",
+    )(handler)
+
+
+ADMIN_ROUTES = [
+    _admin_route(
+        "postpone",
+        "Postpone the registration close to `registration_closes_at` (only in registration)",
+    ),
+    _admin_route("cancel", "Cancel a live season before Divan 1; every command is refused then"),
+    _admin_route("pause", "Pause a running season: no Divan locks or resolves while paused"),
+    _admin_route(
+        "resume",
+        "Resume a paused season: the next Divan on its weekday 21:00 at least 24 hours away "
+        "(compressed: one interval after the resume); later Divans move with it",
+    ),
+]
+
+
 ROUTES = [
     create_season,
+    join_season,
+    *ADMIN_ROUTES,
     season_status,
     me,
     submit_orders,

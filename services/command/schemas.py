@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
+from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain.state import Order, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
@@ -24,11 +27,18 @@ SeedText = Annotated[
 
 
 class CreateSeasonIn(msgspec.Struct, **Strict):
-    """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string."""
+    """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string.
 
-    memleket: int
-    mode: Literal["trial"] = "trial"
+    A live season (`"mode": "live"`, R-1.3, R-1.4): `registration_closes_at` (an aware ISO-8601
+    instant at least an hour ahead), `memleket` optional (given: the creator joins and plays),
+    no seed (the server draws it); `divan_interval_seconds` (S ≥ 2, a compressed calendar) with
+    the ops token only."""
+
+    memleket: int | None = None
+    mode: Literal["trial", "live"] = "trial"
     seed: SeedText | None = msgspec.field(default=None)
+    registration_closes_at: datetime | None = None
+    divan_interval_seconds: int | None = None
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -36,6 +46,59 @@ class CreatedOut(msgspec.Struct, frozen=True):
     seat: int
     token: str
     seed_commitment: str
+
+
+class LiveCreatedOut(msgspec.Struct, frozen=True):
+    """A live season: its season-admin token (shown once, stored hashed) and calendar; the
+    creator's seat and bey token (shown once) when a memleket was given."""
+
+    season_id: str
+    admin_token: str
+    calendar: CalendarOut
+    seed_commitment: str
+    seat: int | None = None
+    token: str | None = None
+
+
+class JoinIn(msgspec.Struct, **Strict):
+    """R-1.4: the memleket a human joins a live season with (first come, first served)."""
+
+    memleket: int
+
+
+class JoinedOut(msgspec.Struct, frozen=True):
+    """The bey's seat, its token (shown once) and the season's calendar after the join."""
+
+    season_id: str
+    seat: int
+    token: str
+    memleket: int
+    calendar: CalendarOut
+
+
+AdminAction = Literal["postpone", "cancel", "pause", "resume"]
+
+
+class AdminIn(msgspec.Struct, **Strict):
+    """A season-admin act's reason; a postponement also names the new registration close."""
+
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    registration_closes_at: datetime | None = None
+
+
+class AdminActOut(msgspec.Struct, frozen=True):
+    act: AdminAction
+    reason: str
+    at: str  # ISO-8601 with +03:00
+    by: Literal["admin", "ops"]
+
+
+class AdminDoneOut(msgspec.Struct, frozen=True):
+    """The act as recorded, and the season's calendar after it."""
+
+    act: AdminActOut
+    calendar: CalendarOut
+    version: int
 
 
 class OrdersIn(msgspec.Struct, **Strict):
@@ -69,11 +132,13 @@ class VoteIn(msgspec.Struct, **Strict):
 
 
 class Accepted(msgspec.Struct, frozen=True):
-    """A command that was recorded: what it recorded, and the stream version after it."""
+    """A command that was recorded: what it recorded, and the stream version after it; in a
+    live season an offer, answer or withdrawal also names the Divan it counts for (R-4.4)."""
 
     status: Literal["accepted"]
     events: list[str]
     version: int
+    divan: int | UnsetType = UNSET
 
 
 class DivanIn(msgspec.Struct, **Strict):
@@ -112,3 +177,13 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     # sha256(f"{salt}:{seed}") must equal seed_commitment (docs/api.md).
     seed: str | None = None
     seed_salt: str | None = None
+    # A live season only (absent for a trial season): its calendar, the next Divan's instant
+    # (None while paused or when none is left), whether orders are locked now, the seconds to
+    # the next lock, and the season-admin acts so far (D-29 … D-31).
+    calendar: CalendarOut | UnsetType = UNSET
+    next_divan_at: str | UnsetType | None = UNSET
+    locked: bool | UnsetType = UNSET
+    seconds_to_lock: int | UnsetType | None = UNSET
+    paused: bool | UnsetType = UNSET
+    cancelled: bool | UnsetType = UNSET
+    admin_acts: list[AdminActOut] | UnsetType = UNSET

@@ -14,8 +14,9 @@ import asyncio
 import random
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Generic, Literal, TypeVar
 
 import msgspec
@@ -23,8 +24,13 @@ import structlog
 
 from services.command.schemas import (
     Accepted,
+    AdminAction,
+    AdminActOut,
+    AdminDoneOut,
     CreatedOut,
     DivanRequestedOut,
+    JoinedOut,
+    LiveCreatedOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
@@ -33,14 +39,16 @@ from shared.app import tokens
 from shared.app.auth import BeyClaim
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
+from shared.app.season_calendar import calendar_out, lock_status
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
+from shared.domain import calendar as cal
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.decide import decide, next_divan, upcoming_divan
-from shared.domain.evolve import fold
+from shared.domain.decide import counting_divan, decide, upcoming_divan
+from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
-from shared.domain.state import Order, SeasonState, TreatyKind, perde
+from shared.domain.state import DIVANS, AdminAct, Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
     ConcurrencyError,
     EventMetadata,
@@ -61,6 +69,10 @@ KEY_CODES = frozenset({"idempotency_key_reused", "idempotency_key_in_flight"})
 T = TypeVar("T", bound=msgspec.Struct)
 
 
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass
 class Services:
     """What the service needs, opened in the app's lifespan and kept on app.state."""
@@ -70,6 +82,9 @@ class Services:
     ops: tuple[str, ...] = ()
     auditors: tuple[str, ...] = ()
     retries: int = 5
+    # The server's clock: every command decided here is stamped with its instant (`at`), which
+    # a live season's calendar decides on (R-1.3, R-4.4). Tests inject a fake (never sleep).
+    clock: Callable[[], datetime] = utc_now
     in_flight: set[tuple[str, str]] = field(default_factory=set)  # (scope, key) running here
 
     @property
@@ -128,7 +143,7 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
     s = loaded.state
     over = s.phase == "over"
     nxt = upcoming_divan(s)
-    return SeasonStatus(
+    status = SeasonStatus(
         season_id=season_id,
         mode=s.mode,
         phase=s.phase,
@@ -144,13 +159,39 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
         seed=str(s.seed) if over else None,
         seed_salt=s.seed_salt if over else None,
     )
+    return _live_status(status, s, svc.clock())
+
+
+def act_out(act: AdminAct) -> AdminActOut:
+    return AdminActOut(act=act.act, reason=act.reason, at=cal.iso(act.at), by=act.by)
+
+
+def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonStatus:
+    """A live season's status fields at `now` (none for a trial season: its answer unchanged)."""
+    if s.mode != "live" or s.calendar is None:
+        return status
+    lock = lock_status(s, now)  # shared with the read side's summary
+    return msgspec.structs.replace(
+        status,
+        calendar=calendar_out(s.calendar),
+        next_divan_at=lock.next_divan_at,
+        locked=lock.locked,
+        seconds_to_lock=lock.seconds_to_lock,
+        paused=s.paused_at is not None,
+        cancelled=s.cancelled,
+        admin_acts=[act_out(a) for a in s.admin_acts],
+    )
 
 
 async def bey_view(svc: Services, claim: BeyClaim) -> PrivateView:
     """A bey's own view (R-14), on a fresh read: the PrivateView the read side's /private
     answers too (shared.app.private_view; without the private reports the read side keeps)."""
     loaded = await load(svc, claim.season_id)
-    return private_view(loaded.state, _seat(claim, loaded.state), loaded.version)
+    s = loaded.state
+    n: int | None = counting_divan(s, svc.clock())  # a live season's by its calendar (R-4.4)
+    if n is not None and n > DIVANS:
+        n = None
+    return private_view(s, _seat(claim, s), loaded.version, divan=n)
 
 
 # --- creating a season ----------------------------------------------------------------------
@@ -163,12 +204,14 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
     if seed is not None and not 0 <= seed < 2**63:
         raise Problem(422, "invalid_body", "Tohum 0 … 2^63 − 1 olmalı / seed must be 0 … 2^63 − 1")
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
+    now = svc.clock()
     create = c.CreateSeason(
         season_id=season_id,
         seed=seed if seed is not None else secrets.randbits(63),
         mode="trial",
         seed_salt=secrets.token_hex(16),
         counts_on_boards=seed is None,
+        at=now,
     )
     state, events = SeasonState(), list[ev.Event]()
 
@@ -180,24 +223,223 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
         events.extend(result)
 
     apply(create)
-    apply(c.JoinSeason(memleket=memleket))
+    apply(c.JoinSeason(memleket=memleket, at=now))
     seat = next(b.seat for b in state.beys if not b.computer)
     token = tokens.new_token(season_id, seat)  # the human's token, before the computers join
     apply(c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey"))
-    apply(c.CloseRegistration())
-    meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"create/{season_id}")
+    apply(c.CloseRegistration(at=now))
+    meta = EventMetadata(
+        actor="seat", seat=str(seat), command_id=f"create/{season_id}", at=stamp(now)
+    )
     await svc.seasons.append(season_id, 0, "create", events, meta)
     return CreatedOut(season_id, seat, token, state.seed_commitment)
 
 
+# --- live seasons: creating, joining, season admin (issue 12) --------------------------------
+
+
+def _decided(state: SeasonState, events: list[ev.Event], cmd: c.Command) -> SeasonState:
+    """Decide `cmd` on `state`, keep its events in `events`, answer the state after them."""
+    result = decide(state, cmd)
+    if isinstance(result, c.Rejection):
+        raise Problem.of(result)
+    events.extend(result)
+    return fold(result, state)
+
+
+async def create_live_season(
+    svc: Services,
+    memleket: int | None,
+    registration_closes_at: datetime | None,
+    interval_seconds: int | None,
+) -> LiveCreatedOut:
+    """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
+    (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
+    drawn from `secrets` and only its salted commitment is public. (Ops only may ask for a
+    compressed calendar: the route's check.)"""
+    season_id = tokens.new_season_id()
+    now = svc.clock()
+    events: list[ev.Event] = []
+    state = _decided(
+        SeasonState(),
+        events,
+        c.CreateSeason(
+            season_id=season_id,
+            seed=secrets.randbits(63),
+            mode="live",
+            seed_salt=secrets.token_hex(16),
+            counts_on_boards=True,  # the domain drops it for a compressed calendar
+            registration_closes_at=registration_closes_at,
+            divan_interval_seconds=interval_seconds,
+            at=now,
+        ),
+    )
+    admin_token = tokens.new_admin_token(season_id)
+    state = _decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
+    seat = token = None
+    if memleket is not None:
+        state = _decided(state, events, c.JoinSeason(memleket=memleket, at=now))
+        seat = max(b.seat for b in state.beys)
+        token = tokens.new_token(season_id, seat)
+        state = _decided(
+            state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
+        )
+    meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
+    try:
+        await svc.seasons.append(season_id, 0, "create", events, meta)
+    except StoreBusyError:
+        raise store_busy() from None
+    assert state.calendar is not None
+    log.info(
+        "season.created", season_id=season_id, mode="live", compressed=state.calendar.compressed
+    )
+    return LiveCreatedOut(
+        season_id=season_id,
+        admin_token=admin_token,
+        calendar=calendar_out(state.calendar),
+        seed_commitment=state.seed_commitment,
+        seat=seat,
+        token=token,
+    )
+
+
+async def join_season(svc: Services, season_id: str, memleket: int) -> JoinedOut:
+    """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
+    append's expected version decides a race (the loser decides again on the winner's state,
+    and is refused `memleket_taken` or `season_full`). The 19th join closes registration."""
+
+    def join(state: SeasonState, at: datetime) -> tuple[list[ev.Event], str, int]:
+        events: list[ev.Event] = []
+        _decided(state, events, c.JoinSeason(memleket=memleket, at=at))
+        joined = events[0]
+        assert isinstance(joined, ev.BeyJoined)
+        token = tokens.new_token(season_id, joined.seat)
+        rotated = decide(
+            evolve(state, joined),
+            c.RotateToken(seat=joined.seat, token_hash=tokens.token_hash(token)),
+        )
+        assert isinstance(rotated, list), rotated
+        return [joined, *rotated, *events[1:]], token, joined.seat
+
+    async def attempt(loaded: Loaded, at: datetime) -> JoinedOut | None:
+        events, token, seat = join(loaded.state, at)
+        command_id = f"join/{_new_id()}"
+        meta = EventMetadata(actor="seat", seat=str(seat), command_id=command_id, at=stamp(at))
+        try:
+            await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        except ConcurrencyError:
+            return None
+        after = fold(events, loaded.state)
+        assert after.calendar is not None
+        log.info("season.joined", season_id=season_id, seat=seat, events=len(events))
+        return JoinedOut(season_id, seat, token, memleket, calendar_out(after.calendar))
+
+    return await _fresh_attempts(svc, season_id, attempt)
+
+
+R = TypeVar("R")
+
+
+async def _fresh_attempts(
+    svc: Services, season_id: str, attempt: Callable[[Loaded, datetime], Awaitable[R | None]]
+) -> R:
+    """Run `attempt(loaded, at)` on a fresh read at a fresh instant under the season's writer
+    lock until it appends (None: a conflict, decided again), at most `retries` + 1 times."""
+    try:
+        async with svc.seasons.writing(season_id):
+            for n in range(svc.retries + 1):
+                loaded = await load(svc, season_id)
+                done = await attempt(loaded, svc.clock())
+                if done is not None:
+                    return done
+                log.info("command.conflict", season_id=season_id, attempt=n)
+                await asyncio.sleep(random.uniform(0, 0.002 * (n + 1)))
+    except StoreBusyError:
+        raise store_busy() from None
+    raise Problem(409, "conflict", "Sezon çok meşgul; tekrar deneyin / too many concurrent writes")
+
+
+def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:
+    """Who acts on a live season's admin endpoint: 'ops' or 'admin', or a 401/403 problem.
+
+    401 without a token or for one that is nobody's; 403 for an auditor's, or a bey's of this
+    season (a known caller in the wrong place)."""
+    if token is None:
+        raise Problem.refused(
+            tokens.missing_token("Yönetici jetonu gerekli / admin token required")
+        )
+    role = tokens.staff_role(token, svc.ops, svc.auditors)
+    if role == "ops":
+        return "ops"
+    if state.admin_token and tokens.same_hash(state.admin_token, tokens.token_hash(token)):
+        return "admin"
+    bey = tokens.parse(token)
+    is_bey = (
+        bey is not None
+        and bey.season_id == state.season_id
+        and tokens.same_hash(state.tokens.get(bey.seat, ""), tokens.token_hash(token))
+    )
+    if role == "auditor" or is_bey:
+        raise Problem(
+            403, "forbidden", "Yalnız sezon yöneticisi ve ops / season admin and ops only"
+        )
+    raise Problem.refused(tokens.bad_token())
+
+
+async def season_admin(
+    svc: Services,
+    season_id: str,
+    *,
+    token: str | None,
+    act: AdminAction,
+    reason: str,
+    registration_closes_at: datetime | None,
+) -> AdminDoneOut:
+    """D-29 … D-31: postpone, cancel, pause or resume a live season, by its season-admin token
+    or the ops token; the act is an event with its reason and instant, shown in the status."""
+    await load(svc, season_id)  # an unknown season is 404 before any token
+
+    async def attempt(loaded: Loaded, at: datetime) -> AdminDoneOut | None:
+        by = _admin_by(loaded.state, svc, token)
+        cmd = c.SeasonAdmin(
+            act=act,
+            reason=reason,
+            by="ops" if by == "ops" else "admin",
+            registration_closes_at=registration_closes_at,
+            at=at,
+        )
+        events: list[ev.Event] = []
+        after = _decided(loaded.state, events, cmd)
+        command_id = f"admin/{_new_id()}"
+        meta = EventMetadata(
+            actor="ops" if by == "ops" else "system", command_id=command_id, at=stamp(at)
+        )
+        try:
+            await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        except ConcurrencyError:
+            return None
+        assert after.calendar is not None
+        log.info("season.admin", season_id=season_id, act=act, by=by)
+        return AdminDoneOut(
+            act=act_out(after.admin_acts[-1]),
+            calendar=calendar_out(after.calendar),
+            version=loaded.version + len(events),
+        )
+
+    return await _fresh_attempts(svc, season_id, attempt)
+
+
 # --- a bey's commands -----------------------------------------------------------------------
 
-Decide = Callable[[SeasonState, int], c.Command]
+Decide = Callable[[SeasonState, int, datetime], c.Command]  # (state, seat, the instant)
 Answer = Callable[[list[ev.Event], int, SeasonState], tuple[int, T]]
 
 
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Accepted]:
-    return 200, Accepted("accepted", [codec.event_type(e) for e in events], version)
+    """The recorded events; a live offer, answer or withdrawal names its Divan (R-4.4)."""
+    divan = getattr(events[0], "divan", None) if events else None
+    accepted = Accepted("accepted", [codec.event_type(e) for e in events], version)
+    return 200, accepted if divan is None else msgspec.structs.replace(accepted, divan=divan)
 
 
 async def submit_orders(
@@ -205,10 +447,10 @@ async def submit_orders(
 ) -> Outcome[OrdersOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names it."""
 
-    def command(state: SeasonState, seat: int) -> c.Command:
-        return c.SubmitOrders(
-            seat=seat, divan=divan if divan is not None else next_divan(state), orders=orders
-        )
+    def command(state: SeasonState, seat: int, at: datetime) -> c.Command:
+        # without `divan`: the one it counts for at the instant (a live season's calendar)
+        given = divan if divan is not None else counting_divan(state, at)
+        return c.SubmitOrders(seat=seat, divan=given, orders=orders, at=at)
 
     def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersOut]:
         e = events[0]
@@ -229,20 +471,26 @@ async def spend(svc: Services, ctx: Context, kind: str, province: int) -> Outcom
     """R-7.9: immediate; the Idempotency-Key is required."""
     make = SPENDING[kind]
     return await _UnitOfWork(svc, ctx, Accepted).run(
-        lambda _s, seat: make(seat=seat, province=province), _accepted, key_required=True
+        lambda _s, seat, at: make(seat=seat, province=province, at=at),
+        _accepted,
+        key_required=True,
     )
 
 
 async def offer_treaty(svc: Services, ctx: Context, to: int, kind: TreatyKind) -> Outcome[Accepted]:
     """R-6.1; the Idempotency-Key is required."""
     return await _UnitOfWork(svc, ctx, Accepted).run(
-        lambda _s, seat: c.OfferTreaty(seat=seat, to=to, kind=kind), _accepted, key_required=True
+        lambda _s, seat, at: c.OfferTreaty(seat=seat, to=to, kind=kind, at=at),
+        _accepted,
+        key_required=True,
     )
 
 
 async def withdraw_offer(svc: Services, ctx: Context, to: int) -> Outcome[Accepted]:
     return await _UnitOfWork(svc, ctx, Accepted).run(
-        lambda _s, seat: c.WithdrawOffer(seat=seat, to=to), _accepted, key_required=False
+        lambda _s, seat, at: c.WithdrawOffer(seat=seat, to=to, at=at),
+        _accepted,
+        key_required=False,
     )
 
 
@@ -250,7 +498,7 @@ async def answer_offer(
     svc: Services, ctx: Context, frm: int, answer: Literal["accept", "reject"]
 ) -> Outcome[Accepted]:
     return await _UnitOfWork(svc, ctx, Accepted).run(
-        lambda _s, seat: c.AnswerOffer(seat=seat, frm=frm, answer=answer),
+        lambda _s, seat, at: c.AnswerOffer(seat=seat, frm=frm, answer=answer, at=at),
         _accepted,
         key_required=False,
     )
@@ -259,7 +507,9 @@ async def answer_offer(
 async def cast_vote(svc: Services, ctx: Context, candidate: int) -> Outcome[Accepted]:
     """R-10.4."""
     return await _UnitOfWork(svc, ctx, Accepted).run(
-        lambda _s, seat: c.CastVote(seat=seat, candidate=candidate), _accepted, key_required=False
+        lambda _s, seat, at: c.CastVote(seat=seat, candidate=candidate, at=at),
+        _accepted,
+        key_required=False,
     )
 
 
@@ -278,7 +528,7 @@ async def request_divan(svc: Services, ctx: Context, divan: int) -> Outcome[Diva
         return 202, DivanRequestedOut(divan, "resolving")
 
     outcome = await _UnitOfWork(svc, ctx, DivanRequestedOut).run(
-        lambda _s, seat: c.RequestDivan(seat=seat, divan=divan), answer, key_required=False
+        lambda _s, seat, _at: c.RequestDivan(seat=seat, divan=divan), answer, key_required=False
     )
     if outcome.status == 202:
         try:
@@ -333,6 +583,11 @@ async def _set_token(
 
 def _new_id() -> str:
     return str(uuid.uuid4())
+
+
+def stamp(at: datetime) -> str:
+    """The decision instant as the events' metadata records it: ISO-8601, +03:00, to the µs."""
+    return at.astimezone(cal.ISTANBUL).isoformat()
 
 
 # --- the unit of work -----------------------------------------------------------------------
@@ -460,7 +715,8 @@ class _UnitOfWork(Generic[T]):
             if loaded is None:
                 loaded, fresh = await load(svc, season_id), True
                 _seat(self.ctx.claim, loaded.state)
-            result = decide(loaded.state, command(loaded.state, seat))
+            at = svc.clock()  # each attempt is decided, and stamped, at its own instant
+            result = decide(loaded.state, command(loaded.state, seat, at))
             if isinstance(result, c.Rejection):
                 if not fresh:  # a refusal decided on the cache is decided again on a fresh read
                     loaded = None
@@ -488,7 +744,7 @@ class _UnitOfWork(Generic[T]):
                     loaded.version,
                     f"cmd/{seat}/{meta.command_id}",
                     result,
-                    meta,
+                    msgspec.structs.replace(meta, at=stamp(at)),
                     idempotency=record,
                 )
             except ConcurrencyError:

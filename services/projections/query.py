@@ -42,7 +42,7 @@ from services.projections.responses import (
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription, unavailable
-from services.projections.views import lock_status
+from services.projections.views import lock_fields
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.openapi import BEARER, OPTIONAL_BEARER, READ_PROBLEMS
@@ -181,7 +181,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
     now = ctx(request).clock()
-    return answer(meta, SummaryOut, {"status": {**meta, **lock_status(meta, now)}})
+    return answer(meta, SummaryOut, {"status": {**meta, **lock_fields(meta, now)}})
 
 
 @get(

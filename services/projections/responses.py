@@ -15,6 +15,7 @@ from msgspec import UNSET, UnsetType
 
 # a report line is one shape everywhere; the bey's own view is shared with /me
 from shared.app.private_view import ReportLine
+from shared.app.season_calendar import CalendarOut
 
 Record = dict[str, Any]  # a stored record of the domain's, passed through as stored
 
@@ -132,33 +133,15 @@ class SeasonsOut(msgspec.Struct):
     seasons: list[SeasonRow]
 
 
-class DivanAt(msgspec.Struct):
-    """R-1.3: a Divan's scheduled instant; its orders lock then."""
-
-    divan: int
-    at: str  # ISO-8601 with the season's offset (+03:00), e.g. 2026-12-08T21:00:00+03:00
-
-
-class SeasonCalendar(msgspec.Struct):
-    """A live season's calendar (R-1.3, R-10.4; the `calendar_set.v1` event), ISO-8601 instants
-    with +03:00. `provisional` until registration closes (an early close moves it, R-1.4);
-    `compressed`: an operator's calendar of one interval per Divan."""
-
-    registration_closes_at: str
-    divans: list[DivanAt]
-    kurultay_closes_at: str
-    provisional: bool
-    compressed: bool
-
-
 class SeasonMeta(msgspec.Struct):
     """The season's status as the read side projected it (the seed after the Kurultay).
 
     `ceasefire`: a Bayram ceasefire holds at the next Divan (R-6.7: attacks on beys are
-    cancelled). Live seasons: `calendar`, `next_divan_at` (the next Divan's instant). Computed
-    at the read from the server's clock: `locked` (a Divan's orders are locked and it is not
-    resolved yet: its instant passed, or, trial, it was requested) and `seconds_to_lock`
-    (live: seconds until the instant the orders placed now lock at; null otherwise).
+    cancelled). Live seasons: `calendar`, `paused`, `cancelled`; and computed at the read from
+    the server's clock as the command side's status does: `next_divan_at` (the instant the
+    orders placed now lock at; null while paused or cancelled), `locked` (a Divan's instant
+    passed and it is not resolved yet; trial: a requested Divan is being resolved) and
+    `seconds_to_lock` (0 while locked; null in trial).
     """
 
     season_id: str
@@ -176,7 +159,9 @@ class SeasonMeta(msgspec.Struct):
     version: int
     beys: int
     ceasefire: bool = False
-    calendar: SeasonCalendar | None = None
+    calendar: CalendarOut | None = None
+    paused: bool = False
+    cancelled: bool = False
     next_divan_at: str | None = None
     locked: bool = False
     seconds_to_lock: int | None = None

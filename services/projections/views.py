@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from shared.app.private_view import private_view, stored_fields
+from shared.app.season_calendar import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.domain.board import Board
-from shared.domain.calendar import iso
 from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
-from shared.domain.state import Calendar, SeasonState, perde
+from shared.domain.state import SeasonState, perde
 
 Views = dict[str, dict[str, bytes]]
 _enc = msgspec.json.Encoder(order="sorted")
@@ -97,19 +96,6 @@ def private_fields(state: SeasonState, seat: int) -> dict[str, bytes]:
     return {name: j(value) for name, value in fields.items()}
 
 
-def calendar_view(cal: Calendar | None) -> dict[str, Any] | None:
-    """A live season's calendar (R-1.3, R-10.4), ISO-8601 instants with +03:00; None in trial."""
-    if cal is None:
-        return None
-    return {
-        "registration_closes_at": iso(cal.registration_closes_at),
-        "divans": [{"divan": n, "at": iso(at)} for n, at in enumerate(cal.divans, start=1)],
-        "kurultay_closes_at": iso(cal.kurultay_closes_at),
-        "provisional": cal.provisional,
-        "compressed": cal.compressed,
-    }
-
-
 def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     over = state.phase == "over"
     nxt = upcoming_divan(state)
@@ -117,8 +103,10 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     return {
         # R-6.7: a Bayram ceasefire holds at the next Divan (as the command side's status)
         "ceasefire": j(nxt is not None and state.ceasefire_divan == nxt),
-        "calendar": j(calendar_view(cal)),
-        "next_divan_at": j(iso(cal.at(nxt)) if cal is not None and nxt is not None else None),
+        # live only: what the read computes the lock countdown from (lock_fields)
+        "calendar": j(calendar_out(cal) if cal is not None else None),
+        "paused": j(state.paused_at is not None),
+        "cancelled": j(state.cancelled),
         "season_id": j(state.season_id),
         "mode": j(state.mode),
         "phase": j(state.phase),
@@ -137,27 +125,26 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     }
 
 
-def lock_status(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """`locked` and `seconds_to_lock` of a projected meta at `now` (the read's instant).
-
-    Live (R-1.3, R-4.4, as shared.domain.live.locked and counts_for): locked while the first
-    unresolved Divan's instant has passed; orders placed now count for the first Divan whose
-    instant is later, and `seconds_to_lock` counts down to it (rounded up; null once Divan
-    16's instant passed). Trial (R-1.2): locked while a requested Divan is resolved, no
-    countdown. Neither after Divan 16 (Kurultay, over).
-    """
-    resolving = bool(meta.get("resolving"))
-    if meta.get("phase") not in ("registration", "running"):
-        return {"locked": False, "seconds_to_lock": None}
-    cal = meta.get("calendar")
-    if cal is None:
-        return {"locked": resolving, "seconds_to_lock": None}
-    instants = [datetime.fromisoformat(d["at"]) for d in cal["divans"]]
-    done = int(meta.get("divan", 0))
-    locked = resolving or (done < len(instants) and instants[done] <= now)
-    upcoming = next((at for at in instants[done:] if at > now), None)
-    seconds = None if upcoming is None else math.ceil((upcoming - now).total_seconds())
-    return {"locked": locked, "seconds_to_lock": seconds}
+def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """`next_divan_at`, `locked` and `seconds_to_lock` of a projected meta at `now` (the read's
+    instant), computed as the command side's status does (shared.app.season_calendar). Trial
+    (R-1.2): locked while a requested Divan is resolved, no instants."""
+    shown = meta.get("calendar")
+    if shown is None:
+        return {
+            "next_divan_at": None,
+            "locked": bool(meta.get("resolving")),
+            "seconds_to_lock": None,
+        }
+    state = SeasonState(
+        mode="live",
+        phase=meta["phase"],
+        divan=int(meta["divan"]),
+        calendar=calendar_in(msgspec.convert(shown, CalendarOut)),
+        paused_at=now if meta.get("paused") else None,  # only whether it is paused counts
+        cancelled=bool(meta.get("cancelled")),
+    )
+    return msgspec.to_builtins(lock_status(state, now))  # type: ignore[no-any-return]
 
 
 def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]]:

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 import dramatiq
 import structlog
 
+from services.resolver.closes import close_kurultay, close_registration
 from services.resolver.divan import resolve
-from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, project_message
+from shared.app.queues import (
+    CLOSE_KURULTAY,
+    CLOSE_REGISTRATION,
+    DIVANS_QUEUE,
+    RESOLVE_DIVAN,
+    project_message,
+)
 from shared.app.seasons import Seasons
 from shared.faults import fault
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
+Closer = Callable[[Seasons, str, datetime], Awaitable[str]]
 MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)
 
 
@@ -31,10 +40,14 @@ def on_retry_exhausted(message: dict[str, object], retry_info: dict[str, object]
 
 
 def declare(
-    settings: Settings, broker: dramatiq.Broker, seasons: Callable[[], Awaitable[Seasons]]
+    settings: Settings,
+    broker: dramatiq.Broker,
+    seasons: Callable[[], Awaitable[Seasons]],
+    clock: Callable[[], datetime],
 ) -> dramatiq.Actor[[str, int], None]:
-    """Declare the actor on `broker` (the worker bootstrap's, entrypoints.bootstrap); `seasons`
-    gives the worker's season repository, opened on first use on the actor's event loop."""
+    """Declare the actors on `broker` (the worker bootstrap's, entrypoints.bootstrap); `seasons`
+    gives the worker's season repository, opened on first use on the actor's event loop;
+    `clock` is the worker's clock, which decides whether a live deadline has passed."""
 
     @dramatiq.actor(
         broker=broker,
@@ -47,7 +60,7 @@ def declare(
         on_retry_exhausted=EXHAUSTED_ACTOR,
     )
     async def resolve_divan_message(season_id: str, divan: int) -> None:
-        outcome = await resolve(await seasons(), season_id, divan)
+        outcome = await resolve(await seasons(), season_id, divan, now=clock())
         fault("before_ack")
         if outcome == "resolved":
             try:
@@ -55,6 +68,31 @@ def declare(
             except Exception:
                 log.warning("resolver.notify_failed", season_id=season_id)
 
+    def closer(actor_name: str, close: Closer) -> None:
+        """A live season's registration or Kurultay close, retried and dead-lettered like a
+        Divan (the scheduler sends it again while it stays due)."""
+
+        async def close_message(season_id: str) -> None:
+            outcome = await close(await seasons(), season_id, clock())
+            if outcome == "closed":
+                try:
+                    broker.enqueue(project_message(season_id))
+                except Exception:
+                    log.warning("resolver.notify_failed", season_id=season_id)
+
+        dramatiq.actor(
+            broker=broker,
+            actor_name=actor_name,
+            queue_name=DIVANS_QUEUE,
+            max_retries=MAX_RETRIES,
+            min_backoff=settings.min_backoff_ms,
+            max_backoff=30_000,
+            time_limit=settings.resolve_time_limit_ms,
+            on_retry_exhausted=EXHAUSTED_ACTOR,
+        )(close_message)
+
+    closer(CLOSE_REGISTRATION, close_registration)
+    closer(CLOSE_KURULTAY, close_kurultay)
     dramatiq.actor(
         broker=broker, actor_name=EXHAUSTED_ACTOR, queue_name=DIVANS_QUEUE, max_retries=3
     )(on_retry_exhausted)

@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import structlog
 
 from shared.app.seasons import SeasonNotFound, Seasons
-from shared.domain import codec
+from shared.domain import codec, live
 from shared.domain.lifecycle import run_divan
 from shared.eventstore import ConcurrencyError, EventMetadata
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
-Outcome = Literal["resolved", "already_resolved", "not_requested", "not_found"]
+Outcome = Literal["resolved", "already_resolved", "not_requested", "not_due", "not_found"]
 SYSTEM = EventMetadata(actor="system")
 
 
-async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5) -> Outcome:
+async def resolve(
+    seasons: Seasons,
+    season_id: str,
+    divan: int,
+    retries: int = 5,
+    *,
+    now: datetime | None = None,
+) -> Outcome:
     """Idempotent: a repeated or late message changes nothing (R-12.3, ARCHITECTURE.md).
 
     The computer turn, the lock with its inputs of record and the outcome are appended in one
     append at the version the season was loaded at; a conflict reloads and decides again.
+    A trial Divan is resolved once requested (R-1.2); a live one once its scheduled instant
+    has passed at `now` (the worker's injected clock, R-1.3), locked at that instant however
+    late; a trial Divan reads no clock.
     """
     for attempt in range(retries + 1):
         try:
@@ -33,8 +44,14 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
         if state.divan >= divan:
             log.info("resolver.already_resolved", season_id=season_id, divan=divan)
             return "already_resolved"
+        if state.mode == "live":
+            if now is None:
+                raise ValueError("a live Divan is held by the clock: give the worker's `now`")
+            if not live.divan_due(state, divan, now):
+                log.info("resolver.not_due", season_id=season_id, divan=divan)
+                return "not_due"
         # a request locks the next Divan only (decide.request_divan), so divan == state.divan + 1
-        if state.locked_divan != divan or divan != state.divan + 1 or state.phase != "running":
+        elif state.locked_divan != divan or divan != state.divan + 1 or state.phase != "running":
             log.info(
                 "resolver.not_requested",
                 season_id=season_id,
@@ -42,7 +59,8 @@ async def resolve(seasons: Seasons, season_id: str, divan: int, retries: int = 5
                 locked=state.locked_divan,
             )
             return "not_requested"
-        events = run_divan(state)  # the computer turn, the lock and the resolution of `divan`
+        # the computer turn, the lock and the resolution of `divan` (live: held at `now`)
+        events = run_divan(state, now=now if state.mode == "live" else None)
         fault("mid_resolve")
         meta = EventMetadata(
             actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}"

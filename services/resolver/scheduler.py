@@ -9,8 +9,9 @@ second scheduler, or a message sent five times, still resolves the Divan once.
 
 Bound (docs/runbook.md): a season whose message was lost is resolved at most
 redeliver_after + interval + one resolution after the workers are back (defaults 10 + 5 s).
-The live-seasons issue adds kinds of due work (timed Divans, registration and Kurultay
-closes) to the same table and the same sweep.
+A live season's timed work (its registration close, each Divan at its scheduled instant, its
+Kurultay close: kinds 'registration', 'divan', 'kurultay') is in the same table, written from
+its deadline_set.v1 events (migration 0006), and handed over by the same sweep.
 
 The scheduler also purges Idempotency-Key records older than the retention window
 (Settings.idempotency_key_retention_s, 24 h by default), at most once per `purge_every_s`:
@@ -73,18 +74,19 @@ class SweepSettings:
 
 
 class Scheduler:
-    """Sweeps due work from PostgreSQL into the broker; `enqueue(season_id, divan)` sends."""
+    """Sweeps due work from PostgreSQL into the broker; `send(due)` hands one row over
+    (production: shared.app.queues.due_message on the broker, entrypoints.bootstrap)."""
 
     def __init__(
         self,
         pool: asyncpg.Pool,
-        enqueue: Callable[[str, int], object],
+        send: Callable[[Due], object],
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         settings: SweepSettings | None = None,
     ) -> None:
         self.pool = pool
-        self.enqueue = enqueue
+        self.send = send
         self.clock = clock
         self.settings = settings or SweepSettings()
         self._keys = PostgresIdempotencyStore(pool, clock=clock)
@@ -123,18 +125,18 @@ class Scheduler:
         return purged
 
     def _hand_over(self, due: Due, now: datetime) -> None:
-        if due.kind != "divan" or due.divan is None:
-            log.warning("scheduler.unknown_kind", season_id=due.season_id, kind=due.kind)
-            return
         # The claim is already stamped: a failed send is retried after redeliver_after.
         try:
-            self.enqueue(due.season_id, due.divan)
+            self.send(due)
         except Exception:
-            log.exception("scheduler.enqueue_failed", season_id=due.season_id, divan=due.divan)
+            log.exception(
+                "scheduler.enqueue_failed", season_id=due.season_id, kind=due.kind, divan=due.divan
+            )
             return
         log.info(
-            "scheduler.reenqueued",
+            "scheduler.enqueued",
             season_id=due.season_id,
+            kind=due.kind,
             divan=due.divan,
             due_for_s=round((now - due.due_at).total_seconds(), 3),
         )

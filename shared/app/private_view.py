@@ -165,12 +165,20 @@ def mission_view(state: SeasonState, seat: int, mission: str) -> MissionView:
 
 
 def private_view(
-    state: SeasonState, seat: int, version: int, reports: list[OwnReport] | UnsetType = UNSET
+    state: SeasonState,
+    seat: int,
+    version: int,
+    reports: list[OwnReport] | UnsetType = UNSET,
+    *,
+    divan: int | UnsetType | None = UNSET,
 ) -> PrivateView:
-    """The bey's own view at `version` (R-14): only for that bey's token, never public."""
+    """The bey's own view at `version` (R-14): only for that bey's token, never public.
+
+    `divan`: the Divan orders count for now, if the caller knows better than the state (the
+    command side, by a live season's calendar and its clock, R-4.4); else the state's next."""
     bey = state.bey(seat)
     assert bey is not None, f"no bey in seat {seat}"
-    n = upcoming_divan(state)
+    n = upcoming_divan(state) if isinstance(divan, UnsetType) else divan
     return PrivateView(
         season_id=state.season_id,
         version=version,

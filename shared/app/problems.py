@@ -37,6 +37,9 @@ STATUS = {
     "season_exists": 409,
     "wrong_phase": 409,
     "registration_closed": 409,
+    "season_cancelled": 409,
+    "already_paused": 409,
+    "not_paused": 409,
     "not_allowed_in_mode": 403,
     "not_your_province": 403,
 }

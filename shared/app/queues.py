@@ -11,6 +11,9 @@ from dramatiq.brokers.redis import RedisBroker
 
 DIVANS_QUEUE = "divans"
 RESOLVE_DIVAN = "resolve_divan"
+# A live season's other timed work (issue 12): its registration close and its Kurultay close.
+CLOSE_REGISTRATION = "close_registration"
+CLOSE_KURULTAY = "close_kurultay"
 PROJECTIONS_QUEUE = "projections"
 PROJECT_SEASON = "project_season"
 
@@ -22,6 +25,36 @@ def make_broker(
     return RedisBroker(  # type: ignore[no-untyped-call]
         url=redis_url, namespace=namespace, heartbeat_timeout=heartbeat_timeout
     )
+
+
+class BrokerConfigError(RuntimeError):
+    """The broker's Redis may lose queued messages: refused at start-up (RELIABILITY 15)."""
+
+
+def check_broker_policy(redis_url: str) -> str:
+    """Refuse a broker Redis that may evict keys: queued Divans are keys, and an evicted one is
+    a Divan nobody resolves until the scheduler's next sweep (RELIABILITY 15). Answers the
+    policy, or "unknown" when the server does not allow CONFIG GET (a managed Redis), which is
+    logged loudly, not refused."""
+    import redis
+    import structlog
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        policy = str(client.config_get("maxmemory-policy").get("maxmemory-policy", ""))
+    except redis.ResponseError as exc:
+        structlog.get_logger(__name__).warning(
+            "broker.policy_unknown", error=str(exc), want="noeviction"
+        )
+        return "unknown"
+    finally:
+        client.close()
+    if policy != "noeviction":
+        raise BrokerConfigError(
+            f"the broker's Redis has maxmemory-policy {policy!r}: it may evict queued messages; "
+            "set maxmemory-policy noeviction (docs/runbook.md, Queues)"
+        )
+    return policy
 
 
 def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[str, str]:
@@ -85,3 +118,30 @@ def project_message(season_id: str) -> dramatiq.Message[object]:
         kwargs={},
         options={},
     )
+
+
+def close_message(actor_name: str, season_id: str) -> dramatiq.Message[object]:
+    """Close a live season's registration or Kurultay (CLOSE_REGISTRATION, CLOSE_KURULTAY) if
+    its instant has passed; idempotent like a resolution, with one message id per season."""
+    return dramatiq.Message(
+        queue_name=DIVANS_QUEUE,
+        actor_name=actor_name,
+        args=(season_id,),
+        kwargs={},
+        options={},
+        message_id=str(uuid.uuid5(MESSAGE_IDS, f"{actor_name}/{season_id}")),
+    )
+
+
+def due_message(kind: str, season_id: str, divan: int | None) -> dramatiq.Message[object]:
+    """The message for one row of due work (services.resolver.scheduler): a Divan to resolve,
+    a registration or a Kurultay to close."""
+    if kind == "divan":
+        if divan is None:
+            raise ValueError("due work of kind 'divan' names its Divan")
+        return resolve_message(season_id, divan)
+    if kind == "registration":
+        return close_message(CLOSE_REGISTRATION, season_id)
+    if kind == "kurultay":
+        return close_message(CLOSE_KURULTAY, season_id)
+    raise ValueError(f"no message for due work of kind {kind!r}")

@@ -82,6 +82,17 @@ def new_token(season_id: str, seat: int) -> str:
     return f"{PREFIX}.{season_id}.{seat}.{secrets.token_urlsafe(SECRET_BYTES)}"
 
 
+ADMIN_PREFIX = "sba1"
+
+
+def new_admin_token(season_id: str) -> str:
+    """A live season's season-admin token, `sba1.<season>.<secret>` (192 bits): never a bey
+    token (the bey parser refuses it), kept only as its hash (AdminTokenSet)."""
+    if not is_season_id(season_id):
+        raise ValueError(f"not a season id: {season_id!r}")
+    return f"{ADMIN_PREFIX}.{season_id}.{secrets.token_urlsafe(SECRET_BYTES)}"
+
+
 def token_hash(token: str) -> str:
     """The SHA-256 hex digest a token is kept as (events, projections, settings)."""
     return hashlib.sha256(token.encode()).hexdigest()

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.state import Mode, Order, TreatyKind
+from shared.domain.state import AdminActKind, Mode, Order, TreatyKind
 
 
 class Command(
@@ -123,6 +123,24 @@ class HoldKurultay(Command, frozen=True, tag="hold_kurultay"):
     """R-10.4, R-10.5: count the votes (computer beys vote now) and crown the Han."""
 
 
+class SetAdminToken(Command, frozen=True, tag="set_admin_token"):
+    """A live season's season-admin token (only its hash), set once when it is created."""
+
+    token_hash: str
+
+
+class SeasonAdmin(Command, frozen=True, tag="season_admin"):
+    """A season-admin act on a live season (D-29 … D-31), by its admin or by ops.
+
+    `registration_closes_at` is the new close of a postponement; `at` the server instant."""
+
+    act: AdminActKind
+    reason: str
+    by: Literal["admin", "ops"] = "admin"
+    registration_closes_at: datetime | None = None
+    at: datetime | None = None
+
+
 class Rejection(msgspec.Struct, frozen=True):
     """A refused command: a stable code, a clear message, nothing appended."""
 
@@ -146,5 +164,7 @@ AnyCommand = (
     | RequestDivan
     | RotateToken
     | HoldKurultay
+    | SetAdminToken
+    | SeasonAdmin
 )
 SPEND_COSTS = {"sur": 3, "paralı_asker": 2, "satın_alma": 4}  # R-7.9

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from shared.domain import admin, live, season
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain import live, season
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde
@@ -37,15 +37,36 @@ def upcoming_divan(state: SeasonState) -> int | None:
     return n if n <= DIVANS else None
 
 
-def decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
-    """Validate one command against the state; refusals change nothing."""
+def decide(state: SeasonState, command: c.Command) -> Result:
+    """Validate one command against the state; refusals change nothing.
+
+    A live season's accepted command is followed by a DeadlineSet when it moves the season's
+    next timed work (a creation, a registration close, the Kurultay held: live.with_deadline).
+    """
+    result = _decide(state, command)
+    if isinstance(result, list) and result and _live(state, command):
+        return live.with_deadline(state, result)
+    return result
+
+
+def _live(state: SeasonState, command: c.Command) -> bool:
+    return state.mode == "live" or (isinstance(command, c.CreateSeason) and command.mode == "live")
+
+
+def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR0911, PLR0912 — one match over every command type
     match command:
         case c.CreateSeason():
             return season.create(state, command)
         case c.JoinSeason():
             return _join(state, command)
         case c.CloseRegistration():
+            if state.cancelled:
+                return admin.cancelled()
             return season.close_registration(state, command.at)
+        case c.SetAdminToken():
+            return admin.set_token(state, command)
+        case c.SeasonAdmin():
+            return admin.decide_admin(state, command)
         case c.SubmitOrders():
             return _orders(state, command)
         case c.BuildSur() | c.HireMercenaries() | c.PurchaseProvince():
@@ -75,6 +96,10 @@ def decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PLR
 def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 — one guard per R-1.4 refusal, in the rule's order
     """R-1.4: first come, first served; a taken memleket answers its free neighbours."""
     gm = game_map()
+    if state.cancelled:
+        return admin.cancelled()
+    if sum(1 for b in state.beys if not b.computer) >= SEATS:  # D-29: 19 humans, none to add
+        return reject("season_full", "Sezon dolu / all 19 seats are taken")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
         return reject("registration_closed", "Kayıt kapandı / registration is closed")
     if cmd.memleket not in gm:
@@ -106,6 +131,8 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
 def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     if state.bey(seat) is None:
         return reject("unknown_seat", f"{seat}. koltukta bey yok / no bey in seat {seat}")
+    if state.cancelled:
+        return admin.cancelled()
     if state.phase != "running":
         return reject("wrong_phase", "Sezon şu an bu komutu almıyor / not accepted in this phase")
     return None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import msgspec
 
-from shared.domain.state import Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
+from shared.domain.state import AdminAct, Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
 
 
 class ProvinceSet(msgspec.Struct, frozen=True):
@@ -61,7 +62,35 @@ class CalendarSet(Event, frozen=True, tag="calendar_set.v1"):
     closes (final; an early close moves it) and whenever a season-admin act moves it."""
 
     calendar: Calendar
-    reason: Literal["created", "registration_closed"] = "created"
+    reason: Literal["created", "registration_closed", "postponed", "resumed"] = "created"
+
+
+class AdminTokenSet(Event, frozen=True, tag="admin_token_set.v1"):
+    """A live season's season-admin token: only its hash is stored, never the token."""
+
+    token_hash: str
+
+
+class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
+    """A season-admin act (D-29 … D-31): postpone, cancel, pause or resume, with its reason and
+    the server instant; a moved calendar follows as its own CalendarSet."""
+
+    act: AdminAct
+
+
+DeadlineKind = Literal["registration", "divan", "kurultay"]
+
+
+class DeadlineSet(Event, frozen=True, tag="deadline_set.v1", omit_defaults=True):
+    """A live season's next timed work (R-1.3, R-1.4, R-10.4): the registration close, Divan n,
+    or the Kurultay close, at its instant; `at` None when nothing is due (the season is over,
+    or the clock is stopped). Appended by the domain whenever it changes (live.with_deadline);
+    the event store's `due_work` table is fed from it in the same transaction (migration 0006),
+    so a scheduler finds due work without reading any season's events."""
+
+    kind: DeadlineKind | None = None
+    divan: int | None = None
+    at: datetime | None = None
 
 
 # --- player commands ----------------------------------------------------------------------
@@ -132,6 +161,17 @@ class DivanRequested(Event, frozen=True, tag="divan_requested.v1"):
 
 
 # --- Divan resolution ---------------------------------------------------------------------
+class DivanHeld(Event, frozen=True, tag="divan_held.v1", omit_defaults=True):
+    """A live Divan held by the clock (R-1.3): it locked at its scheduled instant `at`, however
+    late a worker got to it; `late` when the resolution came after the grace (live.LATE_GRACE,
+    or one interval of a compressed calendar), e.g. after downtime. An input of record: replay
+    reads it, never the clock. Trial Divans have none (their lock is the request, R-1.2)."""
+
+    divan: int
+    at: datetime
+    late: bool = False
+
+
 class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
     """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
 
@@ -330,5 +370,9 @@ AnyEvent = (
     | KurultayHeld
     | SeedRevealed
     | CalendarSet
+    | DeadlineSet
+    | DivanHeld
+    | AdminTokenSet
+    | SeasonAdminActed
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

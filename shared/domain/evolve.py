@@ -10,6 +10,7 @@ import msgspec
 from shared.domain import events as ev
 from shared.domain.state import (
     DIVANS,
+    AdminAct,
     Bey,
     Offer,
     Province,
@@ -144,8 +145,14 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
         case ev.SeedRevealed():
             return state
+        case ev.DeadlineSet() | ev.DivanHeld():
+            return state  # bookkeeping for the scheduler and the record (live.with_deadline)
         case ev.CalendarSet():
             return replace(state, calendar=event.calendar)
+        case ev.AdminTokenSet():
+            return replace(state, admin_token=event.token_hash)
+        case ev.SeasonAdminActed():
+            return _admin_act(state, event.act)
         case ev.DivanRequested() | ev.DivanLocked():
             # Trial: the request is the lock instant (R-1.2, R-4.4); orders after it are for n+1.
             return replace(state, locked_divan=event.divan)
@@ -206,6 +213,19 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, beys=beys, votes=event.votes, han=event.han, phase="over")
         case _:
             assert_never(event)
+
+
+def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:
+    """D-29 … D-31: a cancel ends the season, a pause stops its clock, a resume restarts it
+    (the moved calendar is the CalendarSet that follows); every act is kept for the status."""
+    state = replace(state, admin_acts=(*state.admin_acts, act))
+    if act.act == "cancel":
+        return replace(state, cancelled=True)
+    if act.act == "pause":
+        return replace(state, paused_at=act.at)
+    if act.act == "resume":
+        return replace(state, paused_at=None)
+    return state
 
 
 def _join(state: SeasonState, bey: Bey) -> SeasonState:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 from msgspec.structs import replace
 
-from shared.domain import bots
+from shared.domain import bots, live
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
@@ -55,11 +56,48 @@ def inputs_of(state: SeasonState, locked: ev.DivanLocked) -> DivanInputs:
     return DivanInputs(divan=locked.divan, orders=locked.orders, offers=locked.offers)
 
 
-def run_divan(state: SeasonState, planners: dict[int, Planner] | None = None) -> list[ev.Event]:
-    """A whole Divan as the resolver runs it: computer turn, lock, resolution (all pure)."""
+def run_divan(
+    state: SeasonState,
+    planners: dict[int, Planner] | None = None,
+    now: datetime | None = None,
+) -> list[ev.Event]:
+    """A whole Divan as the resolver runs it: computer turn, lock, resolution (all pure).
+
+    A live Divan (R-1.3) is held by the clock: `now` is when the resolver got to it, recorded
+    with the scheduled instant in a DivanHeld before the turn (an input of record: whether it
+    was late), and the season's next deadline follows the resolution (live.with_deadline).
+    """
     divan = state.divan + 1
-    events = computer_turn(state, divan, planners)
+    start = state
+    events: list[ev.Event] = []
+    if state.mode == "live":
+        assert now is not None, "a live Divan is held at an instant"
+        events.append(live.held(state, divan, now))
+    events += computer_turn(state, divan, planners)
     state = fold(events, state)
     locked = lock(state, divan)
     state = evolve(state, locked)
-    return [*events, locked, *resolve_divan(state, inputs_of(state, locked))]
+    events = [*events, locked, *resolve_divan(state, inputs_of(state, locked))]
+    if start.mode == "live":
+        late = any(e.late for e in events if isinstance(e, ev.DivanHeld))
+        events = live.with_deadline(start, marked_late(events, late))
+    return events
+
+
+def marked_late(events: list[ev.Event], late: bool) -> list[ev.Event]:
+    """A resolution whose Divan was held late: its public report says so first (issue 12)."""
+    if not late:
+        return events
+    return [_late_report(e) if isinstance(e, ev.DivanResolved) else e for e in events]
+
+
+def _late_report(resolved: ev.DivanResolved) -> ev.DivanResolved:
+    """The public report says a Divan was held late (after downtime), locked at its instant."""
+    n = resolved.divan
+    line = ev.ReportLine(
+        kind="divan_late",
+        data={"divan": n},
+        tr=f"{n}. Divan gecikmeyle toplandı; emirler zamanında kilitlenmişti.",
+        en=f"Divan {n} was held late; orders had locked on time.",
+    )
+    return replace(resolved, public=(line, *resolved.public))

@@ -14,6 +14,8 @@ import msgspec
 
 from shared.domain import calendar as cal
 from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain.evolve import fold
 from shared.domain.state import DIVANS, Calendar, SeasonState
 
 MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
@@ -86,6 +88,8 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
     Divan 16's instant has passed). None in a trial season or without an instant."""
     if state.mode != "live" or state.calendar is None or at is None:
         return None
+    if state.paused_at is not None:  # D-30: the clock stands; the next Divan moves on resume
+        return min(state.divan + 1, DIVANS + 1)
     for n in range(state.divan + 1, DIVANS + 1):
         if state.calendar.at(n) > at:
             return n
@@ -94,8 +98,75 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
 
 def locked(state: SeasonState, at: datetime | None) -> int | None:
     """The Divan whose instant has passed at `at` but which is not resolved yet (its orders and
-    offers are locked: R-1.3, R-7.9), or None."""
+    offers are locked: R-1.3, R-7.9), or None. Never while paused or cancelled (D-29, D-30)."""
     if state.mode != "live" or state.calendar is None or at is None or state.divan >= DIVANS:
+        return None
+    if state.paused_at is not None or state.cancelled or state.phase != "running":
         return None
     n = state.divan + 1
     return n if state.calendar.at(n) <= at else None
+
+
+# --- deadlines: what the scheduler hands to the workers, and when -----------------------------
+LATE_GRACE = timedelta(minutes=5)  # a live Divan resolved later than this after its instant
+
+
+class Deadline(msgspec.Struct, frozen=True):
+    """A live season's next timed work: the registration close, Divan n, the Kurultay close."""
+
+    kind: ev.DeadlineKind
+    divan: int | None
+    at: datetime
+
+
+def next_deadline(state: SeasonState) -> Deadline | None:
+    """R-1.3, R-1.4, R-10.4: the next instant at which a live season's clock acts, or None
+    (a trial season; a season over; a season paused or cancelled: D-30). The instants are the
+    calendar's, so a postponement or a resume (which set a new calendar) moves them (D-29, D-31)."""
+    calendar = state.calendar
+    if state.mode != "live" or calendar is None or state.paused_at is not None or state.cancelled:
+        return None
+    if state.phase == "registration":
+        return Deadline("registration", None, calendar.registration_closes_at)
+    if state.phase == "running" and state.divan < DIVANS:
+        n = state.divan + 1
+        return Deadline("divan", n, calendar.at(n))
+    if state.phase == "kurultay":
+        return Deadline("kurultay", None, calendar.kurultay_closes_at)
+    return None
+
+
+def deadline_event(deadline: Deadline | None) -> ev.DeadlineSet:
+    if deadline is None:
+        return ev.DeadlineSet()
+    return ev.DeadlineSet(kind=deadline.kind, divan=deadline.divan, at=deadline.at)
+
+
+def with_deadline(state: SeasonState, events: list[ev.Event]) -> list[ev.Event]:
+    """`events` decided on `state`, followed by a DeadlineSet when they change a live season's
+    next deadline (a season created live, a registration closed, a Divan resolved, …). Last in
+    the list, so the due_work row it writes is the season's state after all of them."""
+    after = fold(events, state)
+    if after.mode != "live":
+        return events
+    before = next_deadline(state) if state.season_id else None
+    now = next_deadline(after)
+    if now == before and state.season_id:
+        return events
+    return [*events, deadline_event(now)]
+
+
+def divan_due(state: SeasonState, divan: int, now: datetime) -> bool:
+    """R-1.3: live Divan `divan` is the next to hold and its scheduled instant has passed."""
+    d = next_deadline(state)
+    return d is not None and d.kind == "divan" and d.divan == divan and d.at <= now
+
+
+def held(state: SeasonState, divan: int, now: datetime) -> ev.DivanHeld:
+    """The record of holding live Divan `divan` at `now`: locked at its scheduled instant, and
+    late if `now` is past the grace (one interval for a compressed calendar)."""
+    assert state.calendar is not None
+    at = state.calendar.at(divan)
+    interval = state.calendar.interval_seconds
+    grace = LATE_GRACE if interval is None else timedelta(seconds=interval)
+    return ev.DivanHeld(divan=divan, at=at, late=now - at > grace)

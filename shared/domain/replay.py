@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.evolve import evolve
-from shared.domain.lifecycle import computer_turn, inputs_of
+from shared.domain.lifecycle import computer_turn, inputs_of, marked_late
 from shared.domain.resolve import resolve_divan
 from shared.domain.state import SeasonState
 
@@ -46,9 +46,13 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
     state = SeasonState()
     history: deque[SeasonState] = deque(maxlen=HISTORY)
     problems: list[Mismatch] = []
+    late: set[int] = set()  # live Divans held late (DivanHeld): their report says so
     for i, e in enumerate(events):
+        if isinstance(e, ev.DivanHeld) and e.late:
+            late.add(e.divan)
         if isinstance(e, ev.DivanLocked):
             expected = resolve_divan(evolve(state, e), inputs_of(evolve(state, e), e))
+            expected = marked_late(expected, e.divan in late)
             recorded = [x for x in events[i + 1 : i + 1 + len(expected)] if isinstance(x, OUTCOME)]
             if codec.encode(expected) != codec.encode(recorded):
                 problems.append(Mismatch(e.divan, "outcome differs from a re-run"))

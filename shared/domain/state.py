@@ -128,6 +128,18 @@ class Calendar(msgspec.Struct, frozen=True, kw_only=True):
         return sum(1 for at in self.divans if at <= now)
 
 
+AdminActKind = Literal["postpone", "cancel", "pause", "resume"]
+
+
+class AdminAct(msgspec.Struct, frozen=True, kw_only=True):
+    """A season-admin act of a live season (D-29 … D-31): what, why, when and by whom."""
+
+    act: AdminActKind
+    reason: str
+    at: datetime
+    by: Literal["admin", "ops"] = "admin"
+
+
 class SeasonState(msgspec.Struct, frozen=True):
     """Everything the rules need about a season between two Divans."""
 
@@ -155,6 +167,10 @@ class SeasonState(msgspec.Struct, frozen=True):
     han: int | None = None
     calendar: Calendar | None = None  # live seasons only (R-1.3)
     offer_divans: dict[str, int] = {}  # live: "frm-to" -> the Divan an open offer is settled at
+    admin_token: str = ""  # live: SHA-256 of the season-admin token (never the token)
+    paused_at: datetime | None = None  # live: paused since (D-30): no Divan locks meanwhile
+    cancelled: bool = False  # live: cancelled before Divan 1 (D-29): every command refused
+    admin_acts: tuple[AdminAct, ...] = ()  # live: the season-admin acts so far, in order
 
     @property
     def next_divan(self) -> int:

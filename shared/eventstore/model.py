@@ -28,6 +28,9 @@ class EventMetadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     command_id: str | None = None
     causation_id: str | None = None
     correlation_id: str | None = None
+    # the server instant the command was decided at (the command edge's clock), ISO-8601: a
+    # live season's "I sent it in time" is settled from it (issue 12); absent on older events
+    at: str | None = None
 
 
 class NewEvent(msgspec.Struct, frozen=True, kw_only=True):

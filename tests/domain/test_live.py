@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from shared.domain import calendar as cal
-from shared.domain import codec
+from shared.domain import codec, live
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
@@ -55,7 +55,14 @@ def created(**kw: object) -> SeasonState:
 
 def test_r1_3_a_live_season_is_created_with_its_provisional_calendar() -> None:
     state, events = apply(SeasonState(), create())
-    assert [codec.event_type(e) for e in events] == ["season_created.v1", "calendar_set.v1"]
+    assert [codec.event_type(e) for e in events] == [
+        "season_created.v1",
+        "calendar_set.v1",
+        "deadline_set.v1",
+    ]
+    assert events[-1] == ev.DeadlineSet(
+        kind="registration", divan=None, at=state.calendar.registration_closes_at
+    )
     assert state.mode == "live" and state.phase == "registration"
     assert state.calendar is not None and state.calendar.provisional
     # Divan 1: the first Tuesday 21:00 at least 24 h after Monday 18:00 is the next day
@@ -120,7 +127,12 @@ def test_r1_4_r11_1_a_close_at_its_instant_fills_empty_seats_and_keeps_the_calen
     assert planned is not None
     late = CLOSE + timedelta(minutes=7)  # the scheduler got to it late: the instants stand
     state, events = apply(state, c.CloseRegistration(at=late))
-    assert [codec.event_type(e) for e in events] == ["registration_closed.v1", "calendar_set.v1"]
+    assert [codec.event_type(e) for e in events] == [
+        "registration_closed.v1",
+        "calendar_set.v1",
+        "deadline_set.v1",
+    ]
+    assert events[-1] == ev.DeadlineSet(kind="divan", divan=1, at=planned.at(1))
     assert state.phase == "running" and len(state.beys) == SEATS
     assert sum(b.computer for b in state.beys) == SEATS - 1
     assert state.calendar is not None and not state.calendar.provisional
@@ -141,12 +153,14 @@ def test_r1_4_the_nineteenth_seat_closes_registration_at_once_and_moves_the_cale
         "bey_joined.v1",
         "registration_closed.v1",
         "calendar_set.v1",
+        "deadline_set.v1",
     ]
     assert state.phase == "running" and not any(b.computer for b in state.beys)
     assert state.calendar is not None and not state.calendar.provisional
     assert cal.iso(state.calendar.at(1)) == "2026-12-08T21:00:00+03:00"  # ≥ 24 h after 10:00 Wed
     assert state.calendar.registration_closes_at == full_at
-    assert rejected(state, c.JoinSeason(memleket=70, at=full_at)).code == "registration_closed"
+    # D-29: nineteen humans: the 20th is told the season is full (not merely closed)
+    assert rejected(state, c.JoinSeason(memleket=70, at=full_at)).code == "season_full"
 
 
 def test_an_early_close_of_a_compressed_season_keeps_its_interval() -> None:
@@ -252,5 +266,98 @@ def test_r10_4_a_live_kurultay_closes_24_hours_after_divan_16_and_reveals_the_se
     assert (over.code, "over" in over.message) == ("wrong_phase", True)
     held = decide(state, c.HoldKurultay())
     assert isinstance(held, list)
-    assert [codec.event_type(e) for e in held] == ["kurultay_held.v1", "seed_revealed.v1"]
-    assert held[-1] == ev.SeedRevealed(seed=81, salt="salt")
+    assert [codec.event_type(e) for e in held] == [
+        "kurultay_held.v1",
+        "seed_revealed.v1",
+        "deadline_set.v1",
+    ]
+    assert held[1] == ev.SeedRevealed(seed=81, salt="salt")
+    assert held[-1] == ev.DeadlineSet()  # nothing is due any more
+
+
+# --- deadlines and Divans held by the clock (issue 12: the scheduler's due work) -------------
+def test_r1_3_a_live_divan_is_held_at_its_instant_and_the_next_deadline_follows() -> None:
+    from shared.domain.lifecycle import run_divan
+
+    state = running()
+    at1 = instant(state, 1)
+    events = run_divan(state, now=at1 + timedelta(seconds=3))
+    assert events[0] == ev.DivanHeld(divan=1, at=at1, late=False)
+    assert isinstance(events[-2], ev.DivanResolved)
+    assert events[-1] == ev.DeadlineSet(kind="divan", divan=2, at=instant(state, 2))
+    assert not any(line.kind == "divan_late" for line in events[-2].public)
+
+
+def test_r1_3_a_divan_held_after_downtime_is_locked_at_its_instant_and_marked_late() -> None:
+    from shared.domain.lifecycle import run_divan
+
+    state = running()
+    at1 = instant(state, 1)
+    events = run_divan(state, now=at1 + live.LATE_GRACE + timedelta(seconds=1))
+    assert events[0] == ev.DivanHeld(divan=1, at=at1, late=True)
+    resolved = events[-2]
+    assert isinstance(resolved, ev.DivanResolved)
+    assert resolved.public[0].kind == "divan_late" and resolved.public[0].data == {"divan": 1}
+
+
+def test_r10_4_after_divan_16_the_deadline_is_the_kurultay_close_and_then_nothing() -> None:
+    import msgspec
+
+    state = msgspec.structs.replace(running(), divan=15)
+    assert live.next_deadline(state) == live.Deadline("divan", 16, instant(state, 16))
+    kurultay = msgspec.structs.replace(state, divan=16, phase="kurultay")
+    assert state.calendar is not None
+    assert live.next_deadline(kurultay) == live.Deadline(
+        "kurultay", None, state.calendar.kurultay_closes_at
+    )
+    assert live.next_deadline(msgspec.structs.replace(kurultay, phase="over")) is None
+
+
+@pytest.mark.parametrize(
+    ("offset_s", "due"), [(-1, False), (0, True), (3600, True)], ids=["before", "at", "after"]
+)
+def test_r1_3_a_divan_is_due_from_its_instant_on(offset_s: int, due: bool) -> None:
+    state = running()
+    now = instant(state, 1) + timedelta(seconds=offset_s)
+    assert live.divan_due(state, 1, now) is due
+    assert live.divan_due(state, 2, now + timedelta(days=30)) is False  # only the next Divan
+
+
+def test_a_trial_season_has_no_deadlines_and_its_events_keep_their_shape() -> None:
+    from shared.domain.simulate import season
+
+    events = list(season(7))
+    assert not any(isinstance(e, ev.DeadlineSet | ev.DivanHeld) for e in events)
+
+
+def test_r12_3_a_whole_live_season_held_by_the_clock_verifies() -> None:
+    """Every Divan held at its instant (some late), the Kurultay closed by the clock: the
+    record re-runs to the same outcomes, the computer turns included."""
+    from shared.domain.lifecycle import run_divan
+    from shared.domain.replay import verify
+
+    state = created()
+    log: list[ev.Event] = []
+    for cmd in (c.JoinSeason(memleket=6, at=NOW), c.CloseRegistration(at=CLOSE)):
+        state, events = apply(state, cmd)
+        log += events
+    log = [*apply(SeasonState(), create())[1], *log]
+    for n in range(1, 17):
+        late = timedelta(hours=1) if n % 5 == 0 else timedelta(seconds=2)
+        events = run_divan(state, now=instant(state, n) + late)
+        for e in events:
+            state = evolve(state, e)
+        log += events
+    assert state.phase == "kurultay"
+    assert log[-1] == ev.DeadlineSet(
+        kind="kurultay", divan=None, at=state.calendar.kurultay_closes_at
+    )  # type: ignore[union-attr]
+    state, events = apply(state, c.HoldKurultay())
+    log += events
+    assert state.phase == "over" and state.han is not None
+    final, problems = verify(log)
+    assert problems == []
+    assert final.han == state.han
+    held = [e for e in log if isinstance(e, ev.DivanHeld)]
+    assert [h.divan for h in held] == list(range(1, 17))
+    assert [h.late for h in held if h.divan % 5 == 0] == [True, True, True]

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -26,7 +27,8 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
-from tests.live_calendar import LIVE
+from tests.clock import StepClock
+from tests.live_calendar import CREATED_AT, LIVE
 
 OPS_TOKEN = "ops-token-for-the-http-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-http-tests-0123456789"
@@ -61,6 +63,13 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def api_clock() -> StepClock:
+    """The command edge's injected clock in the HTTP tests: a fake that starts an hour after a
+    test live season's registration closes (tests.live_calendar), well before its Divan 1, so
+    no test depends on the machine's date; a test moves it (`advance`), never sleeps."""
+    return StepClock(CREATED_AT + timedelta(hours=2))
+
+
 @dataclass
 class Api:
     """The app under test, its client, its store and the Divans it asked the resolver for."""
@@ -69,6 +78,7 @@ class Api:
     store: EventStore
     enqueued: list[tuple[str, int]] = field(default_factory=list)
     app: Any = None  # the Litestar app (its state holds the running services)
+    clock: StepClock = field(default_factory=api_clock)
 
 
 @asynccontextmanager
@@ -91,7 +101,11 @@ async def lifespan(app: Litestar) -> AsyncIterator[None]:
 
 @asynccontextmanager
 async def open_api(
-    store: EventStore, config: Settings | None = None, *, api_store: EventStore | None = None
+    store: EventStore,
+    config: Settings | None = None,
+    *,
+    api_store: EventStore | None = None,
+    clock: StepClock | None = None,
 ) -> AsyncIterator[Api]:
     """create_app on `api_store` (default: `store`) with a list-appending enqueue, served in-loop.
 
@@ -99,17 +113,19 @@ async def open_api(
     concurrently under asyncio.gather and the asyncpg pool of the fixture stays on its loop.
     """
     enqueued: list[tuple[str, int]] = []
+    clock = clock or api_clock()
     app = create_app(
         config or settings(),
         store=api_store or store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
+        clock=clock,
     )
     transport = httpx.ASGITransport(app=app)
     async with (
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
     ):
-        yield Api(client, store, enqueued, app)
+        yield Api(client, store, enqueued, app, clock)
 
 
 @dataclass(frozen=True)
@@ -209,8 +225,10 @@ async def play_live_divans(store: EventStore, season_id: str, count: int) -> Non
     seasons = Seasons(store)
     for _ in range(count):
         loaded = await seasons.load(season_id)
-        events = run_divan(loaded.state)
         n = loaded.state.divan + 1
+        calendar = loaded.state.calendar
+        # a live Divan is held at an instant (R-1.3): its own, on time
+        events = run_divan(loaded.state, now=calendar.at(n) if calendar is not None else None)
         meta = EventMetadata(actor="system", command_id=f"divan/{n}")
         await seasons.append(season_id, loaded.version, f"divan/{n}", events, meta)
 
@@ -336,7 +354,7 @@ async def unchanged(store: EventStore, request: Awaitable[httpx.Response]) -> ht
 
 @asynccontextmanager
 async def open_litestar_client(
-    store: EventStore, config: Settings | None = None
+    store: EventStore, config: Settings | None = None, *, clock: StepClock | None = None
 ) -> AsyncIterator[Api]:
     """The same app under Litestar's own AsyncTestClient (for loop-free stores only).
 
@@ -347,10 +365,12 @@ async def open_litestar_client(
     from litestar.testing import AsyncTestClient
 
     enqueued: list[tuple[str, int]] = []
+    clock = clock or api_clock()
     app = create_app(
         config or settings(),
         store=store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
+        clock=clock,
     )
     async with AsyncTestClient(app) as client:
-        yield Api(client, store, enqueued, app)
+        yield Api(client, store, enqueued, app, clock)

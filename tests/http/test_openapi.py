@@ -11,6 +11,7 @@ from services.command.routes import ROUTES
 from tests.http.support import Api
 
 SCHEMA = "/v1/schema/openapi.json"
+ADMIN_ACTS = ("postpone", "cancel", "pause", "resume")
 
 # Every command and query route of the API, by (method, OpenAPI path).
 V1_OPERATIONS = {
@@ -26,6 +27,8 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/divans"),
     ("post", "/v1/seasons/{season_id}/token"),
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
+    ("post", "/v1/seasons/{season_id}/join"),
+    *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
@@ -36,6 +39,8 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/offers/{frm}/answer",
     "/v1/seasons/{season_id}/kurultay/vote",
     "/v1/seasons/{season_id}/divans",
+    "/v1/seasons/{season_id}/join",
+    *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 
@@ -125,3 +130,34 @@ async def test_openapi_divan_request_names_its_divan(memory_api: Api) -> None:
         answer = doc["components"]["schemas"][out.rsplit("/", 1)[1]]
         assert answer["properties"]["status"]["enum"] == ["resolving", "resolved"]
     assert {"409", "422"} <= set(op["responses"])
+
+
+async def test_openapi_documents_live_seasons_with_typed_bodies(memory_api: Api) -> None:
+    """Issue 12: the live creation's answer, the join and the season-admin acts are typed."""
+    doc = await schema(memory_api)
+    schemas = doc["components"]["schemas"]
+    created = doc["paths"]["/v1/seasons"]["post"]["responses"]["201"]["content"]
+    refs = {r["$ref"].rsplit("/", 1)[1] for r in created["application/json"]["schema"]["oneOf"]}
+    assert refs == {"CreatedOut", "LiveCreatedOut"}
+    assert {"admin_token", "calendar"} <= set(schemas["LiveCreatedOut"]["required"])
+    create_in = schemas["CreateSeasonIn"]["properties"]
+    assert {"registration_closes_at", "divan_interval_seconds", "mode"} <= set(create_in)
+    assert set(schemas["CalendarOut"]["required"]) == {
+        "registration_closes_at",
+        "divans",
+        "kurultay_closes_at",
+        "provisional",
+        "compressed",
+    }
+    join = doc["paths"]["/v1/seasons/{season_id}/join"]["post"]
+    assert join["responses"]["201"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/JoinedOut"
+    )
+    for act in ADMIN_ACTS:
+        op = doc["paths"][f"/v1/seasons/{{season_id}}/admin/{act}"]["post"]
+        assert op["security"], act
+        assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/AdminIn"
+        )
+    status = schemas["SeasonStatus"]["properties"]
+    assert {"calendar", "next_divan_at", "locked", "seconds_to_lock", "admin_acts"} <= set(status)

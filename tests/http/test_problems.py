@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -755,6 +756,123 @@ async def _conflict(api: Api, stack: AsyncExitStack) -> Request:
     return busy.client.post(bey.url("/orders"), headers=bey.auth(), json=HOLD)
 
 
+# --- live seasons: creation, joins, season admin (issue 12) -------------------------------------
+def _live_body(
+    api: Api, ahead: timedelta | None = timedelta(hours=2), **extra: Any
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"mode": "live", **extra}
+    if ahead is not None:
+        body["registration_closes_at"] = (api.clock.now + ahead).isoformat()
+    return body
+
+
+async def _live(api: Api, **extra: Any) -> dict[str, Any]:
+    r = await api.client.post("/v1/seasons", json=_live_body(api, **extra))
+    assert r.status_code == 201, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _join(api: Api, season_id: str, memleket: int) -> Request:
+    return api.client.post(f"/v1/seasons/{season_id}/join", json={"memleket": memleket})
+
+
+def _admin(api: Api, created: dict[str, Any], act: str, **body: Any) -> Request:
+    return api.client.post(
+        f"/v1/seasons/{created['season_id']}/admin/{act}",
+        json={"reason": "test", **body},
+        headers=bearer(created["admin_token"]),
+    )
+
+
+@case("registration_close_required", 422)
+async def _no_close(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json=_live_body(api, None))
+
+
+@case("registration_close_required[postpone]", 422)
+async def _postpone_no_close(api: Api, _: AsyncExitStack) -> Request:
+    return _admin(api, await _live(api), "postpone")
+
+
+@case("registration_too_soon", 422)
+async def _too_soon(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/seasons", json=_live_body(api, timedelta(minutes=59)))
+
+
+@case("invalid_instant", 422)
+async def _naive_close(api: Api, _: AsyncExitStack) -> Request:
+    body = {"mode": "live", "registration_closes_at": "2027-01-05T18:00:00"}  # no offset
+    return api.client.post("/v1/seasons", json=body)
+
+
+@case("bad_interval", 422)
+async def _bad_interval(api: Api, _: AsyncExitStack) -> Request:
+    body = _live_body(api, timedelta(hours=2), divan_interval_seconds=1)
+    return api.client.post("/v1/seasons", json=body, headers=bearer(OPS_TOKEN))
+
+
+@case("forbidden[compressed calendar without the ops token]", 403)
+async def _interval_not_ops(api: Api, _: AsyncExitStack) -> Request:
+    body = _live_body(api, timedelta(hours=2), divan_interval_seconds=5)
+    return api.client.post("/v1/seasons", json=body)
+
+
+@case("memleket_taken", 409)
+async def _memleket_taken(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    assert (await _join(api, created["season_id"], ANKARA)).status_code == 201
+    return _join(api, created["season_id"], ANKARA)
+
+
+@case("season_full", 409)
+async def _season_full(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    for plate in range(1, 20):
+        assert (await _join(api, created["season_id"], plate)).status_code == 201
+    return _join(api, created["season_id"], 50)
+
+
+@case("registration_closed", 409)
+async def _registration_closed(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    api.clock.advance(timedelta(hours=3))  # past the close instant (no close event needed)
+    return _join(api, created["season_id"], ANKARA)
+
+
+@case("season_cancelled", 409)
+async def _cancelled(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    assert (await _admin(api, created, "cancel")).status_code == 200
+    return _join(api, created["season_id"], ANKARA)
+
+
+@case("not_later", 422)
+async def _not_later(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    earlier = (api.clock.now + timedelta(hours=1, minutes=30)).isoformat()
+    return _admin(api, created, "postpone", registration_closes_at=earlier)
+
+
+@case("reason_required", 422)
+async def _blank_reason(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    return _admin(api, created, "cancel", reason="   ")
+
+
+@case("not_paused", 409)
+async def _not_paused(api: Api, _: AsyncExitStack) -> Request:
+    return _admin(api, await _live(api), "resume")
+
+
+@case("already_paused", 409)
+async def _already_paused(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    for plate in range(1, 20):  # the 19th seat closes registration: the season runs
+        assert (await _join(api, created["season_id"], plate)).status_code == 201
+    assert (await _admin(api, created, "pause")).status_code == 200
+    return _admin(api, created, "pause")
+
+
 def _params() -> list[Any]:
     return [
         pytest.param(
@@ -784,20 +902,11 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
 
 # Codes the API has but no request can reach today, each with the reason.
 UNREACHABLE = {
-    "memleket_taken": "JoinSeason has no route: POST /v1/seasons seats one human on an empty map",
-    "season_full": "JoinSeason has no route (see memleket_taken)",
     "season_exists": "POST /v1/seasons always makes a fresh uuid season id",
     "rate_limited": "the command API has no rate limiter yet (RELIABILITY 24 expects 429)",
     "invalid_request": "no handler takes Litestar-validated input; typed path params give 404",
     "bad_request": "fallback for other Litestar HTTPExceptions; none is raised by the routes",
     "internal": "an unhandled exception (500), not a refusal",
-    # Live seasons are decided in the domain (tests/domain/test_live.py) but have no route yet
-    # (issue 12 builds POST /v1/seasons {"mode": "live"} and /join).
-    "registration_closed": "JoinSeason has no route (see memleket_taken)",
-    "registration_close_required": "live seasons have no route yet (issue 12)",
-    "registration_too_soon": "live seasons have no route yet (issue 12)",
-    "invalid_instant": "live seasons have no route yet (issue 12)",
-    "bad_interval": "live seasons have no route yet (issue 12)",
 }
 
 

@@ -152,8 +152,10 @@ class Recorder(dramatiq.Middleware):
         self.lock = threading.Lock()
 
     def wrap(self, resolve: Callable[..., Awaitable[str]]) -> Callable[..., Awaitable[str]]:
-        async def recording(seasons: Any, season_id: str, divan: int, *args: Any) -> str:
-            outcome = await resolve(seasons, season_id, divan, *args)
+        async def recording(
+            seasons: Any, season_id: str, divan: int, *args: Any, **kwargs: Any
+        ) -> str:
+            outcome = await resolve(seasons, season_id, divan, *args, **kwargs)
             with self.lock:
                 self.outcomes.append((season_id, divan, outcome))
             return outcome

@@ -26,6 +26,7 @@ def _env(dsn: str, redis_url: str, tmp_path: Path, **extra: str) -> dict[str, st
         **os.environ,
         "SEKSENBIR_PG_DSN": dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        "SEKSENBIR_READ_REDIS_URL": redis_url,  # this session's own db, not the next one
         "SEKSENBIR_BROKER_NAMESPACE": f"test-fwd-{secrets.token_hex(4)}",
         "SEKSENBIR_DATA": str(tmp_path / "data"),
         "SEKSENBIR_AUTH_FAILURES_PER_MINUTE": str(LIMIT),

@@ -57,6 +57,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
         **os.environ,
         "SEKSENBIR_PG_DSN": migrated_pg_dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        "SEKSENBIR_READ_REDIS_URL": redis_url,  # this session's own db, not the next one
         "SEKSENBIR_BROKER_NAMESPACE": f"test-fuzz-{secrets.token_hex(4)}",
         "SEKSENBIR_PROJECTION_PREFIX": prefix,
         "SEKSENBIR_OPS_TOKENS": secrets.token_urlsafe(16),

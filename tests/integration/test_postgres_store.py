@@ -41,6 +41,7 @@ ALL = [
     "0003_parallel_appends",
     "0004_due_work",
     "0005_log_head_retired_always",
+    "0006_live_deadlines",
 ]
 
 

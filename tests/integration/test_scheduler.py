@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from services.resolver.scheduler import CLAIM_DUE, Scheduler, SweepSettings
+from services.resolver.scheduler import CLAIM_DUE, Due, Scheduler, SweepSettings
 from shared.app.queues import resolve_message, resolve_message_id
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
@@ -37,8 +37,9 @@ class FakeBroker:
     def __init__(self) -> None:
         self.sent: list[tuple[str, int]] = []
 
-    def __call__(self, season_id: str, divan: int) -> None:
-        self.sent.append((season_id, divan))
+    def __call__(self, due: Due) -> None:
+        assert due.kind == "divan" and due.divan is not None, due
+        self.sent.append((due.season_id, due.divan))
 
     def message_ids(self) -> list[str]:
         return [resolve_message(s, d).message_id for s, d in self.sent]

@@ -1,4 +1,4 @@
-"""RELIABILITY 15 (trial seasons) and 16: a lost resolver message, and duplicate scheduling.
+"""RELIABILITY 15 and 16, trial and live: a lost resolver message, and duplicate scheduling.
 
 Issue 9 item 5: stop the resolver, request a Divan (202), lose the broker's Redis, start the
 resolver: the season stayed `resolving` for ever. The scheduler's sweep finds the Divan in
@@ -25,8 +25,8 @@ import redis
 from litestar.testing import AsyncTestClient
 
 from entrypoints.bootstrap import command_app
-from services.resolver.scheduler import Scheduler, SweepSettings
-from shared.app.queues import resolve_message
+from services.resolver.scheduler import Due, Scheduler, SweepSettings
+from shared.app.queues import due_message, resolve_message
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
 from tests.integration.processes import free_port
@@ -173,7 +173,7 @@ async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_s
         assert (status["divan"], status["resolving"]) == (0, True)  # stuck
 
         with inprocess_worker(settings) as worker:
-            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            send = handing_to(worker.broker)
             async with schedulers(settings, send):
                 status = await resolved(season, 1)
             assert worker.recorder.failures() == []
@@ -182,6 +182,15 @@ async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_s
     records = await event_store.read_stream(season.season_id)
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
+
+
+def handing_to(broker: Any) -> Any:
+    """The scheduler's `send`, onto a worker's broker (as entrypoints.bootstrap.due_queue)."""
+
+    def send(due: Due) -> None:
+        broker.enqueue(due_message(due.kind, due.season_id, due.divan))
+
+    return send
 
 
 @pytest.fixture
@@ -201,10 +210,10 @@ async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_o
     with inprocess_worker(settings) as worker:
         async with trial(settings, enqueue=False) as season:  # the API's own message is lost
             await season.request_divan(1)
-            send = lambda s, d: worker.broker.enqueue(resolve_message(s, d))  # noqa: E731
+            send = handing_to(worker.broker)
             async with schedulers(settings, send, count=2):
                 for _ in range(5):
-                    send(season.season_id, 1)
+                    worker.broker.enqueue(resolve_message(season.season_id, 1))
                 await resolved(season, 1)
 
                 async def drained() -> bool:
@@ -216,5 +225,103 @@ async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_o
     assert {o for _d, o in outcomes} <= {"resolved", "already_resolved"}
     assert worker.recorder.failures() == []
     records = await event_store.read_stream(season.season_id)
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+
+
+# --- live seasons: the same sweep hands over Divans due by the clock (issue 12) --------------
+async def live_due_now(event_store: PostgresEventStore, sid: str, interval_s: int = 60) -> None:
+    """A live season (compressed calendar, registration closed) whose Divan 1 fell due a
+    second ago by the real clock, which the worker reads; Divan 2 is a minute away."""
+    from datetime import timedelta
+
+    from entrypoints.bootstrap import utc_now  # the clock the worker reads
+    from shared.app.seasons import Seasons
+    from shared.domain import commands as c
+    from shared.domain.decide import decide
+    from shared.domain.evolve import fold
+    from shared.domain.state import SeasonState
+    from shared.eventstore import EventMetadata
+
+    close = utc_now() - timedelta(seconds=interval_s + 1)
+    create = c.CreateSeason(
+        season_id=sid,
+        seed=5,
+        mode="live",
+        registration_closes_at=close,
+        divan_interval_seconds=interval_s,
+        at=close - timedelta(hours=1),
+    )
+    made = decide(SeasonState(), create)
+    assert isinstance(made, list)
+    closed = decide(fold(made), c.CloseRegistration(at=close))
+    assert isinstance(closed, list)
+    await Seasons(event_store).append(
+        sid, 0, "setup", [*made, *closed], EventMetadata(actor="system")
+    )
+
+
+async def live_resolved(event_store: PostgresEventStore, sid: str, n: int) -> None:
+    async def check() -> bool:
+        return n in resolved_divans(await event_store.read_stream(sid))
+
+    await wait_for(check, f"live Divan {n} resolved", timeout=30)
+
+
+@pytest.mark.fault
+async def test_reliability_15_live_a_divan_due_by_the_clock_and_lost_with_redis_is_resolved_once(
+    migrated_pg_dsn: str, own_redis: OwnRedis, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 15, live: the scheduler handed the due Divan over, Redis died (kill -9, no
+    persistence) before a worker took it; the next sweeps hand it over again; resolved once."""
+    ns = namespace()
+    settings = settings_for(migrated_pg_dsn, own_redis.url, ns)
+    await live_due_now(event_store, "live-15")
+    keys = BrokerKeys(own_redis.url, ns)
+    from entrypoints.bootstrap import due_queue
+
+    with due_queue(settings) as send:
+        pool = await create_pool(settings.pg_dsn, PoolSettings(min_size=1, max_size=2))
+        try:
+            handed = await Scheduler(pool, send, settings=FAST).sweep()
+        finally:
+            await pool.close()
+    assert [(d.kind, d.divan) for d in handed] == [("divan", 1)]
+    assert keys.pending() == 1
+    keys.client.close()
+    own_redis.kill9()
+    own_redis.start()  # empty: the message is gone
+    keys = BrokerKeys(own_redis.url, ns)
+    assert keys.pending() == 0
+    with inprocess_worker(settings) as worker:
+        async with schedulers(settings, handing_to(worker.broker)):
+            await live_resolved(event_store, "live-15", 1)
+        assert worker.recorder.failures() == []
+    keys.cleanup()
+    records = await event_store.read_stream("live-15")
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+
+
+@pytest.mark.fault
+async def test_reliability_16_live_two_schedulers_and_five_copies_hold_the_divan_once(
+    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+) -> None:
+    """RELIABILITY 16, live: two schedulers sweep the live Divan due by the clock while its
+    message is sent five more times: one resolution, the other deliveries ack as no-ops."""
+    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    await live_due_now(event_store, "live-16")
+    with inprocess_worker(settings) as worker:
+        async with schedulers(settings, handing_to(worker.broker), count=2):
+            for _ in range(5):
+                worker.broker.enqueue(resolve_message("live-16", 1))
+            await live_resolved(event_store, "live-16", 1)
+
+            async def drained() -> bool:
+                return BrokerKeys(redis_url, ns).pending() == 0
+
+            await wait_for(drained, "every copy processed and acked")
+        assert worker.recorder.failures() == []
+    records = await event_store.read_stream("live-16")
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]

@@ -29,6 +29,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         **os.environ,
         "SEKSENBIR_PG_DSN": migrated_pg_dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        "SEKSENBIR_READ_REDIS_URL": redis_url,  # this session's own db, not the next one
         "SEKSENBIR_BROKER_NAMESPACE": f"test-up-{secrets.token_hex(4)}",
         "SEKSENBIR_DATA": str(tmp_path / "data"),
         "SEKSENBIR_WORKER_METRICS_PORT": str(metrics_port),

@@ -54,6 +54,8 @@ def test_every_settings_field_has_a_variable_and_a_row_in_the_configuration_tabl
 ODD = {
     "pg_dsn": "postgresql://elsewhere/db",
     "redis_url": "redis://elsewhere:6379/3",
+    "broker_url": "redis://queues:6379/0",
+    "read_redis_url": "redis://reads:6379/2",
     "broker_namespace": "ns",
     "cors_origins": "https://a.example,https://b.example",
     "projection_prefix": "px",
@@ -77,6 +79,34 @@ def test_each_variable_sets_its_field(field: str) -> None:
             value = "20000"  # still below resolve_time_limit_ms
         env = {variable: value}
         assert getattr(Settings.from_env(env), field) != default, variable
+
+
+@pytest.mark.parametrize(
+    ("env", "broker", "read"),
+    [
+        ({}, "redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/1"),
+        ({"SEKSENBIR_REDIS_URL": "redis://r:6379/4"}, "redis://r:6379/4", "redis://r:6379/5"),
+        ({"SEKSENBIR_REDIS_URL": "redis://r:6379"}, "redis://r:6379", "redis://r:6379/1"),
+        (
+            {"SEKSENBIR_REDIS_URL": "unix:///s.sock?db=0"},
+            "unix:///s.sock?db=0",
+            "unix:///s.sock?db=1",
+        ),
+        (
+            {"SEKSENBIR_REDIS_URL": "redis://r/0", "SEKSENBIR_READ_REDIS_URL": "redis://o/7"},
+            "redis://r/0",
+            "redis://o/7",
+        ),
+        ({"SEKSENBIR_BROKER_URL": "redis://q/3"}, "redis://q/3", "redis://127.0.0.1:6379/1"),
+    ],
+    ids=["defaults", "db-4", "no-db", "socket", "read-given", "broker-given"],
+)
+def test_issue_14_the_broker_and_the_read_models_default_to_different_databases(
+    env: dict[str, str], broker: str, read: str
+) -> None:
+    settings = Settings.from_env(env)
+    assert (settings.broker_redis, settings.read_redis) == (broker, read)
+    assert settings.broker_redis != settings.read_redis
 
 
 def test_given_names_only_the_seksenbir_variables_that_are_set() -> None:

@@ -60,7 +60,9 @@ def season_chunks(
     state, more = must(state, c.CloseRegistration())
     yield events + more
     for _ in range(divans):
-        events = run_divan(state)
+        # a live Divan is held at its scheduled instant (on time)
+        on_time = state.calendar.at(state.divan + 1) if state.calendar else None
+        events = run_divan(state, now=on_time)
         state = fold(events, state)
         yield events
     if state.phase == "kurultay":

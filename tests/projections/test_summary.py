@@ -16,10 +16,10 @@ from services.projections.projector import Projector
 from shared.app import tokens
 from shared.domain import calendar as cal
 from shared.domain import commands as c
+from shared.domain.evolve import fold
 from shared.domain.simulate import must, season
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import InMemoryEventStore
-from tests.clock import StepClock
 from tests.live_calendar import CREATED_AT, LIVE
 from tests.projections.support import append_chunk, open_gateway, season_chunks
 
@@ -64,7 +64,7 @@ async def test_r1_3_a_live_seasons_summary_has_its_calendar_in_istanbul_time(
         SeasonState(), c.CreateSeason(season_id=season_id, seed=3, mode="live", **LIVE)
     )  # type: ignore[arg-type]
     planned = cal.live(CLOSE)
-    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+    async with open_gateway(memory_store, redis, prefix, lambda: CREATED_AT) as (_gw, client):
         await append_chunk(memory_store, season_id, created, "create")
         await projector.catch_up(season_id)
         status = await _summary(client, season_id)
@@ -112,44 +112,75 @@ async def test_r1_3_a_live_seasons_summary_has_its_calendar_in_istanbul_time(
 
 DIVAN_1 = cal.live(CLOSE).divans[0]
 DIVAN_2 = cal.live(CLOSE).divans[1]
+LIVE_FIELDS = ("calendar", "next_divan_at", "locked", "seconds_to_lock", "paused", "cancelled")
+
+
+class _Clock:
+    """The server's instant for both APIs, set by the test (no wall clock)."""
+
+    def __init__(self) -> None:
+        self.now = CREATED_AT
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 @pytest.mark.parametrize(
-    ("resolved", "now", "locked", "until"),
+    ("resolved", "now", "paused", "expected"),
     [
-        (0, CREATED_AT, False, DIVAN_1),  # days before: counting down to Divan 1
-        (0, DIVAN_1 - timedelta(seconds=100), False, DIVAN_1),
-        (0, DIVAN_1, True, DIVAN_2),  # its instant: locked, orders now count for Divan 2
-        (0, DIVAN_1 + timedelta(minutes=5), True, DIVAN_2),  # not resolved yet: still locked
-        (1, DIVAN_1 + timedelta(minutes=5), False, DIVAN_2),  # resolved: open for Divan 2
+        # (locked, seconds_to_lock, next_divan_at)
+        (0, CREATED_AT, False, (False, DIVAN_1 - CREATED_AT, DIVAN_1)),
+        (0, DIVAN_1 - timedelta(seconds=99.5), False, (False, 100, DIVAN_1)),  # rounded up
+        (0, DIVAN_1, False, (True, 0, DIVAN_2)),  # its instant: locked; orders now for Divan 2
+        (0, DIVAN_1 + timedelta(minutes=5), False, (True, 0, DIVAN_2)),  # still unresolved
+        (
+            1,
+            DIVAN_1 + timedelta(minutes=5),
+            False,
+            (False, DIVAN_2 - DIVAN_1 - timedelta(minutes=5), DIVAN_2),
+        ),
+        (0, DIVAN_1 + timedelta(minutes=5), True, (False, None, None)),  # D-30: the clock stands
     ],
 )
-async def test_r1_3_locked_and_seconds_to_lock_come_from_the_clock_at_the_read(
+async def test_r1_3_the_summary_locks_and_counts_down_by_the_clock_as_the_status_does(
     memory_store: InMemoryEventStore,
     redis: aioredis.Redis,
     prefix: str,
     resolved: int,
     now: datetime,
-    locked: bool,
-    until: datetime,
+    paused: bool,
+    expected: tuple[bool, Any, datetime | None],
 ) -> None:
-    """R-1.3, R-4.4: a live Divan locks at its instant; `seconds_to_lock` counts down (rounded
-    up) to the instant the orders placed now lock at, by the server's injected clock."""
-    clock = StepClock(now - timedelta(milliseconds=1))  # each reading moves 1 ms
+    """R-1.3, R-4.4, D-30: a live Divan locks at its instant; `seconds_to_lock` counts down
+    (rounded up) to the instant the orders placed now lock at, by the server's injected clock;
+    a paused season neither locks nor counts. The read side's summary says exactly what the
+    command side's status says at the same instant."""
+    clock = _Clock()
     projector = Projector(memory_store, redis, prefix)
     season_id = tokens.new_season_id()
-    chunks = season_chunks(4, season_id, divans=resolved)
+    chunks = list(season_chunks(4, season_id, divans=resolved))
+    if paused:
+        state = SeasonState()
+        for chunk in chunks:
+            state = fold(chunk, state)
+        _s, acts = must(
+            state, c.SeasonAdmin(act="pause", reason="test", at=DIVAN_1 - timedelta(hours=1))
+        )
+        chunks.append(acts)
     async with open_gateway(memory_store, redis, prefix, clock) as (_gw, client):
         for n, chunk in enumerate(chunks):
             await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
         await projector.catch_up(season_id)
-        before = clock.now
-        status = await _summary(client, season_id)
-        read_at = clock.now  # the summary read the clock once: at most this instant
-        assert before < read_at
-        assert status["divan"] == resolved
-        assert status["locked"] is locked
-        assert status["seconds_to_lock"] == math.ceil((until - read_at).total_seconds())
+        clock.now = now
+        summary = await _summary(client, season_id)
+        status = (await client.get(f"/v1/seasons/{season_id}")).json()
+    locked, seconds, at = expected
+    if isinstance(seconds, timedelta):
+        seconds = math.ceil(seconds.total_seconds())
+    assert (summary["divan"], summary["paused"]) == (resolved, paused)
+    assert (summary["locked"], summary["seconds_to_lock"]) == (locked, seconds)
+    assert summary["next_divan_at"] == (cal.iso(at) if at is not None else None)
+    assert {f: summary[f] for f in LIVE_FIELDS} == {f: status[f] for f in LIVE_FIELDS}
 
 
 async def test_r3_1_the_map_marks_every_beys_memleket(
