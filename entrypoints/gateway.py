@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -24,9 +25,11 @@ def query_lifespan(
     settings: Settings,
     redis: aioredis.Redis | None = None,
     rebuild: Callable[[str], None] | None = None,
+    clock: Callable[[], datetime] = bootstrap.utc_now,
 ) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     """The query API's lifespan: its Redis client and rebuild queue (bootstrap's, unless
-    injected), the stream hub, and the read side's readiness check."""
+    injected), the stream hub, the clock (the command side's, so both see one instant), and the
+    read side's readiness check."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -52,6 +55,7 @@ def query_lifespan(
                 rebuild=ask,
                 streams=streams,
                 trusted=networks(settings.trusted_proxies),
+                clock=clock,
             )
             app.state.readiness = {
                 **getattr(app.state, "readiness", {}),
@@ -87,7 +91,9 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
     app = bootstrap.command_app(
         settings,
         extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
-        extra_lifespans=[query_lifespan(settings, redis, rebuild)],
+        extra_lifespans=[
+            query_lifespan(settings, redis, rebuild, command_kwargs.get("clock", bootstrap.utc_now))
+        ],
         **command_kwargs,
     )
     # Around Litestar's router and its exception handling, not a route's middleware: a request

@@ -11,16 +11,13 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
-    CalendarOut,
     CreatedOut,
     CreateSeasonIn,
-    DivanAt,
     DivanIn,
     DivanRequestedOut,
     ExportHeader,
     JoinedOut,
     JoinIn,
-    MeOut,
     OfferIn,
     OrderIn,
     OrdersIn,
@@ -30,7 +27,9 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
-from shared.domain.state import Order
+from shared.app.private_view import private_view
+from shared.app.season_calendar import CalendarOut, DivanAt
+from shared.domain.simulate import start
 
 SEASON = "0123456789abcdef0123456789abcdef"
 # A live season's calendar: registration closes Monday 18:00, Divans Tuesdays and Fridays 21:00
@@ -90,21 +89,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             seed_commitment="9f" * 32,
         )
     },
-    "me": {
-        200: MeOut(
-            seat=1,
-            memleket=6,
-            gold=4,
-            exiled=False,
-            hain_through=None,
-            missions=["M-1", "M-4"],
-            missions_done=[],
-            next_divan=4,
-            orders=[Order(province=6, kind="advance", target=71, units=3)],
-            offers_in=[],
-            offers_out=[],
-        )
-    },
+    # a bey's own view, from the one pure function both APIs answer it with (a simulated season)
+    "me": {200: private_view(start(7, SEASON)[0], 1, 42)},
     "submit_orders": {
         "request": OrdersIn(
             orders=[

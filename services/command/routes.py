@@ -37,7 +37,6 @@ from services.command.schemas import (
     JoinedOut,
     JoinIn,
     LiveCreatedOut,
-    MeOut,
     OfferIn,
     OrdersIn,
     OrdersOut,
@@ -64,6 +63,7 @@ from shared.app.openapi import (
     answers,
     with_examples,
 )
+from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
 
 Key = Annotated[
@@ -166,7 +166,7 @@ async def season_status(services: Services, season_id: str) -> SeasonStatus:
     responses=answers(EVERY, BEY_AUTH, STORE),
     security=BEARER,
 )
-async def me(services: Services, claim: BeyClaim) -> MeOut:
+async def me(services: Services, claim: BeyClaim) -> PrivateView:
     return await service.bey_view(services, claim)
 
 

@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from shared.app.bounds import DivanNo, Plate, Seat, Units
+from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain.state import Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
@@ -46,24 +47,6 @@ class CreatedOut(msgspec.Struct, frozen=True):
     seat: int
     token: str
     seed_commitment: str
-
-
-class DivanAt(msgspec.Struct, frozen=True):
-    divan: int
-    at: str  # ISO-8601 with +03:00 (R-1.3)
-
-
-class CalendarOut(msgspec.Struct, frozen=True):
-    """A live season's calendar (R-1.3, R-10.4); every instant ISO-8601 with +03:00.
-
-    `provisional` until registration closes (an early close moves it, R-1.4); `compressed` for
-    an operator's calendar of `divan_interval_seconds` (never counts on the boards)."""
-
-    registration_closes_at: str
-    divans: list[DivanAt]
-    kurultay_closes_at: str
-    provisional: bool
-    compressed: bool
 
 
 class CreatorOut(msgspec.Struct, frozen=True):
@@ -226,22 +209,6 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     paused: bool | UnsetType = UNSET
     cancelled: bool | UnsetType = UNSET
     admin_acts: list[AdminActOut] | UnsetType = UNSET
-
-
-class MeOut(msgspec.Struct, frozen=True):
-    """A bey's own view (R-14): gold, memleket, missions, its orders for the next Divan."""
-
-    seat: int
-    memleket: int
-    gold: int
-    exiled: bool
-    hain_through: int | None
-    missions: list[str]
-    missions_done: list[str]
-    next_divan: int | None  # None after Divan 16, as in the status
-    orders: list[Order]
-    offers_in: list[dict[str, object]]
-    offers_out: list[dict[str, object]]
 
 
 class ExportHeader(msgspec.Struct, frozen=True):

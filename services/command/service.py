@@ -11,7 +11,6 @@ answer in the same commit.
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import secrets
 import uuid
@@ -28,14 +27,11 @@ from services.command.schemas import (
     AdminAction,
     AdminActOut,
     AdminDoneOut,
-    CalendarOut,
     CreatedOut,
     CreatorOut,
-    DivanAt,
     DivanRequestedOut,
     JoinedOut,
     LiveCreatedOut,
-    MeOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
@@ -43,17 +39,19 @@ from services.command.schemas import (
 from shared.app import tokens
 from shared.app.auth import BeyClaim
 from shared.app.export import export_lines
+from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
+from shared.app.season_calendar import calendar_out, lock_status
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import calendar as cal
-from shared.domain import codec, live
+from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import counting_divan, decide, upcoming_divan
 from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.messages import Lang
-from shared.domain.state import DIVANS, AdminAct, Calendar, Order, SeasonState, TreatyKind, perde
+from shared.domain.state import DIVANS, AdminAct, Order, SeasonState, TreatyKind, perde
 from shared.eventstore import (
     ChainError,
     ConcurrencyError,
@@ -189,17 +187,6 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
     return _live_status(status, s, svc.clock())
 
 
-def calendar_out(calendar: Calendar) -> CalendarOut:
-    """A live calendar as the API shows it: every instant ISO-8601 with +03:00 (R-1.3)."""
-    return CalendarOut(
-        registration_closes_at=cal.iso(calendar.registration_closes_at),
-        divans=[DivanAt(n, cal.iso(at)) for n, at in enumerate(calendar.divans, 1)],
-        kurultay_closes_at=cal.iso(calendar.kurultay_closes_at),
-        provisional=calendar.provisional,
-        compressed=calendar.compressed,
-    )
-
-
 def act_out(act: AdminAct) -> AdminActOut:
     return AdminActOut(act=act.act, reason=act.reason, at=cal.iso(act.at), by=act.by)
 
@@ -208,52 +195,28 @@ def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonS
     """A live season's status fields at `now` (none for a trial season: its answer unchanged)."""
     if s.mode != "live" or s.calendar is None:
         return status
-    locked = live.locked(s, now)
-    n = live.counts_for(s, now)
-    ahead = (
-        s.calendar.at(n)
-        if n is not None and n <= DIVANS and s.paused_at is None and not s.cancelled
-        else None
-    )
-    to_lock = 0 if locked is not None else None
-    if ahead is not None and locked is None:
-        to_lock = max(0, math.ceil((ahead - now).total_seconds()))
+    lock = lock_status(s, now)  # shared with the read side's summary
     return msgspec.structs.replace(
         status,
         calendar=calendar_out(s.calendar),
-        next_divan_at=cal.iso(ahead) if ahead is not None else None,
-        locked=locked is not None,
-        seconds_to_lock=to_lock,
+        next_divan_at=lock.next_divan_at,
+        locked=lock.locked,
+        seconds_to_lock=lock.seconds_to_lock,
         paused=s.paused_at is not None,
         cancelled=s.cancelled,
         admin_acts=[act_out(a) for a in s.admin_acts],
     )
 
 
-async def bey_view(svc: Services, claim: BeyClaim) -> MeOut:
-    """A bey's own view (R-14), on a fresh read."""
-    s = (await load(svc, claim.season_id)).state
-    seat = _seat(claim, s)
-    bey = s.bey(seat)
-    assert bey is not None
+async def bey_view(svc: Services, claim: BeyClaim) -> PrivateView:
+    """A bey's own view (R-14), on a fresh read: the PrivateView the read side's /private
+    answers too (shared.app.private_view; without the private reports the read side keeps)."""
+    loaded = await load(svc, claim.season_id)
+    s = loaded.state
     n: int | None = counting_divan(s, svc.clock())  # a live season's by its calendar (R-4.4)
     if n is not None and n > DIVANS:
         n = None
-    return MeOut(
-        seat=seat,
-        memleket=bey.memleket,
-        gold=bey.gold,
-        exiled=s.exiled(seat),
-        hain_through=bey.hain_through,
-        missions=list(bey.missions),
-        missions_done=list(bey.missions_done),
-        next_divan=n,
-        orders=list(s.orders.get(n, {}).get(seat, ())) if n is not None else [],
-        offers_in=[
-            {"from": o.frm, "kind": o.kind, "answer": o.answer} for o in s.offers if o.to == seat
-        ],
-        offers_out=[{"to": o.to, "kind": o.kind} for o in s.offers if o.frm == seat],
-    )
+    return private_view(s, _seat(claim, s), loaded.version, divan=n)
 
 
 # --- creating a season ----------------------------------------------------------------------

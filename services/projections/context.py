@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -23,6 +25,8 @@ class QueryContext(msgspec.Struct):
     rebuild: Any  # callable(season_id) -> None: ask the projectors to rebuild
     streams: StreamHub  # the process's one Redis subscriber, fanned out to the event streams
     trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
+    # the server's instant (injected: tests pass theirs): the summary's lock countdown
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:

@@ -5,6 +5,7 @@ the typed Structs of services/projections/responses.py and the domain's records.
 from __future__ import annotations
 
 import msgspec
+from msgspec.structs import replace
 
 from services.projections.board import _board
 from services.projections.responses import (
@@ -16,17 +17,11 @@ from services.projections.responses import (
     BoardRow,
     LeaderboardOut,
     MapOut,
-    Mission,
-    OfferOut,
     OrdersOut,
-    OwnOrders,
-    OwnReport,
-    PrivateOut,
     Province,
     PublicBey,
     RegionTitle,
     Report,
-    ReportLine,
     ReportsOut,
     SeasonMeta,
     SeasonRow,
@@ -37,7 +32,9 @@ from services.projections.responses import (
     TreatiesOut,
     Treaty,
 )
+from shared.app.private_view import OwnReport, ReportLine, private_view
 from shared.domain.events import BattleRecord, GroupRecord
+from shared.domain.simulate import start
 from shared.domain.state import Order
 
 SEASON = "0123456789abcdef0123456789abcdef"
@@ -156,15 +153,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "boards": {200: BoardOut("han-memleket", [BoardRow(memleket=6, hans=2)])},
     "private": {
-        200: PrivateOut(
-            season_id=SEASON,
-            version=42,
-            seat=1,
-            gold=4,
-            missions=[Mission("M-1", False)],
-            orders=OwnOrders(divan=4, orders=[HOLD]),
-            offers_in=[],
-            offers_out=[OfferOut(to=2, kind="pact")],
+        200: replace(
+            private_view(start(7, SEASON)[0], 1, 42),
             reports=[OwnReport(3, [CONQUEST])],
         )
     },
@@ -177,7 +167,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     "audit_betrayals": {
         200: AuditOut(season_id=SEASON, version=42, betrayals=[], treaty_timeline=[])
     },
-    "ops_bey": {200: PrivateOut(season_id=SEASON, version=42, seat=1, gold=4)},
+    "ops_bey": {200: private_view(start(7, SEASON)[0], 1, 42, [])},
     "ticket": {201: TicketOut(ticket="Zm9vYmFyYmF6cXV4cXV1eHF1dXg", expires_in=30)},
     "events": {
         200: 'event: ready\ndata: {"channels": 2}\n\n'

@@ -105,6 +105,11 @@ class Keys:
     def reports_private(self, seat: int) -> str:
         return f"{self.base}:reports:{seat}"
 
+    def stream_log(self, seat: int | None = None) -> str:
+        """The event stream's messages, by id (a sorted set): the public channel's, or one
+        bey's own; a stream resumes from it (services/projections/streamlog.py)."""
+        return f"{self.base}:log" + (f":{seat}" if seat is not None else "")
+
     def battles(self, divan: int) -> str:
         return f"{self.base}:battles:{divan}"
 

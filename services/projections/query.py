@@ -5,15 +5,20 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar, cast
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example, Operation
+from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
+from services.projections import streamlog
 from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
 from services.projections.context import ctx, season_read
@@ -28,7 +33,6 @@ from services.projections.responses import (
     LeaderboardOut,
     MapOut,
     OrdersOut,
-    PrivateOut,
     ReportsOut,
     SeasonsOut,
     SummaryOut,
@@ -36,8 +40,10 @@ from services.projections.responses import (
     TitlesOut,
     TreatiesOut,
 )
+from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription, unavailable
+from services.projections.views import lock_fields
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import ReadDivanPath, SeatPath
@@ -54,6 +60,7 @@ from shared.app.openapi import (
     answers,
     with_examples,
 )
+from shared.app.private_view import STORED, PrivateView
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
 from shared.domain.events import BattleRecord
@@ -203,7 +210,8 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
-    return answer(meta, SummaryOut, {"status": meta})
+    now = ctx(request).clock()
+    return answer(meta, SummaryOut, {"status": {**meta, **lock_fields(meta, now)}})
 
 
 @get(
@@ -236,26 +244,39 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 
 @get(
     "/seasons/{season_id:str}/private",
-    summary="A bey's own gold, missions, orders and reports",
+    summary="A bey's own view (PrivateView, as /me) with its private reports",
     responses=answers(EVERY, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
 )
 async def private(
     request: Request[Any, Any, Any], season_id: str, seat: int
-) -> Response[PrivateOut]:
-    """`seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
+) -> Response[PrivateView]:
+    """The same PrivateView `GET /seasons/{id}/me` answers (shared.app.private_view), as the
+    read side projected it, with the bey's private report parts per Divan (`reports`).
+    `seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
+    return await _private(request, season_id, seat)
 
+
+async def _private(
+    request: Request[Any, Any, Any], season_id: str, seat: int
+) -> Response[PrivateView]:
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.private(seat))
         p.hgetall(k.reports_private(seat))
 
     meta, (mine, reports_raw) = await season_read(request, season_id, fetch)
     lang = negotiate(request.scope)
+    if not mine:
+        raise Problem(404, "not_found")
+    if not set(STORED) <= {f.decode() for f in mine}:
+        # projected by a version before the PrivateView's fields: rebuild it, never a 500
+        ctx(request).rebuild(season_id)
+        raise Problem(503, "projection_rebuilding", retry_after=2)
     own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
     return answer(
         meta,
-        PrivateOut,
+        PrivateView,
         {
             "seat": seat,
             **_hash(mine),
@@ -359,10 +380,10 @@ async def audit_betrayals(
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: SeatPath
-) -> Response[PrivateOut]:
-    meta, (mine,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.private(seat)))
+) -> Response[PrivateView]:
+    """The bey's PrivateView as `GET /private` answers it to the bey (404: no bey there)."""
     await _record_ops_read(request, season_id, f"beys/{seat}")
-    return answer(meta, PrivateOut, {"seat": seat, **_hash(mine)})
+    return await _private(request, season_id, seat)
 
 
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
@@ -390,42 +411,181 @@ async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> 
     return TicketOut(value, TICKET_TTL_S)
 
 
+@dataclass
+class _StreamOperation(Operation):
+    """The event stream's operation, with its event names and payloads as `x-events`."""
+
+    x_events: dict[str, object] = field(
+        default_factory=streamlog.schemas, metadata={"alias": "x-events"}
+    )
+
+
+STREAM_DESCRIPTION = """\
+Server-sent events (text/event-stream) of one season, public; with `?ticket=` (from
+`POST /seasons/{id}/tickets`: single use, 30 s) also the bey's own. Each message has an
+`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload:
+
+- `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
+  delivers everything after;
+- `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
+  province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
+  `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
+
+An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
+k its place among that version's messages. On reconnecting, EventSource sends the last id it saw
+as `Last-Event-ID`; the stream then sends every message after it, exactly once, before the new
+ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`; a season
+version `V` is a position too (everything after version V: open the stream with the `version`
+of a read). Without either the stream starts at the season's current version. A season that is
+over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
+(`: keep-alive`) come every 15 s when nothing else does.
+"""
+
+
 @get(
     "/seasons/{season_id:str}/events",
-    summary="Server-sent events: Divan reports, betrayals, season",
-    responses=answers(EVERY, READ, STREAM),
+    summary="Server-sent events: Divan reports, betrayals, season (resumable)",
+    description=STREAM_DESCRIPTION,
+    responses={
+        **answers(EVERY, READ, STREAM, "bad_last_event_id"),
+        200: ResponseSpec(
+            str,
+            media_type="text/event-stream",
+            description="The stream: `event:`, `id:` and `data:` lines per message (x-events)",
+            generate_examples=False,
+            examples=[
+                Example(
+                    summary="ready, then a Divan's report",
+                    value='event: ready\nid: 30\ndata: {"channels":1}\n\n'
+                    'event: divan_report\nid: 59-0\ndata: {"divan":1,"type":"divan_report"}\n\n',
+                )
+            ],
+        ),
+        204: ResponseSpec(
+            None,
+            description="The season is over and nothing is left to send after the position",
+        ),
+    },
     media_type="text/event-stream",
+    operation_class=_StreamOperation,
 )
-async def events(request: Request[Any, Any, Any], season_id: str) -> ServerSentEvent:
-    """Public announcements; with `?ticket=` (single use, 30 s) also the bey's private ones."""
+async def events(
+    request: Request[Any, Any, Any],
+    season_id: str,
+    ticket: Annotated[
+        str | None,
+        Parameter(description="single-use ticket (POST …/tickets): adds the bey's own events"),
+    ] = None,
+    last_event_id: Annotated[
+        str | None,
+        HeaderParameter(
+            name="Last-Event-ID",
+            description="resume after this id (`V-k`) or season version (`V`); sent by "
+            "EventSource when it reconnects",
+            required=False,
+        ),
+    ] = None,
+    last_event_id_query: Annotated[
+        str | None,
+        QueryParameter(
+            name="last_event_id",
+            description="the same as Last-Event-ID, for a new EventSource (the header wins)",
+            required=False,
+        ),
+    ] = None,
+) -> Response[Any]:
+    """Public announcements; with `?ticket=` also the bey's private ones (STREAM_DESCRIPTION)."""
     c = ctx(request)
-    await season_read(request, season_id, lambda k, p: None)
+    meta, _ = await season_read(request, season_id, lambda k, p: None)
+    given = last_event_id if last_event_id is not None else last_event_id_query
+    after = streamlog.position(given) if given is not None else meta["version"] * STEP + STEP - 1
+    if after is None:
+        raise Problem(400, "bad_last_event_id")
+    since = given.strip() if given is not None else str(meta["version"])
     client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
+    seat: int | None = None
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]
-        if ticket_value := request.query_params.get("ticket"):
-            owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket_value}")
+        if ticket:
+            owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket}")
             if owner is None or not owner.decode().startswith(f"{season_id}:"):
                 raise Problem(401, "bad_ticket")
-            channels.append(channel(c.prefix, season_id, int(owner.decode().split(":")[1])))
+            seat = int(owner.decode().split(":")[1])
+            channels.append(channel(c.prefix, season_id, seat))
+        if meta["phase"] == "over":
+            # Nothing more will be published: the log is all there is, no subscription needed.
+            backlog = await _backlog(request, season_id, seat, after)
+            if not backlog:
+                return Response(None, status_code=204)  # nothing will come: EventSource stops
+            return ServerSentEvent(_replayed(len(channels), since, backlog))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
         ) from None
-    stream = _stream(sub)
+    try:
+        # Subscribed first, then the log read: whatever is published from now on reaches the
+        # subscription, whatever came before is in the log (duplicates are skipped by id).
+        backlog = await _backlog(request, season_id, seat, after)
+    except BaseException:
+        sub.release()
+        raise
+    stream = _stream(sub, since, after, backlog)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     return ServerSentEvent(stream)
 
 
-async def _stream(sub: Subscription) -> AsyncIterator[ServerSentEventMessage]:
-    """The stream's frames: `ready` once subscribed, then its channels' messages (from the
-    process's one subscriber, services/projections/streams.py), keep-alives in between."""
+async def _backlog(
+    request: Request[Any, Any, Any], season_id: str, seat: int | None, after: int
+) -> list[tuple[int, str, str]]:
+    """The logged messages after `after` (public, and the bey's own), in id order."""
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.zrangebyscore(k.stream_log(), f"({after}", "+inf")
+        if seat is not None:
+            p.zrangebyscore(k.stream_log(seat), f"({after}", "+inf")
+
+    _meta, logs = await season_read(request, season_id, fetch)
+    return sorted(streamlog.split(m) for log in logs for m in log)
+
+
+def _frame(message_id: str, data: str) -> ServerSentEventMessage:
+    kind = msgspec.json.decode(data).get("type", "message")
+    return ServerSentEventMessage(event=kind, data=data, id=message_id)
+
+
+def _ready(channels: int, since: str) -> ServerSentEventMessage:
+    return ServerSentEventMessage(
+        event="ready", data=_enc.encode({"channels": channels}).decode(), id=since
+    )
+
+
+async def _replayed(
+    channels: int, since: str, backlog: list[tuple[int, str, str]]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream of a season that is over: `ready`, what the log holds after it, the end."""
+    yield _ready(channels, since)
+    for _score, message_id, data in backlog:
+        yield _frame(message_id, data)
+
+
+async def _stream(
+    sub: Subscription, since: str, after: int, backlog: list[tuple[int, str, str]]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
+    log holds after it, then its channels' messages (from the process's one subscriber,
+    services/projections/streams.py) past what was sent, keep-alives in between; it ends
+    after `season_over`."""
     try:
-        yield ServerSentEventMessage(
-            event="ready", data=_enc.encode({"channels": len(sub.channels)}).decode()
-        )
+        yield _ready(len(sub.channels), since)
+        sent = after
+        for score, message_id, data in backlog:
+            sent = score
+            frame = _frame(message_id, data)
+            yield frame
+            if frame.event == streamlog.LAST:
+                return
         while True:
             batch = await sub.next(timeout=15.0)
             if batch is None:
@@ -435,9 +595,14 @@ async def _stream(sub: Subscription) -> AsyncIterator[ServerSentEventMessage]:
             if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
                 return
             for raw in batch:
-                data = raw.decode()
-                kind = msgspec.json.decode(data).get("type", "message")
-                yield ServerSentEventMessage(event=kind, data=data)
+                score, message_id, data = streamlog.split(raw)
+                if score <= sent:  # logged before the backlog was read: sent already
+                    continue
+                sent = score
+                frame = _frame(message_id, data)
+                yield frame
+                if frame.event == streamlog.LAST:
+                    return
     finally:
         sub.release()
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from services.projections import streamlog
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
@@ -57,8 +58,9 @@ def project(
     nothing is announced on the streams then.
     """
     ops: list[Op] = []
-    for event in events:
-        ops.extend(_specific(keys, state, event, live))
+    first = version - len(events) + 1  # stream versions are contiguous: one per event
+    for at, event in enumerate(events, start=first):
+        ops.extend(_specific(keys, state, event, at, live))
     views, ranks = all_views(state, version)
     diff = _diff(keys, before, views, ranks)
     if state.phase == "over":  # R-10.5: after the Kurultay the lot decides the final order
@@ -66,7 +68,7 @@ def project(
     return diff + ops, Snapshot(views, ranks)
 
 
-def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[Op]:  # noqa: PLR0911 — one match over the event types with records of their own
+def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) -> list[Op]:  # noqa: PLR0911 — one match over the event types with records of their own
     match e:
         case ev.DivanLocked():
             return [
@@ -113,9 +115,9 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, live: bool) -> list[O
         case ev.BattlesResolved():
             return _battles(keys, state, e)
         case ev.DivanResolved():
-            return _report(keys, e, live)
+            return _report(keys, e, at, live)
         case ev.KurultayHeld():
-            return _kurultay(keys, state, e, live)
+            return _kurultay(keys, state, e, at, live)
         case _:
             return []
 
@@ -166,41 +168,42 @@ def _battles(keys: Keys, state: SeasonState, e: ev.BattlesResolved) -> list[Op]:
     return ops
 
 
-def _report(keys: Keys, e: ev.DivanResolved, live: bool) -> list[Op]:
+def announce(
+    keys: Keys, at: int, messages: Sequence[tuple[int | None, dict[str, Any]]], live: bool
+) -> list[Op]:
+    """The stream messages of the event at version `at` (public: seat None; else that bey's).
+
+    Each is logged (a sorted set per channel, ordered by its id `at-k`, k its place among the
+    event's messages), rebuilt like every read model, so a stream resumes from Last-Event-ID
+    without loss or duplicates; and, live only, published to the channel's open streams.
+    """
+    ops: list[Op] = []
+    for k, (seat, payload) in enumerate(messages):
+        message_id = streamlog.StreamId(at, k)
+        member = streamlog.message(message_id, j(payload))
+        ops.append(("ZADD", keys.stream_log(seat), message_id.score, member))
+        if live:
+            ops.append(("PUBLISH", channel(keys.prefix, keys.season_id, seat), member))
+    return ops
+
+
+def _report(keys: Keys, e: ev.DivanResolved, at: int, live: bool) -> list[Op]:
     ops: list[Op] = [("HSET", keys.reports, str(e.divan), j(msgspec.to_builtins(e.public)))]
     for seat, lines in sorted(e.private.items()):
         ops.append(
             ("HSET", keys.reports_private(seat), str(e.divan), j(msgspec.to_builtins(lines)))
         )
-    if live:
-        ops.append(
-            (
-                "PUBLISH",
-                channel(keys.prefix, keys.season_id),
-                j({"type": "divan_report", "divan": e.divan}),
-            )
-        )
-        for seat in sorted(e.private):
-            ops.append(
-                (
-                    "PUBLISH",
-                    channel(keys.prefix, keys.season_id, seat),
-                    j({"type": "private_report", "divan": e.divan}),
-                )
-            )
-        betrayals = [line.data for line in e.public if line.kind == "betrayal"]
-        if betrayals:
-            ops.append(
-                (
-                    "PUBLISH",
-                    channel(keys.prefix, keys.season_id),
-                    j({"type": "betrayals", "divan": e.divan, "betrayals": betrayals}),
-                )
-            )
-    return ops
+    messages: list[tuple[int | None, dict[str, Any]]] = [
+        (None, {"type": "divan_report", "divan": e.divan})
+    ]
+    messages += [(seat, {"type": "private_report", "divan": e.divan}) for seat in sorted(e.private)]
+    betrayals = [line.data for line in e.public if line.kind == "betrayal"]
+    if betrayals:
+        messages.append((None, {"type": "betrayals", "divan": e.divan, "betrayals": betrayals}))
+    return ops + announce(keys, at, messages, live)
 
 
-def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) -> list[Op]:
+def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, at: int, live: bool) -> list[Op]:
     """The final order is the Kurultay's (R-10.5, with its lot); cross-season boards if counted."""
     n = len(e.scores)
     ops: list[Op] = [
@@ -209,11 +212,13 @@ def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, live: bool) ->
     ops.append(("HSET", keys.kurultay, "result", j(msgspec.to_builtins(e))))
     # R-10.4: the Kurultay's report, public, served beside the Divans' (who voted for whom too)
     ops.append(("HSET", keys.reports, KURULTAY_REPORT, j(msgspec.to_builtins(kurultay(e)))))
-    if live:
-        public = channel(keys.prefix, keys.season_id)
-        ops.append(("PUBLISH", public, j({"type": "kurultay_report"})))
-        ops.append(("PUBLISH", public, j({"type": "season_over", "han": e.han})))
-    return ops
+    # the last messages of a season: a stream ends after season_over
+    return ops + announce(
+        keys,
+        at,
+        [(None, {"type": "kurultay_report"}), (None, {"type": "season_over", "han": e.han})],
+        live,
+    )
 
 
 def cross_season(

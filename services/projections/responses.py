@@ -13,13 +13,19 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+# a report line is one shape everywhere; the bey's own view is shared with /me
+from shared.app.private_view import ReportLine  # one line shape: reports and /private
+from shared.app.season_calendar import CalendarOut
+
 Record = dict[str, Any]  # a stored record of the domain's, passed through as stored
 
 
 class Province(msgspec.Struct):
-    """R-14 map: an owned il has owner, units and sur; an unowned one owner null and milis."""
+    """R-14 map: an owned il has owner, units and sur; an unowned one owner null and milis.
+    `memleket_of`: the seat whose memleket the il is, or null (R-3.1, R-3.3; public)."""
 
     owner: int | None
+    memleket_of: int | None = None
     milis: int | UnsetType = UNSET
     units: int | UnsetType = UNSET
     sur: bool | UnsetType = UNSET
@@ -81,17 +87,6 @@ class TreatiesOut(msgspec.Struct):
     treaties: list[Treaty]
 
 
-class ReportLine(msgspec.Struct):
-    """One structured line of a report: its Turkish and English text, and `text`, the one in
-    the language the request asked for (Accept-Language or `?lang=`; docs/api.md Language)."""
-
-    kind: str
-    data: dict[str, int | str | list[int] | None]
-    tr: str
-    en: str
-    text: str
-
-
 class Report(msgspec.Struct):
     """`kind` divan (with its `divan`) or kurultay (`divan` null, last)."""
 
@@ -139,7 +134,15 @@ class SeasonsOut(msgspec.Struct):
 
 
 class SeasonMeta(msgspec.Struct):
-    """The season's status as the read side projected it (the seed after the Kurultay)."""
+    """The season's status as the read side projected it (the seed after the Kurultay).
+
+    `ceasefire`: a Bayram ceasefire holds at the next Divan (R-6.7: attacks on beys are
+    cancelled). Live seasons: `calendar`, `paused`, `cancelled`; and computed at the read from
+    the server's clock as the command side's status does: `next_divan_at` (the instant the
+    orders placed now lock at; null while paused or cancelled), `locked` (a Divan's instant
+    passed and it is not resolved yet; trial: a requested Divan is being resolved) and
+    `seconds_to_lock` (0 while locked; null in trial).
+    """
 
     season_id: str
     mode: str
@@ -155,6 +158,13 @@ class SeasonMeta(msgspec.Struct):
     seed_salt: str | None
     version: int
     beys: int
+    ceasefire: bool = False
+    calendar: CalendarOut | None = None
+    paused: bool = False
+    cancelled: bool = False
+    next_divan_at: str | None = None
+    locked: bool = False
+    seconds_to_lock: int | None = None
 
 
 class SummaryOut(msgspec.Struct):
@@ -176,46 +186,6 @@ class BoardRow(msgspec.Struct):
 class BoardOut(msgspec.Struct):
     board: str
     rows: list[BoardRow]
-
-
-class Mission(msgspec.Struct):
-    id: str
-    done: bool
-
-
-class OwnOrders(msgspec.Struct):
-    divan: int | None
-    orders: list[Record]
-
-
-class OfferIn(msgspec.Struct):
-    frm: int = msgspec.field(name="from")
-    kind: str
-    answer: str | None
-
-
-class OfferOut(msgspec.Struct):
-    to: int
-    kind: str
-
-
-class OwnReport(msgspec.Struct):
-    divan: int
-    lines: list[ReportLine]
-
-
-class PrivateOut(msgspec.Struct):
-    """A bey's own secrets (R-14); the fields are absent for a seat nobody holds."""
-
-    season_id: str
-    version: int
-    seat: int
-    gold: int | UnsetType = UNSET
-    missions: list[Mission] | UnsetType = UNSET
-    orders: OwnOrders | UnsetType = UNSET
-    offers_in: list[OfferIn] | UnsetType = UNSET
-    offers_out: list[OfferOut] | UnsetType = UNSET
-    reports: list[OwnReport] | UnsetType = UNSET
 
 
 class BattlesOut(msgspec.Struct):

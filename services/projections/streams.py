@@ -13,8 +13,8 @@ Before, every open `GET /seasons/{id}/events` held a pub/sub connection of the r
   published after the stream's `ready` event reaches it, as with a connection of its own.
 - Redis lost (a read error, or no answer to the hub's PING in time): every open stream is
   ended (EventSource reconnects by itself) rather than left open with a silent gap; the hub
-  connects again for the next stream. Pub/sub never replays: Last-Event-ID is not used, as
-  before, and a reconnecting client re-reads `/reports` for what it missed.
+  connects again for the next stream. Pub/sub never replays; a reconnecting client resumes
+  from the projection's log of the messages instead (services/projections/streamlog.py).
 - Caps: `streams_per_client` open streams per client address (over it: 429
   `too_many_streams`) and `streams_per_process` in all (over it: 503 `streams_full`), both
   with Retry-After.
@@ -42,6 +42,10 @@ PING_S = 5.0  # nothing heard for this long: PING
 DEAD_S = 15.0  # nothing heard (not even the PONG) for this long: the connection is lost
 
 _REPLY = {"SUBSCRIBE": "subscribe", "UNSUBSCRIBE": "unsubscribe", "PING": "pong"}
+# Queued to the writer when its link is done with. Cancelling alone is not enough: on Python
+# 3.11 the asyncio.wait_for inside redis-py's send can swallow a cancellation that arrives as
+# the send completes, and the writer would wait on its queue for ever (a shutdown that hangs).
+_STOP = "STOP"
 Connect = Callable[[], Awaitable[Any]]  # a new, connected redis.asyncio Connection
 
 
@@ -219,6 +223,8 @@ class StreamHub:
         try:
             while True:
                 kind, name, fut = await link.outbox.get()
+                if kind == _STOP:
+                    return
                 link.pending.append((kind, name, fut))
                 await link.conn.send_command(kind, *([name] if name is not None else []))
         except (RedisError, OSError) as exc:
@@ -272,6 +278,7 @@ class StreamHub:
         self._channels.clear()
         for sub in list(self._open):
             sub.end("redis_lost")
+        link.outbox.put_nowait((_STOP, None, None))
         current = asyncio.current_task()
         for task in link.tasks:
             if task is not current:
@@ -284,6 +291,7 @@ class StreamHub:
             sub.end("shutdown")
         link, self._link = self._link, None
         if link is not None:
+            link.outbox.put_nowait((_STOP, None, None))
             for task in link.tasks:
                 task.cancel()
             for task in link.tasks:

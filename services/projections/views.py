@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
 
+from shared.app.private_view import private_view, stored_fields
+from shared.app.season_calendar import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.domain.board import Board
 from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
@@ -21,13 +24,18 @@ def j(value: Any) -> bytes:
 
 
 def province_view(state: SeasonState) -> dict[str, bytes]:
-    """R-14 map: owner, units, sur for owned; milis for unowned."""
+    """R-14 map: owner, units, sur for owned; milis for unowned; and whose memleket each il
+    is (`memleket_of`: the seat, or null; R-3.1, R-3.3: public and fixed for the season)."""
+    homes = {b.memleket: b.seat for b in state.beys}
     out = {}
     for plate, p in enumerate(state.provinces, start=1):
+        home = homes.get(plate)
         if p.owner is None:
-            out[str(plate)] = j({"owner": None, "milis": p.units})
+            out[str(plate)] = j({"owner": None, "milis": p.units, "memleket_of": home})
         else:
-            out[str(plate)] = j({"owner": p.owner, "units": p.units, "sur": p.sur})
+            out[str(plate)] = j(
+                {"owner": p.owner, "units": p.units, "sur": p.sur, "memleket_of": home}
+            )
     return out
 
 
@@ -81,35 +89,24 @@ def treaty_view(state: SeasonState) -> dict[str, bytes]:
     }
 
 
-def private_view(state: SeasonState, seat: int) -> dict[str, bytes]:
-    """A bey's own secrets: gold, missions and their state, its orders, its offers (R-14)."""
-    bey = state.bey(seat)
-    assert bey is not None
-    n = upcoming_divan(state)
-    return {
-        "gold": j(bey.gold),
-        "missions": j([{"id": m, "done": m in bey.missions_done} for m in bey.missions]),
-        "orders": j(
-            {
-                "divan": n,
-                "orders": msgspec.to_builtins(state.orders.get(n, {}).get(seat, ()) if n else ()),
-            }
-        ),
-        "offers_in": j(
-            [
-                {"from": o.frm, "kind": o.kind, "answer": o.answer}
-                for o in state.offers
-                if o.to == seat
-            ]
-        ),
-        "offers_out": j([{"to": o.to, "kind": o.kind} for o in state.offers if o.frm == seat]),
-    }
+def private_fields(state: SeasonState, seat: int) -> dict[str, bytes]:
+    """A bey's own view (shared.app.private_view, R-14), one hash field per stored field: its
+    gold, missions and their progress, orders, treaties, offers (reports are kept apart)."""
+    fields = stored_fields(private_view(state, seat, 0))
+    return {name: j(value) for name, value in fields.items()}
 
 
 def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     over = state.phase == "over"
     nxt = upcoming_divan(state)
+    cal = state.calendar if state.mode == "live" else None
     return {
+        # R-6.7: a Bayram ceasefire holds at the next Divan (as the command side's status)
+        "ceasefire": j(nxt is not None and state.ceasefire_divan == nxt),
+        # live only: what the read computes the lock countdown from (lock_fields)
+        "calendar": j(calendar_out(cal) if cal is not None else None),
+        "paused": j(state.paused_at is not None),
+        "cancelled": j(state.cancelled),
         "season_id": j(state.season_id),
         "mode": j(state.mode),
         "phase": j(state.phase),
@@ -128,6 +125,28 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
     }
 
 
+def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """`next_divan_at`, `locked` and `seconds_to_lock` of a projected meta at `now` (the read's
+    instant), computed as the command side's status does (shared.app.season_calendar). Trial
+    (R-1.2): locked while a requested Divan is resolved, no instants."""
+    shown = meta.get("calendar")
+    if shown is None:
+        return {
+            "next_divan_at": None,
+            "locked": bool(meta.get("resolving")),
+            "seconds_to_lock": None,
+        }
+    state = SeasonState(
+        mode="live",
+        phase=meta["phase"],
+        divan=int(meta["divan"]),
+        calendar=calendar_in(msgspec.convert(shown, CalendarOut)),
+        paused_at=now if meta.get("paused") else None,  # only whether it is paused counts
+        cancelled=bool(meta.get("cancelled")),
+    )
+    return msgspec.to_builtins(lock_status(state, now))  # type: ignore[no-any-return]
+
+
 def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]]:
     """Every hash view of the season, and the leaderboard's scores."""
     beys, ranks = bey_views(state)
@@ -139,7 +158,7 @@ def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]
         "treaties": treaty_view(state),
     }
     for b in state.beys:
-        views[f"private:{b.seat}"] = private_view(state, b.seat)
+        views[f"private:{b.seat}"] = private_fields(state, b.seat)
     # Token hashes (never tokens) so the read side can authorise a bey without the store.
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
     return views, ranks

@@ -53,6 +53,7 @@ CODES: dict[str, tuple[int, str]] = {
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
     "bad_idempotency_key": (400, "the Idempotency-Key is longer than 200 characters"),
     "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
+    "bad_last_event_id": (400, "a Last-Event-ID that is no stream id (V-k) or version (V)"),
     "missing_token": (401, "no bearer token"),
     "bad_token": (401, "a token that is not valid here (counted by the failed-token limit)"),
     "bad_ticket": (401, "an event-stream ticket that is unknown, used or of another season"),

@@ -101,6 +101,7 @@ CATALOGUE: dict[str, Text] = {
     "rate_limited": T("Çok fazla istek; biraz sonra tekrar deneyin", "Too many requests; try again shortly"),
     "bad_request": T("İstek anlaşılamadı", "The request could not be understood"),
     "malformed_json": T("İstek gövdesi geçerli JSON değil", "The request body is not valid JSON"),
+    "bad_last_event_id": T("Last-Event-ID bir akış kimliği (V-k) ya da sezon sürümü (V) olmalı", "Last-Event-ID must be a stream id (V-k) or a season version (V)"),
     "malformed_json.empty": T("İstek gövdesi boş", "The request body is empty"),
     "malformed_json.utf8": T("İstek gövdesi geçerli UTF-8 değil (RFC 8259)", "The request body is not valid UTF-8 (RFC 8259)"),
     "malformed_json.syntax": T("İstek gövdesi geçerli JSON değil ({error})", "The request body is not valid JSON ({error})"),

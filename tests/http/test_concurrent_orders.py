@@ -70,7 +70,7 @@ async def check_stored_once(api: Api, beys: list[Bey], before: int, stored: set[
         me = r.json()
         assert me["seat"] == bey.seat
         expected = echoed(orders_of(bey)) if bey.seat in stored else []
-        assert me["orders"] == expected
+        assert me["orders"]["orders"] == expected
         if bey.seat in stored:
             assert list(by_seat[bey.seat].orders) == [Order(**o) for o in orders_of(bey)]  # type: ignore[arg-type]
 

@@ -196,7 +196,7 @@ async def test_a_reused_request_id_never_drops_a_newer_order_set(pg_api: Api) ->
         r = await pg_api.client.post(bey.url("/orders"), headers=headers, json=body)
         assert r.status_code == 200, r.text
     me = (await pg_api.client.get(bey.url("/me"), headers=bey.auth())).json()
-    assert me["orders"] == echoed(ORDERS["orders"])
+    assert me["orders"]["orders"] == echoed(ORDERS["orders"])
 
 
 @pytest.mark.integration

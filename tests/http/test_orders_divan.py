@@ -64,12 +64,12 @@ async def test_the_answer_names_divan_n_before_the_lock_and_n_plus_1_after_it(pg
     assert await submit(pg_api, bey, SUPPORT) == {"divan": 2, "orders": 1}
     assert await submit(pg_api, bey, HOLD, divan=2) == {"divan": 2, "orders": 1}
     mine = await me(pg_api, bey)
-    assert (mine["next_divan"], mine["orders"]) == (2, echoed(HOLD))
+    assert (mine["next_divan"], mine["orders"]) == (2, {"divan": 2, "orders": echoed(HOLD)})
 
     assert await resolve(Seasons(pg_api.store), bey.season_id, 1) == "resolved"
     assert await locked_orders(pg_api, bey, 1) == (Order(**ADVANCE[0]),)  # type: ignore[arg-type]
     mine = await me(pg_api, bey)
-    assert (mine["next_divan"], mine["orders"]) == (2, echoed(HOLD))
+    assert (mine["next_divan"], mine["orders"]) == (2, {"divan": 2, "orders": echoed(HOLD)})
     assert await submit(pg_api, bey, SUPPORT) == {"divan": 2, "orders": 1}
 
     await play_divans(pg_api, bey, 1)
@@ -82,11 +82,11 @@ async def test_a_later_set_replaces_the_earlier_one_for_the_divan(pg_api: Api) -
     """R-4.1: the newest set stands, a later Bekle replacing an earlier İlerle; /me shows it."""
     bey = await create_trial(pg_api.client)
     await submit(pg_api, bey, ADVANCE)
-    assert (await me(pg_api, bey))["orders"] == echoed(ADVANCE)
+    assert (await me(pg_api, bey))["orders"]["orders"] == echoed(ADVANCE)
     await submit(pg_api, bey, HOLD)
-    assert (await me(pg_api, bey))["orders"] == echoed(HOLD)
+    assert (await me(pg_api, bey))["orders"]["orders"] == echoed(HOLD)
     await submit(pg_api, bey, [])
-    assert (await me(pg_api, bey))["orders"] == []
+    assert (await me(pg_api, bey))["orders"]["orders"] == []
     await submit(pg_api, bey, SUPPORT)
     await play_divans(pg_api, bey, 1)
     assert await locked_orders(pg_api, bey, 1) == (Order(**SUPPORT[0]),)  # type: ignore[arg-type]
@@ -97,7 +97,7 @@ async def test_a_later_set_replaces_the_earlier_one_in_memory(memory_api: Api) -
     bey = await create_trial(memory_api.client)
     assert await submit(memory_api, bey, ADVANCE) == {"divan": 1, "orders": 1}
     assert await submit(memory_api, bey, HOLD, divan=1) == {"divan": 1, "orders": 1}
-    assert (await me(memory_api, bey))["orders"] == echoed(HOLD)
+    assert (await me(memory_api, bey))["orders"]["orders"] == echoed(HOLD)
 
 
 async def test_r4_1_two_orders_for_one_province_are_refused_and_the_set_before_stands(
@@ -112,4 +112,4 @@ async def test_r4_1_two_orders_for_one_province_are_refused_and_the_set_before_s
     body = r.json()
     assert (body["code"], body["province"]) == ("duplicate_province", ANKARA)
     assert "Ankara" in body["detail"]
-    assert (await me(memory_api, bey))["orders"] == echoed(SUPPORT)
+    assert (await me(memory_api, bey))["orders"]["orders"] == echoed(SUPPORT)

@@ -19,7 +19,7 @@ async def test_r1_1_after_divan_16_me_and_the_status_agree_there_is_no_next_diva
         assert status["phase"] == phase
         assert status["next_divan"] is None
         assert mine["next_divan"] is None
-        assert mine["orders"] == []
+        assert mine["orders"] == {"divan": None, "orders": []}
         if phase == "kurultay":
             r = await api.client.post(
                 bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2}

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
+import jsonschema_rs
 import uvicorn
 
 from tests.projections.support import Gateway
@@ -16,6 +19,7 @@ from tests.projections.support import Gateway
 @dataclass
 class Frame:
     event: str | None = None
+    id: str | None = None
     data: list[str] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
 
@@ -34,21 +38,47 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
             value = value.removeprefix(" ")
             if name == "event":
                 frame.event = value
+            elif name == "id":
+                frame.id = value
             elif name == "data":
                 frame.data.append(value)
+
+
+EVENTS_OP = ("/v1/seasons/{season_id}/events", "get")
+
+
+async def described_events(client: httpx.AsyncClient) -> dict[str, dict[str, Any]]:
+    """The stream operation's `x-events` in the served document: name -> {description, data}."""
+    doc = (await client.get("/v1/schema/openapi.json")).json()
+    path, method = EVENTS_OP
+    events: dict[str, dict[str, Any]] = doc["paths"][path][method]["x-events"]
+    return events
+
+
+def undocumented(described: dict[str, dict[str, Any]], frame: Frame) -> list[str]:
+    """Why a named frame does not match the document (an unknown name, a payload that does
+    not validate); [] for one that does, and for comments."""
+    if frame.event is None:
+        return []
+    if frame.event not in described:
+        return [f"event {frame.event!r} is not documented"]
+    validator = jsonschema_rs.Draft202012Validator(described[frame.event]["data"])
+    return [str(e) for d in frame.data for e in validator.iter_errors(json.loads(d))]
 
 
 class Stream:
     """A connected SSE client: its frames arrive on a queue, read with a timeout."""
 
-    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
-        self.client, self.url = client, url
+    def __init__(
+        self, client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.client, self.url, self.headers = client, url, headers or {}
         self.queue: asyncio.Queue[Frame] = asyncio.Queue()
         self.status: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        async with self.client.stream("GET", self.url) as response:
+        async with self.client.stream("GET", self.url, headers=self.headers) as response:
             self.status.set_result(response.status_code)
             if response.status_code != 200:
                 return
@@ -64,6 +94,14 @@ class Stream:
                 seen.append(frame)
                 if frame.event == event:
                     return frame, seen
+
+    async def rest(self, timeout: float = 10) -> list[Frame]:
+        """Every frame until the server ends the stream (after `season_over`)."""
+        await asyncio.wait_for(asyncio.shield(self.task), timeout)
+        out = []
+        while not self.queue.empty():
+            out.append(self.queue.get_nowait())
+        return out
 
     async def close(self) -> None:
         self.task.cancel()

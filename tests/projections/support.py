@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -199,9 +200,15 @@ class Gateway:
     """The gateway app (command + query API) on a store and a Redis client, and what it asked for."""
 
     def __init__(
-        self, store: EventStore, redis: aioredis.Redis, prefix: str, **overrides: Any
+        self,
+        store: EventStore,
+        redis: aioredis.Redis,
+        prefix: str,
+        clock: Callable[[], datetime] | None = None,
+        **overrides: Any,
     ) -> None:
-        """`overrides`: Settings fields (e.g. the stream caps) for this app."""
+        """`overrides`: Settings fields (e.g. the stream caps) for this app; `clock`: the
+        server's instant for both APIs (the summary's lock countdown)."""
         self.store = store
         self.redis = redis
         self.prefix = prefix
@@ -219,15 +226,20 @@ class Gateway:
             enqueue=lambda season_id, divan: self.enqueued.append((season_id, divan)),
             redis=redis,
             rebuild=self.rebuilds.append,
+            **({"clock": clock} if clock is not None else {}),
         )
 
 
 @asynccontextmanager
 async def open_gateway(
-    store: EventStore, redis: aioredis.Redis, prefix: str, **overrides: Any
+    store: EventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    clock: Callable[[], datetime] | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[tuple[Gateway, httpx.AsyncClient]]:
     """The gateway served in-loop through httpx's ASGI transport (plain request/response only)."""
-    gw = Gateway(store, redis, prefix, **overrides)
+    gw = Gateway(store, redis, prefix, clock, **overrides)
     transport = httpx.ASGITransport(app=gw.app)
     async with (
         lifespan(gw.app),

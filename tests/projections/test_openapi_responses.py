@@ -19,9 +19,19 @@ import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
+from shared.app import tokens
 from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
-from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway
+from tests.live_calendar import CREATED_AT
+from tests.projections.support import (
+    AUDITOR_TOKEN,
+    OPS_TOKEN,
+    append_chunk,
+    bearer,
+    new_bey_token,
+    open_gateway,
+    season_chunks,
+)
 
 SCHEMA = "/v1/schema/openapi.json"
 STREAM = ("get", "/v1/seasons/{season_id}/events")  # never ends (test_query_api covers it)
@@ -195,3 +205,37 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     for act in ("pause", "resume"):
         await call("post", admin + act, f"/v1/seasons/{sid}/admin/{act}", json={"reason": "r"},
                    headers=admin_token)  # fmt: skip
+
+
+async def test_a_live_seasons_reads_and_an_ended_stream_validate_against_the_document(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 11: the summary of a live season (calendar, next_divan_at, lock countdown), its
+    map (memleket_of), a bey's PrivateView with treaties and counted missions, and the 204 of
+    the stream of a season that is over are what the served document says."""
+    season_id = tokens.new_season_id()
+    token, rotated = new_bey_token(season_id, 1)
+    chunks = list(season_chunks(4, season_id))
+    async with open_gateway(memory_store, redis, prefix, lambda: CREATED_AT) as (_gw, client):
+        doc = (await client.get(SCHEMA)).json()
+        ops = {(m, p): op for p, item in doc["paths"].items() for m, op in item.items()}
+        projector = Projector(memory_store, redis, prefix)
+        for n, chunk in enumerate([[*chunks[0], rotated], *chunks[1:]]):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+            await projector.catch_up(season_id)
+            if n not in (0, 5, len(chunks) - 1):  # registration closed, Divan 5, the end
+                continue
+            s = f"/v1/seasons/{season_id}"
+            for path, headers in [
+                ("/v1/seasons/{season_id}/summary", {}),
+                ("/v1/seasons/{season_id}/map", {}),
+                ("/v1/seasons/{season_id}/private", bearer(token)),
+            ]:
+                r = await client.get(path.replace("{season_id}", season_id), headers=headers)
+                assert r.status_code == 200, r.text
+                assert _validate(doc, ops[("get", path)], r) == [], (n, path)
+            summary = (await client.get(f"{s}/summary")).json()["status"]
+            assert summary["calendar"] is not None
+        r = await client.get(f"/v1/seasons/{season_id}/events")
+        assert r.status_code == 204
+        assert "204" in ops[STREAM]["responses"]

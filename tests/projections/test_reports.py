@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.projections.reducers import Snapshot, project
+from services.projections.streamlog import split
 from shared.domain import events as ev
 from shared.domain.simulate import season
 from shared.domain.state import SeasonState
@@ -185,8 +186,12 @@ def test_r10_4_the_kurultay_report_is_announced_before_season_over() -> None:
     held = next(e for step in season(3) for e in step.events if isinstance(e, ev.KurultayHeld))
     keys = Keys("sb", "announce", 1)
     ops, _snap = project(keys, Snapshot(), SeasonState(), [held], 1, live=True)
-    published = [msgspec.json.decode(op[2])["type"] for op in ops if op[0] == "PUBLISH"]
-    assert published == ["kurultay_report", "season_over"]
+    published = [split(op[2]) for op in ops if op[0] == "PUBLISH"]
+    assert [msgspec.json.decode(data)["type"] for _s, _id, data in published] == [
+        "kurultay_report",
+        "season_over",
+    ]
+    assert [message_id for _s, message_id, _d in published] == ["1-0", "1-1"]  # the version
     (stored,) = [op for op in ops if op[:3] == ("HSET", keys.reports, "kurultay")]
     assert [line["kind"] for line in msgspec.json.decode(stored[3])][-1] == "han"
 

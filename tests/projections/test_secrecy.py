@@ -28,7 +28,7 @@ from tests.projections.pact_season import (
     submit_canary,
     submit_pending_canary,
 )
-from tests.projections.sse import Stream, served
+from tests.projections.sse import Stream, described_events, served, undocumented
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, Gateway, bearer, open_gateway
 
 OWN = {"private", "me"}  # a bey's own secrets: its missions and orders belong there
@@ -313,8 +313,10 @@ async def test_the_event_streams_carry_no_secrets(
             await projector.sweep()
             report, later = await public.until("divan_report")
             assert json.loads(report.data[0]) == {"divan": 2, "type": "divan_report"}
+            described = await described_events(client)
             for frame in first + more + own + later:
                 assert frame.event is not None or frame.data == [], frame
+                assert undocumented(described, frame) == [], frame  # the served document
                 body = [json.loads(d) for d in frame.data]
                 assert canaries(body) == [], frame
                 assert mission_lists(body) == [], frame

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from services.projections import streamlog
 from services.projections import streams as streams_module
 from services.projections.keys import channel
 from services.projections.projector import Projector
@@ -46,6 +47,13 @@ async def _refused(client: httpx.AsyncClient, path: str, status: int, code: str)
     assert r.headers["content-type"].startswith(PROBLEM)
     assert int(r.headers["retry-after"]) > 0
     assert r.json()["code"] == code
+
+
+async def _published(store: InMemoryEventStore, season_id: str, payload: str) -> bytes:
+    """`payload` as the projection publishes it: with the id of a message after the season's
+    current version (a stream opened now skips what its position already covers)."""
+    version = await store.stream_version(season_id)
+    return streamlog.message(streamlog.StreamId(version + 1, 0), payload.encode())
 
 
 async def _wait_until(predicate, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
@@ -189,7 +197,8 @@ async def test_reads_answer_while_120_streams_are_open_and_every_stream_gets_the
                 assert r.status_code == 200, r.text
             assert (await client.get("/ready")).status_code == 200
             news = '{"divan":1,"type":"divan_report"}'
-            assert await redis.publish(channel(prefix, season_id), news) == 1  # one subscriber
+            published = await _published(memory_store, season_id, news)
+            assert await redis.publish(channel(prefix, season_id), published) == 1  # one subscriber
             for stream in streams:
                 frame, before = await stream.until("divan_report")
                 assert frame.data == [news]
@@ -261,7 +270,8 @@ async def test_redis_down_answers_503_and_streams_come_back_with_it(
                     try:
                         assert await _opened(again) == 200
                         news = '{"divan":1,"type":"divan_report"}'
-                        assert await redis.publish(channel(prefix, season_id), news) == 1
+                        published = await _published(memory_store, season_id, news)
+                        assert await redis.publish(channel(prefix, season_id), published) == 1
                         frame, _ = await again.until("divan_report")
                         assert frame.data == [news]
                     finally:
@@ -352,3 +362,17 @@ async def test_a_redis_that_stops_answering_ends_the_streams(
         assert await again.next(5) == [b"{}"]
     finally:
         await hub.close()
+
+
+async def test_the_hub_closes_at_once_right_after_its_last_stream_is_released(
+    redis: aioredis.Redis, prefix: str
+):
+    """A shutdown just after a stream ended (its UNSUBSCRIBE being sent) does not hang: the
+    writer is told to stop, not only cancelled (Python 3.11's wait_for in redis-py's send can
+    swallow the cancel)."""
+    hub = _hub(redis)
+    sub = await hub.open("10.0.0.1", [channel(prefix, "leaving")])
+    sub.release()
+    closing = asyncio.create_task(hub.close())
+    done, _ = await asyncio.wait([closing], timeout=5)
+    assert done == {closing}

@@ -49,12 +49,19 @@ async def test_leaderboard_titles_and_map_follow_the_domain_at_every_divan(
             )
             assert titles["hain"] == hain
             provinces = (await client.get(f"{url}/map")).json()["provinces"]
+            homes = {b.memleket: b.seat for b in state.beys}  # fixed all season
             for plate, p in enumerate(state.provinces, start=1):
                 shown = provinces[str(plate)]
+                home = homes.get(plate)
                 if p.owner is None:
-                    assert shown == {"owner": None, "milis": p.units}
+                    assert shown == {"owner": None, "milis": p.units, "memleket_of": home}
                 else:
-                    assert shown == {"owner": p.owner, "units": p.units, "sur": p.sur}
+                    assert shown == {
+                        "owner": p.owner,
+                        "units": p.units,
+                        "sur": p.sur,
+                        "memleket_of": home,
+                    }
     assert state.phase == "over"
 
 

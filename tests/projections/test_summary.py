@@ -1,0 +1,203 @@
+"""Issue 11: the read side's season summary tells the ceasefire (R-6.7) and, for live seasons,
+the calendar (R-1.3) with the next Divan's instant and the lock countdown at the read's instant;
+the map marks every bey's memleket (R-3.1, R-3.3)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from services.projections.projector import Projector
+from shared.app import tokens
+from shared.domain import calendar as cal
+from shared.domain import commands as c
+from shared.domain.evolve import fold
+from shared.domain.simulate import must, season
+from shared.domain.state import DIVANS, SeasonState
+from shared.eventstore import InMemoryEventStore
+from tests.live_calendar import CREATED_AT, LIVE
+from tests.projections.support import append_chunk, open_gateway, season_chunks
+
+CLOSE = LIVE["registration_closes_at"]
+
+
+async def _summary(client: httpx.AsyncClient, season_id: str) -> dict[str, Any]:
+    r = await client.get(f"/v1/seasons/{season_id}/summary")
+    assert r.status_code == 200, r.text
+    status: dict[str, Any] = r.json()["status"]
+    return status
+
+
+async def test_r6_7_the_summary_tells_a_ceasefire_for_the_next_divan_as_the_status_does(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Seed 5 reveals Bayram at Divan 3: the summary says `ceasefire` true exactly while
+    Divan 4 is next, as the command side's status does."""
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    seen: dict[int, tuple[bool, bool]] = {}
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for n, step in enumerate(season(5, 5)):
+            await append_chunk(memory_store, season_id, step.events, f"step/{n}")
+            await projector.catch_up(season_id)
+            status = (await client.get(f"/v1/seasons/{season_id}")).json()
+            seen[step.divan] = (
+                (await _summary(client, season_id))["ceasefire"],
+                status["ceasefire"],
+            )
+    assert seen == {d: (d == 3, d == 3) for d in range(6)}
+
+
+async def test_r1_3_a_live_seasons_summary_has_its_calendar_in_istanbul_time(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """The calendar of the calendar_set.v1 event: provisional until registration closes, then
+    final; ISO-8601 with +03:00; `next_divan_at` is the next Divan's instant. Trial: null."""
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    state, created = must(
+        SeasonState(), c.CreateSeason(season_id=season_id, seed=3, mode="live", **LIVE)
+    )  # type: ignore[arg-type]
+    planned = cal.live(CLOSE)
+    async with open_gateway(memory_store, redis, prefix, lambda: CREATED_AT) as (_gw, client):
+        await append_chunk(memory_store, season_id, created, "create")
+        await projector.catch_up(season_id)
+        status = await _summary(client, season_id)
+        assert status["phase"] == "registration"
+        assert status["calendar"] == {
+            "registration_closes_at": "2026-12-01T13:00:00+03:00",
+            "divans": [{"divan": n, "at": cal.iso(at)} for n, at in enumerate(planned.divans, 1)],
+            "kurultay_closes_at": cal.iso(planned.kurultay_closes_at),
+            "provisional": True,
+            "compressed": False,
+        }
+        assert status["calendar"]["divans"][0]["at"] == "2026-12-08T21:00:00+03:00"  # a Tuesday
+        assert status["next_divan_at"] == status["calendar"]["divans"][0]["at"]
+        _state, closed = must(state, c.CloseRegistration())
+        await append_chunk(memory_store, season_id, closed, "close")
+        await projector.catch_up(season_id)
+        status = await _summary(client, season_id)
+        assert status["calendar"]["provisional"] is False
+        assert len(status["calendar"]["divans"]) == DIVANS
+
+        short = tokens.new_season_id()
+        _s, created = must(
+            SeasonState(),
+            c.CreateSeason(
+                season_id=short,
+                seed=3,
+                mode="live",
+                divan_interval_seconds=60,
+                **LIVE,  # type: ignore[arg-type]
+            ),
+        )
+        await append_chunk(memory_store, short, created, "create")
+        await projector.catch_up(short)
+        status = await _summary(client, short)
+        assert status["calendar"]["compressed"] is True
+        assert status["calendar"]["divans"][1]["at"] == cal.iso(CLOSE + timedelta(seconds=120))
+
+        r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})
+        trial = r.json()["season_id"]
+        await projector.catch_up(trial)
+        status = await _summary(client, trial)
+        assert (status["calendar"], status["next_divan_at"]) == (None, None)
+        assert (status["locked"], status["seconds_to_lock"]) == (False, None)
+
+
+DIVAN_1 = cal.live(CLOSE).divans[0]
+DIVAN_2 = cal.live(CLOSE).divans[1]
+LIVE_FIELDS = ("calendar", "next_divan_at", "locked", "seconds_to_lock", "paused", "cancelled")
+
+
+class _Clock:
+    """The server's instant for both APIs, set by the test (no wall clock)."""
+
+    def __init__(self) -> None:
+        self.now = CREATED_AT
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.mark.parametrize(
+    ("resolved", "now", "paused", "expected"),
+    [
+        # (locked, seconds_to_lock, next_divan_at)
+        (0, CREATED_AT, False, (False, DIVAN_1 - CREATED_AT, DIVAN_1)),
+        (0, DIVAN_1 - timedelta(seconds=99.5), False, (False, 100, DIVAN_1)),  # rounded up
+        (0, DIVAN_1, False, (True, 0, DIVAN_2)),  # its instant: locked; orders now for Divan 2
+        (0, DIVAN_1 + timedelta(minutes=5), False, (True, 0, DIVAN_2)),  # still unresolved
+        (
+            1,
+            DIVAN_1 + timedelta(minutes=5),
+            False,
+            (False, DIVAN_2 - DIVAN_1 - timedelta(minutes=5), DIVAN_2),
+        ),
+        (0, DIVAN_1 + timedelta(minutes=5), True, (False, None, None)),  # D-30: the clock stands
+    ],
+)
+async def test_r1_3_the_summary_locks_and_counts_down_by_the_clock_as_the_status_does(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    resolved: int,
+    now: datetime,
+    paused: bool,
+    expected: tuple[bool, Any, datetime | None],
+) -> None:
+    """R-1.3, R-4.4, D-30: a live Divan locks at its instant; `seconds_to_lock` counts down
+    (rounded up) to the instant the orders placed now lock at, by the server's injected clock;
+    a paused season neither locks nor counts. The read side's summary says exactly what the
+    command side's status says at the same instant."""
+    clock = _Clock()
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    chunks = list(season_chunks(4, season_id, divans=resolved))
+    if paused:
+        state = SeasonState()
+        for chunk in chunks:
+            state = fold(chunk, state)
+        _s, acts = must(
+            state, c.SeasonAdmin(act="pause", reason="test", at=DIVAN_1 - timedelta(hours=1))
+        )
+        chunks.append(acts)
+    async with open_gateway(memory_store, redis, prefix, clock) as (_gw, client):
+        for n, chunk in enumerate(chunks):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+        clock.now = now
+        summary = await _summary(client, season_id)
+        status = (await client.get(f"/v1/seasons/{season_id}")).json()
+    locked, seconds, at = expected
+    if isinstance(seconds, timedelta):
+        seconds = math.ceil(seconds.total_seconds())
+    assert (summary["divan"], summary["paused"]) == (resolved, paused)
+    assert (summary["locked"], summary["seconds_to_lock"]) == (locked, seconds)
+    assert summary["next_divan_at"] == (cal.iso(at) if at is not None else None)
+    assert {f: summary[f] for f in LIVE_FIELDS} == {f: status[f] for f in LIVE_FIELDS}
+
+
+async def test_r3_1_the_map_marks_every_beys_memleket(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Each bey's memleket carries its seat (owned or lost), every other il null (R-3.3)."""
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    chunks = list(season_chunks(4, season_id, divans=8))
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for n, chunk in enumerate(chunks):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+        provinces = (await client.get(f"/v1/seasons/{season_id}/map")).json()["provinces"]
+        leaderboard = (await client.get(f"/v1/seasons/{season_id}/leaderboard")).json()
+    homes = {b["memleket"]: b["seat"] for b in leaderboard["leaderboard"]}
+    assert len(homes) == 19
+    assert {int(p): v["memleket_of"] for p, v in provinces.items()} == {
+        plate: homes.get(plate) for plate in range(1, 82)
+    }
