@@ -133,7 +133,10 @@ def _read_file(path: str) -> Export:
 
 
 def _with_store(
-    dsn: str | None, verb: str, work: Callable[[PostgresEventStore, str], Awaitable[int]]
+    dsn: str | None,
+    verb: str,
+    work: Callable[[PostgresEventStore, str], Awaitable[int]],
+    lang: Any = "tr",
 ) -> int:
     """Run `work` on a store over the database; a database with no event store is exit 2."""
     from entrypoints import bootstrap
@@ -149,12 +152,10 @@ def _with_store(
             async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
                 return await work(store, describe_dsn(dsn))
         except asyncpg.UndefinedTableError:
-            print(
-                f"seksenbir {verb}: {describe_dsn(dsn)} holds no event store (run `seksenbir "
-                "migrate`, or name the database with --dsn / SEKSENBIR_PG_DSN; `seksenbir up` "
-                "uses the database seksenbir on a local server)",
-                file=sys.stderr,
-            )
+            from entrypoints.cli import say
+
+            text = say("cli.no_event_store", lang, database=describe_dsn(dsn))
+            print(f"seksenbir {verb}: {text}", file=sys.stderr)
             return 2
 
     return asyncio.run(run())
@@ -243,7 +244,7 @@ def _export(args: argparse.Namespace) -> int:
         )
         return 0
 
-    return _with_store(args.dsn, "export", work)
+    return _with_store(args.dsn, "export", work, args.lang)
 
 
 # --- verify --------------------------------------------------------------------------------
@@ -254,7 +255,7 @@ def _verify(args: argparse.Namespace) -> int:
         if args.source:
             print("seksenbir verify: name a SOURCE or --all, not both", file=sys.stderr)
             return 2
-        return _verify_all(args.dsn)
+        return _verify_all(args.dsn, args.lang)
     if not args.source:
         print(
             "seksenbir verify: name a SOURCE (an export file or a season id) or --all",
@@ -290,10 +291,10 @@ def _verify(args: argparse.Namespace) -> int:
         _say(verdict, False, sys.stderr)
         return 0 if verdict.ok else 1
 
-    return _with_store(args.dsn, "verify", work)
+    return _with_store(args.dsn, "verify", work, args.lang)
 
 
-def _verify_all(dsn: str | None) -> int:
+def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
     async def work(store: PostgresEventStore, database: str) -> int:
         seasons = await store.list_seasons()
         started = time.perf_counter()
@@ -325,7 +326,7 @@ def _verify_all(dsn: str | None) -> int:
         )
         return 0 if not failed else 1
 
-    return _with_store(dsn, "verify", work)
+    return _with_store(dsn, "verify", work, lang)
 
 
 # --- import --------------------------------------------------------------------------------
@@ -381,7 +382,7 @@ def _import(args: argparse.Namespace) -> int:
         )
         return 0
 
-    return _with_store(args.dsn, "import", work)
+    return _with_store(args.dsn, "import", work, args.lang)
 
 
 # --- replay --------------------------------------------------------------------------------
@@ -403,7 +404,7 @@ def _replay(args: argparse.Namespace) -> int:
             return 2
         return _replay_records(args, export)
 
-    return _with_store(args.dsn, "replay", work)
+    return _with_store(args.dsn, "replay", work, args.lang)
 
 
 def _replay_records(args: argparse.Namespace, export: Export) -> int:

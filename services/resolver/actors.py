@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import Any
 
 import dramatiq
 import structlog
@@ -49,47 +50,41 @@ def declare(
     gives the worker's season repository, opened on first use on the actor's event loop;
     `clock` is the worker's clock, which decides whether a live deadline has passed."""
 
-    @dramatiq.actor(
-        broker=broker,
-        actor_name=RESOLVE_DIVAN,
-        queue_name=DIVANS_QUEUE,
-        max_retries=MAX_RETRIES,
-        min_backoff=settings.min_backoff_ms,
-        max_backoff=30_000,
-        time_limit=settings.resolve_time_limit_ms,  # above statement_timeout (Settings)
-        on_retry_exhausted=EXHAUSTED_ACTOR,
-    )
+    # Every actor of the divans queue: retried a bounded number of times, then dead-lettered
+    # with one alert (RELIABILITY 12); the time limit is above statement_timeout (Settings).
+    options: dict[str, Any] = {
+        "broker": broker,
+        "queue_name": DIVANS_QUEUE,
+        "max_retries": MAX_RETRIES,
+        "min_backoff": settings.min_backoff_ms,
+        "max_backoff": 30_000,
+        "time_limit": settings.resolve_time_limit_ms,
+        "on_retry_exhausted": EXHAUSTED_ACTOR,
+    }
+
+    def notify(season_id: str) -> None:
+        """Wake the projectors (a hint: their sweep is the truth)."""
+        try:
+            broker.enqueue(project_message(season_id))
+        except Exception:
+            log.warning("resolver.notify_failed", season_id=season_id)
+
+    @dramatiq.actor(actor_name=RESOLVE_DIVAN, **options)
     async def resolve_divan_message(season_id: str, divan: int) -> None:
         outcome = await resolve(await seasons(), season_id, divan, now=clock())
         fault("before_ack")
         if outcome == "resolved":
-            try:
-                broker.enqueue(project_message(season_id))
-            except Exception:
-                log.warning("resolver.notify_failed", season_id=season_id)
+            notify(season_id)
 
     def closer(actor_name: str, close: Closer) -> None:
         """A live season's registration or Kurultay close, retried and dead-lettered like a
         Divan (the scheduler sends it again while it stays due)."""
 
         async def close_message(season_id: str) -> None:
-            outcome = await close(await seasons(), season_id, clock())
-            if outcome == "closed":
-                try:
-                    broker.enqueue(project_message(season_id))
-                except Exception:
-                    log.warning("resolver.notify_failed", season_id=season_id)
+            if await close(await seasons(), season_id, clock()) == "closed":
+                notify(season_id)
 
-        dramatiq.actor(
-            broker=broker,
-            actor_name=actor_name,
-            queue_name=DIVANS_QUEUE,
-            max_retries=MAX_RETRIES,
-            min_backoff=settings.min_backoff_ms,
-            max_backoff=30_000,
-            time_limit=settings.resolve_time_limit_ms,
-            on_retry_exhausted=EXHAUSTED_ACTOR,
-        )(close_message)
+        dramatiq.actor(actor_name=actor_name, **options)(close_message)
 
     closer(CLOSE_REGISTRATION, close_registration)
     closer(CLOSE_KURULTAY, close_kurultay)

@@ -20,6 +20,7 @@ import pytest
 
 from entrypoints.cli import main
 from shared.app.export import FORMAT, ExportError, check, parse
+from shared.domain.state import RULES_VERSION
 from shared.eventstore import RecordedEvent
 from tests.audit.support import (
     Line,
@@ -60,7 +61,7 @@ def test_the_first_line_names_the_format_season_rules_count_and_head(
     header = lines[0]
     assert header["format"] == FORMAT == "seksenbir-export/1"
     assert header["season_id"] == SEASON and header["mode"] == "live"
-    assert header["rules_version"] == "seksenbir-rules/1"
+    assert header["rules_version"] == RULES_VERSION  # the season's own (simulate's default)
     assert header["events"] == len(records) == len(lines) - 1
     assert header["head"] == records[-1].hash.hex()
     assert header["chain"] == "seksenbir/event-chain/1" and header["genesis"] == "00" * 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from services.projections.views import private_view
+from services.projections.views import private_fields
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.domain.evolve import fold
@@ -31,7 +31,7 @@ def test_r6_1_a_computer_offer_is_in_the_humans_offers_in_and_nobody_elses() -> 
         if any(o.to == human for o in state.offers):
             break
     offer = next(o for o in state.offers if o.to == human)
-    mine = json.loads(private_view(state, human)["offers_in"])
+    mine = json.loads(private_fields(state, human)["offers_in"])
     assert {"from": offer.frm, "kind": offer.kind, "answer": None} in mine
-    theirs = json.loads(private_view(state, offer.frm)["offers_out"])
+    theirs = json.loads(private_fields(state, offer.frm)["offers_out"])
     assert {"to": human, "kind": offer.kind} in theirs
