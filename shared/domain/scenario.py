@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from shared.domain import messages
 from shared.domain.board import Board
 from shared.domain.draws import NewsDraw, PinnedDraws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
@@ -17,7 +18,15 @@ FORMAT = "seksenbir-scenario/1"
 
 
 class ScenarioError(ValueError):
-    """The scenario is not valid; the message says where."""
+    """The scenario is not valid; the message says where. `key` and `params` name its text in
+    the catalogue (shared.domain.messages), so the CLI says it in the language asked for."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(messages.render(key, "en", params))
+        self.key, self.params = key, params
+
+    def text(self, lang: messages.Lang) -> str:
+        return messages.render(self.key, lang, self.params)
 
 
 class SBey(msgspec.Struct):
@@ -95,14 +104,14 @@ def load(data: bytes) -> Scenario:
     try:
         sc = msgspec.json.decode(data, type=Scenario)
     except msgspec.ValidationError as exc:
-        raise ScenarioError(str(exc)) from exc
+        raise ScenarioError("scenario.invalid", error=str(exc)) from exc
     if sc.format != FORMAT:
-        raise ScenarioError(f"format must be {FORMAT!r}, not {sc.format!r}")
+        raise ScenarioError("scenario.format", want=FORMAT, got=sc.format)
     if not 1 <= sc.divan <= 16:
-        raise ScenarioError("divan must be 1..16")
+        raise ScenarioError("scenario.divan")
     for t in sc.treaties:
         if t.through_divan > 12:
-            raise ScenarioError("a treaty's through_divan is at most 12 (R-6.2)")
+            raise ScenarioError("scenario.through_divan")
     return sc
 
 
@@ -112,7 +121,7 @@ def to_state(sc: Scenario) -> SeasonState:
     for key, p in sc.provinces.items():
         plate = int(key)
         if plate not in gm:
-            raise ScenarioError(f"no province {key}")
+            raise ScenarioError("scenario.no_province", plate=key)
         if p.owner is None:
             provinces[plate - 1] = Province(
                 units=p.milis if p.milis is not None else gm.full_milis[plate]
@@ -220,23 +229,35 @@ def run(sc: Scenario) -> dict[str, Any]:
     return render(board, events)
 
 
-def differences(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
-    """Compare only the keys `expected` lists (SCENARIO.md)."""
+def differences(
+    expected: dict[str, Any], actual: dict[str, Any], lang: messages.Lang = "en"
+) -> list[str]:
+    """Compare only the keys `expected` lists (SCENARIO.md); each difference in `lang`."""
     diffs: list[str] = []
+
+    def say(key: str, **params: object) -> str:
+        return messages.render(key, lang, params)
+
     for plate, want in expected.get("provinces", {}).items():
         got = actual["provinces"][str(plate)]
         for k, v in want.items():
             if got.get(k) != v:
-                diffs.append(f"province {plate} {k}: expected {v!r}, got {got.get(k)!r}")
+                diffs.append(
+                    say("scenario.diff_province", plate=plate, field=k, want=v, got=got.get(k))
+                )
     beys = {b["seat"]: b for b in actual["beys"]}
     for want in expected.get("beys", []):
         got = beys.get(want["seat"], {})
         for k, v in want.items():
             value = sorted(v) if k == "missions_done" else v
             if got.get(k) != value:
-                diffs.append(f"bey {want['seat']} {k}: expected {v!r}, got {got.get(k)!r}")
+                diffs.append(
+                    say("scenario.diff_bey", seat=want["seat"], field=k, want=v, got=got.get(k))
+                )
     if "treaties" in expected and _norm(expected["treaties"]) != _norm(actual["treaties"]):
-        diffs.append(f"treaties: expected {expected['treaties']!r}, got {actual['treaties']!r}")
+        diffs.append(
+            say("scenario.diff_treaties", want=expected["treaties"], got=actual["treaties"])
+        )
     return diffs
 
 

@@ -64,3 +64,34 @@ def test_r1_1_a_simulated_season_never_runs_past_divan_16(divans: int) -> None:
 
     with pytest.raises(ValueError, match=r"R-1\.1"):
         list(season(1, divans))
+
+
+def test_issue_11_every_help_text_of_the_cli_has_its_turkish_text() -> None:
+    """The language policy covers `--help` too: a new option needs its Turkish help."""
+    from entrypoints.cli import parser
+    from entrypoints.cli_help import HELP_TR, helps, untranslated
+
+    assert untranslated(parser("en")) == []
+    assert set(helps(parser("tr"))) <= set(HELP_TR.values())  # no English left in Turkish
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "not_said"),
+    [
+        (["verify", "--help"], ["kullanım:", "seçenekler", "dışa aktarım dosyası"], ["usage:"]),
+        (["--lang", "en", "verify", "--help"], ["usage:", "options"], ["kullanım:"]),
+        (["simulate", "--help", "--lang", "en"], ["the season seed"], ["sezon tohumu"]),
+    ],
+    ids=["tr by default", "en before", "en after"],
+)
+def test_issue_11_help_is_turkish_by_default_and_english_with_lang_en(
+    argv: list[str], said: list[str], not_said: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from entrypoints.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert all(s in out for s in said), out
+    assert not any(s in out for s in not_said), out

@@ -84,7 +84,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     assert season["token"].rsplit(".", 1)[1] not in text
 
 
-PEOPLE = ("PostgreSQL: ", "Redis:      ", "API:        ", "Workers:    ", "Metrics:    ", "     ")
+PEOPLE = ("PostgreSQL: ", "Redis:      ", "API:        ", "İşçiler:    ", "Ölçümler:   ", "     ")
 
 
 def for_people(line: str) -> bool:

@@ -1,0 +1,166 @@
+"""The `seksenbir` command's help in Turkish (the language policy: Turkish by default, English
+with `--lang en`; docs/api.md "Language"). The parser is written with English help texts; this
+table gives each its Turkish text, and `localise` puts them in when the language is Turkish,
+with argparse's own words ("usage:", the group titles). tests/domain/test_cli.py fails on an
+option whose help has no Turkish text here."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+HELP_TR: dict[str, str] = {
+    "show this help message and exit": "bu yardımı gösterir ve çıkar",
+    "language of the lines for people: tr (default) or en": (
+        "insanlar için satırların dili: tr (varsayılan) ya da en"
+    ),
+    "resolve one Divan from a seksenbir-scenario/1 file": (
+        "bir seksenbir-scenario/1 dosyasından tek bir Divan'ı çözer"
+    ),
+    "a whole trial season of computer beys": "bilgisayar beylerinden bütün bir deneme sezonu",
+    "apply the event store's schema migrations (idempotent)": (
+        "olay deposunun şema göçlerini uygular (tekrarı zararsız)"
+    ),
+    "the HTTP gateway: command and query APIs and /metrics (uvicorn)": (
+        "HTTP geçidi: komut ve sorgu API'leri ve /metrics (uvicorn)"
+    ),
+    "a Dramatiq worker: resolver or projections": "bir Dramatiq işçisi: resolver ya da projections",
+    "hand the workers every live season's due work (registration close, Divan, Kurultay close) "
+    "and every trial Divan requested and not resolved, from PostgreSQL, every "
+    "SEKSENBIR_SWEEP_INTERVAL_S (5) seconds": (
+        "her SEKSENBIR_SWEEP_INTERVAL_S (5) saniyede PostgreSQL'den, her canlı sezonun vakti "
+        "gelen işini (kayıt kapanışı, Divan, Kurultay kapanışı) ve istenip çözülmemiş her deneme "
+        "Divan'ını işçilere verir"
+    ),
+    "PostgreSQL, Redis, migrations, API and workers, all at once": (
+        "PostgreSQL, Redis, göçler, API ve işçiler, hepsi birden"
+    ),
+    "read models: rebuild one season or all": (
+        "okuma modelleri: bir sezonu ya da hepsini yeniden kurar"
+    ),
+    "ops: messages the workers gave up on (after every retry)": (
+        "ops: işçilerin (her yeniden denemeden sonra) vazgeçtiği mesajlar"
+    ),
+    "write one season's events with their hash-chain fields as seksenbir-export/1 JSON Lines "
+    "(docs/export.md)": (
+        "bir sezonun olaylarını hash zinciri alanlarıyla seksenbir-export/1 JSON Lines olarak "
+        "yazar (docs/export.md)"
+    ),
+    "check a season: hash chain, a re-run of every Divan, the seed commitment; exit 0 only when "
+    "all hold": (
+        "bir sezonu denetler: hash zinciri, her Divan'ın yeniden koşusu, tohum taahhüdü; yalnız "
+        "hepsi tutarsa çıkış 0"
+    ),
+    "load an exported season into this database (an audit copy); refuses a broken chain and a "
+    "season id that exists": (
+        "dışa aktarılmış bir sezonu bu veritabanına yükler (bir denetim kopyası); kırık zinciri "
+        "ve var olan bir sezon kimliğini reddeder"
+    ),
+    "a season's state folded to a point, or one Divan re-run and compared with the record; "
+    "writes nothing": (
+        "bir sezonun bir noktaya kadar katlanmış durumu, ya da yeniden koşulup kayıtla "
+        "karşılaştırılan bir Divan; hiçbir şey yazmaz"
+    ),
+    "the scenario file (JSON); `expected` in it is compared": (
+        "senaryo dosyası (JSON); içindeki `expected` karşılaştırılır"
+    ),
+    "the season seed (0 … 2^63−1): same seed, same season": (
+        "sezon tohumu (0 … 2^63−1): aynı tohum, aynı sezon"
+    ),
+    "how many Divans to play, 1 … 16 (default 16)": "kaç Divan oynanacağı, 1 … 16 (varsayılan 16)",
+    "print the whole season as one JSON document instead of text": (
+        "bütün sezonu metin yerine tek bir JSON belgesi olarak yazar"
+    ),
+    "PostgreSQL DSN (default: SEKSENBIR_PG_DSN)": "PostgreSQL DSN (varsayılan: SEKSENBIR_PG_DSN)",
+    "address to listen on (default 127.0.0.1)": "dinlenecek adres (varsayılan 127.0.0.1)",
+    "port to listen on (default 8081)": "dinlenecek kapı (varsayılan 8081)",
+    "which worker to run": "hangi işçinin çalışacağı",
+    "worker processes (default 1)": "işçi süreçleri (varsayılan 1)",
+    "threads per process (default 2)": "süreç başına iş parçacığı (varsayılan 2)",
+    "the API's address (default 127.0.0.1)": "API'nin adresi (varsayılan 127.0.0.1)",
+    "the API's port (default 8081)": "API'nin kapısı (varsayılan 8081)",
+    "resolver worker processes (default 1)": "resolver işçi süreçleri (varsayılan 1)",
+    "rebuild into a new key generation and switch atomically": (
+        "yeni bir anahtar kuşağına yeniden kurar ve tek adımda geçer"
+    ),
+    "the season id to rebuild (or --all)": "yeniden kurulacak sezonun kimliği (ya da --all)",
+    "rebuild every season in the store": "depodaki her sezonu yeniden kurar",
+    "list the dead letters of the broker namespace": "aracı ad alanının ölü mektuplarını listeler",
+    "send dead letters again (retries reset)": (
+        "ölü mektupları yeniden gönderir (yeniden denemeler sıfırlanır)"
+    ),
+    "print them as a JSON list": "onları bir JSON listesi olarak yazar",
+    "dead letters' ids (the first column of `list`)": (
+        "ölü mektupların kimlikleri (`list` çıktısının ilk sütunu)"
+    ),
+    "replay every dead letter": "her ölü mektubu yeniden gönderir",
+    "the season id": "sezonun kimliği",
+    "write to this file instead of standard output": "standart çıktı yerine bu dosyaya yazar",
+    "an export file (needs no database), or else a season id read from the database": (
+        "bir dışa aktarım dosyası (veritabanı gerekmez), yoksa veritabanından okunan bir sezon "
+        "kimliği"
+    ),
+    "verify every season in the database, with progress": (
+        "veritabanındaki her sezonu ilerleme göstererek denetler"
+    ),
+    "a seksenbir-export/1 file, as `seksenbir export` writes": (
+        "`seksenbir export`un yazdığı gibi bir seksenbir-export/1 dosyası"
+    ),
+    "a season id read from the database, or an export file": (
+        "veritabanından okunan bir sezon kimliği ya da bir dışa aktarım dosyası"
+    ),
+    "re-run Divan N from its recorded inputs and the seed, compare it event by event with the "
+    "record (exit 1 on a difference) and show the state after it": (
+        "N. Divan'ı kayıtlı girdilerinden ve tohumdan yeniden koşar, kayıtla olay olay "
+        "karşılaştırır (bir farkta çıkış 1) ve sonraki durumu gösterir"
+    ),
+    "show the state after the season's first V events (its stream version V)": (
+        "sezonun ilk V olayından sonraki durumu gösterir (akış sürümü V)"
+    ),
+    "print JSON instead of tables": "tablolar yerine JSON yazar",
+    "Seksenbir game server": "Seksenbir oyun sunucusu",
+}
+
+
+class TurkishHelp(argparse.HelpFormatter):
+    """argparse's own words in Turkish."""
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, "kullanım: " if prefix is None else prefix)
+
+
+GROUP_TITLES_TR = {"positional arguments": "konumsal argümanlar", "options": "seçenekler"}
+
+
+def untranslated(p: argparse.ArgumentParser) -> list[str]:
+    """Every help text of the parser (and its sub-parsers) that has no Turkish text here."""
+    return [h for h in helps(p) if h not in HELP_TR]
+
+
+def localise(p: argparse.ArgumentParser) -> None:
+    """Put the Turkish help texts, titles and usage prefix into `p` and every sub-parser."""
+    p.formatter_class = TurkishHelp
+    if p.description:
+        p.description = HELP_TR.get(p.description, p.description)
+    for group in p._action_groups:
+        group.title = GROUP_TITLES_TR.get(group.title or "", group.title)
+    for action in p._actions:
+        if action.help and action.help != argparse.SUPPRESS:
+            action.help = HELP_TR.get(action.help, action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = HELP_TR.get(choice.help or "", choice.help)
+            for sub in set(action.choices.values()):
+                localise(sub)
+
+
+def helps(p: argparse.ArgumentParser) -> list[str]:
+    out = [p.description] if p.description else []
+    for action in p._actions:
+        if action.help and action.help != argparse.SUPPRESS:
+            out.append(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            out += [c.help for c in action._choices_actions if c.help]
+            for sub in set(action.choices.values()):
+                out += helps(sub)
+    return out
