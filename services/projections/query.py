@@ -25,6 +25,7 @@ from services.projections.context import ctx, season_read
 from services.projections.examples import EXAMPLES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
+from services.projections.reducers import ADMIN_REPORT
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -161,10 +162,14 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     responses=answers(EVERY, READ),
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
-    """Each entry has `kind` "divan" (with its `divan`) or "kurultay" (`divan` null, last)."""
+    """Each entry has `kind` "divan" (with its `divan`), then "kurultay" (`divan` null), then
+    each "season_admin" act of a live season (`divan` null, in the order they happened, each
+    line with its instant: postponed, cancelled, paused, resumed, and why)."""
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
     kurultay = fields.pop("kurultay", None)
+    acts = {int(f.removeprefix(ADMIN_REPORT)): fields.pop(f) for f in list(fields)
+            if f.startswith(ADMIN_REPORT)}  # fmt: skip
     lang = negotiate(request.scope)
     by_divan = {int(d): lines for d, lines in fields.items()}
     out = [
@@ -173,6 +178,10 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     ]
     if kurultay is not None:
         out.append({"kind": "kurultay", "divan": None, "lines": in_language(kurultay, lang)})
+    out += [
+        {"kind": "season_admin", "divan": None, "lines": in_language(acts[v], lang)}
+        for v in sorted(acts)
+    ]
     return answer(meta, ReportsOut, {"reports": out})
 
 

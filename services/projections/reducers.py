@@ -12,10 +12,11 @@ from services.projections import streamlog
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
-from shared.domain.report_lines import kurultay
+from shared.domain.report_lines import kurultay, season_admin
 from shared.domain.state import SeasonState
 
 KURULTAY_REPORT = "kurultay"  # the field of the reports hash that holds the Kurultay's report
+ADMIN_REPORT = "admin:"  # … and, with the event's version after it, each season-admin act's
 Op = tuple[
     Any, ...
 ]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
@@ -118,6 +119,10 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
             return _report(keys, e, at, live)
         case ev.KurultayHeld():
             return _kurultay(keys, state, e, at, live)
+        case ev.SeasonAdminActed():
+            # issue 12: each season-admin act is in the public reports, keyed by its version
+            line = season_admin(e.act)
+            return [("HSET", keys.reports, f"{ADMIN_REPORT}{at}", j([msgspec.to_builtins(line)]))]
         case _:
             return []
 

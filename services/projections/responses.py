@@ -88,9 +88,10 @@ class TreatiesOut(msgspec.Struct):
 
 
 class Report(msgspec.Struct):
-    """`kind` divan (with its `divan`) or kurultay (`divan` null, last)."""
+    """`kind` divan (with its `divan`), kurultay (`divan` null), or season_admin (a live
+    season's admin act, `divan` null; after the others, in the order they happened)."""
 
-    kind: Literal["divan", "kurultay"]
+    kind: Literal["divan", "kurultay", "season_admin"]
     divan: int | None
     lines: list[ReportLine]
 

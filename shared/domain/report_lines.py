@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shared.domain import calendar as cal
 from shared.domain.events import BattleRecord, KurultayHeld, OfferSettled, ReportLine
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
-from shared.domain.state import perde
+from shared.domain.state import AdminAct, perde
 
 TREATY = {
     "pact": ("saldırmazlık antlaşması", "non-aggression pact"),
@@ -350,3 +351,28 @@ def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
         )
     )
     return tuple(lines)
+
+
+# --- season admin (D-29 … D-31) ----------------------------------------------------------------
+_ACTS = {
+    "postpone": ("kayıt kapanışı ertelendi", "registration close postponed"),
+    "cancel": ("sezon iptal edildi", "season cancelled"),
+    "pause": ("sezon durduruldu", "season paused"),
+    "resume": ("sezon sürdürüldü", "season resumed"),
+}
+
+
+def season_admin(act: AdminAct) -> ReportLine:
+    """A season-admin act, public (issue 12): what, why, when and by whom (the season admin or
+    ops); a moved calendar is in the season's status."""
+    tr, en = _ACTS[act.act]
+    who_tr, who_en = (
+        ("sezon yöneticisi", "the season admin") if act.by == "admin" else ("ops", "ops")
+    )
+    when = cal.iso(act.at)
+    return ReportLine(
+        "season_admin",
+        {"act": act.act, "reason": act.reason, "at": when, "by": act.by},
+        f"Sezon yönetimi: {tr} ({who_tr}, {when}); gerekçe: {act.reason}",
+        f"Season admin: {en} ({who_en}, {when}); reason: {act.reason}",
+    )

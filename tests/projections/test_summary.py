@@ -201,3 +201,42 @@ async def test_r3_1_the_map_marks_every_beys_memleket(
     assert {int(p): v["memleket_of"] for p, v in provinces.items()} == {
         plate: homes.get(plate) for plate in range(1, 82)
     }
+
+
+async def test_issue_12_season_admin_acts_are_in_the_public_reports_in_order(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 12 (D-30, D-31): each season-admin act, with its reason, instant and actor, is in
+    the public reports after the Divans', in the order it happened, in the language asked for;
+    and a rebuild gives the same."""
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    chunks = list(season_chunks(4, season_id, divans=1))
+    state = SeasonState()
+    for chunk in chunks:
+        state = fold(chunk, state)
+    assert state.calendar is not None
+    pause_at = state.calendar.at(2) - timedelta(hours=30)
+    state, paused = must(state, c.SeasonAdmin(act="pause", reason="sunucu taşınıyor", at=pause_at))
+    resume_at = pause_at + timedelta(days=2)
+    _s, resumed = must(state, c.SeasonAdmin(act="resume", reason="taşındı", by="ops", at=resume_at))
+    chunks += [paused, resumed]
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for n, chunk in enumerate(chunks):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+        url = f"/v1/seasons/{season_id}/reports"
+        reports = (await client.get(url)).json()["reports"]
+        english = (await client.get(url, headers={"Accept-Language": "en"})).json()["reports"]
+        await projector.rebuild(season_id)
+        rebuilt = (await client.get(url)).json()["reports"]
+    assert [r["kind"] for r in reports] == ["divan", "season_admin", "season_admin"]
+    lines = [r["lines"][0] for r in reports[1:]]
+    assert [(x["data"]["act"], x["data"]["reason"], x["data"]["by"]) for x in lines] == [
+        ("pause", "sunucu taşınıyor", "admin"),
+        ("resume", "taşındı", "ops"),
+    ]
+    assert lines[0]["data"]["at"] == cal.iso(pause_at)
+    assert "durduruldu" in lines[0]["text"] and "sunucu taşınıyor" in lines[0]["text"]
+    assert "paused" in english[1]["lines"][0]["text"]
+    assert rebuilt == reports
