@@ -91,6 +91,8 @@ def workers(settings: Settings, args: argparse.Namespace, logs: Path) -> Iterato
         "PYTHONPATH": str(REPO),
         "SEKSENBIR_PG_DSN": settings.pg_dsn,
         "SEKSENBIR_REDIS_URL": settings.redis_url,
+        # the bench reads the read models where it says (--redis), not the derived next db
+        "SEKSENBIR_READ_REDIS_URL": settings.redis_url,
         "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
         "SEKSENBIR_PROJECTION_PREFIX": settings.projection_prefix,
     }
