@@ -279,3 +279,24 @@ async def test_a_server_with_no_season_yet_answers_404_once_swept(
         assert r.status_code == 404, r.text
         assert r.json()["code"] == "season_not_found"
         assert gw.rebuilds == ["nope"]
+
+
+async def test_a_new_seasons_first_generation_never_scans_the_keyspace(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """The surge (issue 12, bench.live_surge): 1,000 new seasons were projected in quadratic
+    time, each first build scanning every key of Redis for older generations it cannot have.
+    A first generation retires nothing; a later rebuild still retires the older ones."""
+    scans: list[str] = []
+    original = redis.scan_iter
+
+    def counting(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        scans.append(str(kwargs.get("match")))
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    redis.scan_iter = counting  # type: ignore[method-assign]
+    projector = Projector(memory_store, redis, prefix)
+    await _project_divans(memory_store, projector, "first", 15, upto=2)
+    assert scans == []
+    await projector.rebuild("first")
+    assert len(scans) == 1  # generation 2 retires generation 1
