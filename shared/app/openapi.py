@@ -92,6 +92,7 @@ CODES: dict[str, tuple[int, str]] = {
     # The domain's, refused at the edge first today (D-27): no operation lists them.
     "unknown_province": (422, "no province with this plate"),
     "unknown_seat": (422, "no bey in this seat"),
+    "season_exists": (409, "a season with this id exists (never answered: ids are fresh)"),
     # Live seasons (issue 12): joining, the calendar, season admin (D-29 … D-31)
     "memleket_taken": (409, "another bey has this memleket (`free_neighbours`)"),
     "season_full": (409, "all 19 seats are taken"),

@@ -24,7 +24,7 @@ from shared.app import tokens
 from shared.app.bodies import TooDeep
 from shared.app.bounds import bound_of
 from shared.app.language import STORED_LANGUAGE, negotiate
-from shared.app.openapi import problem_body
+from shared.app.openapi import CODES, problem_body
 from shared.domain import messages
 from shared.domain.commands import Rejection
 from shared.eventstore import StoreBusyError
@@ -32,23 +32,11 @@ from shared.eventstore import StoreBusyError
 log = structlog.get_logger(__name__)
 PROBLEM = "application/problem+json"
 
-# Rejection codes of the domain, each with its HTTP status (any other rejection is 422).
-STATUS = {
-    "memleket_taken": 409,
-    "season_full": 409,
-    "offer_exists": 409,
-    "divan_locked": 409,
-    "wrong_divan": 409,
-    "already_voted": 409,
-    "season_exists": 409,
-    "wrong_phase": 409,
-    "registration_closed": 409,
-    "season_cancelled": 409,
-    "already_paused": 409,
-    "not_paused": 409,
-    "not_allowed_in_mode": 403,
-    "not_your_province": 403,
-}
+
+# A domain rejection's HTTP status is its code's in the one table of codes (shared.app.openapi
+# CODES, which the documented answers are built from); a code not there is 422.
+def status_of(code: str) -> int:
+    return CODES.get(code, (422, ""))[0]
 
 
 class Problem(Exception):
@@ -100,7 +88,7 @@ class Problem(Exception):
         """The domain's refusal; `divan_locked` waits for the Divan to be stored (R-7.9)."""
         retry = 1 if r.code == "divan_locked" else None
         legacy = "" if r.key else r.message  # a refusal written the old way keeps its text
-        p = cls(STATUS.get(r.code, 422), r.key or r.code, legacy, retry_after=retry)
+        p = cls(status_of(r.code), r.key or r.code, legacy, retry_after=retry)
         p.extra, p.params = dict(r.details), dict(r.details)
         return p
 

@@ -10,7 +10,7 @@ from string import Formatter
 
 import pytest
 
-from shared.app import problems
+from shared.app.openapi import CODES
 from shared.domain import commands as c
 from shared.domain import messages as m
 
@@ -102,10 +102,10 @@ def test_no_text_mixes_the_two_languages(key: str) -> None:
 
 
 def test_every_code_the_domain_and_edge_give_a_status_for_is_catalogued() -> None:
-    """Issue 11: the codes with their own HTTP status (shared.app.problems.STATUS) all have
-    texts; the code of a key is its first part."""
+    """Issue 11: every code with an HTTP status (shared.app.openapi.CODES, which the problems'
+    statuses come from) has texts; the code of a key is its first part."""
     codes = {m.code_of(k) for k in KEYS}
-    assert set(problems.STATUS) <= codes
+    assert set(CODES) <= codes
     assert m.code_of("wrong_phase.kurultay_over") == "wrong_phase"
 
 

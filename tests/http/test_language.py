@@ -8,7 +8,8 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from shared.app.problems import STATUS, stored_language
+from shared.app.openapi import CODES
+from shared.app.problems import stored_language
 from shared.domain import messages as m
 from tests.http.support import ISTANBUL, Api, assert_problem, create_trial
 from tests.http.test_problems import CASES, _params
@@ -18,7 +19,7 @@ EN = {"Accept-Language": "en"}
 
 def test_every_code_with_its_own_status_has_both_texts() -> None:
     """Issue 11: the codes the edge gives a status of their own are in the catalogue."""
-    assert set(STATUS) <= {m.code_of(k) for k in m.CATALOGUE}
+    assert set(CODES) <= {m.code_of(k) for k in m.CATALOGUE}
 
 
 @pytest.mark.parametrize("case_id", _params())
