@@ -143,7 +143,7 @@ async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_proj
     async with AsyncTestClient(app=command_app(settings)) as client:
         seasons = []
         for n in range(SEASONS):
-            r = await client.post("/v1/seasons", json={"memleket": 6, "seed": f"f{n}"})
+            r = await client.post("/v1/seasons", json={"memleket": 6, "seed": str(40 + n)})
             assert r.status_code == 201, r.text
             seasons.append(r.json())
         ids = [s["season_id"] for s in seasons]
