@@ -77,19 +77,26 @@ class WakeupRedisBroker(RedisBroker):
         pipe = self.client.pipeline(transaction=False)
         pipe.rpush(self.own_wakeups, *([b"1"] * max(1, 2 * len(self.queues))))
         pipe.expire(self.own_wakeups, 60)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.RedisError as exc:  # the consumers then stop after one block at most
+            self.logger.warning("Could not wake this worker's consumers: %s", exc)
 
     @property
     def consumer_class(self) -> type[_WakeupConsumer]:
         return _WakeupConsumer
 
     def wake(self, queue_name: str, count: int = 1) -> None:
-        """Push `count` tokens on the queue's wake-up list (one round trip)."""
+        """Push `count` tokens on the queue's wake-up list (one round trip). A failure is only
+        logged: the message is already stored, and a consumer finds it within idle_block_ms."""
         key = wake_key(self.namespace, queue_name)
         pipe = self.client.pipeline(transaction=False)
         pipe.rpush(key, *([b"1"] * min(count, WAKE_TOKENS)))
         pipe.ltrim(key, -WAKE_TOKENS, -1)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.RedisError as exc:
+            self.logger.warning("Could not wake the consumers of %r: %s", queue_name, exc)
 
     def do_enqueue(self, queue_name: str, message_id: str, data: bytes) -> Any:
         result = self._dispatch("enqueue")(queue_name, message_id, data)
