@@ -4,10 +4,11 @@ Run: .venv/bin/python -m bench.divan_latency [--divans 50] [--worker-timeouts 20
      [--think-ms 1000] [--dsn postgresql://postgres@127.0.0.1:5432/test]
      [--redis redis://127.0.0.1:6379/0]
 
-For each worker timeout (Dramatiq's `dramatiq_worker_timeout`, which also caps the idle
-consumer's poll interval) it starts `python -m dramatiq entrypoints.resolver_worker --processes 1
---threads 1` as a subprocess, runs the command API in-process (create_app with its own pool and
-Redis broker, on a broker namespace of its own) and plays trial seasons Divan after Divan:
+For each worker timeout (Dramatiq's `dramatiq_worker_timeout`; it capped the idle consumer's
+poll interval until ADR-54, and an idle consumer now blocks on a wake-up instead) it starts
+`python -m dramatiq entrypoints.resolver_worker --processes 1 --threads 1` as a subprocess,
+runs the command API in-process (create_app with its own pool and Redis broker, on a broker
+namespace of its own) and plays trial seasons Divan after Divan:
 
   t0: just before POST /v1/seasons/{id}/divans (answered 202 after DivanRequested is committed)
   t1: when a LISTEN connection sees the DivanResolved row committed (woken by the store's

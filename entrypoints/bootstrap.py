@@ -188,23 +188,23 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 # --- Dramatiq ---------------------------------------------------------------------------------
 
 
-def broker(settings: Settings, *, heartbeat_timeout_ms: int = 60_000) -> RedisBroker:
-    """A Redis broker in the settings' namespace (senders and workers meet there)."""
+def broker(settings: Settings) -> RedisBroker:
+    """A Redis broker in the settings' namespace (senders and workers meet there), with the
+    settings' heartbeat timeout (a worker's; a sender's broker never consumes)."""
     return make_broker(
         settings.broker_redis,
         namespace=settings.broker_namespace,
-        heartbeat_timeout=heartbeat_timeout_ms,
+        heartbeat_timeout=settings.heartbeat_timeout_ms,
     )
 
 
-def worker_broker(
-    settings: Settings, *, heartbeat_timeout_ms: int = 60_000, env: Mapping[str, str] | None = None
-) -> RedisBroker:
+def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> RedisBroker:
     """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
     asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
     and set as Dramatiq's global broker, which the actors declared next are bound to."""
     check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
-    b = broker(settings, heartbeat_timeout_ms=heartbeat_timeout_ms)
+    b = broker(settings)
+    b.maintenance_chance = settings.maintenance_chance  # per million broker calls
     b.add_middleware(dramatiq.middleware.AsyncIO())
     add_worker_metrics(b, environment() if env is None else env)
     dramatiq.set_broker(b)
@@ -288,8 +288,7 @@ def resolver_worker(
     settings: Settings, *, env: Mapping[str, str] | None = None
 ) -> tuple[dramatiq.Actor[[str, int], None], Lazy[Seasons]]:
     """The resolver worker: its broker, its lazily opened seasons, its actor."""
-    b = worker_broker(settings, heartbeat_timeout_ms=settings.heartbeat_timeout_ms, env=env)
-    b.maintenance_chance = settings.maintenance_chance  # per million
+    b = worker_broker(settings, env=env)
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
     return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 

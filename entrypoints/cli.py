@@ -151,10 +151,11 @@ WORKER_MODULES = {
 
 def worker_environment(kind: str, settings: Settings, env: dict[str, str]) -> dict[str, str]:
     """A worker's environment: the launcher's, Dramatiq's own `dramatiq_worker_timeout` (ms a
-    worker waits for a message; 20 unless set, for fast trials) and its metrics variables."""
+    worker thread waits for work before it looks whether it should stop; 250 unless set: it bounds
+    a stop after SIGTERM, ADR-54) and its metrics variables."""
     from shared.app.queues import worker_metrics
 
-    env = {"dramatiq_worker_timeout": "20", **env}
+    env = {"dramatiq_worker_timeout": "250", **env}
     return {**env, **worker_metrics(kind, settings.worker_metrics_port, env)}
 
 

@@ -105,8 +105,9 @@ def up(
     with postgres(settings) as (dsn, pg_where), redis_server(settings) as (url, redis_where):
         applied = asyncio.run(migrate(dsn))
         env = {**environment(), "SEKSENBIR_PG_DSN": dsn, "SEKSENBIR_REDIS_URL": url}
-        # Dramatiq reads dramatiq_worker_timeout itself (ms a worker waits for a message)
-        env.setdefault("dramatiq_worker_timeout", "20")
+        # Dramatiq reads dramatiq_worker_timeout itself: ms a worker thread waits for work before
+        # it looks whether it should stop (idle consumers block on a wake-up instead, ADR-54)
+        env.setdefault("dramatiq_worker_timeout", "250")
         # {} unless SEKSENBIR_WORKER_METRICS_PORT (Settings.worker_metrics_port) is set
         resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
         projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)

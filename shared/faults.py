@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+import structlog
+
 _fired: set[str] = set()
 
 
@@ -18,6 +20,8 @@ def fault(point: str) -> None:
     name, _, action = spec.partition(":")
     if name != point:
         return
+    # a test waits for this line to know the process is at the point (e.g. to kill -9 it there)
+    structlog.get_logger(__name__).warning("fault.injected", point=point, action=action or "exit")
     if action.startswith("sleep="):
         time.sleep(float(action.removeprefix("sleep=")))
     elif action == "raise":

@@ -67,9 +67,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     streams_per_client: int = 8  # open event streams per client address; then 429
     streams_per_process: int = 500  # open event streams per API process; then 503
     debug: bool = False
-    # The resolver worker: its broker's heartbeat (tests: 2000), the chance per million that a
-    # consumer runs the broker's maintenance, and the first retry's backoff.
-    heartbeat_timeout_ms: int = 60_000
+    # The workers' broker: a worker is dead this long after its last heartbeat (tests: 2000;
+    # ADR-54, docs/operations.md), the chance per million broker calls that one runs the
+    # broker's maintenance (besides every heartbeat / 4 on a fetch), the first retry's backoff.
+    heartbeat_timeout_ms: int = 10_000
     maintenance_chance: int = 1_000
     min_backoff_ms: int = 500
     projection_sweep_s: float = 2.0  # the projections worker's catch-up sweep period

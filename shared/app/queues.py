@@ -9,6 +9,8 @@ from collections.abc import Mapping
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
+from shared.app.wakeup_broker import WakeupRedisBroker
+
 DIVANS_QUEUE = "divans"
 RESOLVE_DIVAN = "resolve_divan"
 # A live season's other timed work (issue 12): its registration close and its Kurultay close.
@@ -18,12 +20,27 @@ PROJECTIONS_QUEUE = "projections"
 PROJECT_SEASON = "project_season"
 
 
+# A worker is dead this long after its last heartbeat (each consumer heartbeats about once a
+# worker timeout, 1 s); its unacked messages go back on their queue at the next maintenance,
+# which runs at least every HEARTBEAT_TIMEOUT_MS / 4 (ADR-54, docs/operations.md).
+HEARTBEAT_TIMEOUT_MS = 10_000
+
+
 def make_broker(
-    redis_url: str, namespace: str = "dramatiq", heartbeat_timeout: int = 60_000
+    redis_url: str,
+    namespace: str = "dramatiq",
+    heartbeat_timeout: int = HEARTBEAT_TIMEOUT_MS,
+    maintenance_every_ms: int | None = None,
 ) -> RedisBroker:
-    """A Redis broker; `namespace` keeps test runs and deployments apart on one Redis."""
-    return RedisBroker(  # type: ignore[no-untyped-call]
-        url=redis_url, namespace=namespace, heartbeat_timeout=heartbeat_timeout
+    """A Redis broker whose idle consumers block on a wake-up (shared.app.wakeup_broker,
+    ADR-54); `namespace` keeps test runs and deployments apart on one Redis. Maintenance runs
+    at least every `maintenance_every_ms` per queue (default: a quarter of the heartbeat)."""
+    every = heartbeat_timeout // 4 if maintenance_every_ms is None else maintenance_every_ms
+    return WakeupRedisBroker(
+        url=redis_url,
+        namespace=namespace,
+        heartbeat_timeout=heartbeat_timeout,
+        maintenance_every_ms=every,
     )
 
 

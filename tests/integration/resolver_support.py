@@ -235,9 +235,17 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
 
 
 class WorkerProcess:
-    """`dramatiq entrypoints.resolver_worker --processes 1 --threads 1` in its own process group."""
+    """`dramatiq entrypoints.resolver_worker --processes 1 --threads 1` in its own process group
+    (`module`: another worker bootstrap, e.g. entrypoints.projections_worker)."""
 
-    def __init__(self, settings: Settings, log_path: Path, **env: str) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        log_path: Path,
+        module: str = "entrypoints.resolver_worker",
+        **env: str,
+    ) -> None:
+        self.module = module
         self.env = {
             **os.environ,
             "PYTHONPATH": str(REPO),
@@ -253,7 +261,7 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> WorkerProcess:
-        cmd = [sys.executable, "-m", "dramatiq", "entrypoints.resolver_worker"]
+        cmd = [sys.executable, "-m", "dramatiq", self.module]
         cmd += ["--processes", "1", "--threads", "1"]
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(

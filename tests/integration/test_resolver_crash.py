@@ -5,6 +5,10 @@ subprocess in its own process group, with FAULT_POINT set; the test kills it (`k
 group) or lets the fault kill it, then starts a fresh worker without the fault. With the test
 broker knobs (heartbeat_timeout 2000 ms, maintenance on every broker call) the new worker puts
 the dead worker's unacked message back on the queue, and the Divan is resolved exactly once.
+
+The same kill with a projections worker running beside it, the projector killed mid-batch too,
+SIGTERM of both under load, and the live projections compared key by key with a rebuild
+afterwards: tests/integration/test_worker_faults.py.
 """
 
 from __future__ import annotations
