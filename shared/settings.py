@@ -61,6 +61,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     group_commit: int = 2  # appends grouped into one statement while this many are in flight
     projection_prefix: str = "sb"
     auth_failures_per_minute: int = 30  # 401s a client address may cause; then 429 (0: off)
+    # Requests a client address may send per minute (in a burst, then evenly), then 429
+    # too_many_requests with Retry-After (0: off): creating seasons, joining, commands.
+    seasons_per_minute: int = 30
+    joins_per_minute: int = 30
+    commands_per_minute: int = 600
     # Reverse proxies whose X-Forwarded-For names the client (addresses or CIDRs); none: the
     # client address is the connection's peer, whatever the headers say.
     trusted_proxies: tuple[str, ...] = ()
@@ -161,6 +166,9 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "group_commit": ("SEKSENBIR_GROUP_COMMIT",),
     "projection_prefix": ("SEKSENBIR_PROJECTION_PREFIX",),
     "auth_failures_per_minute": ("SEKSENBIR_AUTH_FAILURES_PER_MINUTE",),
+    "seasons_per_minute": ("SEKSENBIR_SEASONS_PER_MINUTE",),
+    "joins_per_minute": ("SEKSENBIR_JOINS_PER_MINUTE",),
+    "commands_per_minute": ("SEKSENBIR_COMMANDS_PER_MINUTE",),
     "trusted_proxies": ("SEKSENBIR_TRUSTED_PROXIES",),
     "streams_per_client": ("SEKSENBIR_STREAMS_PER_CLIENT",),
     "streams_per_process": ("SEKSENBIR_STREAMS_PER_PROCESS",),

@@ -26,7 +26,13 @@ from shared.app.etag import conditional_get
 from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
-from shared.app.ratelimit import AuthFailures, SharedFailures, limit_failed_auth
+from shared.app.ratelimit import (
+    AuthFailures,
+    RequestLimits,
+    SharedFailures,
+    limit_failed_auth,
+    limit_requests,
+)
 from shared.app.seasons import Seasons
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
@@ -112,6 +118,8 @@ def create_app(
         finally:
             if shared is not None:
                 await shared.close()
+            if limits is not None:
+                await limits.close()
 
     # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
     shared = (
@@ -121,6 +129,19 @@ def create_app(
             settings.auth_failures_per_minute,
         )
         if settings.auth_failures_per_minute > 0
+        else None
+    )
+    # Season creation, joins and commands per client address, also counted in Redis.
+    per_minute = {
+        "create": settings.seasons_per_minute,
+        "join": settings.joins_per_minute,
+        "command": settings.commands_per_minute,
+    }
+    limits = (
+        RequestLimits(
+            aioredis.Redis.from_url(settings.read_redis), settings.broker_namespace, per_minute
+        )
+        if any(n > 0 for n in per_minute.values())
         else None
     )
     handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
@@ -151,6 +172,7 @@ def create_app(
                 if shared is not None
                 else []
             ),
+            *([limit_requests(limits, settings.trusted_proxies)] if limits is not None else []),
             limit_json_depth(),  # every body of both APIs, before any decoder sees it
             conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],

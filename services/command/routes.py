@@ -58,6 +58,7 @@ from shared.app.openapi import (
     KEY,
     KEY_REQUIRED,
     PATH,
+    RATE,
     STAFF_AUTH,
     STORE,
     answers,
@@ -77,7 +78,7 @@ Key = Annotated[
 # (shared/domain/decide.py), in the served document and docs/api.md ("Answers per operation").
 # Codes the domain has but the edge's bounds keep out (unknown_province, unknown_seat: D-27)
 # are not listed. A bey command: its token, the season, its Idempotency-Key, its append.
-COMMAND = (EVERY, BEY_AUTH, STORE, KEY, APPEND, "season_cancelled")  # a cancelled live season
+COMMAND = (EVERY, RATE, BEY_AUTH, STORE, KEY, APPEND, "season_cancelled")  # a cancelled live season
 ORDERS: tuple[str, ...] = ("wrong_phase", "wrong_divan", "duplicate_province", "not_your_province")
 ORDERS += ("missing_target", "not_a_neighbour", "bad_units")
 SPEND: tuple[str, ...] = (
@@ -124,7 +125,7 @@ def _answer(outcome: Outcome[T]) -> Response[T]:
     "/seasons",
     status_code=201,
     summary="Create a trial season and join it, or a live season",
-    responses=answers(EVERY, BODY, "store_busy", *CREATE_LIVE),
+    responses=answers(EVERY, RATE, BODY, "store_busy", *CREATE_LIVE),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True
@@ -327,7 +328,9 @@ async def request_divan(
     "/seasons/{season_id:str}/token",
     status_code=200,
     summary="Rotate one's own token",
-    responses=answers(EVERY, BEY_AUTH, STORE, APPEND),  # no Idempotency-Key: a new secret each time
+    responses=answers(
+        EVERY, RATE, BEY_AUTH, STORE, APPEND
+    ),  # no Idempotency-Key: a new secret each time
     security=BEARER,
 )
 async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
@@ -339,7 +342,7 @@ async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
     "/ops/seasons/{season_id:str}/beys/{seat:int}/token",
     status_code=200,
     summary="Ops: reissue a bey's token",
-    responses=answers(EVERY, STAFF_AUTH, STORE, APPEND, PATH),
+    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, APPEND, PATH),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -394,7 +397,7 @@ async def _create_live(
     "/seasons/{season_id:str}/join",
     status_code=201,
     summary="Join a live season (R-1.4)",
-    responses=answers(EVERY, BODY, STORE, APPEND, *JOIN),
+    responses=answers(EVERY, RATE, BODY, STORE, APPEND, *JOIN),
 )
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
@@ -426,7 +429,7 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
         f"/seasons/{{season_id:str}}/admin/{act}",
         status_code=200,
         summary=f"Season admin: {act}",
-        responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *ADMIN[act]),
+        responses=answers(EVERY, RATE, STAFF_AUTH, BODY, STORE, APPEND, *ADMIN[act]),
         security=BEARER,
         operation_id=f"SeasonAdmin{act.capitalize()}",
     )(handler)

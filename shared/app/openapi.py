@@ -108,6 +108,7 @@ CODES: dict[str, tuple[int, str]] = {
     "reason_required": (422, "an admin act without a reason"),
     "chain_broken": (409, "the season's stored hash chain does not verify (an export)"),
     "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
+    "too_many_requests": (429, "too many requests of this kind from this client (Retry-After)"),
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
     "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
@@ -118,6 +119,7 @@ CODES: dict[str, tuple[int, str]] = {
 # What the edge can answer, one group per concern; each operation lists the groups it passes
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
+RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
 BODY = ("malformed_json", "unknown_field", "invalid_body", "body_too_large")
 BEY_AUTH = ("missing_token", "bad_token", "token_wrong_season", "forbidden", "token_in_query")
 STAFF_AUTH = ("missing_token", "bad_token", "forbidden", "token_in_query")

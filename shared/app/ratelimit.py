@@ -230,9 +230,155 @@ def limit_failed_auth(
     return middleware
 
 
+# --- request limits: season creation, joins, commands (issue 14) ------------------------------
+# Every matching request costs its client address one token of that kind's bucket (a GCRA on
+# Redis's clock, shared by every API process); an empty bucket answers 429 `too_many_requests`
+# with Retry-After before the request is read. A refused request costs nothing, so a client
+# that waits the Retry-After it was told gets through. Without Redis each process limits alone.
+_ADMIT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local wait = tat + interval - capacity * interval - now
+if wait > 0 then return wait end
+redis.call('SET', KEYS[1], tat + interval, 'PX', tat + interval - now)
+return 0
+"""
+
+RequestKind = str  # "create" | "join" | "command"
+
+
+def request_kind(method: str, path: str) -> RequestKind | None:
+    """Which request limit a request counts against, if any: creating a season, joining one,
+    or any other POST of the command API (a bey's command, a token rotation, an admin act, an
+    ops reissue). The read side's POST (an event-stream ticket) is none of these."""
+    if method != "POST" or not path.startswith("/v1/"):
+        return None
+    parts = path.split("/")[2:]  # after "", "v1"
+    if parts == ["seasons"]:
+        return "create"
+    if parts[:1] == ["seasons"] and len(parts) == 3 and parts[2] == "join":
+        return "join"
+    if parts[:1] == ["seasons"] and len(parts) >= 3 and parts[2] != "tickets":
+        return "command"
+    if parts[:2] == ["ops", "seasons"]:
+        return "command"
+    return None
+
+
+class _MemoryGcra:
+    """The same admission in this process's memory (bounded): the fallback without Redis."""
+
+    def __init__(self, clock: Callable[[], float], size: int = MAX_CLIENTS) -> None:
+        self._clock = clock
+        self._size = size
+        self._tat: OrderedDict[str, float] = OrderedDict()
+
+    def admit(self, key: str, interval: float, capacity: int) -> float:
+        now = self._clock()
+        tat = max(self._tat.get(key, now), now)
+        wait = tat + interval - capacity * interval - now
+        if wait > 0:
+            return wait
+        self._tat[key] = tat + interval
+        self._tat.move_to_end(key)
+        while len(self._tat) > self._size:
+            self._tat.popitem(last=False)
+        return 0.0
+
+
+class RequestLimits:
+    """Per client address and kind, `per_minute[kind]` requests a minute (0 or absent: none)."""
+
+    def __init__(
+        self,
+        redis: aioredis.Redis | None,
+        namespace: str,
+        per_minute: dict[RequestKind, int],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._redis = redis
+        self._namespace = namespace
+        self.per_minute = {k: n for k, n in per_minute.items() if n > 0}
+        self._script = redis.register_script(_ADMIT) if redis is not None else None
+        self._memory = _MemoryGcra(clock)
+        self._warned = False
+
+    async def close(self) -> None:
+        if self._redis is not None:
+            await self._redis.aclose()
+
+    def key(self, kind: RequestKind, client: str) -> str:
+        """A hash of the address, never the address itself (as for the failed-token buckets)."""
+        digest = hashlib.sha256(f"{self._namespace}\0{kind}\0{client}".encode()).hexdigest()[:32]
+        return f"{self._namespace}:rate:{kind}:{digest}"
+
+    async def wait(self, kind: RequestKind, client: str) -> int | None:
+        """Admit one request (None), or the seconds until this client may send one again."""
+        per_minute = self.per_minute.get(kind)
+        if per_minute is None:
+            return None
+        key = self.key(kind, client)
+        interval_ms = max(1, round(60_000 / per_minute))
+        wait_s = await self._shared(key, interval_ms, per_minute)
+        if wait_s is None:  # Redis did not answer: this process's own bucket
+            wait_s = self._memory.admit(key, interval_ms / 1000, per_minute)
+        if wait_s <= 0:
+            return None
+        log.warning("rate.limited", kind=kind)  # no address: nothing about a player is kept
+        return max(1, math.ceil(wait_s))
+
+    async def _shared(self, key: str, interval_ms: int, capacity: int) -> float | None:
+        if self._script is None:
+            return None
+        try:
+            wait_ms = await self._script(keys=[key], args=[interval_ms, capacity])
+        except (RedisError, OSError) as exc:
+            if not self._warned:
+                log.warning("rate.unshared", error=type(exc).__name__)
+                self._warned = True
+            return None
+        self._warned = False
+        return int(wait_ms) / 1000.0
+
+
+def limit_requests(
+    limits: RequestLimits, trusted_proxies: tuple[str, ...] = ()
+) -> Callable[[ASGIApp], ASGIApp]:
+    """Litestar middleware applying `limits` to the requests `request_kind` names."""
+    trusted = networks(trusted_proxies)
+
+    def middleware(app: ASGIApp) -> ASGIApp:
+        async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            kind = (
+                request_kind(scope.get("method", ""), scope.get("path", ""))
+                if scope["type"] == "http"
+                else None
+            )
+            if kind is not None:
+                wait = await limits.wait(kind, client_address(scope, trusted))
+                if wait is not None:
+                    await _refuse(
+                        send, "too_many_requests", wait, scope.get("path", ""), negotiate(scope)
+                    )
+                    return
+            await app(scope, receive, send)
+
+        return guarded
+
+    return middleware
+
+
 async def _too_many(send: Any, wait: int, path: str, lang: messages.Lang) -> None:
-    detail = messages.render("too_many_failed_attempts", lang, {"wait": wait})
-    body = problem_body("too_many_failed_attempts", 429, detail, path)
+    await _refuse(send, "too_many_failed_attempts", wait, path, lang)
+
+
+async def _refuse(send: Any, code: str, wait: int, path: str, lang: messages.Lang) -> None:
+    detail = messages.render(code, lang, {"wait": wait})
+    body = problem_body(code, 429, detail, path)
     await send(
         {
             "type": "http.response.start",

@@ -141,6 +141,7 @@ CATALOGUE: dict[str, Text] = {
     "forbidden.staff": T("Yalnız denetçi ve ops", "Auditors and ops only"),
     "forbidden.staff_token": T("Ops ve denetçi jetonu bey jetonu değildir", "An ops or auditor token is not a bey token"),
     "forbidden.orders_secret": T("Emirler sezon bitene dek gizlidir", "Orders are secret until the season is over"),
+    "too_many_requests": T("Çok fazla istek; {wait} saniye sonra tekrar deneyin", "Too many requests; try again in {wait} seconds"),
     "too_many_failed_attempts": T("Çok fazla geçersiz jeton denendi; {wait} saniye sonra tekrar deneyin", "Too many invalid tokens; try again in {wait} seconds"),
     "bad_ticket": T("Bilet geçersiz ya da kullanılmış", "The ticket is invalid or used"),
     "too_many_streams": T("Bu adresten en fazla {limit} akış açık olabilir", "At most {limit} streams may be open per client"),

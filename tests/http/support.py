@@ -55,6 +55,9 @@ def settings(**overrides: Any) -> Settings:
         **{
             "broker_namespace": f"test-{secrets.token_hex(4)}",
             "redis_url": REDIS_URL["url"],
+            # the tests seat up to 38 players from one test client: joins are not limited here
+            # (tests/http/test_rate_limit.py sets the limits it tests)
+            "joins_per_minute": 0,
             **overrides,
         },
     )

@@ -15,7 +15,7 @@ import pytest
 
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
-from shared.eventstore import PostgresEventStore
+from shared.eventstore import PostgresEventStore, create_pool
 from tests.http.support import (
     ANKARA,
     ISTANBUL,
@@ -244,3 +244,69 @@ async def test_a_spend_after_the_divan_is_resolved_is_accepted(pg_api: Api) -> N
     r = await pg_api.client.post(bey.url("/spend"), headers=bey.auth("after"), json=SPEND)
     assert r.status_code == 200, r.text
     assert r.json()["events"] == ["mercenaries_hired.v1"]
+
+
+class _Meeting:
+    """Appends of several stores that wait for each other: each racer has decided on the same
+    state before either writes, so both appends reach PostgreSQL together."""
+
+    def __init__(self, parties: int) -> None:
+        self.parties, self.arrived, self.all_here = parties, 0, asyncio.Event()
+
+    def store(self, inner: PostgresEventStore) -> object:
+        meeting = self
+
+        class Met:
+            idempotency = inner.idempotency
+
+            async def append(self, *args: object, **kwargs: object) -> object:
+                if not meeting.all_here.is_set():
+                    meeting.arrived += 1
+                    if meeting.arrived >= meeting.parties:
+                        meeting.all_here.set()
+                    await asyncio.wait_for(meeting.all_here.wait(), 10)
+                return await inner.append(*args, **kwargs)  # type: ignore[arg-type]
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(inner, name)
+
+        return Met()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("path", ["/spend", "/offers", "/orders"])
+async def test_copies_in_two_api_processes_wait_for_the_first_commit_and_answer_its_result(
+    event_store: PostgresEventStore, migrated_pg_dsn: str, clock, path: str
+) -> None:
+    """docs/api.md (Idempotency-Key), RELIABILITY 2: a copy reaching another API process
+    waits for the first's commit and answers its result. Two apps, each on a pool of its own
+    (two processes: no shared in-flight set), get one keyed request each; both decide on the
+    same state and append at once. Exactly one event set is stored and both answer 200 with
+    the same bytes; a third copy afterwards replays them too."""
+    other_pool = await create_pool(migrated_pg_dsn)
+    other = PostgresEventStore(other_pool, clock=clock)
+    meeting = _Meeting(2)
+    body = {"/spend": SPEND, "/offers": {"to": 2, "kind": "pact"}, "/orders": ORDERS}[path]
+    try:
+        async with (
+            open_api(event_store) as setup,
+            open_api(event_store, api_store=meeting.store(event_store)) as one,  # type: ignore[arg-type]
+            open_api(event_store, api_store=meeting.store(other)) as two,  # type: ignore[arg-type]
+        ):
+            bey = await create_trial(setup.client)
+            before = await event_store.stream_version(bey.season_id)
+            a, b = await asyncio.gather(
+                *(
+                    api.client.post(bey.url(path), headers=bey.auth("twin"), json=body)
+                    for api in (one, two)
+                )
+            )
+            assert meeting.all_here.is_set()  # both appends were in flight together
+            assert a.status_code == 200, a.text
+            same_answer(b, a)
+            same_answer(
+                await setup.client.post(bey.url(path), headers=bey.auth("twin"), json=body), a
+            )
+        assert len(await stream_types(event_store, bey.season_id, before)) == 1
+    finally:
+        await other_pool.close()

@@ -1028,6 +1028,7 @@ def test_every_error_code_in_the_source_has_a_refusal_case() -> None:
 # Codes command operations document that the cases above do not drive, and the test that does.
 DRIVEN_ELSEWHERE = {
     "too_many_failed_attempts": "tests/http/test_rate_limit.py",
+    "too_many_requests": "tests/http/test_rate_limit.py",
 }
 
 

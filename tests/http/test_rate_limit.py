@@ -7,16 +7,26 @@ the same client's requests without credentials, are not affected.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time  # noqa: TID251 - the limiter refills in real time meanwhile
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import redis.asyncio as aioredis
 
-from shared.app.ratelimit import AuthFailures
+from shared.app.ratelimit import AuthFailures, RequestLimits, request_kind
 from shared.eventstore import InMemoryEventStore
-from tests.http.support import assert_problem, bearer, create_trial, open_api, settings
+from tests.documented import check_every_problem
+from tests.http.support import (
+    assert_problem,
+    bearer,
+    create_trial,
+    open_api,
+    settings,
+    state_of,
+)
 
 GUESSES = 10_000
 
@@ -143,10 +153,15 @@ async def test_redis_holds_a_hash_of_the_address_and_forgets_it_within_a_minute(
             for _ in range(3):
                 await api.client.get(bey.url("/me"), headers=_guess(bey))
         keys = [k.decode() async for k in redis.scan_iter(f"{config.broker_namespace}:*")]
-        assert len(keys) == 1
-        assert "127.0.0.1" not in keys[0]  # the test client's address
-        assert "127.0.0.1" not in (await redis.get(keys[0])).decode()
-        assert 0 < await redis.pttl(keys[0]) <= 3 * 6_000  # full again after 3 x 6 s
+        failures = [k for k in keys if ":authfail:" in k]
+        assert len(failures) == 1
+        assert "127.0.0.1" not in failures[0]  # the test client's address
+        assert "127.0.0.1" not in (await redis.get(failures[0])).decode()
+        assert 0 < await redis.pttl(failures[0]) <= 3 * 6_000  # full again after 3 x 6 s
+        # the season creation's request budget: hashed too, and gone once full again (2 s at 30)
+        (created,) = [k for k in keys if ":rate:create:" in k]
+        assert "127.0.0.1" not in created
+        assert 0 < await redis.pttl(created) <= 2_000
     finally:
         await redis.aclose()
 
@@ -163,3 +178,142 @@ async def test_without_redis_each_process_still_limits_on_its_own(clock, capsys)
     assert statuses == [401] * 10 + [429] * 2
     logged = capsys.readouterr()
     assert (logged.out + logged.err).count("auth.failures_unshared") == 1  # said once
+
+
+# --- request limits: season creation, joins, commands (issue 14) -------------------------------
+def _from(api: Any, address: str) -> httpx.AsyncClient:
+    """A client of the same app from another client address."""
+    app = api.client._transport.app
+    transport = httpx.ASGITransport(app=app, client=(address, 40000))
+    client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
+    check_every_problem(client, app)
+    return client
+
+
+def test_which_requests_count_against_which_limit():
+    s = "/v1/seasons/" + "a" * 32
+    assert request_kind("POST", "/v1/seasons") == "create"
+    assert request_kind("POST", f"{s}/join") == "join"
+    for tail in ("/orders", "/spend", "/offers", "/offers/2/withdraw", "/offers/2/answer"):
+        assert request_kind("POST", s + tail) == "command"
+    for tail in ("/kurultay/vote", "/divans", "/token", "/admin/pause", "/admin/postpone"):
+        assert request_kind("POST", s + tail) == "command"
+    assert request_kind("POST", "/v1/ops/seasons/x/beys/1/token") == "command"
+    assert request_kind("POST", f"{s}/tickets") is None  # the read side's, not a command
+    assert request_kind("GET", s) is None
+    assert request_kind("GET", "/v1/seasons") is None
+
+
+async def test_season_creation_is_limited_per_client_with_retry_after(clock, redis_url: str):
+    store = InMemoryEventStore(clock=clock)
+    async with open_api(store, settings(seasons_per_minute=5, redis_url=redis_url)) as api:
+        statuses = [
+            (await api.client.post("/v1/seasons", json={"memleket": 6})).status_code
+            for _ in range(7)
+        ]
+        assert statuses == [201] * 5 + [429] * 2
+        r = await api.client.post("/v1/seasons", json={"memleket": 6})
+        assert_problem(r, 429, "too_many_requests")
+        assert 1 <= int(r.headers["retry-after"]) <= 12  # one back every 12 s at 5/min
+        assert len(await store.list_seasons()) == 5  # a refused creation stores nothing
+        en = await api.client.post(
+            "/v1/seasons", json={"memleket": 6}, headers={"Accept-Language": "en"}
+        )
+        assert en.json()["detail"].startswith("Too many requests")
+        async with _from(api, "198.51.100.9") as other:  # another address has its own budget
+            assert (await other.post("/v1/seasons", json={"memleket": 6})).status_code == 201
+
+
+async def test_commands_are_limited_per_client_and_other_requests_are_not(clock, redis_url):
+    store = InMemoryEventStore(clock=clock)
+    config = settings(commands_per_minute=4, redis_url=redis_url)
+    async with open_api(store, config) as api:
+        bey = await create_trial(api.client)
+        hold = {"orders": [{"province": 6, "kind": "hold"}]}
+        statuses = [
+            (await api.client.post(bey.url("/orders"), headers=bey.auth(), json=hold)).status_code
+            for _ in range(5)
+        ]
+        assert statuses == [200] * 4 + [429]
+        spent = await api.client.post(
+            bey.url("/spend"), headers=bey.auth("k"), json={"kind": "paralı_asker", "province": 6}
+        )
+        assert_problem(spent, 429, "too_many_requests")  # one budget for every command
+        assert int(spent.headers["retry-after"]) >= 1
+        # reads are not commands
+        assert (await api.client.get(bey.url("/me"), headers=bey.auth())).status_code == 200
+        assert (await api.client.get(bey.url())).status_code == 200
+
+
+async def test_api_processes_share_the_request_budget_through_redis(clock, redis_url: str):
+    """ARCHITECTURE (Access): rate limits live in Redis; two API processes, one budget."""
+    store = InMemoryEventStore(clock=clock)
+    shared = settings(seasons_per_minute=6, redis_url=redis_url)
+    async with open_api(store, shared) as one, open_api(store, shared) as two:
+        statuses = [
+            (await (one, two)[n % 2].client.post("/v1/seasons", json={"memleket": 6})).status_code
+            for n in range(10)
+        ]
+    assert statuses == [201] * 6 + [429] * 4
+
+
+async def test_without_redis_each_process_limits_requests_on_its_own(clock):
+    store = InMemoryEventStore(clock=clock)
+    nowhere = settings(seasons_per_minute=3, redis_url="redis://127.0.0.1:9/0")
+    async with open_api(store, nowhere) as api:
+        statuses = [
+            (await api.client.post("/v1/seasons", json={"memleket": 6})).status_code
+            for _ in range(5)
+        ]
+    assert statuses == [201] * 3 + [429] * 2
+
+
+def test_the_memory_bucket_admits_a_burst_then_one_per_interval():
+    now = [0.0]
+    limits = RequestLimits(None, "t", {"join": 6}, clock=lambda: now[0])
+    admitted = [asyncio.run(limits.wait("join", "a")) for _ in range(7)]
+    assert admitted == [None] * 6 + [10]  # one back every 10 s
+    now[0] = 9.5
+    assert asyncio.run(limits.wait("join", "a")) == 1
+    now[0] = 10.0
+    assert asyncio.run(limits.wait("join", "a")) is None
+    assert asyncio.run(limits.wait("join", "a")) is not None
+    assert asyncio.run(limits.wait("join", "b")) is None  # per address
+    assert asyncio.run(limits.wait("create", "a")) is None  # no limit of that kind: none
+
+
+async def test_a_flood_of_joins_cannot_take_another_players_memleket(
+    event_store, redis_url: str
+) -> None:
+    """R-1.4 first come, first served, under a flood: one address sending joins for every
+    memleket as fast as it can gets `joins_per_minute` seats and then 429s; the player who
+    joined Ankara keeps it (the flood's Ankara joins are memleket_taken), and a player from
+    another address still joins."""
+    config = settings(joins_per_minute=5, redis_url=redis_url)
+    async with open_api(event_store, config) as api:
+        closes = (api.clock.now + timedelta(hours=2)).isoformat()
+        created = await api.client.post(
+            "/v1/seasons", json={"mode": "live", "registration_closes_at": closes}
+        )
+        assert created.status_code == 201, created.text
+        season_id = created.json()["season_id"]
+        join = f"/v1/seasons/{season_id}/join"
+        async with _from(api, "203.0.113.1") as player, _from(api, "203.0.113.66") as flood:
+            mine = await player.post(join, json={"memleket": 6})
+            assert mine.status_code == 201, mine.text
+            flooded = await asyncio.gather(
+                *(flood.post(join, json={"memleket": m}) for m in [6] * 10 + list(range(7, 60)))
+            )
+            statuses = [r.status_code for r in flooded]
+            assert statuses.count(201) <= 5
+            assert statuses.count(429) >= len(flooded) - 5
+            assert all(
+                r.json()["code"] == "memleket_taken" for r in flooded if r.status_code == 409
+            )
+            assert all(int(r.headers["retry-after"]) >= 1 for r in flooded if r.status_code == 429)
+            async with _from(api, "203.0.113.2") as late:
+                assert (await late.post(join, json={"memleket": 34})).status_code == 201
+        state, _version = await state_of(event_store, season_id)
+        owners = {b.memleket: b.seat for b in state.beys}
+        assert owners[6] == mine.json()["seat"]  # Ankara stays the first player's
+        assert len(state.beys) <= 1 + 5 + 1

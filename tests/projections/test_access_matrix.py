@@ -1,0 +1,555 @@
+"""Issue 14, hostile access: every operation of the served document x every kind of caller.
+
+The rows are the operations the served OpenAPI document lists (read from it, so an endpoint
+added without a row fails `test_every_operation_of_the_document_has_a_row`); the columns are
+the callers R-14 and docs/api.md (Tokens, Live seasons) tell apart. Every cell's status is
+written down in EXPECTED below and asserted.
+
+The world: a live season L with bey A (seat 1, Ankara) and bey B (seat 2, Kırıkkale), created
+over HTTP (so it has a season-admin token), its registration closed and Divan 1 resolved by the
+resolver's own code; a trial season M of a third bey. A's secrets are canaries (R-14: a bey's
+own orders, gold and missions): its gold is brought to exactly 777 by spending, it has an order
+of exactly 11 units from Ankara pending for Divan 2, and its dealt mission ids are known. No
+cell whose caller R-14 denies them (everyone but A and ops) carries one; neither does B's
+ticketed event stream nor the public one while Divan 2 is resolved, nor any log line of the
+app, the resolver or the projector, and the database dump holds tokens only as hashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+import structlog
+
+from services.projections.projector import Projector
+from services.resolver.closes import close_registration
+from services.resolver.divan import resolve
+from shared.app.seasons import Seasons
+from shared.app.tokens import token_hash
+from shared.domain import events as ev
+from shared.eventstore import EventMetadata, PostgresEventStore
+from shared.logs import configure_logging
+from tests.clock import StepClock
+from tests.documented import check_every_problem
+from tests.http.support import api_clock
+from tests.projections.pact_season import mission_lists, walk
+from tests.projections.sse import Frame, Stream, served
+from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, Gateway, bearer
+
+ANKARA, KIRIKKALE, BOLU, ISTANBUL = 6, 71, 14, 34
+GOLD = 777  # A's gold after its spending: a canary (R-14: a bey's own gold)
+CANARY_ORDER: dict[str, Any] = {"province": ANKARA, "kind": "advance", "target": BOLU, "units": 11}
+
+ROLES = ("anonymous", "bey", "other_bey", "foreign_bey", "garbled", "admin", "auditor", "ops")
+# who may see A's secrets (R-14: the bey itself; ops everything). The auditor sees betrayals'
+# battle records only, and A's canary order fights no battle and betrays no one.
+MAY_SEE_A = {"bey", "ops"}
+
+# fmt: off
+# One row per operation of the served document; one status per caller, in ROLES order:
+#   anonymous (no Authorization), bey (A, seat 1 of L), other_bey (B, seat 2 of L),
+#   foreign_bey (the bey of trial season M), garbled (not a token's shape), admin (L's
+#   season-admin token), auditor, ops. Every path names season L (seat 1, Divan 1 where asked).
+EXPECTED: dict[str, tuple[int, ...]] = {
+    #                                                anon  bey  othr frgn garb admn audt  ops
+    # -- the command API --
+    # a compressed calendar is ops only; a garbled token is no ops token (403, no auth scheme)
+    "POST /v1/seasons":                                (403, 403, 403, 403, 403, 403, 403, 201),
+    # anyone may join; L's registration is closed for everyone alike
+    "POST /v1/seasons/{season_id}/join":               (409, 409, 409, 409, 409, 409, 409, 409),
+    # season admin or ops; this season's bey or an auditor 403; a token of nobody here 401
+    # (the other season's bey, the garbled one); the act itself: registration closed (409)
+    "POST /v1/seasons/{season_id}/admin/postpone":     (401, 403, 403, 401, 401, 409, 403, 409),
+    # ... cancel only before Divan 1's instant: wrong_phase
+    "POST /v1/seasons/{season_id}/admin/cancel":       (401, 403, 403, 401, 401, 409, 403, 409),
+    # ... the admin pauses (200), ops then finds it already_paused (409)
+    "POST /v1/seasons/{season_id}/admin/pause":        (401, 403, 403, 401, 401, 200, 403, 409),
+    # ... the admin resumes (200), ops then finds it not_paused (409)
+    "POST /v1/seasons/{season_id}/admin/resume":       (401, 403, 403, 401, 401, 200, 403, 409),
+    "GET /v1/seasons/{season_id}":                     (200, 200, 200, 200, 200, 200, 200, 200),
+    # each bey its own view (B's carries nothing of A's: the canaries below); the other
+    # season's bey token_wrong_season; staff 403; the admin token is no bey token (401)
+    "GET /v1/seasons/{season_id}/me":                  (401, 200, 200, 403, 401, 401, 403, 403),
+    # orders for B's province: A not_your_province (403), B 200
+    "POST /v1/seasons/{season_id}/orders":             (401, 403, 200, 403, 401, 401, 403, 403),
+    # a sur at Ankara: A sur_exists (422, its gold stays 777), B not_your_province (403)
+    "POST /v1/seasons/{season_id}/spend":              (401, 422, 403, 403, 401, 401, 403, 403),
+    # an offer to seat 2: A 200, B bad_partner (itself, 422)
+    "POST /v1/seasons/{season_id}/offers":             (401, 200, 422, 403, 401, 401, 403, 403),
+    # withdrawing the offer to seat 2: A 200, B no_offer
+    "POST /v1/seasons/{season_id}/offers/{to}/withdraw": (401, 200, 422, 403, 401, 401, 403, 403),
+    # answering an offer from seat 1: none is open for either (no_offer)
+    "POST /v1/seasons/{season_id}/offers/{frm}/answer": (401, 422, 422, 403, 401, 401, 403, 403),
+    # no Kurultay yet: wrong_phase
+    "POST /v1/seasons/{season_id}/kurultay/vote":      (401, 409, 409, 403, 401, 401, 403, 403),
+    # a live season: not_allowed_in_mode; the other season's bey token_wrong_season
+    "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 401, 403, 403),
+    # each bey rotates its own token (the test goes on with the new one)
+    "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 401, 403, 403),
+    # ops endpoints: a bey's or another staff role's token 403, anything else 401
+    "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 401, 403, 200),
+    "GET /v1/ops/seasons/{season_id}/export":          (401, 403, 403, 403, 401, 401, 403, 200),
+    # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
+    "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/summary":             (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/map":                 (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/leaderboard":         (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/titles":              (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/treaties":            (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/reports":             (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/betrayals":           (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/boards/{name}":                           (200, 200, 200, 200, 200, 200, 200, 200),
+    # R-14 a bey: its own private view; ops reads a bey through its own endpoint
+    "GET /v1/seasons/{season_id}/private":             (401, 200, 200, 403, 401, 401, 403, 403),
+    # R-14 a bey: the battles it fought in or supported (Divan 1: none, but its own list);
+    # ops everything; the auditor reads betrayals' battles through audit/betrayals only
+    "GET /v1/seasons/{season_id}/battles/{divan}":     (401, 200, 200, 403, 401, 401, 403, 200),
+    # R-14 orders of others: nobody before the Kurultay but ops (A's own are in /me)
+    "GET /v1/seasons/{season_id}/orders/{divan}":      (403, 403, 403, 403, 401, 401, 403, 200),
+    # R-14 auditor: betrayals' battle records and the treaty timeline; ops everything
+    "GET /v1/seasons/{season_id}/audit/betrayals":     (401, 403, 403, 403, 401, 401, 200, 200),
+    "GET /v1/ops/seasons/{season_id}/beys/{seat}":     (401, 403, 403, 403, 401, 401, 403, 200),
+    "POST /v1/seasons/{season_id}/tickets":            (401, 201, 201, 403, 401, 401, 403, 403),
+    # the public stream for anyone; a bey's ticket adds its own; the other season's ticket and
+    # a garbled one are bad_ticket (401); a token header is not a ticket (the public stream)
+    "GET /v1/seasons/{season_id}/events":              (200, 200, 200, 401, 401, 200, 200, 200),
+}
+# fmt: on
+
+
+@dataclass
+class World:
+    """Season L (live, A and B, admin token), trial season M, and each caller's credential."""
+
+    season_id: str
+    other_season_id: str
+    tokens: dict[str, str | None]  # role -> bearer token (None: no Authorization header)
+    own_missions: dict[str, list[str]]  # role -> the mission ids dealt to it (A's, B's)
+
+    def url(self, tail: str = "") -> str:
+        return f"/v1/seasons/{self.season_id}{tail}"
+
+    def secrets(self) -> list[str]:
+        """Every raw token of the world, current ones and rotated ones (collected as we go)."""
+        return [t for t in self.tokens.values() if t]
+
+
+@dataclass(frozen=True)
+class Call:
+    path: str
+    body: Any = None
+    key: bool = False  # send an Idempotency-Key
+
+
+# What each operation is asked, by every caller alike. Bodies are valid, so the answer is the
+# caller's authorization, then (for an allowed caller) the game's own answer.
+def calls(w: World, instant: str) -> dict[str, Call]:
+    s = w.url()
+    return {
+        # a live season with a compressed calendar: ops only (docs/api.md, Live seasons)
+        "POST /v1/seasons": Call(
+            "/v1/seasons",
+            {"mode": "live", "registration_closes_at": instant, "divan_interval_seconds": 60},
+        ),
+        "POST /v1/seasons/{season_id}/join": Call(f"{s}/join", {"memleket": ISTANBUL}),
+        "POST /v1/seasons/{season_id}/admin/postpone": Call(
+            f"{s}/admin/postpone", {"reason": "matrix", "registration_closes_at": instant}
+        ),
+        "POST /v1/seasons/{season_id}/admin/cancel": Call(f"{s}/admin/cancel", {"reason": "m"}),
+        "POST /v1/seasons/{season_id}/admin/pause": Call(f"{s}/admin/pause", {"reason": "m"}),
+        "POST /v1/seasons/{season_id}/admin/resume": Call(f"{s}/admin/resume", {"reason": "m"}),
+        "GET /v1/seasons/{season_id}": Call(s),
+        "GET /v1/seasons/{season_id}/me": Call(f"{s}/me"),
+        # B's province (A's canary set for Divan 2 stays A's)
+        "POST /v1/seasons/{season_id}/orders": Call(
+            f"{s}/orders", {"orders": [{"province": KIRIKKALE, "kind": "hold"}]}
+        ),
+        # A already has a sur at Ankara: its gold stays 777
+        "POST /v1/seasons/{season_id}/spend": Call(
+            f"{s}/spend", {"kind": "sur", "province": ANKARA}, key=True
+        ),
+        "POST /v1/seasons/{season_id}/offers": Call(
+            f"{s}/offers", {"to": 2, "kind": "pact"}, key=True
+        ),
+        "POST /v1/seasons/{season_id}/offers/{to}/withdraw": Call(
+            f"{s}/offers/2/withdraw", key=True
+        ),
+        "POST /v1/seasons/{season_id}/offers/{frm}/answer": Call(
+            f"{s}/offers/1/answer", {"answer": "reject"}, key=True
+        ),
+        "POST /v1/seasons/{season_id}/kurultay/vote": Call(
+            f"{s}/kurultay/vote", {"candidate": 2}, key=True
+        ),
+        "POST /v1/seasons/{season_id}/divans": Call(f"{s}/divans", {"divan": 2}),
+        "POST /v1/seasons/{season_id}/token": Call(f"{s}/token"),
+        "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": Call(
+            f"/v1/ops/seasons/{w.season_id}/beys/1/token"
+        ),
+        "GET /v1/ops/seasons/{season_id}/export": Call(f"/v1/ops/seasons/{w.season_id}/export"),
+        "GET /v1/board": Call("/v1/board"),
+        "GET /v1/seasons/all": Call("/v1/seasons/all"),
+        "GET /v1/seasons/{season_id}/summary": Call(f"{s}/summary"),
+        "GET /v1/seasons/{season_id}/map": Call(f"{s}/map"),
+        "GET /v1/seasons/{season_id}/leaderboard": Call(f"{s}/leaderboard"),
+        "GET /v1/seasons/{season_id}/titles": Call(f"{s}/titles"),
+        "GET /v1/seasons/{season_id}/treaties": Call(f"{s}/treaties"),
+        "GET /v1/seasons/{season_id}/reports": Call(f"{s}/reports"),
+        "GET /v1/seasons/{season_id}/betrayals": Call(f"{s}/betrayals"),
+        "GET /v1/boards/{name}": Call("/v1/boards/han-scores"),
+        "GET /v1/seasons/{season_id}/private": Call(f"{s}/private"),
+        "GET /v1/seasons/{season_id}/battles/{divan}": Call(f"{s}/battles/1"),
+        "GET /v1/seasons/{season_id}/orders/{divan}": Call(f"{s}/orders/2"),
+        "GET /v1/seasons/{season_id}/audit/betrayals": Call(f"{s}/audit/betrayals"),
+        "GET /v1/ops/seasons/{season_id}/beys/{seat}": Call(
+            f"/v1/ops/seasons/{w.season_id}/beys/1"
+        ),
+        "POST /v1/seasons/{season_id}/tickets": Call(f"{s}/tickets"),
+        # the stream takes a ticket, not a token: each caller with its own ticket if it has one
+        "GET /v1/seasons/{season_id}/events": Call(f"{s}/events"),
+    }
+
+
+def served_operations(doc: dict[str, Any]) -> list[str]:
+    return [f"{m.upper()} {p}" for p, item in doc["paths"].items() for m in item]
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+async def ok(r: httpx.Response, status: int = 200) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+async def build_world(
+    client: httpx.AsyncClient, store: PostgresEventStore, clock: StepClock
+) -> World:
+    """L over HTTP (creation, a join), closed and Divan 1 resolved by the resolver's own code;
+    A's gold planted and spent down to 777 and its canary order for Divan 2 sent."""
+    seasons = Seasons(store)
+    closes = (clock.now + timedelta(hours=2)).isoformat()
+    created = await ok(
+        await client.post(
+            "/v1/seasons",
+            json={"mode": "live", "registration_closes_at": closes, "memleket": ANKARA},
+        ),
+        201,
+    )
+    season_id, admin = created["season_id"], created["admin_token"]
+    a = created["creator"]["token"]
+    joined = await ok(
+        await client.post(f"/v1/seasons/{season_id}/join", json={"memleket": KIRIKKALE}), 201
+    )
+    b = joined["token"]
+    trial = await ok(await client.post("/v1/seasons", json={"memleket": ISTANBUL}), 201)
+    clock.now = instant(closes)
+    assert await close_registration(seasons, season_id, clock.now) == "closed"
+    loaded = await seasons.load(season_id)
+    assert loaded.state.calendar is not None
+    clock.now = loaded.state.calendar.at(1)
+    assert await resolve(seasons, season_id, 1, now=clock.now) == "resolved"
+    # plant: enough gold that a sur and mercenaries up to the cap leave exactly 777
+    loaded = await seasons.load(season_id)
+    bey = loaded.state.bey(1)
+    assert bey is not None
+    units = loaded.state.provinces[ANKARA - 1].units
+    hires = (12 - units) // 2
+    assert units + 2 * hires >= CANARY_ORDER["units"]
+    planted = GOLD + 3 + 2 * hires - bey.gold
+    grant = ev.ProductionApplied(
+        divan=1, allotments=(), kurtulus=(), changes=(), gold=(ev.GoldDelta(1, planted, "income"),)
+    )
+    meta = EventMetadata(actor="system", command_id="plant")
+    await seasons.append(season_id, loaded.version, "plant", [grant], meta)
+    spend = f"/v1/seasons/{season_id}/spend"
+    await ok(
+        await client.post(
+            spend,
+            json={"kind": "sur", "province": ANKARA},
+            headers={**bearer(a), "Idempotency-Key": "s"},
+        )
+    )
+    for n in range(hires):
+        await ok(
+            await client.post(
+                spend,
+                json={"kind": "paralı_asker", "province": ANKARA},
+                headers={**bearer(a), "Idempotency-Key": f"h{n}"},
+            )
+        )
+    await ok(
+        await client.post(
+            f"/v1/seasons/{season_id}/orders",
+            json={"divan": 2, "orders": [CANARY_ORDER]},
+            headers=bearer(a),
+        )
+    )
+    me = await ok(await client.get(f"/v1/seasons/{season_id}/me", headers=bearer(a)))
+    assert me["gold"] == GOLD, me["gold"]
+    missions = sorted(m["id"] for m in me["missions"])
+    assert missions
+    theirs = await ok(await client.get(f"/v1/seasons/{season_id}/me", headers=bearer(b)))
+    b_missions = sorted(m["id"] for m in theirs["missions"])
+    tokens: dict[str, str | None] = {
+        "anonymous": None,
+        "bey": a,
+        "other_bey": b,
+        "foreign_bey": trial["token"],
+        "garbled": "sb1.garbled",
+        "admin": admin,
+        "auditor": AUDITOR_TOKEN,
+        "ops": OPS_TOKEN,
+    }
+    return World(
+        season_id,
+        trial["season_id"],
+        tokens,
+        {"bey": missions, "other_bey": b_missions},
+    )
+
+
+# --- detectors ----------------------------------------------------------------------------------
+def leaks(value: Any, w: World, raw_tokens: list[str]) -> list[Any]:
+    """A's canaries inside a decoded JSON value: its gold of 777, its order of 11 units from
+    Ankara (or the battle it would fight at Bolu), any raw token of A, and A's dealt missions
+    (a mission id alone is no secret, the board lists them all: a `missions` list is)."""
+    found: list[Any] = []
+    for node in walk(value):
+        if isinstance(node, dict):
+            if node.get("gold") == GOLD:
+                found.append(node)
+            if node.get("province") == ANKARA and node.get("units") == CANARY_ORDER["units"]:
+                found.append(node)
+            if node.get("target") == BOLU and "groups" in node:
+                found.append(node)
+        elif isinstance(node, str) and any(t in node for t in raw_tokens):
+            found.append(node)
+    lists = [sorted(x if isinstance(x, str) else x["id"] for x in m) for m in mission_lists(value)]
+    return found + [m for m in lists if m == w.own_missions["bey"]]
+
+
+def text_leaks(text: str, w: World, raw_tokens: list[str]) -> list[str]:
+    """The same canaries in text (log lines, frames): raw tokens as substrings, 777 as a number
+    standing alone, and in every JSON line the members `leaks` looks for."""
+    found = [t for t in raw_tokens if t in text]
+    found += re.findall(rf"(?<![\w.-]){GOLD}(?![\w.-])", text)
+    for line in text.splitlines():
+        try:
+            decoded = json.loads(line)
+        except ValueError:
+            continue
+        found += [repr(x) for x in leaks(decoded, w, raw_tokens)]
+    return found
+
+
+def with_bytea_decoded(dump: str) -> str:
+    """pg_dump's text with every bytea value (`\\x` hex: event bodies, stored answers) also
+    decoded, so a token inside one is seen."""
+    decoded = [
+        bytes.fromhex(h).decode("utf-8", "replace") for h in re.findall(r"\\x([0-9a-f]+)", dump)
+    ]
+    return "\n".join([dump, *decoded])
+
+
+# --- the matrix ---------------------------------------------------------------------------------
+@pytest.fixture
+def captured_logs() -> Iterator[io.StringIO]:
+    """Every structlog and stdlib log line of this process (app, resolver, projector) as JSON."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    config = structlog.get_config()
+    out = io.StringIO()
+    configure_logging(json=True, level="INFO", file=out)
+    try:
+        yield out
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        structlog.configure(**config)
+
+
+async def send(
+    client: httpx.AsyncClient, w: World, op: str, call: Call, role: str
+) -> tuple[int, Any]:
+    method = op.split(" ", 1)[0]
+    token = w.tokens[role]
+    headers = bearer(token)
+    if call.key:
+        headers["Idempotency-Key"] = f"matrix-{role}-{op}"
+    if op.endswith("/events"):
+        params = {}
+        if role in ("bey", "other_bey", "foreign_bey"):
+            season = w.other_season_id if role == "foreign_bey" else w.season_id
+            ticket = await client.post(f"/v1/seasons/{season}/tickets", headers=headers)
+            params["ticket"] = (await ok(ticket, 201))["ticket"]
+        elif role == "garbled":
+            params["ticket"] = "garbled"
+        async with client.stream("GET", call.path, params=params, headers=headers) as r:
+            return r.status_code, None  # the stream never ends: its status is the cell
+    r = await client.request(method, call.path, json=call.body, headers=headers)
+    ctype = r.headers.get("content-type", "")
+    if "ndjson" in ctype:
+        body: Any = [json.loads(line) for line in r.text.splitlines() if line]
+    else:
+        body = r.json() if r.content else None
+    return r.status_code, body
+
+
+def rotated(w: World, op: str, role: str, status: int, body: Any) -> None:
+    """A token rotation answers the new token: the caller (or, for ops, seat 1) goes on with it."""
+    if status != 200:
+        return
+    if op == "POST /v1/seasons/{season_id}/token":
+        w.tokens[role] = body["token"]
+    elif op == "POST /v1/ops/seasons/{season_id}/beys/{seat}/token":
+        w.tokens["bey"] = body["token"]
+
+
+async def test_every_operation_of_the_document_has_a_row(
+    memory_store: Any, redis: aioredis.Redis, prefix: str
+) -> None:
+    """A new endpoint without a row (or a row for a removed one) fails here first."""
+    gw = Gateway(memory_store, redis, prefix)
+    async with served(gw) as client:
+        doc = (await client.get("/v1/schema/openapi.json")).json()
+    w = World("s" * 32, "m" * 32, dict.fromkeys(ROLES), {})
+    assert sorted(served_operations(doc)) == sorted(EXPECTED) == sorted(calls(w, ""))
+    assert all(len(row) == len(ROLES) for row in EXPECTED.values())
+
+
+async def run_matrix(
+    client: httpx.AsyncClient, w: World, projector: Projector, later: str, history: list[str]
+) -> tuple[dict[str, tuple[int, ...]], dict[tuple[str, str], Any]]:
+    """Every cell, row by row in the document's order: the statuses and the decoded bodies."""
+    doc = (await client.get("/v1/schema/openapi.json")).json()
+    table = calls(w, later)
+    seen: dict[str, tuple[int, ...]] = {}
+    bodies: dict[tuple[str, str], Any] = {}
+    for op in served_operations(doc):
+        await projector.sweep()  # the read side knows the tokens rotated so far
+        row = []
+        for role in ROLES:
+            status, body = await send(client, w, op, table[op], role)
+            rotated(w, op, role, status, body)
+            history += [t for t in w.secrets() if t not in history]
+            row.append(status)
+            bodies[op, role] = body
+        seen[op] = tuple(row)
+    return seen, bodies
+
+
+def assert_cells_keep_a_secrets(
+    bodies: dict[tuple[str, str], Any], w: World, a_secrets: list[str]
+) -> None:
+    for (op, role), body in bodies.items():
+        if role in MAY_SEE_A:
+            continue
+        assert leaks(body, w, a_secrets) == [], (op, role)
+        # R-14: dealt missions only in their own bey's views (the board's catalogue of every
+        # mission is the rules, dealt to nobody)
+        own = [sorted(x if isinstance(x, str) else x["id"] for x in m) for m in mission_lists(body)]
+        dealt = [m for m in own if op != "GET /v1/board"]
+        assert all(m == w.own_missions.get(role) for m in dealt), (op, role, own)
+    # ... and present where they belong (the detectors see them)
+    assert leaks(bodies["GET /v1/seasons/{season_id}/me", "bey"], w, a_secrets)
+    assert leaks(bodies["GET /v1/ops/seasons/{season_id}/beys/{seat}", "ops"], w, a_secrets)
+
+
+async def frames_over_divan_2(
+    client: httpx.AsyncClient,
+    w: World,
+    store: PostgresEventStore,
+    projector: Projector,
+    clock: StepClock,
+) -> list[Frame]:
+    """B's ticketed stream and the public one, from `ready` until Divan 2's report, while the
+    resolver holds Divan 2 (A's canary order fights at Bolu, its 777 gold spent or not)."""
+    seasons = Seasons(store)
+    b_ticket = await ok(
+        await client.post(w.url("/tickets"), headers=bearer(w.tokens["other_bey"])), 201
+    )
+    public = Stream(client, w.url("/events"))
+    private = Stream(client, w.url(f"/events?ticket={b_ticket['ticket']}"))
+    try:
+        _ready, before = await public.until("ready")
+        _ready, before_b = await private.until("ready")
+        loaded = await seasons.load(w.season_id)
+        assert loaded.state.calendar is not None
+        clock.now = loaded.state.calendar.at(2)
+        assert await resolve(seasons, w.season_id, 2, now=clock.now) == "resolved"
+        await projector.sweep()
+        _report, frames = await public.until("divan_report")
+        _report_b, frames_b = await private.until("divan_report")
+    finally:
+        await public.close()
+        await private.close()
+    return before + before_b + frames + frames_b
+
+
+async def readable_dump(dsn: str) -> str:
+    dump = await asyncio.to_thread(
+        subprocess.run,
+        ["pg_dump", "--data-only", "--no-owner", dsn],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return with_bytea_decoded(dump.stdout)
+
+
+async def test_the_authorization_matrix_and_a_beys_canaries(
+    event_store: PostgresEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    migrated_pg_dsn: str,
+    captured_logs: io.StringIO,
+) -> None:
+    """R-14 x docs/api.md (Tokens, Live seasons): every cell as EXPECTED says; A's canaries
+    only where R-14 lets them be; the event streams, the logs and the database dump clean."""
+    clock = api_clock()
+    gw = Gateway(event_store, redis, prefix, clock=clock, auth_failures_per_minute=0)
+    projector = Projector(event_store, redis, prefix)
+    async with served(gw) as client:
+        check_every_problem(client, gw.app)
+        w = await build_world(client, event_store, clock)
+        history = w.secrets()  # every raw token issued in this test, rotated ones too
+        later = (clock.now + timedelta(hours=2)).isoformat()
+        seen, bodies = await run_matrix(client, w, projector, later, history)
+        wrong = {op: (row, EXPECTED.get(op)) for op, row in seen.items() if row != EXPECTED.get(op)}
+        assert wrong == {}, wrong
+
+        a_secrets = [t for t in history if t.startswith(f"sb1.{w.season_id}.1.")]
+        assert len(a_secrets) == 3  # created, rotated by A, reissued by ops
+        assert_cells_keep_a_secrets(bodies, w, a_secrets)
+
+        for frame in await frames_over_divan_2(client, w, event_store, projector, clock):
+            text = "\n".join([*frame.data, frame.id or "", frame.event or ""])
+            assert text_leaks(text, w, a_secrets) == [], frame
+        # the canary fought at Bolu in Divan 2: the detectors would have seen it in A's view
+        mine = await ok(await client.get(w.url("/battles/2"), headers=bearer(w.tokens["bey"])))
+        assert leaks(mine, w, a_secrets)
+
+    # the logs of the app, the resolver and the projector: no canary, no raw token at all
+    logged = captured_logs.getvalue()
+    assert "http.request" in logged  # the capture saw the access log
+    assert text_leaks(logged, w, history) == []
+    # the database dump: tokens only as hashes
+    readable = await readable_dump(migrated_pg_dsn)
+    assert "token_rotated" in readable  # the dump holds the events' bodies, decoded
+    assert [t for t in history if t in readable] == []
+    assert token_hash(w.tokens["bey"] or "") in readable  # the token is there, as its hash
