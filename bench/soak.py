@@ -60,6 +60,7 @@ from shared.settings import Settings
 REPO = Path(__file__).resolve().parents[1]
 MEMLEKETS = (6, 34, 35, 1, 7, 16, 21, 42, 55, 61, 25, 27, 33, 44, 58, 65, 26, 10, 38, 63)
 # Refusals the flow provokes on purpose and counts apart from errors (problem codes).
+POLL_S = 1.0  # a player's status poll while its trial Divan resolves (a person would wait)
 EXPECTED = frozenset({
     "not_your_province",  # an order for a memleket the bey has lost
     "divan_locked",  # a live season's orders after the lock, before its Divan is resolved
@@ -81,6 +82,8 @@ class Tally:
     first_error: str = ""
 
     refusals: Counter[str] = field(default_factory=Counter)
+    unfinished: Counter[str] = field(default_factory=Counter)  # given up at the drain's end
+    divans: Counter[str] = field(default_factory=Counter)  # trial Divans seen resolved
 
     def note(self, what: str, status: int | None, seconds: float, detail: str = "") -> None:
         if not self.measuring:
@@ -94,7 +97,7 @@ class Tally:
         if status >= 300:
             code = _code(detail)
             if code in EXPECTED:
-                self.refusals[code] += 1
+                self.refusals[f"{what} {code}"] += 1
             else:
                 self.errors[f"{what} {status} {code}"] += 1
                 self.first_error = self.first_error or f"{what} {status} {detail[:300]}"
@@ -160,11 +163,13 @@ async def trial_player(client: Client, n: int, stop_at: float, drain_at: float) 
             await client.post("divan", f"/v1/seasons/{sid}/divans", token, {"divan": divan})
             while (await client.status(sid))["divan"] < divan:  # type: ignore[operator]
                 if time.monotonic() > drain_at:
+                    client.tally.unfinished["trial"] += 1
                     return
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(POLL_S)
+            client.tally.divans["trial"] += client.tally.measuring
         vote = {"candidate": seat % 19 + 1}  # another bey: a vote for oneself is refused
         await client.post("vote", f"/v1/seasons/{sid}/kurultay/vote", token, vote)
-        client.tally.seasons_done["trial"] += client.tally.measuring
+        client.tally.seasons_done["trial" if client.tally.measuring else "trial, outside"] += 1
 
 
 async def live_season(
@@ -194,6 +199,7 @@ async def live_season(
         voted = False
         while (phase := (await client.status(sid))["phase"]) != "over":
             if time.monotonic() > drain_at:
+                client.tally.unfinished["live"] += 1
                 return
             if phase == "kurultay" and not voted:
                 for token, _plate in beys:
@@ -205,7 +211,7 @@ async def live_season(
                 await client.post("orders-live", f"/v1/seasons/{sid}/orders", token, orders)
                 await client.http.get(f"/v1/seasons/{sid}/map")
             await asyncio.sleep(interval / 2)
-        client.tally.seasons_done["live"] += client.tally.measuring
+        client.tally.seasons_done["live" if client.tally.measuring else "live, outside"] += 1
 
 
 @contextlib.contextmanager
@@ -346,8 +352,12 @@ def report(
     print(f"measured {measured:.0f} s after a {args.warmup_s:.0f} s warm-up")
     print(
         f"seasons played to the end while measuring: {tally.seasons_done['trial']} trial, "
-        f"{tally.seasons_done['live']} live; after the drain: {unfinished[0]} still under way, "
-        f"{unfinished[1]} players failed"
+        f"{tally.seasons_done['live']} live (in the warm-up or the drain: "
+        f"{tally.seasons_done['trial, outside']} trial, "
+        f"{tally.seasons_done['live, outside']} live); "
+        f"trial Divans resolved while measuring: "
+        f"{tally.divans['trial']}; given up at the end of the drain: {dict(tally.unfinished)}, "
+        f"still running {unfinished[0]}, {unfinished[1]} players failed"
     )
     ms = [x * 1000 for x in tally.latencies]
     raw_ms = [x * 1000 for x in raw.latencies]

@@ -139,7 +139,7 @@ class OwnCluster:
                     )
                 )  # fmt: skip
         for port in self.ports:
-            _wait_for(lambda p=port: redis.Redis(port=p, socket_connect_timeout=0.5).ping())
+            _wait_for(lambda p=port: _ask(p, "PING"))
         created = subprocess.run(
             [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
              "--cluster-replicas", "0", "--cluster-yes"],
@@ -148,11 +148,7 @@ class OwnCluster:
         assert created.returncode == 0, created.stdout.decode() + created.stderr.decode()
 
         def ready() -> bool:  # every node agrees every slot is served
-            for port in self.ports:
-                info = redis.Redis(port=port, socket_connect_timeout=0.5).cluster("info")
-                if info.get("cluster_state") != "ok":
-                    return False
-            return True
+            return all(b"cluster_state:ok" in _ask(p, "CLUSTER", "INFO") for p in self.ports)
 
         _wait_for(ready)
 
@@ -166,6 +162,16 @@ class OwnCluster:
                 proc.kill()
                 proc.wait(10)
         self.procs = []
+
+
+def _ask(port: int, *command: str) -> bytes:
+    """One command to one node on a connection of its own, closed again; the raw answer."""
+    client = redis.Redis(port=port, socket_connect_timeout=0.5)
+    try:
+        answer = client.execute_command(*command)
+    finally:
+        client.close()
+    return answer if isinstance(answer, bytes) else str(answer).encode()
 
 
 def _wait_for(check: Callable[[], object]) -> None:
