@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import asyncpg
 import dramatiq
 import redis.asyncio as aioredis
 from dramatiq.brokers.redis import RedisBroker
 from litestar import Litestar
+from redis.asyncio.cluster import RedisCluster
 
 from services.command.app import create_app
 from services.projections import actors as projection_actors
@@ -150,7 +151,11 @@ async def open_seasons(settings: Settings) -> Seasons:
 
 
 def redis_client(settings: Settings) -> aioredis.Redis:
-    """A Redis client on the settings' URL (read models, failed-token counts)."""
+    """A Redis client on the read side's URL (read models, failed-token counts): a cluster
+    client when SEKSENBIR_READ_REDIS_CLUSTER=1 (it speaks the same commands; each season's
+    atomic step names keys of one hash slot only)."""
+    if settings.read_redis_cluster:
+        return cast("aioredis.Redis", RedisCluster.from_url(settings.read_redis))
     return aioredis.Redis.from_url(settings.read_redis)
 
 
@@ -168,7 +173,21 @@ READ_TIMEOUT_S = 2.0
 
 @contextlib.asynccontextmanager
 async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
-    """The query API's Redis client: a blocking pool of READ_POOL_MAX connections."""
+    """The query API's Redis client: a blocking pool of READ_POOL_MAX connections (on a
+    cluster, READ_POOL_MAX per node; a node's pool that is full answers at once with an error,
+    a 503, rather than waiting)."""
+    if settings.read_redis_cluster:
+        cluster = RedisCluster.from_url(
+            settings.read_redis,
+            max_connections=READ_POOL_MAX,
+            socket_timeout=READ_TIMEOUT_S,
+            socket_connect_timeout=READ_TIMEOUT_S,
+        )
+        try:
+            yield cast("aioredis.Redis", cluster)
+        finally:
+            await cluster.aclose()
+        return
     # A burst waits for a connection at most READ_TIMEOUT_S, then ConnectionError: 503.
     pool = aioredis.BlockingConnectionPool.from_url(
         settings.read_redis,
@@ -280,6 +299,7 @@ def command_app(
         clock=clock,
         open_store=None if store is not None else lambda: event_store(settings, "api", clock=clock),
         open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
+        failures_redis=lambda: redis_client(settings),
         **kwargs,
     )
 

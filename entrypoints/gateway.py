@@ -10,6 +10,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from litestar import Litestar, Router
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
@@ -67,9 +68,17 @@ def query_lifespan(
 
 
 async def subscriber_connection(client: aioredis.Redis) -> Any:
-    """A connection of the stream hub's own, to the read pool's server, outside that pool."""
+    """A connection of the stream hub's own, to the read pool's server, outside that pool.
+
+    On a Redis Cluster, to one of its nodes: a cluster forwards every PUBLISH to every node,
+    so a subscriber on any node hears each season's channel."""
+    if isinstance(client, RedisCluster):
+        node: Any = client.get_default_node()
+        conn: Any = node.connection_class(**node.connection_kwargs)
+        await conn.connect()
+        return conn
     pool = client.connection_pool
-    conn: Any = pool.connection_class(**pool.connection_kwargs)
+    conn = pool.connection_class(**pool.connection_kwargs)
     await conn.connect()
     return conn
 

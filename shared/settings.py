@@ -48,6 +48,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # redis_url's Redis with the next database number (`next_db`), the broker redis_url's own.
     broker_url: str = ""
     read_redis_url: str = ""
+    # The read models on a Redis Cluster: read_redis_url names one of its nodes (the client
+    # finds the others); each season's keys carry a hash tag, so its writes stay on one slot.
+    read_redis_cluster: bool = False
     broker_namespace: str = "seksenbir"
     ops_token_hashes: tuple[str, ...] = ()
     auditor_token_hashes: tuple[str, ...] = ()
@@ -153,6 +156,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "redis_url": ("SEKSENBIR_REDIS_URL",),
     "broker_url": ("SEKSENBIR_BROKER_URL",),
     "read_redis_url": ("SEKSENBIR_READ_REDIS_URL",),
+    "read_redis_cluster": ("SEKSENBIR_READ_REDIS_CLUSTER",),
     "broker_namespace": ("SEKSENBIR_BROKER_NAMESPACE",),
     "ops_token_hashes": ("SEKSENBIR_OPS_TOKEN_SHA256", "SEKSENBIR_OPS_TOKENS"),
     "auditor_token_hashes": ("SEKSENBIR_AUDITOR_TOKEN_SHA256", "SEKSENBIR_AUDITOR_TOKENS"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import socket
 import subprocess
 import tempfile
 import time  # noqa: TID251 - waits on a real process, not the domain
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import redis
@@ -88,4 +89,109 @@ def own_redis() -> Iterator[OwnRedis]:
         yield server
     finally:
         server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _cluster_ports(count: int) -> list[int]:
+    """`count` ports each free together with its cluster bus port (the port + 10000)."""
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port + 10_000 > 65_535 or port in ports:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind(("127.0.0.1", port + 10_000))
+            except OSError:
+                continue
+        ports.append(port)
+    return ports
+
+
+class OwnCluster:
+    """`count` redis-server processes in cluster mode (no replicas), joined into one cluster
+    by `redis-cli --cluster create`, each slot on one of them."""
+
+    def __init__(self, folder: Path, count: int = 3) -> None:
+        self.folder = folder
+        self.ports = _cluster_ports(count)
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def url(self) -> str:
+        """One node's URL: a cluster client discovers the others from it."""
+        return f"redis://127.0.0.1:{self.ports[0]}/0"
+
+    def start(self) -> None:
+        binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+        assert binary is not None and cli is not None, "redis-server/redis-cli not on PATH"
+        for port in self.ports:
+            node = self.folder / str(port)
+            node.mkdir()
+            with (node / "redis.log").open("ab") as log:
+                self.procs.append(
+                    subprocess.Popen(
+                        [binary, "--port", str(port), "--bind", "127.0.0.1",
+                         "--cluster-enabled", "yes",
+                         "--cluster-config-file", str(node / "nodes.conf"),
+                         "--save", "", "--appendonly", "no", "--dir", str(node)],
+                        stdout=log, stderr=subprocess.STDOUT,
+                    )
+                )  # fmt: skip
+        for port in self.ports:
+            _wait_for(lambda p=port: _ask(p, "PING"))
+        created = subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+             "--cluster-replicas", "0", "--cluster-yes"],
+            capture_output=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stdout.decode() + created.stderr.decode()
+
+        def ready() -> bool:  # every node agrees every slot is served
+            return all(b"cluster_state:ok" in _ask(p, "CLUSTER", "INFO") for p in self.ports)
+
+        _wait_for(ready)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        self.procs = []
+
+
+def _ask(port: int, *command: str) -> bytes:
+    """One command to one node on a connection of its own, closed again; the raw answer."""
+    client = redis.Redis(port=port, socket_connect_timeout=0.5)
+    try:
+        answer = client.execute_command(*command)
+    finally:
+        client.close()
+    return answer if isinstance(answer, bytes) else str(answer).encode()
+
+
+def _wait_for(check: Callable[[], object]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        with contextlib.suppress(redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
+            if check():
+                return
+        assert time.monotonic() < deadline, "the Redis cluster did not come up in time"
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def own_cluster(count: int = 3) -> Iterator[OwnCluster]:
+    """A started Redis Cluster of `count` nodes, stopped and removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="seksenbir-own-cluster-"))
+    cluster = OwnCluster(folder, count)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)

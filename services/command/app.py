@@ -84,6 +84,7 @@ def create_app(
     extra_middleware: Sequence[Any] = (),
     open_store: Callable[[], AbstractAsyncContextManager[EventStore]] | None = None,
     open_enqueue: Callable[[], AbstractContextManager[Callable[[str, int], None]]] | None = None,
+    failures_redis: Callable[[], aioredis.Redis] | None = None,
 ) -> Litestar:
     """The API on an injected `store` and `enqueue`, or on what `open_store` / `open_enqueue`
     open in its lifespan and close after it (entrypoints.bootstrap.command_app passes those:
@@ -124,7 +125,7 @@ def create_app(
     # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
     shared = (
         SharedFailures(
-            aioredis.Redis.from_url(settings.read_redis),
+            (failures_redis or (lambda: aioredis.Redis.from_url(settings.read_redis)))(),
             settings.broker_namespace,
             settings.auth_failures_per_minute,
         )

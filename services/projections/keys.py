@@ -117,19 +117,30 @@ class Keys:
         return f"{self.base}:orders:{divan}"
 
 
+# The cross-season keys share a hash tag of their own, `{x}`: on a Redis Cluster they sit
+# together on one slot (never a season's), so the projector's step that writes them after a
+# season's atomic step (Projector._advance, reducers.cross_season) is one node's pipeline.
+CROSS_TAG = "{x}"
+
+
+def cross(prefix: str, name: str) -> str:
+    """A key outside every season's slot: the season index, the boards, the sweep marker."""
+    return f"{prefix}:{CROSS_TAG}:{name}"
+
+
 def swept(prefix: str) -> str:
     """Set by every completed sweep: the read side is initialised (absent after a wipe)."""
-    return f"{prefix}:swept"
+    return cross(prefix, "swept")
 
 
 def seasons_index(prefix: str) -> str:
     """All projected seasons (a sorted set by creation order)."""
-    return f"{prefix}:seasons"
+    return cross(prefix, "seasons")
 
 
 def board(prefix: str, name: str) -> str:
     """Cross-season leaderboards."""
-    return f"{prefix}:boards:{name}"
+    return cross(prefix, f"boards:{name}")
 
 
 def han_memleket(prefix: str, plate: int) -> str:

@@ -25,6 +25,10 @@ log = structlog.get_logger(__name__)
 _encoder = msgspec.json.Encoder()
 
 
+# The unique key of event ids across seasons: the unpartitioned event_ids table (0008).
+EVENT_ID_KEY = "event_ids_pkey"
+
+
 class EventIdTaken(Exception):
     """The unique index on event_id refused the insert (the store settles what it means)."""
 
@@ -101,7 +105,7 @@ async def insert(
     try:
         row = await conn.fetchrow(statement(batch.expected == 0, done), *params)
     except asyncpg.UniqueViolationError as exc:
-        if exc.constraint_name == "events_event_id_key":
+        if exc.constraint_name == EVENT_ID_KEY:
             raise EventIdTaken from exc
         # the streams row (a first append raced), or a recorded key a copy committed first
         raise ConcurrencyError(batch.season_id, batch.expected, None) from exc

@@ -129,7 +129,10 @@ SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon
 
 READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > $2 ORDER BY version"
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
-BY_IDS = f"SELECT {COLUMNS} FROM events WHERE event_id = ANY($1::uuid[])"
+# Through event_ids (0008): each id names its season and position, so each row is one probe of
+# one partition's primary key, never a scan of every partition.
+BY_IDS = f"""SELECT {COLUMNS} FROM event_ids AS i
+    JOIN events USING (season_id, position, event_id) WHERE i.event_id = ANY($1::uuid[])"""
 
 # Group commit (group_commit.GroupCommit): several appends to distinct seasons in one statement and
 # one commit, each item claimed, written and answered on its own, as the one-append statement

@@ -178,7 +178,8 @@ SELECT pos.ps AS positions, (SELECT free FROM key) AS key_held FROM pos
 
 -- ==== sql.BY_IDS
 SELECT position, season_id, version, event_id, type, data, metadata::text AS metadata,
-    recorded_at, prev_hash, hash FROM events WHERE event_id = ANY($1::uuid[])
+    recorded_at, prev_hash, hash FROM event_ids AS i
+    JOIN events USING (season_id, position, event_id) WHERE i.event_id = ANY($1::uuid[])
 ;
 
 -- ==== sql.HEAD_POSITION

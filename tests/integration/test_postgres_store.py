@@ -12,6 +12,7 @@ import pytest
 from shared.eventstore import (
     GENESIS,
     NOTIFY_CHANNEL,
+    DuplicateEventError,
     DurabilityError,
     IdempotencyKeyTaken,
     IdempotencyRecord,
@@ -42,6 +43,7 @@ ALL = [
     "0004_due_work",
     "0005_log_head_retired_always",
     "0006_live_deadlines",
+    "0008_events_partitioned",
 ]
 
 
@@ -67,7 +69,7 @@ async def test_migrations_apply_once_and_record_themselves(fresh_dsn: str):
         rows = await conn.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
     finally:
         await conn.close()
-    assert [(r["version"], r["name"]) for r in rows] == list(enumerate(ALL, start=1))
+    assert [(r["version"], r["name"]) for r in rows] == [(int(n[:4]), n) for n in ALL]
 
 
 async def test_two_migrators_at_once_apply_each_migration_once(fresh_dsn: str):
@@ -437,3 +439,75 @@ async def test_a_key_left_in_progress_by_an_older_deployment_reads_as_in_progres
         await event_store.append("s1", 0, [new_event(1)], idempotency=record)
     assert taken.value.found == InProgress()
     assert await event_store.stream_version("s1") == 0
+
+
+async def test_upgrading_a_0006_log_to_partitioned_events_keeps_every_event(fresh_dsn: str, clock):
+    """0008 on a log written at 0006: every event keeps its position, xid order, hash chain
+    and due work; event ids become unique across seasons through event_ids (RELIABILITY 3);
+    new positions continue after the old head."""
+    conn = await asyncpg.connect(fresh_dsn)
+    try:
+        assert await _apply_pending(conn, load_migrations()[:6]) == ALL[:6]
+    finally:
+        await conn.close()
+    pool = await create_pool(fresh_dsn)
+    try:
+        store = PostgresEventStore(pool, clock=clock)
+        await store.append("s1", 0, batch(1, 2))
+        await store.append("s2", 0, [new_event(3)])
+        await store.append("s2", 1, [new_event(4, type_="divan_requested.v1", data={"divan": 1})])
+        before = await store.read_all(0)
+        due_before = await pool.fetch("SELECT * FROM due_work ORDER BY season_id")
+        assert await migrate(pool) == ALL[6:]
+        assert await store.read_all(0) == before
+        assert await pool.fetch("SELECT * FROM due_work ORDER BY season_id") == due_before
+        assert await pool.fetchval("SELECT count(*) FROM event_ids") == 4
+        assert (
+            await pool.fetchval("SELECT relkind::text FROM pg_class WHERE relname = 'events'")
+            == "p"
+        )
+        new = await store.append("s1", 2, [new_event(5)])
+        assert new[0].position == before[-1].position + 1
+        assert await store.verify_chain("s1") == new[0].hash
+        with pytest.raises(DuplicateEventError):  # an id of s1's, in another season
+            await store.append("s3", 0, [new_event(1)])
+        assert await store.list_seasons() == ["s1", "s2"]
+        with pytest.raises(asyncpg.InsufficientPrivilegeError, match="append-only"):
+            await pool.execute("DELETE FROM events")
+    finally:
+        await pool.close()
+
+
+async def test_every_unique_key_of_the_partitioned_events_table_includes_the_season(
+    pg_pool: asyncpg.Pool,
+):
+    """0008: events is hash-partitioned on season_id, so each unique key names the season;
+    the one key across seasons, the event id, lives in the unpartitioned event_ids."""
+    strategy, columns = await pg_pool.fetchrow(
+        """SELECT p.partstrat::text, array_agg(a.attname::text)
+           FROM pg_partitioned_table AS p JOIN pg_attribute AS a
+             ON a.attrelid = p.partrelid AND a.attnum = ANY(p.partattrs::int2[])
+           WHERE p.partrelid = 'events'::regclass GROUP BY p.partstrat"""
+    )
+    assert (strategy, columns) == ("h", ["season_id"])
+    keys = await pg_pool.fetch(
+        """SELECT c.conname, array_agg(a.attname::text ORDER BY a.attname) AS cols
+           FROM pg_constraint AS c JOIN pg_attribute AS a
+             ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
+           WHERE c.conrelid = 'events'::regclass AND c.contype IN ('p', 'u')
+           GROUP BY c.conname ORDER BY c.conname"""
+    )
+    assert {k["conname"]: k["cols"] for k in keys} == {
+        "events_pkey": ["position", "season_id"],
+        "events_season_version_key": ["season_id", "version"],
+    }
+    assert (
+        await pg_pool.fetchval(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass"
+        )
+        == 16
+    )
+    assert (
+        await pg_pool.fetchval("SELECT relkind::text FROM pg_class WHERE relname = 'event_ids'")
+        == "r"
+    )

@@ -13,7 +13,7 @@ import msgspec
 import redis.asyncio as aioredis
 
 from entrypoints.gateway import create_app
-from services.projections.keys import Keys, seasons_index
+from services.projections.keys import Keys, board, cross, seasons_index
 from services.projections.projector import Projector
 from shared.app import tokens as auth
 from shared.app.seasons import Seasons
@@ -129,8 +129,8 @@ async def generation_dump(
 async def global_dump(redis: aioredis.Redis, prefix: str) -> dict[str, Any]:
     """The cross-season keys: the season index and the boards."""
     out = {"seasons": await _value(redis, seasons_index(prefix))}
-    for key in await keys_matching(redis, f"{_glob(prefix)}:boards:*"):
-        out[key.removeprefix(prefix + ":")] = await _value(redis, key)
+    for key in await keys_matching(redis, _glob(board(prefix, "")) + "*"):
+        out[key.removeprefix(cross(prefix, ""))] = await _value(redis, key)
     return out
 
 
