@@ -8,6 +8,7 @@ a cut tail, and a revealed seed that does not open the commitment.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -59,15 +60,17 @@ def test_the_first_line_names_the_format_season_rules_count_and_head(
     lines: list[Line], records: list[RecordedEvent]
 ) -> None:
     header = lines[0]
-    assert header["format"] == FORMAT == "seksenbir-export/1"
+    assert header["format"] == FORMAT == "seksenbir-export/2"
     assert header["season_id"] == SEASON and header["mode"] == "live"
     assert header["rules_version"] == RULES_VERSION  # the season's own (simulate's default)
     assert header["events"] == len(records) == len(lines) - 1
     assert header["head"] == records[-1].hash.hex()
-    assert header["chain"] == "seksenbir/event-chain/1" and header["genesis"] == "00" * 32
+    assert header["chain"] == "seksenbir/event-chain/2" and header["genesis"] == "00" * 32
+    assert header["redacted"] is None  # a full export
     first = lines[1]
     assert first["version"] == 1 and first["type"] == "season_created.v1"
     assert first["data"].encode() == records[0].data  # the exact stored bytes
+    assert first["data_digest"] == hashlib.sha256(records[0].data).hexdigest()
     assert first["prev_hash"] == "00" * 32 and first["hash"] == records[0].hash.hex()
 
 
@@ -188,12 +191,12 @@ def test_each_forgery_fails_and_names_the_first_event_that_does_not_match(
 def test_a_file_that_is_not_an_export_is_refused_without_a_traceback(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines[0]["format"] = "seksenbir-export/2"
+    lines[0]["format"] = "seksenbir-export/3"
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr()
-    assert "is not 'seksenbir-export/1'" in json.loads(out.out)["error"]
+    assert "'seksenbir-export/3' is not one of" in json.loads(out.out)["error"]
     lines[0]["format"] = FORMAT
     with pytest.raises(ExportError, match="line 3: not JSON"):
         parse([dump(lines[:1]), dump(lines[1:2]), b"{not json"])
