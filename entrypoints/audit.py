@@ -408,7 +408,15 @@ def _import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if export.redacted:
+        print(
+            f"seksenbir import: refused, {args.file} is a redacted export (R-14): an audit copy "
+            "needs every event's data, a full export",
+            file=sys.stderr,
+        )
+        return 1
     season_id = export.season_id
+    chain = export.chain
 
     async def work(store: PostgresEventStore, database: str) -> int:
         if await store.stream_version(season_id) > 0:
@@ -423,7 +431,9 @@ def _import(args: argparse.Namespace) -> int:
         try:
             for start in range(0, len(records), IMPORT_BATCH):
                 batch = records[start : start + IMPORT_BATCH]
-                stored = await store.append(season_id, version, to_new(batch))
+                # the first batch sets the copy's chain version to the file's (ADR-52)
+                first = chain if version == 0 else None
+                stored = await store.append(season_id, version, to_new(batch), chain=first)
                 for want, got in zip(batch, stored, strict=True):
                     if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
                         raise RuntimeError(f"version {want.version} stored with another hash")

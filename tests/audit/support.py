@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.app.export import export_lines
+from shared.app.export import export_lines, to_new
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
@@ -61,6 +61,20 @@ def season_records(season_id: str, seed: int, *, live: bool = False) -> list[Rec
         return await store.read_stream(season_id)
 
     return asyncio.run(run())
+
+
+def season_records_v1(season_id: str, seed: int) -> list[RecordedEvent]:
+    """The same season as `season_records`, chained with version 1 (as seasons stored before
+    migration 0007 are): stored by a store asked for chain version 1."""
+    return asyncio.run(records_v1(season_id, seed))
+
+
+async def records_v1(season_id: str, seed: int) -> list[RecordedEvent]:
+    scratch = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    await store_season(scratch, season_id, seed, live=True)
+    store = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    await store.append(season_id, 0, to_new(await scratch.read_stream(season_id)), chain=1)
+    return await store.read_stream(season_id)
 
 
 def export_of(season_id: str, records: list[RecordedEvent], *, redact: bool = False) -> list[Line]:

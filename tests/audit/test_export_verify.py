@@ -20,7 +20,14 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.export import FORMAT, ExportError, check, parse
+from shared.app.export import (
+    FORMAT,
+    ExportError,
+    RedactionUnavailable,
+    check,
+    export_lines,
+    parse,
+)
 from shared.domain.state import RULES_VERSION
 from shared.eventstore import RecordedEvent
 from tests.audit.support import (
@@ -31,6 +38,7 @@ from tests.audit.support import (
     index_of,
     rechain,
     season_records,
+    season_records_v1,
 )
 
 SEASON = "audit-live"
@@ -132,6 +140,12 @@ def _reorder(lines: list[Line]) -> int:
     return i
 
 
+def _outcome(lines: list[Line]) -> int:
+    i = index_of(lines, _battles)
+    edit_data(lines[i], _first_unit_count)
+    return i
+
+
 def _outcome_rechained(lines: list[Line]) -> int:
     i = index_of(lines, _battles)
     edit_data(lines[i], _first_unit_count)
@@ -161,6 +175,7 @@ def _salt(lines: list[Line]) -> int:
 CASES: dict[str, tuple[Callable[[list[Line]], int], str, str]] = {
     # name: (edit -> index of the line to be named, verdict field, words of the reason)
     "tampered payload": (_tamper_payload, "hash_chain", "hash does not match"),
+    "altered outcome": (_outcome, "hash_chain", "hash does not match"),
     "dropped event": (_drop, "hash_chain", "is missing"),
     "reordered pair": (_reorder, "hash_chain", "out of order"),
     "changed outcome, chain recomputed": (_outcome_rechained, "replay", "outcome differs"),
@@ -246,3 +261,52 @@ def test_verify_needs_one_source_or_all(capsys: pytest.CaptureFixture[str]) -> N
     assert "name a SOURCE" in capsys.readouterr().err
     assert main(["verify", "some-season", "--all"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_r14_a_redacted_export_proves_its_chain_and_says_the_divans_need_a_full_one(
+    tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-14, ADR-52: exit 3 (docs/export.md): the chain, count and head hold with the digests
+    of what was left out, and the verdict says re-running the Divans needs a full export."""
+    cut = records[: next(i for i, r in enumerate(records) if r.type == "kurultay_held.v1")]
+    lines = export_of(SEASON, cut, redact=True)
+    assert lines[0]["redacted"]["events"] == sum(1 for x in lines[1:] if x.get("redacted"))
+    code, verdict, err = verify_file(tmp_path, lines, capsys)
+    assert code == 3, verdict
+    assert verdict["ok"] is True and verdict["complete"] is False
+    assert verdict["hash_chain"] == "ok" and verdict["head"] == cut[-1].hash.hex()
+    assert "needs a full export" in verdict["replay"] and "NOT re-run" in err
+    # a forged digest of a left-out event breaks the chain there
+    i = index_of(lines, lambda x: bool(x.get("redacted")))
+    lines[i]["data_digest"] = "11" * 32
+    code, verdict, _err = verify_file(tmp_path, lines, capsys)
+    assert code == 1 and verdict["first_bad_event"]["version"] == lines[i]["version"]
+
+
+def test_r14_after_the_kurultay_a_redacted_export_is_the_full_one(
+    records: list[RecordedEvent],
+) -> None:
+    assert export_of(SEASON, records, redact=True) == export_of(SEASON, records)
+
+
+def test_a_version_1_file_of_a_version_1_season_still_verifies(
+    tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ADR-52: files written as seksenbir-export/1 (chain version 1, no data digests) before
+    this change are still read and verified; a season on chain version 1 has no redacted
+    export."""
+    v1 = season_records_v1(SEASON, 11)
+    lines = export_of(SEASON, v1)
+    assert lines[0]["chain"] == "seksenbir/event-chain/1"
+    old = [
+        {**{k: v for k, v in lines[0].items() if k != "redacted"}, "format": "seksenbir-export/1"},
+        *({k: v for k, v in x.items() if k != "data_digest"} for x in lines[1:]),
+    ]
+    code, verdict, _err = verify_file(tmp_path, old, capsys)
+    assert code == 0 and verdict["complete"], verdict
+    assert verdict["head"] == v1[-1].hash.hex() != records[-1].hash.hex()
+    with pytest.raises(RedactionUnavailable):
+        export_lines(SEASON, v1[:50], v1[49].hash, redact=True)
+    old[0]["chain"] = "seksenbir/event-chain/2"  # /1 files name only chain version 1
+    with pytest.raises(ExportError, match="chain scheme"):
+        parse(dump(old).splitlines())
