@@ -136,7 +136,9 @@ class InMemoryEventStore:
         stream = self._streams.setdefault(season_id, [])
         prev = stream[-1].hash if stream else bytes(32)
         recorded_at = utc(self._clock())
-        links = chain_hashes(prev, season_id, expected, events, self._chains[season_id])
+        links = chain_hashes(
+            prev, season_id, expected, events, self._chains.get(season_id, CHAIN_VERSION)
+        )
         head = len(self._log)
         recorded = [
             RecordedEvent(
