@@ -39,6 +39,12 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     e.add_argument("season", help="the season id")
     e.add_argument("--dsn", help=DSN_HELP)
     e.add_argument("-o", "--output", help="write to this file instead of standard output")
+    e.add_argument(
+        "--redact",
+        action="store_true",
+        help="an auditor's export (R-14): while the season is not over, leave out the data of "
+        "events that hold what auditors may not see, keeping each one's digest",
+    )
     e.set_defaults(func=_export)
 
     v = sub.add_parser(
@@ -54,6 +60,12 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     )
     v.add_argument(
         "--all", action="store_true", help="verify every season in the database, with progress"
+    )
+    v.add_argument(
+        "--heads",
+        metavar="FILE",
+        help="also check the chain heads the Divan reports published (a saved answer of "
+        "GET /v1/seasons/{id}/reports, or a list of {divan, version, hash})",
     )
     v.add_argument("--dsn", help=DSN_HELP)
     v.set_defaults(func=_verify)
@@ -167,18 +179,33 @@ async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, st
     from shared.eventstore import ChainError
 
     records = await store.read_stream(season_id)
+    chain = await store.chain_version(season_id)
     try:
         await store.verify_chain(season_id)
         problem = None
     except ChainError as exc:
         problem = str(exc)
-    return Export(season_id, None, None, records), problem
+    return Export(season_id, None, None, records, chain=chain), problem
 
 
-def _checked(export: Export, store_problem: str | None) -> Verdict:
+def _heads(path: str | None) -> list[Any] | None:
+    """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
+    if path is None:
+        return None
+    from shared.app.export import parse_heads
+
+    try:
+        with open(path, "rb") as f:
+            return list(parse_heads(json.load(f)))
+    except (OSError, ValueError) as exc:
+        print(f"seksenbir verify: --heads {path}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _checked(export: Export, store_problem: str | None, heads: list[Any] | None = None) -> Verdict:
     from shared.app.export import BadEvent, check
 
-    verdict = check(export)
+    verdict = check(export, heads)
     if store_problem is not None and verdict.ok:
         # The events link, but not to the head the streams table holds: a cut or changed tail.
         last = len(export.records) - 1
@@ -189,8 +216,24 @@ def _checked(export: Export, store_problem: str | None) -> Verdict:
     return verdict
 
 
+def _code(verdict: Verdict) -> int:
+    """0 all hold; 1 something does not match; 3 a redacted export whose chain (and heads)
+    hold but whose Divans need a full export to be re-run (docs/export.md)."""
+    if not verdict.ok:
+        return 1
+    return 0 if verdict.complete else 3
+
+
 def _say(verdict: Verdict, in_file: bool, out: IO[str]) -> None:
     first = verdict.first_bad
+    if first is None and not verdict.complete:
+        print(
+            f"season {verdict.season_id}: chain ok ({verdict.events} events, {verdict.redacted} "
+            f"redacted under R-14; heads: {verdict.heads}); the Divans were NOT re-run: "
+            "re-running them needs a full export",
+            file=out,
+        )
+        return
     if first is None:
         print(
             f"season {verdict.season_id}: ok ({verdict.events} events; chain, every Divan "
@@ -208,7 +251,7 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str]) -> None:
 
 # --- export --------------------------------------------------------------------------------
 def _export(args: argparse.Namespace) -> int:
-    from shared.app.export import export_lines
+    from shared.app.export import RedactionUnavailable, export_lines
     from shared.eventstore import ChainError
 
     async def work(store: PostgresEventStore, database: str) -> int:
@@ -225,9 +268,20 @@ def _export(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        chain = await store.chain_version(args.season)
+        try:
+            lines = list(export_lines(args.season, records, head, chain=chain, redact=args.redact))
+        except RedactionUnavailable:
+            print(
+                f"seksenbir export: {args.season!r} is on hash-chain version 1 (stored before "
+                "migration 0007), which covers each event's data itself: no redacted export of "
+                "it can prove its chain (ADR-52); a full export is for ops, or after the Kurultay",
+                file=sys.stderr,
+            )
+            return 1
         out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
-            for line in export_lines(args.season, records, head):
+            for line in lines:
                 out.write(line)
             out.flush()
         except BrokenPipeError:  # `seksenbir export S | head`: the reader left; not an error
@@ -251,9 +305,11 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
 
+    heads = _heads(args.heads)
     if args.all:
-        if args.source:
-            print("seksenbir verify: name a SOURCE or --all, not both", file=sys.stderr)
+        if args.source or heads is not None:
+            what = "a SOURCE" if args.source else "--heads (one season's)"
+            print(f"seksenbir verify: name {what} or --all, not both", file=sys.stderr)
             return 2
         return _verify_all(args.dsn, args.lang)
     if not args.source:
@@ -269,11 +325,11 @@ def _verify(args: argparse.Namespace) -> int:
             print(json.dumps({"file": args.source, "error": str(exc)}, ensure_ascii=False))
             print(f"seksenbir verify: {args.source}: {exc}", file=sys.stderr)
             return 1
-        verdict = _checked(export, None)
+        verdict = _checked(export, None, heads)
         out = {"file": args.source, "format": export.header.get("format"), **verdict.as_json(True)}
         print(json.dumps(out, ensure_ascii=False, indent=2))
         _say(verdict, True, sys.stderr)
-        return 0 if verdict.ok else 1
+        return _code(verdict)
 
     async def work(store: PostgresEventStore, database: str) -> int:
         export, problem = await _stored(store, args.source)
@@ -282,14 +338,14 @@ def _verify(args: argparse.Namespace) -> int:
                 json.dumps({"season": args.source, "database": database, "error": "no such season"})
             )
             return 1
-        verdict = _checked(export, problem)
+        verdict = _checked(export, problem, heads)
         print(
             json.dumps(
                 {"database": database, **verdict.as_json(False)}, ensure_ascii=False, indent=2
             )
         )
         _say(verdict, False, sys.stderr)
-        return 0 if verdict.ok else 1
+        return _code(verdict)
 
     return _with_store(args.dsn, "verify", work, args.lang)
 
@@ -352,7 +408,15 @@ def _import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if export.redacted:
+        print(
+            f"seksenbir import: refused, {args.file} is a redacted export (R-14): an audit copy "
+            "needs every event's data, a full export",
+            file=sys.stderr,
+        )
+        return 1
     season_id = export.season_id
+    chain = export.chain
 
     async def work(store: PostgresEventStore, database: str) -> int:
         if await store.stream_version(season_id) > 0:
@@ -367,7 +431,9 @@ def _import(args: argparse.Namespace) -> int:
         try:
             for start in range(0, len(records), IMPORT_BATCH):
                 batch = records[start : start + IMPORT_BATCH]
-                stored = await store.append(season_id, version, to_new(batch))
+                # the first batch sets the copy's chain version to the file's (ADR-52)
+                first = chain if version == 0 else None
+                stored = await store.append(season_id, version, to_new(batch), chain=first)
                 for want, got in zip(batch, stored, strict=True):
                     if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
                         raise RuntimeError(f"version {want.version} stored with another hash")

@@ -10,6 +10,16 @@ import argparse
 from typing import Any
 
 HELP_TR: dict[str, str] = {
+    "an auditor's export (R-14): while the season is not over, leave out the data of events "
+    "that hold what auditors may not see, keeping each one's digest": (
+        "denetçi dışa aktarımı (R-14): sezon bitmeden, denetçilerin göremeyeceğini taşıyan "
+        "olayların verisini dışarıda bırakır, her birinin özetini tutar"
+    ),
+    "also check the chain heads the Divan reports published (a saved answer of GET "
+    "/v1/seasons/{id}/reports, or a list of {divan, version, hash})": (
+        "Divan raporlarının yayımladığı zincir başlarını da denetler (GET "
+        "/v1/seasons/{id}/reports yanıtının bir kopyası ya da {divan, version, hash} listesi)"
+    ),
     "show this help message and exit": "bu yardımı gösterir ve çıkar",
     "language of the lines for people: tr (default) or en": (
         "insanlar için satırların dili: tr (varsayılan) ya da en"

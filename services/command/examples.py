@@ -16,6 +16,7 @@ from services.command.schemas import (
     DivanIn,
     DivanRequestedOut,
     ExportHeader,
+    ExportRedaction,
     JoinedOut,
     JoinIn,
     OfferIn,
@@ -119,15 +120,29 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "export_season": {
         200: ExportHeader(
-            format="seksenbir-export/1",
+            format="seksenbir-export/2",
             season_id=SEASON,
             rules_version="seksenbir-rules/2",
             mode="trial",
             seed_commitment="9f" * 32,
             events=412,
-            chain="seksenbir/event-chain/1",
+            chain="seksenbir/event-chain/2",
             genesis="00" * 32,
             head="5e" * 32,
+        )
+    },
+    "export_audited": {
+        200: ExportHeader(
+            format="seksenbir-export/2",
+            season_id=SEASON,
+            rules_version="seksenbir-rules/2",
+            mode="live",
+            seed_commitment="9f" * 32,
+            events=412,
+            chain="seksenbir/event-chain/2",
+            genesis="00" * 32,
+            head="5e" * 32,
+            redacted=ExportRedaction(rule="R-14", events=187),
         )
     },
     **{

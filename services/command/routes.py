@@ -353,7 +353,7 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
 
 @get(
     "/ops/seasons/{season_id:str}/export",
-    summary="Ops: the season's export, seksenbir-export/1 as NDJSON (docs/export.md)",
+    summary="Ops: the season's export, seksenbir-export/2 as NDJSON (docs/export.md)",
     responses={
         **answers(EVERY, STAFF_AUTH, STORE, "chain_broken"),
         200: ResponseSpec(
@@ -372,6 +372,42 @@ async def export_season(services: Services, season_id: str) -> Stream:
     """Every event with its hash-chain fields, the header line first, streamed line by line:
     the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only."""
     lines = await service.export_season(services, season_id)
+    return Stream(lines, media_type="application/x-ndjson")
+
+
+@get(
+    "/seasons/{season_id:str}/export",
+    summary="The season's export for auditors (redacted under R-14 until the Kurultay), ops, "
+    "and after the Kurultay everyone (docs/export.md)",
+    responses={
+        **answers(EVERY, STAFF_AUTH, STORE, "chain_broken", "redaction_unavailable"),
+        200: ResponseSpec(
+            data_container=ExportHeader | ExportEvent,
+            media_type="application/x-ndjson",
+            description="one JSON object per line: the ExportHeader, then an ExportEvent per "
+            "event in version order; during a season an auditor's leaves out the data of the "
+            "events R-14 hides, keeping each one's data_digest (docs/export.md)",
+            generate_examples=False,
+        ),
+    },
+    security=BEARER,
+    media_type="application/x-ndjson",
+)
+async def export_audited(
+    services: Services, season_id: str, request: Request[Any, Any, Any]
+) -> Stream:
+    """R-14: during a season ops get the full export and auditors a redacted one (its chain
+    still proven by the data digests, ADR-52); after the Kurultay anyone gets the full one.
+    A bey's token is 403 during the season, no token 401."""
+
+    def role(over: bool) -> str:
+        if over and auth.staff_role(request, services.ops, services.auditors) is None:
+            return "anyone"
+        return auth.require_staff(
+            request, services.ops, services.auditors, missing="missing_token.staff"
+        )
+
+    lines = await service.export_season(services, season_id, role)
     return Stream(lines, media_type="application/x-ndjson")
 
 
@@ -467,6 +503,7 @@ ROUTES = with_examples(
         rotate_token,
         reissue_token,
         export_season,
+        export_audited,
     ],
     EXAMPLES,
 )

@@ -211,18 +211,27 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     admin_acts: list[AdminActOut] | UnsetType = UNSET
 
 
-class ExportHeader(msgspec.Struct, frozen=True):
-    """Line 1 of a seksenbir-export/1 (docs/export.md): the format, the season, its trusted head."""
+class ExportRedaction(msgspec.Struct, frozen=True):
+    """A redacted export's mark: under which rule, how many events' data it leaves out."""
 
-    format: Literal["seksenbir-export/1"]
+    rule: Literal["R-14"]
+    events: int
+
+
+class ExportHeader(msgspec.Struct, frozen=True):
+    """Line 1 of a seksenbir-export/2 (docs/export.md): the format, the season, its chain scheme
+    and trusted head, and whether it is redacted (null: a full export)."""
+
+    format: Literal["seksenbir-export/2"]
     season_id: str
     rules_version: str | None
     mode: str | None
     seed_commitment: str | None
     events: int
-    chain: Literal["seksenbir/event-chain/1"]
+    chain: Literal["seksenbir/event-chain/1", "seksenbir/event-chain/2"]
     genesis: str
     head: str
+    redacted: ExportRedaction | None = None
 
 
 class ExportEvent(msgspec.Struct, frozen=True):
@@ -239,3 +248,5 @@ class ExportEvent(msgspec.Struct, frozen=True):
     hash: str
     data: str | None = None
     data_b64: str | None = None
+    data_digest: str | None = None  # sha256 of the data, hex (chain version 2 covers it)
+    redacted: Literal["R-14"] | None = None  # the data was left out (an auditor's export)

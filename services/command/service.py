@@ -38,7 +38,7 @@ from services.command.schemas import (
 )
 from shared.app import tokens
 from shared.app.auth import BeyClaim
-from shared.app.export import export_lines
+from shared.app.export import RedactionUnavailable, export_lines, season_over
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
 from shared.app.season_calendar import calendar_out, lock_status
@@ -139,24 +139,38 @@ async def load(svc: Services, season_id: str) -> Loaded:
         raise store_busy() from None
 
 
-async def export_season(svc: Services, season_id: str) -> Iterator[bytes]:
-    """Ops: the season as seksenbir-export/1 lines (docs/export.md), header first, after its
-    chain checks out against the stored head. It holds the seed and every bey's orders, so the
-    read is logged (R-14); 404 for no season, 409 `chain_broken` for a chain that fails."""
+async def export_season(
+    svc: Services, season_id: str, role: Callable[[bool], str] | None = None
+) -> Iterator[bytes]:
+    """The season as seksenbir-export/2 lines (docs/export.md), header first, after its chain
+    checks out against the stored head; 404 for no season, 409 `chain_broken` for a chain that
+    fails. Without `role`: ops (the route's guard), the full export. With `role`, called with
+    whether the season is over, answers 'ops' (full), 'auditor' (redacted while the
+    season is not over, R-14; 409 `redaction_unavailable` for a season on chain version 1) or
+    'anyone' (only after the Kurultay, full); it raises the 401/403 problem otherwise. A full
+    export holds the seed and every bey's orders, so the read is logged."""
     store = svc.seasons.store
     try:
         records = await store.read_stream(season_id)
         if not records:
             raise Problem(404, "season_not_found")
+        who = "ops" if role is None else role(season_over(records))
         head = await store.verify_chain(season_id)
+        chain = await store.chain_version(season_id)
     except StoreBusyError:
         raise store_busy() from None
     except ChainError as exc:
         raise Problem(
             409, "chain_broken", params={"error": str(exc), "season": season_id}
         ) from None
-    log.info("ops.read", season=season_id, what="export", events=len(records))
-    return export_lines(season_id, records, head)
+    redact = who == "auditor" and not season_over(records)
+    try:
+        lines = export_lines(season_id, records, head, chain=chain, redact=redact)
+    except RedactionUnavailable:
+        raise Problem(409, "redaction_unavailable", params={"season": season_id}) from None
+    what = "export.redacted" if redact else "export"
+    log.info(f"{who}.read", season=season_id, what=what, events=len(records))
+    return lines
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:

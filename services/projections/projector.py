@@ -86,7 +86,8 @@ class Projector:
             events = [codec.decode_event(rec.data) for rec in batch]
             state = fold(events, state)
             new = batch[-1].version
-            ops, snap = project(keys, cur.snapshot, state, events, new, live=live)
+            hashes = [rec.hash for rec in batch]
+            ops, snap = project(keys, cur.snapshot, state, events, new, live=live, hashes=hashes)
             fault("mid_apply")
             if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)

@@ -25,7 +25,7 @@ from services.projections.context import ctx, season_read
 from services.projections.examples import EXAMPLES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
-from services.projections.reducers import ADMIN_REPORT
+from services.projections.reducers import ADMIN_REPORT, HEAD_REPORT
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -170,10 +170,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     kurultay = fields.pop("kurultay", None)
     acts = {int(f.removeprefix(ADMIN_REPORT)): fields.pop(f) for f in list(fields)
             if f.startswith(ADMIN_REPORT)}  # fmt: skip
+    heads = {int(f.removeprefix(HEAD_REPORT)): fields.pop(f) for f in list(fields)
+             if f.startswith(HEAD_REPORT)}  # fmt: skip
     lang = negotiate(request.scope)
     by_divan = {int(d): lines for d, lines in fields.items()}
     out = [
         {"kind": "divan", "divan": d, "lines": in_language(by_divan[d], lang)}
+        | ({"chain_head": heads[d]} if d in heads else {})
         for d in sorted(by_divan)
     ]
     if kurultay is not None:

@@ -16,6 +16,7 @@ from shared.domain.report_lines import kurultay, season_admin
 from shared.domain.state import SeasonState
 
 KURULTAY_REPORT = "kurultay"  # the field of the reports hash that holds the Kurultay's report
+HEAD_REPORT = "head:"  # … with a Divan's number after it, the chain head its report publishes
 ADMIN_REPORT = "admin:"  # … and, with the event's version after it, each season-admin act's
 Op = tuple[
     Any, ...
@@ -51,17 +52,21 @@ def project(
     version: int,
     *,
     live: bool,
+    hashes: Sequence[bytes] | None = None,
 ) -> tuple[list[Op], Snapshot]:
     """Operations that bring the read models from `before` to `state`, after `events`.
 
     Derived views are diffed once for the whole batch; event-specific records (reports,
     battles, betrayals, orders) are added per event. `live` is false during a rebuild:
-    nothing is announced on the streams then.
+    nothing is announced on the streams then. `hashes` are the events' chain hashes (the
+    recorded envelopes'): a Divan report publishes the one of its `divan_resolved.v1`.
     """
     ops: list[Op] = []
     first = version - len(events) + 1  # stream versions are contiguous: one per event
-    for at, event in enumerate(events, start=first):
+    for n, (at, event) in enumerate(enumerate(events, start=first)):
         ops.extend(_specific(keys, state, event, at, live))
+        if hashes is not None and isinstance(event, ev.DivanResolved):
+            ops.append(_chain_head(keys, event.divan, at, hashes[n]))
     views, ranks = all_views(state, version)
     diff = _diff(keys, before, views, ranks)
     if state.phase == "over":  # R-10.5: after the Kurultay the lot decides the final order
@@ -190,6 +195,13 @@ def announce(
         if live:
             ops.append(("PUBLISH", channel(keys.prefix, keys.season_id, seat), member))
     return ops
+
+
+def _chain_head(keys: Keys, divan: int, at: int, digest: bytes) -> Op:
+    """docs/export.md "Chain heads": Divan n's report publishes the season's hash-chain head
+    after its resolution: the version and hash of its own divan_resolved.v1 (the last event
+    of the Divan's outcome), so a later export can be checked against what players saw."""
+    return ("HSET", keys.reports, f"{HEAD_REPORT}{divan}", j({"version": at, "hash": digest.hex()}))
 
 
 def _report(keys: Keys, e: ev.DivanResolved, at: int, live: bool) -> list[Op]:

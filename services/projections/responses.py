@@ -87,13 +87,23 @@ class TreatiesOut(msgspec.Struct):
     treaties: list[Treaty]
 
 
-class Report(msgspec.Struct):
-    """`kind` divan (with its `divan`), kurultay (`divan` null), or season_admin (a live
-    season's admin act, `divan` null; after the others, in the order they happened)."""
+class ChainHead(msgspec.Struct):
+    """The season's hash-chain head after a Divan's resolution: the version and hash (hex) of
+    its divan_resolved.v1 event (docs/export.md "Chain heads"; `seksenbir verify --heads`)."""
+
+    version: int
+    hash: str
+
+
+class Report(msgspec.Struct, omit_defaults=True):
+    """`kind` divan (with its `divan` and the `chain_head` it publishes), kurultay (`divan`
+    null), or season_admin (a live season's admin act, `divan` null; after the others, in the
+    order they happened)."""
 
     kind: Literal["divan", "kurultay", "season_admin"]
     divan: int | None
     lines: list[ReportLine]
+    chain_head: ChainHead | None = None
 
 
 class ReportsOut(msgspec.Struct):

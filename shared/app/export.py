@@ -1,10 +1,14 @@
-"""Season exports (`seksenbir-export/1`, docs/export.md) and their offline check (R-12.3, R-1.5).
+"""Season exports (`seksenbir-export/2`, /1 still read; docs/export.md) and their offline check
+(R-12.3, R-1.5, R-14).
 
 An export is JSON Lines: a header naming the format, then every event of one season in version
 order with its hash-chain fields. `check` needs nothing but the file: it re-links the chain,
 compares it with the header's head, re-runs every Divan from the events and checks the seed
-commitment once the seed is revealed, and names the first event that does not match. Nothing
-here does I/O; the command line (entrypoints/audit.py) reads and writes the bytes.
+commitment once the seed is revealed, and names the first event that does not match. A
+redacted export (an auditor's during a season, R-14) leaves out the data of the events that
+hold what auditors may not see and keeps each one's data digest, which chain version 2 covers
+(ADR-52): its chain is proven, its Divans cannot be re-run. Nothing here does I/O; the command
+line (entrypoints/audit.py) reads and writes the bytes.
 """
 
 from __future__ import annotations
@@ -25,19 +29,82 @@ from shared.domain.season import seed_commitment
 from shared.domain.state import SeasonState
 from shared.eventstore import (
     GENESIS,
+    SCHEMES,
     ChainError,
     EventMetadata,
     NewEvent,
     RecordedEvent,
+    data_digest,
+    infer_chain,
     verify_chain,
 )
 
-FORMAT = "seksenbir-export/1"
-CHAIN = "seksenbir/event-chain/1"  # shared/eventstore/hashing.py SCHEME, docs/eventstore.md
+FORMAT = "seksenbir-export/2"
+FORMATS = ("seksenbir-export/1", FORMAT)  # what `parse` reads
+CHAIN = SCHEMES[1].decode()  # chain version 1's scheme (shared/eventstore/hashing.py)
+CHAIN_NAMES = {v: scheme.decode() for v, scheme in SCHEMES.items()}
+REDACTED = "R-14"  # the `redacted` mark of an event line whose data was left out
+
+# R-14, docs/export.md "Redacted exports": during a season an auditor sees no orders that
+# fought no battle, no missions, no gold, no seed, no bey's private report. The export leaves
+# out the whole data of every event that holds any of it (the auditor reads what R-14 grants
+# of those, e.g. betrayals' battle records, from the query API); an event type not listed as
+# visible is left out too, so a new event is hidden until someone decides otherwise.
+VISIBLE_TO_AUDITORS = frozenset(
+    {
+        "bey_joined.v1",
+        "calendar_set.v1",
+        "deadline_set.v1",
+        "season_admin_acted.v1",
+        "treaty_offered.v1",
+        "offer_withdrawn.v1",
+        "offer_answered.v1",
+        "divan_requested.v1",
+        "divan_held.v1",
+        "offer_settled.v1",
+        "treaties_dissolved.v1",
+        "rebellions_run.v1",
+        "mission_completed.v1",
+        "hain_expired.v1",
+        "treaty_expired.v1",
+    }
+)
+HIDDEN_WHY = {
+    "season_created.v1": "the seed and its salt (R-1.5)",
+    "registration_closed.v1": "the missions dealt and the news deck's order",
+    "orders_submitted.v1": "a bey's orders",
+    "divan_locked.v1": "every bey's orders",
+    "orders_sealed.v1": "each bey's seal salt",
+    "sur_built.v1": "a bey's gold spent",
+    "mercenaries_hired.v1": "a bey's gold spent",
+    "province_purchased.v1": "a bey's gold spent",
+    "vote_cast.v1": "a Kurultay vote",
+    "token_rotated.v1": "a token's hash",
+    "admin_token_set.v1": "a token's hash",
+    "news_revealed.v1": "gold paid to beys",
+    "battles_resolved.v1": "gold (tribute) and the records of battles without a betrayal",
+    "production_applied.v1": "gold income",
+    "divan_resolved.v1": "each bey's private report",
+}
+
+
+def hidden_from_auditors(type_: str) -> bool:
+    """Whether an auditor's export during a season leaves this event's data out (R-14)."""
+    return type_ not in VISIBLE_TO_AUDITORS
+
+
+def season_over(records: Sequence[RecordedEvent]) -> bool:
+    """After the Kurultay (its event recorded) everyone may have the full export (R-14)."""
+    return any(r.type == "kurultay_held.v1" for r in records)
+
+
+class RedactionUnavailable(Exception):
+    """A season chained with version 1 covers each event's data itself: leaving data out would
+    leave its chain unprovable, so no redacted export of it exists (ADR-52)."""
 
 
 class ExportError(Exception):
-    """A file that is not a readable seksenbir-export/1 (not a verdict on the season)."""
+    """A file that is not a readable seksenbir-export (not a verdict on the season)."""
 
     def __init__(self, line: int, reason: str) -> None:
         self.line = line
@@ -54,11 +121,23 @@ class Export:
     count: int | None  # the event count the header names
     records: list[RecordedEvent]
     header: dict[str, Any] = field(default_factory=dict)
+    chain: int | None = None  # the chain version (None: inferred from the first event)
+    # per event: the data digest a line declares (None: none declared). A redacted event's
+    # record has empty data and its index in `redacted`.
+    digests: list[bytes | None] = field(default_factory=list)
+    redacted: frozenset[int] = frozenset()
 
 
 # --- writing -------------------------------------------------------------------------------
-def header(season_id: str, records: Sequence[RecordedEvent], head: bytes) -> dict[str, Any]:
-    """The first line: format, season, rules version, mode, commitment, count and chain head."""
+def header(
+    season_id: str,
+    records: Sequence[RecordedEvent],
+    head: bytes,
+    chain: int = 2,
+    redacted: int | None = None,
+) -> dict[str, Any]:
+    """The first line: format, season, rules version, mode, commitment, count, chain scheme and
+    head, and whether (how many events) the export is redacted."""
     created = _created(records)
     return {
         "format": FORMAT,
@@ -67,24 +146,31 @@ def header(season_id: str, records: Sequence[RecordedEvent], head: bytes) -> dic
         "mode": created.mode if created else None,
         "seed_commitment": created.seed_commitment if created else None,
         "events": len(records),
-        "chain": CHAIN,
+        "chain": CHAIN_NAMES[chain],
         "genesis": GENESIS.hex(),
         "head": head.hex(),
+        "redacted": None if redacted is None else {"rule": REDACTED, "events": redacted},
     }
 
 
-def event_line(record: RecordedEvent) -> dict[str, Any]:
-    """One event: its version, ids, type, data (the exact stored bytes) and chain fields."""
+def event_line(record: RecordedEvent, chain: int = 2, *, redact: bool = False) -> dict[str, Any]:
+    """One event: its version, ids, type, data (the exact stored bytes), the data's digest
+    (chain version 2 covers it) and chain fields; with `redact`, no data, only its digest."""
     line: dict[str, Any] = {
         "version": record.version,
         "position": record.position,
         "event_id": str(record.event_id),
         "type": record.type,
     }
-    try:
-        line["data"] = record.data.decode("utf-8")
-    except UnicodeDecodeError:  # the store keeps opaque bytes; the domain's are UTF-8 JSON
-        line["data_b64"] = _b64(record.data)
+    if redact:
+        line["redacted"] = REDACTED
+    else:
+        try:
+            line["data"] = record.data.decode("utf-8")
+        except UnicodeDecodeError:  # the store keeps opaque bytes; the domain's are UTF-8 JSON
+            line["data_b64"] = _b64(record.data)
+    if chain == 2:
+        line["data_digest"] = data_digest(record.data).hex()
     line["metadata"] = msgspec.to_builtins(record.metadata)
     line["recorded_at"] = record.recorded_at.astimezone(UTC).isoformat()
     line["prev_hash"] = record.prev_hash.hex()
@@ -92,12 +178,36 @@ def event_line(record: RecordedEvent) -> dict[str, Any]:
     return line
 
 
-def export_lines(season_id: str, records: Iterable[RecordedEvent], head: bytes) -> Iterator[bytes]:
-    """The whole export, one `\\n`-terminated UTF-8 line at a time (header first)."""
+def export_lines(
+    season_id: str,
+    records: Iterable[RecordedEvent],
+    head: bytes,
+    *,
+    chain: int | None = None,
+    redact: bool = False,
+) -> Iterator[bytes]:
+    """The whole export, one `\\n`-terminated UTF-8 line at a time (header first).
+
+    `chain` is the season's chain version (None: from its first event). With `redact` (an
+    auditor's export of a season not over, R-14) the events `hidden_from_auditors` keep only
+    their data digest; RedactionUnavailable (at once, before any line) for a season on chain
+    version 1. After the Kurultay `redact` changes nothing: everyone may have everything then."""
     records = list(records)
-    yield _dump(header(season_id, records, head))
-    for record in records:
-        yield _dump(event_line(record))
+    if chain is None:
+        chain = infer_chain(records[0]) if records else 2
+    redact = redact and not season_over(records)
+    if redact and chain == 1:
+        raise RedactionUnavailable(season_id)
+    return _lines(season_id, records, head, chain, redact)
+
+
+def _lines(
+    season_id: str, records: list[RecordedEvent], head: bytes, chain: int, redact: bool
+) -> Iterator[bytes]:
+    hide = [redact and hidden_from_auditors(r.type) for r in records]
+    yield _dump(header(season_id, records, head, chain, sum(hide) if redact else None))
+    for record, hidden in zip(records, hide, strict=True):
+        yield _dump(event_line(record, chain, redact=hidden))
 
 
 def _dump(obj: dict[str, Any]) -> bytes:
@@ -112,16 +222,24 @@ def _b64(data: bytes) -> str:
 
 # --- reading -------------------------------------------------------------------------------
 def parse(lines: Iterable[bytes | str]) -> Export:
-    """Read an export; ExportError for a file that is not one (wrong format, bad JSON)."""
+    """Read an export (/2, or /1); ExportError for a file that is not one (wrong format, bad
+    JSON, a chain scheme the format does not allow)."""
     it = iter(lines)
     first = next(it, None)
     if first is None:
         raise ExportError(1, "empty file: no seksenbir-export header")
     head_obj = _json(first, 1)
-    if head_obj.get("format") != FORMAT:
-        raise ExportError(1, f"format {head_obj.get('format')!r} is not {FORMAT!r}")
-    if head_obj.get("chain") != CHAIN:
-        raise ExportError(1, f"chain scheme {head_obj.get('chain')!r} is not {CHAIN!r}")
+    fmt = head_obj.get("format")
+    if fmt not in FORMATS:
+        raise ExportError(1, f"format {fmt!r} is not one of {', '.join(map(repr, FORMATS))}")
+    allowed = {1: CHAIN} if fmt == FORMATS[0] else CHAIN_NAMES
+    chain = next((v for v, name in allowed.items() if name == head_obj.get("chain")), None)
+    if chain is None:
+        raise ExportError(
+            1,
+            f"chain scheme {head_obj.get('chain')!r} is not "
+            + " or ".join(repr(name) for name in allowed.values()),
+        )
     season_id = head_obj.get("season_id")
     if not isinstance(season_id, str) or not season_id:
         raise ExportError(1, "the header names no season_id")
@@ -130,12 +248,19 @@ def parse(lines: Iterable[bytes | str]) -> Export:
         count = int(head_obj["events"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ExportError(1, f"the header's head or events is malformed: {exc}") from None
-    records = []
+    records: list[RecordedEvent] = []
+    digests: list[bytes | None] = []
+    redacted: set[int] = set()
     for number, raw in enumerate(it, start=2):
         if not raw.strip():
             continue
-        records.append(_record(season_id, _json(raw, number), number))
-    return Export(season_id, head, count, records, head_obj)
+        obj = _json(raw, number)
+        record, digest, hidden = _record(season_id, obj, number, chain)
+        if hidden:
+            redacted.add(len(records))
+        records.append(record)
+        digests.append(digest)
+    return Export(season_id, head, count, records, head_obj, chain, digests, frozenset(redacted))
 
 
 def _json(raw: bytes | str, number: int) -> dict[str, Any]:
@@ -148,15 +273,24 @@ def _json(raw: bytes | str, number: int) -> dict[str, Any]:
     return obj
 
 
-def _record(season_id: str, obj: dict[str, Any], number: int) -> RecordedEvent:
+def _record(
+    season_id: str, obj: dict[str, Any], number: int, chain: int
+) -> tuple[RecordedEvent, bytes | None, bool]:
+    """An event line: its record (empty data when redacted), its declared digest, redacted."""
     try:
-        if "data" in obj:
+        digest = bytes.fromhex(obj["data_digest"]) if "data_digest" in obj else None
+        hidden = obj.get("redacted") is not None
+        if hidden:
+            if chain != 2 or digest is None or len(digest) != 32:
+                raise ValueError("a redacted event needs chain version 2 and its data_digest")
+            data = b""
+        elif "data" in obj:
             data = str(obj["data"]).encode("utf-8")
         else:
             import base64
 
             data = base64.b64decode(obj["data_b64"], validate=True)
-        return RecordedEvent(
+        record = RecordedEvent(
             season_id=season_id,
             version=int(obj["version"]),
             position=int(obj.get("position", 0)),
@@ -170,6 +304,7 @@ def _record(season_id: str, obj: dict[str, Any], number: int) -> RecordedEvent:
         )
     except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
         raise ExportError(number, f"not an event line: {exc!r}") from None
+    return record, digest, hidden
 
 
 def to_new(records: Sequence[RecordedEvent]) -> list[NewEvent]:
@@ -211,10 +346,18 @@ class Verdict:
     seed_commitment: str = "not revealed yet (the seed and salt are revealed at the Kurultay)"
     replay: str = "ok"
     bad: list[BadEvent] = field(default_factory=list)
+    redacted: int = 0  # events whose data the export left out (R-14)
+    heads: str = "not checked: no published heads given (--heads)"
 
     @property
     def ok(self) -> bool:
+        """Nothing that was checked failed (a redacted export: its chain, digests and heads)."""
         return not self.bad
+
+    @property
+    def complete(self) -> bool:
+        """Everything was checkable: a full export (a redacted one's Divans cannot be re-run)."""
+        return self.redacted == 0
 
     @property
     def first_bad(self) -> BadEvent | None:
@@ -234,16 +377,58 @@ class Verdict:
             "replay": self.replay,
             "mismatches": self.mismatches,
             "seed_commitment": self.seed_commitment,
+            "heads": self.heads,
+            "redacted": self.redacted,
             "first_bad_event": first.as_json(in_file) if first else None,
             "ok": self.ok,
+            "complete": self.complete,
         }
 
 
-def check(export: Export) -> Verdict:
-    """Chain, header head and count, re-run of every Divan, seed commitment (R-12.3, R-1.5)."""
+class PublishedHead(msgspec.Struct, frozen=True):
+    """A chain head a Divan report published (`chain_head` of GET /v1/seasons/{id}/reports):
+    the hash of the season's event at `version`, its `divan_resolved.v1`."""
+
+    divan: int
+    version: int
+    hash: str
+
+
+def parse_heads(obj: Any) -> list[PublishedHead]:
+    """Published heads from a heads file (docs/export.md "Chain heads"): a list of
+    {divan, version, hash}, an object with such a list under `heads`, or a saved answer of
+    GET /v1/seasons/{id}/reports (each Divan report's `chain_head`). ValueError otherwise."""
+    if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
+        obj = [
+            {"divan": r["divan"], **r["chain_head"]}
+            for r in obj["reports"]
+            if isinstance(r, dict) and r.get("kind") == "divan" and r.get("chain_head")
+        ]
+    elif isinstance(obj, dict) and "heads" in obj:
+        obj = obj["heads"]
+    try:
+        return msgspec.convert(obj, list[PublishedHead])
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"not a list of published heads: {exc}") from None
+
+
+def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdict:
+    """Chain, header head and count, re-run of every Divan, seed commitment (R-12.3, R-1.5),
+    and, given `heads`, the chain heads the Divan reports published. A redacted export (R-14)
+    is checked as far as it can be: chain, digests, heads; its `replay` says why not more."""
     records = export.records
-    verdict = Verdict(export.season_id, len(records))
+    verdict = Verdict(export.season_id, len(records), redacted=len(export.redacted))
     chain_ok = _check_chain(export, verdict)
+    if chain_ok and heads is not None:
+        _check_heads(records, heads, verdict)
+    if export.redacted:
+        n = len(export.redacted)
+        verdict.replay = (
+            f"not run: a redacted export (R-14) leaves out the data of {n} events; re-running "
+            "the Divans needs a full export (ops, or anyone after the Kurultay)"
+        )
+        verdict.seed_commitment = "not checkable: the redacted export leaves the seed out"
+        return verdict
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
         try:
@@ -280,11 +465,55 @@ def _bad(records: Sequence[RecordedEvent], index: int, why: str) -> BadEvent:
     return BadEvent(index, r.version, str(r.event_id), r.type, why)
 
 
+def _check_heads(
+    records: Sequence[RecordedEvent], heads: Sequence[PublishedHead], verdict: Verdict
+) -> None:
+    """Each published head is the hash of the export's event at its version, a Divan's
+    `divan_resolved.v1`: a season rewritten after players saw the head shows at that event."""
+    for h in sorted(heads, key=lambda x: x.version):
+        if not 1 <= h.version <= len(records):
+            why = (
+                f"Divan {h.divan}'s report published the head at version {h.version}; the "
+                f"export holds {len(records)} events: the season was cut after it was published"
+            )
+            verdict.heads = f"broken: {why}"
+            index = len(records) - 1
+            if records:
+                verdict.bad.append(_bad(records, index, why))
+            else:
+                verdict.bad.append(BadEvent(0, None, None, None, why))
+            return
+        r = records[h.version - 1]
+        if r.hash.hex() != h.hash.lower() or r.type != "divan_resolved.v1":
+            why = (
+                f"Divan {h.divan}'s report published the chain head {h.hash} at version "
+                f"{h.version}; the export has {r.hash.hex()} ({r.type}) there: the season "
+                "was rewritten after players saw it"
+            )
+            verdict.heads = f"broken: {why}"
+            verdict.bad.append(_bad(records, h.version - 1, why))
+            return
+    verdict.heads = f"ok: {len(heads)} published heads are in the chain"
+
+
 def _check_chain(export: Export, verdict: Verdict) -> bool:
-    """Link each event to the one before (versions 1, 2, …), then the head and the count."""
+    """Link each event to the one before (versions 1, 2, …), then the head and the count.
+
+    Chain version 2: a line's declared data digest must be the digest of its data; a redacted
+    line's declared digest is what the link covers."""
     records = export.records
+    chain = export.chain or (infer_chain(records[0]) if records else 2)
+    digests = export.digests or [None] * len(records)
     prev = GENESIS
     for i, record in enumerate(records):
+        declared = digests[i]
+        hidden = i in export.redacted
+        wrong_digest = declared is not None and declared != data_digest(record.data)
+        if chain == 2 and wrong_digest and not hidden:
+            why = "data_digest is not the sha256 of the line's data"
+            verdict.hash_chain = f"broken: {why}"
+            verdict.bad.append(_bad(records, i, why))
+            return False
         if record.version != i + 1:
             why = (
                 f"version {record.version} where version {i + 1} belongs: an event before it "
@@ -294,7 +523,9 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
             verdict.bad.append(_bad(records, i, why))
             return False
         try:
-            prev = verify_chain([record], anchor=prev)
+            prev = verify_chain(
+                [record], anchor=prev, chain=chain, digests=[declared if hidden else None]
+            )
         except ChainError as exc:
             verdict.hash_chain = f"broken: {exc}"
             verdict.bad.append(_bad(records, i, exc.reason))

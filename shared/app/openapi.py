@@ -107,6 +107,11 @@ CODES: dict[str, tuple[int, str]] = {
     "not_later": (422, "a postponement to an instant not later than the close"),
     "reason_required": (422, "an admin act without a reason"),
     "chain_broken": (409, "the season's stored hash chain does not verify (an export)"),
+    "redaction_unavailable": (
+        409,
+        "an auditor's export of a season on hash-chain version 1, which a redacted export "
+        "cannot prove (ADR-52)",
+    ),
     "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
     "too_many_requests": (429, "too many requests of this kind from this client (Retry-After)"),
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),

@@ -74,6 +74,7 @@ CATALOGUE: dict[str, Text] = {
     "already_voted": T("Oyunuzu verdiniz", "You have already voted"),
     "vote_self": T("Kendinize oy veremezsiniz; başka bir beye oy verin", "You cannot vote for yourself; vote for another bey"),
     "season_exists": T("Sezon zaten var", "The season already exists"),
+    "redaction_unavailable": T("Sezon {season} hash zinciri sürüm 1'de (göç 0007'den önce kaydedildi): zincir her olayın verisini kapsar, bu yüzden denetçiye açık, kısaltılmış bir dışa aktarım zincirini kanıtlayamaz; tam dışa aktarım Kurultay'dan sonra herkese açıktır", "Season {season} is on hash-chain version 1 (stored before migration 0007): its chain covers each event's data, so no redacted export for auditors can prove it; the full export is open to everyone after the Kurultay"),
     "chain_broken": T("Sezonun hash zinciri bozuk: {error}; `seksenbir verify {season}` olayı adlandırır", "The season's hash chain is broken: {error}; `seksenbir verify {season}` names the event"),
     "unknown_rules_version": T("Bilinmeyen kural sürümü {rules_version} (bilinenler: {known})", "Unknown rules version {rules_version} (known: {known})"),
     "season_exists.admin_token": T("Yönetici jetonu zaten var", "The season-admin token is already set"),

@@ -14,9 +14,14 @@ from shared.eventstore.errors import (
 )
 from shared.eventstore.group_commit import GroupStats
 from shared.eventstore.hashing import (
+    CHAIN_VERSION,
+    CHAIN_VERSIONS,
     GENESIS,
+    SCHEMES,
+    data_digest,
     envelope_bytes,
     event_hash,
+    infer_chain,
     request_hash,
     verify_chain,
 )
@@ -42,8 +47,11 @@ from shared.eventstore.store import PostgresEventStore
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, parse_wakeup, wakeup_payloads
 
 __all__ = [
+    "CHAIN_VERSION",
+    "CHAIN_VERSIONS",
     "GENESIS",
     "NOTIFY_CHANNEL",
+    "SCHEMES",
     "ChainError",
     "Clock",
     "ConcurrencyError",
@@ -75,8 +83,10 @@ __all__ = [
     "check_durability",
     "check_log_order",
     "create_pool",
+    "data_digest",
     "envelope_bytes",
     "event_hash",
+    "infer_chain",
     "migrate",
     "parse_wakeup",
     "request_hash",

@@ -14,7 +14,7 @@ from shared.eventstore.errors import (
     ConcurrencyError,
     IdempotencyKeyTaken,
 )
-from shared.eventstore.hashing import chain_hashes, verify_chain
+from shared.eventstore.hashing import CHAIN_VERSION, CHAIN_VERSIONS, chain_hashes, verify_chain
 from shared.eventstore.model import (
     Clock,
     Found,
@@ -88,6 +88,7 @@ class InMemoryEventStore:
         self._keys = keys or InMemoryIdempotencyStore(clock=clock)
         self._log: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
+        self._chains: dict[str, int] = {}  # season -> chain version (ADR-52)
         self._by_id: dict[UUID, RecordedEvent] = {}
 
     @property
@@ -102,9 +103,12 @@ class InMemoryEventStore:
         events: Sequence[NewEvent],
         *,
         idempotency: KeyWrite | None = None,
+        chain: int | None = None,
     ) -> list[RecordedEvent]:
         """Append all events or none; same errors and idempotent hits as PostgresEventStore."""
         validate_batch(season_id, expected_version, events)
+        if chain is not None and (expected_version != 0 or chain not in CHAIN_VERSIONS):
+            raise ValueError("a chain version is chosen by a new season's first append")
         if idempotency is not None:
             r = idempotency
             found = await self._keys.look(r.scope, r.key, r.request_hash)
@@ -116,6 +120,8 @@ class InMemoryEventStore:
             version = len(self._streams.get(season_id, ()))
             if version != expected_version:
                 raise ConcurrencyError(season_id, expected_version, version)
+        if hit is None and expected_version == 0:
+            self._chains[season_id] = chain or CHAIN_VERSION
         recorded = hit or self._write(season_id, expected_version, events)
         if hit is not None:
             log.info("eventstore.idempotent_hit", season_id=season_id, version=hit[-1].version)
@@ -130,7 +136,9 @@ class InMemoryEventStore:
         stream = self._streams.setdefault(season_id, [])
         prev = stream[-1].hash if stream else bytes(32)
         recorded_at = utc(self._clock())
-        links = chain_hashes(prev, season_id, expected, events)
+        links = chain_hashes(
+            prev, season_id, expected, events, self._chains.get(season_id, CHAIN_VERSION)
+        )
         head = len(self._log)
         recorded = [
             RecordedEvent(
@@ -184,10 +192,14 @@ class InMemoryEventStore:
         """Every season with at least one event, sorted."""
         return sorted(self._streams)
 
+    async def chain_version(self, season_id: str) -> int:
+        """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""
+        return self._chains.get(season_id, CHAIN_VERSION)
+
     async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain; return its head hash (raises ChainError)."""
         stream = self._streams.get(season_id, [])
-        head = verify_chain(stream)
+        head = verify_chain(stream, chain=self._chains.get(season_id))
         if stream and head != stream[-1].hash:
             raise ChainError(season_id, len(stream), "chain does not end at the stream head")
         return head

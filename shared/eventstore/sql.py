@@ -9,9 +9,11 @@ from __future__ import annotations
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""
 
-STREAM_HEAD = "SELECT version, last_hash FROM streams WHERE season_id = $1"
+STREAM_HEAD = "SELECT version, last_hash, chain FROM streams WHERE season_id = $1"
+STREAM_CHAIN = "SELECT chain FROM streams WHERE season_id = $1"
+SET_CHAIN = "UPDATE streams SET chain = $2 WHERE season_id = $1"
 STREAM_VERSION = "SELECT version FROM streams WHERE season_id = $1"
-STREAM_LAST_HASH = "SELECT last_hash FROM streams WHERE season_id = $1"
+STREAM_LAST_HASH = "SELECT last_hash, chain FROM streams WHERE season_id = $1"
 STREAM_VERSIONS = "SELECT season_id, version FROM streams"
 LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 

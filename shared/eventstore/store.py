@@ -20,7 +20,13 @@ from shared.eventstore.errors import (
     IdempotencyKeyTaken,
 )
 from shared.eventstore.group_commit import GROUP_FLUSHES, GroupCommit, GroupStats
-from shared.eventstore.hashing import GENESIS, chain_hashes, verify_chain
+from shared.eventstore.hashing import (
+    CHAIN_VERSION,
+    CHAIN_VERSIONS,
+    GENESIS,
+    chain_hashes,
+    verify_chain,
+)
 from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.model import (
     Clock,
@@ -66,6 +72,8 @@ class PostgresEventStore:
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
         self._heads: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+        # season -> its chain version (streams.chain, migration 0007): never changes once set
+        self._chains: dict[str, int] = {}
         # None: no wake-ups (a store on one borrowed connection, which a sender would share)
         self._waker = Waker(pool, notify_window) if notify_window is not None else None
         # 0: every append is its own statement; n: appends waiting while n groups are being
@@ -88,8 +96,12 @@ class PostgresEventStore:
         events: Sequence[NewEvent],
         *,
         idempotency: KeyWrite | None = None,
+        chain: int | None = None,
     ) -> list[RecordedEvent]:
         """Append all events or none; with `idempotency`, write that key in the same commit.
+
+        `chain` is the chain version of a new season (expected_version 0; default
+        CHAIN_VERSION); only an import of a version-1 export passes 1 (ADR-52).
 
         An IdempotencyRecord records a new key as done with its answer. Raises ConcurrencyError
         (stream not at expected_version), DuplicateEventError (an event id recorded
@@ -99,8 +111,10 @@ class PostgresEventStore:
         returned.
         """
         validate_batch(season_id, expected_version, events)
+        if chain is not None and (expected_version != 0 or chain not in CHAIN_VERSIONS):
+            raise ValueError("a chain version is chosen by a new season's first append")
         try:
-            return await self._write(season_id, expected_version, events, idempotency)
+            return await self._write(season_id, expected_version, events, idempotency, chain)
         except (ConcurrencyError, EventIdTaken) as exc:
             if idempotency is not None:  # a copy may have won the race
                 await self._raise_if_taken(idempotency)
@@ -128,20 +142,28 @@ class PostgresEventStore:
         expected: int,
         events: Sequence[NewEvent],
         idempotency: KeyWrite | None,
+        chain: int | None = None,
     ) -> list[RecordedEvent]:
         recorded_at = utc(self._clock())
         last_hash = self._known_hash(season_id, expected)
-        if last_hash is None:
+        known_chain = self._chains.get(season_id) if expected else (chain or CHAIN_VERSION)
+        if last_hash is None or known_chain is None:
             async with Checkout(self._pool) as conn:
                 head = await conn.fetchrow(sql.STREAM_HEAD, season_id)
             version, last_hash = (head["version"], head["last_hash"]) if head else (0, GENESIS)
             if version != expected:
                 raise ConcurrencyError(season_id, expected, version)
-        links = chain_hashes(last_hash, season_id, expected, events)
+            known_chain = int(head["chain"]) if head else (chain or CHAIN_VERSION)
+        links = chain_hashes(last_hash, season_id, expected, events, known_chain)
         batch = Batch(season_id, expected, events, recorded_at, links)
         # one autocommit statement, key completion included: no round trip under a lock
         try:
-            if self._group is not None:
+            if chain is not None and chain != CHAIN_VERSION:
+                # an import's older chain: the stream row gets it in the first append's commit
+                async with Checkout(self._pool) as conn, conn.transaction():
+                    positions = await insert(conn, batch, last_hash, idempotency, self._clock)
+                    await conn.execute(sql.SET_CHAIN, season_id, chain)
+            elif self._group is not None:
                 positions = await self._group.submit(batch, last_hash, idempotency)
             else:
                 async with Checkout(self._pool) as conn:
@@ -150,6 +172,7 @@ class PostgresEventStore:
             self._heads.pop(season_id, None)  # someone else moved the season on
             raise
         self._remember_head(season_id, expected + len(events), links[-1][1])
+        self._chains[season_id] = known_chain
         if self._waker is not None:
             self._waker.committed(season_id, positions[-1])
         return batch.recorded(positions)
@@ -229,11 +252,23 @@ class PostgresEventStore:
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             events = [_recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
-            stored = await conn.fetchval(sql.STREAM_LAST_HASH, season_id)
-        head = verify_chain(events)
+            row = await conn.fetchrow(sql.STREAM_LAST_HASH, season_id)
+        stored, chain = (row["last_hash"], int(row["chain"])) if row else (None, CHAIN_VERSION)
+        head = verify_chain(events, chain=chain)
         if head != (stored or GENESIS):
             raise ChainError(season_id, len(events), "chain does not end at the stream head")
         return head
+
+    async def chain_version(self, season_id: str) -> int:
+        """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""
+        known = self._chains.get(season_id)
+        if known is None:
+            async with Checkout(self._pool) as conn:
+                found = await conn.fetchval(sql.STREAM_CHAIN, season_id)
+            if found is None:
+                return CHAIN_VERSION
+            known = self._chains[season_id] = int(found)
+        return known
 
     async def _fetch(self, query: str, *args: object) -> list[RecordedEvent]:
         async with Checkout(self._pool) as conn:

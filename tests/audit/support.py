@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.app.export import export_lines
+from shared.app.export import export_lines, to_new
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
@@ -63,9 +63,25 @@ def season_records(season_id: str, seed: int, *, live: bool = False) -> list[Rec
     return asyncio.run(run())
 
 
-def export_of(season_id: str, records: list[RecordedEvent]) -> list[Line]:
-    """The export as parsed JSON lines (header first)."""
-    return [json.loads(x) for x in export_lines(season_id, records, records[-1].hash)]
+def season_records_v1(season_id: str, seed: int) -> list[RecordedEvent]:
+    """The same season as `season_records`, chained with version 1 (as seasons stored before
+    migration 0007 are): stored by a store asked for chain version 1."""
+    return asyncio.run(records_v1(season_id, seed))
+
+
+async def records_v1(season_id: str, seed: int) -> list[RecordedEvent]:
+    scratch = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    await store_season(scratch, season_id, seed, live=True)
+    store = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    await store.append(season_id, 0, to_new(await scratch.read_stream(season_id)), chain=1)
+    return await store.read_stream(season_id)
+
+
+def export_of(season_id: str, records: list[RecordedEvent], *, redact: bool = False) -> list[Line]:
+    """The export as parsed JSON lines (header first); `redact`: an auditor's (R-14)."""
+    return [
+        json.loads(x) for x in export_lines(season_id, records, records[-1].hash, redact=redact)
+    ]
 
 
 def dump(lines: list[Line]) -> bytes:
@@ -78,39 +94,49 @@ def index_of(lines: list[Line], test: Callable[[Line], bool]) -> int:
 
 
 def edit_data(line: Line, change: Callable[[Any], None]) -> None:
+    """Change an event line's data, and its data_digest with it (as a forger would)."""
     data = json.loads(line["data"])
     change(data)
     line["data"] = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    if "data_digest" in line:
+        line["data_digest"] = hashlib.sha256(line["data"].encode()).hexdigest()
 
 
 def rechain(lines: list[Line], start: int = 1) -> None:
     """Recompute prev_hash and hash from line `start` on, and the header's head and count,
     following docs/export.md with hashlib only (as a forger, or an auditor, would)."""
-    season = lines[0]["season_id"]
+    season, chain = lines[0]["season_id"], lines[0]["chain"]
     prev = bytes.fromhex(lines[start - 1]["hash"]) if start > 1 else bytes(32)
     for line in lines[start:]:
         line["prev_hash"] = prev.hex()
-        prev = hashlib.sha256(prev + envelope(season, line)).digest()
+        prev = hashlib.sha256(prev + envelope(season, line, chain)).digest()
         line["hash"] = prev.hex()
     lines[0]["head"] = lines[-1]["hash"]
     lines[0]["events"] = len(lines) - 1
 
 
-def envelope(season: str, line: Line) -> bytes:
-    """The chain envelope of one event line, from docs/export.md alone."""
+def envelope(season: str, line: Line, chain: str = "seksenbir/event-chain/2") -> bytes:
+    """The chain envelope of one event line, from docs/export.md alone: chain version 1 covers
+    the data, version 2 its sha256 (a redacted line's data_digest)."""
 
     def field(b: bytes) -> bytes:
         return len(b).to_bytes(4, "big") + b
 
     import uuid
 
+    if chain == "seksenbir/event-chain/1":
+        covered = line["data"].encode()
+    elif "data" in line:
+        covered = hashlib.sha256(line["data"].encode()).digest()
+    else:
+        covered = bytes.fromhex(line["data_digest"])
     return b"".join(
         (
-            field(b"seksenbir/event-chain/1"),
+            field(chain.encode()),
             field(season.encode()),
             int(line["version"]).to_bytes(8, "big"),
             uuid.UUID(line["event_id"]).bytes,
             field(line["type"].encode()),
-            field(line["data"].encode()),
+            field(covered),
         )
     )

@@ -8,6 +8,7 @@ a cut tail, and a revealed seed that does not open the commitment.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -19,7 +20,14 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.export import FORMAT, ExportError, check, parse
+from shared.app.export import (
+    FORMAT,
+    ExportError,
+    RedactionUnavailable,
+    check,
+    export_lines,
+    parse,
+)
 from shared.domain.state import RULES_VERSION
 from shared.eventstore import RecordedEvent
 from tests.audit.support import (
@@ -30,6 +38,7 @@ from tests.audit.support import (
     index_of,
     rechain,
     season_records,
+    season_records_v1,
 )
 
 SEASON = "audit-live"
@@ -59,15 +68,17 @@ def test_the_first_line_names_the_format_season_rules_count_and_head(
     lines: list[Line], records: list[RecordedEvent]
 ) -> None:
     header = lines[0]
-    assert header["format"] == FORMAT == "seksenbir-export/1"
+    assert header["format"] == FORMAT == "seksenbir-export/2"
     assert header["season_id"] == SEASON and header["mode"] == "live"
     assert header["rules_version"] == RULES_VERSION  # the season's own (simulate's default)
     assert header["events"] == len(records) == len(lines) - 1
     assert header["head"] == records[-1].hash.hex()
-    assert header["chain"] == "seksenbir/event-chain/1" and header["genesis"] == "00" * 32
+    assert header["chain"] == "seksenbir/event-chain/2" and header["genesis"] == "00" * 32
+    assert header["redacted"] is None  # a full export
     first = lines[1]
     assert first["version"] == 1 and first["type"] == "season_created.v1"
     assert first["data"].encode() == records[0].data  # the exact stored bytes
+    assert first["data_digest"] == hashlib.sha256(records[0].data).hexdigest()
     assert first["prev_hash"] == "00" * 32 and first["hash"] == records[0].hash.hex()
 
 
@@ -129,6 +140,12 @@ def _reorder(lines: list[Line]) -> int:
     return i
 
 
+def _outcome(lines: list[Line]) -> int:
+    i = index_of(lines, _battles)
+    edit_data(lines[i], _first_unit_count)
+    return i
+
+
 def _outcome_rechained(lines: list[Line]) -> int:
     i = index_of(lines, _battles)
     edit_data(lines[i], _first_unit_count)
@@ -158,6 +175,7 @@ def _salt(lines: list[Line]) -> int:
 CASES: dict[str, tuple[Callable[[list[Line]], int], str, str]] = {
     # name: (edit -> index of the line to be named, verdict field, words of the reason)
     "tampered payload": (_tamper_payload, "hash_chain", "hash does not match"),
+    "altered outcome": (_outcome, "hash_chain", "hash does not match"),
     "dropped event": (_drop, "hash_chain", "is missing"),
     "reordered pair": (_reorder, "hash_chain", "out of order"),
     "changed outcome, chain recomputed": (_outcome_rechained, "replay", "outcome differs"),
@@ -188,12 +206,12 @@ def test_each_forgery_fails_and_names_the_first_event_that_does_not_match(
 def test_a_file_that_is_not_an_export_is_refused_without_a_traceback(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines[0]["format"] = "seksenbir-export/2"
+    lines[0]["format"] = "seksenbir-export/3"
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr()
-    assert "is not 'seksenbir-export/1'" in json.loads(out.out)["error"]
+    assert "'seksenbir-export/3' is not one of" in json.loads(out.out)["error"]
     lines[0]["format"] = FORMAT
     with pytest.raises(ExportError, match="line 3: not JSON"):
         parse([dump(lines[:1]), dump(lines[1:2]), b"{not json"])
@@ -243,3 +261,52 @@ def test_verify_needs_one_source_or_all(capsys: pytest.CaptureFixture[str]) -> N
     assert "name a SOURCE" in capsys.readouterr().err
     assert main(["verify", "some-season", "--all"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_r14_a_redacted_export_proves_its_chain_and_says_the_divans_need_a_full_one(
+    tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-14, ADR-52: exit 3 (docs/export.md): the chain, count and head hold with the digests
+    of what was left out, and the verdict says re-running the Divans needs a full export."""
+    cut = records[: next(i for i, r in enumerate(records) if r.type == "kurultay_held.v1")]
+    lines = export_of(SEASON, cut, redact=True)
+    assert lines[0]["redacted"]["events"] == sum(1 for x in lines[1:] if x.get("redacted"))
+    code, verdict, err = verify_file(tmp_path, lines, capsys)
+    assert code == 3, verdict
+    assert verdict["ok"] is True and verdict["complete"] is False
+    assert verdict["hash_chain"] == "ok" and verdict["head"] == cut[-1].hash.hex()
+    assert "needs a full export" in verdict["replay"] and "NOT re-run" in err
+    # a forged digest of a left-out event breaks the chain there
+    i = index_of(lines, lambda x: bool(x.get("redacted")))
+    lines[i]["data_digest"] = "11" * 32
+    code, verdict, _err = verify_file(tmp_path, lines, capsys)
+    assert code == 1 and verdict["first_bad_event"]["version"] == lines[i]["version"]
+
+
+def test_r14_after_the_kurultay_a_redacted_export_is_the_full_one(
+    records: list[RecordedEvent],
+) -> None:
+    assert export_of(SEASON, records, redact=True) == export_of(SEASON, records)
+
+
+def test_a_version_1_file_of_a_version_1_season_still_verifies(
+    tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ADR-52: files written as seksenbir-export/1 (chain version 1, no data digests) before
+    this change are still read and verified; a season on chain version 1 has no redacted
+    export."""
+    v1 = season_records_v1(SEASON, 11)
+    lines = export_of(SEASON, v1)
+    assert lines[0]["chain"] == "seksenbir/event-chain/1"
+    old = [
+        {**{k: v for k, v in lines[0].items() if k != "redacted"}, "format": "seksenbir-export/1"},
+        *({k: v for k, v in x.items() if k != "data_digest"} for x in lines[1:]),
+    ]
+    code, verdict, _err = verify_file(tmp_path, old, capsys)
+    assert code == 0 and verdict["complete"], verdict
+    assert verdict["head"] == v1[-1].hash.hex() != records[-1].hash.hex()
+    with pytest.raises(RedactionUnavailable):
+        export_lines(SEASON, v1[:50], v1[49].hash, redact=True)
+    old[0]["chain"] = "seksenbir/event-chain/2"  # /1 files name only chain version 1
+    with pytest.raises(ExportError, match="chain scheme"):
+        parse(dump(old).splitlines())

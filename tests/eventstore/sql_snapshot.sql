@@ -233,12 +233,20 @@ SELECT position, season_id, version, event_id, type, data, metadata::text AS met
     recorded_at, prev_hash, hash FROM events WHERE season_id = $1 AND version > $2 ORDER BY version
 ;
 
+-- ==== sql.SET_CHAIN
+UPDATE streams SET chain = $2 WHERE season_id = $1
+;
+
+-- ==== sql.STREAM_CHAIN
+SELECT chain FROM streams WHERE season_id = $1
+;
+
 -- ==== sql.STREAM_HEAD
-SELECT version, last_hash FROM streams WHERE season_id = $1
+SELECT version, last_hash, chain FROM streams WHERE season_id = $1
 ;
 
 -- ==== sql.STREAM_LAST_HASH
-SELECT last_hash FROM streams WHERE season_id = $1
+SELECT last_hash, chain FROM streams WHERE season_id = $1
 ;
 
 -- ==== sql.STREAM_VERSION

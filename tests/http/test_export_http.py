@@ -1,5 +1,7 @@
-"""`GET /v1/ops/seasons/{id}/export`: the season as seksenbir-export/1 NDJSON, for ops only
-(docs/export.md; R-14: it holds the seed and every bey's orders)."""
+"""`GET /v1/ops/seasons/{id}/export`: the season as seksenbir-export/2 NDJSON, for ops only
+(docs/export.md; R-14: it holds the seed and every bey's orders); `GET /v1/seasons/{id}/export`:
+ops in full, auditors redacted while the season is not over (R-14), everyone after the Kurultay.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 
 import msgspec
 
-from shared.app.export import check, export_lines, parse
+from shared.app.export import check, export_lines, hidden_from_auditors, parse
 from shared.eventstore import InMemoryEventStore
 from tests.audit.support import store_season
 from tests.http.support import (
@@ -28,7 +30,7 @@ async def test_ops_get_the_same_bytes_as_the_cli_and_they_verify(memory_api: Api
     assert r.headers["content-type"].startswith("application/x-ndjson")
     records = await memory_api.store.read_stream("exported")
     assert r.content == b"".join(export_lines("exported", records, records[-1].hash))
-    assert json.loads(r.content.splitlines()[0])["format"] == "seksenbir-export/1"
+    assert json.loads(r.content.splitlines()[0])["format"] == "seksenbir-export/2"
     verdict = check(parse(r.content.splitlines()))
     assert verdict.ok and verdict.state is not None and verdict.state.divan == 2
 
@@ -68,3 +70,79 @@ async def test_a_season_whose_stored_chain_fails_is_409_chain_broken(memory_api:
     r = await memory_api.client.get("/v1/ops/seasons/tampered/export", headers=bearer(OPS_TOKEN))
     body = assert_problem(r, 409, "chain_broken")
     assert "version 3" in body["detail"] and "seksenbir verify tampered" in body["detail"]
+
+
+async def test_r14_an_auditor_export_during_a_season_leaves_out_what_r14_hides(
+    memory_api: Api,
+) -> None:
+    """R-14: during the season an auditor's export has no orders, missions, gold, seed or
+    private reports; each left-out event keeps its data digest, so the chain is still proven
+    (ADR-52), and the check says the Divans need a full export to be re-run."""
+    await store_season(memory_api.store, "running", 3, live=True, divans=2)
+    url = "/v1/seasons/running/export"
+    r = await memory_api.client.get(url, headers=bearer(AUDITOR_TOKEN))
+    assert r.status_code == 200, r.text
+    lines = [json.loads(x) for x in r.content.splitlines()]
+    records = await memory_api.store.read_stream("running")
+    hidden = [x for x in lines[1:] if x.get("redacted")]
+    assert lines[0]["redacted"] == {"rule": "R-14", "events": len(hidden)}
+    assert {x["type"] for x in hidden} >= {
+        "season_created.v1",
+        "registration_closed.v1",
+        "divan_locked.v1",
+        "orders_submitted.v1",
+        "production_applied.v1",
+        "divan_resolved.v1",
+    }
+    assert all("data" not in x and len(x["data_digest"]) == 64 for x in hidden)
+    assert all(not hidden_from_auditors(x["type"]) for x in lines[1:] if "data" in x)
+    created = msgspec.json.decode(records[0].data)
+    for secret in (f'"seed":{created["seed"]}', '"seed_salt"', '"missions"', '"orders"'):
+        assert secret.encode() not in r.content, secret
+    verdict = check(parse(r.content.splitlines()))
+    assert verdict.ok and not verdict.complete
+    assert verdict.hash_chain == "ok" and verdict.head == records[-1].hash.hex()
+    assert verdict.redacted == len(hidden)
+    assert verdict.replay.startswith("not run: a redacted export (R-14)")
+    assert "needs a full export" in verdict.replay
+
+    full = await memory_api.client.get(url, headers=bearer(OPS_TOKEN))
+    assert full.content == b"".join(export_lines("running", records, records[-1].hash))
+    assert check(parse(full.content.splitlines())).complete
+
+
+async def test_r14_a_redacted_export_with_a_forged_digest_or_payload_fails(memory_api: Api) -> None:
+    """The digests a redacted export keeps are what the chain covers: changing one breaks it."""
+    await store_season(memory_api.store, "running", 3, live=True, divans=1)
+    r = await memory_api.client.get("/v1/seasons/running/export", headers=bearer(AUDITOR_TOKEN))
+    lines = [json.loads(x) for x in r.content.splitlines()]
+    i = next(n for n, x in enumerate(lines) if n and x.get("redacted"))
+    lines[i]["data_digest"] = "00" * 32
+    verdict = check(parse([json.dumps(x) for x in lines]))
+    assert not verdict.ok
+    assert verdict.first_bad is not None and verdict.first_bad.version == lines[i]["version"]
+
+
+async def test_r14_after_the_kurultay_everyone_gets_the_full_export(memory_api: Api) -> None:
+    """R-14: after the Kurultay everything is public: no token, or an auditor's, gets it all."""
+    await store_season(memory_api.store, "over", 4, live=True)
+    records = await memory_api.store.read_stream("over")
+    whole = b"".join(export_lines("over", records, records[-1].hash))
+    for headers in ({}, bearer(AUDITOR_TOKEN)):
+        r = await memory_api.client.get("/v1/seasons/over/export", headers=headers)
+        assert r.status_code == 200, r.text
+        assert r.content == whole
+    verdict = check(parse(whole.splitlines()))
+    assert verdict.ok and verdict.complete and verdict.seed_commitment.startswith("ok")
+
+
+async def test_r14_during_a_season_the_export_needs_a_staff_token(memory_api: Api) -> None:
+    bey = await create_trial(memory_api.client)
+    url = f"/v1/seasons/{bey.season_id}/export"
+    assert_problem(await memory_api.client.get(url), 401, "missing_token")
+    assert_problem(await memory_api.client.get(url, headers=bearer(bey.token)), 403, "forbidden")
+    assert_problem(
+        await memory_api.client.get("/v1/seasons/nobody/export", headers=bearer(AUDITOR_TOKEN)),
+        404,
+        "season_not_found",
+    )

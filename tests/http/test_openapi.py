@@ -28,6 +28,7 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/token"),
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
     ("get", "/v1/ops/seasons/{season_id}/export"),
+    ("get", "/v1/seasons/{season_id}/export"),
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }

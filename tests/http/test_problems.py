@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -507,6 +507,26 @@ async def _broken_chain_export(api: Api, _: AsyncExitStack) -> Request:
     await break_chain(api.store, bey.season_id)
     url = f"/v1/ops/seasons/{bey.season_id}/export"
     return api.client.get(url, headers=bearer(OPS_TOKEN))
+
+
+@case("redaction_unavailable", 409)
+async def _v1_season_for_an_auditor(api: Api, _: AsyncExitStack) -> Request:
+    """An auditor's export of a season not over whose chain is version 1 (stored before
+    migration 0007): no redacted export can prove it (ADR-52, docs/export.md)."""
+    season_id = f"v1-{secrets.token_hex(4)}"
+    await store_v1_season(api.store, season_id)
+    url = f"/v1/seasons/{season_id}/export"
+    return api.client.get(url, headers=bearer(AUDITOR_TOKEN))
+
+
+async def store_v1_season(store: EventStore, season_id: str) -> None:
+    """A live season two Divans in, chained with version 1 as seasons stored before 0007 are."""
+    from shared.app.export import to_new
+    from tests.audit.support import store_season
+
+    scratch = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
+    await store_season(scratch, season_id, 5, live=True, divans=2)
+    await store.append(season_id, 0, to_new(await scratch.read_stream(season_id)), chain=1)
 
 
 async def break_chain(store: EventStore, season_id: str) -> None:

@@ -153,3 +153,45 @@ async def test_replay_by_season_id_writes_nothing(
     missing = await run_cli("replay", "nobody", "--dsn", migrated_pg_dsn)
     assert missing.returncode == 2 and "no season 'nobody'" in missing.stderr
     assert await event_store.stream_version("replayed") == version
+
+
+async def test_a_version_1_season_imports_as_version_1_and_has_no_redacted_export(
+    migrated_pg_dsn: str, pg_server_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    """ADR-52: an export of a season on chain version 1 (stored before migration 0007) imports
+    into an audit copy on version 1, with the same hashes, and verifies there; `export
+    --redact` of it is refused while it is not over; a version-2 season's redacted export
+    verifies with exit 3 and cannot be imported (an audit copy needs every event's data)."""
+    from shared.app.export import to_new
+    from tests.audit.support import records_v1
+
+    records = await records_v1("old", 21)
+    cut = next(i for i, r in enumerate(records) if r.type == "kurultay_held.v1")
+    await event_store.append("old", 0, to_new(records[:cut]), chain=1)
+    path = tmp_path / "old.jsonl"
+    done = await run_cli("export", "old", "--dsn", migrated_pg_dsn, "-o", str(path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(path.read_text().splitlines()[0])["chain"] == "seksenbir/event-chain/1"
+    refused = await run_cli("export", "old", "--redact", "--dsn", migrated_pg_dsn)
+    assert refused.returncode == 1 and "hash-chain version 1" in refused.stderr
+    async with other_database(pg_server_dsn, f"seksenbir_audit1_{SESSION}") as copy:
+        done = await run_cli("import", str(path), "--dsn", copy)
+        assert done.returncode == 0, done.stderr
+        done = await run_cli("verify", "old", "--dsn", copy)
+        assert done.returncode == 0, done.stdout
+        assert json.loads(done.stdout)["head"] == records[cut - 1].hash.hex()
+        conn = await asyncpg.connect(copy)
+        try:
+            assert await conn.fetchval("SELECT chain FROM streams WHERE season_id = 'old'") == 1
+        finally:
+            await conn.close()
+
+        await store_season(event_store, "new", 22, live=True, divans=2)
+        redacted = tmp_path / "new.jsonl"
+        args = ("export", "new", "--redact", "--dsn", migrated_pg_dsn, "-o", str(redacted))
+        assert (await run_cli(*args)).returncode == 0
+        done = await run_cli("verify", str(redacted))
+        assert done.returncode == 3, done.stdout
+        assert json.loads(done.stdout)["redacted"] > 0
+        done = await run_cli("import", str(redacted), "--dsn", copy)
+        assert done.returncode == 1 and "redacted" in done.stderr

@@ -10,32 +10,53 @@ import msgspec
 import pytest
 
 from shared.eventstore import GENESIS, ChainError, PostgresEventStore, verify_chain
-from shared.eventstore.hashing import envelope_bytes, event_hash
+from shared.eventstore.hashing import envelope_bytes, envelope_v2, event_hash
 from tests.integration.support import batch, event_id, new_event
-from tests.integration.test_store_contract import GOLDEN_HEAD_S1_TWO_EVENTS
+from tests.integration.test_store_contract import (
+    GOLDEN_HEAD_S1_TWO_EVENTS,
+    GOLDEN_HEAD_S1_TWO_EVENTS_V2,
+)
 
 
-def _by_the_spec(prev: bytes, season: str, version: int, n: int) -> bytes:
-    """docs/eventstore.md's layout, written out independently of shared.eventstore.hashing."""
+def _by_the_spec(prev: bytes, season: str, version: int, n: int, chain: int = 1) -> bytes:
+    """docs/eventstore.md's layouts, written out independently of shared.eventstore.hashing."""
     event = new_event(n)
 
     def field(raw: bytes) -> bytes:
         return struct.pack(">I", len(raw)) + raw
 
+    covered = event.data if chain == 1 else hashlib.sha256(event.data).digest()
     envelope = (
-        field(b"seksenbir/event-chain/1")
+        field(f"seksenbir/event-chain/{chain}".encode())
         + field(season.encode())
         + struct.pack(">Q", version)
         + event_id(n).bytes
         + field(event.type.encode())
-        + field(event.data)
+        + field(covered)
     )
     return hashlib.sha256(prev + envelope).digest()
 
 
-def test_the_golden_chain_head_follows_the_documented_layout():
-    first = _by_the_spec(GENESIS, "s1", 1, 1)
-    assert _by_the_spec(first, "s1", 2, 2).hex() == GOLDEN_HEAD_S1_TWO_EVENTS
+@pytest.mark.parametrize(
+    ("chain", "golden"), [(1, GOLDEN_HEAD_S1_TWO_EVENTS), (2, GOLDEN_HEAD_S1_TWO_EVENTS_V2)]
+)
+def test_the_golden_chain_head_follows_the_documented_layout(chain, golden):
+    first = _by_the_spec(GENESIS, "s1", 1, 1, chain)
+    assert _by_the_spec(first, "s1", 2, 2, chain).hex() == golden
+
+
+def test_a_version_2_link_verifies_without_the_data_given_its_digest():
+    """ADR-52: a redacted event keeps the digest of what was removed, and the chain holds."""
+    events = [new_event(1), new_event(2)]
+    prev = GENESIS
+    for n in range(1, 3):
+        prev = _by_the_spec(prev, "s1", n, n, 2)
+    digest = hashlib.sha256(events[1].data).digest()
+    again = event_hash(
+        _by_the_spec(GENESIS, "s1", 1, 1, 2),
+        envelope_v2("s1", 2, events[1].event_id, events[1].type, digest),
+    )
+    assert again == prev
 
 
 def test_the_envelope_is_unambiguous():
@@ -97,7 +118,8 @@ async def test_a_rehashed_row_breaks_the_next_link(
 ):
     events = await _chain(event_store)
     forged = event_hash(
-        events[0].hash, envelope_bytes("s1", 2, events[1].event_id, events[1].type, b"{}")
+        events[0].hash,
+        envelope_v2("s1", 2, events[1].event_id, events[1].type, hashlib.sha256(b"{}").digest()),
     )
     await _as_superuser(
         pg_pool, "UPDATE events SET data = '{}', hash = $1 WHERE version = 2", forged

@@ -43,6 +43,7 @@ ALL = [
     "0004_due_work",
     "0005_log_head_retired_always",
     "0006_live_deadlines",
+    "0007_chain_versions",
     "0008_events_partitioned",
 ]
 
@@ -258,11 +259,54 @@ async def test_upgrading_a_counter_row_log_keeps_its_order_and_continues_after_i
         await pool.close()
 
 
+async def test_0007_keeps_seasons_stored_before_it_on_chain_version_1(fresh_dsn: str, clock):
+    """ADR-52: a season stored before 0007 (chain version 1) keeps version 1 for its later
+    appends and still verifies; a season started after it gets version 2."""
+    conn = await asyncpg.connect(fresh_dsn)
+    try:
+        assert await _apply_pending(conn, load_migrations()[:6]) == ALL[:6]
+        links = chain_hashes(GENESIS, "old", 0, batch(1, 2), chain=1)
+        await conn.execute(
+            "INSERT INTO streams (season_id, version, last_hash) VALUES ('old', 2, $1)",
+            links[-1][1],
+        )
+        for n, (event, (prev, digest)) in enumerate(zip(batch(1, 2), links, strict=True), 1):
+            await conn.execute(
+                """INSERT INTO events (position, xid, season_id, version, event_id, type, data,
+                       metadata, recorded_at, prev_hash, hash)
+                   VALUES (nextval('events_position_seq'), pg_current_xact_id(), 'old', $1, $2,
+                           $3, $4, '{"actor":"system"}', now(), $5, $6)""",
+                n,
+                event.event_id,
+                event.type,
+                event.data,
+                prev,
+                digest,
+            )
+        assert await migrate(conn) == ALL[6:]
+        chains = dict(await conn.fetch("SELECT season_id, chain FROM streams"))
+        assert chains == {"old": 1}
+    finally:
+        await conn.close()
+    pool = await create_pool(fresh_dsn)
+    try:
+        store = PostgresEventStore(pool, clock=clock)
+        more = await store.append("old", 2, [new_event(3)])
+        fresh = await store.append("new", 0, [new_event(4)])
+        assert await store.verify_chain("old") == more[0].hash
+        assert await store.verify_chain("new") == fresh[0].hash
+        assert (await store.chain_version("old"), await store.chain_version("new")) == (1, 2)
+        rows = await pool.fetch("SELECT season_id, chain FROM streams ORDER BY season_id")
+        assert [(r["season_id"], r["chain"]) for r in rows] == [("new", 2), ("old", 1)]
+    finally:
+        await pool.close()
+
+
 async def _append_as_before_0003(conn: asyncpg.Connection, season: str, events: list) -> None:
     """What the counter-row append did: take log_head, number the events from it."""
     version = await conn.fetchval("SELECT version FROM streams WHERE season_id = $1", season)
     last = await conn.fetchval("SELECT last_hash FROM streams WHERE season_id = $1", season)
-    links = chain_hashes(last or GENESIS, season, version or 0, events)
+    links = chain_hashes(last or GENESIS, season, version or 0, events, chain=1)  # before 0007
     async with conn.transaction():
         await conn.execute(
             """INSERT INTO streams (season_id, version, last_hash) VALUES ($1, $2, $3)

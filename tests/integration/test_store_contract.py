@@ -197,10 +197,34 @@ async def test_recording_a_refusal_under_a_free_key_and_finding_a_taken_one(stor
 
 
 async def test_both_stores_write_the_pinned_chain(store: EventStore):
+    """A new season is chained with version 2 (ADR-52)."""
     recorded = await store.append("s1", 0, batch(1, 2))
-    assert recorded[-1].hash.hex() == GOLDEN_HEAD_S1_TWO_EVENTS
+    assert recorded[-1].hash.hex() == GOLDEN_HEAD_S1_TWO_EVENTS_V2
+    assert await store.chain_version("s1") == 2
+    assert await store.verify_chain("s1") == recorded[-1].hash
+
+
+async def test_both_stores_keep_a_version_1_chain_going(store: EventStore):
+    """A season chained with version 1 (stored before migration 0007, or imported from such an
+    export) keeps version 1 for every later append, and verifies (ADR-52)."""
+    first = await store.append("s1", 0, batch(1, 2), chain=1)
+    assert first[-1].hash.hex() == GOLDEN_HEAD_S1_TWO_EVENTS
+    later = await store.append("s1", 2, batch(3, 2))
+    assert await store.chain_version("s1") == 1
+    assert await store.verify_chain("s1") == later[-1].hash
+    assert verify_chain(await store.read_stream("s1")) == later[-1].hash  # inferred: 1
+
+
+async def test_a_chain_version_is_chosen_only_by_a_first_append(store: EventStore):
+    await store.append("s1", 0, batch(1, 1))
+    with pytest.raises(ValueError, match="chain version"):
+        await store.append("s1", 1, batch(2, 1), chain=1)
+    with pytest.raises(ValueError, match="chain version"):
+        await store.append("s2", 0, batch(3, 1), chain=3)
 
 
 # The chain head of season "s1" holding support.batch(1, 2) (test_hash_chain.py derives it from
 # the documented byte layout). Pinned, so both stores agree and exported seasons stay checkable.
 GOLDEN_HEAD_S1_TWO_EVENTS = "060a69fdc309bd4e9c92558484b412924d919f4ac67767d3a1a0d5a6bc3af831"
+# The same under chain version 2 (sha256 of the data in place of the data), a new season's.
+GOLDEN_HEAD_S1_TWO_EVENTS_V2 = "3dee8a832e83d61aca03b92f08274e31bc9663987969c8387dae3af0487de3cb"

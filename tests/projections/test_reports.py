@@ -220,3 +220,56 @@ async def test_report_lines_come_in_the_language_asked_for(
         assert [line["text"] for line in lines_tr] == [line["tr"] for line in lines_tr]
         assert [line["text"] for line in lines_en] == [line["en"] for line in lines_en]
         assert linked.json() == en.json()
+
+
+async def test_each_divan_report_publishes_the_chain_head_a_later_export_is_checked_against(
+    world: World, memory_store: InMemoryEventStore, tmp_path: Any, capsys: Any
+) -> None:
+    """Issue 13 "Chain heads" (docs/export.md): Divan n's report publishes the version and hash
+    of its divan_resolved.v1; `seksenbir verify FILE --heads REPORTS` checks that the export
+    still holds each head players saw, and names the event where a rewritten season differs."""
+    import json
+
+    from entrypoints.cli import main
+    from shared.app.export import export_lines
+    from tests.audit.support import edit_data, rechain
+
+    client, live, projector = world
+    await pact_and_betrayal(client, memory_store, live)
+    await resolve_live_divan(memory_store, live.season_id)
+    await projector.sweep()
+    answer = (await get(client, live.url("/reports"))).json()
+    records = await memory_store.read_stream(live.season_id)
+    resolved = [r for r in records if r.type == "divan_resolved.v1"]
+    assert [rep["chain_head"] for rep in answer["reports"]] == [
+        {"version": r.version, "hash": r.hash.hex()} for r in resolved
+    ]
+    heads = tmp_path / "reports.json"
+    heads.write_text(json.dumps(answer))
+    lines = [json.loads(x) for x in export_lines(live.season_id, records, records[-1].hash)]
+    path = tmp_path / "season.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["verify", str(path), "--heads", str(heads)]) == 0
+    assert _verdict(capsys)["heads"] == "ok: 2 published heads are in the chain"
+
+    # A forger rewrites an event of Divan 1 and recomputes every hash after it and the head:
+    # the chain and count hold, the head published with Divan 1's report does not.
+    at = next(i for i, x in enumerate(lines) if i and x["type"] == "rebellions_run.v1")
+    edit_data(lines[at], lambda d: d.__setitem__("guerillas", [*d["guerillas"], 99]))
+    rechain(lines, at)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["verify", str(path), "--heads", str(heads)]) == 1
+    verdict = _verdict(capsys)
+    assert verdict["hash_chain"] == "ok" and verdict["heads"].startswith("broken: Divan 1's")
+    assert f"at version {resolved[0].version}" in verdict["heads"]
+    assert "rewritten after players saw it" in verdict["heads"]
+    assert verdict["first_bad_event"]["version"] == lines[at]["version"]  # the re-run too
+
+
+def _verdict(capsys: Any) -> dict[str, Any]:
+    """The JSON verdict `seksenbir verify` printed (log lines may surround it)."""
+    import json
+
+    out = capsys.readouterr().out
+    found, _ = json.JSONDecoder().raw_decode(out[out.index('{\n  "file"') :])
+    return dict(found)
