@@ -485,13 +485,16 @@ async def test_a_key_left_in_progress_by_an_older_deployment_reads_as_in_progres
     assert await event_store.stream_version("s1") == 0
 
 
-async def test_upgrading_a_0006_log_to_partitioned_events_keeps_every_event(fresh_dsn: str, clock):
-    """0008 on a log written at 0006: every event keeps its position, xid order, hash chain
-    and due work; event ids become unique across seasons through event_ids (RELIABILITY 3);
-    new positions continue after the old head."""
+async def test_upgrading_an_unpartitioned_log_to_partitioned_events_keeps_every_event(
+    fresh_dsn: str, clock
+):
+    """0008 on a log written before it (at 0007, which this build's store needs to append:
+    the chain version): every event keeps its position, xid order, hash chain and due work;
+    event ids become unique across seasons through event_ids (RELIABILITY 3); new positions
+    continue after the old head."""
     conn = await asyncpg.connect(fresh_dsn)
     try:
-        assert await _apply_pending(conn, load_migrations()[:6]) == ALL[:6]
+        assert await _apply_pending(conn, load_migrations()[:7]) == ALL[:7]
     finally:
         await conn.close()
     pool = await create_pool(fresh_dsn)
@@ -502,7 +505,7 @@ async def test_upgrading_a_0006_log_to_partitioned_events_keeps_every_event(fres
         await store.append("s2", 1, [new_event(4, type_="divan_requested.v1", data={"divan": 1})])
         before = await store.read_all(0)
         due_before = await pool.fetch("SELECT * FROM due_work ORDER BY season_id")
-        assert await migrate(pool) == ALL[6:]
+        assert await migrate(pool) == ALL[7:]
         assert await store.read_all(0) == before
         assert await pool.fetch("SELECT * FROM due_work ORDER BY season_id") == due_before
         assert await pool.fetchval("SELECT count(*) FROM event_ids") == 4
