@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
-from operator import attrgetter, gt
+from operator import attrgetter
 
 from shared.domain.board import Board
 from shared.domain.draws import Draws
@@ -35,8 +33,12 @@ class Outcome:
 def depart_and_arrive(board: Board, c: Classified) -> None:
     """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
     units = board.units
-    for origin, n in map(_ORIGIN_UNITS, chain(c.moves, c.attacks, c.supports)):
-        units[origin] -= n
+    for a in c.moves:
+        units[a.origin] -= a.units
+    for a in c.attacks:
+        units[a.origin] -= a.units
+    for s in c.supports:
+        units[s.origin] -= s.units
     for m in sorted(c.moves, key=_ORIGIN):
         accepted = max(0, min(m.units, MAX_UNITS - units[m.target]))
         units[m.target] += accepted
@@ -44,14 +46,6 @@ def depart_and_arrive(board: Board, c: Classified) -> None:
 
 
 _ORIGIN = attrgetter("origin")
-_ORIGIN_UNITS = attrgetter("origin", "units")
-_SOU = attrgetter("seat", "origin", "units")  # an advance's or support's (seat, origin, units)
-_SEAT = attrgetter("seat")
-_UNITS = attrgetter("units")
-_BETRAYAL = attrgetter("betrayal")
-_STRENGTH = attrgetter("strength")
-_INDEX = range(82)  # plates, with the unused index 0
-_TWELVES = (MAX_UNITS,) * 82
 
 
 def defence_bonus(board: Board, target: int, defender: int) -> int:
@@ -78,27 +72,25 @@ def split_shares(advances: dict[int, int], entering: int) -> list[tuple[int, int
 def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws) -> Outcome:
     """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns."""
     out = Outcome()
-    returns: list[tuple[int, int, int]] = list(map(_SOU, c.supports))
+    returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
     by_target: dict[int, list[Advance]] = {}
     for a in c.attacks:
         by_target.setdefault(a.target, []).append(a)
     supports_at: dict[int, list[Support]] = {}
     for s in c.supports:
         supports_at.setdefault(s.target, []).append(s)
-    records = out.records
     for target in sorted(by_target):
-        records.append(
-            _battle(
-                board,
-                target,
-                by_target[target],
-                supports_at.get(target, []),
-                bloc_of,
-                draws=draws,
-                out=out,
-                returns=returns,
-            )
+        record = _battle(
+            board,
+            target,
+            by_target[target],
+            supports_at.get(target, []),
+            bloc_of,
+            draws=draws,
+            out=out,
+            returns=returns,
         )
+        out.records.append(record)
     _record_betrayals(board, c, out)
     _apply(board, out, returns)
     return out
@@ -116,10 +108,12 @@ def _groups(
     if len(attacks) == 1:  # the usual battle: one advance, one group
         a = attacks[0]
         bloc = bloc_of[a.seat]
-        backing = [_SOU(s) for s in supports if not s.defence and s.bloc == bloc]
+        backing = [
+            (s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc
+        ]
         record = GroupRecord(
             beys=(a.seat,),
-            advances=(_SOU(a),),
+            advances=((a.seat, a.origin, a.units),),
             support=tuple(backing),
             strength=a.units + sum([u for _s, _o, u in backing]),
             traitor=a.betrayal,
@@ -128,24 +122,20 @@ def _groups(
     by_bloc: dict[int, list[Advance]] = {}
     for a in sorted(attacks, key=_SEAT_ORIGIN):
         by_bloc.setdefault(bloc_of[a.seat], []).append(a)
-    backing_of: dict[int | None, list[Support]] = {}
-    for s in supports:
-        if not s.defence:
-            backing_of.setdefault(s.bloc, []).append(s)
     groups = []
     records = []
     for key in sorted(by_bloc):
         advs = by_bloc[key]
-        backers: Sequence[Support] = backing_of.get(key, ())
+        backing = [(s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == key]
+        advances = tuple([(a.seat, a.origin, a.units) for a in advs])
         groups.append(advs)
         records.append(
             GroupRecord(
-                # the advances are in seat order: their seats, once each, ascending
-                beys=tuple(dict.fromkeys(map(_SEAT, advs))),
-                advances=tuple(map(_SOU, advs)),
-                support=tuple(map(_SOU, backers)),
-                strength=sum(map(_UNITS, advs)) + sum(map(_UNITS, backers)),
-                traitor=any(map(_BETRAYAL, advs)),
+                beys=tuple(sorted({a.seat for a in advs})),
+                advances=advances,
+                support=tuple(backing),
+                strength=sum([u for _s, _o, u in advances]) + sum([u for _s, _o, u in backing]),
+                traitor=any(a.betrayal for a in advs),
             )
         )
     return groups, records
@@ -166,12 +156,12 @@ def _battle(
     defender = board.owner[target]
     defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
-    strengths = list(map(_STRENGTH, grecords))
+    strengths = [g.strength for g in grecords]
     best = max(strengths)
     bonus = defence_bonus(board, target, defender) if defender is not None else 0
-    d_support = tuple([_SOU(s) for s in supports if s.defence])
+    d_support = tuple([(s.seat, s.origin, s.units) for s in supports if s.defence])
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
-        returns.extend(map(_SOU, attacks))
+        returns.extend([(a.seat, a.origin, a.units) for a in attacks])
         return BattleRecord(
             target=target,
             defender=defender,
@@ -185,7 +175,7 @@ def _battle(
     fighting = strengths.index(best)
     if len(groups) > 1:  # the weaker groups go home, strongest first (R-5.2)
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
-            returns.extend(map(_SOU, groups[i]))
+            returns.extend([(a.seat, a.origin, a.units) for a in groups[i]])
     group = grecords[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
@@ -211,7 +201,7 @@ def _battle(
             defence=defence,
             attack_die=a_die,
             defence_die=d_die,
-            attacker_losses=sum(map(_UNITS, advs)) - entering,
+            attacker_losses=sum([a.units for a in advs]) - entering,
             defender_losses=defender_units,
             entering=entering,
             taker=taker,
@@ -255,10 +245,7 @@ def _taken(
     for a in advs:
         per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
     entering = min(max(1, margin), sum(per_bey.values()), MAX_UNITS)
-    if len(per_bey) == 1:
-        (taker,) = per_bey
-    else:
-        taker = min(per_bey, key=lambda s: (-per_bey[s], s))
+    taker = min(per_bey, key=lambda s: (-per_bey[s], s))
     shares = [(taker, entering)] if len(per_bey) == 1 else split_shares(per_bey, entering)
     for seat, share in shares:
         if seat != taker:
@@ -272,8 +259,6 @@ def _taken(
 
 def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
     """R-6.5: one betrayal per (traitor, target province); the pair's treaties end."""
-    if not any(map(_BETRAYAL, c.attacks)):
-        return
     betrayals = [a for a in c.attacks if a.betrayal]
     seen = set()
     for a in sorted(betrayals, key=_SEAT_TARGET):
@@ -296,15 +281,13 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
             units[record.target] -= record.defender_losses
     for target, taker, share in out.takes:
         board.take(target, taker, share)
-    lost = 0
     for seat, dest, n in returns:
         if owner[dest] == seat:
             units[dest] += n
         else:
-            lost += n
-    out.returns_lost += lost
-    for p in list(compress(_INDEX, map(gt, units, _TWELVES))):  # ascending, as the rule reads
-        if owner[p] is not None:
+            out.returns_lost += n
+    for p in range(1, 82):
+        if units[p] > MAX_UNITS and owner[p] is not None:
             out.cut += units[p] - MAX_UNITS
             units[p] = MAX_UNITS
     for b in out.betrayals:
