@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter, ne
 
 from shared.domain.events import GoldDelta, ProvinceSet
-from shared.domain.map import PLATES, GameMap, game_map
+from shared.domain.map import GameMap, game_map
 from shared.domain.state import Bey, Province, SeasonState, Treaty
+
+_SEAT = attrgetter("seat")
+_OWNER = attrgetter("owner")
+_UNITS = attrgetter("units")
+_SUR = attrgetter("sur")
+_INDEX = range(82)  # index 0 is unused and the same in every snapshot
 
 
 @dataclass(slots=True)
@@ -64,17 +72,24 @@ class Board:
                 list(b.missions_done),
                 b.halk_sevgisi,
             )
-            for b in sorted(state.beys, key=lambda b: b.seat)
+            for b in sorted(state.beys, key=_SEAT)
         }
+        provinces = state.provinces
+        owner: list[int | None] = [None]
+        owner += map(_OWNER, provinces)
+        units = [0]
+        units += map(_UNITS, provinces)
+        sur = [False]
+        sur += map(_SUR, provinces)
         return cls(
             divan=divan,
             seed=state.seed,
             gm=game_map(),
-            owner=[None, *(p.owner for p in state.provinces)],
-            units=[0] + [p.units for p in state.provinces],
-            sur=[False] + [p.sur for p in state.provinces],
+            owner=owner,
+            units=units,
+            sur=sur,
             beys=beys,
-            treaties={t.pair(): t for t in state.treaties},
+            treaties={(t.a, t.b): t for t in state.treaties},
         )
 
     def snapshot(self) -> tuple[list[int | None], list[int], list[bool]]:
@@ -85,23 +100,28 @@ class Board:
     ) -> tuple[ProvinceSet, ...]:
         owner, units, sur = before
         now_owner, now_units, now_sur = self.owner, self.units, self.sur
-        if owner == now_owner and units == now_units and sur == now_sur:
-            return ()
-        return tuple(
-            [
-                ProvinceSet(p, now_owner[p], now_units[p], now_sur[p])
-                for p in PLATES
-                if units[p] != now_units[p] or owner[p] != now_owner[p] or sur[p] != now_sur[p]
-            ]
-        )
+        if owner == now_owner and sur == now_sur:
+            if units == now_units:
+                return ()
+            changed = compress(_INDEX, map(ne, units, now_units))  # the plates, ascending
+        else:
+            was = zip(owner, units, sur, strict=True)
+            changed = compress(
+                _INDEX, map(ne, was, zip(now_owner, now_units, now_sur, strict=True))
+            )
+        return tuple([ProvinceSet(p, now_owner[p], now_units[p], now_sur[p]) for p in changed])
 
     def province_counts(self) -> dict[int, int]:
         """Provinces per seat: every bey (0 for the landless), then any other owner by plate."""
-        counts = dict.fromkeys(self.beys, 0)
-        for o, n in Counter(self.owner).items():
-            if o is not None:
-                counts[o] = counts.get(o, 0) + n
-        return counts
+        key = ("counts", tuple(self.owner))  # derived from the owners alone
+        cached: dict[int, int] | None = self.cache.get(key)  # type: ignore[assignment]
+        if cached is None:
+            cached = dict.fromkeys(self.beys, 0)
+            for o, n in Counter(self.owner).items():
+                if o is not None:
+                    cached[o] = cached.get(o, 0) + n
+            self.cache[key] = cached
+        return dict(cached)
 
     def holds_memleket(self, seat: int) -> bool:
         return self.owner[self.beys[seat].memleket] == seat

@@ -4,6 +4,8 @@ and the Kurultay (R-13, R-14). Structured data first, then Turkish and English t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
+from operator import attrgetter
 
 from shared.domain import calendar as cal
 from shared.domain.events import BattleRecord, KurultayHeld, OfferSettled, ReportLine
@@ -50,52 +52,69 @@ def treaty_made(e: OfferSettled) -> ReportLine:
 
 
 def _offer_text(e: OfferSettled, reader: int) -> tuple[str, str]:
+    """The reader's wording of the outcome (only the one used is built)."""
     o = e.offer
     tr_kind, en_kind = TREATY[o.kind]
-    until_tr = f" ({e.treaty.through_divan}. Divan'a dek)" if e.treaty else ""
-    until_en = f" (through Divan {e.treaty.through_divan})" if e.treaty else ""
-    why_tr, why_en = (
-        ("perde 3'te antlaşma olmaz, R-6.6", "no treaties in perde 3, R-6.6")
-        if perde(e.divan) == 3
-        else ("ittifak sürerken saldırmazlık olmaz, R-6.2", "no pact while allied, R-6.2")
-    )
-    if reader == o.frm:
-        return {
-            "accepted": (
+    mine = reader == o.frm
+    outcome = e.outcome
+    if outcome == "accepted":
+        until_tr = f" ({e.treaty.through_divan}. Divan'a dek)" if e.treaty else ""
+        until_en = f" (through Divan {e.treaty.through_divan})" if e.treaty else ""
+        text = (
+            (
                 f"{o.to}. bey {tr_kind} teklifinizi kabul etti{until_tr}",
                 f"Bey {o.to} accepted your {en_kind} offer{until_en}",
-            ),
-            "rejected": (
+            )
+            if mine
+            else (
+                f"{o.frm}. beyin {tr_kind} teklifini kabul ettiniz{until_tr}",
+                f"You accepted Bey {o.frm}'s {en_kind} offer{until_en}",
+            )
+        )
+    elif outcome == "rejected":
+        text = (
+            (
                 f"{o.to}. bey {tr_kind} teklifinizi reddetti",
                 f"Bey {o.to} rejected your {en_kind} offer",
-            ),
-            "expired": (
+            )
+            if mine
+            else (
+                f"{o.frm}. beyin {tr_kind} teklifini reddettiniz",
+                f"You rejected Bey {o.frm}'s {en_kind} offer",
+            )
+        )
+    elif outcome == "expired":
+        text = (
+            (
                 f"{o.to}. beye {tr_kind} teklifiniz cevapsız kaldı ve düştü",
                 f"Your {en_kind} offer to Bey {o.to} went unanswered and lapsed",
-            ),
-            "ignored": (
+            )
+            if mine
+            else (
+                f"{o.frm}. beyin {tr_kind} teklifi cevapsız kaldı ve düştü",
+                f"Bey {o.frm}'s {en_kind} offer went unanswered and lapsed",
+            )
+        )
+    elif outcome == "ignored":
+        why_tr, why_en = (
+            ("perde 3'te antlaşma olmaz, R-6.6", "no treaties in perde 3, R-6.6")
+            if perde(e.divan) == 3
+            else ("ittifak sürerken saldırmazlık olmaz, R-6.2", "no pact while allied, R-6.2")
+        )
+        text = (
+            (
                 f"{o.to}. beye {tr_kind} teklifiniz geçersiz sayıldı ({why_tr})",
                 f"Your {en_kind} offer to Bey {o.to} did not count ({why_en})",
-            ),
-        }[e.outcome]
-    return {
-        "accepted": (
-            f"{o.frm}. beyin {tr_kind} teklifini kabul ettiniz{until_tr}",
-            f"You accepted Bey {o.frm}'s {en_kind} offer{until_en}",
-        ),
-        "rejected": (
-            f"{o.frm}. beyin {tr_kind} teklifini reddettiniz",
-            f"You rejected Bey {o.frm}'s {en_kind} offer",
-        ),
-        "expired": (
-            f"{o.frm}. beyin {tr_kind} teklifi cevapsız kaldı ve düştü",
-            f"Bey {o.frm}'s {en_kind} offer went unanswered and lapsed",
-        ),
-        "ignored": (
-            f"{o.frm}. beyin {tr_kind} teklifi geçersiz sayıldı ({why_tr})",
-            f"Bey {o.frm}'s {en_kind} offer did not count ({why_en})",
-        ),
-    }[e.outcome]
+            )
+            if mine
+            else (
+                f"{o.frm}. beyin {tr_kind} teklifi geçersiz sayıldı ({why_tr})",
+                f"Bey {o.frm}'s {en_kind} offer did not count ({why_en})",
+            )
+        )
+    else:
+        raise KeyError(outcome)
+    return text
 
 
 def offer_outcome(e: OfferSettled, reader: int) -> ReportLine:
@@ -197,44 +216,20 @@ def _sides(r: BattleRecord) -> dict[int, Side]:
     return sides
 
 
-def _result(r: BattleRecord, side: str, group: int | None) -> str:
-    if r.outcome == "standoff":
-        return "standoff"
-    if side in ("defender", "defence_support"):
-        return "lost" if r.outcome == "taken" else "won"
-    if group != r.fighting_group:
-        return "not_fought"
-    return "won" if r.outcome == "taken" else "lost"
-
-
 SIDE = {
     "attacker": ("siz saldırdınız", "you attacked"),
     "defender": ("siz savundunuz", "you defended"),
     "attack_support": ("saldırıyı desteklediniz", "you supported the attack"),
     "defence_support": ("savunmayı desteklediniz", "you supported the defence"),
 }
-
-
-def _verdict(r: BattleRecord, seat: int, side: str, result: str, il: str) -> tuple[str, str]:  # noqa: PLR0911 — a table of side × result, one row a return
-    if result == "standoff":
-        return "", ""
-    if result == "not_fought":
-        return "Grubunuz savaşmadı: daha güçlü bir grup savaştı.", (
-            "Your group did not fight: a stronger group did."
-        )
-    if side == "defender":
-        if result == "lost":
-            return f"{il} ilini kaybettiniz.", f"You lost {il}."
-        return f"{il} ilini korudunuz.", f"You held {il}."
-    if side == "attacker" and result == "won":
-        if r.taker == seat:
-            return f"{il} ilini siz aldınız.", f"You took {il}."
-        return "Grubunuz kazandı.", "Your group won."
-    if side == "attacker":
-        return "Saldırınız püskürtüldü.", "Your attack was repelled."
-    if result == "won":
-        return "Desteklediğiniz taraf kazandı.", "The side you supported won."
-    return "Desteklediğiniz taraf kaybetti.", "The side you supported lost."
+NOT_FOUGHT = (
+    "Grubunuz savaşmadı: daha güçlü bir grup savaştı.",
+    "Your group did not fight: a stronger group did.",
+)
+GROUP_WON = ("Grubunuz kazandı.", "Your group won.")
+REPELLED = ("Saldırınız püskürtüldü.", "Your attack was repelled.")
+SUPPORTED_WON = ("Desteklediğiniz taraf kazandı.", "The side you supported won.")
+SUPPORTED_LOST = ("Desteklediğiniz taraf kaybetti.", "The side you supported lost.")
 
 
 def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
@@ -252,42 +247,78 @@ def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
     )
 
 
+def _verdict(side: str, result: str, took: bool, il: str) -> tuple[str, str]:
+    """What a battle that was fought came to for one reader: by its side and result."""
+    if result == "not_fought":
+        return NOT_FOUGHT
+    if side == "defender":
+        if result == "lost":
+            return f"{il} ilini kaybettiniz.", f"You lost {il}."
+        return f"{il} ilini korudunuz.", f"You held {il}."
+    if side == "attacker":
+        if result != "won":
+            return REPELLED
+        return (f"{il} ilini siz aldınız.", f"You took {il}.") if took else GROUP_WON
+    return SUPPORTED_WON if result == "won" else SUPPORTED_LOST
+
+
+_BEYS = attrgetter("beys")
+
+
 def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
     """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
-    outcome and who took the province. What every reader shares is worded once per battle."""
-    attackers = sorted({s for g in r.groups for s in g.beys})
-    fighting = list(r.groups[r.fighting_group].beys) if r.fighting_group is not None else []
-    il = game_map().names[r.target]
-    defender_tr = f"{r.defender}. bey" if r.defender is not None else "milis"
-    defender_en = f"Bey {r.defender}" if r.defender is not None else "the milis"
+    result for it (standoff; won or lost; not_fought for a group weaker than the one that
+    fought), the outcome and who took the province. What every reader shares is worded once
+    per battle."""
+    groups, outcome, fighting_group = r.groups, r.outcome, r.fighting_group
+    target, defender, taker = r.target, r.defender, r.taker
+    attack, defence, attack_die, defence_die = r.attack, r.defence, r.attack_die, r.defence_die
+    entering = r.entering
+    attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
+    fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
+    il = game_map().names[target]
+    defender_tr = f"{defender}. bey" if defender is not None else "milis"
+    defender_en = f"Bey {defender}" if defender is not None else "the milis"
     outcome_tr, outcome_en = _outcome_text(r, il)
     head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
     head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
+    taken = outcome == "taken"
+    defended = ("won", "lost") if not taken else ("lost", "won")  # (defence's, attack's)
     out = []
-    for seat, (side, group) in sorted(_sides(r).items()):
-        result = _result(r, side, group)
-        verdict_tr, verdict_en = _verdict(r, seat, side, result, il)
-        side_tr, side_en = SIDE[side]
+    sides = _sides(r)
+    for seat in sorted(sides):
+        side, group = sides[seat]
+        if outcome == "standoff":  # no verdict
+            result = "standoff"
+            side_tr, side_en = SIDE[side]
+            tr = f"{head_tr}{side_tr}. {outcome_tr}"
+            en = f"{head_en}{side_en}. {outcome_en}"
+        else:
+            if side in ("defender", "defence_support"):
+                result = defended[0]
+            elif group != fighting_group:
+                result = "not_fought"
+            else:
+                result = defended[1]
+            verdict_tr, verdict_en = _verdict(side, result, seat == taker, il)
+            side_tr, side_en = SIDE[side]
+            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
+            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
         data: dict[str, int | str | list[int] | None] = {
-            "target": r.target,
-            "defender": r.defender,
+            "target": target,
+            "defender": defender,
             "attackers": attackers[:],
             "fighting": fighting[:],
             "side": side,
             "result": result,
-            "outcome": r.outcome,
-            "taker": r.taker,
-            "attack": r.attack,
-            "defence": r.defence,
-            "attack_die": r.attack_die,
-            "defence_die": r.defence_die,
-            "entering": r.entering,
+            "outcome": outcome,
+            "taker": taker,
+            "attack": attack,
+            "defence": defence,
+            "attack_die": attack_die,
+            "defence_die": defence_die,
+            "entering": entering,
         }
-        if verdict_tr:
-            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
-            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
-        else:  # a standoff has no verdict
-            tr, en = f"{head_tr}{side_tr}. {outcome_tr}", f"{head_en}{side_en}. {outcome_en}"
         out.append((seat, ReportLine("battle", data, tr, en)))
     return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from shared.domain.board import Board
@@ -12,6 +13,18 @@ HALK_SEVGISI_POINTS = 3
 MEMLEKET_POINTS = 2
 
 
+def region_counts(board: Board) -> dict[str, Counter[int | None]]:
+    """Per region, how many of its provinces each owner holds (None: unowned)."""
+    owner = board.owner
+    key = ("region_counts", tuple(owner))  # derived from the owners alone
+    cached = board.cache.get(key)
+    if cached is None:
+        at = owner.__getitem__
+        cached = {r: Counter(map(at, plates)) for r, plates in board.gm.region_plates.items()}
+        board.cache[key] = cached
+    return cached  # type: ignore[return-value]
+
+
 def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     """R-7.2, R-10.2: per region, the seat that is Bölge Beyi ("beyi") or Hakimi ("hakimi")."""
     key = ("titles", tuple(board.owner))
@@ -19,18 +32,14 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     if cached is not None:
         return cached  # type: ignore[return-value]
     titles = {}
+    counts = region_counts(board)
+    region_plates = board.gm.region_plates
     for region in REGIONS:
-        plates = board.gm.region_plates[region]
-        counts: dict[int, int] = {}
-        for p in plates:
-            o = board.owner[p]
-            if o is not None:
-                counts[o] = counts.get(o, 0) + 1
-        for seat, n in counts.items():
-            if n == len(plates):
-                titles[region] = (seat, "hakimi")
-            elif 2 * n > len(plates):
-                titles[region] = (seat, "beyi")
+        size = len(region_plates[region])
+        # More than half of a region's provinces: at most one owner has that many.
+        ((seat, n),) = counts[region].most_common(1)
+        if seat is not None and 2 * n > size:
+            titles[region] = (seat, "hakimi" if n == size else "beyi")
     board.cache[key] = titles
     return titles
 
@@ -38,12 +47,14 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
 def scores(board: Board) -> dict[int, int]:
     """R-10.3: provinces + region titles + 2 for the memleket + 5 per mission + 3 Halk Sevgisi."""
     counts = board.province_counts()
+    owner = board.owner
     result = {}
     for seat, bey in board.beys.items():
-        total = counts.get(seat, 0)
-        total += MEMLEKET_POINTS if board.holds_memleket(seat) else 0
-        total += MISSION_POINTS * len(bey.done)
-        total += HALK_SEVGISI_POINTS if bey.halk_sevgisi else 0
+        total = counts.get(seat, 0) + MISSION_POINTS * len(bey.done)
+        if owner[bey.memleket] == seat:  # Board.holds_memleket
+            total += MEMLEKET_POINTS
+        if bey.halk_sevgisi:
+            total += HALK_SEVGISI_POINTS
         result[seat] = total
     for holder, kind in region_titles(board).values():
         result[holder] += 3 if kind == "hakimi" else 1

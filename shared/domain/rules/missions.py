@@ -6,9 +6,9 @@ from functools import cache
 
 from shared.domain.board import Board
 from shared.domain.events import Event, HainExpired, MissionCompleted
-from shared.domain.map import PLATES, game_map
+from shared.domain.map import game_map
 from shared.domain.rules.battle import Outcome
-from shared.domain.scoring import region_titles
+from shared.domain.scoring import region_counts, region_titles
 
 M8_GOLD = 15
 M3_PROVINCES = 10
@@ -46,21 +46,20 @@ def _standing(board: Board, outcome: Outcome) -> set[tuple[int, str]]:
     region_at = board.gm.region_at
     counts = board.province_counts()
     titles = region_titles(board)
-    home = {seat: region_at[bey.memleket] for seat, bey in board.beys.items()}
-    outside: dict[int, int] = {}  # provinces outside the memleket's region, per seat
-    for p in PLATES:
-        o = board.owner[p]
-        if o is not None and o in home and region_at[p] != home[o]:
-            outside[o] = outside.get(o, 0) + 1
+    # Provinces outside the memleket's region, per seat: its provinces less those in its region.
+    in_region = region_counts(board)
+    held = outcome.held
     for seat, bey in board.beys.items():
-        title = titles.get(home[seat])
+        home = region_at[bey.memleket]
+        title = titles.get(home)
         if title is not None and title[0] == seat:
             done.add((seat, "M-1"))
-        if counts.get(seat, 0) >= M3_PROVINCES:
+        n = counts.get(seat, 0)
+        if n >= M3_PROVINCES:
             done.add((seat, "M-3"))
-        if outside.get(seat, 0) >= M4_OUTSIDE:
+        if n - in_region[home][seat] >= M4_OUTSIDE:
             done.add((seat, "M-4"))
-        if outcome.held.get(seat, 0) >= M7_HELD:
+        if held.get(seat, 0) >= M7_HELD:
             done.add((seat, "M-7"))
         if bey.gold >= M8_GOLD:
             done.add((seat, "M-8"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -36,6 +36,8 @@ class Classified:
     supports: list[Support] = field(default_factory=list)
     cancelled: list[tuple[int, int, int, str]] = field(default_factory=list)
     void: list[tuple[int, int, int]] = field(default_factory=list)
+    # The units of each cancelled advance and void support, by (seat, origin), for its report.
+    dropped_units: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
 def effective_orders(
@@ -54,27 +56,36 @@ def read_orders(
     longer the bey's) and R-4.2 (no unit to spare). Holds and non-neighbour targets do nothing.
     """
     owners, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
-    last: dict[tuple[int, int], Order] = {}
-    for seat in sorted(orders):
-        for order in orders[seat]:
-            last[(seat, order.province)] = order
     chosen: dict[int, tuple[int, Order]] = {}
     dropped: list[Dropped] = []
-    for (seat, origin), o in last.items():
-        target = o.target
-        if o.kind == "hold" or target is None:
-            continue
-        if owners[origin] != seat:
-            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "not_owned"))
-            continue
-        if target not in neighbours[origin]:
-            continue
-        n = min(o.units, units[origin] - 1)
-        if n < 1:
-            dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
-            continue
-        chosen[origin] = (seat, o if n == o.units else Order(origin, o.kind, target, n))
-    return [chosen[origin] for origin in sorted(chosen)], dropped
+    for seat in sorted(orders):
+        given: Iterable[Order] = orders[seat]
+        if len(orders[seat]) > 1:  # a later order for a province replaces an earlier one
+            given = dict(zip(map(_PROVINCE, given), given, strict=True)).values()
+        for o in given:
+            target = o.target
+            if target is None or o.kind == "hold":
+                continue
+            origin = o.province
+            if owners[origin] != seat:
+                dropped.append(Dropped(seat, origin, target, o.kind, o.units, "not_owned"))
+                continue
+            if target not in neighbours[origin]:
+                continue
+            if o.units >= units[origin]:  # clamped to the units it can spare (R-4.2)
+                n = units[origin] - 1
+                if n < 1:
+                    dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
+                    continue
+                o = Order(origin, o.kind, target, n)  # noqa: PLW2901 — the clamped order
+            elif o.units < 1:
+                dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
+                continue
+            chosen[origin] = (seat, o)  # only the owner's order for a province counts
+    return list(map(chosen.__getitem__, sorted(chosen))), dropped
+
+
+_PROVINCE = attrgetter("province")
 
 
 def blocs(board: Board) -> dict[int, int]:
@@ -99,35 +110,42 @@ def classify(
 ) -> Classified:
     """R-5.1: cancel advances (R-6.4, R-6.7), mark betrayals (R-6.5), classify supports (R-5.3)."""
     out = Classified()
-    _classify_advances(board, orders, ceasefire, out)
+    supports = _classify_advances(board, orders, ceasefire, out)
     betrays = {(a.seat, board.owner[a.target]) for a in out.attacks if a.betrayal}
-    _classify_supports(board, orders, betrays, bloc_of, out)
+    _classify_supports(board, supports, betrays, bloc_of, out)
     return out
 
 
 def _classify_advances(
     board: Board, orders: list[tuple[int, Order]], ceasefire: bool, out: Classified
-) -> None:
-    """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals."""
+) -> list[tuple[int, Order]]:
+    """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals.
+    Answers the support orders, in the order given, for `_classify_supports`."""
     owners, treaties = board.owner, board.treaties
+    moves, attacks, cancelled = out.moves, out.attacks, out.cancelled
+    supports = []
     for seat, o in orders:
         if o.kind != "advance":
+            if o.kind == "support":
+                supports.append((seat, o))
             continue
-        target = o.target
-        assert target is not None
+        target: int = o.target  # type: ignore[assignment]
         owner = owners[target]
         if owner == seat:
-            out.moves.append(Advance(seat, o.province, target, o.units))
+            moves.append(Advance(seat, o.province, target, o.units))
         elif owner is None:
-            out.attacks.append(Advance(seat, o.province, target, o.units))
+            attacks.append(Advance(seat, o.province, target, o.units))
         else:
             treaty = treaties.get((seat, owner) if seat < owner else (owner, seat))
             if treaty is not None and treaty.kind == "alliance":
-                out.cancelled.append((seat, o.province, target, "ittifak"))
+                cancelled.append((seat, o.province, target, "ittifak"))
+                out.dropped_units[seat, o.province] = o.units
             elif ceasefire:
-                out.cancelled.append((seat, o.province, target, "bayram"))
+                cancelled.append((seat, o.province, target, "bayram"))
+                out.dropped_units[seat, o.province] = o.units
             else:
-                out.attacks.append(Advance(seat, o.province, target, o.units, treaty is not None))
+                attacks.append(Advance(seat, o.province, target, o.units, treaty is not None))
+    return supports
 
 
 def _classify_supports(
@@ -141,31 +159,32 @@ def _classify_supports(
     bey's own province or a treaty partner's it is not betraying, else the first advance into T
     (in seat and origin order) of an ally, else void."""
     owners, treaties = board.owner, board.treaties
+    partners: set[tuple[int, int]] = set()  # (seat, other) for every treaty, both ways
+    allies: set[tuple[int, int]] = set()
+    for (x, y), t in treaties.items():
+        partners.add((x, y))
+        partners.add((y, x))
+        if t.kind == "alliance":
+            allies.add((x, y))
+            allies.add((y, x))
+    partners -= betrays
     attackers: dict[int, list[Advance]] = {}
     for a in out.attacks:
         attackers.setdefault(a.target, []).append(a)
+    supports, void = out.supports, out.void
     for seat, o in orders:
-        if o.kind != "support":
-            continue
-        target = o.target
-        assert target is not None
+        target: int = o.target  # type: ignore[assignment]
         owner = owners[target]
-        if owner == seat or (
-            owner is not None
-            and (seat, owner) not in betrays
-            and ((seat, owner) if seat < owner else (owner, seat)) in treaties
-        ):
-            out.supports.append(Support(seat, o.province, target, o.units, defence=True))
+        if owner == seat or (seat, owner) in partners:
+            supports.append(Support(seat, o.province, target, o.units, defence=True))
             continue
         for a in attackers.get(target, ()):
-            if a.seat != seat:
-                t = treaties.get((seat, a.seat) if seat < a.seat else (a.seat, seat))
-                if t is not None and t.kind == "alliance":
-                    bloc = bloc_of[a.seat]
-                    out.supports.append(Support(seat, o.province, target, o.units, False, bloc))
-                    break
+            if (seat, a.seat) in allies:
+                supports.append(Support(seat, o.province, target, o.units, False, bloc_of[a.seat]))
+                break
         else:
-            out.void.append((seat, o.province, target))
+            void.append((seat, o.province, target))
+            out.dropped_units[seat, o.province] = o.units
 
 
 class Dropped(msgspec.Struct, frozen=True):
@@ -193,7 +212,7 @@ def dropped_orders(
     owners = board.owner
     out = list(unread)
     if c.cancelled or c.void:
-        units = {(seat, o.province): o.units for seat, o in effective}
+        units = c.dropped_units
         why = {"ittifak": "ally", "bayram": "ceasefire"}
         for seat, origin, target, why_cancelled in c.cancelled:
             n = units.get((seat, origin), 0)

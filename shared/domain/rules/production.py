@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
+from itertools import compress, repeat
+from operator import add, eq, getitem, is_, is_not, sub
 
 from shared.domain.board import Board
 from shared.domain.events import Allotment, GoldDelta, ProductionApplied
-from shared.domain.map import MAX_UNITS, PLATES
+from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.scoring import region_titles, scores
 from shared.domain.state import NewsCard, perde
 
@@ -14,17 +17,22 @@ GURBET_DISTANCE = 3  # R-7.3
 KURTULUS_BEYS = 3  # R-7.5
 
 
+_INDEX = range(82)  # plates, with the unused index 0
+_NONES = (None,) * 82
+_ZEROS = (0,) * 82
+
+
 class _Alloc:
     """Units allotted per plate (index 0 unused), by kind, with their running total."""
 
     __slots__ = ("base", "bonus", "harvest", "kurtulus", "total")
 
-    def __init__(self) -> None:
-        self.base = [0] * 82
-        self.harvest = [0] * 82
+    def __init__(self, base: list[int], harvest: list[int], total: list[int]) -> None:
+        self.base = base
+        self.harvest = harvest
         self.bonus = [0] * 82
         self.kurtulus = [0] * 82
-        self.total = [0] * 82
+        self.total = total
 
 
 def place(board: Board, alloc: _Alloc, plates: Iterable[int], n: int, kind: list[int]) -> None:
@@ -53,67 +61,64 @@ def kurtulus_seats(board: Board) -> list[int]:
     return sorted(landed, key=lambda s: (sc[s], counts[s], -s))[:KURTULUS_BEYS]
 
 
+@cache
+def _base_row(memleket: int) -> tuple[int, ...]:
+    """R-7.1: the base allotment of each plate to a bey of this memleket: the memleket 2,
+    nearer than the gurbet distance 1, gurbet 0 (memleketler never change, R-3.3)."""
+    dist = game_map().dist_at[memleket]
+    return tuple(2 if p == memleket else 1 if dist[p] < GURBET_DISTANCE else 0 for p in range(82))
+
+
 def _base_and_harvest(
     board: Board, owned: list[int], drought: str | None, harvest: str | None
 ) -> _Alloc:
     """R-7.1, R-7.2: memleket 2, near it 1, gurbet 0; harvest +1; nothing in a drought."""
-    gm = board.gm
-    alloc = _Alloc()
-    region_at, dist = gm.region_at, gm.dist_at
-    memleket_of = {s: b.memleket for s, b in board.beys.items()}
+    region_plates = board.gm.region_plates
+    row: dict[int | None, tuple[int, ...]] = {
+        s: _base_row(b.memleket) for s, b in board.beys.items()
+    }
+    row[None] = _ZEROS  # unowned: nothing
+    base = list(map(getitem, map(row.__getitem__, board.owner), _INDEX))
     owner = board.owner
-    for p in owned:
-        region = region_at[p]
-        if region == drought:
-            continue
-        memleket = memleket_of[owner[p]]  # type: ignore[index]
-        base = 2 if p == memleket else 1 if dist[memleket][p] < GURBET_DISTANCE else 0
-        grown = 1 if region == harvest else 0
-        alloc.base[p] = base
-        alloc.harvest[p] = grown
-        alloc.total[p] = base + grown
-    return alloc
+    if drought is not None:
+        for p in region_plates[drought]:
+            base[p] = 0
+    grown = [0] * 82
+    if harvest is not None:
+        for p in region_plates[harvest]:
+            if owner[p] is not None:
+                grown[p] = 1
+        return _Alloc(base, grown, list(map(add, base, grown)))
+    return _Alloc(base, grown, base[:])
 
 
-def _income(board: Board, owned: list[int]) -> list[GoldDelta]:
+def _income(board: Board) -> list[GoldDelta]:
     """Each owned province's gold yield to its owner, seat by seat."""
     gold_at, owner = board.gm.gold_at, board.owner
     gold: list[GoldDelta] = []
     income: dict[int, int] = {}
-    for p in owned:
+    for p in _gold_plates():
         holder = owner[p]
-        assert holder is not None
-        income[holder] = income.get(holder, 0) + gold_at[p]
+        if holder is not None:
+            income[holder] = income.get(holder, 0) + gold_at[p]
     for seat in sorted(income):
-        if income[seat]:
-            board.add_gold(seat, income[seat], "income", gold)
+        board.add_gold(seat, income[seat], "income", gold)
     return gold
 
 
-def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
-    """R-7.1 … R-7.8 in their order: base and harvest, region bonus, Kurtuluş, doubling."""
-    gm = board.gm
-    drought = news.region if news is not None and news.card == "kuraklik" else None
-    harvest = news.region if news is not None and news.card == "hasat" else None
-    owner, units = board.owner, board.units
-    owned = [p for p in PLATES if owner[p] is not None]
-    alloc = _base_and_harvest(board, owned, drought, harvest)
-    for region, (seat, kind) in sorted(region_titles(board).items()):
-        if region != drought:
-            plates = [p for p in gm.region_plates[region] if owner[p] == seat]
-            place(board, alloc, plates, 3 if kind == "hakimi" else 1, alloc.bonus)
-    region_at, total = gm.region_at, alloc.total
-    kurtulus = kurtulus_seats(board)
-    for seat in kurtulus:
-        plates = [p for p in owned if owner[p] == seat]
-        produced = sum([total[p] for p in plates])
-        extra = produced * 3 // 2 - produced
-        outside = [p for p in plates if region_at[p] != drought]
-        place(board, alloc, outside, extra, alloc.kurtulus)
-    factor = 2 if perde(board.divan) == 3 else 1
-    before = board.snapshot()
+@cache
+def _gold_plates() -> tuple[int, ...]:
+    """The plates that yield gold (R-2.4), ascending."""
+    return tuple(compress(_INDEX, game_map().gold_at))
+
+
+def _allot_each(
+    units: list[int], owned: list[int], alloc: _Alloc, factor: int
+) -> tuple[Allotment, ...]:
+    """R-7.6, R-7.7 plate by plate: every owned plate that gains units, or holds more than 12
+    already, gets its allotment (what `produce` does at once when no owned plate is above 12)."""
+    total = alloc.total
     allotments = []
-    base, grown, bonus, kurtulus_units = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
     for p in owned:
         gained = total[p] * factor
         over = units[p] + gained - MAX_UNITS
@@ -123,18 +128,73 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
             units[p] += gained
         if gained or over > 0:
             doubled = total[p] if factor == 2 else 0
-            lost = max(0, over)
             allotments.append(
-                Allotment(p, base[p], grown[p], bonus[p], kurtulus_units[p], doubled, lost)
+                Allotment(
+                    p,
+                    alloc.base[p],
+                    alloc.harvest[p],
+                    alloc.bonus[p],
+                    alloc.kurtulus[p],
+                    doubled,
+                    max(0, over),
+                )
             )
+    return tuple(allotments)
+
+
+def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
+    """R-7.1 … R-7.8 in their order: base and harvest, region bonus, Kurtuluş, doubling."""
+    gm = board.gm
+    drought = news.region if news is not None and news.card == "kuraklik" else None
+    harvest = news.region if news is not None and news.card == "hasat" else None
+    owner, units = board.owner, board.units
+    owned = list(compress(_INDEX, map(is_not, owner, _NONES)))
+    alloc = _base_and_harvest(board, owned, drought, harvest)
+    for region, (seat, kind) in sorted(region_titles(board).items()):
+        if region != drought:
+            plates = [p for p in gm.region_plates[region] if owner[p] == seat]
+            place(board, alloc, plates, 3 if kind == "hakimi" else 1, alloc.bonus)
+    region_at, total = gm.region_at, alloc.total
+    kurtulus = kurtulus_seats(board)
+    for seat in kurtulus:
+        plates = list(compress(_INDEX, map(eq, owner, repeat(seat, 82))))
+        produced = sum(map(total.__getitem__, plates))
+        extra = produced * 3 // 2 - produced
+        outside = [p for p in plates if region_at[p] != drought] if drought else plates
+        place(board, alloc, outside, extra, alloc.kurtulus)
+    factor = 2 if perde(board.divan) == 3 else 1
+    before = board.snapshot()
+    base, grown, bonus, kurtulus_units = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
+    # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
+    if max(compress(units, map(is_not, owner, _NONES)), default=0) > MAX_UNITS:
+        allotments = _allot_each(units, owned, alloc, factor)
+    else:
+        plates = list(compress(_INDEX, total))
+        allotted = list(map(total.__getitem__, plates))
+        gained = allotted if factor == 1 else [2 * n for n in allotted]
+        raised = list(map(add, map(units.__getitem__, plates), gained))
+        for p, n in zip(plates, map(min, raised, repeat(MAX_UNITS)), strict=True):
+            units[p] = n  # R-7.7: units beyond 12 are lost
+        allotments = tuple(
+            map(
+                Allotment,
+                plates,
+                map(base.__getitem__, plates),
+                map(grown.__getitem__, plates),
+                map(bonus.__getitem__, plates),
+                map(kurtulus_units.__getitem__, plates),
+                allotted if factor == 2 else repeat(0),
+                map(max, repeat(0), map(sub, raised, repeat(MAX_UNITS))),
+            )
+        )
     full_milis = gm.full_milis_at
-    for p in PLATES:
-        if owner[p] is None and units[p] < full_milis[p]:
+    for p in compress(_INDEX, map(is_, owner, _NONES)):
+        if p and units[p] < full_milis[p]:
             units[p] += 1
-    gold = _income(board, owned)
+    gold = _income(board)
     return ProductionApplied(
         divan=board.divan,
-        allotments=tuple(allotments),
+        allotments=allotments,
         kurtulus=tuple(kurtulus),
         changes=board.changes_since(before),
         gold=tuple(gold),
