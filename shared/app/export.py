@@ -20,6 +20,7 @@ import msgspec
 
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain.messages import Said, said_from_english
 from shared.domain.replay import verify as replay_verify
 from shared.domain.season import seed_commitment
 from shared.domain.state import SeasonState
@@ -39,10 +40,11 @@ CHAIN = "seksenbir/event-chain/1"  # shared/eventstore/hashing.py SCHEME, docs/e
 class ExportError(Exception):
     """A file that is not a readable seksenbir-export/1 (not a verdict on the season)."""
 
-    def __init__(self, line: int, reason: str) -> None:
+    def __init__(self, line: int, reason: Said) -> None:
         self.line = line
         self.reason = reason
-        super().__init__(f"line {line}: {reason}")
+        self.said = Said("export.at_line", line=line, reason=reason)
+        super().__init__(self.said)
 
 
 @dataclass(frozen=True)
@@ -116,20 +118,24 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     it = iter(lines)
     first = next(it, None)
     if first is None:
-        raise ExportError(1, "empty file: no seksenbir-export header")
+        raise ExportError(1, Said("export.empty"))
     head_obj = _json(first, 1)
     if head_obj.get("format") != FORMAT:
-        raise ExportError(1, f"format {head_obj.get('format')!r} is not {FORMAT!r}")
+        raise ExportError(
+            1, Said("export.format", got=repr(head_obj.get("format")), want=repr(FORMAT))
+        )
     if head_obj.get("chain") != CHAIN:
-        raise ExportError(1, f"chain scheme {head_obj.get('chain')!r} is not {CHAIN!r}")
+        raise ExportError(
+            1, Said("export.chain_scheme", got=repr(head_obj.get("chain")), want=repr(CHAIN))
+        )
     season_id = head_obj.get("season_id")
     if not isinstance(season_id, str) or not season_id:
-        raise ExportError(1, "the header names no season_id")
+        raise ExportError(1, Said("export.no_season"))
     try:
         head = bytes.fromhex(head_obj["head"])
         count = int(head_obj["events"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ExportError(1, f"the header's head or events is malformed: {exc}") from None
+        raise ExportError(1, Said("export.bad_header", error=str(exc))) from None
     records = []
     for number, raw in enumerate(it, start=2):
         if not raw.strip():
@@ -142,9 +148,9 @@ def _json(raw: bytes | str, number: int) -> dict[str, Any]:
     try:
         obj = json.loads(raw)
     except ValueError as exc:
-        raise ExportError(number, f"not JSON: {exc}") from None
+        raise ExportError(number, Said("export.not_json", error=str(exc))) from None
     if not isinstance(obj, dict):
-        raise ExportError(number, "not a JSON object")
+        raise ExportError(number, Said("export.not_object"))
     return obj
 
 
@@ -169,7 +175,7 @@ def _record(season_id: str, obj: dict[str, Any], number: int) -> RecordedEvent:
             hash=bytes.fromhex(obj["hash"]),
         )
     except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
-        raise ExportError(number, f"not an event line: {exc!r}") from None
+        raise ExportError(number, Said("export.not_event", error=repr(exc))) from None
 
 
 def to_new(records: Sequence[RecordedEvent]) -> list[NewEvent]:
@@ -189,7 +195,7 @@ class BadEvent:
     version: int | None
     event_id: str | None
     type: str | None
-    why: str
+    why: Said
 
     def as_json(self, in_file: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
@@ -204,12 +210,12 @@ class Verdict:
 
     season_id: str
     events: int
-    hash_chain: str = "ok"
+    hash_chain: Said = field(default_factory=lambda: Said("cli.chain_ok"))
     head: str | None = None
     state: SeasonState | None = None
     mismatches: list[dict[str, Any]] = field(default_factory=list)
-    seed_commitment: str = "not revealed yet (the seed and salt are revealed at the Kurultay)"
-    replay: str = "ok"
+    seed_commitment: Said = field(default_factory=lambda: Said("export.seed_hidden"))
+    replay: Said = field(default_factory=lambda: Said("cli.chain_ok"))
     bad: list[BadEvent] = field(default_factory=list)
 
     @property
@@ -249,33 +255,51 @@ def check(export: Export) -> Verdict:
         try:
             decoded.append(codec.decode_event(record.data))
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            verdict.bad.append(_bad(records, i, f"data is not a known event: {exc}"))
-            verdict.replay = "not run: an event does not decode"
+            verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
+            verdict.replay = Said("export.replay_not_decoded")
             return verdict
     if not chain_ok:
         # Folding a broken sequence would only name symptoms of the break found already.
-        verdict.replay = "not run: the hash chain is broken"
+        verdict.replay = Said("export.replay_chain_broken")
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}
+        what = mismatch(p.what)
         if p.at is not None:
             entry["version"] = p.at + 1
             if p.at < len(records):
-                verdict.bad.append(_bad(records, p.at, f"Divan {p.divan}: {p.what}"))
+                why = Said("export.divan_problem", divan=p.divan, what=what)
+                verdict.bad.append(_bad(records, p.at, why))
             else:
-                verdict.bad.append(
-                    BadEvent(p.at, p.at + 1, None, None, f"Divan {p.divan}: {p.what}; missing")
-                )
+                why = Said("export.divan_missing", divan=p.divan, what=what)
+                verdict.bad.append(BadEvent(p.at, p.at + 1, None, None, why))
         verdict.mismatches.append(entry)
     if problems:
-        verdict.replay = f"{len(problems)} Divan(s) differ from a re-run"
+        verdict.replay = Said("export.divans_differ", count=len(problems))
     _check_seed(decoded, records, verdict)
     return verdict
 
 
-def _bad(records: Sequence[RecordedEvent], index: int, why: str) -> BadEvent:
+def mismatch(what: str) -> Said:
+    """The replay check's mismatch text (shared/domain/replay.py, English) for people."""
+    return said_from_english("replay.", what) or Said("replay.other", what=what)
+
+
+def chain_error(exc: ChainError) -> Said:
+    """The event store's chain refusal (English, with its season and version) for people."""
+    return Said(
+        "chain.error", season=repr(exc.season_id), version=exc.version, reason=chain_reason(exc)
+    )
+
+
+def chain_reason(exc: ChainError) -> Said:
+    """The event store's reason (shared/eventstore/hashing.py, English) for people."""
+    return said_from_english("chain.", exc.reason) or Said("chain.other", reason=exc.reason)
+
+
+def _bad(records: Sequence[RecordedEvent], index: int, why: Said) -> BadEvent:
     r = records[index]
     return BadEvent(index, r.version, str(r.event_id), r.type, why)
 
@@ -286,35 +310,30 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
     prev = GENESIS
     for i, record in enumerate(records):
         if record.version != i + 1:
-            why = (
-                f"version {record.version} where version {i + 1} belongs: an event before it "
-                "is missing, or the events are out of order"
-            )
-            verdict.hash_chain = f"broken: {why}"
+            why = Said("export.version_gap", version=record.version, want=i + 1)
+            verdict.hash_chain = Said("cli.chain_broken", error=why)
             verdict.bad.append(_bad(records, i, why))
             return False
         try:
             prev = verify_chain([record], anchor=prev)
         except ChainError as exc:
-            verdict.hash_chain = f"broken: {exc}"
-            verdict.bad.append(_bad(records, i, exc.reason))
+            verdict.hash_chain = Said("cli.chain_broken", error=chain_error(exc))
+            verdict.bad.append(_bad(records, i, chain_reason(exc)))
             return False
     verdict.head = prev.hex()
     if export.count is not None and export.count != len(records):
-        why = f"the header names {export.count} events, the file holds {len(records)}"
-        verdict.hash_chain = f"broken: {why}"
+        why = Said("export.count", count=export.count, held=len(records))
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
         index = min(export.count, len(records))
         if index < len(records):
             verdict.bad.append(_bad(records, index, why))
         else:
-            verdict.bad.append(BadEvent(index, index + 1, None, None, f"{why}: missing"))
+            missing = Said("export.count_missing", count=export.count, held=len(records))
+            verdict.bad.append(BadEvent(index, index + 1, None, None, missing))
         return False
     if export.head is not None and export.head != prev:
-        why = (
-            f"the chain ends at {prev.hex()}, the header's head is {export.head.hex()}: the "
-            "last events were changed or cut"
-        )
-        verdict.hash_chain = f"broken: {why}"
+        why = Said("export.head", got=prev.hex(), want=export.head.hex())
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
         verdict.bad.append(
             _bad(records, len(records) - 1, why) if records else BadEvent(0, None, None, None, why)
         )
@@ -330,18 +349,17 @@ def _check_seed(decoded: Sequence[ev.Event], records: Sequence[RecordedEvent], v
         if not isinstance(e, ev.SeedRevealed):
             continue
         if created is None:
-            why = "a seed is revealed but no season_created event commits to one"
+            why = Said("export.seed_uncommitted")
         elif seed_commitment(e.seed, e.salt) != created.seed_commitment:
-            why = "sha256(salt:seed) of the revealed seed is not the season's seed_commitment"
+            why = Said("export.seed_commitment")
         elif e.seed != created.seed:
-            why = "the revealed seed is not the seed the season was played with"
+            why = Said("export.seed_other")
         else:
-            v.seed_commitment = (
-                f"ok: sha256(salt:seed) = {created.seed_commitment}, revealed at version "
-                f"{records[i].version}"
+            v.seed_commitment = Said(
+                "export.seed_ok", commitment=created.seed_commitment, version=records[i].version
             )
             return
-        v.seed_commitment = f"broken: {why}"
+        v.seed_commitment = Said("cli.chain_broken", error=why)
         v.bad.append(_bad(records, i, why))
         return
 
