@@ -106,6 +106,17 @@ CATALOGUE: dict[str, Text] = {
     "malformed_json.utf8": T("İstek gövdesi geçerli UTF-8 değil (RFC 8259)", "The request body is not valid UTF-8 (RFC 8259)"),
     "malformed_json.syntax": T("İstek gövdesi geçerli JSON değil ({error})", "The request body is not valid JSON ({error})"),
     "malformed_json.too_deep": T("JSON en fazla {limit} düzey iç içe olabilir", "JSON nests at most {limit} levels deep"),
+    "json.truncated": T("veri yarıda kesilmiş", "Input data was truncated"),
+    "json.malformed": T("JSON bozuk: {reason} (bayt {byte})", "JSON is malformed: {reason} (byte {byte})"),
+    "json.invalid_character": T("geçersiz karakter", "invalid character"),
+    "json.trailing_characters": T("sonda fazladan karakter", "trailing characters"),
+    "json.trailing_comma_object": T("nesnenin sonunda virgül", "trailing comma in object"),
+    "json.trailing_comma_array": T("dizinin sonunda virgül", "trailing comma in array"),
+    "json.invalid_escape": T("dizgede geçersiz kaçış karakteri", "invalid escape character in string"),
+    "json.invalid_number": T("geçersiz sayı", "invalid number"),
+    "json.keys_strings": T("nesne anahtarları dizge olmalı", "object keys must be strings"),
+    "json.expected": T("{what} bekleniyor", "expected {what}"),
+    "json.either": T("{a} ya da {b}", "{a} or {b}"),
     "unknown_field": T("Bilinmeyen alan: {field}", "Unknown field: {field}"),
     "invalid_body": T("İstek gövdesi şemaya uymuyor", "The request body does not match the schema"),
     "invalid_body.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
@@ -307,7 +318,7 @@ def render(
     if found is None:
         return getattr(legacy(fallback or key), lang)  # type: ignore[no-any-return]
     template: str = getattr(found, lang)
-    return template.format_map(params(details or {}))
+    return template.format_map(params({k: text(v, lang) for k, v in (details or {}).items()}))
 
 
 @cache
