@@ -17,10 +17,20 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from shared.app.export import Export, Verdict
+    from shared.domain.messages import Said
     from shared.eventstore import PostgresEventStore
     from shared.settings import Settings
 
 T = TypeVar("T")
+
+
+def _t(key: str, lang: Any, **params: object) -> str:
+    """A line for people in `lang`, from the catalogue (shared.domain.messages)."""
+    from entrypoints.cli import say
+
+    return say(key, lang, **params)
+
+
 DSN_HELP = "PostgreSQL DSN (default: SEKSENBIR_PG_DSN)"
 
 
@@ -97,7 +107,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     )
     point.add_argument(
         "--as-of",
-        type=_version,
+        type=_version(lang),
         metavar="V",
         help="show the state after the season's first V events (its stream version V)",
     )
@@ -106,14 +116,19 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     r.set_defaults(func=_replay)
 
 
-def _version(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n}: a stream version is 0 or more")
-    return n
+def _version(lang: Any) -> Callable[[str], int]:
+    """A stream version, 0 or more; anything else is refused by argparse (exit 2), in `lang`."""
+
+    def version(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(_t("cli.not_a_number", lang, text=text)) from None
+        if n < 0:
+            raise argparse.ArgumentTypeError(_t("audit.version_negative", lang, n=n))
+        return n
+
+    return version
 
 
 # --- sources -------------------------------------------------------------------------------
@@ -123,18 +138,30 @@ def _settings() -> Settings:
     return Settings.from_env()
 
 
-def _is_file(source: str, verb: str) -> bool:
+def _is_file(source: str, verb: str, lang: Any = "tr") -> bool:
     """A SOURCE names a file if one exists there; one that looks like a path and is missing is
     a usage error (SystemExit 2), not a season id to look up."""
     if Path(source).is_file():
         return True
     if "/" in source or source.endswith(FILE_SUFFIXES):
-        print(f"seksenbir {verb}: {source}: no such file", file=sys.stderr)
+        print(f"seksenbir {verb}: {_t('audit.no_such_file', lang, source=source)}", file=sys.stderr)
         raise SystemExit(2)
     return False
 
 
 FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+def _why(exc: Exception, lang: Any, source: str) -> str:
+    """Why a file could not be read, for people in `lang`: an ExportError's text, or the OS's."""
+    from entrypoints.cli import os_error
+    from shared.app.export import ExportError
+
+    if isinstance(exc, ExportError):
+        return f"{source}: {exc.said.text(lang)}"
+    if isinstance(exc, OSError):
+        return os_error(exc, lang)
+    return f"{source}: {exc}"
 
 
 def _read_file(path: str) -> Export:
@@ -173,9 +200,9 @@ def _with_store(
     return asyncio.run(run())
 
 
-async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, str | None]:
+async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
-    from shared.app.export import Export
+    from shared.app.export import Export, chain_error
     from shared.eventstore import ChainError
 
     records = await store.read_stream(season_id)
@@ -184,11 +211,11 @@ async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, st
         await store.verify_chain(season_id)
         problem = None
     except ChainError as exc:
-        problem = str(exc)
+        problem = chain_error(exc)
     return Export(season_id, None, None, records, chain=chain), problem
 
 
-def _heads(path: str | None) -> list[Any] | None:
+def _heads(path: str | None, lang: Any) -> list[Any] | None:
     """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
     if path is None:
         return None
@@ -198,20 +225,24 @@ def _heads(path: str | None) -> list[Any] | None:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
     except (OSError, ValueError) as exc:
-        print(f"seksenbir verify: --heads {path}: {exc}", file=sys.stderr)
+        print(
+            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
+            file=sys.stderr,
+        )
         raise SystemExit(2) from None
 
 
-def _checked(export: Export, store_problem: str | None, heads: list[Any] | None = None) -> Verdict:
+def _checked(export: Export, store_problem: Said | None, heads: list[Any] | None = None) -> Verdict:
     from shared.app.export import BadEvent, check
+    from shared.domain.messages import Said
 
     verdict = check(export, heads)
     if store_problem is not None and verdict.ok:
         # The events link, but not to the head the streams table holds: a cut or changed tail.
         last = len(export.records) - 1
         r = export.records[last]
-        why = f"the stored stream head does not match: {store_problem}"
-        verdict.hash_chain = f"broken: {why}"
+        why = Said("export.stored_head", error=store_problem)
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
         verdict.bad.append(BadEvent(last, r.version, str(r.event_id), r.type, why))
     return verdict
 
@@ -224,60 +255,66 @@ def _code(verdict: Verdict) -> int:
     return 0 if verdict.complete else 3
 
 
-def _say(verdict: Verdict, in_file: bool, out: IO[str]) -> None:
+def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> None:
     first = verdict.first_bad
     if first is None and not verdict.complete:
-        print(
-            f"season {verdict.season_id}: chain ok ({verdict.events} events, {verdict.redacted} "
-            f"redacted under R-14; heads: {verdict.heads}); the Divans were NOT re-run: "
-            "re-running them needs a full export",
-            file=out,
+        text = _t(
+            "audit.redacted_ok",
+            lang,
+            season=verdict.season_id,
+            events=verdict.events,
+            redacted=verdict.redacted,
+            heads=verdict.heads,
         )
+        print(text, file=out)
         return
     if first is None:
-        print(
-            f"season {verdict.season_id}: ok ({verdict.events} events; chain, every Divan "
-            f"re-run; seed commitment: {verdict.seed_commitment})",
-            file=out,
+        text = _t(
+            "audit.verified",
+            lang,
+            season=verdict.season_id,
+            events=verdict.events,
+            seed=verdict.seed_commitment,
         )
+        print(text, file=out)
         return
-    line = f", line {first.index + 2}" if in_file else ""
-    print(
-        f"season {verdict.season_id}: FIRST EVENT THAT DOES NOT MATCH: version {first.version}"
-        f"{line} ({first.type}, {first.event_id}): {first.why}",
-        file=out,
+    line = _t("audit.line", lang, line=first.index + 2) if in_file else ""
+    text = _t(
+        "audit.first_bad",
+        lang,
+        season=verdict.season_id,
+        version=first.version,
+        line=line,
+        type=first.type,
+        event_id=first.event_id,
+        why=first.why,
     )
+    print(text, file=out)
 
 
 # --- export --------------------------------------------------------------------------------
 def _export(args: argparse.Namespace) -> int:
-    from shared.app.export import RedactionUnavailable, export_lines
+    from shared.app.export import RedactionUnavailable, chain_error, export_lines
     from shared.eventstore import ChainError
 
     async def work(store: PostgresEventStore, database: str) -> int:
         records = await store.read_stream(args.season)
         if not records:
-            print(f"seksenbir export: no season {args.season!r} in {database}", file=sys.stderr)
+            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
+            print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
         try:
             head = await store.verify_chain(args.season)
         except ChainError as exc:
-            print(
-                f"seksenbir export: the stored chain of {args.season!r} is broken ({exc}); "
-                f"`seksenbir verify {args.season}` names the event",
-                file=sys.stderr,
-            )
+            text = _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
+            print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
         chain = await store.chain_version(args.season)
         try:
             lines = list(export_lines(args.season, records, head, chain=chain, redact=args.redact))
         except RedactionUnavailable:
-            print(
-                f"seksenbir export: {args.season!r} is on hash-chain version 1 (stored before "
-                "migration 0007), which covers each event's data itself: no redacted export of "
-                "it can prove its chain (ADR-52); a full export is for ops, or after the Kurultay",
-                file=sys.stderr,
-            )
+            text = _t("audit.redaction_unavailable", args.lang, season=repr(args.season))
+            print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
         out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
@@ -292,10 +329,10 @@ def _export(args: argparse.Namespace) -> int:
         finally:
             if args.output:
                 out.close()
-        print(
-            f"seksenbir export: {args.season}: {len(records)} events, head {head.hex()}",
-            file=sys.stderr,
+        text = _t(
+            "audit.exported", args.lang, season=args.season, events=len(records), head=head.hex()
         )
+        print(f"seksenbir export: {text}", file=sys.stderr)
         return 0
 
     return _with_store(args.dsn, "export", work, args.lang)
@@ -305,38 +342,41 @@ def _export(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
 
-    heads = _heads(args.heads)
+    heads = _heads(args.heads, args.lang)
     if args.all:
         if args.source or heads is not None:
-            what = "a SOURCE" if args.source else "--heads (one season's)"
-            print(f"seksenbir verify: name {what} or --all, not both", file=sys.stderr)
+            key = "audit.source_or_all" if args.source else "audit.heads_or_all"
+            print(f"seksenbir verify: {_t(key, args.lang)}", file=sys.stderr)
             return 2
         return _verify_all(args.dsn, args.lang)
     if not args.source:
-        print(
-            "seksenbir verify: name a SOURCE (an export file or a season id) or --all",
-            file=sys.stderr,
-        )
+        print(f"seksenbir verify: {_t('audit.source_needed', args.lang)}", file=sys.stderr)
         return 2
-    if _is_file(args.source, "verify"):
+    if _is_file(args.source, "verify", args.lang):
         try:
             export = _read_file(args.source)
         except (OSError, ExportError) as exc:
             print(json.dumps({"file": args.source, "error": str(exc)}, ensure_ascii=False))
-            print(f"seksenbir verify: {args.source}: {exc}", file=sys.stderr)
+            print(f"seksenbir verify: {_why(exc, args.lang, args.source)}", file=sys.stderr)
             return 1
         verdict = _checked(export, None, heads)
         out = {"file": args.source, "format": export.header.get("format"), **verdict.as_json(True)}
         print(json.dumps(out, ensure_ascii=False, indent=2))
-        _say(verdict, True, sys.stderr)
+        _say(verdict, True, sys.stderr, args.lang)
         return _code(verdict)
 
     async def work(store: PostgresEventStore, database: str) -> int:
+        print(
+            f"seksenbir verify: {_t('audit.database', args.lang, database=database)}",
+            file=sys.stderr,
+        )
         export, problem = await _stored(store, args.source)
         if not export.records:
             print(
                 json.dumps({"season": args.source, "database": database, "error": "no such season"})
             )
+            text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
+            print(f"seksenbir verify: {text}", file=sys.stderr)
             return 1
         verdict = _checked(export, problem, heads)
         print(
@@ -344,7 +384,7 @@ def _verify(args: argparse.Namespace) -> int:
                 {"database": database, **verdict.as_json(False)}, ensure_ascii=False, indent=2
             )
         )
-        _say(verdict, False, sys.stderr)
+        _say(verdict, False, sys.stderr, args.lang)
         return _code(verdict)
 
     return _with_store(args.dsn, "verify", work, args.lang)
@@ -352,6 +392,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
     async def work(store: PostgresEventStore, database: str) -> int:
+        print(f"seksenbir verify: {_t('audit.database', lang, database=database)}", file=sys.stderr)
         seasons = await store.list_seasons()
         started = time.perf_counter()
         failed: list[dict[str, Any]] = []
@@ -361,7 +402,11 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
             verdict = _checked(export, problem)
             events += verdict.events
             first = verdict.first_bad
-            mark = "ok" if first is None else f"FAILED at version {first.version}: {first.why}"
+            mark = (
+                _t("cli.chain_ok", lang)
+                if first is None
+                else _t("audit.failed_at", lang, version=first.version, why=first.why)
+            )
             print(f"[{n}/{len(seasons)}] {season_id}: {mark}", file=sys.stderr, flush=True)
             if first is not None:
                 failed.append({"season": season_id, "first_bad_event": first.as_json(False)})
@@ -375,11 +420,16 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
             "seconds": round(seconds, 3),
         }
         print(json.dumps(summary, ensure_ascii=False, indent=2))
-        print(
-            f"seksenbir verify --all: {summary['ok']} of {len(seasons)} seasons verify, "
-            f"{len(failed)} fail ({events} events in {seconds:.1f} s)",
-            file=sys.stderr,
+        text = _t(
+            "audit.all_summary",
+            lang,
+            ok=summary["ok"],
+            total=len(seasons),
+            failed=len(failed),
+            events=events,
+            seconds=f"{seconds:.1f}",
         )
+        print(f"seksenbir verify --all: {text}", file=sys.stderr)
         return 0 if not failed else 1
 
     return _with_store(dsn, "verify", work, lang)
@@ -396,17 +446,24 @@ def _import(args: argparse.Namespace) -> int:
     try:
         export = _read_file(args.file)
     except (OSError, ExportError) as exc:
-        print(f"seksenbir import: {args.file}: {exc}", file=sys.stderr)
+        print(f"seksenbir import: {_why(exc, args.lang, args.file)}", file=sys.stderr)
         return 1
     verdict = check(export)
     if verdict.hash_chain != "ok":
         first = verdict.first_bad
-        where = f" at version {first.version}, line {first.index + 2}" if first else ""
-        print(
-            f"seksenbir import: refused, the chain of {args.file} is broken{where}: "
-            f"{verdict.hash_chain}",
-            file=sys.stderr,
+        where = (
+            _t("audit.import_where", args.lang, version=first.version, line=first.index + 2)
+            if first
+            else ""
         )
+        text = _t(
+            "audit.import_broken",
+            args.lang,
+            file=args.file,
+            where=where,
+            error=verdict.hash_chain,
+        )
+        print(f"seksenbir import: {text}", file=sys.stderr)
         return 1
     if export.redacted:
         print(
@@ -420,11 +477,8 @@ def _import(args: argparse.Namespace) -> int:
 
     async def work(store: PostgresEventStore, database: str) -> int:
         if await store.stream_version(season_id) > 0:
-            print(
-                f"seksenbir import: refused, season {season_id!r} exists in {database} "
-                "already (an import never adds to or rewrites a stored season)",
-                file=sys.stderr,
-            )
+            text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)
+            print(f"seksenbir import: {text}", file=sys.stderr)
             return 1
         version = 0
         records = export.records
@@ -439,13 +493,18 @@ def _import(args: argparse.Namespace) -> int:
                         raise RuntimeError(f"version {want.version} stored with another hash")
                 version += len(batch)
         except (ConcurrencyError, DuplicateEventError) as exc:
-            print(f"seksenbir import: refused: {exc}", file=sys.stderr)
+            print(f"seksenbir import: {_t('audit.refused', args.lang, error=exc)}", file=sys.stderr)
             return 1
-        print(
-            f"seksenbir import: {season_id}: {len(records)} events into {database}, head "
-            f"{records[-1].hash.hex() if records else ''}; replay: {verdict.replay}",
-            file=sys.stderr,
+        text = _t(
+            "audit.imported",
+            args.lang,
+            season=season_id,
+            events=len(records),
+            database=database,
+            head=records[-1].hash.hex() if records else "",
+            replay=verdict.replay,
         )
+        print(f"seksenbir import: {text}", file=sys.stderr)
         return 0
 
     return _with_store(args.dsn, "import", work, args.lang)
@@ -455,18 +514,19 @@ def _import(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
 
-    if _is_file(args.source, "replay"):
+    if _is_file(args.source, "replay", args.lang):
         try:
             export = _read_file(args.source)
         except (OSError, ExportError) as exc:
-            print(f"seksenbir replay: {args.source}: {exc}", file=sys.stderr)
+            print(f"seksenbir replay: {_why(exc, args.lang, args.source)}", file=sys.stderr)
             return 2
         return _replay_records(args, export)
 
     async def work(store: PostgresEventStore, database: str) -> int:
         export, _ = await _stored(store, args.source)
         if not export.records:
-            print(f"seksenbir replay: no season {args.source!r} in {database}", file=sys.stderr)
+            text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
+            print(f"seksenbir replay: {text}", file=sys.stderr)
             return 2
         return _replay_records(args, export)
 
@@ -474,6 +534,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
+    from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
         rerun_divan,
@@ -485,16 +546,14 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
     )
     from shared.domain import codec
     from shared.domain.evolve import fold
+    from shared.domain.messages import Said
     from shared.eventstore import ChainError, verify_chain
 
     try:
         verify_chain(export.records)
     except ChainError as exc:  # replay still shows the record; it does not vouch for it
-        print(
-            f"seksenbir replay: warning: the hash chain does not verify ({exc}); "
-            "`seksenbir verify` names the first event that does not match",
-            file=sys.stderr,
-        )
+        text = _t("audit.replay_warning", args.lang, error=chain_error(exc))
+        print(f"seksenbir replay: {text}", file=sys.stderr)
     events = [codec.decode_event(r.data) for r in export.records]
     rerun = None
     try:
@@ -503,12 +562,14 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
             upto = upto_divan(events, args.divan)
         elif args.as_of is not None:
             if args.as_of > len(events):
-                raise ReplayError(f"version {args.as_of}: the season has {len(events)} events")
+                raise ReplayError(
+                    Said("audit.version_past", version=args.as_of, events=len(events))
+                )
             upto = args.as_of
         else:
             upto = len(events)
     except ReplayError as exc:
-        print(f"seksenbir replay: {exc}", file=sys.stderr)
+        print(f"seksenbir replay: {exc.said.text(args.lang)}", file=sys.stderr)
         return 2
     view = state_json(fold(events[:upto]), upto)
     if args.json:
@@ -518,7 +579,7 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         if rerun is not None:
-            print(rerun_text(rerun))
+            print(rerun_text(rerun, args.lang))
             print()
-        print(state_table(view))
+        print(state_table(view, args.lang))
     return 0 if rerun is None or rerun.ok else 1

@@ -22,10 +22,24 @@ if TYPE_CHECKING:
 
 
 def say(key: str, lang: Lang, **params: object) -> str:
-    """A line for people, in `lang` (shared.domain.messages)."""
-    from shared.domain.messages import render
+    """A line for people, in `lang` (shared.domain.messages); a parameter that is a Said (an
+    export's why, a chain reason) is rendered in `lang` too."""
+    from shared.domain.messages import Said
 
-    return render(key, lang, params)
+    return Said(key, **params).text(lang)
+
+
+def os_error(exc: OSError, lang: Lang) -> str:
+    """A file that cannot be read, for people in `lang` (the OS's own text is English only)."""
+    import errno
+
+    source = exc.filename if exc.filename is not None else ""
+    if isinstance(exc, FileNotFoundError):
+        return say("audit.no_such_file", lang, source=source)
+    if isinstance(exc, PermissionError):
+        return say("cli.no_permission", lang, source=source)
+    code = errno.errorcode.get(exc.errno or 0, str(exc.errno))
+    return say("cli.unreadable", lang, source=source, error=code)
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -38,7 +52,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
         print(f"seksenbir adjudicate: {exc.text(args.lang)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"seksenbir adjudicate: {exc}", file=sys.stderr)
+        print(f"seksenbir adjudicate: {os_error(exc, args.lang)}", file=sys.stderr)
         return 2
     diffs = scenario.differences(sc.expected, out, args.lang) if sc.expected is not None else []
     if sc.expected is not None:

@@ -7,7 +7,10 @@ option whose help has no Turkish text here."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import re
+import sys
+import types
+from typing import Any, NoReturn
 
 HELP_TR: dict[str, str] = {
     "an auditor's export (R-14): while the season is not over, leave out the data of events "
@@ -139,6 +142,39 @@ class TurkishHelp(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, "kullanım: " if prefix is None else prefix)
 
 
+# argparse's refusals (Python 3.11's texts) in Turkish; a text not listed stays as it is
+ERRORS_TR: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"argument (.+?): (.*)", re.S), "{0} argümanı: {1}"),
+    (re.compile(r"the following arguments are required: (.*)", re.S), "şu argümanlar gerekli: {0}"),
+    (re.compile(r"unrecognized arguments: (.*)", re.S), "tanınmayan argümanlar: {0}"),
+    (
+        re.compile(r"invalid choice: (.*) \(choose from (.*)\)", re.S),
+        "geçersiz seçim: {0} (seçenekler: {1})",
+    ),
+    (re.compile(r"invalid (\w+) value: (.*)", re.S), "geçersiz {0} değeri: {1}"),
+    (re.compile(r"expected one argument"), "bir değer bekleniyor"),
+    (re.compile(r"expected at least one argument"), "en az bir değer bekleniyor"),
+    (re.compile(r"not allowed with argument (.*)", re.S), "{0} argümanıyla birlikte verilemez"),
+    (re.compile(r"ignored explicit argument (.*)", re.S), "açıkça verilen {0} yok sayıldı"),
+]
+
+
+def error_tr(message: str) -> str:
+    """An argparse refusal in Turkish (its inner refusal too: `argument --x: invalid choice`)."""
+    for pattern, template in ERRORS_TR:
+        found = pattern.fullmatch(message)
+        if found is not None:
+            parts = [error_tr(g) if i == len(found.groups()) - 1 else g
+                     for i, g in enumerate(found.groups())]  # fmt: skip
+            return template.format(*parts)
+    return message
+
+
+def _error(self: argparse.ArgumentParser, message: str) -> NoReturn:
+    self.print_usage(sys.stderr)
+    self.exit(2, f"{self.prog}: hata: {error_tr(message)}\n")
+
+
 GROUP_TITLES_TR = {"positional arguments": "konumsal argümanlar", "options": "seçenekler"}
 
 
@@ -150,6 +186,7 @@ def untranslated(p: argparse.ArgumentParser) -> list[str]:
 def localise(p: argparse.ArgumentParser) -> None:
     """Put the Turkish help texts, titles and usage prefix into `p` and every sub-parser."""
     p.formatter_class = TurkishHelp
+    p.error = types.MethodType(_error, p)  # type: ignore[method-assign]
     if p.description:
         p.description = HELP_TR.get(p.description, p.description)
     for group in p._action_groups:

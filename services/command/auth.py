@@ -27,11 +27,16 @@ def services(request: Request[Any, Any, Any]) -> Services:
     return request.app.state.services  # type: ignore[no-any-return]
 
 
-async def claim(request: Request[Any, Any, Any], season_id: str) -> auth.BeyClaim:
-    return auth.BeyClaim.of(request, season_id, services(request).staff)
+# `claim` and `context` take `services` as a dependency of their own (not only the handler):
+# Litestar resolves dependencies of one level together in an anyio task group, a task per
+# dependency per request; one after the other they cost no task (bench.api_orders).
+async def claim(
+    request: Request[Any, Any, Any], season_id: str, services: Services
+) -> auth.BeyClaim:
+    return auth.BeyClaim.of(request, season_id, services.staff)
 
 
-async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
+async def context(request: Request[Any, Any, Any], season_id: str, services: Services) -> Context:
     # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse.
     value = request.headers.get("idempotency-key")
     key = (
@@ -40,7 +45,7 @@ async def context(request: Request[Any, Any, Any], season_id: str) -> Context:
         else None
     )
     return Context(
-        claim=auth.BeyClaim.of(request, season_id, services(request).staff),
+        claim=auth.BeyClaim.of(request, season_id, services.staff),
         key=key,
         correlation_id=request.headers.get("x-request-id"),
         instance=request.url.path,

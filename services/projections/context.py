@@ -15,6 +15,7 @@ from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub
 from shared.app.problems import Problem
 from shared.app.ratelimit import Network
+from shared.app.tokens import is_season_id
 
 
 class QueryContext(msgspec.Struct):
@@ -37,12 +38,17 @@ async def season_read(
     request: Request[Any, Any, Any], season_id: str, fetch: Any
 ) -> tuple[dict[str, Any], list[Any]]:
     """The season's meta and what `fetch(keys, pipeline)` asked for, at one version; 404 for a
-    season that does not exist, 503 (and a rebuild asked for) while it may be rebuilding."""
+    season that does not exist (at once for an id of a shape the API never makes), 503 (and a
+    rebuild asked for) while it may be rebuilding."""
     c = ctx(request)
     try:
         return await read(c.redis, c.prefix, season_id, fetch)
     except NotReady:
         known = await c.redis.zscore(seasons_index(c.prefix), season_id)
+        if known is None and not is_season_id(season_id):
+            # Not the shape of any id the API makes (tokens.new_season_id): no season, flushed
+            # or not, so 404 at once; no rebuild is asked for a stranger's made-up id.
+            raise Problem(404, "season_not_found") from None
         if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
             # Every completed sweep leaves a marker that a flush removes. Without it Redis was
             # flushed and is healing (or the read side has not run yet): this season may exist

@@ -24,6 +24,7 @@ import msgspec
 
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain.messages import Said, said_from_english
 from shared.domain.replay import verify as replay_verify
 from shared.domain.season import seed_commitment
 from shared.domain.state import SeasonState
@@ -106,10 +107,11 @@ class RedactionUnavailable(Exception):
 class ExportError(Exception):
     """A file that is not a readable seksenbir-export (not a verdict on the season)."""
 
-    def __init__(self, line: int, reason: str) -> None:
+    def __init__(self, line: int, reason: Said) -> None:
         self.line = line
         self.reason = reason
-        super().__init__(f"line {line}: {reason}")
+        self.said = Said("export.at_line", line=line, reason=reason)
+        super().__init__(self.said)
 
 
 @dataclass(frozen=True)
@@ -227,27 +229,27 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     it = iter(lines)
     first = next(it, None)
     if first is None:
-        raise ExportError(1, "empty file: no seksenbir-export header")
+        raise ExportError(1, Said("export.empty"))
     head_obj = _json(first, 1)
     fmt = head_obj.get("format")
     if fmt not in FORMATS:
-        raise ExportError(1, f"format {fmt!r} is not one of {', '.join(map(repr, FORMATS))}")
+        want = " / ".join(map(repr, FORMATS))
+        raise ExportError(1, Said("export.format", got=repr(fmt), want=want))
     allowed = {1: CHAIN} if fmt == FORMATS[0] else CHAIN_NAMES
     chain = next((v for v, name in allowed.items() if name == head_obj.get("chain")), None)
     if chain is None:
+        want = " / ".join(repr(name) for name in allowed.values())
         raise ExportError(
-            1,
-            f"chain scheme {head_obj.get('chain')!r} is not "
-            + " or ".join(repr(name) for name in allowed.values()),
+            1, Said("export.chain_scheme", got=repr(head_obj.get("chain")), want=want)
         )
     season_id = head_obj.get("season_id")
     if not isinstance(season_id, str) or not season_id:
-        raise ExportError(1, "the header names no season_id")
+        raise ExportError(1, Said("export.no_season"))
     try:
         head = bytes.fromhex(head_obj["head"])
         count = int(head_obj["events"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ExportError(1, f"the header's head or events is malformed: {exc}") from None
+        raise ExportError(1, Said("export.bad_header", error=str(exc))) from None
     records: list[RecordedEvent] = []
     digests: list[bytes | None] = []
     redacted: set[int] = set()
@@ -267,9 +269,9 @@ def _json(raw: bytes | str, number: int) -> dict[str, Any]:
     try:
         obj = json.loads(raw)
     except ValueError as exc:
-        raise ExportError(number, f"not JSON: {exc}") from None
+        raise ExportError(number, Said("export.not_json", error=str(exc))) from None
     if not isinstance(obj, dict):
-        raise ExportError(number, "not a JSON object")
+        raise ExportError(number, Said("export.not_object"))
     return obj
 
 
@@ -303,7 +305,7 @@ def _record(
             hash=bytes.fromhex(obj["hash"]),
         )
     except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
-        raise ExportError(number, f"not an event line: {exc!r}") from None
+        raise ExportError(number, Said("export.not_event", error=repr(exc))) from None
     return record, digest, hidden
 
 
@@ -324,7 +326,7 @@ class BadEvent:
     version: int | None
     event_id: str | None
     type: str | None
-    why: str
+    why: Said
 
     def as_json(self, in_file: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"version": self.version}
@@ -339,15 +341,15 @@ class Verdict:
 
     season_id: str
     events: int
-    hash_chain: str = "ok"
+    hash_chain: Said = field(default_factory=lambda: Said("cli.chain_ok"))
     head: str | None = None
     state: SeasonState | None = None
     mismatches: list[dict[str, Any]] = field(default_factory=list)
-    seed_commitment: str = "not revealed yet (the seed and salt are revealed at the Kurultay)"
-    replay: str = "ok"
+    seed_commitment: Said = field(default_factory=lambda: Said("export.seed_hidden"))
+    replay: Said = field(default_factory=lambda: Said("cli.chain_ok"))
     bad: list[BadEvent] = field(default_factory=list)
     redacted: int = 0  # events whose data the export left out (R-14)
-    heads: str = "not checked: no published heads given (--heads)"
+    heads: Said = field(default_factory=lambda: Said("export.heads_unchecked"))
 
     @property
     def ok(self) -> bool:
@@ -423,44 +425,59 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         _check_heads(records, heads, verdict)
     if export.redacted:
         n = len(export.redacted)
-        verdict.replay = (
-            f"not run: a redacted export (R-14) leaves out the data of {n} events; re-running "
-            "the Divans needs a full export (ops, or anyone after the Kurultay)"
-        )
-        verdict.seed_commitment = "not checkable: the redacted export leaves the seed out"
+        verdict.replay = Said("export.replay_redacted", n=n)
+        verdict.seed_commitment = Said("export.seed_redacted")
         return verdict
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
         try:
             decoded.append(codec.decode_event(record.data))
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            verdict.bad.append(_bad(records, i, f"data is not a known event: {exc}"))
-            verdict.replay = "not run: an event does not decode"
+            verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
+            verdict.replay = Said("export.replay_not_decoded")
             return verdict
     if not chain_ok:
         # Folding a broken sequence would only name symptoms of the break found already.
-        verdict.replay = "not run: the hash chain is broken"
+        verdict.replay = Said("export.replay_chain_broken")
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}
+        what = mismatch(p.what)
         if p.at is not None:
             entry["version"] = p.at + 1
             if p.at < len(records):
-                verdict.bad.append(_bad(records, p.at, f"Divan {p.divan}: {p.what}"))
+                why = Said("export.divan_problem", divan=p.divan, what=what)
+                verdict.bad.append(_bad(records, p.at, why))
             else:
-                verdict.bad.append(
-                    BadEvent(p.at, p.at + 1, None, None, f"Divan {p.divan}: {p.what}; missing")
-                )
+                why = Said("export.divan_missing", divan=p.divan, what=what)
+                verdict.bad.append(BadEvent(p.at, p.at + 1, None, None, why))
         verdict.mismatches.append(entry)
     if problems:
-        verdict.replay = f"{len(problems)} Divan(s) differ from a re-run"
+        verdict.replay = Said("export.divans_differ", count=len(problems))
     _check_seed(decoded, records, verdict)
     return verdict
 
 
-def _bad(records: Sequence[RecordedEvent], index: int, why: str) -> BadEvent:
+def mismatch(what: str) -> Said:
+    """The replay check's mismatch text (shared/domain/replay.py, English) for people."""
+    return said_from_english("replay.", what) or Said("replay.other", what=what)
+
+
+def chain_error(exc: ChainError) -> Said:
+    """The event store's chain refusal (English, with its season and version) for people."""
+    return Said(
+        "chain.error", season=repr(exc.season_id), version=exc.version, reason=chain_reason(exc)
+    )
+
+
+def chain_reason(exc: ChainError) -> Said:
+    """The event store's reason (shared/eventstore/hashing.py, English) for people."""
+    return said_from_english("chain.", exc.reason) or Said("chain.other", reason=exc.reason)
+
+
+def _bad(records: Sequence[RecordedEvent], index: int, why: Said) -> BadEvent:
     r = records[index]
     return BadEvent(index, r.version, str(r.event_id), r.type, why)
 
@@ -472,11 +489,8 @@ def _check_heads(
     `divan_resolved.v1`: a season rewritten after players saw the head shows at that event."""
     for h in sorted(heads, key=lambda x: x.version):
         if not 1 <= h.version <= len(records):
-            why = (
-                f"Divan {h.divan}'s report published the head at version {h.version}; the "
-                f"export holds {len(records)} events: the season was cut after it was published"
-            )
-            verdict.heads = f"broken: {why}"
+            why = Said("export.heads_cut", divan=h.divan, version=h.version, events=len(records))
+            verdict.heads = Said("export.heads_broken", why=why)
             index = len(records) - 1
             if records:
                 verdict.bad.append(_bad(records, index, why))
@@ -485,15 +499,18 @@ def _check_heads(
             return
         r = records[h.version - 1]
         if r.hash.hex() != h.hash.lower() or r.type != "divan_resolved.v1":
-            why = (
-                f"Divan {h.divan}'s report published the chain head {h.hash} at version "
-                f"{h.version}; the export has {r.hash.hex()} ({r.type}) there: the season "
-                "was rewritten after players saw it"
+            why = Said(
+                "export.heads_rewritten",
+                divan=h.divan,
+                hash=h.hash,
+                version=h.version,
+                got=r.hash.hex(),
+                type=r.type,
             )
-            verdict.heads = f"broken: {why}"
+            verdict.heads = Said("export.heads_broken", why=why)
             verdict.bad.append(_bad(records, h.version - 1, why))
             return
-    verdict.heads = f"ok: {len(heads)} published heads are in the chain"
+    verdict.heads = Said("export.heads_ok", count=len(heads))
 
 
 def _check_chain(export: Export, verdict: Verdict) -> bool:
@@ -510,16 +527,13 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
         hidden = i in export.redacted
         wrong_digest = declared is not None and declared != data_digest(record.data)
         if chain == 2 and wrong_digest and not hidden:
-            why = "data_digest is not the sha256 of the line's data"
-            verdict.hash_chain = f"broken: {why}"
+            why = Said("export.digest_wrong")
+            verdict.hash_chain = Said("cli.chain_broken", error=why)
             verdict.bad.append(_bad(records, i, why))
             return False
         if record.version != i + 1:
-            why = (
-                f"version {record.version} where version {i + 1} belongs: an event before it "
-                "is missing, or the events are out of order"
-            )
-            verdict.hash_chain = f"broken: {why}"
+            why = Said("export.version_gap", version=record.version, want=i + 1)
+            verdict.hash_chain = Said("cli.chain_broken", error=why)
             verdict.bad.append(_bad(records, i, why))
             return False
         try:
@@ -527,25 +541,23 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
                 [record], anchor=prev, chain=chain, digests=[declared if hidden else None]
             )
         except ChainError as exc:
-            verdict.hash_chain = f"broken: {exc}"
-            verdict.bad.append(_bad(records, i, exc.reason))
+            verdict.hash_chain = Said("cli.chain_broken", error=chain_error(exc))
+            verdict.bad.append(_bad(records, i, chain_reason(exc)))
             return False
     verdict.head = prev.hex()
     if export.count is not None and export.count != len(records):
-        why = f"the header names {export.count} events, the file holds {len(records)}"
-        verdict.hash_chain = f"broken: {why}"
+        why = Said("export.count", count=export.count, held=len(records))
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
         index = min(export.count, len(records))
         if index < len(records):
             verdict.bad.append(_bad(records, index, why))
         else:
-            verdict.bad.append(BadEvent(index, index + 1, None, None, f"{why}: missing"))
+            missing = Said("export.count_missing", count=export.count, held=len(records))
+            verdict.bad.append(BadEvent(index, index + 1, None, None, missing))
         return False
     if export.head is not None and export.head != prev:
-        why = (
-            f"the chain ends at {prev.hex()}, the header's head is {export.head.hex()}: the "
-            "last events were changed or cut"
-        )
-        verdict.hash_chain = f"broken: {why}"
+        why = Said("export.head", got=prev.hex(), want=export.head.hex())
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
         verdict.bad.append(
             _bad(records, len(records) - 1, why) if records else BadEvent(0, None, None, None, why)
         )
@@ -561,18 +573,17 @@ def _check_seed(decoded: Sequence[ev.Event], records: Sequence[RecordedEvent], v
         if not isinstance(e, ev.SeedRevealed):
             continue
         if created is None:
-            why = "a seed is revealed but no season_created event commits to one"
+            why = Said("export.seed_uncommitted")
         elif seed_commitment(e.seed, e.salt) != created.seed_commitment:
-            why = "sha256(salt:seed) of the revealed seed is not the season's seed_commitment"
+            why = Said("export.seed_commitment")
         elif e.seed != created.seed:
-            why = "the revealed seed is not the seed the season was played with"
+            why = Said("export.seed_other")
         else:
-            v.seed_commitment = (
-                f"ok: sha256(salt:seed) = {created.seed_commitment}, revealed at version "
-                f"{records[i].version}"
+            v.seed_commitment = Said(
+                "export.seed_ok", commitment=created.seed_commitment, version=records[i].version
             )
             return
-        v.seed_commitment = f"broken: {why}"
+        v.seed_commitment = Said("cli.chain_broken", error=why)
         v.bad.append(_bad(records, i, why))
         return
 

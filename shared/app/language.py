@@ -49,10 +49,10 @@ def accept_language(header: str | None) -> Lang | None:
 def negotiate(scope: Mapping[str, object]) -> Lang:
     """The language an HTTP request asks for (see the module docstring)."""
     raw = scope.get("query_string", b"")
-    query = parse_qs(raw.decode("latin-1") if isinstance(raw, bytes) else "")
-    for value in query.get("lang", ()):
-        if (lang := _supported(value)) is not None:
-            return lang
+    if isinstance(raw, bytes) and (b"lang" in raw or b"%" in raw):  # else no lang: no parse
+        for value in parse_qs(raw.decode("latin-1")).get("lang", ()):
+            if (lang := _supported(value)) is not None:
+                return lang
     header = None
     for name, raw_value in cast("Iterable[tuple[bytes, bytes]]", scope.get("headers", ())):
         if name.lower() == b"accept-language":

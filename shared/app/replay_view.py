@@ -18,6 +18,7 @@ from shared.domain.board import Board
 from shared.domain.evolve import evolve, fold
 from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
+from shared.domain.messages import DEFAULT, Lang, Said, said_from_english
 from shared.domain.replay import verify as replay_verify
 from shared.domain.resolve import resolve_divan
 from shared.domain.scoring import scores
@@ -26,6 +27,10 @@ from shared.domain.state import SeasonState
 
 class ReplayError(Exception):
     """The point asked for is not in the record (exit 2: a usage error, not a defect)."""
+
+    def __init__(self, said: Said) -> None:
+        self.said = said
+        super().__init__(said)
 
 
 def upto_divan(events: Sequence[ev.Event], divan: int) -> int:
@@ -40,7 +45,7 @@ def upto_divan(events: Sequence[ev.Event], divan: int) -> int:
         if isinstance(e, ev.DivanResolved) and e.divan == divan:
             return i + 1
     reached = fold(events).divan
-    raise ReplayError(f"Divan {divan} is not in the record: the season is at Divan {reached}")
+    raise ReplayError(Said("replay.not_in_record", divan=divan, reached=reached))
 
 
 def state_json(state: SeasonState, version: int) -> dict[str, Any]:
@@ -88,46 +93,54 @@ def _scores(state: SeasonState) -> dict[int, int]:
     return scores(Board.of(state, state.divan))
 
 
-def state_table(view: dict[str, Any]) -> str:
-    """`state_json` as two aligned tables (beys, then provinces) and the treaties in force."""
-    lines = [
-        f"season {view['season']}  version {view['version']}  phase {view['phase']}  "
-        f"Divan {view['divan']}  rules {view['rules_version']}",
-        "",
-        "beys",
-    ]
+def state_table(view: dict[str, Any], lang: Lang = DEFAULT) -> str:
+    """`state_json` as two aligned tables (beys, then provinces) and the treaties in force, for
+    people in `lang` (names of provinces, phases and treaty kinds are data, as they are)."""
+
+    def say(key: str, **details: object) -> str:
+        return Said(key, **details).text(lang)
+
+    heading = say(
+        "replay.heading",
+        season=view["season"],
+        version=view["version"],
+        phase=view["phase"],
+        divan=view["divan"],
+        rules=view["rules_version"],
+    )
+    lines = [heading, "", say("replay.beys")]
     bey_rows = [
         [
             str(b["seat"]),
             f"{b['memleket']} {b['memleket_name'] or ''}".strip(),
-            "computer" if b["computer"] else "human",
+            say("replay.computer") if b["computer"] else say("replay.human"),
             str(b["gold"]),
             str(b["provinces"]),
             str(b["units"]),
             "" if b["score"] is None else str(b["score"]),
-            "" if b["hain_through"] is None else f"Hain through {b['hain_through']}",
+            "" if b["hain_through"] is None else say("replay.hain", divan=b["hain_through"]),
         ]
         for b in view["beys"]
     ]
-    head = ["seat", "memleket", "kind", "gold", "provinces", "units", "score", ""]
+    head = [*say("replay.bey_columns").split("|"), ""]
     lines += _table(head, bey_rows)
-    lines += ["", "provinces"]
+    lines += ["", say("replay.provinces")]
     rows = [
         [
             str(p["plate"]),
             p["name"],
-            "milis" if p["owner"] is None else f"bey {p['owner']}",
+            "milis" if p["owner"] is None else say("replay.owner", seat=p["owner"]),
             str(p["units"]),
             "sur" if p["sur"] else "",
         ]
         for p in view["provinces"]
     ]
-    lines += _table(["plate", "name", "owner", "units", ""], rows)
-    lines += ["", "treaties"]
+    lines += _table([*say("replay.province_columns").split("|"), ""], rows)
+    lines += ["", say("replay.treaties")]
     lines += [
-        f"  {t['kind']} {t['a']}–{t['b']} through Divan {t['through_divan']}"
+        say("replay.treaty", kind=t["kind"], a=t["a"], b=t["b"], divan=t["through_divan"])
         for t in view["treaties"]
-    ] or ["  none"]
+    ] or ["  " + say("up.none")]
     return "\n".join(lines)
 
 
@@ -170,7 +183,7 @@ def rerun_divan(events: Sequence[ev.Event], divan: int) -> DivanRerun:
             break
     else:
         reached = fold(events).divan
-        raise ReplayError(f"Divan {divan} was never locked: the season is at Divan {reached}")
+        raise ReplayError(Said("replay.never_locked", divan=divan, reached=reached))
     state = evolve(fold(events[:lock_at]), locked)
     late = any(
         isinstance(e, ev.DivanHeld) and e.divan == divan and e.late for e in events[:lock_at]
@@ -220,19 +233,30 @@ def _short(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def rerun_text(rerun: DivanRerun) -> str:
-    """The comparison for people: one line per event, the changes of each differing one."""
-    lines = [f"Divan {rerun.divan} re-run from its recorded inputs and the seed:"]
+def rerun_text(rerun: DivanRerun, lang: Lang = DEFAULT) -> str:
+    """The comparison for people, in `lang`: one line per event, the changes of each differing
+    one (event types and field paths are data, as they are)."""
+
+    def say(key: str, **details: object) -> str:
+        return Said(key, **details).text(lang)
+
+    lines = [say("replay.rerun", divan=rerun.divan)]
     for d in rerun.events:
-        where = f"version {d.version}" if d.version is not None else "missing"
+        where = say("replay.version", version=d.version) if d.version is not None else None
+        where = where or say("replay.missing")
         if d.same:
             lines.append(f"  = {where:>12}  {d.type}")
             continue
-        lines.append(f"  ! {where:>12}  {d.type}  differs (recorded -> re-run)")
+        lines.append(f"  ! {where:>12}  {d.type}  {say('replay.differs')}")
         lines += [f"      {c}" for c in d.changes]
-    lines += [f"  ! {t}" for t in rerun.turn]
-    lines.append("same as the record" if rerun.ok else "DIFFERS from the record (R-12.3)")
+    lines += [f"  ! {_turn(t, lang)}" for t in rerun.turn]
+    lines.append(say("replay.same") if rerun.ok else say("replay.not_same"))
     return "\n".join(lines)
+
+
+def _turn(what: str, lang: Lang) -> str:
+    found = said_from_english("replay.", what)
+    return found.text(lang) if found is not None else what
 
 
 def rerun_json(rerun: DivanRerun) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from litestar.types import Empty
 
 from shared.app.bounds import bound_of
 from shared.app.problems import Problem
+from shared.domain.messages import Said, said_from_english
 
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
 _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
@@ -46,7 +47,7 @@ def body_problem(exc: msgspec.MsgspecError) -> Problem:
     if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)
         if "UTF-8" in text:
             return Problem(400, "malformed_json.utf8")
-        return Problem(400, "malformed_json.syntax", params={"error": text})
+        return Problem(400, "malformed_json.syntax", params={"error": json_error(text)})
     at = _AT.search(text)
     where = at.group("path") if at else "$"
     message = text[: at.start()] if at else text
@@ -67,6 +68,29 @@ def body_problem(exc: msgspec.MsgspecError) -> Problem:
     problem = Problem(422, key, params={**params, **members})
     problem.extra = members  # the problem's own members: `field` and its bounds (D-27)
     return problem
+
+
+_MALFORMED = re.compile(r"JSON is malformed: (?P<reason>.+) \(byte (?P<byte>\d+)\)")
+_EXPECTED_SYNTAX = re.compile(r"expected (?P<a>.+?)(?: or (?P<b>.+))?")
+
+
+def json_error(text: str) -> Said | str:
+    """msgspec's JSON syntax error (English) as a text in either language; one it has not
+    been seen to write stays as it is."""
+    if found := said_from_english("json.truncated", text):
+        return found
+    m = _MALFORMED.fullmatch(text)
+    if m is None:
+        return text
+    reason: Said | str = m.group("reason")
+    if e := _EXPECTED_SYNTAX.fullmatch(m.group("reason")):
+        what: Said | str = (
+            e.group("a") if e.group("b") is None else Said("json.either", **e.groupdict())
+        )
+        reason = Said("json.expected", what=what)
+    else:
+        reason = said_from_english("json.", m.group("reason")) or m.group("reason")
+    return Said("json.malformed", reason=reason, byte=m.group("byte"))
 
 
 def _data_type(request: Request[Any, Any, Any]) -> Any:

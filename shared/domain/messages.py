@@ -107,6 +107,17 @@ CATALOGUE: dict[str, Text] = {
     "malformed_json.utf8": T("İstek gövdesi geçerli UTF-8 değil (RFC 8259)", "The request body is not valid UTF-8 (RFC 8259)"),
     "malformed_json.syntax": T("İstek gövdesi geçerli JSON değil ({error})", "The request body is not valid JSON ({error})"),
     "malformed_json.too_deep": T("JSON en fazla {limit} düzey iç içe olabilir", "JSON nests at most {limit} levels deep"),
+    "json.truncated": T("veri yarıda kesilmiş", "Input data was truncated"),
+    "json.malformed": T("JSON bozuk: {reason} (bayt {byte})", "JSON is malformed: {reason} (byte {byte})"),
+    "json.invalid_character": T("geçersiz karakter", "invalid character"),
+    "json.trailing_characters": T("sonda fazladan karakter", "trailing characters"),
+    "json.trailing_comma_object": T("nesnenin sonunda virgül", "trailing comma in object"),
+    "json.trailing_comma_array": T("dizinin sonunda virgül", "trailing comma in array"),
+    "json.invalid_escape": T("dizgede geçersiz kaçış karakteri", "invalid escape character in string"),
+    "json.invalid_number": T("geçersiz sayı", "invalid number"),
+    "json.keys_strings": T("nesne anahtarları dizge olmalı", "object keys must be strings"),
+    "json.expected": T("{what} bekleniyor", "expected {what}"),
+    "json.either": T("{a} ya da {b}", "{a} or {b}"),
     "unknown_field": T("Bilinmeyen alan: {field}", "Unknown field: {field}"),
     "invalid_body": T("İstek gövdesi şemaya uymuyor", "The request body does not match the schema"),
     "invalid_body.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
@@ -193,6 +204,97 @@ CATALOGUE: dict[str, Text] = {
     "cli.not_found": T("bulunamadı: {ids}", "not found: {ids}"),
     "cli.not_a_number": T("tam sayı değil: {text}", "not a whole number: {text}"),
     "cli.divans": T("{n}: bir sezonda 1 … {last}. Divanlar var (R-1.1); 1 … {last} verin", "{n}: a season has Divans 1 … {last} (R-1.1); give 1 … {last}"),
+    "cli.unreadable": T("{source}: okunamıyor ({error})", "{source}: cannot be read ({error})"),
+    "cli.no_permission": T("{source}: okuma izni yok", "{source}: permission denied"),
+    # --- the audit verbs: export, verify, import, replay (entrypoints/audit.py) -------------
+    "audit.no_such_file": T("{source}: böyle bir dosya yok", "{source}: no such file"),
+    "audit.no_season_in": T("{database} içinde {season} sezonu yok", "no season {season} in {database}"),
+    "audit.database": T("okunan veritabanı: {database}", "database read: {database}"),
+    "audit.export_broken": T("{season} sezonunun kayıtlı zinciri kırık ({error}); `seksenbir verify {season}` olayı adlandırır", "the stored chain of {season} is broken ({error}); `seksenbir verify {season}` names the event"),
+    "audit.exported": T("{season}: {events} olay, zincir başı {head}", "{season}: {events} events, head {head}"),
+    "audit.heads_or_all": T("--heads tek bir sezonun başlarıdır: --all ile birlikte verilmez", "--heads are one season's heads: not with --all"),
+    "audit.heads_file": T("--heads {file}: {error}", "--heads {file}: {error}"),
+    "audit.redacted_ok": T("sezon {season}: zincir sağlam ({events} olay, R-14 gereği {redacted} tanesi gizli; zincir başları: {heads}); Divanlar yeniden KOŞULMADI: bunun için tam bir dışa aktarım gerekir", "season {season}: chain ok ({events} events, {redacted} redacted under R-14; heads: {heads}); the Divans were NOT re-run: re-running them needs a full export"),
+    "audit.redaction_unavailable": T("{season} hash zincirinin 1. sürümünde (0007 göçünden önce kaydedildi); bu sürüm her olayın verisini doğrudan kapsar, gizlenmiş bir dışa aktarım zincirini kanıtlayamaz (ADR-52); tam dışa aktarım ops içindir ya da Kurultay'dan sonra herkes içindir", "{season} is on hash-chain version 1 (stored before migration 0007), which covers each event's data itself: no redacted export of it can prove its chain (ADR-52); a full export is for ops, or after the Kurultay"),
+    "audit.source_or_all": T("bir KAYNAK ya da --all verin, ikisini birden değil", "name a SOURCE or --all, not both"),
+    "audit.source_needed": T("bir KAYNAK (dışa aktarım dosyası ya da sezon kimliği) ya da --all verin", "name a SOURCE (an export file or a season id) or --all"),
+    "audit.verified": T("sezon {season}: sağlam ({events} olay; zincir, her Divan yeniden koşuldu; tohum taahhüdü: {seed})", "season {season}: ok ({events} events; chain, every Divan re-run; seed commitment: {seed})"),
+    "audit.first_bad": T("sezon {season}: UYUŞMAYAN İLK OLAY: sürüm {version}{line} ({type}, {event_id}): {why}", "season {season}: FIRST EVENT THAT DOES NOT MATCH: version {version}{line} ({type}, {event_id}): {why}"),
+    "audit.line": T(", satır {line}", ", line {line}"),
+    "audit.failed_at": T("{version}. sürümde TUTMADI: {why}", "FAILED at version {version}: {why}"),
+    "audit.all_summary": T("{total} sezondan {ok} tanesi doğrulandı, {failed} tutmadı ({events} olay, {seconds} sn)", "{ok} of {total} seasons verify, {failed} fail ({events} events in {seconds} s)"),
+    "audit.import_broken": T("reddedildi, {file} dosyasının zinciri kırık{where}: {error}", "refused, the chain of {file} is broken{where}: {error}"),
+    "audit.import_where": T(" ({version}. sürüm, {line}. satır)", " at version {version}, line {line}"),
+    "audit.import_exists": T("reddedildi, {season} sezonu {database} içinde zaten var (içe aktarma kayıtlı bir sezona ekleme yapmaz, onu yeniden yazmaz)", "refused, season {season} exists in {database} already (an import never adds to or rewrites a stored season)"),
+    "audit.refused": T("reddedildi: {error}", "refused: {error}"),
+    "audit.imported": T("{season}: {events} olay {database} içine, zincir başı {head}; yeniden koşu: {replay}", "{season}: {events} events into {database}, head {head}; replay: {replay}"),
+    "audit.replay_warning": T("uyarı: hash zinciri doğrulanmıyor ({error}); `seksenbir verify` uyuşmayan ilk olayı adlandırır", "warning: the hash chain does not verify ({error}); `seksenbir verify` names the first event that does not match"),
+    "audit.version_negative": T("{n}: akış sürümü 0 ya da daha büyük olur", "{n}: a stream version is 0 or more"),
+    "audit.version_past": T("sürüm {version}: sezonda {events} olay var", "version {version}: the season has {events} events"),
+    # --- the export's check (shared/app/export.py): why a file or a season does not hold ----
+    "export.at_line": T("satır {line}: {reason}", "line {line}: {reason}"),
+    "export.empty": T("boş dosya: seksenbir-export başlığı yok", "empty file: no seksenbir-export header"),
+    "export.format": T("biçim {got}, {want} değil", "format {got} is not {want}"),
+    "export.chain_scheme": T("zincir şeması {got}, {want} değil", "chain scheme {got} is not {want}"),
+    "export.no_season": T("başlık bir season_id vermiyor", "the header names no season_id"),
+    "export.bad_header": T("başlığın head ya da events alanı bozuk: {error}", "the header's head or events is malformed: {error}"),
+    "export.not_json": T("JSON değil: {error}", "not JSON: {error}"),
+    "export.not_object": T("bir JSON nesnesi değil", "not a JSON object"),
+    "export.not_event": T("bir olay satırı değil: {error}", "not an event line: {error}"),
+    "export.not_an_event": T("veri bilinen bir olay değil: {error}", "data is not a known event: {error}"),
+    "export.replay_not_decoded": T("koşulmadı: bir olay çözülemiyor", "not run: an event does not decode"),
+    "export.replay_chain_broken": T("koşulmadı: hash zinciri kırık", "not run: the hash chain is broken"),
+    "export.divans_differ": T("{count} Divan yeniden koşudan farklı", "{count} Divan(s) differ from a re-run"),
+    "export.divan_problem": T("{divan}. Divan: {what}", "Divan {divan}: {what}"),
+    "export.divan_missing": T("{divan}. Divan: {what}; eksik", "Divan {divan}: {what}; missing"),
+    "export.version_gap": T("{version}. sürüm {want}. sürümün yerinde: öncesinde bir olay eksik ya da olaylar sırasız", "version {version} where version {want} belongs: an event before it is missing, or the events are out of order"),
+    "export.count": T("başlık {count} olay diyor, dosyada {held} olay var", "the header names {count} events, the file holds {held}"),
+    "export.count_missing": T("başlık {count} olay diyor, dosyada {held} olay var: eksik", "the header names {count} events, the file holds {held}: missing"),
+    "export.head": T("zincir {got} ile bitiyor, başlığın zincir başı {want}: son olaylar değişmiş ya da kesilmiş", "the chain ends at {got}, the header's head is {want}: the last events were changed or cut"),
+    "export.stored_head": T("kayıtlı akış başı tutmuyor: {error}", "the stored stream head does not match: {error}"),
+    "export.seed_uncommitted": T("bir tohum açıklanmış ama hiçbir season_created olayı tohuma taahhüt vermiyor", "a seed is revealed but no season_created event commits to one"),
+    "export.seed_commitment": T("açıklanan tohumun sha256(salt:seed) değeri sezonun seed_commitment değeri değil", "sha256(salt:seed) of the revealed seed is not the season's seed_commitment"),
+    "export.seed_other": T("açıklanan tohum sezonun oynandığı tohum değil", "the revealed seed is not the seed the season was played with"),
+    "export.seed_ok": T("sağlam: sha256(salt:seed) = {commitment}, {version}. sürümde açıklandı", "ok: sha256(salt:seed) = {commitment}, revealed at version {version}"),
+    "export.heads_unchecked": T("denetlenmedi: yayımlanmış zincir başı verilmedi (--heads)", "not checked: no published heads given (--heads)"),
+    "export.heads_cut": T("{divan}. Divan'ın raporu zincir başını {version}. sürümde yayımladı; dışa aktarımda {events} olay var: sezon yayımlandıktan sonra kesilmiş", "Divan {divan}'s report published the head at version {version}; the export holds {events} events: the season was cut after it was published"),
+    "export.heads_rewritten": T("{divan}. Divan'ın raporu {version}. sürümde {hash} zincir başını yayımladı; dışa aktarımda orada {got} ({type}) var: sezon, oyuncular gördükten sonra yeniden yazılmış", "Divan {divan}'s report published the chain head {hash} at version {version}; the export has {got} ({type}) there: the season was rewritten after players saw it"),
+    "export.heads_broken": T("kırık: {why}", "broken: {why}"),
+    "export.heads_ok": T("sağlam: yayımlanmış {count} zincir başı zincirde", "ok: {count} published heads are in the chain"),
+    "export.replay_redacted": T("koşulmadı: gizlenmiş bir dışa aktarım (R-14) {n} olayın verisini dışarıda bırakır; Divanları yeniden koşmak için tam dışa aktarım gerekir (ops ya da Kurultay'dan sonra herkes)", "not run: a redacted export (R-14) leaves out the data of {n} events; re-running the Divans needs a full export (ops, or anyone after the Kurultay)"),
+    "export.seed_redacted": T("denetlenemez: gizlenmiş dışa aktarım tohumu dışarıda bırakır", "not checkable: the redacted export leaves the seed out"),
+    "export.digest_wrong": T("data_digest satırın verisinin sha256 değeri değil", "data_digest is not the sha256 of the line's data"),
+    "export.seed_hidden": T("henüz açıklanmadı (tohum ve tuz Kurultay'da açıklanır)", "not revealed yet (the seed and salt are revealed at the Kurultay)"),
+    "chain.error": T("{season} sezonu, {version}. sürüm: {reason}", "season {season} version {version}: {reason}"),
+    "chain.not_in_season": T("{season} sezonunda değil", "not in season {season}"),
+    "chain.follows": T("{version}. sürümün ardından geliyor", "follows version {version}"),
+    "chain.prev_hash": T("prev_hash önceki hash ile tutmuyor", "prev_hash does not match the previous hash"),
+    "chain.hash": T("hash olayın içeriğiyle tutmuyor", "hash does not match the event's content"),
+    "chain.other": T("zincir tutmuyor: {reason}", "the chain does not hold: {reason}"),
+    "replay.other": T("yeniden koşu tutmuyor: {what}", "the re-run does not hold: {what}"),
+    "chain.head": T("zincir akış başında bitmiyor", "chain does not end at the stream head"),
+    "replay.outcome": T("sonuç yeniden koşudan farklı", "outcome differs from a re-run"),
+    "replay.turn": T("bilgisayar beylerinin hamlesi yeniden türetilenden farklı", "computer beys' turn differs from a re-derivation"),
+    # --- the replay views (shared/app/replay_view.py) ---------------------------------------
+    "replay.not_in_record": T("{divan}. Divan kayıtta yok: sezon {reached}. Divan'da", "Divan {divan} is not in the record: the season is at Divan {reached}"),
+    "replay.never_locked": T("{divan}. Divan hiç kilitlenmedi: sezon {reached}. Divan'da", "Divan {divan} was never locked: the season is at Divan {reached}"),
+    "replay.heading": T("sezon {season}  sürüm {version}  evre {phase}  Divan {divan}  kurallar {rules}", "season {season}  version {version}  phase {phase}  Divan {divan}  rules {rules}"),
+    "replay.beys": T("beyler", "beys"),
+    "replay.provinces": T("iller", "provinces"),
+    "replay.treaties": T("antlaşmalar", "treaties"),
+    "replay.bey_columns": T("koltuk|memleket|tür|altın|il|birlik|puan", "seat|memleket|kind|gold|provinces|units|score"),
+    "replay.province_columns": T("plaka|ad|sahip|birlik", "plate|name|owner|units"),
+    "replay.computer": T("bilgisayar", "computer"),
+    "replay.human": T("insan", "human"),
+    "replay.hain": T("{divan}. Divan'a dek Hain", "Hain through Divan {divan}"),
+    "replay.owner": T("{seat}. bey", "Bey {seat}"),
+    "replay.treaty": T("  {kind} {a}–{b}, {divan}. Divan'a dek", "  {kind} {a}–{b} through Divan {divan}"),
+    "replay.rerun": T("{divan}. Divan kayıtlı girdilerinden ve tohumdan yeniden koşuldu:", "Divan {divan} re-run from its recorded inputs and the seed:"),
+    "replay.version": T("sürüm {version}", "version {version}"),
+    "replay.missing": T("eksik", "missing"),
+    "replay.differs": T("farklı (kayıtlı -> yeniden koşu)", "differs (recorded -> re-run)"),
+    "replay.same": T("kayıtla aynı", "same as the record"),
+    "replay.not_same": T("kayıttan FARKLI (R-12.3)", "DIFFERS from the record (R-12.3)"),
 }
 # fmt: on
 
@@ -230,7 +332,7 @@ def render(
     if found is None:
         return getattr(legacy(fallback or key), lang)  # type: ignore[no-any-return]
     template: str = getattr(found, lang)
-    return template.format_map(params(details or {}))
+    return template.format_map(params({k: text(v, lang) for k, v in (details or {}).items()}))
 
 
 @cache
@@ -253,6 +355,53 @@ def language_of(code: str, text: str) -> Lang | None:
         parts = text.split("; ")
         if len(parts) > 1 and all(any(p.fullmatch(s) for p in patterns) for s in parts):
             return lang
+    return None
+
+
+class Said(str):
+    """A line for people that keeps its catalogue key: as a str it is the English text (what
+    JSON output for scripts and log lines carry, stable like a code); `text(lang)` renders it
+    in either language. A parameter that is itself a Said is rendered in the same language."""
+
+    key: str
+    details: dict[str, object]
+
+    def __new__(cls, key: str, **details: object) -> Said:
+        self = super().__new__(cls, _said(key, "en", details))
+        self.key = key
+        self.details = details
+        return self
+
+    def text(self, lang: Lang) -> str:
+        return _said(self.key, lang, self.details)
+
+
+def _said(key: str, lang: Lang, details: Mapping[str, object]) -> str:
+    return render(key, lang, {k: text(v, lang) for k, v in details.items()})
+
+
+def text(value: object, lang: Lang) -> object:
+    """`value` for a line in `lang`: a Said rendered in it, anything else as it is."""
+    return value.text(lang) if isinstance(value, Said) else value
+
+
+def said_from_english(prefix: str, english: str) -> Said | None:
+    """The Said whose English text (a `prefix`… key) is `english`, its parameters read back;
+    None if none is. For texts written in English below the edge (the event store's chain
+    reasons, the replay check's mismatches): the edge shows them in the language asked for."""
+    for key, t in CATALOGUE.items():
+        if not key.startswith(prefix):
+            continue
+        names: list[str] = []
+        parts = []
+        for literal, name, _spec, _conv in Formatter().parse(t.en):
+            parts.append(re.escape(literal))
+            if name is not None:
+                parts.append(f"(?P<p{len(names)}>.+?)")
+                names.append(name)
+        found = re.fullmatch("".join(parts), english, re.DOTALL)
+        if found is not None:
+            return Said(key, **{n: found.group(f"p{i}") for i, n in enumerate(names)})
     return None
 
 

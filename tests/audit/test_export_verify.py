@@ -59,7 +59,7 @@ def verify_file(
 ) -> tuple[int, dict[str, Any], str]:
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
-    code = main(["verify", str(path)])
+    code = main(["verify", str(path), "--lang", "en"])
     out = capsys.readouterr()
     return code, json.loads(out.out), out.err
 
@@ -209,7 +209,7 @@ def test_a_file_that_is_not_an_export_is_refused_without_a_traceback(
     lines[0]["format"] = "seksenbir-export/3"
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
-    assert main(["verify", str(path)]) == 1
+    assert main(["verify", str(path), "--lang", "en"]) == 1
     out = capsys.readouterr()
     assert "'seksenbir-export/3' is not one of" in json.loads(out.out)["error"]
     lines[0]["format"] = FORMAT
@@ -251,15 +251,15 @@ def test_a_missing_file_is_a_usage_error_not_a_season_id(
 ) -> None:
     for verb in ("verify", "replay"):
         with pytest.raises(SystemExit) as exc:
-            main([verb, str(tmp_path / "season.jsonl")])
+            main([verb, str(tmp_path / "season.jsonl"), "--lang", "en"])
         assert exc.value.code == 2
         assert "season.jsonl: no such file" in capsys.readouterr().err
 
 
 def test_verify_needs_one_source_or_all(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify"]) == 2
+    assert main(["verify", "--lang", "en"]) == 2
     assert "name a SOURCE" in capsys.readouterr().err
-    assert main(["verify", "some-season", "--all"]) == 2
+    assert main(["verify", "some-season", "--all", "--lang", "en"]) == 2
     assert "not both" in capsys.readouterr().err
 
 

@@ -42,7 +42,7 @@ def run(
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
     before = path.read_bytes()
-    code = main(["replay", str(path), *args])
+    code = main(["replay", str(path), *args, "--lang", "en"])
     assert path.read_bytes() == before  # nothing is ever rewritten
     out = capsys.readouterr()
     return code, out.out, out.err

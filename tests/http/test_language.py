@@ -128,3 +128,36 @@ async def test_a_replayed_refusal_keeps_its_first_language(memory_api: Api) -> N
     assert again.content == first.content
     assert again.headers["content-language"] == first.headers["content-language"] == "en"
     assert "x-seksenbir-stored-language" not in again.headers
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{",
+        b"x",
+        b'{"memleket": 6}x',
+        b'{"memleket" 6}',
+        b'{"memleket": 6,}',
+        b'{"seed": "1" "memleket": 6}',
+    ],
+)
+async def test_issue_11_a_json_syntax_error_is_told_in_one_language(
+    body: bytes, memory_api: Api
+) -> None:
+    """400 malformed_json names what is wrong in the language asked for: msgspec's English
+    reason ("Input data was truncated", "JSON is malformed: trailing characters (byte 8)")
+    never reaches a Turkish answer."""
+    from shared.domain.messages import language_of
+    from tests.cli_language import english_in, turkish_in
+
+    said = {}
+    for lang in ("tr", "en"):
+        r = await memory_api.client.post(
+            "/v1/seasons", content=body, headers={"Accept-Language": lang}
+        )
+        assert (r.status_code, r.json()["code"]) == (400, "malformed_json"), r.text
+        said[lang] = r.json()["detail"]
+        assert language_of("malformed_json", said[lang]) == lang, said[lang]
+    assert english_in([said["tr"]]) == [], said["tr"]
+    assert turkish_in([said["en"]]) == [], said["en"]
+    assert said["tr"] != said["en"]

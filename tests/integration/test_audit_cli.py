@@ -26,10 +26,12 @@ from tests.audit.support import store_season
 from tests.conftest import SESSION
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
+    """The verb with --lang en: these tests read its English lines (test_cli_languages.py
+    reads both languages)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
     return subprocess.run(
-        [sys.executable, "-m", "entrypoints.cli", *args],
+        [sys.executable, "-m", "entrypoints.cli", *args, "--lang", lang],
         capture_output=True,
         text=True,
         env=env,
@@ -38,8 +40,8 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return await asyncio.to_thread(cli, *args)
+async def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(cli, *args, lang=lang)
 
 
 @asynccontextmanager

@@ -26,6 +26,10 @@ from tests.projections.support import (
 
 pytestmark = pytest.mark.fault  # RELIABILITY tests: never skipped silently in CI
 READS = ("leaderboard", "titles")
+# ids of the shape the API makes (tokens.new_season_id) for seasons with no events: only such an
+# id can be a season lost in a flush (503 and a rebuild); any other is 404 at once
+NOT_REBUILT = "0" * 31 + "2"
+NOPE = "0" * 31 + "3"
 
 
 async def _project_divans(
@@ -132,7 +136,7 @@ async def test_a_flushed_redis_answers_503_then_rebuilds_from_event_1_to_the_sam
 ):
     redis = aioredis.Redis.from_url(wipeable_redis_url)
     prefix = f"{redis_key_prefix}wipe"
-    season_id = "wiped"
+    season_id = "0" * 31 + "1"  # the shape of an id the API makes (a wiped season)
     try:
         projector = Projector(memory_store, redis, prefix)
         chunks = await _project_divans(memory_store, projector, season_id, 15, upto=9)
@@ -152,9 +156,9 @@ async def test_a_flushed_redis_answers_503_then_rebuilds_from_event_1_to_the_sam
             version = await memory_store.stream_version(season_id)
             assert await projector.catch_up(season_id) == version  # the wipe is seen: from event 1
             # until a whole sweep has healed every season, an unknown one may be a missing one
-            await _expect_rebuilding(client, "/v1/seasons/not-rebuilt-yet/summary")
+            await _expect_rebuilding(client, f"/v1/seasons/{NOT_REBUILT}/summary")
             await projector.sweep()
-            assert (await client.get("/v1/seasons/not-rebuilt-yet/summary")).status_code == 404
+            assert (await client.get(f"/v1/seasons/{NOT_REBUILT}/summary")).status_code == 404
             assert await generation_dump(redis, prefix, season_id) == before
             assert await global_dump(redis, prefix) == globals_before
             assert [(await client.get(p)).content for p in paths] == bodies
@@ -253,6 +257,8 @@ async def test_reads_of_unknown_seasons_leave_nothing_in_redis(
         for n in range(3):
             r = await client.get(f"/v1/seasons/no-such-season-{n}/map")
             assert r.status_code in (404, 503), r.text
+            r = await client.get(f"/v1/seasons/{n:032x}/map")
+            assert r.status_code in (404, 503), r.text
         projector = Projector(memory_store, redis, prefix)
         for season_id in gw.rebuilds:
             await projector.rebuild(season_id)
@@ -272,13 +278,13 @@ async def test_a_server_with_no_season_yet_answers_404_once_swept(
     After the first sweep (which finds nothing), an unknown season is simply unknown: 404, and
     no rebuild is asked for (a stranger cannot make the read side enqueue work)."""
     async with open_gateway(memory_store, redis, prefix) as (gw, client):
-        await _expect_rebuilding(client, "/v1/seasons/nope/summary")
-        assert gw.rebuilds == ["nope"]
+        await _expect_rebuilding(client, f"/v1/seasons/{NOPE}/summary")
+        assert gw.rebuilds == [NOPE]
         assert await Projector(memory_store, redis, prefix).sweep() == 0
-        r = await client.get("/v1/seasons/nope/summary")
+        r = await client.get(f"/v1/seasons/{NOPE}/summary")
         assert r.status_code == 404, r.text
         assert r.json()["code"] == "season_not_found"
-        assert gw.rebuilds == ["nope"]
+        assert gw.rebuilds == [NOPE]
 
 
 async def test_a_new_seasons_first_generation_never_scans_the_keyspace(
@@ -300,3 +306,24 @@ async def test_a_new_seasons_first_generation_never_scans_the_keyspace(
     assert scans == []
     await projector.rebuild("first")
     assert len(scans) == 1  # generation 2 retires generation 1
+
+
+@pytest.mark.parametrize(
+    "name", ["map", "leaderboard", "titles", "summary", "reports", "battles/1"]
+)
+async def test_issue_11_a_path_that_is_no_season_id_is_404_even_before_any_sweep(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, name: str
+):
+    """`GET /v1/seasons/<not-an-id>/map` is 404 season_not_found (listed in the operation's
+    OpenAPI answers), not 503 projection_rebuilding, even on a read side that has not swept
+    yet (which answers 503 for an id the API could have made); and no rebuild is asked for."""
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        for lang, text in (("tr", "Böyle bir sezon yok"), ("en", "There is no such season")):
+            r = await client.get(f"/v1/seasons/not-an-id/{name}", headers={"Accept-Language": lang})
+            assert r.status_code == 404, r.text
+            assert r.headers["content-type"].startswith("application/problem+json")
+            assert (r.json()["code"], r.json()["detail"]) == ("season_not_found", text)
+        assert gw.rebuilds == []
+        doc = (await client.get("/v1/schema/openapi.json")).json()
+        template = "/v1/seasons/{season_id}/" + name.replace("/1", "/{divan}")
+        assert "404" in doc["paths"][template]["get"]["responses"]

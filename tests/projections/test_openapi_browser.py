@@ -1,0 +1,76 @@
+"""Issue 11: the served OpenAPI document (both APIs, as the gateway serves them) is a contract
+a browser client can be generated from: the event stream's events, its `ticket` and resuming are
+documented, and no integer in it is one JavaScript cannot hold exactly (the seed is a string)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+
+from shared.eventstore import InMemoryEventStore
+from tests.clock import StepClock
+from tests.projections.support import Gateway
+
+NO_REDIS = "redis://127.0.0.1:9/0"
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    gw = Gateway(InMemoryEventStore(clock=StepClock()), aioredis.Redis.from_url(NO_REDIS), "doc")
+    return gw.app.openapi_schema.to_schema()  # type: ignore[no-any-return]
+
+
+def test_issue_11_the_event_stream_documents_its_events_ticket_and_resume(
+    doc: dict[str, Any],
+) -> None:
+    """The event stream's event names (`ready` first), the `ticket` parameter and resuming
+    (`Last-Event-ID`) are in the document a client is generated from."""
+    op = doc["paths"]["/v1/seasons/{season_id}/events"]["get"]
+    names = {p["name"].lower() for p in op.get("parameters", [])}
+    assert {"ticket", "last-event-id"} <= names, names
+    text = json.dumps(op)
+    for event in ("ready", "divan_report", "private_report", "kurultay_report", "season_over"):
+        assert event in text, event
+
+
+BROWSER_MAX = 2**53 - 1  # JSON.parse keeps integers exactly only up to here
+
+
+def _integers(node: Any, at: str = "$") -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(node, dict):
+        if node.get("type") == "integer" or "integer" in (node.get("type") or []):
+            out.append((at, node))
+        for k, v in node.items():
+            out += _integers(v, f"{at}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _integers(v, f"{at}[{i}]")
+    return out
+
+
+def test_issue_11_no_documented_integer_is_one_a_browser_cannot_hold(doc: dict[str, Any]) -> None:
+    """The seed (0 … 2^63 − 1) travels as a decimal string both ways; no integer the document
+    declares may reach past 2^53 − 1, the largest a browser's JSON.parse keeps exactly."""
+    for at, schema in _integers(doc):
+        assert schema.get("format") != "int64" or schema.get("maximum", 0) <= BROWSER_MAX, at
+        assert schema.get("maximum", 0) <= BROWSER_MAX, at
+        assert not at.endswith(".seed"), f"{at}: the seed is a decimal string"
+    seeds = _strings_named(doc, "seed")
+    assert len(seeds) >= 3, seeds  # the request (CreateSeasonIn), the status, the meta
+
+
+def _strings_named(node: Any, name: str, at: str = "$") -> list[str]:
+    out: list[str] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == name and isinstance(v, dict) and '"type": "string"' in json.dumps(v):
+                out.append(f"{at}.{k}")
+            out += _strings_named(v, name, f"{at}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _strings_named(v, name, f"{at}[{i}]")
+    return out
