@@ -233,12 +233,12 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     head_obj = _json(first, 1)
     fmt = head_obj.get("format")
     if fmt not in FORMATS:
-        want = " / ".join(map(repr, FORMATS))
-        raise ExportError(1, Said("export.format", got=repr(fmt), want=want))
+        want = ", ".join(map(repr, FORMATS))
+        raise ExportError(1, Said("export.format_one_of", got=repr(fmt), want=want))
     allowed = {1: CHAIN} if fmt == FORMATS[0] else CHAIN_NAMES
     chain = next((v for v, name in allowed.items() if name == head_obj.get("chain")), None)
     if chain is None:
-        want = " / ".join(repr(name) for name in allowed.values())
+        want = " / ".join(repr(name) for name in allowed.values())  # one, or either of two
         raise ExportError(
             1, Said("export.chain_scheme", got=repr(head_obj.get("chain")), want=want)
         )

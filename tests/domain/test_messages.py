@@ -25,6 +25,10 @@ TURKISH_LETTERS = re.compile(r"[çğıöşüÇĞİÖŞÜ]")
 ENGLISH_WORDS = re.compile(r"\b(the|is|are|and|not|no|of|to|with|only|must|try|again|you)\b", re.I)
 # every parameter a template may name: refusal details, their plate names, edge and CLI values
 PARAMS = {
+    "byte": 12,
+    "heads": "ok: 3 published heads are in the chain",
+    "redacted": 4,
+    "hash": "ab" * 32,
     "province": 6,
     "memleket": 6,
     "target": 34,
