@@ -93,6 +93,39 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     r.add_argument("--dsn", help=DSN_HELP)
     r.set_defaults(func=_replay)
 
+    x = sub.add_parser(
+        "explain",
+        parents=parents,
+        help="one Divan verified and explained battle by battle: attackers, supports and how "
+        "each was classified, bonuses, dice with their keys, rules, outcome",
+    )
+    x.add_argument("source", help="a season id read from the database, or an export file")
+    x.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
+    x.add_argument(
+        "province", nargs="*", type=int, help="only the battles at these plates (default: all)"
+    )
+    x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
+    x.add_argument("--dsn", help=DSN_HELP)
+    x.set_defaults(func=_explain)
+
+    w = sub.add_parser(
+        "what-if",
+        parents=parents,
+        help="re-run one Divan with orders changed, added or removed or dice pinned, and show "
+        "the difference from the record; writes nothing",
+    )
+    w.add_argument("source", help="a season id read from the database, or an export file")
+    w.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
+    w.add_argument(
+        "--file",
+        required=True,
+        help='the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], '
+        '"dice": [{"target", "side", "value"}]} (kind "remove" takes an order away)',
+    )
+    w.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
+    w.add_argument("--dsn", help=DSN_HELP)
+    w.set_defaults(func=_what_if)
+
 
 def _version(text: str) -> int:
     try:
@@ -456,3 +489,80 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
             print()
         print(state_table(view))
     return 0 if rerun is None or rerun.ok else 1
+
+
+# --- explain, what-if ----------------------------------------------------------------------
+def _season_events(
+    args: argparse.Namespace, verb: str, work: Callable[[str, list[Any]], int]
+) -> int:
+    """Run `work(season_id, events)` on a season from an export file or the database."""
+    from shared.app.export import ExportError
+    from shared.domain import codec
+
+    def decoded(export: Export) -> int:
+        return work(export.season_id, [codec.decode_event(r.data) for r in export.records])
+
+    if _is_file(args.source, verb):
+        try:
+            export = _read_file(args.source)
+        except (OSError, ExportError) as exc:
+            print(f"seksenbir {verb}: {args.source}: {exc}", file=sys.stderr)
+            return 2
+        return decoded(export)
+
+    async def from_store(store: PostgresEventStore, database: str) -> int:
+        export, _ = await _stored(store, args.source)
+        if not export.records:
+            print(f"seksenbir {verb}: no season {args.source!r} in {database}", file=sys.stderr)
+            return 2
+        return decoded(export)
+
+    return _with_store(args.dsn, verb, from_store, args.lang)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from shared.app.divan_tools import explain, explain_text
+    from shared.app.replay_view import ReplayError
+
+    def work(season_id: str, events: list[Any]) -> int:
+        try:
+            out = explain(season_id, events, args.divan, args.province)
+        except ReplayError as exc:
+            print(f"seksenbir explain: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
+        else:
+            print(explain_text(out, args.lang))
+        return 0 if out.verification.ok else 1
+
+    return _season_events(args, "explain", work)
+
+
+def _what_if(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from shared.app.divan_tools import WhatIfIn, what_if, what_if_text
+    from shared.app.replay_view import ReplayError
+
+    try:
+        data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn)
+    except (OSError, msgspec.DecodeError) as exc:
+        print(f"seksenbir what-if: {args.file}: {exc}", file=sys.stderr)
+        return 2
+
+    def work(season_id: str, events: list[Any]) -> int:
+        try:
+            out = what_if(season_id, events, args.divan, data)
+        except (ReplayError, ValueError) as exc:
+            print(f"seksenbir what-if: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
+        else:
+            print(what_if_text(out, args.lang))
+        return 0
+
+    return _season_events(args, "what-if", work)

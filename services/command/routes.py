@@ -48,7 +48,8 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app import auth
 from shared.app.auth import BeyClaim
-from shared.app.bounds import SeatPath
+from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.app.openapi import (
     APPEND,
     BEARER,
@@ -372,6 +373,40 @@ async def export_season(services: Services, season_id: str) -> Stream:
     return Stream(lines, media_type="application/x-ndjson")
 
 
+@get(
+    "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
+    summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
+    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, "divan_not_found"),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def explain_divan(
+    services: Services, season_id: str, divan: ReadDivanPath, province: list[int] | None = None
+) -> ExplainOut:
+    """The re-run of the Divan compared with the record, and for every battle: each advance,
+    each support with how R-5.3 classified it and why one did not count, the defence bonuses,
+    each fate die with its key (Divan, purpose, key; never the seed), the rules and the
+    outcome. `?province=P` (repeatable) narrows it to those battles. Ops only: it shows orders."""
+    return await service.explain_divan(services, season_id, divan, province or ())
+
+
+@post(
+    "/ops/seasons/{season_id:str}/divans/{divan:int}/what-if",
+    status_code=200,
+    summary="Ops: re-run one Divan with orders changed or dice pinned; writes nothing",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, "divan_not_found"),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def what_if(
+    services: Services, season_id: str, divan: ReadDivanPath, data: WhatIfIn
+) -> WhatIfOut:
+    """The Divan re-run from the state it was resolved from with the recorded orders changed,
+    added or removed (`kind` "remove") and fate dice pinned; the answer is the difference from
+    the record: battles, provinces, beys, treaties and report lines. Nothing is written."""
+    return await service.what_if(services, season_id, divan, data)
+
+
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
 
 
@@ -464,6 +499,8 @@ ROUTES = with_examples(
         rotate_token,
         reissue_token,
         export_season,
+        explain_divan,
+        what_if,
     ],
     EXAMPLES,
 )

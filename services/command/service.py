@@ -14,7 +14,7 @@ import asyncio
 import random
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, Literal, TypeVar
@@ -36,11 +36,13 @@ from services.command.schemas import (
     SeasonStatus,
     TokenOut,
 )
-from shared.app import tokens
+from shared.app import divan_tools, tokens
 from shared.app.auth import BeyClaim
+from shared.app.divan_tools import ExplainOut
 from shared.app.export import export_lines
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
+from shared.app.replay_view import ReplayError
 from shared.app.season_calendar import calendar_out, lock_status
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import calendar as cal
@@ -157,6 +159,48 @@ async def export_season(svc: Services, season_id: str) -> Iterator[bytes]:
         ) from None
     log.info("ops.read", season=season_id, what="export", events=len(records))
     return export_lines(season_id, records, head)
+
+
+async def _season_events(svc: Services, season_id: str) -> list[ev.Event]:
+    try:
+        records = await svc.seasons.store.read_stream(season_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    if not records:
+        raise Problem(404, "season_not_found")
+    return [codec.decode_event(r.data) for r in records]
+
+
+async def explain_divan(
+    svc: Services, season_id: str, divan: int, provinces: Sequence[int] = ()
+) -> ExplainOut:
+    """Ops: Divan `divan` verified (re-run, R-12.3) and explained battle by battle (R-5.8).
+    It shows every bey's orders of that Divan, so the read is logged (R-14); 404
+    `divan_not_found` for a Divan not locked yet. Dice show their key, never the seed."""
+    events = await _season_events(svc, season_id)
+    try:
+        out = divan_tools.explain(season_id, events, divan, provinces)
+    except ReplayError:
+        raise Problem(404, "divan_not_found", params={"divan": divan}) from None
+    log.info("ops.read", season=season_id, divan=divan, what="explain")
+    return out
+
+
+async def what_if(
+    svc: Services, season_id: str, divan: int, data: divan_tools.WhatIfIn
+) -> divan_tools.WhatIfOut:
+    """Ops: Divan `divan` re-run with orders changed or dice pinned, beside the record; it
+    writes nothing. 422 `invalid_body.what_if_seat` for a change naming a seat not in it."""
+    events = await _season_events(svc, season_id)
+    try:
+        out = divan_tools.what_if(season_id, events, divan, data)
+    except ReplayError:
+        raise Problem(404, "divan_not_found", params={"divan": divan}) from None
+    except ValueError:
+        seats = sorted({ch.seat for ch in data.orders})
+        raise Problem(422, "invalid_body.what_if_seat", params={"seat": seats[0]}) from None
+    log.info("ops.read", season=season_id, divan=divan, what="what_if", changed=out.changed)
+    return out
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:
