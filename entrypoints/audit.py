@@ -126,6 +126,23 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     w.add_argument("--dsn", help=DSN_HELP)
     w.set_defaults(func=_what_if)
 
+    sh = sub.add_parser(
+        "shadow",
+        parents=parents,
+        help="run every Divan of the given seasons through another build's `seksenbir "
+        "adjudicate` and list every Divan whose outcome would change; changes nothing",
+    )
+    sh.add_argument("sources", nargs="*", help="season ids read from the database, or export files")
+    sh.add_argument("--all", action="store_true", help="every season in the database")
+    sh.add_argument(
+        "--adjudicate-cmd",
+        required=True,
+        help="the other build's adjudicate command, e.g. \"/other/venv/bin/seksenbir "
+        "adjudicate\"; the scenario file's path is added",
+    )
+    sh.add_argument("--dsn", help=DSN_HELP)
+    sh.set_defaults(func=_shadow)
+
 
 def _version(text: str) -> int:
     try:
@@ -566,3 +583,78 @@ def _what_if(args: argparse.Namespace) -> int:
         return 0
 
     return _season_events(args, "what-if", work)
+
+
+# --- shadow re-adjudication ----------------------------------------------------------------
+def _shadow(args: argparse.Namespace) -> int:
+    from shared.app.export import ExportError
+    from shared.app.shadow import DivanShadow, shadow_season
+    from shared.domain import codec
+
+    if bool(args.sources) == bool(args.all):
+        print("seksenbir shadow: name SOURCE... or --all", file=sys.stderr)
+        return 2
+    results: list[DivanShadow] = []
+
+    def one(export: Export) -> None:
+        events = [codec.decode_event(r.data) for r in export.records]
+        for r in shadow_season(export.season_id, events, args.adjudicate_cmd):
+            mark = "same" if not r.changed else (r.error or f"{len(r.differences)} differences")
+            print(f"{r.season} Divan {r.divan}: {mark}", file=sys.stderr, flush=True)
+            results.append(r)
+
+    files = [s for s in args.sources if _is_file(s, "shadow")]
+    ids = [s for s in args.sources if s not in files]
+    for path in files:
+        try:
+            one(_read_file(path))
+        except (OSError, ExportError) as exc:
+            print(f"seksenbir shadow: {path}: {exc}", file=sys.stderr)
+            return 2
+    if ids or args.all:
+        code = _shadow_stored(args, ids, one)
+        if code:
+            return code
+    return _shadow_summary(results)
+
+
+def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:
+    """The seasons named by id (or --all) from the database, each through `one`."""
+
+    async def work(store: PostgresEventStore, database: str) -> int:
+        for season_id in await store.list_seasons() if args.all else ids:
+            export, _ = await _stored(store, season_id)
+            if not export.records:
+                print(f"seksenbir shadow: no season {season_id!r} in {database}", file=sys.stderr)
+                return 2
+            one(export)
+        return 0
+
+    return _with_store(args.dsn, "shadow", work, args.lang)
+
+
+def _shadow_summary(results: list[Any]) -> int:
+    changed = [r for r in results if r.changed]
+    print(
+        json.dumps(
+            {
+                "divans": len(results),
+                "changed": [
+                    {
+                        "season": r.season,
+                        "divan": r.divan,
+                        "differences": r.differences,
+                        "error": r.error,
+                    }
+                    for r in changed
+                ],
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+    )
+    print(
+        f"seksenbir shadow: {len(changed)} of {len(results)} Divans would change",
+        file=sys.stderr,
+    )
+    return 1 if changed else 0
