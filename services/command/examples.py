@@ -16,6 +16,8 @@ from services.command.schemas import (
     DivanIn,
     DivanRequestedOut,
     ExportHeader,
+    ForkedOut,
+    ForkIn,
     JoinedOut,
     JoinIn,
     OfferIn,
@@ -150,6 +152,18 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
     },
     "explain_divan": {200: _EXPLAINED},
+    "fork_season": {
+        "request": ForkIn(divan=8, seat=5),
+        201: ForkedOut(
+            season_id="fedcba9876543210fedcba9876543210",
+            seat=5,
+            token=TOKEN,
+            seed_commitment="9f" * 32,
+            source_season=SEASON,
+            source_divan=8,
+            source_head="5e" * 32,
+        ),
+    },
     "what_if": {"request": _WHAT_IF_IN, 200: _WHAT_IF_OUT},
     "export_season": {
         200: ExportHeader(

@@ -34,6 +34,8 @@ from services.command.schemas import (
     DivanRequestedOut,
     ExportEvent,
     ExportHeader,
+    ForkedOut,
+    ForkIn,
     JoinedOut,
     JoinIn,
     LiveCreatedOut,
@@ -58,6 +60,7 @@ from shared.app.openapi import (
     EVERY,
     KEY,
     KEY_REQUIRED,
+    OPTIONAL_BEARER,
     PATH,
     STAFF_AUTH,
     STORE,
@@ -407,6 +410,31 @@ async def what_if(
     return await service.what_if(services, season_id, divan, data)
 
 
+@post(
+    "/seasons/{season_id:str}/fork",
+    status_code=201,
+    summary="Fork a season: a new trial season from the state after one of its Divans",
+    responses=answers(EVERY, BODY, STORE, "forbidden", "divan_not_found", "unknown_seat"),
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="/v1/seasons/{season_id}", documentation_only=True
+        )
+    ],
+    security=OPTIONAL_BEARER,
+)
+async def fork_season(
+    services: Services, season_id: str, data: ForkIn, request: Request[Any, Any, Any]
+) -> Response[ForkedOut]:
+    """Issue 13, D-32: a trial season that starts from the source's state after Divan
+    `divan` (0: before Divan 1), the human in `seat`, every other bey a computer bey. Anyone may
+    fork a season that is over; ops (their token) any season at any time (403 otherwise). The
+    fork records where it came from (source, Divan, chain head), draws a seed of its own, never
+    counts on the boards, and answers like a trial create: the token is shown once."""
+    role = auth.staff_role(request, services.ops, services.auditors)
+    out = await service.fork_season(services, season_id, data.divan, data.seat, role)
+    return Response(out, status_code=201, headers={"Location": f"/v1/seasons/{out.season_id}"})
+
+
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
 
 
@@ -501,6 +529,7 @@ ROUTES = with_examples(
         export_season,
         explain_divan,
         what_if,
+        fork_season,
     ],
     EXAMPLES,
 )

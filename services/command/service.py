@@ -30,6 +30,7 @@ from services.command.schemas import (
     CreatedOut,
     CreatorOut,
     DivanRequestedOut,
+    ForkedOut,
     JoinedOut,
     LiveCreatedOut,
     OrdersOut,
@@ -51,6 +52,7 @@ from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import counting_divan, decide, upcoming_divan
 from shared.domain.evolve import evolve, fold
+from shared.domain.fork import after_divan, fork_events
 from shared.domain.map import game_map
 from shared.domain.messages import Lang
 from shared.domain.state import DIVANS, AdminAct, Order, SeasonState, TreatyKind, perde
@@ -201,6 +203,54 @@ async def what_if(
         raise Problem(422, "invalid_body.what_if_seat", params={"seat": seats[0]}) from None
     log.info("ops.read", season=season_id, divan=divan, what="what_if", changed=out.changed)
     return out
+
+
+async def fork_season(
+    svc: Services, source_id: str, divan: int, seat: int, role: str | None
+) -> ForkedOut:
+    """Issue 13, D-32: a new trial season from the state after Divan `divan` of `source_id`,
+    the human in `seat`; anyone may fork a season that is over (all of it is public then,
+    R-14), ops any season at any time. The fork's first events hold the position and where it
+    came from (SeasonForked); it never counts on the boards; the token is shown once."""
+    store = svc.seasons.store
+    try:
+        records = await store.read_stream(source_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    if not records:
+        raise Problem(404, "season_not_found")
+    events = [codec.decode_event(r.data) for r in records]
+    if role != "ops" and fold(events).phase != "over":
+        raise Problem(403, "forbidden.fork_running")
+    upto = after_divan(events, divan)
+    if upto is None:
+        raise Problem(404, "divan_not_found", params={"divan": divan})
+    season_id = tokens.new_season_id()
+    head = records[upto - 1].hash.hex()
+    result = fork_events(
+        fold(events[:upto]),
+        upto,
+        head,
+        divan=divan,
+        seat=seat,
+        season_id=season_id,
+        seed=secrets.randbits(63),
+        salt=secrets.token_hex(16),
+    )
+    if isinstance(result, c.Rejection):
+        raise Problem.of(result)
+    state = fold(result)
+    token = tokens.new_token(season_id, seat)
+    state = _decided(
+        state, result, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey")
+    )
+    now = svc.clock()
+    meta = EventMetadata(
+        actor="seat", seat=str(seat), command_id=f"fork/{season_id}", at=stamp(now)
+    )
+    await svc.seasons.append(season_id, 0, "create", result, meta)
+    log.info("season.forked", season=season_id, source=source_id, divan=divan, by=role or "anyone")
+    return ForkedOut(season_id, seat, token, state.seed_commitment, source_id, divan, head)
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:

@@ -138,6 +138,7 @@ CATALOGUE: dict[str, Text] = {
     "forbidden.compressed_calendar": T("divan_interval_seconds yalnız ops içindir", "divan_interval_seconds is for ops only"),
     "forbidden.admin": T("Yalnız sezon yöneticisi ve ops", "The season admin and ops only"),
     "missing_token.admin": T("Yönetici jetonu gerekli", "A season-admin token is required"),
+    "forbidden.fork_running": T("Sürmekte olan bir sezonu yalnız ops çatallayabilir; Kurultay'dan sonra herkes", "Only ops may fork a season that is still running; anyone after the Kurultay"),
     "forbidden.ops": T("Bu işlem yalnız ops içindir", "Only ops may do this"),
     "forbidden.staff": T("Yalnız denetçi ve ops", "Auditors and ops only"),
     "forbidden.staff_token": T("Ops ve denetçi jetonu bey jetonu değildir", "An ops or auditor token is not a bey token"),

@@ -162,6 +162,10 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             f"/v1/ops/seasons/{season_id}/divans/1/what-if",
             json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
         )  # fmt: skip
+        await call(
+            "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
+            json={"divan": 1, "seat": 2}, headers=ops_token,
+        )  # fmt: skip
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
