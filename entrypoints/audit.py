@@ -115,6 +115,56 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     r.add_argument("--dsn", help=DSN_HELP)
     r.set_defaults(func=_replay)
 
+    x = sub.add_parser(
+        "explain",
+        parents=parents,
+        help="one Divan verified and explained battle by battle: attackers, supports and how "
+        "each was classified, bonuses, dice with their keys, rules, outcome",
+    )
+    x.add_argument("source", help="a season id read from the database, or an export file")
+    x.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
+    x.add_argument(
+        "province", nargs="*", type=int, help="only the battles at these plates (default: all)"
+    )
+    x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
+    x.add_argument("--dsn", help=DSN_HELP)
+    x.set_defaults(func=_explain)
+
+    w = sub.add_parser(
+        "what-if",
+        parents=parents,
+        help="re-run one Divan with orders changed, added or removed or dice pinned, and show "
+        "the difference from the record; writes nothing",
+    )
+    w.add_argument("source", help="a season id read from the database, or an export file")
+    w.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
+    w.add_argument(
+        "--file",
+        required=True,
+        help='the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], '
+        '"dice": [{"target", "side", "value"}]} (kind "remove" takes an order away)',
+    )
+    w.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
+    w.add_argument("--dsn", help=DSN_HELP)
+    w.set_defaults(func=_what_if)
+
+    sh = sub.add_parser(
+        "shadow",
+        parents=parents,
+        help="run every Divan of the given seasons through another build's `seksenbir "
+        "adjudicate` and list every Divan whose outcome would change; changes nothing",
+    )
+    sh.add_argument("sources", nargs="*", help="season ids read from the database, or export files")
+    sh.add_argument("--all", action="store_true", help="every season in the database")
+    sh.add_argument(
+        "--adjudicate-cmd",
+        required=True,
+        help="the other build's adjudicate command, e.g. \"/other/venv/bin/seksenbir "
+        "adjudicate\"; the scenario file's path is added",
+    )
+    sh.add_argument("--dsn", help=DSN_HELP)
+    sh.set_defaults(func=_shadow)
+
 
 def _version(lang: Any) -> Callable[[str], int]:
     """A stream version, 0 or more; anything else is refused by argparse (exit 2), in `lang`."""
@@ -583,3 +633,164 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
             print()
         print(state_table(view, args.lang))
     return 0 if rerun is None or rerun.ok else 1
+
+
+# --- explain, what-if ----------------------------------------------------------------------
+def _season_events(
+    args: argparse.Namespace, verb: str, work: Callable[[str, list[Any]], int]
+) -> int:
+    """Run `work(season_id, events)` on a season from an export file or the database."""
+    from shared.app.export import ExportError
+    from shared.domain import codec
+
+    def decoded(export: Export) -> int:
+        return work(export.season_id, [codec.decode_event(r.data) for r in export.records])
+
+    if _is_file(args.source, verb):
+        try:
+            export = _read_file(args.source)
+        except (OSError, ExportError) as exc:
+            print(f"seksenbir {verb}: {_why(exc, args.lang, args.source)}", file=sys.stderr)
+            return 2
+        return decoded(export)
+
+    async def from_store(store: PostgresEventStore, database: str) -> int:
+        export, _ = await _stored(store, args.source)
+        if not export.records:
+            text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
+            print(f"seksenbir {verb}: {text}", file=sys.stderr)
+            return 2
+        return decoded(export)
+
+    return _with_store(args.dsn, verb, from_store, args.lang)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from shared.app.divan_tools import explain, explain_text
+    from shared.app.replay_view import ReplayError
+
+    def work(season_id: str, events: list[Any]) -> int:
+        try:
+            out = explain(season_id, events, args.divan, args.province)
+        except ReplayError as exc:
+            print(f"seksenbir explain: {exc.said.text(args.lang)}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
+        else:
+            print(explain_text(out, args.lang))
+        return 0 if out.verification.ok else 1
+
+    return _season_events(args, "explain", work)
+
+
+def _what_if(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from shared.app.divan_tools import WhatIfIn, what_if, what_if_text
+    from shared.app.replay_view import ReplayError
+
+    try:
+        data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn)
+    except (OSError, msgspec.DecodeError) as exc:
+        why = _why(exc, args.lang, args.file) if isinstance(exc, OSError) else f"{args.file}: {exc}"
+        print(f"seksenbir what-if: {why}", file=sys.stderr)
+        return 2
+
+    def work(season_id: str, events: list[Any]) -> int:
+        try:
+            out = what_if(season_id, events, args.divan, data)
+        except (ReplayError, ValueError) as exc:
+            why = exc.said.text(args.lang) if isinstance(exc, ReplayError) else str(exc)
+            print(f"seksenbir what-if: {why}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
+        else:
+            print(what_if_text(out, args.lang))
+        return 0
+
+    return _season_events(args, "what-if", work)
+
+
+# --- shadow re-adjudication ----------------------------------------------------------------
+def _shadow(args: argparse.Namespace) -> int:
+    from shared.app.export import ExportError
+    from shared.app.shadow import DivanShadow, shadow_season
+    from shared.domain import codec
+
+    if bool(args.sources) == bool(args.all):
+        print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
+        return 2
+    results: list[DivanShadow] = []
+
+    def one(export: Export) -> None:
+        events = [codec.decode_event(r.data) for r in export.records]
+        for r in shadow_season(export.season_id, events, args.adjudicate_cmd):
+            mark = (
+                _t("shadow.same", args.lang)
+                if not r.changed
+                else (r.error or _t("shadow.differences", args.lang, count=len(r.differences)))
+            )
+            line = _t("shadow.divan", args.lang, season=r.season, divan=r.divan, mark=mark)
+            print(line, file=sys.stderr, flush=True)
+            results.append(r)
+
+    files = [s for s in args.sources if _is_file(s, "shadow")]
+    ids = [s for s in args.sources if s not in files]
+    for path in files:
+        try:
+            one(_read_file(path))
+        except (OSError, ExportError) as exc:
+            print(f"seksenbir shadow: {_why(exc, args.lang, path)}", file=sys.stderr)
+            return 2
+    if ids or args.all:
+        code = _shadow_stored(args, ids, one)
+        if code:
+            return code
+    return _shadow_summary(results, args.lang)
+
+
+def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:
+    """The seasons named by id (or --all) from the database, each through `one`."""
+
+    async def work(store: PostgresEventStore, database: str) -> int:
+        for season_id in await store.list_seasons() if args.all else ids:
+            export, _ = await _stored(store, season_id)
+            if not export.records:
+                text = _t(
+                    "audit.no_season_in", args.lang, season=repr(season_id), database=database
+                )
+                print(f"seksenbir shadow: {text}", file=sys.stderr)
+                return 2
+            one(export)
+        return 0
+
+    return _with_store(args.dsn, "shadow", work, args.lang)
+
+
+def _shadow_summary(results: list[Any], lang: Any) -> int:
+    changed = [r for r in results if r.changed]
+    print(
+        json.dumps(
+            {
+                "divans": len(results),
+                "changed": [
+                    {
+                        "season": r.season,
+                        "divan": r.divan,
+                        "differences": r.differences,
+                        "error": r.error,
+                    }
+                    for r in changed
+                ],
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+    )
+    text = _t("shadow.summary", lang, changed=len(changed), total=len(results))
+    print(f"seksenbir shadow: {text}", file=sys.stderr)
+    return 1 if changed else 0

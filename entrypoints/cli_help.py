@@ -131,6 +131,40 @@ HELP_TR: dict[str, str] = {
         "sezonun ilk V olayından sonraki durumu gösterir (akış sürümü V)"
     ),
     "print JSON instead of tables": "tablolar yerine JSON yazar",
+    "one Divan verified and explained battle by battle: attackers, supports and how each was "
+    "classified, bonuses, dice with their keys, rules, outcome": (
+        "tek bir Divan'ı doğrular ve savaş savaş açıklar: saldıranlar, destekler ve nasıl "
+        "sınıflandıkları, artılar, anahtarlarıyla zarlar, kurallar, sonuç"
+    ),
+    "re-run one Divan with orders changed, added or removed or dice pinned, and show the "
+    "difference from the record; writes nothing": (
+        "tek bir Divan'ı emirler değiştirilmiş, eklenmiş ya da çıkarılmış veya zarlar "
+        "sabitlenmiş olarak yeniden koşar ve kayıttan farkını gösterir; hiçbir şey yazmaz"
+    ),
+    "the Divan, 1 … 16": "Divan, 1 … 16",
+    "only the battles at these plates (default: all)": (
+        "yalnız bu plakalardaki savaşlar (varsayılan: hepsi)"
+    ),
+    "print JSON (the ops endpoint's answer)": "JSON yazar (ops uç noktasının yanıtı)",
+    'the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], "dice": '
+    '[{"target", "side", "value"}]} (kind "remove" takes an order away)': (
+        'değişiklikler JSON olarak: {"orders": [{"seat", "from", "kind", "to", "units"}], '
+        '"dice": [{"target", "side", "value"}]} (kind "remove" bir emri kaldırır)'
+    ),
+    "run every Divan of the given seasons through another build's `seksenbir adjudicate` and "
+    "list every Divan whose outcome would change; changes nothing": (
+        "verilen sezonların her Divan'ını başka bir yapının `seksenbir adjudicate` komutundan "
+        "geçirir ve sonucu değişecek her Divan'ı listeler; hiçbir şeyi değiştirmez"
+    ),
+    "season ids read from the database, or export files": (
+        "veritabanından okunan sezon kimlikleri ya da dışa aktarım dosyaları"
+    ),
+    "every season in the database": "veritabanındaki her sezon",
+    'the other build\'s adjudicate command, e.g. "/other/venv/bin/seksenbir adjudicate"; '
+    "the scenario file's path is added": (
+        'öbür yapının adjudicate komutu, ör. "/other/venv/bin/seksenbir adjudicate"; '
+        "senaryo dosyasının yolu sona eklenir"
+    ),
     "Seksenbir game server": "Seksenbir oyun sunucusu",
 }
 

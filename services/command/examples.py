@@ -17,6 +17,8 @@ from services.command.schemas import (
     DivanRequestedOut,
     ExportHeader,
     ExportRedaction,
+    ForkedOut,
+    ForkIn,
     JoinedOut,
     JoinIn,
     OfferIn,
@@ -28,11 +30,43 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
+from shared.app.divan_tools import (
+    DiePin,
+    ExplainOut,
+    OrderChange,
+    WhatIfIn,
+    WhatIfOut,
+    explain,
+    what_if,
+)
 from shared.app.private_view import private_view
 from shared.app.season_calendar import CalendarOut, DivanAt
+from shared.domain.evolve import fold
+from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import start
 
 SEASON = "0123456789abcdef0123456789abcdef"
+
+
+def _divan_tools() -> tuple[ExplainOut, WhatIfIn, WhatIfOut]:
+    """Ops' explain and what-if of Divan 2 of a simulated season, narrowed to one battle with a
+    support in it: real answers, so the examples cannot drift from what the tools say."""
+    state, events = start(7, SEASON)
+    for _ in range(2):
+        more = run_divan(state)
+        state, events = fold(more, state), events + more
+    full = explain(SEASON, events, 2)
+    battle = next((b for b in full.explanation.battles if b.supports), full.explanation.battles[0])
+    out = explain(SEASON, events, 2, [battle.target])
+    flip = next(d for d in battle.dice if d.side == "defence")
+    change = WhatIfIn(
+        orders=[OrderChange(seat=1, frm=battle.target, kind="remove")],
+        dice=[DiePin(target=battle.target, side="defence", value=(flip.value + 2) % 3)],
+    )
+    return out, change, what_if(SEASON, events, 2, change)
+
+
+_EXPLAINED, _WHAT_IF_IN, _WHAT_IF_OUT = _divan_tools()
 # A live season's calendar: registration closes Monday 18:00, Divans Tuesdays and Fridays 21:00
 _DIVAN_DAYS: tuple[str, ...] = (
     "08",
@@ -118,6 +152,20 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         "request": JoinIn(memleket=34),
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
     },
+    "explain_divan": {200: _EXPLAINED},
+    "fork_season": {
+        "request": ForkIn(divan=8, seat=5),
+        201: ForkedOut(
+            season_id="fedcba9876543210fedcba9876543210",
+            seat=5,
+            token=TOKEN,
+            seed_commitment="9f" * 32,
+            source_season=SEASON,
+            source_divan=8,
+            source_head="5e" * 32,
+        ),
+    },
+    "what_if": {"request": _WHAT_IF_IN, 200: _WHAT_IF_OUT},
     "export_season": {
         200: ExportHeader(
             format="seksenbir-export/2",

@@ -34,6 +34,8 @@ from services.command.schemas import (
     DivanRequestedOut,
     ExportEvent,
     ExportHeader,
+    ForkedOut,
+    ForkIn,
     JoinedOut,
     JoinIn,
     LiveCreatedOut,
@@ -48,7 +50,8 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app import auth
 from shared.app.auth import BeyClaim
-from shared.app.bounds import SeatPath
+from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.app.openapi import (
     APPEND,
     BEARER,
@@ -57,6 +60,7 @@ from shared.app.openapi import (
     EVERY,
     KEY,
     KEY_REQUIRED,
+    OPTIONAL_BEARER,
     PATH,
     RATE,
     STAFF_AUTH,
@@ -411,6 +415,66 @@ async def export_audited(
     return Stream(lines, media_type="application/x-ndjson")
 
 
+@get(
+    "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
+    summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
+    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, "divan_not_found"),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def explain_divan(
+    services: Services, season_id: str, divan: ReadDivanPath, province: list[int] | None = None
+) -> ExplainOut:
+    """The re-run of the Divan compared with the record, and for every battle: each advance,
+    each support with how R-5.3 classified it and why one did not count, the defence bonuses,
+    each fate die with its key (Divan, purpose, key; never the seed), the rules and the
+    outcome. `?province=P` (repeatable) narrows it to those battles. Ops only: it shows orders."""
+    return await service.explain_divan(services, season_id, divan, province or ())
+
+
+@post(
+    "/ops/seasons/{season_id:str}/divans/{divan:int}/what-if",
+    status_code=200,
+    summary="Ops: re-run one Divan with orders changed or dice pinned; writes nothing",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, "divan_not_found"),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def what_if(
+    services: Services, season_id: str, divan: ReadDivanPath, data: WhatIfIn
+) -> WhatIfOut:
+    """The Divan re-run from the state it was resolved from with the recorded orders changed,
+    added or removed (`kind` "remove") and fate dice pinned; the answer is the difference from
+    the record: battles, provinces, beys, treaties and report lines. Nothing is written."""
+    return await service.what_if(services, season_id, divan, data)
+
+
+@post(
+    "/seasons/{season_id:str}/fork",
+    status_code=201,
+    summary="Fork a season: a new trial season from the state after one of its Divans",
+    # unknown_seat is the domain's too, unreachable here (D-27: every seat 1 … 19 has a bey)
+    responses=answers(EVERY, BODY, STORE, "forbidden", "divan_not_found"),
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="/v1/seasons/{season_id}", documentation_only=True
+        )
+    ],
+    security=OPTIONAL_BEARER,
+)
+async def fork_season(
+    services: Services, season_id: str, data: ForkIn, request: Request[Any, Any, Any]
+) -> Response[ForkedOut]:
+    """Issue 13, D-32: a trial season that starts from the source's state after Divan
+    `divan` (0: before Divan 1), the human in `seat`, every other bey a computer bey. Anyone may
+    fork a season that is over; ops (their token) any season at any time (403 otherwise). The
+    fork records where it came from (source, Divan, chain head), draws a seed of its own, never
+    counts on the boards, and answers like a trial create: the token is shown once."""
+    role = auth.staff_role(request, services.ops, services.auditors)
+    out = await service.fork_season(services, season_id, data.divan, data.seat, role)
+    return Response(out, status_code=201, headers={"Location": f"/v1/seasons/{out.season_id}"})
+
+
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
 
 
@@ -504,6 +568,9 @@ ROUTES = with_examples(
         reissue_token,
         export_season,
         export_audited,
+        explain_divan,
+        what_if,
+        fork_season,
     ],
     EXAMPLES,
 )

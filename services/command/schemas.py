@@ -49,6 +49,27 @@ class CreatedOut(msgspec.Struct, frozen=True):
     seed_commitment: str
 
 
+class ForkIn(msgspec.Struct, **Strict):
+    """A fork (issue 13, D-32): the Divan whose resulting state it starts from (0: before
+    Divan 1; at most 15, so one Divan is left to play) and the seat the human takes."""
+
+    divan: Annotated[int, msgspec.Meta(ge=0, le=15)]
+    seat: Seat
+
+
+class ForkedOut(msgspec.Struct, frozen=True):
+    """A fork, answered like a trial create (the token is shown once), with where it came from:
+    the source season, its Divan, and the source's hash-chain head after that Divan."""
+
+    season_id: str
+    seat: int
+    token: str
+    seed_commitment: str
+    source_season: str
+    source_divan: int
+    source_head: str
+
+
 class CreatorOut(msgspec.Struct, frozen=True):
     """The creator's seat in a live season it plays in, and its bey token (shown once)."""
 

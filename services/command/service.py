@@ -14,7 +14,7 @@ import asyncio
 import random
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, Literal, TypeVar
@@ -30,17 +30,20 @@ from services.command.schemas import (
     CreatedOut,
     CreatorOut,
     DivanRequestedOut,
+    ForkedOut,
     JoinedOut,
     LiveCreatedOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
 )
-from shared.app import tokens
+from shared.app import divan_tools, tokens
 from shared.app.auth import BeyClaim
+from shared.app.divan_tools import ExplainOut
 from shared.app.export import RedactionUnavailable, export_lines, season_over
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
+from shared.app.replay_view import ReplayError
 from shared.app.season_calendar import calendar_out, lock_status
 from shared.app.seasons import Loaded, SeasonNotFound, Seasons
 from shared.domain import calendar as cal
@@ -49,6 +52,7 @@ from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import counting_divan, decide, upcoming_divan
 from shared.domain.evolve import evolve, fold
+from shared.domain.fork import after_divan, fork_events
 from shared.domain.map import game_map
 from shared.domain.messages import Lang
 from shared.domain.state import DIVANS, AdminAct, Order, SeasonState, TreatyKind, perde
@@ -171,6 +175,96 @@ async def export_season(
     what = "export.redacted" if redact else "export"
     log.info(f"{who}.read", season=season_id, what=what, events=len(records))
     return lines
+
+
+async def _season_events(svc: Services, season_id: str) -> list[ev.Event]:
+    try:
+        records = await svc.seasons.store.read_stream(season_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    if not records:
+        raise Problem(404, "season_not_found")
+    return [codec.decode_event(r.data) for r in records]
+
+
+async def explain_divan(
+    svc: Services, season_id: str, divan: int, provinces: Sequence[int] = ()
+) -> ExplainOut:
+    """Ops: Divan `divan` verified (re-run, R-12.3) and explained battle by battle (R-5.8).
+    It shows every bey's orders of that Divan, so the read is logged (R-14); 404
+    `divan_not_found` for a Divan not locked yet. Dice show their key, never the seed."""
+    events = await _season_events(svc, season_id)
+    try:
+        out = divan_tools.explain(season_id, events, divan, provinces)
+    except ReplayError:
+        raise Problem(404, "divan_not_found", params={"divan": divan}) from None
+    log.info("ops.read", season=season_id, divan=divan, what="explain")
+    return out
+
+
+async def what_if(
+    svc: Services, season_id: str, divan: int, data: divan_tools.WhatIfIn
+) -> divan_tools.WhatIfOut:
+    """Ops: Divan `divan` re-run with orders changed or dice pinned, beside the record; it
+    writes nothing. 422 `invalid_body.what_if_seat` for a change naming a seat not in it."""
+    events = await _season_events(svc, season_id)
+    try:
+        out = divan_tools.what_if(season_id, events, divan, data)
+    except ReplayError:
+        raise Problem(404, "divan_not_found", params={"divan": divan}) from None
+    except ValueError:
+        seats = sorted({ch.seat for ch in data.orders})
+        raise Problem(422, "invalid_body.what_if_seat", params={"seat": seats[0]}) from None
+    log.info("ops.read", season=season_id, divan=divan, what="what_if", changed=out.changed)
+    return out
+
+
+async def fork_season(
+    svc: Services, source_id: str, divan: int, seat: int, role: str | None
+) -> ForkedOut:
+    """Issue 13, D-32: a new trial season from the state after Divan `divan` of `source_id`,
+    the human in `seat`; anyone may fork a season that is over (all of it is public then,
+    R-14), ops any season at any time. The fork's first events hold the position and where it
+    came from (SeasonForked); it never counts on the boards; the token is shown once."""
+    store = svc.seasons.store
+    try:
+        records = await store.read_stream(source_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    if not records:
+        raise Problem(404, "season_not_found")
+    events = [codec.decode_event(r.data) for r in records]
+    if role != "ops" and fold(events).phase != "over":
+        raise Problem(403, "forbidden.fork_running")
+    upto = after_divan(events, divan)
+    if upto is None:
+        raise Problem(404, "divan_not_found", params={"divan": divan})
+    season_id = tokens.new_season_id()
+    head = records[upto - 1].hash.hex()
+    result = fork_events(
+        fold(events[:upto]),
+        upto,
+        head,
+        divan=divan,
+        seat=seat,
+        season_id=season_id,
+        seed=secrets.randbits(63),
+        salt=secrets.token_hex(16),
+    )
+    if isinstance(result, c.Rejection):
+        raise Problem.of(result)
+    state = fold(result)
+    token = tokens.new_token(season_id, seat)
+    state = _decided(
+        state, result, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey")
+    )
+    now = svc.clock()
+    meta = EventMetadata(
+        actor="seat", seat=str(seat), command_id=f"fork/{season_id}", at=stamp(now)
+    )
+    await svc.seasons.append(season_id, 0, "create", result, meta)
+    log.info("season.forked", season=season_id, source=source_id, divan=divan, by=role or "anyone")
+    return ForkedOut(season_id, seat, token, state.seed_commitment, source_id, divan, head)
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:

@@ -82,3 +82,22 @@ class PinnedDraws(Draws):
 
     def news_target(self, card: NewsCard, candidates: Sequence[int]) -> int | None:
         return self.news.target if self.news else None
+
+
+class PinnedFates(Draws):
+    """The season's own draws with some fate dice pinned (an ops what-if, issue 13): every other
+    draw — news, offers, rebellions, the dice not pinned — is the seed's (R-12.1)."""
+
+    def __init__(
+        self,
+        seed: int,
+        divan: int,
+        deck: Sequence[NewsCard],
+        fates: dict[int, dict[str, int]],
+    ) -> None:
+        super().__init__(seed, divan, deck)
+        self.fates = fates
+
+    def fate(self, target: int, side: str) -> int:
+        pinned = self.fates.get(target, {})
+        return pinned[side] if side in pinned else super().fate(target, side)

@@ -7,7 +7,18 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.state import AdminAct, Calendar, Mode, NewsCard, Offer, Order, Treaty, TreatyKind
+from shared.domain.state import (
+    AdminAct,
+    Bey,
+    Calendar,
+    Mode,
+    NewsCard,
+    Offer,
+    Order,
+    Province,
+    Treaty,
+    TreatyKind,
+)
 
 
 class ProvinceSet(msgspec.Struct, frozen=True):
@@ -342,8 +353,32 @@ class SeedRevealed(Event, frozen=True, tag="seed_revealed.v1"):
     salt: str
 
 
+class SeasonForked(Event, frozen=True, tag="season_forked.v1"):
+    """A trial season started from the state after Divan `source_divan` of another season
+    (issue 13, D-32): right after its own SeasonCreated (its new seed and commitment; it never
+    counts on the boards), it takes that position whole — everything a replay needs, so the
+    fork replays from its own stream alone. `source_head` is the source's hash-chain head at
+    `source_version`, the last event of that Divan: where the position came from, checkable
+    against the source's export. Beys' gold and missions are in it: secret like any bey's."""
+
+    source_season: str
+    source_divan: int
+    source_version: int
+    source_head: str
+    seat: int  # the human's; every other bey is a computer bey
+    divan: int
+    beys: tuple[Bey, ...]
+    provinces: tuple[Province, ...]
+    treaties: tuple[Treaty, ...]
+    offers: tuple[Offer, ...]
+    ceasefire_divan: int | None
+    deck: tuple[NewsCard, ...]
+    partners: dict[int, tuple[int, ...]]
+
+
 AnyEvent = (
     SeasonCreated
+    | SeasonForked
     | BeyJoined
     | RegistrationClosed
     | OrdersSubmitted

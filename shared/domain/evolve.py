@@ -97,6 +97,19 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
                 counts_on_boards=event.counts_on_boards,
                 provinces=start_map(),
             )
+        case ev.SeasonForked():
+            return replace(
+                state,
+                phase="running",
+                divan=event.divan,
+                beys=event.beys,
+                provinces=event.provinces,
+                treaties=event.treaties,
+                offers=event.offers,
+                ceasefire_divan=event.ceasefire_divan,
+                deck=event.deck,
+                partners=event.partners,
+            )
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared.domain import report
 from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
-from shared.domain.rules.orders import blocs, classify, dropped_orders, read_orders
-from shared.domain.state import Offer, Order, SeasonState
+from shared.domain.rules.orders import (
+    Classified,
+    Dropped,
+    blocs,
+    classify,
+    dropped_orders,
+    read_orders,
+)
+from shared.domain.state import Offer, Order, SeasonState, Treaty
 
 
 @dataclass(frozen=True)
@@ -25,8 +32,29 @@ class DivanInputs:
     ceasefire: bool | None = None  # None: from the state (R-6.7)
 
 
-def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Board]:
-    """Run steps 1–7 on a working copy; answers the outcome events and the final board."""
+@dataclass
+class Trace:
+    """What step 3 saw and decided, for an explanation (shared/domain/explain.py): filled by
+    `adjudicate` when asked, read by nobody else; it never changes an event (R-12.3)."""
+
+    ceasefire: bool = False
+    owner: list[int | None] = field(default_factory=list)  # as step 3 began (index = plate)
+    units: list[int] = field(default_factory=list)
+    sur: list[bool] = field(default_factory=list)
+    memleket: dict[int, int] = field(default_factory=dict)
+    treaties: dict[tuple[int, int], Treaty] = field(default_factory=dict)
+    bloc_of: dict[int, int] = field(default_factory=dict)
+    effective: list[tuple[int, Order]] = field(default_factory=list)
+    classified: Classified = field(default_factory=Classified)
+    dropped: list[Dropped] = field(default_factory=list)
+    draws: Draws | None = None
+
+
+def adjudicate(
+    state: SeasonState, inputs: DivanInputs, trace: Trace | None = None
+) -> tuple[list[Event], Board]:
+    """Run steps 1–7 on a working copy; answers the outcome events and the final board.
+    With `trace`, also records there what step 3 classified (the events are the same)."""
     divan = inputs.divan
     board = Board.of(state, divan)
     draws = inputs.draws or Draws(state.seed, divan, state.deck)
@@ -42,6 +70,13 @@ def adjudicate(state: SeasonState, inputs: DivanInputs) -> tuple[list[Event], Bo
     effective, unread = read_orders(board, inputs.orders)
     classified = classify(board, effective, ceasefire, bloc_of)
     dropped = dropped_orders(board, unread, classified, effective)
+    if trace is not None:
+        trace.ceasefire, trace.draws = ceasefire, draws
+        trace.owner, trace.units, trace.sur = list(board.owner), list(board.units), list(board.sur)
+        trace.memleket = {s: b.memleket for s, b in board.beys.items()}
+        trace.treaties = dict(board.treaties)
+        trace.bloc_of, trace.effective = dict(bloc_of), list(effective)
+        trace.classified, trace.dropped = classified, list(dropped)
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
     outcome = battle.fight_all(board, classified, bloc_of, draws)

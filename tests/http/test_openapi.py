@@ -29,6 +29,9 @@ V1_OPERATIONS = {
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
     ("get", "/v1/ops/seasons/{season_id}/export"),
     ("get", "/v1/seasons/{season_id}/export"),
+    ("get", "/v1/ops/seasons/{season_id}/divans/{divan}/explain"),
+    ("post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if"),
+    ("post", "/v1/seasons/{season_id}/fork"),
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
@@ -42,6 +45,8 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/kurultay/vote",
     "/v1/seasons/{season_id}/divans",
     "/v1/seasons/{season_id}/join",
+    "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
+    "/v1/seasons/{season_id}/fork",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}

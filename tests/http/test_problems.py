@@ -529,6 +529,14 @@ async def store_v1_season(store: EventStore, season_id: str) -> None:
     await store.append(season_id, 0, to_new(await scratch.read_stream(season_id)), chain=1)
 
 
+@case("divan_not_found", 404)
+async def _explain_unplayed_divan(api: Api, _: AsyncExitStack) -> Request:
+    """Ops explain a Divan the season has not locked yet (issue 13)."""
+    bey = await create_trial(api.client)
+    url = f"/v1/ops/seasons/{bey.season_id}/divans/1/explain"
+    return api.client.get(url, headers=bearer(OPS_TOKEN))
+
+
 async def break_chain(store: EventStore, season_id: str) -> None:
     last = (await store.read_stream(season_id))[-1]
     if isinstance(store, InMemoryEventStore):

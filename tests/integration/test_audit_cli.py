@@ -197,3 +197,31 @@ async def test_a_version_1_season_imports_as_version_1_and_has_no_redacted_expor
         assert json.loads(done.stdout)["redacted"] > 0
         done = await run_cli("import", str(redacted), "--dsn", copy)
         assert done.returncode == 1 and "redacted" in done.stderr
+
+
+async def test_explain_what_if_and_shadow_read_a_stored_season_and_write_nothing(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    """Issue 13: the ops verbs on a season id read it from PostgreSQL; its stream is the same
+    bytes afterwards."""
+    await store_season(event_store, "ops-tools", 12, divans=2)
+    before = await event_store.read_stream("ops-tools")
+    done = await run_cli("--lang", "en", "explain", "ops-tools", "2", "--dsn", migrated_pg_dsn)
+    assert done.returncode == 0, done.stderr
+    assert "Divan 2: explanation" in done.stdout and "Verification: the re-run" in done.stdout
+    changes = tmp_path / "changes.json"
+    changes.write_text('{"dice": [{"target": 6, "side": "defence", "value": 2}]}')
+    done = await run_cli(
+        "what-if", "ops-tools", "1", "--file", str(changes), "--json", "--dsn", migrated_pg_dsn
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["divan"] == 1
+    seksenbir = Path(sys.executable).parent / "seksenbir"
+    done = await run_cli(
+        "shadow", "ops-tools", "--adjudicate-cmd", f"{seksenbir} adjudicate",
+        "--dsn", migrated_pg_dsn,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"divans": 2, "changed": []}
+    assert "ops-tools Divan 2: same" in done.stderr
+    assert await event_store.read_stream("ops-tools") == before

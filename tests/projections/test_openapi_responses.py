@@ -154,9 +154,19 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             ("/v1/ops/seasons/{season_id}/beys/{seat}", ops_token),
             ("/v1/ops/seasons/{season_id}/export", ops_token),
             ("/v1/seasons/{season_id}/export", auditor),
+            ("/v1/ops/seasons/{season_id}/divans/{divan}/explain", ops_token),
         ]:
             url = path.replace("{season_id}", season_id).replace("{divan}", "1")
             await call("get", path, url.replace("{seat}", "1"), headers=headers)
+        await call(
+            "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
+            f"/v1/ops/seasons/{season_id}/divans/1/what-if",
+            json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
+        )  # fmt: skip
+        await call(
+            "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
+            json={"divan": 1, "seat": 2}, headers=ops_token,
+        )  # fmt: skip
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text

@@ -29,6 +29,8 @@ BODIES = {  # a valid body for each operation that takes one: the token check is
     "/v1/seasons/{season_id}/kurultay/vote": {"candidate": 2},
     "/v1/seasons/{season_id}/divans": {"divan": 1},
     "/v1/seasons/{season_id}/join": {"memleket": 34},
+    "/v1/seasons/{season_id}/fork": {"divan": 0, "seat": 1},
+    "/v1/ops/seasons/{season_id}/divans/{divan}/what-if": {},
     **{
         f"/v1/seasons/{{season_id}}/admin/{act}": {"reason": "test"}
         for act in ("postpone", "cancel", "pause", "resume")

@@ -1,0 +1,435 @@
+"""Ops tools on one recorded Divan: explain it (`seksenbir explain`, `GET …/explain`) and try
+what would have happened otherwise (`seksenbir what-if`, `POST …/what-if`). Issue 13.
+
+Pure: both read decoded events and answer typed values (the HTTP answers, msgspec Structs) and
+text; nothing is ever written. The explanation is the domain's (shared/domain/explain.py); the
+verification beside it is `replay_view.rerun_divan` (R-12.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from shared.app.replay_view import ReplayError, rerun_divan, state_json
+from shared.domain import events as ev
+from shared.domain.draws import PinnedFates
+from shared.domain.evolve import evolve, fold
+from shared.domain.explain import BattleNote, DivanExplanation, explain_divan, notes_for
+from shared.domain.lifecycle import inputs_of, marked_late
+from shared.domain.map import game_map
+from shared.domain.messages import Lang, Said, render
+from shared.domain.resolve import DivanInputs
+from shared.domain.state import Order, SeasonState
+
+Plate = Annotated[int, Meta(ge=1, le=81)]
+Seat = Annotated[int, Meta(ge=1, le=19)]
+
+
+class EventCheck(msgspec.Struct, frozen=True):
+    """One outcome event of the re-run beside the recorded one (None: missing from the record)."""
+
+    version: int | None
+    type: str
+    same: bool
+    changes: list[str]  # "path: recorded -> re-run"
+
+
+class Verification(msgspec.Struct, frozen=True):
+    """The Divan re-run from its DivanLocked and the seed, compared with the record (R-12.3)."""
+
+    ok: bool
+    events: list[EventCheck]
+    computer_turn: list[str]
+
+
+class ExplainOut(msgspec.Struct, frozen=True):
+    """Ops: one Divan, verified and explained battle by battle (R-5.8). Dice show their key
+    (Divan, purpose, key), never the seed."""
+
+    season_id: str
+    divan: int
+    verification: Verification
+    explanation: DivanExplanation
+
+
+class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename={"frm": "from"}):
+    """A what-if change to one bey's order for one province: `kind` "remove" takes its recorded
+    order away (the province holds); any other kind replaces it or adds it."""
+
+    seat: Seat
+    frm: Plate
+    kind: Literal["advance", "support", "hold", "remove"]
+    to: Plate | None = None
+    units: Annotated[int, Meta(ge=0, le=99)] = 0
+
+
+class DiePin(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A fate die pinned for a what-if (R-5.4; a traitor group still rolls 0, R-6.5)."""
+
+    target: Plate
+    side: Literal["attack", "defence"]
+    value: Annotated[int, Meta(ge=0, le=2)]
+
+
+class WhatIfIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    orders: Annotated[list[OrderChange], Meta(max_length=200)] = []
+    dice: Annotated[list[DiePin], Meta(max_length=162)] = []
+
+
+class ProvinceAt(msgspec.Struct, frozen=True):
+    owner: int | None  # None: the milis
+    units: int
+    sur: bool
+
+
+class ProvinceChange(msgspec.Struct, frozen=True):
+    plate: int
+    name: str
+    recorded: ProvinceAt
+    what_if: ProvinceAt
+
+
+class BeyAt(msgspec.Struct, frozen=True):
+    gold: int
+    provinces: int
+    units: int
+    hain_through: int | None
+    missions_done: list[str]
+
+
+class BeyChange(msgspec.Struct, frozen=True):
+    seat: int
+    recorded: BeyAt
+    what_if: BeyAt
+
+
+class TreatyChange(msgspec.Struct, frozen=True):
+    kind: str
+    a: int
+    b: int
+    through_divan: int
+    change: Literal["only_recorded", "only_what_if"]
+
+
+class BattleChange(msgspec.Struct, frozen=True):
+    target: int
+    recorded: str | None  # the outcome, None: no battle there
+    what_if: str | None
+
+
+class LineOut(msgspec.Struct, frozen=True):
+    kind: str
+    tr: str
+    en: str
+
+
+class WhatIfOut(msgspec.Struct, frozen=True):
+    """A Divan re-run with changed inputs, beside the record; nothing was written."""
+
+    season_id: str
+    divan: int
+    changed: bool
+    battles: list[BattleChange]
+    provinces: list[ProvinceChange]
+    beys: list[BeyChange]
+    treaties: list[TreatyChange]
+    report_only_recorded: list[LineOut]
+    report_only_what_if: list[LineOut]
+
+
+# --- the Divan as it was resolved ---------------------------------------------------------
+def _locked(events: Sequence[ev.Event], divan: int) -> tuple[int, SeasonState, ev.DivanLocked]:
+    for i, e in enumerate(events):
+        if isinstance(e, ev.DivanLocked) and e.divan == divan:
+            return i, evolve(fold(events[:i]), e), e
+    raise ReplayError(Said("replay.never_locked", divan=divan, reached=fold(events).divan))
+
+
+def _late(events: Sequence[ev.Event], lock_at: int, divan: int) -> bool:
+    return any(
+        isinstance(e, ev.DivanHeld) and e.divan == divan and e.late for e in events[:lock_at]
+    )
+
+
+def verification(events: Sequence[ev.Event], divan: int) -> Verification:
+    rerun = rerun_divan(events, divan)
+    checks = [EventCheck(d.version, d.type, d.same, d.changes) for d in rerun.events]
+    return Verification(rerun.ok, checks, rerun.turn)
+
+
+def explain(
+    season_id: str, events: Sequence[ev.Event], divan: int, provinces: Sequence[int] = ()
+) -> ExplainOut:
+    """ReplayError when the Divan is not in the record."""
+    _at, state, locked = _locked(events, divan)
+    explanation, _events = explain_divan(state, inputs_of(state, locked))
+    return ExplainOut(
+        season_id, divan, verification(events, divan), notes_for(explanation, provinces)
+    )
+
+
+# --- what-if -------------------------------------------------------------------------------
+def changed_inputs(state: SeasonState, locked: ev.DivanLocked, data: WhatIfIn) -> DivanInputs:
+    """The recorded inputs with the orders changed and the dice pinned."""
+    orders = {seat: list(os) for seat, os in locked.orders.items()}
+    for ch in data.orders:
+        kept = [o for o in orders.get(ch.seat, []) if o.province != ch.frm]
+        if ch.kind != "remove":
+            target = None if ch.kind == "hold" else ch.to
+            kept.append(Order(ch.frm, ch.kind, target, ch.units if target is not None else 0))
+        orders[ch.seat] = kept
+    fates: dict[int, dict[str, int]] = {}
+    for pin in data.dice:
+        fates.setdefault(pin.target, {})[pin.side] = pin.value
+    draws = PinnedFates(state.seed, locked.divan, state.deck, fates)
+    return replace(
+        inputs_of(state, locked),
+        orders={s: tuple(os) for s, os in sorted(orders.items()) if os},
+        draws=draws,
+    )
+
+
+def what_if(season_id: str, events: Sequence[ev.Event], divan: int, data: WhatIfIn) -> WhatIfOut:
+    """Divan `divan` re-run with `data`'s changes; the difference from the record. ReplayError
+    when the Divan is not in the record; ValueError for a change naming a seat not in it."""
+    lock_at, state, locked = _locked(events, divan)
+    seats = {b.seat for b in state.beys}
+    unknown = sorted({ch.seat for ch in data.orders} - seats)
+    if unknown:
+        raise ValueError(f"no bey in seat {unknown[0]}")
+    late = _late(events, lock_at, divan)
+    _expl, recorded_run = explain_divan(state, inputs_of(state, locked))
+    recorded = marked_late(recorded_run, late)
+    _expl2, other = explain_divan(state, changed_inputs(state, locked, data))
+    other = marked_late(other, late)
+    return _difference(season_id, divan, state, recorded, other)
+
+
+def _difference(
+    season_id: str,
+    divan: int,
+    state: SeasonState,
+    recorded: list[ev.Event],
+    other: list[ev.Event],
+) -> WhatIfOut:
+    a, b = fold(recorded, state), fold(other, state)
+    va, vb = state_json(a, 0), state_json(b, 0)
+    gm = game_map()
+    provinces = [
+        ProvinceChange(
+            p["plate"],
+            gm[p["plate"]].name,
+            ProvinceAt(p["owner"], p["units"], p["sur"]),
+            ProvinceAt(q["owner"], q["units"], q["sur"]),
+        )
+        for p, q in zip(va["provinces"], vb["provinces"], strict=True)
+        if (p["owner"], p["units"], p["sur"]) != (q["owner"], q["units"], q["sur"])
+    ]
+    beys = []
+    for x, y in zip(va["beys"], vb["beys"], strict=True):
+        bx, by = _bey_at(x), _bey_at(y)
+        if bx != by:
+            beys.append(BeyChange(x["seat"], bx, by))
+    ta = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in va["treaties"]}
+    tb = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in vb["treaties"]}
+    treaties = [TreatyChange(*t, change="only_recorded") for t in sorted(ta - tb)]
+    treaties += [TreatyChange(*t, change="only_what_if") for t in sorted(tb - ta)]
+    battles = _battle_changes(recorded, other)
+    ra, rb = _report(recorded), _report(other)
+    only_a = [line for line in ra if line not in rb]
+    only_b = [line for line in rb if line not in ra]
+    changed = bool(provinces or beys or treaties or battles or only_a or only_b)
+    return WhatIfOut(season_id, divan, changed, battles, provinces, beys, treaties, only_a, only_b)
+
+
+def _bey_at(view: dict[str, Any]) -> BeyAt:
+    return BeyAt(
+        view["gold"], view["provinces"], view["units"], view["hain_through"], view["missions_done"]
+    )
+
+
+def _battles(events: list[ev.Event]) -> dict[int, ev.BattleRecord]:
+    resolved = next(e for e in events if isinstance(e, ev.BattlesResolved))
+    return {r.target: r for r in resolved.battles}
+
+
+def _battle_changes(recorded: list[ev.Event], other: list[ev.Event]) -> list[BattleChange]:
+    """Every target whose battle record differs (or exists in one run only)."""
+    a, b = _battles(recorded), _battles(other)
+    out = []
+    for t in sorted(set(a) | set(b)):
+        ra, rb = a.get(t), b.get(t)
+        if ra != rb:
+            out.append(BattleChange(t, ra.outcome if ra else None, rb.outcome if rb else None))
+    return out
+
+
+def _report(events: list[ev.Event]) -> list[LineOut]:
+    resolved = next(e for e in events if isinstance(e, ev.DivanResolved))
+    return [LineOut(line.kind, line.tr, line.en) for line in resolved.public]
+
+
+# --- text for people ----------------------------------------------------------------------
+def _say(_text: str, _lang: Lang, **params: object) -> str:
+    return render(f"explain.{_text}", _lang, params)
+
+
+def _who(seat: int | None, lang: Lang) -> str:
+    return _say("milis", lang) if seat is None else _say("bey", lang, seat=seat)
+
+
+def explain_text(out: ExplainOut, lang: Lang) -> str:
+    """`seksenbir explain`: the verification, then every battle, in Turkish or English."""
+    v = out.verification
+    lines = [_say("head", lang, season=out.season_id, divan=out.divan)]
+    lines.append(_say("verified" if v.ok else "not_verified", lang))
+    for check in v.events:
+        if not check.same:
+            lines += [f"  ! {check.type}: {c}" for c in check.changes]
+    lines += [f"  ! {t}" for t in v.computer_turn]
+    if out.explanation.ceasefire:
+        lines.append(_say("ceasefire", lang))
+    if not out.explanation.battles:
+        lines.append(_say("no_battles", lang))
+    for b in out.explanation.battles:
+        lines += ["", *_battle_text(b, lang)]
+    if out.explanation.dropped:
+        lines += ["", _say("dropped_head", lang)]
+        for d in out.explanation.dropped:
+            lines.append(
+                "  "
+                + _say(
+                    "dropped",
+                    lang,
+                    seat=d.seat,
+                    origin=d.origin,
+                    target=d.target if d.target is not None else "-",
+                    kind=_say(f"kind.{d.kind}", lang),
+                    units=d.units,
+                    why=_say(f"why.{d.reason}", lang),
+                    rule=d.rule,
+                )
+            )
+    return "\n".join(lines)
+
+
+def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
+    lines = [
+        _say(
+            "battle",
+            lang,
+            target=b.target,
+            name=b.target_name,
+            defender=_who(b.defender, lang),
+            units=b.defender_units,
+        )
+    ]
+    for g in b.groups:
+        advances = ", ".join(
+            _say("advance", lang, seat=a.seat, origin=a.origin, units=a.units, ordered=a.ordered)
+            + (" " + _say("betrayal", lang) if a.betrayal else "")
+            for a in g.advances
+        )
+        mark = _say("fighting" if g.fighting else "went_home", lang)
+        lines.append(
+            "  "
+            + _say("group", lang, index=g.index + 1, advances=advances, support=g.support)
+            + f" = {g.strength}; {mark}"
+        )
+    for s in b.supports:
+        counted = _say("counted" if s.counted else "not_counted", lang)
+        lines.append(
+            "  "
+            + _say(
+                "support",
+                lang,
+                seat=s.seat,
+                origin=s.origin,
+                units=s.units,
+                kind=_say(f"support.{s.classified}", lang),
+            )
+            + f": {counted} ({_say(f'why.{s.why}', lang)}; {', '.join(s.rules)})"
+        )
+    bonus = b.bonus
+    if b.defender is not None:
+        lines.append(
+            "  "
+            + _say(
+                "bonus",
+                lang,
+                memleket=bonus.memleket,
+                sur=bonus.sur,
+                hemsehri=bonus.hemsehri,
+                total=bonus.total,
+            )
+        )
+    for d in b.dice:
+        key = f"({d.divan}, {d.purpose}, {d.key[0]}/{d.key[1]})"
+        how = _say("die_zero" if not d.drawn else ("die_pinned" if d.pinned else "die_seed"), lang)
+        lines.append(
+            "  " + _say(f"die.{d.side}", lang, value=d.value, key=key) + f" — {how} ({d.rule})"
+        )
+    if b.attack is not None:
+        lines.append("  " + _say("sums", lang, attack=b.attack, defence=b.defence))
+    outcome = _say(
+        f"outcome.{b.outcome}",
+        lang,
+        taker=b.taker,
+        entering=b.entering,
+        a_lost=b.attacker_losses,
+        d_lost=b.defender_losses,
+    )
+    lines.append("  " + outcome + f" [{', '.join(b.rules)}]")
+    return lines
+
+
+def what_if_text(out: WhatIfOut, lang: Lang) -> str:
+    lines = [_say("what_if_head", lang, season=out.season_id, divan=out.divan)]
+    if not out.changed:
+        lines.append(_say("what_if_same", lang))
+        return "\n".join(lines)
+    for bc in out.battles:
+        lines.append(
+            "  "
+            + _say(
+                "what_if_battle",
+                lang,
+                target=bc.target,
+                recorded=bc.recorded or "-",
+                what_if=bc.what_if or "-",
+            )
+        )
+    for p in out.provinces:
+        lines.append(
+            f"  {p.plate} {p.name}: {_province(p.recorded, lang)} -> {_province(p.what_if, lang)}"
+        )
+    for bey in out.beys:
+        was, now = _bey(bey.recorded, lang), _bey(bey.what_if, lang)
+        lines.append(f"  {_who(bey.seat, lang)}: {was} -> {now}")
+    for t in out.treaties:
+        lines.append(
+            "  "
+            + _say(f"what_if_{t.change}", lang, kind=t.kind, a=t.a, b=t.b, through=t.through_divan)
+        )
+    for line in out.report_only_recorded:
+        lines.append(f"  - {getattr(line, lang)}")
+    for line in out.report_only_what_if:
+        lines.append(f"  + {getattr(line, lang)}")
+    return "\n".join(lines)
+
+
+def _province(p: ProvinceAt, lang: Lang) -> str:
+    sur = " sur" if p.sur else ""
+    return f"{_who(p.owner, lang)} {p.units}{sur}"
+
+
+def _bey(b: BeyAt, lang: Lang) -> str:
+    text = _say("bey_state", lang, gold=b.gold, provinces=b.provinces, units=b.units)
+    if b.hain_through is not None:
+        text += " " + _say("hain", lang, through=b.hain_through)
+    return text
