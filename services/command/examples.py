@@ -4,6 +4,8 @@ each against its own schema). Built from the typed Structs, so they cannot drift
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -19,6 +21,8 @@ from services.command.schemas import (
     JoinedOut,
     JoinIn,
     OfferIn,
+    OpsReadOut,
+    OpsReadsOut,
     OrderIn,
     OrdersIn,
     OrdersOut,
@@ -60,6 +64,7 @@ CALENDAR = CalendarOut(
     compressed=False,
 )
 TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
+_AT = datetime(2026, 12, 15, 18, 4, 5, tzinfo=UTC)  # an instant of the server's
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
 
 _ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
@@ -113,6 +118,16 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "ops_reads": {
+        200: OpsReadsOut(
+            season_id=SEASON,
+            reads=[
+                OpsReadOut(id=41, what="orders/3", actor="5f2b9c0d1e7a", at=_AT),
+                OpsReadOut(id=42, what="export", actor="5f2b9c0d1e7a", at=_AT),
+            ],
+            next_after=None,
+        )
+    },
     "join_season": {
         "request": JoinIn(memleket=34),
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),

@@ -16,11 +16,12 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Parameter, Reference, RequestBody
 from litestar.params import HeaderParameter
+from litestar.params import Parameter as QueryParameter
 from litestar.response import Stream
 from msgspec import Struct
 
 from services.command import service
-from services.command.auth import ops_guard
+from services.command.auth import ops_guard, staff_guard
 from services.command.examples import EXAMPLES
 from services.command.schemas import (
     Accepted,
@@ -38,6 +39,7 @@ from services.command.schemas import (
     JoinIn,
     LiveCreatedOut,
     OfferIn,
+    OpsReadsOut,
     OrdersIn,
     OrdersOut,
     SeasonStatus,
@@ -57,14 +59,17 @@ from shared.app.openapi import (
     EVERY,
     KEY,
     KEY_REQUIRED,
+    OPS_READ,
     PATH,
     STAFF_AUTH,
     STORE,
     answers,
     with_examples,
 )
+from shared.app.ops_audit import record_ops_read
 from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
+from shared.eventstore.audit import MAX_LIST
 
 Key = Annotated[
     str | None,
@@ -352,7 +357,7 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
     "/ops/seasons/{season_id:str}/export",
     summary="Ops: the season's export, seksenbir-export/1 as NDJSON (docs/export.md)",
     responses={
-        **answers(EVERY, STAFF_AUTH, STORE, "chain_broken"),
+        **answers(EVERY, STAFF_AUTH, STORE, OPS_READ, "chain_broken"),
         200: ResponseSpec(
             data_container=ExportHeader | ExportEvent,
             media_type="application/x-ndjson",
@@ -365,11 +370,33 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
     guards=[ops_guard],
     media_type="application/x-ndjson",
 )
-async def export_season(services: Services, season_id: str) -> Stream:
+async def export_season(
+    services: Services, season_id: str, request: Request[Any, Any, Any]
+) -> Stream:
     """Every event with its hash-chain fields, the header line first, streamed line by line:
-    the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only."""
+    the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only, and
+    recorded in the ops-read trail before the first line (ADR-53)."""
     lines = await service.export_season(services, season_id)
+    await record_ops_read(services.seasons.store.ops_reads, request, season_id, "export")
     return Stream(lines, media_type="application/x-ndjson")
+
+
+@get(
+    "/seasons/{season_id:str}/audit/ops-reads",
+    summary="Auditor or ops: every recorded ops read of this season's secrets (ADR-53)",
+    responses=answers(EVERY, STAFF_AUTH, STORE, "invalid_parameter"),  # after, limit
+    security=BEARER,
+    guards=[staff_guard],
+)
+async def ops_reads(
+    services: Services,
+    season_id: str,
+    after: Annotated[int, QueryParameter(ge=0, le=2**62, description="the last id seen")] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIST, description="at most this many")] = 100,
+) -> OpsReadsOut:
+    """R-14: what ops read of the season's secrets, when and with which token (its fingerprint),
+    from the store's own trail: never the season's stream (its version and ETag stay put)."""
+    return await service.ops_reads(services, season_id, after, limit)
 
 
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
@@ -464,6 +491,7 @@ ROUTES = with_examples(
         rotate_token,
         reissue_token,
         export_season,
+        ops_reads,
     ],
     EXAMPLES,
 )

@@ -181,6 +181,26 @@ class TokenOut(msgspec.Struct, frozen=True):
     token: str
 
 
+class OpsReadOut(msgspec.Struct, frozen=True):
+    """One recorded ops read of secret data (ADR-53): its number, what was read (`orders/3`,
+    `battles/3`, `beys/5`, `audit/betrayals`, `export`), the ops token's fingerprint (the first
+    12 hex digits of its SHA-256, as configured) and the server's instant."""
+
+    id: int
+    what: str
+    actor: str
+    at: datetime
+
+
+class OpsReadsOut(msgspec.Struct, frozen=True):
+    """A season's ops reads in the order recorded; `next_after`: pass it as `after` for the
+    next page (null: this was the last)."""
+
+    season_id: str
+    reads: list[OpsReadOut]
+    next_after: int | None
+
+
 class SeasonStatus(msgspec.Struct, frozen=True):
     season_id: str
     mode: str

@@ -32,6 +32,8 @@ from services.command.schemas import (
     DivanRequestedOut,
     JoinedOut,
     LiveCreatedOut,
+    OpsReadOut,
+    OpsReadsOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
@@ -155,8 +157,24 @@ async def export_season(svc: Services, season_id: str) -> Iterator[bytes]:
         raise Problem(
             409, "chain_broken", params={"error": str(exc), "season": season_id}
         ) from None
-    log.info("ops.read", season=season_id, what="export", events=len(records))
     return export_lines(season_id, records, head)
+
+
+async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> OpsReadsOut:
+    """The season's recorded ops reads after `after` (ADR-53); 404 for no season."""
+    store = svc.seasons.store
+    try:
+        if await store.stream_version(season_id) == 0:
+            raise Problem(404, "season_not_found")
+        rows = await store.ops_reads.list(season_id, after=after, limit=limit + 1)
+    except StoreBusyError:
+        raise store_busy() from None
+    page = rows[:limit]
+    return OpsReadsOut(
+        season_id=season_id,
+        reads=[OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at) for r in page],
+        next_after=page[-1].id if len(rows) > limit else None,
+    )
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:

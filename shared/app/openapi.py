@@ -113,6 +113,7 @@ CODES: dict[str, tuple[int, str]] = {
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
     "read_unavailable": (503, "the read side's Redis does not answer (Retry-After)"),
     "streams_full": (503, "this process serves all the event streams it can (Retry-After)"),
+    "audit_unavailable": (503, "an ops read of secret data could not be recorded (Retry-After)"),
 }
 
 # What the edge can answer, one group per concern; each operation lists the groups it passes
@@ -136,6 +137,7 @@ APPEND = ("conflict",)  # … and appends to it, retrying on concurrent writes
 PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)
 READ = ("season_not_found", "projection_rebuilding", "read_unavailable")
 STREAM = ("bad_ticket", "too_many_streams", "streams_full")
+OPS_READ = ("audit_unavailable",)  # an ops read of secret data, recorded first (ADR-53)
 
 
 def example_problem(

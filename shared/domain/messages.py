@@ -146,6 +146,7 @@ CATALOGUE: dict[str, Text] = {
     "too_many_streams": T("Bu adresten en fazla {limit} akış açık olabilir", "At most {limit} streams may be open per client"),
     "streams_full": T("Sunucuda akış için yer yok; biraz sonra tekrar deneyin", "No stream slots are free; try again shortly"),
     "read_unavailable": T("Okuma tarafı şu an yanıt vermiyor", "The read side is unavailable"),
+    "audit_unavailable": T("Gizli okuma kaydedilemedi; biraz sonra tekrar deneyin", "The secret read could not be recorded; try again shortly"),
     "projection_rebuilding": T("Görünüm yeniden kuruluyor; biraz sonra tekrar deneyin", "The view is being rebuilt; try again shortly"),
     # --- the command line (entrypoints/cli.py) ---------------------------------------------
     "cli.divan": T("== {divan}. Divan ==", "== Divan {divan} =="),

@@ -42,6 +42,7 @@ ALL = [
     "0004_due_work",
     "0005_log_head_retired_always",
     "0006_live_deadlines",
+    "0009_ops_reads",
 ]
 
 
@@ -67,7 +68,7 @@ async def test_migrations_apply_once_and_record_themselves(fresh_dsn: str):
         rows = await conn.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
     finally:
         await conn.close()
-    assert [(r["version"], r["name"]) for r in rows] == list(enumerate(ALL, start=1))
+    assert [(r["version"], r["name"]) for r in rows] == [(int(n[:4]), n) for n in ALL]
 
 
 async def test_two_migrators_at_once_apply_each_migration_once(fresh_dsn: str):
