@@ -23,6 +23,7 @@ from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
 from services.projections.context import ctx, season_read
 from services.projections.examples import EXAMPLES
+from services.projections.history import HISTORY_ROUTES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import ADMIN_REPORT
@@ -631,6 +632,7 @@ QUERY_ROUTES = with_examples(
         battles,
         all_orders,
         audit_betrayals,
+        *HISTORY_ROUTES,
         ops_bey,
         ticket,
         events,

@@ -153,9 +153,12 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             ("/v1/seasons/{season_id}/audit/betrayals", auditor),
             ("/v1/ops/seasons/{season_id}/beys/{seat}", ops_token),
             ("/v1/ops/seasons/{season_id}/export", ops_token),
+            ("/v1/seasons/{season_id}/betrayals/history", {}),
+            ("/v1/betrayals/memleket/{plate}", auditor),
             ("/v1/seasons/{season_id}/audit/ops-reads", auditor),  # after the ops reads above
         ]:
             url = path.replace("{season_id}", season_id).replace("{divan}", "1")
+            url = url.replace("{plate}", "6")
             await call("get", path, url.replace("{seat}", "1"), headers=headers)
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
