@@ -410,6 +410,8 @@ def _replay(args: argparse.Namespace) -> int:
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
     from shared.app.replay_view import (
         ReplayError,
+        corrections_json,
+        corrections_text,
         rerun_divan,
         rerun_json,
         rerun_text,
@@ -445,8 +447,9 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(f"seksenbir replay: {exc}", file=sys.stderr)
         return 2
     view = state_json(fold(events[:upto]), upto)
+    corrections = corrections_json(events, upto)  # ADR-53: shown beside what they compensate
     if args.json:
-        out: dict[str, Any] = {"state": view}
+        out: dict[str, Any] = {"state": view, "corrections": corrections}
         if rerun is not None:
             out["rerun"] = rerun_json(rerun)
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -455,4 +458,7 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
             print(rerun_text(rerun))
             print()
         print(state_table(view))
+        if corrections:
+            print()
+            print(corrections_text(corrections))
     return 0 if rerun is None or rerun.ok else 1

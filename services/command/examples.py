@@ -13,11 +13,14 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    CorrectionIn,
+    CorrectionOut,
     CreatedOut,
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
     ExportHeader,
+    GoldFixIn,
     JoinedOut,
     JoinIn,
     OfferIn,
@@ -118,6 +121,21 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "apply_correction": {
+        "request": CorrectionIn(
+            correction=GoldFixIn(seat=3, gold=9),
+            reason="verify: Divan 5's production re-runs with 9 gold for bey 3, recorded 16",
+            refers_to=212,
+        ),
+        201: CorrectionOut(
+            correction=GoldFixIn(seat=3, gold=9),
+            reason="verify: Divan 5's production re-runs with 9 gold for bey 3, recorded 16",
+            divan=7,
+            at=_AT,
+            refers_to=212,
+            version=260,
+        ),
+    },
     "ops_reads": {
         200: OpsReadsOut(
             season_id=SEASON,

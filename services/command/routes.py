@@ -29,6 +29,8 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    CorrectionIn,
+    CorrectionOut,
     CreatedOut,
     CreateSeasonIn,
     DivanIn,
@@ -118,6 +120,14 @@ ADMIN: dict[str, tuple[str, ...]] = {
     "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
     "resume": (*ADMIN_COMMON, "not_paused"),
 }
+# ADR-53: a correction's refusals (shared/domain/corrections.py)
+CORRECTION = (
+    "wrong_phase",
+    "divan_locked",
+    "season_cancelled",
+    "reason_required",
+    "invalid_correction",
+)
 T = TypeVar("T", bound=Struct)
 
 
@@ -381,6 +391,22 @@ async def export_season(
     return Stream(lines, media_type="application/x-ndjson")
 
 
+@post(
+    "/ops/seasons/{season_id:str}/corrections",
+    status_code=201,
+    summary="Ops: correct a defect with a compensating event and a reason (ADR-53)",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *CORRECTION),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def apply_correction(services: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
+    """Set a province (owner, units, sur), a bey's gold, or remove a Hain badge, between Divans
+    of a running season or during the Kurultay's vote: a `correction_applied.v1` event with
+    the reason, after the season's last Divan; the record before it is never changed. A
+    repeat of the same correction changes nothing and is refused (`invalid_correction`)."""
+    return await service.apply_correction(services, season_id, data)
+
+
 @get(
     "/seasons/{season_id:str}/audit/ops-reads",
     summary="Auditor or ops: every recorded ops read of this season's secrets (ADR-53)",
@@ -491,6 +517,7 @@ ROUTES = with_examples(
         rotate_token,
         reissue_token,
         export_season,
+        apply_correction,
         ops_reads,
     ],
     EXAMPLES,

@@ -211,6 +211,8 @@ class Verdict:
     seed_commitment: str = "not revealed yet (the seed and salt are revealed at the Kurultay)"
     replay: str = "ok"
     bad: list[BadEvent] = field(default_factory=list)
+    # ADR-53: every correction applied by ops, beside any mismatch it compensates
+    corrections: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -233,6 +235,7 @@ class Verdict:
             "head": self.head,
             "replay": self.replay,
             "mismatches": self.mismatches,
+            "corrections": self.corrections,
             "seed_commitment": self.seed_commitment,
             "first_bad_event": first.as_json(in_file) if first else None,
             "ok": self.ok,
@@ -258,6 +261,17 @@ def check(export: Export) -> Verdict:
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
+    verdict.corrections = [
+        {
+            "version": r.version,
+            "divan": e.divan,
+            "correction": msgspec.to_builtins(e.correction),
+            "reason": e.reason,
+            "refers_to": e.refers_to,
+        }
+        for r, e in zip(records, decoded, strict=True)
+        if isinstance(e, ev.CorrectionApplied)
+    ]
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}
         if p.at is not None:
