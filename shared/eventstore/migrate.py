@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 import asyncpg
 import msgspec
@@ -41,9 +42,11 @@ class Migration(msgspec.Struct, frozen=True):
     checksum: str
 
 
-def load_migrations() -> list[Migration]:
-    """The migrations shipped in this package, in version order; numbers must be 1..n."""
-    folder = resources.files("shared.eventstore").joinpath("migrations")
+def load_migrations(folder: Traversable | None = None) -> list[Migration]:
+    """The migrations shipped in this package (or in `folder`), in version order; numbers are
+    unique and start at 0001."""
+    if folder is None:
+        folder = resources.files("shared.eventstore").joinpath("migrations")
     found = []
     for entry in folder.iterdir():
         match = FILE_NAME.match(entry.name)
