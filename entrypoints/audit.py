@@ -207,6 +207,16 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str]) -> None:
 
 
 # --- export --------------------------------------------------------------------------------
+def _operator() -> str:
+    """Who runs the command line: the OS account (the ops-read trail's `actor`)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
 def _export(args: argparse.Namespace) -> int:
     from shared.app.export import export_lines
     from shared.eventstore import ChainError
@@ -225,6 +235,9 @@ def _export(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        # ADR-53: the export holds the seed and every order: recorded before a byte is written
+        # (the operator by OS account: the command line has no token)
+        await store.ops_reads.record(args.season, "export", f"cli:{_operator()}"[:64])
         out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
             for line in export_lines(args.season, records, head):

@@ -28,6 +28,8 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/token"),
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/token"),
     ("get", "/v1/ops/seasons/{season_id}/export"),
+    ("post", "/v1/ops/seasons/{season_id}/corrections"),  # ADR-53
+    ("get", "/v1/seasons/{season_id}/audit/ops-reads"),  # ADR-53
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
@@ -41,6 +43,7 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/kurultay/vote",
     "/v1/seasons/{season_id}/divans",
     "/v1/seasons/{season_id}/join",
+    "/v1/ops/seasons/{season_id}/corrections",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
