@@ -21,14 +21,17 @@ from services.projections.auth import role
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.reads import decode
+from shared.app import auth as edge
+from shared.app import tokens
 from shared.app.bounds import PlatePath
 from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, answers
 from shared.app.ops_audit import record_ops_read
+from shared.app.problems import Problem
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history
 # a memleket's history reads seasons the index names: rebuilding or Redis away, never 404
-REFUSED = ("token_in_query", "projection_rebuilding", "read_unavailable")
+REFUSED = ("token_in_query", "bad_token", "projection_rebuilding", "read_unavailable")
 
 
 class BeyRef(msgspec.Struct, frozen=True):
@@ -129,11 +132,20 @@ def _entries(
     return out
 
 
+def _caller(request: Request[Any, Any, Any]) -> str | None:
+    """'ops', 'auditor' or None; a token that is nobody's shape is a guess: 401 `bad_token`,
+    counted like any (as all orders answer it), never silently the public view."""
+    who = role(request)
+    token = edge.bearer(request)
+    if who is None and token is not None and tokens.parse(token) is None:
+        raise Problem.refused(tokens.bad_token())
+    return who
+
+
 async def _season(
-    request: Request[Any, Any, Any], season_id: str, plate: int | None
+    request: Request[Any, Any, Any], season_id: str, plate: int | None, who: str | None
 ) -> SeasonBetrayals:
     meta, (rows, timeline, beys) = await season_read(request, season_id, _fetch)
-    who = role(request)
     full = meta["phase"] == "over" or who in ("auditor", "ops")
     homes = {int(k): decode(v)["memleket"] for k, v in beys.items()}
     entries = _entries([decode(r) for r in rows], [decode(t) for t in timeline], homes, full, plate)
@@ -156,24 +168,25 @@ async def memleket_betrayals(
     or was betrayed, each betrayal as R-14 allows the caller (anyone: who, whom, where, the Hain
     badge; an auditor or ops, or anyone after that season's Kurultay: also the treaty, the
     breaking orders and the battle record)."""
+    who = _caller(request)
     c = ctx(request)
     seasons = [
         s.decode()
         for s in await c.redis.zrevrange(betrayals_of(c.prefix, plate), 0, MAX_SEASONS - 1)
     ]
-    return MemleketBetrayalsOut(plate, [await _season(request, s, plate) for s in seasons])
+    return MemleketBetrayalsOut(plate, [await _season(request, s, plate, who) for s in seasons])
 
 
 @get(
     "/seasons/{season_id:str}/betrayals/history",
     summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
-    responses=answers(EVERY, READ, OPS_READ, "token_in_query"),
+    responses=answers(EVERY, READ, OPS_READ, "token_in_query", "bad_token"),
     security=OPTIONAL_BEARER,
 )
 async def season_betrayals(request: Request[Any, Any, Any], season_id: str) -> SeasonBetrayals:
     """The season's betrayals in order, each with both beys' memlekets; the treaty, orders and
     battle record as R-14 allows the caller (see the memleket history)."""
-    return await _season(request, season_id, None)
+    return await _season(request, season_id, None, _caller(request))
 
 
 HISTORY_ROUTES = [memleket_betrayals, season_betrayals]

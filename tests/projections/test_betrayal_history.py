@@ -97,7 +97,8 @@ async def test_r6_5_r14_a_memlekets_betrayals_across_seasons_as_each_caller_may_
 async def test_r14_a_seasons_betrayal_history_refusals(
     memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
 ) -> None:
-    """A plate outside 1 … 81 is 422, a season that does not exist 404, a token in the URL 400."""
+    """A plate outside 1 … 81 is 422, a token in the URL 400, a guessed token 401 (never the
+    public view); a bey's token sees what anyone sees."""
     async with open_gateway(memory_store, redis, prefix) as (_gw, client):
         live = await create_live(memory_store)
         await Projector(memory_store, redis, prefix).sweep()
@@ -107,5 +108,10 @@ async def test_r14_a_seasons_betrayal_history_refusals(
         assert (r.status_code, r.json()["code"]) == (404, "not_found")
         r = await client.get(f"/v1/seasons/{live.season_id}/betrayals/history?token=x")
         assert (r.status_code, r.json()["code"]) == (400, "token_in_query")
+        for url in ("/v1/betrayals/memleket/6", f"/v1/seasons/{live.season_id}/betrayals/history"):
+            r = await client.get(url, headers=bearer("not-a-token"))
+            assert (r.status_code, r.json()["code"]) == (401, "bad_token")
+        as_bey = await _get(client, "/v1/betrayals/memleket/6", live.tokens[1])
+        assert as_bey["seasons"] == []
         empty = await _get(client, f"/v1/seasons/{live.season_id}/betrayals/history")
         assert empty["betrayals"] == [] and empty["full"] is False
