@@ -343,6 +343,16 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
 
 
 # --- export --------------------------------------------------------------------------------
+def _operator() -> str:
+    """Who runs the command line: the OS account (the ops-read trail's `actor`)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
 def _export(args: argparse.Namespace) -> int:
     from shared.app.export import RedactionUnavailable, chain_error, export_lines
     from shared.eventstore import ChainError
@@ -366,6 +376,9 @@ def _export(args: argparse.Namespace) -> int:
             text = _t("audit.redaction_unavailable", args.lang, season=repr(args.season))
             print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
+        # ADR-53: the export holds the seed and every order: recorded before a byte is written
+        # (the operator by OS account: the command line has no token)
+        await store.ops_reads.record(args.season, "export", f"cli:{_operator()}"[:64])
         out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
             for line in lines:
@@ -587,6 +600,8 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
     from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
+        corrections_json,
+        corrections_text,
         rerun_divan,
         rerun_json,
         rerun_text,
@@ -622,8 +637,9 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(f"seksenbir replay: {exc.said.text(args.lang)}", file=sys.stderr)
         return 2
     view = state_json(fold(events[:upto]), upto)
+    corrections = corrections_json(events, upto)  # ADR-53: shown beside what they compensate
     if args.json:
-        out: dict[str, Any] = {"state": view}
+        out: dict[str, Any] = {"state": view, "corrections": corrections}
         if rerun is not None:
             out["rerun"] = rerun_json(rerun)
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -632,6 +648,9 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
             print(rerun_text(rerun, args.lang))
             print()
         print(state_table(view, args.lang))
+        if corrections:
+            print()
+            print(corrections_text(corrections))
     return 0 if rerun is None or rerun.ok else 1
 
 

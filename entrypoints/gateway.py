@@ -55,6 +55,8 @@ def query_lifespan(
                 auditors=settings.auditor_token_hashes,
                 rebuild=ask,
                 streams=streams,
+                # the command side's store (its lifespan ran first): one pool for both
+                ops_reads=app.state.services.seasons.store.ops_reads,
                 trusted=networks(settings.trusted_proxies),
                 clock=clock,
             )

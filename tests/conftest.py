@@ -119,7 +119,9 @@ async def pg_pool(migrated_pg_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     """A pool on a clean event-store schema (tables truncated, positions back to 0)."""
     settings = PoolSettings(min_size=1, max_size=8, lock_timeout_ms=10_000)
     pool = await create_pool(migrated_pg_dsn, settings)
-    await pool.execute("TRUNCATE events, streams, idempotency_keys, due_work RESTART IDENTITY")
+    await pool.execute(
+        "TRUNCATE events, streams, idempotency_keys, due_work, ops_reads RESTART IDENTITY"
+    )
     try:
         yield pool
     finally:

@@ -61,6 +61,12 @@ def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
         raise Problem(403, "forbidden.ops")
 
 
+def staff_guard(connection: Any, _handler: BaseRouteHandler) -> None:
+    """Auditors and ops: 401 without a token or for a guess, 403 for a bey's."""
+    svc = services(connection)
+    auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.staff")
+
+
 DEPENDENCIES = {
     "services": Provide(services, sync_to_thread=False),
     "claim": Provide(claim),

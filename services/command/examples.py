@@ -4,6 +4,8 @@ each against its own schema). Built from the typed Structs, so they cannot drift
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -11,6 +13,8 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    CorrectionIn,
+    CorrectionOut,
     CreatedOut,
     CreateSeasonIn,
     DivanIn,
@@ -19,9 +23,12 @@ from services.command.schemas import (
     ExportRedaction,
     ForkedOut,
     ForkIn,
+    GoldFixIn,
     JoinedOut,
     JoinIn,
     OfferIn,
+    OpsReadOut,
+    OpsReadsOut,
     OrderIn,
     OrdersIn,
     OrdersOut,
@@ -95,6 +102,7 @@ CALENDAR = CalendarOut(
     compressed=False,
 )
 TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
+_AT = datetime(2026, 12, 15, 18, 4, 5, tzinfo=UTC)  # an instant of the server's
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
 
 _ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
@@ -148,6 +156,31 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "apply_correction": {
+        "request": CorrectionIn(
+            correction=GoldFixIn(seat=3, gold=9),
+            reason="verify: Divan 5's production re-runs with 9 gold for bey 3, recorded 16",
+            refers_to=212,
+        ),
+        201: CorrectionOut(
+            correction=GoldFixIn(seat=3, gold=9),
+            reason="verify: Divan 5's production re-runs with 9 gold for bey 3, recorded 16",
+            divan=7,
+            at=_AT,
+            refers_to=212,
+            version=260,
+        ),
+    },
+    "ops_reads": {
+        200: OpsReadsOut(
+            season_id=SEASON,
+            reads=[
+                OpsReadOut(id=41, what="orders/3", actor="5f2b9c0d1e7a", at=_AT),
+                OpsReadOut(id=42, what="export", actor="5f2b9c0d1e7a", at=_AT),
+            ],
+            next_after=None,
+        )
+    },
     "join_season": {
         "request": JoinIn(memleket=34),
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),

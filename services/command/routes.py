@@ -16,11 +16,12 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Operation, Parameter, Reference, RequestBody
 from litestar.params import HeaderParameter
+from litestar.params import Parameter as QueryParameter
 from litestar.response import Stream
 from msgspec import Struct
 
 from services.command import service
-from services.command.auth import ops_guard
+from services.command.auth import ops_guard, staff_guard
 from services.command.examples import EXAMPLES
 from services.command.schemas import (
     Accepted,
@@ -28,6 +29,8 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    CorrectionIn,
+    CorrectionOut,
     CreatedOut,
     CreateSeasonIn,
     DivanIn,
@@ -40,6 +43,7 @@ from services.command.schemas import (
     JoinIn,
     LiveCreatedOut,
     OfferIn,
+    OpsReadsOut,
     OrdersIn,
     OrdersOut,
     SeasonStatus,
@@ -60,6 +64,7 @@ from shared.app.openapi import (
     EVERY,
     KEY,
     KEY_REQUIRED,
+    OPS_READ,
     OPTIONAL_BEARER,
     PATH,
     RATE,
@@ -68,8 +73,10 @@ from shared.app.openapi import (
     answers,
     with_examples,
 )
+from shared.app.ops_audit import record_ops_read
 from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
+from shared.eventstore.audit import MAX_LIST
 
 Key = Annotated[
     str | None,
@@ -118,6 +125,14 @@ ADMIN: dict[str, tuple[str, ...]] = {
     "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
     "resume": (*ADMIN_COMMON, "not_paused"),
 }
+# ADR-53: a correction's refusals (shared/domain/corrections.py)
+CORRECTION = (
+    "wrong_phase",
+    "divan_locked",
+    "season_cancelled",
+    "reason_required",
+    "invalid_correction",
+)
 T = TypeVar("T", bound=Struct)
 
 
@@ -359,7 +374,7 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
     "/ops/seasons/{season_id:str}/export",
     summary="Ops: the season's export, seksenbir-export/2 as NDJSON (docs/export.md)",
     responses={
-        **answers(EVERY, STAFF_AUTH, STORE, "chain_broken"),
+        **answers(EVERY, STAFF_AUTH, STORE, OPS_READ, "chain_broken"),
         200: ResponseSpec(
             data_container=ExportHeader | ExportEvent,
             media_type="application/x-ndjson",
@@ -372,10 +387,14 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
     guards=[ops_guard],
     media_type="application/x-ndjson",
 )
-async def export_season(services: Services, season_id: str) -> Stream:
+async def export_season(
+    services: Services, season_id: str, request: Request[Any, Any, Any]
+) -> Stream:
     """Every event with its hash-chain fields, the header line first, streamed line by line:
-    the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only."""
+    the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only, and
+    recorded in the ops-read trail before the first line (ADR-53)."""
     lines = await service.export_season(services, season_id)
+    await record_ops_read(services.seasons.store.ops_reads, request, season_id, "export")
     return Stream(lines, media_type="application/x-ndjson")
 
 
@@ -475,6 +494,40 @@ async def fork_season(
     return Response(out, status_code=201, headers={"Location": f"/v1/seasons/{out.season_id}"})
 
 
+@post(
+    "/ops/seasons/{season_id:str}/corrections",
+    status_code=201,
+    summary="Ops: correct a defect with a compensating event and a reason (ADR-53)",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *CORRECTION),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def apply_correction(services: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
+    """Set a province (owner, units, sur), a bey's gold, or remove a Hain badge, between Divans
+    of a running season or during the Kurultay's vote: a `correction_applied.v1` event with
+    the reason, after the season's last Divan; the record before it is never changed. A
+    repeat of the same correction changes nothing and is refused (`invalid_correction`)."""
+    return await service.apply_correction(services, season_id, data)
+
+
+@get(
+    "/seasons/{season_id:str}/audit/ops-reads",
+    summary="Auditor or ops: every recorded ops read of this season's secrets (ADR-53)",
+    responses=answers(EVERY, STAFF_AUTH, STORE, "invalid_parameter"),  # after, limit
+    security=BEARER,
+    guards=[staff_guard],
+)
+async def ops_reads(
+    services: Services,
+    season_id: str,
+    after: Annotated[int, QueryParameter(ge=0, le=2**62, description="the last id seen")] = 0,
+    limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIST, description="at most this many")] = 100,
+) -> OpsReadsOut:
+    """R-14: what ops read of the season's secrets, when and with which token (its fingerprint),
+    from the store's own trail: never the season's stream (its version and ETag stay put)."""
+    return await service.ops_reads(services, season_id, after, limit)
+
+
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
 
 
@@ -571,6 +624,8 @@ ROUTES = with_examples(
         explain_divan,
         what_if,
         fork_season,
+        apply_correction,
+        ops_reads,
     ],
     EXAMPLES,
 )

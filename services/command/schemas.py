@@ -10,6 +10,7 @@ from msgspec import UNSET, UnsetType
 
 from shared.app.bounds import DivanNo, Plate, Seat, Units
 from shared.app.season_calendar import CalendarOut  # one schema with the read side
+from shared.domain import events as ev
 from shared.domain.state import Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
@@ -116,6 +117,65 @@ class AdminIn(msgspec.Struct, **Strict):
     registration_closes_at: datetime | None = None
 
 
+# --- corrections (issue 13, ADR-53) ------------------------------------------------------------
+Gold = Annotated[int, msgspec.Meta(ge=0, le=1_000_000, description="gold: 0 … 1,000,000")]
+
+
+class ProvinceFixIn(msgspec.Struct, tag_field="kind", tag="province", **Strict):
+    """Set a province's owner (null: unowned, the units are its milis), units and sur."""
+
+    province: Plate
+    owner: Seat | None
+    units: Annotated[int, msgspec.Meta(ge=0, le=12, description="units: 0 … 12 (R-2.5)")]
+    sur: bool = False
+
+    def fix(self) -> ev.ProvinceFix:
+        return ev.ProvinceFix(self.province, self.owner, self.units, self.sur)
+
+
+class GoldFixIn(msgspec.Struct, tag_field="kind", tag="gold", **Strict):
+    """Set a bey's gold."""
+
+    seat: Seat
+    gold: Gold
+
+    def fix(self) -> ev.GoldFix:
+        return ev.GoldFix(self.seat, self.gold)
+
+
+class HainRevokeIn(msgspec.Struct, tag_field="kind", tag="revoke_hain", **Strict):
+    """Remove a bey's Hain badge (R-6.5)."""
+
+    seat: Seat
+
+    def fix(self) -> ev.HainRevoke:
+        return ev.HainRevoke(self.seat)
+
+
+FixIn = ProvinceFixIn | GoldFixIn | HainRevokeIn
+
+
+class CorrectionIn(msgspec.Struct, **Strict):
+    """A correction with its reason and, optionally, the season version of the event it
+    compensates (ADR-53)."""
+
+    correction: FixIn
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    refers_to: Annotated[int, msgspec.Meta(ge=1, le=2**62)] | None = None
+
+
+class CorrectionOut(msgspec.Struct, frozen=True):
+    """The correction as recorded: after Divan `divan`, at the server instant; `version`: the
+    season's version with it."""
+
+    correction: FixIn
+    reason: str
+    divan: int
+    at: datetime
+    refers_to: int | None
+    version: int
+
+
 class AdminActOut(msgspec.Struct, frozen=True):
     act: AdminAction
     reason: str
@@ -200,6 +260,26 @@ class DivanRequestedOut(msgspec.Struct, frozen=True):
 class TokenOut(msgspec.Struct, frozen=True):
     seat: int
     token: str
+
+
+class OpsReadOut(msgspec.Struct, frozen=True):
+    """One recorded ops read of secret data (ADR-53): its number, what was read (`orders/3`,
+    `battles/3`, `beys/5`, `audit/betrayals`, `export`), the ops token's fingerprint (the first
+    12 hex digits of its SHA-256, as configured) and the server's instant."""
+
+    id: int
+    what: str
+    actor: str
+    at: datetime
+
+
+class OpsReadsOut(msgspec.Struct, frozen=True):
+    """A season's ops reads in the order recorded; `next_after`: pass it as `after` for the
+    next page (null: this was the last)."""
+
+    season_id: str
+    reads: list[OpsReadOut]
+    next_after: int | None
 
 
 class SeasonStatus(msgspec.Struct, frozen=True):

@@ -27,12 +27,16 @@ from services.command.schemas import (
     AdminAction,
     AdminActOut,
     AdminDoneOut,
+    CorrectionIn,
+    CorrectionOut,
     CreatedOut,
     CreatorOut,
     DivanRequestedOut,
     ForkedOut,
     JoinedOut,
     LiveCreatedOut,
+    OpsReadOut,
+    OpsReadsOut,
     OrdersOut,
     SeasonStatus,
     TokenOut,
@@ -265,6 +269,23 @@ async def fork_season(
     await svc.seasons.append(season_id, 0, "create", result, meta)
     log.info("season.forked", season=season_id, source=source_id, divan=divan, by=role or "anyone")
     return ForkedOut(season_id, seat, token, state.seed_commitment, source_id, divan, head)
+
+
+async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> OpsReadsOut:
+    """The season's recorded ops reads after `after` (ADR-53); 404 for no season."""
+    store = svc.seasons.store
+    try:
+        if await store.stream_version(season_id) == 0:
+            raise Problem(404, "season_not_found")
+        rows = await store.ops_reads.list(season_id, after=after, limit=limit + 1)
+    except StoreBusyError:
+        raise store_busy() from None
+    page = rows[:limit]
+    return OpsReadsOut(
+        season_id=season_id,
+        reads=[OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at) for r in page],
+        next_after=page[-1].id if len(rows) > limit else None,
+    )
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:
@@ -552,6 +573,44 @@ async def season_admin(
         return AdminDoneOut(
             act=act_out(after.admin_acts[-1]),
             calendar=calendar_out(after.calendar),
+            version=loaded.version + len(events),
+        )
+
+    return await _fresh_attempts(svc, season_id, attempt)
+
+
+async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
+    """ADR-53: ops fix a defect with a compensating event and a reason, never a rewrite; the
+    domain decides it (shared/domain/corrections.py) on a fresh read at the server instant."""
+    await load(svc, season_id)
+
+    async def attempt(loaded: Loaded, at: datetime) -> CorrectionOut | None:
+        cmd = c.ApplyCorrection(
+            correction=data.correction.fix(), reason=data.reason, at=at, refers_to=data.refers_to
+        )
+        events: list[ev.Event] = []
+        _decided(loaded.state, events, cmd)
+        command_id = f"correction/{_new_id()}"
+        meta = EventMetadata(actor="ops", command_id=command_id, at=stamp(at))
+        try:
+            await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        except ConcurrencyError:
+            return None
+        done = events[0]
+        assert isinstance(done, ev.CorrectionApplied)
+        log.info(
+            "season.corrected",
+            season_id=season_id,
+            kind=type(done.correction).__name__,
+            divan=done.divan,
+            refers_to=done.refers_to,
+        )
+        return CorrectionOut(
+            correction=data.correction,
+            reason=done.reason,
+            divan=done.divan,
+            at=done.at,
+            refers_to=done.refers_to,
             version=loaded.version + len(events),
         )
 

@@ -16,6 +16,7 @@ from services.projections.streams import StreamHub
 from shared.app.problems import Problem
 from shared.app.ratelimit import Network
 from shared.app.tokens import is_season_id
+from shared.eventstore.audit import OpsReads
 
 
 class QueryContext(msgspec.Struct):
@@ -25,6 +26,7 @@ class QueryContext(msgspec.Struct):
     auditors: tuple[str, ...]
     rebuild: Any  # callable(season_id) -> None: ask the projectors to rebuild
     streams: StreamHub  # the process's one Redis subscriber, fanned out to the event streams
+    ops_reads: OpsReads  # the store's ops-read audit trail (ADR-53), in PostgreSQL
     trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
     # the server's instant (injected: tests pass theirs): the summary's lock countdown
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)

@@ -8,6 +8,13 @@ import msgspec
 from msgspec.structs import replace
 
 from services.projections.board import _board
+from services.projections.history import (
+    BeyRef,
+    BrokenTreaty,
+    HistoricBetrayal,
+    MemleketBetrayalsOut,
+    SeasonBetrayals,
+)
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -61,6 +68,25 @@ BATTLE = BattleRecord(
     taker=1,
 )
 HOLD = msgspec.to_builtins(Order(province=6, kind="hold"))
+BETRAYAL_SEASON = SeasonBetrayals(
+    season_id=SEASON,
+    version=42,
+    phase="over",
+    full=True,
+    betrayals=[
+        HistoricBetrayal(
+            divan=3,
+            traitor=BeyRef(seat=1, memleket=6),
+            victim=BeyRef(seat=2, memleket=71),
+            province=71,
+            hain_through=7,
+            role="traitor",
+            treaty=BrokenTreaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
+            orders=[[1, 6, 3]],
+            battle=BATTLE,
+        )
+    ],
+)
 PUBLIC_BEY = PublicBey(
     seat=1,
     memleket=6,
@@ -166,6 +192,13 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     "all_orders": {200: OrdersOut(season_id=SEASON, version=42, divan=3, orders={"1": [HOLD]})},
     "audit_betrayals": {
         200: AuditOut(season_id=SEASON, version=42, betrayals=[], treaty_timeline=[])
+    },
+    "memleket_betrayals": {200: MemleketBetrayalsOut(memleket=6, seasons=[BETRAYAL_SEASON])},
+    "season_betrayals": {
+        200: replace(
+            BETRAYAL_SEASON,
+            betrayals=[replace(b, role=None) for b in BETRAYAL_SEASON.betrayals],
+        )
     },
     "ops_bey": {200: private_view(start(7, SEASON)[0], 1, 42, [])},
     "ticket": {201: TicketOut(ticket="Zm9vYmFyYmF6cXV4cXV1eHF1dXg", expires_in=30)},

@@ -148,6 +148,12 @@ def han_memleket(prefix: str, plate: int) -> str:
     return f"{board(prefix, 'han_memleket')}:{plate}"
 
 
+def betrayals_of(prefix: str, plate: int) -> str:
+    """The seasons in which the bey of memleket `plate` betrayed or was betrayed (R-6.5): a
+    sorted set of season ids by the log position of their first such Divan (issue 13)."""
+    return cross(prefix, f"betrayals:memleket:{plate}")
+
+
 def channel(prefix: str, season_id: str, seat: int | None = None) -> str:
     """Pub/sub channel announcing a season's news (and one per bey for its private part)."""
     return f"{prefix}:events:{season_id}" + (f":{seat}" if seat is not None else "")

@@ -23,6 +23,7 @@ from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
 from services.projections.context import ctx, season_read
 from services.projections.examples import EXAMPLES
+from services.projections.history import HISTORY_ROUTES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import ADMIN_REPORT, HEAD_REPORT
@@ -53,6 +54,7 @@ from shared.app.openapi import (
     BEARER,
     BEY_AUTH,
     EVERY,
+    OPS_READ,
     OPTIONAL_BEARER,
     PATH,
     READ,
@@ -61,6 +63,7 @@ from shared.app.openapi import (
     answers,
     with_examples,
 )
+from shared.app.ops_audit import record_ops_read
 from shared.app.private_view import STORED, PrivateView
 from shared.app.problems import Problem, problem_response
 from shared.app.ratelimit import client_address
@@ -308,7 +311,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(EVERY, BEY_AUTH, READ, "divan_not_found", "not_found"),
+    responses=answers(EVERY, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
 )
 async def battles(
@@ -339,7 +342,7 @@ async def battles(
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=answers(EVERY, READ, PATH, "forbidden", "bad_token", "token_in_query"),
+    responses=answers(EVERY, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"),
     security=OPTIONAL_BEARER,
 )
 async def all_orders(
@@ -360,7 +363,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, STAFF_AUTH, READ),
+    responses=answers(EVERY, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
 )
@@ -386,7 +389,7 @@ async def audit_betrayals(
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, STAFF_AUTH, READ, PATH),
+    responses=answers(EVERY, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -399,12 +402,9 @@ async def ops_bey(
 
 
 async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what: str) -> None:
-    """R-14: every ops read of secret data is recorded (a Redis stream and a log line)."""
-    c = ctx(request)
-    await c.redis.xadd(
-        f"{c.prefix}:audit:ops_reads", {"season": season_id, "what": what}, maxlen=100_000
-    )
-    log.info("ops.secret_read", season_id=season_id, what=what)
+    """R-14: every ops read of secret data is recorded durably before it is answered (ADR-53:
+    the store's ops-read trail, not the season's stream; 503 `audit_unavailable` if it fails)."""
+    await record_ops_read(ctx(request).ops_reads, request, season_id, what)
 
 
 @post(
@@ -635,6 +635,7 @@ QUERY_ROUTES = with_examples(
         battles,
         all_orders,
         audit_betrayals,
+        *HISTORY_ROUTES,
         ops_bey,
         ticket,
         events,

@@ -9,7 +9,14 @@ from typing import Any
 import msgspec
 
 from services.projections import streamlog
-from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
+from services.projections.keys import (
+    Keys,
+    betrayals_of,
+    board,
+    channel,
+    han_memleket,
+    seasons_index,
+)
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
 from shared.domain.report_lines import kurultay, season_admin
@@ -251,6 +258,19 @@ def cross_season(
     for e, position in zip(events, positions, strict=True):
         if isinstance(e, ev.SeasonCreated):
             ops.append(("ZADD", seasons_index(prefix), float(position), e.season_id))
+        elif isinstance(e, ev.BattlesResolved) and e.betrayals:
+            # issue 13: betrayal history across seasons, by the memleket of either bey (NX: the
+            # first Divan's position stays, so a repeat or a later betrayal changes nothing)
+            plates = {
+                b.memleket
+                for x in e.betrayals
+                for b in state.beys
+                if b.seat in (x.traitor, x.victim)
+            }
+            ops.extend(
+                ("ZADD", betrayals_of(prefix, plate), "NX", float(position), state.season_id)
+                for plate in sorted(plates)
+            )
         elif isinstance(e, ev.KurultayHeld) and state.counts_on_boards:
             season = state.season_id
             ops.append(("ZADD", board(prefix, "han_scores"), float(dict(e.scores)[e.han]), season))

@@ -57,7 +57,13 @@ FIELDS: Final = {
 
 
 # ... and each path parameter.
-PATH_FIELDS: Final = {"to": "seat", "frm": "seat", "seat": "seat", "divan": "read_divan"}
+PATH_FIELDS: Final = {
+    "to": "seat",
+    "frm": "seat",
+    "seat": "seat",
+    "divan": "read_divan",
+    "plate": "plate",
+}
 
 
 def bound_of(field: str, *, path: bool = False) -> dict[str, int]:
@@ -97,6 +103,7 @@ def path_bound(name: str) -> ParameterKwarg:
 
 
 SeatPath = Annotated[int, path_bound("seat")]
+PlatePath = Annotated[int, path_bound("plate")]  # a memleket's plate, 1 … 81
 # A Divan in a read path (all orders): 1 … 16. Battles keep their own 404 `divan_not_found`
 # for a Divan that does not exist yet (issue 11), so they take a plain int.
 ReadDivanPath = Annotated[int, path_bound("read_divan")]

@@ -350,6 +350,8 @@ class Verdict:
     bad: list[BadEvent] = field(default_factory=list)
     redacted: int = 0  # events whose data the export left out
     heads: Said = field(default_factory=lambda: Said("export.heads_unchecked"))
+    # ADR-53: every correction applied by ops, beside any mismatch it compensates
+    corrections: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -378,6 +380,7 @@ class Verdict:
             "head": self.head,
             "replay": self.replay,
             "mismatches": self.mismatches,
+            "corrections": self.corrections,
             "seed_commitment": self.seed_commitment,
             "heads": self.heads,
             "redacted": self.redacted,
@@ -442,6 +445,17 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
+    verdict.corrections = [
+        {
+            "version": r.version,
+            "divan": e.divan,
+            "correction": msgspec.to_builtins(e.correction),
+            "reason": e.reason,
+            "refers_to": e.refers_to,
+        }
+        for r, e in zip(records, decoded, strict=True)
+        if isinstance(e, ev.CorrectionApplied)
+    ]
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}
         what = mismatch(p.what)

@@ -105,7 +105,8 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_instant": (422, "an instant without an offset"),
     "bad_interval": (422, "divan_interval_seconds below 2"),
     "not_later": (422, "a postponement to an instant not later than the close"),
-    "reason_required": (422, "an admin act without a reason"),
+    "reason_required": (422, "an admin act or a correction without a reason"),
+    "invalid_correction": (422, "a correction that is out of bounds or changes nothing (ADR-53)"),
     "chain_broken": (409, "the season's stored hash chain does not verify (an export)"),
     "redaction_unavailable": (
         409,
@@ -119,6 +120,7 @@ CODES: dict[str, tuple[int, str]] = {
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
     "read_unavailable": (503, "the read side's Redis does not answer (Retry-After)"),
     "streams_full": (503, "this process serves all the event streams it can (Retry-After)"),
+    "audit_unavailable": (503, "an ops read of secret data could not be recorded (Retry-After)"),
 }
 
 # What the edge can answer, one group per concern; each operation lists the groups it passes
@@ -143,6 +145,7 @@ APPEND = ("conflict",)  # … and appends to it, retrying on concurrent writes
 PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)
 READ = ("season_not_found", "projection_rebuilding", "read_unavailable")
 STREAM = ("bad_ticket", "too_many_streams", "streams_full")
+OPS_READ = ("audit_unavailable",)  # an ops read of secret data, recorded first (ADR-53)
 
 
 def example_problem(

@@ -269,3 +269,29 @@ def rerun_json(rerun: DivanRerun) -> dict[str, Any]:
         ],
         "computer_turn": rerun.turn,
     }
+
+
+def corrections_json(events: Sequence[ev.Event], upto: int) -> list[dict[str, Any]]:
+    """ADR-53: the corrections among the first `upto` events, each with its season version,
+    beside the original outcomes they compensate (which stay in the record)."""
+    return [
+        {
+            "version": i + 1,
+            "divan": e.divan,
+            "correction": msgspec.to_builtins(e.correction),
+            "reason": e.reason,
+            "refers_to": e.refers_to,
+        }
+        for i, e in enumerate(events[:upto])
+        if isinstance(e, ev.CorrectionApplied)
+    ]
+
+
+def corrections_text(corrections: Sequence[dict[str, Any]]) -> str:
+    """One line per correction: version, the Divan after which it applies, what, why."""
+    lines = [f"corrections ({len(corrections)}):"]
+    for c in corrections:
+        what = ", ".join(f"{k}={v}" for k, v in c["correction"].items())
+        ref = f" (compensates version {c['refers_to']})" if c["refers_to"] else ""
+        lines.append(f"  v{c['version']} after Divan {c['divan']}: {what}{ref}: {c['reason']}")
+    return "\n".join(lines)

@@ -162,7 +162,7 @@ def _ranked_targets(v: _View, avail: dict[int, int]) -> list[tuple[int, int]]:
     gm = v.gm
     border = {t for p in v.mine for t in gm.neighbours(p) if v.owner[t] != v.seat}
     keyed = []
-    for t in border:
+    for t in sorted(border):
         owner = v.owner[t]
         if owner is not None and (owner in v.friends or v.ceasefire):
             continue
@@ -259,7 +259,7 @@ def _purchasable(v: _View) -> list[int]:
     gm = v.gm
     border = {t for p in v.mine for t in gm.neighbours(p) if v.owner[t] is None}
     keyed = []
-    for t in border:
+    for t in sorted(border):
         if v.units[t] <= PURCHASE_MILIS:
             exposed = any(v.owner[q] not in (None, v.seat) for q in gm.neighbours(t))
             keyed.append((exposed, -_value(v, t), t))

@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from shared.domain import messages
+from shared.domain.events import GoldFix, HainRevoke, ProvinceFix
 from shared.domain.state import RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
 
 
@@ -145,6 +146,17 @@ class SeasonAdmin(Command, frozen=True, tag="season_admin"):
     at: datetime | None = None
 
 
+class ApplyCorrection(Command, frozen=True, tag="apply_correction"):
+    """Ops correct a defect verification found (ADR-53): a compensating event, never a rewrite.
+
+    `at` is the server instant; `refers_to` the season version of the event it compensates."""
+
+    correction: ProvinceFix | GoldFix | HainRevoke
+    reason: str
+    at: datetime | None = None
+    refers_to: int | None = None
+
+
 class Rejection(msgspec.Struct, frozen=True):
     """A refused command: a stable code, its details, nothing appended.
 
@@ -196,5 +208,6 @@ AnyCommand = (
     | HoldKurultay
     | SetAdminToken
     | SeasonAdmin
+    | ApplyCorrection
 )
 SPEND_COSTS = {"sur": 3, "paralı_asker": 2, "satın_alma": 4}  # R-7.9

@@ -7,6 +7,7 @@ from datetime import datetime
 from shared.domain import admin, live, season
 from shared.domain import commands as c
 from shared.domain import events as ev
+from shared.domain.corrections import decide_correction
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde
@@ -66,6 +67,8 @@ def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PL
             return admin.set_token(state, command)
         case c.SeasonAdmin():
             return admin.decide_admin(state, command)
+        case c.ApplyCorrection():
+            return decide_correction(state, command)
         case c.SubmitOrders():
             return _orders(state, command)
         case c.BuildSur() | c.HireMercenaries() | c.PurchaseProvince():

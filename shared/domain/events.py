@@ -89,6 +89,51 @@ class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
     act: AdminAct
 
 
+class ProvinceFix(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="province", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): province `province` is set to this owner and these units (owner
+    None: the units are its milis) and this sur, as ProvinceSet does (M-6 included)."""
+
+    province: int
+    owner: int | None
+    units: int
+    sur: bool = False
+
+
+class GoldFix(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="gold", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): bey `seat`'s gold is set to `gold`."""
+
+    seat: int
+    gold: int
+
+
+class HainRevoke(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="revoke_hain", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): bey `seat`'s Hain badge (R-6.5) is removed."""
+
+    seat: int
+
+
+Fix = ProvinceFix | GoldFix | HainRevoke
+
+
+class CorrectionApplied(Event, frozen=True, tag="correction_applied.v1"):
+    """ADR-53: a defect found by verification, fixed by ops with a compensating event, never a
+    rewrite: the correction, why, after which Divan (`divan`: the season's last resolved one), the
+    server instant, and optionally the season version of the event it compensates."""
+
+    correction: Fix
+    reason: str
+    divan: int
+    at: datetime
+    refers_to: int | None = None
+    by: Literal["ops"] = "ops"
+
+
 DeadlineKind = Literal["registration", "divan", "kurultay"]
 
 
@@ -409,5 +454,6 @@ AnyEvent = (
     | DivanHeld
     | AdminTokenSet
     | SeasonAdminActed
+    | CorrectionApplied
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

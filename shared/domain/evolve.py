@@ -164,6 +164,8 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, calendar=event.calendar)
         case ev.AdminTokenSet():
             return replace(state, admin_token=event.token_hash)
+        case ev.CorrectionApplied():
+            return _correct(state, event.correction)
         case ev.SeasonAdminActed():
             return _admin_act(state, event.act)
         case ev.DivanRequested() | ev.DivanLocked():
@@ -226,6 +228,17 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, beys=beys, votes=event.votes, han=event.han, phase="over")
         case _:
             assert_never(event)
+
+
+def _correct(state: SeasonState, fix: ev.Fix) -> SeasonState:
+    """ADR-53: a correction sets what it names, as the step it compensates would have."""
+    match fix:
+        case ev.ProvinceFix():
+            return _set(state, [ev.ProvinceSet(fix.province, fix.owner, fix.units, fix.sur)])
+        case ev.GoldFix():
+            return replace(state, beys=_beys(state, fix.seat, gold=fix.gold))
+        case ev.HainRevoke():
+            return replace(state, beys=_beys(state, fix.seat, hain_through=None))
 
 
 def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:

@@ -88,6 +88,15 @@ CATALOGUE: dict[str, Text] = {
     "already_paused": T("Sezon zaten durdurulmuş", "The season is already paused"),
     "not_paused": T("Sezon durdurulmamış", "The season is not paused"),
     "divan_locked.pause": T("Divan toplanıyor; sonra durdurun", "A Divan is being resolved; pause after it"),
+    # --- corrections (issue 13, ADR-53) ----------------------------------------------------
+    "wrong_phase.correction": T("Düzeltme yalnız süren bir sezonda ya da Kurultay oylamasında yapılır", "A correction is applied only in a running season or during the Kurultay vote"),
+    "divan_locked.correction": T("{divan}. Divan toplanıyor; düzeltmeyi sonra yapın", "Divan {divan} is being resolved; correct after it"),
+    "invalid_correction": T("Düzeltme geçersiz", "The correction is invalid"),
+    "invalid_correction.units": T("Birlik sayısı 0 … {maximum} olmalı (sahibi olan ilde en az 1)", "Units must be 0 … {maximum} (at least 1 in an owned province)"),
+    "invalid_correction.unowned_sur": T("Sahipsiz ilde sur olmaz", "An unowned province has no sur"),
+    "invalid_correction.gold": T("Altın eksi olamaz", "Gold cannot be negative"),
+    "invalid_correction.not_hain": T("{seat}. bey Hain değil", "Bey {seat} does not wear the Hain badge"),
+    "invalid_correction.no_change": T("Düzeltme hiçbir şeyi değiştirmiyor", "The correction changes nothing"),
     "registration_close_required": T("Canlı sezon registration_closes_at ister", "A live season needs registration_closes_at"),
     "invalid_instant": T("Anlar saat dilimiyle verilir (ör. +03:00)", "Instants need a UTC offset (e.g. +03:00)"),
     "bad_interval": T("divan_interval_seconds en az {minimum} olur", "divan_interval_seconds is at least {minimum}"),
@@ -161,6 +170,7 @@ CATALOGUE: dict[str, Text] = {
     "too_many_streams": T("Bu adresten en fazla {limit} akış açık olabilir", "At most {limit} streams may be open per client"),
     "streams_full": T("Sunucuda akış için yer yok; biraz sonra tekrar deneyin", "No stream slots are free; try again shortly"),
     "read_unavailable": T("Okuma tarafı şu an yanıt vermiyor", "The read side is unavailable"),
+    "audit_unavailable": T("Gizli okuma kaydedilemedi; biraz sonra tekrar deneyin", "The secret read could not be recorded; try again shortly"),
     "projection_rebuilding": T("Görünüm yeniden kuruluyor; biraz sonra tekrar deneyin", "The view is being rebuilt; try again shortly"),
     # --- the command line (entrypoints/cli.py) ---------------------------------------------
     "cli.divan": T("== {divan}. Divan ==", "== Divan {divan} =="),

@@ -1,5 +1,6 @@
 """Event store for Seksenbir: append-only season streams in PostgreSQL (or memory, for tests)."""
 
+from shared.eventstore.audit import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -68,15 +69,19 @@ __all__ = [
     "IdempotencyStore",
     "InMemoryEventStore",
     "InMemoryIdempotencyStore",
+    "InMemoryOpsReads",
     "InProgress",
     "KeyWrite",
     "LogOrderError",
     "MigrationError",
     "Mismatch",
     "NewEvent",
+    "OpsRead",
+    "OpsReads",
     "PoolSettings",
     "PostgresEventStore",
     "PostgresIdempotencyStore",
+    "PostgresOpsReads",
     "RecordedEvent",
     "Replay",
     "StoreBusyError",

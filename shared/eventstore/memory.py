@@ -9,6 +9,7 @@ from uuid import UUID
 import msgspec
 import structlog
 
+from shared.eventstore.audit import InMemoryOpsReads
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -90,11 +91,17 @@ class InMemoryEventStore:
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._chains: dict[str, int] = {}  # season -> chain version (ADR-52)
         self._by_id: dict[UUID, RecordedEvent] = {}
+        self._ops_reads = InMemoryOpsReads(clock=clock)
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:
         """The Idempotency-Key store whose keys appends record."""
         return self._keys
+
+    @property
+    def ops_reads(self) -> InMemoryOpsReads:
+        """The ops-read audit trail (ADR-53): not season events."""
+        return self._ops_reads
 
     async def append(
         self,

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
 import msgspec
 
 from shared.eventstore.errors import DuplicateEventError
+
+if TYPE_CHECKING:
+    from shared.eventstore.audit import OpsReads
 
 Clock = Callable[[], datetime]
 ActorKind = Literal["seat", "ops", "system"]
@@ -111,6 +114,8 @@ class EventStore(Protocol):
 
     @property
     def idempotency(self) -> IdempotencyStore: ...
+    @property
+    def ops_reads(self) -> OpsReads: ...
     async def append(
         self,
         season_id: str,

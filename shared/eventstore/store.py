@@ -12,6 +12,7 @@ import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
+from shared.eventstore.audit import PostgresOpsReads
 from shared.eventstore.busy import Checkout
 from shared.eventstore.errors import (
     ChainError,
@@ -68,6 +69,7 @@ class PostgresEventStore:
         self._pool = pool
         self._clock = clock
         self._keys = PostgresIdempotencyStore(pool, clock=clock)
+        self._ops_reads = PostgresOpsReads(pool, clock=clock)
         # season -> (version, hash of the event at that version), from this store's own appends
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
@@ -88,6 +90,11 @@ class PostgresEventStore:
     def idempotency(self) -> PostgresIdempotencyStore:
         """The Idempotency-Key store sharing this pool."""
         return self._keys
+
+    @property
+    def ops_reads(self) -> PostgresOpsReads:
+        """The ops-read audit trail sharing this pool (ADR-53): not season events."""
+        return self._ops_reads
 
     async def append(
         self,

@@ -277,3 +277,13 @@ RETURNING 1
 -- ==== wakeups.NOTIFY
 SELECT pg_notify($1, $2)
 ;
+
+-- ==== audit._LIST
+SELECT id, season_id, what, actor, recorded_at FROM ops_reads
+WHERE season_id = $1 AND id > $2 ORDER BY id LIMIT $3
+;
+
+-- ==== audit._RECORD
+INSERT INTO ops_reads (season_id, what, actor, recorded_at) VALUES ($1, $2, $3, $4)
+RETURNING id
+;

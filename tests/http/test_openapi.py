@@ -32,6 +32,8 @@ V1_OPERATIONS = {
     ("get", "/v1/ops/seasons/{season_id}/divans/{divan}/explain"),
     ("post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if"),
     ("post", "/v1/seasons/{season_id}/fork"),
+    ("post", "/v1/ops/seasons/{season_id}/corrections"),  # ADR-53
+    ("get", "/v1/seasons/{season_id}/audit/ops-reads"),  # ADR-53
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
@@ -47,6 +49,7 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/join",
     "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
     "/v1/seasons/{season_id}/fork",
+    "/v1/ops/seasons/{season_id}/corrections",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}

@@ -537,6 +537,44 @@ async def _explain_unplayed_divan(api: Api, _: AsyncExitStack) -> Request:
     return api.client.get(url, headers=bearer(OPS_TOKEN))
 
 
+class _NoAuditTrail:
+    """A store whose ops-read trail cannot be written (ADR-53), everything else as `inner`."""
+
+    def __init__(self, inner: EventStore) -> None:
+        self.inner = inner
+
+    @property
+    def idempotency(self) -> Any:
+        return self.inner.idempotency
+
+    @property
+    def ops_reads(self) -> Any:
+        return self
+
+    async def record(self, *_args: Any) -> Any:
+        raise StoreBusyError("the ops_reads table does not answer")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@case("audit_unavailable", 503)
+async def _unrecorded_export(api: Api, stack: AsyncExitStack) -> Request:
+    """ADR-53: an ops read of the seed and orders whose record cannot be written is refused."""
+    bey = await create_trial(api.client)
+    away = await stack.enter_async_context(open_api(api.store, api_store=_NoAuditTrail(api.store)))  # type: ignore[arg-type]
+    return away.client.get(f"/v1/ops/seasons/{bey.season_id}/export", headers=bearer(OPS_TOKEN))
+
+
+@case("invalid_correction", 422)
+async def _correction_of_nothing(api: Api, _: AsyncExitStack) -> Request:
+    """ADR-53: revoking a Hain badge the bey does not wear corrects nothing."""
+    bey = await create_trial(api.client)
+    body = {"correction": {"kind": "revoke_hain", "seat": bey.seat}, "reason": "no betrayal"}
+    url = f"/v1/ops/seasons/{bey.season_id}/corrections"
+    return api.client.post(url, json=body, headers=bearer(OPS_TOKEN))
+
+
 async def break_chain(store: EventStore, season_id: str) -> None:
     last = (await store.read_stream(season_id))[-1]
     if isinstance(store, InMemoryEventStore):

@@ -71,6 +71,10 @@ async def test_an_export_imports_into_an_audit_copy_that_verifies(
     assert header["events"] == len(stored) and header["head"] == stored[-1].hash.hex()
     to_stdout = await run_cli("export", "audited", "--dsn", migrated_pg_dsn)
     assert to_stdout.stdout == path.read_text()  # the same bytes either way
+    # ADR-53: each export by the command line is an ops read of the seed, recorded in PostgreSQL
+    reads = await event_store.ops_reads.list("audited")
+    assert [r.what for r in reads] == ["export", "export"]
+    assert all(r.actor.startswith("cli:") for r in reads)
 
     done = await run_cli("verify", str(path))
     assert done.returncode == 0, done.stdout

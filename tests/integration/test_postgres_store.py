@@ -45,6 +45,7 @@ ALL = [
     "0006_live_deadlines",
     "0007_chain_versions",
     "0008_events_partitioned",
+    "0009_ops_reads",
 ]
 
 

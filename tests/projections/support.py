@@ -127,9 +127,11 @@ async def generation_dump(
 
 
 async def global_dump(redis: aioredis.Redis, prefix: str) -> dict[str, Any]:
-    """The cross-season keys: the season index and the boards."""
+    """The cross-season keys: the season index, the boards, the betrayal history's index."""
     out = {"seasons": await _value(redis, seasons_index(prefix))}
     for key in await keys_matching(redis, _glob(board(prefix, "")) + "*"):
+        out[key.removeprefix(cross(prefix, ""))] = await _value(redis, key)
+    for key in await keys_matching(redis, _glob(cross(prefix, "betrayals:")) + "*"):  # issue 13
         out[key.removeprefix(cross(prefix, ""))] = await _value(redis, key)
     return out
 

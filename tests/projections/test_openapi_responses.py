@@ -155,8 +155,12 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             ("/v1/ops/seasons/{season_id}/export", ops_token),
             ("/v1/seasons/{season_id}/export", auditor),
             ("/v1/ops/seasons/{season_id}/divans/{divan}/explain", ops_token),
+            ("/v1/seasons/{season_id}/betrayals/history", {}),
+            ("/v1/betrayals/memleket/{plate}", auditor),
+            ("/v1/seasons/{season_id}/audit/ops-reads", auditor),  # after the ops reads above
         ]:
             url = path.replace("{season_id}", season_id).replace("{divan}", "1")
+            url = url.replace("{plate}", "6")
             await call("get", path, url.replace("{seat}", "1"), headers=headers)
         await call(
             "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
@@ -166,6 +170,11 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         await call(
             "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
             json={"divan": 1, "seat": 2}, headers=ops_token,
+        )  # fmt: skip
+        await call(
+            "post", "/v1/ops/seasons/{season_id}/corrections",
+            f"/v1/ops/seasons/{season_id}/corrections", headers=ops_token,
+            json={"correction": {"kind": "gold", "seat": 1, "gold": 50}, "reason": "recount"},
         )  # fmt: skip
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")

@@ -48,6 +48,7 @@ NAMED = {  # the operations issue 9 names, which must declare it in any case
 
 def _url(path: str, season_id: str) -> str:
     values = {"season_id": season_id, "seat": "1", "divan": "1", "to": "2", "frm": "2"}
+    values["plate"] = "6"
     values["name"] = "han-scores"
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 

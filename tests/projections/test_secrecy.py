@@ -10,6 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
+from shared.app.tokens import token_hash
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import (
     ANKARA,
@@ -224,31 +225,37 @@ async def test_no_endpoint_shows_another_beys_orders_or_missions_before_the_kuru
 
 
 async def test_ops_reads_of_secret_data_are_recorded(world, memory_store, redis, prefix):
+    """R-14, ADR-53: each ops read of secret data is in the store's ops-read trail (not Redis)."""
     _gw, client, live, _trial, projector = world
     await pact_and_betrayal(client, memory_store, live)
     await projector.sweep()
-    stream = f"{prefix}:audit:ops_reads"
     reads = [
         f"{live.url()}/orders/1",
         f"{live.url()}/battles/1",
         f"{live.url()}/audit/betrayals",
         f"/v1/ops/seasons/{live.season_id}/beys/2",
+        f"/v1/ops/seasons/{live.season_id}/export",
     ]
     for n, path in enumerate(reads, start=1):
         r = await client.get(path, headers=bearer(OPS_TOKEN))
         assert r.status_code == 200, r.text
-        assert await redis.xlen(stream) == n
-    entries = await redis.xrange(stream)
-    assert [e[1][b"what"].decode() for e in entries] == [
+        assert len(await memory_store.ops_reads.list(live.season_id)) == n
+    entries = await memory_store.ops_reads.list(live.season_id)
+    assert [e.what for e in entries] == [
         "orders/1",
         "battles/1",
         "audit/betrayals",
         "beys/2",
+        "export",
     ]
-    assert {e[1][b"season"].decode() for e in entries} == {live.season_id}
-    # public reads by ops are not secret reads: nothing recorded
+    assert {e.season_id for e in entries} == {live.season_id}
+    assert {e.actor for e in entries} == {token_hash(OPS_TOKEN)[:12]}
+    assert not await redis.exists(f"{prefix}:audit:ops_reads")  # no longer a Redis stream
+    # public reads by ops, and an auditor's reads, are not ops reads of secrets: nothing recorded
     assert (await client.get(f"{live.url()}/map", headers=bearer(OPS_TOKEN))).status_code == 200
-    assert await redis.xlen(stream) == len(reads)
+    r = await client.get(f"{live.url()}/audit/betrayals", headers=bearer(AUDITOR_TOKEN))
+    assert r.status_code == 200
+    assert len(await memory_store.ops_reads.list(live.season_id)) == len(reads)
 
 
 async def test_after_the_kurultay_everyone_sees_the_orders_and_missions(

@@ -1,0 +1,192 @@
+"""Betrayal history (issue 13): per bey memleket across seasons, and per season, each betrayal
+with its treaty (who, kind, from which Divan), the breaking orders, the battle record and the
+Hain badge (R-6.5), as R-14 allows.
+
+R-14: who betrayed whom, where, and the Hain badge are public at once; the treaty, the orders
+and the battle record are the auditors' (and ops') during the season, and everyone's after the
+Kurultay. A bey across seasons is its memleket (the boards count Hans the same way); the
+projection keeps, per memleket, the seasons in which its bey betrayed or was betrayed
+(keys.betrayals_of), and each season's records are its own (keys.audit_betrayals,
+keys.treaty_timeline), so a rebuild restores both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from litestar import Request, get
+
+from services.projections.auth import role
+from services.projections.context import ctx, season_read
+from services.projections.keys import Keys, betrayals_of
+from services.projections.reads import decode
+from shared.app import auth as edge
+from shared.app import tokens
+from shared.app.bounds import PlatePath
+from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, answers
+from shared.app.ops_audit import record_ops_read
+from shared.app.problems import Problem
+from shared.domain.events import BattleRecord
+
+MAX_SEASONS = 100  # the newest seasons of a memleket's history
+# a memleket's history reads seasons the index names: rebuilding or Redis away, never 404
+REFUSED = ("token_in_query", "bad_token", "projection_rebuilding", "read_unavailable")
+
+
+class BeyRef(msgspec.Struct, frozen=True):
+    seat: int
+    memleket: int | None  # null: not known to the projection (never, for a bey that played)
+
+
+class BrokenTreaty(msgspec.Struct, frozen=True):
+    """The treaty broken: its kind, its beys, the Divan it was accepted at (null: before the
+    projection's records) and the last Divan it was to hold."""
+
+    kind: str
+    beys: list[int]
+    from_divan: int | None
+    through_divan: int
+
+
+class HistoricBetrayal(msgspec.Struct, frozen=True):
+    """One betrayal (R-6.5). `hain_through`: the traitor wears the Hain badge through that
+    Divan. `role`: the memleket's bey's part in it (null on a season's list). `treaty`, `orders`
+    (the traitor's advances into the province: [seat, from, units]) and `battle` (R-5.8) are
+    null when R-14 hides them from the caller (`full` is false)."""
+
+    divan: int
+    traitor: BeyRef
+    victim: BeyRef
+    province: int
+    hain_through: int
+    role: Literal["traitor", "victim"] | None = None
+    treaty: BrokenTreaty | None = None
+    orders: list[list[int]] | None = None
+    battle: BattleRecord | None = None
+
+
+class SeasonBetrayals(msgspec.Struct, frozen=True):
+    season_id: str
+    version: int
+    phase: str
+    full: bool  # treaty, orders and battle shown (after the Kurultay, or an auditor or ops)
+    betrayals: list[HistoricBetrayal]
+
+
+class MemleketBetrayalsOut(msgspec.Struct, frozen=True):
+    """The betrayals of the bey of memleket `memleket`, newest season first."""
+
+    memleket: int
+    seasons: list[SeasonBetrayals]
+
+
+def _fetch(k: Keys, p: Any) -> None:
+    p.lrange(k.audit_betrayals, 0, -1)
+    p.lrange(k.treaty_timeline, 0, -1)
+    p.hgetall(k.beys)
+
+
+def _from_divan(timeline: list[dict[str, Any]], treaty: dict[str, Any], divan: int) -> int | None:
+    """The Divan of the latest acceptance of this very treaty at or before `divan`."""
+    found = None
+    for entry in timeline:
+        if entry["what"] == "accepted" and entry["treaty"] == treaty and entry["divan"] <= divan:
+            found = entry["divan"]
+    return found
+
+
+def _entries(
+    rows: list[dict[str, Any]],
+    timeline: list[dict[str, Any]],
+    homes: dict[int, int],
+    full: bool,
+    plate: int | None,
+) -> list[HistoricBetrayal]:
+    out = []
+    for r in rows:
+        traitor = BeyRef(r["traitor"], homes.get(r["traitor"]))
+        victim = BeyRef(r["victim"], homes.get(r["victim"]))
+        if plate is not None and plate not in (traitor.memleket, victim.memleket):
+            continue
+        part: Literal["traitor", "victim"] | None = None
+        if plate is not None:
+            part = "traitor" if traitor.memleket == plate else "victim"
+        t = r["treaty"]
+        treaty = BrokenTreaty(
+            t["kind"], [t["a"], t["b"]], _from_divan(timeline, t, r["divan"]), t["through_divan"]
+        )
+        out.append(
+            HistoricBetrayal(
+                divan=r["divan"],
+                traitor=traitor,
+                victim=victim,
+                province=r["province"],
+                hain_through=r["hain_through"],
+                role=part,
+                treaty=treaty if full else None,
+                orders=r["orders"] if full else None,
+                battle=msgspec.convert(r["battle"], BattleRecord) if full and r["battle"] else None,
+            )
+        )
+    return out
+
+
+def _caller(request: Request[Any, Any, Any]) -> str | None:
+    """'ops', 'auditor' or None; a token that is nobody's shape is a guess: 401 `bad_token`,
+    counted like any (as all orders answer it), never silently the public view."""
+    who = role(request)
+    token = edge.bearer(request)
+    if who is None and token is not None and tokens.parse(token) is None:
+        raise Problem.refused(tokens.bad_token())
+    return who
+
+
+async def _season(
+    request: Request[Any, Any, Any], season_id: str, plate: int | None, who: str | None
+) -> SeasonBetrayals:
+    meta, (rows, timeline, beys) = await season_read(request, season_id, _fetch)
+    full = meta["phase"] == "over" or who in ("auditor", "ops")
+    homes = {int(k): decode(v)["memleket"] for k, v in beys.items()}
+    entries = _entries([decode(r) for r in rows], [decode(t) for t in timeline], homes, full, plate)
+    if who == "ops" and meta["phase"] != "over" and entries:
+        # R-14: the auditors' records read by ops during the season: recorded first (ADR-53)
+        await record_ops_read(ctx(request).ops_reads, request, season_id, "betrayals/history")
+    return SeasonBetrayals(season_id, meta.get("version", 0), meta["phase"], full, entries)
+
+
+@get(
+    "/betrayals/memleket/{plate:int}",
+    summary="Betrayal history of a memleket's bey across seasons (R-6.5, R-14)",
+    responses=answers(EVERY, PATH, OPS_READ, *REFUSED),
+    security=OPTIONAL_BEARER,
+)
+async def memleket_betrayals(
+    request: Request[Any, Any, Any], plate: PlatePath
+) -> MemleketBetrayalsOut:
+    """Every season (newest first, at most 100) in which the bey of memleket `plate` betrayed
+    or was betrayed, each betrayal as R-14 allows the caller (anyone: who, whom, where, the Hain
+    badge; an auditor or ops, or anyone after that season's Kurultay: also the treaty, the
+    breaking orders and the battle record)."""
+    who = _caller(request)
+    c = ctx(request)
+    seasons = [
+        s.decode()
+        for s in await c.redis.zrevrange(betrayals_of(c.prefix, plate), 0, MAX_SEASONS - 1)
+    ]
+    return MemleketBetrayalsOut(plate, [await _season(request, s, plate, who) for s in seasons])
+
+
+@get(
+    "/seasons/{season_id:str}/betrayals/history",
+    summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
+    responses=answers(EVERY, READ, OPS_READ, "token_in_query", "bad_token"),
+    security=OPTIONAL_BEARER,
+)
+async def season_betrayals(request: Request[Any, Any, Any], season_id: str) -> SeasonBetrayals:
+    """The season's betrayals in order, each with both beys' memlekets; the treaty, orders and
+    battle record as R-14 allows the caller (see the memleket history)."""
+    return await _season(request, season_id, None, _caller(request))
+
+
+HISTORY_ROUTES = [memleket_betrayals, season_betrayals]

@@ -1,0 +1,127 @@
+"""Corrections over HTTP (issue 13, ADR-53): ops apply a compensating event with a reason; the
+export, its offline verification and the replay show the original record and the correction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.projections.projector import Projector
+from shared.app.export import check, parse
+from shared.eventstore import InMemoryEventStore
+from tests.projections.pact_season import KIRIKKALE, create_live, pact_and_betrayal
+from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _correct(
+    client: Any, season_id: str, body: dict[str, Any], token: str | None = OPS_TOKEN
+) -> Any:
+    return await client.post(
+        f"/v1/ops/seasons/{season_id}/corrections", json=body, headers=bearer(token)
+    )
+
+
+async def test_adr53_ops_correct_a_season_and_the_export_verify_and_replay_show_both(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    """ADR-53: after Divan 1 (A took Kırıkkale from B by betrayal), ops give Kırıkkale back to
+    B, set A's gold and revoke A's Hain badge, each with a reason. Each is one event after the
+    record; the public map, titles and A's own view follow; the export holds the original
+    battle and the three corrections; it verifies offline with no mismatch and lists the
+    corrections; `seksenbir replay --json` on the file lists them too."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = await create_live(memory_store)
+        await pact_and_betrayal(client, memory_store, live)
+        projector = Projector(memory_store, redis, prefix)
+        await projector.sweep()
+        before = await memory_store.stream_version(live.season_id)
+        bodies = [
+            {
+                "correction": {"kind": "province", "province": KIRIKKALE, "owner": 2, "units": 4},
+                "reason": "verify: the pact held at step 3 (test defect)",
+                "refers_to": before - 3,
+            },
+            {"correction": {"kind": "gold", "seat": 1, "gold": 11}, "reason": "gold recount"},
+            {"correction": {"kind": "revoke_hain", "seat": 1}, "reason": "no betrayal after all"},
+        ]
+        for n, body in enumerate(bodies, start=1):
+            r = await _correct(client, live.season_id, body)
+            assert r.status_code == 201, r.text
+            out = r.json()
+            assert out["correction"] == {**({"sur": False} if n == 1 else {}), **body["correction"]}
+            assert out["reason"] == body["reason"]
+            assert (out["divan"], out["version"]) == (1, before + n)
+            assert out["refers_to"] == body.get("refers_to")
+        await projector.sweep()
+        seen = (await client.get(f"{live.url()}/map")).json()["provinces"][str(KIRIKKALE)]
+        assert (seen["owner"], seen["units"]) == (2, 4)
+        assert (await client.get(f"{live.url()}/titles")).json()["hain"] == []
+        me = (await client.get(f"{live.url()}/me", headers=bearer(live.tokens[1]))).json()
+        assert me["gold"] == 11
+
+        r = await client.get(f"/v1/ops/seasons/{live.season_id}/export", headers=bearer(OPS_TOKEN))
+        assert r.status_code == 200
+        lines = r.content.splitlines()
+        types = [json.loads(x)["type"] for x in lines[1:]]
+        assert types.count("correction_applied.v1") == 3
+        assert "battles_resolved.v1" in types  # the original outcome stays in the record
+        verdict = check(parse(lines))
+        assert verdict.ok and verdict.mismatches == []
+        assert [c["correction"]["kind"] for c in verdict.corrections] == [
+            "province",
+            "gold",
+            "revoke_hain",
+        ]
+        path = tmp_path / "season.jsonl"
+        path.write_bytes(r.content)
+    replay = subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", "replay", str(path), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert replay.returncode == 0, replay.stderr
+    shown = json.loads(replay.stdout)["corrections"]
+    assert [c["reason"] for c in shown] == [b["reason"] for b in bodies]
+
+
+async def test_adr53_a_correction_is_for_ops_with_a_reason_and_a_repeat_changes_nothing(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Only ops (401 without a token, 403 for an auditor or a bey); a reason of spaces is
+    `reason_required`; an unknown kind `invalid_body`; the same correction again changes
+    nothing and is refused (`invalid_correction`); before registration closes: `wrong_phase`."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = await create_live(memory_store)
+        await pact_and_betrayal(client, memory_store, live)
+        body = {"correction": {"kind": "gold", "seat": 2, "gold": 30}, "reason": "recount"}
+        assert (await _correct(client, live.season_id, body, None)).status_code == 401
+        for token in (AUDITOR_TOKEN, live.tokens[1]):
+            r = await _correct(client, live.season_id, body, token)
+            assert (r.status_code, r.json()["code"]) == (403, "forbidden")
+        r = await _correct(client, live.season_id, {**body, "reason": "   "})
+        assert (r.status_code, r.json()["code"]) == (422, "reason_required")
+        r = await _correct(client, live.season_id, {**body, "correction": {"kind": "x"}})
+        assert (r.status_code, r.json()["code"]) == (422, "invalid_body")
+        assert (await _correct(client, live.season_id, body)).status_code == 201
+        r = await _correct(client, live.season_id, body)
+        assert (r.status_code, r.json()["code"]) == (422, "invalid_correction")
+        r = await _correct(client, "ffffffffffffffffffffffffffffffff", body)
+        assert (r.status_code, r.json()["code"]) == (404, "season_not_found")
+        created = await client.post(
+            "/v1/seasons",
+            json={"mode": "live", "registration_closes_at": "2099-01-06T18:00:00+03:00"},
+            headers=bearer(OPS_TOKEN),
+        )
+        assert created.status_code == 201, created.text
+        r = await _correct(client, created.json()["season_id"], body)
+        assert (r.status_code, r.json()["code"]) == (409, "wrong_phase")
