@@ -101,6 +101,20 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # ops endpoints: a bey's or another staff role's token 403, anything else 401
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 401, 403, 200),
     "GET /v1/ops/seasons/{season_id}/export":          (401, 403, 403, 403, 401, 401, 403, 200),
+    # R-14, ADR-52: during the season ops the full export, an auditor a redacted one (A's
+    # secrets left out: the canaries below); a bey's token 403, no token or nobody's 401
+    "GET /v1/seasons/{season_id}/export":              (401, 403, 403, 403, 401, 401, 200, 200),
+    # ops tools (issue 13): they show every bey's orders, so ops only
+    "GET /v1/ops/seasons/{season_id}/divans/{divan}/explain": (401, 403, 403, 403, 401, 401, 403, 200),
+    "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (401, 403, 403, 403, 401, 401, 403, 200),
+    # D-32: a running season is forked by ops only (anyone may fork a season that is over)
+    "POST /v1/seasons/{season_id}/fork":               (403, 403, 403, 403, 403, 403, 403, 201),
+    # ADR-53: corrections by ops; the trail of ops reads for auditors and ops
+    "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 401, 403, 201),
+    "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 401, 200, 200),
+    # betrayal history (issue 13): public; a token of nobody is bad_token (401)
+    "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 401, 200, 200),
+    "GET /v1/seasons/{season_id}/betrayals/history":   (200, 200, 200, 200, 401, 401, 200, 200),
     # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
     "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
@@ -199,6 +213,22 @@ def calls(w: World, instant: str) -> dict[str, Call]:
             f"/v1/ops/seasons/{w.season_id}/beys/1/token"
         ),
         "GET /v1/ops/seasons/{season_id}/export": Call(f"/v1/ops/seasons/{w.season_id}/export"),
+        "GET /v1/seasons/{season_id}/export": Call(f"{s}/export"),
+        "GET /v1/ops/seasons/{season_id}/divans/{divan}/explain": Call(
+            f"/v1/ops/seasons/{w.season_id}/divans/1/explain"
+        ),
+        "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": Call(
+            f"/v1/ops/seasons/{w.season_id}/divans/1/what-if", {"orders": [], "dice": []}
+        ),
+        "POST /v1/seasons/{season_id}/fork": Call(f"{s}/fork", {"divan": 1, "seat": 2}),
+        # B's gold (A's canary 777 stays)
+        "POST /v1/ops/seasons/{season_id}/corrections": Call(
+            f"/v1/ops/seasons/{w.season_id}/corrections",
+            {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},
+        ),
+        "GET /v1/seasons/{season_id}/audit/ops-reads": Call(f"{s}/audit/ops-reads"),
+        "GET /v1/betrayals/memleket/{plate}": Call("/v1/betrayals/memleket/6"),
+        "GET /v1/seasons/{season_id}/betrayals/history": Call(f"{s}/betrayals/history"),
         "GET /v1/board": Call("/v1/board"),
         "GET /v1/seasons/all": Call("/v1/seasons/all"),
         "GET /v1/seasons/{season_id}/summary": Call(f"{s}/summary"),
