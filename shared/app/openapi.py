@@ -19,12 +19,17 @@ from litestar.openapi.spec import (
     SecurityScheme,
 )
 
+from shared.domain.messages import Lang, problem_title
 
-def problem_body(code: str, status: int, detail: str, instance: str, **extra: object) -> bytes:
-    """The RFC 9457 body both APIs send: a stable `code` beside the standard members."""
+
+def problem_body(
+    code: str, status: int, detail: str, instance: str, lang: Lang, **extra: object
+) -> bytes:
+    """The RFC 9457 body both APIs send: a stable `code` beside the standard members, `title`
+    and `detail` in `lang` (the code in words in English; Turkish from the catalogue)."""
     body = {
         "type": f"https://seksenbir.example/problems/{code}",
-        "title": code.replace("_", " "),
+        "title": problem_title(code, lang),
         "status": status,
         "code": code,
         "detail": detail,
@@ -151,9 +156,10 @@ OPS_READ = ("audit_unavailable",)  # an ops read of secret data, recorded first 
 def example_problem(
     code: str, instance: str = "/v1/seasons/0123456789abcdef0123456789abcdef"
 ) -> dict[str, object]:
-    """A problem+json body of `code`, as the API sends it (for the document's examples)."""
+    """A problem+json body of `code`, as the API sends it with `Accept-Language: en` (for the
+    document's examples: CODES' meanings are English)."""
     status, meaning = CODES[code]
-    return msgspec.json.decode(problem_body(code, status, meaning, instance))  # type: ignore[no-any-return]
+    return msgspec.json.decode(problem_body(code, status, meaning, instance, "en"))  # type: ignore[no-any-return]
 
 
 def answers(*groups: tuple[str, ...] | str) -> dict[int, ResponseSpec]:

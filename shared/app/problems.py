@@ -109,7 +109,7 @@ class Problem(Exception):
     def body(self, instance: str, lang: messages.Lang = messages.DEFAULT) -> bytes:
         if self.raw is not None:
             return self.raw
-        return problem_body(self.code, self.status, self.text(lang), instance, **self.extra)
+        return problem_body(self.code, self.status, self.text(lang), instance, lang, **self.extra)
 
 
 def stored_language(body: bytes) -> messages.Lang | None:

@@ -378,7 +378,7 @@ async def _too_many(send: Any, wait: int, path: str, lang: messages.Lang) -> Non
 
 async def _refuse(send: Any, code: str, wait: int, path: str, lang: messages.Lang) -> None:
     detail = messages.render(code, lang, {"wait": wait})
-    body = problem_body(code, 429, detail, path)
+    body = problem_body(code, 429, detail, path, lang)
     await send(
         {
             "type": "http.response.start",

@@ -22,6 +22,15 @@ def test_every_code_with_its_own_status_has_both_texts() -> None:
     assert set(CODES) <= {m.code_of(k) for k in m.CATALOGUE}
 
 
+def test_every_code_has_a_turkish_title_of_its_own() -> None:
+    """Issue 11: a problem's RFC 9457 `title` follows the language too: every code the API
+    answers has a Turkish title, which is not the English one (the code in words)."""
+    assert set(m.PROBLEM_TITLES_TR) == set(CODES)
+    for code in CODES:
+        assert m.problem_title(code, "en") == code.replace("_", " ")
+        assert m.problem_title(code, "tr") not in ("", m.problem_title(code, "en")), code
+
+
 @pytest.mark.parametrize("case_id", _params())
 async def test_every_refusal_answers_in_english_when_asked(case_id: str, memory_api: Api) -> None:
     """Issue 11: each refusal of tests/http/test_problems.py, asked with Accept-Language: en,
@@ -36,6 +45,7 @@ async def test_every_refusal_answers_in_english_when_asked(case_id: str, memory_
     assert response.headers["content-language"] == "en"
     assert "accept-language" in response.headers["vary"].lower()
     assert stored_language(response.content) == "en", body
+    assert body["title"] == c.code.replace("_", " ")  # RFC 9457 title in English too
 
 
 async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
@@ -51,8 +61,13 @@ async def test_a_domain_refusal_in_both_languages(memory_api: Api) -> None:
     tr, en, linked = (assert_problem(r, 403, "not_your_province") for r in answers)
     assert tr["detail"] == "İstanbul sizin değil"
     assert en["detail"] == linked["detail"] == "İstanbul is not yours"
-    assert {k: v for k, v in tr.items() if k != "detail"} == {
-        k: v for k, v in en.items() if k != "detail"
+    assert (tr["title"], en["title"], linked["title"]) == (
+        "sizin iliniz değil",
+        "not your province",
+        "not your province",
+    )
+    assert {k: v for k, v in tr.items() if k not in ("detail", "title")} == {
+        k: v for k, v in en.items() if k not in ("detail", "title")
     }
     assert [r.headers["content-language"] for r in answers] == ["tr", "en", "en"]
 
