@@ -149,7 +149,7 @@ HELP_TR: dict[str, str] = {
     'the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], "dice": '
     '[{"target", "side", "value"}]} (kind "remove" takes an order away)': (
         'değişiklikler JSON olarak: {"orders": [{"seat", "from", "kind", "to", "units"}], '
-        '"dice": [{"target", "side", "value"}]} (kind "remove" bir emri kaldırır)'
+        '"dice": [{"target", "side", "value"}]} ("kind": "remove" bir emri kaldırır)'
     ),
     "run every Divan of the given seasons through another build's `seksenbir adjudicate` and "
     "list every Divan whose outcome would change; changes nothing": (

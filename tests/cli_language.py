@@ -73,12 +73,14 @@ def human_lines(text: str, *, data_too: tuple[str, ...] = ()) -> list[str]:
 ARGPARSE_NAMES = re.compile(r"^\s+[\w-]+(?=\s{2,}|$)|^\s+\S+$")  # a positional's name, usage's tail
 OPTION = re.compile(r"--[\w-]+")
 VERB = re.compile(r"\bseksenbir(?: [a-z]+)*(?=:)|\bseksenbir [a-z]+")
+QUOTED = re.compile(r'"[^"\n]*"')  # a literal in quotes: a JSON key or value to type as it is
 
 
 def _neutral(line: str, data_too: tuple[str, ...]) -> str:
     for value in data_too:
         line = line.replace(value, " ")
     line = OPTION.sub(" ", line)
+    line = QUOTED.sub(" ", line)
     line = VERB.sub(" ", line)
     line = ARGPARSE_NAMES.sub(" ", line)
     line = GAME_WORDS.sub(" ", line)

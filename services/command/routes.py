@@ -54,7 +54,7 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app import auth
 from shared.app.auth import BeyClaim
-from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.bounds import JSON_SAFE_INTEGER, ReadDivanPath, SeatPath
 from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.app.openapi import (
     APPEND,
@@ -520,7 +520,9 @@ async def apply_correction(services: Services, season_id: str, data: CorrectionI
 async def ops_reads(
     services: Services,
     season_id: str,
-    after: Annotated[int, QueryParameter(ge=0, le=2**62, description="the last id seen")] = 0,
+    after: Annotated[
+        int, QueryParameter(ge=0, le=JSON_SAFE_INTEGER, description="the last id seen")
+    ] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIST, description="at most this many")] = 100,
 ) -> OpsReadsOut:
     """R-14: what ops read of the season's secrets, when and with which token (its fingerprint),

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from shared.app.bounds import DivanNo, Plate, Seat, Units
+from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain import events as ev
 from shared.domain.state import Order, OrderKind, TreatyKind
@@ -161,7 +161,7 @@ class CorrectionIn(msgspec.Struct, **Strict):
 
     correction: FixIn
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
-    refers_to: Annotated[int, msgspec.Meta(ge=1, le=2**62)] | None = None
+    refers_to: Annotated[int, msgspec.Meta(ge=1, le=JSON_SAFE_INTEGER)] | None = None
 
 
 class CorrectionOut(msgspec.Struct, frozen=True):

@@ -26,6 +26,10 @@ from litestar.params import Parameter, ParameterKwarg
 from shared.domain.map import MAX_UNITS, PLATES
 from shared.domain.state import DIVANS, SEATS
 
+# The largest integer a browser's JSON.parse holds exactly (2^53 − 1, issue 11): the bound of
+# every unbounded counter a request may carry (an id, a version).
+JSON_SAFE_INTEGER: Final = 2**53 - 1
+
 
 class Bound(msgspec.Struct, frozen=True):
     low: int

@@ -85,7 +85,7 @@ USAGE_CASES: list[tuple[str, list[str]]] = [
 DATA_ONLY = {"adjudicate a case"}  # its output is one JSON document (report lines carry both texts)
 VERBS = [
     "adjudicate", "simulate", "migrate", "serve", "worker", "scheduler", "up", "projections",
-    "deadletters", "export", "verify", "import", "replay",
+    "deadletters", "export", "verify", "import", "replay", "explain", "what-if", "shadow",
 ]  # fmt: skip
 
 

@@ -263,7 +263,9 @@ def test_explain_of_a_divan_not_in_the_record_is_exit_2(
     path = tmp_path / "short.jsonl"
     path.write_bytes(dump(export_of(SEASON, short)))
     assert main(["explain", str(path), "9"]) == 2
-    assert "Divan 9" in capsys.readouterr().err
+    assert "9. Divan hiç kilitlenmedi" in capsys.readouterr().err  # Turkish by default
+    assert main(["explain", str(path), "9", "--lang", "en"]) == 2
+    assert "Divan 9 was never locked" in capsys.readouterr().err
 
 
 def test_what_if_cli_reads_the_changes_and_writes_nothing(
