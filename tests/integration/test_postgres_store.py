@@ -165,14 +165,17 @@ async def test_pooled_connections_carry_the_fail_fast_settings(migrated_pg_dsn: 
 async def test_an_append_behind_a_zombie_lock_fails_fast(migrated_pg_dsn: str, pg_pool, clock):
     """RELIABILITY 6, store side: lock_timeout turns a hang into StoreBusyError (503). The only
     lock an append takes is its season's stream row, so other seasons go on meanwhile."""
-    pool = await create_pool(migrated_pg_dsn, PoolSettings(lock_timeout_ms=200))
+    # lock_timeout alone must end the wait: statement_timeout is set far beyond the test's
+    # bound, so an append that only statement_timeout would end fails the bound instead
+    settings = PoolSettings(lock_timeout_ms=200, statement_timeout_ms=120_000)
+    pool = await create_pool(migrated_pg_dsn, settings)
     store = PostgresEventStore(pool, clock=clock)
     zombie = await asyncpg.connect(migrated_pg_dsn)
     try:
         await store.append("s1", 0, [new_event(1)])
         await zombie.execute("BEGIN; SELECT 1 FROM streams WHERE season_id = 's1' FOR UPDATE")
         with pytest.raises(StoreBusyError):
-            await store.append("s1", 1, [new_event(2)])
+            await asyncio.wait_for(store.append("s1", 1, [new_event(2)]), 30)
         other = await store.append("s2", 0, [new_event(3)])  # not held up by s1's zombie
         await zombie.execute("ROLLBACK")
         recorded = await store.append("s1", 1, [new_event(2)])
@@ -337,14 +340,16 @@ async def _append_as_before_0003(conn: asyncpg.Connection, season: str, events: 
 
 @pytest.mark.fault
 async def test_a_slow_statement_is_cancelled_as_busy(migrated_pg_dsn: str, clock):
-    """RELIABILITY 13, store side: statement_timeout cancels a blocked read."""
-    pool = await create_pool(migrated_pg_dsn, PoolSettings(statement_timeout_ms=200))
+    """RELIABILITY 13, store side: statement_timeout cancels a blocked read (lock_timeout is set
+    far beyond the test's bound, so it is statement_timeout that ends the wait)."""
+    settings = PoolSettings(statement_timeout_ms=200, lock_timeout_ms=120_000)
+    pool = await create_pool(migrated_pg_dsn, settings)
     store = PostgresEventStore(pool, clock=clock)
     locker = await asyncpg.connect(migrated_pg_dsn)
     try:
         await locker.execute("BEGIN; LOCK TABLE streams IN ACCESS EXCLUSIVE MODE")
         with pytest.raises(StoreBusyError):
-            await store.list_seasons()
+            await asyncio.wait_for(store.list_seasons(), 30)
     finally:
         await locker.close()
         await pool.close()
