@@ -34,9 +34,12 @@ run: $(STAMP)    ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081)
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}
 
-test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest
+# pytest-xdist: one test process per core (each has its own database and Redis db, see
+# tests/conftest.py). TEST_WORKERS=0 runs the suite in this process.
+TEST_WORKERS ?= 2
+test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest (TEST_WORKERS=2 processes)
 	$(MAKE) --no-print-directory lint typecheck contracts
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS)
 
 # Closed ports (9: discard, never served here) stand for both test servers, and the env wins
 # over every fallback in tests/conftest.py, so a non-integration test that reached a server fails.

@@ -28,7 +28,7 @@ from shared.eventstore import EventMetadata, EventStore
 from shared.settings import Settings
 from tests.documented import check_every_problem
 from tests.http.support import lifespan
-from tests.live_calendar import LIVE
+from tests.live_calendar import LIVE, SEASON_NOW
 
 OPS_TOKEN = "ops-token-for-the-projection-tests-0123456789"
 AUDITOR_TOKEN = "auditor-token-for-the-projection-tests-0123456789"
@@ -237,10 +237,13 @@ async def open_gateway(
     store: EventStore,
     redis: aioredis.Redis,
     prefix: str,
-    clock: Callable[[], datetime] | None = None,
+    clock: Callable[[], datetime] = lambda: SEASON_NOW,
     **overrides: Any,
 ) -> AsyncIterator[tuple[Gateway, httpx.AsyncClient]]:
-    """The gateway served in-loop through httpx's ASGI transport (plain request/response only)."""
+    """The gateway served in-loop through httpx's ASGI transport (plain request/response only).
+
+    Its clock stands still at SEASON_NOW unless the test gives one: no test reads the wall
+    clock, so none changes its outcome with the date it runs on."""
     gw = Gateway(store, redis, prefix, clock, **overrides)
     transport = httpx.ASGITransport(app=gw.app)
     async with (
