@@ -50,7 +50,7 @@ def canonical(orders: Iterable[Order]) -> bytes:
             {"kind": o.kind, "province": o.province, "target": o.target, "units": o.units}
             for o in orders
         ),
-        key=lambda row: (row["province"], row["kind"]),
+        key=lambda row: row["province"],
     )
     return _encoder.encode(rows)
 
