@@ -18,5 +18,5 @@ def recipe() -> dict[str, Any]:
     section = text.split("## Sealed orders", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     namespace: dict[str, Any] = {}
-    exec(compile(block, f"{PAGE}#sealed-orders", "exec"), namespace)  # noqa: S102 — the page's own code
+    exec(compile(block, f"{PAGE}#sealed-orders", "exec"), namespace)  # the page's own code
     return namespace
