@@ -28,6 +28,7 @@ from tests.projections.support import SYSTEM, bearer, new_bey_token
 ANKARA, KIRIKKALE, BOLU = 6, 71, 14
 CANARY = {"province": ANKARA, "kind": "advance", "target": BOLU, "units": 11}
 PENDING_CANARY = {"province": ANKARA, "kind": "support", "target": BOLU, "units": 11}
+BETRAYAL = {"province": ANKARA, "kind": "advance", "target": KIRIKKALE, "units": 3}  # A, Divan 1
 
 
 @dataclass
@@ -113,8 +114,7 @@ async def pact_and_betrayal(client: httpx.AsyncClient, store: EventStore, live: 
     """Divan 1: the pact is accepted at step 2 and A breaks it at step 3."""
     await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="offer-1")
     await post(client, live, 2, "/offers/1/answer", {"answer": "accept"})
-    order = {"province": ANKARA, "kind": "advance", "target": KIRIKKALE, "units": 3}
-    await post(client, live, 1, "/orders", {"divan": 1, "orders": [order]})
+    await post(client, live, 1, "/orders", {"divan": 1, "orders": [BETRAYAL]})
     assert await resolve_live_divan(store, live.season_id) == 1
 
 
