@@ -45,13 +45,10 @@ def seals_orders(report_version: int) -> bool:
 def canonical(orders: Iterable[Order]) -> bytes:
     """The canonical encoding of one bey's order set: sorted by province (one order per
     province, R-4.1), every key present and sorted, no spaces; `[]` for the empty set."""
-    rows = sorted(
-        (
-            {"kind": o.kind, "province": o.province, "target": o.target, "units": o.units}
-            for o in orders
-        ),
-        key=lambda row: row["province"],
-    )
+    rows = [
+        {"kind": o.kind, "province": o.province, "target": o.target, "units": o.units}
+        for o in sorted(orders, key=lambda o: o.province)
+    ]
     return _encoder.encode(rows)
 
 
