@@ -234,7 +234,7 @@ CATALOGUE: dict[str, Text] = {
     "shadow.summary": T("{total} Divandan {changed} tanesi değişirdi", "{changed} of {total} Divans would change"),
     "audit.source_or_all": T("bir KAYNAK ya da --all verin, ikisini birden değil", "name a SOURCE or --all, not both"),
     "audit.source_needed": T("bir KAYNAK (dışa aktarım dosyası ya da sezon kimliği) ya da --all verin", "name a SOURCE (an export file or a season id) or --all"),
-    "audit.verified": T("sezon {season}: sağlam ({events} olay; zincir, her Divan yeniden koşuldu; tohum taahhüdü: {seed})", "season {season}: ok ({events} events; chain, every Divan re-run; seed commitment: {seed})"),
+    "audit.verified": T("sezon {season}: sağlam ({events} olay; zincir, her Divan yeniden koşuldu; tohum taahhüdü: {seed}; mühürlü emirler: {sealed})", "season {season}: ok ({events} events; chain, every Divan re-run; seed commitment: {seed}; sealed orders: {sealed})"),
     "audit.first_bad": T("sezon {season}: UYUŞMAYAN İLK OLAY: sürüm {version}{line} ({type}, {event_id}): {why}", "season {season}: FIRST EVENT THAT DOES NOT MATCH: version {version}{line} ({type}, {event_id}): {why}"),
     "audit.line": T(", satır {line}", ", line {line}"),
     "audit.failed_at": T("{version}. sürümde TUTMADI: {why}", "FAILED at version {version}: {why}"),

@@ -43,7 +43,8 @@ def _verify(tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
     code = main(["verify", str(path), "--lang", "en"])
-    return code, json.loads(capsys.readouterr().out)
+    out = capsys.readouterr()
+    return code, json.loads(out.out), out.err
 
 
 def test_d35_every_lock_is_followed_by_a_seal_of_every_bey_humans_and_computer_beys(
@@ -101,13 +102,14 @@ def test_the_documented_recipe_recomputes_every_salt_and_digest_of_a_real_season
 def test_a_clean_sealed_export_verifies_its_seals(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, verdict = _verify(tmp_path, lines, capsys)
+    code, verdict, err = _verify(tmp_path, lines, capsys)
     assert code == 0, verdict
     assert verdict["sealed_orders"] == (
         f"ok: at 16 Divan(s) the orders resolved are the orders sealed ({16 * SEATS} digests"
         " recomputed)"
     )
     assert verdict["replay"] == "ok" and verdict["first_bad_event"] is None
+    assert "sealed orders: ok: at 16 Divan(s)" in err
 
 
 def _locked_with_orders(lines: list[Line]) -> tuple[int, str]:
@@ -132,10 +134,11 @@ def test_an_order_altered_after_sealing_is_named_at_the_lock(
 
     edit_data(lines[i], more_units)
     rechain(lines, i)
-    code, verdict = _verify(tmp_path, lines, capsys)
+    code, verdict, err = _verify(tmp_path, lines, capsys)
     assert code == 1 and not verdict["ok"]
     bad = verdict["first_bad_event"]
     assert (bad["line"], bad["type"]) == (i + 1, "divan_locked.v1"), bad
+    assert "divan_locked.v1" in err  # the line for people names it too
     assert f"seat {seat}'s locked orders are not the orders sealed" in bad["why"]
     assert verdict["sealed_orders"].startswith("broken: Divan ")
     assert [m["check"] for m in verdict["mismatches"] if "check" in m] == ["sealed_orders"]
@@ -152,10 +155,11 @@ def test_an_altered_digest_is_named_at_the_seal(
 
     edit_data(lines[i], other_digest)
     rechain(lines, i)
-    code, verdict = _verify(tmp_path, lines, capsys)
+    code, verdict, err = _verify(tmp_path, lines, capsys)
     assert code == 1
     bad = verdict["first_bad_event"]
     assert (bad["line"], bad["type"]) == (i + 1, "orders_sealed.v1"), bad
+    assert "orders_sealed.v1" in err  # the line for people names it too
     assert "seat 3's sealed digest is neither its locked orders'" in bad["why"]
     assert verdict["sealed_orders"].startswith("broken: Divan 1: seat 3's sealed digest")
 
@@ -172,10 +176,11 @@ def test_an_altered_published_digest_is_named_at_the_report(
 
     edit_data(lines[i], other_line)
     rechain(lines, i)
-    code, verdict = _verify(tmp_path, lines, capsys)
+    code, verdict, err = _verify(tmp_path, lines, capsys)
     assert code == 1
     bad = verdict["first_bad_event"]
     assert (bad["line"], bad["type"]) == (i + 1, "divan_resolved.v1"), bad
+    assert "divan_resolved.v1" in err  # the line for people names it too
     assert "the digest the report published for seat 5 is not the one sealed" in bad["why"]
 
 
@@ -190,7 +195,7 @@ def test_a_redacted_export_keeps_the_seals_and_says_it_cannot_recompute_them(
     seals = [x for x in redacted if x.get("type") == "orders_sealed.v1"]
     assert len(seals) == 16 and all("data" in x and "redacted" not in x for x in seals)
     assert all(x.get("redacted") == "R-14" for x in redacted if x.get("type") == "divan_locked.v1")
-    code, verdict = _verify(tmp_path, redacted, capsys)
+    code, verdict, _err = _verify(tmp_path, redacted, capsys)
     assert code == 3, verdict
     assert verdict["sealed_orders"].startswith("not checkable: a redacted export (R-14)")
 

@@ -126,6 +126,7 @@ PARAMS = {
     "differ": 0,
     # sealed orders (ADR-57)
     "digests": 304,
+    "sealed": "ok",
 }
 
 
