@@ -210,3 +210,22 @@ def test_a_season_stored_before_report_version_3_seals_nothing_and_still_verifie
     verdict = json.loads(capsys.readouterr().out)
     assert code == 0, verdict
     assert verdict["sealed_orders"].startswith("none: a season of report version 2 seals no orders")
+
+
+def test_a_seal_taken_out_of_a_sealed_season_is_named_at_its_lock(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forger deletes one Divan's seal (and its report lines stay as published), renumbers
+    and recomputes the chain: the season is of report version 3, so the lock without its seal
+    is named."""
+    i = index_of(lines, lambda x: x["type"] == "orders_sealed.v1")
+    del lines[i]
+    for line in lines[i:]:
+        line["version"] -= 1
+    rechain(lines, i)
+    code, verdict, err = _verify(tmp_path, lines, capsys)
+    assert code == 1
+    bad = verdict["first_bad_event"]
+    assert (bad["line"], bad["type"]) == (i, "divan_locked.v1"), bad
+    assert "the lock is not followed by its orders_sealed event" in bad["why"]
+    assert "divan_locked.v1" in err
