@@ -325,6 +325,7 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
             season=verdict.season_id,
             events=verdict.events,
             seed=verdict.seed_commitment,
+            sealed=verdict.sealed_orders,
         )
         print(text, file=out)
         return

@@ -25,7 +25,9 @@ import msgspec
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english
+from shared.domain.replay import Mismatch
 from shared.domain.replay import verify as replay_verify
+from shared.domain.seal import seals_orders
 from shared.domain.season import seed_commitment
 from shared.domain.state import SeasonState
 from shared.eventstore import (
@@ -68,6 +70,8 @@ VISIBLE_TO_AUDITORS = frozenset(
         "mission_completed.v1",
         "hain_expired.v1",
         "treaty_expired.v1",
+        # ADR-57: digests only, listed in the public report; the salts are in the private ones
+        "orders_sealed.v1",
     }
 )
 HIDDEN_WHY = {
@@ -75,7 +79,6 @@ HIDDEN_WHY = {
     "registration_closed.v1": "the missions dealt and the news deck's order",
     "orders_submitted.v1": "a bey's orders",
     "divan_locked.v1": "every bey's orders",
-    "orders_sealed.v1": "each bey's seal salt",
     "sur_built.v1": "a bey's gold spent",
     "mercenaries_hired.v1": "a bey's gold spent",
     "province_purchased.v1": "a bey's gold spent",
@@ -350,6 +353,8 @@ class Verdict:
     bad: list[BadEvent] = field(default_factory=list)
     redacted: int = 0  # events whose data the export left out (R-14)
     heads: Said = field(default_factory=lambda: Said("export.heads_unchecked"))
+    # ADR-57: the orders resolved at each Divan are the orders sealed at its lock
+    sealed_orders: Said = field(default_factory=lambda: Said("export.sealed_not_run"))
     # ADR-53: every correction applied by ops, beside any mismatch it compensates
     corrections: list[dict[str, Any]] = field(default_factory=list)
 
@@ -383,6 +388,7 @@ class Verdict:
             "corrections": self.corrections,
             "seed_commitment": self.seed_commitment,
             "heads": self.heads,
+            "sealed_orders": self.sealed_orders,
             "redacted": self.redacted,
             "first_bad_event": first.as_json(in_file) if first else None,
             "ok": self.ok,
@@ -430,6 +436,7 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         n = len(export.redacted)
         verdict.replay = Said("export.replay_redacted", n=n)
         verdict.seed_commitment = Said("export.seed_redacted")
+        verdict.sealed_orders = Said("export.sealed_redacted")
         return verdict
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
@@ -456,8 +463,23 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         for r, e in zip(records, decoded, strict=True)
         if isinstance(e, ev.CorrectionApplied)
     ]
+    _sealed_verdict(decoded, state, problems, verdict)
+    _mismatches(records, problems, verdict)
+    rerun = [p for p in problems if not p.sealed]
+    if rerun:
+        verdict.replay = Said("export.divans_differ", count=len(rerun))
+    _check_seed(decoded, records, verdict)
+    return verdict
+
+
+def _mismatches(
+    records: Sequence[RecordedEvent], problems: Sequence[Mismatch], verdict: Verdict
+) -> None:
+    """Each Divan that differs from its re-run (or whose seal does not hold), and its event."""
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}
+        if p.sealed:
+            entry["check"] = "sealed_orders"
         what = mismatch(p.what)
         if p.at is not None:
             entry["version"] = p.at + 1
@@ -468,10 +490,25 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
                 why = Said("export.divan_missing", divan=p.divan, what=what)
                 verdict.bad.append(BadEvent(p.at, p.at + 1, None, None, why))
         verdict.mismatches.append(entry)
-    if problems:
-        verdict.replay = Said("export.divans_differ", count=len(problems))
-    _check_seed(decoded, records, verdict)
-    return verdict
+
+
+def _sealed_verdict(
+    decoded: Sequence[ev.Event], state: SeasonState, problems: Sequence[Mismatch], v: Verdict
+) -> None:
+    """ADR-57: `sealed_orders` says whether every Divan's orders resolved are its orders sealed
+    (replay.verify recomputes each bey's digest from the lock, the seed and its salt)."""
+    if not seals_orders(state.report_version):
+        v.sealed_orders = Said("export.sealed_none", version=state.report_version)
+        return
+    broken = next((p for p in problems if p.sealed), None)
+    if broken is not None:
+        v.sealed_orders = Said(
+            "export.sealed_broken", divan=broken.divan, what=mismatch(broken.what)
+        )
+        return
+    seals = [e for e in decoded if isinstance(e, ev.OrdersSealed)]
+    digests = sum(len(e.digests) for e in seals)
+    v.sealed_orders = Said("export.sealed_ok", divans=len(seals), digests=digests)
 
 
 def mismatch(what: str) -> Said:

@@ -9,7 +9,7 @@ import msgspec
 
 from shared.domain import messages
 from shared.domain.events import GoldFix, HainRevoke, ProvinceFix
-from shared.domain.state import RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
+from shared.domain.state import REPORT_VERSION, RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
 
 
 class Command(
@@ -22,12 +22,15 @@ class CreateSeason(Command, frozen=True, tag="create_season"):
     """R-1.2, R-1.3: a live season also names when registration closes (`at` is the server's
     instant of the request); `divan_interval_seconds` asks for an operator's compressed one.
     `rules_version` is the current one unless a caller recreates a season of an older version
-    (replays, simulations: D-28); the HTTP edge never sets it."""
+    (replays, simulations: D-28); the HTTP edge never sets it. `report_version`: the domain's
+    default (2) unless the caller asks for another; the API asks for SEALED_REPORT_VERSION
+    (sealed orders, ADR-57)."""
 
     season_id: str
     seed: int
     mode: Mode = "trial"
     rules_version: str = RULES_VERSION
+    report_version: int = REPORT_VERSION
     seed_commitment: str = ""
     seed_salt: str = ""
     counts_on_boards: bool = False

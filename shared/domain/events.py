@@ -236,6 +236,19 @@ class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
     offers: tuple[Offer, ...] = ()
 
 
+class OrdersSealed(Event, frozen=True, tag="orders_sealed.v1"):
+    """ADR-57, D-35: the first outcome event of a Divan of a season of report version 3 or
+    later: for every bey seated at the lock, humans and computer beys, the lower-case hex
+    SHA-256 of its salt and the canonical encoding of the order set the Divan resolves for it
+    (the empty set when it locked none), under `scheme` (shared/domain/seal.py,
+    docs/export.md "Sealed orders"). Digests only: public, listed in the Divan's report; each
+    bey's salt is in its own private report."""
+
+    divan: int
+    digests: dict[int, str]  # seat -> digest
+    scheme: str = "seksenbir/sealed-orders/1"
+
+
 class NewsRevealed(Event, frozen=True, tag="news_revealed.v1"):
     """R-8: the card and its target; `changes` are its effects on the map."""
 
@@ -437,6 +450,7 @@ AnyEvent = (
     | TokenRotated
     | DivanRequested
     | DivanLocked
+    | OrdersSealed
     | NewsRevealed
     | OfferSettled
     | TreatiesDissolved

@@ -160,6 +160,8 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return state
         case ev.DeadlineSet() | ev.DivanHeld():
             return state  # bookkeeping for the scheduler and the record (live.with_deadline)
+        case ev.OrdersSealed():
+            return state  # a commitment to the locked orders for the record (ADR-57)
         case ev.CalendarSet():
             return replace(state, calendar=event.calendar)
         case ev.AdminTokenSet():

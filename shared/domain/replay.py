@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.domain import codec
+from shared.domain import codec, seal
 from shared.domain import events as ev
 from shared.domain.evolve import evolve
 from shared.domain.lifecycle import computer_turn, inputs_of, marked_late
@@ -14,6 +14,7 @@ from shared.domain.resolve import resolve_divan
 from shared.domain.state import SeasonState
 
 OUTCOME = (
+    ev.OrdersSealed,  # report version 3 on (ADR-57): the first outcome event
     ev.NewsRevealed,
     ev.OfferSettled,
     ev.TreatiesDissolved,
@@ -39,6 +40,7 @@ class Mismatch:
     # Index (into the events given) of the first event that differs from the re-run, or where
     # a missing one should have been; None when it cannot be pinned to one event.
     at: int | None = None
+    sealed: bool = False  # the sealed-orders check (ADR-57), not the re-run, found it
 
 
 def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonState, list[Mismatch]]:
@@ -54,6 +56,12 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
     for i, e in enumerate(events):
         if isinstance(e, ev.DivanHeld) and e.late:
             late.add(e.divan)
+        if isinstance(e, ev.DivanLocked) and seal.seals_orders(state.report_version):
+            # ADR-57: the orders resolved are the orders sealed (before the re-run's mismatch,
+            # which an altered lock or seal also makes, so this names the event at fault)
+            found = seal.check_divan(state, e, i, events[i + 1 : i + 1 + HISTORY])
+            if found is not None:
+                problems.append(Mismatch(found.divan, found.what, found.at, sealed=True))
         if isinstance(e, ev.DivanLocked):
             expected = resolve_divan(evolve(state, e), inputs_of(evolve(state, e), e))
             expected = marked_late(expected, e.divan in late)

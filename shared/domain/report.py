@@ -14,12 +14,14 @@ from shared.domain.events import (
     MissionCompleted,
     NewsRevealed,
     OfferSettled,
+    OrdersSealed,
     RebellionsRun,
     ReportLine,
 )
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
-from shared.domain.state import REPORT_VERSION
+from shared.domain.seal import seat_salt
+from shared.domain.state import REPORT_VERSION, SeasonState
 
 NEWS_TR = {
     "kuraklik": ("Kuraklık", "Drought"),
@@ -148,6 +150,22 @@ def build(
         elif isinstance(e, MissionCompleted):
             public.append(_mission(e))
     return tuple(public), {s: tuple(private[s]) for s in seats if private.get(s)}
+
+
+def with_seals(
+    public: tuple[ReportLine, ...],
+    private: dict[int, tuple[ReportLine, ...]],
+    sealed: OrdersSealed,
+    state: SeasonState,
+) -> Report:
+    """Report version 3 (ADR-57): the public report ends with every bey's sealed digest; each
+    bey's private part begins with its own salt and digest (no other bey sees that salt)."""
+    n = sealed.divan
+    listed = tuple(lines.orders_sealed(seat, d) for seat, d in sorted(sealed.digests.items()))
+    own = dict(private)
+    for seat, d in sorted(sealed.digests.items()):
+        own[seat] = (lines.own_seal(n, seat_salt(state, n, seat).hex(), d), *own.get(seat, ()))
+    return (*public, *listed), {s: own[s] for s in sorted(own)}
 
 
 def _battles(

@@ -407,3 +407,24 @@ def season_admin(act: AdminAct) -> ReportLine:
         f"Sezon yönetimi: {tr} ({who_tr}, {when}); gerekçe: {act.reason}",
         f"Season admin: {en} ({who_en}, {when}); reason: {act.reason}",
     )
+
+
+# --- report version 3: sealed orders (ADR-57, D-35) -----------------------------------------
+def orders_sealed(seat: int, digest: str) -> ReportLine:
+    """Public: bey `seat`'s sealed digest for this Divan (its salt stays its own)."""
+    return ReportLine(
+        "orders_sealed",
+        {"seat": seat, "digest": digest},
+        f"{seat}. beyin emirleri mühürlendi: {digest}",
+        f"Bey {seat}'s orders were sealed: {digest}",
+    )
+
+
+def own_seal(divan: int, salt: str, digest: str) -> ReportLine:
+    """Private: the bey's own salt and digest, to recompute from the orders it sent."""
+    return ReportLine(
+        "orders_sealed",
+        {"divan": divan, "salt": salt, "digest": digest},
+        f"{divan}. Divan emirleriniz mühürlendi: tuz {salt}, özet {digest}",
+        f"Your orders for Divan {divan} were sealed: salt {salt}, digest {digest}",
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from shared.domain import report
+from shared.domain import report, seal
 from shared.domain.board import Board
 from shared.domain.draws import Draws
-from shared.domain.events import BattlesResolved, DivanResolved, Event
+from shared.domain.events import BattlesResolved, DivanResolved, Event, OrdersSealed
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
 from shared.domain.rules.orders import (
     Classified,
@@ -60,6 +60,10 @@ def adjudicate(
     draws = inputs.draws or Draws(state.seed, divan, state.deck)
     ceasefire = inputs.ceasefire if inputs.ceasefire is not None else state.ceasefire_divan == divan
     events: list[Event] = []
+    sealed: OrdersSealed | None = None
+    if seal.seals_orders(state.report_version):  # ADR-57: the locked orders' digests first
+        sealed = seal.seal(state, divan, inputs.orders)
+        events.append(sealed)
     news_event, card, ceasefire_next = news.reveal(board, draws)  # step 1
     events.append(news_event)
     events.extend(treaties.settle_offers(board, inputs.offers, draws))  # step 2
@@ -101,6 +105,8 @@ def adjudicate(
     public, private = report.build(  # step 7
         events, sorted(board.beys), state.report_version, dropped
     )
+    if sealed is not None:
+        public, private = report.with_seals(public, private, sealed, state)
     events.append(
         DivanResolved(divan=divan, public=public, private=private, ceasefire_next=ceasefire_next)
     )

@@ -13,7 +13,7 @@ from shared.domain.map import REGIONS, game_map
 from shared.domain.scoring import standings
 from shared.domain.state import (
     DIVANS,
-    REPORT_VERSION,
+    REPORT_VERSIONS,
     RULES_VERSIONS,
     SEATS,
     NewsCard,
@@ -48,6 +48,8 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             rules_version=cmd.rules_version,
             known=", ".join(RULES_VERSIONS),
         )
+    if cmd.report_version not in REPORT_VERSIONS:  # set by callers in code, never over HTTP
+        raise ValueError(f"unknown report version {cmd.report_version}")
     calendar = None
     if cmd.mode == "live":
         made = live.new_calendar(cmd)
@@ -62,7 +64,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
             seed=cmd.seed,
             mode=cmd.mode,
             rules_version=cmd.rules_version,
-            report_version=REPORT_VERSION,
+            report_version=cmd.report_version,
             seed_commitment=cmd.seed_commitment or seed_commitment(cmd.seed, cmd.seed_salt),
             seed_salt=cmd.seed_salt,
             # an operator's compressed calendar never counts on the cross-season boards

@@ -13,7 +13,7 @@ from shared.domain.evolve import fold
 from shared.domain.lifecycle import Planner, run_divan
 from shared.domain.scoring import standings
 from shared.domain.season import seed_commitment
-from shared.domain.state import DIVANS, RULES_VERSION, SeasonState
+from shared.domain.state import DIVANS, REPORT_VERSION, RULES_VERSION, SeasonState
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,14 @@ def must(state: SeasonState, cmd: c.Command) -> tuple[SeasonState, list[ev.Event
 
 
 def start(
-    seed: int, season_id: str = "sim", rules_version: str = RULES_VERSION
+    seed: int,
+    season_id: str = "sim",
+    rules_version: str = RULES_VERSION,
+    report_version: int = REPORT_VERSION,
 ) -> tuple[SeasonState, list[ev.Event]]:
     """A trial season with every seat a computer bey, registration closed, under the given
-    rules version (D-28: an older one plays as seasons recorded under it did)."""
+    rules version (D-28: an older one plays as seasons recorded under it did) and report
+    version (the default, 2, is the golden digests'; SEALED_REPORT_VERSION seals orders)."""
     state, events = must(
         SeasonState(),
         c.CreateSeason(
@@ -46,6 +50,7 @@ def start(
             seed_commitment=seed_commitment(seed, "sim"),
             seed_salt="sim",
             rules_version=rules_version,
+            report_version=report_version,
         ),
     )
     state, more = must(state, c.CloseRegistration())
@@ -58,11 +63,13 @@ def season(
     planners: dict[int, Planner] | None = None,
     check: Callable[[SeasonState], None] | None = None,
     rules_version: str = RULES_VERSION,
+    *,
+    report_version: int = REPORT_VERSION,
 ) -> Iterator[DivanStep]:
     """Yield each Divan's events and state; after Divan 16, the Kurultay as divan 17."""
     if not 0 <= divans <= DIVANS:
         raise ValueError(f"a season has Divans 1 … {DIVANS} (R-1.1), not {divans}")
-    state, events = start(seed, rules_version=rules_version)
+    state, events = start(seed, rules_version=rules_version, report_version=report_version)
     yield DivanStep(0, events, state)
     for _ in range(divans):
         events = run_divan(state, planners)

@@ -23,7 +23,13 @@ RULES_1 = "seksenbir-rules/1"
 # version its SeasonCreated names and replays under it: rules/1 seasons never see a bot offer.
 RULES_VERSION = "seksenbir-rules/2"
 RULES_VERSIONS = (RULES_1, RULES_VERSION)
-REPORT_VERSION = 2  # 2: offers, dropped orders, battles as each party saw them (report.py)
+# The report version of a season the domain is given none for (simulations, scenarios, tests:
+# the golden digests pin it). 2: offers, dropped orders, battles as each party saw them.
+REPORT_VERSION = 2
+# 3: each Divan's orders sealed at the lock (shared/domain/seal.py, ADR-57): every season the API
+# creates (trial, live, forks). A season keeps the version its SeasonCreated names.
+SEALED_REPORT_VERSION = 3
+REPORT_VERSIONS = (1, 2, SEALED_REPORT_VERSION)
 
 
 def perde(divan: int) -> int:

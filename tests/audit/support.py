@@ -22,7 +22,7 @@ from shared.domain.decide import decide
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
-from shared.domain.state import DIVANS, SeasonState
+from shared.domain.state import DIVANS, REPORT_VERSION, SeasonState
 from shared.eventstore import EventMetadata, EventStore, InMemoryEventStore, RecordedEvent
 from tests.live_calendar import LIVE
 
@@ -32,11 +32,19 @@ Line = dict[str, Any]
 
 
 async def store_season(
-    store: EventStore, season_id: str, seed: int, *, live: bool = False, divans: int = DIVANS
+    store: EventStore,
+    season_id: str,
+    seed: int,
+    *,
+    live: bool = False,
+    divans: int = DIVANS,
+    report_version: int = REPORT_VERSION,
 ) -> None:
-    """Create the season, close registration, resolve `divans` Divans, hold the Kurultay."""
+    """Create the season, close registration, resolve `divans` Divans, hold the Kurultay.
+    `report_version` SEALED_REPORT_VERSION: its orders sealed at each lock (ADR-57)."""
     seasons = Seasons(store)
     extra: dict[str, Any] = {"mode": "live", "seed_salt": "pepper", **LIVE} if live else {}
+    extra["report_version"] = report_version
     state, events = must(SeasonState(), c.CreateSeason(season_id=season_id, seed=seed, **extra))
     state, more = must(state, c.CloseRegistration())
     version = len(await seasons.append(season_id, 0, "setup", [*events, *more], SYSTEM))
@@ -54,10 +62,12 @@ async def store_season(
         await seasons.append(season_id, version, "kurultay", held, SYSTEM)
 
 
-def season_records(season_id: str, seed: int, *, live: bool = False) -> list[RecordedEvent]:
+def season_records(
+    season_id: str, seed: int, *, live: bool = False, report_version: int = REPORT_VERSION
+) -> list[RecordedEvent]:
     async def run() -> list[RecordedEvent]:
         store = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
-        await store_season(store, season_id, seed, live=live)
+        await store_season(store, season_id, seed, live=live, report_version=report_version)
         return await store.read_stream(season_id)
 
     return asyncio.run(run())

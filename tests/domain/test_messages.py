@@ -124,6 +124,9 @@ PARAMS = {
     "cmd": "x",
     "divans": 16,
     "differ": 0,
+    # sealed orders (ADR-57)
+    "digests": 304,
+    "sealed": "ok",
 }
 
 

@@ -21,6 +21,7 @@ from uuid import UUID
 
 import asyncpg
 
+from shared.domain.state import SEALED_REPORT_VERSION, SEATS
 from shared.eventstore import PostgresEventStore, migrate
 from tests.audit.support import store_season
 from tests.conftest import SESSION
@@ -229,3 +230,19 @@ async def test_explain_what_if_and_shadow_read_a_stored_season_and_write_nothing
     assert json.loads(done.stdout) == {"divans": 2, "changed": []}
     assert "ops-tools Divan 2: same" in done.stderr
     assert await event_store.read_stream("ops-tools") == before
+
+
+async def test_verify_by_season_id_checks_the_sealed_orders_of_a_stored_season(
+    migrated_pg_dsn: str, event_store: PostgresEventStore
+) -> None:
+    """ADR-57 online: `seksenbir verify SEASON` recomputes every seal of a stored season of
+    report version 3 from its locks, the seed and the seed salt."""
+    await store_season(event_store, "sealed", 9, divans=3, report_version=SEALED_REPORT_VERSION)
+    done = await run_cli("verify", "sealed", "--dsn", migrated_pg_dsn)
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)
+    assert verdict["sealed_orders"] == (
+        f"ok: at 3 Divan(s) the orders resolved are the orders sealed ({3 * SEATS} digests"
+        " recomputed)"
+    )
+    assert "sealed orders: ok" in done.stderr

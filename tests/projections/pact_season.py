@@ -20,7 +20,7 @@ from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import must
-from shared.domain.state import SeasonState
+from shared.domain.state import SEALED_REPORT_VERSION, SeasonState
 from shared.eventstore import EventMetadata, EventStore
 from tests.live_calendar import LIVE
 from tests.projections.support import SYSTEM, bearer, new_bey_token
@@ -28,6 +28,7 @@ from tests.projections.support import SYSTEM, bearer, new_bey_token
 ANKARA, KIRIKKALE, BOLU = 6, 71, 14
 CANARY = {"province": ANKARA, "kind": "advance", "target": BOLU, "units": 11}
 PENDING_CANARY = {"province": ANKARA, "kind": "support", "target": BOLU, "units": 11}
+BETRAYAL = {"province": ANKARA, "kind": "advance", "target": KIRIKKALE, "units": 3}  # A, Divan 1
 
 
 @dataclass
@@ -40,8 +41,9 @@ class Live:
         return f"/v1/seasons/{self.season_id}{tail}"
 
 
-async def create_live(store: EventStore) -> Live:
-    """Registration of a live season with two humans (the API creates trial seasons only)."""
+async def create_live(store: EventStore, report_version: int = SEALED_REPORT_VERSION) -> Live:
+    """Registration of a live season with two humans, its orders sealed at each lock as every
+    season the API creates (ADR-57)."""
     season_id = secrets.token_hex(16)
     state, events = SeasonState(), []
     commands: list[c.Command] = [
@@ -50,6 +52,7 @@ async def create_live(store: EventStore) -> Live:
             seed=7,
             mode="live",
             seed_salt="salt",
+            report_version=report_version,
             counts_on_boards=True,
             **LIVE,  # type: ignore[arg-type]
         ),
@@ -111,8 +114,7 @@ async def pact_and_betrayal(client: httpx.AsyncClient, store: EventStore, live: 
     """Divan 1: the pact is accepted at step 2 and A breaks it at step 3."""
     await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="offer-1")
     await post(client, live, 2, "/offers/1/answer", {"answer": "accept"})
-    order = {"province": ANKARA, "kind": "advance", "target": KIRIKKALE, "units": 3}
-    await post(client, live, 1, "/orders", {"divan": 1, "orders": [order]})
+    await post(client, live, 1, "/orders", {"divan": 1, "orders": [BETRAYAL]})
     assert await resolve_live_divan(store, live.season_id) == 1
 
 
@@ -153,6 +155,18 @@ def mission_lists(value: Any) -> list[Any]:
     """Every non-null `missions` field: dealt missions are secret until the Kurultay (R-14)."""
     return [
         n["missions"] for n in walk(value) if isinstance(n, dict) and n.get("missions") is not None
+    ]
+
+
+def seal_salts(value: Any) -> list[str]:
+    """Every salt of a bey's own `orders_sealed` report line (ADR-57): its bey's alone."""
+    return [
+        n["data"]["salt"]
+        for n in walk(value)
+        if isinstance(n, dict)
+        and n.get("kind") == "orders_sealed"
+        and isinstance(n.get("data"), dict)
+        and "salt" in n["data"]
     ]
 
 

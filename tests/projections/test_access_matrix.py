@@ -39,6 +39,7 @@ from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
 from shared.app.tokens import token_hash
 from shared.domain import events as ev
+from shared.domain import seal
 from shared.eventstore import EventMetadata, PostgresEventStore
 from shared.logs import configure_logging
 from tests.clock import StepClock
@@ -530,6 +531,12 @@ async def frames_over_divan_2(
     return before + before_b + frames + frames_b
 
 
+async def seal_salt_of(store: PostgresEventStore, season_id: str, divan: int, seat: int) -> str:
+    """The bey's sealed-orders salt of that Divan (ADR-57), hex, from the stored season."""
+    state = (await Seasons(store).load(season_id)).state
+    return seal.salt(state.seed_salt, state.seed, season_id, divan, seat).hex()
+
+
 async def readable_dump(dsn: str) -> str:
     dump = await asyncio.to_thread(
         subprocess.run,
@@ -565,6 +572,11 @@ async def test_the_authorization_matrix_and_a_beys_canaries(
 
         a_secrets = [t for t in history if t.startswith(f"sb1.{w.season_id}.1.")]
         assert len(a_secrets) == 3  # created, rotated by A, reissued by ops
+        # ADR-57: A's seal salt of Divan 1 (the API's live season seals its orders) is A's too
+        a_salt = await seal_salt_of(event_store, w.season_id, 1, 1)
+        own = bodies["GET /v1/seasons/{season_id}/private", "bey"]
+        assert a_salt in json.dumps(own)  # in A's private report: the detector sees it
+        a_secrets += [a_salt]
         assert_cells_keep_a_secrets(bodies, w, a_secrets)
 
         for frame in await frames_over_divan_2(client, w, event_store, projector, clock):
@@ -577,7 +589,7 @@ async def test_the_authorization_matrix_and_a_beys_canaries(
     # the logs of the app, the resolver and the projector: no canary, no raw token at all
     logged = captured_logs.getvalue()
     assert "http.request" in logged  # the capture saw the access log
-    assert text_leaks(logged, w, history) == []
+    assert text_leaks(logged, w, [*history, a_salt]) == []
     # the database dump: tokens only as hashes
     readable = await readable_dump(migrated_pg_dsn)
     assert "token_rotated" in readable  # the dump holds the events' bodies, decoded

@@ -14,6 +14,7 @@ from shared.app.tokens import token_hash
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import (
     ANKARA,
+    BETRAYAL,
     BOLU,
     CANARY,
     KIRIKKALE,
@@ -26,11 +27,13 @@ from tests.projections.pact_season import (
     pact_and_betrayal,
     private_lines,
     resolve_live_divan,
+    seal_salts,
     submit_canary,
     submit_pending_canary,
 )
 from tests.projections.sse import Stream, described_events, served, undocumented
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, Gateway, bearer, open_gateway
+from tests.sealing import recipe
 
 OWN = {"private", "me"}  # a bey's own secrets: its missions and orders belong there
 
@@ -222,6 +225,59 @@ async def test_no_endpoint_shows_another_beys_orders_or_missions_before_the_kuru
         assert betrayal["battle"]["target"] == KIRIKKALE
         assert betrayal["orders"] == [[1, ANKARA, 3]]
         assert [t["what"] for t in audit["treaty_timeline"]] == ["accepted", "broken"]
+
+
+def _own_seal(private: dict[str, Any], divan: int) -> dict[str, Any]:
+    (report,) = [r for r in private["reports"] if r["divan"] == divan]
+    (line,) = [x for x in report["lines"] if x["kind"] == "orders_sealed"]
+    return line["data"]  # type: ignore[no-any-return]
+
+
+async def test_a_bey_checks_its_sealed_digest_and_no_other_bey_sees_its_salt(
+    world, memory_store, redis, prefix
+):
+    """ADR-57, R-14 over HTTP: after Divan 1, bey A's private report gives it its salt and
+    digest; with docs/export.md's recipe, the digest of the orders A sent (POST /orders) is that
+    digest, and the public report lists it for seat 1 (B, which sent none, the empty set's).
+    A's salt is in no answer to anyone but A (and ops); B's salt is in none of A's."""
+    _gw, client, live, trial, projector = world
+    await pact_and_betrayal(client, memory_store, live)
+    await projector.sweep()
+    r = recipe()
+    a = _own_seal(
+        (await client.get(live.url("/private"), headers=bearer(live.tokens[1]))).json(), 1
+    )
+    b = _own_seal(
+        (await client.get(live.url("/private"), headers=bearer(live.tokens[2]))).json(), 1
+    )
+    assert r["sealed_digest"](bytes.fromhex(a["salt"]), [BETRAYAL]) == a["digest"]
+    assert r["sealed_digest"](bytes.fromhex(b["salt"]), []) == b["digest"]
+    reports = (await client.get(live.url("/reports"))).json()["reports"]
+    (divan_1,) = [x for x in reports if x["kind"] == "divan" and x["divan"] == 1]
+    listed = {
+        x["data"]["seat"]: x["data"]["digest"]
+        for x in divan_1["lines"]
+        if x["kind"] == "orders_sealed"
+    }
+    assert (listed[1], listed[2]) == (a["digest"], b["digest"]) and len(listed) == 19
+    viewers = {
+        "anonymous": None,
+        "other season": trial["token"],
+        "bey B": live.tokens[2],
+        "auditor": AUDITOR_TOKEN,
+        "bey A": live.tokens[1],
+        "ops": OPS_TOKEN,
+    }
+    for viewer, token in viewers.items():
+        seen = await read_all(client, live, token, (1,))
+        text = json.dumps(seen)
+        if viewer not in ("bey A", "ops"):
+            assert a["salt"] not in text, viewer
+        if viewer not in ("bey B", "ops"):
+            assert b["salt"] not in text, viewer
+        own = {"bey A": [a["salt"]], "bey B": [b["salt"]]}.get(viewer)
+        if own is not None:
+            assert seal_salts(seen["private"][1]) == own  # its own salt, and no other
 
 
 async def test_ops_reads_of_secret_data_are_recorded(world, memory_store, redis, prefix):
