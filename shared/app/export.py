@@ -55,6 +55,7 @@ VISIBLE_TO_AUDITORS = frozenset(
     {
         "bey_joined.v1",
         "calendar_set.v1",
+        "calendar_set.v2",  # ADR-58
         "deadline_set.v1",
         "season_admin_acted.v1",
         "treaty_offered.v1",
