@@ -545,6 +545,10 @@ def _import(args: argparse.Namespace) -> int:
             return 1
         version = 0
         records = export.records
+        # ADR-58: an audit copy is read-only and never scheduled; marked before its first
+        # event, so the due-work trigger tracks none of the original's deadlines
+        if not await store.audit_copy(season_id):
+            await store.mark_audit_copy(season_id, records[-1].hash if records else b"")
         try:
             for start in range(0, len(records), IMPORT_BATCH):
                 batch = records[start : start + IMPORT_BATCH]

@@ -103,6 +103,7 @@ CATALOGUE: dict[str, Text] = {
     "registration_too_soon": T("Kayıt en erken {earliest} kapanabilir", "Registration can close at {earliest} at the earliest"),
     # --- the HTTP edge (shared/app, services): auth, keys, the store, the read side ----------
     "season_not_found": T("Böyle bir sezon yok", "There is no such season"),
+    "audit_copy": T("Bu sezon içe aktarılmış bir denetim kopyası: okunur, yazılmaz", "This season is an imported audit copy: it is read, never written"),
     "divan_not_found": T("{divan}. Divan yok ya da henüz toplanmadı", "Divan {divan} does not exist (yet)"),
     "not_found": T("Bu adreste bir şey yok", "Nothing is at this address"),
     "not_found.board": T("Böyle bir tablo yok", "There is no such board"),

@@ -109,32 +109,33 @@ def test_adr_58_a_new_calendar_is_written_as_v2_in_its_own_fields() -> None:
     }
 
 
-def mixed_season() -> list[RecordedEvent]:
+async def mixed_records() -> list[RecordedEvent]:
     """The fixture season as stored (its calendars v1), continued today: paused and resumed by
     ops after Divan 3 (the resume's moved calendar written as v2) and Divan 4 held at its new
     instant. One stream, one chain, both versions of calendar_set."""
 
-    async def run() -> list[RecordedEvent]:
-        records = fixture_records()
-        season_id = "fixture-live"
-        store = InMemoryEventStore(clock=lambda: datetime(2026, 12, 12, tzinfo=UTC))
-        await store.append(season_id, 0, to_new(records))
-        seasons = Seasons(store)
-        loaded = await seasons.load(season_id)
-        state, version = loaded.state, loaded.version
-        assert state.calendar is not None and state.divan == 3
-        pause_at = state.calendar.at(3) + timedelta(hours=2)
-        for act, at in (("pause", pause_at), ("resume", pause_at + timedelta(days=1))):
-            done = decide(state, c.SeasonAdmin(act=act, reason="upcast test", by="ops", at=at))
-            assert isinstance(done, list), done
-            version += len(await seasons.append(season_id, version, act, done, SYSTEM))
-            state = fold(done, state)
-        assert state.calendar is not None
-        divan = run_divan(state, now=state.calendar.at(4))
-        await seasons.append(season_id, version, "divan/4", divan, SYSTEM)
-        return await store.read_stream(season_id)
+    records = fixture_records()
+    season_id = "fixture-live"
+    store = InMemoryEventStore(clock=lambda: datetime(2026, 12, 12, tzinfo=UTC))
+    await store.append(season_id, 0, to_new(records))
+    seasons = Seasons(store)
+    loaded = await seasons.load(season_id)
+    state, version = loaded.state, loaded.version
+    assert state.calendar is not None and state.divan == 3
+    pause_at = state.calendar.at(3) + timedelta(hours=2)
+    for act, at in (("pause", pause_at), ("resume", pause_at + timedelta(days=1))):
+        done = decide(state, c.SeasonAdmin(act=act, reason="upcast test", by="ops", at=at))
+        assert isinstance(done, list), done
+        version += len(await seasons.append(season_id, version, act, done, SYSTEM))
+        state = fold(done, state)
+    assert state.calendar is not None
+    divan = run_divan(state, now=state.calendar.at(4))
+    await seasons.append(season_id, version, "divan/4", divan, SYSTEM)
+    return await store.read_stream(season_id)
 
-    return asyncio.run(run())
+
+def mixed_season() -> list[RecordedEvent]:
+    return asyncio.run(mixed_records())
 
 
 def test_adr_58_a_season_mixing_v1_and_v2_calendars_exports_and_verifies() -> None:
