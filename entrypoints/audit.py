@@ -502,6 +502,14 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
 IMPORT_BATCH = 500
 
 
+async def _mark_audit_copy(store: PostgresEventStore, season_id: str, export: Export) -> None:
+    """ADR-58: an audit copy is read-only and never scheduled; marked before its first event,
+    so the due-work trigger tracks none of the original's deadlines (a retried import that
+    stopped before its first event finds the mark there)."""
+    if not await store.audit_copy(season_id):
+        await store.mark_audit_copy(season_id, export.head or bytes(32))
+
+
 def _import(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError, check, to_new
     from shared.eventstore import ConcurrencyError, DuplicateEventError
@@ -545,10 +553,7 @@ def _import(args: argparse.Namespace) -> int:
             return 1
         version = 0
         records = export.records
-        # ADR-58: an audit copy is read-only and never scheduled; marked before its first
-        # event, so the due-work trigger tracks none of the original's deadlines
-        if not await store.audit_copy(season_id):
-            await store.mark_audit_copy(season_id, records[-1].hash if records else b"")
+        await _mark_audit_copy(store, season_id, export)
         try:
             for start in range(0, len(records), IMPORT_BATCH):
                 batch = records[start : start + IMPORT_BATCH]

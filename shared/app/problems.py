@@ -25,9 +25,9 @@ from shared.app.bodies import TooDeep
 from shared.app.bounds import bound_of
 from shared.app.language import STORED_LANGUAGE, negotiate
 from shared.app.openapi import CODES, problem_body
+from shared.app.seasons import AuditCopyRefused
 from shared.domain import messages
 from shared.domain.commands import Rejection
-from shared.app.seasons import AuditCopyRefused
 from shared.eventstore import StoreBusyError
 
 log = structlog.get_logger(__name__)
