@@ -148,6 +148,8 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     w.add_argument("--dsn", help=DSN_HELP)
     w.set_defaults(func=_what_if)
 
+    _register_fork(sub, parents)
+
     sh = sub.add_parser(
         "shadow",
         parents=parents,
@@ -164,6 +166,27 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     )
     sh.add_argument("--dsn", help=DSN_HELP)
     sh.set_defaults(func=_shadow)
+
+
+def _register_fork(sub: Any, parents: list[Any]) -> None:
+    """`seksenbir fork` (issue 13, D-32)."""
+    f = sub.add_parser(
+        "fork",
+        parents=parents,
+        help="start a new trial season from the state after Divan N of a season, you in seat "
+        "S (as POST /v1/seasons/{id}/fork by ops); prints its id and token",
+    )
+    f.add_argument("season", help="the season id read from the database")
+    f.add_argument(
+        "--divan",
+        type=int,
+        required=True,
+        metavar="N",
+        help="the Divan whose resulting state the fork starts from (0: before Divan 1)",
+    )
+    f.add_argument("--seat", type=int, required=True, metavar="S", help="your seat, 1 … 19")
+    f.add_argument("--dsn", help=DSN_HELP)
+    f.set_defaults(func=_fork)
 
 
 def _version(lang: Any) -> Callable[[str], int]:
@@ -741,6 +764,38 @@ def _what_if(args: argparse.Namespace) -> int:
         return 0
 
     return _season_events(args, "what-if", work)
+
+
+# --- fork ----------------------------------------------------------------------------------
+def _fork(args: argparse.Namespace) -> int:
+    """Issue 13, D-32: the endpoint's own code (service.fork_season) run as ops on the
+    database: any season at any Divan; the token is printed once, never logged."""
+    from services.command import service
+    from shared.app.problems import Problem
+    from shared.app.seasons import Seasons
+
+    async def work(store: PostgresEventStore, database: str) -> int:
+        svc = service.Services(seasons=Seasons(store))
+        try:
+            out = await service.fork_season(svc, args.season, args.divan, args.seat, "ops")
+        except Problem as exc:
+            why = _t(exc.key, args.lang, **exc.params)
+            print(f"seksenbir fork: {why}", file=sys.stderr)
+            return 1
+        print(
+            _t(
+                "audit.forked",
+                args.lang,
+                season=out.season_id,
+                source=out.source_season,
+                divan=out.source_divan,
+                seat=out.seat,
+                token=out.token,
+            )
+        )
+        return 0
+
+    return _with_store(args.dsn, "fork", work, args.lang)
 
 
 # --- shadow re-adjudication ----------------------------------------------------------------

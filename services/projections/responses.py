@@ -14,6 +14,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 # a report line is one shape everywhere; the bey's own view is shared with /me
+from shared.app.fork_origin import ForkedFrom
 from shared.app.private_view import ReportLine  # one line shape: reports and /private
 from shared.app.season_calendar import CalendarOut
 
@@ -176,6 +177,7 @@ class SeasonMeta(msgspec.Struct):
     next_divan_at: str | None = None
     locked: bool = False
     seconds_to_lock: int | None = None
+    forked_from: ForkedFrom | None = None  # a fork's origin (issue 13, D-32); null otherwise
 
 
 class SummaryOut(msgspec.Struct):

@@ -240,3 +240,38 @@ async def test_issue_12_season_admin_acts_are_in_the_public_reports_in_order(
     assert "durduruldu" in lines[0]["text"] and "sunucu taşınıyor" in lines[0]["text"]
     assert "paused" in english[1]["lines"][0]["text"]
     assert rebuilt == reports
+
+
+async def test_d32_a_forks_status_and_summary_name_its_origin(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 13, D-32: a fork's `forked_from` is {season_id, divan} of its source, in the
+    command side's status and the read side's summary alike; null for a season not forked."""
+    from shared.domain.fork import after_divan, fork_events
+
+    projector = Projector(memory_store, redis, prefix)
+    source_id, fork_id = "sim", tokens.new_season_id()  # the simulated season's own id
+    source = [e for step in season(3, 6) for e in step.events]
+    upto = after_divan(source, 4)
+    assert upto is not None
+    forked = fork_events(
+        fold(source[:upto]),
+        upto,
+        "ab" * 32,
+        divan=4,
+        seat=2,
+        season_id=fork_id,
+        seed=9,
+        salt="s",
+    )
+    assert isinstance(forked, list)
+    await append_chunk(memory_store, source_id, source, "source")
+    await append_chunk(memory_store, fork_id, forked, "fork")
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for season_id in (source_id, fork_id):
+            await projector.catch_up(season_id)
+        origin = {"season_id": source_id, "divan": 4}
+        assert (await _summary(client, fork_id))["forked_from"] == origin
+        assert (await client.get(f"/v1/seasons/{fork_id}")).json()["forked_from"] == origin
+        assert (await _summary(client, source_id))["forked_from"] is None
+        assert (await client.get(f"/v1/seasons/{source_id}")).json()["forked_from"] is None
