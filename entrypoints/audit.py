@@ -629,10 +629,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
+    import msgspec
+
     from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
-        corrections_json,
+        correction_notes,
         corrections_text,
         rerun_divan,
         rerun_json,
@@ -669,9 +671,9 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(f"seksenbir replay: {exc.said.text(args.lang)}", file=sys.stderr)
         return 2
     view = state_json(fold(events[:upto]), upto)
-    corrections = corrections_json(events, upto)  # ADR-53: shown beside what they compensate
+    corrections = correction_notes(events, upto)  # ADR-53: shown beside what they compensate
     if args.json:
-        out: dict[str, Any] = {"state": view, "corrections": corrections}
+        out: dict[str, Any] = {"state": view, "corrections": msgspec.to_builtins(corrections)}
         if rerun is not None:
             out["rerun"] = rerun_json(rerun)
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -682,7 +684,7 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(state_table(view, args.lang))
         if corrections:
             print()
-            print(corrections_text(corrections))
+            print(corrections_text(corrections, args.lang))
     return 0 if rerun is None or rerun.ok else 1
 
 

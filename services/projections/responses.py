@@ -98,10 +98,11 @@ class ChainHead(msgspec.Struct):
 
 class Report(msgspec.Struct, omit_defaults=True):
     """`kind` divan (with its `divan` and the `chain_head` it publishes), kurultay (`divan`
-    null), or season_admin (a live season's admin act, `divan` null; after the others, in the
-    order they happened)."""
+    null), season_admin (a live season's admin act, `divan` null) or correction (ADR-53, `divan`
+    the Divan after which it applies); the last two after the others, in the order they
+    happened."""
 
-    kind: Literal["divan", "kurultay", "season_admin"]
+    kind: Literal["divan", "kurultay", "season_admin", "correction"]
     divan: int | None
     lines: list[ReportLine]
     chain_head: ChainHead | None = None
