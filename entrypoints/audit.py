@@ -350,6 +350,7 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
             seed=verdict.seed_commitment,
         )
         print(text, file=out)
+        _say_corrections(verdict, out, lang)
         return
     line = _t("audit.line", lang, line=first.index + 2) if in_file else ""
     text = _t(
@@ -363,6 +364,15 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
         why=first.why,
     )
     print(text, file=out)
+    _say_corrections(verdict, out, lang)
+
+
+def _say_corrections(verdict: Verdict, out: IO[str], lang: Any) -> None:
+    """ADR-53: the corrections beside the record they compensate, in the language asked for."""
+    if verdict.corrections:
+        print(_t("audit.corrections", lang, count=len(verdict.corrections)), file=out)
+        for c in verdict.corrections:
+            print(f"  v{c['version']} {c['tr' if lang == 'tr' else 'en']}", file=out)
 
 
 # --- export --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from uuid import UUID
 
 import msgspec
 
+from shared.app.replay_view import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english
@@ -446,16 +447,11 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
+    # each with its season version and its line in Turkish and English (ops' line: `verify`
+    # reads a full export or the store, never a redacted one's hidden data)
     verdict.corrections = [
-        {
-            "version": r.version,
-            "divan": e.divan,
-            "correction": msgspec.to_builtins(e.correction),
-            "reason": e.reason,
-            "refers_to": e.refers_to,
-        }
-        for r, e in zip(records, decoded, strict=True)
-        if isinstance(e, ev.CorrectionApplied)
+        msgspec.to_builtins(msgspec.structs.replace(n, version=records[n.version - 1].version))
+        for n in correction_notes(decoded, len(decoded))
     ]
     for p in problems:
         entry: dict[str, Any] = {"divan": p.divan, "what": p.what}

@@ -175,6 +175,8 @@ def _replay_and_explain_show(path: Path, bodies: list[dict[str, Any]], before: i
             assert done.returncode == 0, done.stderr
             assert head in done.stdout and gold in done.stdout, done.stdout
             assert all(b["reason"] in done.stdout for b in bodies)
+        verified = _cli("verify", str(path), "--lang", lang)  # the summary on stderr too
+        assert verified.returncode == 0 and head in verified.stderr and gold in verified.stderr
     explained = json.loads(_cli("explain", str(path), "1", "--json").stdout)
     assert [c["version"] for c in explained["corrections"]] == [before + 1, before + 2, before + 3]
     assert explained["corrections"][1]["correction"] == {"kind": "gold", "seat": 1, "gold": 11}
