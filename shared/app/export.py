@@ -436,7 +436,7 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
         try:
-            decoded.append(codec.decode_event(record.data))
+            decoded.append(codec.decode_stored(record.data, record.type))
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
             verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
             verdict.replay = Said("export.replay_not_decoded")

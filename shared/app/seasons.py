@@ -176,7 +176,7 @@ class Seasons:
         cached = self._cache.get(season_id)
         state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
         records = await self.store.read_stream(season_id, from_version=version)
-        state = fold((codec.decode_event(rec.data) for rec in records), state)
+        state = fold((codec.decode_stored(rec.data, rec.type) for rec in records), state)
         version = records[-1].version if records else version
         if version == 0:
             raise SeasonNotFound(season_id)

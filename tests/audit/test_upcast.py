@@ -154,3 +154,15 @@ def test_adr_58_a_season_mixing_v1_and_v2_calendars_exports_and_verifies() -> No
     assert verdict.ok and verdict.complete, verdict.as_json(True)
     assert verdict.state is not None and verdict.state.divan == 4
     assert verdict.head == records[-1].hash.hex()
+
+
+def test_adr_58_a_stored_type_decides_whether_to_upcast() -> None:
+    """codec.decode_stored (the store's and the export's read path) upcasts a record stored
+    under an old type and never looks into one of a current type; a line whose type does not
+    match its data's old tag fails to decode rather than pass as another event."""
+    records = fixture_records()
+    stored = next(r for r in records if r.type == "calendar_set.v1")
+    assert isinstance(codec.decode_stored(stored.data, stored.type), ev.CalendarSet)
+    assert all(codec.decode_stored(r.data, r.type) == codec.decode_event(r.data) for r in records)
+    with pytest.raises(msgspec.ValidationError):
+        codec.decode_stored(stored.data, "divan_held.v1")
