@@ -785,6 +785,17 @@ def _fork(args: argparse.Namespace) -> int:
     from services.command import service
     from shared.app.problems import Problem
     from shared.app.seasons import Seasons
+    from shared.domain.state import DIVANS, SEATS
+
+    # the endpoint's bounds (ForkIn): a Divan 0 … 15 (one is left to play), a seat 1 … 19
+    for field, value, low, high in (
+        ("divan", args.divan, 0, DIVANS - 1),
+        ("seat", args.seat, 1, SEATS),
+    ):
+        if not low <= value <= high:
+            why = _t("invalid_body.bounded", args.lang, field=field, minimum=low, maximum=high)
+            print(f"seksenbir fork: {why}", file=sys.stderr)
+            return 2
 
     async def work(store: PostgresEventStore, database: str) -> int:
         svc = service.Services(seasons=Seasons(store))

@@ -62,7 +62,8 @@ async def test_d32_fork_forks_a_running_season_as_ops_and_prints_id_and_token(
 async def test_d32_fork_refuses_in_the_language_asked_for(
     lang: str, migrated_pg_dsn: str, event_store: PostgresEventStore
 ) -> None:
-    """An unknown season and a Divan not reached are refused (exit 1), nothing appended."""
+    """An unknown season and a Divan not reached are refused (exit 1), a Divan or seat outside
+    the endpoint's bounds too (exit 2, before the database), nothing appended."""
     await store_season(event_store, "short", 3, divans=2)
     before = await event_store.list_seasons()
     for argv in (["nobody", "--divan", "1"], ["short", "--divan", "5"]):
@@ -71,4 +72,10 @@ async def test_d32_fork_refuses_in_the_language_asked_for(
         assert done.stderr.startswith("seksenbir fork: ")
         said = "\n".join(x for x in done.stderr.splitlines() if not LOG.match(x))
         assert wrong_language(said, lang) == [], done.stderr
+    for argv in (
+        ["short", "--divan", "16", "--seat", "1"],
+        ["short", "--divan", "1", "--seat", "20"],
+    ):
+        done = await run_cli("fork", *argv, "--dsn", migrated_pg_dsn, lang=lang)
+        assert done.returncode == 2 and "…" in done.stderr, done.stderr  # the endpoint's bounds
     assert await event_store.list_seasons() == before
