@@ -148,6 +148,8 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     w.add_argument("--dsn", help=DSN_HELP)
     w.set_defaults(func=_what_if)
 
+    _register_fork(sub, parents)
+
     sh = sub.add_parser(
         "shadow",
         parents=parents,
@@ -164,6 +166,27 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     )
     sh.add_argument("--dsn", help=DSN_HELP)
     sh.set_defaults(func=_shadow)
+
+
+def _register_fork(sub: Any, parents: list[Any]) -> None:
+    """`seksenbir fork` (issue 13, D-32)."""
+    f = sub.add_parser(
+        "fork",
+        parents=parents,
+        help="start a new trial season from the state after Divan N of a season, you in seat "
+        "S (as POST /v1/seasons/{id}/fork by ops); prints its id and token",
+    )
+    f.add_argument("season", help="the season id read from the database")
+    f.add_argument(
+        "--divan",
+        type=int,
+        required=True,
+        metavar="N",
+        help="the Divan whose resulting state the fork starts from (0: before Divan 1)",
+    )
+    f.add_argument("--seat", type=int, required=True, metavar="S", help="your seat, 1 … 19")
+    f.add_argument("--dsn", help=DSN_HELP)
+    f.set_defaults(func=_fork)
 
 
 def _version(lang: Any) -> Callable[[str], int]:
@@ -328,6 +351,7 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
             sealed=verdict.sealed_orders,
         )
         print(text, file=out)
+        _say_corrections(verdict, out, lang)
         return
     line = _t("audit.line", lang, line=first.index + 2) if in_file else ""
     text = _t(
@@ -341,6 +365,15 @@ def _say(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> Non
         why=first.why,
     )
     print(text, file=out)
+    _say_corrections(verdict, out, lang)
+
+
+def _say_corrections(verdict: Verdict, out: IO[str], lang: Any) -> None:
+    """ADR-53: the corrections beside the record they compensate, in the language asked for."""
+    if verdict.corrections:
+        print(_t("audit.corrections", lang, count=len(verdict.corrections)), file=out)
+        for c in verdict.corrections:
+            print(f"  v{c['version']} {c['tr' if lang == 'tr' else 'en']}", file=out)
 
 
 # --- export --------------------------------------------------------------------------------
@@ -503,6 +536,14 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
 IMPORT_BATCH = 500
 
 
+async def _mark_audit_copy(store: PostgresEventStore, season_id: str, export: Export) -> None:
+    """ADR-58: an audit copy is read-only and never scheduled; marked before its first event,
+    so the due-work trigger tracks none of the original's deadlines (a retried import that
+    stopped before its first event finds the mark there)."""
+    if not await store.audit_copy(season_id):
+        await store.mark_audit_copy(season_id, export.head or bytes(32))
+
+
 def _import(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError, check, to_new
     from shared.eventstore import ConcurrencyError, DuplicateEventError
@@ -546,6 +587,7 @@ def _import(args: argparse.Namespace) -> int:
             return 1
         version = 0
         records = export.records
+        await _mark_audit_copy(store, season_id, export)
         try:
             for start in range(0, len(records), IMPORT_BATCH):
                 batch = records[start : start + IMPORT_BATCH]
@@ -598,10 +640,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
+    import msgspec
+
     from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
-        corrections_json,
+        correction_notes,
         corrections_text,
         rerun_divan,
         rerun_json,
@@ -638,9 +682,9 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(f"seksenbir replay: {exc.said.text(args.lang)}", file=sys.stderr)
         return 2
     view = state_json(fold(events[:upto]), upto)
-    corrections = corrections_json(events, upto)  # ADR-53: shown beside what they compensate
+    corrections = correction_notes(events, upto)  # ADR-53: shown beside what they compensate
     if args.json:
-        out: dict[str, Any] = {"state": view, "corrections": corrections}
+        out: dict[str, Any] = {"state": view, "corrections": msgspec.to_builtins(corrections)}
         if rerun is not None:
             out["rerun"] = rerun_json(rerun)
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -651,7 +695,7 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         print(state_table(view, args.lang))
         if corrections:
             print()
-            print(corrections_text(corrections))
+            print(corrections_text(corrections, args.lang))
     return 0 if rerun is None or rerun.ok else 1
 
 
@@ -733,6 +777,49 @@ def _what_if(args: argparse.Namespace) -> int:
         return 0
 
     return _season_events(args, "what-if", work)
+
+
+# --- fork ----------------------------------------------------------------------------------
+def _fork(args: argparse.Namespace) -> int:
+    """Issue 13, D-32: the endpoint's own code (service.fork_season) run as ops on the
+    database: any season at any Divan; the token is printed once, never logged."""
+    from services.command import service
+    from shared.app.problems import Problem
+    from shared.app.seasons import Seasons
+    from shared.domain.state import DIVANS, SEATS
+
+    # the endpoint's bounds (ForkIn): a Divan 0 … 15 (one is left to play), a seat 1 … 19
+    for field, value, low, high in (
+        ("divan", args.divan, 0, DIVANS - 1),
+        ("seat", args.seat, 1, SEATS),
+    ):
+        if not low <= value <= high:
+            why = _t("invalid_body.bounded", args.lang, field=field, minimum=low, maximum=high)
+            print(f"seksenbir fork: {why}", file=sys.stderr)
+            return 2
+
+    async def work(store: PostgresEventStore, database: str) -> int:
+        svc = service.Services(seasons=Seasons(store))
+        try:
+            out = await service.fork_season(svc, args.season, args.divan, args.seat, "ops")
+        except Problem as exc:
+            why = _t(exc.key, args.lang, **exc.params)
+            print(f"seksenbir fork: {why}", file=sys.stderr)
+            return 1
+        print(
+            _t(
+                "audit.forked",
+                args.lang,
+                season=out.season_id,
+                source=out.source_season,
+                divan=out.source_divan,
+                seat=out.seat,
+                token=out.token,
+            )
+        )
+        return 0
+
+    return _with_store(args.dsn, "fork", work, args.lang)
 
 
 # --- shadow re-adjudication ----------------------------------------------------------------

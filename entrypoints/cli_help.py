@@ -24,6 +24,16 @@ HELP_TR: dict[str, str] = {
         "/v1/seasons/{id}/reports yanıtının bir kopyası ya da {divan, version, hash} listesi)"
     ),
     "show this help message and exit": "bu yardımı gösterir ve çıkar",
+    "start a new trial season from the state after Divan N of a season, you in seat S (as "
+    "POST /v1/seasons/{id}/fork by ops); prints its id and token": (
+        "bir sezonun N. Divan'dan sonraki durumundan, S koltuğunda siz, yeni bir deneme sezonu "
+        "başlatır (ops'un POST /v1/seasons/{id}/fork'u gibi); kimliğini ve jetonunu yazar"
+    ),
+    "the season id read from the database": "veritabanından okunan sezon kimliği",
+    "the Divan whose resulting state the fork starts from (0: before Divan 1)": (
+        "çatalın başladığı durumu veren Divan (0: 1. Divan'dan önce)"
+    ),
+    "your seat, 1 … 19": "koltuğunuz, 1 … 19",
     "language of the lines for people: tr (default) or en": (
         "insanlar için satırların dili: tr (varsayılan) ya da en"
     ),

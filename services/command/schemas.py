@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
+from shared.app.fork_origin import ForkedFrom  # one schema with the read side
 from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain import events as ev
 from shared.domain.state import Order, OrderKind, TreatyKind
@@ -310,6 +311,8 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     paused: bool | UnsetType = UNSET
     cancelled: bool | UnsetType = UNSET
     admin_acts: list[AdminActOut] | UnsetType = UNSET
+    # A fork's origin (issue 13, D-32): the season and Divan it was started from; null otherwise.
+    forked_from: ForkedFrom | None = None
 
 
 class ExportRedaction(msgspec.Struct, frozen=True):

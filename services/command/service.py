@@ -45,6 +45,7 @@ from shared.app import divan_tools, tokens
 from shared.app.auth import BeyClaim
 from shared.app.divan_tools import ExplainOut
 from shared.app.export import RedactionUnavailable, export_lines, season_over
+from shared.app.fork_origin import forked_from
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
 from shared.app.replay_view import ReplayError
@@ -320,6 +321,7 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
         han=s.han,
         seed=str(s.seed) if over else None,
         seed_salt=s.seed_salt if over else None,
+        forked_from=forked_from(s),
     )
     return _live_status(status, s, svc.clock())
 

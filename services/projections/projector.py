@@ -71,7 +71,11 @@ class Projector:
         records = await self.store.read_stream(season_id)
         later = [rec for rec in records if rec.version > version]
         state = fold(
-            (codec.decode_event(rec.data) for rec in records[: len(records) - len(later)]), state
+            (
+                codec.decode_stored(rec.data, rec.type)
+                for rec in records[: len(records) - len(later)]
+            ),
+            state,
         )
         if version:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
@@ -83,7 +87,7 @@ class Projector:
         for start in range(0, len(records), BATCH):
             state = cur.state
             batch = records[start : start + BATCH]
-            events = [codec.decode_event(rec.data) for rec in batch]
+            events = [codec.decode_stored(rec.data, rec.type) for rec in batch]
             state = fold(events, state)
             new = batch[-1].version
             hashes = [rec.hash for rec in batch]

@@ -26,7 +26,7 @@ from services.projections.examples import EXAMPLES
 from services.projections.history import HISTORY_ROUTES
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
-from services.projections.reducers import ADMIN_REPORT, HEAD_REPORT
+from services.projections.reducers import ADMIN_REPORT, CORRECTION_REPORT, HEAD_REPORT
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -165,14 +165,18 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     responses=answers(EVERY, READ),
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
-    """Each entry has `kind` "divan" (with its `divan`), then "kurultay" (`divan` null), then
-    each "season_admin" act of a live season (`divan` null, in the order they happened, each
-    line with its instant: postponed, cancelled, paused, resumed, and why)."""
+    """Each entry has `kind` "divan" (with its `divan`), then "kurultay" (`divan` null), then,
+    in the order they happened, each "season_admin" act of a live season (`divan` null, each
+    line with its instant: postponed, cancelled, paused, resumed, and why) and each
+    "correction" applied by ops (ADR-53; `divan`: the Divan after which it applies; what was
+    set, why, the version it compensates; never a bey's gold amount, R-14)."""
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
     fields = _hash(rows)
     kurultay = fields.pop("kurultay", None)
     acts = {int(f.removeprefix(ADMIN_REPORT)): fields.pop(f) for f in list(fields)
             if f.startswith(ADMIN_REPORT)}  # fmt: skip
+    fixes = {int(f.removeprefix(CORRECTION_REPORT)): fields.pop(f) for f in list(fields)
+             if f.startswith(CORRECTION_REPORT)}  # fmt: skip
     heads = {int(f.removeprefix(HEAD_REPORT)): fields.pop(f) for f in list(fields)
              if f.startswith(HEAD_REPORT)}  # fmt: skip
     lang = negotiate(request.scope)
@@ -184,9 +188,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     ]
     if kurultay is not None:
         out.append({"kind": "kurultay", "divan": None, "lines": in_language(kurultay, lang)})
+    # after the Divans and the Kurultay, in the order they happened: season-admin acts and
+    # corrections (ADR-53; `divan`: the Divan after which the correction applies)
+    later = {v: ("season_admin", None, lines) for v, lines in acts.items()}
+    later |= {v: ("correction", lines[0]["data"]["divan"], lines) for v, lines in fixes.items()}
     out += [
-        {"kind": "season_admin", "divan": None, "lines": in_language(acts[v], lang)}
-        for v in sorted(acts)
+        {"kind": kind, "divan": divan, "lines": in_language(lines, lang)}
+        for kind, divan, lines in (later[v] for v in sorted(later))
     ]
     return answer(meta, ReportsOut, {"reports": out})
 

@@ -19,12 +19,13 @@ from services.projections.keys import (
 )
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
-from shared.domain.report_lines import kurultay, season_admin
+from shared.domain.report_lines import correction, kurultay, season_admin
 from shared.domain.state import SeasonState
 
 KURULTAY_REPORT = "kurultay"  # the field of the reports hash that holds the Kurultay's report
 HEAD_REPORT = "head:"  # … with a Divan's number after it, the chain head its report publishes
 ADMIN_REPORT = "admin:"  # … and, with the event's version after it, each season-admin act's
+CORRECTION_REPORT = "correction:"  # … and each correction's (ADR-53), by its version too
 Op = tuple[
     Any, ...
 ]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
@@ -135,6 +136,12 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
             # issue 12: each season-admin act is in the public reports, keyed by its version
             line = season_admin(e.act)
             return [("HSET", keys.reports, f"{ADMIN_REPORT}{at}", j([msgspec.to_builtins(line)]))]
+        case ev.CorrectionApplied():
+            # issue 13: a correction is in the public reports beside the record it compensates
+            fixed = correction(e)
+            return [
+                ("HSET", keys.reports, f"{CORRECTION_REPORT}{at}", j([msgspec.to_builtins(fixed)]))
+            ]
         case _:
             return []
 

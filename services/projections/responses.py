@@ -14,6 +14,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 # a report line is one shape everywhere; the bey's own view is shared with /me
+from shared.app.fork_origin import ForkedFrom
 from shared.app.private_view import ReportLine  # one line shape: reports and /private
 from shared.app.season_calendar import CalendarOut
 
@@ -97,10 +98,11 @@ class ChainHead(msgspec.Struct):
 
 class Report(msgspec.Struct, omit_defaults=True):
     """`kind` divan (with its `divan` and the `chain_head` it publishes), kurultay (`divan`
-    null), or season_admin (a live season's admin act, `divan` null; after the others, in the
-    order they happened)."""
+    null), season_admin (a live season's admin act, `divan` null) or correction (ADR-53, `divan`
+    the Divan after which it applies); the last two after the others, in the order they
+    happened."""
 
-    kind: Literal["divan", "kurultay", "season_admin"]
+    kind: Literal["divan", "kurultay", "season_admin", "correction"]
     divan: int | None
     lines: list[ReportLine]
     chain_head: ChainHead | None = None
@@ -176,6 +178,7 @@ class SeasonMeta(msgspec.Struct):
     next_divan_at: str | None = None
     locked: bool = False
     seconds_to_lock: int | None = None
+    forked_from: ForkedFrom | None = None  # a fork's origin (issue 13, D-32); null otherwise
 
 
 class SummaryOut(msgspec.Struct):

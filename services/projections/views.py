@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from shared.app.fork_origin import forked_from
 from shared.app.private_view import private_view, stored_fields
 from shared.app.season_calendar import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.domain.board import Board
@@ -122,6 +123,7 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
         "seed_salt": j(state.seed_salt if over else None),
         "version": j(version),
         "beys": j(len(state.beys)),
+        "forked_from": j(forked_from(state)),  # a fork's origin (D-32), null otherwise
     }
 
 

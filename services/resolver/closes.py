@@ -13,14 +13,14 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import SeasonNotFound, Seasons
+from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.eventstore import ConcurrencyError, EventMetadata
 
 log = structlog.get_logger(__name__)
-Outcome = Literal["closed", "already_closed", "not_due", "not_found"]
+Outcome = Literal["closed", "already_closed", "not_due", "not_found", "audit_copy"]
 
 
 async def close_registration(
@@ -70,6 +70,9 @@ async def _close(
         meta = EventMetadata(actor="system", command_id=key, causation_id=key)
         try:
             await seasons.append(season_id, loaded.version, key, events, meta)
+        except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
+            log.warning("resolver.audit_copy", season_id=season_id, kind=kind)
+            return "audit_copy"
         except ConcurrencyError:
             log.info("resolver.conflict", season_id=season_id, kind=kind, attempt=attempt)
             continue

@@ -7,14 +7,16 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import SeasonNotFound, Seasons
+from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons
 from shared.domain import codec, live
 from shared.domain.lifecycle import run_divan
 from shared.eventstore import ConcurrencyError, EventMetadata
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
-Outcome = Literal["resolved", "already_resolved", "not_requested", "not_due", "not_found"]
+Outcome = Literal[
+    "resolved", "already_resolved", "not_requested", "not_due", "not_found", "audit_copy"
+]
 SYSTEM = EventMetadata(actor="system")
 
 
@@ -67,6 +69,9 @@ async def resolve(
         )
         try:
             await seasons.append(season_id, loaded.version, f"divan/{divan}", events, meta)
+        except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
+            log.warning("resolver.audit_copy", season_id=season_id, divan=divan)
+            return "audit_copy"
         except ConcurrencyError:
             log.info("resolver.conflict", season_id=season_id, divan=divan, attempt=attempt)
             continue

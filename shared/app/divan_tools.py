@@ -15,7 +15,14 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from shared.app.replay_view import ReplayError, rerun_divan, state_json
+from shared.app.replay_view import (
+    CorrectionNote,
+    ReplayError,
+    correction_notes,
+    corrections_text,
+    rerun_divan,
+    state_json,
+)
 from shared.domain import events as ev
 from shared.domain.draws import PinnedFates
 from shared.domain.evolve import evolve, fold
@@ -55,6 +62,9 @@ class ExplainOut(msgspec.Struct, frozen=True):
     divan: int
     verification: Verification
     explanation: DivanExplanation
+    # ADR-53: the corrections ops applied after any Divan up to this one, in version order:
+    # the record above stays as it was, these compensate it (issue 13)
+    corrections: list[CorrectionNote] = []
 
 
 class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename={"frm": "from"}):
@@ -169,7 +179,11 @@ def explain(
     _at, state, locked = _locked(events, divan)
     explanation, _events = explain_divan(state, inputs_of(state, locked))
     return ExplainOut(
-        season_id, divan, verification(events, divan), notes_for(explanation, provinces)
+        season_id,
+        divan,
+        verification(events, divan),
+        notes_for(explanation, provinces),
+        correction_notes(events, len(events), through_divan=divan),
     )
 
 
@@ -315,6 +329,8 @@ def explain_text(out: ExplainOut, lang: Lang) -> str:
                     rule=d.rule,
                 )
             )
+    if out.corrections:
+        lines += ["", corrections_text(out.corrections, lang)]
     return "\n".join(lines)
 
 

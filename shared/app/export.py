@@ -22,6 +22,7 @@ from uuid import UUID
 
 import msgspec
 
+from shared.app.replay_view import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english
@@ -57,6 +58,7 @@ VISIBLE_TO_AUDITORS = frozenset(
     {
         "bey_joined.v1",
         "calendar_set.v1",
+        "calendar_set.v2",  # ADR-58
         "deadline_set.v1",
         "season_admin_acted.v1",
         "treaty_offered.v1",
@@ -441,7 +443,7 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
         try:
-            decoded.append(codec.decode_event(record.data))
+            decoded.append(codec.decode_stored(record.data, record.type))
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
             verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
             verdict.replay = Said("export.replay_not_decoded")
@@ -452,16 +454,11 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state
+    # each with its season version and its line in Turkish and English (ops' line: `verify`
+    # reads a full export or the store, never a redacted one's hidden data)
     verdict.corrections = [
-        {
-            "version": r.version,
-            "divan": e.divan,
-            "correction": msgspec.to_builtins(e.correction),
-            "reason": e.reason,
-            "refers_to": e.refers_to,
-        }
-        for r, e in zip(records, decoded, strict=True)
-        if isinstance(e, ev.CorrectionApplied)
+        msgspec.to_builtins(msgspec.structs.replace(n, version=records[n.version - 1].version))
+        for n in correction_notes(decoded, len(decoded))
     ]
     _sealed_verdict(decoded, state, problems, verdict)
     _mismatches(records, problems, verdict)

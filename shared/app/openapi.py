@@ -76,6 +76,7 @@ CODES: dict[str, tuple[int, str]] = {
     "already_voted": (409, "this bey has voted"),
     "idempotency_key_in_flight": (409, "the first request with this key is still running"),
     "conflict": (409, "too many concurrent writes to the season; retry"),
+    "audit_copy": (409, "the season is an imported audit copy: read-only (ADR-58)"),
     "body_too_large": (413, "the body is larger than 64 KiB"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
     "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
@@ -146,7 +147,8 @@ KEY = (
 )
 KEY_REQUIRED = ("idempotency_key_required",)
 STORE = ("season_not_found", "store_busy")  # a command reads its season from the store
-APPEND = ("conflict",)  # … and appends to it, retrying on concurrent writes
+# … and appends to it, retrying on concurrent writes; never to an imported audit copy (ADR-58)
+APPEND = ("conflict", "audit_copy")
 PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)
 READ = ("season_not_found", "projection_rebuilding", "read_unavailable")
 STREAM = ("bad_ticket", "too_many_streams", "streams_full")

@@ -25,6 +25,7 @@ from shared.app.bodies import TooDeep
 from shared.app.bounds import bound_of
 from shared.app.language import STORED_LANGUAGE, negotiate
 from shared.app.openapi import CODES, problem_body
+from shared.app.seasons import AuditCopyRefused
 from shared.domain import messages
 from shared.domain.commands import Rejection
 from shared.eventstore import StoreBusyError
@@ -232,6 +233,11 @@ def unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[byt
     return problem_response(request, store_busy())
 
 
+def audit_copy(request: Request[Any, Any, Any], exc: AuditCopyRefused) -> Response[bytes]:
+    """An imported audit copy is read-only (ADR-58): every write to it is 409 `audit_copy`."""
+    return problem_response(request, Problem(409, "audit_copy"))
+
+
 Handler = Callable[[Request[Any, Any, Any], Any], Response[Any]]
 
 
@@ -242,6 +248,7 @@ def exception_handlers() -> dict[int | type[Exception], Handler]:
         HTTPException: http_exception,
         TooDeep: too_deep,
         StoreBusyError: unavailable,
+        AuditCopyRefused: audit_copy,
         asyncpg.PostgresConnectionError: unavailable,
         asyncpg.InterfaceError: unavailable,
         asyncpg.exceptions.OperatorInterventionError: unavailable,

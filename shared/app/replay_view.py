@@ -20,6 +20,7 @@ from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.messages import DEFAULT, Lang, Said, said_from_english
 from shared.domain.replay import verify as replay_verify
+from shared.domain.report_lines import correction
 from shared.domain.resolve import resolve_divan
 from shared.domain.scoring import scores
 from shared.domain.state import SeasonState
@@ -271,27 +272,51 @@ def rerun_json(rerun: DivanRerun) -> dict[str, Any]:
     }
 
 
+class CorrectionNote(msgspec.Struct, frozen=True):
+    """ADR-53: a correction ops applied, beside the record it compensates (which stays): its
+    season version, the Divan after which it applies, what was set, why, the version it
+    compensates, and its line in Turkish and English (ops' line: a gold amount included)."""
+
+    version: int
+    divan: int
+    correction: ev.Fix
+    reason: str
+    refers_to: int | None
+    at: str
+    tr: str
+    en: str
+
+
+def correction_notes(
+    events: Sequence[ev.Event], upto: int, through_divan: int | None = None
+) -> list[CorrectionNote]:
+    """The corrections among the first `upto` events (with `through_divan`, only those applied
+    after a Divan up to that one), in version order."""
+    notes = []
+    for i, e in enumerate(events[:upto]):
+        if not isinstance(e, ev.CorrectionApplied):
+            continue
+        if through_divan is not None and e.divan > through_divan:
+            continue
+        line = correction(e, public=False)
+        at = str(line.data["at"])
+        notes.append(
+            CorrectionNote(
+                i + 1, e.divan, e.correction, e.reason, e.refers_to, at, line.tr, line.en
+            )
+        )
+    return notes
+
+
 def corrections_json(events: Sequence[ev.Event], upto: int) -> list[dict[str, Any]]:
     """ADR-53: the corrections among the first `upto` events, each with its season version,
     beside the original outcomes they compensate (which stay in the record)."""
-    return [
-        {
-            "version": i + 1,
-            "divan": e.divan,
-            "correction": msgspec.to_builtins(e.correction),
-            "reason": e.reason,
-            "refers_to": e.refers_to,
-        }
-        for i, e in enumerate(events[:upto])
-        if isinstance(e, ev.CorrectionApplied)
-    ]
+    return [msgspec.to_builtins(n) for n in correction_notes(events, upto)]
 
 
-def corrections_text(corrections: Sequence[dict[str, Any]]) -> str:
-    """One line per correction: version, the Divan after which it applies, what, why."""
-    lines = [f"corrections ({len(corrections)}):"]
-    for c in corrections:
-        what = ", ".join(f"{k}={v}" for k, v in c["correction"].items())
-        ref = f" (compensates version {c['refers_to']})" if c["refers_to"] else ""
-        lines.append(f"  v{c['version']} after Divan {c['divan']}: {what}{ref}: {c['reason']}")
+def corrections_text(notes: Sequence[CorrectionNote], lang: Lang = DEFAULT) -> str:
+    """The corrections' lines in `lang`, each after its season version (`seksenbir replay`,
+    `seksenbir explain`)."""
+    lines = [Said("audit.corrections", count=len(notes)).text(lang)]
+    lines += [f"  v{n.version} {n.tr if lang == 'tr' else n.en}" for n in notes]
     return "\n".join(lines)

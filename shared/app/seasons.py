@@ -36,6 +36,15 @@ class SeasonNotFound(Exception):
     """No stream for this season id."""
 
 
+class AuditCopyRefused(Exception):
+    """The season is an imported audit copy (`seksenbir import`, ADR-58): it is read, replayed
+    and verified, never written: no command, no Divan, no Kurultay."""
+
+    def __init__(self, season_id: str) -> None:
+        self.season_id = season_id
+        super().__init__(f"{season_id!r} is an audit copy: read-only")
+
+
 @dataclass(frozen=True, slots=True)
 class Loaded:
     state: SeasonState
@@ -152,6 +161,8 @@ class Seasons:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._locks: dict[str, _Turns] = {}
         self._queue_wait = queue_wait
+        # season -> is an audit copy (ADR-58); it never changes once the season has an event
+        self._copies: dict[str, bool] = {}
 
     def writing(self, season_id: str) -> _Writing:
         """One writer per season in this process: writers queue instead of racing and retrying.
@@ -165,7 +176,7 @@ class Seasons:
         cached = self._cache.get(season_id)
         state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
         records = await self.store.read_stream(season_id, from_version=version)
-        state = fold((codec.decode_event(rec.data) for rec in records), state)
+        state = fold((codec.decode_stored(rec.data, rec.type) for rec in records), state)
         version = records[-1].version if records else version
         if version == 0:
             raise SeasonNotFound(season_id)
@@ -189,6 +200,8 @@ class Seasons:
         *,
         idempotency: KeyWrite | None = None,
     ) -> list[RecordedEvent]:
+        if expected > 0 and await self._audit_copy(season_id):
+            raise AuditCopyRefused(season_id)
         recorded = await self.store.append(
             season_id, expected, to_new(season_id, key, events, metadata), idempotency=idempotency
         )
@@ -206,6 +219,16 @@ class Seasons:
             state = fold(events, state)
             self._remember(season_id, Loaded(state, expected + len(events)))
         return recorded
+
+    async def _audit_copy(self, season_id: str) -> bool:
+        """One look per season and process: an import marks its season before the first event
+        (ADR-58), so a season with events is or is not a copy for good."""
+        known = self._copies.get(season_id)
+        if known is None:
+            if len(self._copies) >= 4 * CACHE_SEASONS:
+                self._copies.clear()
+            known = self._copies[season_id] = await self.store.audit_copy(season_id)
+        return known
 
     def peek(self, season_id: str) -> Loaded | None:
         """The cached fold, possibly behind the store (another process may have appended)."""

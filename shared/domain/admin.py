@@ -82,7 +82,7 @@ def _postpone(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
         return _reject("registration_too_soon", earliest=earliest)
     moved: Calendar = cal.live(close) if interval is None else cal.compressed(close, interval)
     moved = msgspec.structs.replace(moved, provisional=True)
-    return [done, ev.CalendarSet(calendar=moved, reason="postponed")]
+    return [done, ev.CalendarSet.of(moved, "postponed")]
 
 
 def _cancel(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
@@ -114,4 +114,4 @@ def _resume(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
         return _reject("not_paused")
     assert state.calendar is not None and cmd.at is not None
     moved = cal.resumed(state.calendar, state.divan + 1, cmd.at)
-    return [done, ev.CalendarSet(calendar=moved, reason="resumed")]
+    return [done, ev.CalendarSet.of(moved, "resumed")]

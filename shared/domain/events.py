@@ -68,12 +68,47 @@ class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):
     deck: tuple[NewsCard, ...]
 
 
-class CalendarSet(Event, frozen=True, tag="calendar_set.v1"):
-    """R-1.3: a live season's Divan calendar, set at creation (provisional), when registration
-    closes (final; an early close moves it) and whenever a season-admin act moves it."""
+CalendarReason = Literal["created", "registration_closed", "postponed", "resumed"]
 
-    calendar: Calendar
-    reason: Literal["created", "registration_closed", "postponed", "resumed"] = "created"
+
+class CalendarSet(Event, frozen=True, tag="calendar_set.v2"):
+    """R-1.3: a live season's Divan calendar, set at creation (provisional), when registration
+    closes (final; an early close moves it) and whenever a season-admin act moves it.
+
+    Version 2 (ADR-58): the schedule in the event's own fields. Version 1 stored the state's
+    `Calendar` struct whole (`{"calendar": {...}, "reason": ...}`), so the stored shape of a
+    fact followed a state class that changes with the code; shared/domain/upcast.py rewrites
+    a v1 body to this shape on read (the stored bytes stay as they are)."""
+
+    registration_closes_at: datetime
+    divans: tuple[datetime, ...]
+    kurultay_closes_at: datetime
+    interval_seconds: int | None
+    provisional: bool
+    reason: CalendarReason
+
+    @classmethod
+    def of(cls, calendar: Calendar, reason: CalendarReason) -> CalendarSet:
+        """The event that sets `calendar` (the state's schedule) for `reason`."""
+        return cls(
+            registration_closes_at=calendar.registration_closes_at,
+            divans=calendar.divans,
+            kurultay_closes_at=calendar.kurultay_closes_at,
+            interval_seconds=calendar.interval_seconds,
+            provisional=calendar.provisional,
+            reason=reason,
+        )
+
+    @property
+    def calendar(self) -> Calendar:
+        """The state's schedule this event sets."""
+        return Calendar(
+            registration_closes_at=self.registration_closes_at,
+            divans=self.divans,
+            kurultay_closes_at=self.kurultay_closes_at,
+            interval_seconds=self.interval_seconds,
+            provisional=self.provisional,
+        )
 
 
 class AdminTokenSet(Event, frozen=True, tag="admin_token_set.v1"):

@@ -12,6 +12,7 @@ from shared.domain.state import (
     DIVANS,
     AdminAct,
     Bey,
+    ForkOrigin,
     Offer,
     Province,
     SeasonState,
@@ -109,6 +110,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
                 ceasefire_divan=event.ceasefire_divan,
                 deck=event.deck,
                 partners=event.partners,
+                forked_from=ForkOrigin(event.source_season, event.source_divan),
             )
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)

@@ -103,6 +103,7 @@ CATALOGUE: dict[str, Text] = {
     "registration_too_soon": T("Kayıt en erken {earliest} kapanabilir", "Registration can close at {earliest} at the earliest"),
     # --- the HTTP edge (shared/app, services): auth, keys, the store, the read side ----------
     "season_not_found": T("Böyle bir sezon yok", "There is no such season"),
+    "audit_copy": T("Bu sezon içe aktarılmış bir denetim kopyası: okunur, yazılmaz", "This season is an imported audit copy: it is read, never written"),
     "divan_not_found": T("{divan}. Divan yok ya da henüz toplanmadı", "Divan {divan} does not exist (yet)"),
     "not_found": T("Bu adreste bir şey yok", "Nothing is at this address"),
     "not_found.board": T("Böyle bir tablo yok", "There is no such board"),
@@ -243,6 +244,8 @@ CATALOGUE: dict[str, Text] = {
     "audit.import_where": T(" ({version}. sürüm, {line}. satır)", " at version {version}, line {line}"),
     "audit.import_exists": T("reddedildi, {season} sezonu {database} içinde zaten var (içe aktarma kayıtlı bir sezona ekleme yapmaz, onu yeniden yazmaz)", "refused, season {season} exists in {database} already (an import never adds to or rewrites a stored season)"),
     "audit.refused": T("reddedildi: {error}", "refused: {error}"),
+    "audit.corrections": T("Düzeltmeler ({count}; kayıt olduğu gibi durur, ADR-53):", "Corrections ({count}; the record stays as it was, ADR-53):"),
+    "audit.forked": T("{season}: {source} sezonunun {divan}. Divan'ından çatal, {seat}. koltuk sizin; jeton (yalnız bir kez gösterilir): {token}", "{season}: forked from Divan {divan} of {source}, seat {seat} is yours; token (shown this once): {token}"),
     "audit.imported": T("{season}: {events} olay {database} içine, zincir başı {head}; yeniden koşu: {replay}", "{season}: {events} events into {database}, head {head}; replay: {replay}"),
     "audit.replay_warning": T("uyarı: hash zinciri doğrulanmıyor ({error}); `seksenbir verify` uyuşmayan ilk olayı adlandırır", "warning: the hash chain does not verify ({error}); `seksenbir verify` names the first event that does not match"),
     "audit.version_negative": T("{n}: akış sürümü 0 ya da daha büyük olur", "{n}: a stream version is 0 or more"),

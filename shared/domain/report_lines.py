@@ -8,7 +8,16 @@ from itertools import chain
 from operator import attrgetter
 
 from shared.domain import calendar as cal
-from shared.domain.events import BattleRecord, KurultayHeld, OfferSettled, ReportLine
+from shared.domain.events import (
+    BattleRecord,
+    CorrectionApplied,
+    GoldFix,
+    HainRevoke,
+    KurultayHeld,
+    OfferSettled,
+    ProvinceFix,
+    ReportLine,
+)
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
 from shared.domain.state import AdminAct, perde
@@ -427,4 +436,52 @@ def own_seal(divan: int, salt: str, digest: str) -> ReportLine:
         {"divan": divan, "salt": salt, "digest": digest},
         f"{divan}. Divan emirleriniz mühürlendi: tuz {salt}, özet {digest}",
         f"Your orders for Divan {divan} were sealed: salt {salt}, digest {digest}",
+    )
+
+
+# --- corrections (ADR-53, ADR-58) -------------------------------------------------------------
+def correction(e: CorrectionApplied, *, public: bool = True) -> ReportLine:
+    """A correction applied by ops, in the public reports (issue 13: replay, export and
+    verification show both the defect and its fix): what was set, after which Divan, when, why,
+    and the version it compensates. A bey's gold is secret (R-14): the public line says whose
+    gold was corrected, never the amount; ops' own line (`public=False`, `seksenbir replay`,
+    explain) has it."""
+    when = cal.iso(e.at)
+    data: dict[str, int | str | list[int] | None] = {
+        "correction": e.correction.__struct_config__.tag,  # province, gold, revoke_hain
+        "divan": e.divan,
+        "reason": e.reason,
+        "at": when,
+        "refers_to": e.refers_to,
+    }
+    fix = e.correction
+    match fix:
+        case ProvinceFix():
+            data |= {"province": fix.province, "owner": fix.owner, "units": fix.units}
+            data["sur"] = int(fix.sur)
+            holder_tr = f"{fix.owner}. bey" if fix.owner is not None else "milis"
+            holder_en = f"Bey {fix.owner}" if fix.owner is not None else "milis"
+            sur_tr, sur_en = (", surlu", ", with a sur") if fix.sur else ("", "")
+            tr = f"{_il(fix.province)}: {holder_tr}, {fix.units} birlik{sur_tr}"
+            en = f"{_il(fix.province)}: {holder_en}, {fix.units} units{sur_en}"
+        case GoldFix():
+            data["seat"] = fix.seat
+            if public:
+                tr = f"{fix.seat}. beyin altını düzeltildi (miktarı gizli, R-14)"
+                en = f"Bey {fix.seat}'s gold corrected (the amount is secret, R-14)"
+            else:
+                data["gold"] = fix.gold
+                tr = f"{fix.seat}. beyin altını {fix.gold}"
+                en = f"Bey {fix.seat}'s gold set to {fix.gold}"
+        case HainRevoke():
+            data["seat"] = fix.seat
+            tr = f"{fix.seat}. beyin Hain nişanı kaldırıldı"
+            en = f"Bey {fix.seat}'s Hain badge removed"
+    ref_tr = f"; {e.refers_to}. sürümdeki olayı telafi eder" if e.refers_to else ""
+    ref_en = f"; compensates the event at version {e.refers_to}" if e.refers_to else ""
+    return ReportLine(
+        "correction",
+        data,
+        f"Düzeltme ({e.divan}. Divan'dan sonra, ops, {when}): {tr}{ref_tr}; gerekçe: {e.reason}",
+        f"Correction (after Divan {e.divan}, ops, {when}): {en}{ref_en}; reason: {e.reason}",
     )

@@ -72,7 +72,7 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
         )
     ]
     if calendar is not None:
-        created.append(ev.CalendarSet(calendar=calendar, reason="created"))
+        created.append(ev.CalendarSet.of(calendar, "created"))
     return created
 
 
@@ -110,7 +110,7 @@ def close_registration(
     ]
     if state.mode == "live":
         final = live.closing_calendar(state, at)
-        closed.append(ev.CalendarSet(calendar=final, reason="registration_closed"))
+        closed.append(ev.CalendarSet.of(final, "registration_closed"))
     return closed
 
 

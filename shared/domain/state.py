@@ -155,6 +155,13 @@ class AdminAct(msgspec.Struct, frozen=True, kw_only=True):
     by: Literal["admin", "ops"] = "admin"
 
 
+class ForkOrigin(msgspec.Struct, frozen=True):
+    """Where a fork (D-32) came from: the season and the Divan whose resulting state it took."""
+
+    season_id: str
+    divan: int
+
+
 class SeasonState(msgspec.Struct, frozen=True):
     """Everything the rules need about a season between two Divans."""
 
@@ -186,6 +193,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     paused_at: datetime | None = None  # live: paused since (D-30): no Divan locks meanwhile
     cancelled: bool = False  # live: cancelled before Divan 1 (D-29): every command refused
     admin_acts: tuple[AdminAct, ...] = ()  # live: the season-admin acts so far, in order
+    forked_from: ForkOrigin | None = None  # a fork's origin (SeasonForked, D-32); None otherwise
 
     @property
     def next_divan(self) -> int:

@@ -90,6 +90,7 @@ class InMemoryEventStore:
         self._log: list[RecordedEvent] = []
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._chains: dict[str, int] = {}  # season -> chain version (ADR-52)
+        self._copies: set[str] = set()  # imported audit copies (ADR-58)
         self._by_id: dict[UUID, RecordedEvent] = {}
         self._ops_reads = InMemoryOpsReads(clock=clock)
 
@@ -198,6 +199,16 @@ class InMemoryEventStore:
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""
         return sorted(self._streams)
+
+    async def audit_copy(self, season_id: str) -> bool:
+        """Whether the season is an imported audit copy (ADR-58)."""
+        return season_id in self._copies
+
+    async def mark_audit_copy(self, season_id: str, head: bytes) -> None:
+        """Record an import's season as an audit copy (ADR-58); ValueError if it is one."""
+        if season_id in self._copies:
+            raise ValueError(f"{season_id!r} is an audit copy already")
+        self._copies.add(season_id)
 
     async def chain_version(self, season_id: str) -> int:
         """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""

@@ -10,6 +10,9 @@ COLUMNS = """position, season_id, version, event_id, type, data, metadata::text 
     recorded_at, prev_hash, hash"""
 
 STREAM_HEAD = "SELECT version, last_hash, chain FROM streams WHERE season_id = $1"
+# an imported season (migration 0010, ADR-58): read-only, never scheduled
+AUDIT_COPY = "SELECT EXISTS (SELECT 1 FROM audit_copies WHERE season_id = $1)"
+MARK_AUDIT_COPY = "INSERT INTO audit_copies (season_id, head) VALUES ($1, $2)"
 STREAM_CHAIN = "SELECT chain FROM streams WHERE season_id = $1"
 SET_CHAIN = "UPDATE streams SET chain = $2 WHERE season_id = $1"
 STREAM_VERSION = "SELECT version FROM streams WHERE season_id = $1"

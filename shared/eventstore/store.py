@@ -277,6 +277,17 @@ class PostgresEventStore:
             known = self._chains[season_id] = int(found)
         return known
 
+    async def audit_copy(self, season_id: str) -> bool:
+        """Whether the season is an imported audit copy (ADR-58): read-only, never scheduled."""
+        async with Checkout(self._pool) as conn:
+            return bool(await conn.fetchval(sql.AUDIT_COPY, season_id))
+
+    async def mark_audit_copy(self, season_id: str, head: bytes) -> None:
+        """Record an import's season as an audit copy before its first event (ADR-58): the
+        due-work trigger then tracks none of its deadlines. Raises if it is one already."""
+        async with Checkout(self._pool) as conn:
+            await conn.execute(sql.MARK_AUDIT_COPY, season_id, head)
+
     async def _fetch(self, query: str, *args: object) -> list[RecordedEvent]:
         async with Checkout(self._pool) as conn:
             rows = await conn.fetch(query, *args)

@@ -27,7 +27,7 @@ def test_d29_postpone_moves_the_provisional_calendar_and_is_kept_with_its_reason
     state, events = apply(state, act("postpone", NOW, registration_closes_at=later))
     assert [codec.event_type(e) for e in events] == [
         "season_admin_acted.v1",
-        "calendar_set.v1",
+        "calendar_set.v2",
         "deadline_set.v1",
     ]
     # the scheduler's next deadline moves with the close (D-29)

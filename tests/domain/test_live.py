@@ -57,7 +57,7 @@ def test_r1_3_a_live_season_is_created_with_its_provisional_calendar() -> None:
     state, events = apply(SeasonState(), create())
     assert [codec.event_type(e) for e in events] == [
         "season_created.v1",
-        "calendar_set.v1",
+        "calendar_set.v2",
         "deadline_set.v1",
     ]
     assert events[-1] == ev.DeadlineSet(
@@ -129,7 +129,7 @@ def test_r1_4_r11_1_a_close_at_its_instant_fills_empty_seats_and_keeps_the_calen
     state, events = apply(state, c.CloseRegistration(at=late))
     assert [codec.event_type(e) for e in events] == [
         "registration_closed.v1",
-        "calendar_set.v1",
+        "calendar_set.v2",
         "deadline_set.v1",
     ]
     assert events[-1] == ev.DeadlineSet(kind="divan", divan=1, at=planned.at(1))
@@ -152,7 +152,7 @@ def test_r1_4_the_nineteenth_seat_closes_registration_at_once_and_moves_the_cale
     assert [codec.event_type(e) for e in events] == [
         "bey_joined.v1",
         "registration_closed.v1",
-        "calendar_set.v1",
+        "calendar_set.v2",
         "deadline_set.v1",
     ]
     assert state.phase == "running" and not any(b.computer for b in state.beys)

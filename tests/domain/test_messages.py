@@ -74,6 +74,7 @@ PARAMS = {
     "plate": 6,
     "want": 3,
     "source": "x.jsonl",
+    "token": "s.3.abc",
     "head": "ab12",
     "total": 3,
     "ok": 2,

@@ -136,7 +136,7 @@ async def test_r1_3_a_live_season_answers_its_admin_token_once_and_its_provision
     assert state.seed_commitment == created["seed_commitment"] and state.counts_on_boards
     assert [r.type for r in records] == [
         "season_created.v1",
-        "calendar_set.v1",
+        "calendar_set.v2",
         "deadline_set.v1",  # the registration close, in the scheduler's due work
         "admin_token_set.v1",
     ]

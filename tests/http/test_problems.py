@@ -981,6 +981,15 @@ async def _registration_closed(api: Api, _: AsyncExitStack) -> Request:
     return _join(api, created["season_id"], ANKARA)
 
 
+@case("audit_copy", 409)
+async def _audit_copy(api: Api, _: AsyncExitStack) -> Request:
+    """ADR-58: a season loaded by `seksenbir import` is an audit copy: no command writes to it
+    (a bey's token rotation here; every appending operation goes through the same refusal)."""
+    bey = await create_trial(api.client)
+    await api.store.mark_audit_copy(bey.season_id, bytes(32))
+    return api.client.post(bey.url("/token"), headers=bey.auth())
+
+
 @case("season_cancelled", 409)
 async def _cancelled(api: Api, _: AsyncExitStack) -> Request:
     created = await _live(api)

@@ -46,6 +46,7 @@ ALL = [
     "0007_chain_versions",
     "0008_events_partitioned",
     "0009_ops_reads",
+    "0010_audit_copies",  # assigned 0011 (ADR-58): renumber with the migration at merge
 ]
 
 

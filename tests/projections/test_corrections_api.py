@@ -66,6 +66,7 @@ async def test_adr53_ops_correct_a_season_and_the_export_verify_and_replay_show_
         me = (await client.get(f"{live.url()}/me", headers=bearer(live.tokens[1]))).json()
         assert me["gold"] == 11
 
+        await _public_reports_show(client, live.url(), bodies, before)
         r = await client.get(f"/v1/ops/seasons/{live.season_id}/export", headers=bearer(OPS_TOKEN))
         assert r.status_code == 200
         lines = r.content.splitlines()
@@ -92,6 +93,18 @@ async def test_adr53_ops_correct_a_season_and_the_export_verify_and_replay_show_
     assert replay.returncode == 0, replay.stderr
     shown = json.loads(replay.stdout)["corrections"]
     assert [c["reason"] for c in shown] == [b["reason"] for b in bodies]
+    _replay_and_explain_show(path, bodies, before)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 async def test_adr53_a_correction_is_for_ops_with_a_reason_and_a_repeat_changes_nothing(
@@ -125,3 +138,45 @@ async def test_adr53_a_correction_is_for_ops_with_a_reason_and_a_repeat_changes_
         assert created.status_code == 201, created.text
         r = await _correct(client, created.json()["season_id"], body)
         assert (r.status_code, r.json()["code"]) == (409, "wrong_phase")
+
+
+async def _public_reports_show(
+    client: Any, url: str, bodies: list[dict[str, Any]], before: int
+) -> None:
+    # issue 13: the public reports say so, after Divan 1, structured and in both languages;
+    # the gold correction names the bey, not the amount (R-14)
+    reports = (await client.get(f"{url}/reports")).json()["reports"]
+    english = (await client.get(f"{url}/reports", headers={"Accept-Language": "en"})).json()[
+        "reports"
+    ]
+    fixes = [r for r in reports if r["kind"] == "correction"]
+    assert [(r["divan"], r["lines"][0]["data"]["correction"]) for r in fixes] == [
+        (1, "province"), (1, "gold"), (1, "revoke_hain"),
+    ]  # fmt: skip
+    assert [r["lines"][0]["data"]["reason"] for r in fixes] == [b["reason"] for b in bodies]
+    assert fixes[0]["lines"][0]["data"]["refers_to"] == before - 3
+    assert all(r["lines"][0]["text"].startswith("Düzeltme") for r in fixes)
+    assert [r["lines"][0]["text"].split(" ")[0] for r in english if r["kind"] == "correction"] == [
+        "Correction"
+    ] * 3
+    assert "gold" not in fixes[1]["lines"][0]["data"]
+    assert "altını 11" not in fixes[1]["lines"][0]["text"]  # the amount is secret (R-14)
+
+
+def _replay_and_explain_show(path: Path, bodies: list[dict[str, Any]], before: int) -> None:
+    # `seksenbir replay` and `seksenbir explain` print them in the language asked for, ops'
+    # lines with the gold amount; `explain --json` lists them as the ops endpoint does
+    for lang, head, gold in (
+        ("tr", "Düzeltmeler (3", "1. beyin altını 11"),
+        ("en", "Corrections (3", "Bey 1's gold set to 11"),
+    ):
+        for verb in (["replay", str(path)], ["explain", str(path), "1"]):
+            done = _cli(*verb, "--lang", lang)
+            assert done.returncode == 0, done.stderr
+            assert head in done.stdout and gold in done.stdout, done.stdout
+            assert all(b["reason"] in done.stdout for b in bodies)
+        verified = _cli("verify", str(path), "--lang", lang)  # the summary on stderr too
+        assert verified.returncode == 0 and head in verified.stderr and gold in verified.stderr
+    explained = json.loads(_cli("explain", str(path), "1", "--json").stdout)
+    assert [c["version"] for c in explained["corrections"]] == [before + 1, before + 2, before + 3]
+    assert explained["corrections"][1]["correction"] == {"kind": "gold", "seat": 1, "gold": 11}

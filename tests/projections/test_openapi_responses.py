@@ -259,3 +259,25 @@ async def test_a_live_seasons_reads_and_an_ended_stream_validate_against_the_doc
         r = await client.get(f"/v1/seasons/{season_id}/events")
         assert r.status_code == 204
         assert "204" in ops[STREAM]["responses"]
+
+
+async def test_issue_13_fork_origins_and_corrections_are_typed_in_the_document(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """D-32: `forked_from` is a ForkedFrom {season_id, divan} or null in the command side's
+    status and the read side's summary; ADR-53: a report's kind may be "correction", and the
+    explain answer lists its corrections, each with its typed correction."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        doc = (await client.get(SCHEMA)).json()
+    schemas = doc["components"]["schemas"]
+    assert set(schemas["ForkedFrom"]["required"]) == {"season_id", "divan"}
+    for owner in ("SeasonStatus", "SeasonMeta"):
+        options = schemas[owner]["properties"]["forked_from"]["oneOf"]
+        assert {o.get("$ref", o.get("type")) for o in options} == {
+            "#/components/schemas/ForkedFrom",
+            "null",
+        }, owner
+    assert "correction" in schemas["Report"]["properties"]["kind"]["enum"]
+    notes = schemas["ExplainOut"]["properties"]["corrections"]["items"]["$ref"]
+    note = schemas[notes.rsplit("/", 1)[1]]
+    assert {"version", "divan", "correction", "reason", "tr", "en"} <= set(note["required"])

@@ -4,6 +4,7 @@ the map marks every bey's memleket (R-3.1, R-3.3)."""
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, timedelta
 from typing import Any
@@ -239,4 +240,98 @@ async def test_issue_12_season_admin_acts_are_in_the_public_reports_in_order(
     assert lines[0]["data"]["at"] == cal.iso(pause_at)
     assert "durduruldu" in lines[0]["text"] and "sunucu taşınıyor" in lines[0]["text"]
     assert "paused" in english[1]["lines"][0]["text"]
+    assert rebuilt == reports
+
+
+async def test_d32_a_forks_status_and_summary_name_its_origin(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 13, D-32: a fork's `forked_from` is {season_id, divan} of its source, in the
+    command side's status and the read side's summary alike; null for a season not forked."""
+    from shared.domain.fork import after_divan, fork_events
+
+    projector = Projector(memory_store, redis, prefix)
+    source_id, fork_id = "sim", tokens.new_season_id()  # the simulated season's own id
+    source = [e for step in season(3, 6) for e in step.events]
+    upto = after_divan(source, 4)
+    assert upto is not None
+    forked = fork_events(
+        fold(source[:upto]),
+        upto,
+        "ab" * 32,
+        divan=4,
+        seat=2,
+        season_id=fork_id,
+        seed=9,
+        salt="s",
+    )
+    assert isinstance(forked, list)
+    await append_chunk(memory_store, source_id, source, "source")
+    await append_chunk(memory_store, fork_id, forked, "fork")
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for season_id in (source_id, fork_id):
+            await projector.catch_up(season_id)
+        origin = {"season_id": source_id, "divan": 4}
+        assert (await _summary(client, fork_id))["forked_from"] == origin
+        assert (await client.get(f"/v1/seasons/{fork_id}")).json()["forked_from"] == origin
+        assert (await _summary(client, source_id))["forked_from"] is None
+        assert (await client.get(f"/v1/seasons/{source_id}")).json()["forked_from"] is None
+
+
+async def test_adr_53_a_correction_is_in_the_public_reports_and_hides_the_gold(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 13 ("replay, export and verification show both"): each correction ops apply is in
+    the public reports after the Divan it follows, structured and in Turkish or English: what
+    was set, why, the version it compensates. A gold correction names the bey, never the
+    amount (R-14); a rebuild gives the same."""
+    from shared.domain import events as ev
+
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    chunks = list(season_chunks(4, season_id, divans=2))
+    state = SeasonState()
+    for chunk in chunks:
+        state = fold(chunk, state)
+    assert state.calendar is not None and state.divan == 2
+    at = state.calendar.at(3) - timedelta(hours=30)
+    seat = state.beys[0].seat
+    gold = state.beys[0].gold + 987
+    plate = state.owned_by(seat)[0]
+    fixes = [
+        c.ApplyCorrection(
+            correction=ev.ProvinceFix(province=plate, owner=seat, units=7, sur=True),
+            reason="yanlış zar",
+            at=at,
+            refers_to=40,
+        ),
+        c.ApplyCorrection(
+            correction=ev.GoldFix(seat=seat, gold=gold), reason="vergi hatası", at=at
+        ),
+    ]
+    for fix in fixes:
+        state, done = must(state, fix)
+        chunks.append(done)
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        for n, chunk in enumerate(chunks):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+        url = f"/v1/seasons/{season_id}/reports"
+        reports = (await client.get(url)).json()["reports"]
+        english = (await client.get(url, headers={"Accept-Language": "en"})).json()["reports"]
+        await projector.rebuild(season_id)
+        rebuilt = (await client.get(url)).json()["reports"]
+    assert [(r["kind"], r["divan"]) for r in reports] == [
+        ("divan", 1), ("divan", 2), ("correction", 2), ("correction", 2),
+    ]  # fmt: skip
+    province, money = (r["lines"][0] for r in reports[2:])
+    assert province["data"] | {"at": None} == {
+        "correction": "province", "divan": 2, "reason": "yanlış zar", "at": None,
+        "refers_to": 40, "province": plate, "owner": seat, "units": 7, "sur": 1,
+    }  # fmt: skip
+    assert province["data"]["at"] == cal.iso(at)
+    assert "Düzeltme" in province["text"] and "yanlış zar" in province["text"]
+    assert "Correction" in english[2]["lines"][0]["text"]
+    assert money["data"]["correction"] == "gold" and money["data"]["seat"] == seat
+    assert "gold" not in money["data"] and str(gold) not in json.dumps(reports + english)
     assert rebuilt == reports
