@@ -370,6 +370,10 @@ def leaks(value: Any, w: World, raw_tokens: list[str]) -> list[Any]:
         elif isinstance(node, str) and any(t in node for t in raw_tokens):
             found.append(node)
     lists = [sorted(x if isinstance(x, str) else x["id"] for x in m) for m in mission_lists(value)]
+    if w.own_missions["bey"] == w.own_missions["other_bey"]:
+        # The season's seed is drawn by the server: now and then B is dealt A's very missions,
+        # and A's list is no canary then (B's own view would show it). The other canaries stay.
+        return found
     return found + [m for m in lists if m == w.own_missions["bey"]]
 
 
