@@ -511,6 +511,7 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "bad_ticket": "geçersiz bilet",
     "token_wrong_season": "başka sezonun jetonu",
     "forbidden": "yetki yok",
+    "audit_copy": "denetim kopyası",
     "not_your_province": "sizin iliniz değil",
     "not_allowed_in_mode": "bu sezon türünde olmaz",
     "season_not_found": "sezon bulunamadı",
