@@ -80,6 +80,8 @@ def _postpone(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
     if close < cmd.at + lead:
         earliest = cal.iso(cmd.at + lead)
         return _reject("registration_too_soon", earliest=earliest)
+    if (far := live.too_far(close, cmd.at)) is not None:
+        return far
     moved: Calendar = cal.live(close) if interval is None else cal.compressed(close, interval)
     moved = msgspec.structs.replace(moved, provisional=True)
     return [done, ev.CalendarSet(calendar=moved, reason="postponed")]

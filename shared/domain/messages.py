@@ -99,7 +99,8 @@ CATALOGUE: dict[str, Text] = {
     "invalid_correction.no_change": T("Düzeltme hiçbir şeyi değiştirmiyor", "The correction changes nothing"),
     "registration_close_required": T("Canlı sezon registration_closes_at ister", "A live season needs registration_closes_at"),
     "invalid_instant": T("Anlar saat dilimiyle verilir (ör. +03:00)", "Instants need a UTC offset (e.g. +03:00)"),
-    "bad_interval": T("divan_interval_seconds en az {minimum} olur", "divan_interval_seconds is at least {minimum}"),
+    "invalid_instant.too_far": T("Kayıt en geç {latest} kapanabilir", "Registration can close at {latest} at the latest"),
+    "bad_interval": T("divan_interval_seconds {minimum} … {maximum} arasında olur", "divan_interval_seconds is {minimum} … {maximum}"),
     "registration_too_soon": T("Kayıt en erken {earliest} kapanabilir", "Registration can close at {earliest} at the earliest"),
     # --- the HTTP edge (shared/app, services): auth, keys, the store, the read side ----------
     "season_not_found": T("Böyle bir sezon yok", "There is no such season"),
