@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.command.app import utc_now
 from services.projections.projector import Projector
 from shared.app.export import check, parse
 from shared.eventstore import InMemoryEventStore
@@ -29,9 +30,10 @@ async def _correct(
     )
 
 
-
 def _days_ahead(days: int) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
+    """An instant `days` after the gateway's own (real) clock."""
+    return (utc_now() + timedelta(days=days)).isoformat()
+
 
 async def test_adr53_ops_correct_a_season_and_the_export_verify_and_replay_show_both(
     memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, tmp_path: Path

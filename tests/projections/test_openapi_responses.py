@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import jsonschema_rs
 import redis.asyncio as aioredis
 
+from services.command.app import utc_now
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app import tokens
@@ -201,7 +202,8 @@ async def test_every_real_answer_validates_against_its_documented_schema(
 
 
 def _days_ahead(days: int) -> str:
-    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
+    """An instant `days` after the gateway's own (real) clock."""
+    return (utc_now() + timedelta(days=days)).isoformat()
 
 
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:
