@@ -79,7 +79,7 @@ CODES: dict[str, tuple[int, str]] = {
     "body_too_large": (413, "the body is larger than 64 KiB"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
     "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
-    "invalid_parameter": (422, "a path parameter outside its bounds (D-27)"),
+    "invalid_parameter": (422, "a path or query parameter outside its bounds (D-27)"),
     "duplicate_province": (422, "two orders for one province (`province`)"),
     "missing_target": (422, "an advance or support without a target"),
     "not_a_neighbour": (422, "the target is not a neighbour"),

@@ -131,7 +131,7 @@ CATALOGUE: dict[str, Text] = {
     "unknown_field": T("Bilinmeyen alan: {field}", "Unknown field: {field}"),
     "invalid_body": T("İstek gövdesi şemaya uymuyor", "The request body does not match the schema"),
     "invalid_body.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
-    "invalid_parameter": T("{field} yol parametresi geçersiz", "The path parameter {field} is invalid"),
+    "invalid_parameter": T("{field} parametresi geçersiz", "The parameter {field} is invalid"),
     "invalid_parameter.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_body.seed": T("Tohum 0 … 2^63 − 1 aralığında olmalı", "The seed must be within 0 … 2^63 − 1"),
     "invalid_body.memleket_required": T("Deneme sezonu memleket ister ({field}: {minimum} … {maximum})", "A trial season needs a memleket ({field}: {minimum} … {maximum})"),

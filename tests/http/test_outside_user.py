@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.http.support import OPS_TOKEN, Api, assert_problem, bearer, unchanged
+from tests.http.support import AUDITOR_TOKEN, OPS_TOKEN, Api, assert_problem, bearer, unchanged
 
 
 def _live(api: Api, ahead: timedelta, **more: Any) -> dict[str, Any]:
@@ -73,3 +73,48 @@ async def test_d37_a_huge_divan_interval_is_bad_interval_not_a_500(memory_api: A
     body = _live(api, timedelta(days=2), divan_interval_seconds=86_400)
     r = await api.client.post("/v1/seasons", json=body, headers=bearer(OPS_TOKEN))
     assert r.status_code == 201, r.text
+
+
+async def test_d27_a_body_integer_names_the_bounds_of_its_own_type_not_of_its_name(
+    memory_api: Api,
+) -> None:
+    """D-27: a refused integer names the bounds it was refused for. A fork's `divan` is
+    0 … 15 (D-32) but the problem said "must be an integer 1 … 17" (`minimum` 1, `maximum` 17:
+    the order set's `divan`), so a client showing the bounds showed wrong ones; a correction's
+    `gold` (0 … 1,000,000) named none."""
+    api = memory_api
+    r = await api.client.post("/v1/seasons", json={"memleket": 6})
+    sid, token = r.json()["season_id"], r.json()["token"]
+    en = {"Accept-Language": "en", **bearer(OPS_TOKEN)}
+    r = await api.client.post(f"/v1/seasons/{sid}/fork", json={"divan": 16, "seat": 1}, headers=en)
+    problem = assert_problem(r, 422, "invalid_body")
+    assert (problem["field"], problem["minimum"], problem["maximum"]) == ("$.divan", 0, 15)
+    assert problem["detail"] == "$.divan: must be an integer 0 … 15"
+    body = {"correction": {"kind": "gold", "seat": 1, "gold": -1}, "reason": "x"}
+    r = await api.client.post(f"/v1/ops/seasons/{sid}/corrections", json=body, headers=en)
+    problem = assert_problem(r, 422, "invalid_body")
+    assert (problem["minimum"], problem["maximum"]) == (0, 1_000_000)
+    # the order set's own `divan` keeps 1 … 17
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/orders", json={"orders": [], "divan": 0}, headers=bearer(token)
+    )
+    problem = assert_problem(r, 422, "invalid_body")
+    assert (problem["minimum"], problem["maximum"]) == (1, 17)
+
+
+async def test_d27_a_query_parameter_refused_is_not_called_a_path_parameter(
+    memory_api: Api,
+) -> None:
+    """`?limit=0` on the ops-reads list said "The path parameter limit is invalid" (and
+    `?province=abc` on explain the same): a query parameter is none of the path's. Both
+    languages now say "parameter" only."""
+    api = memory_api
+    r = await api.client.post("/v1/seasons", json={"memleket": 6})
+    sid = r.json()["season_id"]
+    for lang, text in [("en", "The parameter limit is invalid"), ("tr", "limit parametresi geçersiz")]:
+        r = await api.client.get(
+            f"/v1/seasons/{sid}/audit/ops-reads?limit=0",
+            headers={"Accept-Language": lang, **bearer(AUDITOR_TOKEN)},
+        )
+        problem = assert_problem(r, 422, "invalid_parameter")
+        assert (problem["field"], problem["detail"]) == ("limit", text)
