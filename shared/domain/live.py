@@ -41,18 +41,20 @@ def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
         return _reject(
             "bad_interval", minimum=cal.MIN_INTERVAL_SECONDS, maximum=cal.MAX_INTERVAL_SECONDS
         )
-    lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
-    if close < now + lead:
-        return _reject("registration_too_soon", earliest=cal.iso(now + lead))
-    if (far := too_far(close, now)) is not None:
-        return far
+    if (refused := close_refusal(close, now, interval)) is not None:
+        return refused
     made = cal.live(close) if interval is None else cal.compressed(close, interval)
     return msgspec.structs.replace(made, provisional=True)
 
 
-def too_far(close: datetime, at: datetime) -> c.Rejection | None:
-    """D-37: a registration close more than MAX_LEAD after the command's instant is refused
-    (`invalid_instant`, naming the latest close), before any calendar is computed from it."""
+def close_refusal(close: datetime, at: datetime, interval: int | None) -> c.Rejection | None:
+    """Why a registration close set at `at` (a creation or a postponement) cannot be: closer
+    than the lead (an hour; S seconds compressed, D-20) is `registration_too_soon`; more than
+    MAX_LEAD ahead (D-37) `invalid_instant` naming the latest close, refused before any
+    calendar is computed from it."""
+    lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
+    if close < at + lead:
+        return _reject("registration_too_soon", earliest=cal.iso(at + lead))
     if close - at > MAX_LEAD:
         return _reject("invalid_instant.too_far", latest=cal.iso(at + MAX_LEAD))
     return None
