@@ -224,12 +224,20 @@ async def what_if(
 
 
 async def fork_season(
-    svc: Services, source_id: str, divan: int, seat: int, role: str | None
+    svc: Services,
+    source_id: str,
+    divan: int,
+    seat: int,
+    role: str | None,
+    *,
+    record: Callable[[], Awaitable[None]] | None = None,
 ) -> ForkedOut:
     """Issue 13, D-32: a new trial season from the state after Divan `divan` of `source_id`,
     the human in `seat`; anyone may fork a season that is over (all of it is public then,
     R-14), ops any season at any time. The fork's first events hold the position and where it
-    came from (SeasonForked); it never counts on the boards; the token is shown once."""
+    came from (SeasonForked); it never counts on the boards; the token is shown once. Ops
+    forking a season still running read its secrets (gold, missions, treaties as they stood):
+    `record` writes the ops-read record first (R-14, ADR-53), before anything is appended."""
     store = svc.seasons.store
     try:
         records = await store.read_stream(source_id)
@@ -243,6 +251,8 @@ async def fork_season(
     upto = after_divan(events, divan)
     if upto is None:
         raise Problem(404, "divan_not_found", params={"divan": divan})
+    if record is not None and fold(events).phase != "over":
+        await record()
     season_id = tokens.new_season_id()
     head = records[upto - 1].hash.hex()
     result = fork_events(

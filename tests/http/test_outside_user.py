@@ -111,7 +111,10 @@ async def test_d27_a_query_parameter_refused_is_not_called_a_path_parameter(
     api = memory_api
     r = await api.client.post("/v1/seasons", json={"memleket": 6})
     sid = r.json()["season_id"]
-    for lang, text in [("en", "The parameter limit is invalid"), ("tr", "limit parametresi geçersiz")]:
+    for lang, text in [
+        ("en", "The parameter limit is invalid"),
+        ("tr", "limit parametresi geçersiz"),
+    ]:
         r = await api.client.get(
             f"/v1/seasons/{sid}/audit/ops-reads?limit=0",
             headers={"Accept-Language": lang, **bearer(AUDITOR_TOKEN)},
