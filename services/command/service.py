@@ -293,7 +293,10 @@ async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> Op
     page = rows[:limit]
     return OpsReadsOut(
         season_id=season_id,
-        reads=[OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at) for r in page],
+        reads=[
+            OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at.astimezone(cal.ISTANBUL))
+            for r in page
+        ],  # D-22: every instant shown with +03:00
         next_after=page[-1].id if len(rows) > limit else None,
     )
 

@@ -6,6 +6,9 @@ failed before its fix.
   `divan_interval_seconds` made the calendar overflow Python's datetime: 500 `internal`, an
   answer the document does not have. Now 422 `invalid_instant` (a close more than a year after
   the command, creation or postponement) and 422 `bad_interval` (S outside 2 … 86400).
+- D-27: a refused body integer named the bounds of another field of the same name (a fork's
+  `divan` "1 … 17"); a query parameter was called a "path parameter".
+- D-22: the ops-read trail showed its instants in UTC (`Z`), every other answer +03:00.
 """
 
 from __future__ import annotations
@@ -121,3 +124,20 @@ async def test_d27_a_query_parameter_refused_is_not_called_a_path_parameter(
         )
         problem = assert_problem(r, 422, "invalid_parameter")
         assert (problem["field"], problem["detail"]) == ("limit", text)
+
+
+async def test_d22_an_ops_read_is_listed_at_its_instant_with_the_plus_0300_offset(
+    memory_api: Api,
+) -> None:
+    """D-22: every instant an answer shows is ISO-8601 with +03:00 (the calendar, admin acts,
+    the events' `at`); the ops-read trail answered UTC with `Z` (`…07:39:54.070468Z`)."""
+    api = memory_api
+    r = await api.client.post("/v1/seasons", json={"memleket": 6})
+    sid = r.json()["season_id"]
+    r = await api.client.get(f"/v1/ops/seasons/{sid}/export", headers=bearer(OPS_TOKEN))
+    assert r.status_code == 200, r.text
+    r = await api.client.get(f"/v1/seasons/{sid}/audit/ops-reads", headers=bearer(AUDITOR_TOKEN))
+    assert r.status_code == 200, r.text
+    (read,) = r.json()["reads"]
+    assert read["what"] == "export"
+    assert read["at"].endswith("+03:00"), read
