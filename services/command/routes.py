@@ -81,7 +81,10 @@ from shared.eventstore.audit import MAX_LIST
 Key = Annotated[
     str | None,
     HeaderParameter(
-        name="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
+        name="Idempotency-Key",
+        description="Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key)",
+        min_length=1,
+        max_length=200,
     ),
 ]
 # What each command can answer besides its 2xx: the edge's groups it passes through

@@ -56,7 +56,7 @@ class ProblemDoc(msgspec.Struct):
 CODES: dict[str, tuple[int, str]] = {
     "malformed_json": (400, "the body is not UTF-8 JSON, or nests deeper than 32 levels"),
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
-    "bad_idempotency_key": (400, "the Idempotency-Key is longer than 200 characters"),
+    "bad_idempotency_key": (400, "the Idempotency-Key is empty or longer than 200 characters"),
     "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
     "bad_last_event_id": (400, "a Last-Event-ID that is no stream id (V-k) or version (V)"),
     "missing_token": (401, "no bearer token"),

@@ -143,7 +143,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.value": T("{at}: geçersiz değer", "{at}: invalid value"),
     "invalid_request": T("İstek geçersiz", "The request is invalid"),
     "invalid_request.param": T("{at} parametresi geçersiz", "The parameter {at} is invalid"),
-    "bad_idempotency_key": T("Idempotency-Key en fazla 200 karakter olur", "An Idempotency-Key has at most 200 characters"),
+    "bad_idempotency_key": T("Idempotency-Key 1 … 200 karakter olur", "An Idempotency-Key has 1 … 200 characters"),
     "idempotency_key_required": T("Bu komut Idempotency-Key başlığı ister", "This command needs an Idempotency-Key header"),
     "idempotency_key_in_flight": T("Bu anahtarla ilk istek hâlâ sürüyor", "The first request with this key is still running"),
     "idempotency_key_reused": T("Bu anahtar başka bir istekle kullanıldı", "This key was used with another request"),

@@ -6,6 +6,7 @@ failed before its fix.
   `divan_interval_seconds` made the calendar overflow Python's datetime: 500 `internal`, an
   answer the document does not have. Now 422 `invalid_instant` (a close more than a year after
   the command, creation or postponement) and 422 `bad_interval` (S outside 2 … 86400).
+- An empty `Idempotency-Key` reached PostgreSQL's CHECK: 500; now 400 `bad_idempotency_key`.
 - D-27: a refused body integer named the bounds of another field of the same name (a fork's
   `divan` "1 … 17"); a query parameter was called a "path parameter".
 - D-22: the ops-read trail showed its instants in UTC (`Z`), every other answer +03:00.
@@ -141,3 +142,27 @@ async def test_d22_an_ops_read_is_listed_at_its_instant_with_the_plus_0300_offse
     (read,) = r.json()["reads"]
     assert read["what"] == "export"
     assert read["at"].endswith("+03:00"), read
+
+
+async def test_an_empty_idempotency_key_is_bad_idempotency_key_not_a_500(api: Api) -> None:
+    """`Idempotency-Key:` with an empty value reached PostgreSQL, whose idempotency_keys table
+    refuses a key of length 0 (CHECK length(key) BETWEEN 1 AND 255): 500 `internal`, and on
+    the in-memory store the empty key was kept. It is now 400 `bad_idempotency_key`, like a
+    key longer than 200 characters, and nothing is appended."""
+    r = await api.client.post("/v1/seasons", json={"memleket": 6})
+    sid, token = r.json()["season_id"], r.json()["token"]
+    for path, body in [
+        ("orders", {"orders": []}),
+        ("spend", {"kind": "sur", "province": 6}),
+        ("offers", {"to": 2, "kind": "pact"}),
+    ]:
+        r = await unchanged(
+            api.store,
+            api.client.post(
+                f"/v1/seasons/{sid}/{path}",
+                json=body,
+                headers={"Idempotency-Key": "", "Accept-Language": "en", **bearer(token)},
+            ),
+        )
+        problem = assert_problem(r, 400, "bad_idempotency_key")
+        assert problem["detail"] == "An Idempotency-Key has 1 … 200 characters"
