@@ -319,6 +319,7 @@ CATALOGUE: dict[str, Text] = {
     "explain.not_verified": T("Doğrulama: yeniden çözüm kayıttan FARKLI (R-12.3)", "Verification: the re-run DIFFERS from the record (R-12.3)"),
     "explain.ceasefire": T("Bayram ateşkesi vardı (R-6.7)", "A Bayram ceasefire was in force (R-6.7)"),
     "explain.no_battles": T("Bu Divanda savaş olmadı", "There was no battle in this Divan"),
+    "explain.no_battles.at": T("Bu Divanda şu illerde savaş olmadı: {provinces}", "There was no battle in this Divan at {provinces}"),
     "explain.dropped_head": T("Bir şey yapmayan emirler:", "Orders that did nothing:"),
     "explain.dropped": T("{seat}. bey {origin} → {target} {kind} ({units}): {why} ({rule})", "Bey {seat} {origin} → {target} {kind} ({units}): {why} ({rule})"),
     "explain.kind.advance": T("ilerle", "advance"),
