@@ -744,7 +744,7 @@ def _explain(args: argparse.Namespace) -> int:
         if args.json:
             print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
         else:
-            print(explain_text(out, args.lang))
+            print(explain_text(out, args.lang, args.province))
         return 0 if out.verification.ok else 1
 
     return _season_events(args, "explain", work)

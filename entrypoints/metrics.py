@@ -210,7 +210,12 @@ def append_counts(store: EventStore) -> bytes:
     return generate_latest(registry)
 
 
-@get("/metrics", include_in_schema=False, media_type=CONTENT_TYPE_LATEST)
+# Prometheus' exposition type without its charset: Litestar appends `; charset=utf-8` to every
+# text/ type, so CONTENT_TYPE_LATEST as it is named the charset twice.
+METRICS_TYPE = "; ".join(p for p in CONTENT_TYPE_LATEST.split("; ") if not p.startswith("charset="))
+
+
+@get("/metrics", include_in_schema=False, media_type=METRICS_TYPE)
 async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     """Prometheus text format; the scrape-time gauges are read first."""
     state = request.app.state
@@ -225,4 +230,4 @@ async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     body = generate_latest(REGISTRY)
     if services is not None:
         body += append_counts(services.seasons.store)
-    return Response(body, media_type=CONTENT_TYPE_LATEST)
+    return Response(body, media_type=METRICS_TYPE)

@@ -81,7 +81,10 @@ from shared.eventstore.audit import MAX_LIST
 Key = Annotated[
     str | None,
     HeaderParameter(
-        name="Idempotency-Key", description="Retry-safe key (≤ 200 characters)", max_length=200
+        name="Idempotency-Key",
+        description="Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key)",
+        min_length=1,
+        max_length=200,
     ),
 ]
 # What each command can answer besides its 2xx: the edge's groups it passes through
@@ -437,35 +440,53 @@ async def export_audited(
 @get(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
     summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
-    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, "divan_not_found"),
+    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, OPS_READ, "divan_not_found"),
     security=BEARER,
     guards=[ops_guard],
 )
 async def explain_divan(
-    services: Services, season_id: str, divan: ReadDivanPath, province: list[int] | None = None
+    services: Services,
+    season_id: str,
+    divan: ReadDivanPath,
+    request: Request[Any, Any, Any],
+    province: list[int] | None = None,
 ) -> ExplainOut:
     """The re-run of the Divan compared with the record, and for every battle: each advance,
     each support with how R-5.3 classified it and why one did not count, the defence bonuses,
     each fate die with its key (Divan, purpose, key; never the seed), the rules and the
-    outcome. `?province=P` (repeatable) narrows it to those battles. Ops only: it shows orders."""
-    return await service.explain_divan(services, season_id, divan, province or ())
+    outcome. `?province=P` (repeatable) narrows it to those battles. Ops only: it shows orders,
+    so the read is recorded in the ops-read trail before it is answered (R-14, ADR-53)."""
+    out = await service.explain_divan(services, season_id, divan, province or ())
+    await record_ops_read(
+        services.seasons.store.ops_reads, request, season_id, f"divans/{divan}/explain"
+    )
+    return out
 
 
 @post(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/what-if",
     status_code=200,
     summary="Ops: re-run one Divan with orders changed or dice pinned; writes nothing",
-    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, "divan_not_found"),
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, OPS_READ, "divan_not_found"),
     security=BEARER,
     guards=[ops_guard],
 )
 async def what_if(
-    services: Services, season_id: str, divan: ReadDivanPath, data: WhatIfIn
+    services: Services,
+    season_id: str,
+    divan: ReadDivanPath,
+    data: WhatIfIn,
+    request: Request[Any, Any, Any],
 ) -> WhatIfOut:
     """The Divan re-run from the state it was resolved from with the recorded orders changed,
     added or removed (`kind` "remove") and fate dice pinned; the answer is the difference from
-    the record: battles, provinces, beys, treaties and report lines. Nothing is written."""
-    return await service.what_if(services, season_id, divan, data)
+    the record: battles, provinces, beys, treaties and report lines. Nothing is written but
+    the ops-read record (R-14, ADR-53: it shows what the recorded orders did)."""
+    out = await service.what_if(services, season_id, divan, data)
+    await record_ops_read(
+        services.seasons.store.ops_reads, request, season_id, f"divans/{divan}/what-if"
+    )
+    return out
 
 
 @post(
@@ -473,7 +494,7 @@ async def what_if(
     status_code=201,
     summary="Fork a season: a new trial season from the state after one of its Divans",
     # unknown_seat is the domain's too, unreachable here (D-27: every seat 1 … 19 has a bey)
-    responses=answers(EVERY, BODY, STORE, "forbidden", "divan_not_found"),
+    responses=answers(EVERY, BODY, STORE, OPS_READ, "forbidden", "divan_not_found"),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True
@@ -490,7 +511,12 @@ async def fork_season(
     fork records where it came from (source, Divan, chain head), draws a seed of its own, never
     counts on the boards, and answers like a trial create: the token is shown once."""
     role = auth.staff_role(request, services.ops, services.auditors)
-    out = await service.fork_season(services, season_id, data.divan, data.seat, role)
+
+    async def record() -> None:  # ops forking a running season read its secrets (ADR-53)
+        what = f"fork/{data.divan}"
+        await record_ops_read(services.seasons.store.ops_reads, request, season_id, what)
+
+    out = await service.fork_season(services, season_id, data.divan, data.seat, role, record=record)
     return Response(out, status_code=201, headers={"Location": f"/v1/seasons/{out.season_id}"})
 
 

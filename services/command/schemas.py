@@ -33,9 +33,9 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     """A trial season: the human's memleket, and optionally a seed (R-1.5) as a decimal string.
 
     A live season (`"mode": "live"`, R-1.3, R-1.4): `registration_closes_at` (an aware ISO-8601
-    instant at least an hour ahead), `memleket` optional (given: the creator joins and plays),
-    no seed (the server draws it); `divan_interval_seconds` (S ≥ 2, a compressed calendar) with
-    the ops token only."""
+    instant at least an hour and at most a year ahead, D-37), `memleket` optional (given: the
+    creator joins and plays), no seed (the server draws it); `divan_interval_seconds` (2 ≤ S ≤
+    86400, a compressed calendar, D-37) with the ops token only."""
 
     memleket: Plate | None = None
     mode: Literal["trial", "live"] = "trial"

@@ -233,12 +233,20 @@ async def what_if(
 
 
 async def fork_season(
-    svc: Services, source_id: str, divan: int, seat: int, role: str | None
+    svc: Services,
+    source_id: str,
+    divan: int,
+    seat: int,
+    role: str | None,
+    *,
+    record: Callable[[], Awaitable[None]] | None = None,
 ) -> ForkedOut:
     """Issue 13, D-32: a new trial season from the state after Divan `divan` of `source_id`,
     the human in `seat`; anyone may fork a season that is over (all of it is public then,
     R-14), ops any season at any time. The fork's first events hold the position and where it
-    came from (SeasonForked); it never counts on the boards; the token is shown once."""
+    came from (SeasonForked); it never counts on the boards; the token is shown once. Ops
+    forking a season still running read its secrets (gold, missions, treaties as they stood):
+    `record` writes the ops-read record first (R-14, ADR-53), before anything is appended."""
     store = svc.seasons.store
     try:
         records = await store.read_stream(source_id)
@@ -252,6 +260,8 @@ async def fork_season(
     upto = after_divan(events, divan)
     if upto is None:
         raise Problem(404, "divan_not_found", params={"divan": divan})
+    if record is not None and fold(events).phase != "over":
+        await record()
     season_id = tokens.new_season_id()
     head = records[upto - 1].hash.hex()
     result = fork_events(
@@ -292,7 +302,10 @@ async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> Op
     page = rows[:limit]
     return OpsReadsOut(
         season_id=season_id,
-        reads=[OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at) for r in page],
+        reads=[
+            OpsReadOut(id=r.id, what=r.what, actor=r.actor, at=r.at.astimezone(cal.ISTANBUL))
+            for r in page
+        ],  # D-22: every instant shown with +03:00
         next_after=page[-1].id if len(rows) > limit else None,
     )
 

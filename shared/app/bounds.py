@@ -18,9 +18,11 @@ The full table, with reasons, is D-27 in docs/rules-decisions.md.
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+import re
+from typing import Annotated, Any, Final
 
 import msgspec
+import msgspec.inspect as mi
 from litestar.params import Parameter, ParameterKwarg
 
 from shared.domain.map import MAX_UNITS, PLATES
@@ -79,6 +81,50 @@ def bound_of(field: str, *, path: bool = False) -> dict[str, int]:
         return {}
     b = BOUNDS[table[name]]
     return {"minimum": b.low, "maximum": b.high}
+
+
+_STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")
+
+
+def _unwrap(t: mi.Type) -> list[mi.Type]:
+    while isinstance(t, mi.Metadata):
+        t = t.type
+    if isinstance(t, mi.UnionType):
+        return [u for member in t.types for u in _unwrap(member)]
+    return [t]
+
+
+def _step(t: mi.Type, name: str | None) -> list[mi.Type]:
+    if name is not None and isinstance(t, mi.StructType):
+        return [f.type for f in t.fields if f.encode_name == name]
+    if name is None and isinstance(t, mi.ListType | mi.VarTupleType | mi.SetType):
+        return [t.item_type]
+    return []
+
+
+def bounds_in(target: Any, where: str) -> dict[str, int] | None:
+    """The bounds (`minimum`, `maximum`) of the integer at JSON path `where` (`$.orders[0].units`)
+    of the body type `target`, read from the type's own constraints: the bounds the value was
+    refused for, whatever the field is called (a fork's `divan` is 0 … 15, an order set's
+    1 … 17). {} where the path leads to no bounded integer; None where the type cannot be
+    walked (the caller then falls back on the names, `bound_of`)."""
+    try:
+        types = _unwrap(mi.type_info(target))
+    except (TypeError, ValueError):
+        return None
+    for m in _STEP.finditer(where.removeprefix("$")):
+        types = [u for t in types for s in _step(t, m.group("name")) for u in _unwrap(s)]
+    found = set()
+    for t in types:
+        if isinstance(t, mi.IntType):
+            low = t.ge if t.ge is not None else (t.gt + 1 if t.gt is not None else None)
+            high = t.le if t.le is not None else (t.lt - 1 if t.lt is not None else None)
+            if low is not None and high is not None:
+                found.add((low, high))
+    if len(found) != 1:
+        return {}
+    low, high = found.pop()
+    return {"minimum": low, "maximum": high}
 
 
 def _meta(name: str, example: int) -> msgspec.Meta:

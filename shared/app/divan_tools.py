@@ -297,8 +297,10 @@ def _who(seat: int | None, lang: Lang) -> str:
     return _say("milis", lang) if seat is None else _say("bey", lang, seat=seat)
 
 
-def explain_text(out: ExplainOut, lang: Lang) -> str:
-    """`seksenbir explain`: the verification, then every battle, in Turkish or English."""
+def explain_text(out: ExplainOut, lang: Lang, provinces: Sequence[int] = ()) -> str:
+    """`seksenbir explain`: the verification, then every battle, in Turkish or English;
+    `provinces`: the ones the explanation was narrowed to (no battle there is not "no battle
+    in this Divan")."""
     v = out.verification
     lines = [_say("head", lang, season=out.season_id, divan=out.divan)]
     lines.append(_say("verified" if v.ok else "not_verified", lang))
@@ -309,7 +311,11 @@ def explain_text(out: ExplainOut, lang: Lang) -> str:
     if out.explanation.ceasefire:
         lines.append(_say("ceasefire", lang))
     if not out.explanation.battles:
-        lines.append(_say("no_battles", lang))
+        if provinces:
+            plates = ", ".join(str(p) for p in provinces)
+            lines.append(_say("no_battles.at", lang, provinces=plates))
+        else:
+            lines.append(_say("no_battles", lang))
     for b in out.explanation.battles:
         lines += ["", *_battle_text(b, lang)]
     if out.explanation.dropped:

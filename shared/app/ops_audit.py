@@ -2,9 +2,10 @@
 
 Both APIs call `record_ops_read` where ops read what R-14 keeps secret during a season (all
 orders, all battles, a bey's private view, the auditors' betrayal records, the export with its
-seed): the record goes to the event store's own audit trail (shared.eventstore.audit: a
-PostgreSQL table, not the season's stream), and a read whose record cannot be written is
-refused with 503 `audit_unavailable`, so no secret is ever read unrecorded.
+seed, a Divan explained or re-run with what-if, a fork of a running season): the record goes
+to the event store's own audit trail (shared.eventstore.audit: a PostgreSQL table, not the
+season's stream), and a read whose record cannot be written is refused with 503
+`audit_unavailable`, so no secret is ever read unrecorded.
 """
 
 from __future__ import annotations

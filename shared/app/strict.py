@@ -30,7 +30,7 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
-from shared.app.bounds import bound_of
+from shared.app.bounds import bound_of, bounds_in
 from shared.app.problems import Problem
 from shared.domain.messages import Said, said_from_english
 
@@ -41,8 +41,9 @@ _EXPECTED = re.compile(r"^Expected `(?P<expected>[^`]*)`, got `(?P<got>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
 
 
-def body_problem(exc: msgspec.MsgspecError) -> Problem:
-    """The refusal of a body msgspec could not decode into its type."""
+def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
+    """The refusal of a body msgspec could not decode into its type `target`: an integer's
+    bounds are the type's own (`bounds_in`), else those its field's name has (`bound_of`)."""
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)
         if "UTF-8" in text:
@@ -55,16 +56,20 @@ def body_problem(exc: msgspec.MsgspecError) -> Problem:
         field = f"{where}.{m.group('name')}"
         return Problem(422, "unknown_field", field=field)
     params: dict[str, object]
-    if m := _MISSING.match(message):
-        where = f"{where}.{m.group('name')}"
+    missing = _MISSING.match(message)
+    if missing:
+        where = f"{where}.{missing.group('name')}"
+    found = None if target is None else bounds_in(target, where)
+    bounds = bound_of(where) if found is None else found
+    if missing:
         key, params = "invalid_body.missing", {"at": where}
-    elif bound_of(where):
+    elif bounds:
         key, params = "invalid_body.bounded", {}
     elif m := _EXPECTED.match(message):
         key, params = "invalid_body.type", {"at": where, **m.groupdict()}
     else:
         key, params = "invalid_body.value", {"at": where}
-    members: dict[str, object] = {"field": where, **bound_of(where)}
+    members: dict[str, object] = {"field": where, **bounds}
     problem = Problem(422, key, params={**params, **members})
     problem.extra = members  # the problem's own members: `field` and its bounds (D-27)
     return problem
@@ -110,7 +115,7 @@ class StrictRequest(Request[Any, Any, Any]):
             try:
                 decoded = msgspec.json.decode(body or b"null", type=target, strict=True)
             except msgspec.MsgspecError as exc:
-                raise body_problem(exc) from None
+                raise body_problem(exc, target) from None
             self._json = self._connection_state.json = decoded
         return self._json
 

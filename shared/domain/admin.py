@@ -7,8 +7,6 @@ and recorded as a `SeasonAdminActed` event with its reason; an act that moves th
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import msgspec
 
 from shared.domain import calendar as cal
@@ -76,10 +74,8 @@ def _postpone(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
     if close <= planned.registration_closes_at:
         return _reject("not_later", registration_closes_at=cal.iso(planned.registration_closes_at))
     interval = planned.interval_seconds
-    lead = live.MIN_LEAD if interval is None else timedelta(seconds=interval)
-    if close < cmd.at + lead:
-        earliest = cal.iso(cmd.at + lead)
-        return _reject("registration_too_soon", earliest=earliest)
+    if (refused := live.close_refusal(close, cmd.at, interval)) is not None:
+        return refused
     moved: Calendar = cal.live(close) if interval is None else cal.compressed(close, interval)
     moved = msgspec.structs.replace(moved, provisional=True)
     return [done, ev.CalendarSet.of(moved, "postponed")]

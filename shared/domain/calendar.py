@@ -26,6 +26,9 @@ LEAD = timedelta(hours=24)  # R-1.3: Divan 1 at least 24 hours after registratio
 KURULTAY_OPEN = timedelta(hours=24)  # live voting is open for 24 hours
 COMPRESSED_KURULTAY_INTERVALS = 3  # a compressed season's Kurultay closes 3·S after Divan 16
 MIN_INTERVAL_SECONDS = 2
+# D-37: at most a day per Divan (16 days in all, well under the live calendar's 8 weeks); a
+# larger S would put the calendar beyond what an instant can hold.
+MAX_INTERVAL_SECONDS = 86_400
 
 
 def _wall(day: date, zone: tzinfo) -> datetime:

@@ -19,6 +19,9 @@ from shared.domain.evolve import fold
 from shared.domain.state import DIVANS, Calendar, SeasonState
 
 MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
+# D-37: and at most a year after the command (creation or postponement): a calendar that far
+# ahead is no season anyone plays, and one near year 9999 cannot be computed at all.
+MAX_LEAD = timedelta(days=365)
 
 
 _reject = c.reject  # _reject(key, **details): the text is shared.domain.messages' (key's)
@@ -32,13 +35,29 @@ def new_calendar(cmd: c.CreateSeason) -> Calendar | c.Rejection:
     if not cal.is_aware(close) or not cal.is_aware(now):
         return _reject("invalid_instant")
     assert close is not None and now is not None
-    if interval is not None and interval < cal.MIN_INTERVAL_SECONDS:
-        return _reject("bad_interval", minimum=cal.MIN_INTERVAL_SECONDS)
-    lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
-    if close < now + lead:
-        return _reject("registration_too_soon", earliest=cal.iso(now + lead))
+    if interval is not None and not (
+        cal.MIN_INTERVAL_SECONDS <= interval <= cal.MAX_INTERVAL_SECONDS
+    ):
+        return _reject(
+            "bad_interval", minimum=cal.MIN_INTERVAL_SECONDS, maximum=cal.MAX_INTERVAL_SECONDS
+        )
+    if (refused := close_refusal(close, now, interval)) is not None:
+        return refused
     made = cal.live(close) if interval is None else cal.compressed(close, interval)
     return msgspec.structs.replace(made, provisional=True)
+
+
+def close_refusal(close: datetime, at: datetime, interval: int | None) -> c.Rejection | None:
+    """Why a registration close set at `at` (a creation or a postponement) cannot be: closer
+    than the lead (an hour; S seconds compressed, D-20) is `registration_too_soon`; more than
+    MAX_LEAD ahead (D-37) `invalid_instant` naming the latest close, refused before any
+    calendar is computed from it."""
+    lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
+    if close < at + lead:
+        return _reject("registration_too_soon", earliest=cal.iso(at + lead))
+    if close - at > MAX_LEAD:
+        return _reject("invalid_instant.too_far", latest=cal.iso(at + MAX_LEAD))
+    return None
 
 
 def closing_calendar(state: SeasonState, at: datetime | None) -> Calendar:

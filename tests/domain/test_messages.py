@@ -41,6 +41,7 @@ PARAMS = {
     "rules_version": "seksenbir-rules/9",
     "known": "seksenbir-rules/1, seksenbir-rules/2",
     "earliest": "2026-01-01T20:00:00+03:00",
+    "latest": "2027-01-01T20:00:00+03:00",
     "registration_closes_at": "2026-01-01T20:00:00+03:00",
     "limit": 4,
     "wait": 30,

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import jsonschema_rs
 import redis.asyncio as aioredis
 
+from services.command.app import utc_now
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app import tokens
@@ -199,10 +201,16 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     assert errors == {}
 
 
+def _days_ahead(days: int) -> str:
+    """An instant `days` after the gateway's own (real) clock."""
+    return (utc_now() + timedelta(days=days)).isoformat()
+
+
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:
     """Issue 12: a live season's creation, joins, status and season-admin acts (a far-future
-    close, so the gateway's real clock is always more than an hour before it)."""
-    close = {"mode": "live", "registration_closes_at": "2099-01-06T18:00:00+03:00"}
+    close, so the gateway's real clock is always more than an hour before it; within the year
+    of D-37)."""
+    close = {"mode": "live", "registration_closes_at": _days_ahead(30)}
     admin = "/v1/seasons/{season_id}/admin/"
     r = await call("post", "/v1/seasons", "/v1/seasons", json={**close, "memleket": 6})
     assert r.status_code == 201, r.text
@@ -211,7 +219,7 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     sid, admin_token = one["season_id"], bearer(one["admin_token"])
     r = await call("get", "/v1/seasons/{season_id}", f"/v1/seasons/{sid}")
     assert not _validate(doc, ops[("get", "/v1/seasons/{season_id}")], r), r.text
-    later = {"reason": "r", "registration_closes_at": "2099-01-13T18:00:00+03:00"}
+    later = {"reason": "r", "registration_closes_at": _days_ahead(37)}
     await call("post", admin + "postpone", f"/v1/seasons/{sid}/admin/postpone", json=later,
                headers=admin_token)  # fmt: skip
     await call("post", admin + "cancel", f"/v1/seasons/{sid}/admin/cancel", json={"reason": "r"},

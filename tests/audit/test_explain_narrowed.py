@@ -1,0 +1,26 @@
+"""`seksenbir explain SEASON DIVAN PROVINCE…` narrowed to provinces that saw no battle said
+"There was no battle in this Divan" (found from outside: Divan 3 of a played season had
+battles, none at Ankara); it now names the provinces it looked at, in both languages."""
+
+from __future__ import annotations
+
+from shared.app.divan_tools import explain, explain_text
+from shared.domain import codec
+from tests.audit.support import season_records
+
+SEASON = "audit-explain-narrowed"
+
+
+def test_a_narrowed_explanation_without_battles_says_where_it_looked() -> None:
+    events = [codec.decode_event(r.data) for r in season_records(SEASON, 11)]
+    whole = explain(SEASON, events, 2)
+    assert whole.explanation.battles, "the test season fights at Divan 2"
+    fought = {b.target for b in whole.explanation.battles}
+    quiet = next(p for p in range(1, 82) if p not in fought)
+    narrowed = explain(SEASON, events, 2, [quiet])
+    assert not narrowed.explanation.battles
+    en = explain_text(narrowed, "en", [quiet])
+    assert f"There was no battle in this Divan at {quiet}" in en
+    assert "There was no battle in this Divan\n" not in en + "\n"
+    assert f"Bu Divanda şu illerde savaş olmadı: {quiet}" in explain_text(narrowed, "tr", [quiet])
+    assert "There was no battle in this Divan" in explain_text(narrowed, "en")  # not narrowed
