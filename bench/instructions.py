@@ -7,6 +7,12 @@ N − M (the setup cancels out):
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         .venv-bench/bin/python -m bench.instructions ours 300     # and 100; MILA: mila 120, 20
 
+`turn` is the computer beys' turn (`lifecycle.computer_turn`, 19 beys: spending, orders,
+offers) on each state before Divans 1-16 of seed 11's season, CALLS rounds of all 16; count
+only those calls with
+`--collect-atstart=no --toggle-collect=functools_reduce` (the calls run inside one
+`functools.reduce`, after `gc.freeze()`), and divide by 16 × CALLS for one turn.
+
 `ours` is `bench.adjudication`'s unit (steps 1-7 with the report, 19 beys, 78 orders); `mila`
 is `bench.adjudication_vs_mila`'s (S1904M, every unit ordered; the games are built beforehand,
 120 of them whatever the count, so that only the `process()` calls differ).
@@ -28,6 +34,8 @@ def main() -> None:
         inputs = inputs_of(state, locked)  # type: ignore[arg-type]
         for _ in range(calls):
             adjudicate(state, inputs)
+    elif side == "turn":
+        turn_calls(calls)
     elif side == "mila":
         from bench.adjudication_vs_mila import mila_games
 
@@ -35,7 +43,29 @@ def main() -> None:
         for g in games[: min(calls, 120)]:
             g.process()  # type: ignore[attr-defined]
     else:
-        raise SystemExit("usage: python -m bench.instructions ours|mila CALLS")
+        raise SystemExit("usage: python -m bench.instructions ours|turn|mila CALLS")
+
+
+def turn_calls(calls: int) -> None:
+    """CALLS rounds of the 16 computer turns of seed 11, inside one functools.reduce."""
+    import functools
+    import gc
+
+    from shared.domain.lifecycle import computer_turn
+    from shared.domain.simulate import season
+
+    befores = [s.state for s in season(11) if s.state.phase == "running" and s.divan < 16]
+    for state in befores:  # warm-up: the map tables, the specialised bytecode
+        computer_turn(state, state.divan + 1)
+    gc.collect()
+    gc.freeze()
+
+    def one(n: int, state: object) -> int:
+        computer_turn(state, state.divan + 1)  # type: ignore[attr-defined]
+        return n + 1
+
+    done = functools.reduce(one, befores * calls, 0)
+    print(f"{done} computer turns")
 
 
 if __name__ == "__main__":
