@@ -18,6 +18,7 @@ from shared.domain.state import (
     Offer,
     Order,
     SeasonState,
+    Treaty,
     TreatyKind,
     computer_beys_offer,
     offer_key,
@@ -46,13 +47,13 @@ class Turn:
     a plan given no Turn builds its own: the outcome is the same with or without one.
     """
 
-    __slots__ = ("_accepts", "_board", "_deals", "_jitter", "_streams", "divan", "seed")
+    __slots__ = ("_accepts", "_board", "_deals", "_streams", "divan", "jitters", "seed")
 
     def __init__(self, seed: int, divan: int) -> None:
         self.seed, self.divan = seed, divan
         self._board: _Board | None = None
         self._deals: _Deals | None = None
-        self._jitter: dict[tuple[int, int], int] = {}
+        self.jitters: dict[tuple[int, int], int] = {}  # (seat, target) -> jitter
         self._streams: dict[int, rng.Stream] = {}
         self._accepts: dict[tuple[int, int, int], bool] = {}
 
@@ -71,14 +72,14 @@ class Turn:
     def jitter(self, seat: int, target: int) -> int:
         """R-12.1: `rng.uniform_int(seed, divan, "bot", 8, seat, "target", target)`."""
         key = (seat, target)
-        value = self._jitter.get(key)
+        value = self.jitters.get(key)
         if value is None:
             stream = self._streams.get(seat)
             if stream is None:
                 stream = self._streams[seat] = rng.Stream(
                     self.seed, self.divan, "bot", seat, "target"
                 )
-            value = self._jitter[key] = stream.uniform_int(8, str(target))
+            value = self.jitters[key] = stream.uniform_int(8, str(target))
         return value
 
     def accepts(self, frm: int, to: int, percent: int) -> bool:
@@ -162,6 +163,7 @@ class _View:
 
     __slots__ = (
         "allies",
+        "base",
         "bey",
         "ceasefire",
         "divan",
@@ -209,14 +211,15 @@ class _View:
         # never attacked: a treaty in force, or an offer step 2 will accept (R-6.4, R-6.5)
         self.friends, self.allies = friends, allies
         self.ceasefire = state.ceasefire_divan == divan  # R-6.7
-        self.pending = frozenset(bey.missions) - frozenset(bey.missions_done)
-        self.rival_home = 0
-        if "M-9" in self.pending:  # read by _value only then
+        self.pending = pending = frozenset(bey.missions) - frozenset(bey.missions_done)
+        self.base = _base_values(bey.memleket, "M-2" in pending, "M-4" in pending)
+        self.rival_home = 0  # no plate: _value's M-9 bonus goes nowhere
+        if "M-9" in pending:
             home_row = gm.dist_at[bey.memleket]
             near = [(home_row[b.memleket], b.seat, b.memleket) for b in state.beys]
             # M-9: the other bey whose memleket is nearest (ties: lower seat)
             self.rival_home = min([r for r in near if r[1] != seat] or [(0, 0, 0)])[2]
-        self.threat = {p: _threat(self, p) for p in self.mine}
+        self.threat = _threats(self)
 
 
 def _settled_at(state: SeasonState, offer: Offer, divan: int) -> bool:
@@ -274,6 +277,22 @@ def _threat(v: _View, plate: int) -> int:
     return max(per_bey.values(), default=0)
 
 
+def _threats(v: _View) -> dict[int, int]:
+    """`_threat` of every province of the bey, in one pass."""
+    if v.ceasefire:
+        return dict.fromkeys(v.mine, 0)
+    nb, owner, units, seat, allies = v.gm.neighbours_at, v.owner, v.units, v.seat, v.allies
+    out = {}
+    for plate in v.mine:
+        per_bey: dict[int, int] = {}
+        for q in nb[plate]:
+            o = owner[q]
+            if o is not None and o != seat and o not in allies:
+                per_bey[o] = per_bey.get(o, 0) + units[q] - 1
+        out[plate] = max(per_bey.values(), default=0)
+    return out
+
+
 def _short(v: _View, plate: int, left: int) -> int:
     """Units `plate` lacks to hold its threat even with the attacker's best die (R-5.4, R-5.6)."""
     threat = v.threat.get(plate, 0)
@@ -310,38 +329,49 @@ def _base_values(home: int, m2: bool, m4: bool) -> tuple[int, ...]:
 
 def _value(v: _View, t: int) -> int:
     """What taking `t` is worth: a province (R-10.3), its gold (R-2.4), the home region
-    (hemşehri, Bölge Beyi), missions M-2/M-4/M-9, memlekets (R-9.1); gurbet costs (R-7.3)."""
-    home, pending = v.bey.memleket, v.pending
-    value = _base_values(home, "M-2" in pending, "M-4" in pending)[t]
+    (hemşehri, Bölge Beyi), missions M-2/M-4/M-9, memlekets (R-9.1); gurbet costs (R-7.3).
+    The map's part is `_base_values`; an other bey's memleket adds 8, the M-9 rival's 28."""
+    value = v.base[t]
     owner = v.owner[t]
-    if t != home and owner is not None and v.memleket_of.get(owner) == t:
-        value += 8
-        value += 20 if "M-9" in pending and t == v.rival_home else 0
+    if owner is not None and t != v.bey.memleket and v.memleket_of.get(owner) == t:
+        value += 28 if t == v.rival_home else 8
     return value
 
 
-def _keyed_targets(v: _View, avail: dict[int, int] | None) -> list[tuple[int, int, int]]:
+def _keyed_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
     """(sort key, target, units needed) of every target `_ranked_targets` ranks, unsorted;
-    `avail` None: every province may send MAX_UNITS (a bey hiring looks for the best one)."""
-    nb, owner, units, seat = v.gm.neighbours_at, v.owner, v.units, v.seat
-    friends, ceasefire, jitter = v.friends, v.ceasefire, v.turn.jitter
+    `spare`: what each plate may send (index plate). `_bonus` and `_value` are inlined: this
+    is the turn's innermost loop."""
+    nb, owner, units, sur, seat = v.gm.neighbours_at, v.owner, v.units, v.sur, v.seat
+    region, memleket_of, base = v.gm.region_at, v.memleket_of, v.base
+    home, rival, friends, ceasefire = v.bey.memleket, v.rival_home, v.friends, v.ceasefire
+    turn, seen = v.turn, v.turn.jitters
     # a dict, not a set: it iterates in insertion order (RELIABILITY 23); any order would do,
     # as the keys hold t and the caller's sort or min decides alone
     border = {t: None for p in v.mine for t in nb[p] if owner[t] != seat}
     keyed = []
     for t in border:
         o = owner[t]
-        if o is not None and (o in friends or ceasefire):
+        value = base[t]
+        if o is None:
+            defence = units[t]  # R-5.4: milis has no bonus
+        elif o in friends or ceasefire:
             continue
-        defence = units[t] + _bonus(v, t)
+        else:
+            memleket = memleket_of[o]
+            if t == memleket:
+                defence = units[t] + 3 + sur[t]  # memleket +2 and its own region's +1
+                if t != home:
+                    value += 28 if t == rival else 8
+            else:
+                defence = units[t] + sur[t] + (region[t] == region[memleket])
         need = defence + WORST_DIE + 1
-        near = nb[t]
-        if avail is None:
-            if MAX_UNITS * len(near) < need:
-                continue
-        elif sum([avail.get(p, 0) for p in near]) < need:
+        if sum([spare[p] for p in nb[t]]) < need:
             continue
-        keyed.append((-(_value(v, t) * 100 // (defence + 2) + jitter(seat, t)), t, need))
+        jitter = seen.get((seat, t))
+        if jitter is None:
+            jitter = turn.jitter(seat, t)
+        keyed.append((-(value * 100 // (defence + 2) + jitter), t, need))
     return keyed
 
 
@@ -349,14 +379,17 @@ def _ranked_targets(v: _View, avail: dict[int, int]) -> list[tuple[int, int]]:
     """(target, units to win even with dice 0 against 2, R-5.4) within reach, best value per
     unit first. A treaty partner's il (R-6.4, R-6.5) and, in a ceasefire, any bey's (R-6.7)
     are never targets; keyed jitter breaks near-ties per bey and Divan (R-12.1)."""
-    keyed = _keyed_targets(v, avail)
+    spare = [0] * len(v.owner)
+    for p, n in avail.items():
+        spare[p] = n
+    keyed = _keyed_targets(v, spare)
     keyed.sort()
     return [(t, need) for _, t, need in keyed]
 
 
 def _best_target(v: _View) -> int:
     """The first of `_ranked_targets` if every province could send MAX_UNITS; 0 if none."""
-    keyed = _keyed_targets(v, None)
+    keyed = _keyed_targets(v, [MAX_UNITS] * len(v.owner))
     return min(keyed)[1] if keyed else 0
 
 
@@ -399,8 +432,13 @@ def _defend(v: _View, plates: list[int], avail: dict[int, int], orders: dict[int
 def _frontier_distance(v: _View) -> dict[int, int]:
     """Steps over own provinces to the nearest one bordering an il that is not the bey's."""
     nb, owner, seat = v.gm.neighbours_at, v.owner, v.seat
-    dist = {p: 0 for p in v.mine if any(owner[q] != seat for q in nb[p])}
-    layer = sorted(dist)
+    dist: dict[int, int] = {}
+    for p in v.mine:
+        for q in nb[p]:
+            if owner[q] != seat:
+                dist[p] = 0
+                break
+    layer = list(dist)  # ascending: v.mine is
     while layer:
         nxt = [q for p in layer for q in nb[p] if owner[q] == seat and q not in dist]
         dist.update(dict.fromkeys(nxt, dist[layer[0]] + 1))
@@ -554,13 +592,18 @@ def _offer_partners(
     nb, owner = game_map().neighbours_at, board.owner
     near = {owner[q] for p in board.land.get(seat, ()) for q in nb[p]} - {None, seat}
     out = []
+    open_pairs = {o.pair() for o in state.offers}  # SeasonState.offer_between, once
+    treaties: dict[tuple[int, int], Treaty] = {}  # SeasonState.treaty_between: the first
+    for treaty in state.treaties:
+        treaties.setdefault(treaty.pair(), treaty)
     for other in sorted(s for s in near if s is not None):
         bey = board.by_seat.get(other)
         if bey is None or (bey.hain_through is not None and bey.hain_through >= nxt):
             continue
-        if state.offer_between(seat, other) is not None:
+        pair = (min(seat, other), max(seat, other))
+        if pair in open_pairs:
             continue
-        t = state.treaty_between(seat, other)
+        t = treaties.get(pair)
         in_force = t is not None and t.through_divan >= nxt
         if in_force and t is not None and t.kind == "alliance":
             continue
