@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import is_not
 
 from shared.domain import rng
 from shared.domain.commands import BuildSur, Command, HireMercenaries, PurchaseProvince
@@ -17,6 +18,7 @@ from shared.domain.state import (
     Bey,
     Offer,
     Order,
+    Province,
     SeasonState,
     Treaty,
     TreatyKind,
@@ -32,6 +34,7 @@ M8_GOLD = 15  # R-10.1 M-8
 GURBET = 3  # R-7.3
 OFFER_PERCENT = 30  # D-28: the chance a computer bey makes an offer at a Divan's lock
 ALLIANCE_OFFER_PERCENT = 30  # D-28: an offer to a bey without a treaty is an alliance
+JITTER = 8  # R-12.1: a target's keyed jitter is uniform in {0, …, 7}, breaking near-ties
 
 
 class Turn:
@@ -59,8 +62,10 @@ class Turn:
 
     def board(self, state: SeasonState) -> _Board:
         board = self._board
-        if board is None or board.provinces is not state.provinces or board.beys is not state.beys:
-            board = self._board = _Board(state)
+        if board is None:
+            board = self._board = _Board.of(state)
+        elif board.provinces is not state.provinces or board.beys is not state.beys:
+            board = self._board = board.after(state)
         return board
 
     def deals(self, state: SeasonState) -> _Deals:
@@ -70,7 +75,7 @@ class Turn:
         return deals
 
     def jitter(self, seat: int, target: int) -> int:
-        """R-12.1: `rng.uniform_int(seed, divan, "bot", 8, seat, "target", target)`."""
+        """R-12.1: `rng.uniform_int(seed, divan, "bot", JITTER, seat, "target", target)`."""
         key = (seat, target)
         value = self.jitters.get(key)
         if value is None:
@@ -79,7 +84,7 @@ class Turn:
                 stream = self._streams[seat] = rng.Stream(
                     self.seed, self.divan, "bot", seat, "target"
                 )
-            value = self.jitters[key] = stream.uniform_int(8, str(target))
+            value = self.jitters[key] = stream.uniform_int(JITTER, str(target))
         return value
 
     def accepts(self, frm: int, to: int, percent: int) -> bool:
@@ -99,23 +104,79 @@ def _turn(state: SeasonState, divan: int, turn: Turn | None) -> Turn:
 
 
 class _Board:
-    """The provinces as plate-indexed lists (0 unused), each seat's land, the beys by seat."""
+    """The provinces as plate-indexed lists (0 unused), each seat's land, the beys by seat.
+    Never changed once built: a later state gets a new board (`after`), so a view that reads
+    one never sees it move."""
 
     __slots__ = ("beys", "by_seat", "land", "memleket_of", "owner", "provinces", "sur", "units")
 
-    def __init__(self, state: SeasonState) -> None:
-        self.provinces, self.beys = provinces, beys = state.provinces, state.beys
-        self.owner: list[int | None] = [None, *[p.owner for p in provinces]]
-        self.units = [0, *[p.units for p in provinces]]
-        self.sur = [False, *[p.sur for p in provinces]]
+    provinces: tuple[Province, ...]
+    beys: tuple[Bey, ...]
+    owner: list[int | None]
+    units: list[int]
+    sur: list[bool]
+    land: dict[int, list[int]]  # seat -> its plates, ascending; only seats with land
+    memleket_of: dict[int, int]
+    by_seat: dict[int, Bey]
+
+    @classmethod
+    def of(cls, state: SeasonState) -> _Board:
+        board = cls()
+        board.provinces = provinces = state.provinces
+        board.owner = owner = [None, *[p.owner for p in provinces]]
+        board.units = [0, *[p.units for p in provinces]]
+        board.sur = [False, *[p.sur for p in provinces]]
         land: dict[int, list[int]] = {}
-        for plate, owner in enumerate(self.owner):
-            if owner is not None:
-                if owner in land:
-                    land[owner].append(plate)
+        for plate, seat in enumerate(owner):
+            if seat is not None:
+                if seat in land:
+                    land[seat].append(plate)
                 else:
-                    land[owner] = [plate]
-        self.land = land  # seat -> its plates, ascending
+                    land[seat] = [plate]
+        board.land = land
+        board._read_beys(state.beys)
+        return board
+
+    def after(self, state: SeasonState) -> _Board:
+        """The board of a later state of the turn: only the provinces that are other objects
+        are read again (a spend replaces one), the rest is this board's."""
+        old, new = self.provinces, state.provinces
+        if len(old) != len(new):
+            return _Board.of(state)
+        board = _Board()
+        board.provinces = new
+        board.owner, board.units, board.sur, board.land = (
+            self.owner,
+            self.units,
+            self.sur,
+            self.land,
+        )
+        changed = list(compress(range(1, len(new) + 1), map(is_not, old, new)))
+        if changed:
+            owner, units, sur = list(self.owner), list(self.units), list(self.sur)
+            land = dict(self.land)
+            for plate in changed:
+                p, before = new[plate - 1], owner[plate]
+                owner[plate], units[plate], sur[plate] = p.owner, p.units, p.sur
+                if p.owner == before:
+                    continue
+                if before is not None:
+                    rest = [q for q in land[before] if q != plate]
+                    if rest:
+                        land[before] = rest
+                    else:
+                        del land[before]
+                if p.owner is not None:
+                    land[p.owner] = sorted([*land.get(p.owner, ()), plate])
+            board.owner, board.units, board.sur, board.land = owner, units, sur, land
+        if state.beys is self.beys:
+            board.beys, board.memleket_of, board.by_seat = self.beys, self.memleket_of, self.by_seat
+        else:
+            board._read_beys(state.beys)
+        return board
+
+    def _read_beys(self, beys: tuple[Bey, ...]) -> None:
+        self.beys = beys
         self.memleket_of = {b.seat: b.memleket for b in beys}
         by_seat: dict[int, Bey] = {}
         for b in beys:
@@ -152,7 +213,8 @@ class _Deals:
             self.treaties is state.treaties
             and self.offers is state.offers
             and self.offer_divans is state.offer_divans
-            and self.beys is state.beys
+            # the beys are read for the receivers of offers only (a spend replaces them)
+            and (not self.offers or self.beys is state.beys)
             and self.rules_version == state.rules_version
         )
 
@@ -338,18 +400,18 @@ def _value(v: _View, t: int) -> int:
     return value
 
 
-def _keyed_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
-    """(sort key, target, units needed) of every target `_ranked_targets` ranks, unsorted;
-    `spare`: what each plate may send (index plate). `_bonus` and `_value` are inlined: this
-    is the turn's innermost loop."""
+def _scored_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
+    """(−score, target, units needed) of every target `_ranked_targets` ranks, sorted, where
+    score is value per unit (value × 100 // (defence + 2)) before the keyed jitter; `spare`:
+    what each plate may send (index plate). `_bonus` and `_value` are inlined: this is the
+    turn's innermost loop."""
     nb, owner, units, sur, seat = v.gm.neighbours_at, v.owner, v.units, v.sur, v.seat
     region, memleket_of, base = v.gm.region_at, v.memleket_of, v.base
     home, rival, friends, ceasefire = v.bey.memleket, v.rival_home, v.friends, v.ceasefire
-    turn, seen = v.turn, v.turn.jitters
     # a dict, not a set: it iterates in insertion order (RELIABILITY 23); any order would do,
-    # as the keys hold t and the caller's sort or min decides alone
+    # as the keys hold t and the sort decides alone
     border = {t: None for p in v.mine for t in nb[p] if owner[t] != seat}
-    keyed = []
+    scored = []
     for t in border:
         o = owner[t]
         value = base[t]
@@ -368,11 +430,42 @@ def _keyed_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
         need = defence + WORST_DIE + 1
         if sum([spare[p] for p in nb[t]]) < need:
             continue
-        jitter = seen.get((seat, t))
-        if jitter is None:
-            jitter = turn.jitter(seat, t)
-        keyed.append((-(value * 100 // (defence + 2) + jitter), t, need))
-    return keyed
+        scored.append((-(value * 100 // (defence + 2)), t, need))
+    scored.sort()
+    return scored
+
+
+def _jittered(v: _View, scored: list[tuple[int, int, int]], first_only: bool) -> list[int]:
+    """The targets of `scored` in the order of their keys −(score + jitter), then plate, the
+    jitter a keyed draw in [0, JITTER) per bey, target and Divan (R-12.1).
+
+    A jitter moves a target past another only when their scores differ by less than JITTER:
+    where two neighbours in score order are JITTER or more apart, every target before the gap
+    stays before every one after it, whatever the draws. So the draws are made only inside
+    runs of near-ties, and sorting each run by the whole key gives the order sorting them all
+    by it would (with `first_only`, the first run alone: the first target)."""
+    turn, seat, seen = v.turn, v.seat, v.turn.jitters
+    out: list[int] = []
+    i, n = 0, len(scored)
+    while i < n:
+        j = i + 1
+        while j < n and scored[j][0] - scored[j - 1][0] < JITTER:
+            j += 1
+        if j == i + 1:
+            out.append(scored[i][1])
+        else:
+            run = []
+            for key, t, _ in scored[i:j]:
+                jitter = seen.get((seat, t))
+                if jitter is None:
+                    jitter = turn.jitter(seat, t)
+                run.append((key - jitter, t))
+            run.sort()
+            out.extend(t for _, t in run)
+        if first_only:
+            break
+        i = j
+    return out
 
 
 def _ranked_targets(v: _View, avail: dict[int, int]) -> list[tuple[int, int]]:
@@ -382,15 +475,15 @@ def _ranked_targets(v: _View, avail: dict[int, int]) -> list[tuple[int, int]]:
     spare = [0] * len(v.owner)
     for p, n in avail.items():
         spare[p] = n
-    keyed = _keyed_targets(v, spare)
-    keyed.sort()
-    return [(t, need) for _, t, need in keyed]
+    scored = _scored_targets(v, spare)
+    need = {t: units for _, t, units in scored}
+    return [(t, need[t]) for t in _jittered(v, scored, first_only=False)]
 
 
 def _best_target(v: _View) -> int:
     """The first of `_ranked_targets` if every province could send MAX_UNITS; 0 if none."""
-    keyed = _keyed_targets(v, [MAX_UNITS] * len(v.owner))
-    return min(keyed)[1] if keyed else 0
+    first = _jittered(v, _scored_targets(v, [MAX_UNITS] * len(v.owner)), first_only=True)
+    return first[0] if first else 0
 
 
 def _attack(v: _View, avail: dict[int, int], orders: dict[int, Order]) -> None:
