@@ -346,12 +346,21 @@ def _threats(v: _View) -> dict[int, int]:
     nb, owner, units, seat, allies = v.gm.neighbours_at, v.owner, v.units, v.seat, v.allies
     out = {}
     for plate in v.mine:
-        per_bey: dict[int, int] = {}
+        first, strike = None, 0  # the usual case: one bey borders the plate, or none
+        per_bey: dict[int, int] | None = None
         for q in nb[plate]:
             o = owner[q]
-            if o is not None and o != seat and o not in allies:
+            if o is None or o == seat or o in allies:
+                continue
+            if first is None:
+                first, strike = o, units[q] - 1
+            elif o == first and per_bey is None:
+                strike += units[q] - 1
+            else:
+                if per_bey is None:
+                    per_bey = {first: strike}
                 per_bey[o] = per_bey.get(o, 0) + units[q] - 1
-        out[plate] = max(per_bey.values(), default=0)
+        out[plate] = max(per_bey.values()) if per_bey else strike
     return out
 
 
