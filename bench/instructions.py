@@ -7,6 +7,16 @@ N − M (the setup cancels out):
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         .venv-bench/bin/python -m bench.instructions ours 300     # and 100; MILA: mila 120, 20
 
+`turn` is the computer beys' turn (`lifecycle.computer_turn`, 19 beys: spending, orders,
+offers) on each state before Divans 1-16 of seed 11's season, CALLS rounds of all 16; count
+only those calls with
+`--collect-atstart=no --toggle-collect=functools_reduce` (the calls run inside one
+`functools.reduce`, after `gc.freeze()`), and divide by 16 × CALLS for one turn.
+
+`check` and `rerun` are `bench.verify`'s one season in process (seed 11): CALLS whole checks
+(`shared.app.export.check`: chain, every Divan re-run, the computer turns re-derived), or
+CALLS re-runs without the computer turns; counted the same way, divided by CALLS.
+
 `ours` is `bench.adjudication`'s unit (steps 1-7 with the report, 19 beys, 78 orders); `mila`
 is `bench.adjudication_vs_mila`'s (S1904M, every unit ordered; the games are built beforehand,
 120 of them whatever the count, so that only the `process()` calls differ).
@@ -28,6 +38,10 @@ def main() -> None:
         inputs = inputs_of(state, locked)  # type: ignore[arg-type]
         for _ in range(calls):
             adjudicate(state, inputs)
+    elif side == "turn":
+        turn_calls(calls)
+    elif side in {"check", "rerun"}:
+        verify_calls(side, calls)
     elif side == "mila":
         from bench.adjudication_vs_mila import mila_games
 
@@ -35,7 +49,55 @@ def main() -> None:
         for g in games[: min(calls, 120)]:
             g.process()  # type: ignore[attr-defined]
     else:
-        raise SystemExit("usage: python -m bench.instructions ours|mila CALLS")
+        raise SystemExit("usage: python -m bench.instructions ours|turn|check|rerun|mila CALLS")
+
+
+def _counted(fn: object, items: list[object]) -> int:
+    """fn over items inside one functools.reduce (callgrind's toggle), GC frozen before."""
+    import functools
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+    def one(n: int, item: object) -> int:
+        fn(item)  # type: ignore[operator]
+        return n + 1
+
+    return functools.reduce(one, items, 0)
+
+
+def turn_calls(calls: int) -> None:
+    """CALLS rounds of the 16 computer turns of seed 11, inside one functools.reduce."""
+    from shared.domain.lifecycle import computer_turn
+    from shared.domain.simulate import season
+
+    befores = [s.state for s in season(11) if s.state.phase == "running" and s.divan < 16]
+    for state in befores:  # warm-up: the map tables, the specialised bytecode
+        computer_turn(state, state.divan + 1)
+    done = _counted(lambda s: computer_turn(s, s.divan + 1), befores * calls)  # type: ignore[attr-defined]
+    print(f"{done} computer turns")
+
+
+def verify_calls(side: str, calls: int) -> None:
+    """CALLS whole checks (or re-runs without the computer turns) of seed 11's season."""
+    import asyncio
+
+    from bench.verify import one_season
+    from shared.app.export import Export, check
+    from shared.domain import codec
+    from shared.domain.replay import verify
+
+    records = asyncio.run(one_season(11))
+    export = Export("bench", None, None, records, chain=2)
+    decoded = [codec.decode_event(r.data) for r in records]
+    if side == "check":
+        assert check(export).ok  # and warm-up
+        done = _counted(check, [export] * calls)
+    else:
+        verify(decoded, bots_too=False)
+        done = _counted(lambda d: verify(d, bots_too=False), [decoded] * calls)
+    print(f"{done} {side} calls of one season ({len(records)} events)")
 
 
 if __name__ == "__main__":

@@ -100,7 +100,10 @@ def in_process(repeat: int) -> None:
     chain = median_ms(lambda: verify_chain(records, chain=2), repeat)
     decode = median_ms(lambda: [codec.decode_event(r.data) for r in records], repeat)
     rerun = median_ms(lambda: replay_verify(decoded, bots_too=False), repeat)
-    print(f"one season in process ({len(records)} events, median of {repeat}), {machine()}:")
+    print(
+        f"one season in process ({len(records)} events, median of {repeat}), {machine()}, "
+        "load average {:.1f}:".format(os.getloadavg()[0])
+    )
     print(f"  whole check (chain, re-run, computer turns, seed) {whole:8.1f} ms  (target 100)")
     print(f"  hash chain alone                                   {chain:8.1f} ms")
     print(f"  decoding every event                               {decode:8.1f} ms")
@@ -175,6 +178,7 @@ async def _stored(pool: asyncpg.Pool, seasons: int, distinct: int) -> None:
     took = time.perf_counter() - t0
     assert failed == 0, failed
     print(f"verify {seasons} stored seasons (as `seksenbir verify --all`): {took:.1f} s")
+    print("  load average (1, 5, 15 min) at the end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     print(f"  verify              {seasons / took:10.1f} seasons/s {events / took:12.0f} events/s")
     print(f"  read_stream alone   {seasons / read:10.1f} seasons/s {events / read:12.0f} events/s")
     print(f"  bare SELECT         {seasons / bare:10.1f} seasons/s {events / bare:12.0f} events/s")

@@ -32,34 +32,39 @@ def computer_turn(
     plans = {
         b.seat: (planners or {}).get(b.seat, bots.plan_orders) for b in state.beys if b.computer
     }
+    turn = bots.Turn(state.seed, divan)  # one reading of the board for every bey (ADR-59)
     if not computer_beys_offer(state.rules_version):
-        return _rules_1_turn(state, divan, plans)
+        return _rules_1_turn(state, divan, plans, turn)
     out: list[ev.Event] = []
     for seat, planner in plans.items():
         if planner is bots.plan_orders:
-            state = _spend(state, seat, divan, out)
+            state = _spend(state, seat, divan, out, turn)
     for seat, planner in plans.items():
-        state = _order(state, seat, divan, planner, out)
+        state = _order(state, seat, divan, planner, out, turn=turn)
     for seat, planner in plans.items():
         if planner is bots.plan_orders:
-            offered = computer_offer(state, seat, divan)
+            offered = computer_offer(state, seat, divan, turn)
             state = fold(offered, state)
             out.extend(offered)
     return out
 
 
-def _rules_1_turn(state: SeasonState, divan: int, plans: dict[int, Planner]) -> list[ev.Event]:
+def _rules_1_turn(
+    state: SeasonState, divan: int, plans: dict[int, Planner], turn: bots.Turn
+) -> list[ev.Event]:
     """seksenbir-rules/1: each computer bey spends and then gives its orders, bey by bey."""
     out: list[ev.Event] = []
     for seat, planner in plans.items():
         if planner is bots.plan_orders:
-            state = _spend(state, seat, divan, out)
-        state = _order(state, seat, divan, planner, out)
+            state = _spend(state, seat, divan, out, turn)
+        state = _order(state, seat, divan, planner, out, turn=turn)
     return out
 
 
-def _spend(state: SeasonState, seat: int, divan: int, out: list[ev.Event]) -> SeasonState:
-    for cmd in bots.plan_spending(state, seat, divan):
+def _spend(
+    state: SeasonState, seat: int, divan: int, out: list[ev.Event], turn: bots.Turn
+) -> SeasonState:
+    for cmd in bots.plan_spending(state, seat, divan, turn):
         # The computer turn runs at the lock, on the state as it stood just before it.
         result = decide(replace(state, locked_divan=None), cmd)
         if not isinstance(result, c.Rejection):
@@ -69,18 +74,30 @@ def _spend(state: SeasonState, seat: int, divan: int, out: list[ev.Event]) -> Se
 
 
 def _order(
-    state: SeasonState, seat: int, divan: int, planner: Planner, out: list[ev.Event]
+    state: SeasonState,
+    seat: int,
+    divan: int,
+    planner: Planner,
+    out: list[ev.Event],
+    *,
+    turn: bots.Turn,
 ) -> SeasonState:
-    e = ev.OrdersSubmitted(seat=seat, divan=divan, orders=planner(state, seat, divan))
+    if planner is bots.plan_orders:
+        orders = bots.plan_orders(state, seat, divan, turn)
+    else:
+        orders = planner(state, seat, divan)
+    e = ev.OrdersSubmitted(seat=seat, divan=divan, orders=orders)
     out.append(e)
     return evolve(state, e)
 
 
-def computer_offer(state: SeasonState, seat: int, divan: int) -> list[ev.Event]:
+def computer_offer(
+    state: SeasonState, seat: int, divan: int, turn: bots.Turn | None = None
+) -> list[ev.Event]:
     """D-28: the bey's offer made at Divan `divan`'s lock, validated as a player's would be,
     counting for Divan `divan` + 1 (D-25: made after the lock, it is left for the next Divan,
     in trial seasons too, so the receiver can answer it before that Divan)."""
-    offer = bots.plan_offer(state, seat, divan)
+    offer = bots.plan_offer(state, seat, divan, turn)
     if offer is None:
         return []
     cmd = c.OfferTreaty(seat=seat, to=offer.to, kind=offer.kind)

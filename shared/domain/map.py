@@ -86,6 +86,10 @@ class GameMap:
             frozenset(),
             *(self._neighbour_sets[p] for p in PLATES),
         )
+        self.neighbours_at: tuple[tuple[int, ...], ...] = (
+            (),
+            *(self.by_plate[p].neighbours for p in PLATES),
+        )
         self.dist_at: tuple[tuple[int, ...], ...] = (
             (),
             *(tuple(self._dist[a].get(b, -1) for b in range(82)) for a in PLATES),

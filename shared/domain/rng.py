@@ -18,18 +18,22 @@ def draw64(seed: int, divan: int, purpose: str, *key: object) -> int:
 
 class Stream:
     """The draws of one (seed, Divan, purpose), bit for bit those of `uniform_int`: the common
-    prefix of their keys is hashed once and each draw hashes only its own key on a copy."""
+    prefix of their keys is hashed once and each draw hashes only its own key on a copy.
+
+    `prefix` parts, if any, are the first parts of every draw's key (a computer bey's target
+    jitter: seat, "target"), hashed once with the rest of the prefix."""
 
     __slots__ = ("_prefix",)
 
-    def __init__(self, seed: int, divan: int, purpose: str) -> None:
+    def __init__(self, seed: int, divan: int, purpose: str, *prefix: object) -> None:
+        head = "".join(f"{part}\x1f" for part in prefix)
         self._prefix = hashlib.blake2b(
-            f"{seed}\x1f{divan}\x1f{purpose}\x1f".encode(), digest_size=8
+            f"{seed}\x1f{divan}\x1f{purpose}\x1f{head}".encode(), digest_size=8
         )
 
     def uniform_int(self, n: int, key: str) -> int:
-        """`uniform_int(seed, divan, purpose, n, *k)` for `key` the parts of k (k not empty)
-        joined by the unit separator U+001F, as `draw64` joins them."""
+        """`uniform_int(seed, divan, purpose, n, *prefix, *k)` for `key` the parts of k (k not
+        empty) joined by the unit separator U+001F, as `draw64` joins them."""
         if n <= 0:
             raise ValueError("n must be positive")
         limit = _SPACE - _SPACE % n

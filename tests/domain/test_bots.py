@@ -6,7 +6,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared.domain import bots
+from shared.domain import bots, rng
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
@@ -344,3 +344,80 @@ def test_r12_1_random_baseline_draws_every_kind_and_is_keyed_by_seed() -> None:
     assert {o.kind for o in orders} == {"advance", "support"}
     assert 30 < len(orders) < 81
     assert orders != bots.plan_random(msgspec.structs.replace(state, seed=8), 1, 3)
+
+
+@st.composite
+def states_with_answered_offers(draw: st.DrawFn) -> SeasonState:
+    """States with offers human or computer receivers answer, some left for a later Divan."""
+    state = draw(states_with_offers())
+    offers = tuple(
+        msgspec.structs.replace(o, answer=draw(st.sampled_from([None, "accept", "reject"])))
+        for o in state.offers
+    )
+    later = {
+        f"{o.frm}-{o.to}": state.divan + 1 + draw(st.integers(0, 1))
+        for o in offers
+        if draw(st.booleans())
+    }
+    return msgspec.structs.replace(state, offers=offers, offer_divans=later)
+
+
+@SETTINGS
+@given(states_with_answered_offers())
+def test_adr59_one_turn_shared_by_every_bey_plans_what_each_bey_alone_would(
+    state: SeasonState,
+) -> None:
+    """ADR-59: a computer turn's beys share one reading of the board (bots.Turn), rebuilt or
+    patched as each bey's purchases, sur and mercenaries change the state and as offers are
+    made; every plan made with it equals the plan made from the state alone (R-12.1)."""
+    divan = state.divan + 1
+    turn = bots.Turn(state.seed, divan)
+    unlocked = msgspec.structs.replace(state, locked_divan=None)
+    computer = [b.seat for b in state.beys if b.computer]
+    for seat in computer:  # round 1: spending, folded bey by bey (lifecycle.computer_turn)
+        shared = bots.plan_spending(unlocked, seat, divan, turn)
+        assert shared == bots.plan_spending(unlocked, seat, divan)
+        for cmd in shared:
+            result = decide(unlocked, cmd)
+            if not isinstance(result, c.Rejection):
+                unlocked = fold(result, unlocked)
+    for seat in computer:  # round 2: orders on the board every purchase made
+        assert bots.plan_orders(unlocked, seat, divan, turn) == bots.plan_orders(
+            unlocked, seat, divan
+        )
+    for seat in computer:  # round 3: offers, each one changing the offers the next reads
+        offer = bots.plan_offer(unlocked, seat, divan, turn)
+        assert offer == bots.plan_offer(unlocked, seat, divan)
+        if offer is not None and unlocked.offer_between(seat, offer.to) is None:
+            made = ev.TreatyOffered(kind=offer.kind, frm=seat, to=offer.to, divan=divan + 1)
+            unlocked = fold([made], unlocked)
+
+
+def _ranked_by_full_sort(v: bots._View, avail: dict[int, int]) -> list[tuple[int, int]]:
+    """The target order as main had it before ADR-59: every target's jitter drawn with
+    rng.uniform_int, the whole list sorted by −(score + jitter), plate."""
+    keyed = []
+    for _, t, need in bots._scored_targets(v, [avail.get(p, 0) for p in range(82)]):
+        defence = v.units[t] + bots._bonus(v, t)
+        jitter = rng.uniform_int(v.seed, v.divan, "bot", 8, v.seat, "target", t)
+        keyed.append((-(bots._value(v, t) * 100 // (defence + 2) + jitter), t, need))
+    return [(t, need) for _, t, need in sorted(keyed)]
+
+
+@SETTINGS
+@given(states_with_offers())
+def test_r12_1_jitter_drawn_only_in_near_tie_runs_orders_targets_as_drawing_all(
+    state: SeasonState,
+) -> None:
+    """R-12.1: the keyed jitter (0 … 7) breaks near-ties; drawing it only for targets whose
+    scores are less than 8 apart gives the order drawing it for all gave, and the first
+    target of that order is the hiring bey's best one."""
+    divan = state.divan + 1
+    for bey in state.beys:
+        v = bots._view(state, bey.seat, divan, bots.Turn(state.seed, divan), own_lists=False)
+        if v is None:
+            continue
+        for avail in (bots._available(v), dict.fromkeys(range(1, 82), 12)):
+            assert bots._ranked_targets(v, avail) == _ranked_by_full_sort(v, avail)
+        first = _ranked_by_full_sort(v, dict.fromkeys(range(1, 82), 12))
+        assert bots._best_target(v) == (first[0][0] if first else 0)
