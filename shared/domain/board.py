@@ -12,9 +12,6 @@ from shared.domain.map import GameMap, game_map
 from shared.domain.state import Bey, Province, SeasonState, Treaty
 
 _SEAT = attrgetter("seat")
-_OWNER = attrgetter("owner")
-_UNITS = attrgetter("units")
-_SUR = attrgetter("sur")
 _INDEX = range(82)  # index 0 is unused and the same in every snapshot
 
 
@@ -75,12 +72,14 @@ class Board:
             for b in sorted(state.beys, key=_SEAT)
         }
         provinces = state.provinces
+        # Comprehensions, not map(attrgetter): the interpreter reads a struct field in a few
+        # instructions where attrgetter takes the generic attribute lookup (issue 12).
         owner: list[int | None] = [None]
-        owner += map(_OWNER, provinces)
+        owner += [p.owner for p in provinces]
         units = [0]
-        units += map(_UNITS, provinces)
+        units += [p.units for p in provinces]
         sur = [False]
-        sur += map(_SUR, provinces)
+        sur += [p.sur for p in provinces]
         return cls(
             divan=divan,
             seed=state.seed,

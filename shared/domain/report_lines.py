@@ -153,40 +153,68 @@ RULE = {
 
 
 STAYED = ("birlikler yerinde kaldı", "the units stayed home")
-DROPPED = {  # reason -> (Turkish, English); {o} origin, {t} target, {v} order, {w} owner
-    "ally": (
-        "{o} → {t} {v} iptal: {t} müttefikiniz {w}. beyin; " + STAYED[0],
-        "Your {v} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; " + STAYED[1],
-    ),
-    "ceasefire": (
-        "Bayram ateşkesi: {o} → {t} {v} iptal; " + STAYED[0],
-        "Bayram ceasefire: your {v} {o} → {t} was cancelled; " + STAYED[1],
-    ),
-    "void_support": (
-        "{o} → {t} {v} boşa çıktı: orada desteklenecek savunma ya da müttefik saldırısı yok; "
-        + STAYED[0],
-        "Your {v} {o} → {t} was void: no defence or ally's attack there to support; " + STAYED[1],
-    ),
-    "not_owned": (
-        "{o} artık sizin değil: oradan {t} iline emriniz düştü",
-        "{o} is no longer yours: your order from it to {t} was dropped",
-    ),
-    "no_units": (
-        "{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı",
-        "{o} had no unit to spare (one always stays): your order to {t} did nothing",
-    ),
+_S_TR, _S_EN = STAYED
+
+
+# reason -> its wording (Turkish, English) from o origin, t target, v_tr/v_en the order, w owner.
+# f-strings, not str.format templates: a template's fields were parsed again for every line.
+def _ally(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+    return (
+        f"{o} → {t} {v_tr} iptal: {t} müttefikiniz {w}. beyin; {_S_TR}",
+        f"Your {v_en} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; {_S_EN}",
+    )
+
+
+def _ceasefire(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+    return (
+        f"Bayram ateşkesi: {o} → {t} {v_tr} iptal; {_S_TR}",
+        f"Bayram ceasefire: your {v_en} {o} → {t} was cancelled; {_S_EN}",
+    )
+
+
+def _void_support(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+    return (
+        f"{o} → {t} {v_tr} boşa çıktı: orada desteklenecek savunma ya da müttefik saldırısı "
+        f"yok; {_S_TR}",
+        f"Your {v_en} {o} → {t} was void: no defence or ally's attack there to support; {_S_EN}",
+    )
+
+
+def _not_owned(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+    return (
+        f"{o} artık sizin değil: oradan {t} iline emriniz düştü",
+        f"{o} is no longer yours: your order from it to {t} was dropped",
+    )
+
+
+def _no_units(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+    return (
+        f"{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı",
+        f"{o} had no unit to spare (one always stays): your order to {t} did nothing",
+    )
+
+
+DROPPED = {
+    "ally": _ally,
+    "ceasefire": _ceasefire,
+    "void_support": _void_support,
+    "not_owned": _not_owned,
+    "no_units": _no_units,
 }
+_RULE_SUFFIX = {reason: f" ({rule})" for reason, rule in RULE.items()}
+_ORDER_WORDS = {"advance": ("ilerleyişiniz", "advance")}
+_SUPPORT_WORDS = ("desteğiniz", "support")
 
 
 def _dropped_text(d: Dropped) -> tuple[str, str]:
-    o, t = _il(d.origin), _il(d.target)
-    v_tr, v_en = ("ilerleyişiniz", "advance") if d.kind == "advance" else ("desteğiniz", "support")
-    tr, en = DROPPED[d.reason]
-    rule = f" ({RULE[d.reason]})"
-    return (
-        tr.format(o=o, t=t, v=v_tr, w=d.owner) + rule,
-        en.format(o=o, t=t, v=v_en, w=d.owner) + rule,
-    )
+    names = game_map().names
+    o = names[d.origin] if d.origin else "-"
+    t = names[d.target] if d.target else "-"
+    v_tr, v_en = _ORDER_WORDS.get(d.kind, _SUPPORT_WORDS)
+    reason = d.reason
+    tr, en = DROPPED[reason](o, t, v_tr, v_en, d.owner)
+    rule = _RULE_SUFFIX[reason]
+    return tr + rule, en + rule
 
 
 def order_dropped(d: Dropped) -> ReportLine:

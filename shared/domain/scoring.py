@@ -36,10 +36,13 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     region_plates = board.gm.region_plates
     for region in REGIONS:
         size = len(region_plates[region])
-        # More than half of a region's provinces: at most one owner has that many.
-        ((seat, n),) = counts[region].most_common(1)
-        if seat is not None and 2 * n > size:
-            titles[region] = (seat, "hakimi" if n == size else "beyi")
+        # More than half of a region's provinces: at most one owner has that many (found by a
+        # plain pass; `most_common` went through heapq in Python for the same answer).
+        for seat, n in counts[region].items():
+            if 2 * n > size:
+                if seat is not None:
+                    titles[region] = (seat, "hakimi" if n == size else "beyi")
+                break
     board.cache[key] = titles
     return titles
 

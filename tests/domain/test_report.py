@@ -12,7 +12,8 @@ import pytest
 from shared.domain import codec, scenario
 from shared.domain import events as ev
 from shared.domain.lifecycle import run_divan
-from shared.domain.report_lines import kurultay
+from shared.domain.report_lines import kurultay, order_dropped
+from shared.domain.rules.orders import Dropped
 from shared.domain.simulate import season, start
 
 CASES = Path(__file__).parent / "cases"
@@ -167,3 +168,57 @@ def test_r10_4_the_kurultay_report_has_the_votes_halk_sevgisi_scores_and_the_han
     assert all(x.tr and x.en for x in out)
     assert f"Han: {held.han}. bey" in han.tr
     assert f"The Han: Bey {held.han}" in han.en
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind", "tr", "en"),
+    [
+        (
+            "ally",
+            "advance",
+            "Ankara → İstanbul ilerleyişiniz iptal: İstanbul müttefikiniz 7. beyin; "
+            "birlikler yerinde kaldı (R-6.4)",
+            "Your advance Ankara → İstanbul was cancelled: İstanbul is your ally Bey 7's; "
+            "the units stayed home (R-6.4)",
+        ),
+        (
+            "ceasefire",
+            "advance",
+            "Bayram ateşkesi: Ankara → İstanbul ilerleyişiniz iptal; birlikler yerinde kaldı "
+            "(R-6.7)",
+            "Bayram ceasefire: your advance Ankara → İstanbul was cancelled; the units stayed "
+            "home (R-6.7)",
+        ),
+        (
+            "void_support",
+            "support",
+            "Ankara → İstanbul desteğiniz boşa çıktı: orada desteklenecek savunma ya da müttefik "
+            "saldırısı yok; birlikler yerinde kaldı (R-5.3)",
+            "Your support Ankara → İstanbul was void: no defence or ally's attack there to "
+            "support; the units stayed home (R-5.3)",
+        ),
+        (
+            "not_owned",
+            "advance",
+            "Ankara artık sizin değil: oradan İstanbul iline emriniz düştü (R-4.5)",
+            "Ankara is no longer yours: your order from it to İstanbul was dropped (R-4.5)",
+        ),
+        (
+            "no_units",
+            "support",
+            "Ankara ilinde gönderecek birlik yok (en az 1 birlik kalır): İstanbul emri bir şey "
+            "yapmadı (R-4.2)",
+            "Ankara had no unit to spare (one always stays): your order to İstanbul did "
+            "nothing (R-4.2)",
+        ),
+    ],
+)
+def test_r13_a_dropped_orders_wording_is_the_stored_wording_for_every_reason(
+    reason: str, kind: str, tr: str, en: str
+) -> None:
+    """The dropped-order lines are stored in DivanResolved (R-13): their wording, now built by
+    f-strings rather than str.format templates (issue 12's speed work), is byte for byte the
+    templates' wording, for every reason (the golden digests cover only the reasons played)."""
+    d = Dropped(seat=3, origin=6, target=34, kind=kind, units=4, reason=reason, owner=7)
+    line = order_dropped(d)
+    assert (line.tr, line.en) == (tr, en)

@@ -37,8 +37,8 @@ from shared.domain.events import (
 )
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.rules import news, rebellion, treaties
-from shared.domain.rules.orders import effective_orders
+from shared.domain.rules import battle, news, rebellion, treaties
+from shared.domain.rules.orders import Advance, Support, effective_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
 
@@ -669,3 +669,28 @@ def test_r6_7_the_inputs_ceasefire_overrides_the_state() -> None:
     battles = the(adjudicate(state, inputs)[0], BattlesResolved)
     assert battles.cancelled == ((1, 63, 2, "bayram"),)
     assert battles.battles == ()
+
+
+def test_r5_2_r6_5_a_group_with_one_betraying_advance_is_a_traitor_group() -> None:
+    """R-5.2: attackers group by bloc, each group with its bloc's attack support; R-6.5: a group
+    any of whose advances into T is a betrayal rolls 0, its other members included. (Issue 12's
+    one-pass grouping; no simulated season of the golden digests has such a group.)"""
+    bloc_of = {1: 1, 2: 1, 3: 3}
+    attacks = [
+        Advance(2, 40, 50, 3, betrayal=True),
+        Advance(1, 41, 50, 4),
+        Advance(3, 42, 50, 5),
+    ]
+    supports = [
+        Support(1, 43, 50, 2, False, 1),
+        Support(4, 44, 50, 6, True),  # a defence: in no group
+        Support(3, 45, 50, 1, False, 3),
+        Support(2, 46, 50, 1, False, 1),
+    ]
+    groups, records = battle._groups(attacks, supports, bloc_of)
+    assert [[a.seat for a in g] for g in groups] == [[1, 2], [3]]
+    first, second = records
+    assert (first.beys, first.advances) == ((1, 2), ((1, 41, 4), (2, 40, 3)))
+    assert (first.support, first.strength, first.traitor) == (((1, 43, 2), (2, 46, 1)), 10, True)
+    assert (second.beys, second.support, second.strength) == ((3,), ((3, 45, 1),), 6)
+    assert second.traitor is False

@@ -122,20 +122,35 @@ def _groups(
     by_bloc: dict[int, list[Advance]] = {}
     for a in sorted(attacks, key=_SEAT_ORIGIN):
         by_bloc.setdefault(bloc_of[a.seat], []).append(a)
+    # attack support by bloc, in the order given
+    backing_of: dict[int | None, list[tuple[int, int, int]]] = {}
+    for s in supports:
+        if not s.defence:
+            backing_of.setdefault(s.bloc, []).append((s.seat, s.origin, s.units))
     groups = []
     records = []
     for key in sorted(by_bloc):
         advs = by_bloc[key]
-        backing = [(s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == key]
-        advances = tuple([(a.seat, a.origin, a.units) for a in advs])
+        backing = backing_of.get(key, [])
+        advances = []
+        seats = set()
+        strength = 0
+        traitor = False
+        for a in advs:  # one pass (each comprehension is a function call of its own)
+            advances.append((a.seat, a.origin, a.units))
+            seats.add(a.seat)
+            strength += a.units
+            traitor = traitor or a.betrayal
+        for _s, _o, u in backing:
+            strength += u
         groups.append(advs)
         records.append(
             GroupRecord(
-                beys=tuple(sorted({a.seat for a in advs})),
-                advances=advances,
+                beys=tuple(sorted(seats)),
+                advances=tuple(advances),
                 support=tuple(backing),
-                strength=sum([u for _s, _o, u in advances]) + sum([u for _s, _o, u in backing]),
-                traitor=any(a.betrayal for a in advs),
+                strength=strength,
+                traitor=traitor,
             )
         )
     return groups, records

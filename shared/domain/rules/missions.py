@@ -25,12 +25,16 @@ def nearest_bey(board: Board, seat: int) -> int | None:
 @cache
 def _nearest(memlekets: tuple[tuple[int, int], ...]) -> dict[int, int]:
     """Memlekets never change (R-3.3), so a season computes this once."""
-    gm = game_map()
+    dist_at = game_map().dist_at  # the table itself: a miss costs 0.34 M instructions, not 0.65 M
     out = {}
     for seat, mine in memlekets:
-        others = [(gm.distance(mine, m), s) for s, m in memlekets if s != seat]
-        if others:
-            out[seat] = min(others)[1]
+        row = dist_at[mine]
+        best: tuple[int, int] | None = None
+        for s, m in memlekets:
+            if s != seat and (best is None or (row[m], s) < best):
+                best = (row[m], s)
+        if best is not None:
+            out[seat] = best[1]
     return out
 
 
