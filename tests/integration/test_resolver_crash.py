@@ -192,9 +192,10 @@ async def test_reliability_14_a_killed_worker_child_stops_the_worker_non_zero_an
         first = workers("first", processes=2, FAULT_POINT="mid_resolve:sleep=10")
 
         async def inside() -> int | None:
-            return _fault_pid(first.log()) if keys.unacked() else None
+            return _fault_pid(first.log())
 
         pid = await wait_for(inside, "a child of the first worker inside the Divan", timeout=30)
+        assert keys.unacked(), "the message inside the Divan is not held unacked"
         status = await _divan(client, sid)
         assert (status["divan"], status["resolving"]) == (0, True)
         assert first.proc is not None
