@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 
 from services.projections import projector as projector_module
 from services.projections.projector import Projector
+from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from tests.projections.support import (
     append_chunk,
@@ -61,3 +62,22 @@ async def test_a_season_that_is_over_leaves_no_fold_behind(
     assert projector.cursors == 0
     live = await generation_dump(redis, prefix, season_id)
     assert live == await rebuilt_dump(memory_store, redis, prefix, season_id)
+
+
+async def test_the_seasons_cache_keeps_no_fold_of_a_season_that_is_over(
+    memory_store: InMemoryEventStore,
+):
+    """The resolver's and the command API's fold cache (shared.app.seasons, an LRU of
+    CACHE_SEASONS): a season under way is kept, one that is over is dropped; loading it again
+    folds it from the store, the same state."""
+    seasons = Seasons(memory_store)
+    season_id = "over-cache"
+    chunks = list(season_chunks(7, season_id))
+    for n, chunk in enumerate(chunks):
+        await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        loaded = await seasons.load(season_id)
+        if n == 1:
+            assert seasons.peek(season_id) is loaded  # under way: kept for the next command
+    assert loaded.state.phase == "over"
+    assert seasons.peek(season_id) is None
+    assert await seasons.load(season_id) == loaded
