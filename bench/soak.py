@@ -262,6 +262,11 @@ def workers(settings: Settings, logs: Path) -> Iterator[list[int]]:
                 p.kill()
 
 
+def trees(pids: list[int]) -> list[float]:
+    """Each worker tree's RSS in MiB (resolver, projections, scheduler: workers()' order)."""
+    return [tree_rss([pid]) / 2**20 for pid in pids]
+
+
 def rss(pids: list[int]) -> tuple[float, float]:
     """(this process, the worker trees) in MiB."""
     return psutil.Process().memory_info().rss / 2**20, tree_rss(pids) / 2**20
@@ -278,6 +283,12 @@ async def soak(dsn: str, args: argparse.Namespace) -> None:
         projection_prefix=ns,
         ops_token_hashes=(token_hash(ops),),
         auth_failures_per_minute=0,
+        # The players are loops of this one process, one client address: the per-address rate
+        # limits (made for one person or one bot) would refuse most of them (the 2026-12-02
+        # run: 12,454 answers 429, nearly all season creations), so they are off here.
+        seasons_per_minute=0,
+        joins_per_minute=0,
+        commands_per_minute=0,
     )
     tally = Tally()
     logs = Path(tempfile.mkdtemp(prefix="seksenbir-soak-"))
@@ -306,13 +317,13 @@ async def soak(dsn: str, args: argparse.Namespace) -> None:
                 ]
                 await asyncio.sleep(min(args.warmup_s, args.minutes * 30))
                 tally.measuring = True
-                t0, warm = time.monotonic(), rss(pids)
+                t0, warm, warm_trees = time.monotonic(), rss(pids), trees(pids)
                 samples = [warm]
                 while time.monotonic() < stop_at:
                     await asyncio.sleep(5)
                     samples.append(rss(pids))
                 measured = time.monotonic() - t0
-                end = rss(pids)
+                end, end_trees = rss(pids), trees(pids)
                 tally.measuring = False  # the drain is not measured
                 done, pending = await asyncio.wait(tasks, timeout=args.drain_s + 30)
                 failed = [t.exception() for t in done if t.exception() is not None]
@@ -333,6 +344,13 @@ async def soak(dsn: str, args: argparse.Namespace) -> None:
         end=end,
         unfinished=(len(pending), len(failed)),
     )
+    names = ("resolver", "projections", "scheduler")
+    each = ", ".join(
+        f"{n} {a:.0f} -> {b:.0f}" for n, a, b in zip(names, warm_trees, end_trees, strict=True)
+    )
+    print(f"RSS per worker tree MiB: {each}")
+    minutes = [f"{w:.0f}" for _api, w in samples[::12]]  # a sample every 5 s: one a minute
+    print(f"RSS workers MiB each minute while measuring: {' '.join(minutes)}")
     if failed:
         print(f"first failed player: {failed[0]!r}")
 

@@ -21,7 +21,10 @@ def fault(point: str) -> None:
     if name != point:
         return
     # a test waits for this line to know the process is at the point (e.g. to kill -9 it there)
-    structlog.get_logger(__name__).warning("fault.injected", point=point, action=action or "exit")
+    # (and which process: a test may kill -9 that one child of a worker, RELIABILITY 14)
+    structlog.get_logger(__name__).warning(
+        "fault.injected", point=point, action=action or "exit", pid=os.getpid()
+    )
     if action.startswith("sleep="):
         time.sleep(float(action.removeprefix("sleep=")))
     elif action == "raise":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -20,6 +21,12 @@ from shared.faults import fault
 log = structlog.get_logger(__name__)
 BATCH = 64
 OLD_GENERATION_TTL_MS = 30_000
+# Seasons whose fold a projector keeps in memory, least recently projected dropped first. A
+# cursor of a whole season is about 80 KiB (the fold and its views; docs/benchmarks.md, soak),
+# and a worker process holds three projectors (woken, messages, sweeper), so this bounds
+# them at about 3 x 512 x 80 KiB. A season that is over is dropped at once: nothing more
+# is played in it. A dropped season's next batch folds it again from the store (a cold start).
+CURSORS = 512
 
 
 @dataclass
@@ -35,12 +42,35 @@ class _Cursor:
 class Projector:
     """One season at a time; any number of projectors may run, the checkpoint arbitrates."""
 
-    def __init__(self, store: EventStore, redis: aioredis.Redis, prefix: str = "sb") -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        redis: aioredis.Redis,
+        prefix: str = "sb",
+        *,
+        cursors: int = CURSORS,
+    ) -> None:
         self.store = store
         self.redis = redis
         self.prefix = prefix
         self.sink = Sink(redis)
-        self._cursors: dict[str, _Cursor] = {}
+        self._cursors: OrderedDict[str, _Cursor] = OrderedDict()
+        self._max_cursors = cursors
+
+    @property
+    def cursors(self) -> int:
+        """How many seasons' folds this projector holds in memory now (at most `cursors`)."""
+        return len(self._cursors)
+
+    def _keep(self, season_id: str, cur: _Cursor) -> None:
+        """Remember a season's fold for its next batch, within the bound (LRU)."""
+        if cur.state.phase == "over":
+            self._cursors.pop(season_id, None)
+            return
+        self._cursors[season_id] = cur
+        self._cursors.move_to_end(season_id)
+        while len(self._cursors) > self._max_cursors:
+            self._cursors.popitem(last=False)
 
     async def active_gen(self, season_id: str) -> int | None:
         raw = await self.redis.get(Keys.active(self.prefix, season_id))
@@ -101,7 +131,7 @@ class Projector:
             if cross:
                 await self.sink.plain(cross)
             cur = _Cursor(keys.gen, new, state, snap)
-            self._cursors[season_id] = cur
+            self._keep(season_id, cur)
             applied += len(batch)
         if applied:
             log.info(

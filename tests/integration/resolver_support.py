@@ -236,16 +236,19 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
 
 class WorkerProcess:
     """`dramatiq entrypoints.resolver_worker --processes 1 --threads 1` in its own process group
-    (`module`: another worker bootstrap, e.g. entrypoints.projections_worker)."""
+    (`module`: another worker bootstrap, e.g. entrypoints.projections_worker; `processes`:
+    Dramatiq's worker processes under its main process)."""
 
     def __init__(
         self,
         settings: Settings,
         log_path: Path,
         module: str = "entrypoints.resolver_worker",
+        processes: int = 1,
         **env: str,
     ) -> None:
         self.module = module
+        self.processes = processes
         self.env = {
             **os.environ,
             "PYTHONPATH": str(REPO),
@@ -262,7 +265,7 @@ class WorkerProcess:
 
     def start(self) -> WorkerProcess:
         cmd = [sys.executable, "-m", "dramatiq", self.module]
-        cmd += ["--processes", "1", "--threads", "1"]
+        cmd += ["--processes", str(self.processes), "--threads", "1"]
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 cmd,

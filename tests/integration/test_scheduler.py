@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.clock import StepClock
 pytestmark = pytest.mark.integration
 META = EventMetadata(actor="system")
 SETTINGS = SweepSettings(interval_s=0.05, redeliver_after_s=10.0, batch=100)
+SWEEPS_BOUND_S = 60.0  # two sweeps of 120 rows take well under a second on a quiet box
 CREATED = ev.SeasonCreated(
     season_id="x", seed=1, mode="trial", rules_version="test", seed_commitment="c"
 )
@@ -210,11 +212,34 @@ async def test_two_schedulers_sweeping_at_once_hand_each_divan_over_once(
         await season(seasons, n, ev.DivanRequested(divan=1))
     clock.advance(timedelta(seconds=SETTINGS.redeliver_after_s + 1))
     small = SweepSettings(interval_s=0.05, redeliver_after_s=10.0, batch=7)
-    first, second = FakeBroker(), FakeBroker()
-    await asyncio.gather(
+    handed: Counter[tuple[str, int]] = Counter()
+    twice = asyncio.Event()  # set on the first row handed over a second time
+
+    class Watched(FakeBroker):
+        def __call__(self, due: Due) -> None:
+            super().__call__(due)
+            handed[(due.season_id, due.divan or 0)] += 1
+            if handed[(due.season_id, due.divan or 0)] > 1:
+                twice.set()
+
+    first, second = Watched(), Watched()
+    sweeps = asyncio.gather(
         Scheduler(pg_pool, first, clock=clock, settings=small).sweep(),
         Scheduler(pg_pool, second, clock=clock, settings=small).sweep(),
     )
+    # Bounded: a broken claim (a row claimed again) makes a sweep loop for ever on full
+    # batches; the first repeat ends the race with the row named, and a sweep that never
+    # ends fails at SWEEPS_BOUND_S instead of hanging the suite.
+    repeat = asyncio.ensure_future(twice.wait())
+    done, _ = await asyncio.wait(
+        {sweeps, repeat}, timeout=SWEEPS_BOUND_S, return_when="FIRST_COMPLETED"
+    )
+    for task in (sweeps, repeat):
+        task.cancel()
+    await asyncio.gather(sweeps, repeat, return_exceptions=True)
+    again = sorted(k for k, c in handed.items() if c > 1)
+    assert not again, f"handed over more than once: {again[:5]} ({len(again)} rows)"
+    assert sweeps in done, f"the two sweeps did not end within {SWEEPS_BOUND_S} s"
     both = first.sent + second.sent
     assert sorted(both) == [(n, 1) for n in names]  # every one, and none twice
 

@@ -11,7 +11,10 @@ database and Redis db, on a broker namespace and a projection prefix of this tes
 3. a third pair finishes the work.
 
 Then every Divan was resolved exactly once, every event is stored once, and every season's
-live projection equals a from-zero rebuild, key by key, at the stream's head.
+live projection equals a from-zero rebuild, key by key, at the stream's head. Every view is at
+its head before Divan 2 is requested, and its generation is the same at the end, so Divan 2's
+events reached it by the projectors' live applies: the comparison sets a live apply against a
+rebuild, never a rebuild against a rebuild.
 """
 
 from __future__ import annotations
@@ -123,6 +126,18 @@ async def _at_head(
     return int(checkpoint or 0) == await store.stream_version(season_id)
 
 
+async def _generations(read: aioredis.Redis, prefix: str, ids: list[str]) -> dict[str, bytes]:
+    """Each season's active generation, once no rebuild of it is under way."""
+
+    async def settled() -> dict[str, bytes] | None:
+        if any([await read.exists(Keys.building(prefix, sid)) for sid in ids]):
+            return None
+        active = {sid: await read.get(Keys.active(prefix, sid)) for sid in ids}
+        return None if None in active.values() else active  # type: ignore[return-value]
+
+    return dict(await wait_for(settled, "no rebuild under way", timeout=30))
+
+
 async def _assert_once_and_rebuild_equal(
     store: PostgresEventStore, read: aioredis.Redis, prefix: str, season_id: str
 ) -> None:
@@ -172,6 +187,19 @@ async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_proj
             return all([await _at(client, sid, divan) for sid in ids])
 
         await wait_for(lambda: all_at(1), "Divan 1 of every season", timeout=60)
+        prefix = settings.projection_prefix
+
+        async def projected() -> bool:
+            return all([await _at_head(read, event_store, prefix, sid) for sid in ids])
+
+        # Every season's view at its head before Divan 2: Divan 2's events then reach it by
+        # the projectors' live, incremental applies, never by a rebuild (a rebuild only runs
+        # for a season with no active generation or checkpoint), so the comparison at the end
+        # sets a live apply against a rebuild. Without this wait a run could build every view
+        # by rebuilds and compare a rebuild with a rebuild (found by a break-and-run: a
+        # reducer that dropped the locked orders only when live passed once in two runs).
+        await wait_for(projected, "every season projected to Divan 1", timeout=60)
+        generations = await _generations(read, prefix, ids)
         for season in seasons:
             await _request(client, season, 2)
         resolver.stop()
@@ -182,12 +210,9 @@ async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_proj
         workers("resolver-3", RESOLVER)
         workers("projections-3", PROJECTIONS)
         await wait_for(lambda: all_at(2), "Divan 2 of every season", timeout=60)
-
-        async def projected() -> bool:
-            prefix = settings.projection_prefix
-            return all([await _at_head(read, event_store, prefix, sid) for sid in ids])
-
         await wait_for(projected, "every season projected to its head", timeout=60)
+        # the same generations: Divan 2 was applied live on the views of Divan 1, not rebuilt
+        assert await _generations(read, prefix, ids) == generations
 
         async def drained() -> bool:
             return keys.pending() == 0 and not keys.unacked()

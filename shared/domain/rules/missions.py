@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 from shared.domain.board import Board
 from shared.domain.events import Event, HainExpired, MissionCompleted
@@ -22,7 +22,13 @@ def nearest_bey(board: Board, seat: int) -> int | None:
     return _nearest(memlekets).get(seat)
 
 
-@cache
+# Seasons whose nearest-bey table is kept: one season's is computed once (its memlekets never
+# change), and a long-running worker sees seasons without end, so the cache is bounded (an
+# unbounded @cache kept one entry per season ever resolved; issue 14, the soak's memory).
+NEAREST_SEASONS = 256
+
+
+@lru_cache(maxsize=NEAREST_SEASONS)
 def _nearest(memlekets: tuple[tuple[int, int], ...]) -> dict[int, int]:
     """Memlekets never change (R-3.3), so a season computes this once."""
     dist_at = game_map().dist_at  # the table itself: a miss costs 0.34 M instructions, not 0.65 M
