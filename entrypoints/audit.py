@@ -753,7 +753,7 @@ def _explain(args: argparse.Namespace) -> int:
 def _what_if(args: argparse.Namespace) -> int:
     import msgspec
 
-    from shared.app.divan_tools import WhatIfIn, what_if, what_if_text
+    from shared.app.divan_tools import WhatIfIn, WhatIfRefused, what_if, what_if_text
     from shared.app.replay_view import ReplayError
 
     try:
@@ -768,6 +768,8 @@ def _what_if(args: argparse.Namespace) -> int:
             out = what_if(season_id, events, args.divan, data)
         except (ReplayError, ValueError) as exc:
             why = exc.said.text(args.lang) if isinstance(exc, ReplayError) else str(exc)
+            if isinstance(exc, WhatIfRefused):
+                why = exc.text(args.lang)
             print(f"seksenbir what-if: {why}", file=sys.stderr)
             return 2
         if args.json:

@@ -441,7 +441,15 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser(_language(argv)).parse_args(argv)
-    return int(args.func(args))
+    try:
+        code = int(args.func(args))
+        sys.stdout.flush()  # a reader that left shows here, not at exit
+    except BrokenPipeError:  # `seksenbir replay S --json | head`: the reader left; not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
 
 
 if __name__ == "__main__":

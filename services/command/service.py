@@ -219,15 +219,15 @@ async def what_if(
     svc: Services, season_id: str, divan: int, data: divan_tools.WhatIfIn
 ) -> divan_tools.WhatIfOut:
     """Ops: Divan `divan` re-run with orders changed or dice pinned, beside the record; it
-    writes nothing. 422 `invalid_body.what_if_seat` for a change naming a seat not in it."""
+    writes nothing. 422 `invalid_body` for a change that could not have been given (a seat not
+    in the season, an order R-4 refuses, two changes for one province, a die pinned twice)."""
     events = await _season_events(svc, season_id)
     try:
         out = divan_tools.what_if(season_id, events, divan, data)
     except ReplayError:
         raise Problem(404, "divan_not_found", params={"divan": divan}) from None
-    except ValueError:
-        seats = sorted({ch.seat for ch in data.orders})
-        raise Problem(422, "invalid_body.what_if_seat", params={"seat": seats[0]}) from None
+    except divan_tools.WhatIfRefused as refused:
+        raise Problem(422, refused.key, params=refused.params) from None
     log.info("ops.read", season=season_id, divan=divan, what="what_if", changed=out.changed)
     return out
 

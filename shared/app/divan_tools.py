@@ -24,6 +24,7 @@ from shared.app.replay_view import (
     state_json,
 )
 from shared.domain import events as ev
+from shared.domain.decide import order_refusal
 from shared.domain.draws import PinnedFates
 from shared.domain.evolve import evolve, fold
 from shared.domain.explain import BattleNote, DivanExplanation, explain_divan, notes_for
@@ -75,7 +76,7 @@ class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, renam
     frm: Plate
     kind: Literal["advance", "support", "hold", "remove"]
     to: Plate | None = None
-    units: Annotated[int, Meta(ge=0, le=99)] = 0
+    units: Annotated[int, Meta(ge=0, le=12)] = 0  # D-27: a province holds at most 12
 
 
 class DiePin(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -208,14 +209,62 @@ def changed_inputs(state: SeasonState, locked: ev.DivanLocked, data: WhatIfIn) -
     )
 
 
+class WhatIfRefused(ValueError):
+    """A what-if change that could not have been given: `key` (a catalogue key under
+    `invalid_body`) and its params."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(render(key, "en", params))
+        self.key, self.params = key, params
+
+    def text(self, lang: Lang) -> str:
+        return render(self.key, lang, self.params)
+
+
+def refusal(state: SeasonState, data: WhatIfIn) -> WhatIfRefused | None:
+    """Why `data` could not have been given at this Divan's lock, or None: a seat not in the
+    season, an order its bey could not have sent then (R-4.1, R-4.2: the command API's own
+    checks, against the state the Divan was resolved from), two changes for one province, or
+    one die pinned twice. A what-if answers what the rules would have done, so it refuses what
+    they would have refused rather than running it as a no-op."""
+    seats = {b.seat for b in state.beys}
+    given: dict[int, set[int]] = {}
+    for ch in data.orders:
+        if ch.seat not in seats:
+            return WhatIfRefused("invalid_body.what_if_seat", seat=ch.seat)
+        mine = given.setdefault(ch.seat, set())
+        if ch.kind == "remove":
+            if ch.frm in mine:
+                return WhatIfRefused(
+                    "invalid_body.what_if_order",
+                    seat=ch.seat,
+                    province=ch.frm,
+                    reason="duplicate_province",
+                )
+            mine.add(ch.frm)
+            continue
+        target = None if ch.kind == "hold" else ch.to
+        order = Order(ch.frm, ch.kind, target, ch.units if target is not None else 0)
+        if (why := order_refusal(state, ch.seat, order, mine)) is not None:
+            return WhatIfRefused(
+                "invalid_body.what_if_order", seat=ch.seat, province=ch.frm, reason=why.code
+            )
+        mine.add(ch.frm)
+    pinned: set[tuple[int, str]] = set()
+    for pin in data.dice:
+        if (pin.target, pin.side) in pinned:
+            return WhatIfRefused("invalid_body.what_if_die", target=pin.target, side=pin.side)
+        pinned.add((pin.target, pin.side))
+    return None
+
+
 def what_if(season_id: str, events: Sequence[ev.Event], divan: int, data: WhatIfIn) -> WhatIfOut:
     """Divan `divan` re-run with `data`'s changes; the difference from the record. ReplayError
-    when the Divan is not in the record; ValueError for a change naming a seat not in it."""
+    when the Divan is not in the record; WhatIfRefused for a change that could not have been
+    given (`refusal`)."""
     lock_at, state, locked = _locked(events, divan)
-    seats = {b.seat for b in state.beys}
-    unknown = sorted({ch.seat for ch in data.orders} - seats)
-    if unknown:
-        raise ValueError(f"no bey in seat {unknown[0]}")
+    if (refused := refusal(state, data)) is not None:
+        raise refused
     late = _late(events, lock_at, divan)
     _expl, recorded_run = explain_divan(state, inputs_of(state, locked))
     recorded = marked_late(recorded_run, late)

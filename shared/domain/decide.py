@@ -143,13 +143,13 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
         return reject("wrong_divan", divan=want)
     given: set[int] = set()
     for o in cmd.orders:
-        if (r := _order_refusal(state, cmd.seat, o, given)) is not None:
+        if (r := order_refusal(state, cmd.seat, o, given)) is not None:
             return r
         given.add(o.province)
     return [ev.OrdersSubmitted(seat=cmd.seat, divan=cmd.divan, orders=cmd.orders)]
 
 
-def _order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order they are checked
+def order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order they are checked
     state: SeasonState, seat: int, o: Order, given: set[int]
 ) -> c.Rejection | None:
     """R-4.1, R-4.2: why one order, after the provinces in `given`, is refused, or None."""

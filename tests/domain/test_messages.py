@@ -33,6 +33,7 @@ PARAMS = {
     "memleket": 6,
     "target": 34,
     "seat": 8,
+    "side": "attack",
     "divan": 3,
     "cost": 3,
     "gold": 1,

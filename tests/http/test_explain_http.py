@@ -3,6 +3,7 @@ typed answers, the documented refusals; a what-if writes nothing."""
 
 from __future__ import annotations
 
+from shared.domain.map import game_map
 from tests.audit.support import store_season
 from tests.http.support import (
     AUDITOR_TOKEN,
@@ -73,3 +74,43 @@ async def test_only_ops_and_the_refusals_are_documented(memory_api: Api) -> None
     assert_problem(
         await client.post(f"{BASE}/4/what-if", json={}, headers=ops), 404, "divan_not_found"
     )
+
+
+async def test_r4_2_a_what_if_refuses_a_change_the_bey_could_not_have_given(
+    memory_api: Api,
+) -> None:
+    """A what-if re-runs the rules, so a change they would have refused is 422 `invalid_body`
+    naming why (R-4.1, R-4.2: the command API's own checks, against the state at the lock),
+    not run as a no-op that answers `changed`; nothing is written."""
+    await store_season(memory_api.store, "explained", 3, divans=2)
+    client, ops = memory_api.client, bearer(OPS_TOKEN)
+    before = await memory_api.store.read_stream("explained")
+    r = await client.get(f"{BASE}/2/explain", headers=ops)
+    advances = [
+        a for b in r.json()["explanation"]["battles"] for g in b["groups"] for a in g["advances"]
+    ]
+    mine = advances[0]
+    seat, origin = mine["seat"], mine["origin"]
+    theirs = next(a["origin"] for a in advances if a["seat"] != seat)
+    far = next(p for p in range(1, 82) if p != origin and p not in game_map().neighbours(origin))
+    near = sorted(game_map().neighbours(origin))[0]
+    advance = {"seat": seat, "from": origin, "kind": "advance"}
+    cases = {
+        "not_a_neighbour": [{**advance, "to": far, "units": 1}],
+        "missing_target": [{**advance, "units": 1}],
+        "bad_units": [{**advance, "to": near, "units": 0}],
+        "not_your_province": [{**advance, "from": theirs, "to": near, "units": 1}],
+        "duplicate_province": [{**advance, "to": near, "units": 1}, {**advance, "kind": "hold"}],
+    }
+    for reason, orders in cases.items():
+        r = await client.post(f"{BASE}/2/what-if", json={"orders": orders}, headers=ops)
+        assert_problem(r, 422, "invalid_body")
+        assert reason in r.json()["detail"], (reason, r.text)
+    twice = {"dice": [{"target": near, "side": "attack", "value": 1}] * 2}
+    r = await client.post(f"{BASE}/2/what-if", json=twice, headers=ops)
+    assert_problem(r, 422, "invalid_body")
+    over = {"orders": [{**advance, "to": near, "units": 13}]}  # D-27: at most 12 units
+    assert_problem(
+        await client.post(f"{BASE}/2/what-if", json=over, headers=ops), 422, "invalid_body"
+    )
+    assert await memory_api.store.read_stream("explained") == before
