@@ -176,6 +176,10 @@ recorded AS (
 SELECT pos.ps AS positions, (SELECT free FROM key) AS key_held FROM pos
 ;
 
+-- ==== sql.AUDIT_COPY
+SELECT EXISTS (SELECT 1 FROM audit_copies WHERE season_id = $1)
+;
+
 -- ==== sql.BY_IDS
 SELECT position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash FROM event_ids AS i
@@ -197,6 +201,10 @@ SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon
 
 -- ==== sql.LIST_SEASONS
 SELECT season_id FROM streams ORDER BY season_id
+;
+
+-- ==== sql.MARK_AUDIT_COPY
+INSERT INTO audit_copies (season_id, head) VALUES ($1, $2)
 ;
 
 -- ==== sql.READ_ALL
