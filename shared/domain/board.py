@@ -144,11 +144,11 @@ class Board:
         out.append(GoldDelta(seat, amount, reason))  # type: ignore[arg-type]
 
     def allied(self, a: int, b: int) -> bool:
-        t = self.treaties.get((min(a, b), max(a, b)))
+        t = self.treaties.get((a, b) if a < b else (b, a))  # no min/max: 3.11 parses kwargs
         return t is not None and t.kind == "alliance"
 
     def treaty(self, a: int, b: int) -> Treaty | None:
-        return self.treaties.get((min(a, b), max(a, b)))
+        return self.treaties.get((a, b) if a < b else (b, a))
 
     def freeze_provinces(self) -> tuple[Province, ...]:
         return tuple(Province(self.owner[p], self.units[p], self.sur[p]) for p in range(1, 82))

@@ -38,7 +38,7 @@ from shared.domain.events import (
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.rules import battle, news, rebellion, treaties
-from shared.domain.rules.orders import Advance, Support, effective_orders
+from shared.domain.rules.orders import Advance, Classified, Support, effective_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
 
@@ -290,6 +290,23 @@ def test_r5_7_cut_counts_every_province_over_12_plate_1_included() -> None:
         ProvinceSet(70, None, 8),
         ProvinceSet(80, 1, 4),
     )
+
+
+def test_r5_1_a_move_into_a_full_or_overfull_province_is_accepted_only_up_to_12() -> None:
+    """R-5.1, R-7.7: a move arrives only as far as its target's room under 12 (the rest stays
+    at its origin); a target already above 12 takes none, never a negative number (the
+    accepted units are clamped at 0, written without min/max since issue 12)."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of(
+        [b1], {1: Province(1, 5), 80: Province(1, 12), 31: Province(1, 6), 33: Province(1, 9)}, 7
+    )
+    board.units[80] = 13  # above 12: no room at all (not reachable by play; the clamp holds)
+    c = Classified(
+        moves=[Advance(1, 1, 80, 4), Advance(1, 33, 31, 9)],  # 31 has room for 6
+    )
+    battle.depart_and_arrive(board, c)
+    assert (board.units[1], board.units[80]) == (5, 13)
+    assert (board.units[33], board.units[31]) == (3, 12)
 
 
 def test_r5_7_returns_lost_adds_every_return_to_a_fallen_origin() -> None:

@@ -40,7 +40,9 @@ def depart_and_arrive(board: Board, c: Classified) -> None:
     for s in c.supports:
         units[s.origin] -= s.units
     for m in sorted(c.moves, key=_ORIGIN):
-        accepted = max(0, min(m.units, MAX_UNITS - units[m.target]))
+        room = MAX_UNITS - units[m.target]  # min/max parse keywords per call in 3.11
+        accepted = m.units if m.units < room else room
+        accepted = accepted if accepted > 0 else 0
         units[m.target] += accepted
         units[m.origin] += m.units - accepted
 
@@ -307,4 +309,5 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
             units[p] = MAX_UNITS
     for b in out.betrayals:
         board.beys[b.traitor].hain_through = b.hain_through
-        board.treaties.pop((min(b.traitor, b.victim), max(b.traitor, b.victim)), None)
+        a, v = b.traitor, b.victim
+        board.treaties.pop((a, v) if a < v else (v, a), None)
