@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, ne
@@ -116,9 +115,11 @@ class Board:
         cached: dict[int, int] | None = self.cache.get(key)  # type: ignore[assignment]
         if cached is None:
             cached = dict.fromkeys(self.beys, 0)
-            for o, n in Counter(self.owner).items():
+            # One plain loop (not a Counter: its Python __init__ and ABC check, issue 12);
+            # an owner that is no bey is added at its first plate, as Counter's order was.
+            for o in self.owner:
                 if o is not None:
-                    cached[o] = cached.get(o, 0) + n
+                    cached[o] = cached.get(o, 0) + 1
             self.cache[key] = cached
         return dict(cached)
 

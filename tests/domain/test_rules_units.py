@@ -37,7 +37,7 @@ from shared.domain.events import (
 )
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.rules import battle, news, rebellion, treaties
+from shared.domain.rules import battle, missions, news, rebellion, treaties
 from shared.domain.rules.orders import Advance, Classified, Support, effective_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
@@ -307,6 +307,24 @@ def test_r5_1_a_move_into_a_full_or_overfull_province_is_accepted_only_up_to_12(
     battle.depart_and_arrive(board, c)
     assert (board.units[1], board.units[80]) == (5, 13)
     assert (board.units[33], board.units[31]) == (3, 12)
+
+
+def test_m4_counts_a_bey_with_no_province_left_in_its_memleket_region() -> None:
+    """M-4 (three provinces outside the memleket's region): a bey that holds none of its own
+    region (Adana's Akdeniz) but Adıyaman, Afyon and Ağrı has all three outside; a bey holding
+    its memleket Ankara and two Karadeniz provinces has only two. Pins `region_counts`' plain
+    dicts (issue 12): an owner absent from a region counts 0 there."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-4", "M-6"))
+    b2 = Bey(seat=2, memleket=6, missions=("M-4", "M-6"))
+    board = board_of(
+        [b1, b2],
+        {2: Province(1, 3), 3: Province(1, 3), 4: Province(1, 3)}
+        | {6: Province(2, 3), 5: Province(2, 3), 8: Province(2, 3)},
+        7,
+    )
+    done = missions._standing(board, battle.Outcome())
+    assert (1, "M-4") in done
+    assert (2, "M-4") not in done
 
 
 def test_r5_7_returns_lost_adds_every_return_to_a_fallen_origin() -> None:
