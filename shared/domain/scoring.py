@@ -20,16 +20,17 @@ def region_counts(board: Board) -> dict[str, dict[int | None, int]]:
     owner = board.owner
     key = ("region_counts", tuple(owner))  # derived from the owners alone
     cached = board.cache.get(key)
-    if cached is None:
-        cached = {}
-        for r, plates in board.gm.region_plates.items():
-            n: dict[int | None, int] = {}
-            for p in plates:
-                o = owner[p]
-                n[o] = n.get(o, 0) + 1
-            cached[r] = n
-        board.cache[key] = cached
-    return cached  # type: ignore[return-value]
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    counts: dict[str, dict[int | None, int]] = {}
+    for r, plates in board.gm.region_plates.items():
+        n: dict[int | None, int] = {}
+        for p in plates:
+            o = owner[p]
+            n[o] = n.get(o, 0) + 1
+        counts[r] = n
+    board.cache[key] = counts
+    return counts
 
 
 def region_titles(board: Board) -> dict[str, tuple[int, str]]:
