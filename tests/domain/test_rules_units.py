@@ -38,7 +38,13 @@ from shared.domain.events import (
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.rules import battle, missions, news, rebellion, treaties
-from shared.domain.rules.orders import Advance, Classified, Support, effective_orders
+from shared.domain.rules.orders import (
+    Advance,
+    Classified,
+    Support,
+    effective_orders,
+    read_orders,
+)
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
 
@@ -325,6 +331,22 @@ def test_m4_counts_a_bey_with_no_province_left_in_its_memleket_region() -> None:
     done = missions._standing(board, battle.Outcome())
     assert (1, "M-4") in done
     assert (2, "M-4") not in done
+
+
+def test_r4_1_a_later_order_for_a_province_replaces_the_earlier_one() -> None:
+    """R-4.1: of one bey's orders for one province the last counts, whatever came between;
+    the effective orders come out by origin plate. Pins `read_orders`' dedup (a dict
+    comprehension since issue 12, was dict(zip(...)))."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of([b1], {1: Province(1, 8), 80: Province(1, 8)}, 7)
+    given = [
+        Order(1, "advance", 31, 2),
+        Order(80, "advance", 27, 3),
+        Order(1, "advance", 33, 4),  # replaces the first
+    ]
+    effective, dropped = read_orders(board, {1: given})
+    assert effective == [(1, Order(1, "advance", 33, 4)), (1, Order(80, "advance", 27, 3))]
+    assert dropped == []
 
 
 def test_r5_7_returns_lost_adds_every_return_to_a_fallen_origin() -> None:
