@@ -349,6 +349,20 @@ def test_r4_1_a_later_order_for_a_province_replaces_the_earlier_one() -> None:
     assert dropped == []
 
 
+def test_r5_5_units_entering_are_the_margin_at_least_1_at_most_the_advance_and_12() -> None:
+    """R-5.5: the units entering a taken province are the margin, at least 1, at most the units
+    advanced and at most 12 (written without min/max since issue 12; play calls it only with a
+    margin of 1 or more, so the floor is pinned here directly)."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of([b1], {1: Province(1, 12)}, 7)
+
+    def entering(margin: int, units: int) -> int:
+        advs = [Advance(1, 1, 31, units)]
+        return battle._taken(board, 31, margin, advs, out=battle.Outcome(), returns=[])[0]
+
+    assert [entering(0, 5), entering(3, 5), entering(9, 5), entering(20, 13)] == [1, 3, 5, 12]
+
+
 def test_r5_7_returns_lost_adds_every_return_to_a_fallen_origin() -> None:
     """Bey 1 advances 3 (Uşak) + 4 (Afyon) into Denizli: 7 + 0 against 6 + hemşehri 1 + 0
     holds, halves 1 and 2 go home. Bey 2 takes Uşak (6 + 1 > 1 + 1) and Afyon (5 + 1 > 1 + 1)
