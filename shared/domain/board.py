@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, ne
+
+import msgspec
 
 from shared.domain.events import GoldDelta, ProvinceSet
 from shared.domain.map import GameMap, game_map
@@ -15,8 +16,11 @@ _SEAT = attrgetter("seat")
 _INDEX = range(82)  # index 0 is unused and the same in every snapshot
 
 
-@dataclass(slots=True)
-class BeyWork:
+class BeyWork(msgspec.Struct):
+    """A bey as the working copy holds it, mutable (gold, hain, missions done). A msgspec
+    struct, not a slotted dataclass: 19 built per Divan by C instead of a Python `__init__`
+    each (issue 12); never encoded, never escapes `resolve`."""
+
     seat: int
     memleket: int
     computer: bool
@@ -116,9 +120,11 @@ class Board:
         cached: dict[int, int] | None = self.cache.get(key)  # type: ignore[assignment]
         if cached is None:
             cached = dict.fromkeys(self.beys, 0)
-            for o, n in Counter(self.owner).items():
+            # One plain loop (not a Counter: its Python __init__ and ABC check, issue 12);
+            # an owner that is no bey is added at its first plate, as Counter's order was.
+            for o in self.owner:
                 if o is not None:
-                    cached[o] = cached.get(o, 0) + n
+                    cached[o] = cached.get(o, 0) + 1
             self.cache[key] = cached
         return dict(cached)
 
@@ -144,11 +150,11 @@ class Board:
         out.append(GoldDelta(seat, amount, reason))  # type: ignore[arg-type]
 
     def allied(self, a: int, b: int) -> bool:
-        t = self.treaties.get((min(a, b), max(a, b)))
+        t = self.treaties.get((a, b) if a < b else (b, a))  # no min/max: 3.11 parses kwargs
         return t is not None and t.kind == "alliance"
 
     def treaty(self, a: int, b: int) -> Treaty | None:
-        return self.treaties.get((min(a, b), max(a, b)))
+        return self.treaties.get((a, b) if a < b else (b, a))
 
     def freeze_provinces(self) -> tuple[Province, ...]:
         return tuple(Province(self.owner[p], self.units[p], self.sur[p]) for p in range(1, 82))

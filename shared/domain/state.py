@@ -104,7 +104,8 @@ class Offer(msgspec.Struct, frozen=True):
     answer: Answer | None = None
 
     def pair(self) -> tuple[int, int]:
-        return (min(self.frm, self.to), max(self.frm, self.to))
+        a, b = self.frm, self.to
+        return (a, b) if a < b else (b, a)
 
 
 class NewsCard(msgspec.Struct, frozen=True):

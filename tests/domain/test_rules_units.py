@@ -37,8 +37,14 @@ from shared.domain.events import (
 )
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.rules import battle, news, rebellion, treaties
-from shared.domain.rules.orders import Advance, Support, effective_orders
+from shared.domain.rules import battle, missions, news, rebellion, treaties
+from shared.domain.rules.orders import (
+    Advance,
+    Classified,
+    Support,
+    effective_orders,
+    read_orders,
+)
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
 
@@ -290,6 +296,71 @@ def test_r5_7_cut_counts_every_province_over_12_plate_1_included() -> None:
         ProvinceSet(70, None, 8),
         ProvinceSet(80, 1, 4),
     )
+
+
+def test_r5_1_a_move_into_a_full_or_overfull_province_is_accepted_only_up_to_12() -> None:
+    """R-5.1, R-7.7: a move arrives only as far as its target's room under 12 (the rest stays
+    at its origin); a target already above 12 takes none, never a negative number (the
+    accepted units are clamped at 0, written without min/max since issue 12)."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of(
+        [b1], {1: Province(1, 5), 80: Province(1, 12), 31: Province(1, 6), 33: Province(1, 9)}, 7
+    )
+    board.units[80] = 13  # above 12: no room at all (not reachable by play; the clamp holds)
+    c = Classified(
+        moves=[Advance(1, 1, 80, 4), Advance(1, 33, 31, 9)],  # 31 has room for 6
+    )
+    battle.depart_and_arrive(board, c)
+    assert (board.units[1], board.units[80]) == (5, 13)
+    assert (board.units[33], board.units[31]) == (3, 12)
+
+
+def test_m4_counts_a_bey_with_no_province_left_in_its_memleket_region() -> None:
+    """M-4 (three provinces outside the memleket's region): a bey that holds none of its own
+    region (Adana's Akdeniz) but Adıyaman, Afyon and Ağrı has all three outside; a bey holding
+    its memleket Ankara and two Karadeniz provinces has only two. Pins `region_counts`' plain
+    dicts (issue 12): an owner absent from a region counts 0 there."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-4", "M-6"))
+    b2 = Bey(seat=2, memleket=6, missions=("M-4", "M-6"))
+    board = board_of(
+        [b1, b2],
+        {2: Province(1, 3), 3: Province(1, 3), 4: Province(1, 3)}
+        | {6: Province(2, 3), 5: Province(2, 3), 8: Province(2, 3)},
+        7,
+    )
+    done = missions._standing(board, battle.Outcome())
+    assert (1, "M-4") in done
+    assert (2, "M-4") not in done
+
+
+def test_r4_1_a_later_order_for_a_province_replaces_the_earlier_one() -> None:
+    """R-4.1: of one bey's orders for one province the last counts, whatever came between;
+    the effective orders come out by origin plate. Pins `read_orders`' dedup (a dict
+    comprehension since issue 12, was dict(zip(...)))."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of([b1], {1: Province(1, 8), 80: Province(1, 8)}, 7)
+    given = [
+        Order(1, "advance", 31, 2),
+        Order(80, "advance", 27, 3),
+        Order(1, "advance", 33, 4),  # replaces the first
+    ]
+    effective, dropped = read_orders(board, {1: given})
+    assert effective == [(1, Order(1, "advance", 33, 4)), (1, Order(80, "advance", 27, 3))]
+    assert dropped == []
+
+
+def test_r5_5_units_entering_are_the_margin_at_least_1_at_most_the_advance_and_12() -> None:
+    """R-5.5: the units entering a taken province are the margin, at least 1, at most the units
+    advanced and at most 12 (written without min/max since issue 12; play calls it only with a
+    margin of 1 or more, so the floor is pinned here directly)."""
+    b1 = Bey(seat=1, memleket=1, missions=("M-3", "M-6"))
+    board = board_of([b1], {1: Province(1, 12)}, 7)
+
+    def entering(margin: int, units: int) -> int:
+        advs = [Advance(1, 1, 31, units)]
+        return battle._taken(board, 31, margin, advs, out=battle.Outcome(), returns=[])[0]
+
+    assert [entering(0, 5), entering(3, 5), entering(9, 5), entering(20, 13)] == [1, 3, 5, 12]
 
 
 def test_r5_7_returns_lost_adds_every_return_to_a_fallen_origin() -> None:

@@ -40,7 +40,9 @@ def depart_and_arrive(board: Board, c: Classified) -> None:
     for s in c.supports:
         units[s.origin] -= s.units
     for m in sorted(c.moves, key=_ORIGIN):
-        accepted = max(0, min(m.units, MAX_UNITS - units[m.target]))
+        room = MAX_UNITS - units[m.target]  # min/max parse keywords per call in 3.11
+        accepted = m.units if m.units < room else room
+        accepted = accepted if accepted > 0 else 0
         units[m.target] += accepted
         units[m.origin] += m.units - accepted
 
@@ -172,7 +174,7 @@ def _battle(
     defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
     strengths = [g.strength for g in grecords]
-    best = max(strengths)
+    best = strengths[0] if len(strengths) == 1 else max(strengths)  # one group: no max()
     bonus = defence_bonus(board, target, defender) if defender is not None else 0
     d_support = tuple([(s.seat, s.origin, s.units) for s in supports if s.defence])
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
@@ -240,7 +242,7 @@ def _battle(
         attack_die=a_die,
         defence_die=d_die,
         attacker_losses=sum([a.units - a.units // 2 for a in advs]),
-        defender_losses=min(attack // 2, defender_units - 1),
+        defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
         rules=(*rules, "R-5.6"),
     )
 
@@ -259,8 +261,15 @@ def _taken(
     per_bey: dict[int, int] = {}
     for a in advs:
         per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
-    entering = min(max(1, margin), sum(per_bey.values()), MAX_UNITS)
-    taker = min(per_bey, key=lambda s: (-per_bey[s], s))
+    # Conditionals, not min/max (a keyword parse per call in 3.11, issue 12).
+    entering = margin if margin > 1 else 1
+    advanced = sum(per_bey.values())
+    entering = advanced if advanced < entering else entering
+    entering = MAX_UNITS if entering > MAX_UNITS else entering
+    if len(per_bey) == 1:
+        (taker,) = per_bey
+    else:
+        taker = min(per_bey, key=lambda s: (-per_bey[s], s))
     shares = [(taker, entering)] if len(per_bey) == 1 else split_shares(per_bey, entering)
     for seat, share in shares:
         if seat != taker:
@@ -307,4 +316,5 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
             units[p] = MAX_UNITS
     for b in out.betrayals:
         board.beys[b.traitor].hain_through = b.hain_through
-        board.treaties.pop((min(b.traitor, b.victim), max(b.traitor, b.victim)), None)
+        a, v = b.traitor, b.victim
+        board.treaties.pop((a, v) if a < v else (v, a), None)

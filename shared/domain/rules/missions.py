@@ -67,7 +67,7 @@ def _standing(board: Board, outcome: Outcome) -> set[tuple[int, str]]:
         n = counts.get(seat, 0)
         if n >= M3_PROVINCES:
             done.add((seat, "M-3"))
-        if n - in_region[home][seat] >= M4_OUTSIDE:
+        if n - in_region[home].get(seat, 0) >= M4_OUTSIDE:
             done.add((seat, "M-4"))
         if held.get(seat, 0) >= M7_HELD:
             done.add((seat, "M-7"))

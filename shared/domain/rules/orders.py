@@ -61,7 +61,8 @@ def read_orders(
     for seat in sorted(orders):
         given: Iterable[Order] = orders[seat]
         if len(orders[seat]) > 1:  # a later order for a province replaces an earlier one
-            given = dict(zip(map(_PROVINCE, given), given, strict=True)).values()
+            # (a comprehension: zip's strict= is a keyword parse per call in 3.11, issue 12)
+            given = {o.province: o for o in given}.values()
         for o in given:
             target = o.target
             if target is None or o.kind == "hold":
@@ -83,9 +84,6 @@ def read_orders(
                 continue
             chosen[origin] = (seat, o)  # only the owner's order for a province counts
     return list(map(chosen.__getitem__, sorted(chosen))), dropped
-
-
-_PROVINCE = attrgetter("province")
 
 
 def blocs(board: Board) -> dict[int, int]:

@@ -15,7 +15,8 @@ ACCEPT_PERCENT = {"pact": 65, "alliance": 50}  # R-6.3
 
 def through(divan: int, kind: str) -> int:
     """R-6.2: e = min(k + d − 1, 12)."""
-    return min(divan + DURATION[kind] - 1, LAST_TREATY_DIVAN)
+    end = divan + DURATION[kind] - 1
+    return end if end < LAST_TREATY_DIVAN else LAST_TREATY_DIVAN
 
 
 def settle_offers(board: Board, offers: Sequence[Offer], draws: Draws) -> list[Event]:
