@@ -25,8 +25,9 @@ OLD_GENERATION_TTL_MS = 30_000
 # Seasons whose fold a projector keeps in memory, least recently projected dropped first. A
 # cursor of a whole season is about 80 KiB (the fold and its views; docs/benchmarks.md, soak),
 # and a worker process's three projectors (woken, messages, sweeper) share one table
-# (`Cursors`), so this bounds them at about 512 x 80 KiB. A season that is over is dropped at once: nothing more
-# is played in it. A dropped season's next batch folds it again from the store (a cold start).
+# (`Cursors`), so this bounds them at about 512 x 80 KiB. A season that is over is dropped at
+# once: nothing more is played in it. A dropped season's next batch folds it again from the
+# store (a cold start).
 CURSORS = 512
 
 

@@ -24,8 +24,8 @@ from services.resolver.divan import resolve
 from shared.app.auth import BeyClaim
 from shared.app.seasons import Seasons
 from shared.domain.state import DIVANS
-from shared.settings import Settings
 from shared.eventstore import InMemoryEventStore
+from shared.settings import Settings
 from tests.projections.support import (
     append_chunk,
     generation_dump,
