@@ -27,7 +27,7 @@ from services.command.app import create_app
 from services.projections import actors as projection_actors
 from services.projections.actors import REBUILD_ACTOR, start_sweeper
 from services.projections.listener import start_listener
-from services.projections.projector import Projector
+from services.projections.projector import Cursors, Projector
 from services.resolver import actors as resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
@@ -159,11 +159,17 @@ def redis_client(settings: Settings) -> aioredis.Redis:
     return aioredis.Redis.from_url(settings.read_redis)
 
 
-async def open_projector(settings: Settings, role: Role) -> Projector:
-    """A projector with a pool (`role`: projections, projections-woken, sweeper) and a client."""
+async def open_projector(
+    settings: Settings, role: Role, cursors: Cursors | None = None
+) -> Projector:
+    """A projector with a pool (`role`: projections, projections-woken, sweeper) and a client;
+    `cursors`: the folds table it shares with its process's other projectors (issue 14)."""
     pool = await open_pool(settings, role)
     return Projector(
-        store_on(pool, settings, role), redis_client(settings), settings.projection_prefix
+        store_on(pool, settings, role),
+        redis_client(settings),
+        settings.projection_prefix,
+        cursors=cursors if cursors is not None else Cursors(),
     )
 
 
@@ -317,12 +323,13 @@ def projections_worker(
     settings: Settings,
 ) -> tuple[dramatiq.Actor[[str], None], dramatiq.Actor[[str], None]]:
     """The projections worker: its actors, the periodic sweep and the wake-up listener, each with
-    a projector (and pool) of its own."""
+    a projector (and pool) of its own, the three sharing one table of season folds."""
     b = worker_broker(settings)
-    projector: Lazy[Projector] = Lazy(lambda: open_projector(settings, "projections"))
+    folds = Cursors()  # one table of season folds for the three (issue 14)
+    projector: Lazy[Projector] = Lazy(lambda: open_projector(settings, "projections", folds))
     actors = projection_actors.declare(b, projector.get)
-    start_sweeper(lambda: open_projector(settings, "sweeper"), settings.projection_sweep_s)
-    start_listener(settings.pg_dsn, lambda: open_projector(settings, "projections-woken"))
+    start_sweeper(lambda: open_projector(settings, "sweeper", folds), settings.projection_sweep_s)
+    start_listener(settings.pg_dsn, lambda: open_projector(settings, "projections-woken", folds))
     return actors
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -23,9 +24,10 @@ BATCH = 64
 OLD_GENERATION_TTL_MS = 30_000
 # Seasons whose fold a projector keeps in memory, least recently projected dropped first. A
 # cursor of a whole season is about 80 KiB (the fold and its views; docs/benchmarks.md, soak),
-# and a worker process holds three projectors (woken, messages, sweeper), so this bounds
-# them at about 3 x 512 x 80 KiB. A season that is over is dropped at once: nothing more
-# is played in it. A dropped season's next batch folds it again from the store (a cold start).
+# and a worker process's three projectors (woken, messages, sweeper) share one table
+# (`Cursors`), so this bounds them at about 512 x 80 KiB. A season that is over is dropped at
+# once: nothing more is played in it. A dropped season's next batch folds it again from the
+# store (a cold start).
 CURSORS = 512
 
 
@@ -39,6 +41,48 @@ class _Cursor:
     snapshot: Snapshot
 
 
+class Cursors:
+    """The seasons' folds of the projectors of one process, shared (an LRU of `bound`).
+
+    Issue 14: a worker runs three projectors (messages, LISTEN wake-ups, sweeper), each on a
+    thread and loop of its own, and whichever hears of a batch first projects it. With a table
+    each, the projector that projected a season's last batch (the Kurultay) dropped its fold,
+    but the other two kept theirs, stale and never read again, until their LRU was full: a
+    soak of finished seasons grew every table by one fold (about 80 KiB) per season. One table
+    per process holds one fold per season, the newest, and a season that is over leaves it.
+    Cursors are never mutated (a batch makes a new one), so only the table needs the lock.
+    """
+
+    def __init__(self, bound: int = CURSORS) -> None:
+        self._held: OrderedDict[str, _Cursor] = OrderedDict()
+        self._bound = bound
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def get(self, season_id: str) -> _Cursor | None:
+        return self._held.get(season_id)
+
+    def keep(self, season_id: str, cur: _Cursor) -> None:
+        """Remember a season's fold for its next batch, within the bound (LRU); a season
+        that is over is forgotten: nothing more is played in it."""
+        with self._lock:
+            if cur.state.phase == "over":
+                self._held.pop(season_id, None)
+                return
+            self._held[season_id] = cur
+            self._held.move_to_end(season_id)
+            while len(self._held) > self._bound:
+                self._held.popitem(last=False)
+
+    def drop(self, season_id: str, cur: _Cursor | None = None) -> None:
+        """Forget a season's fold (only if it is still `cur`, when given)."""
+        with self._lock:
+            if cur is None or self._held.get(season_id) is cur:
+                self._held.pop(season_id, None)
+
+
 class Projector:
     """One season at a time; any number of projectors may run, the checkpoint arbitrates."""
 
@@ -48,29 +92,22 @@ class Projector:
         redis: aioredis.Redis,
         prefix: str = "sb",
         *,
-        cursors: int = CURSORS,
+        cursors: int | Cursors = CURSORS,
     ) -> None:
         self.store = store
         self.redis = redis
         self.prefix = prefix
         self.sink = Sink(redis)
-        self._cursors: OrderedDict[str, _Cursor] = OrderedDict()
-        self._max_cursors = cursors
+        # a table of its own (a bound), or the one its process's other projectors share
+        self._cursors = cursors if isinstance(cursors, Cursors) else Cursors(cursors)
 
     @property
     def cursors(self) -> int:
-        """How many seasons' folds this projector holds in memory now (at most `cursors`)."""
+        """How many seasons' folds this projector's table holds now (at most its bound)."""
         return len(self._cursors)
 
     def _keep(self, season_id: str, cur: _Cursor) -> None:
-        """Remember a season's fold for its next batch, within the bound (LRU)."""
-        if cur.state.phase == "over":
-            self._cursors.pop(season_id, None)
-            return
-        self._cursors[season_id] = cur
-        self._cursors.move_to_end(season_id)
-        while len(self._cursors) > self._max_cursors:
-            self._cursors.popitem(last=False)
+        self._cursors.keep(season_id, cur)
 
     async def active_gen(self, season_id: str) -> int | None:
         raw = await self.redis.get(Keys.active(self.prefix, season_id))
@@ -125,7 +162,7 @@ class Projector:
             fault("mid_apply")
             if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)
-                self._cursors.pop(season_id, None)
+                self._cursors.drop(season_id, cur)  # not a newer one another projector kept
                 return applied
             cross = cross_season(self.prefix, state, events, [r.position for r in batch])
             if cross:
@@ -155,7 +192,7 @@ class Projector:
         building = Keys.building(self.prefix, season_id)
         await self.redis.set(building, str(gen), px=600_000)
         keys = Keys(self.prefix, season_id, gen)
-        self._cursors.pop(season_id, None)
+        self._cursors.drop(season_id)
         applied = await self._advance(season_id, keys, 0, live=False)
         await self.sink.switch(Keys.active(self.prefix, season_id), gen, building)
         if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,

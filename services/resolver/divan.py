@@ -76,6 +76,7 @@ async def resolve(
             log.info("resolver.conflict", season_id=season_id, divan=divan, attempt=attempt)
             continue
         fault("after_append")
+        _forget_a_finished_trial(seasons, season_id, state.mode)
         log.info(
             "resolver.resolved",
             season_id=season_id,
@@ -86,3 +87,12 @@ async def resolve(
         )
         return "resolved"
     raise ConcurrencyError(season_id, -1, None)
+
+
+def _forget_a_finished_trial(seasons: Seasons, season_id: str, mode: str) -> None:
+    """Issue 14: a trial season's Kurultay is held by its bey's vote in the command API
+    (R-10.4), so once its Divans are over this process never loads it again; a fold kept for
+    it stayed until CACHE_SEASONS were held (the soak's resolver grew by one a season so)."""
+    after = seasons.peek(season_id)
+    if mode == "trial" and (after is None or after.state.phase != "running"):
+        seasons.forget(season_id)

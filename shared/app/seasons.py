@@ -233,6 +233,10 @@ class Seasons:
             known = self._copies[season_id] = await self.store.audit_copy(season_id)
         return known
 
+    def forget(self, season_id: str) -> None:
+        """Keep no fold of this season (its next load reads and folds its whole stream)."""
+        self._cache.pop(season_id, None)
+
     def peek(self, season_id: str) -> Loaded | None:
         """The cached fold, possibly behind the store (another process may have appended)."""
         return self._cache.get(season_id)
