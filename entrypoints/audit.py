@@ -767,9 +767,10 @@ def _what_if(args: argparse.Namespace) -> int:
         try:
             out = what_if(season_id, events, args.divan, data)
         except (ReplayError, ValueError) as exc:
-            why = exc.said.text(args.lang) if isinstance(exc, ReplayError) else str(exc)
-            if isinstance(exc, WhatIfRefused):
-                why = exc.text(args.lang)
+            if isinstance(exc, ReplayError):
+                why = exc.said.text(args.lang)
+            else:
+                why = exc.text(args.lang) if isinstance(exc, WhatIfRefused) else str(exc)
             print(f"seksenbir what-if: {why}", file=sys.stderr)
             return 2
         if args.json:

@@ -255,12 +255,13 @@ async def fork_season(
     if not records:
         raise Problem(404, "season_not_found")
     events = [codec.decode_event(r.data) for r in records]
-    if role != "ops" and fold(events).phase != "over":
+    over = fold(events).phase == "over"
+    if role != "ops" and not over:
         raise Problem(403, "forbidden.fork_running")
     upto = after_divan(events, divan)
     if upto is None:
         raise Problem(404, "divan_not_found", params={"divan": divan})
-    if record is not None and fold(events).phase != "over":
+    if record is not None and not over:
         await record()
     season_id = tokens.new_season_id()
     head = records[upto - 1].hash.hex()

@@ -106,9 +106,6 @@ class Projector:
         """How many seasons' folds this projector's table holds now (at most its bound)."""
         return len(self._cursors)
 
-    def _keep(self, season_id: str, cur: _Cursor) -> None:
-        self._cursors.keep(season_id, cur)
-
     async def active_gen(self, season_id: str) -> int | None:
         raw = await self.redis.get(Keys.active(self.prefix, season_id))
         return int(raw) if raw is not None else None
@@ -168,7 +165,7 @@ class Projector:
             if cross:
                 await self.sink.plain(cross)
             cur = _Cursor(keys.gen, new, state, snap)
-            self._keep(season_id, cur)
+            self._cursors.keep(season_id, cur)
             applied += len(batch)
         if applied:
             log.info(

@@ -189,14 +189,20 @@ def explain(
 
 
 # --- what-if -------------------------------------------------------------------------------
+def _order_of(ch: OrderChange) -> Order:
+    """The order a change (not a "remove") gives: a hold has no target and no units."""
+    assert ch.kind != "remove"
+    target = None if ch.kind == "hold" else ch.to
+    return Order(ch.frm, ch.kind, target, ch.units if target is not None else 0)
+
+
 def changed_inputs(state: SeasonState, locked: ev.DivanLocked, data: WhatIfIn) -> DivanInputs:
     """The recorded inputs with the orders changed and the dice pinned."""
     orders = {seat: list(os) for seat, os in locked.orders.items()}
     for ch in data.orders:
         kept = [o for o in orders.get(ch.seat, []) if o.province != ch.frm]
         if ch.kind != "remove":
-            target = None if ch.kind == "hold" else ch.to
-            kept.append(Order(ch.frm, ch.kind, target, ch.units if target is not None else 0))
+            kept.append(_order_of(ch))
         orders[ch.seat] = kept
     fates: dict[int, dict[str, int]] = {}
     for pin in data.dice:
@@ -243,9 +249,7 @@ def refusal(state: SeasonState, data: WhatIfIn) -> WhatIfRefused | None:
                 )
             mine.add(ch.frm)
             continue
-        target = None if ch.kind == "hold" else ch.to
-        order = Order(ch.frm, ch.kind, target, ch.units if target is not None else 0)
-        if (why := order_refusal(state, ch.seat, order, mine)) is not None:
+        if (why := order_refusal(state, ch.seat, _order_of(ch), mine)) is not None:
             return WhatIfRefused(
                 "invalid_body.what_if_order", seat=ch.seat, province=ch.frm, reason=why.code
             )

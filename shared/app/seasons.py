@@ -186,8 +186,10 @@ class Seasons:
 
     def _remember(self, season_id: str, loaded: Loaded) -> None:
         if loaded.state.phase == "over":  # nothing more is played in it: keep no fold of it
-            self._cache.pop(season_id, None)  # (issue 14: a soak's seasons end and are replaced,
-            return  # and the LRU alone let a process grow until CACHE_SEASONS were held)
+            # (issue 14: a soak's seasons end and are replaced, and the LRU alone let a
+            # process grow until CACHE_SEASONS were held)
+            self.forget(season_id)
+            return
         self._cache[season_id] = loaded
         self._cache.move_to_end(season_id)
         while len(self._cache) > CACHE_SEASONS:
