@@ -724,6 +724,10 @@ def _season_events(
             text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
             print(f"seksenbir {verb}: {text}", file=sys.stderr)
             return 2
+        # ADR-53: every bey's orders of that Divan, read from the database: recorded first, as
+        # the endpoint records `divans/{n}/explain` and `divans/{n}/what-if`
+        what = f"divans/{args.divan}/{verb}"
+        await store.ops_reads.record(args.source, what, f"cli:{_operator()}"[:64])
         return decoded(export)
 
     return _with_store(args.dsn, verb, from_store, args.lang)
@@ -803,8 +807,15 @@ def _fork(args: argparse.Namespace) -> int:
 
     async def work(store: PostgresEventStore, database: str) -> int:
         svc = service.Services(seasons=Seasons(store))
+
+        async def record() -> None:  # a running season's secrets, as the endpoint (ADR-53)
+            what = f"fork/{args.divan}"
+            await store.ops_reads.record(args.season, what, f"cli:{_operator()}"[:64])
+
         try:
-            out = await service.fork_season(svc, args.season, args.divan, args.seat, "ops")
+            out = await service.fork_season(
+                svc, args.season, args.divan, args.seat, "ops", record=record
+            )
         except Problem as exc:
             why = _t(exc.key, args.lang, **exc.params)
             print(f"seksenbir fork: {why}", file=sys.stderr)

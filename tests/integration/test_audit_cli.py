@@ -221,6 +221,10 @@ async def test_explain_what_if_and_shadow_read_a_stored_season_and_write_nothing
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["divan"] == 1
+    # ADR-53: both showed every bey's orders: recorded in the ops-read trail, as over HTTP
+    reads = await event_store.ops_reads.list("ops-tools")
+    assert [r.what for r in reads] == ["divans/2/explain", "divans/1/what-if"]
+    assert all(r.actor.startswith("cli:") for r in reads)
     seksenbir = Path(sys.executable).parent / "seksenbir"
     done = await run_cli(
         "shadow", "ops-tools", "--adjudicate-cmd", f"{seksenbir} adjudicate",

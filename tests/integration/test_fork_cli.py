@@ -56,6 +56,9 @@ async def test_d32_fork_forks_a_running_season_as_ops_and_prints_id_and_token(
     assert status.divan == 2 and status.mode == "trial"
     state = (await Seasons(event_store).load(fork_id)).state
     assert state.tokens[7] == tokens.token_hash(token.group(0))
+    # ADR-53: forking a running season reads its secrets: recorded as the endpoint records it
+    reads = await event_store.ops_reads.list("running")
+    assert [r.what for r in reads] == ["fork/2"] and reads[0].actor.startswith("cli:")
 
 
 @pytest.mark.parametrize("lang", ["tr", "en"])
