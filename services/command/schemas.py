@@ -110,11 +110,25 @@ class JoinedOut(msgspec.Struct, frozen=True):
 
 AdminAction = Literal["postpone", "cancel", "pause", "resume"]
 
+# A reason is shown as written in the public reports (admin acts, corrections): no control
+# characters (C0, DEL, C1: NUL, a bell, a line break) and no bidirectional marks, embeddings,
+# overrides or isolates (U+200E/F, U+202A … U+202E, U+2066 … U+2069), which would make a
+# report line read other than it is (Trojan Source, CVE-2021-42574).
+Reason = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=500,
+        pattern=r"^[^\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]*$",
+        description="why, in words: 1 … 500 characters, one line, no control or direction marks",
+    ),
+]
+
 
 class AdminIn(msgspec.Struct, **Strict):
     """A season-admin act's reason; a postponement also names the new registration close."""
 
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    reason: Reason
     registration_closes_at: datetime | None = None
 
 
@@ -161,7 +175,7 @@ class CorrectionIn(msgspec.Struct, **Strict):
     compensates (ADR-53)."""
 
     correction: FixIn
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    reason: Reason
     refers_to: Annotated[int, msgspec.Meta(ge=1, le=JSON_SAFE_INTEGER)] | None = None
 
 
@@ -172,7 +186,7 @@ class CorrectionOut(msgspec.Struct, frozen=True):
     correction: FixIn
     reason: str
     divan: int
-    at: datetime
+    at: datetime  # with +03:00 (D-22)
     refers_to: int | None
     version: int
 

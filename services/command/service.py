@@ -611,6 +611,15 @@ async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) ->
     await load(svc, season_id)
 
     async def attempt(loaded: Loaded, at: datetime) -> CorrectionOut | None:
+        if data.refers_to is not None and data.refers_to > loaded.version:
+            # the event it compensates must be one of the season's: never a dangling reference
+            raise Problem.of(
+                c.reject(
+                    "invalid_correction.refers_to",
+                    refers_to=data.refers_to,
+                    version=loaded.version,
+                )
+            )
         cmd = c.ApplyCorrection(
             correction=data.correction.fix(), reason=data.reason, at=at, refers_to=data.refers_to
         )
@@ -635,7 +644,7 @@ async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) ->
             correction=data.correction,
             reason=done.reason,
             divan=done.divan,
-            at=done.at,
+            at=done.at.astimezone(cal.ISTANBUL),
             refers_to=done.refers_to,
             version=loaded.version + len(events),
         )

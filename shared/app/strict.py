@@ -39,6 +39,10 @@ _AT = re.compile(r" - at `(?P<path>[^`]*)`$")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
 _EXPECTED = re.compile(r"^Expected `(?P<expected>[^`]*)`, got `(?P<got>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
+_PATTERN = re.compile(r"^Expected `str` matching regex ")
+# What a text refused by its field's pattern must be, by the field's name ("invalid value" told
+# nobody what to send).
+_PATTERN_TEXTS = {"reason": "invalid_body.reason", "seed": "invalid_body.seed_text"}
 
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
@@ -67,6 +71,8 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
         key, params = "invalid_body.bounded", {}
     elif m := _EXPECTED.match(message):
         key, params = "invalid_body.type", {"at": where, **m.groupdict()}
+    elif _PATTERN.match(message) and (text_key := _PATTERN_TEXTS.get(where.rsplit(".", 1)[-1])):
+        key, params = text_key, {"at": where}
     else:
         key, params = "invalid_body.value", {"at": where}
     members: dict[str, object] = {"field": where, **bounds}

@@ -55,6 +55,7 @@ PARAMS = {
     "score": 4,
     "season": "s",
     "events": 9,
+    "refers_to": 120,
     "applied": "0001",
     "database": "postgres@127.0.0.1:5432/x",
     "error": "e",

@@ -1010,6 +1010,13 @@ async def _blank_reason(api: Api, _: AsyncExitStack) -> Request:
     return _admin(api, created, "cancel", reason="   ")
 
 
+@case("invalid_body[an admin reason with a right-to-left override]", 422)
+async def _bidi_reason(api: Api, _: AsyncExitStack) -> Request:
+    """Shown as written in the public reports: no control or direction characters."""
+    created = await _live(api)
+    return _admin(api, created, "cancel", reason="\u202eiptal")
+
+
 @case("not_paused", 409)
 async def _not_paused(api: Api, _: AsyncExitStack) -> Request:
     return _admin(api, await _live(api), "resume")

@@ -18,13 +18,12 @@ import httpx
 import jsonschema_rs
 import redis.asyncio as aioredis
 
-from services.command.app import utc_now
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app import tokens
 from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
-from tests.live_calendar import CREATED_AT
+from tests.live_calendar import CREATED_AT, SEASON_NOW
 from tests.projections.support import (
     AUDITOR_TOKEN,
     OPS_TOKEN,
@@ -202,13 +201,14 @@ async def test_every_real_answer_validates_against_its_documented_schema(
 
 
 def _days_ahead(days: int) -> str:
-    """An instant `days` after the gateway's own (real) clock."""
-    return (utc_now() + timedelta(days=days)).isoformat()
+    """An instant `days` after the gateway's own clock (SEASON_NOW): the real clock was read
+    here, and D-37's year would have refused a close 30 days after it from 2027-11 on."""
+    return (SEASON_NOW + timedelta(days=days)).isoformat()
 
 
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:
     """Issue 12: a live season's creation, joins, status and season-admin acts (a far-future
-    close, so the gateway's real clock is always more than an hour before it; within the year
+    close, more than an hour after the gateway's clock (SEASON_NOW) and within the year
     of D-37)."""
     close = {"mode": "live", "registration_closes_at": _days_ahead(30)}
     admin = "/v1/seasons/{season_id}/admin/"
