@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from shared.domain import admin, live, season
 from shared.domain import commands as c
@@ -130,8 +131,20 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     if state.cancelled:
         return admin.cancelled()
     if state.phase != "running":
-        return reject("wrong_phase")
+        return wrong_phase(state)
     return None
+
+
+_PHASE_TEXTS: Final = {
+    "registration": "wrong_phase.registration",
+    "kurultay": "wrong_phase.kurultay_open",
+    "over": "wrong_phase.over",
+}
+
+
+def wrong_phase(state: SeasonState) -> c.Rejection:
+    """`wrong_phase` for a command only a running season takes, saying which phase it is in."""
+    return reject(_PHASE_TEXTS.get(state.phase, "wrong_phase"))
 
 
 def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
@@ -288,7 +301,7 @@ def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:  # noqa: PLR091
     if 1 <= cmd.divan <= state.divan or cmd.divan == state.locked_divan:
         return []
     if state.phase != "running":
-        return reject("wrong_phase")
+        return wrong_phase(state)
     nxt = state.divan + 1
     if state.locked_divan is not None and cmd.divan == state.locked_divan + 1:
         return reject("divan_locked.resolving")
