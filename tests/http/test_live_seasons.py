@@ -20,6 +20,7 @@ from shared.domain import events as ev
 from shared.eventstore import EventStore
 from tests.http.support import (
     ANKARA,
+    ISTANBUL,
     AUDITOR_TOKEN,
     OPS_TOKEN,
     Api,
@@ -27,6 +28,7 @@ from tests.http.support import (
     Bey,
     assert_problem,
     bearer,
+    create_trial,
     open_api,
     play_live_divans,
     state_of,
@@ -230,6 +232,12 @@ async def test_r1_4_joins_are_first_come_first_served_and_a_taken_memleket_names
     assert_problem(await join(api, sid, 99), 422, "invalid_body")  # D-27: plates 1 … 81
     r = await api.client.post("/v1/seasons/" + "0" * 32 + "/join", json={"memleket": 1})
     assert_problem(r, 404, "season_not_found")
+
+
+async def test_d38_a_join_to_a_trial_season_is_not_allowed_in_its_mode(memory_api: Api) -> None:
+    bey = await create_trial(memory_api.client)
+    r = await unchanged(memory_api.store, join(memory_api, bey.season_id, ISTANBUL))
+    assert_problem(r, 403, "not_allowed_in_mode")
 
 
 async def test_r1_4_a_join_at_or_after_the_close_instant_is_refused_before_any_close_event(
