@@ -28,13 +28,45 @@ _END = {"type": "http.response.body", "body": b"", "more_body": False}
 def _with_head(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     out = []
     for name, value in headers:
-        if name.lower() == b"allow":
-            methods = [m.strip() for m in value.split(b",")]
-            if b"GET" in methods and b"HEAD" not in methods:
-                methods.insert(methods.index(b"GET") + 1, b"HEAD")
-                value = b", ".join(methods)
-        out.append((name, value))
+        methods = [m.strip() for m in value.split(b",")] if name.lower() == b"allow" else []
+        if b"GET" in methods and b"HEAD" not in methods:
+            methods.insert(methods.index(b"GET") + 1, b"HEAD")
+            out.append((name, b", ".join(methods)))
+        else:
+            out.append((name, value))
     return out
+
+
+def _allowing(send: Any) -> Any:
+    """`send`, with HEAD named in an Allow header that names GET."""
+
+    async def allowing(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and message.get("headers"):
+            message = {**message, "headers": _with_head(list(message["headers"]))}
+        await send(message)
+
+    return allowing
+
+
+async def _as_get(app: ASGIApp, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A HEAD request run as its GET: the GET's start sent, then an empty end, nothing else."""
+    started = False
+
+    async def head_send(message: dict[str, Any]) -> None:
+        nonlocal started
+        if message["type"] == "http.response.start" and not started:
+            started = True
+            await send({**message, "headers": _with_head(list(message.get("headers", [])))})
+            await send(_END)
+        # every body message of the GET is dropped: the answer ended with its headers
+
+    async def head_receive() -> dict[str, Any]:
+        if started:  # a streamed answer listens for the client leaving: it has
+            return {"type": "http.disconnect"}
+        message: dict[str, Any] = await receive()
+        return message
+
+    await app({**scope, "method": "GET"}, head_receive, head_send)
 
 
 def answer_head(app: ASGIApp) -> ASGIApp:
@@ -43,34 +75,9 @@ def answer_head(app: ASGIApp) -> ASGIApp:
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
-            return
-        if scope["method"] != "HEAD":
-
-            async def allowing(message: dict[str, Any]) -> None:
-                if message["type"] == "http.response.start" and message.get("headers"):
-                    message = {**message, "headers": _with_head(list(message["headers"]))}
-                await send(message)
-
-            await app(scope, receive, allowing)
-            return
-        started = False
-
-        async def head_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                if started:
-                    return
-                started = True
-                await send({**message, "headers": _with_head(list(message.get("headers", [])))})
-                await send(_END)
-            # every body message of the GET is dropped: the answer ended with its headers
-
-        async def head_receive() -> dict[str, Any]:
-            if started:  # a streamed answer listens for the client leaving: it has
-                return {"type": "http.disconnect"}
-            message: dict[str, Any] = await receive()
-            return message
-
-        await app({**scope, "method": "GET"}, head_receive, head_send)
+        elif scope["method"] == "HEAD":
+            await _as_get(app, scope, receive, send)
+        else:
+            await app(scope, receive, _allowing(send))
 
     return handler

@@ -137,7 +137,13 @@ CODES: dict[str, tuple[int, str]] = {
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
 RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
-BODY = ("malformed_json", "unknown_field", "invalid_body", "body_too_large", "unsupported_media_type")
+BODY = (
+    "malformed_json",
+    "unknown_field",
+    "invalid_body",
+    "body_too_large",
+    "unsupported_media_type",
+)
 BEY_AUTH = ("missing_token", "bad_token", "token_wrong_season", "forbidden", "token_in_query")
 STAFF_AUTH = ("missing_token", "bad_token", "forbidden", "token_in_query")
 # An Idempotency-Key's record is keyed by a hash of the request, body included: reading the

@@ -20,8 +20,8 @@ from shared.domain import events as ev
 from shared.eventstore import EventStore
 from tests.http.support import (
     ANKARA,
-    ISTANBUL,
     AUDITOR_TOKEN,
+    ISTANBUL,
     OPS_TOKEN,
     Api,
     BarrierStore,
