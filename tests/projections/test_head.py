@@ -64,6 +64,9 @@ async def test_head_answers_every_get_as_get_does_without_a_body(
         etag = (await client.get(f"/v1/seasons/{season_id}/map")).headers["etag"]
         r = await client.head(f"/v1/seasons/{season_id}/map", headers={"If-None-Match": etag})
         assert r.status_code == 304 and r.content == b""
+        # counted and logged as HEAD, by its route, as the GET is by its own
+        metrics = (await client.get("/metrics")).text
+        assert 'method="HEAD",path="/v1/seasons/{season_id}/map",status="304"' in metrics
 
 
 async def test_head_of_the_event_stream_answers_its_headers_and_ends(
