@@ -121,10 +121,14 @@ async def event_store(
 ) -> AsyncIterator[PostgresEventStore]:
     """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs)."""
     pool = await open_pool(settings, role, dsn=dsn)
+    store = store_on(pool, settings, role, clock=clock)
     try:
-        yield store_on(pool, settings, role, clock=clock)
+        yield store
     finally:
-        await pool.close()
+        try:
+            await store.drain()  # the last appends' wake-ups, before the pool closes under them
+        finally:
+            await pool.close()
 
 
 class Lazy(Generic[T]):

@@ -312,7 +312,7 @@ async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> Op
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:
-    return claim.seat(state.tokens.get)
+    return claim.seat(state.tokens.get, state.admin_token)
 
 
 async def season_status(svc: Services, season_id: str) -> SeasonStatus:

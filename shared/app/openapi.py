@@ -54,7 +54,10 @@ class ProblemDoc(msgspec.Struct):
 # Every problem code either API answers: its status and what it means (docs/api.md, "Error
 # codes"). An operation's documented answers are built from these (see `answers`).
 CODES: dict[str, tuple[int, str]] = {
-    "malformed_json": (400, "the body is not UTF-8 JSON, or nests deeper than 32 levels"),
+    "malformed_json": (
+        400,
+        "the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object",
+    ),
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
     "bad_idempotency_key": (400, "the Idempotency-Key is empty or longer than 200 characters"),
     "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
@@ -78,6 +81,7 @@ CODES: dict[str, tuple[int, str]] = {
     "conflict": (409, "too many concurrent writes to the season; retry"),
     "audit_copy": (409, "the season is an imported audit copy: read-only (ADR-58)"),
     "body_too_large": (413, "the body is larger than 64 KiB"),
+    "unsupported_media_type": (415, "a body whose Content-Type is not JSON (ADR-61)"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
     "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
     "invalid_parameter": (422, "a path or query parameter outside its bounds (D-27)"),
@@ -133,7 +137,13 @@ CODES: dict[str, tuple[int, str]] = {
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
 RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
-BODY = ("malformed_json", "unknown_field", "invalid_body", "body_too_large")
+BODY = (
+    "malformed_json",
+    "unknown_field",
+    "invalid_body",
+    "body_too_large",
+    "unsupported_media_type",
+)
 BEY_AUTH = ("missing_token", "bad_token", "token_wrong_season", "forbidden", "token_in_query")
 STAFF_AUTH = ("missing_token", "bad_token", "forbidden", "token_in_query")
 # An Idempotency-Key's record is keyed by a hash of the request, body included: reading the

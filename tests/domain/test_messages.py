@@ -115,6 +115,7 @@ PARAMS = {
     "hemsehri": 1,
     "value": 2,
     "key": "(3, fate, 6/attack)",
+    "media_type": "text/plain",
     "attack": 7,
     "defence": 5,
     "taker": 1,

@@ -115,6 +115,20 @@ async def _deep_season(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post("/v1/seasons", content=body)
 
 
+@case("malformed_json[a key twice in an object]", 400)
+async def _duplicate_key(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = b'{"orders": [], "divan": 1, "divan": 2}'
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=body)
+
+
+@case("unsupported_media_type", 415)
+async def _not_json(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    headers = {**bey.auth(), "Content-Type": "application/x-www-form-urlencoded"}
+    return api.client.post(bey.url("/orders"), headers=headers, content=b'{"orders": []}')
+
+
 @case("unknown_field", 422)
 async def _unknown_field(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
