@@ -69,6 +69,39 @@ async def test_every_2xx_response_names_a_schema_component(
     assert bare == []
 
 
+def _open_objects(schema: Any, where: str) -> list[str]:
+    """The places in a schema that are a JSON object of anything (`{"type": "object"}` with
+    no properties and no typed values): what a generated client can only call `unknown`."""
+    found = []
+    if isinstance(schema, dict):
+        if (
+            schema.get("type") == "object"
+            and not schema.get("properties")
+            and schema.get("additionalProperties") in (None, True, {})
+        ):
+            found.append(where)
+        for key, value in schema.items():
+            found += _open_objects(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _open_objects(value, f"{where}[{i}]")
+    return found
+
+
+async def test_no_response_holds_an_object_of_anything(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 11: every response typed all the way down. A battle record (R-5.8), a Divan's
+    orders, an auditor's betrayal record or treaty timeline entry is a schema of its own, not
+    a `dict[str, Any]` passed through as stored (a generated client saw `unknown` there)."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        doc = (await client.get(SCHEMA)).json()
+    assert _open_objects(doc["components"]["schemas"], "#/components/schemas") == []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            assert _open_objects(op.get("responses", {}), f"{method} {path}") == []
+
+
 def _validate(doc: dict[str, Any], op: dict[str, Any], r: httpx.Response) -> list[str]:
     documented = op["responses"].get(str(r.status_code))
     if documented is None:
