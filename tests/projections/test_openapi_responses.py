@@ -18,12 +18,14 @@ import httpx
 import jsonschema_rs
 import redis.asyncio as aioredis
 
+from entrypoints.gateway import create_app
 from services.command.app import utc_now
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app import tokens
 from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
+from shared.settings import Settings
 from tests.live_calendar import CREATED_AT
 from tests.projections.support import (
     AUDITOR_TOKEN,
@@ -102,6 +104,10 @@ async def test_no_response_holds_an_object_of_anything(
             assert _open_objects(op.get("responses", {}), f"{method} {path}") == []
 
 
+def _json(r: httpx.Response) -> bool:
+    return r.headers["content-type"].startswith("application/json")
+
+
 def _validate(doc: dict[str, Any], op: dict[str, Any], r: httpx.Response) -> list[str]:
     documented = op["responses"].get(str(r.status_code))
     if documented is None:
@@ -125,9 +131,15 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         ops = {(m, p): op for p, item in doc["paths"].items() for m, op in item.items()}
         answers: dict[tuple[str, str], httpx.Response] = {}
 
+        revalidated: dict[tuple[str, str], int] = {}
+
         async def call(method: str, path: str, url: str, **kw: Any) -> httpx.Response:
             r = await client.request(method.upper(), url, **kw)
             answers[(method, path)] = r
+            if method == "get" and r.status_code == 200 and _json(r):
+                # issue 11: every JSON read has an ETag that answers If-None-Match with 304
+                again = {**kw.get("headers", {}), "If-None-Match": r.headers.get("etag", "-")}
+                revalidated[(method, path)] = (await client.get(url, headers=again)).status_code
             return r
 
         r = await call("post", "/v1/seasons", "/v1/seasons", json={"memleket": 6, "seed": "7"})
@@ -232,6 +244,31 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     }, refused
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
+    assert revalidated and {op: s for op, s in revalidated.items() if s != 304} == {}
+    # …and the document says so for exactly those reads (a 304 is an answer a client gets)
+    conditional = {op for op, o in ops.items() if "304" in o["responses"]}
+    assert conditional == set(revalidated)
+
+
+def test_every_conditional_read_documents_its_etag_if_none_match_and_304() -> None:
+    """Issue 11: a client generated from the document knows a read's ETag, may send
+    If-None-Match and gets a 304 it was told about (not an undocumented status)."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    reads = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if "304" not in op["responses"]:
+                continue
+            reads += 1
+            assert method == "get", (method, path)
+            assert "application/json" in op["responses"]["200"]["content"], path
+            assert "ETag" in op["responses"]["200"]["headers"], path
+            assert op["responses"]["304"]["headers"].keys() >= {"ETag"}, path
+            assert "content" not in op["responses"]["304"], path
+            names = [(p["name"], p["in"], p["required"]) for p in op["parameters"]]
+            assert ("If-None-Match", "header", False) in names, path
+    assert reads >= 20
 
 
 def _days_ahead(days: int) -> str:
