@@ -220,7 +220,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     "ops_bey": {200: private_view(start(7, SEASON)[0], 1, 42, [])},
     "ticket": {201: TicketOut(ticket="Zm9vYmFyYmF6cXV4cXV1eHF1dXg", expires_in=30)},
     "events": {
-        200: 'event: ready\ndata: {"channels": 2}\n\n'
-        'event: divan_report\ndata: {"type": "divan_report", "divan": 3}\n\n'
+        200: 'event: ready\nid: 30\ndata: {"channels":2}\n\n'
+        'event: divan_report\nid: 59-0\ndata: {"divan":3,"type":"divan_report"}\n\n'
+        'event: private_report\nid: 59-1\ndata: {"divan":3,"type":"private_report"}\n\n'
     },
 }
