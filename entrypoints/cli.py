@@ -89,9 +89,11 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
 
 def _simulate(args: argparse.Namespace) -> int:
     from shared.domain.simulate import season
+    from shared.domain.state import NAMED_REPORT_VERSION
 
     steps = []
-    for step in season(args.seed, args.divans):
+    # the report version of the seasons the API creates (ADR-62: one language per line)
+    for step in season(args.seed, args.divans, report_version=NAMED_REPORT_VERSION):
         if step.divan == 0:
             continue
         summary = _summary(step, args.lang)
@@ -105,7 +107,8 @@ def _simulate(args: argparse.Namespace) -> int:
             continue
         print("\n" + say("cli.divan", args.lang, divan=summary["divan"]))
         for line in summary["report"]:
-            print(f"  {line['text']}")
+            if line["kind"] != "orders_sealed":  # digests for an audit: in --json only
+                print(f"  {line['text']}")
         tops = ", ".join(
             say("cli.standing", args.lang, seat=s["seat"], score=s["score"])
             for s in summary["standings"]

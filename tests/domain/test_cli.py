@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from entrypoints.cli import main
@@ -47,6 +49,26 @@ def test_simulate_in_english_has_no_turkish_lines(
     assert ". bey" not in out
     assert "Sıralama" not in out
     assert " ilini " not in out
+
+
+def test_issue_11_a_whole_simulated_season_in_english_names_every_bey_in_english(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Seed 5's travelling merchant is drawn for a bey at Divan 11: its English line said
+    "(12. bey)". Every line of the whole season, the Kurultay's included, is English."""
+    assert main(["--lang", "en", "simulate", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "News: Travelling merchant (Bey " in out
+    assert "The Han: Bey " in out
+    assert ". bey" not in out
+    assert "orders were sealed" not in out  # the seals' digests are in --json only
+
+
+def test_simulate_json_keeps_every_line_of_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--seed", "5", "--divans", "1", "--json"]) == 0
+    (divan,) = json.loads(capsys.readouterr().out)
+    kinds = {line["kind"] for line in divan["report"]}
+    assert "orders_sealed" in kinds
 
 
 @pytest.mark.parametrize(("lang", "text"), [("tr", "1 … 16. Divanlar"), ("en", "Divans 1 … 16")])
