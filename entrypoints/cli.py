@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from shared.replay_store import DatabaseUnreachable
+
 if TYPE_CHECKING:
     from shared.domain.messages import Lang
     from shared.settings import Settings
@@ -128,7 +130,11 @@ def _migrate(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     bootstrap.configure(settings)  # migration.applied lines in the one log format
-    applied = asyncio.run(migrate(args.dsn or settings.pg_dsn))
+    dsn = args.dsn or settings.pg_dsn
+    try:
+        applied = asyncio.run(migrate(dsn))
+    except bootstrap.UNREACHABLE as exc:
+        raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
     else:
@@ -447,6 +453,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a reader that left shows here, not at exit
+    except DatabaseUnreachable as exc:  # a wrong --dsn, a server not started: one line, exit 2
+        text = say("cli.no_database", args.lang, database=exc.database, reason=exc.reason)
+        print(f"seksenbir {args.command}: {text}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `seksenbir replay S --json | head`: the reader left; not an error
         import os
 

@@ -211,6 +211,10 @@ CATALOGUE: dict[str, Text] = {
         "{database} bir olay deposu tutmuyor (`seksenbir migrate` çalıştırın ya da veritabanını --dsn ya da SEKSENBIR_PG_DSN ile verin; `seksenbir up` yerel sunucudaki seksenbir veritabanını kullanır)",
         "{database} holds no event store (run `seksenbir migrate`, or name the database with --dsn or SEKSENBIR_PG_DSN; `seksenbir up` uses the database seksenbir on a local server)",
     ),
+    "cli.no_database": T(
+        "{database} veritabanına bağlanılamadı ({reason}); veritabanını --dsn ya da SEKSENBIR_PG_DSN ile verin",
+        "cannot connect to the database {database} ({reason}); name it with --dsn or SEKSENBIR_PG_DSN",
+    ),
     "cli.no_season": T("böyle bir sezon yok", "no such season"),
     "cli.chain_ok": T("sağlam", "ok"),
     "cli.chain_broken": T("kırık: {error}", "broken: {error}"),
