@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from shared.replay_store import DatabaseUnreachable
+from shared.replay_store import DatabaseUnreachable, RedisUnreachable, Unreachable
 
 if TYPE_CHECKING:
     from shared.domain.messages import Lang
@@ -237,6 +237,8 @@ def _up(args: argparse.Namespace) -> int:
 def _rebuild(args: argparse.Namespace) -> int:
     import asyncio
 
+    import redis.exceptions as redis_errors
+
     from entrypoints import bootstrap
     from services.projections.projector import Projector
     from shared.settings import Settings
@@ -252,6 +254,8 @@ def _rebuild(args: argparse.Namespace) -> int:
                 for season_id in seasons:
                     events = await projector.rebuild(season_id)
                     print(say("cli.rebuilt", args.lang, season=season_id, events=events))
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
+            raise RedisUnreachable(settings.read_redis, exc) from exc
         finally:
             await redis.aclose()
         return 0
@@ -265,49 +269,56 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 def _deadletters(args: argparse.Namespace) -> int:
     """Ops: list the messages the workers gave up on, or send them again (deadletters.py)."""
-    import json
-
     import redis
 
-    from entrypoints import bootstrap, deadletters
     from shared.settings import Settings
 
     settings = Settings.from_env()
     client = redis.Redis.from_url(settings.broker_redis)
     try:
-        if args.action == "list":
-            letters = deadletters.dead_letters(client, settings.broker_namespace)
-            if args.json:
-                print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
-            for d in [] if args.json else letters:
-                when = d.died_at.isoformat(timespec="seconds")
-                print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
-            if not args.json:
-                count = say(
-                    "cli.dead_letters",
-                    args.lang,
-                    count=len(letters),
-                    namespace=settings.broker_namespace,
-                )
-                print(count)
-            return 0
-        if not args.all and not args.ids:
-            text = say("cli.replay_what", args.lang)
-            print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
-            return 2
-        broker = bootstrap.broker(settings)
-        try:
-            ids = None if args.all else args.ids
-            done = deadletters.replay(client, broker, settings.broker_namespace, ids)
-        finally:
-            broker.close()
-        missing = [] if ids is None else sorted(set(ids) - set(done))
-        print(say("cli.replayed", args.lang, count=len(done)))
-        if missing:
-            print(say("cli.not_found", args.lang, ids=", ".join(missing)))
-        return 1 if missing else 0
+        return _deadletters_on(args, settings, client)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise RedisUnreachable(settings.broker_redis, exc) from exc
     finally:
         client.close()
+
+
+def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -> int:
+    import json
+
+    from entrypoints import bootstrap, deadletters
+
+    if args.action == "list":
+        letters = deadletters.dead_letters(client, settings.broker_namespace)
+        if args.json:
+            print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
+        for d in [] if args.json else letters:
+            when = d.died_at.isoformat(timespec="seconds")
+            print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
+        if not args.json:
+            count = say(
+                "cli.dead_letters",
+                args.lang,
+                count=len(letters),
+                namespace=settings.broker_namespace,
+            )
+            print(count)
+        return 0
+    if not args.all and not args.ids:
+        text = say("cli.replay_what", args.lang)
+        print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
+        return 2
+    broker = bootstrap.broker(settings)
+    try:
+        ids = None if args.all else args.ids
+        done = deadletters.replay(client, broker, settings.broker_namespace, ids)
+    finally:
+        broker.close()
+    missing = [] if ids is None else sorted(set(ids) - set(done))
+    print(say("cli.replayed", args.lang, count=len(done)))
+    if missing:
+        print(say("cli.not_found", args.lang, ids=", ".join(missing)))
+    return 1 if missing else 0
 
 
 def _divans(lang: Lang) -> Callable[[str], int]:
@@ -453,8 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a reader that left shows here, not at exit
-    except DatabaseUnreachable as exc:  # a wrong --dsn, a server not started: one line, exit 2
-        text = say("cli.no_database", args.lang, database=exc.database, reason=exc.reason)
+    except Unreachable as exc:  # a wrong --dsn or URL, a server not started: one line, exit 2
+        text = say(exc.key, args.lang, where=exc.where, reason=exc.reason)
         print(f"seksenbir {args.command}: {text}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `seksenbir replay S --json | head`: the reader left; not an error

@@ -212,8 +212,12 @@ CATALOGUE: dict[str, Text] = {
         "{database} holds no event store (run `seksenbir migrate`, or name the database with --dsn or SEKSENBIR_PG_DSN; `seksenbir up` uses the database seksenbir on a local server)",
     ),
     "cli.no_database": T(
-        "{database} veritabanına bağlanılamadı ({reason}); veritabanını --dsn ya da SEKSENBIR_PG_DSN ile verin",
-        "cannot connect to the database {database} ({reason}); name it with --dsn or SEKSENBIR_PG_DSN",
+        "{where} veritabanına bağlanılamadı ({reason}); veritabanını --dsn ya da SEKSENBIR_PG_DSN ile verin",
+        "cannot connect to the database {where} ({reason}); name it with --dsn or SEKSENBIR_PG_DSN",
+    ),
+    "cli.no_redis": T(
+        "{where} Redis sunucusuna bağlanılamadı ({reason}); onu SEKSENBIR_REDIS_URL ile verin",
+        "cannot connect to Redis at {where} ({reason}); name it with SEKSENBIR_REDIS_URL",
     ),
     "cli.no_season": T("böyle bir sezon yok", "no such season"),
     "cli.chain_ok": T("sağlam", "ok"),

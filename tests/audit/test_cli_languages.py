@@ -188,3 +188,18 @@ def test_issue_11_a_database_the_cli_cannot_reach_is_one_line_in_the_language_as
     assert "nobody@127.0.0.1:9/nowhere" in line
     assert "Traceback" not in text
     assert wrong_language(text, lang) == [], text
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize("argv", [["deadletters", "list"], ["deadletters", "replay", "--all"]])
+def test_issue_11_a_redis_the_cli_cannot_reach_is_one_line_in_the_language_asked_for(
+    lang: str, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEKSENBIR_REDIS_URL", "redis://:secret@127.0.0.1:9/0")
+    monkeypatch.delenv("SEKSENBIR_BROKER_URL", raising=False)
+    code, text = _run([*argv, "--lang", lang], capsys)
+    assert code == 2, text
+    (line,) = text.splitlines()
+    assert line.startswith("seksenbir deadletters: ") and "127.0.0.1:9/0" in line, line
+    assert "secret" not in line
+    assert wrong_language(text, lang) == [], text
