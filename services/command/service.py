@@ -380,7 +380,7 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
     if memleket not in game_map():
         raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
-        raise Problem(422, "invalid_body.seed")
+        raise Problem(422, "invalid_body.seed", field="$.seed")  # as the schema's refusals do
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     now = svc.clock()
     create = c.CreateSeason(

@@ -148,3 +148,18 @@ async def test_a_path_integer_that_is_not_plain_decimal_matches_no_route(
     bey = await create_trial(memory_api.client)
     request = memory_api.client.post(bey.url(f"/offers/{segment}/withdraw"), headers=bey.auth())
     assert_problem(await unchanged(memory_api.store, request), 404, "not_found")
+
+
+@pytest.mark.parametrize("seed", [42, "-1", "0x10", " 42", "٤٢", str(2**63), "1" * 30, 2.5])
+async def test_r1_5_every_refused_seed_names_the_field_in_both_languages(
+    memory_api: Api, seed: Any
+) -> None:
+    """D-27, R-1.5: a seed that is not a decimal string 0 … 2^63 − 1 is 422 invalid_body naming
+    `$.seed`, whichever check refused it (the schema's pattern or the range), in both texts."""
+    for lang in ("tr", "en"):
+        request = memory_api.client.post(
+            "/v1/seasons", json={"memleket": 6, "seed": seed}, headers={"Accept-Language": lang}
+        )
+        problem = assert_problem(await unchanged(memory_api.store, request), 422, "invalid_body")
+        assert problem["field"] == "$.seed", problem
+        assert "$.seed" in problem["detail"], problem
