@@ -337,6 +337,21 @@ def _divans(lang: Lang) -> Callable[[str], int]:
     return divans
 
 
+def _seed(lang: Lang) -> Callable[[str], int]:
+    """R-1.5: a seed is 0 … 2^63 − 1 (as `POST /seasons` takes it); argparse refuses the rest."""
+
+    def seed(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not 0 <= n < 2**63:
+            raise argparse.ArgumentTypeError(say("cli.seed", lang, n=n))
+        return n
+
+    return seed
+
+
 def _language(argv: Sequence[str]) -> Lang:
     """The --lang given anywhere in argv (read first, so argparse's own refusals use it)."""
     from shared.domain.messages import language
@@ -385,7 +400,7 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", parents=[common], help="a whole trial season of computer beys")
     s.add_argument(
         "--seed",
-        type=int,
+        type=_seed(lang),
         required=True,
         help="the season seed (0 … 2^63−1): same seed, same season",
     )

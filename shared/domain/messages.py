@@ -226,6 +226,7 @@ CATALOGUE: dict[str, Text] = {
     "cli.replay_what": T("mesaj kimliklerini ya da --all verin", "name message ids or --all"),
     "cli.replayed": T("{count} işlenemeyen mesaj yeniden gönderildi", "replayed {count} dead letter(s)"),
     "cli.not_found": T("bulunamadı: {ids}", "not found: {ids}"),
+    "cli.seed": T("{n}: tohum 0 … 2^63 − 1 aralığında olur (R-1.5)", "{n}: a seed is 0 … 2^63 − 1 (R-1.5)"),
     "cli.not_a_number": T("tam sayı değil: {text}", "not a whole number: {text}"),
     "cli.divans": T("{n}: bir sezonda 1 … {last}. Divanlar var (R-1.1); 1 … {last} verin", "{n}: a season has Divans 1 … {last} (R-1.1); give 1 … {last}"),
     "cli.unreadable": T("{source}: okunamıyor ({error})", "{source}: cannot be read ({error})"),

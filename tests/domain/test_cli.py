@@ -21,6 +21,26 @@ def test_r1_1_simulate_refuses_a_divan_count_outside_1_to_16(
     assert "--divans" in captured.err
 
 
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "x"])
+def test_r1_5_simulate_refuses_a_seed_outside_0_to_2_63(
+    seed: str, lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-1.5: a seed is 0 … 2^63 − 1, as over HTTP; the refusal speaks the language asked for."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", "--seed", seed, "--divans", "1", "--lang", lang])
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--seed" in captured.err
+    assert ("2^63" in captured.err) == (seed != "x")
+    assert ("argümanı" in captured.err) == (lang == "tr")
+
+
+def test_r1_5_simulate_takes_the_largest_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--seed", str(2**63 - 1), "--divans", "1"]) == 0
+
+
 def test_r1_1_simulate_plays_the_divans_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--seed", "1", "--divans", "2"]) == 0
     out = capsys.readouterr().out
