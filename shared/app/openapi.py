@@ -270,6 +270,37 @@ IF_NONE_MATCH = Parameter(
 )
 
 
+LANG = Parameter(
+    name="lang",
+    param_in="query",
+    schema=Schema(type=OpenAPIType.STRING, examples=["en"]),
+    required=False,
+    description="`tr` or `en`: the language of the texts for people (problem `detail`, report "
+    "lines' `text`), for links a browser follows; it wins over Accept-Language, any other "
+    "value leaves the choice to it",
+)
+ACCEPT_LANGUAGE = Parameter(
+    name="Accept-Language",
+    param_in="header",
+    schema=Schema(type=OpenAPIType.STRING, examples=["en"]),
+    required=False,
+    description="the better of `tr` and `en` by quality value; anything else is Turkish",
+)
+CONTENT_LANGUAGE = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.STRING, enum=["tr", "en"]),
+    description="the language this answer's texts for people are in",
+)
+
+
+def _languages(op: Operation) -> None:
+    """Every operation takes `?lang=` and Accept-Language, and every answer names its
+    Content-Language (docs/api.md Language): documented, so a generated client types them."""
+    op.parameters = [*(op.parameters or []), LANG, ACCEPT_LANGUAGE]
+    for response in (op.responses or {}).values():
+        if isinstance(response, OpenAPIResponse):
+            response.headers = {**(response.headers or {}), "Content-Language": CONTENT_LANGUAGE}
+
+
 def _conditional(op: Operation) -> None:
     """A GET answering JSON goes through the conditional-GET middleware (shared/app/etag.py):
     its 200 carries an ETag, it takes If-None-Match, and it may answer 304 (issue 11)."""
@@ -293,6 +324,7 @@ def _documented(base: type[Operation], examples: Examples, *, get: bool) -> type
         _add_examples(self, examples)
         if get:
             _conditional(self)
+        _languages(self)
 
     cls = type(f"Documented{base.__name__}", (base,), {"__post_init__": __post_init__})
     return cast("type[Operation]", dataclass(cls))

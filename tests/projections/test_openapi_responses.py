@@ -244,12 +244,18 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     }, refused
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
-    _check_revalidated(ops, revalidated)
+    _check_headers(ops, answers, revalidated)
 
 
-def _check_revalidated(ops: dict[tuple[str, str], Any], revalidated: dict[Any, int]) -> None:
-    """Each JSON read answered 304 to its own ETag, and the document lists the 304 for
-    exactly those reads (a 304 is an answer a client gets)."""
+def _check_headers(
+    ops: dict[tuple[str, str], Any],
+    answers: dict[tuple[str, str], httpx.Response],
+    revalidated: dict[Any, int],
+) -> None:
+    """Every answer names its Content-Language, as documented; each JSON read answered 304 to
+    its own ETag, and the document lists the 304 for exactly those reads (a 304 is an answer a
+    client gets)."""
+    assert [op for op, r in answers.items() if "content-language" not in r.headers] == []
     assert revalidated
     assert {op: status for op, status in revalidated.items() if status != 304} == {}
     assert {op for op, o in ops.items() if "304" in o["responses"]} == set(revalidated)
@@ -364,3 +370,28 @@ async def test_issue_13_fork_origins_and_corrections_are_typed_in_the_document(
     notes = schemas["ExplainOut"]["properties"]["corrections"]["items"]["$ref"]
     note = schemas[notes.rsplit("/", 1)[1]]
     assert {"version", "divan", "correction", "reason", "tr", "en"} <= set(note["required"])
+
+
+def test_every_operation_documents_how_to_ask_for_a_language_and_which_it_answered() -> None:
+    """Issue 11 (docs/api.md Language): every operation takes `?lang=` (for links) and
+    `Accept-Language`, and every answer says its language in `Content-Language`: a client
+    generated from the document may pass them, typed, and read it."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    missing = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            names = {(p["name"], p["in"]) for p in op.get("parameters", [])}
+            if not {("lang", "query"), ("Accept-Language", "header")} <= names:
+                missing.append((method, path, "parameters"))
+            lang = (
+                next(p for p in op.get("parameters", []) if p["name"] == "lang")
+                if ("lang", "query") in names
+                else {}
+            )
+            if lang and (lang["required"] or lang["schema"].get("type") != "string"):
+                missing.append((method, path, "lang"))
+            for status, response in op["responses"].items():
+                if "Content-Language" not in response.get("headers", {}):
+                    missing.append((method, path, status))
+    assert missing == []
