@@ -144,6 +144,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.constraint": T("{at}: {expected} {constraint} olmalı", "{at}: must be {expected} {constraint}"),
     "invalid_body.missing": T("Zorunlu alan eksik: {at}", "Missing required field: {at}"),
     "invalid_body.value": T("{at}: geçersiz değer", "{at}: invalid value"),
+    "invalid_body.choice": T("{at}: şunlardan biri olmalı: {choices}", "{at}: must be one of {choices}"),
     "invalid_request": T("İstek geçersiz", "The request is invalid"),
     "invalid_request.param": T("{at} parametresi geçersiz", "The parameter {at} is invalid"),
     "bad_idempotency_key": T("Idempotency-Key 1 … 200 karakter olur", "An Idempotency-Key has 1 … 200 characters"),
