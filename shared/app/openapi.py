@@ -292,13 +292,29 @@ CONTENT_LANGUAGE = OpenAPIHeader(
 )
 
 
-def _languages(op: Operation) -> None:
+RETRY_AFTER = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+    description="seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`)",
+)
+STRING = Schema(type=OpenAPIType.STRING)
+
+
+def _headers(op: Operation) -> None:
     """Every operation takes `?lang=` and Accept-Language, and every answer names its
-    Content-Language (docs/api.md Language): documented, so a generated client types them."""
+    Content-Language (docs/api.md Language); every 429 and 503, and a 409 that may be
+    `divan_locked`, carries Retry-After; every header has a type (a `Location` had none), so a
+    generated client types them all."""
     op.parameters = [*(op.parameters or []), LANG, ACCEPT_LANGUAGE]
-    for response in (op.responses or {}).values():
-        if isinstance(response, OpenAPIResponse):
-            response.headers = {**(response.headers or {}), "Content-Language": CONTENT_LANGUAGE}
+    for status, response in (op.responses or {}).items():
+        if not isinstance(response, OpenAPIResponse):
+            continue
+        headers = {**(response.headers or {}), "Content-Language": CONTENT_LANGUAGE}
+        if status in ("429", "503") or "`divan_locked`" in response.description:
+            headers["Retry-After"] = RETRY_AFTER
+        for header in headers.values():
+            if isinstance(header, OpenAPIHeader) and header.schema is None:
+                header.schema = STRING
+        response.headers = headers
 
 
 def _conditional(op: Operation) -> None:
@@ -324,7 +340,7 @@ def _documented(base: type[Operation], examples: Examples, *, get: bool) -> type
         _add_examples(self, examples)
         if get:
             _conditional(self)
-        _languages(self)
+        _headers(self)
 
     cls = type(f"Documented{base.__name__}", (base,), {"__post_init__": __post_init__})
     return cast("type[Operation]", dataclass(cls))

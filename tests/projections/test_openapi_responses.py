@@ -395,3 +395,23 @@ def test_every_operation_documents_how_to_ask_for_a_language_and_which_it_answer
                 if "Content-Language" not in response.get("headers", {}):
                     missing.append((method, path, status))
     assert missing == []
+
+
+def test_every_answers_headers_are_typed_and_retry_after_is_where_the_api_sends_it() -> None:
+    """A generated client reads headers typed (`Location` was `unknown`), and finds Retry-After
+    on every 429 and 503 (all of them carry it, docs/api.md) and on a 409 that may be
+    `divan_locked`."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    wrong = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                headers = response.get("headers", {})
+                wrong += [
+                    (method, path, status, h) for h, v in headers.items() if "schema" not in v
+                ]
+                locked = "`divan_locked`" in response.get("description", "")
+                if (status in ("429", "503") or locked) and "Retry-After" not in headers:
+                    wrong.append((method, path, status, "Retry-After"))
+    assert wrong == []
