@@ -39,7 +39,7 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
-from shared.app.bounds import bound_of, bounds_in
+from shared.app.bounds import bound_of, bounds_in, choices_in
 from shared.app.problems import Problem
 from shared.domain.messages import Said, said_from_english
 
@@ -82,6 +82,8 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
         key, params = "invalid_body.type", {"at": where, **m.groupdict()}
     elif _PATTERN.match(message) and (text_key := _PATTERN_TEXTS.get(where.rsplit(".", 1)[-1])):
         key, params = text_key, {"at": where}
+    elif choices := choices_in(target, where) if target is not None else []:
+        key, params = "invalid_body.choice", {"at": where, "choices": ", ".join(choices)}
     else:
         key, params = "invalid_body.value", {"at": where}
     members: dict[str, object] = {"field": where, **bounds}

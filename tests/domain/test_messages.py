@@ -100,6 +100,7 @@ PARAMS = {
     "why": "w",
     "what": "w",
     "seed": "s",
+    "choices": "advance, support, hold",
     "replay": "ok",
     # ops: explain, what-if, shadow, fork (issue 13)
     "origin": 6,
