@@ -18,6 +18,9 @@ class NewsDraw:
     target: int | None
 
 
+_LIMIT_3 = rng.limit(3)  # the fate die's rejection bound
+
+
 class Draws:
     """Keyed draws from the season seed for one Divan (R-12.1)."""
 
@@ -32,6 +35,14 @@ class Draws:
 
     def fate(self, target: int, side: str) -> int:
         """R-5.4: the fate die, uniform in {0, 1, 2}, keyed ("fate", divan, T, side)."""
+        # The first attempt inline, the key's bytes as `Stream.uniform_int` builds them (one
+        # f-string, no call, no limit computed per draw: about a third of a die's instructions,
+        # issue 12); a rejected first draw (p = 2^-64) takes the general path from attempt 0.
+        h = self._fate.prefix.copy()
+        h.update(f"{target}\x1f{side}\x1f0".encode())
+        value = int.from_bytes(h.digest(), "big")
+        if value < _LIMIT_3:
+            return value % 3
         return self._fate.uniform_int(3, f"{target}\x1f{side}")
 
     def rebellion(self, seat: int, percent: int) -> bool:

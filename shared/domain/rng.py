@@ -23,11 +23,11 @@ class Stream:
     `prefix` parts, if any, are the first parts of every draw's key (a computer bey's target
     jitter: seat, "target"), hashed once with the rest of the prefix."""
 
-    __slots__ = ("_prefix",)
+    __slots__ = ("prefix",)
 
     def __init__(self, seed: int, divan: int, purpose: str, *prefix: object) -> None:
         head = "".join(f"{part}\x1f" for part in prefix)
-        self._prefix = hashlib.blake2b(
+        self.prefix = hashlib.blake2b(
             f"{seed}\x1f{divan}\x1f{purpose}\x1f{head}".encode(), digest_size=8
         )
 
@@ -39,12 +39,17 @@ class Stream:
         limit = _SPACE - _SPACE % n
         attempt = 0
         while True:
-            h = self._prefix.copy()
+            h = self.prefix.copy()
             h.update(f"{key}\x1f{attempt}".encode())
             value = int.from_bytes(h.digest(), "big")
             if value < limit:
                 return value % n
             attempt += 1
+
+
+def limit(n: int) -> int:
+    """The rejection bound of a uniform draw in [0, n): the largest multiple of n ≤ 2^64."""
+    return _SPACE - _SPACE % n
 
 
 def uniform_int(seed: int, divan: int, purpose: str, n: int, *key: object) -> int:
