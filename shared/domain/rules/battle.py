@@ -173,12 +173,24 @@ def _battle(
     defender = board.owner[target]
     defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
-    strengths = [g.strength for g in grecords]
-    best = strengths[0] if len(strengths) == 1 else max(strengths)  # one group: no max()
+    # Plain loops here and below, not comprehensions or sum()/max() over them: each of those
+    # is a call of its own (max() with a keyword parse) for a handful of items (issue 12).
+    strengths = []
+    best = grecords[0].strength
+    for g in grecords:
+        strengths.append(g.strength)
+        best = g.strength if g.strength > best else best
     bonus = defence_bonus(board, target, defender) if defender is not None else 0
-    d_support = tuple([(s.seat, s.origin, s.units) for s in supports if s.defence])
+    backing: list[tuple[int, int, int]] = []
+    backed = 0
+    for s in supports:
+        if s.defence:
+            backing.append((s.seat, s.origin, s.units))
+            backed += s.units
+    d_support = tuple(backing)
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
-        returns.extend([(a.seat, a.origin, a.units) for a in attacks])
+        for a in attacks:
+            returns.append((a.seat, a.origin, a.units))
         return BattleRecord(
             target=target,
             defender=defender,
@@ -192,15 +204,19 @@ def _battle(
     fighting = strengths.index(best)
     if len(groups) > 1:  # the weaker groups go home, strongest first
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
-            returns.extend([(a.seat, a.origin, a.units) for a in groups[i]])
+            for a in groups[i]:
+                returns.append((a.seat, a.origin, a.units))
     group = grecords[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
-    support_units = sum([u for _s, _o, u in d_support]) if defender is not None else 0
+    support_units = backed if defender is not None else 0
     attack = best + a_die
     defence = defender_units + bonus + support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
     advs = groups[fighting]
+    advanced = 0
+    for a in advs:
+        advanced += a.units
     if attack > defence:
         entering, taker, shares, joint = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
@@ -218,14 +234,18 @@ def _battle(
             defence=defence,
             attack_die=a_die,
             defence_die=d_die,
-            attacker_losses=sum([a.units for a in advs]) - entering,
+            attacker_losses=advanced - entering,
             defender_losses=defender_units,
             entering=entering,
             taker=taker,
             shares=shares,
             rules=(*rules, *joint, "R-5.5"),
         )
-    returns.extend([(a.seat, a.origin, a.units // 2) for a in advs])
+    home = 0
+    for a in advs:  # half of each advance goes home
+        back = a.units // 2
+        returns.append((a.seat, a.origin, back))
+        home += back
     if defender is not None:
         out.held[defender] += 1
     return BattleRecord(
@@ -241,7 +261,7 @@ def _battle(
         defence=defence,
         attack_die=a_die,
         defence_die=d_die,
-        attacker_losses=sum([a.units - a.units // 2 for a in advs]),
+        attacker_losses=advanced - home,
         defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
         rules=(*rules, "R-5.6"),
     )
