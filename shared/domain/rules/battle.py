@@ -181,13 +181,7 @@ def _battle(
         strengths.append(g.strength)
         best = g.strength if g.strength > best else best
     bonus = defence_bonus(board, target, defender) if defender is not None else 0
-    backing: list[tuple[int, int, int]] = []
-    backed = 0
-    for s in supports:
-        if s.defence:
-            backing.append((s.seat, s.origin, s.units))
-            backed += s.units
-    d_support = tuple(backing)
+    d_support, backed = _defence_support(supports)
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
         for a in attacks:
             returns.append((a.seat, a.origin, a.units))
@@ -214,11 +208,8 @@ def _battle(
     defence = defender_units + bonus + support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
     advs = groups[fighting]
-    advanced = 0
-    for a in advs:
-        advanced += a.units
     if attack > defence:
-        entering, taker, shares, joint = _taken(
+        entering, taker, shares, joint, advanced = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
         )
         return BattleRecord(
@@ -241,11 +232,11 @@ def _battle(
             shares=shares,
             rules=(*rules, *joint, "R-5.5"),
         )
-    home = 0
+    lost = 0
     for a in advs:  # R-5.6: half of each advance goes home
         back = a.units // 2
         returns.append((a.seat, a.origin, back))
-        home += back
+        lost += a.units - back
     if defender is not None:
         out.held[defender] += 1
     return BattleRecord(
@@ -261,10 +252,21 @@ def _battle(
         defence=defence,
         attack_die=a_die,
         defence_die=d_die,
-        attacker_losses=advanced - home,
+        attacker_losses=lost,
         defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
         rules=(*rules, "R-5.6"),
     )
+
+
+def _defence_support(supports: list[Support]) -> tuple[tuple[tuple[int, int, int], ...], int]:
+    """The supports of the defence at one target, as recorded, and their units."""
+    backing = []
+    backed = 0
+    for s in supports:
+        if s.defence:
+            backing.append((s.seat, s.origin, s.units))
+            backed += s.units
+    return tuple(backing), backed
 
 
 def _taken(
@@ -275,9 +277,10 @@ def _taken(
     *,
     out: Outcome,
     returns: list[tuple[int, int, int]],
-) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...]]:
+) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...], int]:
     """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç.
-    Answers the units entering, the taker, the shares and the joint-conquest rule if any."""
+    Answers the units entering, the taker, the shares, the joint-conquest rule if any and the
+    units the group advanced."""
     per_bey: dict[int, int] = {}
     for a in advs:
         per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
@@ -298,7 +301,8 @@ def _taken(
         else:
             out.takes.append((target, taker, share))
     out.conquests.append((target, taker, board.owner[target], tuple(sorted(per_bey))))
-    return entering, taker, tuple(shares), ("R-6.4",) if len(per_bey) > 1 else ()
+    joint = ("R-6.4",) if len(per_bey) > 1 else ()
+    return entering, taker, tuple(shares), joint, advanced
 
 
 def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
