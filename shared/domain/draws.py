@@ -47,11 +47,11 @@ class Draws:
 
     def rebellion(self, seat: int, percent: int) -> bool:
         """R-9.3."""
-        return rng.chance(self.seed, self.divan, "rebellion", percent, seat)
+        return rng.chance_of(self.seed, self.divan, "rebellion", percent, str(seat))
 
     def offer(self, frm: int, to: int, percent: int) -> bool:
         """R-6.3: a computer bey's answer."""
-        return rng.chance(self.seed, self.divan, "offer", percent, f"{frm}-{to}")
+        return rng.chance_of(self.seed, self.divan, "offer", percent, f"{frm}-{to}")
 
     def news_card(self) -> NewsCard | None:
         """R-8.1: Divan k ≥ 2 reveals card k − 1 of the shuffled deck."""
