@@ -309,9 +309,10 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
     per battle."""
     groups, outcome, fighting_group = r.groups, r.outcome, r.fighting_group
     target, defender, taker = r.target, r.defender, r.taker
-    attack, defence, attack_die, defence_die = r.attack, r.defence, r.attack_die, r.defence_die
-    entering = r.entering
-    attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
+    if len(groups) == 1:  # a group's beys are sorted already
+        attackers = list(groups[0].beys)
+    else:
+        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
     fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
     il = game_map().names[target]
     defender_tr = f"{defender}. bey" if defender is not None else "milis"
@@ -321,6 +322,24 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
     head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
     taken = outcome == "taken"
     defended = ("won", "lost") if not taken else ("lost", "won")  # (defence's, attack's)
+    # Every line's data is this battle's template copied (a dict copy is one C call; a
+    # 13-key literal inserted each key again, issue 12) with the reader's four keys set in
+    # place, so the key order is the template's.
+    template: dict[str, int | str | list[int] | None] = {
+        "target": target,
+        "defender": defender,
+        "attackers": None,
+        "fighting": None,
+        "side": None,
+        "result": None,
+        "outcome": outcome,
+        "taker": taker,
+        "attack": r.attack,
+        "defence": r.defence,
+        "attack_die": r.attack_die,
+        "defence_die": r.defence_die,
+        "entering": r.entering,
+    }
     out = []
     sides = _sides(r)
     for seat in sorted(sides):
@@ -341,21 +360,11 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
             side_tr, side_en = SIDE[side]
             tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
             en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
-        data: dict[str, int | str | list[int] | None] = {
-            "target": target,
-            "defender": defender,
-            "attackers": attackers[:],
-            "fighting": fighting[:],
-            "side": side,
-            "result": result,
-            "outcome": outcome,
-            "taker": taker,
-            "attack": attack,
-            "defence": defence,
-            "attack_die": attack_die,
-            "defence_die": defence_die,
-            "entering": entering,
-        }
+        data = template.copy()
+        data["attackers"] = attackers[:]
+        data["fighting"] = fighting[:]
+        data["side"] = side
+        data["result"] = result
         out.append((seat, ReportLine("battle", data, tr, en)))
     return out
 
