@@ -318,8 +318,12 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
     defender_tr = f"{defender}. bey" if defender is not None else "milis"
     defender_en = f"Bey {defender}" if defender is not None else "the milis"
     outcome_tr, outcome_en = _outcome_text(r, il)
-    head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
-    head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
+    if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
+        head_tr = f"{il} savaşı: saldıran {attackers[0]}. bey, savunan {defender_tr}; "
+        head_en = f"Battle of {il}: Bey {attackers[0]} attacked, {defender_en} defended; "
+    else:
+        head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
+        head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
     taken = outcome == "taken"
     defended = ("won", "lost") if not taken else ("lost", "won")  # (defence's, attack's)
     # Every line's data is this battle's template copied (a dict copy is one C call; a
