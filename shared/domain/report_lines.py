@@ -156,41 +156,44 @@ STAYED = ("birlikler yerinde kaldı", "the units stayed home")
 _S_TR, _S_EN = STAYED
 
 
-# reason -> its wording (Turkish, English) from o origin, t target, v_tr/v_en the order, w owner.
-# f-strings, not str.format templates: a template's fields were parsed again for every line.
-def _ally(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+# reason -> its wording (Turkish, English) from o origin, t target, v_tr/v_en the order, w owner
+# and r the rule's suffix. f-strings, not str.format templates: a template's fields were parsed
+# again for every line; the suffix inside them, not appended after (two more strings a line).
+def _ally(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} → {t} {v_tr} iptal: {t} müttefikiniz {w}. beyin; {_S_TR}",
-        f"Your {v_en} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; {_S_EN}",
+        f"{o} → {t} {v_tr} iptal: {t} müttefikiniz {w}. beyin; {_S_TR}{r}",
+        f"Your {v_en} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; {_S_EN}{r}",
     )
 
 
-def _ceasefire(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _ceasefire(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"Bayram ateşkesi: {o} → {t} {v_tr} iptal; {_S_TR}",
-        f"Bayram ceasefire: your {v_en} {o} → {t} was cancelled; {_S_EN}",
+        f"Bayram ateşkesi: {o} → {t} {v_tr} iptal; {_S_TR}{r}",
+        f"Bayram ceasefire: your {v_en} {o} → {t} was cancelled; {_S_EN}{r}",
     )
 
 
-def _void_support(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _void_support(
+    o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str
+) -> tuple[str, str]:
     return (
         f"{o} → {t} {v_tr} boşa çıktı: orada desteklenecek savunma ya da müttefik saldırısı "
-        f"yok; {_S_TR}",
-        f"Your {v_en} {o} → {t} was void: no defence or ally's attack there to support; {_S_EN}",
+        f"yok; {_S_TR}{r}",
+        f"Your {v_en} {o} → {t} was void: no defence or ally's attack there to support; {_S_EN}{r}",
     )
 
 
-def _not_owned(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _not_owned(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} artık sizin değil: oradan {t} iline emriniz düştü",
-        f"{o} is no longer yours: your order from it to {t} was dropped",
+        f"{o} artık sizin değil: oradan {t} iline emriniz düştü{r}",
+        f"{o} is no longer yours: your order from it to {t} was dropped{r}",
     )
 
 
-def _no_units(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _no_units(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı",
-        f"{o} had no unit to spare (one always stays): your order to {t} did nothing",
+        f"{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı{r}",
+        f"{o} had no unit to spare (one always stays): your order to {t} did nothing{r}",
     )
 
 
@@ -212,9 +215,7 @@ def _dropped_text(d: Dropped) -> tuple[str, str]:
     t = names[d.target] if d.target else "-"
     v_tr, v_en = _ORDER_WORDS.get(d.kind, _SUPPORT_WORDS)
     reason = d.reason
-    tr, en = DROPPED[reason](o, t, v_tr, v_en, d.owner)
-    rule = _RULE_SUFFIX[reason]
-    return tr + rule, en + rule
+    return DROPPED[reason](o, t, v_tr, v_en, d.owner, r=_RULE_SUFFIX[reason])
 
 
 def order_dropped(d: Dropped) -> ReportLine:
