@@ -175,7 +175,7 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     else:
         # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
         # element in 3.11's min/max (about 1,000 instructions each, issue 12).
-        made = []
+        made: list[Allotment] = []
         add = made.append
         again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
         for p in compress(_INDEX, total):
