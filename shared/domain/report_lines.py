@@ -209,18 +209,13 @@ _ORDER_WORDS = {"advance": ("ilerleyişiniz", "advance")}
 _SUPPORT_WORDS = ("desteğiniz", "support")
 
 
-def _dropped_text(d: Dropped) -> tuple[str, str]:
+def order_dropped(d: Dropped) -> ReportLine:
+    """Private, to the bey whose order it was."""
     names = game_map().names
     o = names[d.origin] if d.origin else "-"
     t = names[d.target] if d.target else "-"
     v_tr, v_en = _ORDER_WORDS.get(d.kind, _SUPPORT_WORDS)
-    reason = d.reason
-    return DROPPED[reason](o, t, v_tr, v_en, d.owner, r=_RULE_SUFFIX[reason])
-
-
-def order_dropped(d: Dropped) -> ReportLine:
-    """Private, to the bey whose order it was."""
-    tr, en = _dropped_text(d)
+    tr, en = DROPPED[d.reason](o, t, v_tr, v_en, d.owner, r=_RULE_SUFFIX[d.reason])
     data: dict[str, int | str | list[int] | None] = {
         "province": d.origin,
         "target": d.target,
