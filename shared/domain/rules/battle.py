@@ -131,29 +131,25 @@ def _groups(
             backing_of.setdefault(s.bloc, []).append((s.seat, s.origin, s.units))
     groups = []
     records = []
-    for key in sorted(by_bloc):
+    for key in sorted(by_bloc) if len(by_bloc) > 1 else by_bloc:
         advs = by_bloc[key]
         backing = backing_of.get(key, [])
         advances = []
-        seats = set()
+        seats: list[int] = []  # ascending and unique: the group's advances are in seat order
         strength = 0
         traitor = False
         for a in advs:  # one pass (each comprehension is a function call of its own)
             advances.append((a.seat, a.origin, a.units))
-            seats.add(a.seat)
+            if a.seat not in seats:
+                seats.append(a.seat)
             strength += a.units
             traitor = traitor or a.betrayal
         for _s, _o, u in backing:
             strength += u
         groups.append(advs)
+        # Positional: the fields in their declared order (no keyword matching per record).
         records.append(
-            GroupRecord(
-                beys=tuple(sorted(seats)),
-                advances=tuple(advances),
-                support=tuple(backing),
-                strength=strength,
-                traitor=traitor,
-            )
+            GroupRecord(tuple(seats), tuple(advances), tuple(backing), strength, traitor)
         )
     return groups, records
 
