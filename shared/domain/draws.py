@@ -36,7 +36,7 @@ class Draws:
     def fate(self, target: int, side: str) -> int:
         """R-5.4: the fate die, uniform in {0, 1, 2}, keyed ("fate", divan, T, side)."""
         # The first attempt inline, the key's bytes as `Stream.uniform_int` builds them (one
-        # f-string, no call, no limit computed per draw: about a third of a die's instructions,
+        # f-string, no call, no limit computed per draw: about a quarter of a die's instructions,
         # issue 12); a rejected first draw (p = 2^-64) takes the general path from attempt 0.
         h = self._fate.prefix.copy()
         h.update(f"{target}\x1f{side}\x1f0".encode())
