@@ -18,6 +18,9 @@ class NewsDraw:
     target: int | None
 
 
+_LIMIT_3 = rng.limit(3)  # the fate die's rejection bound
+
+
 class Draws:
     """Keyed draws from the season seed for one Divan (R-12.1)."""
 
@@ -32,15 +35,23 @@ class Draws:
 
     def fate(self, target: int, side: str) -> int:
         """R-5.4: the fate die, uniform in {0, 1, 2}, keyed ("fate", divan, T, side)."""
+        # The first attempt inline, the key's bytes as `Stream.uniform_int` builds them (one
+        # f-string, no call, no limit computed per draw: about a quarter of a die's instructions,
+        # issue 12); a rejected first draw (p = 2^-64) takes the general path from attempt 0.
+        h = self._fate.prefix.copy()
+        h.update(f"{target}\x1f{side}\x1f0".encode())
+        value = int.from_bytes(h.digest(), "big")
+        if value < _LIMIT_3:
+            return value % 3
         return self._fate.uniform_int(3, f"{target}\x1f{side}")
 
     def rebellion(self, seat: int, percent: int) -> bool:
         """R-9.3."""
-        return rng.chance(self.seed, self.divan, "rebellion", percent, seat)
+        return rng.chance_of(self.seed, self.divan, "rebellion", percent, str(seat))
 
     def offer(self, frm: int, to: int, percent: int) -> bool:
         """R-6.3: a computer bey's answer."""
-        return rng.chance(self.seed, self.divan, "offer", percent, f"{frm}-{to}")
+        return rng.chance_of(self.seed, self.divan, "offer", percent, f"{frm}-{to}")
 
     def news_card(self) -> NewsCard | None:
         """R-8.1: Divan k ≥ 2 reveals card k − 1 of the shuffled deck."""

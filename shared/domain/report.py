@@ -84,7 +84,7 @@ def _battle_line(r: BattleRecord) -> ReportLine:
 
 
 def _conquest(r: BattleRecord) -> ReportLine:
-    il = _il(r.target)
+    il = game_map().names[r.target]  # a battle's target is a plate: `_il`'s "-" never applies
     return ReportLine(
         "conquest",
         {"province": r.target, "taker": r.taker, "from": r.defender},

@@ -158,41 +158,44 @@ STAYED = ("birlikler yerinde kaldı", "the units stayed home")
 _S_TR, _S_EN = STAYED
 
 
-# reason -> its wording (Turkish, English) from o origin, t target, v_tr/v_en the order, w owner.
-# f-strings, not str.format templates: a template's fields were parsed again for every line.
-def _ally(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+# reason -> its wording (Turkish, English) from o origin, t target, v_tr/v_en the order, w owner
+# and r the rule's suffix. f-strings, not str.format templates: a template's fields were parsed
+# again for every line; the suffix inside them, not appended after (two more strings a line).
+def _ally(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} → {t} {v_tr} iptal: {t} müttefikiniz {w}. beyin; {_S_TR}",
-        f"Your {v_en} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; {_S_EN}",
+        f"{o} → {t} {v_tr} iptal: {t} müttefikiniz {w}. beyin; {_S_TR}{r}",
+        f"Your {v_en} {o} → {t} was cancelled: {t} is your ally Bey {w}'s; {_S_EN}{r}",
     )
 
 
-def _ceasefire(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _ceasefire(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"Bayram ateşkesi: {o} → {t} {v_tr} iptal; {_S_TR}",
-        f"Bayram ceasefire: your {v_en} {o} → {t} was cancelled; {_S_EN}",
+        f"Bayram ateşkesi: {o} → {t} {v_tr} iptal; {_S_TR}{r}",
+        f"Bayram ceasefire: your {v_en} {o} → {t} was cancelled; {_S_EN}{r}",
     )
 
 
-def _void_support(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _void_support(
+    o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str
+) -> tuple[str, str]:
     return (
         f"{o} → {t} {v_tr} boşa çıktı: orada desteklenecek savunma ya da müttefik saldırısı "
-        f"yok; {_S_TR}",
-        f"Your {v_en} {o} → {t} was void: no defence or ally's attack there to support; {_S_EN}",
+        f"yok; {_S_TR}{r}",
+        f"Your {v_en} {o} → {t} was void: no defence or ally's attack there to support; {_S_EN}{r}",
     )
 
 
-def _not_owned(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _not_owned(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} artık sizin değil: oradan {t} iline emriniz düştü",
-        f"{o} is no longer yours: your order from it to {t} was dropped",
+        f"{o} artık sizin değil: oradan {t} iline emriniz düştü{r}",
+        f"{o} is no longer yours: your order from it to {t} was dropped{r}",
     )
 
 
-def _no_units(o: str, t: str, v_tr: str, v_en: str, w: int | None) -> tuple[str, str]:
+def _no_units(o: str, t: str, v_tr: str, v_en: str, w: int | None, *, r: str) -> tuple[str, str]:
     return (
-        f"{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı",
-        f"{o} had no unit to spare (one always stays): your order to {t} did nothing",
+        f"{o} ilinde gönderecek birlik yok (en az 1 birlik kalır): {t} emri bir şey yapmadı{r}",
+        f"{o} had no unit to spare (one always stays): your order to {t} did nothing{r}",
     )
 
 
@@ -208,20 +211,13 @@ _ORDER_WORDS = {"advance": ("ilerleyişiniz", "advance")}
 _SUPPORT_WORDS = ("desteğiniz", "support")
 
 
-def _dropped_text(d: Dropped) -> tuple[str, str]:
+def order_dropped(d: Dropped) -> ReportLine:
+    """Private, to the bey whose order it was."""
     names = game_map().names
     o = names[d.origin] if d.origin else "-"
     t = names[d.target] if d.target else "-"
     v_tr, v_en = _ORDER_WORDS.get(d.kind, _SUPPORT_WORDS)
-    reason = d.reason
-    tr, en = DROPPED[reason](o, t, v_tr, v_en, d.owner)
-    rule = _RULE_SUFFIX[reason]
-    return tr + rule, en + rule
-
-
-def order_dropped(d: Dropped) -> ReportLine:
-    """Private, to the bey whose order it was."""
-    tr, en = _dropped_text(d)
+    tr, en = DROPPED[d.reason](o, t, v_tr, v_en, d.owner, r=_RULE_SUFFIX[d.reason])
     data: dict[str, int | str | list[int] | None] = {
         "province": d.origin,
         "target": d.target,
@@ -311,18 +307,41 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
     per battle."""
     groups, outcome, fighting_group = r.groups, r.outcome, r.fighting_group
     target, defender, taker = r.target, r.defender, r.taker
-    attack, defence, attack_die, defence_die = r.attack, r.defence, r.attack_die, r.defence_die
-    entering = r.entering
-    attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
+    if len(groups) == 1:  # a group's beys are sorted already
+        attackers = list(groups[0].beys)
+    else:
+        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
     fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
     il = game_map().names[target]
     defender_tr = f"{defender}. bey" if defender is not None else "milis"
     defender_en = f"Bey {defender}" if defender is not None else "the milis"
     outcome_tr, outcome_en = _outcome_text(r, il)
-    head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
-    head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
+    if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
+        head_tr = f"{il} savaşı: saldıran {attackers[0]}. bey, savunan {defender_tr}; "
+        head_en = f"Battle of {il}: Bey {attackers[0]} attacked, {defender_en} defended; "
+    else:
+        head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
+        head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
     taken = outcome == "taken"
     defended = ("won", "lost") if not taken else ("lost", "won")  # (defence's, attack's)
+    # Every line's data is this battle's template copied (a dict copy is one C call; a
+    # 13-key literal inserted each key again, issue 12) with the reader's four keys set in
+    # place, so the key order is the template's.
+    template: dict[str, int | str | list[int] | None] = {
+        "target": target,
+        "defender": defender,
+        "attackers": None,
+        "fighting": None,
+        "side": None,
+        "result": None,
+        "outcome": outcome,
+        "taker": taker,
+        "attack": r.attack,
+        "defence": r.defence,
+        "attack_die": r.attack_die,
+        "defence_die": r.defence_die,
+        "entering": r.entering,
+    }
     out = []
     sides = _sides(r)
     for seat in sorted(sides):
@@ -343,21 +362,11 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
             side_tr, side_en = SIDE[side]
             tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
             en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
-        data: dict[str, int | str | list[int] | None] = {
-            "target": target,
-            "defender": defender,
-            "attackers": attackers[:],
-            "fighting": fighting[:],
-            "side": side,
-            "result": result,
-            "outcome": outcome,
-            "taker": taker,
-            "attack": attack,
-            "defence": defence,
-            "attack_die": attack_die,
-            "defence_die": defence_die,
-            "entering": entering,
-        }
+        data = template.copy()
+        data["attackers"] = attackers[:]
+        data["fighting"] = fighting[:]
+        data["side"] = side
+        data["result"] = result
         out.append((seat, ReportLine("battle", data, tr, en)))
     return out
 

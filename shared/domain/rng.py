@@ -10,6 +10,14 @@ T = TypeVar("T")
 _SPACE = 1 << 64
 
 
+def limit(n: int) -> int:
+    """The rejection bound of a uniform draw in [0, n): the largest multiple of n ≤ 2^64."""
+    return _SPACE - _SPACE % n
+
+
+_LIMIT_100 = limit(100)
+
+
 def draw64(seed: int, divan: int, purpose: str, *key: object) -> int:
     """A uniform 64-bit integer for one keyed draw (blake2b over seed and key)."""
     text = "\x1f".join([str(seed), str(divan), purpose, *map(str, key)])
@@ -23,11 +31,11 @@ class Stream:
     `prefix` parts, if any, are the first parts of every draw's key (a computer bey's target
     jitter: seat, "target"), hashed once with the rest of the prefix."""
 
-    __slots__ = ("_prefix",)
+    __slots__ = ("prefix",)
 
     def __init__(self, seed: int, divan: int, purpose: str, *prefix: object) -> None:
         head = "".join(f"{part}\x1f" for part in prefix)
-        self._prefix = hashlib.blake2b(
+        self.prefix = hashlib.blake2b(
             f"{seed}\x1f{divan}\x1f{purpose}\x1f{head}".encode(), digest_size=8
         )
 
@@ -39,7 +47,7 @@ class Stream:
         limit = _SPACE - _SPACE % n
         attempt = 0
         while True:
-            h = self._prefix.copy()
+            h = self.prefix.copy()
             h.update(f"{key}\x1f{attempt}".encode())
             value = int.from_bytes(h.digest(), "big")
             if value < limit:
@@ -63,6 +71,17 @@ def uniform_int(seed: int, divan: int, purpose: str, n: int, *key: object) -> in
 def chance(seed: int, divan: int, purpose: str, percent: int, *key: object) -> bool:
     """True with probability percent/100."""
     return uniform_int(seed, divan, purpose, 100, *key) < percent
+
+
+def chance_of(seed: int, divan: int, purpose: str, percent: int, key: str) -> bool:
+    """`chance(seed, divan, purpose, percent, key)` for one text key: the first attempt's bytes
+    hashed inline, as `draw64` joins them (one f-string, no call chain chance → uniform_int
+    → draw64, issue 12); a rejected first draw takes the general path from attempt 0."""
+    text = f"{seed}\x1f{divan}\x1f{purpose}\x1f{key}\x1f0"
+    value = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    if value < _LIMIT_100:
+        return value % 100 < percent
+    return chance(seed, divan, purpose, percent, key)
 
 
 def choose(seed: int, divan: int, purpose: str, items: Sequence[T], *key: object) -> T | None:

@@ -17,7 +17,7 @@ import hashlib
 
 import pytest
 
-from shared.domain import rng
+from shared.domain import draws, rng
 from shared.domain.codec import encode
 from shared.domain.simulate import season
 
@@ -62,3 +62,40 @@ def test_r12_1_a_draw_stream_draws_what_uniform_int_draws(
         assert stream.uniform_int(n, "\x1f".join(map(str, k))) == rng.uniform_int(
             seed, divan, purpose, n, *k
         )
+
+
+@pytest.mark.parametrize("forced_retry", [False, True])
+def test_r5_4_the_fate_die_draws_what_uniform_int_draws(
+    forced_retry: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Draws.fate` inlines the first attempt; a rejected one (forced here: the bound at 0)
+    must fall back to the general path and still draw `uniform_int`'s value."""
+    if forced_retry:
+        monkeypatch.setattr(draws, "_LIMIT_3", 0)
+    for seed, divan in ((11, 8), (0, 1), (2**40, 16)):
+        d = draws.Draws(seed, divan)
+        for target in range(1, 82):
+            for side in ("attack", "defence"):
+                assert d.fate(target, side) == rng.uniform_int(seed, divan, "fate", 3, target, side)
+
+
+@pytest.mark.parametrize("forced_retry", [False, True])
+def test_r6_3_r9_3_offer_and_rebellion_draws_draw_what_chance_draws(
+    forced_retry: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rng.chance_of` hashes the first attempt inline; a rejected one (forced: the bound at 0)
+    falls back to the general path: both must answer `rng.chance`'s value."""
+    if forced_retry:
+        monkeypatch.setattr(rng, "_LIMIT_100", 0)
+    for seed, divan in ((11, 8), (0, 1), (2**40, 16)):
+        d = draws.Draws(seed, divan)
+        for frm in range(1, 20):
+            for to in range(1, 20):
+                for percent in (50, 65):
+                    assert d.offer(frm, to, percent) == rng.chance(
+                        seed, divan, "offer", percent, f"{frm}-{to}"
+                    )
+            for percent in (40, 60):
+                assert d.rebellion(frm, percent) == rng.chance(
+                    seed, divan, "rebellion", percent, frm
+                )

@@ -292,3 +292,35 @@ def test_issue_11_the_kurultays_english_counts_one_point_and_one_vote() -> None:
     assert "Rank 2: Bey 2, 1 point" in en
     assert "Rank 1: Bey 1, 5 points" in en
     assert "Rank 3: Bey 3, 0 points" in en
+
+
+def test_r5_8_each_battle_line_has_its_data_keys_in_order_and_lists_of_its_own() -> None:
+    """The stored encoding sorts keys, so no digest sees the data's key order: pinned here
+    (the lines copy one template per battle), and no two lines share a list."""
+    from shared.domain.report_lines import battle_lines
+
+    group = ev.GroupRecord(beys=(3,), advances=((3, 4, 5),), support=(), strength=5)
+    record = ev.BattleRecord(
+        target=6,
+        defender=2,
+        defender_units=2,
+        defence_bonus=0,
+        defence_support=((7, 8, 1),),
+        groups=(group,),
+        outcome="held",
+        fighting_group=0,
+        attack=5,
+        defence=6,
+        attack_die=0,
+        defence_die=1,
+    )
+    out = battle_lines(record)
+    assert [seat for seat, _ in out] == [2, 3, 7]
+    keys = ["target", "defender", "attackers", "fighting", "side", "result", "outcome"]
+    keys += ["taker", "attack", "defence", "attack_die", "defence_die", "entering"]
+    for _seat, line in out:
+        assert list(line.data) == keys
+    datas = [line.data for _s, line in out]
+    assert [d["side"] for d in datas] == ["defender", "attacker", "defence_support"]
+    assert datas[0]["attackers"] is not datas[1]["attackers"]
+    assert datas[0]["fighting"] is not datas[1]["fighting"]

@@ -131,29 +131,25 @@ def _groups(
             backing_of.setdefault(s.bloc, []).append((s.seat, s.origin, s.units))
     groups = []
     records = []
-    for key in sorted(by_bloc):
+    for key in sorted(by_bloc) if len(by_bloc) > 1 else by_bloc:
         advs = by_bloc[key]
         backing = backing_of.get(key, [])
         advances = []
-        seats = set()
+        seats: list[int] = []  # ascending and unique: the group's advances are in seat order
         strength = 0
         traitor = False
         for a in advs:  # one pass (each comprehension is a function call of its own)
             advances.append((a.seat, a.origin, a.units))
-            seats.add(a.seat)
+            if a.seat not in seats:
+                seats.append(a.seat)
             strength += a.units
             traitor = traitor or a.betrayal
         for _s, _o, u in backing:
             strength += u
         groups.append(advs)
+        # Positional: the fields in their declared order (no keyword matching per record).
         records.append(
-            GroupRecord(
-                beys=tuple(sorted(seats)),
-                advances=tuple(advances),
-                support=tuple(backing),
-                strength=strength,
-                traitor=traitor,
-            )
+            GroupRecord(tuple(seats), tuple(advances), tuple(backing), strength, traitor)
         )
     return groups, records
 
@@ -173,12 +169,18 @@ def _battle(
     defender = board.owner[target]
     defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
-    strengths = [g.strength for g in grecords]
-    best = strengths[0] if len(strengths) == 1 else max(strengths)  # one group: no max()
+    # Plain loops here and below, not comprehensions or sum()/max() over them: each of those
+    # is a call of its own (max() with a keyword parse) for a handful of items (issue 12).
+    strengths = []
+    best = grecords[0].strength
+    for g in grecords:
+        strengths.append(g.strength)
+        best = g.strength if g.strength > best else best
     bonus = defence_bonus(board, target, defender) if defender is not None else 0
-    d_support = tuple([(s.seat, s.origin, s.units) for s in supports if s.defence])
+    d_support, backed = _defence_support(supports)
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
-        returns.extend([(a.seat, a.origin, a.units) for a in attacks])
+        for a in attacks:
+            returns.append((a.seat, a.origin, a.units))
         return BattleRecord(
             target=target,
             defender=defender,
@@ -192,17 +194,18 @@ def _battle(
     fighting = strengths.index(best)
     if len(groups) > 1:  # the weaker groups go home, strongest first (R-5.2)
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
-            returns.extend([(a.seat, a.origin, a.units) for a in groups[i]])
+            for a in groups[i]:
+                returns.append((a.seat, a.origin, a.units))
     group = grecords[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
-    support_units = sum([u for _s, _o, u in d_support]) if defender is not None else 0
+    support_units = backed if defender is not None else 0
     attack = best + a_die
     defence = defender_units + bonus + support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
     advs = groups[fighting]
     if attack > defence:
-        entering, taker, shares, joint = _taken(
+        entering, taker, shares, joint, advanced = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
         )
         return BattleRecord(
@@ -218,14 +221,18 @@ def _battle(
             defence=defence,
             attack_die=a_die,
             defence_die=d_die,
-            attacker_losses=sum([a.units for a in advs]) - entering,
+            attacker_losses=advanced - entering,
             defender_losses=defender_units,
             entering=entering,
             taker=taker,
             shares=shares,
             rules=(*rules, *joint, "R-5.5"),
         )
-    returns.extend([(a.seat, a.origin, a.units // 2) for a in advs])  # R-5.6
+    lost = 0
+    for a in advs:  # R-5.6: half of each advance goes home
+        back = a.units // 2
+        returns.append((a.seat, a.origin, back))
+        lost += a.units - back
     if defender is not None:
         out.held[defender] += 1
     return BattleRecord(
@@ -241,10 +248,21 @@ def _battle(
         defence=defence,
         attack_die=a_die,
         defence_die=d_die,
-        attacker_losses=sum([a.units - a.units // 2 for a in advs]),
+        attacker_losses=lost,
         defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
         rules=(*rules, "R-5.6"),
     )
+
+
+def _defence_support(supports: list[Support]) -> tuple[tuple[tuple[int, int, int], ...], int]:
+    """The supports of the defence at one target, as recorded, and their units."""
+    backing = []
+    backed = 0
+    for s in supports:
+        if s.defence:
+            backing.append((s.seat, s.origin, s.units))
+            backed += s.units
+    return tuple(backing), backed
 
 
 def _taken(
@@ -255,9 +273,10 @@ def _taken(
     *,
     out: Outcome,
     returns: list[tuple[int, int, int]],
-) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...]]:
+) -> tuple[int, int, tuple[tuple[int, int], ...], tuple[str, ...], int]:
     """R-5.5 with R-6.4: the group's taker keeps its share; allies' shares go home, +3 haraç.
-    Answers the units entering, the taker, the shares and the joint-conquest rule if any."""
+    Answers the units entering, the taker, the shares, the joint-conquest rule if any and the
+    units the group advanced."""
     per_bey: dict[int, int] = {}
     for a in advs:
         per_bey[a.seat] = per_bey.get(a.seat, 0) + a.units
@@ -278,7 +297,8 @@ def _taken(
         else:
             out.takes.append((target, taker, share))
     out.conquests.append((target, taker, board.owner[target], tuple(sorted(per_bey))))
-    return entering, taker, tuple(shares), ("R-6.4",) if len(per_bey) > 1 else ()
+    joint = ("R-6.4",) if len(per_bey) > 1 else ()
+    return entering, taker, tuple(shares), joint, advanced
 
 
 def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:

@@ -100,7 +100,7 @@ def blocs(board: Board) -> dict[int, int]:
         if t.kind == "alliance" and a in parent and b in parent:
             ra, rb = find(a), find(b)
             parent[max(ra, rb)] = min(ra, rb)
-    return {s: find(s) for s in parent}
+    return {s: s if parent[s] == s else find(s) for s in parent}  # a root needs no call
 
 
 def classify(
@@ -174,7 +174,7 @@ def _classify_supports(
         target: int = o.target  # type: ignore[assignment]
         owner = owners[target]
         if owner == seat or (seat, owner) in partners:
-            supports.append(Support(seat, o.province, target, o.units, defence=True))
+            supports.append(Support(seat, o.province, target, o.units, True))  # defence
             continue
         for a in attackers.get(target, ()):
             if (seat, a.seat) in allies:

@@ -57,8 +57,9 @@ def kurtulus_seats(board: Board) -> list[int]:
     """R-7.5: the three lowest by score, then provinces, ascending, then seat descending."""
     counts = board.province_counts()
     sc = scores(board)
-    landed = [s for s in board.beys if counts.get(s, 0) > 0]
-    return sorted(landed, key=lambda s: (sc[s], counts[s], -s))[:KURTULUS_BEYS]
+    # The sort keys built by one comprehension, not a key lambda called per bey (issue 12).
+    ranked = sorted([(sc[s], counts[s], -s) for s in board.beys if counts.get(s, 0) > 0])
+    return [-s for _score, _n, s in ranked[:KURTULUS_BEYS]]
 
 
 @cache
@@ -101,8 +102,11 @@ def _income(board: Board) -> list[GoldDelta]:
         holder = owner[p]
         if holder is not None:
             income[holder] = income.get(holder, 0) + gold_at[p]
-    for seat in sorted(income):
-        board.add_gold(seat, income[seat], "income", gold)
+    beys = board.beys
+    for seat in sorted(income):  # `Board.add_gold` inline: one call less per bey
+        amount = income[seat]
+        beys[seat].gold += amount
+        gold.append(GoldDelta(seat, amount, "income"))
     return gold
 
 
@@ -171,22 +175,20 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     else:
         # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
         # element in 3.11's min/max (about 1,000 instructions each, issue 12).
-        made = []
+        made: list[Allotment] = []
+        add = made.append
+        again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
         for p in compress(_INDEX, total):
             allotted = total[p]
-            raised = units[p] + (allotted if factor == 1 else 2 * allotted)
+            raised = units[p] + allotted * factor
             over = raised - MAX_UNITS
-            units[p] = MAX_UNITS if over > 0 else raised  # R-7.7: units beyond 12 are lost
-            made.append(
-                Allotment(
-                    p,
-                    base[p],
-                    grown[p],
-                    bonus[p],
-                    kurtulus_units[p],
-                    allotted if factor == 2 else 0,
-                    over if over > 0 else 0,
-                )
+            if over > 0:  # R-7.7: units beyond 12 are lost
+                units[p] = MAX_UNITS
+            else:
+                units[p] = raised
+                over = 0
+            add(
+                Allotment(p, base[p], grown[p], bonus[p], kurtulus_units[p], allotted * again, over)
             )
         allotments = tuple(made)
     full_milis = gm.full_milis_at

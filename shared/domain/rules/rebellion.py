@@ -19,9 +19,8 @@ def run(board: Board, draws: Draws) -> RebellionsRun:
     """R-9.2 guerilla for every landless Sürgün, then R-9.3 rebellion on Friday Divans."""
     before = board.snapshot()
     counts = board.province_counts()
-    landless = [
-        s for s in sorted(board.beys) if not board.holds_memleket(s) and counts.get(s, 0) == 0
-    ]
+    # No province left means the memleket is not held either (`holds_memleket` needs no call).
+    landless = [s for s in sorted(board.beys) if counts[s] == 0]
     for seat in landless:
         m = board.beys[seat].memleket
         board.units[m] = max(1, board.units[m] - 1)
