@@ -12,6 +12,7 @@ import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
+from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, Operation
 from litestar.params import HeaderParameter, Parameter, QueryParameter
@@ -79,6 +80,14 @@ TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
 
 
+# Every answer built by `answer` says the season version it reflects in this header too.
+SEASON_VERSION = ResponseHeader(
+    name="X-Season-Version",
+    description="the season version this answer reflects (its `version`)",
+    documentation_only=True,
+)
+
+
 def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
     """The season read as `out`, with the version it reflects (the header says it too)."""
     version = meta.get("version", 0)
@@ -99,6 +108,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
@@ -109,6 +119,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -125,6 +136,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -151,7 +163,10 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
 
 
 @get(
-    "/seasons/{season_id:str}/treaties", summary="Treaties in force", responses=answers(EVERY, READ)
+    "/seasons/{season_id:str}/treaties",
+    summary="Treaties in force",
+    responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
@@ -164,6 +179,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
     """Each entry has `kind` "divan" (with its `divan`), then "kurultay" (`divan` null), then,
@@ -204,6 +220,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
     meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
@@ -231,6 +248,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
     responses=answers(EVERY, READ),
+    response_headers=[SEASON_VERSION],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
@@ -272,6 +290,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     responses=answers(EVERY, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
+    response_headers=[SEASON_VERSION],
 )
 async def private(
     request: Request[Any, Any, Any], season_id: str, seat: int
@@ -322,6 +341,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
     summary="Battle records (R-5.8) as R-14 allows",
     responses=answers(EVERY, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
@@ -353,6 +373,7 @@ async def battles(
     summary="All orders of a Divan: after the Kurultay, or ops",
     responses=answers(EVERY, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"),
     security=OPTIONAL_BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: ReadDivanPath
@@ -375,6 +396,7 @@ async def all_orders(
     responses=answers(EVERY, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
+    response_headers=[SEASON_VERSION],
 )
 async def audit_betrayals(
     request: Request[Any, Any, Any], season_id: str, staff: str
@@ -401,6 +423,7 @@ async def audit_betrayals(
     responses=answers(EVERY, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
+    response_headers=[SEASON_VERSION],
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: SeatPath

@@ -258,6 +258,14 @@ def _check_headers(
     assert revalidated
     assert {op: status for op, status in revalidated.items() if status != 304} == {}
     assert {op for op, o in ops.items() if "304" in o["responses"]} == set(revalidated)
+    # X-Season-Version (docs/api.md, Read side): declared on exactly the answers that send it
+    sent = {op for op, r in answers.items() if "x-season-version" in r.headers}
+    declared = {
+        op
+        for op, o in ops.items()
+        if "X-Season-Version" in o["responses"].get("200", {}).get("headers", {})
+    }
+    assert sent and declared == sent, (sorted(sent - declared), sorted(declared - sent))
 
 
 def test_every_conditional_read_documents_its_etag_if_none_match_and_304() -> None:
