@@ -54,7 +54,7 @@ def close_refusal(close: datetime, at: datetime, interval: int | None) -> c.Reje
     calendar is computed from it."""
     lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
     if close < at + lead:
-        return _reject("registration_too_soon", earliest=cal.iso(at + lead))
+        return _reject("registration_too_soon", earliest=cal.iso_up(at + lead))
     if close - at > MAX_LEAD:
         return _reject("invalid_instant.too_far", latest=cal.iso(at + MAX_LEAD))
     return None

@@ -199,6 +199,51 @@ async def test_a_compressed_calendar_is_for_ops_only_and_may_close_one_interval_
     assert not state.counts_on_boards  # a compressed season never counts on the boards
 
 
+async def test_r1_3_a_sub_second_calendar_locks_at_the_instant_it_shows(memory_api: Api) -> None:
+    """A close sent to the microsecond (a client's `now + 30 s`) puts the Divans on
+    sub-second instants: the calendar shows each exactly, and a set naming Divan 1 is taken
+    up to the instant shown and refused from it (shown to the second, it was still taken for
+    0.7 s after the instant the player read)."""
+    api = memory_api
+    api.clock.now = api.clock.now.replace(microsecond=0)
+    close = api.clock.now + timedelta(seconds=30, microseconds=700_000)
+    created = await create_live(
+        api,
+        headers=bearer(OPS_TOKEN),
+        divan_interval_seconds=10,
+        registration_closes_at=close.isoformat(),
+        memleket=ANKARA,
+    )
+    sid, token = created["season_id"], created["creator"]["token"]
+    assert instant(created["calendar"]["registration_closes_at"]) == close
+    api.clock.now = close
+    await close_registration(api.store, sid, close)
+    one = instant((await status(api, sid))["calendar"]["divans"][0]["at"])
+    assert one == close + timedelta(seconds=10)
+    orders = {**HOLD, "divan": 1}
+    api.clock.now = one - timedelta(milliseconds=2)  # read 1 ms before the instant shown
+    r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    api.clock.now = one - timedelta(milliseconds=1)  # read at the instant shown
+    late = api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
+    assert assert_problem(await unchanged(api.store, late), 409, "wrong_divan")["divan"] == 2
+
+
+async def test_registration_too_soon_names_an_earliest_close_that_is_taken(
+    memory_api: Api,
+) -> None:
+    """`earliest` is a close the server takes: rounded up to the second, not down (an hour
+    after 14:00:00.5 shown as 15:00:00 was itself too soon)."""
+    api = memory_api
+    api.clock.now = api.clock.now.replace(microsecond=500_000)
+    soon = close_in(api, timedelta(minutes=59))
+    r = await api.client.post("/v1/seasons", json={"mode": "live", "registration_closes_at": soon})
+    earliest = assert_problem(r, 422, "registration_too_soon")["earliest"]
+    assert instant(earliest) >= api.clock.now + timedelta(hours=1)
+    created = await create_live(api, registration_closes_at=earliest)
+    assert created["calendar"]["registration_closes_at"] == earliest
+
+
 async def test_trial_creation_refuses_a_calendar_and_needs_a_memleket(memory_api: Api) -> None:
     later = close_in(memory_api, timedelta(hours=2))
     r = await memory_api.client.post(
