@@ -85,6 +85,19 @@ def registration_over(state: SeasonState, at: datetime | None) -> bool:
     )
 
 
+def overdue_close(state: SeasonState, at: datetime) -> c.CloseRegistration | None:
+    """R-1.4: registration closes at its instant. A live season still in registration at `at`,
+    past that instant, not cancelled: the close the scheduler records, at the set instant (so
+    the calendar keeps every instant), for whoever gets there first (a bey's command or the
+    scheduler); None otherwise."""
+    planned = state.calendar
+    if state.mode != "live" or planned is None or state.phase != "registration":
+        return None
+    if state.cancelled or planned.registration_closes_at > at:
+        return None
+    return c.CloseRegistration(at=planned.registration_closes_at)
+
+
 def counts_for(state: SeasonState, at: datetime | None) -> int | None:
     """R-4.4: the Divan an order, offer or answer accepted at `at` counts for in a live season:
     the first Divan still to be resolved whose instant is later than `at` (DIVANS + 1 once

@@ -396,6 +396,42 @@ async def test_r4_4_orders_after_a_divans_instant_count_for_the_next_and_say_so(
     assert r.status_code == 200, r.text
 
 
+async def test_r1_4_a_command_after_the_close_instant_closes_registration_as_the_scheduler_would(
+    memory_api: Api,
+) -> None:
+    """Registration closes at its instant (R-1.4), not when the scheduler's next tick records
+    it: a bey's first command after the instant records the close (every empty seat a computer
+    bey, the calendar final, exactly the events and metadata the scheduler writes) and is then
+    taken for Divan 1. It was 409 `wrong_phase` until a worker got to the close, seconds with
+    a compressed calendar, the whole outage with the workers down. Before the instant, orders
+    stay `wrong_phase`; the scheduler's close afterwards finds it done."""
+    from services.resolver.closes import close_registration as scheduled_close
+    from shared.app.seasons import Seasons
+
+    api = memory_api
+    created = await create_live(api, memleket=ANKARA)
+    sid, token = created["season_id"], created["creator"]["token"]
+    close = instant(created["calendar"]["registration_closes_at"])
+    api.clock.now = close - timedelta(milliseconds=2)  # read 1 ms before the close
+    early = api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=HOLD)
+    assert_problem(await unchanged(api.store, early), 409, "wrong_phase")
+    api.clock.now = close + timedelta(seconds=1)
+    r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=HOLD)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    state, _v = await state_of(api.store, sid)
+    assert state.phase == "running" and len(state.beys) == 19  # R-11.1: the seats filled
+    assert state.calendar is not None and state.calendar.registration_closes_at == close
+    assert set(state.orders[1]) == {1}  # the creator's set, for Divan 1
+    records = await api.store.read_stream(sid)
+    closing = [r for r in records if r.type == "registration_closed.v1"]
+    assert [(r.metadata.actor, r.metadata.command_id) for r in closing] == [
+        ("system", "close/registration")
+    ]
+    seen = await status(api, sid)
+    assert (seen["phase"], seen["calendar"]["provisional"]) == ("running", False)
+    assert await scheduled_close(Seasons(api.store), sid, api.clock.now) == "already_closed"
+
+
 def last_orders(record: Any) -> Any:
     e = codec.decode_event(record.data)
     assert isinstance(e, ev.OrdersSubmitted)
