@@ -102,14 +102,16 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
         return admin.cancelled()
     if sum(1 for b in state.beys if not b.computer) >= SEATS:  # D-29: 19 humans, none to add
         return reject("season_full")
+    # a trial season has one human, whatever its phase (a created trial season is
+    # already running: asked first, a join was `registration_closed`, as if it had had one)
+    if state.mode == "trial" and any(not b.computer for b in state.beys):
+        return reject("not_allowed_in_mode.one_human")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
         return reject("registration_closed")
     if cmd.memleket not in gm:
         return reject("unknown_province", province=cmd.memleket)
     if len(state.beys) >= SEATS:
         return reject("season_full")
-    if state.mode == "trial" and any(not b.computer for b in state.beys):
-        return reject("not_allowed_in_mode.one_human")
     if state.province(cmd.memleket).owner is not None:
         free = [n for n in gm.neighbours(cmd.memleket) if state.province(n).owner is None]
         return reject("memleket_taken", memleket=cmd.memleket, free_neighbours=free)

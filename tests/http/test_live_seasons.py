@@ -277,6 +277,17 @@ async def test_r1_4_joins_are_first_come_first_served_and_a_taken_memleket_names
     assert_problem(r, 404, "season_not_found")
 
 
+async def test_r1_2_a_join_to_a_trial_season_is_not_allowed_in_its_mode(memory_api: Api) -> None:
+    """A trial season has one human (R-1.2): a join is 403 `not_allowed_in_mode`, as the join
+    operation documents, not 409 `registration_closed` (it never had a registration)."""
+    r = await memory_api.client.post("/v1/seasons", json={"memleket": ANKARA})
+    assert r.status_code == 201, r.text
+    sid = r.json()["season_id"]
+    assert_problem(
+        await unchanged(memory_api.store, join(memory_api, sid, 34)), 403, "not_allowed_in_mode"
+    )
+
+
 async def test_r1_4_a_join_at_or_after_the_close_instant_is_refused_before_any_close_event(
     memory_api: Api,
 ) -> None:
