@@ -14,7 +14,8 @@ minus sign, for the bounds to refuse): anything else matches no route (404 `not_
 number outside its bounds is 422 `invalid_parameter`.
 
 Refusals (docs/api.md):
-- bytes that are not UTF-8, or not JSON: 400 `malformed_json`;
+- bytes that are not UTF-8, or not JSON: 400 `malformed_json`, even when what can be read
+  of them already has a value of the wrong type (`[`, `{"orders": "hold", `);
 - an unknown field: 422 `unknown_field`; any other mismatch with the schema (wrong type,
   out of bounds, a missing field, a value not in an enum): 422 `invalid_body`; both name the
   `field` as a JSON path (`$.orders[0].units`).
@@ -98,6 +99,20 @@ def json_error(text: str) -> Said | str:
     return Said("json.malformed", reason=reason, byte=m.group("byte"))
 
 
+def _syntax_first(body: bytes, exc: msgspec.MsgspecError) -> msgspec.MsgspecError:
+    """The error a body is refused for: typed decoding stops at the first value of the wrong
+    type, before it reads on, so `[` or `{"orders": "hold", ` (not JSON at all) were 422
+    `invalid_body`; a body that is not JSON is 400 `malformed_json` whatever it holds. Only
+    on the refusal path: an accepted body is decoded once."""
+    if not isinstance(exc, msgspec.ValidationError) or not body:
+        return exc
+    try:
+        msgspec.json.decode(body)
+    except msgspec.DecodeError as syntax:
+        return syntax
+    return exc
+
+
 def _data_type(request: Request[Any, Any, Any]) -> Any:
     parameter = request.route_handler.parsed_fn_signature.parameters.get("data")
     return None if parameter is None else parameter.annotation
@@ -115,7 +130,7 @@ class StrictRequest(Request[Any, Any, Any]):
             try:
                 decoded = msgspec.json.decode(body or b"null", type=target, strict=True)
             except msgspec.MsgspecError as exc:
-                raise body_problem(exc, target) from None
+                raise body_problem(_syntax_first(body, exc), target) from None
             self._json = self._connection_state.json = decoded
         return self._json
 
