@@ -577,6 +577,10 @@ async def season_admin(
 
     async def attempt(loaded: Loaded, at: datetime) -> AdminDoneOut | None:
         by = _admin_by(loaded.state, svc, token)
+        overdue = live.overdue_close(loaded.state, at)
+        if overdue is not None:  # closed at its instant, recorded or not yet
+            await _record_close(svc, season_id, loaded, overdue)
+            return None  # decided again, on the closed season
         cmd = c.SeasonAdmin(
             act=act,
             reason=reason,

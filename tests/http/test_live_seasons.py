@@ -443,6 +443,30 @@ async def test_r1_4_a_command_after_the_close_instant_closes_registration_as_the
     assert await scheduled_close(Seasons(api.store), sid, api.clock.now) == "already_closed"
 
 
+async def test_d30_a_pause_just_after_the_close_instant_pauses_the_closed_season(
+    memory_api: Api,
+) -> None:
+    """The admin acts see the close at its instant as the bey's commands do: a pause a second
+    after it (the scheduler not there yet) records the close, then pauses the running season;
+    it was 409 `wrong_phase` (only a running season is paused) until a worker got there."""
+    api = memory_api
+    created = await create_live(api)
+    sid, token = created["season_id"], created["admin_token"]
+    api.clock.now = instant(created["calendar"]["registration_closes_at"]) + timedelta(seconds=1)
+    r = await admin(api, sid, "pause", token)
+    assert r.status_code == 200, r.text
+    seen = await status(api, sid)
+    assert (seen["phase"], seen["paused"], seen["calendar"]["provisional"]) == (
+        "running",
+        True,
+        False,
+    )
+    postpone = admin(
+        api, sid, "postpone", token, registration_closes_at=close_in(api, timedelta(days=1))
+    )
+    assert_problem(await unchanged(api.store, postpone), 409, "registration_closed")
+
+
 def last_orders(record: Any) -> Any:
     e = codec.decode_event(record.data)
     assert isinstance(e, ev.OrdersSubmitted)
