@@ -111,11 +111,21 @@ class JoinedOut(msgspec.Struct, frozen=True):
 AdminAction = Literal["postpone", "cancel", "pause", "resume"]
 
 
-class AdminIn(msgspec.Struct, **Strict):
-    """A season-admin act's reason; a postponement also names the new registration close."""
+Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+class AdminIn(msgspec.Struct, **Strict):
+    """A postponement: its reason and the new registration close."""
+
+    reason: Reason
     registration_closes_at: datetime | None = None
+
+
+class ReasonIn(msgspec.Struct, **Strict):
+    """A cancel's, pause's or resume's reason: nothing else (a `registration_closes_at` there
+    moves nothing, so it is refused as an unknown field, not ignored)."""
+
+    reason: Reason
 
 
 # --- corrections (issue 13, ADR-53) ------------------------------------------------------------

@@ -660,6 +660,21 @@ async def test_d30_no_pause_while_a_divan_is_locked(memory_api: Api) -> None:
     assert_problem(await admin(api, tid, "pause", OPS_TOKEN), 403, "not_allowed_in_mode")
 
 
+async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -> None:
+    """D-27 strict bodies: a cancel, pause or resume with `registration_closes_at` is 422
+    `unknown_field` and changes nothing (it was taken and the close silently ignored)."""
+    api = memory_api
+    created = await create_live(api)
+    sid, token = created["season_id"], created["admin_token"]
+    later = close_in(api, timedelta(days=3))
+    for act in ("cancel", "pause", "resume"):
+        r = admin(api, sid, act, token, registration_closes_at=later)
+        problem = assert_problem(await unchanged(api.store, r), 422, "unknown_field")
+        assert problem["field"] == "$.registration_closes_at", act
+    r = await admin(api, sid, "postpone", token, registration_closes_at=later)
+    assert r.status_code == 200, r.text
+
+
 async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:
     created = await create_live(memory_api)
     r = await admin(memory_api, created["season_id"], "explode", OPS_TOKEN)
