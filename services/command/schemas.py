@@ -111,7 +111,17 @@ class JoinedOut(msgspec.Struct, frozen=True):
 AdminAction = Literal["postpone", "cancel", "pause", "resume"]
 
 
-Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+# An act's or a correction's reason: one line of text, shown in the public reports and printed
+# by the CLI, so no control character (a newline, a terminal's escape sequence, NUL).
+Reason = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=500,
+        pattern=r"^[^\x00-\x1f\x7f-\x9f]*$",
+        description="1 … 500 characters, no control character",
+    ),
+]
 
 
 class AdminIn(msgspec.Struct, **Strict):
@@ -171,7 +181,7 @@ class CorrectionIn(msgspec.Struct, **Strict):
     compensates (ADR-53)."""
 
     correction: FixIn
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    reason: Reason
     refers_to: Annotated[int, msgspec.Meta(ge=1, le=JSON_SAFE_INTEGER)] | None = None
 
 

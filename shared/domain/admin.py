@@ -43,7 +43,7 @@ def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:  # noqa: PLR
         return cancelled()
     if not cal.is_aware(cmd.at):
         return _reject("invalid_instant")
-    if not cmd.reason.strip():
+    if c.blank(cmd.reason):
         return _reject("reason_required")
     assert cmd.at is not None
     act = AdminAct(act=cmd.act, reason=cmd.reason, at=cmd.at, by=cmd.by)

@@ -675,6 +675,35 @@ async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -
     assert r.status_code == 200, r.text
 
 
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [
+        ("\u200b", "reason_required"),  # a zero-width space: nothing to read
+        ("\u200e \u00a0\u2060", "reason_required"),  # a direction mark, spaces, a joiner
+        ("\x1b[2Jcleared", "invalid_body"),  # a terminal's escape sequence (the CLI prints it)
+        ("two\nlines", "invalid_body"),
+        ("nul\x00byte", "invalid_body"),
+    ],
+)
+async def test_an_act_needs_a_reason_one_can_read_and_print(
+    memory_api: Api, reason: str, code: str
+) -> None:
+    """A reason is shown in the status, the public reports and the CLI's lines: one with
+    nothing visible in it is `reason_required`, one with a control character `invalid_body`
+    ($.reason); both change nothing (they were recorded and shown as they came)."""
+    api = memory_api
+    created = await create_live(api)
+    later = close_in(api, timedelta(days=3))
+    r = api.client.post(
+        f"/v1/seasons/{created['season_id']}/admin/postpone",
+        json={"reason": reason, "registration_closes_at": later},
+        headers=bearer(created["admin_token"]),
+    )
+    problem = assert_problem(await unchanged(api.store, r), 422, code)
+    if code == "invalid_body":
+        assert problem["field"] == "$.reason"
+
+
 async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:
     created = await create_live(memory_api)
     r = await admin(memory_api, created["season_id"], "explode", OPS_TOKEN)
