@@ -229,6 +229,25 @@ async def test_r1_3_a_sub_second_calendar_locks_at_the_instant_it_shows(memory_a
     assert assert_problem(await unchanged(api.store, late), 409, "wrong_divan")["divan"] == 2
 
 
+async def test_not_later_names_the_close_as_the_calendar_shows_it(memory_api: Api) -> None:
+    """A postponement to 13:00:30.4 of a close at 13:00:30.7 is not later: the refusal names
+    the close the calendar shows (it said "later than 13:00:30", which 13:00:30.4 is)."""
+    api = memory_api
+    close = api.clock.now.replace(microsecond=0) + timedelta(hours=2, microseconds=700_000)
+    created = await create_live(api, registration_closes_at=close.isoformat())
+    shown = created["calendar"]["registration_closes_at"]
+    r = admin(
+        api,
+        created["season_id"],
+        "postpone",
+        created["admin_token"],
+        registration_closes_at=(close - timedelta(microseconds=300_000)).isoformat(),
+    )
+    problem = assert_problem(await unchanged(api.store, r), 422, "not_later")
+    assert problem["registration_closes_at"] == shown
+    assert instant(shown) == close
+
+
 async def test_registration_too_soon_names_an_earliest_close_that_is_taken(
     memory_api: Api,
 ) -> None:
