@@ -486,6 +486,22 @@ async def test_d30_a_pause_just_after_the_close_instant_pauses_the_closed_season
     assert_problem(await unchanged(api.store, postpone), 409, "registration_closed")
 
 
+async def test_r4_4_orders_after_divan_16s_lock_are_for_no_divan(memory_api: Api) -> None:
+    """After Divan 16's instant no Divan is left (R-1.1): a set, with or without `divan`, is
+    409 `wrong_phase` (the Kurultay is next), not `wrong_divan` naming a Divan 17 that does not
+    exist (it answered `"divan": 17` even to a set that named 17)."""
+    api = memory_api
+    _c, a, _b = await running_season(api)
+    await play_live_divans(api.store, a.season_id, 15)
+    state, _v = await state_of(api.store, a.season_id)
+    assert state.calendar is not None
+    api.clock.now = state.calendar.at(16) + timedelta(seconds=1)
+    for body in (HOLD, {**HOLD, "divan": 16}, {**HOLD, "divan": 17}):
+        r = api.client.post(a.url("/orders"), headers=a.auth(), json=body)
+        problem = assert_problem(await unchanged(api.store, r), 409, "wrong_phase")
+        assert "divan" not in problem, body
+
+
 def last_orders(record: Any) -> Any:
     e = codec.decode_event(record.data)
     assert isinstance(e, ev.OrdersSubmitted)
