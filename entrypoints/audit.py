@@ -886,6 +886,9 @@ def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Expo
                 )
                 print(f"seksenbir shadow: {text}", file=sys.stderr)
                 return 2
+            # ADR-53: every Divan's orders of every bey, read from the database: recorded
+            # first, as explain, what-if, fork and export on the database record theirs
+            await store.ops_reads.record(season_id, "shadow", f"cli:{_operator()}"[:64])
             one(export)
         return 0
 

@@ -47,6 +47,7 @@ from shared.eventstore import (
     create_pool,
 )
 from shared.logs import configure_logging
+from shared.replay_store import DatabaseUnreachable
 from shared.settings import Settings, environment
 
 T = TypeVar("T")
@@ -111,6 +112,16 @@ def store_on(
     return PostgresEventStore(pool, clock=clock)
 
 
+# what connecting to PostgreSQL raises when the database cannot be reached (refused, unknown
+# host, timeout: OSError; a bad password or user; a database that does not exist)
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncpg.InvalidAuthorizationSpecificationError,
+    asyncpg.InvalidCatalogNameError,
+    asyncpg.CannotConnectNowError,
+)
+
+
 @contextlib.asynccontextmanager
 async def event_store(
     settings: Settings,
@@ -119,12 +130,22 @@ async def event_store(
     clock: Callable[[], datetime] = utc_now,
     dsn: str | None = None,
 ) -> AsyncIterator[PostgresEventStore]:
-    """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs)."""
-    pool = await open_pool(settings, role, dsn=dsn)
+    """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs). For
+    the CLI a database it cannot connect to is DatabaseUnreachable (one line, not a trace)."""
     try:
-        yield store_on(pool, settings, role, clock=clock)
+        pool = await open_pool(settings, role, dsn=dsn)
+    except UNREACHABLE as exc:
+        if role != "cli":
+            raise
+        raise DatabaseUnreachable(dsn or settings.pg_dsn, exc) from exc
+    store = store_on(pool, settings, role, clock=clock)
+    try:
+        yield store
     finally:
-        await pool.close()
+        try:
+            await store.drain()  # the last appends' wake-ups, before the pool closes under them
+        finally:
+            await pool.close()
 
 
 class Lazy(Generic[T]):

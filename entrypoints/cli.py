@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from shared.replay_store import DatabaseUnreachable, RedisUnreachable, Unreachable
+
 if TYPE_CHECKING:
     from shared.domain.messages import Lang
     from shared.settings import Settings
@@ -89,9 +91,11 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
 
 def _simulate(args: argparse.Namespace) -> int:
     from shared.domain.simulate import season
+    from shared.domain.state import NAMED_REPORT_VERSION
 
     steps = []
-    for step in season(args.seed, args.divans):
+    # the report version of the seasons the API creates (ADR-62: one language per line)
+    for step in season(args.seed, args.divans, report_version=NAMED_REPORT_VERSION):
         if step.divan == 0:
             continue
         summary = _summary(step, args.lang)
@@ -105,7 +109,8 @@ def _simulate(args: argparse.Namespace) -> int:
             continue
         print("\n" + say("cli.divan", args.lang, divan=summary["divan"]))
         for line in summary["report"]:
-            print(f"  {line['text']}")
+            if line["kind"] != "orders_sealed":  # digests for an audit: in --json only
+                print(f"  {line['text']}")
         tops = ", ".join(
             say("cli.standing", args.lang, seat=s["seat"], score=s["score"])
             for s in summary["standings"]
@@ -125,7 +130,11 @@ def _migrate(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     bootstrap.configure(settings)  # migration.applied lines in the one log format
-    applied = asyncio.run(migrate(args.dsn or settings.pg_dsn))
+    dsn = args.dsn or settings.pg_dsn
+    try:
+        applied = asyncio.run(migrate(dsn))
+    except bootstrap.UNREACHABLE as exc:
+        raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
     else:
@@ -228,6 +237,8 @@ def _up(args: argparse.Namespace) -> int:
 def _rebuild(args: argparse.Namespace) -> int:
     import asyncio
 
+    import redis.exceptions as redis_errors
+
     from entrypoints import bootstrap
     from services.projections.projector import Projector
     from shared.settings import Settings
@@ -243,6 +254,8 @@ def _rebuild(args: argparse.Namespace) -> int:
                 for season_id in seasons:
                     events = await projector.rebuild(season_id)
                     print(say("cli.rebuilt", args.lang, season=season_id, events=events))
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError) as exc:
+            raise RedisUnreachable(settings.read_redis, exc) from exc
         finally:
             await redis.aclose()
         return 0
@@ -256,49 +269,56 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 def _deadletters(args: argparse.Namespace) -> int:
     """Ops: list the messages the workers gave up on, or send them again (deadletters.py)."""
-    import json
-
     import redis
 
-    from entrypoints import bootstrap, deadletters
     from shared.settings import Settings
 
     settings = Settings.from_env()
     client = redis.Redis.from_url(settings.broker_redis)
     try:
-        if args.action == "list":
-            letters = deadletters.dead_letters(client, settings.broker_namespace)
-            if args.json:
-                print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
-            for d in [] if args.json else letters:
-                when = d.died_at.isoformat(timespec="seconds")
-                print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
-            if not args.json:
-                count = say(
-                    "cli.dead_letters",
-                    args.lang,
-                    count=len(letters),
-                    namespace=settings.broker_namespace,
-                )
-                print(count)
-            return 0
-        if not args.all and not args.ids:
-            text = say("cli.replay_what", args.lang)
-            print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
-            return 2
-        broker = bootstrap.broker(settings)
-        try:
-            ids = None if args.all else args.ids
-            done = deadletters.replay(client, broker, settings.broker_namespace, ids)
-        finally:
-            broker.close()
-        missing = [] if ids is None else sorted(set(ids) - set(done))
-        print(say("cli.replayed", args.lang, count=len(done)))
-        if missing:
-            print(say("cli.not_found", args.lang, ids=", ".join(missing)))
-        return 1 if missing else 0
+        return _deadletters_on(args, settings, client)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise RedisUnreachable(settings.broker_redis, exc) from exc
     finally:
         client.close()
+
+
+def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -> int:
+    import json
+
+    from entrypoints import bootstrap, deadletters
+
+    if args.action == "list":
+        letters = deadletters.dead_letters(client, settings.broker_namespace)
+        if args.json:
+            print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
+        for d in [] if args.json else letters:
+            when = d.died_at.isoformat(timespec="seconds")
+            print(f"{d.id}  {d.queue}  {d.actor_name}{list(d.args)}  {when}  {d.error}")
+        if not args.json:
+            count = say(
+                "cli.dead_letters",
+                args.lang,
+                count=len(letters),
+                namespace=settings.broker_namespace,
+            )
+            print(count)
+        return 0
+    if not args.all and not args.ids:
+        text = say("cli.replay_what", args.lang)
+        print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
+        return 2
+    broker = bootstrap.broker(settings)
+    try:
+        ids = None if args.all else args.ids
+        done = deadletters.replay(client, broker, settings.broker_namespace, ids)
+    finally:
+        broker.close()
+    missing = [] if ids is None else sorted(set(ids) - set(done))
+    print(say("cli.replayed", args.lang, count=len(done)))
+    if missing:
+        print(say("cli.not_found", args.lang, ids=", ".join(missing)))
+    return 1 if missing else 0
 
 
 def _divans(lang: Lang) -> Callable[[str], int]:
@@ -315,6 +335,21 @@ def _divans(lang: Lang) -> Callable[[str], int]:
         return n
 
     return divans
+
+
+def _seed(lang: Lang) -> Callable[[str], int]:
+    """R-1.5: a seed is 0 … 2^63 − 1 (as `POST /seasons` takes it); argparse refuses the rest."""
+
+    def seed(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not 0 <= n < 2**63:
+            raise argparse.ArgumentTypeError(say("cli.seed", lang, n=n))
+        return n
+
+    return seed
 
 
 def _language(argv: Sequence[str]) -> Lang:
@@ -365,7 +400,7 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", parents=[common], help="a whole trial season of computer beys")
     s.add_argument(
         "--seed",
-        type=int,
+        type=_seed(lang),
         required=True,
         help="the season seed (0 … 2^63−1): same seed, same season",
     )
@@ -444,6 +479,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a reader that left shows here, not at exit
+    except Unreachable as exc:  # a wrong --dsn or URL, a server not started: one line, exit 2
+        text = say(exc.key, args.lang, where=exc.where, reason=exc.reason)
+        print(f"seksenbir {args.command}: {text}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `seksenbir replay S --json | head`: the reader left; not an error
         import os
 

@@ -65,6 +65,8 @@ def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:
             return
         if response.status_code == 500:
             return
+        if response.request.method == "HEAD":  # GET's answer without its body (ADR-61): the
+            return  # GET of the same request is the one to check
         if not doc:
             doc.update(app.openapi_schema.to_schema())
         await response.aread()

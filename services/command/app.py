@@ -23,6 +23,7 @@ from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
 from shared.app.etag import conditional_get
+from shared.app.head import answer_head
 from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
@@ -148,7 +149,7 @@ def create_app(
     handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
     strict_path_integers()  # "+2", "02", "٢" in a path match no route (D-27)
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             Router("/v1", route_handlers=ROUTES, dependencies=DEPENDENCIES),
             *extra_routers,
@@ -192,3 +193,6 @@ def create_app(
         ),
         debug=settings.debug,
     )
+    # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
+    app.asgi_handler = answer_head(app.asgi_handler)
+    return app

@@ -49,6 +49,7 @@ from shared.app.divan_tools import (
 )
 from shared.app.private_view import private_view
 from shared.app.season_calendar import CalendarOut, DivanAt
+from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import start
@@ -169,7 +170,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             correction=GoldFixIn(seat=3, gold=9),
             reason="verify: Divan 5's production re-runs with 9 gold for bey 3, recorded 16",
             divan=7,
-            at=_AT,
+            at=_AT.astimezone(ISTANBUL),
             refers_to=212,
             version=260,
         ),

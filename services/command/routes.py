@@ -55,7 +55,7 @@ from services.command.schemas import (
 from services.command.service import Context, Outcome, Services
 from shared.app import auth
 from shared.app.auth import BeyClaim
-from shared.app.bounds import JSON_SAFE_INTEGER, ReadDivanPath, SeatPath
+from shared.app.bounds import BOUNDS, JSON_SAFE_INTEGER, Plate, ReadDivanPath, SeatPath
 from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.app.openapi import (
     APPEND,
@@ -438,6 +438,12 @@ async def export_audited(
     return Stream(lines, media_type="application/x-ndjson")
 
 
+_PLATES_PARAMETER = {
+    "type": "array",
+    "items": {"type": "integer", "minimum": BOUNDS["plate"].low, "maximum": BOUNDS["plate"].high},
+}
+
+
 @get(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
     summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
@@ -450,7 +456,14 @@ async def explain_divan(
     season_id: str,
     divan: ReadDivanPath,
     request: Request[Any, Any, Any],
-    province: list[int] | None = None,
+    province: Annotated[
+        list[Plate] | None,
+        QueryParameter(
+            description="only the battles for these plates (repeatable), each 1 … 81 (D-27)",
+            # Litestar drops the items' bounds of a list query parameter: state them
+            schema_extra={"oneOf": [_PLATES_PARAMETER, {"type": "null"}]},
+        ),
+    ] = None,
 ) -> ExplainOut:
     """The re-run of the Divan compared with the record, and for every battle: each advance,
     each support with how R-5.3 classified it and why one did not count, the defence bonuses,

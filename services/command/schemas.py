@@ -110,16 +110,17 @@ class JoinedOut(msgspec.Struct, frozen=True):
 
 AdminAction = Literal["postpone", "cancel", "pause", "resume"]
 
-
-# An act's or a correction's reason: one line of text, shown in the public reports and printed
-# by the CLI, so no control character (a newline, a terminal's escape sequence, NUL).
+# A reason is shown as written in the public reports (admin acts, corrections): no control
+# characters (C0, DEL, C1: NUL, a bell, a line break) and no bidirectional marks, embeddings,
+# overrides or isolates (U+200E/F, U+202A … U+202E, U+2066 … U+2069), which would make a
+# report line read other than it is (Trojan Source, CVE-2021-42574).
 Reason = Annotated[
     str,
     msgspec.Meta(
         min_length=1,
         max_length=500,
-        pattern=r"^[^\x00-\x1f\x7f-\x9f]*$",
-        description="1 … 500 characters, no control character",
+        pattern=r"^[^\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]*$",
+        description="why, in words: 1 … 500 characters, one line, no control or direction marks",
     ),
 ]
 
@@ -192,7 +193,7 @@ class CorrectionOut(msgspec.Struct, frozen=True):
     correction: FixIn
     reason: str
     divan: int
-    at: datetime
+    at: datetime  # with +03:00 (D-22)
     refers_to: int | None
     version: int
 

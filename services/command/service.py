@@ -62,7 +62,7 @@ from shared.domain.map import game_map
 from shared.domain.messages import Lang
 from shared.domain.state import (
     DIVANS,
-    SEALED_REPORT_VERSION,
+    NAMED_REPORT_VERSION,
     AdminAct,
     Order,
     SeasonState,
@@ -312,7 +312,7 @@ async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> Op
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:
-    return claim.seat(state.tokens.get)
+    return claim.seat(state.tokens.get, state.admin_token)
 
 
 async def season_status(svc: Services, season_id: str) -> SeasonStatus:
@@ -380,7 +380,7 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
     if memleket not in game_map():
         raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
-        raise Problem(422, "invalid_body.seed")
+        raise Problem(422, "invalid_body.seed", field="$.seed")  # as the schema's refusals do
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     now = svc.clock()
     create = c.CreateSeason(
@@ -388,7 +388,7 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
         seed=seed if seed is not None else secrets.randbits(63),
         mode="trial",
         seed_salt=secrets.token_hex(16),
-        report_version=SEALED_REPORT_VERSION,  # ADR-57: its orders sealed at each lock
+        report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
         counts_on_boards=seed is None,
         at=now,
     )
@@ -447,7 +447,7 @@ async def create_live_season(
             seed=secrets.randbits(63),
             mode="live",
             seed_salt=secrets.token_hex(16),
-            report_version=SEALED_REPORT_VERSION,  # ADR-57: its orders sealed at each lock
+            report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
             counts_on_boards=True,  # the domain drops it for a compressed calendar
             registration_closes_at=registration_closes_at,
             divan_interval_seconds=interval_seconds,
@@ -615,6 +615,15 @@ async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) ->
     await load(svc, season_id)
 
     async def attempt(loaded: Loaded, at: datetime) -> CorrectionOut | None:
+        if data.refers_to is not None and data.refers_to > loaded.version:
+            # the event it compensates must be one of the season's: never a dangling reference
+            raise Problem.of(
+                c.reject(
+                    "invalid_correction.refers_to",
+                    refers_to=data.refers_to,
+                    version=loaded.version,
+                )
+            )
         cmd = c.ApplyCorrection(
             correction=data.correction.fix(), reason=data.reason, at=at, refers_to=data.refers_to
         )
@@ -639,7 +648,7 @@ async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) ->
             correction=data.correction,
             reason=done.reason,
             divan=done.divan,
-            at=done.at,
+            at=done.at.astimezone(cal.ISTANBUL),
             refers_to=done.refers_to,
             version=loaded.version + len(events),
         )

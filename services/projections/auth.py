@@ -24,6 +24,7 @@ from shared.app import auth as edge
 from shared.app.problems import Problem
 
 STAFF_MISSING = "missing_token.staff"  # shared.domain.messages
+ADMIN_FIELD = "admin"  # the auth view's field of the season-admin token hash (views.all_views)
 
 
 def staff(request: Request[Any, Any, Any]) -> str:
@@ -53,7 +54,9 @@ def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, 
         return None if kept is None else str(kept)
 
     c = ctx(request)
-    return edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors)).seat(stored)
+    admin = decode(auth.get(ADMIN_FIELD.encode()))  # a live season's season-admin token hash
+    claim = edge.BeyClaim.of(request, season_id, (*c.ops, *c.auditors))
+    return claim.seat(stored, str(admin) if admin else "")
 
 
 async def seat(request: Request[Any, Any, Any], season_id: str) -> int:

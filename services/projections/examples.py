@@ -16,6 +16,7 @@ from services.projections.history import (
     SeasonBetrayals,
 )
 from services.projections.responses import (
+    AuditBetrayal,
     AuditOut,
     BattlesOut,
     Betrayal,
@@ -38,6 +39,8 @@ from services.projections.responses import (
     TitlesOut,
     TreatiesOut,
     Treaty,
+    TreatyRecord,
+    TreatyStep,
 )
 from shared.app.private_view import OwnReport, ReportLine, private_view
 from shared.domain.events import BattleRecord, GroupRecord
@@ -67,7 +70,7 @@ BATTLE = BattleRecord(
     entering=3,
     taker=1,
 )
-HOLD = msgspec.to_builtins(Order(province=6, kind="hold"))
+HOLD = Order(province=6, kind="hold")
 BETRAYAL_SEASON = SeasonBetrayals(
     season_id=SEASON,
     version=42,
@@ -184,14 +187,28 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             reports=[OwnReport(3, [CONQUEST])],
         )
     },
-    "battles": {
-        200: BattlesOut(
-            season_id=SEASON, version=42, divan=3, battles=[msgspec.to_builtins(BATTLE)]
-        )
-    },
+    "battles": {200: BattlesOut(season_id=SEASON, version=42, divan=3, battles=[BATTLE])},
     "all_orders": {200: OrdersOut(season_id=SEASON, version=42, divan=3, orders={"1": [HOLD]})},
     "audit_betrayals": {
-        200: AuditOut(season_id=SEASON, version=42, betrayals=[], treaty_timeline=[])
+        200: AuditOut(
+            season_id=SEASON,
+            version=42,
+            betrayals=[
+                AuditBetrayal(
+                    divan=3,
+                    traitor=1,
+                    victim=2,
+                    province=71,
+                    hain_through=7,
+                    treaty=TreatyRecord(kind="pact", a=1, b=2, through_divan=5),
+                    orders=[(1, 6, 3)],
+                    battle=BATTLE,
+                )
+            ],
+            treaty_timeline=[
+                TreatyStep(3, "broken", TreatyRecord("pact", 1, 2, 5), traitor=1),
+            ],
+        )
     },
     "memleket_betrayals": {200: MemleketBetrayalsOut(memleket=6, seasons=[BETRAYAL_SEASON])},
     "season_betrayals": {
@@ -203,7 +220,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     "ops_bey": {200: private_view(start(7, SEASON)[0], 1, 42, [])},
     "ticket": {201: TicketOut(ticket="Zm9vYmFyYmF6cXV4cXV1eHF1dXg", expires_in=30)},
     "events": {
-        200: 'event: ready\ndata: {"channels": 2}\n\n'
-        'event: divan_report\ndata: {"type": "divan_report", "divan": 3}\n\n'
+        200: 'event: ready\nid: 30\ndata: {"channels":2}\n\n'
+        'event: divan_report\nid: 59-0\ndata: {"divan":3,"type":"divan_report"}\n\n'
+        'event: private_report\nid: 59-1\ndata: {"divan":3,"type":"private_report"}\n\n'
     },
 }

@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar, cast
 import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
+from litestar.background_tasks import BackgroundTask
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, Operation
 from litestar.params import HeaderParameter, Parameter, QueryParameter
@@ -553,7 +554,9 @@ async def events(
         raise
     stream = _stream(sub, since, after, backlog)
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
-    return ServerSentEvent(stream)
+    # … and one that ends before its generator ran to a `finally` (a client gone at once, a
+    # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
+    return ServerSentEvent(stream, background=BackgroundTask(sub.release))
 
 
 async def _backlog(

@@ -2,13 +2,13 @@
 
 Each mirrors what services/projections/views.py and reducers.py store, field for field: a
 field that may be null is `T | None` and always sent; a field that may be absent is UNSET by
-default and then left out. Nested records the domain defines (battle records, report lines,
-the auditors' betrayal records) are JSON objects as stored.
+default and then left out. Nested records the domain defines (battle records, orders, treaties)
+are the domain's own Structs, so the document types them all the way down (issue 11).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -17,8 +17,8 @@ from msgspec import UNSET, UnsetType
 from shared.app.fork_origin import ForkedFrom
 from shared.app.private_view import ReportLine  # one line shape: reports and /private
 from shared.app.season_calendar import CalendarOut
-
-Record = dict[str, Any]  # a stored record of the domain's, passed through as stored
+from shared.domain.events import BattleRecord
+from shared.domain.state import Order, TreatyKind
 
 
 class Province(msgspec.Struct):
@@ -206,21 +206,54 @@ class BattlesOut(msgspec.Struct):
     season_id: str
     version: int
     divan: int
-    battles: list[Record]  # shared.domain.events.BattleRecord, as stored
+    battles: list[BattleRecord]  # R-5.8, as stored
 
 
 class OrdersOut(msgspec.Struct):
     season_id: str
     version: int
     divan: int
-    orders: dict[str, list[Record]]  # seat -> its orders (shared.domain.state.Order)
+    orders: dict[str, list[Order]]  # seat -> its locked orders
+
+
+class TreatyRecord(msgspec.Struct):
+    """A treaty as the domain records it (shared.domain.state.Treaty): seats a < b."""
+
+    kind: TreatyKind
+    a: int
+    b: int
+    through_divan: int
+
+
+class AuditBetrayal(msgspec.Struct):
+    """An auditor's betrayal record (R-6.5): the public facts, the treaty broken, the traitor's
+    advances into the province (`[seat, from, units]`) and the battle record (R-5.8)."""
+
+    divan: int
+    traitor: int
+    victim: int
+    province: int
+    hain_through: int
+    treaty: TreatyRecord
+    orders: list[tuple[int, int, int]]
+    battle: BattleRecord | None
+
+
+class TreatyStep(msgspec.Struct):
+    """One step of the treaty timeline: a treaty accepted, expired, dissolved or broken (then
+    with its `traitor`)."""
+
+    divan: int
+    what: Literal["accepted", "expired", "dissolved", "broken"]
+    treaty: TreatyRecord
+    traitor: int | UnsetType = UNSET
 
 
 class AuditOut(msgspec.Struct):
     season_id: str
     version: int
-    betrayals: list[Record]
-    treaty_timeline: list[Record]
+    betrayals: list[AuditBetrayal]
+    treaty_timeline: list[TreatyStep]
 
 
 class TicketOut(msgspec.Struct):

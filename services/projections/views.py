@@ -161,6 +161,9 @@ def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]
     }
     for b in state.beys:
         views[f"private:{b.seat}"] = private_fields(state, b.seat)
-    # Token hashes (never tokens) so the read side can authorise a bey without the store.
+    # Token hashes (never tokens) so the read side can authorise a bey without the store; and a
+    # live season's season-admin token hash, so that token on a bey endpoint is 403 (ADR-61)
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
+    if state.admin_token:
+        views["auth"]["admin"] = j(state.admin_token)
     return views, ranks

@@ -56,12 +56,13 @@ class BeyClaim:
     ) -> BeyClaim:
         return cls(season_id, request.headers.get("authorization", ""), _query(request), staff)
 
-    def seat(self, stored: Callable[[int], str | None]) -> int:
+    def seat(self, stored: Callable[[int], str | None], admin: str = "") -> int:
         """The seat whose token this is (`stored(seat)`: the seat's token hash or None), or a
-        400/401/403 problem (an ops or auditor token is 403 `forbidden`, not a guess)."""
+        400/401/403 problem (an ops or auditor token, or the season's own season-admin token
+        whose hash is `admin`, is 403 `forbidden`, not a guess)."""
         token = _bearer(self.authorization, self.query)
         try:
-            return tokens.bey_seat(token, self.season_id, stored, self.staff)
+            return tokens.bey_seat(token, self.season_id, stored, self.staff, admin)
         except tokens.TokenRefused as refused:
             raise Problem.refused(refused) from None
 

@@ -157,3 +157,21 @@ PlatePath = Annotated[int, path_bound("plate")]  # a memleket's plate, 1 … 81
 # A Divan in a read path (all orders): 1 … 16. Battles keep their own 404 `divan_not_found`
 # for a Divan that does not exist yet (issue 11), so they take a plain int.
 ReadDivanPath = Annotated[int, path_bound("read_divan")]
+
+
+def choices_in(target: Any, where: str) -> list[str]:
+    """The values the field at JSON path `where` of the body type `target` may take, when it
+    is one of a few (a Literal or an Enum: an order's kind, a treaty's, an answer); else []."""
+    try:
+        types = _unwrap(mi.type_info(target))
+    except (TypeError, ValueError):
+        return []
+    for m in _STEP.finditer(where.removeprefix("$")):
+        types = [u for t in types for s in _step(t, m.group("name")) for u in _unwrap(s)]
+    found: list[str] = []
+    for t in types:
+        if isinstance(t, mi.LiteralType):
+            found += [str(v) for v in t.values if str(v) not in found]
+        elif isinstance(t, mi.EnumType):
+            found += [str(e.value) for e in t.cls if str(e.value) not in found]
+    return found

@@ -12,10 +12,14 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import (
     Components,
     Example,
+    OpenAPIHeader,
     OpenAPIResponse,
+    OpenAPIType,
     Operation,
+    Parameter,
     Reference,
     RequestBody,
+    Schema,
     SecurityScheme,
 )
 
@@ -54,7 +58,10 @@ class ProblemDoc(msgspec.Struct):
 # Every problem code either API answers: its status and what it means (docs/api.md, "Error
 # codes"). An operation's documented answers are built from these (see `answers`).
 CODES: dict[str, tuple[int, str]] = {
-    "malformed_json": (400, "the body is not UTF-8 JSON, or nests deeper than 32 levels"),
+    "malformed_json": (
+        400,
+        "the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object",
+    ),
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
     "bad_idempotency_key": (400, "the Idempotency-Key is empty or longer than 200 characters"),
     "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
@@ -78,6 +85,7 @@ CODES: dict[str, tuple[int, str]] = {
     "conflict": (409, "too many concurrent writes to the season; retry"),
     "audit_copy": (409, "the season is an imported audit copy: read-only (ADR-58)"),
     "body_too_large": (413, "the body is larger than 64 KiB"),
+    "unsupported_media_type": (415, "a body whose Content-Type is not JSON (ADR-61)"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
     "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
     "invalid_parameter": (422, "a path or query parameter outside its bounds (D-27)"),
@@ -133,7 +141,13 @@ CODES: dict[str, tuple[int, str]] = {
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
 RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
-BODY = ("malformed_json", "unknown_field", "invalid_body", "body_too_large")
+BODY = (
+    "malformed_json",
+    "unknown_field",
+    "invalid_body",
+    "body_too_large",
+    "unsupported_media_type",
+)
 BEY_AUTH = ("missing_token", "bad_token", "token_wrong_season", "forbidden", "token_in_query")
 STAFF_AUTH = ("missing_token", "bad_token", "forbidden", "token_in_query")
 # An Idempotency-Key's record is keyed by a hash of the request, body included: reading the
@@ -252,12 +266,91 @@ def _add_examples(op: Operation, examples: Examples) -> None:
                 media.examples = _example(examples[int(status)], f"a {status} answer")
 
 
-def _documented(base: type[Operation], examples: Examples) -> type[Operation]:
+ETAG = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.STRING),
+    description="a strong validator of this answer (shared/app/etag.py): send it back as "
+    "If-None-Match",
+)
+IF_NONE_MATCH = Parameter(
+    name="If-None-Match",
+    param_in="header",
+    schema=Schema(type=OpenAPIType.STRING),
+    required=False,
+    description="the ETag of an answer you have: 304 with no body while it is still current",
+)
+
+
+LANG = Parameter(
+    name="lang",
+    param_in="query",
+    schema=Schema(type=OpenAPIType.STRING, examples=["en"]),
+    required=False,
+    description="`tr` or `en`: the language of the texts for people (problem `detail`, report "
+    "lines' `text`), for links a browser follows; it wins over Accept-Language, any other "
+    "value leaves the choice to it",
+)
+ACCEPT_LANGUAGE = Parameter(
+    name="Accept-Language",
+    param_in="header",
+    schema=Schema(type=OpenAPIType.STRING, examples=["en"]),
+    required=False,
+    description="the better of `tr` and `en` by quality value; anything else is Turkish",
+)
+CONTENT_LANGUAGE = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.STRING, enum=["tr", "en"]),
+    description="the language this answer's texts for people are in",
+)
+
+
+RETRY_AFTER = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+    description="seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`)",
+)
+STRING = Schema(type=OpenAPIType.STRING)
+
+
+def _headers(op: Operation) -> None:
+    """Every operation takes `?lang=` and Accept-Language, and every answer names its
+    Content-Language (docs/api.md Language); every 429 and 503, and a 409 that may be
+    `divan_locked`, carries Retry-After; every header has a type (a `Location` had none), so a
+    generated client types them all."""
+    op.parameters = [*(op.parameters or []), LANG, ACCEPT_LANGUAGE]
+    for status, response in (op.responses or {}).items():
+        if not isinstance(response, OpenAPIResponse):
+            continue
+        headers = {**(response.headers or {}), "Content-Language": CONTENT_LANGUAGE}
+        if status in ("429", "503") or "`divan_locked`" in response.description:
+            headers["Retry-After"] = RETRY_AFTER
+        for header in headers.values():
+            if isinstance(header, OpenAPIHeader) and header.schema is None:
+                header.schema = STRING
+        response.headers = headers
+
+
+def _conditional(op: Operation) -> None:
+    """A GET answering JSON goes through the conditional-GET middleware (shared/app/etag.py):
+    its 200 carries an ETag, it takes If-None-Match, and it may answer 304 (issue 11)."""
+    responses = op.responses or {}
+    ok = responses.get("200")
+    if not isinstance(ok, OpenAPIResponse) or "application/json" not in (ok.content or {}):
+        return  # the event stream, the NDJSON exports: no ETag
+    ok.headers = {**(ok.headers or {}), "ETag": ETAG}
+    responses["304"] = OpenAPIResponse(
+        description="Not Modified: If-None-Match names the current ETag; no body",
+        headers={"ETag": ETAG},
+    )
+    op.parameters = [*(op.parameters or []), IF_NONE_MATCH]
+
+
+def _documented(base: type[Operation], examples: Examples, *, get: bool) -> type[Operation]:
     def __post_init__(self: Operation) -> None:
         parent = getattr(base, "__post_init__", None)
         if parent is not None:
             parent(self)
         _add_examples(self, examples)
+        if get:
+            _conditional(self)
+        _headers(self)
 
     cls = type(f"Documented{base.__name__}", (base,), {"__post_init__": __post_init__})
     return cast("type[Operation]", dataclass(cls))
@@ -268,5 +361,6 @@ def with_examples(handlers: Sequence[H], table: Mapping[str, Examples]) -> list[
     (its operation class keeps what it did before, then adds them)."""
     for handler in handlers:
         examples = table.get(handler.handler_name, {})
-        handler.operation_class = _documented(handler.operation_class, examples)
+        get = "GET" in handler.http_methods
+        handler.operation_class = _documented(handler.operation_class, examples, get=get)
     return list(handlers)

@@ -9,7 +9,9 @@ failed-token limiter). Only a well-formed token of another season is 403 `token_
 
 Ops and auditor tokens are free-form strings configured by their SHA-256 hashes (Settings). A
 valid one on a bey endpoint is 403 `forbidden`: a known caller in the wrong place, not a guess,
-so it is not counted as a failed attempt.
+so it is not counted as a failed attempt. So is a live season's season-admin token
+(`sba1.<season>.<secret>`) on a bey endpoint of its own season, once it matches the hash the
+season keeps (ADR-61); any other `sba1.` string is no token of anyone's: 401 `bad_token`.
 
 Every service checks tokens here; each turns a `TokenRefused` into its own problem answer.
 """
@@ -146,9 +148,11 @@ def bey_seat(
     season_id: str,
     stored: Callable[[int], str | None],
     staff: tuple[str, ...] = (),
+    admin: str = "",
 ) -> int:
     """The seat whose token this is in `season_id` (`stored(seat)`: the seat's token hash, or
-    None), or a TokenRefused: 401 missing or bad, 403 another season's or a staff token."""
+    None), or a TokenRefused: 401 missing or bad, 403 another season's, a staff token, or the
+    season's own season-admin token (`admin`: the hash the season keeps, "" for none)."""
     if token is None:
         raise missing_token()
     digest = token_hash(token)
@@ -156,6 +160,8 @@ def bey_seat(
         raise TokenRefused(403, "forbidden.staff_token")
     parsed = parse(token)
     if parsed is None:
+        if admin and token.startswith(f"{ADMIN_PREFIX}.") and same_hash(admin, digest):
+            raise TokenRefused(403, "forbidden.admin_token")  # verified: no guess, not counted
         raise bad_token()
     if parsed.season_id != season_id:
         raise TokenRefused(403, "token_wrong_season")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from shared.domain import admin, live, season
 from shared.domain import commands as c
@@ -102,8 +103,8 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
         return admin.cancelled()
     if sum(1 for b in state.beys if not b.computer) >= SEATS:  # D-29: 19 humans, none to add
         return reject("season_full")
-    # R-1.2: a trial season has one human, whatever its phase (a created trial season is
-    # already running: asked first, a join was `registration_closed`, as if it had had one)
+    # D-38: a trial season has its one human from its creation on (R-1.2), and closes its
+    # registration then: a later join is refused by the mode, not by a closed registration
     if state.mode == "trial" and any(not b.computer for b in state.beys):
         return reject("not_allowed_in_mode.one_human")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
@@ -132,8 +133,20 @@ def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:
     if state.cancelled:
         return admin.cancelled()
     if state.phase != "running":
-        return reject("wrong_phase")
+        return wrong_phase(state)
     return None
+
+
+_PHASE_TEXTS: Final = {
+    "registration": "wrong_phase.registration",
+    "kurultay": "wrong_phase.kurultay_open",
+    "over": "wrong_phase.over",
+}
+
+
+def wrong_phase(state: SeasonState) -> c.Rejection:
+    """`wrong_phase` for a command only a running season takes, saying which phase it is in."""
+    return reject(_PHASE_TEXTS.get(state.phase, "wrong_phase"))
 
 
 def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
@@ -292,7 +305,7 @@ def _request(state: SeasonState, cmd: c.RequestDivan) -> Result:  # noqa: PLR091
     if 1 <= cmd.divan <= state.divan or cmd.divan == state.locked_divan:
         return []
     if state.phase != "running":
-        return reject("wrong_phase")
+        return wrong_phase(state)
     nxt = state.divan + 1
     if state.locked_divan is not None and cmd.divan == state.locked_divan + 1:
         return reject("divan_locked.resolving")

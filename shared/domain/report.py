@@ -21,7 +21,7 @@ from shared.domain.events import (
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
 from shared.domain.seal import seat_salt
-from shared.domain.state import REPORT_VERSION, SeasonState
+from shared.domain.state import NAMED_REPORT_VERSION, REPORT_VERSION, SeasonState
 
 NEWS_TR = {
     "kuraklik": ("Kuraklık", "Drought"),
@@ -37,18 +37,21 @@ def _il(plate: int | None) -> str:
     return game_map().names[plate] if plate else "-"
 
 
-def _news(e: NewsRevealed) -> ReportLine | None:
+def _news(e: NewsRevealed, version: int) -> ReportLine | None:
     if e.card is None:
         return None
     tr, en = NEWS_TR[e.card.card]
     where = e.card.region or (_il(e.province) if e.province else None)
-    where = where or (f"{e.seat}. bey" if e.seat else None)
-    suffix = f" ({where})" if where else ""
+    where_en = where
+    if where is None and e.seat:
+        where = f"{e.seat}. bey"
+        # before report version 4 the English line named the bey in Turkish (ADR-62)
+        where_en = f"Bey {e.seat}" if version >= NAMED_REPORT_VERSION else where
     return ReportLine(
         "news",
         {"card": e.card.card, "region": e.card.region, "province": e.province, "seat": e.seat},
-        f"Haber: {tr}{suffix}",
-        f"News: {en}{suffix}",
+        f"Haber: {tr}" + (f" ({where})" if where else ""),
+        f"News: {en}" + (f" ({where_en})" if where_en else ""),
     )
 
 
@@ -136,11 +139,11 @@ def build(
     private: dict[int, list[ReportLine]] = defaultdict(list)
     v2 = version >= 2
     for e in events:
-        if isinstance(e, NewsRevealed) and (line := _news(e)):
+        if isinstance(e, NewsRevealed) and (line := _news(e, version)):
             public.append(line)
         elif isinstance(e, OfferSettled) and v2:
             if e.treaty is not None:
-                public.append(lines.treaty_made(e))
+                public.append(lines.treaty_made(e, version))
             for seat in (e.offer.frm, e.offer.to):
                 private[seat].append(lines.offer_outcome(e, seat))
         elif isinstance(e, BattlesResolved):

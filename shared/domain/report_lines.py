@@ -20,7 +20,7 @@ from shared.domain.events import (
 )
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
-from shared.domain.state import AdminAct, perde
+from shared.domain.state import NAMED_REPORT_VERSION, AdminAct, perde
 
 TREATY = {
     "pact": ("saldırmazlık antlaşması", "non-aggression pact"),
@@ -47,16 +47,18 @@ def _beys_en(seats: Sequence[int]) -> str:
 
 
 # --- step 2: offers (R-6.1 … R-6.3, R-6.6) --------------------------------------------------
-def treaty_made(e: OfferSettled) -> ReportLine:
-    """Public: a treaty made at this Divan (treaties in force are public, R-14)."""
+def treaty_made(e: OfferSettled, version: int) -> ReportLine:
+    """Public: a treaty made at this Divan (treaties in force are public, R-14). Before report
+    version 4 the English line said "a alliance" (ADR-62); older seasons keep it."""
     t = e.treaty
     assert t is not None
     tr, en = TREATY[t.kind]
+    article = "an" if t.kind == "alliance" and version >= NAMED_REPORT_VERSION else "a"
     return ReportLine(
         "treaty",
         {"treaty": t.kind, "a": t.a, "b": t.b, "through_divan": t.through_divan},
         f"{t.a}. bey ile {t.b}. bey {tr} yaptı ({t.through_divan}. Divan'a dek)",
-        f"Bey {t.a} and Bey {t.b} made a {en} (through Divan {t.through_divan})",
+        f"Bey {t.a} and Bey {t.b} made {article} {en} (through Divan {t.through_divan})",
     )
 
 
@@ -366,6 +368,12 @@ def battle_for(r: BattleRecord, seat: int) -> ReportLine:
 
 
 # --- the Kurultay (R-10.4, R-10.5) ---------------------------------------------------------
+def _count(n: int, noun: str) -> str:
+    """English counts: 1 point, 2 points (the Kurultay's lines are built when they are read,
+    from `kurultay_held.v1`, so their wording is no record's)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
     """The Kurultay's report, public: every vote, Halk Sevgisi, M-6, the final scores, the Han."""
     lines = [
@@ -385,7 +393,7 @@ def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
             "halk_sevgisi",
             {"seat": seat, "votes": tally.get(seat, 0), "points": 3},
             f"Halk Sevgisi: {seat}. bey ({tally.get(seat, 0)} oy, +3 puan)",
-            f"Halk Sevgisi: Bey {seat} ({tally.get(seat, 0)} votes, +3 points)",
+            f"Halk Sevgisi: Bey {seat} ({_count(tally.get(seat, 0), 'vote')}, +3 points)",
         )
         for seat in e.halk_sevgisi
     ]
@@ -403,7 +411,7 @@ def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
             "score",
             {"rank": rank, "seat": seat, "score": score},
             f"{rank}. sıra: {seat}. bey, {score} puan",
-            f"Rank {rank}: Bey {seat}, {score} points",
+            f"Rank {rank}: Bey {seat}, {_count(score, 'point')}",
         )
         for rank, (seat, score) in enumerate(e.scores, start=1)
     ]

@@ -29,7 +29,11 @@ REPORT_VERSION = 2
 # 3: each Divan's orders sealed at the lock (shared/domain/seal.py, ADR-57): every season the API
 # creates (trial, live, forks). A season keeps the version its SeasonCreated names.
 SEALED_REPORT_VERSION = 3
-REPORT_VERSIONS = (1, 2, SEALED_REPORT_VERSION)
+# 4: one language per line (ADR-62): a news card drawn for a bey names it "Bey N" in English
+# (it said "N. bey"), and "an alliance". Every season the API creates from then on (trial, live,
+# forks); a season keeps the version its SeasonCreated names, so older ones replay their lines.
+NAMED_REPORT_VERSION = 4
+REPORT_VERSIONS = (1, 2, SEALED_REPORT_VERSION, NAMED_REPORT_VERSION)
 
 
 def perde(divan: int) -> int:

@@ -82,6 +82,12 @@ class PostgresEventStore:
         # written go out together in the next one (see group_commit.GroupCommit)
         self._group = GroupCommit(pool, clock, group_commit) if group_commit > 0 else None
 
+    async def drain(self) -> None:
+        """Send the wake-ups this store's appends still owe (NOTIFY after commit): call before
+        closing its pool (entrypoints.bootstrap.event_store does), else they are lost to it."""
+        if self._waker is not None:
+            await self._waker.drain()
+
     def group_stats(self) -> GroupStats:
         """What group commit has written so far: how well appends group, how often it split."""
         return self._group.stats if self._group is not None else GroupStats()

@@ -63,6 +63,15 @@ class Waker:
         self._seasons: set[str] = set()
         self._newest = 0  # the largest position committed so far
         self._task: asyncio.Task[None] | None = None
+        self._draining = False  # the pool is about to close: no sleep between rounds
+
+    async def drain(self) -> None:
+        """Send the wake-ups still owed and wait until the sender is done (no sleep after its
+        last round): call before the pool closes, or the sender meets a closing pool and the
+        wake-ups of the last appends are lost (`eventstore.notify_failed`)."""
+        self._draining = True
+        while self._task is not None and not self._task.done():
+            await self._task
 
     def committed(self, season_id: str, position: int) -> None:
         self._newest = max(self._newest, position)
@@ -79,7 +88,8 @@ class Waker:
                         await _wake_up(conn, payload)
             except (asyncpg.PostgresError, StoreBusyError) as exc:
                 log.warning("eventstore.notify_failed", error=f"{type(exc).__name__}: {exc}")
-            await asyncio.sleep(self._window)
+            if not self._draining:
+                await asyncio.sleep(self._window)
 
 
 async def _wake_up(conn: asyncpg.Connection, payload: str) -> None:

@@ -157,3 +157,49 @@ def test_issue_11_the_top_level_help_speaks_one_language(
 ) -> None:
     _, text = _run(["--help", "--lang", lang], capsys)
     assert wrong_language(text, lang) == [], text
+
+
+CLOSED = "postgresql://nobody@127.0.0.1:9/nowhere"  # a port nothing listens on
+UNREACHABLE_CASES: list[list[str]] = [
+    ["migrate", "--dsn", CLOSED],
+    ["export", "--dsn", CLOSED, "0123456789abcdef0123456789abcdef"],
+    ["verify", "--dsn", CLOSED, "0123456789abcdef0123456789abcdef"],
+    ["verify", "--dsn", CLOSED, "--all"],
+    ["replay", "--dsn", CLOSED, "0123456789abcdef0123456789abcdef"],
+    ["explain", "--dsn", CLOSED, "0123456789abcdef0123456789abcdef", "3"],
+    ["fork", "--dsn", CLOSED, "0123456789abcdef0123456789abcdef", "--divan", "3", "--seat", "1"],
+    ["projections", "rebuild", "--dsn", CLOSED, "--all"],
+]
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize(
+    "argv", UNREACHABLE_CASES, ids=[" ".join(a[:2]) for a in UNREACHABLE_CASES]
+)
+def test_issue_11_a_database_the_cli_cannot_reach_is_one_line_in_the_language_asked_for(
+    lang: str, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused connection (a wrong --dsn, a server not started) is a line naming the database
+    (never its password) and the verb, exit 2 — not a Python traceback in English."""
+    code, text = _run([*argv, "--lang", lang], capsys)
+    assert code == 2, text
+    (line,) = text.splitlines()
+    assert line.startswith(f"seksenbir {argv[0]}: "), line
+    assert "nobody@127.0.0.1:9/nowhere" in line
+    assert "Traceback" not in text
+    assert wrong_language(text, lang) == [], text
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize("argv", [["deadletters", "list"], ["deadletters", "replay", "--all"]])
+def test_issue_11_a_redis_the_cli_cannot_reach_is_one_line_in_the_language_asked_for(
+    lang: str, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEKSENBIR_REDIS_URL", "redis://:secret@127.0.0.1:9/0")
+    monkeypatch.delenv("SEKSENBIR_BROKER_URL", raising=False)
+    code, text = _run([*argv, "--lang", lang], capsys)
+    assert code == 2, text
+    (line,) = text.splitlines()
+    assert line.startswith("seksenbir deadletters: ") and "127.0.0.1:9/0" in line, line
+    assert "secret" not in line
+    assert wrong_language(text, lang) == [], text

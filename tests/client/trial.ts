@@ -38,6 +38,12 @@ export async function trialSeason(baseUrl: string): Promise<number[]> {
 
   const map = await api.GET("/v1/seasons/{season_id}/map", { params: { path: { season_id } } });
   if (map.error !== undefined) throw new Error(map.error.detail);
+  // polling: the English texts, and nothing to parse while the map is unchanged (304)
+  const etag: string | undefined = map.response.headers.get("ETag") ?? undefined;
+  const polled = await api.GET("/v1/seasons/{season_id}/map", {
+    params: { path: { season_id }, query: { lang: "en" }, header: { "If-None-Match": etag } },
+  });
+  if (polled.response.status === 304) return [];
   const provinces: Record<string, Province> = map.data.provinces;
   const mine = Object.entries(provinces)
     .filter(([, province]) => province.owner === seat)

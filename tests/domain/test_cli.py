@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from entrypoints.cli import main
@@ -17,6 +19,26 @@ def test_r1_1_simulate_refuses_a_divan_count_outside_1_to_16(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "--divans" in captured.err
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "x"])
+def test_r1_5_simulate_refuses_a_seed_outside_0_to_2_63(
+    seed: str, lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-1.5: a seed is 0 … 2^63 − 1, as over HTTP; the refusal speaks the language asked for."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", "--seed", seed, "--divans", "1", "--lang", lang])
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--seed" in captured.err
+    assert ("2^63" in captured.err) == (seed != "x")
+    assert ("argümanı" in captured.err) == (lang == "tr")
+
+
+def test_r1_5_simulate_takes_the_largest_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--seed", str(2**63 - 1), "--divans", "1"]) == 0
 
 
 def test_r1_1_simulate_plays_the_divans_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,6 +69,26 @@ def test_simulate_in_english_has_no_turkish_lines(
     assert ". bey" not in out
     assert "Sıralama" not in out
     assert " ilini " not in out
+
+
+def test_issue_11_a_whole_simulated_season_in_english_names_every_bey_in_english(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Seed 5's travelling merchant is drawn for a bey at Divan 11: its English line said
+    "(12. bey)". Every line of the whole season, the Kurultay's included, is English."""
+    assert main(["--lang", "en", "simulate", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "News: Travelling merchant (Bey " in out
+    assert "The Han: Bey " in out
+    assert ". bey" not in out
+    assert "orders were sealed" not in out  # the seals' digests are in --json only
+
+
+def test_simulate_json_keeps_every_line_of_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--seed", "5", "--divans", "1", "--json"]) == 0
+    (divan,) = json.loads(capsys.readouterr().out)
+    kinds = {line["kind"] for line in divan["report"]}
+    assert "orders_sealed" in kinds
 
 
 @pytest.mark.parametrize(("lang", "text"), [("tr", "1 … 16. Divanlar"), ("en", "Divans 1 … 16")])

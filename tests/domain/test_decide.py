@@ -271,3 +271,32 @@ def test_r1_2_a_retried_request_after_resolution_appends_nothing(base: SeasonSta
     state = _resolved(state, 1)
     assert decide(state, c.RequestDivan(seat=1, divan=1)) == []
     assert decide(state, c.RequestDivan(seat=1, divan=2)) == [ev.DivanRequested(divan=2)]
+
+
+# A bey's command outside the running phase is `wrong_phase`, with a text that says which phase
+# the season is in and what it takes now ("the season does not take this command now" told
+# nobody why). (phase, divan) -> the catalogue key; the code stays `wrong_phase`.
+PHASE_CASES = [
+    ("registration", 0, "wrong_phase.registration"),
+    ("kurultay", 16, "wrong_phase.kurultay_open"),
+    ("over", 16, "wrong_phase.over"),
+]
+
+
+@pytest.mark.parametrize(("phase", "divan", "key"), PHASE_CASES)
+def test_a_command_outside_the_running_phase_says_which_phase_it_is(
+    base: SeasonState, phase: str, divan: int, key: str
+) -> None:
+    state = replace(base, phase=phase, divan=divan)  # type: ignore[arg-type]
+    for cmd in (
+        c.SubmitOrders(seat=1, divan=divan + 1, orders=()),
+        c.BuildSur(seat=1, province=6),
+        c.HireMercenaries(seat=1, province=6),
+        c.OfferTreaty(seat=1, to=2, kind="pact"),
+        c.WithdrawOffer(seat=1, to=2),
+        c.AnswerOffer(seat=1, frm=2, answer="accept"),
+        c.RequestDivan(seat=1, divan=divan + 1),
+    ):
+        refusal = decide(state, cmd)
+        assert isinstance(refusal, c.Rejection), (phase, cmd)
+        assert (refusal.code, refusal.key) == ("wrong_phase", key), (phase, cmd)

@@ -55,6 +55,7 @@ PARAMS = {
     "score": 4,
     "season": "s",
     "events": 9,
+    "refers_to": 120,
     "applied": "0001",
     "database": "postgres@127.0.0.1:5432/x",
     "error": "e",
@@ -99,6 +100,7 @@ PARAMS = {
     "why": "w",
     "what": "w",
     "seed": "s",
+    "choices": "advance, support, hold",
     "replay": "ok",
     # ops: explain, what-if, shadow, fork (issue 13)
     "origin": 6,
@@ -114,6 +116,7 @@ PARAMS = {
     "hemsehri": 1,
     "value": 2,
     "key": "(3, fate, 6/attack)",
+    "media_type": "text/plain",
     "attack": 7,
     "defence": 5,
     "taker": 1,

@@ -222,3 +222,73 @@ def test_r13_a_dropped_orders_wording_is_the_stored_wording_for_every_reason(
     d = Dropped(seat=3, origin=6, target=34, kind=kind, units=4, reason=reason, owner=7)
     line = order_dropped(d)
     assert (line.tr, line.en) == (tr, en)
+
+
+# --- report version 4 (ADR-62): one language per line ----------------------------------------
+def test_issue_11_a_news_card_drawn_for_a_bey_names_it_in_the_readers_language() -> None:
+    """The travelling merchant is drawn for a bey: its English line said "(12. bey)". From
+    report version 4 it is "Bey 12" in English; older seasons keep the line they were resolved
+    with (a re-run must reproduce the record, R-12.3)."""
+    from shared.domain.report import build
+    from shared.domain.state import NAMED_REPORT_VERSION, NewsCard
+
+    news = ev.NewsRevealed(divan=5, card=NewsCard("seyyah_tuccar"), seat=12)
+    (line,), _ = build([news], [12], NAMED_REPORT_VERSION)
+    assert (line.tr, line.en) == (
+        "Haber: Seyyah tüccar (12. bey)",
+        "News: Travelling merchant (Bey 12)",
+    )
+    for older in (1, 2, 3):
+        (line,), _ = build([news], [12], older)
+        assert line.en == "News: Travelling merchant (12. bey)"
+
+
+def test_issue_11_an_alliance_made_is_an_alliance_in_english() -> None:
+    from shared.domain.report import build
+    from shared.domain.state import NAMED_REPORT_VERSION, Offer, Treaty
+
+    made = ev.OfferSettled(
+        divan=3,
+        offer=Offer(frm=5, to=19, kind="alliance"),
+        outcome="accepted",
+        treaty=Treaty("alliance", 5, 19, 7),
+    )
+    public, _ = build([made], [5, 19], NAMED_REPORT_VERSION)
+    assert public[0].en == "Bey 5 and Bey 19 made an alliance (through Divan 7)"
+    assert (
+        build([made], [5, 19], 3)[0][0].en == "Bey 5 and Bey 19 made a alliance (through Divan 7)"
+    )
+
+
+@pytest.mark.parametrize("seed", [5, 11])
+def test_issue_11_no_english_line_of_a_whole_season_speaks_turkish(seed: int) -> None:
+    """Every English line of a whole season at the API's report version, public and private:
+    a bey is "Bey N", never "N. bey" (the game's own words aside)."""
+    import re
+
+    from shared.domain.state import NAMED_REPORT_VERSION
+
+    english = []
+    for step in season(seed, report_version=NAMED_REPORT_VERSION):
+        for e in step.events:
+            if isinstance(e, ev.DivanResolved):
+                english += [x.en for x in e.public]
+                english += [x.en for own in e.private.values() for x in own]
+    assert len(english) > 500
+    assert [t for t in english if re.search(r"\d\. bey|\bbeyi?n?\b|\ba alliance\b", t)] == []
+
+
+def test_issue_11_the_kurultays_english_counts_one_point_and_one_vote() -> None:
+    held = ev.KurultayHeld(
+        votes={1: 2, 2: 1, 3: 1},
+        halk_sevgisi=(1, 2),
+        m6=(),
+        scores=((1, 5), (2, 1), (3, 0)),
+        han=1,
+    )
+    en = [x.en for x in kurultay(held)]
+    assert "Halk Sevgisi: Bey 1 (2 votes, +3 points)" in en
+    assert "Halk Sevgisi: Bey 2 (1 vote, +3 points)" in en
+    assert "Rank 2: Bey 2, 1 point" in en
+    assert "Rank 1: Bey 1, 5 points" in en
+    assert "Rank 3: Bey 3, 0 points" in en

@@ -50,6 +50,16 @@ def test_r1_2_a_trial_season_takes_one_human() -> None:
     assert isinstance(result, c.Rejection) and result.code == "not_allowed_in_mode"
 
 
+def test_d38_a_join_to_a_trial_season_after_its_registration_is_not_allowed_in_its_mode() -> None:
+    """D-38: a trial season closes registration as it is created (R-1.2), so a join to it was
+    `registration_closed`, as if a live season had closed: it is the mode that refuses it."""
+    state, _ = must(created(), c.JoinSeason(memleket=6))
+    state, _ = must(state, c.CloseRegistration())
+    result = decide(state, c.JoinSeason(memleket=35))
+    assert isinstance(result, c.Rejection), result
+    assert (result.code, result.key) == ("not_allowed_in_mode", "not_allowed_in_mode.one_human")
+
+
 def test_r11_1_computer_beys_fill_the_seats_away_from_taken_memlekets() -> None:
     state, _ = must(created(5), c.JoinSeason(memleket=6))
     state, _ = must(state, c.CloseRegistration())

@@ -61,6 +61,24 @@ async def test_only_ops_and_the_refusals_are_documented(memory_api: Api) -> None
     assert_problem(await client.get(url, headers=bearer(bey.token)), 403, "forbidden")
     assert_problem(await client.get(f"{BASE}/3/explain", headers=ops), 404, "divan_not_found")
     assert_problem(await client.get(f"{BASE}/17/explain", headers=ops), 422, "invalid_parameter")
+    # D-27: `?province=` is a plate, 1 … 81, as everywhere else (0 and 82 were answered 200
+    # with every battle left out)
+    for plate in (0, 82):
+        problem = assert_problem(
+            await client.get(f"{BASE}/1/explain?province={plate}", headers=ops),
+            422,
+            "invalid_parameter",
+        )
+        assert problem["field"] == "province"
+    (param,) = [
+        p
+        for p in (await client.get("/v1/schema/openapi.json")).json()["paths"][
+            "/v1/ops/seasons/{season_id}/divans/{divan}/explain"
+        ]["get"]["parameters"]
+        if p["name"] == "province"
+    ]
+    items = param["schema"]["oneOf"][0]["items"]
+    assert (items["minimum"], items["maximum"]) == (1, 81)
     assert_problem(
         await client.get("/v1/ops/seasons/nobody/divans/1/explain", headers=ops),
         404,

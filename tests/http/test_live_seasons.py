@@ -21,12 +21,14 @@ from shared.eventstore import EventStore
 from tests.http.support import (
     ANKARA,
     AUDITOR_TOKEN,
+    ISTANBUL,
     OPS_TOKEN,
     Api,
     BarrierStore,
     Bey,
     assert_problem,
     bearer,
+    create_trial,
     open_api,
     play_live_divans,
     state_of,
@@ -167,9 +169,10 @@ async def test_a_creator_with_a_memleket_joins_and_gets_a_bey_token(memory_api: 
     me = await memory_api.client.get(bey.url("/me"), headers=bey.auth())
     assert me.status_code == 200, me.text
     assert me.json()["memleket"] == ANKARA
-    # the admin token is not a bey token, nor the other way round
+    # the admin token is not a bey token, nor the other way round: a known caller in the
+    # wrong place, 403 (ADR-61)
     r = await memory_api.client.get(bey.url("/me"), headers=bearer(created["admin_token"]))
-    assert_problem(r, 401, "bad_token")
+    assert_problem(r, 403, "forbidden")
 
 
 async def test_a_compressed_calendar_is_for_ops_only_and_may_close_one_interval_ahead(
@@ -296,15 +299,10 @@ async def test_r1_4_joins_are_first_come_first_served_and_a_taken_memleket_names
     assert_problem(r, 404, "season_not_found")
 
 
-async def test_r1_2_a_join_to_a_trial_season_is_not_allowed_in_its_mode(memory_api: Api) -> None:
-    """A trial season has one human (R-1.2): a join is 403 `not_allowed_in_mode`, as the join
-    operation documents, not 409 `registration_closed` (it never had a registration)."""
-    r = await memory_api.client.post("/v1/seasons", json={"memleket": ANKARA})
-    assert r.status_code == 201, r.text
-    sid = r.json()["season_id"]
-    assert_problem(
-        await unchanged(memory_api.store, join(memory_api, sid, 34)), 403, "not_allowed_in_mode"
-    )
+async def test_d38_a_join_to_a_trial_season_is_not_allowed_in_its_mode(memory_api: Api) -> None:
+    bey = await create_trial(memory_api.client)
+    r = await unchanged(memory_api.store, join(memory_api, bey.season_id, ISTANBUL))
+    assert_problem(r, 403, "not_allowed_in_mode")
 
 
 async def test_r1_4_a_join_at_or_after_the_close_instant_is_refused_before_any_close_event(
@@ -714,7 +712,7 @@ async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -
     ("reason", "code"),
     [
         ("\u200b", "reason_required"),  # a zero-width space: nothing to read
-        ("\u200e \u00a0\u2060", "reason_required"),  # a direction mark, spaces, a joiner
+        ("\u2060\u00a0\ufeff", "reason_required"),  # a joiner, a space, a BOM: nothing to read
         ("\x1b[2Jcleared", "invalid_body"),  # a terminal's escape sequence (the CLI prints it)
         ("two\nlines", "invalid_body"),
         ("nul\x00byte", "invalid_body"),
@@ -814,3 +812,43 @@ async def unchanged_async(store: EventStore, work: Any) -> Any:
     out = await work
     assert await log_bytes(store) == before
     return out
+
+
+async def test_adr61_the_season_admin_token_on_a_bey_endpoint_is_403_and_not_counted(
+    clock: Any,
+) -> None:
+    """ADR-61: the season's own season-admin token, verified against the hash the season keeps,
+    is a known caller in the wrong place on a bey endpoint: 403 `forbidden`, like an ops or
+    auditor token, and never counted by the failed-token limit; an `sba1.` string that is no
+    season's admin token (made up, or another season's) is a guess: 401 `bad_token`, counted."""
+    from shared.eventstore import InMemoryEventStore
+    from tests.http.support import settings
+
+    async with open_api(
+        InMemoryEventStore(clock=clock), settings(auth_failures_per_minute=3)
+    ) as api:
+        live = await create_live(api, memleket=ANKARA)
+        sid, admin_token = live["season_id"], live["admin_token"]
+        other = (await create_live(api))["admin_token"]
+        url = f"/v1/seasons/{sid}"
+        hold = {"orders": [{"province": ANKARA, "kind": "hold"}]}
+        for _ in range(5):  # more than the limit's 3: none of them counts
+            assert_problem(
+                await api.client.get(f"{url}/me", headers=bearer(admin_token)), 403, "forbidden"
+            )
+            r = await unchanged(
+                api.store, api.client.post(f"{url}/orders", json=hold, headers=bearer(admin_token))
+            )
+            assert_problem(r, 403, "forbidden")
+        en = await api.client.get(
+            f"{url}/me", headers={**bearer(admin_token), "Accept-Language": "en"}
+        )
+        assert en.json()["detail"] == "A season-admin token is not a bey token"
+        made_up = f"sba1.{sid}.{'x' * 32}"
+        for guess in (made_up, other, admin_token + "x"):
+            assert_problem(
+                await api.client.get(f"{url}/me", headers=bearer(guess)), 401, "bad_token"
+            )
+        # three guesses: the bucket is empty now, for the valid admin token too
+        r = await api.client.get(f"{url}/me", headers=bearer(admin_token))
+        assert_problem(r, 429, "too_many_failed_attempts")

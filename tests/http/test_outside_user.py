@@ -166,3 +166,18 @@ async def test_an_empty_idempotency_key_is_bad_idempotency_key_not_a_500(api: Ap
         )
         problem = assert_problem(r, 400, "bad_idempotency_key")
         assert problem["detail"] == "An Idempotency-Key has 1 … 200 characters"
+
+
+async def test_a_text_its_pattern_refuses_is_told_what_it_must_be(memory_api: Api) -> None:
+    """A seed of letters or a reason with a line break answered "$.seed: invalid value": the
+    detail now says what to send, in the language asked for."""
+    api = memory_api
+    for lang, text in [
+        ("tr", '$.seed: 0 … 2^63 − 1 arasında ondalık bir sayı, dizge olarak (ör. "7")'),
+        ("en", '$.seed: a decimal number within 0 … 2^63 − 1, as a string (e.g. "7")'),
+    ]:
+        r = await api.client.post(
+            "/v1/seasons", json={"memleket": 6, "seed": "abc"}, headers={"Accept-Language": lang}
+        )
+        problem = assert_problem(r, 422, "invalid_body")
+        assert (problem["field"], problem["detail"]) == ("$.seed", text)

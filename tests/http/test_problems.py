@@ -127,6 +127,20 @@ async def _deep_season(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post("/v1/seasons", content=body)
 
 
+@case("malformed_json[a key twice in an object]", 400)
+async def _duplicate_key(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    body = b'{"orders": [], "divan": 1, "divan": 2}'
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=body)
+
+
+@case("unsupported_media_type", 415)
+async def _not_json(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    headers = {**bey.auth(), "Content-Type": "application/x-www-form-urlencoded"}
+    return api.client.post(bey.url("/orders"), headers=headers, content=b'{"orders": []}')
+
+
 @case("unknown_field", 422)
 async def _unknown_field(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
@@ -1020,6 +1034,13 @@ async def _not_later(api: Api, _: AsyncExitStack) -> Request:
 async def _blank_reason(api: Api, _: AsyncExitStack) -> Request:
     created = await _live(api)
     return _admin(api, created, "cancel", reason="   ")
+
+
+@case("invalid_body[an admin reason with a right-to-left override]", 422)
+async def _bidi_reason(api: Api, _: AsyncExitStack) -> Request:
+    """Shown as written in the public reports: no control or direction characters."""
+    created = await _live(api)
+    return _admin(api, created, "cancel", reason="\u202eiptal")
 
 
 @case("not_paused", 409)

@@ -148,3 +148,44 @@ async def test_a_path_integer_that_is_not_plain_decimal_matches_no_route(
     bey = await create_trial(memory_api.client)
     request = memory_api.client.post(bey.url(f"/offers/{segment}/withdraw"), headers=bey.auth())
     assert_problem(await unchanged(memory_api.store, request), 404, "not_found")
+
+
+@pytest.mark.parametrize("seed", [42, "-1", "0x10", " 42", "٤٢", str(2**63), "1" * 30, 2.5])
+async def test_r1_5_every_refused_seed_names_the_field_in_both_languages(
+    memory_api: Api, seed: Any
+) -> None:
+    """D-27, R-1.5: a seed that is not a decimal string 0 … 2^63 − 1 is 422 invalid_body naming
+    `$.seed`, whichever check refused it (the schema's pattern or the range), in both texts."""
+    for lang in ("tr", "en"):
+        request = memory_api.client.post(
+            "/v1/seasons", json={"memleket": 6, "seed": seed}, headers={"Accept-Language": lang}
+        )
+        problem = assert_problem(await unchanged(memory_api.store, request), 422, "invalid_body")
+        assert problem["field"] == "$.seed", problem
+        assert "$.seed" in problem["detail"], problem
+
+
+CHOICES = [
+    ("/orders", {"orders": [{"province": 6, "kind": "attack"}]}, "$.orders[0].kind",
+     ["advance", "support", "hold"]),
+    ("/offers", {"to": 2, "kind": "marriage"}, "$.kind", ["pact", "alliance"]),
+    ("/spend", {"kind": "parali_asker", "province": 6}, "$.kind",
+     ["sur", "paralı_asker", "satın_alma"]),
+    ("/offers/2/answer", {"answer": "maybe"}, "$.answer", ["accept", "reject"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body", "field", "choices"), CHOICES)
+async def test_a_value_outside_its_choices_is_told_the_choices(
+    memory_api: Api, path: str, body: dict[str, Any], field: str, choices: list[str]
+) -> None:
+    """A useful message (house rules): an order kind, a treaty kind, a purchase or an answer
+    that is none of its values names the values it may be, in both languages."""
+    bey = await create_trial(memory_api.client)
+    for lang in ("tr", "en"):
+        headers = {**bey.auth("k-" + lang), "Accept-Language": lang}
+        request = memory_api.client.post(bey.url(path), headers=headers, json=body)
+        problem = assert_problem(await unchanged(memory_api.store, request), 422, "invalid_body")
+        assert problem["field"] == field, problem
+        assert problem["detail"].startswith(f"{field}: "), problem
+        assert all(c in problem["detail"] for c in choices), problem

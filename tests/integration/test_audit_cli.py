@@ -233,6 +233,10 @@ async def test_explain_what_if_and_shadow_read_a_stored_season_and_write_nothing
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"divans": 2, "changed": []}
     assert "ops-tools Divan 2: same" in done.stderr
+    # … and so did the shadow run, every Divan's: recorded too (ADR-53)
+    reads = await event_store.ops_reads.list("ops-tools")
+    assert [r.what for r in reads] == ["divans/2/explain", "divans/1/what-if", "shadow"]
+    assert reads[-1].actor.startswith("cli:")
     assert await event_store.read_stream("ops-tools") == before
 
 

@@ -451,6 +451,32 @@ async def test_wake_ups_follow_every_commit_and_are_shared_under_load(
         await listener.close()
 
 
+async def test_a_store_closed_right_after_an_append_sends_its_wake_up_first(migrated_pg_dsn: str):
+    """A verb that appends and exits at once (`seksenbir fork`) closed the pool under the wake-up
+    sender: its NOTIFY found the pool closing (`eventstore.notify_failed`) and was lost. Closing
+    the store sends the wake-ups its appends still owe, then closes the pool."""
+    from structlog.testing import capture_logs
+
+    from entrypoints import bootstrap
+    from shared.settings import Settings
+
+    heard: list[tuple[int, list[str]]] = []
+    listener = await asyncpg.connect(migrated_pg_dsn)
+    try:
+        await listener.add_listener(NOTIFY_CHANNEL, lambda *a: heard.append(parse_wakeup(a[-1])))
+        with capture_logs() as logs:
+            async with bootstrap.event_store(Settings(), "cli", dsn=migrated_pg_dsn) as store:
+                recorded = await store.append("closing", 0, [new_event(9_001)])
+
+        async def heard_it() -> bool:
+            return (recorded[-1].position, ["closing"]) in heard
+
+        await wait_until(heard_it)
+        assert [x for x in logs if x["event"] == "eventstore.notify_failed"] == []
+    finally:
+        await listener.close()
+
+
 def test_wake_up_payloads_split_many_seasons_under_the_size_limit():
     seasons = [f"{i:032x}" for i in range(1000)]
     payloads = wakeup_payloads(7, seasons)

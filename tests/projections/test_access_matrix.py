@@ -81,24 +81,25 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "POST /v1/seasons/{season_id}/admin/resume":       (401, 403, 403, 401, 401, 200, 403, 409),
     "GET /v1/seasons/{season_id}":                     (200, 200, 200, 200, 200, 200, 200, 200),
     # each bey its own view (B's carries nothing of A's: the canaries below); the other
-    # season's bey token_wrong_season; staff 403; the admin token is no bey token (401)
-    "GET /v1/seasons/{season_id}/me":                  (401, 200, 200, 403, 401, 401, 403, 403),
+    # season's bey token_wrong_season; staff 403; so is this season's admin token (ADR-61:
+    # verified against the season's hash, a known caller in the wrong place, not counted)
+    "GET /v1/seasons/{season_id}/me":                  (401, 200, 200, 403, 401, 403, 403, 403),
     # orders for B's province: A not_your_province (403), B 200
-    "POST /v1/seasons/{season_id}/orders":             (401, 403, 200, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/orders":             (401, 403, 200, 403, 401, 403, 403, 403),
     # a sur at Ankara: A sur_exists (422, its gold stays 777), B not_your_province (403)
-    "POST /v1/seasons/{season_id}/spend":              (401, 422, 403, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/spend":              (401, 422, 403, 403, 401, 403, 403, 403),
     # an offer to seat 2: A 200, B bad_partner (itself, 422)
-    "POST /v1/seasons/{season_id}/offers":             (401, 200, 422, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/offers":             (401, 200, 422, 403, 401, 403, 403, 403),
     # withdrawing the offer to seat 2: A 200, B no_offer
-    "POST /v1/seasons/{season_id}/offers/{to}/withdraw": (401, 200, 422, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/offers/{to}/withdraw": (401, 200, 422, 403, 401, 403, 403, 403),
     # answering an offer from seat 1: none is open for either (no_offer)
-    "POST /v1/seasons/{season_id}/offers/{frm}/answer": (401, 422, 422, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/offers/{frm}/answer": (401, 422, 422, 403, 401, 403, 403, 403),
     # no Kurultay yet: wrong_phase
-    "POST /v1/seasons/{season_id}/kurultay/vote":      (401, 409, 409, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/kurultay/vote":      (401, 409, 409, 403, 401, 403, 403, 403),
     # a live season: not_allowed_in_mode; the other season's bey token_wrong_season
-    "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 403, 403, 403),
     # each bey rotates its own token (the test goes on with the new one)
-    "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 403, 403, 403),
     # ops endpoints: a bey's or another staff role's token 403, anything else 401
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 401, 403, 200),
     "GET /v1/ops/seasons/{season_id}/export":          (401, 403, 403, 403, 401, 401, 403, 200),
@@ -128,16 +129,16 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "GET /v1/seasons/{season_id}/betrayals":           (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/boards/{name}":                           (200, 200, 200, 200, 200, 200, 200, 200),
     # R-14 a bey: its own private view; ops reads a bey through its own endpoint
-    "GET /v1/seasons/{season_id}/private":             (401, 200, 200, 403, 401, 401, 403, 403),
+    "GET /v1/seasons/{season_id}/private":             (401, 200, 200, 403, 401, 403, 403, 403),
     # R-14 a bey: the battles it fought in or supported (Divan 1: none, but its own list);
     # ops everything; the auditor reads betrayals' battles through audit/betrayals only
-    "GET /v1/seasons/{season_id}/battles/{divan}":     (401, 200, 200, 403, 401, 401, 403, 200),
+    "GET /v1/seasons/{season_id}/battles/{divan}":     (401, 200, 200, 403, 401, 403, 403, 200),
     # R-14 orders of others: nobody before the Kurultay but ops (A's own are in /me)
     "GET /v1/seasons/{season_id}/orders/{divan}":      (403, 403, 403, 403, 401, 401, 403, 200),
     # R-14 auditor: betrayals' battle records and the treaty timeline; ops everything
     "GET /v1/seasons/{season_id}/audit/betrayals":     (401, 403, 403, 403, 401, 401, 200, 200),
     "GET /v1/ops/seasons/{season_id}/beys/{seat}":     (401, 403, 403, 403, 401, 401, 403, 200),
-    "POST /v1/seasons/{season_id}/tickets":            (401, 201, 201, 403, 401, 401, 403, 403),
+    "POST /v1/seasons/{season_id}/tickets":            (401, 201, 201, 403, 401, 403, 403, 403),
     # the public stream for anyone; a bey's ticket adds its own; the other season's ticket and
     # a garbled one are bad_ticket (401); a token header is not a ticket (the public stream)
     "GET /v1/seasons/{season_id}/events":              (200, 200, 200, 401, 401, 200, 200, 200),

@@ -12,10 +12,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from services.command.app import utc_now
 from services.projections.projector import Projector
 from shared.app.export import check, parse
 from shared.eventstore import InMemoryEventStore
+from tests.live_calendar import SEASON_NOW
 from tests.projections.pact_season import KIRIKKALE, create_live, pact_and_betrayal
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway
 
@@ -31,8 +31,9 @@ async def _correct(
 
 
 def _days_ahead(days: int) -> str:
-    """An instant `days` after the gateway's own (real) clock."""
-    return (utc_now() + timedelta(days=days)).isoformat()
+    """An instant `days` after the gateway's own clock (SEASON_NOW): the real clock was read
+    here, and D-37's year would have refused a close 30 days after it from 2027-11 on."""
+    return (SEASON_NOW + timedelta(days=days)).isoformat()
 
 
 async def test_adr53_ops_correct_a_season_and_the_export_verify_and_replay_show_both(
@@ -187,3 +188,45 @@ def _replay_and_explain_show(path: Path, bodies: list[dict[str, Any]], before: i
     explained = json.loads(_cli("explain", str(path), "1", "--json").stdout)
     assert [c["version"] for c in explained["corrections"]] == [before + 1, before + 2, before + 3]
     assert explained["corrections"][1]["correction"] == {"kind": "gold", "seat": 1, "gold": 11}
+
+
+async def test_adr53_d22_a_correction_refers_to_an_event_of_the_season_and_answers_plus_0300(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """`refers_to` names the event the correction compensates: a version the season does not
+    have (yet) is refused, not recorded as a dangling reference (99999 on a season of 112
+    events was accepted). The answer's `at` is +03:00 as every instant shown (D-22; it was
+    UTC with `Z`)."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = await create_live(memory_store)
+        await pact_and_betrayal(client, memory_store, live)
+        version = await memory_store.stream_version(live.season_id)
+        body = {"correction": {"kind": "gold", "seat": 2, "gold": 30}, "reason": "recount"}
+        r = await _correct(client, live.season_id, {**body, "refers_to": version + 1})
+        problem = r.json()
+        assert (r.status_code, problem["code"]) == (422, "invalid_correction"), r.text
+        assert (problem["refers_to"], problem["version"]) == (version + 1, version)
+        assert await memory_store.stream_version(live.season_id) == version  # nothing written
+        r = await _correct(client, live.season_id, {**body, "refers_to": version})
+        assert r.status_code == 201, r.text
+        assert r.json()["at"].endswith("+03:00"), r.json()["at"]
+
+
+async def test_a_reason_with_control_or_direction_characters_is_refused(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """A reason is shown in the public reports as written: NUL, a bell, a line break or a
+    right-to-left override (which makes a report line read other than it is) was accepted.
+    Such a reason is refused as `invalid_body`, naming the field; Turkish letters are kept."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = await create_live(memory_store)
+        await pact_and_betrayal(client, memory_store, live)
+        body = {"correction": {"kind": "gold", "seat": 2, "gold": 30}, "reason": "recount"}
+        for bad in ("a\u0000b", "zil\u0007", "iki\nsatır", "\u202eters", "x\u2066y", "\u0085"):
+            r = await _correct(client, live.season_id, {**body, "reason": bad})
+            problem = r.json()
+            assert (r.status_code, problem["code"]) == (422, "invalid_body"), (bad, r.text)
+            assert problem["field"] == "$.reason"
+            assert "denetim ve yön karakteri" in problem["detail"], problem["detail"]
+        r = await _correct(client, live.season_id, {**body, "reason": "Sayım: ığüşöç İĞÜŞÖÇ"})
+        assert r.status_code == 201, r.text

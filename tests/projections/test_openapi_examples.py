@@ -6,6 +6,8 @@ The document is built from the app without serving it (no Redis or store is reac
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,23 @@ def test_every_example_validates_against_its_own_schema(doc: dict[str, Any]) -> 
             if errors:
                 wrong.append((method, path, where, name, errors))
     assert wrong == []
+
+
+def test_the_event_streams_example_is_what_the_stream_sends(doc: dict[str, Any]) -> None:
+    """Issue 11: every message of the stream has an `event:`, an `id:` (what a client resumes
+    from) and one JSON `data:` line whose event name `x-events` describes; so does the
+    example a frontend developer reads."""
+    op = doc["paths"]["/v1/seasons/{season_id}/events"]["get"]
+    media = op["responses"]["200"]["content"]["text/event-stream"]
+    for example in media["examples"].values():
+        messages = [m for m in example["value"].split("\n\n") if m]
+        assert messages, example
+        for message in messages:
+            fields = dict(line.split(": ", 1) for line in message.splitlines())
+            assert fields.keys() == {"event", "id", "data"}, message
+            assert fields["event"] in op["x-events"], message
+            assert re.fullmatch(r"\d+(-\d+)?", fields["id"]), message
+            json.loads(fields["data"])
 
 
 def test_each_problem_example_is_of_its_code_and_status(doc: dict[str, Any]) -> None:

@@ -18,13 +18,14 @@ import httpx
 import jsonschema_rs
 import redis.asyncio as aioredis
 
-from services.command.app import utc_now
+from entrypoints.gateway import create_app
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app import tokens
 from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
-from tests.live_calendar import CREATED_AT
+from shared.settings import Settings
+from tests.live_calendar import CREATED_AT, SEASON_NOW
 from tests.projections.support import (
     AUDITOR_TOKEN,
     OPS_TOKEN,
@@ -69,6 +70,43 @@ async def test_every_2xx_response_names_a_schema_component(
     assert bare == []
 
 
+def _open_objects(schema: Any, where: str) -> list[str]:
+    """The places in a schema that are a JSON object of anything (`{"type": "object"}` with
+    no properties and no typed values): what a generated client can only call `unknown`."""
+    found = []
+    if isinstance(schema, dict):
+        if (
+            schema.get("type") == "object"
+            and not schema.get("properties")
+            and schema.get("additionalProperties") in (None, True, {})
+        ):
+            found.append(where)
+        for key, value in schema.items():
+            found += _open_objects(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _open_objects(value, f"{where}[{i}]")
+    return found
+
+
+async def test_no_response_holds_an_object_of_anything(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 11: every response typed all the way down. A battle record (R-5.8), a Divan's
+    orders, an auditor's betrayal record or treaty timeline entry is a schema of its own, not
+    a `dict[str, Any]` passed through as stored (a generated client saw `unknown` there)."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        doc = (await client.get(SCHEMA)).json()
+    assert _open_objects(doc["components"]["schemas"], "#/components/schemas") == []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            assert _open_objects(op.get("responses", {}), f"{method} {path}") == []
+
+
+def _json(r: httpx.Response) -> bool:
+    return r.headers["content-type"].startswith("application/json")
+
+
 def _validate(doc: dict[str, Any], op: dict[str, Any], r: httpx.Response) -> list[str]:
     documented = op["responses"].get(str(r.status_code))
     if documented is None:
@@ -92,9 +130,15 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         ops = {(m, p): op for p, item in doc["paths"].items() for m, op in item.items()}
         answers: dict[tuple[str, str], httpx.Response] = {}
 
+        revalidated: dict[tuple[str, str], int] = {}
+
         async def call(method: str, path: str, url: str, **kw: Any) -> httpx.Response:
             r = await client.request(method.upper(), url, **kw)
             answers[(method, path)] = r
+            if method == "get" and r.status_code == 200 and _json(r):
+                # issue 11: every JSON read has an ETag that answers If-None-Match with 304
+                again = {**kw.get("headers", {}), "If-None-Match": r.headers.get("etag", "-")}
+                revalidated[(method, path)] = (await client.get(url, headers=again)).status_code
             return r
 
         r = await call("post", "/v1/seasons", "/v1/seasons", json={"memleket": 6, "seed": "7"})
@@ -199,16 +243,53 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     }, refused
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
+    _check_headers(ops, answers, revalidated)
+
+
+def _check_headers(
+    ops: dict[tuple[str, str], Any],
+    answers: dict[tuple[str, str], httpx.Response],
+    revalidated: dict[Any, int],
+) -> None:
+    """Every answer names its Content-Language, as documented; each JSON read answered 304 to
+    its own ETag, and the document lists the 304 for exactly those reads (a 304 is an answer a
+    client gets)."""
+    assert [op for op, r in answers.items() if "content-language" not in r.headers] == []
+    assert revalidated
+    assert {op: status for op, status in revalidated.items() if status != 304} == {}
+    assert {op for op, o in ops.items() if "304" in o["responses"]} == set(revalidated)
+
+
+def test_every_conditional_read_documents_its_etag_if_none_match_and_304() -> None:
+    """Issue 11: a client generated from the document knows a read's ETag, may send
+    If-None-Match and gets a 304 it was told about (not an undocumented status)."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    reads = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if "304" not in op["responses"]:
+                continue
+            reads += 1
+            assert method == "get", (method, path)
+            assert "application/json" in op["responses"]["200"]["content"], path
+            assert "ETag" in op["responses"]["200"]["headers"], path
+            assert op["responses"]["304"]["headers"].keys() >= {"ETag"}, path
+            assert "content" not in op["responses"]["304"], path
+            names = [(p["name"], p["in"], p["required"]) for p in op["parameters"]]
+            assert ("If-None-Match", "header", False) in names, path
+    assert reads >= 20
 
 
 def _days_ahead(days: int) -> str:
-    """An instant `days` after the gateway's own (real) clock."""
-    return (utc_now() + timedelta(days=days)).isoformat()
+    """An instant `days` after the gateway's own clock (SEASON_NOW): the real clock was read
+    here, and D-37's year would have refused a close 30 days after it from 2027-11 on."""
+    return (SEASON_NOW + timedelta(days=days)).isoformat()
 
 
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:
     """Issue 12: a live season's creation, joins, status and season-admin acts (a far-future
-    close, so the gateway's real clock is always more than an hour before it; within the year
+    close, more than an hour after the gateway's clock (SEASON_NOW) and within the year
     of D-37)."""
     close = {"mode": "live", "registration_closes_at": _days_ahead(30)}
     admin = "/v1/seasons/{season_id}/admin/"
@@ -289,3 +370,48 @@ async def test_issue_13_fork_origins_and_corrections_are_typed_in_the_document(
     notes = schemas["ExplainOut"]["properties"]["corrections"]["items"]["$ref"]
     note = schemas[notes.rsplit("/", 1)[1]]
     assert {"version", "divan", "correction", "reason", "tr", "en"} <= set(note["required"])
+
+
+def test_every_operation_documents_how_to_ask_for_a_language_and_which_it_answered() -> None:
+    """Issue 11 (docs/api.md Language): every operation takes `?lang=` (for links) and
+    `Accept-Language`, and every answer says its language in `Content-Language`: a client
+    generated from the document may pass them, typed, and read it."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    missing = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            names = {(p["name"], p["in"]) for p in op.get("parameters", [])}
+            if not {("lang", "query"), ("Accept-Language", "header")} <= names:
+                missing.append((method, path, "parameters"))
+            lang = (
+                next(p for p in op.get("parameters", []) if p["name"] == "lang")
+                if ("lang", "query") in names
+                else {}
+            )
+            if lang and (lang["required"] or lang["schema"].get("type") != "string"):
+                missing.append((method, path, "lang"))
+            for status, response in op["responses"].items():
+                if "Content-Language" not in response.get("headers", {}):
+                    missing.append((method, path, status))
+    assert missing == []
+
+
+def test_every_answers_headers_are_typed_and_retry_after_is_where_the_api_sends_it() -> None:
+    """A generated client reads headers typed (`Location` was `unknown`), and finds Retry-After
+    on every 429 and 503 (all of them carry it, docs/api.md) and on a 409 that may be
+    `divan_locked`."""
+    app = create_app(Settings())
+    doc = app.openapi_schema.to_schema()
+    wrong = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                headers = response.get("headers", {})
+                wrong += [
+                    (method, path, status, h) for h, v in headers.items() if "schema" not in v
+                ]
+                locked = "`divan_locked`" in response.get("description", "")
+                if (status in ("429", "503") or locked) and "Retry-After" not in headers:
+                    wrong.append((method, path, status, "Retry-After"))
+    assert wrong == []
