@@ -32,6 +32,7 @@ from services.command.schemas import (
     OrderIn,
     OrdersIn,
     OrdersOut,
+    ReasonIn,
     SeasonStatus,
     SpendIn,
     TokenOut,
@@ -106,6 +107,8 @@ TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
 _AT = datetime(2026, 12, 15, 18, 4, 5, tzinfo=UTC)  # an instant of the server's
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
 
+# a postponement's new close: the one the example calendar shows
+POSTPONED_TO = datetime.fromisoformat(CALENDAR.registration_closes_at)
 _ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
     ("postpone", "few players yet"),
     ("cancel", "not enough players"),
@@ -229,7 +232,11 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     **{
         f"season_admin_{act}": {
-            "request": AdminIn(reason=reason),
+            "request": (
+                AdminIn(reason=reason, registration_closes_at=POSTPONED_TO)
+                if act == "postpone"
+                else ReasonIn(reason=reason)
+            ),
             200: AdminDoneOut(
                 act=AdminActOut(act=act, reason=reason, at="2026-12-03T12:00:00+03:00", by="admin"),
                 calendar=CALENDAR,

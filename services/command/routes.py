@@ -46,6 +46,7 @@ from services.command.schemas import (
     OpsReadsOut,
     OrdersIn,
     OrdersOut,
+    ReasonIn,
     SeasonStatus,
     SpendIn,
     TokenOut,
@@ -602,7 +603,7 @@ async def join_season(services: Services, season_id: str, data: JoinIn) -> Joine
 def _admin_route(act: AdminAction, summary: str) -> Any:
     """POST /v1/seasons/{id}/admin/<act>: one handler per act, so OpenAPI names each path."""
 
-    async def handler(
+    async def postpone(
         services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
     ) -> AdminDoneOut:
         return await service.season_admin(
@@ -613,6 +614,20 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
             reason=data.reason,
             registration_closes_at=data.registration_closes_at,
         )
+
+    async def other(
+        services: Services, season_id: str, data: ReasonIn, request: Request[Any, Any, Any]
+    ) -> AdminDoneOut:
+        return await service.season_admin(
+            services,
+            season_id,
+            token=auth.bearer(request),
+            act=act,
+            reason=data.reason,
+            registration_closes_at=None,
+        )
+
+    handler = postpone if act == "postpone" else other  # only a postponement takes a close
 
     handler.__doc__ = (
         f"{summary} (D-29 … D-31). Authorised by the season-admin token or the ops token; the "

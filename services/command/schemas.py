@@ -126,10 +126,17 @@ Reason = Annotated[
 
 
 class AdminIn(msgspec.Struct, **Strict):
-    """A season-admin act's reason; a postponement also names the new registration close."""
+    """A postponement: its reason and the new registration close."""
 
     reason: Reason
     registration_closes_at: datetime | None = None
+
+
+class ReasonIn(msgspec.Struct, **Strict):
+    """A cancel's, pause's or resume's reason: nothing else (a `registration_closes_at` there
+    moves nothing, so it is refused as an unknown field, not ignored)."""
+
+    reason: Reason
 
 
 # --- corrections (issue 13, ADR-53) ------------------------------------------------------------

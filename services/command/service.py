@@ -50,9 +50,9 @@ from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
 from shared.app.replay_view import ReplayError
 from shared.app.season_calendar import calendar_out, lock_status
-from shared.app.seasons import Loaded, SeasonNotFound, Seasons
+from shared.app.seasons import Loaded, SeasonNotFound, Seasons, close_key, close_metadata
 from shared.domain import calendar as cal
-from shared.domain import codec
+from shared.domain import codec, live
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import counting_divan, decide, upcoming_divan
@@ -577,6 +577,10 @@ async def season_admin(
 
     async def attempt(loaded: Loaded, at: datetime) -> AdminDoneOut | None:
         by = _admin_by(loaded.state, svc, token)
+        overdue = live.overdue_close(loaded.state, at)
+        if overdue is not None:  # R-1.4: closed at its instant, recorded or not yet
+            await _record_close(svc, season_id, loaded, overdue)
+            return None  # decided again, on the closed season
         cmd = c.SeasonAdmin(
             act=act,
             reason=reason,
@@ -656,6 +660,31 @@ async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) ->
 
 Decide = Callable[[SeasonState, int, datetime], c.Command]  # (state, seat, the instant)
 Answer = Callable[[list[ev.Event], int, SeasonState], tuple[int, T]]
+
+
+async def _record_close(
+    svc: Services, season_id: str, loaded: Loaded, close: c.CloseRegistration
+) -> None:
+    """A live season's registration close whose instant has passed, recorded by the bey's
+    command that found it so (R-1.4): the scheduler's own events, key and metadata
+    (services/resolver/closes.py), so the record is the same whoever gets there first; a
+    concurrent close (the worker's, another command's) is a conflict, and the caller reads
+    afresh either way."""
+    events = decide(loaded.state, close)
+    if isinstance(events, c.Rejection):  # live.overdue_close checked the phase
+        raise RuntimeError(f"registration close refused: {events.code}")
+    try:
+        await svc.seasons.append(
+            season_id,
+            loaded.version,
+            close_key("registration"),
+            events,
+            close_metadata("registration"),
+        )
+    except ConcurrencyError:
+        log.info("command.close_conflict", season_id=season_id)
+        return
+    log.info("command.registration_closed", season_id=season_id)
 
 
 def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tuple[int, Accepted]:
@@ -913,6 +942,22 @@ class _UnitOfWork(Generic[T]):
         except StoreBusyError:  # outside the lock, which must see it (queued writers give up too)
             raise store_busy() from None
 
+    async def _closed_at_its_instant(
+        self, loaded: Loaded, fresh: bool, at: datetime
+    ) -> tuple[Loaded, bool]:
+        """The season to decide on at `at`: `loaded`, or, when its registration's instant has
+        passed and no close is recorded yet (R-1.4), the season read afresh once the close is
+        recorded (by this command or by whoever got there first)."""
+        svc, season_id = self.svc, self.ctx.season_id
+        for _attempt in range(svc.retries + 1):
+            overdue = live.overdue_close(loaded.state, at)
+            if overdue is None:
+                return loaded, fresh
+            await _record_close(svc, season_id, loaded, overdue)
+            loaded, fresh = await load(svc, season_id), True
+            _seat(self.ctx.claim, loaded.state)
+        raise Problem(409, "conflict")
+
     async def _attempts(
         self,
         seat: int,
@@ -937,6 +982,7 @@ class _UnitOfWork(Generic[T]):
                 loaded, fresh = await load(svc, season_id), True
                 _seat(self.ctx.claim, loaded.state)
             at = svc.clock()  # each attempt is decided, and stamped, at its own instant
+            loaded, fresh = await self._closed_at_its_instant(loaded, fresh, at)
             result = decide(loaded.state, command(loaded.state, seat, at))
             if isinstance(result, c.Rejection):
                 if not fresh:  # a refusal decided on the cache is decided again on a fresh read

@@ -13,11 +13,17 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons
+from shared.app.seasons import (
+    AuditCopyRefused,
+    SeasonNotFound,
+    Seasons,
+    close_key,
+    close_metadata,
+)
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain.decide import decide
-from shared.eventstore import ConcurrencyError, EventMetadata
+from shared.eventstore import ConcurrencyError
 
 log = structlog.get_logger(__name__)
 Outcome = Literal["closed", "already_closed", "not_due", "not_found", "audit_copy"]
@@ -66,10 +72,10 @@ async def _close(
         events = decide(state, command)
         if isinstance(events, c.Rejection):  # the phases checked above make this a defect
             raise RuntimeError(f"{kind} close refused: {events.code}")
-        key = f"close/{kind}"
-        meta = EventMetadata(actor="system", command_id=key, causation_id=key)
         try:
-            await seasons.append(season_id, loaded.version, key, events, meta)
+            await seasons.append(
+                season_id, loaded.version, close_key(kind), events, close_metadata(kind)
+            )
         except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
             log.warning("resolver.audit_copy", season_id=season_id, kind=kind)
             return "audit_copy"

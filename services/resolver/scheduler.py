@@ -7,6 +7,9 @@ and clear it) through its `due_at` index, claims the rows not handed over within
 the broker lost (a Redis crash, a flush) is so sent again; the resolver is idempotent, so a
 second scheduler, or a message sent five times, still resolves the Divan once.
 
+Between sweeps the scheduler sleeps its interval, or less: until the next row falls due
+(`NEXT_DUE`, one index row), so timed work is handed over at its instant.
+
 Bound (docs/runbook.md): a season whose message was lost is resolved at most
 redeliver_after + interval + one resolution after the workers are back (defaults 10 + 5 s).
 A live season's timed work (its registration close, each Divan at its scheduled instant, its
@@ -47,6 +50,16 @@ FROM (
 ) AS due
 WHERE w.season_id = due.season_id
 RETURNING w.season_id, w.kind, w.divan, w.due_at"""
+
+
+# The next instant a row falls due after $1: the first entry of due_work_due_at past it (one
+# index row, whatever the number of idle seasons), so a sweep can wake at it.
+NEXT_DUE = "SELECT min(due_at) FROM due_work WHERE due_at > $1"
+WAKE_AFTER_S = 0.005  # wake just after the instant: the claim takes rows due at or before now
+# After a sweep handed work over, the workers write each season's next due row as they finish
+# (a compressed calendar's next Divan a few seconds ahead, a missed one already due): for one
+# interval the scheduler looks again this often, so that it sees those rows in time.
+FOLLOW_UP_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +119,22 @@ class Scheduler:
             if len(batch) < self.settings.batch:
                 return handed
 
+    async def wait_s(self, *, following: bool = False) -> float:
+        """Seconds until the next sweep: the interval, or less when a row falls due sooner,
+        and at most FOLLOW_UP_S while `following` work just handed over (its next row is being
+        written). A live Divan whose instant falls between two sweeps (a compressed calendar's
+        every few seconds) is so handed over at its instant, not up to an interval later: with
+        an interval of S ≤ the sweep's, every Divan was held late, and fell further behind;
+        Divans missed during an outage are held one after the other, not one per interval."""
+        now = self.clock()
+        interval = (
+            min(self.settings.interval_s, FOLLOW_UP_S) if following else (self.settings.interval_s)
+        )
+        upcoming: datetime | None = await self.pool.fetchval(NEXT_DUE, now)
+        if upcoming is None:
+            return interval
+        return max(0.0, min(interval, (upcoming - now).total_seconds() + WAKE_AFTER_S))
+
     async def purge_keys(self) -> int | None:
         """Delete Idempotency-Key records older than the retention, if a purge is due now.
 
@@ -148,12 +177,18 @@ class Scheduler:
             interval_s=self.settings.interval_s,
             redeliver_after_s=self.settings.redeliver_after_s,
         )
+        handed_at: datetime | None = None
+        follow_for = timedelta(seconds=self.settings.interval_s)
         while not stop.is_set():
+            wait = self.settings.interval_s
             try:
-                await self.sweep()
+                if await self.sweep():
+                    handed_at = self.clock()
                 await self.purge_keys()
+                following = handed_at is not None and self.clock() - handed_at < follow_for
+                wait = await self.wait_s(following=following)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, StoreBusyError) as exc:
                 log.warning("scheduler.sweep_failed", error=type(exc).__name__)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=self.settings.interval_s)
+                await asyncio.wait_for(stop.wait(), timeout=wait)
         log.info("scheduler.stopped")

@@ -19,7 +19,7 @@ from shared.domain.state import DIVANS, Calendar, SeasonState
 
 class DivanAt(msgspec.Struct, frozen=True):
     divan: int
-    at: str  # ISO-8601 with +03:00 (R-1.3)
+    at: str  # ISO-8601 with +03:00 (R-1.3), exactly the lock instant (calendar.exact)
 
 
 class CalendarOut(msgspec.Struct, frozen=True):
@@ -38,9 +38,9 @@ class CalendarOut(msgspec.Struct, frozen=True):
 def calendar_out(calendar: Calendar) -> CalendarOut:
     """A live calendar as the API shows it: every instant ISO-8601 with +03:00 (R-1.3)."""
     return CalendarOut(
-        registration_closes_at=cal.iso(calendar.registration_closes_at),
-        divans=[DivanAt(n, cal.iso(at)) for n, at in enumerate(calendar.divans, 1)],
-        kurultay_closes_at=cal.iso(calendar.kurultay_closes_at),
+        registration_closes_at=cal.exact(calendar.registration_closes_at),
+        divans=[DivanAt(n, cal.exact(at)) for n, at in enumerate(calendar.divans, 1)],
+        kurultay_closes_at=cal.exact(calendar.kurultay_closes_at),
         provisional=calendar.provisional,
         compressed=calendar.compressed,
     )
@@ -80,7 +80,7 @@ def lock_status(s: SeasonState, now: datetime) -> LockStatus:
     if ahead is not None and locked is None:
         to_lock = max(0, math.ceil((ahead - now).total_seconds()))
     return LockStatus(
-        next_divan_at=cal.iso(ahead) if ahead is not None else None,
+        next_divan_at=cal.exact(ahead) if ahead is not None else None,
         locked=locked is not None,
         seconds_to_lock=to_lock,
     )

@@ -51,6 +51,18 @@ class Loaded:
     version: int
 
 
+def close_key(kind: str) -> str:
+    """The key of a live season's timed close (`registration`, `kurultay`): its event ids and
+    command id, whoever records it (the scheduler's worker, or for the registration a bey's
+    command that finds the instant past), so that both write the same record."""
+    return f"close/{kind}"
+
+
+def close_metadata(kind: str) -> EventMetadata:
+    key = close_key(kind)
+    return EventMetadata(actor="system", command_id=key, causation_id=key)
+
+
 def event_id(season_id: str, key: str, index: int) -> uuid.UUID:
     """Deterministic ids: a retried command or a re-run Divan writes the same ids (test 3)."""
     return uuid.uuid5(NAMESPACE, f"{season_id}/{key}/{index}")

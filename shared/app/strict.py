@@ -22,7 +22,9 @@ on a request other than the one a proxy, a log or a reviewer read.
 
 Refusals (docs/api.md):
 - a body that is not JSON by its Content-Type: 415 `unsupported_media_type`;
-- bytes that are not UTF-8, or not JSON, or an object with a key twice: 400 `malformed_json`;
+- bytes that are not UTF-8, or not JSON, or an object with a key twice: 400 `malformed_json`,
+  even when what can be read of them already has a value of the wrong type (`[`,
+  `{"orders": "hold", `);
 - an unknown field: 422 `unknown_field`; any other mismatch with the schema (wrong type,
   out of bounds, a missing field, a value not in an enum): 422 `invalid_body`; both name the
   `field` as a JSON path (`$.orders[0].units`).
@@ -164,6 +166,20 @@ def duplicate_key(body: bytes) -> str | None:
     return None
 
 
+def _syntax_first(body: bytes, exc: msgspec.MsgspecError) -> msgspec.MsgspecError:
+    """The error a body is refused for: typed decoding stops at the first value of the wrong
+    type, before it reads on, so `[` or `{"orders": "hold", ` (not JSON at all) were 422
+    `invalid_body`; a body that is not JSON is 400 `malformed_json` whatever it holds. Only
+    on the refusal path: an accepted body is decoded once."""
+    if not isinstance(exc, msgspec.ValidationError) or not body:
+        return exc
+    try:
+        msgspec.json.decode(body)
+    except msgspec.DecodeError as syntax:
+        return syntax
+    return exc
+
+
 def _data_type(request: Request[Any, Any, Any]) -> Any:
     parameter = request.route_handler.parsed_fn_signature.parameters.get("data")
     return None if parameter is None else parameter.annotation
@@ -189,7 +205,7 @@ class StrictRequest(Request[Any, Any, Any]):
             try:
                 decoded = msgspec.json.decode(body or b"null", type=target, strict=True)
             except msgspec.MsgspecError as exc:
-                raise body_problem(exc, target) from None
+                raise body_problem(_syntax_first(body, exc), target) from None
             self._json = self._connection_state.json = decoded
         return self._json
 

@@ -43,7 +43,7 @@ def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:  # noqa: PLR
         return cancelled()
     if not cal.is_aware(cmd.at):
         return _reject("invalid_instant")
-    if not cmd.reason.strip():
+    if c.blank(cmd.reason):
         return _reject("reason_required")
     assert cmd.at is not None
     act = AdminAct(act=cmd.act, reason=cmd.reason, at=cmd.at, by=cmd.by)
@@ -72,7 +72,10 @@ def _postpone(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
     if not cal.is_aware(close):
         return _reject("invalid_instant")
     if close <= planned.registration_closes_at:
-        return _reject("not_later", registration_closes_at=cal.iso(planned.registration_closes_at))
+        # the close as the calendar shows it (to the microsecond when it has one)
+        return _reject(
+            "not_later", registration_closes_at=cal.exact(planned.registration_closes_at)
+        )
     interval = planned.interval_seconds
     if (refused := live.close_refusal(close, cmd.at, interval)) is not None:
         return refused

@@ -132,8 +132,26 @@ def resumed(
 
 
 def iso(instant: datetime, zone: tzinfo = ISTANBUL) -> str:
-    """ISO-8601 with the zone's offset (+03:00 for Istanbul), to the second."""
+    """ISO-8601 with the zone's offset (+03:00 for Istanbul), to the second (report lines and
+    refusals; a calendar instant is shown by `exact`)."""
     return instant.astimezone(zone).isoformat(timespec="seconds")
+
+
+def exact(instant: datetime, zone: tzinfo = ISTANBUL) -> str:
+    """ISO-8601 with the zone's offset, as precise as the instant: to the second when it is a
+    whole second (every real Divan, 21:00:00), else to the microsecond. A calendar shows its
+    instants so: a lock at 13:22:01.7 shown as 13:22:01 would lock 0.7 s after the instant a
+    player reads, and a client (or the read side, which parses the shown calendar) would
+    count a set sent in between for the wrong Divan."""
+    return instant.astimezone(zone).isoformat()
+
+
+def iso_up(instant: datetime, zone: tzinfo = ISTANBUL) -> str:
+    """`iso` rounded up to the whole second: a lower bound shown so that the instant it names
+    is itself allowed (`registration_too_soon`'s `earliest`)."""
+    if instant.microsecond:
+        instant = instant.replace(microsecond=0) + timedelta(seconds=1)
+    return iso(instant, zone)
 
 
 def is_aware(instant: datetime | None) -> bool:

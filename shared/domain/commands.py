@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Literal
 
@@ -177,6 +178,12 @@ class Rejection(msgspec.Struct, frozen=True):
         if not self.key:
             return getattr(messages.legacy(self.message or self.code), lang)  # type: ignore[no-any-return]
         return messages.render(self.key, lang, self.details)
+
+
+def blank(reason: str) -> bool:
+    """A reason with nothing in it to read (`reason_required`): only white space and format
+    characters (a zero-width space, a direction mark: category Cf), which `str.strip` keeps."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in reason)
 
 
 def reject(key: str, message: str = "", /, **details: object) -> Rejection:

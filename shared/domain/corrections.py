@@ -33,7 +33,7 @@ def decide_correction(state: SeasonState, cmd: c.ApplyCorrection) -> Result:  # 
         return _reject("wrong_phase.correction")
     if state.locked_divan is not None:
         return _reject("divan_locked.correction", divan=state.locked_divan)
-    if not cmd.reason.strip():
+    if c.blank(cmd.reason):
         return _reject("reason_required")
     if cmd.at is None or not is_aware(cmd.at):
         return _reject("invalid_instant")

@@ -154,7 +154,9 @@ def _orders(state: SeasonState, cmd: c.SubmitOrders) -> Result:
     if (r := _bey_check(state, cmd.seat)) is not None:
         return r
     want = counting_divan(state, cmd.at)
-    if cmd.divan != want or want > DIVANS:
+    if want > DIVANS:  # a live season past Divan 16's lock: no Divan is left to order for
+        return reject("wrong_phase.kurultay_next")
+    if cmd.divan != want:
         return reject("wrong_divan", divan=want)
     given: set[int] = set()
     for o in cmd.orders:

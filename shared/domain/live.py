@@ -54,7 +54,7 @@ def close_refusal(close: datetime, at: datetime, interval: int | None) -> c.Reje
     calendar is computed from it."""
     lead = MIN_LEAD if interval is None else timedelta(seconds=interval)
     if close < at + lead:
-        return _reject("registration_too_soon", earliest=cal.iso(at + lead))
+        return _reject("registration_too_soon", earliest=cal.iso_up(at + lead))
     if close - at > MAX_LEAD:
         return _reject("invalid_instant.too_far", latest=cal.iso(at + MAX_LEAD))
     return None
@@ -83,6 +83,19 @@ def registration_over(state: SeasonState, at: datetime | None) -> bool:
         and at is not None
         and at >= state.calendar.registration_closes_at
     )
+
+
+def overdue_close(state: SeasonState, at: datetime) -> c.CloseRegistration | None:
+    """R-1.4: registration closes at its instant. A live season still in registration at `at`,
+    past that instant, not cancelled: the close the scheduler records, at the set instant (so
+    the calendar keeps every instant), for whoever gets there first (a bey's command or the
+    scheduler); None otherwise."""
+    planned = state.calendar
+    if state.mode != "live" or planned is None or state.phase != "registration":
+        return None
+    if state.cancelled or planned.registration_closes_at > at:
+        return None
+    return c.CloseRegistration(at=planned.registration_closes_at)
 
 
 def counts_for(state: SeasonState, at: datetime | None) -> int | None:

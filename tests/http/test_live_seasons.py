@@ -202,6 +202,70 @@ async def test_a_compressed_calendar_is_for_ops_only_and_may_close_one_interval_
     assert not state.counts_on_boards  # a compressed season never counts on the boards
 
 
+async def test_r1_3_a_sub_second_calendar_locks_at_the_instant_it_shows(memory_api: Api) -> None:
+    """A close sent to the microsecond (a client's `now + 30 s`) puts the Divans on
+    sub-second instants: the calendar shows each exactly, and a set naming Divan 1 is taken
+    up to the instant shown and refused from it (shown to the second, it was still taken for
+    0.7 s after the instant the player read)."""
+    api = memory_api
+    api.clock.now = api.clock.now.replace(microsecond=0)
+    close = api.clock.now + timedelta(seconds=30, microseconds=700_000)
+    created = await create_live(
+        api,
+        headers=bearer(OPS_TOKEN),
+        divan_interval_seconds=10,
+        registration_closes_at=close.isoformat(),
+        memleket=ANKARA,
+    )
+    sid, token = created["season_id"], created["creator"]["token"]
+    assert instant(created["calendar"]["registration_closes_at"]) == close
+    api.clock.now = close
+    await close_registration(api.store, sid, close)
+    one = instant((await status(api, sid))["calendar"]["divans"][0]["at"])
+    assert one == close + timedelta(seconds=10)
+    orders = {**HOLD, "divan": 1}
+    api.clock.now = one - timedelta(milliseconds=2)  # read 1 ms before the instant shown
+    r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    api.clock.now = one - timedelta(milliseconds=1)  # read at the instant shown
+    late = api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
+    assert assert_problem(await unchanged(api.store, late), 409, "wrong_divan")["divan"] == 2
+
+
+async def test_not_later_names_the_close_as_the_calendar_shows_it(memory_api: Api) -> None:
+    """A postponement to 13:00:30.4 of a close at 13:00:30.7 is not later: the refusal names
+    the close the calendar shows (it said "later than 13:00:30", which 13:00:30.4 is)."""
+    api = memory_api
+    close = api.clock.now.replace(microsecond=0) + timedelta(hours=2, microseconds=700_000)
+    created = await create_live(api, registration_closes_at=close.isoformat())
+    shown = created["calendar"]["registration_closes_at"]
+    r = admin(
+        api,
+        created["season_id"],
+        "postpone",
+        created["admin_token"],
+        registration_closes_at=(close - timedelta(microseconds=300_000)).isoformat(),
+    )
+    problem = assert_problem(await unchanged(api.store, r), 422, "not_later")
+    assert problem["registration_closes_at"] == shown
+    assert instant(shown) == close
+
+
+async def test_registration_too_soon_names_an_earliest_close_that_is_taken(
+    memory_api: Api,
+) -> None:
+    """`earliest` is a close the server takes: rounded up to the second, not down (an hour
+    after 14:00:00.5 shown as 15:00:00 was itself too soon)."""
+    api = memory_api
+    api.clock.now = api.clock.now.replace(microsecond=500_000)
+    soon = close_in(api, timedelta(minutes=59))
+    r = await api.client.post("/v1/seasons", json={"mode": "live", "registration_closes_at": soon})
+    earliest = assert_problem(r, 422, "registration_too_soon")["earliest"]
+    assert instant(earliest) >= api.clock.now + timedelta(hours=1)
+    created = await create_live(api, registration_closes_at=earliest)
+    assert created["calendar"]["registration_closes_at"] == earliest
+
+
 async def test_trial_creation_refuses_a_calendar_and_needs_a_memleket(memory_api: Api) -> None:
     later = close_in(memory_api, timedelta(hours=2))
     r = await memory_api.client.post(
@@ -358,6 +422,82 @@ async def test_r4_4_orders_after_a_divans_instant_count_for_the_next_and_say_so(
         a.url("/spend"), headers=a.auth("k2"), json={"kind": "paralı_asker", "province": ANKARA}
     )
     assert r.status_code == 200, r.text
+
+
+async def test_r1_4_a_command_after_the_close_instant_closes_registration_as_the_scheduler_would(
+    memory_api: Api,
+) -> None:
+    """Registration closes at its instant (R-1.4), not when the scheduler's next tick records
+    it: a bey's first command after the instant records the close (every empty seat a computer
+    bey, the calendar final, exactly the events and metadata the scheduler writes) and is then
+    taken for Divan 1. It was 409 `wrong_phase` until a worker got to the close, seconds with
+    a compressed calendar, the whole outage with the workers down. Before the instant, orders
+    stay `wrong_phase`; the scheduler's close afterwards finds it done."""
+    from services.resolver.closes import close_registration as scheduled_close
+    from shared.app.seasons import Seasons
+
+    api = memory_api
+    created = await create_live(api, memleket=ANKARA)
+    sid, token = created["season_id"], created["creator"]["token"]
+    close = instant(created["calendar"]["registration_closes_at"])
+    api.clock.now = close - timedelta(milliseconds=2)  # read 1 ms before the close
+    early = api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=HOLD)
+    assert_problem(await unchanged(api.store, early), 409, "wrong_phase")
+    api.clock.now = close + timedelta(seconds=1)
+    r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=HOLD)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    state, _v = await state_of(api.store, sid)
+    assert state.phase == "running" and len(state.beys) == 19  # R-11.1: the seats filled
+    assert state.calendar is not None and state.calendar.registration_closes_at == close
+    assert set(state.orders[1]) == {1}  # the creator's set, for Divan 1
+    records = await api.store.read_stream(sid)
+    closing = [r for r in records if r.type == "registration_closed.v1"]
+    assert [(r.metadata.actor, r.metadata.command_id) for r in closing] == [
+        ("system", "close/registration")
+    ]
+    seen = await status(api, sid)
+    assert (seen["phase"], seen["calendar"]["provisional"]) == ("running", False)
+    assert await scheduled_close(Seasons(api.store), sid, api.clock.now) == "already_closed"
+
+
+async def test_d30_a_pause_just_after_the_close_instant_pauses_the_closed_season(
+    memory_api: Api,
+) -> None:
+    """The admin acts see the close at its instant as the bey's commands do: a pause a second
+    after it (the scheduler not there yet) records the close, then pauses the running season;
+    it was 409 `wrong_phase` (only a running season is paused) until a worker got there."""
+    api = memory_api
+    created = await create_live(api)
+    sid, token = created["season_id"], created["admin_token"]
+    api.clock.now = instant(created["calendar"]["registration_closes_at"]) + timedelta(seconds=1)
+    r = await admin(api, sid, "pause", token)
+    assert r.status_code == 200, r.text
+    seen = await status(api, sid)
+    assert (seen["phase"], seen["paused"], seen["calendar"]["provisional"]) == (
+        "running",
+        True,
+        False,
+    )
+    postpone = admin(
+        api, sid, "postpone", token, registration_closes_at=close_in(api, timedelta(days=1))
+    )
+    assert_problem(await unchanged(api.store, postpone), 409, "registration_closed")
+
+
+async def test_r4_4_orders_after_divan_16s_lock_are_for_no_divan(memory_api: Api) -> None:
+    """After Divan 16's instant no Divan is left (R-1.1): a set, with or without `divan`, is
+    409 `wrong_phase` (the Kurultay is next), not `wrong_divan` naming a Divan 17 that does not
+    exist (it answered `"divan": 17` even to a set that named 17)."""
+    api = memory_api
+    _c, a, _b = await running_season(api)
+    await play_live_divans(api.store, a.season_id, 15)
+    state, _v = await state_of(api.store, a.season_id)
+    assert state.calendar is not None
+    api.clock.now = state.calendar.at(16) + timedelta(seconds=1)
+    for body in (HOLD, {**HOLD, "divan": 16}, {**HOLD, "divan": 17}):
+        r = api.client.post(a.url("/orders"), headers=a.auth(), json=body)
+        problem = assert_problem(await unchanged(api.store, r), 409, "wrong_phase")
+        assert "divan" not in problem, body
 
 
 def last_orders(record: Any) -> Any:
@@ -551,6 +691,50 @@ async def test_d30_no_pause_while_a_divan_is_locked(memory_api: Api) -> None:
     trial_r = await api.client.post("/v1/seasons", json={"memleket": ANKARA, "seed": "3"})
     tid = trial_r.json()["season_id"]
     assert_problem(await admin(api, tid, "pause", OPS_TOKEN), 403, "not_allowed_in_mode")
+
+
+async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -> None:
+    """D-27 strict bodies: a cancel, pause or resume with `registration_closes_at` is 422
+    `unknown_field` and changes nothing (it was taken and the close silently ignored)."""
+    api = memory_api
+    created = await create_live(api)
+    sid, token = created["season_id"], created["admin_token"]
+    later = close_in(api, timedelta(days=3))
+    for act in ("cancel", "pause", "resume"):
+        r = admin(api, sid, act, token, registration_closes_at=later)
+        problem = assert_problem(await unchanged(api.store, r), 422, "unknown_field")
+        assert problem["field"] == "$.registration_closes_at", act
+    r = await admin(api, sid, "postpone", token, registration_closes_at=later)
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [
+        ("\u200b", "reason_required"),  # a zero-width space: nothing to read
+        ("\u2060\u00a0\ufeff", "reason_required"),  # a joiner, a space, a BOM: nothing to read
+        ("\x1b[2Jcleared", "invalid_body"),  # a terminal's escape sequence (the CLI prints it)
+        ("two\nlines", "invalid_body"),
+        ("nul\x00byte", "invalid_body"),
+    ],
+)
+async def test_an_act_needs_a_reason_one_can_read_and_print(
+    memory_api: Api, reason: str, code: str
+) -> None:
+    """A reason is shown in the status, the public reports and the CLI's lines: one with
+    nothing visible in it is `reason_required`, one with a control character `invalid_body`
+    ($.reason); both change nothing (they were recorded and shown as they came)."""
+    api = memory_api
+    created = await create_live(api)
+    later = close_in(api, timedelta(days=3))
+    r = api.client.post(
+        f"/v1/seasons/{created['season_id']}/admin/postpone",
+        json={"reason": reason, "registration_closes_at": later},
+        headers=bearer(created["admin_token"]),
+    )
+    problem = assert_problem(await unchanged(api.store, r), 422, code)
+    if code == "invalid_body":
+        assert problem["field"] == "$.reason"
 
 
 async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:

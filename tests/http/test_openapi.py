@@ -166,8 +166,9 @@ async def test_openapi_documents_live_seasons_with_typed_bodies(memory_api: Api)
     for act in ADMIN_ACTS:
         op = doc["paths"][f"/v1/seasons/{{season_id}}/admin/{act}"]["post"]
         assert op["security"], act
-        assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
-            "/AdminIn"
-        )
+        body = "/AdminIn" if act == "postpone" else "/ReasonIn"  # only a postponement: a close
+        assert op["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(body)
+    assert set(schemas["ReasonIn"]["properties"]) == {"reason"}
+    assert set(schemas["AdminIn"]["properties"]) == {"reason", "registration_closes_at"}
     status = schemas["SeasonStatus"]["properties"]
     assert {"calendar", "next_divan_at", "locked", "seconds_to_lock", "admin_acts"} <= set(status)

@@ -95,6 +95,18 @@ async def _malformed(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b'{"orders": [')
 
 
+@case("malformed_json[an unclosed array where an object belongs]", 400)
+async def _unclosed_array(api: Api, _: AsyncExitStack) -> Request:
+    """Not JSON: typed decoding refused the `[` as the wrong type before reading on."""
+    return api.client.post("/v1/seasons", content=b"[")
+
+
+@case("malformed_json[truncated after a value of the wrong type]", 400)
+async def _truncated_wrong_type(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    return api.client.post(bey.url("/orders"), headers=bey.auth(), content=b'{"orders": "hold", ')
+
+
 @case("malformed_json[empty body]", 400)
 async def _empty(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)

@@ -17,7 +17,14 @@ from typing import Any
 import asyncpg
 import pytest
 
-from services.resolver.scheduler import CLAIM_DUE, Due, Scheduler, SweepSettings
+from services.resolver.scheduler import (
+    CLAIM_DUE,
+    FOLLOW_UP_S,
+    NEXT_DUE,
+    Due,
+    Scheduler,
+    SweepSettings,
+)
 from shared.app.queues import resolve_message, resolve_message_id
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
@@ -301,3 +308,38 @@ def test_the_key_retention_is_a_setting_read_from_the_environment():
     assert settings.idempotency_key_retention_s == 7200.0
     sweep = sweep_settings(settings)  # what `seksenbir scheduler` runs with
     assert (sweep.key_retention_s, sweep.purge_every_s) == (7200.0, 60.0)
+
+
+async def test_the_scheduler_wakes_at_the_next_due_instant_when_it_is_sooner_than_its_interval(
+    pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """A compressed calendar's Divan falls due between two sweeps: the scheduler sleeps until
+    its instant, not the whole interval (it slept 5 s whatever came due, so with S ≤ 5 s every
+    Divan was held late and the season fell further behind each Divan). The next instant is
+    one row of the due_at index, whatever the idle seasons."""
+    settings = SweepSettings(interval_s=5.0)
+    scheduler = Scheduler(pg_pool, FakeBroker(), clock=clock, settings=settings)
+    assert await scheduler.wait_s() == 5.0  # nothing due at all: the interval
+    later = clock.now + timedelta(hours=1)
+    await pg_pool.execute(
+        """INSERT INTO due_work (season_id, kind, divan, due_at)
+           SELECT 'idle-' || n, 'divan', 1, $1::timestamptz + n * interval '1 second'
+           FROM generate_series(1, 20000) AS n""",
+        later,
+    )
+    assert await scheduler.wait_s() == 5.0  # nothing due within the interval
+    soon = clock.now + timedelta(seconds=2)
+    await pg_pool.execute(
+        "INSERT INTO due_work (season_id, kind, divan, due_at) VALUES ('soon', 'divan', 3, $1)",
+        soon,
+    )
+    wait = await scheduler.wait_s()
+    assert 1.99 < wait < 2.01, wait  # its instant (the clock moved a few ms while reading)
+    # just after handing work over: look again soon, for the rows its workers are writing
+    assert await scheduler.wait_s(following=True) == FOLLOW_UP_S
+    await pg_pool.execute("ANALYZE due_work")
+    explained = await pg_pool.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) {NEXT_DUE}", clock.now)
+    nodes = _nodes(json.loads(explained)[0]["Plan"])
+    scans = [n for n in nodes if n.get("Relation Name") == "due_work"]
+    assert scans and all(n.get("Index Name") == "due_work_due_at" for n in scans), scans
+    assert sum(n["Actual Rows"] + n.get("Rows Removed by Filter", 0) for n in scans) <= 1

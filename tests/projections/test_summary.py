@@ -10,11 +10,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
+from services.projections.views import lock_fields, meta_view
 from shared.app import tokens
+from shared.app.season_calendar import calendar_in, calendar_out, lock_status
 from shared.domain import calendar as cal
 from shared.domain import commands as c
 from shared.domain.evolve import fold
@@ -335,3 +338,35 @@ async def test_adr_53_a_correction_is_in_the_public_reports_and_hides_the_gold(
     assert money["data"]["correction"] == "gold" and money["data"]["seat"] == seat
     assert "gold" not in money["data"] and str(gold) not in json.dumps(reports + english)
     assert rebuilt == reports
+
+
+def test_r1_3_a_calendar_with_sub_second_instants_is_shown_as_it_locks_on_both_sides() -> None:
+    """A close given to the microsecond (a client's `now + 30 s`) puts every compressed Divan
+    on a sub-second instant. The calendar shows each instant exactly as the lock uses it, and
+    the read side, which computes the countdown from the shown calendar, agrees with the
+    command side's status at every instant around the lock (a calendar shown to the second
+    made the summary lock 0.7 s before the status did, and a player read a lock instant 0.7 s
+    before the real one)."""
+    close = CLOSE + timedelta(microseconds=700_000)
+    create = c.CreateSeason(
+        season_id=tokens.new_season_id(),
+        seed=3,
+        mode="live",
+        registration_closes_at=close,
+        divan_interval_seconds=10,
+        at=CREATED_AT,
+    )
+    state, _e = must(SeasonState(), create)
+    state, _e = must(state, c.CloseRegistration(at=close))
+    assert state.calendar is not None
+    one = state.calendar.at(1)
+    assert one == close + timedelta(seconds=10)
+    shown = calendar_out(state.calendar)
+    assert datetime.fromisoformat(shown.divans[0].at) == one
+    assert calendar_in(shown).divans == state.calendar.divans
+    meta = {k: json.loads(v) for k, v in meta_view(state, 9).items()}
+    for delta in (-0.9, -0.5, -0.000_001, 0, 0.2, 0.5):
+        now = one + timedelta(seconds=delta)
+        command_side = msgspec.to_builtins(lock_status(state, now))
+        assert lock_fields(meta, now) == command_side, delta
+        assert command_side["locked"] is (delta >= 0), delta
