@@ -133,11 +133,12 @@ def _entries(
 
 
 def _caller(request: Request[Any, Any, Any]) -> str | None:
-    """'ops', 'auditor' or None; a token that is nobody's shape is a guess: 401 `bad_token`,
-    counted like any (as all orders answer it), never silently the public view."""
+    """'ops', 'auditor' or None; a token that is neither a staff token nor of a bey's or season
+    admin's shape is a guess: 401 `bad_token`, counted like any (as all orders answer it), never
+    silently the public view."""
     who = role(request)
     token = edge.bearer(request)
-    if who is None and token is not None and tokens.parse(token) is None:
+    if who is None and token is not None and not tokens.of_a_known_kind(token):
         raise Problem.refused(tokens.bad_token())
     return who
 

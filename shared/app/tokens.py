@@ -34,6 +34,7 @@ SECRET_BYTES = 24  # 192 bits
 SECRET_CHARS = 32  # len(secrets.token_urlsafe(24))
 _SEASON = re.compile(r"[0-9a-f]{32}")
 _TOKEN = re.compile(r"sb1\.([0-9a-f]{32})\.([1-9][0-9]?)\.([A-Za-z0-9_-]{32})")
+_ADMIN = re.compile(r"sba1\.[0-9a-f]{32}\.[A-Za-z0-9_-]{32}")
 QUERY_NAMES = ("token", "access_token")
 
 
@@ -135,10 +136,17 @@ def staff_role(token: str, ops: tuple[str, ...], auditors: tuple[str, ...]) -> s
     return None
 
 
+def of_a_known_kind(token: str) -> bool:
+    """Whether `token` has the exact shape of a bey's or a season admin's token: on an endpoint
+    that takes neither, such a token is a known caller in the wrong place (403, or the public
+    view), never a guess (ADR-61); any other string is one (401 `bad_token`, counted)."""
+    return parse(token) is not None or _ADMIN.fullmatch(token) is not None
+
+
 def not_staff(token: str) -> TokenRefused:
-    """The refusal of a token that is no staff token on a staff endpoint: a bey token there is
-    403 `forbidden`; anything that is not even a bey token is 401 `bad_token` (a guess)."""
-    if parse(token) is None:
+    """The refusal of a token that is no staff token on a staff endpoint: a bey's or a season
+    admin's token there is 403 `forbidden`; anything else is 401 `bad_token` (a guess)."""
+    if not of_a_known_kind(token):
         return bad_token()
     return TokenRefused(403, "forbidden.staff")
 

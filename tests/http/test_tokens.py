@@ -86,6 +86,18 @@ def test_a_well_formed_token_of_another_season_is_403_and_a_staff_token_is_forbi
     assert (refused.value.status, refused.value.code) == (403, "forbidden")
 
 
+def test_adr61_on_a_staff_endpoint_a_bey_or_season_admin_token_is_forbidden_else_a_guess():
+    """A season-admin token on an ops endpoint was 401 `bad_token`, counted, where a bey's is
+    403: both are known kinds of caller in the wrong place (no such string is a staff token)."""
+    for token in (tokens.new_token(SEASON, 3), tokens.new_admin_token(SEASON)):
+        refused = tokens.not_staff(token)
+        assert (refused.status, refused.code) == (403, "forbidden"), token
+    admin = tokens.new_admin_token(SEASON)
+    for guess in (admin + "x", admin[:-1], admin.replace("sba1.", "sba2."), "sba1.x.y", "ops"):
+        refused = tokens.not_staff(guess)
+        assert (refused.status, refused.code) == (401, "bad_token"), guess
+
+
 def test_no_token_is_issued_for_a_season_id_the_parser_refuses():
     for season_id in ("xxx", SEASON.upper(), SEASON + "0", "scenario"):
         with pytest.raises(ValueError):

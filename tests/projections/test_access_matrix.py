@@ -100,23 +100,25 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 403, 403, 403),
     # each bey rotates its own token (the test goes on with the new one)
     "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 403, 403, 403),
-    # ops endpoints: a bey's or another staff role's token 403, anything else 401
-    "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 401, 403, 200),
-    "GET /v1/ops/seasons/{season_id}/export":          (401, 403, 403, 403, 401, 401, 403, 200),
+    # ops endpoints: a bey's, the season admin's or another staff role's token 403 (a token of
+    # a known kind in the wrong place: ADR-61), anything else 401
+    "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 403, 403, 200),
+    "GET /v1/ops/seasons/{season_id}/export":          (401, 403, 403, 403, 401, 403, 403, 200),
     # R-14, ADR-52: during the season ops the full export, an auditor a redacted one (A's
     # secrets left out: the canaries below); a bey's token 403, no token or nobody's 401
-    "GET /v1/seasons/{season_id}/export":              (401, 403, 403, 403, 401, 401, 200, 200),
+    "GET /v1/seasons/{season_id}/export":              (401, 403, 403, 403, 401, 403, 200, 200),
     # ops tools (issue 13): they show every bey's orders, so ops only
-    "GET /v1/ops/seasons/{season_id}/divans/{divan}/explain": (401, 403, 403, 403, 401, 401, 403, 200),
-    "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (401, 403, 403, 403, 401, 401, 403, 200),
+    "GET /v1/ops/seasons/{season_id}/divans/{divan}/explain": (401, 403, 403, 403, 401, 403, 403, 200),
+    "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (401, 403, 403, 403, 401, 403, 403, 200),
     # D-32: a running season is forked by ops only (anyone may fork a season that is over)
     "POST /v1/seasons/{season_id}/fork":               (403, 403, 403, 403, 403, 403, 403, 201),
     # ADR-53: corrections by ops; the trail of ops reads for auditors and ops
-    "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 401, 403, 201),
-    "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 401, 200, 200),
-    # betrayal history (issue 13): public; a token of nobody is bad_token (401)
-    "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 401, 200, 200),
-    "GET /v1/seasons/{season_id}/betrayals/history":   (200, 200, 200, 200, 401, 401, 200, 200),
+    "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 403, 403, 201),
+    "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 403, 200, 200),
+    # betrayal history (issue 13): public; a token of nobody is bad_token (401); a bey's or the
+    # season admin's is a known kind: the public view
+    "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 200, 200, 200),
+    "GET /v1/seasons/{season_id}/betrayals/history":   (200, 200, 200, 200, 401, 200, 200, 200),
     # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
     "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
@@ -134,10 +136,10 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # ops everything; the auditor reads betrayals' battles through audit/betrayals only
     "GET /v1/seasons/{season_id}/battles/{divan}":     (401, 200, 200, 403, 401, 403, 403, 200),
     # R-14 orders of others: nobody before the Kurultay but ops (A's own are in /me)
-    "GET /v1/seasons/{season_id}/orders/{divan}":      (403, 403, 403, 403, 401, 401, 403, 200),
+    "GET /v1/seasons/{season_id}/orders/{divan}":      (403, 403, 403, 403, 401, 403, 403, 200),
     # R-14 auditor: betrayals' battle records and the treaty timeline; ops everything
-    "GET /v1/seasons/{season_id}/audit/betrayals":     (401, 403, 403, 403, 401, 401, 200, 200),
-    "GET /v1/ops/seasons/{season_id}/beys/{seat}":     (401, 403, 403, 403, 401, 401, 403, 200),
+    "GET /v1/seasons/{season_id}/audit/betrayals":     (401, 403, 403, 403, 401, 403, 200, 200),
+    "GET /v1/ops/seasons/{season_id}/beys/{seat}":     (401, 403, 403, 403, 401, 403, 403, 200),
     "POST /v1/seasons/{season_id}/tickets":            (401, 201, 201, 403, 401, 403, 403, 403),
     # the public stream for anyone; a bey's ticket adds its own; the other season's ticket and
     # a garbled one are bad_ticket (401); a token header is not a ticket (the public stream)
