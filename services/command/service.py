@@ -312,7 +312,17 @@ async def ops_reads(svc: Services, season_id: str, after: int, limit: int) -> Op
 
 
 def _seat(claim: BeyClaim, state: SeasonState) -> int:
-    return claim.seat(state.tokens.get, state.admin_token)
+    seat = claim.seat(state.tokens.get, state.admin_token)
+    _not_a_computer_bey(state, seat)
+    return seat
+
+
+def _not_a_computer_bey(state: SeasonState, seat: int) -> None:
+    """R-11.2: a computer bey's acts are computed from the state and the season randomness
+    only, so its seat takes no token and no command from anyone (403 `forbidden`)."""
+    bey = state.bey(seat)
+    if bey is not None and bey.computer:
+        raise Problem(403, "forbidden.computer_bey", seat=seat)
 
 
 async def season_status(svc: Services, season_id: str) -> SeasonStatus:
@@ -801,8 +811,9 @@ async def rotate_token(svc: Services, claim: BeyClaim) -> TokenOut:
 
 
 async def reissue_token(svc: Services, season_id: str, seat: int) -> TokenOut:
-    """Ops reissue a lost token (the caller is ops: the route's guard); an audited event."""
-    await load(svc, season_id)
+    """Ops reissue a lost token (the caller is ops: the route's guard); an audited event. A
+    computer bey's seat has none to reissue (R-11.2)."""
+    _not_a_computer_bey((await load(svc, season_id)).state, seat)
     return await _set_token(svc, season_id, seat, "ops", None)
 
 

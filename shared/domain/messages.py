@@ -176,6 +176,7 @@ CATALOGUE: dict[str, Text] = {
     "forbidden.ops": T("Bu işlem yalnız ops içindir", "Only ops may do this"),
     "forbidden.staff": T("Yalnız denetçi ve ops", "Auditors and ops only"),
     "forbidden.staff_token": T("Ops ve denetçi jetonu bey jetonu değildir", "An ops or auditor token is not a bey token"),
+    "forbidden.computer_bey": T("{seat}. bey bir bilgisayar beyi: jetonu olmaz, komut almaz (R-11.2)", "Bey {seat} is a computer bey: it has no token and takes no command (R-11.2)"),
     "forbidden.admin_token": T("Sezon yöneticisi jetonu bey jetonu değildir", "A season-admin token is not a bey token"),
     "forbidden.orders_secret": T("Emirler sezon bitene dek gizlidir", "Orders are secret until the season is over"),
     "too_many_requests": T("Çok fazla istek; {wait} saniye sonra tekrar deneyin", "Too many requests; try again in {wait} seconds"),

@@ -13,7 +13,9 @@ import secrets
 import pytest
 
 from shared.app import tokens
-from shared.eventstore import InMemoryEventStore
+from shared.app.seasons import Seasons
+from shared.domain import events as ev
+from shared.eventstore import EventMetadata, InMemoryEventStore
 from tests.http.support import (
     AUDITOR_TOKEN,
     OPS_TOKEN,
@@ -188,3 +190,28 @@ async def test_the_ops_reissue_refuses_a_token_in_the_query(clock):
         assert_problem(await api.client.post(url, headers=bearer("guess")), 401, "bad_token")
         assert_problem(await api.client.post(url, headers=bey.auth()), 403, "forbidden")
         assert (await api.client.post(url, headers=bearer(OPS_TOKEN))).status_code == 200
+
+
+async def test_r11_2_a_computer_beys_seat_gets_no_token(clock):
+    """R-11.2: a computer bey's orders are computed from the state and the season randomness
+    only. Ops could reissue a token for its seat (seat 19 of a trial), and with it orders and
+    spending were taken for the computer bey: the reissue is refused, and a token a computer
+    seat holds from before is refused on the bey endpoints."""
+    store = InMemoryEventStore(clock=clock)
+    async with open_api(store) as api:
+        bey = await create_trial(api.client)
+        url = f"/v1/ops/seasons/{bey.season_id}/beys/19/token"
+        r = await api.client.post(url, headers=bearer(OPS_TOKEN))
+        problem = assert_problem(r, 403, "forbidden")
+        assert problem["seat"] == 19
+        assert "bilgisayar" in problem["detail"]
+        # a computer seat's token from before (a season recorded before this refusal)
+        token = tokens.new_token(bey.season_id, 19)
+        seasons = Seasons(store)
+        loaded = await seasons.load(bey.season_id)
+        rotated = [ev.TokenRotated(seat=19, by="ops", token_hash=tokens.token_hash(token))]
+        meta = EventMetadata(actor="ops", command_id="token/old")
+        await seasons.append(bey.season_id, loaded.version, "token/old", rotated, meta)
+        r = await api.client.post(bey.url("/orders"), json={"orders": []}, headers=bearer(token))
+        assert_problem(r, 403, "forbidden")
+        assert (await api.client.get(bey.url("/me"), headers=bearer(token))).status_code == 403
