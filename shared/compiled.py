@@ -159,12 +159,39 @@ def build(out: Path = DEFAULT_DIR) -> Plan:
     import shutil
     import tempfile
 
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="compiled-", dir=out.parent))
+    try:
+        before = sources()
+        lib = _mypyc(work)
+        if before != sources():
+            raise SystemExit("the domain's sources changed during the build: run it again")
+        suffix = EXTENSION_SUFFIXES[0]
+        extensions = {
+            p.relative_to(lib).as_posix()[: -len(suffix)].replace("/", "."): p.relative_to(lib)
+            for p in lib.rglob("*" + suffix)
+        }
+        manifest = {
+            "format": FORMAT,
+            "python": python_tag(),
+            "extensions": {name: rel.as_posix() for name, rel in sorted(extensions.items())},
+            "sources": before,
+        }
+        (lib / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        old = work / "old"
+        if out.exists():
+            out.rename(old)
+        lib.rename(out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return plan(out)
+
+
+def _mypyc(work: Path) -> Path:
+    """mypyc and the C compiler over MODULES; answers the directory of the extension files."""
     from mypyc.build import mypycify  # dev tools: the project's .venv
     from setuptools import setup  # type: ignore[import-untyped]
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="compiled-", dir=out.parent))
-    before = sources()
     paths = [str(Path(*name.split(".")).with_suffix(".py")) for name in MODULES]
     cwd = Path.cwd()
     os.chdir(ROOT)  # mypyc names the modules by their paths from the checkout
@@ -183,30 +210,7 @@ def build(out: Path = DEFAULT_DIR) -> Plan:
         )
     finally:
         os.chdir(cwd)
-    lib = work / "lib"
-    suffix = EXTENSION_SUFFIXES[0]
-    extensions = {
-        p.relative_to(lib).as_posix()[: -len(suffix)].replace("/", "."): p.relative_to(lib)
-        for p in lib.rglob("*" + suffix)
-    }
-    if before != sources():
-        shutil.rmtree(work)
-        raise SystemExit("the domain's sources changed during the build: run it again")
-    manifest = {
-        "format": FORMAT,
-        "python": python_tag(),
-        "extensions": {name: rel.as_posix() for name, rel in sorted(extensions.items())},
-        "sources": before,
-    }
-    (lib / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    old = out.with_name(out.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        out.rename(old)
-    lib.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
-    shutil.rmtree(work)
-    return plan(out)
+    return work / "lib"
 
 
 def main(argv: Sequence[str]) -> None:
