@@ -222,6 +222,8 @@ def main(argv: Sequence[str]) -> None:
             raise SystemExit(1)
     elif list(argv) == ["status"]:
         now = plan(DEFAULT_DIR)
-        print(f"{now.reason}: {', '.join(now.differing) or len(now.extensions)}")
+        print(
+            f"{now.reason}: {', '.join(now.differing) or f'{len(now.extensions)} extension files'}"
+        )
     else:
         raise SystemExit("usage: shared.compiled.main(['build' | 'status'])")
