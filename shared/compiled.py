@@ -95,7 +95,8 @@ def plan(build: Path, root: Path = ROOT) -> Plan:
     differing = sorted(p for p in built.keys() | now.keys() if built.get(p) != now.get(p))
     extensions = {name: str(build / rel) for name, rel in manifest.get("extensions", {}).items()}
     differing += sorted(p for p in extensions.values() if not Path(p).is_file())
-    if differing or not set(MODULES) <= extensions.keys():
+    built_modules = {name for name in extensions if not name.endswith("__mypyc")}
+    if differing or built_modules != set(MODULES):  # MODULES changed since: rebuild
         return Plan(False, "stale", differing=differing or ["modules"])
     return Plan(True, "compiled", extensions=extensions)
 

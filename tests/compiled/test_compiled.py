@@ -90,6 +90,17 @@ def test_adr_60_a_missing_extension_other_python_or_no_build_is_not_used(tmp_pat
     assert compiled.plan(tmp_path / "nothing", root).reason == "no_build"
 
 
+def test_adr_60_a_build_of_other_modules_than_modules_is_stale(tmp_path: Path) -> None:
+    root, build = _fake_tree(tmp_path)
+    manifest = json.loads((build / compiled.MANIFEST).read_text())
+    for extensions in (
+        {**manifest["extensions"], "shared.domain.map": "shared/domain/board.so"},
+        {k: v for k, v in manifest["extensions"].items() if k != "shared.domain.rng"},
+    ):
+        (build / compiled.MANIFEST).write_text(json.dumps({**manifest, "extensions": extensions}))
+        assert compiled.plan(build, root) == compiled.Plan(False, "stale", differing=["modules"])
+
+
 def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_COMPILED")}
     return subprocess.run(
@@ -176,6 +187,26 @@ def test_adr_60_a_changed_source_since_the_build_runs_the_pure_modules(
     assert "shared/domain/rules/battle.py" in ran.stderr
     ran = _run(PROBE, SEKSENBIR_COMPILED="1", SEKSENBIR_COMPILED_DIR=str(build))
     assert ran.stdout == "compiled ['so']\n"  # the same files, a matching manifest: used
+
+
+@pytest.mark.compiled
+def test_adr_60_a_domain_module_imported_before_the_guard_keeps_the_process_pure(
+    build: Path,
+) -> None:
+    """Never a mix of pure and compiled modules of one build: a guard that comes too late (here
+    a second copy of it, after the pure pipeline was imported) installs nothing."""
+    code = (
+        "import importlib.util, sys, shared.domain.resolve as r;"
+        "spec = importlib.util.spec_from_file_location('late', 'shared/compiled.py');"
+        "late = sys.modules['late'] = importlib.util.module_from_spec(spec);"
+        "spec.loader.exec_module(late);"
+        "print(late.activate({'SEKSENBIR_COMPILED': '1'}).reason, late.plan(late.DEFAULT_DIR).reason);"
+        "import shared.domain.board as b; print(r.__file__[-3:], b.__file__[-3:])"
+    )
+    ran = _run(code)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "imported_before compiled\n.py .py\n"
+    assert ran.stderr.count(WARNING) == 1
 
 
 @pytest.mark.compiled
