@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run simulate test test-offline test-fast lint typecheck contracts bench bench-mila mutation clean
+.PHONY: help install lock run simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -60,6 +60,15 @@ typecheck: $(STAMP) ## mypy --strict on every package: shared, services, entrypo
 contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent; layers
 	PYTHONPATH=. $(BIN)/lint-imports
 
+# ADR-60: optional. The Divan pipeline's modules built by mypyc (gcc, Python's headers) into
+# build/compiled with a manifest of the sources' SHA-256; a process uses them only with
+# SEKSENBIR_COMPILED=1 and every hash matching (shared/compiled.py). Nothing else needs it.
+compile: $(STAMP) ## optional (ADR-60): the pipeline's hot modules built by mypyc into build/compiled
+	$(BIN)/python -c 'import shared.compiled as c; c.main(["build"])'
+
+test-compiled: $(STAMP) ## the golden digests and the guard against the compiled build (builds it)
+	$(BIN)/pytest -q -n 0 --compiled tests/compiled
+
 bench: $(STAMP)  ## benchmarks (print figures; not tests)
 	$(BIN)/python -m bench.adjudication
 	$(BIN)/python -m bench.season
@@ -74,11 +83,16 @@ $(BENCH_VENV)/.installed: pyproject.toml
 	$(BENCH_VENV)/bin/pip install -q -e . 'diplomacy==1.1.2'
 	touch $@
 
+# Both figures: the pure-Python modules, then the compiled ones (ADR-60) when they build here.
 bench-mila: $(BENCH_VENV)/.installed ## our Divan pipeline beside MILA diplomacy's movement phase
-	$(BENCH_VENV)/bin/python -m bench.adjudication_vs_mila
+	@$(MAKE) --no-print-directory compile || echo "bench-mila: make compile failed (ADR-60 needs gcc and Python's headers): pure figures only"
+	SEKSENBIR_COMPILED=0 $(BENCH_VENV)/bin/python -m bench.adjudication_vs_mila
+	@if [ -f build/compiled/manifest.json ]; then \
+	  echo "SEKSENBIR_COMPILED=1 $(BENCH_VENV)/bin/python -m bench.adjudication_vs_mila"; \
+	  SEKSENBIR_COMPILED=1 $(BENCH_VENV)/bin/python -m bench.adjudication_vs_mila; fi
 
 mutation: $(STAMP) ## mutation testing of the rules modules (slow)
 	$(BIN)/python -m bench.mutation
 
 clean:           ## remove the venv and caches
-	rm -rf $(VENV) $(BENCH_VENV) .venv-lock .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) .venv-lock build/compiled .pytest_cache .mypy_cache .ruff_cache .hypothesis

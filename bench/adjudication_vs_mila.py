@@ -21,8 +21,10 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from os import getloadavg
 
 from bench.common import machine, mid_season, ordered_everywhere
+from shared import compiled
 from shared.domain.lifecycle import inputs_of
 from shared.domain.resolve import adjudicate
 
@@ -84,8 +86,15 @@ def main() -> None:
     n_orders = sum(len(os) for os in locked.orders.values())  # type: ignore[attr-defined]
     probe = mila_games(1, args.seed, args.mila_phase)[0]
     mila_orders = sum(len(probe.get_orders(p)) for p in probe.powers)  # type: ignore[attr-defined]
+    used = compiled.status()
+    modules = (
+        f"compiled ({len(compiled.MODULES)} modules, ADR-60)"
+        if used.compiled
+        else f"pure Python ({used.reason})"
+    )
     print(
-        f"config: {machine()}; ours: Divan {inputs.divan}, 19 beys, {n_orders} orders, report "
+        f"config: {machine()}; load average {getloadavg()[0]:.2f}; modules: {modules}; "
+        f"ours: Divan {inputs.divan}, 19 beys, {n_orders} orders, report "
         f"included; MILA: {probe.get_current_phase()}, {mila_orders} orders; "  # type: ignore[attr-defined]
         f"{args.rounds} rounds x {args.per_round} calls each, alternating"
     )

@@ -33,12 +33,27 @@ SERVER_FIXTURES = frozenset({"pg_server_dsn", "redis_url", "wipeable_redis_url",
 REDIS_CLAIM_TTL_S = 6 * 3600
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--compiled",
+        action="store_true",
+        help="also run the tests marked `compiled` (ADR-60: they build the mypyc modules)",
+    )
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that needs a server fixture `integration` (no hand-kept list)."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that needs a server fixture `integration` (no hand-kept list). The
+    `compiled` tests (a minute of mypyc and gcc) run only with --compiled (`make test-compiled`,
+    .ci/run), so `make test` stays what it was (ADR-60)."""
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+    if not config.getoption("--compiled"):
+        dropped = [item for item in items if item.get_closest_marker("compiled")]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [item for item in items if not item.get_closest_marker("compiled")]
 
 
 def _answers(host: str, port: int) -> bool:
