@@ -11,14 +11,14 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from shared.app.export import Export, Verdict
     from shared.domain.messages import Said
-    from shared.eventstore import PostgresEventStore
+    from shared.eventstore import PostgresEventStore, RecordedEvent
     from shared.settings import Settings
 
 T = TypeVar("T")
@@ -242,6 +242,27 @@ def _read_file(path: str) -> Export:
 
     with open(path, "rb") as f:
         return parse(f)
+
+
+def _decoded(export: Export) -> list[Any]:
+    """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
+    shadow); ExportError naming the line for a redacted export (its left-out data cannot be
+    folded) or an event that does not decode, never a traceback."""
+    from shared.app.export import ExportError
+    from shared.domain import codec
+    from shared.domain.messages import Said
+
+    if export.redacted:
+        raise ExportError(
+            min(export.redacted) + 2, Said("audit.needs_full", n=len(export.redacted))
+        )
+    events = []
+    for i, record in enumerate(export.records):
+        try:
+            events.append(codec.decode_stored(record.data, record.type))
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
+    return events
 
 
 def _with_store(
@@ -536,78 +557,91 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
 IMPORT_BATCH = 500
 
 
-async def _mark_audit_copy(store: PostgresEventStore, season_id: str, export: Export) -> None:
-    """ADR-58: an audit copy is read-only and never scheduled; marked before its first event,
-    so the due-work trigger tracks none of the original's deadlines (a retried import that
-    stopped before its first event finds the mark there)."""
-    if not await store.audit_copy(season_id):
-        await store.mark_audit_copy(season_id, export.head or bytes(32))
+def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) -> str | None:
+    """Why a file is not imported, before any write (None: import it): a chain, count or head
+    that does not verify, a redacted file, an event no reader decodes (it would break every fold
+    of the copy: its status, a rebuild), no event, a season id the event store cannot take."""
+    from shared.eventstore.model import MAX_SEASON_ID
+
+    first = verdict.first_bad
+    where = (
+        _t("audit.import_where", args.lang, version=first.version, line=first.index + 2)
+        if first
+        else ""
+    )
+    if verdict.hash_chain != "ok":
+        error = verdict.hash_chain
+        return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
+    if export.redacted:
+        return _t("audit.import_redacted", args.lang, file=args.file)
+    if getattr(verdict.replay, "key", None) == "export.replay_not_decoded" and first:
+        error = first.why
+        return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
+    if not export.records:
+        return _t("audit.import_empty", args.lang, file=args.file)
+    if len(export.season_id) > MAX_SEASON_ID or not export.season_id.isprintable():
+        return _t("audit.import_season_id", args.lang, most=MAX_SEASON_ID)
+    return None
+
+
+def _same_hashes(records: Sequence[RecordedEvent], stored: Sequence[RecordedEvent]) -> None:
+    """The target recomputed every hash: each must be the file's (the import checks each)."""
+    for want, got in zip(records, stored, strict=True):
+        if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
+            raise RuntimeError(f"version {want.version} stored with another hash")
 
 
 def _import(args: argparse.Namespace) -> int:
+    import asyncpg
+
     from shared.app.export import ExportError, check, to_new
     from shared.eventstore import ConcurrencyError, DuplicateEventError
+
+    def refused(text: str) -> int:
+        print(f"seksenbir import: {text}", file=sys.stderr)
+        return 1
 
     try:
         export = _read_file(args.file)
     except (OSError, ExportError) as exc:
-        print(f"seksenbir import: {_why(exc, args.lang, args.file)}", file=sys.stderr)
-        return 1
+        return refused(_why(exc, args.lang, args.file))
     verdict = check(export)
-    if verdict.hash_chain != "ok":
-        first = verdict.first_bad
-        where = (
-            _t("audit.import_where", args.lang, version=first.version, line=first.index + 2)
-            if first
-            else ""
-        )
-        text = _t(
-            "audit.import_broken",
-            args.lang,
-            file=args.file,
-            where=where,
-            error=verdict.hash_chain,
-        )
-        print(f"seksenbir import: {text}", file=sys.stderr)
-        return 1
-    if export.redacted:
-        print(
-            f"seksenbir import: refused, {args.file} is a redacted export (R-14): an audit copy "
-            "needs every event's data, a full export",
-            file=sys.stderr,
-        )
-        return 1
+    why = _import_refusal(args, export, verdict)
+    if why is not None:
+        return refused(why)
     season_id = export.season_id
-    chain = export.chain
 
     async def work(store: PostgresEventStore, database: str) -> int:
         if await store.stream_version(season_id) > 0:
             text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)
-            print(f"seksenbir import: {text}", file=sys.stderr)
-            return 1
-        version = 0
+            return refused(text)
         records = export.records
-        await _mark_audit_copy(store, season_id, export)
         try:
-            for start in range(0, len(records), IMPORT_BATCH):
-                batch = records[start : start + IMPORT_BATCH]
-                # the first batch sets the copy's chain version to the file's (ADR-52)
-                first = chain if version == 0 else None
-                stored = await store.append(season_id, version, to_new(batch), chain=first)
-                for want, got in zip(batch, stored, strict=True):
-                    if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
-                        raise RuntimeError(f"version {want.version} stored with another hash")
-                version += len(batch)
-        except (ConcurrencyError, DuplicateEventError) as exc:
-            print(f"seksenbir import: {_t('audit.refused', args.lang, error=exc)}", file=sys.stderr)
-            return 1
+            # ADR-58: one transaction, the audit-copy mark first: all of it or nothing
+            stored = await store.import_stream(
+                season_id,
+                to_new(records),
+                chain=export.chain,
+                head=export.head or bytes(32),
+                batch=IMPORT_BATCH,
+            )
+        except ConcurrencyError:  # it came into being meanwhile
+            text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)
+            return refused(text)
+        except DuplicateEventError as exc:
+            ids = ", ".join(str(i) for i in exc.event_ids[:3])
+            more = len(exc.event_ids) - 3
+            return refused(_t("audit.import_ids_taken", args.lang, ids=ids, more=max(more, 0)))
+        except asyncpg.DataError as exc:  # a value PostgreSQL cannot store (e.g. \u0000)
+            return refused(_t("audit.import_data", args.lang, error=type(exc).__name__))
+        _same_hashes(records, stored)
         text = _t(
             "audit.imported",
             args.lang,
             season=season_id,
             events=len(records),
             database=database,
-            head=records[-1].hash.hex() if records else "",
+            head=records[-1].hash.hex(),
             replay=verdict.replay,
         )
         print(f"seksenbir import: {text}", file=sys.stderr)
@@ -639,10 +673,28 @@ def _replay(args: argparse.Namespace) -> int:
     return _with_store(args.dsn, "replay", work, args.lang)
 
 
+def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None:
+    """The export's events to fold, or None after saying why not (a redacted export, an event
+    that does not decode); a chain that does not verify is only warned about."""
+    from shared.app.export import ExportError, chain_error
+    from shared.eventstore import ChainError, verify_chain
+
+    try:
+        events = _decoded(export)
+    except ExportError as exc:
+        print(f"seksenbir replay: {_why(exc, args.lang, args.source)}", file=sys.stderr)
+        return None
+    try:
+        verify_chain(export.records)
+    except ChainError as exc:  # replay still shows the record; it does not vouch for it
+        text = _t("audit.replay_warning", args.lang, error=chain_error(exc))
+        print(f"seksenbir replay: {text}", file=sys.stderr)
+    return events
+
+
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
     import msgspec
 
-    from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
         correction_notes,
@@ -654,17 +706,12 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         state_table,
         upto_divan,
     )
-    from shared.domain import codec
     from shared.domain.evolve import fold
     from shared.domain.messages import Said
-    from shared.eventstore import ChainError, verify_chain
 
-    try:
-        verify_chain(export.records)
-    except ChainError as exc:  # replay still shows the record; it does not vouch for it
-        text = _t("audit.replay_warning", args.lang, error=chain_error(exc))
-        print(f"seksenbir replay: {text}", file=sys.stderr)
-    events = [codec.decode_event(r.data) for r in export.records]
+    events = _replay_events(args, export)
+    if events is None:
+        return 2
     rerun = None
     try:
         if args.divan is not None:
@@ -705,10 +752,14 @@ def _season_events(
 ) -> int:
     """Run `work(season_id, events)` on a season from an export file or the database."""
     from shared.app.export import ExportError
-    from shared.domain import codec
 
     def decoded(export: Export) -> int:
-        return work(export.season_id, [codec.decode_event(r.data) for r in export.records])
+        try:
+            events = _decoded(export)
+        except ExportError as exc:
+            print(f"seksenbir {verb}: {_why(exc, args.lang, args.source)}", file=sys.stderr)
+            return 2
+        return work(export.season_id, events)
 
     if _is_file(args.source, verb):
         try:
@@ -840,7 +891,6 @@ def _fork(args: argparse.Namespace) -> int:
 def _shadow(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
     from shared.app.shadow import DivanShadow, shadow_season
-    from shared.domain import codec
 
     if bool(args.sources) == bool(args.all):
         print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
@@ -848,7 +898,7 @@ def _shadow(args: argparse.Namespace) -> int:
     results: list[DivanShadow] = []
 
     def one(export: Export) -> None:
-        events = [codec.decode_event(r.data) for r in export.records]
+        events = _decoded(export)
         for r in shadow_season(export.season_id, events, args.adjudicate_cmd):
             mark = (
                 _t("shadow.same", args.lang)

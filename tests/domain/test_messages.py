@@ -67,6 +67,8 @@ PARAMS = {
     "mark": "same",
     "namespace": "sb",
     "ids": "a, b",
+    "more": 2,
+    "most": 100,
     "where": "w",
     "migrations": "none",
     "broker": "redis://r/0",

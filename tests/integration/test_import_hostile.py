@@ -1,0 +1,144 @@
+"""`seksenbir import` of hostile files (issue 13, docs/export.md "Import"): all of a season or
+nothing, and one line in the language asked, never a traceback.
+
+Before, the import appended its batches of 500 in separate transactions after marking the
+audit copy: a file whose later batch the database refused (a `\\u0000` in a line's metadata,
+which the chain does not cover and jsonb cannot hold; an event id another season holds) left
+the first 500 events stored, a half-written season that every retry was then refused as
+existing. A season id the store cannot take and a NUL in one ended in asyncpg's traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import asyncpg
+
+from shared.app.export import export_lines
+from shared.domain.state import NAMED_REPORT_VERSION
+from shared.eventstore import PostgresEventStore
+from tests.audit.support import Line, dump, rechain, store_season
+
+SOURCE = "hostile-src"
+
+
+def cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    return subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", *args, "--lang", lang],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+async def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(cli, *args, lang=lang)
+
+
+def copy_as(lines: list[Line], season_id: str) -> list[Line]:
+    """The same season under another id, with event ids of its own, re-chained."""
+    out = [dict(x) for x in lines]
+    out[0]["season_id"] = season_id
+    for k, line in enumerate(out[1:], start=1):
+        line["event_id"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{season_id}/{k}"))
+        line["metadata"] = dict(line["metadata"])
+    rechain(out)
+    return out
+
+
+async def stored_rows(dsn: str, season_id: str) -> tuple[int, int]:
+    conn = await asyncpg.connect(dsn)
+    try:
+        events = await conn.fetchval("SELECT count(*) FROM events WHERE season_id = $1", season_id)
+        marks = await conn.fetchval(
+            "SELECT count(*) FROM audit_copies WHERE season_id = $1", season_id
+        )
+        return int(events), int(marks)
+    finally:
+        await conn.close()
+
+
+async def test_an_import_refused_in_a_later_batch_writes_nothing_and_can_be_retried(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    await store_season(event_store, SOURCE, 5, live=True, report_version=NAMED_REPORT_VERSION)
+    records = await event_store.read_stream(SOURCE)
+    assert len(records) > 600  # more than one batch of 500
+    lines = [json.loads(x) for x in export_lines(SOURCE, records, records[-1].hash)]
+
+    clean = copy_as(lines, "half")
+    nul = [dict(x) for x in clean]
+    nul[600] = {**nul[600], "metadata": {**nul[600]["metadata"], "command_id": "a\u0000b"}}
+    path = tmp_path / "nul.jsonl"
+    path.write_bytes(dump(nul))
+    for lang, words in (("en", "nothing was written"), ("tr", "hiçbir şey yazılmadı")):
+        done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang=lang)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+        assert words in done.stderr, done.stderr
+        assert await stored_rows(migrated_pg_dsn, "half") == (0, 0)
+
+    fixed = tmp_path / "half.jsonl"
+    fixed.write_bytes(dump(clean))
+    done = await run_cli("import", str(fixed), "--dsn", migrated_pg_dsn)
+    assert done.returncode == 0, done.stderr  # the retry is not refused as existing
+    assert await stored_rows(migrated_pg_dsn, "half") == (len(records), 1)
+    verified = await run_cli("verify", "half", "--dsn", migrated_pg_dsn)
+    assert verified.returncode == 0, verified.stdout
+
+    # an event id that another season of the database holds, in the second batch
+    taken = copy_as(lines, "taken")
+    taken[700]["event_id"] = str(records[10].event_id)
+    rechain(taken)
+    path = tmp_path / "taken.jsonl"
+    path.write_bytes(dump(taken))
+    done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn)
+    assert done.returncode == 1, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "nothing was written" in done.stderr
+    assert str(records[10].event_id) in done.stderr and "and 0 more" in done.stderr
+    assert await stored_rows(migrated_pg_dsn, "taken") == (0, 0)
+
+    # over the live season it was exported from: refused, the season unchanged
+    path = tmp_path / "same.jsonl"
+    path.write_bytes(dump(lines))
+    done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn)
+    assert done.returncode == 1 and "exists" in done.stderr
+    assert await stored_rows(migrated_pg_dsn, SOURCE) == (len(records), 0)
+
+
+async def test_a_season_id_the_store_cannot_take_is_refused_before_any_write(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    await store_season(event_store, "short-src", 6, divans=1)
+    records = await event_store.read_stream("short-src")
+    lines = [json.loads(x) for x in export_lines("short-src", records, records[-1].hash)]
+    for season_id in ("s" * 101, "a\u0000b", "a\nb"):
+        path = tmp_path / "bad-id.jsonl"
+        path.write_bytes(dump(copy_as(lines, season_id)))
+        for lang, words in (("en", "printable characters"), ("tr", "yazdırılabilir karakter")):
+            done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang=lang)
+            assert done.returncode == 1, done.stderr
+            assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+            assert words in done.stderr, done.stderr
+    conn = await asyncpg.connect(migrated_pg_dsn)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM audit_copies") == 0
+    finally:
+        await conn.close()
+
+    redacted = [
+        json.loads(x) for x in export_lines("short-src", records, records[-1].hash, redact=True)
+    ]
+    path = tmp_path / "redacted.jsonl"
+    path.write_bytes(dump(redacted))
+    done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang="tr")
+    assert done.returncode == 1 and "gizlenmiş bir dışa aktarım" in done.stderr, done.stderr
