@@ -43,7 +43,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     e = sub.add_parser(
         "export",
         parents=parents,
-        help="write one season's events with their hash-chain fields as seksenbir-export/1 "
+        help="write one season's events with their hash-chain fields as seksenbir-export/2 "
         "JSON Lines (docs/export.md)",
     )
     e.add_argument("season", help="the season id")
@@ -86,7 +86,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
         help="load an exported season into this database (an audit copy); refuses a broken "
         "chain and a season id that exists",
     )
-    i.add_argument("file", help="a seksenbir-export/1 file, as `seksenbir export` writes")
+    i.add_argument("file", help="a seksenbir-export/2 (or /1) file, as `seksenbir export` writes")
     i.add_argument("--dsn", help=DSN_HELP)
     i.set_defaults(func=_import)
 
