@@ -297,12 +297,13 @@ def _with_store(
 async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
     from shared.app.export import Export, chain_error
-    from shared.eventstore import ChainError
+    from shared.eventstore import GENESIS, ChainError, verify_chain
 
-    records = await store.read_stream(season_id)
-    chain = await store.chain_version(season_id)
+    records, stored, chain = await store.read_with_head(season_id)  # one snapshot
     try:
-        await store.verify_chain(season_id)
+        head = verify_chain(records, chain=chain)
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(records), "chain does not end at the stream head")
         problem = None
     except ChainError as exc:
         problem = chain_error(exc)
@@ -413,15 +414,14 @@ def _export(args: argparse.Namespace) -> int:
     from shared.eventstore import ChainError
 
     async def work(store: PostgresEventStore, database: str) -> int:
-        records = await store.read_stream(args.season)
-        if not records:
-            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
-            print(f"seksenbir export: {text}", file=sys.stderr)
-            return 1
-        try:
-            head = await store.verify_chain(args.season)
+        try:  # the events and the head from one snapshot, however busy the season
+            records, head = await store.read_verified(args.season)
         except ChainError as exc:
             text = _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
+            print(f"seksenbir export: {text}", file=sys.stderr)
+            return 1
+        if not records:
+            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
             print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
         chain = await store.chain_version(args.season)

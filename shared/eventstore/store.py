@@ -311,7 +311,22 @@ class PostgresEventStore:
 
     async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain and that it ends at the stream head; return the head hash."""
-        # one snapshot for both reads, so a concurrent append is no false alarm
+        return (await self.read_verified(season_id))[1]
+
+    async def read_verified(self, season_id: str) -> tuple[list[RecordedEvent], bytes]:
+        """The season's events and its head, both from one snapshot, after checking that the
+        chain links them and ends at the stream head (ChainError otherwise): what an export
+        writes, so a season appended to meanwhile never gives a header whose head is not its
+        last event's (a false "the season was rewritten")."""
+        events, stored, chain = await self.read_with_head(season_id)
+        head = verify_chain(events, chain=chain)
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(events), "chain does not end at the stream head")
+        return events, head
+
+    async def read_with_head(self, season_id: str) -> tuple[list[RecordedEvent], bytes | None, int]:
+        """The season's events, the stream head (`streams.last_hash`, None for no season) and
+        its chain version, all from one snapshot (a concurrent append is in all or none)."""
         async with (
             Checkout(self._pool) as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
@@ -319,10 +334,7 @@ class PostgresEventStore:
             events = [_recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
             row = await conn.fetchrow(sql.STREAM_LAST_HASH, season_id)
         stored, chain = (row["last_hash"], int(row["chain"])) if row else (None, CHAIN_VERSION)
-        head = verify_chain(events, chain=chain)
-        if head != (stored or GENESIS):
-            raise ChainError(season_id, len(events), "chain does not end at the stream head")
-        return head
+        return events, stored, chain
 
     async def chain_version(self, season_id: str) -> int:
         """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""
