@@ -124,7 +124,10 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     x.add_argument("source", help="a season id read from the database, or an export file")
     x.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
     x.add_argument(
-        "province", nargs="*", type=int, help="only the battles at these plates (default: all)"
+        "province",
+        nargs="*",
+        type=_plates(lang),
+        help="only the battles at these plates (default: all)",
     )
     x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
     x.add_argument("--dsn", help=DSN_HELP)
@@ -187,6 +190,23 @@ def _register_fork(sub: Any, parents: list[Any]) -> None:
     f.add_argument("--seat", type=int, required=True, metavar="S", help="your seat, 1 … 19")
     f.add_argument("--dsn", help=DSN_HELP)
     f.set_defaults(func=_fork)
+
+
+def _plates(lang: Any) -> Callable[[str], int]:
+    """A province's plate, 1 … 81 (as `?province=` of the explain endpoint); anything else is
+    refused by argparse (exit 2), in `lang`, never "no battle at 999"."""
+    from shared.domain.map import PLATES
+
+    def plate(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(_t("cli.not_a_number", lang, text=text)) from None
+        if n not in PLATES:
+            raise argparse.ArgumentTypeError(_t("audit.plate", lang, n=n, last=PLATES[-1]))
+        return n
+
+    return plate
 
 
 def _version(lang: Any) -> Callable[[str], int]:

@@ -268,3 +268,18 @@ def test_the_verbs_that_fold_refuse_an_undecodable_or_redacted_file_in_one_line(
             err = capsys.readouterr().err
             assert code == 2, (name, err)
             assert len(err.splitlines()) == 1 and word in err, (name, err)
+
+
+@pytest.mark.parametrize("plate", ["0", "82", "999", "-6"])
+def test_explain_refuses_a_plate_that_is_no_province_as_the_endpoint_does(
+    plate: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`GET …/explain?province=999` is 422 `invalid_parameter`; the verb answered "There was
+    no battle in this Divan at 999" and exit 0, as if 999 were a province."""
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    for lang, words in (("en", "a plate is 1 … 81"), ("tr", "bir plaka 1 … 81 arasıdır")):
+        with pytest.raises(SystemExit) as exc:
+            main(["explain", str(path), "2", plate, "--lang", lang])
+        assert exc.value.code == 2
+        assert words in capsys.readouterr().err
