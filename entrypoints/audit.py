@@ -339,7 +339,9 @@ def _heads(path: str | None, lang: Any) -> list[Any] | None:
     try:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):  # a file nested too deep to parse: not heads
+            exc = ValueError("nested too deeply")
         print(
             f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
             file=sys.stderr,

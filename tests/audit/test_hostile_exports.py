@@ -283,3 +283,17 @@ def test_explain_refuses_a_plate_that_is_no_province_as_the_endpoint_does(
             main(["explain", str(path), "2", plate, "--lang", lang])
         assert exc.value.code == 2
         assert words in capsys.readouterr().err
+
+
+def test_a_heads_file_nested_too_deep_is_a_usage_error_not_a_traceback(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    heads = tmp_path / "heads.json"
+    heads.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", str(path), "--heads", str(heads), "--lang", "en"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "nested too deeply" in err, err
