@@ -601,7 +601,9 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
         return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
     if not export.records:
         return _t("audit.import_empty", args.lang, file=args.file)
-    if len(export.season_id) > MAX_SEASON_ID or not export.season_id.isprintable():
+    sid = export.season_id
+    if len(sid) > MAX_SEASON_ID or not sid.isprintable() or "/" in sid or " " in sid:
+        # what the event store takes, and what an API path can name (/v1/seasons/{id}/…)
         return _t("audit.import_season_id", args.lang, most=MAX_SEASON_ID)
     return None
 
@@ -690,6 +692,10 @@ def _replay(args: argparse.Namespace) -> int:
             text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
             print(f"seksenbir replay: {text}", file=sys.stderr)
             return 2
+        # ADR-53: the state it prints holds every bey's gold and missions, and a re-run every
+        # order of that Divan: an ops read of secrets, recorded first as explain's is
+        what = "replay" if args.divan is None else f"replay/divans/{args.divan}"
+        await store.ops_reads.record(args.source, what, f"cli:{_operator()}"[:64])
         return _replay_records(args, export)
 
     return _with_store(args.dsn, "replay", work, args.lang)

@@ -121,7 +121,7 @@ async def test_a_season_id_the_store_cannot_take_is_refused_before_any_write(
     await store_season(event_store, "short-src", 6, divans=1)
     records = await event_store.read_stream("short-src")
     lines = [json.loads(x) for x in export_lines("short-src", records, records[-1].hash)]
-    for season_id in ("s" * 101, "a\u0000b", "a\nb"):
+    for season_id in ("s" * 101, "a\u0000b", "a\nb", "../../etc/x", "a b"):
         path = tmp_path / "bad-id.jsonl"
         path.write_bytes(dump(copy_as(lines, season_id)))
         for lang, words in (("en", "printable characters"), ("tr", "yazdırılabilir karakter")):
