@@ -596,7 +596,8 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
         return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
     if export.redacted:
         return _t("audit.import_redacted", args.lang, file=args.file)
-    if getattr(verdict.replay, "key", None) == "export.replay_not_decoded" and first:
+    not_run = ("export.replay_not_decoded", "export.replay_other_season")
+    if getattr(verdict.replay, "key", None) in not_run and first:
         error = first.why
         return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
     if not export.records:

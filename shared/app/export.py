@@ -472,6 +472,14 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
             verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
             verdict.replay = Said("export.replay_not_decoded")
             return verdict
+    created = decoded[0] if decoded else None
+    if isinstance(created, ev.SeasonCreated) and created.season_id != export.season_id:
+        # the server stores a season under its own id: another id is a season re-labelled
+        # (and re-chained, the envelope covering the id) as one it is not
+        why = Said("export.other_season", own=created.season_id, stream=export.season_id)
+        verdict.bad.append(_bad(records, 0, why))
+        verdict.replay = Said("export.replay_other_season")
+        return verdict
     if not chain_ok:
         # Folding a broken sequence would only name symptoms of the break found already.
         verdict.replay = Said("export.replay_chain_broken")

@@ -292,6 +292,8 @@ CATALOGUE: dict[str, Text] = {
     "export.not_event": T("bir olay satırı değil: {error}", "not an event line: {error}"),
     "audit.needs_full": T("gizlenmiş bir dışa aktarım (R-14), {n} olayın verisi dışarıda; bunun için tam dışa aktarım gerekir (ops ya da Kurultay'dan sonra herkes)", "a redacted export (R-14), the data of {n} events left out; this needs a full export (ops, or anyone after the Kurultay)"),
     "export.event_id_twice": T("olay kimliği {event_id} dosyada ikinci kez geçiyor (olay kimlikleri tektir)", "event id {event_id} occurs a second time in the file (event ids are unique)"),
+    "export.other_season": T("sezonun kendi kimliği {own}, dosyanınki {stream}: başka bir sezon olarak etiketlenmiş", "the season's own id is {own}, the file's {stream}: a season labelled as another"),
+    "export.replay_other_season": T("koşulmadı: dosya başka bir sezonun olaylarını taşıyor", "not run: the file holds another season's events"),
     "export.not_an_event": T("veri bilinen bir olay değil: {error}", "data is not a known event: {error}"),
     "export.replay_not_decoded": T("koşulmadı: bir olay çözülemiyor", "not run: an event does not decode"),
     "export.replay_chain_broken": T("koşulmadı: hash zinciri kırık", "not run: the hash chain is broken"),

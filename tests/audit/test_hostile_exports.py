@@ -178,7 +178,20 @@ def calendar_without_fields(lines: list[Line]) -> int:
     return i
 
 
+def relabel(season_id: str) -> Callable[[list[Line]], int]:
+    """Another season's events under this id: the envelope covers the id, so re-chained the
+    links hold; the season's own id (in its season_created.v1) says otherwise."""
+
+    def edit(lines: list[Line]) -> int:
+        lines[0]["season_id"] = season_id
+        return 1
+
+    return edit
+
+
 FORGED: dict[str, tuple[Callable[[list[Line]], int], str]] = {
+    "a season labelled as another": (relabel("another-season"), "a season labelled as another"),
+    "a season labelled with a path": (relabel("../../etc/passwd"), "a season labelled as another"),
     "a type no event has": (retype("evil_thing.v1"), "its data's own type"),
     "a later version of the type": (retype("battles_resolved.v9"), "its data's own type"),
     "another event's type": (retype("orders_submitted.v1"), "its data's own type"),

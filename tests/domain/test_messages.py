@@ -69,6 +69,8 @@ PARAMS = {
     "ids": "a, b",
     "more": 2,
     "most": 100,
+    "own": "s1",
+    "stream": "s2",
     "where": "w",
     "migrations": "none",
     "broker": "redis://r/0",

@@ -11,11 +11,11 @@ existing. A season id the store cannot take and a NUL in one ended in asyncpg's 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import asyncpg
@@ -23,7 +23,7 @@ import asyncpg
 from shared.app.export import export_lines
 from shared.domain.state import NAMED_REPORT_VERSION
 from shared.eventstore import PostgresEventStore
-from tests.audit.support import Line, dump, rechain, store_season
+from tests.audit.support import Line, dump, rechain, season_records, store_season
 
 SOURCE = "hostile-src"
 
@@ -44,15 +44,15 @@ async def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[s
     return await asyncio.to_thread(cli, *args, lang=lang)
 
 
-def copy_as(lines: list[Line], season_id: str) -> list[Line]:
-    """The same season under another id, with event ids of its own, re-chained."""
-    out = [dict(x) for x in lines]
-    out[0]["season_id"] = season_id
-    for k, line in enumerate(out[1:], start=1):
-        line["event_id"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{season_id}/{k}"))
-        line["metadata"] = dict(line["metadata"])
-    rechain(out)
-    return out
+async def genuine(season_id: str, *, divans: int | None = None) -> list[Line]:
+    """A season played under `season_id` (its own ids, its own seals), as its export's lines."""
+    records = await asyncio.to_thread(
+        season_records, season_id, 5, live=True, report_version=NAMED_REPORT_VERSION
+    )
+    if divans is not None:
+        cut = next(i for i, r in enumerate(records) if r.type == "divan_resolved.v1")
+        records = records[: cut + 1]
+    return [json.loads(x) for x in export_lines(season_id, records, records[-1].hash)]
 
 
 async def stored_rows(dsn: str, season_id: str) -> tuple[int, int]:
@@ -75,7 +75,7 @@ async def test_an_import_refused_in_a_later_batch_writes_nothing_and_can_be_retr
     assert len(records) > 600  # more than one batch of 500
     lines = [json.loads(x) for x in export_lines(SOURCE, records, records[-1].hash)]
 
-    clean = copy_as(lines, "half")
+    clean = await genuine("half")
     nul = [dict(x) for x in clean]
     nul[600] = {**nul[600], "metadata": {**nul[600]["metadata"], "command_id": "a\u0000b"}}
     path = tmp_path / "nul.jsonl"
@@ -96,7 +96,7 @@ async def test_an_import_refused_in_a_later_batch_writes_nothing_and_can_be_retr
     assert verified.returncode == 0, verified.stdout
 
     # an event id that another season of the database holds, in the second batch
-    taken = copy_as(lines, "taken")
+    taken = await genuine("taken")
     taken[700]["event_id"] = str(records[10].event_id)
     rechain(taken)
     path = tmp_path / "taken.jsonl"
@@ -120,10 +120,16 @@ async def test_a_season_id_the_store_cannot_take_is_refused_before_any_write(
 ) -> None:
     await store_season(event_store, "short-src", 6, divans=1)
     records = await event_store.read_stream("short-src")
-    lines = [json.loads(x) for x in export_lines("short-src", records, records[-1].hash)]
     for season_id in ("s" * 101, "a\u0000b", "a\nb", "../../etc/x", "a b"):
         path = tmp_path / "bad-id.jsonl"
-        path.write_bytes(dump(copy_as(lines, season_id)))
+        bad = await genuine("short-src", divans=1)
+        bad[0]["season_id"] = season_id  # the season's own id changed too: only the id is bad
+        created = json.loads(bad[1]["data"])
+        created["season_id"] = season_id
+        bad[1]["data"] = json.dumps(created, separators=(",", ":"), sort_keys=True)
+        bad[1]["data_digest"] = hashlib.sha256(bad[1]["data"].encode()).hexdigest()
+        rechain(bad)
+        path.write_bytes(dump(bad))
         for lang, words in (("en", "printable characters"), ("tr", "yazdırılabilir karakter")):
             done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang=lang)
             assert done.returncode == 1, done.stderr
