@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
@@ -431,6 +432,25 @@ def _operator() -> str:
         return "unknown"
 
 
+def _write_whole(path: str, lines: list[bytes]) -> None:
+    """Write the export to `path` whole or not at all: into a file beside it, renamed over it
+    once complete, so a full disk never leaves a cut export that looks like one (OSError)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, scratch = tempfile.mkstemp(prefix=".seksenbir-export-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for line in lines:
+                f.write(line)
+        os.replace(scratch, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise
+
+
 def _export(args: argparse.Namespace) -> int:
     from shared.app.export import RedactionUnavailable, chain_error, export_lines
     from shared.eventstore import ChainError
@@ -456,19 +476,29 @@ def _export(args: argparse.Namespace) -> int:
         # ADR-53: the export holds the seed and every order: recorded before a byte is written
         # (the operator by OS account: the command line has no token)
         await store.ops_reads.record(args.season, "export", f"cli:{_operator()}"[:64])
-        out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
-            for line in lines:
-                out.write(line)
-            out.flush()
+            if args.output:
+                _write_whole(args.output, lines)
+            else:
+                out = sys.stdout.buffer
+                for line in lines:
+                    out.write(line)
+                out.flush()
         except BrokenPipeError:  # `seksenbir export S | head`: the reader left; not an error
             import os
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        finally:
-            if args.output:
-                out.close()
+        except OSError as exc:  # a missing directory, a full disk, a directory as -o
+            import errno
+
+            code = errno.errorcode.get(exc.errno or 0, str(exc))
+            target = args.output or "stdout"
+            print(
+                f"seksenbir export: {_t('audit.unwritable', args.lang, target=target, error=code)}",
+                file=sys.stderr,
+            )
+            return 1
         text = _t(
             "audit.exported", args.lang, season=args.season, events=len(records), head=head.hex()
         )

@@ -17,8 +17,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import asyncpg
+import pytest
 
 from shared.app.export import export_lines
 from shared.domain.state import NAMED_REPORT_VERSION
@@ -148,3 +150,59 @@ async def test_a_season_id_the_store_cannot_take_is_refused_before_any_write(
     path.write_bytes(dump(redacted))
     done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang="tr")
     assert done.returncode == 1 and "gizlenmiş bir dışa aktarım" in done.stderr, done.stderr
+
+
+async def test_an_export_that_cannot_be_written_is_one_line_and_leaves_no_cut_file(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, tmp_path: Path
+) -> None:
+    """`seksenbir export -o` into a missing folder, onto a folder, or to a full disk ended in
+    a traceback (FileNotFoundError, IsADirectoryError, ENOSPC), the last one leaving a cut
+    file behind that looks like an export."""
+    await store_season(event_store, "written", 6, divans=1)
+    for target, code in ((tmp_path / "no" / "such.jsonl", "ENOENT"), (tmp_path, "EISDIR")):
+        for lang, words in (("en", "cannot be written"), ("tr", "yazılamıyor")):
+            done = await run_cli(
+                "export", "written", "--dsn", migrated_pg_dsn, "-o", str(target), lang=lang
+            )
+            assert done.returncode == 1, done.stderr
+            assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
+            assert code in done.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    with open("/dev/full", "wb") as full:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [
+                sys.executable,
+                "-m",
+                "entrypoints.cli",
+                "export",
+                "written",
+                "--dsn",
+                migrated_pg_dsn,
+                "--lang",
+                "en",
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 1 and "ENOSPC" in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no scratch file left
+
+
+def test_a_write_cut_short_leaves_neither_the_export_nor_its_scratch_file(tmp_path: Path) -> None:
+    from entrypoints.audit import _write_whole
+
+    class Cut(list[bytes]):
+        def __iter__(self) -> Any:
+            yield b'{"format":"seksenbir-export/2"}\n'
+            raise OSError(28, "No space left on device")
+
+    target = tmp_path / "season.jsonl"
+    with pytest.raises(OSError):
+        _write_whole(str(target), Cut())
+    assert list(tmp_path.iterdir()) == []
