@@ -273,6 +273,7 @@ CATALOGUE: dict[str, Text] = {
     "audit.import_undecodable": T("reddedildi, {file} okunamayan bir olay taşıyor{where}: {error}; bir denetim kopyasının her olayı çözülebilmeli", "refused, {file} holds an event no reader can decode{where}: {error}; every event of an audit copy must decode"),
     "audit.plate": T("{n}: bir plaka 1 … {last} arasıdır", "{n}: a plate is 1 … {last}"),
     "audit.unwritable": T("{target} yazılamıyor ({error}); dışa aktarım yazılmadı", "{target} cannot be written ({error}); no export was written"),
+    "cli.io_failed": T("{target} okunamadı ya da yazılamadı ({error})", "{target} could not be read or written ({error})"),
     "audit.refused": T("reddedildi: {error}", "refused: {error}"),
     "audit.corrections": T("Düzeltmeler ({count}; kayıt olduğu gibi durur, ADR-53):", "Corrections ({count}; the record stays as it was, ADR-53):"),
     "audit.forked": T("{season}: {source} sezonunun {divan}. Divan'ından çatal, {seat}. koltuk sizin; jeton (yalnız bir kez gösterilir): {token}", "{season}: forked from Divan {divan} of {source}, seat {seat} is yours; token (shown this once): {token}"),

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -310,3 +313,39 @@ def test_a_heads_file_nested_too_deep_is_a_usage_error_not_a_traceback(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "nested too deeply" in err, err
+
+
+@pytest.mark.parametrize("verb", ["verify", "replay", "explain"])
+def test_a_standard_output_that_cannot_be_written_is_one_line_not_a_traceback(
+    verb: str, tmp_path: Path, lines: list[Line]
+) -> None:
+    """`seksenbir verify F > /dev/full` (a full disk, a closed log): print raised ENOSPC and the
+    verb died with a traceback; now one line in the language asked, exit 1."""
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    for lang, words in (
+        ("en", "could not be read or written (ENOSPC)"),
+        ("tr", "yazılamadı (ENOSPC)"),
+    ):
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "entrypoints.cli",
+                    verb,
+                    str(path),
+                    *VERBS[verb],
+                    "--lang",
+                    lang,
+                ],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                timeout=120,
+                check=False,
+            )
+        assert done.returncode == 1, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
