@@ -187,6 +187,9 @@ class PostgresEventStore:
                     stored += one.recorded(got)
                     positions += got
                     last_hash = links[-1][1]
+        except asyncpg.UniqueViolationError as exc:
+            # a second import of this season at once: its mark waited for the first's commit
+            raise ConcurrencyError(season_id, 0, None) from exc
         except EventIdTaken as exc:  # rolled back: name the ids another season holds
             taken = [r.event_id for r in await self._by_ids(events)]
             raise DuplicateEventError(taken or [e.event_id for e in events]) from exc

@@ -206,3 +206,31 @@ def test_a_write_cut_short_leaves_neither_the_export_nor_its_scratch_file(tmp_pa
     with pytest.raises(OSError):
         _write_whole(str(target), Cut())
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_two_imports_of_one_season_at_once_store_it_once_and_refuse_the_other(
+    event_store: PostgresEventStore,
+) -> None:
+    """Two `seksenbir import`s of one file at once: both find no season and no audit-copy mark,
+    then the second's mark waits for the first's commit and collides with it. That collision
+    must be the refusal the verb knows (ConcurrencyError: the season exists), not asyncpg's
+    UniqueViolationError and a traceback."""
+    from shared.app.export import to_new
+    from shared.eventstore import ConcurrencyError
+
+    records = await asyncio.to_thread(
+        season_records, "twice", 5, live=True, report_version=NAMED_REPORT_VERSION
+    )
+    events = to_new(records)
+    results = await asyncio.gather(
+        *(
+            event_store.import_stream("twice", events, chain=2, head=records[-1].hash)
+            for _ in range(3)
+        ),
+        return_exceptions=True,
+    )
+    stored = [r for r in results if isinstance(r, list)]
+    refused = [r for r in results if not isinstance(r, list)]
+    assert len(stored) == 1 and len(refused) == 2, results
+    assert all(isinstance(r, ConcurrencyError) for r in refused), refused
+    assert [r.hash for r in stored[0]] == [r.hash for r in records]
