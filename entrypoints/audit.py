@@ -735,7 +735,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None:
     """The export's events to fold, or None after saying why not (a redacted export, an event
     that does not decode); a chain that does not verify is only warned about."""
-    from shared.app.export import ExportError, chain_error
+    from shared.app.export import ExportError, chain_error, check_chain
     from shared.eventstore import ChainError, verify_chain
 
     try:
@@ -743,10 +743,15 @@ def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None
     except ExportError as exc:
         print(f"seksenbir replay: {_why(exc, args.lang, args.source)}", file=sys.stderr)
         return None
+    # replay still shows the record; it does not vouch for it. A file's header count and head
+    # count too: a cut file (a truncated tail, a header over no events) is warned about
     try:
         verify_chain(export.records)
-    except ChainError as exc:  # replay still shows the record; it does not vouch for it
-        text = _t("audit.replay_warning", args.lang, error=chain_error(exc))
+        why = check_chain(export)
+    except ChainError as exc:
+        why = chain_error(exc)
+    if why is not None:
+        text = _t("audit.replay_warning", args.lang, error=why)
         print(f"seksenbir replay: {text}", file=sys.stderr)
     return events
 

@@ -593,6 +593,15 @@ def _check_heads(
     verdict.heads = Said("export.heads_ok", count=len(heads))
 
 
+def check_chain(export: Export) -> Said | None:
+    """The chain alone, with the header's count and head (no decoding, no re-run): None when
+    they hold, else why not, naming the first event. What `replay` warns about."""
+    verdict = Verdict(export.season_id, len(export.records), redacted=len(export.redacted))
+    if _check_chain(export, verdict):
+        return None
+    return verdict.bad[0].why if verdict.bad else verdict.hash_chain
+
+
 def _line_problem(
     i: int, record: RecordedEvent, digest_covers: bool, declared: bytes | None, seen: set[UUID]
 ) -> Said | None:

@@ -349,3 +349,17 @@ def test_a_standard_output_that_cannot_be_written_is_one_line_not_a_traceback(
             )
         assert done.returncode == 1, done.stderr
         assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
+
+
+def test_replay_of_a_cut_file_warns_that_it_does_not_vouch_for_it(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file cut after line 200 (or a header over no events) replayed as a whole season with
+    no word: replay checked the links but not the header's count and head."""
+    for name, kept in (("cut", lines[:200]), ("header only", lines[:1])):
+        path = tmp_path / "season.jsonl"
+        path.write_bytes(dump(kept))
+        for lang, words in (("en", "the file holds"), ("tr", "dosyada")):
+            assert main(["replay", str(path), "--lang", lang]) == 0, name
+            err = capsys.readouterr().err
+            assert len(err.splitlines()) == 1 and words in err, (name, err)
