@@ -990,6 +990,7 @@ def _shadow(args: argparse.Namespace) -> int:
 
 def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:
     """The seasons named by id (or --all) from the database, each through `one`."""
+    from shared.app.export import ExportError
 
     async def work(store: PostgresEventStore, database: str) -> int:
         for season_id in await store.list_seasons() if args.all else ids:
@@ -1003,7 +1004,11 @@ def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Expo
             # ADR-53: every Divan's orders of every bey, read from the database: recorded
             # first, as explain, what-if, fork and export on the database record theirs
             await store.ops_reads.record(season_id, "shadow", f"cli:{_operator()}"[:64])
-            one(export)
+            try:
+                one(export)
+            except ExportError as exc:  # a stored event that does not decode: one line
+                print(f"seksenbir shadow: {_why(exc, args.lang, season_id)}", file=sys.stderr)
+                return 2
         return 0
 
     return _with_store(args.dsn, "shadow", work, args.lang)

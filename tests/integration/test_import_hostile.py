@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +235,34 @@ async def test_two_imports_of_one_season_at_once_store_it_once_and_refuse_the_ot
     assert len(stored) == 1 and len(refused) == 2, results
     assert all(isinstance(r, ConcurrencyError) for r in refused), refused
     assert [r.hash for r in stored[0]] == [r.hash for r in records]
+
+
+async def test_the_folding_verbs_on_a_stored_event_that_does_not_decode_answer_one_line(
+    migrated_pg_dsn: str, event_store: PostgresEventStore, pg_pool: asyncpg.Pool
+) -> None:
+    """An event written behind the store's back that no reader decodes: replay, explain,
+    what-if and shadow by season id died with msgspec's traceback; verify names it."""
+    await store_season(event_store, "undecodable", 8, divans=2)
+    last = (await event_store.read_stream("undecodable"))[-1]
+    await pg_pool.execute(
+        "INSERT INTO events (xid, season_id, version, event_id, type, data, metadata, "
+        "recorded_at, prev_hash, hash) VALUES (pg_current_xact_id(), $1, $2, $3, "
+        "'evil_thing.v1', $4, '{\"actor\": \"ops\"}', now(), $5, $6)",
+        "undecodable",
+        last.version + 1,
+        uuid.UUID(int=8181),
+        b'{"type":"evil_thing.v1"}',
+        last.hash,
+        bytes(32),
+    )
+    for verb, extra in (
+        ("replay", []),
+        ("explain", ["2"]),
+        ("shadow", ["--adjudicate-cmd", "false"]),
+    ):
+        args = [verb, "undecodable", *extra] if verb != "shadow" else [verb, *extra, "undecodable"]
+        for lang, words in (("en", "data is not a known event"), ("tr", "bilinen bir olay değil")):
+            done = await run_cli(*args, "--dsn", migrated_pg_dsn, lang=lang)
+            assert done.returncode == 2, (verb, done.stderr)
+            assert "Traceback" not in done.stderr, done.stderr
+            assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
