@@ -454,7 +454,7 @@ _PLATES_PARAMETER = {
 @get(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
     summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
-    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, OPS_READ, "divan_not_found"),
+    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, OPS_READ, "divan_not_found", "chain_broken"),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -488,7 +488,9 @@ async def explain_divan(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/what-if",
     status_code=200,
     summary="Ops: re-run one Divan with orders changed or dice pinned; writes nothing",
-    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, OPS_READ, "divan_not_found"),
+    responses=answers(
+        EVERY, STAFF_AUTH, BODY, STORE, PATH, OPS_READ, "divan_not_found", "chain_broken"
+    ),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -515,7 +517,7 @@ async def what_if(
     status_code=201,
     summary="Fork a season: a new trial season from the state after one of its Divans",
     # unknown_seat is the domain's too, unreachable here (D-27: every seat 1 … 19 has a bey)
-    responses=answers(EVERY, BODY, STORE, OPS_READ, "forbidden", "divan_not_found"),
+    responses=answers(EVERY, BODY, STORE, OPS_READ, "forbidden", "divan_not_found", "chain_broken"),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True

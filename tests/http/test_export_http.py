@@ -195,3 +195,28 @@ async def test_an_export_of_a_season_appended_to_while_it_is_read_is_one_snapsho
         assert verdict.hash_chain == "ok", verdict.as_json(True)
         assert verdict.ok, verdict.as_json(True)
     assert appended  # the season did move on under the reads
+
+
+async def test_explain_what_if_and_fork_of_a_season_with_an_undecodable_event_are_409(
+    memory_api: Api,
+) -> None:
+    """An event no reader decodes (written behind the store's back, or by a newer build rolled
+    back): the ops audit tools answered 500 `internal`; now 409 `chain_broken` naming the
+    version, as the export answers, so `seksenbir verify` is the next step."""
+    await store_season(memory_api.store, "corrupt", 3, divans=2)
+    store = memory_api.store
+    assert isinstance(store, InMemoryEventStore)
+    stream = store._streams["corrupt"]  # what a write behind the store's back leaves
+    i = next(k for k, r in enumerate(stream) if r.type == "battles_resolved.v1")
+    stream[i] = msgspec.structs.replace(stream[i], data=b'{"type":"evil_thing.v1"}')
+    ops = bearer(OPS_TOKEN)
+    client = memory_api.client
+    for r in (
+        await client.get("/v1/ops/seasons/corrupt/divans/1/explain", headers=ops),
+        await client.post(
+            "/v1/ops/seasons/corrupt/divans/1/what-if", headers=ops, json={"orders": [], "dice": []}
+        ),
+        await client.post("/v1/seasons/corrupt/fork", headers=ops, json={"divan": 1, "seat": 1}),
+    ):
+        body = assert_problem(r, 409, "chain_broken")
+        assert f"version {stream[i].version}" in body["detail"], body
