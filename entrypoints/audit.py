@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from shared.app.export import Export, Verdict
     from shared.domain.messages import Said
-    from shared.eventstore import PostgresEventStore
+    from shared.eventstore import PostgresEventStore, RecordedEvent
     from shared.settings import Settings
 
 T = TypeVar("T")
@@ -43,7 +44,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     e = sub.add_parser(
         "export",
         parents=parents,
-        help="write one season's events with their hash-chain fields as seksenbir-export/1 "
+        help="write one season's events with their hash-chain fields as seksenbir-export/2 "
         "JSON Lines (docs/export.md)",
     )
     e.add_argument("season", help="the season id")
@@ -86,7 +87,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
         help="load an exported season into this database (an audit copy); refuses a broken "
         "chain and a season id that exists",
     )
-    i.add_argument("file", help="a seksenbir-export/1 file, as `seksenbir export` writes")
+    i.add_argument("file", help="a seksenbir-export/2 (or /1) file, as `seksenbir export` writes")
     i.add_argument("--dsn", help=DSN_HELP)
     i.set_defaults(func=_import)
 
@@ -124,7 +125,10 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     x.add_argument("source", help="a season id read from the database, or an export file")
     x.add_argument("divan", type=_divans(lang), help="the Divan, 1 … 16")
     x.add_argument(
-        "province", nargs="*", type=int, help="only the battles at these plates (default: all)"
+        "province",
+        nargs="*",
+        type=_plates(lang),
+        help="only the battles at these plates (default: all)",
     )
     x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
     x.add_argument("--dsn", help=DSN_HELP)
@@ -189,6 +193,23 @@ def _register_fork(sub: Any, parents: list[Any]) -> None:
     f.set_defaults(func=_fork)
 
 
+def _plates(lang: Any) -> Callable[[str], int]:
+    """A province's plate, 1 … 81 (as `?province=` of the explain endpoint); anything else is
+    refused by argparse (exit 2), in `lang`, never "no battle at 999"."""
+    from shared.domain.map import PLATES
+
+    def plate(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(_t("cli.not_a_number", lang, text=text)) from None
+        if n not in PLATES:
+            raise argparse.ArgumentTypeError(_t("audit.plate", lang, n=n, last=PLATES[-1]))
+        return n
+
+    return plate
+
+
 def _version(lang: Any) -> Callable[[str], int]:
     """A stream version, 0 or more; anything else is refused by argparse (exit 2), in `lang`."""
 
@@ -244,6 +265,27 @@ def _read_file(path: str) -> Export:
         return parse(f)
 
 
+def _decoded(export: Export) -> list[Any]:
+    """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
+    shadow); ExportError naming the line for a redacted export (its left-out data cannot be
+    folded) or an event that does not decode, never a traceback."""
+    from shared.app.export import ExportError
+    from shared.domain import codec
+    from shared.domain.messages import Said
+
+    if export.redacted:
+        raise ExportError(
+            min(export.redacted) + 2, Said("audit.needs_full", n=len(export.redacted))
+        )
+    events = []
+    for i, record in enumerate(export.records):
+        try:
+            events.append(codec.decode_stored(record.data, record.type))
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
+    return events
+
+
 def _with_store(
     dsn: str | None,
     verb: str,
@@ -276,12 +318,13 @@ def _with_store(
 async def _stored(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
     from shared.app.export import Export, chain_error
-    from shared.eventstore import ChainError
+    from shared.eventstore import GENESIS, ChainError, verify_chain
 
-    records = await store.read_stream(season_id)
-    chain = await store.chain_version(season_id)
+    records, stored, chain = await store.read_with_head(season_id)  # one snapshot
     try:
-        await store.verify_chain(season_id)
+        head = verify_chain(records, chain=chain)
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(records), "chain does not end at the stream head")
         problem = None
     except ChainError as exc:
         problem = chain_error(exc)
@@ -297,7 +340,9 @@ def _heads(path: str | None, lang: Any) -> list[Any] | None:
     try:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):  # a file nested too deep to parse: not heads
+            exc = ValueError("nested too deeply")
         print(
             f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
             file=sys.stderr,
@@ -387,20 +432,38 @@ def _operator() -> str:
         return "unknown"
 
 
+def _write_whole(path: str, lines: list[bytes]) -> None:
+    """Write the export to `path` whole or not at all: into a file beside it, renamed over it
+    once complete, so a full disk never leaves a cut export that looks like one (OSError)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, scratch = tempfile.mkstemp(prefix=".seksenbir-export-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for line in lines:
+                f.write(line)
+        os.replace(scratch, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise
+
+
 def _export(args: argparse.Namespace) -> int:
     from shared.app.export import RedactionUnavailable, chain_error, export_lines
     from shared.eventstore import ChainError
 
     async def work(store: PostgresEventStore, database: str) -> int:
-        records = await store.read_stream(args.season)
-        if not records:
-            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
-            print(f"seksenbir export: {text}", file=sys.stderr)
-            return 1
-        try:
-            head = await store.verify_chain(args.season)
+        try:  # the events and the head from one snapshot, however busy the season
+            records, head = await store.read_verified(args.season)
         except ChainError as exc:
             text = _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
+            print(f"seksenbir export: {text}", file=sys.stderr)
+            return 1
+        if not records:
+            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
             print(f"seksenbir export: {text}", file=sys.stderr)
             return 1
         chain = await store.chain_version(args.season)
@@ -413,19 +476,29 @@ def _export(args: argparse.Namespace) -> int:
         # ADR-53: the export holds the seed and every order: recorded before a byte is written
         # (the operator by OS account: the command line has no token)
         await store.ops_reads.record(args.season, "export", f"cli:{_operator()}"[:64])
-        out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
         try:
-            for line in lines:
-                out.write(line)
-            out.flush()
+            if args.output:
+                _write_whole(args.output, lines)
+            else:
+                out = sys.stdout.buffer
+                for line in lines:
+                    out.write(line)
+                out.flush()
         except BrokenPipeError:  # `seksenbir export S | head`: the reader left; not an error
             import os
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        finally:
-            if args.output:
-                out.close()
+        except OSError as exc:  # a missing directory, a full disk, a directory as -o
+            import errno
+
+            code = errno.errorcode.get(exc.errno or 0, str(exc))
+            target = args.output or "stdout"
+            print(
+                f"seksenbir export: {_t('audit.unwritable', args.lang, target=target, error=code)}",
+                file=sys.stderr,
+            )
+            return 1
         text = _t(
             "audit.exported", args.lang, season=args.season, events=len(records), head=head.hex()
         )
@@ -536,78 +609,94 @@ def _verify_all(dsn: str | None, lang: Any = "tr") -> int:
 IMPORT_BATCH = 500
 
 
-async def _mark_audit_copy(store: PostgresEventStore, season_id: str, export: Export) -> None:
-    """ADR-58: an audit copy is read-only and never scheduled; marked before its first event,
-    so the due-work trigger tracks none of the original's deadlines (a retried import that
-    stopped before its first event finds the mark there)."""
-    if not await store.audit_copy(season_id):
-        await store.mark_audit_copy(season_id, export.head or bytes(32))
+def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) -> str | None:
+    """Why a file is not imported, before any write (None: import it): a chain, count or head
+    that does not verify, a redacted file, an event no reader decodes (it would break every fold
+    of the copy: its status, a rebuild), no event, a season id the event store cannot take."""
+    from shared.eventstore.model import MAX_SEASON_ID
+
+    first = verdict.first_bad
+    where = (
+        _t("audit.import_where", args.lang, version=first.version, line=first.index + 2)
+        if first
+        else ""
+    )
+    if verdict.hash_chain != "ok":
+        error = verdict.hash_chain
+        return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
+    if export.redacted:
+        return _t("audit.import_redacted", args.lang, file=args.file)
+    not_run = ("export.replay_not_decoded", "export.replay_other_season")
+    if getattr(verdict.replay, "key", None) in not_run and first:
+        error = first.why
+        return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
+    if not export.records:
+        return _t("audit.import_empty", args.lang, file=args.file)
+    sid = export.season_id
+    if len(sid) > MAX_SEASON_ID or not sid.isprintable() or "/" in sid or " " in sid:
+        # what the event store takes, and what an API path can name (/v1/seasons/{id}/…)
+        return _t("audit.import_season_id", args.lang, most=MAX_SEASON_ID)
+    return None
+
+
+def _same_hashes(records: Sequence[RecordedEvent], stored: Sequence[RecordedEvent]) -> None:
+    """The target recomputed every hash: each must be the file's (the import checks each)."""
+    for want, got in zip(records, stored, strict=True):
+        if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
+            raise RuntimeError(f"version {want.version} stored with another hash")
 
 
 def _import(args: argparse.Namespace) -> int:
+    import asyncpg
+
     from shared.app.export import ExportError, check, to_new
     from shared.eventstore import ConcurrencyError, DuplicateEventError
+
+    def refused(text: str) -> int:
+        print(f"seksenbir import: {text}", file=sys.stderr)
+        return 1
 
     try:
         export = _read_file(args.file)
     except (OSError, ExportError) as exc:
-        print(f"seksenbir import: {_why(exc, args.lang, args.file)}", file=sys.stderr)
-        return 1
+        return refused(_why(exc, args.lang, args.file))
     verdict = check(export)
-    if verdict.hash_chain != "ok":
-        first = verdict.first_bad
-        where = (
-            _t("audit.import_where", args.lang, version=first.version, line=first.index + 2)
-            if first
-            else ""
-        )
-        text = _t(
-            "audit.import_broken",
-            args.lang,
-            file=args.file,
-            where=where,
-            error=verdict.hash_chain,
-        )
-        print(f"seksenbir import: {text}", file=sys.stderr)
-        return 1
-    if export.redacted:
-        print(
-            f"seksenbir import: refused, {args.file} is a redacted export (R-14): an audit copy "
-            "needs every event's data, a full export",
-            file=sys.stderr,
-        )
-        return 1
+    why = _import_refusal(args, export, verdict)
+    if why is not None:
+        return refused(why)
     season_id = export.season_id
-    chain = export.chain
 
     async def work(store: PostgresEventStore, database: str) -> int:
         if await store.stream_version(season_id) > 0:
             text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)
-            print(f"seksenbir import: {text}", file=sys.stderr)
-            return 1
-        version = 0
+            return refused(text)
         records = export.records
-        await _mark_audit_copy(store, season_id, export)
         try:
-            for start in range(0, len(records), IMPORT_BATCH):
-                batch = records[start : start + IMPORT_BATCH]
-                # the first batch sets the copy's chain version to the file's (ADR-52)
-                first = chain if version == 0 else None
-                stored = await store.append(season_id, version, to_new(batch), chain=first)
-                for want, got in zip(batch, stored, strict=True):
-                    if (want.version, want.hash) != (got.version, got.hash):  # pragma: no cover
-                        raise RuntimeError(f"version {want.version} stored with another hash")
-                version += len(batch)
-        except (ConcurrencyError, DuplicateEventError) as exc:
-            print(f"seksenbir import: {_t('audit.refused', args.lang, error=exc)}", file=sys.stderr)
-            return 1
+            # ADR-58: one transaction, the audit-copy mark first: all of it or nothing
+            stored = await store.import_stream(
+                season_id,
+                to_new(records),
+                chain=export.chain,
+                head=export.head or bytes(32),
+                batch=IMPORT_BATCH,
+            )
+        except ConcurrencyError:  # it came into being meanwhile
+            text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)
+            return refused(text)
+        except DuplicateEventError as exc:
+            ids = ", ".join(str(i) for i in exc.event_ids[:3])
+            more = len(exc.event_ids) - 3
+            return refused(_t("audit.import_ids_taken", args.lang, ids=ids, more=max(more, 0)))
+        except asyncpg.DataError as exc:  # a value PostgreSQL cannot store (e.g. \u0000)
+            return refused(_t("audit.import_data", args.lang, error=type(exc).__name__))
+        _same_hashes(records, stored)
         text = _t(
             "audit.imported",
             args.lang,
             season=season_id,
             events=len(records),
             database=database,
-            head=records[-1].hash.hex() if records else "",
+            head=records[-1].hash.hex(),
             replay=verdict.replay,
         )
         print(f"seksenbir import: {text}", file=sys.stderr)
@@ -634,15 +723,42 @@ def _replay(args: argparse.Namespace) -> int:
             text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
             print(f"seksenbir replay: {text}", file=sys.stderr)
             return 2
+        # ADR-53: the state it prints holds every bey's gold and missions, and a re-run every
+        # order of that Divan: an ops read of secrets, recorded first as explain's is
+        what = "replay" if args.divan is None else f"replay/divans/{args.divan}"
+        await store.ops_reads.record(args.source, what, f"cli:{_operator()}"[:64])
         return _replay_records(args, export)
 
     return _with_store(args.dsn, "replay", work, args.lang)
 
 
+def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None:
+    """The export's events to fold, or None after saying why not (a redacted export, an event
+    that does not decode); a chain that does not verify is only warned about."""
+    from shared.app.export import ExportError, chain_error, check_chain
+    from shared.eventstore import ChainError, verify_chain
+
+    try:
+        events = _decoded(export)
+    except ExportError as exc:
+        print(f"seksenbir replay: {_why(exc, args.lang, args.source)}", file=sys.stderr)
+        return None
+    # replay still shows the record; it does not vouch for it. A file's header count and head
+    # count too: a cut file (a truncated tail, a header over no events) is warned about
+    try:
+        verify_chain(export.records)
+        why = check_chain(export)
+    except ChainError as exc:
+        why = chain_error(exc)
+    if why is not None:
+        text = _t("audit.replay_warning", args.lang, error=why)
+        print(f"seksenbir replay: {text}", file=sys.stderr)
+    return events
+
+
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
     import msgspec
 
-    from shared.app.export import chain_error
     from shared.app.replay_view import (
         ReplayError,
         correction_notes,
@@ -654,17 +770,12 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
         state_table,
         upto_divan,
     )
-    from shared.domain import codec
     from shared.domain.evolve import fold
     from shared.domain.messages import Said
-    from shared.eventstore import ChainError, verify_chain
 
-    try:
-        verify_chain(export.records)
-    except ChainError as exc:  # replay still shows the record; it does not vouch for it
-        text = _t("audit.replay_warning", args.lang, error=chain_error(exc))
-        print(f"seksenbir replay: {text}", file=sys.stderr)
-    events = [codec.decode_event(r.data) for r in export.records]
+    events = _replay_events(args, export)
+    if events is None:
+        return 2
     rerun = None
     try:
         if args.divan is not None:
@@ -705,10 +816,14 @@ def _season_events(
 ) -> int:
     """Run `work(season_id, events)` on a season from an export file or the database."""
     from shared.app.export import ExportError
-    from shared.domain import codec
 
     def decoded(export: Export) -> int:
-        return work(export.season_id, [codec.decode_event(r.data) for r in export.records])
+        try:
+            events = _decoded(export)
+        except ExportError as exc:
+            print(f"seksenbir {verb}: {_why(exc, args.lang, args.source)}", file=sys.stderr)
+            return 2
+        return work(export.season_id, events)
 
     if _is_file(args.source, verb):
         try:
@@ -840,7 +955,6 @@ def _fork(args: argparse.Namespace) -> int:
 def _shadow(args: argparse.Namespace) -> int:
     from shared.app.export import ExportError
     from shared.app.shadow import DivanShadow, shadow_season
-    from shared.domain import codec
 
     if bool(args.sources) == bool(args.all):
         print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
@@ -848,7 +962,7 @@ def _shadow(args: argparse.Namespace) -> int:
     results: list[DivanShadow] = []
 
     def one(export: Export) -> None:
-        events = [codec.decode_event(r.data) for r in export.records]
+        events = _decoded(export)
         for r in shadow_season(export.season_id, events, args.adjudicate_cmd):
             mark = (
                 _t("shadow.same", args.lang)
@@ -876,6 +990,7 @@ def _shadow(args: argparse.Namespace) -> int:
 
 def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:
     """The seasons named by id (or --all) from the database, each through `one`."""
+    from shared.app.export import ExportError
 
     async def work(store: PostgresEventStore, database: str) -> int:
         for season_id in await store.list_seasons() if args.all else ids:
@@ -889,7 +1004,11 @@ def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Expo
             # ADR-53: every Divan's orders of every bey, read from the database: recorded
             # first, as explain, what-if, fork and export on the database record theirs
             await store.ops_reads.record(season_id, "shadow", f"cli:{_operator()}"[:64])
-            one(export)
+            try:
+                one(export)
+            except ExportError as exc:  # a stored event that does not decode: one line
+                print(f"seksenbir shadow: {_why(exc, args.lang, season_id)}", file=sys.stderr)
+                return 2
         return 0
 
     return _with_store(args.dsn, "shadow", work, args.lang)

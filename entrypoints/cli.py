@@ -488,6 +488,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # `seksenbir verify F > /dev/full`, a file gone mid-way: one line
+        import errno
+        import os
+
+        code_name = errno.errorcode.get(exc.errno or 0, str(exc))
+        target = str(exc.filename) if exc.filename is not None else "stdout"
+        print(
+            f"seksenbir {args.command}: "
+            + say("cli.io_failed", args.lang, target=target, error=code_name),
+            file=sys.stderr,
+        )
+        if exc.filename is None:  # what is left in stdout's buffer cannot be flushed at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return code
 
 

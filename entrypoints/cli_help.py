@@ -64,9 +64,9 @@ HELP_TR: dict[str, str] = {
     "ops: messages the workers gave up on (after every retry)": (
         "ops: işçilerin (her yeniden denemeden sonra) vazgeçtiği mesajlar"
     ),
-    "write one season's events with their hash-chain fields as seksenbir-export/1 JSON Lines "
+    "write one season's events with their hash-chain fields as seksenbir-export/2 JSON Lines "
     "(docs/export.md)": (
-        "bir sezonun olaylarını hash zinciri alanlarıyla seksenbir-export/1 JSON Lines olarak "
+        "bir sezonun olaylarını hash zinciri alanlarıyla seksenbir-export/2 JSON Lines olarak "
         "yazar (docs/export.md)"
     ),
     "check a season: hash chain, a re-run of every Divan, the seed commitment; exit 0 only when "
@@ -126,8 +126,8 @@ HELP_TR: dict[str, str] = {
     "verify every season in the database, with progress": (
         "veritabanındaki her sezonu ilerleme göstererek denetler"
     ),
-    "a seksenbir-export/1 file, as `seksenbir export` writes": (
-        "`seksenbir export`un yazdığı gibi bir seksenbir-export/1 dosyası"
+    "a seksenbir-export/2 (or /1) file, as `seksenbir export` writes": (
+        "`seksenbir export`un yazdığı gibi bir seksenbir-export/2 (ya da /1) dosyası"
     ),
     "a season id read from the database, or an export file": (
         "veritabanından okunan bir sezon kimliği ya da bir dışa aktarım dosyası"

@@ -407,7 +407,7 @@ async def export_season(
     summary="The season's export for auditors (redacted under R-14 until the Kurultay), ops, "
     "and after the Kurultay everyone (docs/export.md)",
     responses={
-        **answers(EVERY, STAFF_AUTH, STORE, "chain_broken", "redaction_unavailable"),
+        **answers(EVERY, STAFF_AUTH, STORE, OPS_READ, "chain_broken", "redaction_unavailable"),
         200: ResponseSpec(
             data_container=ExportHeader | ExportEvent,
             media_type="application/x-ndjson",
@@ -425,16 +425,23 @@ async def export_audited(
 ) -> Stream:
     """R-14: during a season ops get the full export and auditors a redacted one (its chain
     still proven by the data digests, ADR-52); after the Kurultay anyone gets the full one.
-    A bey's token is 403 during the season, no token 401."""
+    A bey's token is 403 during the season, no token 401. Ops' full export of a season not
+    over holds the seed and every order: recorded in the ops-read trail before the first line,
+    as on /ops/seasons/{id}/export (ADR-53)."""
+    secret: list[bool] = []
 
     def role(over: bool) -> str:
         if over and auth.staff_role(request, services.ops, services.auditors) is None:
             return "anyone"
-        return auth.require_staff(
+        who = auth.require_staff(
             request, services.ops, services.auditors, missing="missing_token.staff"
         )
+        secret.append(who == "ops" and not over)
+        return who
 
     lines = await service.export_season(services, season_id, role)
+    if any(secret):
+        await record_ops_read(services.seasons.store.ops_reads, request, season_id, "export")
     return Stream(lines, media_type="application/x-ndjson")
 
 
@@ -447,7 +454,7 @@ _PLATES_PARAMETER = {
 @get(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/explain",
     summary="Ops: one Divan verified and explained battle by battle (R-5.8, R-12.3)",
-    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, OPS_READ, "divan_not_found"),
+    responses=answers(EVERY, STAFF_AUTH, STORE, PATH, OPS_READ, "divan_not_found", "chain_broken"),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -481,7 +488,9 @@ async def explain_divan(
     "/ops/seasons/{season_id:str}/divans/{divan:int}/what-if",
     status_code=200,
     summary="Ops: re-run one Divan with orders changed or dice pinned; writes nothing",
-    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, PATH, OPS_READ, "divan_not_found"),
+    responses=answers(
+        EVERY, STAFF_AUTH, BODY, STORE, PATH, OPS_READ, "divan_not_found", "chain_broken"
+    ),
     security=BEARER,
     guards=[ops_guard],
 )
@@ -508,7 +517,7 @@ async def what_if(
     status_code=201,
     summary="Fork a season: a new trial season from the state after one of its Divans",
     # unknown_seat is the domain's too, unreachable here (D-27: every seat 1 … 19 has a bey)
-    responses=answers(EVERY, BODY, STORE, OPS_READ, "forbidden", "divan_not_found"),
+    responses=answers(EVERY, BODY, STORE, OPS_READ, "forbidden", "divan_not_found", "chain_broken"),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True

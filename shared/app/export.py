@@ -252,7 +252,7 @@ def parse(lines: Iterable[bytes | str]) -> Export:
         raise ExportError(1, Said("export.no_season"))
     try:
         head = bytes.fromhex(head_obj["head"])
-        count = int(head_obj["events"])
+        count = _int(head_obj["events"], "events")
     except (KeyError, TypeError, ValueError) as exc:
         raise ExportError(1, Said("export.bad_header", error=str(exc))) from None
     records: list[RecordedEvent] = []
@@ -271,13 +271,37 @@ def parse(lines: Iterable[bytes | str]) -> Export:
 
 
 def _json(raw: bytes | str, number: int) -> dict[str, Any]:
+    """One line as a JSON object, read one way only: a name twice in one object (which parsers
+    resolve differently, so one file could verify as two seasons), NaN or Infinity (not JSON,
+    RFC 8259) and nesting too deep to parse are refused, each as an ExportError for that line."""
     try:
-        obj = json.loads(raw)
-    except ValueError as exc:
-        raise ExportError(number, Said("export.not_json", error=str(exc))) from None
+        obj = json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        error = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+        raise ExportError(number, Said("export.not_json", error=error)) from None
     if not isinstance(obj, dict):
         raise ExportError(number, Said("export.not_object"))
     return obj
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"the name {key!r} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _int(value: Any, name: str) -> int:
+    """A whole number as the writer writes it: a JSON integer (not true, 1.0 or "1")."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer, not {value!r:.40}")
+    return value
 
 
 def _record(
@@ -299,8 +323,8 @@ def _record(
             data = base64.b64decode(obj["data_b64"], validate=True)
         record = RecordedEvent(
             season_id=season_id,
-            version=int(obj["version"]),
-            position=int(obj.get("position", 0)),
+            version=_int(obj["version"], "version"),
+            position=_int(obj.get("position", 0), "position"),
             event_id=UUID(obj["event_id"]),
             type=str(obj["type"]),
             data=data,
@@ -443,11 +467,19 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     decoded: list[ev.Event] = []
     for i, record in enumerate(records):
         try:
-            decoded.append(codec.decode_stored(record.data, record.type))
+            decoded.append(codec.decode_checked(record.data, record.type))
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
             verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
             verdict.replay = Said("export.replay_not_decoded")
             return verdict
+    created = decoded[0] if decoded else None
+    if isinstance(created, ev.SeasonCreated) and created.season_id != export.season_id:
+        # the server stores a season under its own id: another id is a season re-labelled
+        # (and re-chained, the envelope covering the id) as one it is not
+        why = Said("export.other_season", own=created.season_id, stream=export.season_id)
+        verdict.bad.append(_bad(records, 0, why))
+        verdict.replay = Said("export.replay_other_season")
+        return verdict
     if not chain_ok:
         # Folding a broken sequence would only name symptoms of the break found already.
         verdict.replay = Said("export.replay_chain_broken")
@@ -561,6 +593,31 @@ def _check_heads(
     verdict.heads = Said("export.heads_ok", count=len(heads))
 
 
+def check_chain(export: Export) -> Said | None:
+    """The chain alone, with the header's count and head (no decoding, no re-run): None when
+    they hold, else why not, naming the first event. What `replay` warns about."""
+    verdict = Verdict(export.season_id, len(export.records), redacted=len(export.redacted))
+    if _check_chain(export, verdict):
+        return None
+    return verdict.bad[0].why if verdict.bad else verdict.hash_chain
+
+
+def _line_problem(
+    i: int, record: RecordedEvent, digest_covers: bool, declared: bytes | None, seen: set[UUID]
+) -> Said | None:
+    """What is wrong with event line i before its link is checked: a declared data digest that
+    is not its data's (chain version 2, a line that keeps its data), a version out of place,
+    an event id seen before (ids are unique across every season, RELIABILITY 3)."""
+    if digest_covers and declared is not None and declared != data_digest(record.data):
+        return Said("export.digest_wrong")
+    if record.version != i + 1:
+        return Said("export.version_gap", version=record.version, want=i + 1)
+    if record.event_id in seen:
+        return Said("export.event_id_twice", event_id=str(record.event_id))
+    seen.add(record.event_id)
+    return None
+
+
 def _check_chain(export: Export, verdict: Verdict) -> bool:
     """Link each event to the one before (versions 1, 2, …), then the head and the count.
 
@@ -570,17 +627,12 @@ def _check_chain(export: Export, verdict: Verdict) -> bool:
     chain = export.chain or (infer_chain(records[0]) if records else 2)
     digests = export.digests or [None] * len(records)
     prev = GENESIS
+    seen: set[UUID] = set()
     for i, record in enumerate(records):
         declared = digests[i]
         hidden = i in export.redacted
-        wrong_digest = declared is not None and declared != data_digest(record.data)
-        if chain == 2 and wrong_digest and not hidden:
-            why = Said("export.digest_wrong")
-            verdict.hash_chain = Said("cli.chain_broken", error=why)
-            verdict.bad.append(_bad(records, i, why))
-            return False
-        if record.version != i + 1:
-            why = Said("export.version_gap", version=record.version, want=i + 1)
+        why = _line_problem(i, record, chain == 2 and not hidden, declared, seen)
+        if why is not None:
             verdict.hash_chain = Said("cli.chain_broken", error=why)
             verdict.bad.append(_bad(records, i, why))
             return False

@@ -24,8 +24,31 @@ def decode_event(data: bytes) -> Event:
 def decode_stored(data: bytes, type_: str) -> Event:
     """Decode a stored event whose stored type (the store's column, an export line's `type`) is
     `type_`: only an old tag is upcast (ADR-58), so the current ones skip even the look for one.
-    A type that does not match the data's own tag fails to decode, as a forged line should."""
+    It trusts `type_` to be the data's own tag, as the store writes both from one event;
+    `decode_checked` is for bytes that may be forged."""
     return _event_decoder.decode(upcast(data) if type_ in UPCASTERS else data)
+
+
+class _Tagged(msgspec.Struct):
+    type: str
+
+
+_tag_decoder = msgspec.json.Decoder(_Tagged)
+
+
+def decode_checked(data: bytes, type_: str) -> Event:
+    """`decode_stored` for a checker of bytes from outside (an export, a stored stream under
+    verification): ValueError unless `type_` is the data's own tag and the bytes are exactly
+    the canonical encoding the store writes (`encode`), so one event has one byte string and
+    the chain over the bytes pins the event. An old tag's bytes (an upcast type) were written
+    by an older encoder; only their tag is checked."""
+    event = decode_stored(data, type_)
+    own = _tag_decoder.decode(data).type if type_ in UPCASTERS else event_type(event)
+    if own != type_:
+        raise ValueError(f"the line's type is {type_!r}, its data's own type {own!r}")
+    if type_ not in UPCASTERS and encode(event) != data:
+        raise ValueError("the data is not the canonical encoding of its event (codec.encode)")
+    return event
 
 
 def event_type(event: Event) -> str:

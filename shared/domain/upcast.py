@@ -19,7 +19,8 @@ def calendar_set_v1(body: dict[str, object]) -> dict[str, object]:
     v2 holds the schedule in its own fields. Nothing is invented: every v2 field is a v1 one
     (a v1 `calendar` without `interval_seconds` or `provisional` had their defaults)."""
     calendar = body["calendar"]
-    assert isinstance(calendar, dict)
+    if not isinstance(calendar, dict):
+        raise ValueError("calendar_set.v1's calendar is not an object")
     return {
         "type": "calendar_set.v2",
         "registration_closes_at": calendar["registration_closes_at"],
@@ -52,6 +53,9 @@ def upcast(data: bytes) -> bytes:
     body = msgspec.json.decode(data)
     changed = False
     while isinstance(body, dict) and (step := UPCASTERS.get(str(body.get("type")))):
-        body = step(body)
+        try:
+            body = step(body)
+        except KeyError as exc:  # bytes that were never such an event: a decode error
+            raise ValueError(f"{body.get('type')} lacks the field {exc}") from None
         changed = True
     return msgspec.json.encode(body) if changed else data

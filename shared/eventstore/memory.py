@@ -214,6 +214,12 @@ class InMemoryEventStore:
         """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""
         return self._chains.get(season_id, CHAIN_VERSION)
 
+    async def read_with_head(self, season_id: str) -> tuple[list[RecordedEvent], bytes | None, int]:
+        """The season's events, its head (None for no season) and chain version, at once."""
+        stream = list(self._streams.get(season_id, []))
+        chain = self._chains.get(season_id, CHAIN_VERSION)
+        return stream, (stream[-1].hash if stream else None), chain
+
     async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain; return its head hash (raises ChainError)."""
         stream = self._streams.get(season_id, [])

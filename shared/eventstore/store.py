@@ -144,6 +144,61 @@ class PostgresEventStore:
                 raise IdempotencyKeyTaken(r.scope, r.key, found)
         return hit
 
+    async def import_stream(
+        self,
+        season_id: str,
+        events: Sequence[NewEvent],
+        *,
+        chain: int | None,
+        head: bytes,
+        batch: int = 500,
+    ) -> list[RecordedEvent]:
+        """Store a whole exported season as an audit copy (ADR-58), all of it or nothing.
+
+        One transaction marks the season in `audit_copies` (before its first event, so the
+        due-work trigger tracks none of its deadlines), appends the events in statements of
+        `batch` on chain version `chain` (None: CHAIN_VERSION) and commits once: an import
+        that fails anywhere (an event id taken, a value the database refuses, a lost
+        connection) leaves no half-written season for a retry to find in its way. Raises
+        ConcurrencyError (the season exists), DuplicateEventError (an event id recorded
+        elsewhere), or asyncpg's error; nothing is written then."""
+        if not events:
+            raise ValueError("an import needs at least one event")
+        chain = CHAIN_VERSION if chain is None else chain
+        if chain not in CHAIN_VERSIONS:
+            raise ValueError(f"unknown chain version {chain}")
+        for start in range(0, len(events), batch):
+            validate_batch(season_id, start, events[start : start + batch])
+        recorded_at = utc(self._clock())
+        stored: list[RecordedEvent] = []
+        positions: list[int] = []
+        last_hash = GENESIS
+        try:
+            async with Checkout(self._pool) as conn, conn.transaction():
+                if not await conn.fetchval(sql.AUDIT_COPY, season_id):
+                    await conn.execute(sql.MARK_AUDIT_COPY, season_id, head)
+                for start in range(0, len(events), batch):
+                    part = events[start : start + batch]
+                    links = chain_hashes(last_hash, season_id, start, part, chain)
+                    one = Batch(season_id, start, part, recorded_at, links)
+                    got = await insert(conn, one, last_hash, None, self._clock)
+                    if start == 0 and chain != CHAIN_VERSION:
+                        await conn.execute(sql.SET_CHAIN, season_id, chain)
+                    stored += one.recorded(got)
+                    positions += got
+                    last_hash = links[-1][1]
+        except asyncpg.UniqueViolationError as exc:
+            # a second import of this season at once: its mark waited for the first's commit
+            raise ConcurrencyError(season_id, 0, None) from exc
+        except EventIdTaken as exc:  # rolled back: name the ids another season holds
+            taken = [r.event_id for r in await self._by_ids(events)]
+            raise DuplicateEventError(taken or [e.event_id for e in events]) from exc
+        self._remember_head(season_id, len(events), last_hash)
+        self._chains[season_id] = chain
+        if self._waker is not None:
+            self._waker.committed(season_id, positions[-1])
+        return stored
+
     async def _raise_if_taken(self, record: IdempotencyRecord) -> None:
         found = await self._keys.look(record.scope, record.key, record.request_hash)
         if found is not None:
@@ -259,7 +314,22 @@ class PostgresEventStore:
 
     async def verify_chain(self, season_id: str) -> bytes:
         """Verify the season's chain and that it ends at the stream head; return the head hash."""
-        # one snapshot for both reads, so a concurrent append is no false alarm
+        return (await self.read_verified(season_id))[1]
+
+    async def read_verified(self, season_id: str) -> tuple[list[RecordedEvent], bytes]:
+        """The season's events and its head, both from one snapshot, after checking that the
+        chain links them and ends at the stream head (ChainError otherwise): what an export
+        writes, so a season appended to meanwhile never gives a header whose head is not its
+        last event's (a false "the season was rewritten")."""
+        events, stored, chain = await self.read_with_head(season_id)
+        head = verify_chain(events, chain=chain)
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(events), "chain does not end at the stream head")
+        return events, head
+
+    async def read_with_head(self, season_id: str) -> tuple[list[RecordedEvent], bytes | None, int]:
+        """The season's events, the stream head (`streams.last_hash`, None for no season) and
+        its chain version, all from one snapshot (a concurrent append is in all or none)."""
         async with (
             Checkout(self._pool) as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
@@ -267,10 +337,7 @@ class PostgresEventStore:
             events = [_recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
             row = await conn.fetchrow(sql.STREAM_LAST_HASH, season_id)
         stored, chain = (row["last_hash"], int(row["chain"])) if row else (None, CHAIN_VERSION)
-        head = verify_chain(events, chain=chain)
-        if head != (stored or GENESIS):
-            raise ChainError(season_id, len(events), "chain does not end at the stream head")
-        return head
+        return events, stored, chain
 
     async def chain_version(self, season_id: str) -> int:
         """The season's chain version (1 or 2, ADR-52); CHAIN_VERSION for an unknown season."""

@@ -6,12 +6,16 @@ ops in full, auditors redacted while the season is not over (R-14), everyone aft
 from __future__ import annotations
 
 import json
+from typing import Any
+from uuid import UUID
 
 import msgspec
 
 from shared.app.export import check, export_lines, hidden_from_auditors, parse
-from shared.eventstore import InMemoryEventStore
-from tests.audit.support import store_season
+from shared.domain import codec
+from shared.domain import events as ev
+from shared.eventstore import InMemoryEventStore, NewEvent
+from tests.audit.support import SYSTEM, store_season
 from tests.http.support import (
     AUDITOR_TOKEN,
     OPS_TOKEN,
@@ -146,3 +150,73 @@ async def test_r14_during_a_season_the_export_needs_a_staff_token(memory_api: Ap
         404,
         "season_not_found",
     )
+
+
+async def test_an_export_of_a_season_appended_to_while_it_is_read_is_one_snapshot(
+    memory_api: Api,
+) -> None:
+    """A season is appended to while its export is read (a Divan resolving, orders arriving):
+    the file must be one snapshot, its header's head the hash of its last event. Found over
+    HTTP on a running stack: 7 of 50 exports taken during a season failed `seksenbir verify`
+    ("the chain ends at …, the header's head is …"), because the events and the head were two
+    reads. Here an append lands after every read the export makes of the store."""
+    await store_season(memory_api.store, "busy", 3, live=True, divans=2)
+    store = memory_api.store
+    appended: list[int] = []
+
+    def after(read: Any) -> Any:
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            out = await read(*args, **kwargs)
+            version = await store.stream_version("busy")
+            event = ev.DivanRequested(divan=3)
+            new = NewEvent(
+                event_id=UUID(int=10_000 + version),
+                type=codec.event_type(event),
+                data=codec.encode(event),
+                metadata=SYSTEM,
+            )
+            await store.append("busy", version, [new])
+            appended.append(version + 1)
+            return out
+
+        return wrapped
+
+    for name in ("read_stream", "read_with_head", "verify_chain", "chain_version"):
+        if hasattr(store, name):
+            setattr(store, name, after(getattr(store, name)))
+    for url, token in (
+        ("/v1/ops/seasons/busy/export", OPS_TOKEN),
+        ("/v1/seasons/busy/export", OPS_TOKEN),
+        ("/v1/seasons/busy/export", AUDITOR_TOKEN),
+    ):
+        r = await memory_api.client.get(url, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        verdict = check(parse(r.content.splitlines()))
+        assert verdict.hash_chain == "ok", verdict.as_json(True)
+        assert verdict.ok, verdict.as_json(True)
+    assert appended  # the season did move on under the reads
+
+
+async def test_explain_what_if_and_fork_of_a_season_with_an_undecodable_event_are_409(
+    memory_api: Api,
+) -> None:
+    """An event no reader decodes (written behind the store's back, or by a newer build rolled
+    back): the ops audit tools answered 500 `internal`; now 409 `chain_broken` naming the
+    version, as the export answers, so `seksenbir verify` is the next step."""
+    await store_season(memory_api.store, "corrupt", 3, divans=2)
+    store = memory_api.store
+    assert isinstance(store, InMemoryEventStore)
+    stream = store._streams["corrupt"]  # what a write behind the store's back leaves
+    i = next(k for k, r in enumerate(stream) if r.type == "battles_resolved.v1")
+    stream[i] = msgspec.structs.replace(stream[i], data=b'{"type":"evil_thing.v1"}')
+    ops = bearer(OPS_TOKEN)
+    client = memory_api.client
+    for r in (
+        await client.get("/v1/ops/seasons/corrupt/divans/1/explain", headers=ops),
+        await client.post(
+            "/v1/ops/seasons/corrupt/divans/1/what-if", headers=ops, json={"orders": [], "dice": []}
+        ),
+        await client.post("/v1/seasons/corrupt/fork", headers=ops, json={"divan": 1, "seat": 1}),
+    ):
+        body = assert_problem(r, 409, "chain_broken")
+        assert f"version {stream[i].version}" in body["detail"], body

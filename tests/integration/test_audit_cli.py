@@ -160,6 +160,12 @@ async def test_replay_by_season_id_writes_nothing(
     missing = await run_cli("replay", "nobody", "--dsn", migrated_pg_dsn)
     assert missing.returncode == 2 and "no season 'nobody'" in missing.stderr
     assert await event_store.stream_version("replayed") == version
+    # ADR-53: its tables show every bey's gold: an ops read, in the trail, not the stream
+    done = await run_cli("replay", "replayed", "--json", "--dsn", migrated_pg_dsn)
+    assert done.returncode == 0 and "gold" in done.stdout
+    reads = await event_store.ops_reads.list("replayed")
+    assert [r.what for r in reads] == ["replay/divans/2", "replay"]
+    assert all(r.actor.startswith("cli:") for r in reads)
 
 
 async def test_a_version_1_season_imports_as_version_1_and_has_no_redacted_export(

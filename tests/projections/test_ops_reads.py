@@ -23,6 +23,9 @@ def _paths(season_id: str) -> list[str]:
         *(f"{s}/{what}" for what in SECRET_READS),
         f"/v1/ops/seasons/{season_id}/beys/1",
         f"/v1/ops/seasons/{season_id}/export",
+        # the same full export (the seed, every order) on the auditors' path, with ops' token:
+        # it was answered unrecorded (found by an outside attack on the ops-read trail)
+        f"/v1/seasons/{season_id}/export",
     ]
 
 
@@ -66,7 +69,16 @@ async def test_r14_an_ops_read_is_recorded_in_postgres_moves_no_season_and_survi
             )
             assert r.status_code == 200, r.text
             body = r.json()
-            assert [x["what"] for x in body["reads"]] == [*SECRET_READS, "beys/1", "export"]
+            whats = [*SECRET_READS, "beys/1", "export", "export"]
+            assert [x["what"] for x in body["reads"]] == whats
+            r = await client.get(
+                f"/v1/seasons/{live.season_id}/export", headers=bearer(AUDITOR_TOKEN)
+            )
+            assert r.status_code == 200, r.text  # an auditor's redacted one is not an ops read
+            r = await client.get(
+                f"/v1/seasons/{live.season_id}/audit/ops-reads", headers=bearer(AUDITOR_TOKEN)
+            )
+            assert [x["what"] for x in r.json()["reads"]] == whats
             assert {x["actor"] for x in body["reads"]} == {token_hash(OPS_TOKEN)[:12]}
             assert body["next_after"] is None
             assert await store.stream_version(live.season_id) == version
