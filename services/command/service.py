@@ -50,7 +50,14 @@ from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
 from shared.app.replay_view import ReplayError
 from shared.app.season_calendar import calendar_out, lock_status
-from shared.app.seasons import Loaded, SeasonNotFound, Seasons, close_key, close_metadata
+from shared.app.seasons import (
+    Loaded,
+    SeasonNotFound,
+    Seasons,
+    UndecodableEvent,
+    close_key,
+    close_metadata,
+)
 from shared.domain import calendar as cal
 from shared.domain import codec, live
 from shared.domain import commands as c
@@ -156,6 +163,10 @@ async def load(svc: Services, season_id: str) -> Loaded:
         raise Problem(404, "season_not_found") from None
     except StoreBusyError:
         raise store_busy() from None
+    except UndecodableEvent as exc:  # as the export and the ops tools answer: not a 500
+        raise Problem(
+            409, "chain_broken", params={"error": str(exc), "season": season_id}
+        ) from None
 
 
 async def export_season(

@@ -121,7 +121,11 @@ CODES: dict[str, tuple[int, str]] = {
     "not_later": (422, "a postponement to an instant not later than the close"),
     "reason_required": (422, "an admin act or a correction without a reason"),
     "invalid_correction": (422, "a correction that is out of bounds or changes nothing (ADR-53)"),
-    "chain_broken": (409, "the season's stored hash chain does not verify (an export)"),
+    "chain_broken": (
+        409,
+        "a stored event of the season does not decode, or its hash chain does not verify "
+        "(an export): `seksenbir verify` names it",
+    ),
     "redaction_unavailable": (
         409,
         "an auditor's export of a season on hash-chain version 1, which a redacted export "
@@ -160,7 +164,9 @@ KEY = (
     "body_too_large",
 )
 KEY_REQUIRED = ("idempotency_key_required",)
-STORE = ("season_not_found", "store_busy")  # a command reads its season from the store
+# a command reads its season from the store: a stored event that does not decode is 409
+# `chain_broken` (written behind the store's back, or by another build)
+STORE = ("season_not_found", "store_busy", "chain_broken")
 # … and appends to it, retrying on concurrent writes; never to an imported audit copy (ADR-58)
 APPEND = ("conflict", "audit_copy")
 PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)

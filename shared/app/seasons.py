@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -34,6 +34,24 @@ CACHE_SEASONS = 4096
 
 class SeasonNotFound(Exception):
     """No stream for this season id."""
+
+
+class UndecodableEvent(Exception):
+    """A stored event of the season does not decode (written behind the store's back, or by
+    another build): the season cannot be folded; `seksenbir verify` names the rest."""
+
+    def __init__(self, season_id: str, version: int, type_: str, error: str) -> None:
+        super().__init__(f"version {version} ({type_}) does not decode: {error}")
+        self.season_id = season_id
+        self.version = version
+
+
+def _decoded(season_id: str, records: Sequence[RecordedEvent]) -> Iterator[ev.Event]:
+    for rec in records:
+        try:
+            yield codec.decode_stored(rec.data, rec.type)
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            raise UndecodableEvent(season_id, rec.version, rec.type, str(exc)) from None
 
 
 class AuditCopyRefused(Exception):
@@ -188,7 +206,7 @@ class Seasons:
         cached = self._cache.get(season_id)
         state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
         records = await self.store.read_stream(season_id, from_version=version)
-        state = fold((codec.decode_stored(rec.data, rec.type) for rec in records), state)
+        state = fold(_decoded(season_id, records), state)
         version = records[-1].version if records else version
         if version == 0:
             raise SeasonNotFound(season_id)

@@ -220,3 +220,24 @@ async def test_explain_what_if_and_fork_of_a_season_with_an_undecodable_event_ar
     ):
         body = assert_problem(r, 409, "chain_broken")
         assert f"version {stream[i].version}" in body["detail"], body
+
+
+async def test_a_command_or_the_status_of_a_season_with_an_undecodable_event_is_409(
+    memory_api: Api,
+) -> None:
+    """The same stored event that does not decode, read by the status and a bey's command:
+    both answered 500 `internal`; now 409 `chain_broken` naming the version, as the export
+    and the ops tools answer."""
+    bey = await create_trial(memory_api.client)
+    store = memory_api.store
+    assert isinstance(store, InMemoryEventStore)
+    stream = store._streams[bey.season_id]
+    stream[-1] = msgspec.structs.replace(stream[-1], data=b'{"type":"evil_thing.v1"}')
+    version = stream[-1].version
+    client = memory_api.client
+    for r in (
+        await client.get(f"/v1/seasons/{bey.season_id}"),
+        await client.post(bey.url("/orders"), json={"orders": []}, headers=bey.auth()),
+    ):
+        body = assert_problem(r, 409, "chain_broken")
+        assert f"version {version}" in body["detail"], body
