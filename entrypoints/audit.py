@@ -548,6 +548,9 @@ def _verify(args: argparse.Namespace) -> int:
             text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
             print(f"seksenbir verify: {text}", file=sys.stderr)
             return 1
+        # ADR-53: it prints the corrections with their gold amounts (ops' lines) and what a
+        # mismatched event holds: an ops read, recorded first as replay's is
+        await store.ops_reads.record(args.source, "verify", f"cli:{_operator()}"[:64])
         verdict = _checked(export, problem, heads)
         print(
             json.dumps(

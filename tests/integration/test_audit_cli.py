@@ -147,6 +147,11 @@ async def test_verify_all_shows_progress_and_a_summary_and_names_a_forged_event(
     assert json.loads(one.stdout)["first_bad_event"]["why"] == (
         "hash does not match the event's content"
     )
+    # ADR-53: verify of one stored season prints the corrections with their gold amounts (ops'
+    # lines) and what a mismatched event holds: an ops read, recorded as replay's is; --all
+    # prints only each season's verdict line and records none
+    assert [r.what for r in await event_store.ops_reads.list("all-b")] == ["verify"]
+    assert await event_store.ops_reads.list("all-a") == []
 
 
 async def test_replay_by_season_id_writes_nothing(
