@@ -27,24 +27,9 @@ from shared.app.export import export_lines
 from shared.domain.state import NAMED_REPORT_VERSION
 from shared.eventstore import PostgresEventStore
 from tests.audit.support import Line, dump, rechain, season_records, store_season
+from tests.integration.test_audit_cli import run_cli
 
 SOURCE = "hostile-src"
-
-
-def cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
-    return subprocess.run(
-        [sys.executable, "-m", "entrypoints.cli", *args, "--lang", lang],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
-async def run_cli(*args: str, lang: str = "en") -> subprocess.CompletedProcess[str]:
-    return await asyncio.to_thread(cli, *args, lang=lang)
 
 
 async def genuine(season_id: str, *, divans: int | None = None) -> list[Line]:
