@@ -304,6 +304,16 @@ def _int(value: Any, name: str) -> int:
     return value
 
 
+class _KnownMetadata(EventMetadata, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """EventMetadata read strictly: a field this build does not know is refused, not dropped
+    (an import would otherwise keep less than the file holds; docs/export.md)."""
+
+
+def _metadata(raw: object) -> EventMetadata:
+    msgspec.convert(raw, _KnownMetadata)  # the check; the record keeps the plain type
+    return msgspec.convert(raw, EventMetadata)
+
+
 def _record(
     season_id: str, obj: dict[str, Any], number: int, chain: int
 ) -> tuple[RecordedEvent, bytes | None, bool]:
@@ -328,7 +338,7 @@ def _record(
             event_id=UUID(obj["event_id"]),
             type=str(obj["type"]),
             data=data,
-            metadata=msgspec.convert(obj.get("metadata", {"actor": "system"}), EventMetadata),
+            metadata=_metadata(obj.get("metadata", {"actor": "system"})),
             recorded_at=datetime.fromisoformat(obj["recorded_at"]),
             prev_hash=bytes.fromhex(obj["prev_hash"]),
             hash=bytes.fromhex(obj["hash"]),
