@@ -196,33 +196,17 @@ def _register_fork(sub: Any, parents: list[Any]) -> None:
 def _plates(lang: Any) -> Callable[[str], int]:
     """A province's plate, 1 … 81 (as `?province=` of the explain endpoint); anything else is
     refused by argparse (exit 2), in `lang`, never "no battle at 999"."""
+    from entrypoints.cli import bounded_int
     from shared.domain.map import PLATES
 
-    def plate(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(_t("cli.not_a_number", lang, text=text)) from None
-        if n not in PLATES:
-            raise argparse.ArgumentTypeError(_t("audit.plate", lang, n=n, last=PLATES[-1]))
-        return n
-
-    return plate
+    return bounded_int(lang, lambda n: n in PLATES, "audit.plate", last=PLATES[-1])
 
 
 def _version(lang: Any) -> Callable[[str], int]:
     """A stream version, 0 or more; anything else is refused by argparse (exit 2), in `lang`."""
+    from entrypoints.cli import bounded_int
 
-    def version(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(_t("cli.not_a_number", lang, text=text)) from None
-        if n < 0:
-            raise argparse.ArgumentTypeError(_t("audit.version_negative", lang, n=n))
-        return n
-
-    return version
+    return bounded_int(lang, lambda n: n >= 0, "audit.version_negative")
 
 
 # --- sources -------------------------------------------------------------------------------

@@ -321,35 +321,34 @@ def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -
     return 1 if missing else 0
 
 
+def bounded_int(
+    lang: Lang, accept: Callable[[int], bool], key: str, **params: object
+) -> Callable[[str], int]:
+    """An argparse type: an integer `accept` takes; anything else is refused by argparse
+    (exit 2) in `lang`: not a number, or the catalogue's `key` with `n` and `params`."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not accept(n):
+            raise argparse.ArgumentTypeError(say(key, lang, n=n, **params))
+        return n
+
+    return parse
+
+
 def _divans(lang: Lang) -> Callable[[str], int]:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
     from shared.domain.state import DIVANS
 
-    def divans(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
-        if not 1 <= n <= DIVANS:
-            raise argparse.ArgumentTypeError(say("cli.divans", lang, n=n, last=DIVANS))
-        return n
-
-    return divans
+    return bounded_int(lang, lambda n: 1 <= n <= DIVANS, "cli.divans", last=DIVANS)
 
 
 def _seed(lang: Lang) -> Callable[[str], int]:
     """R-1.5: a seed is 0 … 2^63 − 1 (as `POST /seasons` takes it); argparse refuses the rest."""
-
-    def seed(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
-        if not 0 <= n < 2**63:
-            raise argparse.ArgumentTypeError(say("cli.seed", lang, n=n))
-        return n
-
-    return seed
+    return bounded_int(lang, lambda n: 0 <= n < 2**63, "cli.seed")
 
 
 def _language(argv: Sequence[str]) -> Lang:
