@@ -99,3 +99,24 @@ def limit_json_depth(limit: int = MAX_DEPTH) -> Callable[[ASGIApp], ASGIApp]:
         return scanned
 
     return middleware
+
+
+class DuplicateKey(ValueError):
+    """An object names `key` twice: JSON leaves that undefined (RFC 8259 §4), and parsers
+    resolve it differently, so a request body or an export line doing it is refused."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the name {key!r} appears twice in one object")
+        self.key = key
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`json.loads`'s object_pairs_hook: the object, or DuplicateKey for a key named twice."""
+    found = dict(pairs)  # one C call; only an object shorter than its pairs is looked through
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return found

@@ -22,6 +22,7 @@ from uuid import UUID
 
 import msgspec
 
+from shared.app.bodies import unique_pairs
 from shared.app.replay_view import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
@@ -275,21 +276,12 @@ def _json(raw: bytes | str, number: int) -> dict[str, Any]:
     resolve differently, so one file could verify as two seasons), NaN or Infinity (not JSON,
     RFC 8259) and nesting too deep to parse are refused, each as an ExportError for that line."""
     try:
-        obj = json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        obj = json.loads(raw, object_pairs_hook=unique_pairs, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         error = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
         raise ExportError(number, Said("export.not_json", error=error)) from None
     if not isinstance(obj, dict):
         raise ExportError(number, Said("export.not_object"))
-    return obj
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError(f"the name {key!r} appears twice in one object")
-        obj[key] = value
     return obj
 
 

@@ -41,6 +41,7 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
+from shared.app.bodies import DuplicateKey, unique_pairs
 from shared.app.bounds import bound_of, bounds_in, choices_in
 from shared.app.problems import Problem
 from shared.domain.messages import Said, said_from_english
@@ -134,22 +135,6 @@ def media_refused(content_type: str) -> Problem:
     return Problem(415, "unsupported_media_type", params={"media_type": media})
 
 
-class _Repeated(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _value in pairs:
-            if key in seen:
-                raise _Repeated(key)
-            seen.add(key)
-    return found
-
-
 def duplicate_key(body: bytes) -> str | None:
     """The first key an object of `body` repeats, or None (also for a body that is not JSON:
     msgspec refuses that, with its own reasons). One pass of the stdlib's C decoder, about
@@ -158,8 +143,8 @@ def duplicate_key(body: bytes) -> str | None:
     if body.count(b":") < 2:  # fewer than two members in all: nothing can repeat
         return None
     try:
-        json.loads(body, object_pairs_hook=_pairs)
-    except _Repeated as repeated:  # as text a problem can carry (a lone surrogate escaped)
+        json.loads(body, object_pairs_hook=unique_pairs)
+    except DuplicateKey as repeated:  # as text a problem can carry (a lone surrogate escaped)
         return repeated.key.encode("utf-8", "backslashreplace").decode("utf-8")
     except (ValueError, RecursionError):
         return None
