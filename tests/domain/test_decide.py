@@ -275,7 +275,8 @@ def test_r1_2_a_retried_request_after_resolution_appends_nothing(base: SeasonSta
 
 # A bey's command outside the running phase is `wrong_phase`, with a text that says which phase
 # the season is in and what it takes now ("the season does not take this command now" told
-# nobody why). (phase, divan) -> the catalogue key; the code stays `wrong_phase`.
+# nobody why): registration, the Kurultay after Divan 16, the season over
+# . (phase, divan) -> the catalogue key; the code stays `wrong_phase`.
 PHASE_CASES = [
     ("registration", 0, "wrong_phase.registration"),
     ("kurultay", 16, "wrong_phase.kurultay_open"),
@@ -284,7 +285,7 @@ PHASE_CASES = [
 
 
 @pytest.mark.parametrize(("phase", "divan", "key"), PHASE_CASES)
-def test_a_command_outside_the_running_phase_says_which_phase_it_is(
+def test_r1_4_r10_4_a_command_outside_the_running_phase_says_which_phase_it_is(
     base: SeasonState, phase: str, divan: int, key: str
 ) -> None:
     state = replace(base, phase=phase, divan=divan)  # type: ignore[arg-type]
