@@ -34,19 +34,41 @@ redis.call('SET', KEYS[1], ARGV[2])
 return {1, ARGV[2]}
 """
 
+# Raise a season's building flag to `gen` (ARGV[1]) unless a newer rebuild already holds it:
+# the flag names the newest rebuild under way, so an older one's switch leaves it standing.
+BUILDING = """
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if cur >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
 # Switch a season's active generation atomically; the old generation's keys expire shortly
-# after, so a reader that fetched the old pointer still reads a whole view.
+# after, so a reader that fetched the old pointer still reads a whole view. The building flag
+# is cleared only if no newer rebuild holds it (issue 20: an older rebuild's switch cleared a
+# newer one's flag, and the season looked settled while its generation was about to move).
 SWITCH = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-redis.call('DEL', KEYS[#KEYS])
+if tonumber(redis.call('GET', KEYS[2]) or '0') <= tonumber(ARGV[1]) then
+  redis.call('DEL', KEYS[2])
+end
 if cur > tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1
 """
-# Give every key of a generation that is not the active one an expiry (idempotent).
+# Give the keys of a stale generation an expiry (idempotent). KEYS[1]: the active pointer,
+# KEYS[2]: the building flag, KEYS[3..]: generation keys, ARGV[1]: the TTL, ARGV[2..]: each
+# key's generation. Stale: older than the active one, or newer than both the active one and
+# every rebuild under way (one that died half-way). Decided here, at one instant, so a switch
+# between a projector's look at the pointer and its retire never retires the active view or
+# a newer rebuild still under way (issue 20: its next batch was refused as `retired`).
 RETIRE = """
-for i = 1, #KEYS do
-  if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+local active = tonumber(redis.call('GET', KEYS[1]) or '0')
+local building = tonumber(redis.call('GET', KEYS[2]) or '0')
+for i = 3, #KEYS do
+  local gen = tonumber(ARGV[i - 1])
+  if gen < active or (gen > active and gen > building) then
+    if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+  end
 end
 return 1
 """
@@ -75,6 +97,7 @@ class Sink:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
         self._apply = redis.register_script(APPLY)
+        self._building = redis.register_script(BUILDING)
         self._switch = redis.register_script(SWITCH)
         self._retire = redis.register_script(RETIRE)
 
@@ -83,13 +106,24 @@ class Sink:
         ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
         return bool(ok)
 
+    async def building(self, building_key: str, gen: int, ttl_ms: int) -> bool:
+        """Flag a rebuild of `gen` under way (for `ttl_ms`) unless a newer one already is."""
+        return bool(await self._building(keys=[building_key], args=[str(gen), str(ttl_ms)]))
+
     async def switch(self, active_key: str, gen: int, building_key: str) -> bool:
-        """Make `gen` active unless a newer generation already is; clears the building flag."""
+        """Make `gen` active unless a newer generation already is; clears the building flag
+        unless a newer rebuild holds it."""
         return bool(await self._switch(keys=[active_key, building_key], args=[str(gen)]))
 
-    async def retire(self, keys: Sequence[str], ttl_ms: int) -> None:
+    async def retire(
+        self, active_key: str, building_key: str, keys: Sequence[tuple[str, int]], ttl_ms: int
+    ) -> None:
+        """Give each of `keys` (key, generation) that is stale when this runs an expiry."""
         if keys:
-            await self._retire(keys=list(keys), args=[str(ttl_ms)])
+            await self._retire(
+                keys=[active_key, building_key, *(k for k, _ in keys)],
+                args=[str(ttl_ms), *(str(g) for _, g in keys)],
+            )
 
     async def plain(self, ops: Sequence[Op]) -> None:
         """Idempotent writes outside a season's slot, in one pipeline."""

@@ -95,3 +95,17 @@ def test_the_image_runs_as_an_unprivileged_user() -> None:
     assert users[-1] not in {"root", "0", "0:0"}
     entry = next(line for line in lines if line.upper().startswith("ENTRYPOINT"))
     assert re.search(r'\["seksenbir"\]', entry), entry
+
+
+def test_every_long_running_process_is_restarted_by_compose() -> None:
+    """Issue 20, item 2: a standalone `seksenbir worker` exits when one of its Dramatiq worker
+    processes dies (as do the others on a fatal error); compose starts it again
+    (docs/operations.md). Only the one-shot migration is not restarted."""
+    restart = {name: svc.get("restart") for name, svc in app_services().items()}
+    assert restart == {
+        "migrate": "no",
+        "api": "unless-stopped",
+        "resolver": "unless-stopped",
+        "projections": "unless-stopped",
+        "scheduler": "unless-stopped",
+    }
