@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar, cast
 
@@ -18,6 +18,7 @@ from litestar.openapi.spec import Example, Operation
 from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from services.projections import streamlog
@@ -482,7 +483,9 @@ ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`;
 version `V` is a position too (everything after version V: open the stream with the `version`
 of a read). Without either the stream starts at the season's current version. A season that is
 over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
-(`: keep-alive`) come every 15 s when nothing else does.
+(`: keep-alive`) come every 15 s when nothing else does. Read models rebuilt (after a flush): an
+open stream sends what the rebuilt log holds past its last id (nothing is skipped), or ends if
+it cannot read it, and EventSource resumes with its `Last-Event-ID`.
 """
 
 
@@ -575,7 +578,9 @@ async def events(
     except BaseException:
         sub.release()
         raise
-    stream = _stream(sub, since, after, backlog)
+    stream = _stream(
+        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past)
+    )
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
     # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
@@ -616,32 +621,32 @@ async def _replayed(
         yield _frame(message_id, data)
 
 
+Backlog = list[tuple[int, str, str]]  # logged messages: (score, id text, payload text)
+
+
 async def _stream(
-    sub: Subscription, since: str, after: int, backlog: list[tuple[int, str, str]]
+    sub: Subscription,
+    since: str,
+    after: int,
+    backlog: Backlog,
+    logged: Callable[[int], Awaitable[Backlog]],
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
     services/projections/streams.py) past what was sent, keep-alives in between; it ends
-    after `season_over`."""
+    after `season_over`.
+
+    A rebuild (after a flush lost the read models and the log) publishes nothing of what it
+    projects; it announces `streamlog.REBUILT` instead, and the stream then sends what the new
+    log (`logged`) holds past what it sent. If that log cannot be read (Redis gone again, the
+    season being rebuilt anew), the stream ends: EventSource reconnects with the last id it
+    got, and the new stream sends the rest. Never a silent gap (issue 20)."""
     try:
         yield _ready(len(sub.channels), since)
         sent = after
-        for score, message_id, data in backlog:
-            sent = score
-            frame = _frame(message_id, data)
-            yield frame
-            if frame.event == streamlog.LAST:
-                return
+        pending: Backlog = backlog
         while True:
-            batch = await sub.next(timeout=15.0)
-            if batch is None:
-                # a comment only: an empty data line would reach EventSource as an empty message
-                yield ServerSentEventMessage(comment="keep-alive", data=None)
-                continue
-            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
-                return
-            for raw in batch:
-                score, message_id, data = streamlog.split(raw)
+            for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
                 sent = score
@@ -649,6 +654,24 @@ async def _stream(
                 yield frame
                 if frame.event == streamlog.LAST:
                     return
+            batch = await sub.next(timeout=15.0)
+            if batch is None:
+                # a comment only: an empty data line would reach EventSource as an empty message
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
+                pending = []
+                continue
+            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
+                return
+            pending = []
+            for raw in batch:
+                if raw != streamlog.REBUILT:
+                    pending.append(streamlog.split(raw))
+                    continue
+                try:  # everything logged after what was sent (or is about to be), in id order
+                    pending += await logged(max([sent, *(p[0] for p in pending)]))
+                except (Problem, RedisError) as exc:
+                    log.warning("stream.rebuilt_unread", error=type(exc).__name__)
+                    return  # ended: EventSource resumes from its last id
     finally:
         sub.release()
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.projections import streamlog
 from services.projections.reducers import Op
 
 # KEYS[1]: the checkpoint; KEYS[2..]: keys the ops use. ARGV[1]: expected checkpoint,
@@ -35,12 +36,16 @@ return {1, ARGV[2]}
 """
 
 # Switch a season's active generation atomically; the old generation's keys expire shortly
-# after, so a reader that fetched the old pointer still reads a whole view.
+# after, so a reader that fetched the old pointer still reads a whole view. In the same step
+# the season's public channel hears `streamlog.REBUILT` (ARGV[2] on ARGV[3]): a rebuild
+# publishes none of the messages it logs, so an open stream reads the new log past what it
+# sent (issue 20: a Divan projected by a rebuild after a flush reached no open stream).
 SWITCH = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 redis.call('DEL', KEYS[#KEYS])
 if cur > tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 # Give every key of a generation that is not the active one an expiry (idempotent).
@@ -83,9 +88,14 @@ class Sink:
         ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
         return bool(ok)
 
-    async def switch(self, active_key: str, gen: int, building_key: str) -> bool:
-        """Make `gen` active unless a newer generation already is; clears the building flag."""
-        return bool(await self._switch(keys=[active_key, building_key], args=[str(gen)]))
+    async def switch(self, active_key: str, gen: int, building_key: str, channel: str) -> bool:
+        """Make `gen` active unless a newer generation already is (then tell the season's open
+        streams on `channel`: `streamlog.REBUILT`); clears the building flag."""
+        return bool(
+            await self._switch(
+                keys=[active_key, building_key], args=[str(gen), streamlog.REBUILT, channel]
+            )
+        )
 
     async def retire(self, keys: Sequence[str], ttl_ms: int) -> None:
         if keys:
