@@ -60,6 +60,7 @@ from shared.app.openapi import (
     OPS_READ,
     OPTIONAL_BEARER,
     PATH,
+    RATE,
     READ,
     STAFF_AUTH,
     STREAM,
@@ -108,7 +109,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
 @get(
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
@@ -119,7 +120,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
 @get(
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
@@ -136,7 +137,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
 @get(
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
@@ -166,7 +167,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
 @get(
     "/seasons/{season_id:str}/treaties",
     summary="Treaties in force",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
@@ -179,7 +180,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
 @get(
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
@@ -220,7 +221,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
 @get(
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
@@ -231,7 +232,7 @@ async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response
 @get(
     "/seasons/all",
     summary="Seasons and their status (newest 200)",
-    responses=answers(EVERY, "read_unavailable"),
+    responses=answers(EVERY, RATE, "read_unavailable"),
 )
 async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
@@ -248,7 +249,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 @get(
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
@@ -260,7 +261,7 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[S
 @get(
     "/boards/{name:str}",
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
-    responses=answers(EVERY, "not_found", "read_unavailable"),
+    responses=answers(EVERY, RATE, "not_found", "read_unavailable"),
 )
 async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
@@ -288,7 +289,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 @get(
     "/seasons/{season_id:str}/private",
     summary="A bey's own view (PrivateView, as /me) with its private reports",
-    responses=answers(EVERY, BEY_AUTH, READ),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
     response_headers=[SEASON_VERSION],
@@ -340,7 +341,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(EVERY, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -372,7 +373,9 @@ async def battles(
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=answers(EVERY, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"),
+    responses=answers(
+        EVERY, RATE, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
+    ),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -394,7 +397,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, STAFF_AUTH, READ, OPS_READ),
+    responses=answers(EVERY, RATE, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
     response_headers=[SEASON_VERSION],
@@ -421,7 +424,7 @@ async def audit_betrayals(
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, STAFF_AUTH, READ, PATH, OPS_READ),
+    responses=answers(EVERY, RATE, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
     response_headers=[SEASON_VERSION],
@@ -444,7 +447,7 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     "/seasons/{season_id:str}/tickets",
     status_code=201,
     summary="A one-use ticket for the private stream",
-    responses=answers(EVERY, BEY_AUTH, READ),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
 )
@@ -494,7 +497,7 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
     summary="Server-sent events: Divan reports, betrayals, season (resumable)",
     description=STREAM_DESCRIPTION,
     responses={
-        **answers(EVERY, READ, STREAM, "bad_last_event_id"),
+        **answers(EVERY, RATE, READ, STREAM, "bad_last_event_id"),
         200: ResponseSpec(
             str,
             media_type="text/event-stream",
