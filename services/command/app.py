@@ -181,7 +181,11 @@ def create_app(
                 else []
             ),
             *([limit_requests(limits, settings.trusted_proxies)] if limits is not None else []),
-            *([limit_reads(reads, settings.trusted_proxies)] if reads.active else []),
+            *(
+                [limit_reads(reads, settings.trusted_proxies, settings.read_refusal_hold_ms / 1000)]
+                if reads.active
+                else []
+            ),
             limit_json_depth(),  # every body of both APIs, before any decoder sees it
             conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],

@@ -26,6 +26,7 @@ at most the minute its bucket takes to refill.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import math
@@ -445,13 +446,34 @@ class ReadLimits:
         return None
 
 
+# A refused read is answered after about this long (between half and one and a half times it),
+# at most HELD_MAX of them at a time per process (more are answered at once). A client that
+# ignores Retry-After and loops on a connection then gets about one answer a second per
+# connection instead of as many as the process can write: a 429 costs a fraction of a read,
+# but 150 connections looping on them still held the process's one event loop
+# (bench/read_flood.py: 4,600 refusals a second, Y's p99 1.2 s). Waiting costs a timer. The
+# holds are spread (a golden-ratio sequence, no randomness) so that the held connections do not
+# come back in one wave each second, with the reads the budget refilled meanwhile all at once.
+HOLD_S = 1.0
+HELD_MAX = 1000
+_GOLDEN = 0.6180339887498949
+_hold = asyncio.sleep  # the wait itself (a test records it instead of waiting)
+
+
+def hold(n: int, hold_s: float = HOLD_S) -> float:
+    """How long the `n`th refused read is held: spread evenly over [hold_s/2, 3*hold_s/2)."""
+    return hold_s * (0.5 + (n * _GOLDEN) % 1.0)
+
+
 def limit_reads(
-    limits: ReadLimits, trusted_proxies: tuple[str, ...] = ()
+    limits: ReadLimits, trusted_proxies: tuple[str, ...] = (), hold_s: float = HOLD_S
 ) -> Callable[[ASGIApp], ASGIApp]:
     """Litestar middleware applying `limits` to the requests `is_read` names: 429
-    `too_many_requests` with Retry-After before anything else is done for them."""
+    `too_many_requests` with Retry-After before anything else is done for them, after
+    `hold_s` (see HOLD_S)."""
     trusted = networks(trusted_proxies)
     refused = [0]  # logged once per 1000 refusals: a flood must not become a flood of log lines
+    held = [0]
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -466,6 +488,12 @@ def limit_reads(
             if refused[0] % 1000 == 0:
                 log.warning("rate.reads_limited", refused=refused[0] + 1)  # no address, no token
             refused[0] += 1
+            if hold_s > 0 and held[0] < HELD_MAX:
+                held[0] += 1
+                try:
+                    await _hold(hold(refused[0], hold_s))
+                finally:
+                    held[0] -= 1
             await _refuse(send, "too_many_requests", wait, scope["path"], negotiate(scope))
 
         return guarded

@@ -9,11 +9,13 @@ sets a refill of one a minute, so no clock can refill a budget while it runs.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import httpx
 
 from entrypoints.gateway import create_app as create_gateway
+from shared.app import ratelimit
 from shared.app.ratelimit import ReadLimits, is_read
 from shared.eventstore import InMemoryEventStore
 from tests.documented import check_every_problem, documented_codes
@@ -25,6 +27,7 @@ BURST = 3  # reads an address (or a token) may send at once; then one a minute
 
 def _limited(**overrides: Any) -> Any:
     limits = {"reads_per_minute": 1, "reads_per_token_per_minute": 1, "read_burst": BURST}
+    limits["read_refusal_hold_ms"] = 0  # answered at once (the hold: its own test below)
     return settings(**{**limits, "seasons_per_minute": 0, **overrides})
 
 
@@ -166,3 +169,36 @@ def test_every_read_operation_documents_the_read_limit():
         (m, p) for m, p in reads if documented_codes(doc, m, p).get("too_many_requests") != 429
     ]
     assert missing == []
+
+
+async def test_a_refused_read_is_held_about_a_second_before_its_429(clock, monkeypatch):
+    """A client that ignores Retry-After and loops gets about one answer a second per
+    connection (ratelimit.HOLD_S): each refusal waits before it is sent, the waits spread
+    between half and one and a half times the hold, and the 429 is the same."""
+    waits: list[float] = []
+
+    async def recorded(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(ratelimit, "_hold", recorded)
+    store = InMemoryEventStore(clock=clock)
+    async with open_api(store, _limited(read_refusal_hold_ms=1000)) as api:
+        bey = await create_trial(api.client)
+        async with _from(api, "203.0.113.10") as phone:
+            for _ in range(BURST):
+                assert (await phone.get(bey.url())).status_code == 200
+            assert waits == []  # an admitted read waits for nothing
+            for _ in range(5):
+                refused = await phone.get(bey.url())
+                assert_problem(refused, 429, "too_many_requests")
+                assert int(refused.headers["retry-after"]) == 60
+    assert len(waits) == 5
+    assert all(0.5 <= w < 1.5 for w in waits)
+    assert len(set(waits)) == 5  # spread, not one wave
+
+
+def test_the_holds_spread_evenly_over_a_second():
+    holds = [ratelimit.hold(n) for n in range(1000)]
+    bins = Counter(int((h - 0.5) * 10) for h in holds)
+    assert sorted(bins) == list(range(10))
+    assert all(90 <= bins[b] <= 110 for b in range(10)), bins
