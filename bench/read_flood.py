@@ -2,11 +2,12 @@
 
 Run: .venv/bin/python -m bench.read_flood [--port 18330] [--connections 150] [--seconds 20]
      [--dsn postgresql://postgres@127.0.0.1:5432/NAME] [--redis redis://127.0.0.1:PORT/0]
-     [--modes off,on]
+     [--modes off,nohold,on]
 
 For each mode it starts a real `seksenbir up` (python -m entrypoints.cli up) on --port, with
 the read limits off (`SEKSENBIR_READS_PER_MINUTE=0`, `…_PER_TOKEN_PER_MINUTE=0`: the API as it
-was before them) or at their defaults, on --dsn (a database of the caller's, used as given;
+was before them), on but answering refusals at once (`SEKSENBIR_READ_REFUSAL_HOLD_MS=0`), or
+at their defaults, on --dsn (a database of the caller's, used as given;
 without it a scratch database on the local server, dropped afterwards) and --redis (without
 it a throwaway redis-server of the run's own). It creates two trial seasons, X and Y, and:
 
@@ -49,7 +50,16 @@ from bench.idle import own_redis, stack
 FLOOD_ADDRESS = "127.0.0.2"
 PROBE_ADDRESSES = ("127.0.0.3", "127.0.0.4")
 PROBE_EVERY_S = 0.1
-OFF = {"SEKSENBIR_READS_PER_MINUTE": "0", "SEKSENBIR_READS_PER_TOKEN_PER_MINUTE": "0"}
+MODES = {  # the stack's environment per mode
+    "off": {"SEKSENBIR_READS_PER_MINUTE": "0", "SEKSENBIR_READS_PER_TOKEN_PER_MINUTE": "0"},
+    "nohold": {"SEKSENBIR_READ_REFUSAL_HOLD_MS": "0"},  # limits on, refusals answered at once
+    "on": {},  # the defaults
+}
+TITLES = {
+    "off": "limits off (the API before them)",
+    "nohold": "limits on, refusals answered at once (SEKSENBIR_READ_REFUSAL_HOLD_MS=0)",
+    "on": "limits on (defaults)",
+}
 
 
 class Conn:
@@ -203,7 +213,7 @@ def projected(base: str, season: str) -> None:
 
 
 def run_mode(mode: str, dsn: str, redis_url: str, args: argparse.Namespace) -> None:
-    env = OFF if mode == "off" else {}
+    env = MODES[mode]
     log = Path(tempfile.mkdtemp(prefix="seksenbir-read-flood-")) / f"stack-{mode}.log"
     with stack(dsn, redis_url, args.port, log, env):
         base = f"http://127.0.0.1:{args.port}"
@@ -211,7 +221,7 @@ def run_mode(mode: str, dsn: str, redis_url: str, args: argparse.Namespace) -> N
         y, y_token = new_trial(base, 34)
         projected(base, x)
         projected(base, y)
-        print(f"limits {mode}: {'off (as before)' if mode == 'off' else 'defaults'}")
+        print(TITLES[mode])
         quiet, quiet_statuses = asyncio.run(probe(args.port, y, y_token, args.seconds))
         print(figures("Y, no flood", quiet, quiet_statuses))
         ctx = multiprocessing.get_context("spawn")
@@ -253,7 +263,7 @@ def main() -> None:
     parser.add_argument("--dsn", help="a database of yours, used as given (else a scratch one)")
     parser.add_argument("--server-dsn", default=DEFAULT_DSN, help="where a scratch one is made")
     parser.add_argument("--redis", help="a Redis of yours (else a throwaway redis-server)")
-    parser.add_argument("--modes", default="off,on")
+    parser.add_argument("--modes", default="off,nohold,on", help="of: off, nohold, on")
     args = parser.parse_args()
     print(f"read flood — {platform.node()}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     with contextlib.ExitStack() as held:
