@@ -202,3 +202,23 @@ def test_the_holds_spread_evenly_over_a_second():
     bins = Counter(int((h - 0.5) * 10) for h in holds)
     assert sorted(bins) == list(range(10))
     assert all(90 <= bins[b] <= 110 for b in range(10)), bins
+
+
+async def test_past_the_held_bound_a_refused_read_is_answered_at_once(clock, monkeypatch):
+    """At most HELD_MAX refusals wait at a time per process: a flood of connections cannot
+    make the process hold more; past the bound they are answered at once, still 429."""
+    waits: list[float] = []
+
+    async def recorded(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(ratelimit, "_hold", recorded)
+    monkeypatch.setattr(ratelimit, "HELD_MAX", 0)
+    store = InMemoryEventStore(clock=clock)
+    async with open_api(store, _limited(read_refusal_hold_ms=1000)) as api:
+        bey = await create_trial(api.client)
+        async with _from(api, "203.0.113.10") as phone:
+            for _ in range(BURST):
+                await phone.get(bey.url())
+            assert_problem(await phone.get(bey.url()), 429, "too_many_requests")
+    assert waits == []
