@@ -3,8 +3,9 @@
 One address's flood of reads slowed every season on the API process: reads had no limit. Now
 every read (a GET of the API, an event-stream ticket) costs its client address one of its
 budget, and one of its token's when it sends one (shared/app/ratelimit.py, ReadLimits); past
-it, 429 `too_many_requests` with Retry-After, problem+json, before anything is read. Each test
-sets a refill of one a minute, so no clock can refill a budget while it runs.
+it, 429 `too_many_requests` with Retry-After, problem+json, before anything is read
+(RELIABILITY: resource limits and floods; ARCHITECTURE, Access: nothing about a client kept
+durably). Each test sets a refill of one a minute, so no clock can refill a budget while it runs.
 """
 
 from __future__ import annotations
