@@ -227,6 +227,8 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         # cost, one Redis call per POST, is left out of this figure
         seasons_per_minute=0,
         commands_per_minute=0,
+        reads_per_minute=0,
+        reads_per_token_per_minute=0,
     )
     try:
         return await _bench_api(create_app(settings), args, ops_token, key=key)

@@ -125,13 +125,17 @@ def name(pid: int) -> str:
 
 
 @contextlib.contextmanager
-def stack(dsn: str, redis_url: str, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def stack(
+    dsn: str, redis_url: str, port: int, log: Path, extra: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`seksenbir up` on `port` with only `dsn`, `redis_url` and `extra` of SEKSENBIR_*."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SEKSENBIR_", "dramatiq_"))}
     env.pop("FAULT_POINT", None)
     env |= {
         "PYTHONPATH": str(REPO),
         "SEKSENBIR_PG_DSN": dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        **(extra or {}),
     }
     cmd = [sys.executable, "-m", "entrypoints.cli", "up", "--port", str(port)]
     with log.open("wb") as out:

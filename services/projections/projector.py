@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 import structlog
 
-from services.projections.keys import Keys, swept
+from services.projections.keys import Keys, channel, swept
 from services.projections.reads import active_gens
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
@@ -192,7 +192,9 @@ class Projector:
         keys = Keys(self.prefix, season_id, gen)
         self._cursors.drop(season_id)
         applied = await self._advance(season_id, keys, 0, live=False)
-        await self.sink.switch(Keys.active(self.prefix, season_id), gen, building)
+        await self.sink.switch(
+            Keys.active(self.prefix, season_id), gen, building, channel(self.prefix, season_id)
+        )
         if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,
             await self.retire_stale(season_id)  # which made 1,000 new seasons quadratic
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)

@@ -7,6 +7,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.projections import streamlog
 from services.projections.reducers import Op
 
 # KEYS[1]: the checkpoint; KEYS[2..]: keys the ops use. ARGV[1]: expected checkpoint,
@@ -46,6 +47,10 @@ return 1
 # after, so a reader that fetched the old pointer still reads a whole view. The building flag
 # is cleared only if no newer rebuild holds it (issue 20: an older rebuild's switch cleared a
 # newer one's flag, and the season looked settled while its generation was about to move).
+# In the same step
+# the season's public channel hears `streamlog.REBUILT` (ARGV[2] on ARGV[3]): a rebuild
+# publishes none of the messages it logs, so an open stream reads the new log past what it
+# sent (issue 20: a Divan projected by a rebuild after a flush reached no open stream).
 SWITCH = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(redis.call('GET', KEYS[2]) or '0') <= tonumber(ARGV[1]) then
@@ -53,6 +58,7 @@ if tonumber(redis.call('GET', KEYS[2]) or '0') <= tonumber(ARGV[1]) then
 end
 if cur > tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 # Give the keys of a stale generation an expiry (idempotent). KEYS[1]: the active pointer,
@@ -110,10 +116,15 @@ class Sink:
         """Flag a rebuild of `gen` under way (for `ttl_ms`) unless a newer one already is."""
         return bool(await self._building(keys=[building_key], args=[str(gen), str(ttl_ms)]))
 
-    async def switch(self, active_key: str, gen: int, building_key: str) -> bool:
-        """Make `gen` active unless a newer generation already is; clears the building flag
-        unless a newer rebuild holds it."""
-        return bool(await self._switch(keys=[active_key, building_key], args=[str(gen)]))
+    async def switch(self, active_key: str, gen: int, building_key: str, channel: str) -> bool:
+        """Make `gen` active unless a newer generation already is (then tell the season's open
+        streams on `channel`: `streamlog.REBUILT`); clears the building flag unless a newer
+        rebuild holds it."""
+        return bool(
+            await self._switch(
+                keys=[active_key, building_key], args=[str(gen), streamlog.REBUILT, channel]
+            )
+        )
 
     async def retire(
         self, active_key: str, building_key: str, keys: Sequence[tuple[str, int]], ttl_ms: int

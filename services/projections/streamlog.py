@@ -19,6 +19,13 @@ from typing import Any, Literal
 
 import msgspec
 
+# Published on a season's public channel when a rebuild made a new generation active (in the
+# same atomic step, services/projections/sink.py). A rebuild logs its messages but publishes
+# none of them (it would announce the whole season again), so an open stream that hears this
+# reads the new log past the last id it sent: a Divan projected by the rebuild (one resolved
+# while a flush had lost the read models) still reaches it. Never sent to a client; it has no
+# id line, so no logged message can be mistaken for it.
+REBUILT = b"rebuilt"
 STEP = 1024  # messages per event at most (one Divan: 1 + 19 + 1); the score is V·STEP + k
 _POSITION = re.compile(r"(0|[1-9][0-9]{0,14})(?:-(0|[1-9][0-9]{0,3}))?")
 

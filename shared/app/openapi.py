@@ -132,7 +132,10 @@ CODES: dict[str, tuple[int, str]] = {
         "cannot prove (ADR-52)",
     ),
     "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
-    "too_many_requests": (429, "too many requests of this kind from this client (Retry-After)"),
+    "too_many_requests": (
+        429,
+        "too many requests of this kind from this client address or token (Retry-After)",
+    ),
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
     "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
@@ -144,7 +147,8 @@ CODES: dict[str, tuple[int, str]] = {
 # What the edge can answer, one group per concern; each operation lists the groups it passes
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
-RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
+# creating a season, joining, a command (ratelimit.request_kind); every read (ratelimit.is_read)
+RATE = ("too_many_requests",)
 BODY = (
     "malformed_json",
     "unknown_field",
