@@ -4,7 +4,7 @@
 production's JSON configuration writing to /dev/null, seven interleaved passes of 20,000 lines
 (by default); medians of CPU
 time (process_time), so another process on the box moves them less than wall time. The access
-line is on every request's path (entrypoints.metrics.timed); docs/benchmarks-write-side.md.
+line is on every request's path (entrypoints.metrics.timed); docs/benchmarks.md.
 """
 
 from __future__ import annotations
