@@ -9,8 +9,8 @@ The run fails (exit 1) when any bench exits non-zero; it asserts nothing about t
 with its full-size command). EXCLUDED lists the modules that do not run here and why;
 tests/packaging/test_bench_smoke.py holds that every module of bench/ is in one or the other.
 
-The benches that need PostgreSQL make a scratch database on SEKSENBIR_PG_DSN's server (their
-default otherwise) and drop it; those that need Redis use keys of their own on
+The benches that need PostgreSQL make a scratch database on SEKSENBIR_PG_DSN's server
+(DEFAULT_SERVER_DSN when it is unset) and drop it; those that need Redis use keys of their own on
 SEKSENBIR_REDIS_URL and delete them, or start a redis-server of their own on a free port.
 """
 
@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SERVER_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 # module → its smoke-size command lines (one run each; a module may run in several modes)
 SMOKE: dict[str, list[str]] = {
@@ -61,11 +62,17 @@ def modules() -> list[str]:
     return sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__init__")
 
 
+def environment() -> dict[str, str]:
+    """This process's, with the server DSN defaulting to the `postgres` database, which every
+    server has (the benches' own defaults name others): scratch databases are made there."""
+    return {"SEKSENBIR_PG_DSN": DEFAULT_SERVER_DSN, **os.environ}
+
+
 def run(name: str, args: list[str]) -> tuple[int, float]:
     command = [sys.executable, "-m", f"bench.{name}", *args]
     print(f"\n=== bench-smoke: {' '.join(command[1:])}", flush=True)
     started = time.monotonic()
-    done = subprocess.run(command, cwd=ROOT, env=os.environ.copy(), check=False)
+    done = subprocess.run(command, cwd=ROOT, env=environment(), check=False)
     return done.returncode, time.monotonic() - started
 
 
