@@ -45,7 +45,7 @@ from typing import Any
 import httpx
 
 from bench.api_orders import DEFAULT_DSN, scratch_database
-from bench.idle import own_redis, stack
+from bench.idle import free_port, own_redis, stack
 
 FLOOD_ADDRESS = "127.0.0.2"
 PROBE_ADDRESSES = ("127.0.0.3", "127.0.0.4")
@@ -257,7 +257,7 @@ def run_mode(mode: str, dsn: str, redis_url: str, args: argparse.Namespace) -> N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=int, default=18330)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--connections", type=int, default=150)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--dsn", help="a database of yours, used as given (else a scratch one)")
@@ -265,6 +265,7 @@ def main() -> None:
     parser.add_argument("--redis", help="a Redis of yours (else a throwaway redis-server)")
     parser.add_argument("--modes", default="off,nohold,on", help="of: off, nohold, on")
     args = parser.parse_args()
+    args.port = args.port or free_port()
     print(f"read flood — {platform.node()}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     with contextlib.ExitStack() as held:
         redis_url = args.redis or held.enter_context(own_redis())

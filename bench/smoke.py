@@ -38,6 +38,7 @@ SMOKE: dict[str, list[str]] = {
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
     "live_surge": ["--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120"],
     "projections": ["--seasons 1 --rate 20 --lag-seasons 1 --poll-ms 20"],
+    "read_flood": ["--connections 4 --seconds 1 --modes on"],
     "redelivery": ["--runs 1 --heartbeat-ms 1000"],
     "schemathesis_long": ["--max-examples 1 --phases examples --timeout 300"],
     "season": ["2"],
