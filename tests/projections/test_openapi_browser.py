@@ -74,3 +74,14 @@ def _strings_named(node: Any, name: str, at: str = "$") -> list[str]:
         for i, v in enumerate(node):
             out += _strings_named(v, name, f"{at}[{i}]")
     return out
+
+
+def test_no_two_types_share_a_component_name(doc: dict[str, Any]) -> None:
+    """Issue 20: every type of the document (both APIs, as the gateway serves them) has a name
+    of its own. Litestar keys two types of one name by their modules
+    (`command_schemas_OrdersOut`) but both keep the title `OrdersOut`, which generators name
+    their models by: one of the two is then dropped (a Python client typed
+    `GET /orders/{divan}` as Any)."""
+    schemas = doc["components"]["schemas"]
+    renamed = {key: s.get("title") for key, s in schemas.items() if s.get("title") != key}
+    assert renamed == {}, f"types that share a name with another (key: title): {renamed}"
