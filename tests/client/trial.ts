@@ -51,6 +51,27 @@ export async function trialSeason(baseUrl: string): Promise<number[]> {
   return accepted > 0 ? mine : [];
 }
 
+// A live season's join: a taken memleket's refusal names the free neighbours (issue 20: each
+// operation's problems are typed, its codes an enum and their members typed).
+export async function joinLive(baseUrl: string, season_id: string): Promise<number[]> {
+  const api = createClient<paths>({ baseUrl });
+  const joined = await api.POST("/v1/seasons/{season_id}/join", {
+    params: { path: { season_id } },
+    body: { memleket: 6 },
+  });
+  if (joined.error === undefined) return [joined.data.seat];
+  if (joined.error.code === "memleket_taken") {
+    const free: number[] = joined.error.free_neighbours ?? [];
+    return free;
+  }
+  // @ts-expect-error: a join never answers not_your_province (not one of its codes)
+  if (joined.error.code === "not_your_province") return [];
+  // @ts-expect-error: the free neighbours are plates (numbers), not names
+  const names: string[] | undefined = joined.error.free_neighbours;
+  void names;
+  throw new Error(joined.error.detail);
+}
+
 export async function mistakes(baseUrl: string, season_id: string): Promise<void> {
   const api = createClient<paths>({ baseUrl });
   // @ts-expect-error: "attack" is not an order kind (advance, support, hold)

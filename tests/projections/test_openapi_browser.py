@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
+from tests.documented import PROBLEM, documented_codes
 from tests.projections.support import Gateway
 
 NO_REDIS = "redis://127.0.0.1:9/0"
@@ -85,3 +86,33 @@ def test_no_two_types_share_a_component_name(doc: dict[str, Any]) -> None:
     schemas = doc["components"]["schemas"]
     renamed = {key: s.get("title") for key, s in schemas.items() if s.get("title") != key}
     assert renamed == {}, f"types that share a name with another (key: title): {renamed}"
+
+
+def test_each_operations_problems_are_typed_with_exactly_its_codes(doc: dict[str, Any]) -> None:
+    """Issue 20: every problem answer of an operation is its own schema (`<Operation>Problem`),
+    whose `code` is an enum of exactly the codes the operation documents (the one list
+    `answers` builds; every refusal a test receives is checked against it: tests/documented.py),
+    so a generated client types `error.code` and the members those codes carry."""
+    schemas = doc["components"]["schemas"]
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            codes = documented_codes(doc, method, path)
+            refs = {
+                response["content"][PROBLEM]["schema"].get("$ref")
+                for response in op["responses"].values()
+                if PROBLEM in response.get("content", {})
+            }
+            if not codes:
+                assert refs == set(), (method, path)
+                continue
+            assert len(refs) == 1, (method, path, refs)
+            (ref,) = refs
+            assert ref is not None and ref.endswith("Problem"), (method, path, ref)
+            schema = schemas[ref.rsplit("/", 1)[1]]
+            code = schema["properties"]["code"]  # one code alone is a `const`
+            assert sorted(code.get("enum", [code.get("const")])) == sorted(codes), (method, path)
+            assert {"type", "title", "status", "code", "detail", "instance"} <= set(
+                schema["required"]
+            )
+    join = schemas["JoinSeasonProblem"]["properties"]
+    assert join["free_neighbours"]["oneOf"] == [{"type": "array", "items": {"type": "integer"}}]
