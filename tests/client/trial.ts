@@ -72,6 +72,31 @@ export async function joinLive(baseUrl: string, season_id: string): Promise<numb
   throw new Error(joined.error.detail);
 }
 
+// The event stream's messages (issue 20): each `event` name's payload is a schema, so what an
+// EventSource receives is typed once the name is known.
+type SeasonEvent =
+  paths["/v1/seasons/{season_id}/events"]["get"]["responses"][200]["content"]["text/event-stream"];
+
+export function onStreamMessage(event: string, id: string, data: string): string {
+  const message = { event, id, data: JSON.parse(data) } as SeasonEvent;
+  switch (message.event) {
+    case "ready":
+      return `${message.id}: ${message.data.channels} channel(s)`;
+    case "divan_report": {
+      const divan: number = message.data.divan;
+      // @ts-expect-error: a Divan's report names no betrayals (those are their own message)
+      void message.data.betrayals;
+      return `Divan ${divan}`;
+    }
+    case "betrayals":
+      return message.data.betrayals.map((b) => `${b.traitor}>${b.victim}@${b.province}`).join();
+    case "season_over":
+      return message.data.han === null ? "no Han" : `Han: seat ${message.data.han}`;
+    default:
+      return message.event;
+  }
+}
+
 export async function mistakes(baseUrl: string, season_id: string): Promise<void> {
   const api = createClient<paths>({ baseUrl });
   // @ts-expect-error: "attack" is not an order kind (advance, support, hold)

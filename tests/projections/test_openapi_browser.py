@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from services.projections import streamlog
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.documented import PROBLEM, documented_codes
@@ -116,3 +117,25 @@ def test_each_operations_problems_are_typed_with_exactly_its_codes(doc: dict[str
             )
     join = schemas["JoinSeasonProblem"]["properties"]
     assert join["free_neighbours"]["oneOf"] == [{"type": "array", "items": {"type": "integer"}}]
+
+
+def test_the_event_streams_messages_are_schemas_told_apart_by_event(doc: dict[str, Any]) -> None:
+    """Issue 20: a generator sees the stream's messages, not only `x-events`: the 200 answer is
+    one of a schema per event name (`event`, `id`, `data`), discriminated by `event`, and each
+    message's `data` is the payload `x-events` describes for that name. (Real frames are
+    validated against both: tests/projections/sse.py `undocumented`.)"""
+    op = doc["paths"]["/v1/seasons/{season_id}/events"]["get"]
+    schema = op["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    mapping = schema["discriminator"]["mapping"]
+    assert schema["discriminator"]["propertyName"] == "event"
+    assert list(mapping) == list(op["x-events"]) == list(streamlog.EVENTS)
+    assert sorted(r["$ref"] for r in schema["oneOf"]) == sorted(mapping.values())
+    schemas = doc["components"]["schemas"]
+    for name, ref in mapping.items():
+        message = schemas[ref.rsplit("/", 1)[1]]
+        assert set(message["required"]) == {"event", "id", "data"}, name
+        assert message["properties"]["event"]["const"] == name
+        payload = schemas[message["properties"]["data"]["$ref"].rsplit("/", 1)[1]]
+        described = op["x-events"][name]["data"]
+        assert set(payload["properties"]) == set(described["properties"]), name
+        assert set(payload.get("required", [])) == set(described.get("required", [])), name
