@@ -216,7 +216,9 @@ def problem_type(name: str, codes: Sequence[str]) -> type[msgspec.Struct]:
     for member in members:
         kind, meaning = MEMBERS[member]
         typed = Annotated[kind, msgspec.Meta(description=meaning)]  # type: ignore[valid-type]
-        fields.append((member, typed | msgspec.UnsetType, msgspec.UNSET))
+        # UNSET: not required; the type alone (a document type, never built), so the schema
+        # says `integer`, not a one-member `oneOf` of it
+        fields.append((member, typed, msgspec.UNSET))
     return msgspec.defstruct(
         name,
         fields,
