@@ -57,7 +57,8 @@ async def test_a_python_client_generated_from_the_document_has_no_duplicate_mode
 ) -> None:
     """Issue 20: openapi-python-client generates a client from the served document with no
     duplicate model and nothing it cannot parse (the NDJSON exports aside), and
-    `GET /orders/{divan}` answers the typed model of every bey's orders, not `Any`."""
+    `GET /orders/{divan}` answers the typed model of every bey's orders, not `Any`; a join's
+    problem model has its `free_neighbours` as a list of integers."""
     out = _generate(tmp_path, await served_document())
     assert "duplicate" not in out.lower(), out
     assert "Unable to parse" not in out, out
@@ -69,6 +70,8 @@ async def test_a_python_client_generated_from_the_document_has_no_duplicate_mode
             f"{PACKAGE}.api.default.v1_seasons_season_id_orders_divan_all_orders"
         )
         answers = typing.get_args(typing.get_type_hints(module._parse_response)["return"])
+        problem = importlib.import_module(f"{PACKAGE}.models.join_season_problem")
+        joined = problem.JoinSeasonProblem.__annotations__
     finally:
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
@@ -77,3 +80,5 @@ async def test_a_python_client_generated_from_the_document_has_no_duplicate_mode
     assert "OrdersOut" in models, answers
     fields = set(models["OrdersOut"].__annotations__)  # (its hints name TYPE_CHECKING imports)
     assert {"season_id", "version", "divan", "orders"} <= fields, fields
+    # a join's problems are typed: the free neighbours of a taken memleket are plates
+    assert "list[int]" in str(joined["free_neighbours"]), joined
