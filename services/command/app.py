@@ -17,11 +17,13 @@ import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
 from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
 from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
+from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
 from shared.app.head import answer_head
 from shared.app.language import content_language
@@ -201,6 +203,12 @@ def create_app(
             "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
             "its language in `Content-Language`.",
             components=COMPONENTS,
+            # Swagger UI from the product's own files, at /v1/schema and /swagger (ADR-70)
+            render_plugins=[
+                SwaggerOffline(),
+                JsonRenderPlugin(),
+                YamlRenderPlugin(path=["/openapi.yaml", "/openapi.yml"]),
+            ],
         ),
         debug=settings.debug,
     )

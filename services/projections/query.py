@@ -6,7 +6,7 @@ import secrets
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, Union, cast
 
 import msgspec
 import structlog
@@ -14,7 +14,7 @@ from litestar import Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example, Operation
+from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
 from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -467,11 +467,30 @@ class _StreamOperation(Operation):
         default_factory=streamlog.schemas, metadata={"alias": "x-events"}
     )
 
+    def __post_init__(self) -> None:
+        """The 200 answer is one of the stream's messages, told apart by `event` (issue 20)."""
+        ok = (self.responses or {}).get("200")
+        media = (ok.content or {}).get(STREAM_MEDIA) if isinstance(ok, OpenAPIResponse) else None
+        if media is not None and isinstance(media.schema, Schema):
+            media.schema.discriminator = Discriminator(
+                property_name="event",
+                mapping={
+                    name: f"#/components/schemas/{message.__name__}"
+                    for name, message in streamlog.MESSAGES.items()
+                },
+            )
+
+
+STREAM_MEDIA = "text/event-stream"
+# (typed `type[Any]` as ResponseSpec asks: a union of Structs is a type to Litestar)
+SEASON_EVENT = cast("type[Any]", Union.__getitem__(tuple(streamlog.MESSAGES.values())))
+
 
 STREAM_DESCRIPTION = """\
 Server-sent events (text/event-stream) of one season, public; with `?ticket=` (from
 `POST /seasons/{id}/tickets`: single use, 30 s) also the bey's own. Each message has an
-`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload:
+`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload,
+and the 200 answer's schema is one message (`<Event>Message`), told apart by `event`:
 
 - `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
   delivers everything after;
@@ -499,9 +518,10 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
     responses={
         **answers(EVERY, RATE, READ, STREAM, "bad_last_event_id"),
         200: ResponseSpec(
-            str,
-            media_type="text/event-stream",
-            description="The stream: `event:`, `id:` and `data:` lines per message (x-events)",
+            SEASON_EVENT,
+            media_type=STREAM_MEDIA,
+            description="The stream: `event:`, `id:` and `data:` lines per message; the schema "
+            "is one message (`data` is its line of JSON), `event` tells them apart (x-events)",
             generate_examples=False,
             examples=[
                 Example(
