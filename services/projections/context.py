@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -9,10 +10,12 @@ from typing import Any
 import msgspec
 from litestar import Request
 from litestar.connection import ASGIConnection
+from litestar.datastructures import ResponseHeader
 
-from services.projections.keys import Keys, seasons_index, swept
+from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.reads import NotReady, read
-from services.projections.streams import StreamHub
+from services.projections.streams import StreamHub, StreamRefused
+from shared.app.bounds import JSON_SAFE_INTEGER
 from shared.app.problems import Problem
 from shared.app.ratelimit import Network
 from shared.app.tokens import is_season_id
@@ -36,27 +39,135 @@ def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:
     return connection.app.state.query  # type: ignore[no-any-return]
 
 
+# Every season read says the season version it reflects in this header too (and its `version`).
+SEASON_VERSION = ResponseHeader(
+    name="X-Season-Version",
+    description="the season version this answer reflects (its `version`)",
+    documentation_only=True,
+)
+WAIT_S = 2.0  # a read waits at most this long for a version it asks for (or a first projection)
+RETRY_AFTER_S = 1  # Retry-After of 503 not_yet_projected: projection takes milliseconds
+MIN_VERSION = "min_version"  # the query parameter of the season reads (docs/api.md)
+
+
+def min_version(request: Request[Any, Any, Any]) -> int | None:
+    """The season version the read must reflect at least (`?min_version=`, a decimal integer
+    0 … 2^53 − 1, else 422 `invalid_parameter`), on the reads that declare it; None elsewhere
+    or when not given. (Litestar documents a router's parameters but does not check them.)"""
+    if MIN_VERSION not in request.route_handler.resolve_layered_parameters():
+        return None
+    raw = request.query_params.get(MIN_VERSION)
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdecimal() and len(raw) <= 16) or int(raw) > JSON_SAFE_INTEGER:
+        members: dict[str, object] = {"field": MIN_VERSION, "minimum": 0}
+        members["maximum"] = JSON_SAFE_INTEGER
+        problem = Problem(422, "invalid_parameter.bounded", params=members)
+        problem.extra = members  # `field` and its bounds, as Litestar's bound checks answer
+        raise problem
+    return int(raw)
+
+
 async def season_read(
     request: Request[Any, Any, Any], season_id: str, fetch: Any
 ) -> tuple[dict[str, Any], list[Any]]:
     """The season's meta and what `fetch(keys, pipeline)` asked for, at one version; 404 for a
-    season that does not exist (at once for an id of a shape the API never makes), 503 (and a
-    rebuild asked for) while it may be rebuilding."""
+    season that does not exist (at once for an id of a shape the API never makes), 503
+    `projection_rebuilding` (and a rebuild asked for) after Redis lost it.
+
+    A read that asks for `?min_version=V`, or of a season created but not projected yet,
+    waits up to WAIT_S for the projectors' announcement of the version it needs (keys.projected,
+    one subscriber per process: StreamHub.watch) and reads again; then 503 `not_yet_projected`
+    (`version`: the version it waited for, `projected_version`: the read side's now)."""
+    at_least = min_version(request)
+    outcome = await _attempt(request, season_id, fetch, at_least, waited=False)
+    if not isinstance(outcome, _Behind):
+        return outcome
     c = ctx(request)
     try:
-        return await read(c.redis, c.prefix, season_id, fetch)
+        sub = await c.streams.watch([projected(c.prefix, season_id)])
+    except StreamRefused as exc:
+        raise Problem(exc.status, exc.key, retry_after=RETRY_AFTER_S) from None
+    try:
+        # subscribed first, then read again: a version made readable meanwhile is seen by the
+        # read or announced to the subscription, never lost between the two
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT_S
+        while True:
+            outcome = await _attempt(request, season_id, fetch, at_least, waited=False)
+            if not isinstance(outcome, _Behind):
+                return outcome
+            remaining = deadline - loop.time()
+            if sub is None or remaining <= 0:
+                break
+            if not await sub.next(timeout=remaining):  # None: timed out; []: the hub ended it
+                break
+    finally:
+        if sub is not None:
+            sub.release()
+    outcome = await _attempt(request, season_id, fetch, at_least, waited=True)
+    assert not isinstance(outcome, _Behind)
+    return outcome
+
+
+class _Behind(msgspec.Struct, frozen=True):
+    """A read that must wait: the version it needs and the read side's now (0: none)."""
+
+    version: int
+    projected: int
+
+
+async def _attempt(
+    request: Request[Any, Any, Any],
+    season_id: str,
+    fetch: Any,
+    at_least: int | None,
+    *,
+    waited: bool,
+) -> tuple[dict[str, Any], list[Any]] | _Behind:
+    """One read: its answer, `_Behind` if it may wait, or (`waited`: it did) the problem."""
+    c = ctx(request)
+    try:
+        meta, rest = await read(c.redis, c.prefix, season_id, fetch)
     except NotReady:
-        known = await c.redis.zscore(seasons_index(c.prefix), season_id)
-        if known is None and not is_season_id(season_id):
-            # Not the shape of any id the API makes (tokens.new_season_id): no season, flushed
-            # or not, so 404 at once; no rebuild is asked for a stranger's made-up id.
-            raise Problem(404, "season_not_found") from None
-        if known is None and not await c.redis.exists(Keys.building(c.prefix, season_id)):
-            # Every completed sweep leaves a marker that a flush removes. Without it Redis was
-            # flushed and is healing (or the read side has not run yet): this season may exist
-            # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
-            if await c.redis.exists(swept(c.prefix)):
-                raise Problem(404, "season_not_found") from None
-            # Redis may have been flushed: ask for a rebuild (a no-op for a season with no events).
-            c.rebuild(season_id)
+        await _not_ready(c, season_id, at_least, waited=waited)
+        behind = _Behind(max(at_least or 0, 1), 0)
+    else:
+        if at_least is None or int(meta["version"]) >= at_least:
+            return meta, rest
+        behind = _Behind(at_least, int(meta["version"]))
+    if waited:
+        raise Problem(
+            503,
+            "not_yet_projected",
+            retry_after=RETRY_AFTER_S,
+            version=behind.version,
+            projected_version=behind.projected,
+        )
+    return behind
+
+
+async def _not_ready(
+    c: QueryContext, season_id: str, at_least: int | None, *, waited: bool
+) -> None:
+    """Why a season has no readable projection: raises 404 `season_not_found` or 503
+    `projection_rebuilding`; returns when it is a new season not projected yet (it may wait)."""
+    known = await c.redis.zscore(seasons_index(c.prefix), season_id)
+    if known is None and not is_season_id(season_id):
+        # Not the shape of any id the API makes (tokens.new_season_id): no season, flushed
+        # or not, so 404 at once; no rebuild is asked for a stranger's made-up id.
+        raise Problem(404, "season_not_found") from None
+    building = bool(await c.redis.exists(Keys.building(c.prefix, season_id)))
+    if not await c.redis.exists(swept(c.prefix)):
+        # Every completed sweep leaves a marker that a flush removes. Without it Redis was
+        # flushed and is healing (or the read side has not run yet): this season may exist
+        # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
+        if known is None and not building:
+            c.rebuild(season_id)  # a no-op for a season with no events
         raise Problem(503, "projection_rebuilding", retry_after=2) from None
+    if known is None and not building and (at_least is None or waited):
+        # Swept, and no projector has begun it: unknown (404). A read that names a version
+        # (it knows the season exists) waits first: a season just created is projected in
+        # milliseconds, and before the projector starts on it nothing in Redis names it.
+        raise Problem(404, "season_not_found") from None
+    # a new season whose first projection is under way (its first generation is being built)

@@ -15,23 +15,24 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from litestar import Request, get
+from litestar import Request, Response, get
 
 from services.projections.auth import role
-from services.projections.context import ctx, season_read
+from services.projections.context import SEASON_VERSION, ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.reads import decode
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
-from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, answers
+from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, VERSIONED, answers
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history
 # a memleket's history reads seasons the index names: rebuilding or Redis away, never 404
-REFUSED = ("token_in_query", "bad_token", "projection_rebuilding", "read_unavailable")
+REFUSED: tuple[str, ...] = ("token_in_query", "bad_token", "projection_rebuilding")
+REFUSED += ("not_yet_projected", "read_unavailable")
 
 
 class BeyRef(msgspec.Struct, frozen=True):
@@ -181,13 +182,17 @@ async def memleket_betrayals(
 @get(
     "/seasons/{season_id:str}/betrayals/history",
     summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
-    responses=answers(EVERY, READ, OPS_READ, "token_in_query", "bad_token"),
+    responses=answers(EVERY, VERSIONED, READ, OPS_READ, "token_in_query", "bad_token"),
     security=OPTIONAL_BEARER,
+    response_headers=[SEASON_VERSION],
 )
-async def season_betrayals(request: Request[Any, Any, Any], season_id: str) -> SeasonBetrayals:
+async def season_betrayals(
+    request: Request[Any, Any, Any], season_id: str
+) -> Response[SeasonBetrayals]:
     """The season's betrayals in order, each with both beys' memlekets; the treaty, orders and
     battle record as R-14 allows the caller (see the memleket history)."""
-    return await _season(request, season_id, None, _caller(request))
+    out = await _season(request, season_id, None, _caller(request))
+    return Response(out, headers={"X-Season-Version": str(out.version)})
 
 
 HISTORY_ROUTES = [memleket_betrayals, season_betrayals]

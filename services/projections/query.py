@@ -12,7 +12,6 @@ import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
-from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, Operation
 from litestar.params import HeaderParameter, Parameter, QueryParameter
@@ -23,9 +22,9 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from services.projections import streamlog
 from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
-from services.projections.context import ctx, season_read
+from services.projections.context import MIN_VERSION, SEASON_VERSION, ctx, season_read
 from services.projections.examples import EXAMPLES
-from services.projections.history import HISTORY_ROUTES
+from services.projections.history import memleket_betrayals, season_betrayals
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import ADMIN_REPORT, CORRECTION_REPORT, HEAD_REPORT
@@ -50,7 +49,7 @@ from services.projections.streams import StreamRefused, Subscription, unavailabl
 from services.projections.views import lock_fields
 from shared.app import auth as edge
 from shared.app import tokens
-from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.bounds import JSON_SAFE_INTEGER, ReadDivanPath, SeatPath
 from shared.app.language import negotiate
 from shared.app.openapi import (
     BEARER,
@@ -62,6 +61,7 @@ from shared.app.openapi import (
     READ,
     STAFF_AUTH,
     STREAM,
+    VERSIONED,
     answers,
     with_examples,
 )
@@ -78,14 +78,6 @@ log = structlog.get_logger(__name__)
 S = TypeVar("S", bound=msgspec.Struct)
 TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
-
-
-# Every answer built by `answer` says the season version it reflects in this header too.
-SEASON_VERSION = ResponseHeader(
-    name="X-Season-Version",
-    description="the season version this answer reflects (its `version`)",
-    documentation_only=True,
-)
 
 
 def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
@@ -107,7 +99,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
 @get(
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
@@ -118,7 +110,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
 @get(
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
@@ -135,7 +127,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
 @get(
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
@@ -165,7 +157,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
 @get(
     "/seasons/{season_id:str}/treaties",
     summary="Treaties in force",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
@@ -178,7 +170,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
 @get(
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
@@ -219,7 +211,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
 @get(
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
@@ -247,7 +239,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 @get(
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
@@ -287,7 +279,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 @get(
     "/seasons/{season_id:str}/private",
     summary="A bey's own view (PrivateView, as /me) with its private reports",
-    responses=answers(EVERY, BEY_AUTH, READ),
+    responses=answers(EVERY, VERSIONED, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
     response_headers=[SEASON_VERSION],
@@ -339,7 +331,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(EVERY, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
+    responses=answers(EVERY, VERSIONED, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -371,7 +363,9 @@ async def battles(
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=answers(EVERY, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"),
+    responses=answers(
+        EVERY, VERSIONED, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
+    ),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -393,7 +387,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, STAFF_AUTH, READ, OPS_READ),
+    responses=answers(EVERY, VERSIONED, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
     response_headers=[SEASON_VERSION],
@@ -420,7 +414,7 @@ async def audit_betrayals(
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, STAFF_AUTH, READ, PATH, OPS_READ),
+    responses=answers(EVERY, VERSIONED, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
     response_headers=[SEASON_VERSION],
@@ -653,10 +647,10 @@ async def _stream(
         sub.release()
 
 
-QUERY_ROUTES = with_examples(
+# The season reads: each answers at a version at least `?min_version=` (context.season_read);
+# the rest (lists across seasons, boards, tickets, the stream with its own position) take none.
+VERSIONED_ROUTES = with_examples(
     [
-        static_board,
-        season_list,
         summary,
         season_map,
         leaderboard,
@@ -664,24 +658,42 @@ QUERY_ROUTES = with_examples(
         treaties,
         reports,
         betrayals,
-        boards,
         private,
         battles,
         all_orders,
         audit_betrayals,
-        *HISTORY_ROUTES,
+        season_betrayals,
         ops_bey,
-        ticket,
-        events,
     ],
     EXAMPLES,
 )
+QUERY_ROUTES = [
+    *VERSIONED_ROUTES,
+    *with_examples(
+        [static_board, season_list, boards, memleket_betrayals, ticket, events], EXAMPLES
+    ),
+]
+MIN_VERSION_PARAMETER = {
+    MIN_VERSION: QueryParameter(
+        annotation=int,
+        name=MIN_VERSION,
+        required=False,
+        ge=0,
+        le=JSON_SAFE_INTEGER,
+        description="answer only at this season version or later (read-your-writes: the "
+        "`version` of a command's answer or of the status). A read behind it waits up to 2 s "
+        "for the projection, then answers 503 `not_yet_projected` with Retry-After",
+    )
+}
 
 
 def query_router() -> Router:
     return Router(
         "/v1",
-        route_handlers=QUERY_ROUTES,
+        route_handlers=[
+            Router("/", route_handlers=VERSIONED_ROUTES, parameters=MIN_VERSION_PARAMETER),
+            *QUERY_ROUTES[len(VERSIONED_ROUTES) :],
+        ],
         exception_handlers={
             RedisConnectionError: redis_unavailable,
             RedisTimeout: redis_unavailable,

@@ -1,0 +1,168 @@
+"""Read-your-writes (issue 20): a season read answers at a version at least `?min_version=`,
+waiting briefly for the projection, and a season not projected yet is "not yet projected",
+never "being rebuilt" (R-14: every read says the version it reflects)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import redis.asyncio as aioredis
+
+from services.projections import context
+from services.projections.keys import Keys, swept
+from services.projections.projector import Projector
+from shared.eventstore import InMemoryEventStore
+from tests.projections.support import append_chunk, open_gateway, season_chunks
+
+SEASON = "0" * 31 + "7"  # the shape of an id the API makes
+READS = ("map", "leaderboard", "summary", "reports", "treaties", "betrayals/history")
+
+
+async def _waiting(client_app: object, count: int = 1) -> None:
+    """Until `count` reads wait on the process's stream hub (polled, with a deadline)."""
+    hub = client_app.state.query.streams  # type: ignore[attr-defined]
+    async with asyncio.timeout(10):
+        while len(hub._waiters) < count:
+            await asyncio.sleep(0.005)
+
+
+def _not_yet(r: httpx.Response, version: int, projected: int) -> None:
+    assert r.status_code == 503, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert int(r.headers["retry-after"]) > 0
+    body = r.json()
+    assert (body["code"], body["version"], body["projected_version"]) == (
+        "not_yet_projected",
+        version,
+        projected,
+    ), body
+
+
+async def test_a_read_with_min_version_waits_for_that_version_and_answers_it(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """R-14, issue 20: after a command answered version V (or the status said Divan n is
+    resolved at V), `?min_version=V` answers at V or later: the read waits for the
+    projectors' announcement instead of answering the Divan before."""
+    monkeypatch.setattr(
+        context, "WAIT_S", 30.0, raising=False
+    )  # only a wake-up ends the wait in time
+    projector = Projector(memory_store, redis, prefix)
+    chunks = list(season_chunks(21, SEASON))
+    for n in range(3):
+        await append_chunk(memory_store, SEASON, chunks[n], f"chunk/{n}")
+    await projector.catch_up(SEASON)
+    before = await memory_store.stream_version(SEASON)
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        r = await client.get(f"/v1/seasons/{SEASON}/map", params={"min_version": before})
+        assert (r.status_code, r.json()["version"]) == (200, before)  # reached: at once
+        after = await append_chunk(memory_store, SEASON, chunks[3], "chunk/3")
+        reads = [
+            asyncio.create_task(
+                client.get(f"/v1/seasons/{SEASON}/{name}", params={"min_version": after})
+            )
+            for name in READS
+        ]
+        await _waiting(gw.app, len(READS))
+        assert not any(r.done() for r in reads)  # behind: they wait, never answer Divan 2
+        await projector.catch_up(SEASON)  # the projection announces `after`
+        for r in await asyncio.wait_for(asyncio.gather(*reads), 10):
+            assert r.status_code == 200, r.text
+            assert r.json()["version"] == after
+            assert r.headers["x-season-version"] == str(after)
+        assert await _idle(gw.app)
+
+
+async def _idle(app: object) -> bool:
+    hub = app.state.query.streams  # type: ignore[attr-defined]
+    return not hub._waiters and not hub._channels
+
+
+async def test_a_read_behind_min_version_answers_503_not_yet_projected_in_either_language(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """issue 20: a projection that does not get there within the wait is said plainly: 503
+    `not_yet_projected` with the version asked for, the read side's, and Retry-After."""
+    monkeypatch.setattr(context, "WAIT_S", 0.05, raising=False)
+    projector = Projector(memory_store, redis, prefix)
+    chunks = list(season_chunks(22, SEASON))
+    at = await append_chunk(memory_store, SEASON, chunks[0], "chunk/0")
+    await projector.catch_up(SEASON)
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        for lang, text in (
+            ("tr", f"Okuma tarafı henüz {at + 5}. sürümde değil (şu an {at})"),
+            ("en", f"The read side has not reached version {at + 5} yet (it is at {at})"),
+        ):
+            r = await client.get(
+                f"/v1/seasons/{SEASON}/leaderboard",
+                params={"min_version": at + 5},
+                headers={"Accept-Language": lang},
+            )
+            _not_yet(r, at + 5, at)
+            assert r.json()["detail"].startswith(text), r.json()["detail"]
+        assert await _idle(gw.app)
+        for bad in ("-1", "x", "1.5", str(2**53)):
+            r = await client.get(f"/v1/seasons/{SEASON}/map", params={"min_version": bad})
+            assert r.status_code in (400, 422), r.text
+            assert r.json()["code"] == "invalid_parameter", r.text
+        doc = (await client.get("/v1/schema/openapi.json")).json()
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            names = {p["name"] for p in op.get("parameters", [])}
+            versioned = "X-Season-Version" in op["responses"].get("200", {}).get("headers", {})
+            # every read that says its version takes a version to wait for, and only those
+            assert ("min_version" in names) == versioned, (method, path)
+            if versioned:
+                assert "not_yet_projected" in str(op["responses"]["503"]), path
+
+
+async def test_a_new_season_is_not_yet_projected_never_being_rebuilt(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """issue 20: right after `POST /seasons` the season's first projection is being made:
+    a read waits for it and answers it; if it takes longer than the wait, 503
+    `not_yet_projected` (Retry-After), never `projection_rebuilding` (nothing is rebuilt)."""
+    projector = Projector(memory_store, redis, prefix)
+    await projector.sweep()  # the read side has swept: Redis holds every projected season
+    assert await redis.exists(swept(prefix))
+    chunks = list(season_chunks(23, SEASON))
+    await append_chunk(memory_store, SEASON, chunks[0], "chunk/0")
+    # a projector has begun the season's first generation (RELIABILITY 21's marker)
+    await redis.set(Keys.building(prefix, SEASON), "1")
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        monkeypatch.setattr(context, "WAIT_S", 0.05, raising=False)
+        r = await client.get(f"/v1/seasons/{SEASON}/map")
+        _not_yet(r, 1, 0)
+        monkeypatch.setattr(context, "WAIT_S", 30.0, raising=False)
+        read = asyncio.create_task(client.get(f"/v1/seasons/{SEASON}/summary"))
+        await _waiting(gw.app)
+        await projector.catch_up(SEASON)  # the first generation is switched in: announced
+        r = await asyncio.wait_for(read, 10)
+        assert r.status_code == 200, r.text
+        assert r.json()["version"] == await memory_store.stream_version(SEASON)
+        assert gw.rebuilds == []  # nothing was asked to be rebuilt
+
+
+async def test_a_version_named_for_a_season_nobody_projected_yet_waits_then_404(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """A read naming a version knows the season exists: before any projector began it the
+    read waits for its first projection (and answers it); a season that never comes is 404."""
+    monkeypatch.setattr(context, "WAIT_S", 30.0, raising=False)
+    projector = Projector(memory_store, redis, prefix)
+    await projector.sweep()
+    at = await append_chunk(memory_store, SEASON, next(season_chunks(24, SEASON)), "chunk/0")
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        r = await client.get(f"/v1/seasons/{SEASON}/map")
+        assert r.status_code == 404, r.text  # no version named: unknown is unknown, at once
+        read = asyncio.create_task(
+            client.get(f"/v1/seasons/{SEASON}/map", params={"min_version": at})
+        )
+        await _waiting(gw.app)
+        await projector.catch_up(SEASON)
+        r = await asyncio.wait_for(read, 10)
+        assert (r.status_code, r.json()["version"]) == (200, at), r.text
+        monkeypatch.setattr(context, "WAIT_S", 0.05, raising=False)
+        r = await client.get(f"/v1/seasons/{'0' * 31 + '9'}/map", params={"min_version": 1})
+        assert (r.status_code, r.json()["code"]) == (404, "season_not_found"), r.text
