@@ -29,6 +29,7 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    AnswerRecordedOut,
     CorrectionIn,
     CorrectionOut,
     CreatedOut,
@@ -283,7 +284,9 @@ async def answer_offer(
     frm: SeatPath,
     data: AnswerIn,
     idempotency_key: Key = None,
-) -> Response[Accepted]:
+) -> Response[AnswerRecordedOut]:
+    """R-6.1: `answer` is the answer recorded (accept or reject), which takes effect at the
+    Divan's step 2; `status` "accepted" says the command was recorded (ADR-65)."""
     return _answer(await service.answer_offer(services, context, frm, data.answer))
 
 

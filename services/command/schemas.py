@@ -266,6 +266,18 @@ class Accepted(msgspec.Struct, frozen=True):
     divan: int | UnsetType = UNSET
 
 
+class AnswerRecordedOut(msgspec.Struct, frozen=True):
+    """An answer to an offer that was recorded (ADR-65): `status` "accepted" says the command
+    was (as for every command), `answer` the answer recorded, "accept" or "reject". The
+    offer's outcome comes at its Divan's step 2 (R-6.1), in both parties' private reports."""
+
+    status: Literal["accepted"]
+    answer: Literal["accept", "reject"]
+    events: list[str]
+    version: int
+    divan: int | UnsetType = UNSET
+
+
 class DivanIn(msgspec.Struct, **Strict):
     """R-1.2, trial: the Divan asked for, named so that a retried request never advances."""
 

@@ -27,6 +27,7 @@ from services.command.schemas import (
     AdminAction,
     AdminActOut,
     AdminDoneOut,
+    AnswerRecordedOut,
     CorrectionIn,
     CorrectionOut,
     CreatedOut,
@@ -790,10 +791,22 @@ async def withdraw_offer(svc: Services, ctx: Context, to: int) -> Outcome[Accept
 
 async def answer_offer(
     svc: Services, ctx: Context, frm: int, answer: Literal["accept", "reject"]
-) -> Outcome[Accepted]:
-    return await _UnitOfWork(svc, ctx, Accepted).run(
+) -> Outcome[AnswerRecordedOut]:
+    """R-6.1: the answer is recorded now and takes effect at the Divan's step 2; the answer
+    names it (ADR-65: "status" is the command's, never the offer's outcome)."""
+
+    def recorded(
+        events: list[ev.Event], version: int, state: SeasonState
+    ) -> tuple[int, AnswerRecordedOut]:
+        e = events[0]
+        assert isinstance(e, ev.OfferAnswered)
+        _status, done = _accepted(events, version, state)
+        out = AnswerRecordedOut("accepted", e.answer, done.events, done.version)
+        return 200, out if e.divan is None else msgspec.structs.replace(out, divan=e.divan)
+
+    return await _UnitOfWork(svc, ctx, AnswerRecordedOut).run(
         lambda _s, seat, at: c.AnswerOffer(seat=seat, frm=frm, answer=answer, at=at),
-        _accepted,
+        recorded,
         key_required=False,
     )
 
