@@ -27,7 +27,12 @@ from services.projections.examples import EXAMPLES
 from services.projections.history import memleket_betrayals, season_betrayals
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
-from services.projections.reducers import ADMIN_REPORT, CORRECTION_REPORT, HEAD_REPORT
+from services.projections.reducers import (
+    ADMIN_REPORT,
+    CORRECTION_REPORT,
+    HEAD_REPORT,
+    WITHDRAWN_REPORT,
+)
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -308,7 +313,7 @@ async def _private(
         # projected by a version before the PrivateView's fields: rebuild it, never a 500
         ctx(request).rebuild(season_id)
         raise Problem(503, "projection_rebuilding", retry_after=2)
-    own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
+    own_reports = _own_reports(_hash(reports_raw))
     return answer(
         meta,
         PrivateView,
@@ -321,6 +326,25 @@ async def _private(
             ],
         },
     )
+
+
+def _own_reports(fields: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """A bey's private report lines per Divan: each offer withdrawn from it (issue 20, by
+    version: in the order they happened) first, in the report of the Divan it would have
+    been settled at (one of its own before that Divan is resolved), then the Divan's lines."""
+    withdrawn = sorted(
+        (int(f.removeprefix(WITHDRAWN_REPORT)), lines)
+        for f, lines in fields.items()
+        if f.startswith(WITHDRAWN_REPORT)
+    )
+    out: dict[int, list[dict[str, Any]]] = {}
+    for _version, lines in withdrawn:
+        for line in lines:
+            out.setdefault(int(line["data"]["divan"]), []).append(line)
+    for f, lines in fields.items():
+        if not f.startswith(WITHDRAWN_REPORT):
+            out[int(f)] = out.get(int(f), []) + lines
+    return out
 
 
 def _concerns(record: dict[str, Any], seat: int) -> bool:
@@ -467,6 +491,7 @@ Server-sent events (text/event-stream) of one season, public; with `?ticket=` (f
   delivers everything after;
 - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
   province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
+  `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
   `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
 
 An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
