@@ -21,6 +21,7 @@ from services.projections.auth import role
 from services.projections.context import SEASON_VERSION, ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.reads import decode
+from services.projections.responses import Treaty
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
@@ -40,16 +41,6 @@ class BeyRef(msgspec.Struct, frozen=True):
     memleket: int | None  # null: not known to the projection (never, for a bey that played)
 
 
-class BrokenTreaty(msgspec.Struct, frozen=True):
-    """The treaty broken: its kind, its beys, the Divan it was accepted at (null: before the
-    projection's records) and the last Divan it was to hold."""
-
-    kind: str
-    beys: list[int]
-    from_divan: int | None
-    through_divan: int
-
-
 class HistoricBetrayal(msgspec.Struct, frozen=True):
     """One betrayal (R-6.5). `hain_through`: the traitor wears the Hain badge through that
     Divan. `role`: the memleket's bey's part in it (null on a season's list). `treaty`, `orders`
@@ -62,7 +53,7 @@ class HistoricBetrayal(msgspec.Struct, frozen=True):
     province: int
     hain_through: int
     role: Literal["traitor", "victim"] | None = None
-    treaty: BrokenTreaty | None = None
+    treaty: Treaty | None = None
     orders: list[list[int]] | None = None
     battle: BattleRecord | None = None
 
@@ -97,6 +88,18 @@ def _from_divan(timeline: list[dict[str, Any]], treaty: dict[str, Any], divan: i
     return found
 
 
+def treaty_of(stored: dict[str, Any], timeline: list[dict[str, Any]], divan: int) -> Treaty:
+    """A treaty as the projection stores it (the domain's `{kind, a, b, through_divan}`) in
+    the one shape answers give it, with the Divan it was accepted at (at or before `divan`)
+    from the season's treaty timeline."""
+    return Treaty(
+        stored["kind"],
+        [stored["a"], stored["b"]],
+        _from_divan(timeline, stored, divan),
+        stored["through_divan"],
+    )
+
+
 def _entries(
     rows: list[dict[str, Any]],
     timeline: list[dict[str, Any]],
@@ -113,10 +116,7 @@ def _entries(
         part: Literal["traitor", "victim"] | None = None
         if plate is not None:
             part = "traitor" if traitor.memleket == plate else "victim"
-        t = r["treaty"]
-        treaty = BrokenTreaty(
-            t["kind"], [t["a"], t["b"]], _from_divan(timeline, t, r["divan"]), t["through_divan"]
-        )
+        treaty = treaty_of(r["treaty"], timeline, r["divan"])
         out.append(
             HistoricBetrayal(
                 divan=r["divan"],

@@ -24,7 +24,7 @@ from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
 from services.projections.context import MIN_VERSION, SEASON_VERSION, ctx, season_read
 from services.projections.examples import EXAMPLES
-from services.projections.history import memleket_betrayals, season_betrayals
+from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import (
@@ -166,10 +166,23 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
     response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
-    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
-    return answer(
-        meta, TreatiesOut, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])}
-    )
+    """Each treaty in force as every answer shapes a treaty (`Treaty`), by its beys."""
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.treaties)
+        p.lrange(k.treaty_timeline, 0, -1)
+
+    meta, (rows, timeline) = await season_read(request, season_id, fetch)
+    steps = [decode(t) for t in timeline]
+    divan = int(meta["divan"])
+    shown = [
+        treaty_of(
+            {"kind": t["kind"], "a": a, "b": b, "through_divan": t["through_divan"]}, steps, divan
+        )
+        for t in _hash(rows).values()
+        for a, b in [t["beys"]]
+    ]
+    return answer(meta, TreatiesOut, {"treaties": sorted(shown, key=lambda t: t.beys)})
 
 
 @get(
@@ -428,11 +441,14 @@ async def audit_betrayals(
     meta, (rows, timeline) = await season_read(request, season_id, fetch)
     if staff == "ops":
         await _record_ops_read(request, season_id, "audit/betrayals")
-    return answer(
-        meta,
-        AuditOut,
-        {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]},
-    )
+    steps = [decode(t) for t in timeline]
+    # every treaty in the one shape answers give it (`Treaty`: beys, from_divan), as stored
+    # it is the domain's {kind, a, b, through_divan}
+    betrayed = [
+        {**r, "treaty": treaty_of(r["treaty"], steps, r["divan"])} for r in map(decode, rows)
+    ]
+    shown = [{**t, "treaty": treaty_of(t["treaty"], steps, t["divan"])} for t in steps]
+    return answer(meta, AuditOut, {"betrayals": betrayed, "treaty_timeline": shown})
 
 
 @get(

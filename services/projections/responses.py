@@ -77,9 +77,14 @@ class TitlesOut(msgspec.Struct):
 
 
 class Treaty(msgspec.Struct):
-    kind: str
+    """A treaty, the one shape every answer gives it (issue 20): its kind, its two beys
+    (lower seat first), the Divan it was accepted at (null: not in the season's records, e.g.
+    a fork's treaty from its source) and the last Divan it holds (R-6.2)."""
+
+    kind: TreatyKind
     beys: list[int]
-    through_divan: int | None
+    from_divan: int | None
+    through_divan: int
 
 
 class TreatiesOut(msgspec.Struct):
@@ -216,15 +221,6 @@ class OrdersOut(msgspec.Struct):
     orders: dict[str, list[Order]]  # seat -> its locked orders
 
 
-class TreatyRecord(msgspec.Struct):
-    """A treaty as the domain records it (shared.domain.state.Treaty): seats a < b."""
-
-    kind: TreatyKind
-    a: int
-    b: int
-    through_divan: int
-
-
 class AuditBetrayal(msgspec.Struct):
     """An auditor's betrayal record (R-6.5): the public facts, the treaty broken, the traitor's
     advances into the province (`[seat, from, units]`) and the battle record (R-5.8)."""
@@ -234,7 +230,7 @@ class AuditBetrayal(msgspec.Struct):
     victim: int
     province: int
     hain_through: int
-    treaty: TreatyRecord
+    treaty: Treaty
     orders: list[tuple[int, int, int]]
     battle: BattleRecord | None
 
@@ -245,7 +241,7 @@ class TreatyStep(msgspec.Struct):
 
     divan: int
     what: Literal["accepted", "expired", "dissolved", "broken"]
-    treaty: TreatyRecord
+    treaty: Treaty
     traitor: int | UnsetType = UNSET
 
 
