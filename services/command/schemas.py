@@ -341,6 +341,8 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     next_divan_at: str | UnsetType | None = UNSET
     locked: bool | UnsetType = UNSET
     seconds_to_lock: int | UnsetType | None = UNSET
+    # during the Kurultay: the seconds to calendar.kurultay_closes_at (else null)
+    seconds_to_kurultay_close: int | UnsetType | None = UNSET
     paused: bool | UnsetType = UNSET
     cancelled: bool | UnsetType = UNSET
     admin_acts: list[AdminActOut] | UnsetType = UNSET

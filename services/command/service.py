@@ -398,6 +398,7 @@ def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonS
         next_divan_at=lock.next_divan_at,
         locked=lock.locked,
         seconds_to_lock=lock.seconds_to_lock,
+        seconds_to_kurultay_close=lock.seconds_to_kurultay_close,
         paused=s.paused_at is not None,
         cancelled=s.cancelled,
         admin_acts=[act_out(a) for a in s.admin_acts],

@@ -159,7 +159,8 @@ class SeasonMeta(msgspec.Struct):
     the server's clock as the command side's status does: `next_divan_at` (the instant the
     orders placed now lock at; null while paused or cancelled), `locked` (a Divan's instant
     passed and it is not resolved yet; trial: a requested Divan is being resolved) and
-    `seconds_to_lock` (0 while locked; null in trial).
+    `seconds_to_lock` (0 while locked; null in trial), and during a live Kurultay
+    `seconds_to_kurultay_close` (to `calendar.kurultay_closes_at`; else null).
     """
 
     season_id: str
@@ -183,6 +184,7 @@ class SeasonMeta(msgspec.Struct):
     next_divan_at: str | None = None
     locked: bool = False
     seconds_to_lock: int | None = None
+    seconds_to_kurultay_close: int | None = None  # live, during the Kurultay (R-10.4)
     forked_from: ForkedFrom | None = None  # a fork's origin (issue 13, D-32); null otherwise
 
 
