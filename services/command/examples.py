@@ -147,7 +147,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             ],
             divan=4,
         ),
-        200: OrdersOut(divan=4, orders=2),
+        200: OrdersOut(divan=4, orders=2, version=42),
     },
     "spend": {"request": SpendIn(kind="sur", province=6), 200: ACCEPTED},
     "offer": {"request": OfferIn(to=2, kind="pact"), 200: ACCEPTED},

@@ -234,8 +234,12 @@ class OrdersIn(msgspec.Struct, **Strict):
 
 
 class OrdersOut(msgspec.Struct, frozen=True):
+    """The order set recorded: the Divan it counts for, how many orders, and the season
+    version after it (a read's `?min_version=`: read your writes)."""
+
     divan: int
     orders: int
+    version: int
 
 
 class SpendIn(msgspec.Struct, **Strict):

@@ -748,10 +748,10 @@ async def submit_orders(
         given = divan if divan is not None else counting_divan(state, at)
         return c.SubmitOrders(seat=seat, divan=given, orders=orders, at=at)
 
-    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersOut]:
+    def answer(events: list[ev.Event], version: int, _s: SeasonState) -> tuple[int, OrdersOut]:
         e = events[0]
         assert isinstance(e, ev.OrdersSubmitted)
-        return 200, OrdersOut(e.divan, len(e.orders))
+        return 200, OrdersOut(e.divan, len(e.orders), version)
 
     return await _UnitOfWork(svc, ctx, OrdersOut).run(command, answer, key_required=False)
 
