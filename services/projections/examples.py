@@ -37,10 +37,10 @@ from services.projections.responses import (
     TicketOut,
     TitlesOut,
     TreatiesOut,
-    Treaty,
     TreatyStep,
 )
 from shared.app.private_view import OwnReport, ReportLine, private_view
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord, GroupRecord
 from shared.domain.simulate import start
 from shared.domain.state import Order

@@ -21,13 +21,13 @@ from services.projections.auth import role
 from services.projections.context import SEASON_VERSION, ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.reads import decode
-from services.projections.responses import Treaty
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
 from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, VERSIONED, answers
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history

@@ -17,8 +17,9 @@ from msgspec import UNSET, UnsetType
 from shared.app.fork_origin import ForkedFrom
 from shared.app.private_view import ReportLine  # one line shape: reports and /private
 from shared.app.season_calendar import CalendarOut
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord
-from shared.domain.state import Order, TreatyKind
+from shared.domain.state import Order
 
 
 class Province(msgspec.Struct):
@@ -74,17 +75,6 @@ class TitlesOut(msgspec.Struct):
     hain: list[int]
     surgun: list[int]
     han: int | None
-
-
-class Treaty(msgspec.Struct):
-    """A treaty, the one shape every answer gives it (issue 20): its kind, its two beys
-    (lower seat first), the Divan it was accepted at (null: not in the season's records, e.g.
-    a fork's treaty from its source) and the last Divan it holds (R-6.2)."""
-
-    kind: TreatyKind
-    beys: list[int]
-    from_divan: int | None
-    through_divan: int
 
 
 class TreatiesOut(msgspec.Struct):

@@ -1,6 +1,6 @@
 """A treaty has one shape in every answer (issue 20; R-6.2, R-14): `Treaty`, `{kind, beys,
 from_divan, through_divan}`, in the treaties in force, the auditors' betrayals and treaty
-timeline, and the betrayal history; the OpenAPI document names one schema for all of them."""
+timeline, the betrayal history and ops' what-if; the OpenAPI document names one schema."""
 
 from __future__ import annotations
 
@@ -74,11 +74,15 @@ async def test_r6_2_a_treaty_has_one_shape_everywhere(
         assert [b["treaty"] for b in history["betrayals"]] == [PACT]
         doc = (await client.get("/v1/schema/openapi.json")).json()
     shapes = set()
-    for path in ("/treaties", "/audit/betrayals", "/betrayals/history"):
-        op = doc["paths"]["/v1/seasons/{season_id}" + path]["get"]
+    ops = [
+        doc["paths"]["/v1/seasons/{season_id}" + path]["get"]
+        for path in ("/treaties", "/audit/betrayals", "/betrayals/history")
+    ]
+    ops.append(doc["paths"]["/v1/ops/seasons/{season_id}/divans/{divan}/what-if"]["post"])
+    for op in ops:
         schema = op["responses"]["200"]["content"]["application/json"]["schema"]
         seen = _treaty_refs(_resolve(doc, schema))
-        assert seen, path
+        assert seen, op["operationId"]
         shapes |= seen
     assert shapes == {"Treaty"}
     assert set(doc["components"]["schemas"]["Treaty"]["properties"]) == set(PACT)
