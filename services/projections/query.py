@@ -25,7 +25,7 @@ from services.projections.board import static_board
 from services.projections.context import MIN_VERSION, SEASON_VERSION, ctx, season_read
 from services.projections.examples import EXAMPLES
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
-from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
+from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import (
     ADMIN_REPORT,
@@ -246,9 +246,17 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
-    for season_id, meta in (await read_metas(c.redis, c.prefix, ids)).items():
+    metas = await read_metas(c.redis, c.prefix, ids)
+    # a season listed but not readable: its first projection under way (a sweep has run: Redis
+    # holds every projected season), or, after Redis lost it, being rebuilt (as season_read)
+    pending = (
+        "not_yet_projected"
+        if None in metas.values() and await c.redis.exists(swept(c.prefix))
+        else "rebuilding"
+    )
+    for season_id, meta in metas.items():
         if meta is None:
-            rows.append({"season_id": season_id, "status": "rebuilding"})
+            rows.append({"season_id": season_id, "status": pending})
             continue
         rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
     return msgspec.convert({"seasons": rows}, SeasonsOut)

@@ -126,7 +126,8 @@ class BetrayalsOut(msgspec.Struct):
 
 
 class SeasonRow(msgspec.Struct):
-    """A season of the list; one whose projection is rebuilding has only `status`."""
+    """A season of the list; one not readable has only `status`: `not_yet_projected` (its
+    first projection is under way) or `rebuilding` (Redis lost it; it is being rebuilt)."""
 
     season_id: str
     mode: str | UnsetType = UNSET
@@ -134,7 +135,7 @@ class SeasonRow(msgspec.Struct):
     divan: int | UnsetType = UNSET
     han: int | UnsetType | None = UNSET
     version: int | UnsetType = UNSET
-    status: Literal["rebuilding"] | UnsetType = UNSET
+    status: Literal["rebuilding", "not_yet_projected"] | UnsetType = UNSET
 
 
 class SeasonsOut(msgspec.Struct):
