@@ -10,7 +10,6 @@ from typing import Any
 import msgspec
 from litestar import Request
 from litestar.connection import ASGIConnection
-from litestar.datastructures import ResponseHeader
 
 from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.reads import NotReady, read
@@ -39,12 +38,6 @@ def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:
     return connection.app.state.query  # type: ignore[no-any-return]
 
 
-# Every season read says the season version it reflects in this header too (and its `version`).
-SEASON_VERSION = ResponseHeader(
-    name="X-Season-Version",
-    description="the season version this answer reflects (its `version`)",
-    documentation_only=True,
-)
 WAIT_S = 2.0  # a read waits at most this long for a version it asks for (or a first projection)
 RETRY_AFTER_S = 1  # Retry-After of 503 not_yet_projected: projection takes milliseconds
 MIN_VERSION = "min_version"  # the query parameter of the season reads (docs/api.md)

@@ -18,13 +18,22 @@ import msgspec
 from litestar import Request, Response, get
 
 from services.projections.auth import role
-from services.projections.context import SEASON_VERSION, ctx, season_read
+from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.reads import decode
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
-from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, VERSIONED, answers
+from shared.app.openapi import (
+    EVERY,
+    OPS_READ,
+    OPTIONAL_BEARER,
+    PATH,
+    READ,
+    SEASON_VERSION,
+    VERSIONED,
+    answers,
+)
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
 from shared.app.treaties import Treaty

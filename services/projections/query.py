@@ -22,7 +22,7 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from services.projections import streamlog
 from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
-from services.projections.context import MIN_VERSION, SEASON_VERSION, ctx, season_read
+from services.projections.context import MIN_VERSION, ctx, season_read
 from services.projections.examples import EXAMPLES
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
@@ -64,6 +64,7 @@ from shared.app.openapi import (
     OPTIONAL_BEARER,
     PATH,
     READ,
+    SEASON_VERSION,
     STAFF_AUTH,
     STREAM,
     VERSIONED,

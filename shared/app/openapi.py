@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TypeVar, cast
 
 import msgspec
+from litestar.datastructures import ResponseHeader
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import (
@@ -180,6 +181,16 @@ READ = ("season_not_found", "projection_rebuilding", "not_yet_projected", "read_
 VERSIONED = ("invalid_parameter",)
 STREAM = ("bad_ticket", "too_many_streams", "streams_full")
 OPS_READ = ("audit_unavailable",)  # an ops read of secret data, recorded first (ADR-53)
+
+
+# Every answer that names a season version says it in this header too (issue 20): the read
+# side's season reads, the status and the commands that answer a `version`.
+SEASON_VERSION = ResponseHeader(
+    name="X-Season-Version",
+    description="the season version this answer reflects (its `version`): a read's "
+    "`?min_version=` to read your writes",
+    documentation_only=True,
+)
 
 
 def example_problem(

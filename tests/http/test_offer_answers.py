@@ -1,5 +1,6 @@
 """What an offer's verbs answer (issue 20): an answer says which answer was recorded, never
-reads as the offer's outcome (R-6.1, ADR-65)."""
+reads as the offer's outcome (R-6.1, ADR-65); commands and the status say the season version
+they leave in X-Season-Version, as the reads do (read your writes)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ async def test_r6_1_an_answer_names_the_answer_recorded(api: Api, answer: str) -
         answer,
         ["offer_answered.v1"],
     )
-    assert body["divan"] == 1 and body["version"] > 0
+    assert body["divan"] == 1 and body["version"] == await api.store.stream_version(a.season_id)
+    assert r.headers["x-season-version"] == str(body["version"])  # as the reads say theirs
+    status = await api.client.get(a.url())
+    assert (
+        status.headers["x-season-version"] == str(status.json()["version"]) == str(body["version"])
+    )
+    r = await api.client.post(a.url("/orders"), headers=a.auth(), json={"orders": []})
+    assert r.headers["x-season-version"] == str(r.json()["version"]), r.text
     me = (await api.client.get(b.url("/me"), headers=b.auth())).json()
     assert me["offers_in"] == [{"from": a.seat, "kind": "pact", "answer": answer}]

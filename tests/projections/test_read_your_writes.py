@@ -111,10 +111,18 @@ async def test_a_read_behind_min_version_answers_503_not_yet_projected_in_either
         for method, op in item.items():
             names = {p["name"] for p in op.get("parameters", [])}
             versioned = "X-Season-Version" in op["responses"].get("200", {}).get("headers", {})
-            # every read that says its version takes a version to wait for, and only those
-            assert ("min_version" in names) == versioned, (method, path)
-            if versioned:
+            # every read that says its version takes a version to wait for, and only those;
+            # the status and the commands say theirs (the store's: nothing to wait for)
+            store_side = path == "/v1/seasons/{season_id}" or method != "get"
+            assert ("min_version" in names) == (versioned and not store_side), (method, path)
+            if "min_version" in names:
                 assert "not_yet_projected" in str(op["responses"]["503"]), path
+    commands = ("orders", "spend", "offers", "offers/{to}/withdraw", "offers/{frm}/answer")
+    for tail in (*commands, "kurultay/vote"):
+        op = doc["paths"][f"/v1/seasons/{{season_id}}/{tail}"]["post"]
+        assert "X-Season-Version" in op["responses"]["200"]["headers"], tail
+    status = doc["paths"]["/v1/seasons/{season_id}"]["get"]["responses"]["200"]
+    assert "X-Season-Version" in status["headers"]
 
 
 async def test_a_new_season_is_not_yet_projected_never_being_rebuilt(
