@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
+import structlog
 from litestar import Request
 from litestar.connection import ASGIConnection
 
@@ -19,6 +20,8 @@ from shared.app.problems import Problem
 from shared.app.ratelimit import Network
 from shared.app.tokens import is_season_id
 from shared.eventstore.audit import OpsReads
+
+log = structlog.get_logger(__name__)
 
 
 class QueryContext(msgspec.Struct):
@@ -32,6 +35,9 @@ class QueryContext(msgspec.Struct):
     trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
     # the server's instant (injected: tests pass theirs): the summary's lock countdown
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    # whether the event store holds a season (issue 20): a season unknown to Redis right after
+    # it was created is not yet projected, not "not found"
+    exists: Callable[[str], Awaitable[bool]] | None = None
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:
@@ -123,7 +129,7 @@ async def _attempt(
     try:
         meta, rest = await read(c.redis, c.prefix, season_id, fetch)
     except NotReady:
-        await _not_ready(c, season_id, at_least, waited=waited)
+        await _not_ready(c, season_id)
         behind = _Behind(max(at_least or 0, 1), 0)
     else:
         if at_least is None or int(meta["version"]) >= at_least:
@@ -140,9 +146,7 @@ async def _attempt(
     return behind
 
 
-async def _not_ready(
-    c: QueryContext, season_id: str, at_least: int | None, *, waited: bool
-) -> None:
+async def _not_ready(c: QueryContext, season_id: str) -> None:
     """Why a season has no readable projection: raises 404 `season_not_found` or 503
     `projection_rebuilding`; returns when it is a new season not projected yet (it may wait)."""
     known = await c.redis.zscore(seasons_index(c.prefix), season_id)
@@ -158,9 +162,21 @@ async def _not_ready(
         if known is None and not building:
             c.rebuild(season_id)  # a no-op for a season with no events
         raise Problem(503, "projection_rebuilding", retry_after=2) from None
-    if known is None and not building and (at_least is None or waited):
-        # Swept, and no projector has begun it: unknown (404). A read that names a version
-        # (it knows the season exists) waits first: a season just created is projected in
-        # milliseconds, and before the projector starts on it nothing in Redis names it.
+    if known is None and not building and not await _stored(c, season_id):
+        # Swept, no projector has begun it, and the store has no such season: unknown (404).
         raise Problem(404, "season_not_found") from None
-    # a new season whose first projection is under way (its first generation is being built)
+    # a new season not projected yet: its first generation is being built, or the projectors
+    # have not begun it (the first milliseconds after `POST /seasons`: nothing in Redis names
+    # it yet, the store does), so the read waits for it (or, having waited, says so)
+
+
+async def _stored(c: QueryContext, season_id: str) -> bool:
+    """Whether the event store holds the season (an id of the API's shape only); a store
+    that does not answer counts as no (the read answers 404, as it did before it asked)."""
+    if c.exists is None:
+        return False
+    try:
+        return await c.exists(season_id)
+    except Exception:
+        log.warning("read.store_unanswered", season_id=season_id)
+        return False
