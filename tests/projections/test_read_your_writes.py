@@ -185,3 +185,30 @@ async def test_a_season_just_created_is_waited_for_before_any_projector_began_it
         monkeypatch.setattr(context, "WAIT_S", 0.05, raising=False)
         _not_yet(await client.get(f"/v1/seasons/{later}/summary"), 1, 0)
         assert await _idle(gw.app)
+
+
+async def test_reads_waiting_are_capped_per_process_and_answer_at_once_over_it(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """issue 20: at most `waiters` reads of a process wait for a version at once (one
+    subscription each on the hub's connection); over it a read behind answers 503
+    `not_yet_projected` at once instead of piling up, and the first ones still get theirs."""
+    monkeypatch.setattr(context, "WAIT_S", 30.0, raising=False)
+    projector = Projector(memory_store, redis, prefix)
+    chunks = list(season_chunks(26, SEASON))
+    at = await append_chunk(memory_store, SEASON, chunks[0], "chunk/0")
+    await projector.catch_up(SEASON)
+    after = await append_chunk(memory_store, SEASON, chunks[1], "chunk/1")
+    async with open_gateway(memory_store, redis, prefix) as (gw, client):
+        gw.app.state.query.streams.waiters = 2
+        url = f"/v1/seasons/{SEASON}/map"
+        first = [
+            asyncio.create_task(client.get(url, params={"min_version": after})) for _ in range(2)
+        ]
+        await _waiting(gw.app, 2)
+        r = await asyncio.wait_for(client.get(url, params={"min_version": after}), 10)
+        _not_yet(r, after, at)  # the third: over the cap, answered without waiting 30 s
+        await projector.catch_up(SEASON)
+        for r in await asyncio.wait_for(asyncio.gather(*first), 10):
+            assert (r.status_code, r.json()["version"]) == (200, after), r.text
+        assert await _idle(gw.app)
