@@ -14,9 +14,11 @@ import redis.asyncio as aioredis
 from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.projections.streamlog import split
+from services.resolver.divan import resolve
+from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import Live, create_live, post, resolve_live_divan
-from tests.projections.support import assert_rebuild_equal, bearer, open_gateway
+from tests.projections.support import OPS_TOKEN, assert_rebuild_equal, bearer, open_gateway
 
 World = tuple[httpx.AsyncClient, Live, Projector]
 
@@ -101,3 +103,36 @@ async def test_r6_1_a_withdrawn_offer_is_told_to_its_recipient_only(
     assert len(first["lines"]) > 1  # the Divan's own lines follow it
     assert not [x for x in first["lines"] if x["kind"] == "offer"]  # nothing was settled
     await assert_rebuild_equal(memory_store, redis, prefix, live.season_id)
+
+
+async def test_r6_1_a_trial_withdrawal_is_told_in_the_report_of_the_divan_it_counted_for(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-6.1, R-1.2: a trial season's withdrawal names no Divan in its event; the notice goes
+    in the report of the Divan after the last one resolved (1, then 2 once Divan 1 is), read
+    by ops for the computer bey it was made to (R-14: recorded), the same after a rebuild."""
+    projector = Projector(memory_store, redis, prefix)
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        created = (await client.post("/v1/seasons", json={"memleket": 6, "seed": "7"})).json()
+        sid, bey = created["season_id"], bearer(created["token"])
+        for n in (1, 2):
+            r = await client.post(
+                f"/v1/seasons/{sid}/offers",
+                json={"to": 2, "kind": "alliance"},
+                headers={**bey, "Idempotency-Key": f"offer-{n}"},
+            )
+            assert r.status_code == 200, r.text
+            r = await client.post(f"/v1/seasons/{sid}/offers/2/withdraw", headers=bey)
+            assert r.status_code == 200, r.text
+            if n == 1:
+                r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": 1}, headers=bey)
+                assert r.status_code == 202, r.text
+                assert await resolve(Seasons(memory_store), sid, 1) == "resolved"
+            await projector.catch_up(sid)
+        r = await client.get(f"/v1/ops/seasons/{sid}/beys/2", headers=bearer(OPS_TOKEN))
+        assert r.status_code == 200, r.text
+        assert [(d, data["divan"], data["treaty"]) for d, data, _t in _withdrawn(r.json())] == [
+            (1, 1, "alliance"),
+            (2, 2, "alliance"),
+        ]
+    await assert_rebuild_equal(memory_store, redis, prefix, sid)
