@@ -9,8 +9,18 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
+from shared.app.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if, what_if_text
+from shared.app.treaties import Treaty
+from shared.domain import codec
 from shared.eventstore import InMemoryEventStore
-from tests.projections.pact_season import BETRAYAL, create_live, post, resolve_live_divan
+from tests.projections.pact_season import (
+    ANKARA,
+    BETRAYAL,
+    create_live,
+    pact_and_betrayal,
+    post,
+    resolve_live_divan,
+)
 from tests.projections.support import AUDITOR_TOKEN, bearer, open_gateway
 
 PACT = {"kind": "pact", "beys": [1, 2], "from_divan": 1, "through_divan": 2}
@@ -102,3 +112,23 @@ def _resolve(doc: dict[str, Any], node: Any, depth: int = 0) -> Any:
     if isinstance(node, list):
         return [_resolve(doc, v, depth) for v in node]
     return node
+
+
+async def test_r6_5_a_what_if_gives_a_treaty_it_changes_in_the_one_shape(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-6.5: without bey 1's advance into bey 2's Kırıkkale the pact they made at Divan 1 is
+    not broken: ops' what-if lists it as only in the what-if, a `Treaty` (`from_divan` null:
+    the re-run state does not hold it), and says so in words."""
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = await create_live(memory_store)
+        await pact_and_betrayal(client, memory_store, live)
+    events = [codec.decode_event(r.data) for r in await memory_store.read_stream(live.season_id)]
+    out = what_if(
+        live.season_id,
+        events,
+        1,
+        WhatIfIn(orders=[OrderChange(seat=1, frm=ANKARA, kind="remove")]),
+    )
+    assert out.treaties == [TreatyChange(Treaty("pact", [1, 2], None, 2), "only_what_if")]
+    assert "Only in the what-if: pact 1–2 through Divan 2" in what_if_text(out, "en")
