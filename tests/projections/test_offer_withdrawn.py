@@ -4,6 +4,7 @@ event of its own: the golden digests stand)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,7 +19,14 @@ from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import Live, create_live, post, resolve_live_divan
-from tests.projections.support import OPS_TOKEN, assert_rebuild_equal, bearer, open_gateway
+from tests.projections.sse import Stream, described_events, served, undocumented
+from tests.projections.support import (
+    OPS_TOKEN,
+    Gateway,
+    assert_rebuild_equal,
+    bearer,
+    open_gateway,
+)
 
 World = tuple[httpx.AsyncClient, Live, Projector]
 
@@ -136,3 +144,39 @@ async def test_r6_1_a_trial_withdrawal_is_told_in_the_report_of_the_divan_it_cou
             (2, 2, "alliance"),
         ]
     await assert_rebuild_equal(memory_store, redis, prefix, sid)
+
+
+async def test_r6_1_the_withdrawal_reaches_the_recipients_private_stream_only(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-6.1, R-14: bey 2's stream with its ticket gets `offer_withdrawn` `{type, divan,
+    from}` as the projection applies the withdrawal (a documented event); the public stream
+    never does."""
+    gw = Gateway(memory_store, redis, prefix)
+    projector = Projector(memory_store, redis, prefix)
+    live = await create_live(memory_store)
+    await projector.catch_up(live.season_id)
+    async with served(gw) as client:
+        described = await described_events(client)
+        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[2]))
+        assert r.status_code == 201, r.text
+        public = Stream(client, live.url("/events"))
+        private = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
+        try:
+            for stream in (public, private):
+                assert await asyncio.wait_for(stream.status, 10) == 200
+                await stream.until("ready")
+            await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="pact")
+            await post(client, live, 1, "/offers/2/withdraw", {})
+            await projector.catch_up(live.season_id)
+            told, _before = await private.until("offer_withdrawn")
+            assert told.data == ['{"divan":1,"from":1,"type":"offer_withdrawn"}']
+            assert undocumented(described, told) == []
+            # the public stream: nothing of it (a Divan report comes next, then compare)
+            assert await resolve_live_divan(memory_store, live.season_id) == 1
+            await projector.catch_up(live.season_id)
+            _report, seen = await public.until("divan_report")
+            assert all(f.event != "offer_withdrawn" for f in seen)
+        finally:
+            await public.close()
+            await private.close()
