@@ -92,12 +92,12 @@ async def season_read(
         # read or announced to the subscription, never lost between the two
         loop = asyncio.get_running_loop()
         deadline = loop.time() + WAIT_S
-        while True:
+        while sub is not None:  # None: as many reads wait as may; answer without waiting
             outcome = await _attempt(request, season_id, fetch, at_least, waited=False)
             if not isinstance(outcome, _Behind):
                 return outcome
             remaining = deadline - loop.time()
-            if sub is None or remaining <= 0:
+            if remaining <= 0:
                 break
             if not await sub.next(timeout=remaining):  # None: timed out; []: the hub ended it
                 break
