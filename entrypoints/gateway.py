@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -57,6 +57,7 @@ def query_lifespan(
                 streams=streams,
                 # the command side's store (its lifespan ran first): one pool for both
                 ops_reads=app.state.services.seasons.store.ops_reads,
+                exists=_exists(app.state.services.seasons.store),
                 trusted=networks(settings.trusted_proxies),
                 clock=clock,
             )
@@ -67,6 +68,15 @@ def query_lifespan(
             yield
 
     return lifespan
+
+
+def _exists(store: Any) -> Callable[[str], Awaitable[bool]]:
+    """Whether the event store holds a season: its stream has events (issue 20)."""
+
+    async def exists(season_id: str) -> bool:
+        return bool(await store.stream_version(season_id) > 0)
+
+    return exists
 
 
 async def subscriber_connection(client: aioredis.Redis) -> Any:

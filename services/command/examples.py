@@ -13,6 +13,7 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    AnswerRecordedOut,
     CorrectionIn,
     CorrectionOut,
     CreatedOut,
@@ -146,12 +147,17 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             ],
             divan=4,
         ),
-        200: OrdersAcceptedOut(divan=4, orders=2),
+        200: OrdersAcceptedOut(divan=4, orders=2, version=42),
     },
     "spend": {"request": SpendIn(kind="sur", province=6), 200: ACCEPTED},
     "offer": {"request": OfferIn(to=2, kind="pact"), 200: ACCEPTED},
     "withdraw": {200: ACCEPTED},
-    "answer_offer": {"request": AnswerIn(answer="accept"), 200: ACCEPTED},
+    "answer_offer": {
+        "request": AnswerIn(answer="reject"),
+        200: AnswerRecordedOut(
+            status="accepted", answer="reject", events=["offer_answered.v1"], version=43
+        ),
+    },
     "vote": {"request": VoteIn(candidate=2), 200: ACCEPTED},
     "request_divan": {
         "request": DivanIn(divan=4),

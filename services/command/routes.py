@@ -29,6 +29,7 @@ from services.command.schemas import (
     AdminDoneOut,
     AdminIn,
     AnswerIn,
+    AnswerRecordedOut,
     CorrectionIn,
     CorrectionOut,
     CreatedOut,
@@ -69,6 +70,7 @@ from shared.app.openapi import (
     OPTIONAL_BEARER,
     PATH,
     RATE,
+    SEASON_VERSION,
     STAFF_AUTH,
     STORE,
     answers,
@@ -141,7 +143,11 @@ T = TypeVar("T", bound=Struct)
 
 
 def _answer(outcome: Outcome[T]) -> Response[T]:
-    return Response(outcome.body, status_code=outcome.status)
+    """The command's answer; one that names the season version after it says it in
+    X-Season-Version too, as the reads do (issue 20: read your writes)."""
+    version = getattr(outcome.body, "version", None)
+    headers = {"X-Season-Version": str(version)} if isinstance(version, int) else None
+    return Response(outcome.body, status_code=outcome.status, headers=headers)
 
 
 @post(
@@ -179,9 +185,17 @@ async def create_season(
     )
 
 
-@get("/seasons/{season_id:str}", summary="Season status", responses=answers(EVERY, RATE, STORE))
-async def season_status(services: Services, season_id: str) -> SeasonStatus:
-    return await service.season_status(services, season_id)
+@get(
+    "/seasons/{season_id:str}",
+    summary="Season status",
+    responses=answers(EVERY, RATE, STORE),
+    response_headers=[SEASON_VERSION],
+)
+async def season_status(services: Services, season_id: str) -> Response[SeasonStatus]:
+    """The season as the store holds it now; its `version` (and X-Season-Version) is the one
+    a read's `?min_version=` waits for, e.g. once it says Divan n is resolved."""
+    status = await service.season_status(services, season_id)
+    return Response(status, headers={"X-Season-Version": str(status.version)})
 
 
 @get(
@@ -200,6 +214,7 @@ async def me(services: Services, claim: BeyClaim) -> PrivateView:
     summary="Give orders for a Divan",
     responses=answers(*COMMAND, BODY, ORDERS),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def submit_orders(
     services: Services, context: Context, data: OrdersIn, idempotency_key: Key = None
@@ -233,6 +248,7 @@ class _KeyRequired(Operation):
     summary="Spend gold (R-7.9)",
     responses=answers(*COMMAND, KEY_REQUIRED, BODY, SPEND),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
     operation_class=_KeyRequired,
 )
 async def spend(
@@ -248,6 +264,7 @@ async def spend(
     summary="Offer a pact or alliance (R-6.1)",
     responses=answers(*COMMAND, KEY_REQUIRED, BODY, OFFER),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
     operation_class=_KeyRequired,
 )
 async def offer(
@@ -263,6 +280,7 @@ async def offer(
     summary="Withdraw an offer",
     responses=answers(*COMMAND, PATH, OFFER_VERB),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def withdraw(
     services: Services, context: Context, to: SeatPath, idempotency_key: Key = None
@@ -276,6 +294,7 @@ async def withdraw(
     summary="Answer an offer",
     responses=answers(*COMMAND, PATH, BODY, OFFER_VERB),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def answer_offer(
     services: Services,
@@ -283,7 +302,9 @@ async def answer_offer(
     frm: SeatPath,
     data: AnswerIn,
     idempotency_key: Key = None,
-) -> Response[Accepted]:
+) -> Response[AnswerRecordedOut]:
+    """R-6.1: `answer` is the answer recorded (accept or reject), which takes effect at the
+    Divan's step 2; `status` "accepted" says the command was recorded (ADR-71)."""
     return _answer(await service.answer_offer(services, context, frm, data.answer))
 
 
@@ -293,6 +314,7 @@ async def answer_offer(
     summary="Vote at the Kurultay (R-10.4)",
     responses=answers(*COMMAND, BODY, VOTE),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
 )
 async def vote(
     services: Services, context: Context, data: VoteIn, idempotency_key: Key = None

@@ -234,11 +234,13 @@ class OrdersIn(msgspec.Struct, **Strict):
 
 
 class OrdersAcceptedOut(msgspec.Struct, frozen=True):
-    """An order set accepted: the Divan it counts for and how many orders it holds (the read
-    of every bey's orders after the lock is the query side's `OrdersOut`)."""
+    """An order set accepted: the Divan it counts for, how many orders it holds and the season
+    version after it (a read's `?min_version=`: read your writes). The read of every bey's
+    orders after the lock is the query side's `OrdersOut`."""
 
     divan: int
     orders: int
+    version: int
 
 
 class SpendIn(msgspec.Struct, **Strict):
@@ -264,6 +266,18 @@ class Accepted(msgspec.Struct, frozen=True):
     live season an offer, answer or withdrawal also names the Divan it counts for (R-4.4)."""
 
     status: Literal["accepted"]
+    events: list[str]
+    version: int
+    divan: int | UnsetType = UNSET
+
+
+class AnswerRecordedOut(msgspec.Struct, frozen=True):
+    """An answer to an offer that was recorded (ADR-71): `status` "accepted" says the command
+    was (as for every command), `answer` the answer recorded, "accept" or "reject". The
+    offer's outcome comes at its Divan's step 2 (R-6.1), in both parties' private reports."""
+
+    status: Literal["accepted"]
+    answer: Literal["accept", "reject"]
     events: list[str]
     version: int
     divan: int | UnsetType = UNSET
@@ -332,6 +346,8 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     next_divan_at: str | UnsetType | None = UNSET
     locked: bool | UnsetType = UNSET
     seconds_to_lock: int | UnsetType | None = UNSET
+    # during the Kurultay (R-10.4): the seconds to calendar.kurultay_closes_at (else null)
+    seconds_to_kurultay_close: int | UnsetType | None = UNSET
     paused: bool | UnsetType = UNSET
     cancelled: bool | UnsetType = UNSET
     admin_acts: list[AdminActOut] | UnsetType = UNSET

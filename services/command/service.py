@@ -27,6 +27,7 @@ from services.command.schemas import (
     AdminAction,
     AdminActOut,
     AdminDoneOut,
+    AnswerRecordedOut,
     CorrectionIn,
     CorrectionOut,
     CreatedOut,
@@ -397,6 +398,7 @@ def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonS
         next_divan_at=lock.next_divan_at,
         locked=lock.locked,
         seconds_to_lock=lock.seconds_to_lock,
+        seconds_to_kurultay_close=lock.seconds_to_kurultay_close,
         paused=s.paused_at is not None,
         cancelled=s.cancelled,
         admin_acts=[act_out(a) for a in s.admin_acts],
@@ -746,10 +748,12 @@ async def submit_orders(
         given = divan if divan is not None else counting_divan(state, at)
         return c.SubmitOrders(seat=seat, divan=given, orders=orders, at=at)
 
-    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersAcceptedOut]:
+    def answer(
+        events: list[ev.Event], version: int, _s: SeasonState
+    ) -> tuple[int, OrdersAcceptedOut]:
         e = events[0]
         assert isinstance(e, ev.OrdersSubmitted)
-        return 200, OrdersAcceptedOut(e.divan, len(e.orders))
+        return 200, OrdersAcceptedOut(e.divan, len(e.orders), version)
 
     return await _UnitOfWork(svc, ctx, OrdersAcceptedOut).run(command, answer, key_required=False)
 
@@ -790,10 +794,22 @@ async def withdraw_offer(svc: Services, ctx: Context, to: int) -> Outcome[Accept
 
 async def answer_offer(
     svc: Services, ctx: Context, frm: int, answer: Literal["accept", "reject"]
-) -> Outcome[Accepted]:
-    return await _UnitOfWork(svc, ctx, Accepted).run(
+) -> Outcome[AnswerRecordedOut]:
+    """R-6.1: the answer is recorded now and takes effect at the Divan's step 2; the answer
+    names it (ADR-71: "status" is the command's, never the offer's outcome)."""
+
+    def recorded(
+        events: list[ev.Event], version: int, state: SeasonState
+    ) -> tuple[int, AnswerRecordedOut]:
+        e = events[0]
+        assert isinstance(e, ev.OfferAnswered)
+        _status, done = _accepted(events, version, state)
+        out = AnswerRecordedOut("accepted", e.answer, done.events, done.version)
+        return 200, out if e.divan is None else msgspec.structs.replace(out, divan=e.divan)
+
+    return await _UnitOfWork(svc, ctx, AnswerRecordedOut).run(
         lambda _s, seat, at: c.AnswerOffer(seat=seat, frm=frm, answer=answer, at=at),
-        _accepted,
+        recorded,
         key_required=False,
     )
 

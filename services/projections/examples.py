@@ -10,7 +10,6 @@ from msgspec.structs import replace
 from services.projections.board import _board
 from services.projections.history import (
     BeyRef,
-    BrokenTreaty,
     HistoricBetrayal,
     MemleketBetrayalsOut,
     SeasonBetrayals,
@@ -38,11 +37,10 @@ from services.projections.responses import (
     TicketOut,
     TitlesOut,
     TreatiesOut,
-    Treaty,
-    TreatyRecord,
     TreatyStep,
 )
 from shared.app.private_view import OwnReport, ReportLine, private_view
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord, GroupRecord
 from shared.domain.simulate import start
 from shared.domain.state import Order
@@ -84,7 +82,7 @@ BETRAYAL_SEASON = SeasonBetrayals(
             province=71,
             hain_through=7,
             role="traitor",
-            treaty=BrokenTreaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
+            treaty=Treaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
             orders=[[1, 6, 3]],
             battle=BATTLE,
         )
@@ -172,7 +170,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         )
     },
     "treaties": {
-        200: TreatiesOut(season_id=SEASON, version=42, treaties=[Treaty("pact", [1, 2], 5)])
+        200: TreatiesOut(season_id=SEASON, version=42, treaties=[Treaty("pact", [1, 2], 2, 5)])
     },
     "reports": {
         200: ReportsOut(season_id=SEASON, version=42, reports=[Report("divan", 3, [CONQUEST])])
@@ -200,13 +198,13 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
                     victim=2,
                     province=71,
                     hain_through=7,
-                    treaty=TreatyRecord(kind="pact", a=1, b=2, through_divan=5),
+                    treaty=Treaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
                     orders=[(1, 6, 3)],
                     battle=BATTLE,
                 )
             ],
             treaty_timeline=[
-                TreatyStep(3, "broken", TreatyRecord("pact", 1, 2, 5), traitor=1),
+                TreatyStep(3, "broken", Treaty("pact", [1, 2], 2, 5), traitor=1),
             ],
         )
     },

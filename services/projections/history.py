@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from litestar import Request, get
+from litestar import Request, Response, get
 
 from services.projections.auth import role
 from services.projections.context import ctx, season_read
@@ -24,29 +24,31 @@ from services.projections.reads import decode
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
-from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, RATE, READ, answers
+from shared.app.openapi import (
+    EVERY,
+    OPS_READ,
+    OPTIONAL_BEARER,
+    PATH,
+    RATE,
+    READ,
+    SEASON_VERSION,
+    VERSIONED,
+    answers,
+)
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history
 # a memleket's history reads seasons the index names: rebuilding or Redis away, never 404
-REFUSED = ("token_in_query", "bad_token", "projection_rebuilding", "read_unavailable")
+REFUSED: tuple[str, ...] = ("token_in_query", "bad_token", "projection_rebuilding")
+REFUSED += ("not_yet_projected", "read_unavailable")
 
 
 class BeyRef(msgspec.Struct, frozen=True):
     seat: int
     memleket: int | None  # null: not known to the projection (never, for a bey that played)
-
-
-class BrokenTreaty(msgspec.Struct, frozen=True):
-    """The treaty broken: its kind, its beys, the Divan it was accepted at (null: before the
-    projection's records) and the last Divan it was to hold."""
-
-    kind: str
-    beys: list[int]
-    from_divan: int | None
-    through_divan: int
 
 
 class HistoricBetrayal(msgspec.Struct, frozen=True):
@@ -61,7 +63,7 @@ class HistoricBetrayal(msgspec.Struct, frozen=True):
     province: int
     hain_through: int
     role: Literal["traitor", "victim"] | None = None
-    treaty: BrokenTreaty | None = None
+    treaty: Treaty | None = None
     orders: list[list[int]] | None = None
     battle: BattleRecord | None = None
 
@@ -96,6 +98,18 @@ def _from_divan(timeline: list[dict[str, Any]], treaty: dict[str, Any], divan: i
     return found
 
 
+def treaty_of(stored: dict[str, Any], timeline: list[dict[str, Any]], divan: int) -> Treaty:
+    """A treaty as the projection stores it (the domain's `{kind, a, b, through_divan}`) in
+    the one shape answers give it, with the Divan it was accepted at (at or before `divan`)
+    from the season's treaty timeline."""
+    return Treaty(
+        stored["kind"],
+        [stored["a"], stored["b"]],
+        _from_divan(timeline, stored, divan),
+        stored["through_divan"],
+    )
+
+
 def _entries(
     rows: list[dict[str, Any]],
     timeline: list[dict[str, Any]],
@@ -112,10 +126,7 @@ def _entries(
         part: Literal["traitor", "victim"] | None = None
         if plate is not None:
             part = "traitor" if traitor.memleket == plate else "victim"
-        t = r["treaty"]
-        treaty = BrokenTreaty(
-            t["kind"], [t["a"], t["b"]], _from_divan(timeline, t, r["divan"]), t["through_divan"]
-        )
+        treaty = treaty_of(r["treaty"], timeline, r["divan"])
         out.append(
             HistoricBetrayal(
                 divan=r["divan"],
@@ -181,13 +192,17 @@ async def memleket_betrayals(
 @get(
     "/seasons/{season_id:str}/betrayals/history",
     summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
-    responses=answers(EVERY, RATE, READ, OPS_READ, "token_in_query", "bad_token"),
+    responses=answers(EVERY, RATE, VERSIONED, READ, OPS_READ, "token_in_query", "bad_token"),
     security=OPTIONAL_BEARER,
+    response_headers=[SEASON_VERSION],
 )
-async def season_betrayals(request: Request[Any, Any, Any], season_id: str) -> SeasonBetrayals:
+async def season_betrayals(
+    request: Request[Any, Any, Any], season_id: str
+) -> Response[SeasonBetrayals]:
     """The season's betrayals in order, each with both beys' memlekets; the treaty, orders and
     battle record as R-14 allows the caller (see the memleket history)."""
-    return await _season(request, season_id, None, _caller(request))
+    out = await _season(request, season_id, None, _caller(request))
+    return Response(out, headers={"X-Season-Version": str(out.version)})
 
 
 HISTORY_ROUTES = [memleket_betrayals, season_betrayals]

@@ -157,3 +157,9 @@ def betrayals_of(prefix: str, plate: int) -> str:
 def channel(prefix: str, season_id: str, seat: int | None = None) -> str:
     """Pub/sub channel announcing a season's news (and one per bey for its private part)."""
     return f"{prefix}:events:{season_id}" + (f":{seat}" if seat is not None else "")
+
+
+def projected(prefix: str, season_id: str) -> str:
+    """Pub/sub channel on which the projectors announce each season version they make
+    readable (the payload: the version), so a read waiting for `?min_version=` wakes at once."""
+    return f"{prefix}:projected:{season_id}"

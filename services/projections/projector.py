@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 import structlog
 
-from services.projections.keys import Keys, channel, swept
+from services.projections.keys import Keys, channel, projected, swept
 from services.projections.reads import active_gens
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
@@ -157,6 +157,8 @@ class Projector:
             new = batch[-1].version
             hashes = [rec.hash for rec in batch]
             ops, snap = project(keys, cur.snapshot, state, events, new, live=live, hashes=hashes)
+            if live:  # readable with the step: wake the reads waiting for it (?min_version=)
+                ops.append(("PUBLISH", projected(self.prefix, season_id), str(new)))
             fault("mid_apply")
             if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)
@@ -192,9 +194,11 @@ class Projector:
         keys = Keys(self.prefix, season_id, gen)
         self._cursors.drop(season_id)
         applied = await self._advance(season_id, keys, 0, live=False)
-        await self.sink.switch(
+        if await self.sink.switch(
             Keys.active(self.prefix, season_id), gen, building, channel(self.prefix, season_id)
-        )
+        ):
+            # readable now (a first projection, or a rebuild): wake the reads waiting for it
+            await self.redis.publish(projected(self.prefix, season_id), str(applied))
         if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,
             await self.retire_stale(season_id)  # which made 1,000 new seasons quadratic
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)

@@ -12,7 +12,6 @@ import msgspec
 import structlog
 from litestar import Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
-from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
 from litestar.params import HeaderParameter, Parameter, QueryParameter
@@ -24,12 +23,17 @@ from redis.exceptions import TimeoutError as RedisTimeout
 from services.projections import streamlog
 from services.projections.auth import BEY, STAFF, bey_seat, ops_guard, role
 from services.projections.board import static_board
-from services.projections.context import ctx, season_read
+from services.projections.context import MIN_VERSION, ctx, season_read
 from services.projections.examples import EXAMPLES
-from services.projections.history import HISTORY_ROUTES
-from services.projections.keys import Keys, board, channel, han_memleket, seasons_index
+from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
+from services.projections.keys import Keys, board, channel, han_memleket, seasons_index, swept
 from services.projections.reads import decode, read_metas
-from services.projections.reducers import ADMIN_REPORT, CORRECTION_REPORT, HEAD_REPORT
+from services.projections.reducers import (
+    ADMIN_REPORT,
+    CORRECTION_REPORT,
+    HEAD_REPORT,
+    WITHDRAWN_REPORT,
+)
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
@@ -51,7 +55,7 @@ from services.projections.streams import StreamRefused, Subscription, unavailabl
 from services.projections.views import lock_fields
 from shared.app import auth as edge
 from shared.app import tokens
-from shared.app.bounds import ReadDivanPath, SeatPath
+from shared.app.bounds import JSON_SAFE_INTEGER, ReadDivanPath, SeatPath
 from shared.app.language import negotiate
 from shared.app.openapi import (
     BEARER,
@@ -62,8 +66,10 @@ from shared.app.openapi import (
     PATH,
     RATE,
     READ,
+    SEASON_VERSION,
     STAFF_AUTH,
     STREAM,
+    VERSIONED,
     answers,
     with_examples,
 )
@@ -80,14 +86,6 @@ log = structlog.get_logger(__name__)
 S = TypeVar("S", bound=msgspec.Struct)
 TICKET_TTL_S = 30
 _enc = msgspec.json.Encoder()
-
-
-# Every answer built by `answer` says the season version it reflects in this header too.
-SEASON_VERSION = ResponseHeader(
-    name="X-Season-Version",
-    description="the season version this answer reflects (its `version`)",
-    documentation_only=True,
-)
 
 
 def answer(meta: dict[str, Any], out: type[S], body: dict[str, Any]) -> Response[S]:
@@ -109,7 +107,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
 @get(
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
@@ -120,7 +118,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
 @get(
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
@@ -137,7 +135,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
 @get(
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
@@ -167,20 +165,33 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
 @get(
     "/seasons/{season_id:str}/treaties",
     summary="Treaties in force",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
-    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.treaties))
-    return answer(
-        meta, TreatiesOut, {"treaties": sorted(_hash(rows).values(), key=lambda t: t["beys"])}
-    )
+    """Each treaty in force as every answer shapes a treaty (`Treaty`), by its beys."""
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.treaties)
+        p.lrange(k.treaty_timeline, 0, -1)
+
+    meta, (rows, timeline) = await season_read(request, season_id, fetch)
+    steps = [decode(t) for t in timeline]
+    divan = int(meta["divan"])
+    shown = [
+        treaty_of(
+            {"kind": t["kind"], "a": a, "b": b, "through_divan": t["through_divan"]}, steps, divan
+        )
+        for t in _hash(rows).values()
+        for a, b in [t["beys"]]
+    ]
+    return answer(meta, TreatiesOut, {"treaties": sorted(shown, key=lambda t: t.beys)})
 
 
 @get(
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
@@ -221,7 +232,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
 @get(
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
@@ -238,9 +249,17 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
     ids = [s.decode() for s in await c.redis.zrevrange(seasons_index(c.prefix), 0, 199)]
     rows = []
-    for season_id, meta in (await read_metas(c.redis, c.prefix, ids)).items():
+    metas = await read_metas(c.redis, c.prefix, ids)
+    # a season listed but not readable: its first projection under way (a sweep has run: Redis
+    # holds every projected season), or, after Redis lost it, being rebuilt (as season_read)
+    pending = (
+        "not_yet_projected"
+        if None in metas.values() and await c.redis.exists(swept(c.prefix))
+        else "rebuilding"
+    )
+    for season_id, meta in metas.items():
         if meta is None:
-            rows.append({"season_id": season_id, "status": "rebuilding"})
+            rows.append({"season_id": season_id, "status": pending})
             continue
         rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
     return msgspec.convert({"seasons": rows}, SeasonsOut)
@@ -249,7 +268,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 @get(
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
-    responses=answers(EVERY, RATE, READ),
+    responses=answers(EVERY, RATE, VERSIONED, READ),
     response_headers=[SEASON_VERSION],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
@@ -289,7 +308,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 @get(
     "/seasons/{season_id:str}/private",
     summary="A bey's own view (PrivateView, as /me) with its private reports",
-    responses=answers(EVERY, RATE, BEY_AUTH, READ),
+    responses=answers(EVERY, RATE, VERSIONED, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
     response_headers=[SEASON_VERSION],
@@ -318,7 +337,7 @@ async def _private(
         # projected by a version before the PrivateView's fields: rebuild it, never a 500
         ctx(request).rebuild(season_id)
         raise Problem(503, "projection_rebuilding", retry_after=2)
-    own_reports = {int(d): v for d, v in _hash(reports_raw).items()}
+    own_reports = _own_reports(_hash(reports_raw))
     return answer(
         meta,
         PrivateView,
@@ -333,6 +352,25 @@ async def _private(
     )
 
 
+def _own_reports(fields: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """A bey's private report lines per Divan: each offer withdrawn from it (issue 20, by
+    version: in the order they happened) first, in the report of the Divan it would have
+    been settled at (one of its own before that Divan is resolved), then the Divan's lines."""
+    withdrawn = sorted(
+        (int(f.removeprefix(WITHDRAWN_REPORT)), lines)
+        for f, lines in fields.items()
+        if f.startswith(WITHDRAWN_REPORT)
+    )
+    out: dict[int, list[dict[str, Any]]] = {}
+    for _version, lines in withdrawn:
+        for line in lines:
+            out.setdefault(int(line["data"]["divan"]), []).append(line)
+    for f, lines in fields.items():
+        if not f.startswith(WITHDRAWN_REPORT):
+            out[int(f)] = out.get(int(f), []) + lines
+    return out
+
+
 def _concerns(record: dict[str, Any], seat: int) -> bool:
     """Whether a projected battle record (R-5.8) is one the bey fought in or supported."""
     return seat in battle_parties(msgspec.convert(record, BattleRecord))
@@ -341,7 +379,9 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(EVERY, RATE, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
+    responses=answers(
+        EVERY, RATE, VERSIONED, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"
+    ),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -374,7 +414,7 @@ async def battles(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
     responses=answers(
-        EVERY, RATE, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
+        EVERY, RATE, VERSIONED, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
     ),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
@@ -397,7 +437,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, RATE, STAFF_AUTH, READ, OPS_READ),
+    responses=answers(EVERY, RATE, VERSIONED, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
     response_headers=[SEASON_VERSION],
@@ -414,17 +454,20 @@ async def audit_betrayals(
     meta, (rows, timeline) = await season_read(request, season_id, fetch)
     if staff == "ops":
         await _record_ops_read(request, season_id, "audit/betrayals")
-    return answer(
-        meta,
-        AuditOut,
-        {"betrayals": [decode(r) for r in rows], "treaty_timeline": [decode(t) for t in timeline]},
-    )
+    steps = [decode(t) for t in timeline]
+    # every treaty in the one shape answers give it (`Treaty`: beys, from_divan), as stored
+    # it is the domain's {kind, a, b, through_divan}
+    betrayed = [
+        {**r, "treaty": treaty_of(r["treaty"], steps, r["divan"])} for r in map(decode, rows)
+    ]
+    shown = [{**t, "treaty": treaty_of(t["treaty"], steps, t["divan"])} for t in steps]
+    return answer(meta, AuditOut, {"betrayals": betrayed, "treaty_timeline": shown})
 
 
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, RATE, STAFF_AUTH, READ, PATH, OPS_READ),
+    responses=answers(EVERY, RATE, VERSIONED, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
     response_headers=[SEASON_VERSION],
@@ -496,6 +539,7 @@ and the 200 answer's schema is one message (`<Event>Message`), told apart by `ev
   delivers everything after;
 - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
   province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
+  `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
   `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
 
 An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -699,10 +743,10 @@ async def _stream(
         sub.release()
 
 
-QUERY_ROUTES = with_examples(
+# The season reads: each answers at a version at least `?min_version=` (context.season_read);
+# the rest (lists across seasons, boards, tickets, the stream with its own position) take none.
+VERSIONED_ROUTES = with_examples(
     [
-        static_board,
-        season_list,
         summary,
         season_map,
         leaderboard,
@@ -710,24 +754,42 @@ QUERY_ROUTES = with_examples(
         treaties,
         reports,
         betrayals,
-        boards,
         private,
         battles,
         all_orders,
         audit_betrayals,
-        *HISTORY_ROUTES,
+        season_betrayals,
         ops_bey,
-        ticket,
-        events,
     ],
     EXAMPLES,
 )
+QUERY_ROUTES = [
+    *VERSIONED_ROUTES,
+    *with_examples(
+        [static_board, season_list, boards, memleket_betrayals, ticket, events], EXAMPLES
+    ),
+]
+MIN_VERSION_PARAMETER = {
+    MIN_VERSION: QueryParameter(
+        annotation=int,
+        name=MIN_VERSION,
+        required=False,
+        ge=0,
+        le=JSON_SAFE_INTEGER,
+        description="answer only at this season version or later (read-your-writes: the "
+        "`version` of a command's answer or of the status). A read behind it waits up to 2 s "
+        "for the projection, then answers 503 `not_yet_projected` with Retry-After",
+    )
+}
 
 
 def query_router() -> Router:
     return Router(
         "/v1",
-        route_handlers=QUERY_ROUTES,
+        route_handlers=[
+            Router("/", route_handlers=VERSIONED_ROUTES, parameters=MIN_VERSION_PARAMETER),
+            *QUERY_ROUTES[len(VERSIONED_ROUTES) :],
+        ],
         exception_handlers={
             RedisConnectionError: redis_unavailable,
             RedisTimeout: redis_unavailable,

@@ -19,13 +19,16 @@ from services.projections.keys import (
 )
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
-from shared.domain.report_lines import correction, kurultay, season_admin
+from shared.domain.report_lines import correction, kurultay, offer_withdrawn, season_admin
 from shared.domain.state import SeasonState
 
 KURULTAY_REPORT = "kurultay"  # the field of the reports hash that holds the Kurultay's report
 HEAD_REPORT = "head:"  # … with a Divan's number after it, the chain head its report publishes
 ADMIN_REPORT = "admin:"  # … and, with the event's version after it, each season-admin act's
 CORRECTION_REPORT = "correction:"  # … and each correction's (ADR-53), by its version too
+# A bey's private reports hash: besides a field per Divan, one per offer withdrawn from it, by
+# the withdrawal's version (issue 20); the read merges each into its Divan's report
+WITHDRAWN_REPORT = "withdrawn:"
 Op = tuple[
     Any, ...
 ]  # ("HSET", key, field, value) | ("HDEL", key, field) | ("ZADD", key, score, member) | …
@@ -75,6 +78,7 @@ def project(
         ops.extend(_specific(keys, state, event, at, live))
         if hashes is not None and isinstance(event, ev.DivanResolved):
             ops.append(_chain_head(keys, event.divan, at, hashes[n]))
+    ops += _withdrawals(keys, before, events, first, live)
     views, ranks = all_views(state, version)
     diff = _diff(keys, before, views, ranks)
     if state.phase == "over":  # R-10.5: after the Kurultay the lot decides the final order
@@ -144,6 +148,44 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
             ]
         case _:
             return []
+
+
+def _withdrawals(
+    keys: Keys, before: Snapshot, events: Sequence[ev.Event], first: int, live: bool
+) -> list[Op]:
+    """issue 20: an offer withdrawn (R-6.1) is told to the bey it was made to, in its private
+    report of the Divan it would have been settled at, and on its private stream. Derived
+    from the events (no event of its own): the offer's kind from the batch's TreatyOffered or
+    the recipient's projected offers before the batch, the Divan from the event (live) or the
+    Divan after the last one resolved (trial)."""
+    meta = before.views.get("meta", {})
+    upcoming = _dec(meta.get("next_divan")) or 1
+    offered: dict[tuple[int, int], str] = {}
+    ops: list[Op] = []
+    for at, e in enumerate(events, start=first):
+        if isinstance(e, ev.TreatyOffered):
+            offered[e.frm, e.to] = e.kind
+        elif isinstance(e, ev.DivanResolved):
+            upcoming = e.divan + 1
+        elif isinstance(e, ev.OfferWithdrawn):
+            kind = offered.get((e.frm, e.to)) or _offered_before(before, e.frm, e.to)
+            divan = e.divan if e.divan is not None else upcoming
+            line = offer_withdrawn(e.frm, e.to, kind, divan)
+            field = f"{WITHDRAWN_REPORT}{at}"
+            ops.append(("HSET", keys.reports_private(e.to), field, j([msgspec.to_builtins(line)])))
+            message = {"type": "offer_withdrawn", "divan": divan, "from": e.frm}
+            ops += announce(keys, at, [(e.to, message)], live)
+    return ops
+
+
+def _dec(raw: bytes | None) -> Any:
+    return None if raw is None else msgspec.json.decode(raw)
+
+
+def _offered_before(before: Snapshot, frm: int, to: int) -> str | None:
+    """The kind of the offer `frm` made to `to`, as the recipient's view held it before."""
+    offers = _dec(before.views.get(f"private:{to}", {}).get("offers_in")) or []
+    return next((o["kind"] for o in offers if o["from"] == frm), None)
 
 
 def _battles(keys: Keys, state: SeasonState, e: ev.BattlesResolved) -> list[Op]:

@@ -17,8 +17,9 @@ from msgspec import UNSET, UnsetType
 from shared.app.fork_origin import ForkedFrom
 from shared.app.private_view import ReportLine  # one line shape: reports and /private
 from shared.app.season_calendar import CalendarOut
+from shared.app.treaties import Treaty
 from shared.domain.events import BattleRecord
-from shared.domain.state import Order, TreatyKind
+from shared.domain.state import Order
 
 
 class Province(msgspec.Struct):
@@ -76,12 +77,6 @@ class TitlesOut(msgspec.Struct):
     han: int | None
 
 
-class Treaty(msgspec.Struct):
-    kind: str
-    beys: list[int]
-    through_divan: int | None
-
-
 class TreatiesOut(msgspec.Struct):
     season_id: str
     version: int
@@ -131,7 +126,8 @@ class BetrayalsOut(msgspec.Struct):
 
 
 class SeasonRow(msgspec.Struct):
-    """A season of the list; one whose projection is rebuilding has only `status`."""
+    """A season of the list; one not readable has only `status`: `not_yet_projected` (its
+    first projection is under way) or `rebuilding` (Redis lost it; it is being rebuilt)."""
 
     season_id: str
     mode: str | UnsetType = UNSET
@@ -139,7 +135,7 @@ class SeasonRow(msgspec.Struct):
     divan: int | UnsetType = UNSET
     han: int | UnsetType | None = UNSET
     version: int | UnsetType = UNSET
-    status: Literal["rebuilding"] | UnsetType = UNSET
+    status: Literal["rebuilding", "not_yet_projected"] | UnsetType = UNSET
 
 
 class SeasonsOut(msgspec.Struct):
@@ -154,7 +150,8 @@ class SeasonMeta(msgspec.Struct):
     the server's clock as the command side's status does: `next_divan_at` (the instant the
     orders placed now lock at; null while paused or cancelled), `locked` (a Divan's instant
     passed and it is not resolved yet; trial: a requested Divan is being resolved) and
-    `seconds_to_lock` (0 while locked; null in trial).
+    `seconds_to_lock` (0 while locked; null in trial), and during a live Kurultay
+    `seconds_to_kurultay_close` (to `calendar.kurultay_closes_at`; else null).
     """
 
     season_id: str
@@ -178,6 +175,7 @@ class SeasonMeta(msgspec.Struct):
     next_divan_at: str | None = None
     locked: bool = False
     seconds_to_lock: int | None = None
+    seconds_to_kurultay_close: int | None = None  # live, during the Kurultay (R-10.4)
     forked_from: ForkedFrom | None = None  # a fork's origin (issue 13, D-32); null otherwise
 
 
@@ -216,15 +214,6 @@ class OrdersOut(msgspec.Struct):
     orders: dict[str, list[Order]]  # seat -> its locked orders
 
 
-class TreatyRecord(msgspec.Struct):
-    """A treaty as the domain records it (shared.domain.state.Treaty): seats a < b."""
-
-    kind: TreatyKind
-    a: int
-    b: int
-    through_divan: int
-
-
 class AuditBetrayal(msgspec.Struct):
     """An auditor's betrayal record (R-6.5): the public facts, the treaty broken, the traitor's
     advances into the province (`[seat, from, units]`) and the battle record (R-5.8)."""
@@ -234,7 +223,7 @@ class AuditBetrayal(msgspec.Struct):
     victim: int
     province: int
     hain_through: int
-    treaty: TreatyRecord
+    treaty: Treaty
     orders: list[tuple[int, int, int]]
     battle: BattleRecord | None
 
@@ -245,7 +234,7 @@ class TreatyStep(msgspec.Struct):
 
     divan: int
     what: Literal["accepted", "expired", "dissolved", "broken"]
-    treaty: TreatyRecord
+    treaty: Treaty
     traitor: int | UnsetType = UNSET
 
 

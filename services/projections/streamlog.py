@@ -93,6 +93,16 @@ class PrivateReport(msgspec.Struct):
     divan: int
 
 
+class OfferWithdrawnMessage(msgspec.Struct):
+    """An offer made to the bey was withdrawn by its offerer (`from`) before Divan `divan`:
+    the line is in its private report of that Divan at `GET /seasons/{id}/private` (ticket
+    only)."""
+
+    type: Literal["offer_withdrawn"]
+    divan: int
+    frm: int = msgspec.field(name="from")
+
+
 class BetrayalLine(msgspec.Struct):
     """Who betrayed whom, where (R-14)."""
 
@@ -126,6 +136,7 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "ready": Ready,
     "divan_report": DivanReport,
     "private_report": PrivateReport,
+    "offer_withdrawn": OfferWithdrawnMessage,
     "betrayals": Betrayals,
     "kurultay_report": KurultayReport,
     "season_over": SeasonOver,

@@ -15,6 +15,10 @@ Before, every open `GET /seasons/{id}/events` held a pub/sub connection of the r
   ended (EventSource reconnects by itself) rather than left open with a silent gap; the hub
   connects again for the next stream. Pub/sub never replays; a reconnecting client resumes
   from the projection's log of the messages instead (services/projections/streamlog.py).
+- A season read that waits for a version (`?min_version=`, a first projection: issue 20)
+  subscribes the season's `projected` channel on the same connection (`watch`): no stream
+  slot, at most WAITERS at once per process (over it the read answers at once), and it is
+  released when the read answers.
 - Caps: `streams_per_client` open streams per client address (over it: 429
   `too_many_streams`) and `streams_per_process` in all (over it: 503 `streams_full`), both
   with Retry-After.
@@ -40,6 +44,7 @@ CONFIRM_S = 5.0  # connecting and the SUBSCRIBE confirmation; then 503 read_unav
 POLL_S = 1.0  # the subscriber's read wakes this often to check the connection's liveness
 PING_S = 5.0  # nothing heard for this long: PING
 DEAD_S = 15.0  # nothing heard (not even the PONG) for this long: the connection is lost
+WAITERS = 1_000  # reads of one process waiting for a season version at once (`watch`)
 
 _REPLY = {"SUBSCRIBE": "subscribe", "UNSUBSCRIBE": "unsubscribe", "PING": "pong"}
 # Queued to the writer when its link is done with. Cancelling alone is not enough: on Python
@@ -143,10 +148,13 @@ class StreamHub:
         per_client: int,
         per_process: int,
         queue_size: int = QUEUE_SIZE,
+        waiters: int = WAITERS,
     ) -> None:
         self._connect = connect
         self.per_client, self.per_process, self.queue_size = per_client, per_process, queue_size
+        self.waiters = waiters
         self._open: set[Subscription] = set()
+        self._waiters: set[Subscription] = set()  # reads waiting for a version (`watch`)
         self._by_client: Counter[str] = Counter()
         self._channels: dict[str, _Channel] = {}
         self._link: _Link | None = None
@@ -171,6 +179,25 @@ class StreamHub:
         sub = Subscription(self, client, tuple(channels), self.queue_size)
         self._open.add(sub)
         self._by_client[client] += 1
+        await self._subscribe(sub)
+        return sub
+
+    async def watch(self, channels: list[str]) -> Subscription | None:
+        """A subscription for a read that waits for a season version (`?min_version=`, a
+        first projection): on the hub's one connection, but no stream slot of its client's.
+        None when `waiters` reads wait already: the read answers at once then (bounded);
+        StreamRefused (503 read_unavailable) if Redis does not confirm the subscription."""
+        if len(self._waiters) >= self.waiters:
+            log.warning("read.waiters_full", waiting=len(self._waiters))
+            return None
+        sub = Subscription(self, "", tuple(channels), self.queue_size)
+        self._waiters.add(sub)
+        await self._subscribe(sub)
+        return sub
+
+    async def _subscribe(self, sub: Subscription) -> None:
+        """Subscribe `sub`'s channels (each once for the process) and wait for Redis to
+        confirm them; on failure the subscription is released and StreamRefused raised."""
         try:
             async with asyncio.timeout(CONFIRM_S):
                 link = await self._linked()
@@ -191,7 +218,6 @@ class StreamHub:
         except BaseException:
             sub.release()
             raise
-        return sub
 
     async def _linked(self) -> _Link:
         async with self._connecting:
@@ -205,10 +231,13 @@ class StreamHub:
             return self._link
 
     def _release(self, sub: Subscription) -> None:
-        self._open.discard(sub)
-        self._by_client[sub.client] -= 1
-        if self._by_client[sub.client] <= 0:
-            del self._by_client[sub.client]
+        if sub in self._waiters:
+            self._waiters.discard(sub)
+        else:
+            self._open.discard(sub)
+            self._by_client[sub.client] -= 1
+            if self._by_client[sub.client] <= 0:
+                del self._by_client[sub.client]
         for name in sub.channels:
             entry = self._channels.get(name)
             if entry is None:
@@ -276,7 +305,7 @@ class StreamHub:
                 fut.set_exception(unavailable())
                 fut.exception()  # retrieved: the streams waiting on it see it, nobody else must
         self._channels.clear()
-        for sub in list(self._open):
+        for sub in [*self._open, *self._waiters]:
             sub.end("redis_lost")
         link.outbox.put_nowait((_STOP, None, None))
         current = asyncio.current_task()
@@ -287,7 +316,7 @@ class StreamHub:
             await link.conn.disconnect()
 
     async def close(self) -> None:
-        for sub in list(self._open):
+        for sub in [*self._open, *self._waiters]:
             sub.end("shutdown")
         link, self._link = self._link, None
         if link is not None:

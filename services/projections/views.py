@@ -137,6 +137,7 @@ def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
             "next_divan_at": None,
             "locked": bool(meta.get("resolving")),
             "seconds_to_lock": None,
+            "seconds_to_kurultay_close": None,
         }
     state = SeasonState(
         mode="live",

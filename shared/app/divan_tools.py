@@ -23,6 +23,7 @@ from shared.app.replay_view import (
     rerun_divan,
     state_json,
 )
+from shared.app.treaties import Treaty
 from shared.domain import events as ev
 from shared.domain.decide import order_refusal
 from shared.domain.draws import PinnedFates
@@ -120,11 +121,17 @@ class BeyChange(msgspec.Struct, frozen=True):
 
 
 class TreatyChange(msgspec.Struct, frozen=True):
-    kind: str
-    a: int
-    b: int
-    through_divan: int
+    """A treaty in force after the Divan in the record only or in the what-if only, in the
+    shape every answer gives a treaty (ADR-72; `from_divan` null: the state does not hold it)."""
+
+    treaty: Treaty
     change: Literal["only_recorded", "only_what_if"]
+
+
+def _treaty(t: tuple[Any, int, int, int]) -> tuple[Any, list[int], None, int]:
+    """A compared treaty's fields in the order of `Treaty` (no acceptance Divan at hand)."""
+    kind, a, b, through = t
+    return kind, [a, b], None, through
 
 
 class BattleChange(msgspec.Struct, frozen=True):
@@ -304,8 +311,8 @@ def _difference(
             beys.append(BeyChange(x["seat"], bx, by))
     ta = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in va["treaties"]}
     tb = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in vb["treaties"]}
-    treaties = [TreatyChange(*t, change="only_recorded") for t in sorted(ta - tb)]
-    treaties += [TreatyChange(*t, change="only_what_if") for t in sorted(tb - ta)]
+    treaties = [TreatyChange(Treaty(*_treaty(t)), "only_recorded") for t in sorted(ta - tb)]
+    treaties += [TreatyChange(Treaty(*_treaty(t)), "only_what_if") for t in sorted(tb - ta)]
     battles = _battle_changes(recorded, other)
     ra, rb = _report(recorded), _report(other)
     only_a = [line for line in ra if line not in rb]
@@ -489,7 +496,14 @@ def what_if_text(out: WhatIfOut, lang: Lang) -> str:
     for t in out.treaties:
         lines.append(
             "  "
-            + _say(f"what_if_{t.change}", lang, kind=t.kind, a=t.a, b=t.b, through=t.through_divan)
+            + _say(
+                f"what_if_{t.change}",
+                lang,
+                kind=t.treaty.kind,
+                a=t.treaty.beys[0],
+                b=t.treaty.beys[1],
+                through=t.treaty.through_divan,
+            )
         )
     for line in out.report_only_recorded:
         lines.append(f"  - {getattr(line, lang)}")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Annotated, Literal, TypeVar, cast
 
 import msgspec
+from litestar.datastructures import ResponseHeader
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import (
@@ -129,6 +130,11 @@ CODES: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
     "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
+    "not_yet_projected": (
+        503,
+        "the read side has not reached the season version asked for (`?min_version=`), or "
+        "a new season's first one, within 2 s: `version`, `projected_version` (Retry-After)",
+    ),
     "read_unavailable": (503, "the read side's Redis does not answer (Retry-After)"),
     "streams_full": (503, "this process serves all the event streams it can (Retry-After)"),
     "audit_unavailable": (503, "an ops read of secret data could not be recorded (Retry-After)"),
@@ -261,9 +267,21 @@ STORE = ("season_not_found", "store_busy", "chain_broken")
 # … and appends to it, retrying on concurrent writes; never to an imported audit copy (ADR-58)
 APPEND = ("conflict", "audit_copy")
 PATH = ("invalid_parameter", "not_found")  # an integer path parameter (D-27)
-READ = ("season_not_found", "projection_rebuilding", "read_unavailable")
+READ = ("season_not_found", "projection_rebuilding", "not_yet_projected", "read_unavailable")
+# a season read that takes `?min_version=` (services/projections/context.py): its bounds
+VERSIONED = ("invalid_parameter",)
 STREAM = ("bad_ticket", "too_many_streams", "streams_full")
 OPS_READ = ("audit_unavailable",)  # an ops read of secret data, recorded first (ADR-53)
+
+
+# Every answer that names a season version says it in this header too (issue 20): the read
+# side's season reads, the status and the commands that answer a `version`.
+SEASON_VERSION = ResponseHeader(
+    name="X-Season-Version",
+    description="the season version this answer reflects (its `version`): a read's "
+    "`?min_version=` to read your writes",
+    documentation_only=True,
+)
 
 
 def example_problem(

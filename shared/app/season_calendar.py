@@ -59,11 +59,14 @@ def calendar_in(shown: CalendarOut) -> Calendar:
 class LockStatus(msgspec.Struct, frozen=True):
     """At an instant: the instant the orders placed now lock at (null while paused, cancelled
     or when no Divan is left), whether a Divan's orders are locked, the seconds to the lock
-    (0 while locked)."""
+    (0 while locked), and during the Kurultay the seconds to its close."""
 
     next_divan_at: str | None
     locked: bool
     seconds_to_lock: int | None
+    # during a live Kurultay (R-10.4): the seconds to `calendar.kurultay_closes_at`, rounded
+    # up (0 once it has passed and the Kurultay is not held yet); null otherwise
+    seconds_to_kurultay_close: int | None = None
 
 
 def lock_status(s: SeasonState, now: datetime) -> LockStatus:
@@ -79,8 +82,12 @@ def lock_status(s: SeasonState, now: datetime) -> LockStatus:
     to_lock = 0 if locked is not None else None
     if ahead is not None and locked is None:
         to_lock = max(0, math.ceil((ahead - now).total_seconds()))
+    to_close = None
+    if s.phase == "kurultay" and s.paused_at is None and not s.cancelled:
+        to_close = max(0, math.ceil((s.calendar.kurultay_closes_at - now).total_seconds()))
     return LockStatus(
         next_divan_at=cal.exact(ahead) if ahead is not None else None,
         locked=locked is not None,
         seconds_to_lock=to_lock,
+        seconds_to_kurultay_close=to_close,
     )

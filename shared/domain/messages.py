@@ -187,6 +187,7 @@ CATALOGUE: dict[str, Text] = {
     "read_unavailable": T("Okuma tarafı şu an yanıt vermiyor", "The read side is unavailable"),
     "audit_unavailable": T("Gizli okuma kaydedilemedi; biraz sonra tekrar deneyin", "The secret read could not be recorded; try again shortly"),
     "projection_rebuilding": T("Görünüm yeniden kuruluyor; biraz sonra tekrar deneyin", "The view is being rebuilt; try again shortly"),
+    "not_yet_projected": T("Okuma tarafı henüz {version}. sürümde değil (şu an {projected_version}); biraz sonra tekrar deneyin", "The read side has not reached version {version} yet (it is at {projected_version}); try again shortly"),
     # --- the command line (entrypoints/cli.py) ---------------------------------------------
     "cli.divan": T("== {divan}. Divan ==", "== Divan {divan} =="),
     "cli.kurultay": T("== Kurultay ==", "== Kurultay =="),
@@ -603,6 +604,7 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "too_many_streams": "çok fazla akış",
     "store_busy": "olay deposu meşgul",
     "projection_rebuilding": "okuma modeli yeniden kuruluyor",
+    "not_yet_projected": "henüz okuma tarafına yansımadı",
     "read_unavailable": "okuma tarafı yanıt vermiyor",
     "streams_full": "akışlar dolu",
     "audit_unavailable": "denetim kaydı yazılamıyor",

@@ -144,6 +144,27 @@ def offer_outcome(e: OfferSettled, reader: int) -> ReportLine:
     return ReportLine("offer", data, tr, en)
 
 
+def offer_withdrawn(frm: int, to: int, kind: str | None, divan: int | None) -> ReportLine:
+    """Private, to the bey an offer was made to (issue 20): the offerer withdrew it before
+    Divan `divan` (R-6.1), so it will not be settled there. `kind` null: not known to the
+    reader of the events (never, for an offer the stream holds)."""
+    tr_kind, en_kind = TREATY.get(kind or "", ("antlaşma", "treaty"))
+    before_tr = f" ({divan}. Divan'dan önce)" if divan is not None else ""
+    before_en = f" before Divan {divan}" if divan is not None else ""
+    data: dict[str, int | str | list[int] | None] = {
+        "from": frm,
+        "to": to,
+        "treaty": kind,
+        "divan": divan,
+    }
+    return ReportLine(
+        "offer_withdrawn",
+        data,
+        f"{frm}. bey size yaptığı {tr_kind} teklifini geri çekti{before_tr}",
+        f"Bey {frm} withdrew its {en_kind} offer to you{before_en}",
+    )
+
+
 # --- step 3: orders a rule dropped (R-4.2, R-4.5, R-5.3, R-6.4, R-6.7) -----------------------
 RULE = {
     "ally": "R-6.4",

@@ -137,6 +137,8 @@ PARAMS = {
     # sealed orders (ADR-57)
     "digests": 304,
     "sealed": "ok",
+    # read your writes (issue 20): not_yet_projected's members
+    "projected_version": 4,
 }
 
 

@@ -90,7 +90,12 @@ async def test_nineteen_concurrent_submissions_are_each_stored_once_or_refused_w
     stored = set()
     for bey, r in zip(beys, answers, strict=True):
         if r.status_code == 200:
-            assert r.json() == {"divan": 1, "orders": 1}
+            version = r.json()["version"]
+            assert r.json() == {"divan": 1, "orders": 1, "version": version}
+            # the version it names is its own event's (read your writes, issue 20)
+            rec = (await pg_api.store.read_stream(bey.season_id, from_version=version - 1))[0]
+            assert (rec.version, rec.type) == (version, "orders_submitted.v1")
+            assert codec.decode_event(rec.data).seat == bey.seat
             stored.add(bey.seat)
         else:
             assert_problem(r, 409, "conflict")

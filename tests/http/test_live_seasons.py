@@ -226,7 +226,8 @@ async def test_r1_3_a_sub_second_calendar_locks_at_the_instant_it_shows(memory_a
     orders = {**HOLD, "divan": 1}
     api.clock.now = one - timedelta(milliseconds=2)  # read 1 ms before the instant shown
     r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
-    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    head = await api.store.stream_version(sid)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1, "version": head})
     api.clock.now = one - timedelta(milliseconds=1)  # read at the instant shown
     late = api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=orders)
     assert assert_problem(await unchanged(api.store, late), 409, "wrong_divan")["divan"] == 2
@@ -391,12 +392,14 @@ async def test_r4_4_orders_after_a_divans_instant_count_for_the_next_and_say_so(
     one = state.calendar.at(1)
     api.clock.now = one - timedelta(seconds=2)
     r = await api.client.post(a.url("/orders"), headers=a.auth(), json=HOLD)
-    assert r.json() == {"divan": 1, "orders": 1}
+    head = await api.store.stream_version(a.season_id)
+    assert r.json() == {"divan": 1, "orders": 1, "version": head}
     seen = await status(api, a.season_id)
     assert (seen["locked"], seen["seconds_to_lock"]) == (False, 2)
     api.clock.now = one  # Divan 1's instant: its orders are locked, however late the worker
     r = await api.client.post(a.url("/orders"), headers=a.auth(), json=HOLD)
-    assert (r.status_code, r.json()) == (200, {"divan": 2, "orders": 1})
+    head = await api.store.stream_version(a.season_id)
+    assert (r.status_code, r.json()) == (200, {"divan": 2, "orders": 1, "version": head})
     late = await unchanged(
         api.store, api.client.post(a.url("/orders"), headers=a.auth(), json={**HOLD, "divan": 1})
     )
@@ -445,7 +448,8 @@ async def test_r1_4_a_command_after_the_close_instant_closes_registration_as_the
     assert_problem(await unchanged(api.store, early), 409, "wrong_phase")
     api.clock.now = close + timedelta(seconds=1)
     r = await api.client.post(f"/v1/seasons/{sid}/orders", headers=bearer(token), json=HOLD)
-    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1})
+    head = await api.store.stream_version(sid)
+    assert (r.status_code, r.json()) == (200, {"divan": 1, "orders": 1, "version": head})
     state, _v = await state_of(api.store, sid)
     assert state.phase == "running" and len(state.beys) == 19  # R-11.1: the seats filled
     assert state.calendar is not None and state.calendar.registration_closes_at == close
@@ -664,7 +668,8 @@ async def test_d30_d31_a_pause_stops_the_clock_and_a_resume_moves_the_calendar(
     seen = await status(api, sid)
     assert (seen["paused"], seen["locked"], seen["next_divan_at"]) == (True, False, None)
     r = await api.client.post(a.url("/orders"), headers=a.auth(), json=HOLD)
-    assert r.json() == {"divan": 1, "orders": 1}  # the clock stands: still for Divan 1
+    head = await api.store.stream_version(sid)
+    assert r.json() == {"divan": 1, "orders": 1, "version": head}  # the clock stands: Divan 1
     resumed_at = api.clock.now
     r = await admin(api, sid, "resume", token)
     assert r.status_code == 200, r.text

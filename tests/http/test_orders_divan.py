@@ -31,7 +31,10 @@ async def submit(
         bey.url("/orders"), headers=bey.auth(), json={"orders": orders, **extra}
     )
     assert r.status_code == 200, r.text
-    return r.json()  # type: ignore[no-any-return]
+    body: dict[str, int] = r.json()
+    # the season version after the set (read your writes, issue 20): the store's head now
+    assert body.pop("version") == await api.store.stream_version(bey.season_id), r.text
+    return body
 
 
 async def me(api: Api, bey: Bey) -> dict[str, object]:

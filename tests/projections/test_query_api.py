@@ -7,7 +7,7 @@ from collections import Counter
 
 import redis.asyncio as aioredis
 
-from services.projections.keys import Keys
+from services.projections.keys import Keys, swept
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.seasons import Seasons
@@ -65,6 +65,12 @@ async def test_the_season_list_shows_the_newest_seasons(
     assert seasons[1] == {"season_id": ids[-2], "status": "rebuilding"}
     for s in [seasons[0], *seasons[2:]]:
         assert s["version"] == await memory_store.stream_version(s["season_id"])
+    # issue 20: once a sweep has run, a listed season not readable yet is a new one whose
+    # first projection is under way: not yet projected, never "rebuilding"
+    await redis.set(swept(prefix), "1")
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        seasons = (await client.get("/v1/seasons/all")).json()["seasons"]
+    assert seasons[1] == {"season_id": ids[-2], "status": "not_yet_projected"}
 
 
 # --- 6: server-sent events ----------------------------------------------------------------------

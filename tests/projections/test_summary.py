@@ -370,3 +370,50 @@ def test_r1_3_a_calendar_with_sub_second_instants_is_shown_as_it_locks_on_both_s
         command_side = msgspec.to_builtins(lock_status(state, now))
         assert lock_fields(meta, now) == command_side, delta
         assert command_side["locked"] is (delta >= 0), delta
+
+
+KURULTAY_CLOSE = cal.live(CLOSE).kurultay_closes_at
+
+
+@pytest.mark.parametrize(
+    ("held", "now", "expected"),
+    [
+        (False, KURULTAY_CLOSE - timedelta(hours=3), 3 * 3600),
+        (False, KURULTAY_CLOSE - timedelta(seconds=99.5), 100),  # rounded up, as seconds_to_lock
+        (False, KURULTAY_CLOSE + timedelta(minutes=5), 0),  # closed, not held yet
+        (True, KURULTAY_CLOSE + timedelta(minutes=5), None),  # held: the season is over
+    ],
+)
+async def test_r10_4_a_live_kurultay_counts_down_to_its_close_as_the_status_does(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    held: bool,
+    now: datetime,
+    expected: int | None,
+) -> None:
+    """R-10.4, issue 20: beside `calendar.kurultay_closes_at`, a live Kurultay's status and
+    summary give `seconds_to_kurultay_close` (rounded up, 0 once it has passed), as
+    `seconds_to_lock` counts to a Divan; null outside the Kurultay (a running season below)."""
+    clock = _Clock()
+    projector = Projector(memory_store, redis, prefix)
+    season_id = tokens.new_season_id()
+    chunks = list(season_chunks(4, season_id))
+    if not held:
+        chunks = chunks[:-1]  # every Divan resolved, the Kurultay not held
+    async with open_gateway(memory_store, redis, prefix, clock) as (_gw, client):
+        for n, chunk in enumerate(chunks):
+            await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        await projector.catch_up(season_id)
+        clock.now = now
+        summary = await _summary(client, season_id)
+        status = (await client.get(f"/v1/seasons/{season_id}")).json()
+        assert summary["phase"] == ("over" if held else "kurultay")
+        assert summary["seconds_to_kurultay_close"] == expected
+        assert status["seconds_to_kurultay_close"] == expected
+        running = tokens.new_season_id()
+        await append_chunk(memory_store, running, next(season_chunks(4, running)), "setup")
+        await projector.catch_up(running)
+        assert (await _summary(client, running))["seconds_to_kurultay_close"] is None
+        status = (await client.get(f"/v1/seasons/{running}")).json()
+        assert status["seconds_to_kurultay_close"] is None
