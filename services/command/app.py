@@ -26,6 +26,7 @@ from shared.app.etag import conditional_get
 from shared.app.head import answer_head
 from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
+from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
@@ -157,6 +158,9 @@ def create_app(
             ready,
         ],
         lifespan=[lifespan, *extra_lifespans],
+        # before every route's own guards and dependencies: a season id no season can have is
+        # 404 before a token is checked or a store asked (issue 20)
+        guards=[path_parameters],
         # one problem+json mapping for both APIs (shared.app.problems)
         exception_handlers=handlers,
         cors_config=cors,

@@ -244,6 +244,7 @@ CATALOGUE: dict[str, Text] = {
     "cli.no_permission": T("{source}: okuma izni yok", "{source}: permission denied"),
     # --- the audit verbs: export, verify, import, replay (entrypoints/audit.py) -------------
     "audit.no_such_file": T("{source}: böyle bir dosya yok", "{source}: no such file"),
+    "audit.impossible_season": T("{season}: hiçbir sezonun böyle bir kimliği olamaz (1 … {most} yazdırılabilir karakter, '/' ve boşluk olmadan); veritabanına sorulmadı", "{season}: no season can have this id (1 … {most} printable characters without '/' or spaces); the database was not asked"),
     "audit.no_season_in": T("{database} içinde {season} sezonu yok", "no season {season} in {database}"),
     "audit.database": T("okunan veritabanı: {database}", "database read: {database}"),
     "audit.export_broken": T("{season} sezonunun kayıtlı zinciri kırık ({error}); `seksenbir verify {season}` olayı adlandırır", "the stored chain of {season} is broken ({error}); `seksenbir verify {season}` names the event"),
