@@ -21,6 +21,7 @@ from litestar.openapi.config import OpenAPIConfig
 from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
+from shared.app.auth import one_authorization
 from shared.app.bodies import limit_json_depth
 from shared.app.etag import conditional_get
 from shared.app.head import answer_head
@@ -160,7 +161,8 @@ def create_app(
         lifespan=[lifespan, *extra_lifespans],
         # before every route's own guards and dependencies: a season id no season can have is
         # 404 before a token is checked or a store asked (issue 20)
-        guards=[path_parameters],
+        # and two Authorization headers are 400, never first-wins (ADR-66)
+        guards=[path_parameters, one_authorization],
         # one problem+json mapping for both APIs (shared.app.problems)
         exception_handlers=handlers,
         cors_config=cors,

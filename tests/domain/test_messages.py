@@ -121,6 +121,8 @@ PARAMS = {
     "value": 2,
     "key": "(3, fate, 6/attack)",
     "media_type": "text/plain",
+    "charset": "latin-1",
+    "parameters": "boundary=x",
     "attack": 7,
     "defence": 5,
     "taker": 1,
