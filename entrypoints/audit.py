@@ -258,10 +258,10 @@ def _why(exc: Exception, lang: Any, source: str) -> str:
 
 
 def _read_file(path: str) -> Export:
-    from shared.app.export import parse
+    from shared.app.export import bounded_lines, parse
 
     with open(path, "rb") as f:
-        return parse(f)
+        return parse(bounded_lines(f))
 
 
 def _decoded(export: Export) -> list[Any]:

@@ -298,6 +298,8 @@ CATALOGUE: dict[str, Text] = {
     "export.not_json": T("JSON değil: {error}", "not JSON: {error}"),
     "export.not_object": T("bir JSON nesnesi değil", "not a JSON object"),
     "export.not_event": T("bir olay satırı değil: {error}", "not an event line: {error}"),
+    "export.unknown_field": T("bir olay satırında olmayan alan: {names} (atlanmaz, reddedilir)", "a field an event line does not have: {names} (refused, never dropped)"),
+    "export.line_too_long": T("satır {limit} bayttan uzun (docs/export.md); okunmadan reddedildi", "the line is longer than {limit} bytes (docs/export.md); refused before it was read whole"),
     "audit.needs_full": T("gizlenmiş bir dışa aktarım (R-14), {n} olayın verisi dışarıda; bunun için tam dışa aktarım gerekir (ops ya da Kurultay'dan sonra herkes)", "a redacted export (R-14), the data of {n} events left out; this needs a full export (ops, or anyone after the Kurultay)"),
     "export.event_id_twice": T("olay kimliği {event_id} dosyada ikinci kez geçiyor (olay kimlikleri tektir)", "event id {event_id} occurs a second time in the file (event ids are unique)"),
     "export.other_season": T("sezonun kendi kimliği {own}, dosyanınki {stream}: başka bir sezon olarak etiketlenmiş", "the season's own id is {own}, the file's {stream}: a season labelled as another"),
