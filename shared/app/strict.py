@@ -54,7 +54,7 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
 _PATTERN = re.compile(r"^Expected `str` matching regex ")
 # What a text refused by its field's pattern must be, by the field's name ("invalid value" told
 # nobody what to send).
-_PATTERN_TEXTS = {"reason": "invalid_body.reason", "seed": "invalid_body.seed_text"}
+_PATTERN_TEXTS = {"seed": "invalid_body.seed_text"}
 
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:

@@ -153,7 +153,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.constraint": T("{at}: {expected} {constraint} olmalı", "{at}: must be {expected} {constraint}"),
     "invalid_body.missing": T("Zorunlu alan eksik: {at}", "Missing required field: {at}"),
     "invalid_body.value": T("{at}: geçersiz değer", "{at}: invalid value"),
-    "invalid_body.reason": T("{at}: 1 … 500 karakterlik tek satır olmalı; denetim ve yön karakteri içeremez", "{at}: must be one line of 1 … 500 characters, with no control or direction characters"),
+    "invalid_body.reason": T("{field}: tek satırlık bir metin {character} içeremez (denetim, satır ya da paragraf ayırıcı, yön işareti, özel kullanım ya da atanmamış karakter)", "{field}: a one-line text cannot hold {character} (a control, line or paragraph separator, direction mark, private-use or unassigned character)"),
     "invalid_body.seed_text": T('{at}: 0 … 2^63 − 1 arasında ondalık bir sayı, dizge olarak (ör. "7")', '{at}: a decimal number within 0 … 2^63 − 1, as a string (e.g. "7")'),
     "invalid_body.choice": T("{at}: şunlardan biri olmalı: {choices}", "{at}: must be one of {choices}"),
     "invalid_request": T("İstek geçersiz", "The request is invalid"),

@@ -123,6 +123,8 @@ PARAMS = {
     "media_type": "text/plain",
     "charset": "latin-1",
     "parameters": "boundary=x",
+    "names": "'comment'",
+    "character": "U+2028",
     "attack": 7,
     "defence": 5,
     "taker": 1,
