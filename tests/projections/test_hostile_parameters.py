@@ -85,6 +85,7 @@ def _handlers() -> list[Handler]:
                 if isinstance(p.kwarg_definition, HeaderParameter):
                     continue
                 query.append(getattr(p.kwarg_definition, "query", None) or name)
+            query.append("lang")  # every operation's, read by the language middleware
             for method in sorted(handler.http_methods):
                 out.append(Handler(method, route.path, path_params, tuple(query)))
     return out
