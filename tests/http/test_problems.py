@@ -903,7 +903,7 @@ async def _too_large(api: Api, stack: AsyncExitStack) -> Request:
 async def _too_large_create(api: Api, stack: AsyncExitStack) -> Request:
     small = await stack.enter_async_context(open_api(api.store, settings(max_body_bytes=1024)))
     return small.client.post(
-        "/v1/seasons", content=b'{"memleket": 6, "pad": "' + b"x" * 10_000 + b'"}'
+        "/v1/seasons", content=b'{"memleket": 6, "pad": "' + b"x" * 10_000 + b'"}', headers=JSON
     )
 
 
