@@ -4,7 +4,8 @@ Run: .venv/bin/python -m bench.schemathesis_long [--max-examples 100] [--seed 81
      [--phases examples,coverage,fuzzing] [--workers 1] [--dsn …] [--redis …]
 
 The same run as tests/integration/test_fuzz_api.py (tests/integration/fuzz.py): `seksenbir
-serve` on a scratch database, two beys in two trial seasons, every operation but the event
+serve` on a scratch database, two beys in two trial seasons (and the ops and auditor tokens on
+the staff operations, issue 20), every operation but the event
 stream, every check but `positive_data_acceptance`, no stateful phase; with many more examples
 per operation and the coverage phase. Prints the cases generated, the failures (target 0:
 no server error, no schema violation) and the time; exits 1 on any failure or error.

@@ -218,13 +218,28 @@ def _settings() -> Settings:
 
 def _is_file(source: str, verb: str, lang: Any = "tr") -> bool:
     """A SOURCE names a file if one exists there; one that looks like a path and is missing is
-    a usage error (SystemExit 2), not a season id to look up."""
+    a usage error (SystemExit 2), not a season id to look up; so is an id no season can have."""
     if Path(source).is_file():
         return True
     if "/" in source or source.endswith(FILE_SUFFIXES):
         print(f"seksenbir {verb}: {_t('audit.no_such_file', lang, source=source)}", file=sys.stderr)
         raise SystemExit(2)
+    possible_season(source, verb, lang)
     return False
+
+
+def possible_season(season_id: str, verb: str, lang: Any = "tr") -> str:
+    """The season id, if a season can have it (shared.eventstore.model.possible_season_id);
+    else one line and SystemExit 2 before the database is asked (issue 20: a NUL, or an
+    invalid UTF-8 byte of the command line, reached asyncpg and ended in a traceback)."""
+    from shared.eventstore.model import MAX_SEASON_ID, possible_season_id
+
+    if not possible_season_id(season_id):
+        # repr: the id as escapes, never a control character or a lone surrogate on a terminal
+        text = _t("audit.impossible_season", lang, season=ascii(season_id), most=MAX_SEASON_ID)
+        print(f"seksenbir {verb}: {text}", file=sys.stderr)
+        raise SystemExit(2)
+    return season_id
 
 
 FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -243,10 +258,10 @@ def _why(exc: Exception, lang: Any, source: str) -> str:
 
 
 def _read_file(path: str) -> Export:
-    from shared.app.export import parse
+    from shared.app.export import bounded_lines, parse
 
     with open(path, "rb") as f:
-        return parse(f)
+        return parse(bounded_lines(f))
 
 
 def _decoded(export: Export) -> list[Any]:
@@ -439,6 +454,8 @@ def _export(args: argparse.Namespace) -> int:
     from shared.app.export import RedactionUnavailable, chain_error, export_lines
     from shared.eventstore import ChainError
 
+    possible_season(args.season, "export", args.lang)
+
     async def work(store: PostgresEventStore, database: str) -> int:
         try:  # the events and the head from one snapshot, however busy the season
             records, head = await store.read_verified(args.season)
@@ -600,7 +617,7 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
     """Why a file is not imported, before any write (None: import it): a chain, count or head
     that does not verify, a redacted file, an event no reader decodes (it would break every fold
     of the copy: its status, a rebuild), no event, a season id the event store cannot take."""
-    from shared.eventstore.model import MAX_SEASON_ID
+    from shared.eventstore.model import MAX_SEASON_ID, possible_season_id
 
     first = verdict.first_bad
     where = (
@@ -620,7 +637,7 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
     if not export.records:
         return _t("audit.import_empty", args.lang, file=args.file)
     sid = export.season_id
-    if len(sid) > MAX_SEASON_ID or not sid.isprintable() or "/" in sid or " " in sid:
+    if not possible_season_id(sid):
         # what the event store takes, and what an API path can name (/v1/seasons/{id}/…)
         return _t("audit.import_season_id", args.lang, most=MAX_SEASON_ID)
     return None
@@ -812,7 +829,7 @@ def _season_events(
             return 2
         return work(export.season_id, events)
 
-    if _is_file(args.source, verb):
+    if _is_file(args.source, verb, args.lang):
         try:
             export = _read_file(args.source)
         except (OSError, ExportError) as exc:
@@ -906,6 +923,7 @@ def _fork(args: argparse.Namespace) -> int:
             why = _t("invalid_body.bounded", args.lang, field=field, minimum=low, maximum=high)
             print(f"seksenbir fork: {why}", file=sys.stderr)
             return 2
+    possible_season(args.season, "fork", args.lang)
 
     async def work(store: PostgresEventStore, database: str) -> int:
         svc = service.Services(seasons=Seasons(store))
@@ -960,7 +978,7 @@ def _shadow(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
             results.append(r)
 
-    files = [s for s in args.sources if _is_file(s, "shadow")]
+    files = [s for s in args.sources if _is_file(s, "shadow", args.lang)]
     ids = [s for s in args.sources if s not in files]
     for path in files:
         try:

@@ -264,6 +264,10 @@ def _rebuild(args: argparse.Namespace) -> int:
         text = say("cli.rebuild_what", args.lang)
         print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
         return 2
+    if args.season:
+        from entrypoints.audit import possible_season
+
+        possible_season(args.season, "projections rebuild", args.lang)
     return asyncio.run(run())
 
 

@@ -22,12 +22,14 @@ from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
+from shared.app.auth import one_authorization
 from shared.app.bodies import limit_json_depth
 from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
 from shared.app.head import answer_head
 from shared.app.language import content_language
 from shared.app.openapi import COMPONENTS
+from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
@@ -165,6 +167,10 @@ def create_app(
             ready,
         ],
         lifespan=[lifespan, *extra_lifespans],
+        # before every route's own guards and dependencies: a season id no season can have is
+        # 404 before a token is checked or a store asked (issue 20)
+        # and two Authorization headers are 400, never first-wins (ADR-75)
+        guards=[path_parameters, one_authorization],
         # one problem+json mapping for both APIs (shared.app.problems)
         exception_handlers=handlers,
         cors_config=cors,

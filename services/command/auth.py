@@ -18,6 +18,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
 from shared.app import auth
+from shared.app.bodies import canonical_json
 from shared.app.language import negotiate
 from shared.app.problems import Problem
 from shared.eventstore import request_hash
@@ -37,10 +38,16 @@ async def claim(
 
 
 async def context(request: Request[Any, Any, Any], season_id: str, services: Services) -> Context:
-    # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse.
+    # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse. The
+    # same JSON is the same request, whatever its layout: the hash is over its canonical form.
     value = request.headers.get("idempotency-key")
     key = (
-        Key(value, request_hash(request.method, request.scope["path"], await request.body()))
+        Key(
+            value,
+            request_hash(
+                request.method, request.scope["path"], canonical_json(await request.body())
+            ),
+        )
         if value is not None
         else None
     )

@@ -110,17 +110,18 @@ class JoinedOut(msgspec.Struct, frozen=True):
 
 AdminAction = Literal["postpone", "cancel", "pause", "resume"]
 
-# A reason is shown as written in the public reports (admin acts, corrections): no control
-# characters (C0, DEL, C1: NUL, a bell, a line break) and no bidirectional marks, embeddings,
-# overrides or isolates (U+200E/F, U+202A … U+202E, U+2066 … U+2069), which would make a
-# report line read other than it is (Trojan Source, CVE-2021-42574).
+# A reason is shown as written in the public reports (admin acts, corrections): its length is
+# checked here, what it may hold by the one free-text check of the domain (shared.domain.text,
+# ADR-77: one line, no control, separator, direction, private-use or unassigned character, and
+# something visible in it), which answers 422 `invalid_body` ($.reason) or `reason_required`.
 Reason = Annotated[
     str,
     msgspec.Meta(
         min_length=1,
         max_length=500,
-        pattern=r"^[^\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]*$",
-        description="why, in words: 1 … 500 characters, one line, no control or direction marks",
+        description="why, in words: 1 … 500 characters, one line with something visible in it; "
+        "no control, line or paragraph separator, direction mark, private-use or unassigned "
+        "character (ADR-77)",
     ),
 ]
 

@@ -24,6 +24,19 @@ from shared.app import tokens
 from shared.app.problems import Problem
 
 
+def one_authorization(connection: Any, _handler: Any) -> None:
+    """An app guard (issue 20, ADR-75): a request with two Authorization headers is 400
+    `ambiguous_authorization` on every route, before any token is read; which one a proxy, a
+    log or a reviewer saw is not known, so neither is taken (it was the first). Two field
+    lines, or one holding a comma: what an intermediary makes of two (RFC 9110 §5.3), and
+    never part of one credential (a bearer token, token68, has no comma)."""
+    if connection.scope["method"] == "OPTIONS":  # the router's Allow list: reads no token
+        return
+    given = connection.headers.getall("authorization", [])
+    if len(given) > 1 or any("," in value for value in given):
+        raise Problem(400, "ambiguous_authorization")
+
+
 def bearer(request: Request[Any, Any, Any]) -> str | None:
     """The bearer token, or None; 400 `token_in_query` for a token in the URL."""
     return _bearer(request.headers.get("authorization", ""), _query(request))

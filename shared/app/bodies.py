@@ -11,6 +11,7 @@ reads, and a body nobody reads is never scanned (nor decoded).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -120,3 +121,19 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise DuplicateKey(key)
             seen.add(key)
     return found
+
+
+def canonical_json(body: bytes) -> bytes:
+    """The body as the same request, whatever its layout (issue 20 item 8, ADR-76): parsed and
+    re-encoded with sorted keys and no whitespace, so keys reordered, spaces or escapes
+    do not make another request; the body itself when it is not one JSON value (the decoder
+    refuses it: any bytes make that request). An Idempotency-Key's request hash is taken over
+    this. Runs after the depth scan (MAX_DEPTH levels at most) and on at most the 64 KiB a
+    body may have."""
+    if not body:
+        return body
+    try:
+        value = json.loads(body, object_pairs_hook=unique_pairs)
+    except (ValueError, RecursionError):  # not JSON, or a key twice (DuplicateKey): refused later
+        return body
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

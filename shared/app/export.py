@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, BinaryIO, Final
 from uuid import UUID
 
 import msgspec
@@ -229,6 +229,40 @@ def _b64(data: bytes) -> str:
 
 
 # --- reading -------------------------------------------------------------------------------
+# The longest line a reader takes (docs/export.md "An event line"): the longest line of a whole
+# simulated season (a Divan's `divan_resolved.v1`) is about 27 KB; 1 MiB is over 30 times that.
+MAX_LINE_BYTES: Final = 1 << 20
+# The fields of an event line (`event_line`); any other is refused, never dropped.
+EVENT_FIELDS: Final = frozenset(
+    {
+        "version",
+        "position",
+        "event_id",
+        "type",
+        "redacted",
+        "data",
+        "data_b64",
+        "data_digest",
+        "metadata",
+        "recorded_at",
+        "prev_hash",
+        "hash",
+    }
+)
+
+
+def bounded_lines(f: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of a binary file, each read with at most `limit` + 1 bytes in memory: a line
+    longer than `limit` (its newline not counted) is an ExportError for it as soon as that is
+    known, before the rest of it is read (a 60 MB line took 212 MB to be refused as JSON)."""
+    number = 0
+    while line := f.readline(limit + 1):
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            raise ExportError(number, Said("export.line_too_long", limit=limit))
+        yield line
+
+
 def parse(lines: Iterable[bytes | str]) -> Export:
     """Read an export (/2, or /1); ExportError for a file that is not one (wrong format, bad
     JSON, a chain scheme the format does not allow)."""
@@ -309,7 +343,13 @@ def _metadata(raw: object) -> EventMetadata:
 def _record(
     season_id: str, obj: dict[str, Any], number: int, chain: int
 ) -> tuple[RecordedEvent, bytes | None, bool]:
-    """An event line: its record (empty data when redacted), its declared digest, redacted."""
+    """An event line: its record (empty data when redacted), its declared digest, redacted;
+    a field an event line does not have is refused (it was dropped, so an import kept less
+    than the file held), as an unknown metadata field is."""
+    unknown = sorted(set(obj) - EVENT_FIELDS)
+    if unknown:
+        shown = ", ".join(repr(name)[:64] for name in unknown[:3])
+        raise ExportError(number, Said("export.unknown_field", names=shown))
     try:
         digest = bytes.fromhex(obj["data_digest"]) if "data_digest" in obj else None
         hidden = obj.get("redacted") is not None

@@ -56,6 +56,7 @@ CODES: dict[str, tuple[int, str]] = {
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
     "bad_idempotency_key": (400, "the Idempotency-Key is empty or longer than 200 characters"),
     "token_in_query": (400, "a token in the URL (?token=, ?access_token=)"),
+    "ambiguous_authorization": (400, "two Authorization headers: never one of them guessed"),
     "bad_last_event_id": (400, "a Last-Event-ID that is no stream id (V-k) or version (V)"),
     "missing_token": (401, "no bearer token"),
     "bad_token": (401, "a token that is not valid here (counted by the failed-token limit)"),
@@ -239,7 +240,8 @@ def problem_type(name: str, codes: Sequence[str]) -> type[msgspec.Struct]:
 
 # What the edge can answer, one group per concern; each operation lists the groups it passes
 # through and the refusals of its own (the domain's, for a command).
-EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
+# any request with an Authorization header (ratelimit), or with two (shared.app.auth)
+EVERY = ("too_many_failed_attempts", "ambiguous_authorization")
 # creating a season, joining, a command (ratelimit.request_kind); every read (ratelimit.is_read)
 RATE = ("too_many_requests",)
 BODY = (

@@ -13,15 +13,15 @@ with one that takes only an ASCII decimal integer without sign, leading zero or 
 minus sign, for the bounds to refuse): anything else matches no route (404 `not_found`), and a
 number outside its bounds is 422 `invalid_parameter`.
 
-Before that (ADR-61), a body is JSON only if it says so or says nothing: a non-empty body whose
-Content-Type is neither `application/json` nor `application/*+json` (parameters such as
-`charset` allowed) is 415 `unsupported_media_type`; without a Content-Type it is read as JSON.
+Before that (ADR-61, ADR-75), a body is JSON only if it says so: a non-empty body without a
+Content-Type, or whose type is neither `application/json` nor `application/*+json`, or whose
+parameters are anything but one `charset=utf-8`, is 415 `unsupported_media_type`.
 And an object that names one key twice is 400 `malformed_json` (`duplicate_key`, naming it):
 JSON leaves duplicates undefined (RFC 8259 §4) and a decoder that keeps the last one would act
 on a request other than the one a proxy, a log or a reviewer read.
 
 Refusals (docs/api.md):
-- a body that is not JSON by its Content-Type: 415 `unsupported_media_type`;
+- a body that is not JSON by its Content-Type, or has none: 415 `unsupported_media_type`;
 - bytes that are not UTF-8, or not JSON, or an object with a key twice: 400 `malformed_json`,
   even when what can be read of them already has a value of the wrong type (`[`,
   `{"orders": "hold", `);
@@ -54,7 +54,7 @@ _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
 _PATTERN = re.compile(r"^Expected `str` matching regex ")
 # What a text refused by its field's pattern must be, by the field's name ("invalid value" told
 # nobody what to send).
-_PATTERN_TEXTS = {"reason": "invalid_body.reason", "seed": "invalid_body.seed_text"}
+_PATTERN_TEXTS = {"seed": "invalid_body.seed_text"}
 
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
@@ -122,17 +122,40 @@ _JSON_TYPE = re.compile(r"application/(?:[^;/\s]+\+)?json", re.ASCII | re.IGNORE
 _KEY_SHOWN = 64  # characters of a repeated key a refusal names
 
 
-def is_json_type(content_type: str) -> bool:
-    """Whether a Content-Type says JSON: `application/json` or `application/<x>+json`, any
-    parameters (`; charset=utf-8`) after it; an empty one (no header) counts as JSON (ADR-61)."""
-    media = content_type.split(";", 1)[0].strip()
-    return not media or _JSON_TYPE.fullmatch(media) is not None
+# RFC 9110 §8.3.1: parameters = *( OWS ";" OWS [ name "=" ( token / quoted-string ) ] )
+_PARAMETER = re.compile(
+    r"(?P<name>[!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?P<value>[!#$%&'*+.^_`|~0-9A-Za-z-]+|\"[^\"\\]*\")",
+    re.ASCII,
+)
 
 
-def media_refused(content_type: str) -> Problem:
-    """415: the body is not JSON by its Content-Type (named in the text, shortened)."""
-    media = content_type.split(";", 1)[0].strip()[:_KEY_SHOWN]
-    return Problem(415, "unsupported_media_type", params={"media_type": media})
+def media_problem(content_type: str) -> Problem | None:
+    """None if a body with this Content-Type is read as JSON (issue 20, ADR-75): the header is
+    there, its type is `application/json` or `application/<x>+json` (any case) and its only
+    parameter, if any, is `charset=utf-8` (JSON is UTF-8, RFC 8259 §8.1). Else the 415 that
+    says what to send instead: no Content-Type, another type, another charset, or parameters
+    that are not `name=value` or not JSON's."""
+    if not content_type.strip():
+        return Problem(415, "unsupported_media_type.missing")
+    media, _, rest = content_type.partition(";")
+    media = media.strip()
+    if _JSON_TYPE.fullmatch(media) is None:
+        return Problem(415, "unsupported_media_type", params={"media_type": media[:_KEY_SHOWN]})
+    charsets = []
+    for raw in rest.split(";"):
+        part = raw.strip(" \t")
+        if not part:  # an empty parameter is allowed by the grammar (`application/json;`)
+            continue
+        m = _PARAMETER.fullmatch(part)
+        if m is None or m.group("name").lower() != "charset":
+            return Problem(
+                415, "unsupported_media_type.parameters", params={"parameters": part[:_KEY_SHOWN]}
+            )
+        charsets.append(m.group("value").strip('"'))
+    if len(charsets) > 1 or any(c.lower() != "utf-8" for c in charsets):
+        shown = ", ".join(charsets)[:_KEY_SHOWN]
+        return Problem(415, "unsupported_media_type.charset", params={"charset": shown})
+    return None
 
 
 def duplicate_key(body: bytes) -> str | None:
@@ -179,9 +202,8 @@ class StrictRequest(Request[Any, Any, Any]):
             if target is None:
                 return await super().json()
             body = await self.body()
-            content_type = self.headers.get("content-type", "")
-            if body and not is_json_type(content_type):
-                raise media_refused(content_type)
+            if body and (refused := media_problem(self.headers.get("content-type", ""))):
+                raise refused
             repeated = duplicate_key(body) if body else None
             if repeated is not None:
                 raise Problem(

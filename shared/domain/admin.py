@@ -43,8 +43,8 @@ def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:  # noqa: PLR
         return cancelled()
     if not cal.is_aware(cmd.at):
         return _reject("invalid_instant")
-    if c.blank(cmd.reason):
-        return _reject("reason_required")
+    if (refused := c.reason_refused(cmd.reason)) is not None:
+        return refused
     assert cmd.at is not None
     act = AdminAct(act=cmd.act, reason=cmd.reason, at=cmd.at, by=cmd.by)
     done = ev.SeasonAdminActed(act=act)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import unicodedata
 from datetime import datetime
 from typing import Literal
 
 import msgspec
 
-from shared.domain import messages
+from shared.domain import messages, text
 from shared.domain.events import GoldFix, HainRevoke, ProvinceFix
 from shared.domain.state import REPORT_VERSION, RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
 
@@ -180,10 +179,17 @@ class Rejection(msgspec.Struct, frozen=True):
         return messages.render(self.key, lang, self.details)
 
 
-def blank(reason: str) -> bool:
-    """A reason with nothing in it to read (`reason_required`): only white space and format
-    characters (a zero-width space, a direction mark: category Cf), which `str.strip` keeps."""
-    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in reason)
+def reason_refused(reason: str) -> Rejection | None:
+    """A reason's refusal by the one free-text check (shared.domain.text, ADR-77): a character
+    a one-line text may not hold is 422 `invalid_body` naming `$.reason` and the character;
+    a reason with nothing visible in it is `reason_required`."""
+    found = text.text_problem(reason)
+    if found is None:
+        return None
+    kind, character = found
+    if kind == "character":
+        return reject("invalid_body.reason", field="$.reason", character=character)
+    return reject("reason_required")
 
 
 def reject(key: str, message: str = "", /, **details: object) -> Rejection:

@@ -33,8 +33,8 @@ def decide_correction(state: SeasonState, cmd: c.ApplyCorrection) -> Result:  # 
         return _reject("wrong_phase.correction")
     if state.locked_divan is not None:
         return _reject("divan_locked.correction", divan=state.locked_divan)
-    if c.blank(cmd.reason):
-        return _reject("reason_required")
+    if (refused := c.reason_refused(cmd.reason)) is not None:
+        return refused
     if cmd.at is None or not is_aware(cmd.at):
         return _reject("invalid_instant")
     why = _invalid(state, cmd.correction)

@@ -23,6 +23,23 @@ TYPE_TAG = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\.v[1-9][0-9]*$")
 MAX_SEASON_ID = 100
 
 
+def possible_season_id(season_id: str) -> bool:
+    """Whether a season can have this id (issue 20): 1 … MAX_SEASON_ID printable characters,
+    no space and no `/`. The API makes 32 hex digits (shared.app.tokens.new_season_id), an
+    import keeps a file's id only if it is possible, and the store appends to no other; so an
+    id that is not possible names no season and is answered "no such season" before anything
+    looks it up. That keeps out of PostgreSQL (text: UTF-8 without NUL) and Redis (keys
+    encoded as UTF-8) what they cannot take: a NUL, a lone surrogate (an invalid UTF-8
+    sequence decoded with surrogateescape), a control or line-separator character, an
+    over-long id."""
+    return (
+        1 <= len(season_id) <= MAX_SEASON_ID
+        and season_id.isprintable()
+        and " " not in season_id
+        and "/" not in season_id
+    )
+
+
 class EventMetadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """Who caused an event and why; stored as jsonb beside the event, not inside it."""
 
@@ -142,8 +159,10 @@ class EventStore(Protocol):
 
 def validate_batch(season_id: str, expected_version: int, events: Sequence[NewEvent]) -> None:
     """Reject a malformed append before it reaches storage (ValueError: a caller bug)."""
-    if not 1 <= len(season_id) <= MAX_SEASON_ID:
-        raise ValueError(f"season id must be 1..{MAX_SEASON_ID} characters")
+    if not possible_season_id(season_id):
+        raise ValueError(
+            f"season id must be 1..{MAX_SEASON_ID} printable characters without space or /"
+        )
     if expected_version < 0:
         raise ValueError("expected_version is a stream version, 0 for an empty stream")
     if not events:

@@ -147,7 +147,9 @@ class Bey:
     memleket: int
 
     def auth(self, key: str | None = None) -> dict[str, str]:
-        headers = bearer(self.token)
+        """The bey's token, its Idempotency-Key if given, and the Content-Type every body must
+        have (ADR-75: a body without one is 415)."""
+        headers = {**bearer(self.token), "Content-Type": "application/json"}
         if key is not None:
             headers["Idempotency-Key"] = key
         return headers

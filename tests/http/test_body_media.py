@@ -1,5 +1,8 @@
 """ADR-61: a request body is JSON by its Content-Type, and names each key of an object once.
 
+Issue 20 item 9 (ADR-75): a body without a Content-Type, in a charset other than UTF-8 or
+with parameters that cannot be read is 415 too, saying what to send.
+
 A body sent as `text/plain` or as a form (`curl -d` without `-H 'Content-Type: …'`) was
 decoded as JSON all the same; `{"memleket": 6, "memleket": 7}` was taken, the last key
 winning. Every operation that takes a JSON body now answers the first 415
@@ -38,6 +41,7 @@ JSON_TYPES = [
     "Application/JSON;charset=UTF-8",
     "application/merge-patch+json",
 ]
+JSON = "application/json"
 PATH_VALUES = {"to": "2", "frm": "2", "seat": "2", "divan": "1"}
 
 
@@ -91,14 +95,75 @@ async def test_the_refusal_says_which_type_it_is_in_either_language(memory_api: 
         assert said in problem["detail"] and "text/plain" in problem["detail"]
 
 
-@pytest.mark.parametrize("content_type", [*JSON_TYPES, None])
-async def test_json_by_its_type_or_without_a_type_is_taken(
-    memory_api: Api, content_type: str | None
-) -> None:
-    """No Content-Type at all: the body is read as JSON (the only body the API takes)."""
-    headers = {} if content_type is None else {"Content-Type": content_type}
+@pytest.mark.parametrize("content_type", JSON_TYPES)
+async def test_json_by_its_type_is_taken(memory_api: Api, content_type: str) -> None:
     r = await memory_api.client.post(
-        "/v1/seasons", content=b'{"memleket": 6, "seed": "7"}', headers=headers
+        "/v1/seasons",
+        content=b'{"memleket": 6, "seed": "7"}',
+        headers={"Content-Type": content_type},
+    )
+    assert r.status_code == 201, r.text
+
+
+# Issue 20 item 9, ADR-75: a body without a Content-Type, in another charset, or whose
+# parameters cannot be read or are not JSON's, was read as JSON all the same.
+REFUSED_PARAMETERS = [
+    (None, "missing", ("Content-Type: application/json",)),
+    ("", "missing", ("Content-Type: application/json",)),
+    ("application/json; charset=latin-1", "charset", ("charset=latin-1", "charset=utf-8")),
+    ("application/json; charset=ISO-8859-9", "charset", ("charset=ISO-8859-9",)),
+    ("application/json; charset=utf-16", "charset", ("charset=utf-16",)),
+    ("application/json; charset=utf-8; charset=latin-1", "charset", ("utf-8, latin-1",)),
+    ("application/json; charset", "parameters", ("charset", "application/json")),
+    ("application/json; =utf-8", "parameters", ("=utf-8",)),
+    ('application/json; charset="utf-8', "parameters", ('charset="utf-8',)),
+    ("application/json; boundary=x", "parameters", ("boundary=x",)),
+    ("application/json; charset=utf-8 x", "parameters", ("charset=utf-8 x",)),
+]
+
+
+@pytest.mark.parametrize(("content_type", "variant", "named"), REFUSED_PARAMETERS)
+async def test_a_body_without_a_json_content_type_or_with_other_parameters_is_415_everywhere(
+    memory_api: Api, content_type: str | None, variant: str, named: tuple[str, ...]
+) -> None:
+    """Issue 20 item 9: 415 `unsupported_media_type`, the detail saying what to send, in either
+    language, on every operation with a JSON body; nothing changes."""
+    bey = await create_trial(memory_api.client)
+    headers = {**bearer(OPS_TOKEN), "Idempotency-Key": "k"}
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    for method, path in json_body_routes(memory_api, bey.season_id):
+        for lang, send in (("tr", "gönderin"), ("en", "send")):
+            r = await unchanged(
+                memory_api.store,
+                memory_api.client.request(
+                    method,
+                    path,
+                    content=b'{"memleket": 6}',
+                    headers={**headers, "Accept-Language": lang},
+                ),
+            )
+            problem = assert_problem(r, 415, "unsupported_media_type")
+            assert send in problem["detail"], (path, problem)
+            assert all(n in problem["detail"] for n in named), (path, problem)
+    assert variant  # the catalogue key's variant: unsupported_media_type.<variant>
+
+
+ACCEPTED_PARAMETERS = [
+    "application/json;",  # an empty parameter: allowed by RFC 9110's grammar
+    'application/json; charset="utf-8"',
+    "application/json ; charset=UTF-8 ;",
+]
+
+
+@pytest.mark.parametrize("content_type", ACCEPTED_PARAMETERS)
+async def test_json_with_a_utf8_charset_written_any_valid_way_is_taken(
+    memory_api: Api, content_type: str
+) -> None:
+    r = await memory_api.client.post(
+        "/v1/seasons",
+        content=b'{"memleket": 6, "seed": "7"}',
+        headers={"Content-Type": content_type},
     )
     assert r.status_code == 201, r.text
 
@@ -140,7 +205,7 @@ async def test_a_key_twice_deep_in_a_command_is_refused_in_either_language(memor
             memory_api.client.post(
                 bey.url("/orders"),
                 content=body % ANKARA,
-                headers={**bey.auth(), "Accept-Language": lang},
+                headers={**bey.auth(), "Accept-Language": lang, "Content-Type": JSON},
             ),
         )
         problem = assert_problem(r, 400, "malformed_json")

@@ -82,6 +82,50 @@ async def test_spend_retried_with_one_key_is_spent_once_in_memory(memory_api: Ap
     await _three_times(memory_api, "/spend", SPEND, "mercenaries_hired.v1")
 
 
+# The same JSON written another way (issue 20 item 8, ADR-76): keys reordered, whitespace,
+# a `\u` escape; each is the first request, not another.
+SAME_JSON = [
+    b'{"kind":"parali_asker","province":6}'.replace(b"parali", "paralı".encode()),
+    b'{ "province" : 6 ,\n  "kind" : "paral\\u0131_asker" }',
+    b'{"province": 6, "kind": "paral\xc4\xb1_asker"}',
+]
+SAME_ORDERS = [
+    b'{"orders":[{"province":6,"kind":"advance","target":71,"units":2}]}',
+    b'{"orders": [{"units": 2, "target": 71, "kind": "advance", "province": 6}]}',
+    b'{\n "orders" : [ { "target":71 , "units":2,"province":6,"kind":"advance" } ] \n}',
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "bodies", "event"),
+    [
+        ("/spend", SAME_JSON, "mercenaries_hired.v1"),
+        ("/orders", SAME_ORDERS, "orders_submitted.v1"),
+    ],
+    ids=["spend", "orders"],
+)
+async def test_the_same_json_with_keys_reordered_or_spaced_is_the_same_request(
+    memory_api: Api, path: str, bodies: list[bytes], event: str
+) -> None:
+    """RELIABILITY 2, issue 20 item 8: an Idempotency-Key compares the canonical JSON (parsed,
+    keys sorted, no whitespace), so a retry that re-serialised its body is replayed, not 422
+    `idempotency_key_reused`; the command happens once."""
+    bey = await create_trial(memory_api.client)
+    before = await memory_api.store.stream_version(bey.season_id)
+    answers = [
+        await memory_api.client.post(bey.url(path), headers=bey.auth("layout"), content=body)
+        for body in bodies
+    ]
+    assert answers[0].status_code == 200, answers[0].text
+    for replay in answers[1:]:
+        same_answer(replay, answers[0])
+    assert await stream_types(memory_api.store, bey.season_id, before) == [event]
+    # a value changed is still another request
+    other = bodies[0].replace(b"6", b"71", 1)
+    request = memory_api.client.post(bey.url(path), headers=bey.auth("layout"), content=other)
+    assert_problem(await unchanged(memory_api.store, request), 422, "idempotency_key_reused")
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("path", "first", "changed"),

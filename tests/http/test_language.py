@@ -121,7 +121,10 @@ async def test_litestar_refusals_speak_both_languages(
     English; Turkish by default."""
     for lang, want in (("tr", tr), ("en", en)):
         r = await memory_api.client.request(
-            method, path, content=content, headers={"Accept-Language": lang}
+            method,
+            path,
+            content=content,
+            headers={"Accept-Language": lang, "Content-Type": "application/json"},
         )
         body = assert_problem(r, status, code)
         assert r.headers["content-language"] == lang
@@ -168,7 +171,9 @@ async def test_issue_11_a_json_syntax_error_is_told_in_one_language(
     said = {}
     for lang in ("tr", "en"):
         r = await memory_api.client.post(
-            "/v1/seasons", content=body, headers={"Accept-Language": lang}
+            "/v1/seasons",
+            content=body,
+            headers={"Accept-Language": lang, "Content-Type": "application/json"},
         )
         assert (r.status_code, r.json()["code"]) == (400, "malformed_json"), r.text
         said[lang] = r.json()["detail"]

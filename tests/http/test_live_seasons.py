@@ -721,6 +721,14 @@ async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -
         ("\x1b[2Jcleared", "invalid_body"),  # a terminal's escape sequence (the CLI prints it)
         ("two\nlines", "invalid_body"),
         ("nul\x00byte", "invalid_body"),
+        # issue 20 item 6 (ADR-77): judged by Unicode properties, not a list
+        ("\u3164", "reason_required"),  # a Hangul filler (Default_Ignorable)
+        ("\u2800", "reason_required"),  # the Braille blank: a symbol that draws nothing
+        ("\u0301", "reason_required"),  # a combining mark with nothing to sit on
+        ("a\u2028b", "invalid_body"),  # LINE SEPARATOR: two lines
+        ("a\u2029b", "invalid_body"),  # PARAGRAPH SEPARATOR
+        ("a\u061cb", "invalid_body"),  # ARABIC LETTER MARK: a direction mark (Bidi_Control)
+        ("a\ue000b", "invalid_body"),  # private use: shown as nothing anyone agreed on
     ],
 )
 async def test_an_act_needs_a_reason_one_can_read_and_print(
@@ -740,6 +748,8 @@ async def test_an_act_needs_a_reason_one_can_read_and_print(
     problem = assert_problem(await unchanged(api.store, r), 422, code)
     if code == "invalid_body":
         assert problem["field"] == "$.reason"
+        bad = next(ch for ch in reason if ord(ch) < 32 or ord(ch) > 0x7F)
+        assert f"U+{ord(bad):04X}" in problem["detail"], problem
 
 
 async def test_an_unknown_act_is_not_found(memory_api: Api) -> None:

@@ -66,6 +66,7 @@ class Case:
     bug: str | None = None  # a known app bug: the case is a strict xfail
 
 
+JSON = {"Content-Type": "application/json"}
 CASES: dict[str, Case] = {}
 
 
@@ -98,7 +99,7 @@ async def _malformed(api: Api, _: AsyncExitStack) -> Request:
 @case("malformed_json[an unclosed array where an object belongs]", 400)
 async def _unclosed_array(api: Api, _: AsyncExitStack) -> Request:
     """Not JSON: typed decoding refused the `[` as the wrong type before reading on."""
-    return api.client.post("/v1/seasons", content=b"[")
+    return api.client.post("/v1/seasons", content=b"[", headers=JSON)
 
 
 @case("malformed_json[truncated after a value of the wrong type]", 400)
@@ -221,7 +222,7 @@ async def _not_utf8(api: Api, _: AsyncExitStack) -> Request:
 @case("malformed_json[Latin-1 body, create season]", 400)
 async def _latin1(api: Api, _: AsyncExitStack) -> Request:
     body = '{"memleket": 6, "mode": "trıal"}'.encode("cp1254")
-    return api.client.post("/v1/seasons", content=body)
+    return api.client.post("/v1/seasons", content=body, headers=JSON)
 
 
 @case("invalid_parameter[withdraw from seat 0]", 422)
@@ -505,6 +506,21 @@ async def _query_and_header(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
     url = bey.url("/orders") + f"?token={bey.token}"
     return api.client.post(url, headers=bey.auth(), json=HOLD)
+
+
+@case("ambiguous_authorization", 400)
+async def _two_authorizations(api: Api, _: AsyncExitStack) -> Request:
+    """Issue 20 item 9, ADR-75: never first-wins (tests/http/test_two_authorizations.py)."""
+    bey = await create_trial(api.client)
+    headers = [("Authorization", f"Bearer {bey.token}"), ("Authorization", "Bearer guess")]
+    return api.client.post(bey.url("/orders"), headers=[*headers, *JSON.items()], json=HOLD)
+
+
+@case("unsupported_media_type[no Content-Type]", 415)
+async def _no_content_type(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    headers = {"Authorization": f"Bearer {bey.token}"}
+    return api.client.post(bey.url("/orders"), headers=headers, content=b'{"orders": []}')
 
 
 @case("token_in_query[access_token only]", 400)
@@ -887,7 +903,7 @@ async def _too_large(api: Api, stack: AsyncExitStack) -> Request:
 async def _too_large_create(api: Api, stack: AsyncExitStack) -> Request:
     small = await stack.enter_async_context(open_api(api.store, settings(max_body_bytes=1024)))
     return small.client.post(
-        "/v1/seasons", content=b'{"memleket": 6, "pad": "' + b"x" * 10_000 + b'"}'
+        "/v1/seasons", content=b'{"memleket": 6, "pad": "' + b"x" * 10_000 + b'"}', headers=JSON
     )
 
 

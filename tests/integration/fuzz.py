@@ -7,7 +7,8 @@ one bey each, and projected once, so the read side serves them. `st run` then ge
 for every operation of the served document (examples, coverage and fuzzing phases; no stateful
 phase) and runs every check but `positive_data_acceptance` (the game refuses schema-valid
 requests for its own reasons: a province that is no neighbour, too little gold). The beys' tokens
-and seasons reach schemathesis through tests/schemathesis_hooks.py. The event stream is left
+and seasons, and the ops and auditor tokens (so the staff operations are fuzzed as staff, not
+only refused 401/403), reach schemathesis through tests/schemathesis_hooks.py. The event stream is left
 out: it never ends (tests/projections covers it).
 """
 
@@ -76,6 +77,8 @@ def run_schemathesis(
 ) -> FuzzRun:
     """Serve, create the two beys, run `st run`; `namespace`: the broker's (fuzz-<random>)."""
     port = port or free_port()
+    # staff tokens too (issue 20): the 17 staff operations are fuzzed past their 401/403
+    staff = {"ops": secrets.token_urlsafe(16), "auditor": secrets.token_urlsafe(16)}
     env = {
         **os.environ,
         "SEKSENBIR_PG_DSN": dsn,
@@ -83,8 +86,8 @@ def run_schemathesis(
         "SEKSENBIR_READ_REDIS_URL": redis_url,  # this run's own db, not the next one
         "SEKSENBIR_BROKER_NAMESPACE": namespace or f"fuzz-{secrets.token_hex(4)}",
         "SEKSENBIR_PROJECTION_PREFIX": prefix,
-        "SEKSENBIR_OPS_TOKENS": secrets.token_urlsafe(16),
-        "SEKSENBIR_AUDITOR_TOKENS": secrets.token_urlsafe(16),
+        "SEKSENBIR_OPS_TOKENS": staff["ops"],
+        "SEKSENBIR_AUDITOR_TOKENS": staff["auditor"],
         "SEKSENBIR_AUTH_FAILURES_PER_MINUTE": "0",
         "SEKSENBIR_SEASONS_PER_MINUTE": "0",
         "SEKSENBIR_JOINS_PER_MINUTE": "0",
@@ -138,6 +141,7 @@ def run_schemathesis(
                 "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks",
                 "PYTHONPATH": str(REPO),
                 "SEKSENBIR_FUZZ_BEYS": json.dumps(beys),
+                "SEKSENBIR_FUZZ_STAFF": json.dumps(staff),
             },
         )
         seconds = (datetime.now(UTC) - started).total_seconds()  # noqa: TID251

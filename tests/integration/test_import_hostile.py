@@ -251,3 +251,29 @@ async def test_the_folding_verbs_on_a_stored_event_that_does_not_decode_answer_o
             assert done.returncode == 2, (verb, done.stderr)
             assert "Traceback" not in done.stderr, done.stderr
             assert len(done.stderr.splitlines()) == 1 and words in done.stderr, done.stderr
+
+
+async def test_an_unknown_event_field_or_an_over_long_line_is_refused_before_any_write(
+    migrated_pg_dsn: str, tmp_path: Path
+) -> None:
+    """Issue 20 item 7 (docs/export.md "An event line"): a field an event line does not have
+    was dropped, so the audit copy kept less than the file held; a line over 1 MiB was read
+    whole. Both are one line, exit 1, nothing written, in either language."""
+    from shared.app.export import MAX_LINE_BYTES
+
+    lines = await genuine("limits-src", divans=1)
+    extra = json.loads(json.dumps(lines))
+    extra[2]["comment"] = "not in any event line"
+    long = dump(lines[:2]) + b'{"pad":"' + b"x" * (MAX_LINE_BYTES + 1) + b'"}\n' + dump(lines[2:])
+    for name, data, en, tr in (
+        ("extra.jsonl", dump(extra), "'comment'", "'comment'"),
+        ("long.jsonl", long, f"longer than {MAX_LINE_BYTES} bytes", f"{MAX_LINE_BYTES} bayttan"),
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        for lang, words in (("en", en), ("tr", tr)):
+            done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang=lang)
+            assert done.returncode == 1, done.stderr
+            assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+            assert words in done.stderr and "line 3" in done.stderr.replace("satır 3", "line 3")
+        assert await stored_rows(migrated_pg_dsn, "limits-src") == (0, 0)

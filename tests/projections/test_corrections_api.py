@@ -129,8 +129,14 @@ async def test_adr53_a_correction_is_for_ops_with_a_reason_and_a_repeat_changes_
         for token in (AUDITOR_TOKEN, live.tokens[1]):
             r = await _correct(client, live.season_id, body, token)
             assert (r.status_code, r.json()["code"]) == (403, "forbidden")
-        r = await _correct(client, live.season_id, {**body, "reason": "   "})
-        assert (r.status_code, r.json()["code"]) == (422, "reason_required")
+        # one free-text check for every reason (issue 20 item 6, ADR-77)
+        for blank in ("   ", "\u3164", "\u2800", "\u200b"):
+            r = await _correct(client, live.season_id, {**body, "reason": blank})
+            assert (r.status_code, r.json()["code"]) == (422, "reason_required"), blank
+        for one_line in ("a\u2028b", "a\u2029b", "a\u061cb"):
+            r = await _correct(client, live.season_id, {**body, "reason": one_line})
+            assert (r.status_code, r.json()["code"]) == (422, "invalid_body"), one_line
+            assert r.json()["field"] == "$.reason"
         r = await _correct(client, live.season_id, {**body, "correction": {"kind": "x"}})
         assert (r.status_code, r.json()["code"]) == (422, "invalid_body")
         assert (await _correct(client, live.season_id, body)).status_code == 201
