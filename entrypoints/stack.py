@@ -17,6 +17,7 @@ from pathlib import Path
 
 import asyncpg
 
+from entrypoints.web import BUILT
 from shared.domain.messages import Lang, render
 from shared.settings import Settings, environment, given
 
@@ -146,6 +147,14 @@ def up(
         print(say("up.redis", lang, where=where(redis_where, lang)))
         print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
         print(say("up.api", lang, base=f"http://{host}:{port}"))
+        built = Path(settings.web_dir or BUILT) / "index.html"
+        print(
+            say(
+                "up.web" if built.is_file() else "up.web_missing",
+                lang,
+                base=f"http://{host}:{port}",
+            )
+        )
         print(say("up.workers", lang))
         if resolver_metrics:
             m = resolver_metrics

@@ -1,0 +1,2 @@
+import './style.css';
+document.getElementById('app')?.append(document.createTextNode('Seksenbir'));
