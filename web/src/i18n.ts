@@ -73,6 +73,10 @@ const TEXTS = {
   targetMilis: ['milise saldırı', 'attack on milis'],
   cancel: ['Vazgeç', 'Cancel'],
   orders: ['Emirler', 'Orders'],
+  pickProvince: [
+    'Haritada ya da listede illerinden birini seç.',
+    'Pick one of your provinces on the map or in the list.',
+  ],
   orderCount: ['{n} / {m} emir', '{n} of {m} ordered'],
   orderLine: ['{p}: {k} {u} birlik → {t}', '{p}: {k} {u} units → {t}'],
   holdLine: ['{p}: Bekle', '{p}: Hold'],

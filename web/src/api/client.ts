@@ -47,6 +47,7 @@ export function configure(h: Hooks): void {
 }
 
 const MAX_WAIT_S = 60;
+const READ_RETRIES = 4;
 
 /** Retry-After in seconds (a number of seconds or an HTTP date), at least 1, at most 60. */
 export function retryAfterSeconds(value: string | null, now: number = Date.now()): number {
@@ -96,6 +97,12 @@ async function call<T>(
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
     hooks.waiting(wait);
     await sleep(wait * 1000);
+    r = await fetch(`/v1${path}`, init);
+  }
+  // A read the read side cannot answer yet (503 with Retry-After: a season projected a moment
+  // after its creation, a view being rebuilt) is asked again as told, a few times at most.
+  for (let i = 0; method === 'GET' && r.status === 503 && r.headers.has('Retry-After') && i < READ_RETRIES; i++) {
+    await sleep(Math.min(retryAfterSeconds(r.headers.get('Retry-After')), 5) * 1000);
     r = await fetch(`/v1${path}`, init);
   }
   if (!r.ok) throw await problemOf(r);

@@ -1,0 +1,231 @@
+// End to end (issue 22): a trial season played in headless Chromium — Debian's /usr/bin/chromium
+// driven by playwright-core, never a downloaded browser — against a real stack this test starts
+// (`seksenbir up` on WEB_E2E_PORT, 18360), at a desktop and a 360-px phone viewport: start a
+// season by picking a memleket on the map, give orders on the map and in the list (only legal
+// targets offered, the clamp said), see a refused set name its order, hold Divans, read the
+// report, browse a past Divan, switch to English, reopen the season from home. Any CSP violation
+// or page error fails it. Screenshots go to web/artefacts/ (git-ignored).
+//
+// WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ARTEFACTS = join(here, '..', '..', 'artefacts');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const DEADLINE_MS = 30_000;
+
+function fail(message) {
+  console.error(`e2e: ${message}`);
+  process.exit(1);
+}
+
+if (!existsSync(CHROMIUM)) fail(`no browser at ${CHROMIUM}: apt-get install -y chromium (the test never downloads one)`);
+mkdirSync(ARTEFACTS, { recursive: true });
+
+async function waitFor(what, check, ms = DEADLINE_MS) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function startStack() {
+  if (process.env.WEB_E2E_URL) return { base: process.env.WEB_E2E_URL, stop: async () => undefined };
+  const port = process.env.WEB_E2E_PORT ?? '18360';
+  const bin = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
+  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    const ended = new Promise((r) => proc.once('exit', r));
+    try {
+      process.kill(-proc.pid, 'SIGTERM'); // its process group: the API, workers, scheduler
+    } catch {
+      /* gone */
+    }
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 20_000))]);
+  };
+  try {
+    await waitFor('the stack', async () => {
+      if (proc.exitCode !== null) throw Object.assign(new Error('exited'), { fatal: true });
+      return (await fetch(`${base}/health`)).ok && (await fetch(`${base}/`)).ok;
+    }, 90_000);
+  } catch (e) {
+    await stop();
+    fail(`the stack did not start on ${base} (${e.message}):\n${out.slice(-3000)}`);
+  }
+  return { base, stop };
+}
+
+async function play(browser, base, name, viewport, touch) {
+  const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch, locale: 'tr-TR' });
+  const page = await context.newPage();
+  try {
+    return await steps(page, base, name, touch);
+  } catch (e) {
+    await page.screenshot({ path: join(ARTEFACTS, `${name}-failed.png`), fullPage: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await context.close();
+  }
+}
+
+async function steps(page, base, name, touch) {
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  const shot = (step) => page.screenshot({ path: join(ARTEFACTS, `${name}-${step}.png`), fullPage: true });
+  const tapProvince = async (plate) => {
+    await page.locator(`#p-${plate} path`).first().scrollIntoViewIfNeeded();
+    // the province's label point (inside it: the source's label position), on the screen
+    const at = await page.evaluate((plate) => {
+      const label = document.querySelector(`#p-${plate} text`);
+      const svg = label.ownerSVGElement;
+      const p = svg.createSVGPoint();
+      p.x = Number(label.getAttribute('x'));
+      p.y = Number(label.getAttribute('y'));
+      const s = p.matrixTransform(svg.getScreenCTM());
+      return { x: s.x, y: s.y };
+    }, plate);
+    if (touch) await page.touchscreen.tap(at.x, at.y);
+    else await page.mouse.click(at.x, at.y);
+  };
+
+  const board = await (await fetch(`${base}/v1/board`)).json();
+  const neighbours = new Map(board.provinces.map((p) => [p.plate, p.neighbours]));
+
+  // Home: the shell under its policy, Turkish by default
+  const shell = await page.goto(`${base}/`);
+  assert.match(shell.headers()['content-security-policy'], /default-src 'self'/);
+  await page.getByRole('heading', { name: 'Deneme sezonu başlat' }).waitFor();
+  assert.equal(await page.locator('svg.map g.prov').count(), 81, 'one element per province');
+  await shot('1-home');
+
+  // Start a trial season: Ankara (6) picked on the map
+  await tapProvince(6);
+  await waitFor('the memleket picked', async () => (await page.locator('#memleket').inputValue()) === '6');
+  await page.getByRole('button', { name: 'Başlat' }).click();
+  await page.waitForURL(/#\/s\/[0-9a-f]+$/);
+  const season = page.url().split('#/s/')[1];
+  await page.locator('code.tok').waitFor();
+  assert.match(await page.locator('code.tok').textContent(), /^sb1\./, 'the token is offered once');
+  await page.locator('#p-6.mine').waitFor();
+  await shot('2-season');
+
+  // Orders on the map: Ankara, İlerle; only its neighbours are offered and highlighted
+  await tapProvince(6);
+  await page.locator('#order-panel fieldset').waitFor();
+  const highlighted = await page.locator('g.prov.target').evaluateAll((gs) => gs.map((g) => Number(g.dataset.plate)));
+  assert.deepEqual(highlighted.sort((a, b) => a - b), [...neighbours.get(6)].sort((a, b) => a - b));
+  const offered = await page.locator('#order-panel button.target').evaluateAll((bs) => bs.map((b) => Number(b.dataset.target)));
+  assert.deepEqual(offered.sort((a, b) => a - b), [...neighbours.get(6)].sort((a, b) => a - b));
+  assert.match(await page.locator('#clamp').textContent(), /en fazla 5 birlik/, 'the clamp to units − 1 is said');
+  await shot('3-orders-map');
+  await tapProvince(71); // Kırıkkale, a neighbour: the order is made
+  await waitFor('the order count', async () => (await page.locator('#order-count').textContent()) === '1 / 1 emir');
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
+
+  // The same in the list, by keyboard: Destek with 12 asked, clamped to 5
+  await page.getByRole('button', { name: 'Ankara için emir' }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#kind-support').check();
+  await page.locator('#units').fill('12');
+  await page.locator('#units').press('Tab');
+  await waitFor('the clamp warning', async () => /\(5\)/.test(await page.locator('#clamp').textContent()));
+  await page.locator('#order-panel button.target[data-target="71"]').focus();
+  await page.keyboard.press('Enter');
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: Destek 12 birlik → Kırıkkale/);
+  assert.match(await page.locator('table tr[data-plate="6"]').textContent(), /Destek/);
+  // and back to İlerle from the list
+  await page.getByRole('button', { name: 'Ankara için emir' }).click();
+  await page.locator('#kind-advance').check();
+  await page.locator('#units').fill('4');
+  await page.locator('#units').press('Tab');
+  await page.locator('#order-panel button.target[data-target="71"]').click();
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 4 birlik → Kırıkkale/);
+
+  // A refused set names its order and the server's detail (the server's answer, stood in for
+  // once: the client never offers an illegal order, so a stale map is how it happens)
+  await page.route(`**/v1/seasons/${season}/orders`, (route) =>
+    route.fulfill({
+      status: 403,
+      contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'about:blank', title: 'Forbidden', status: 403, code: 'not_your_province', detail: 'Ankara senin ilin değil', instance: '/', province: 6 }),
+    }),
+  { times: 1 });
+  await page.locator('#send').click();
+  await page.locator('.orders [role=alert]').waitFor();
+  assert.match(await page.locator('.orders [role=alert]').textContent(), /Sorunlu emir: Ankara.*Ankara senin ilin değil \(not_your_province\)/s);
+  assert.equal(await page.locator('ul.set li.refused').getAttribute('data-province'), '6');
+  await shot('4-refused');
+  await page.locator('#send').click();
+  await page.getByText('Emirler gönderildi: 1. Divan için.').waitFor();
+
+  // Divanı topla, then the report: public and own lines, the leaderboard
+  await page.locator('#hold-divan').click();
+  await page.locator('#divan-pick').waitFor({ timeout: DEADLINE_MS });
+  await waitFor('the report of Divan 1', async () => (await page.locator('section.info h1').textContent()).includes('Divan 1'));
+  assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
+  assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
+  assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
+  await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
+  await shot('5-report');
+
+  // A second Divan; the first stays browsable
+  await page.locator('#hold-divan').click();
+  await waitFor('Divan 2', async () => (await page.locator('section.info h1').textContent()).includes('Divan 2'));
+  assert.equal(await page.locator('#divan-pick option').count(), 2);
+  await page.locator('#divan-pick').selectOption('1');
+  await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
+
+  // English by the switch: the client's words and the server's lines
+  await page.getByRole('button', { name: 'Switch to English' }).click();
+  await page.getByRole('heading', { name: 'Divan report' }).waitFor();
+  await waitFor('English lines', async () => /Bey \d+/.test(await page.locator('table.leaderboard').textContent()));
+  await shot('6-english');
+
+  // The event stream is connected (a ticket, then the stream)
+  await waitFor('the live connection', async () => /connected/.test(await page.locator('p.stream').textContent()));
+
+  // Reopening the app: home lists the season saved on this device, and it opens again
+  await page.goto(`${base}/`);
+  await page.locator(`a[href="#/s/${season}"]`).click();
+  await page.locator('#p-6.mine').waitFor();
+  assert.deepEqual(problems, [], 'no CSP violation, no page error');
+  return season;
+}
+
+const { base, stop } = await startStack();
+let browser;
+try {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const desktop = await play(browser, base, 'desktop', { width: 1280, height: 800 }, false);
+  const phone = await play(browser, base, 'phone', { width: 360, height: 740 }, true);
+  console.log(`e2e: trial seasons ${desktop} (desktop) and ${phone} (360 px phone) played; screenshots in ${ARTEFACTS}`);
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+} finally {
+  await browser?.close();
+  await stop();
+}
