@@ -191,12 +191,28 @@ async function steps(page, base, name, touch) {
   await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
   await shot('5-report');
 
+  // Hostile text in what the server sends is shown as text, never run or parsed as markup
+  // (text other players write reaches reports: admin reasons now, names and chat later)
+  const HOSTILE = '<img src=x onerror="window.__pwned=1"><b>Hain</b>\u202e';
+  await page.route(`**/v1/seasons/${season}/reports`, async (route) => {
+    const answer = await route.fetch();
+    const body = await answer.json();
+    for (const r of body.reports) {
+      if (r.divan === 1) r.lines.push({ kind: 'news', data: {}, tr: HOSTILE, en: HOSTILE, text: HOSTILE });
+    }
+    await route.fulfill({ response: answer, json: body });
+  });
+
   // A second Divan; the first stays browsable
   await page.locator('#hold-divan').click();
   await waitFor('Divan 2', async () => (await page.locator('section.info h1').textContent()).includes('Divan 2'));
   assert.equal(await page.locator('#divan-pick option').count(), 2);
   await page.locator('#divan-pick').selectOption('1');
   await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
+  await waitFor('the hostile line', async () => (await page.locator('ul.lines.public').textContent()).includes(HOSTILE));
+  assert.equal(await page.locator('section.report img, section.report b').count(), 0, 'no markup from data');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from data');
+  await page.unroute(`**/v1/seasons/${season}/reports`);
 
   // English by the switch: the client's words and the server's lines
   await page.getByRole('button', { name: 'Switch to English' }).click();
