@@ -137,6 +137,17 @@ const TEXTS = {
   credit: ['Harita: Natural Earth (kamu malı).', 'Map: Natural Earth (public domain).'],
   notFound: ['Bu sezon bu cihazda kayıtlı değil: yalnızca izleyebilirsin.', 'This season is not saved on this device: you can only watch.'],
   watch: ['İzle', 'Watch'],
+  calendar: ['Takvim', 'Calendar'],
+  registration: ['Kayıt {t} kapanır', 'Registration closes in {t}'],
+  registrationOpen: ['Kayıt açık', 'Registration is open'],
+  provisional: ['(geçici: kayıt kapanınca kesinleşir)', '(provisional until registration closes)'],
+  whenLine: ['{what}: {local} (İstanbul: {ist})', '{what}: {local} (Istanbul: {ist})'],
+  registrationCloses: ['Kayıt kapanışı', 'Registration closes'],
+  kurultayCloses: ['Kurultay kapanışı', 'Kurultay closes'],
+  join: ['Katıl', 'Join'],
+  joinTitle: ['Bu sezona katıl', 'Join this season'],
+  freeNeighbours: ['Boş komşu memleketler: {list}', 'Free neighbouring memleket: {list}'],
+  paused: ['Sezon duraklatıldı.', 'The season is paused.'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Key = keyof typeof TEXTS;

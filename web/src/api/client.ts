@@ -116,6 +116,8 @@ export const api = {
   board: () => call<Board>('GET', '/board'),
   createTrial: (memleket: number) =>
     call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial' } }),
+  join: (season: string, memleket: number) =>
+    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, { body: { memleket } }),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),

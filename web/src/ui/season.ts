@@ -27,7 +27,8 @@ import {
   type Draft,
   type Kind,
 } from '../logic/orders';
-import { findSeason, type Saved } from '../logic/storage';
+import { bothTimes, countdown, lastQuarter } from '../logic/format';
+import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -59,7 +60,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function seasonScreen(main: HTMLElement, season: string): () => void {
   const saved: Saved | null = findSeason(localStorage, season);
   let stream: SeasonStream | null = null;
+  let ticker: ReturnType<typeof setInterval> | null = null;
   let gone = false;
+  const onGone: (() => unknown)[] = [];
   main.replaceChildren(h('p', {}, t('loading')));
 
   void loadBoard()
@@ -101,9 +104,17 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
     const report = h('section', { class: 'card report', 'aria-labelledby': 'report-h' });
     const streamState = h('p', { class: 'small stream', role: 'status' });
+    const clock = h('section', { class: 'card clock', 'aria-labelledby': 'clock-h' });
+    const joinBox = h('section', { class: 'card join', 'aria-labelledby': 'join-h' });
+    // the live lock as an instant on this device's clock: the server's seconds_to_lock when
+    // read, so a wrong device clock does not move it
+    let lockAt: number | null = null;
+    let periodS = 0;
 
     main.replaceChildren(
       info,
+      clock,
+      joinBox,
       tokenBox,
       h('div', { class: 'play' }, h('div', { class: 'mapcol' }, map.root, legend()), h('div', { class: 'side' }, panel, orders)),
       list,
@@ -457,9 +468,128 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       );
     }
 
+    function renderClock(): void {
+      const s = st.status;
+      if (!s || s.mode !== 'live' || !s.calendar) {
+        clock.hidden = true;
+        return;
+      }
+      clock.hidden = false;
+      const cal = s.calendar;
+      const when = (what: string, at: string) => {
+        const b = bothTimes(at, lang());
+        return h('li', {}, t('whenLine', { what, local: b.local, ist: b.istanbul }));
+      };
+      const now = h('p', { id: 'countdown', class: 'countdown', role: 'timer', 'aria-live': 'off' });
+      clock.replaceChildren(
+        h('h2', { id: 'clock-h' }, s.phase === 'registration' ? t('registrationOpen') : t('calendar')),
+        now,
+        h(
+          'details',
+          {},
+          h('summary', {}, `${t('calendar')} ${cal.provisional ? t('provisional') : ''}`),
+          h(
+            'ul',
+            {},
+            when(t('registrationCloses'), cal.registration_closes_at),
+            ...cal.divans.map((d) => when(`${t('divan')} ${d.divan}`, d.at)),
+            when(t('kurultayCloses'), cal.kurultay_closes_at),
+          ),
+        ),
+      );
+      tick();
+    }
+
+    // When a countdown reaches its instant, the season is read again: soon, then less often
+    // (the scheduler records the instant a moment later), never in a tight loop.
+    let dueWait = 2;
+    let dueTimer: ReturnType<typeof setTimeout> | null = null;
+    function due(): void {
+      if (dueTimer || gone) return;
+      dueTimer = setTimeout(() => {
+        dueTimer = null;
+        dueWait = Math.min(30, dueWait * 2);
+        void refresh().catch(() => undefined);
+      }, dueWait * 1000);
+    }
+
+    function tick(): void {
+      const el = clock.querySelector('#countdown');
+      const s = st.status;
+      if (!el || !s || s.mode !== 'live') return;
+      if (s.paused) {
+        el.textContent = t('paused');
+        return;
+      }
+      if (s.phase === 'registration' && s.calendar) {
+        const left = Math.max(0, (Date.parse(s.calendar.registration_closes_at) - Date.now()) / 1000);
+        el.textContent = t('registration', { t: countdown(left) });
+        if (left === 0) due();
+        return;
+      }
+      if (s.locked) {
+        el.textContent = t('locked');
+        el.classList.add('late');
+        due();
+        return;
+      }
+      if (lockAt === null) {
+        el.textContent = s.phase === 'over' ? t('seasonOver') : '';
+        return;
+      }
+      const left = Math.max(0, Math.ceil((lockAt - Date.now()) / 1000));
+      el.textContent = t('countdown', { t: countdown(left) });
+      if (left === 0) due();
+      else dueWait = 2;
+      el.classList.toggle('late', lastQuarter(left, periodS));
+    }
+
+    function renderJoin(): void {
+      const s = st.status;
+      if (saved || !s || s.mode !== 'live' || s.phase !== 'registration') {
+        joinBox.hidden = true;
+        return;
+      }
+      joinBox.hidden = false;
+      const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
+      for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
+      const error = h('div', { class: 'error', role: 'alert' });
+      const form = h(
+        'form',
+        {},
+        h('label', { for: 'join-memleket' }, t('memleket')),
+        ' ',
+        select,
+        ' ',
+        h('button', { type: 'submit', class: 'primary' }, t('join')),
+        error,
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        const memleket = Number(select.value);
+        api
+          .join(season, memleket)
+          .then((joined) => {
+            saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
+            sessionStorage.setItem('seksenbir.fresh', season);
+            window.dispatchEvent(new HashChangeEvent('hashchange')); // this screen again, as the bey
+          })
+          .catch((err: unknown) => {
+            error.replaceChildren(h('p', {}, problemText(err)));
+            if (err instanceof ApiProblem && Array.isArray(err.members.free_neighbours)) {
+              const free = (err.members.free_neighbours as number[]).map((p) => `${p} ${nameOf(p)}`).join(', ');
+              error.append(h('p', {}, t('freeNeighbours', { list: free })));
+            }
+          });
+      });
+      joinBox.replaceChildren(h('h2', { id: 'join-h' }, t('joinTitle')), form);
+    }
+
     function render(): void {
       if (gone) return;
       renderInfo();
+      renderClock();
+      renderJoin();
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
         map.update(st.map.provinces, { seat, hain });
@@ -511,6 +641,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             (me === null || (me.reports ?? []).some((r) => r.divan === divan)));
         if (caught || Date.now() > deadline) {
           st.status = status;
+          lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
+          periodS = lockPeriod(status);
           st.map = m;
           if (me) {
             const fresh = !st.me || st.me.next_divan !== me.next_divan;
@@ -529,6 +661,15 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         }
         await sleep(300);
       }
+    }
+
+    /** Seconds between the lock before the next one (or the registration close) and it. */
+    function lockPeriod(s: Status): number {
+      const cal = s.calendar;
+      if (!cal || !s.next_divan_at) return 0;
+      const next = Date.parse(s.next_divan_at);
+      const before = [Date.parse(cal.registration_closes_at), ...cal.divans.map((d) => Date.parse(d.at))].filter((x) => x < next);
+      return before.length ? (next - Math.max(...before)) / 1000 : 0;
     }
 
     function lastDivan(): number | null {
@@ -576,6 +717,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
     }
 
+    ticker = setInterval(tick, 1000);
+    onGone.push(() => dueTimer && clearTimeout(dueTimer));
     void refresh()
       .then(() => {
         if (gone) return;
@@ -600,5 +743,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
   return () => {
     gone = true;
     stream?.close();
+    if (ticker) clearInterval(ticker);
+    for (const f of onGone) f();
   };
 }

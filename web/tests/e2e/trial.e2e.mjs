@@ -6,74 +6,10 @@
 // report, browse a past Divan, switch to English, reopen the season from home. Any CSP violation
 // or page error fails it. Screenshots go to web/artefacts/ (git-ignored).
 //
-// WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead (tests/e2e/harness.mjs).
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const ARTEFACTS = join(here, '..', '..', 'artefacts');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const DEADLINE_MS = 30_000;
-
-function fail(message) {
-  console.error(`e2e: ${message}`);
-  process.exit(1);
-}
-
-if (!existsSync(CHROMIUM)) fail(`no browser at ${CHROMIUM}: apt-get install -y chromium (the test never downloads one)`);
-mkdirSync(ARTEFACTS, { recursive: true });
-
-async function waitFor(what, check, ms = DEADLINE_MS) {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function startStack() {
-  if (process.env.WEB_E2E_URL) return { base: process.env.WEB_E2E_URL, stop: async () => undefined };
-  const port = process.env.WEB_E2E_PORT ?? '18360';
-  const bin = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
-  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (out += d));
-  const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (proc.exitCode !== null) return;
-    const ended = new Promise((r) => proc.once('exit', r));
-    try {
-      process.kill(-proc.pid, 'SIGTERM'); // its process group: the API, workers, scheduler
-    } catch {
-      /* gone */
-    }
-    await Promise.race([ended, new Promise((r) => setTimeout(r, 20_000))]);
-  };
-  try {
-    await waitFor('the stack', async () => {
-      if (proc.exitCode !== null) throw Object.assign(new Error('exited'), { fatal: true });
-      return (await fetch(`${base}/health`)).ok && (await fetch(`${base}/`)).ok;
-    }, 90_000);
-  } catch (e) {
-    await stop();
-    fail(`the stack did not start on ${base} (${e.message}):\n${out.slice(-3000)}`);
-  }
-  return { base, stop };
-}
+import { join } from 'node:path';
+import { ARTEFACTS, DEADLINE_MS, launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
 async function play(browser, base, name, viewport, touch) {
   const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch, locale: 'tr-TR' });
@@ -96,17 +32,7 @@ async function steps(page, base, name, touch) {
   });
   const shot = (step) => page.screenshot({ path: join(ARTEFACTS, `${name}-${step}.png`), fullPage: true });
   const tapProvince = async (plate) => {
-    await page.locator(`#p-${plate} path`).first().scrollIntoViewIfNeeded();
-    // the province's label point (inside it: the source's label position), on the screen
-    const at = await page.evaluate((plate) => {
-      const label = document.querySelector(`#p-${plate} text`);
-      const svg = label.ownerSVGElement;
-      const p = svg.createSVGPoint();
-      p.x = Number(label.getAttribute('x'));
-      p.y = Number(label.getAttribute('y'));
-      const s = p.matrixTransform(svg.getScreenCTM());
-      return { x: s.x, y: s.y };
-    }, plate);
+    const at = await provincePoint(page, plate);
     if (touch) await page.touchscreen.tap(at.x, at.y);
     else await page.mouse.click(at.x, at.y);
   };
@@ -234,7 +160,7 @@ async function steps(page, base, name, touch) {
 const { base, stop } = await startStack();
 let browser;
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launch();
   const desktop = await play(browser, base, 'desktop', { width: 1280, height: 800 }, false);
   const phone = await play(browser, base, 'phone', { width: 360, height: 740 }, true);
   console.log(`e2e: trial seasons ${desktop} (desktop) and ${phone} (360 px phone) played; screenshots in ${ARTEFACTS}`);
