@@ -58,6 +58,8 @@ const TEXTS = {
   support: ['Destek', 'Support'],
   hold: ['Bekle', 'Hold'],
   orderFor: ['{p} için emir', 'Order for {p}'],
+  giveOrder: ['Emir ver', 'Give an order'],
+  giveOrderFor: ['Emir ver: {p}', 'Give an order: {p}'],
   howMany: ['Kaç birlik', 'How many units'],
   clampNote: [
     'Divan’da en fazla {max} birlik gider (ilde en az 1 birlik kalır).',

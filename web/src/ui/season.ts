@@ -358,7 +358,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           h('th', { scope: 'row' }, `${p} ${nameOf(p)}`),
           h('td', {}, String(units)),
           h('td', {}, order ? orderText(order) : t('hold')),
-          h('td', {}, h('button', { type: 'button', 'aria-label': t('orderFor', { p: nameOf(p) }), onclick: () => pick(p) }, t('orders'))),
+          h('td', {}, h('button', { type: 'button', 'aria-label': t('giveOrderFor', { p: nameOf(p) }), onclick: () => pick(p) }, t('giveOrder'))),
         );
       });
       list.replaceChildren(
@@ -636,7 +636,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const [m, me, reports, lb] = reads;
         const caught =
           divan === null ||
-          (m.divan >= divan &&
+          (status.divan >= divan &&
+            m.divan >= divan &&
             reports.reports.some((r) => r.kind === 'divan' && r.divan === divan) &&
             (me === null || (me.reports ?? []).some((r) => r.divan === divan)));
         if (caught || Date.now() > deadline) {

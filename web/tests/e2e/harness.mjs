@@ -2,7 +2,8 @@
 // ops token of its own), the system's Chromium (never a downloaded one), polling with a deadline.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -90,3 +91,20 @@ export async function provincePoint(page, plate) {
   }, plate);
 }
 
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A/AA rules on the page as it stands: the serious and critical
+ * violations, one line each (empty when there are none). Evaluated through the DevTools
+ * protocol, so the shell's CSP stays as it is. */
+export async function axeCheck(page, screen) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${screen}: ${v.impact} ${v.id} at ${v.nodes.join(', ')}`);
+}

@@ -6,7 +6,7 @@
 // before the lock; at the lock the Divan resolves and both see its report (R-1.3, R-1.4, R-4.4).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ARTEFACTS, launch, provincePoint, startStack, waitFor } from './harness.mjs';
+import { ARTEFACTS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
 const INTERVAL_S = 25; // Divan n at the close + n × 25 s
 const REGISTRATION_S = INTERVAL_S + 5; // a compressed close is at least one interval ahead
@@ -36,7 +36,11 @@ try {
       if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
     });
   }
-  const shot = (p, name) => p.screenshot({ path: join(ARTEFACTS, `live-${name}.png`), fullPage: true });
+  const a11y = [];
+  const shot = async (p, name) => {
+    await p.screenshot({ path: join(ARTEFACTS, `live-${name}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(p, `live-${name}`)));
+  };
 
   // Both open the season by its link: registration open, a countdown, the calendar
   for (const p of [pa, pb]) {
@@ -88,6 +92,7 @@ try {
   await shot(pa, '4-report');
   await shot(pb, '4-report');
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
+  assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   console.log(`e2e: live season ${season} played by two beys (desktop and 360 px phone); screenshots in ${ARTEFACTS}`);
 } catch (e) {
   console.error(e);

@@ -9,7 +9,7 @@
 // WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead (tests/e2e/harness.mjs).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ARTEFACTS, DEADLINE_MS, launch, provincePoint, startStack, waitFor } from './harness.mjs';
+import { ARTEFACTS, DEADLINE_MS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
 async function play(browser, base, name, viewport, touch) {
   const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch, locale: 'tr-TR' });
@@ -30,7 +30,11 @@ async function steps(page, base, name, touch) {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
   });
-  const shot = (step) => page.screenshot({ path: join(ARTEFACTS, `${name}-${step}.png`), fullPage: true });
+  const a11y = []; // axe-core's serious and critical findings on every screen
+  const shot = async (step) => {
+    await page.screenshot({ path: join(ARTEFACTS, `${name}-${step}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(page, `${name}-${step}`)));
+  };
   const tapProvince = async (plate) => {
     const at = await provincePoint(page, plate);
     if (touch) await page.touchscreen.tap(at.x, at.y);
@@ -72,7 +76,7 @@ async function steps(page, base, name, touch) {
   assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
 
   // The same in the list, by keyboard: Destek with 12 asked, clamped to 5
-  await page.getByRole('button', { name: 'Ankara için emir' }).focus();
+  await page.getByRole('button', { name: 'Emir ver: Ankara' }).focus();
   await page.keyboard.press('Enter');
   await page.locator('#kind-support').check();
   await page.locator('#units').fill('12');
@@ -83,7 +87,7 @@ async function steps(page, base, name, touch) {
   assert.match(await page.locator('ul.set').textContent(), /Ankara: Destek 12 birlik → Kırıkkale/);
   assert.match(await page.locator('table tr[data-plate="6"]').textContent(), /Destek/);
   // and back to İlerle from the list
-  await page.getByRole('button', { name: 'Ankara için emir' }).click();
+  await page.getByRole('button', { name: 'Emir ver: Ankara' }).click();
   await page.locator('#kind-advance').check();
   await page.locator('#units').fill('4');
   await page.locator('#units').press('Tab');
@@ -153,7 +157,9 @@ async function steps(page, base, name, touch) {
   await page.goto(`${base}/`);
   await page.locator(`a[href="#/s/${season}"]`).click();
   await page.locator('#p-6.mine').waitFor();
+  await shot('7-reopened');
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
+  assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   return season;
 }
 
