@@ -8,7 +8,10 @@
 //
 // WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead (tests/e2e/harness.mjs).
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { ARTEFACTS, DEADLINE_MS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
 async function play(browser, base, name, viewport, touch) {
@@ -111,8 +114,22 @@ async function steps(page, base, name, touch) {
   await page.locator('#send').click();
   await page.getByText('Emirler gönderildi: 1. Divan için.').waitFor();
 
+  // A 429 is waited out once, as its Retry-After says, and said; then the request goes again
+  let refusedOnce = false;
+  await page.route(`**/v1/seasons/${season}/divans`, (route) => {
+    refusedOnce = true;
+    return route.fulfill({
+      status: 429,
+      headers: { 'Retry-After': '1' },
+      contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'about:blank', title: 'Too many', status: 429, code: 'too_many_requests', detail: 'yavaş', instance: '/' }),
+    });
+  }, { times: 1 });
+
   // Divanı topla, then the report: public and own lines, the leaderboard
   await page.locator('#hold-divan').click();
+  await page.getByText('Sunucu şu an yoğun; 1 saniye sonra bir kez daha denenecek.').waitFor();
+  assert.ok(refusedOnce);
   await page.locator('#divan-pick').waitFor({ timeout: DEADLINE_MS });
   await waitFor('the report of Divan 1', async () => (await page.locator('section.info h1').textContent()).includes('Divan 1'));
   assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
@@ -153,6 +170,25 @@ async function steps(page, base, name, touch) {
   // The event stream is connected (a ticket, then the stream)
   await waitFor('the live connection', async () => /connected/.test(await page.locator('p.stream').textContent()));
 
+  // A dropped stream reconnects by itself with a new ticket (a ticket is single use), from the
+  // last event id it saw
+  const streams = [];
+  await page.route(`**/v1/seasons/${season}/events?**`, async (route) => {
+    streams.push(new URL(route.request().url()).searchParams);
+    if (streams.length === 1) {
+      // one event, then the connection ends
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'id: 7-1\nevent: betrayals\ndata: {"type":"betrayals","divan":1,"betrayals":[]}\n\n' });
+    }
+    return route.continue();
+  });
+  await page.reload();
+  await waitFor('a reconnect', async () => streams.length >= 2);
+  assert.ok(streams[0].get('ticket') && streams[1].get('ticket'), 'each connection has a ticket');
+  assert.notEqual(streams[0].get('ticket'), streams[1].get('ticket'), 'a new ticket for the reconnect');
+  assert.equal(streams[1].get('last_event_id'), '7-1', 'it resumes after the last event it saw');
+  await waitFor('connected again', async () => /connected/.test(await page.locator('p.stream').textContent()));
+  await page.unroute(`**/v1/seasons/${season}/events?**`);
+
   // Reopening the app: home lists the season saved on this device, and it opens again
   await page.goto(`${base}/`);
   await page.locator(`a[href="#/s/${season}"]`).click();
@@ -162,6 +198,14 @@ async function steps(page, base, name, touch) {
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   return season;
 }
+
+// The first load: the shell and every asset it names, compressed, at most 200 KB (issue 22)
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+const shellHtml = readFileSync(join(dist, 'index.html'));
+const named = [...shellHtml.toString().matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]);
+const firstLoad = [shellHtml, ...named.map((p) => readFileSync(join(dist, p)))].reduce((n, b) => n + gzipSync(b).length, 0);
+console.log(`e2e: first load ${(firstLoad / 1024).toFixed(1)} KB compressed (${named.length} assets)`);
+assert.ok(named.length >= 2 && firstLoad <= 200 * 1024, `first load ${firstLoad} bytes compressed`);
 
 const { base, stop } = await startStack();
 let browser;
