@@ -87,12 +87,36 @@ async def asset(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     return Response(body, media_type=TYPES[kind], headers=headers)
 
 
+# The files a browser asks for by a fixed name (no hash): revalidated at every use, so a new
+# build reaches players at once (the service worker above all: it decides what is cached).
+FIXED = {
+    "favicon.svg": TYPES["svg"],
+    "manifest.webmanifest": "application/manifest+json",
+    "sw.js": TYPES["js"],
+}
+
+
+async def fixed(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
+    body = await read(web_dir(request) / name)
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    return Response(body, media_type=FIXED[name], headers=headers)
+
+
 @get("/favicon.svg", include_in_schema=False)
 async def favicon(request: Request[Any, Any, Any]) -> Response[bytes]:
-    body = await read(web_dir(request) / "favicon.svg")
-    headers = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
-    return Response(body, media_type=TYPES["svg"], headers=headers)
+    return await fixed(request, "favicon.svg")
+
+
+@get("/manifest.webmanifest", include_in_schema=False)
+async def manifest(request: Request[Any, Any, Any]) -> Response[bytes]:
+    return await fixed(request, "manifest.webmanifest")
+
+
+@get("/sw.js", include_in_schema=False)
+async def service_worker(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The service worker (web/public/sw.js), at the root so that its scope is the whole app."""
+    return await fixed(request, "sw.js")
 
 
 def web_router() -> Router:
-    return Router("/", route_handlers=[shell, asset, favicon])
+    return Router("/", route_handlers=[shell, asset, favicon, manifest, service_worker])

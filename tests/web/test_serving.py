@@ -25,6 +25,8 @@ def built(tmp_path: Path) -> Path:
     (tmp_path / "assets" / "index-AbCd1234.js").write_bytes(SCRIPT)
     (tmp_path / "assets" / "style-Ef5678gh.css").write_bytes(b"body{}")
     (tmp_path / "favicon.svg").write_bytes(b"<svg/>")
+    (tmp_path / "manifest.webmanifest").write_bytes(b"{}")
+    (tmp_path / "sw.js").write_bytes(b"self.addEventListener('fetch', () => {})")
     (tmp_path / "secret.txt").write_bytes(b"nope")
     return tmp_path
 
@@ -72,8 +74,25 @@ async def test_hashed_assets_are_immutable_for_a_year(client: httpx.AsyncClient)
     assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
     css = await client.get("/assets/style-Ef5678gh.css")
     assert css.headers["content-type"].startswith("text/css")
-    icon = await client.get("/favicon.svg")
-    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/favicon.svg", "image/svg+xml"),
+        ("/manifest.webmanifest", "application/manifest+json"),
+        ("/sw.js", "text/javascript"),
+    ],
+)
+async def test_the_files_asked_for_by_name_are_revalidated(
+    client: httpx.AsyncClient, path: str, kind: str
+) -> None:
+    """The icon, the manifest and the service worker keep their names across builds: each use
+    asks the server again, so a new service worker reaches players at once."""
+    r = await client.get(path)
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith(kind)
+    assert r.headers["cache-control"] == "no-cache"
 
 
 @pytest.mark.parametrize(

@@ -53,3 +53,10 @@ function route(): void {
 window.addEventListener('hashchange', route);
 onLang(route);
 route();
+
+// The shell offline (public/sw.js); a browser without service workers plays all the same.
+if ('serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    void navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+  });
+}

@@ -194,6 +194,15 @@ async function steps(page, base, name, touch) {
   await page.locator(`a[href="#/s/${season}"]`).click();
   await page.locator('#p-6.mine').waitFor();
   await shot('7-reopened');
+
+  // An installable app: its manifest, and a service worker that keeps the shell offline
+  const manifest = await (await fetch(`${base}/manifest.webmanifest`)).json();
+  assert.equal(manifest.start_url, '/');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+  await page.context().setOffline(true);
+  await page.goto(`${base}/`);
+  await page.locator(`a[href="#/s/${season}"]`).waitFor(); // the shell, and the saved seasons
+  await page.context().setOffline(false);
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   return season;
