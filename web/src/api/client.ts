@@ -58,6 +58,12 @@ export function retryAfterSeconds(value: string | null, now: number = Date.now()
   return Math.min(MAX_WAIT_S, Math.max(1, Math.ceil(s)));
 }
 
+/** 128 random bits as hex (crypto.randomUUID needs a secure context; this does not). */
+export function idempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function problemOf(r: Response): Promise<ApiProblem> {
@@ -85,6 +91,9 @@ async function call<T>(
   const headers: Record<string, string> = { 'Accept-Language': hooks.lang() };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  // Every command carries an Idempotency-Key (spending and offers require one): the one retry
+  // after a 429 sends the same key, so the command is never done twice.
+  if (method === 'POST') headers['Idempotency-Key'] = idempotencyKey();
   const init: RequestInit = {
     method,
     headers,
@@ -141,6 +150,14 @@ export const api = {
       token,
       body: { divan },
     }),
+  spend: (season: string, token: string, kind: 'sur' | 'paralı_asker' | 'satın_alma', province: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
+  offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+  answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
+  vote: (season: string, token: string, candidate: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
   ticket: (season: string, token: string) =>
     call<Schemas['TicketOut']>('POST', `/seasons/${seg(season)}/tickets`, { token }),
 };

@@ -29,6 +29,7 @@ import {
 } from '../logic/orders';
 import { bothTimes, countdown, lastQuarter } from '../logic/format';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
+import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -105,6 +106,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const report = h('section', { class: 'card report', 'aria-labelledby': 'report-h' });
     const streamState = h('p', { class: 'small stream', role: 'status' });
     const clock = h('section', { class: 'card clock', 'aria-labelledby': 'clock-h' });
+    const diplomacy = h('section', { class: 'card diplomacy', 'aria-labelledby': 'diplomacy-h' });
+    const kurultay = h('section', { class: 'card kurultay', 'aria-labelledby': 'kurultay-h' });
+    const missions = h('section', { class: 'card missions', 'aria-labelledby': 'missions-h' });
     const joinBox = h('section', { class: 'card join', 'aria-labelledby': 'join-h' });
     // the live lock as an instant on this device's clock: the server's seconds_to_lock when
     // read, so a wrong device clock does not move it
@@ -117,7 +121,10 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       joinBox,
       tokenBox,
       h('div', { class: 'play' }, h('div', { class: 'mapcol' }, map.root, legend()), h('div', { class: 'side' }, panel, orders)),
+      kurultay,
       list,
+      diplomacy,
+      missions,
       report,
       streamState,
     );
@@ -291,8 +298,152 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       body.push(
         ' ',
         h('button', { type: 'button', class: 'quiet', onclick: () => { st.selected = null; render(); } }, t('cancel')),
+        spendBox(p),
       );
       panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
+    }
+
+    function spendBox(p: number): HTMLElement | null {
+      if (!st.map || !st.me || seat === null || !token) return null;
+      const gold = st.me.gold;
+      const locked = st.busy || st.status?.locked === true || st.status?.phase !== 'running';
+      const button = (kind: Spend, province: number, label: string, allowed: boolean) =>
+        h('button', { type: 'button', class: 'spend', 'data-spend': kind, disabled: locked || !allowed, onclick: () => void spend(kind, province) }, label);
+      const buys = purchasable(neighbours, st.map.provinces, seat, p).map((n) =>
+        button('satın_alma', n, t('spendBuy', { p: nameOf(n), c: COST.satın_alma }), gold >= COST.satın_alma),
+      );
+      return h(
+        'div',
+        { class: 'spending' },
+        h('h3', {}, `${t('spending')} — ${t('gold')}: ${gold}`),
+        h(
+          'div',
+          { class: 'actions' },
+          button('sur', p, t('spendSur', { c: COST.sur }), canSur(st.map.provinces, seat, p, gold)),
+          button('paralı_asker', p, t('spendHire', { c: COST.paralı_asker }), canHire(st.map.provinces, seat, p, gold)),
+          ...buys,
+        ),
+      );
+    }
+
+    async function act(what: () => Promise<unknown>, done: string): Promise<void> {
+      st.busy = true;
+      render();
+      try {
+        await what();
+        notice(done);
+        await refresh();
+      } catch (e) {
+        notice(problemText(e));
+      } finally {
+        st.busy = false;
+        render();
+      }
+    }
+
+    function spend(kind: Spend, province: number): Promise<void> {
+      return act(() => api.spend(season, token ?? '', kind, province), t('spent'));
+    }
+
+    function renderDiplomacy(): void {
+      const me = st.me;
+      if (!me || !token || seat === null) {
+        diplomacy.hidden = true;
+        return;
+      }
+      diplomacy.hidden = false;
+      const kindText = (k: 'pact' | 'alliance') => t(k);
+      const running = st.status?.phase === 'running' && !st.busy;
+      const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
+      const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
+      for (const n of seats) to.append(h('option', { value: n }, t('bey', { n })));
+      const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
+      kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
+      const form = h(
+        'form',
+        { class: 'actions' },
+        h('label', { for: 'offer-to' }, t('offerTo')),
+        to,
+        h('label', { for: 'offer-kind' }, t('offerKind')),
+        kind,
+        h('button', { type: 'submit', disabled: !running }, t('makeOffer')),
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void act(() => api.offer(season, token, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+      });
+      diplomacy.replaceChildren(
+        h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
+        me.treaties.length === 0
+          ? h('p', {}, t('noTreaties'))
+          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: t('bey', { n: tr.partner }), n: tr.through_divan })))),
+        h('h3', {}, t('offersIn')),
+        h(
+          'ul',
+          { class: 'offers-in' },
+          ...me.offers_in.map((o) =>
+            h(
+              'li',
+              { 'data-from': o.from },
+              t('offerIn', { b: t('bey', { n: o.from }), k: kindText(o.kind) }),
+              ' ',
+              o.answer
+                ? `(${t(`answered_${o.answer}` as Key)})`
+                : h(
+                    'span',
+                    {},
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'accept'), t('accept')) }, t('accept')),
+                    ' ',
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'reject'), t('reject')) }, t('reject')),
+                  ),
+            ),
+          ),
+        ),
+        h('h3', {}, t('offersOut')),
+        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
+        form,
+      );
+    }
+
+    function renderMissions(): void {
+      const me = st.me;
+      if (!me) {
+        missions.hidden = true;
+        return;
+      }
+      missions.hidden = false;
+      const text = (x: { tr: string; en: string }) => (lang() === 'tr' ? x.tr : x.en);
+      missions.replaceChildren(
+        h('h2', { id: 'missions-h' }, t('missions')),
+        h('ul', {}, ...me.missions.map((m) => h('li', { class: m.done ? 'done' : '' }, text(m.status), h('div', { class: 'small' }, text(m.completed_when))))),
+      );
+    }
+
+    let voted = false;
+    function renderKurultay(): void {
+      const s = st.status;
+      if (!s || s.phase !== 'kurultay' || !token || seat === null || voted) {
+        kurultay.hidden = true;
+        return;
+      }
+      kurultay.hidden = false;
+      const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${t('bey', { n: b.seat })} · ${nameOf(b.memleket)}`));
+      const form = h(
+        'form',
+        {},
+        h('label', { for: 'vote-for' }, t('voteFor')),
+        ' ',
+        pickSeat,
+        ' ',
+        h('button', { type: 'submit', class: 'primary', disabled: st.busy }, t('vote')),
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        voted = true;
+        void act(() => api.vote(season, token, Number(pickSeat.value)), t('voted'));
+      });
+      kurultay.replaceChildren(h('h2', { id: 'kurultay-h' }, t('voteTitle')), form);
     }
 
     function renderOrders(): void {
@@ -423,6 +574,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
               ),
         );
       }
+      const kr = st.reports.find((r) => r.kind === 'kurultay');
+      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
       children.push(h('h3', {}, t('leaderboard')), leaderboardTable());
       report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
     }
@@ -598,6 +751,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderPanel();
       renderOrders();
       renderList();
+      renderDiplomacy();
+      renderMissions();
+      renderKurultay();
       renderReport();
     }
 

@@ -45,6 +45,9 @@ export async function startStack() {
   const ops = `e2e-ops-${randomBytes(16).toString('hex')}`; // this stack's own ops token
   const port = process.env.WEB_E2E_PORT ?? '18360';
   const bin = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
+  // the port must be free: a stack already there would answer for this one
+  const taken = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+  if (taken) fail(`port ${port} is already serving: stop what runs there, or set WEB_E2E_PORT`);
   const env = { ...process.env, SEKSENBIR_OPS_TOKENS: ops };
   const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
   let out = '';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bothTimes, countdown, lastQuarter, secondsTo } from '../../src/logic/format';
-import { retryAfterSeconds } from '../../src/api/client';
+import { idempotencyKey, retryAfterSeconds } from '../../src/api/client';
 import { fill } from '../../src/i18n';
 import { ownerColour, textOn, UNOWNED } from '../../src/logic/palette';
 
@@ -54,5 +54,13 @@ describe('texts and colours', () => {
   it('writes labels in black or white, whichever has the higher contrast', () => {
     expect(textOn('#332288')).toBe('#FFFFFF');
     expect(textOn('#DDCC77')).toBe('#000000');
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('is 128 random bits in hex, new for every command', () => {
+    const a = idempotencyKey();
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(idempotencyKey()).not.toBe(a);
   });
 });
