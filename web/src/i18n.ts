@@ -136,6 +136,7 @@ const TEXTS = {
   legendMilis: ['m: sahipsiz ilin milisi', 'm: an unowned province’s milis'],
   legendMemleket: ['★: bir beyin memleketi', '★: a bey’s memleket'],
   legendSur: ['▣: sur', '▣: sur'],
+  legendBattle: ['kırmızı noktalı çerçeve: gösterilen Divan’daki savaşların', 'dotted red outline: your battles at the Divan shown'],
   credit: ['Harita: Natural Earth (kamu malı).', 'Map: Natural Earth (public domain).'],
   notFound: ['Bu sezon bu cihazda kayıtlı değil: yalnızca izleyebilirsin.', 'This season is not saved on this device: you can only watch.'],
   watch: ['İzle', 'Watch'],

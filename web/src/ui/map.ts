@@ -105,6 +105,12 @@ export class ProvinceMap {
     }
   }
 
+  /** The provinces of the battles shown in the report (a dotted red outline). */
+  battles(plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle('battle', set.has(plate));
+  }
+
   /** The picked province and the legal targets; the rest dimmed while targets are shown. */
   highlight(selected: number | null, targets: readonly number[]): void {
     const set = new Set(targets);

@@ -617,7 +617,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         'details',
         { class: 'legend' },
         h('summary', {}, t('legend')),
-        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur'] as Key[]).map((k) => h('li', {}, t(k)))),
+        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendBattle'] as Key[]).map((k) => h('li', {}, t(k)))),
       );
     }
 
@@ -748,6 +748,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         map.update(st.map.provinces, { seat, hain });
       }
       map.highlight(st.selected, targets());
+      map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
       renderPanel();
       renderOrders();
       renderList();

@@ -136,6 +136,9 @@ async function steps(page, base, name, touch) {
   assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
   assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
   await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
+  // each battle listed is drawn on the map too
+  const listed = await page.locator('ul.battles > li').count();
+  assert.equal(await page.locator('g.prov.battle').count() > 0, listed > 0);
   await shot('5-report');
 
   // Hostile text in what the server sends is shown as text, never run or parsed as markup
