@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run web web-api-types test-web simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-mila mutation clean
+.PHONY: help install lock run web web-api-types test-web bench-web simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -50,6 +50,9 @@ web-api-types: $(STAMP) web/node_modules/.installed ## regenerate web/src/api/sc
 # driving the system's /usr/bin/chromium, never a downloaded browser) against a stack it starts
 # on WEB_E2E_PORT; screenshots go to web/artefacts/ (git-ignored).
 WEB_E2E_PORT ?= 18360
+bench-web: $(STAMP) web ## the browser client's figures: first load, panning frames, Divanı topla to the report
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir node bench/client.mjs
+
 test-web: $(STAMP) web ## the browser client's unit tests and its end-to-end test in headless Chromium
 	cd web && npm run --silent test
 	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e

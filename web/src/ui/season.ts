@@ -767,6 +767,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
     }
 
+    let wake: (() => void) | null = null;
+
     /** Every read; with `divan`, until each shows that Divan resolved (the read side trails
      * the write side a little: poll with a deadline, never forever). */
     async function refresh(divan: number | null = null): Promise<void> {
@@ -817,7 +819,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           render();
           return;
         }
-        await sleep(300);
+        // the next look: when the stream says something happened, or 300 ms on
+        await Promise.race([sleep(300), new Promise<void>((r) => (wake = r))]);
+        wake = null;
       }
     }
 
@@ -886,6 +890,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           st.map?.version ?? null,
           (event, data) => {
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
+              wake?.(); // a refresh waiting for this Divan looks now
               if (!st.busy) {
                 const d = (data as { divan?: number } | null)?.divan ?? null;
                 void refresh(typeof d === 'number' ? d : null).catch(() => undefined);
