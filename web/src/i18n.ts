@@ -166,6 +166,7 @@ const TEXTS = {
   voteFor: ['Halk Sevgisi için bir bey seç', 'Choose a bey for Halk Sevgisi'],
   vote: ['Oy ver', 'Vote'],
   voted: ['Oyun verildi.', 'Your vote is cast.'],
+  kurultayIn: ['Kurultay {t} sonra kapanır', 'The Kurultay closes in {t}'],
   kurultayReport: ['Kurultay raporu', 'Kurultay report'],
   calendar: ['Takvim', 'Calendar'],
   registration: ['Kayıt {t} kapanır', 'Registration closes in {t}'],

@@ -680,6 +680,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         if (left === 0) due();
         return;
       }
+      if (s.phase === 'kurultay' && s.calendar) {
+        const left = Math.max(0, Math.ceil((Date.parse(s.calendar.kurultay_closes_at) - Date.now()) / 1000));
+        el.textContent = t('kurultayIn', { t: countdown(left) });
+        if (left === 0) due();
+        return;
+      }
       if (s.locked) {
         el.textContent = t('locked');
         el.classList.add('late');
