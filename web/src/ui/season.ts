@@ -746,6 +746,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function render(): void {
       if (gone) return;
+      // watching a season not saved here: no order panel, set or list
+      panel.hidden = orders.hidden = list.hidden = seat === null;
       renderInfo();
       renderClock();
       renderJoin();
