@@ -132,6 +132,7 @@ export const api = {
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),
   reports: (season: string) =>
     call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports`),
+  titles: (season: string) => call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles`),
   leaderboard: (season: string) =>
     call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard`),
   private: (season: string, token: string) =>

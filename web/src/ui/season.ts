@@ -11,7 +11,10 @@ import {
   type PublicBey,
   type Report,
   type Status,
+  type Schemas,
 } from '../api/client';
+
+type Titles = Schemas['TitlesOut'];
 import { lang, t, type Key } from '../i18n';
 import {
   clamp,
@@ -44,6 +47,7 @@ interface State {
   me: PrivateView | null;
   reports: Report[];
   leaderboard: PublicBey[];
+  titles: Titles | null;
   battles: Map<number, Battle[]>;
   draft: Draft[];
   dirty: boolean;
@@ -81,6 +85,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       me: null,
       reports: [],
       leaderboard: [],
+      titles: null,
       battles: new Map(),
       draft: [],
       dirty: false,
@@ -576,7 +581,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       const kr = st.reports.find((r) => r.kind === 'kurultay');
       if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
-      children.push(h('h3', {}, t('leaderboard')), leaderboardTable());
+      children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());
       report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
     }
 
@@ -610,6 +615,20 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ),
         ),
       );
+    }
+
+    function titlesList(): HTMLElement {
+      const ti = st.titles;
+      const items: HTMLElement[] = [];
+      if (ti) {
+        for (const [region, r] of Object.entries(ti.regions)) {
+          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: t('bey', { n: r.seat }) })));
+        }
+        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${t('bey', { n })}`));
+        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${t('bey', { n })}`));
+        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${t('bey', { n: ti.han })}`));
+      }
+      return h('div', { class: 'titles' }, h('h3', {}, t('titles')), items.length ? h('ul', {}, ...items) : h('p', {}, t('noTitles')));
     }
 
     function legend(): HTMLElement {
@@ -792,6 +811,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             token ? api.private(season, token) : Promise.resolve(null),
             api.reports(season),
             api.leaderboard(season),
+            api.titles(season),
           ]);
         } catch (e) {
           if (e instanceof ApiProblem && e.status === 404 && Date.now() < deadline) {
@@ -800,7 +820,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           }
           throw e;
         }
-        const [m, me, reports, lb] = reads;
+        const [m, me, reports, lb, titles] = reads;
         const caught =
           divan === null ||
           (status.divan >= divan &&
@@ -822,6 +842,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           }
           st.reports = reports.reports;
           st.leaderboard = lb.leaderboard;
+          st.titles = titles;
           if (divan !== null) st.shown = divan;
           await loadBattles(st.shown ?? lastDivan());
           render();

@@ -136,6 +136,7 @@ async function steps(page, base, name, touch) {
   assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
   assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
   await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
+  await page.getByRole('heading', { name: 'Unvanlar' }).waitFor();
   // each battle listed is drawn on the map too
   const listed = await page.locator('ul.battles > li').count();
   assert.equal(await page.locator('g.prov.battle').count() > 0, listed > 0);
@@ -234,6 +235,7 @@ async function steps(page, base, name, touch) {
     await page.getByRole('button', { name: 'Vote' }).click();
     await page.getByRole('heading', { name: 'Kurultay report' }).waitFor({ timeout: DEADLINE_MS });
     await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
+    assert.match(await page.locator('div.titles').textContent(), /Han: Bey \d+/, 'the Han among the titles');
     assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
     await shot('9-kurultay');
   }
