@@ -167,6 +167,7 @@ const TEXTS = {
   vote: ['Oy ver', 'Vote'],
   voted: ['Oyun verildi.', 'Your vote is cast.'],
   titles: ['Unvanlar', 'Titles'],
+  announcements: ['Duyurular', 'Announcements'],
   regionTitle: ['{r}: {title} — {b}', '{r}: {title} — {b}'],
   noTitles: ['Henüz unvan yok.', 'No titles yet.'],
   kurultayIn: ['Kurultay {t} sonra kapanır', 'The Kurultay closes in {t}'],

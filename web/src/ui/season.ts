@@ -579,6 +579,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
               ),
         );
       }
+      // the season admin's acts and ops' corrections (their reasons are people's own words)
+      const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
+      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
       const kr = st.reports.find((r) => r.kind === 'kurultay');
       if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
       children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());

@@ -151,6 +151,8 @@ async function steps(page, base, name, touch) {
     for (const r of body.reports) {
       if (r.divan === 1) r.lines.push({ kind: 'news', data: {}, tr: HOSTILE, en: HOSTILE, text: HOSTILE });
     }
+    // a season admin's reason, as a live season's public reports carry it
+    body.reports.push({ kind: 'season_admin', divan: null, lines: [{ kind: 'season_admin', data: {}, tr: HOSTILE, en: HOSTILE, text: HOSTILE }] });
     await route.fulfill({ response: answer, json: body });
   });
 
@@ -161,6 +163,7 @@ async function steps(page, base, name, touch) {
   await page.locator('#divan-pick').selectOption('1');
   await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
   await waitFor('the hostile line', async () => (await page.locator('ul.lines.public').textContent()).includes(HOSTILE));
+  assert.ok((await page.locator('ul.lines.announcements').textContent()).includes(HOSTILE), 'the hostile reason, as text');
   assert.equal(await page.locator('section.report img, section.report b').count(), 0, 'no markup from data');
   assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from data');
   await page.unroute(`**/v1/seasons/${season}/reports`);
