@@ -1,9 +1,10 @@
 """CPU per access log line: shared.logs.access_log beside structlog and a stdlib record.
 
-`python -m bench.access_log`. The same five fields each way, in one process, production's JSON
-configuration writing to /dev/null, seven interleaved passes of 20,000 lines; medians of CPU
+`python -m bench.access_log [LINES [PASSES]]`. The same five fields each way, in one process,
+production's JSON configuration writing to /dev/null, seven interleaved passes of 20,000 lines
+(by default); medians of CPU
 time (process_time), so another process on the box moves them less than wall time. The access
-line is on every request's path (entrypoints.metrics.timed); docs/benchmarks-write-side.md.
+line is on every request's path (entrypoints.metrics.timed); docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
@@ -23,7 +25,7 @@ PASSES = 7
 FIELDS = ("POST", "/v1/seasons/{season_id}/orders", 200, 0.0023, "0423648ff3e84bb3a296ebeff5aa8382")
 
 
-def main() -> None:
+def main(lines: int = LINES, passes: int = PASSES) -> None:
     sink = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     configure_logging(json=True, level="INFO", file=sink)
     for handler in logging.getLogger().handlers:  # the stdlib records' handler, to /dev/null too
@@ -58,12 +60,12 @@ def main() -> None:
         "stdlib record, JSON formatter": via_stdlib_record,
     }
     cpu: dict[str, list[float]] = {name: [] for name in ways}
-    for _ in range(PASSES):
+    for _ in range(passes):
         for name, line in ways.items():
             started = time.process_time()
-            for _ in range(LINES):
+            for _ in range(lines):
                 line()
-            cpu[name].append((time.process_time() - started) / LINES * 1e6)
+            cpu[name].append((time.process_time() - started) / lines * 1e6)
     for name, figures in cpu.items():
         print(
             f"{name:32}: {statistics.median(figures):5.1f} µs CPU a line (min {min(figures):.1f})"
@@ -71,4 +73,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(*(int(a) for a in sys.argv[1:3]))  # [LINES [PASSES]]

@@ -1,10 +1,12 @@
 """Benchmark: one Divan's adjudication on a mid-season 19-bey state, every province ordered.
 
 Target (issue 2): median ≤ 1 ms. Report rendering is timed separately.
-Run: .venv/bin/python -m bench.adjudication
+Run: .venv/bin/python -m bench.adjudication [REPEAT]
 """
 
 from __future__ import annotations
+
+import sys
 
 from bench.common import figures, machine, mid_season, ordered_everywhere, timed
 from shared.domain import report
@@ -39,4 +41,4 @@ def main(repeat: int = 2000) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)  # [REPEAT]

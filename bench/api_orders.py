@@ -10,9 +10,9 @@ All three figures are measured in the same run on the same database:
 1. api: POST /v1/seasons/{id}/orders through create_app as production runs it (its own asyncpg
    pool and a Redis broker on --redis, namespace of its own, keys deleted afterwards; the full
    path: token check and decide on the cached fold, one append statement that also records
-   the Idempotency-Key, a projector wake-up to the broker). --seasons trial seasons; ops
-   reissue a token for every seat, so all 19 beys of each season submit (a hold on their
-   memleket), round-robin.
+   the Idempotency-Key, a projector wake-up to the broker). --seasons live seasons, each
+   filled by 19 human joins (the 19th closes the registration), so all 19 beys of each season
+   submit (a hold on their memleket), round-robin.
    Measured twice: with a fresh Idempotency-Key per request, and without one.
 2. bare: a bare Litestar endpoint that validates the same msgspec body and does one asyncpg
    INSERT into a scratch table, on a pool of the same size.
@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -49,14 +50,14 @@ from litestar import Litestar, Request, Response, post
 
 from entrypoints.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from services.command.schemas import OrdersIn
-from shared.app.tokens import token_hash
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate
 from shared.logs import configure_logging
 from shared.settings import Settings
 
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
-MEMLEKETS = (6, 34, 35, 1, 7, 16, 42, 61, 21, 55, 25, 38)
+# 19 memleket, one per seat of a live season (any free province may be joined, R-1.4)
+MEMLEKETS = (6, 34, 35, 1, 7, 16, 42, 61, 21, 55, 25, 38, 65, 27, 44, 10, 52, 20, 59)
 BARE_TABLE = """CREATE TABLE IF NOT EXISTS bench_bare (
     id bigserial PRIMARY KEY, season_id text NOT NULL, seat int NOT NULL, body bytea NOT NULL,
     recorded_at timestamptz NOT NULL DEFAULT now())"""
@@ -171,22 +172,23 @@ async def drive(
     return Result(name, done, time.perf_counter() - started, statuses, cpu)
 
 
-async def api_beys(client: httpx.AsyncClient, seasons: int, ops_token: str) -> list[Bey]:
-    ops = {"Authorization": f"Bearer {ops_token}"}
+async def api_beys(client: httpx.AsyncClient, seasons: int) -> list[Bey]:
+    """--seasons live seasons, each filled by 19 human joins (R-1.4; the 19th closes the
+    registration, so orders for Divan 1 are taken): 19 beys with a token each. Computer beys
+    have no token (R-11.2), so a trial season has only its creator to submit as."""
     beys: list[Bey] = []
-    for i in range(seasons):
-        r = await client.post("/v1/seasons", json={"memleket": MEMLEKETS[i % len(MEMLEKETS)]})
+    closes = (datetime.now(UTC) + timedelta(hours=2)).isoformat()  # bench/ may read the clock
+    for _ in range(seasons):
+        r = await client.post(
+            "/v1/seasons", json={"mode": "live", "registration_closes_at": closes}
+        )
         r.raise_for_status()
         sid = r.json()["season_id"]
-        for seat in range(1, SEATS + 1):
-            r = await client.post(f"/v1/ops/seasons/{sid}/beys/{seat}/token", headers=ops)
+        for memleket in MEMLEKETS:
+            r = await client.post(f"/v1/seasons/{sid}/join", json={"memleket": memleket})
             r.raise_for_status()
-            token = r.json()["token"]
-            me = await client.get(
-                f"/v1/seasons/{sid}/me", headers={"Authorization": f"Bearer {token}"}
-            )
-            me.raise_for_status()
-            beys.append(Bey(sid, seat, me.json()["memleket"], token))
+            joined = r.json()
+            beys.append(Bey(sid, joined["seat"], joined["memleket"], joined["token"]))
     return beys
 
 
@@ -214,22 +216,23 @@ def picker(beys: list[Bey], args: argparse.Namespace) -> Callable[[int, int], Be
 
 
 async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
-    ops_token = secrets.token_urlsafe(24)
     ns = f"bench-orders-{secrets.token_hex(4)}"  # the broker's keys, deleted afterwards
     settings = Settings(
         pg_dsn=dsn,
         redis_url=args.redis,
         broker_namespace=ns,
-        ops_token_hashes=(token_hash(ops_token),),
         pool_max=args.pool,
         group_commit=args.group_commit,
         # one load generator on one address: the request limits (ADR-55) would refuse it; their
         # cost, one Redis call per POST, is left out of this figure
         seasons_per_minute=0,
+        joins_per_minute=0,
         commands_per_minute=0,
+        reads_per_minute=0,
+        reads_per_token_per_minute=0,
     )
     try:
-        return await _bench_api(create_app(settings), args, ops_token, key=key)
+        return await _bench_api(create_app(settings), args, key=key)
     finally:
         r = redis.Redis.from_url(args.redis)
         for k in r.scan_iter(f"{ns}:*"):
@@ -237,12 +240,10 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         r.close()
 
 
-async def _bench_api(
-    app: Litestar, args: argparse.Namespace, ops_token: str, *, key: bool
-) -> Result:
+async def _bench_api(app: Litestar, args: argparse.Namespace, *, key: bool) -> Result:
     # As in production: a real Redis broker, to which accepted commands send projector wake-ups.
     async with in_process(app) as client:
-        beys = await api_beys(client, args.seasons, ops_token)
+        beys = await api_beys(client, args.seasons)
 
         pick = picker(beys, args)
 

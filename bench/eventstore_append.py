@@ -41,7 +41,7 @@ from shared.eventstore import (
 )
 from shared.eventstore import sql as store_sql
 from shared.eventstore.append import Batch
-from shared.eventstore.hashing import GENESIS, chain_hashes
+from shared.eventstore.hashing import CHAIN_VERSION, GENESIS, chain_hashes
 from shared.eventstore.migrate import load_migrations
 from shared.eventstore.pool import PoolSettings, server_settings
 
@@ -109,14 +109,26 @@ async def run_cell(append: Appender, cell: int, writers: int, size: int, seconds
     return sum(await asyncio.gather(*(writer(w) for w in range(writers))))
 
 
-def statement_appender(pool: asyncpg.Pool, first: str, following: str) -> Appender:
-    """Head read, chain in Python, then one autocommit statement (the store's shape)."""
+# The 0001 schema has no `chain` column (0007 added it): its streams are chain version 1.
+OLD_STREAM_HEAD = "SELECT version, last_hash, 1 AS chain FROM streams WHERE season_id = $1"
+
+
+def statement_appender(
+    pool: asyncpg.Pool,
+    first: str,
+    following: str,
+    head_query: str = store_sql.STREAM_HEAD,
+    new_chain: int = CHAIN_VERSION,
+) -> Appender:
+    """Head read, chain in Python, then one autocommit statement (the store's shape); a new
+    stream is chained with `new_chain`."""
 
     async def append(season: str, expected: int, events: list[NewEvent]) -> None:
         async with pool.acquire() as conn:
-            head = await conn.fetchrow(store_sql.STREAM_HEAD, season)
+            head = await conn.fetchrow(head_query, season)
             last = head["last_hash"] if head else GENESIS
-            links = chain_hashes(last, season, expected, events)
+            chain = int(head["chain"]) if head else new_chain
+            links = chain_hashes(last, season, expected, events, chain)
             params = Batch(season, expected, events, clock(), links).params(last)
             if await conn.fetchval(following if expected else first, *params) is None:
                 raise RuntimeError(f"{season}: the claim failed at version {expected}")
@@ -137,7 +149,9 @@ async def main(args: argparse.Namespace) -> None:
         try:
             designs: dict[str, Appender] = {
                 "store (0003)": PostgresEventStore(pool, clock=clock).append,
-                "counter row (pre-0003)": statement_appender(old_pool, OLD_FIRST, OLD_NEXT),
+                "counter row (pre-0003)": statement_appender(
+                    old_pool, OLD_FIRST, OLD_NEXT, OLD_STREAM_HEAD, new_chain=1
+                ),
                 "no counter, NOTIFY inside": statement_appender(
                     pool, NOTIFYING_FIRST, NOTIFYING_NEXT
                 ),

@@ -1,7 +1,7 @@
 """Idle cost of the whole stack, and the trial Divan's latency, in one run (issue 14, ADR-54).
 
-Run: .venv/bin/python -m bench.idle [--port 18400] [--settle 10] [--seconds 60] [--divans 30]
-     [--think-ms 1000] [--dsn postgresql://postgres@127.0.0.1:5432/test]
+Run: .venv/bin/python -m bench.idle [--port 18400 (0: a free one)] [--settle 10] [--seconds 60]
+     [--divans 30] [--think-ms 1000] [--dsn postgresql://postgres@127.0.0.1:5432/test]
 
 It starts `seksenbir up` (python -m entrypoints.cli up) on a scratch PostgreSQL database and a
 throwaway redis-server of its own (a free port, no persistence), with the environment
@@ -125,13 +125,17 @@ def name(pid: int) -> str:
 
 
 @contextlib.contextmanager
-def stack(dsn: str, redis_url: str, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def stack(
+    dsn: str, redis_url: str, port: int, log: Path, extra: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`seksenbir up` on `port` with only `dsn`, `redis_url` and `extra` of SEKSENBIR_*."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SEKSENBIR_", "dramatiq_"))}
     env.pop("FAULT_POINT", None)
     env |= {
         "PYTHONPATH": str(REPO),
         "SEKSENBIR_PG_DSN": dsn,
         "SEKSENBIR_REDIS_URL": redis_url,
+        **(extra or {}),
     }
     cmd = [sys.executable, "-m", "entrypoints.cli", "up", "--port", str(port)]
     with log.open("wb") as out:
@@ -201,6 +205,7 @@ async def warm_up(dsn: str, port: int) -> None:
 
 async def main(args: argparse.Namespace) -> int:
     log = Path(tempfile.gettempdir()) / f"seksenbir-bench-idle-{os.getpid()}.log"
+    args.port = args.port or free_port()
     async with scratch_database(args.dsn, "seksenbir_bench_idle") as dsn:
         with own_redis() as redis_url, stack(dsn, redis_url, args.port, log) as proc:
             await warm_up(dsn, args.port)
@@ -229,7 +234,7 @@ async def main(args: argparse.Namespace) -> int:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
-    p.add_argument("--port", type=int, default=18400)
+    p.add_argument("--port", type=int, default=18400, help="the stack's port (0: a free one)")
     p.add_argument("--settle", type=float, default=10.0)
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--divans", type=int, default=30)

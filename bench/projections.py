@@ -33,7 +33,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import redis.asyncio as aioredis
@@ -75,14 +75,23 @@ def quiet() -> None:
 
 def chunks_of(seed: int, season_id: str) -> Iterator[list[ev.Event]]:
     """A whole computer-bey season: setup, one chunk per Divan, the Kurultay."""
+    created = datetime(2026, 12, 1, 9, tzinfo=UTC)  # a live season names its close (R-1.3)
+    closes = created + timedelta(hours=2)
     create = c.CreateSeason(
-        season_id=season_id, seed=seed, mode="live", seed_salt="b", counts_on_boards=True
+        season_id=season_id,
+        seed=seed,
+        mode="live",
+        seed_salt="b",
+        counts_on_boards=True,
+        registration_closes_at=closes,
+        at=created,
     )
     state, events = must(SeasonState(), create)
-    state, more = must(state, c.CloseRegistration())
+    state, more = must(state, c.CloseRegistration(at=closes))
     yield events + more
     for _ in range(DIVANS):
-        events = run_divan(state)
+        assert state.calendar is not None
+        events = run_divan(state, now=state.calendar.at(state.divan + 1))  # held on time
         state = fold(events, state)
         yield events
     yield must(state, c.HoldKurultay())[1]

@@ -289,6 +289,8 @@ async def soak(dsn: str, args: argparse.Namespace) -> None:
         seasons_per_minute=0,
         joins_per_minute=0,
         commands_per_minute=0,
+        reads_per_minute=0,
+        reads_per_token_per_minute=0,
     )
     tally = Tally()
     logs = Path(tempfile.mkdtemp(prefix="seksenbir-soak-"))

@@ -12,10 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
+import structlog
 
 from entrypoints.web import BUILT
 from shared.domain.messages import Lang, render
@@ -87,8 +89,160 @@ def where(found: str, lang: Lang) -> str:
     return say(key, lang, folder=folder)
 
 
-def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", *args], env=env, start_new_session=True)
+# Supervision (issue 20): a role whose process died is started again after a delay that doubles
+# with each quick death, from RESTART_FIRST_S up to RESTART_MAX_S; a role that had run for
+# STABLE_S before it died starts again from the first delay. STOP_TIMEOUT_S: how long a stop
+# waits for the roles to finish (SIGTERM) before it kills what is left (SIGKILL).
+RESTART_FIRST_S = 1.0
+RESTART_MAX_S = 30.0
+STABLE_S = 60.0
+STOP_TIMEOUT_S = 15.0
+POLL_S = 0.2
+
+
+@dataclass
+class Role:
+    """One process `up` keeps running: its name (in the log), command line and environment."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+
+
+@dataclass
+class _Slot:
+    role: Role
+    proc: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    attempt: int = 0  # deaths in a row without a stable run in between
+    due: float = 0.0  # when a dead role is started again
+
+
+def module(args: list[str]) -> list[str]:
+    """`python -m ARGS` with this interpreter."""
+    return [sys.executable, "-m", *args]
+
+
+class Supervisor:
+    """Runs the roles, each in a session (and process group) of its own, until SIGTERM or
+    SIGINT; restarts a role that dies with a bounded, doubling delay; stops them all once.
+
+    The signal handlers only note the request: any number of SIGTERM and SIGINT, in any order
+    and at any moment (`make run` forwards its own SIGTERM to `up` beside the one the group got),
+    ask for the one stop, and nothing interrupts the loop that stops the roles (issue 20: a
+    KeyboardInterrupt raised by a second signal aborted that loop and left the roles running
+    under PID 1). After the stop every role's process group is killed, so nothing a role
+    started (a Dramatiq worker process whose main process died) outlives `up`."""
+
+    def __init__(
+        self,
+        roles: list[Role],
+        *,
+        first_s: float = RESTART_FIRST_S,
+        max_s: float = RESTART_MAX_S,
+        stable_s: float = STABLE_S,
+        stop_timeout_s: float = STOP_TIMEOUT_S,
+        poll_s: float = POLL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._slots = [_Slot(role) for role in roles]
+        self._first, self._max, self._stable = first_s, max_s, stable_s
+        self._stop_timeout, self._poll = stop_timeout_s, poll_s
+        self._clock = clock  # the restart delays and stable runs are measured on it
+        self._signals: list[int] = []
+        self.stopped = False
+        self._log = structlog.get_logger("seksenbir.up")
+
+    def ask_stop(self, signum: int, _frame: object = None) -> None:
+        """The signal handler: note the request (no I/O, no exception; safe at any moment)."""
+        self._signals.append(signum)
+
+    def install(self) -> None:
+        """SIGTERM (systemd, `timeout`, docker stop, make) and SIGINT (Ctrl-C) ask for the stop.
+        They stay installed until the process exits: a late one changes nothing."""
+        signal.signal(signal.SIGTERM, self.ask_stop)
+        signal.signal(signal.SIGINT, self.ask_stop)
+
+    def start(self) -> None:
+        for slot in self._slots:
+            self._start(slot)
+
+    def _start(self, slot: _Slot) -> None:
+        slot.proc = subprocess.Popen(slot.role.argv, env=slot.role.env, start_new_session=True)
+        slot.started = self._clock()
+        self._log.info(
+            "up.role_started", role=slot.role.name, pid=slot.proc.pid, attempt=slot.attempt
+        )
+
+    def run(self) -> int:
+        """Supervise until a stop is asked for, then stop every role; the exit code."""
+        while not self._signals:
+            self.step()
+            time.sleep(self._poll)
+        return self.stop()
+
+    def step(self) -> None:
+        """Look at every role once: note a death (and when to restart), restart a due one."""
+        now = self._clock()
+        for slot in self._slots:
+            if slot.proc is None:
+                if now >= slot.due and not self._signals:
+                    self._start(slot)
+                continue
+            code = slot.proc.poll()
+            if code is None:
+                continue
+            _kill_group(slot.proc.pid)  # what the role left behind in its group
+            ran = now - slot.started
+            slot.attempt = 1 if ran >= self._stable else slot.attempt + 1
+            delay = min(self._first * 2 ** (slot.attempt - 1), self._max)
+            self._log.warning(
+                "up.role_exited",
+                role=slot.role.name,
+                pid=slot.proc.pid,
+                exit_code=code,
+                attempt=slot.attempt,
+                delay_s=delay,
+                ran_s=round(ran, 1),
+            )
+            slot.proc, slot.due = None, now + delay
+
+    def stop(self) -> int:
+        """SIGTERM to each running role's process, once; wait; SIGKILL to a group that is left.
+
+        To the process, not its group: Dramatiq's main process forwards SIGTERM to its workers,
+        and a worker that gets a second SIGTERM takes the hard-kill path and hangs."""
+        self.stopped = True
+        self._log.info("up.stopping", signals=[signal.Signals(s).name for s in self._signals])
+        running = [s for s in self._slots if s.proc is not None and s.proc.poll() is None]
+        for slot in running:
+            assert slot.proc is not None
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(slot.proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + self._stop_timeout
+        code = 0
+        for slot in self._slots:
+            if slot.proc is None:
+                continue
+            try:
+                slot.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:  # a role that ignores SIGTERM is killed
+                _kill_group(slot.proc.pid)
+                slot.proc.wait()
+            _kill_group(slot.proc.pid)  # and whatever it left in its group
+            self._log.info(
+                "up.role_stopped",
+                role=slot.role.name,
+                pid=slot.proc.pid,
+                exit_code=slot.proc.returncode,
+            )
+            code = max(code, slot.proc.returncode or 0)
+        return code
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def up(
@@ -98,8 +252,9 @@ def up(
     workers: int = 1,
     lang: Lang = "tr",
 ) -> int:
-    """Everything at once for local use; Ctrl-C stops it all. The lines for people are in
-    `lang` (the language policy, docs/api.md); the processes' own log lines are JSON."""
+    """Everything at once for local use, each role restarted if it dies; Ctrl-C (or SIGTERM)
+    stops it all. The lines for people are in `lang` (the language policy, docs/api.md); the
+    processes' own log lines are JSON."""
     from shared.app.queues import worker_metrics
     from shared.eventstore import migrate
 
@@ -112,77 +267,57 @@ def up(
         # {} unless SEKSENBIR_WORKER_METRICS_PORT (Settings.worker_metrics_port) is set
         resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
         projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)
-        procs = [
-            # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
-            _spawn(["entrypoints.cli", "serve", "--host", host, "--port", str(port)], env),
-            _spawn(
-                [
-                    "entrypoints.dramatiq_main",  # Dramatiq's CLI, logging in the one format
-                    "entrypoints.resolver_worker",
-                    "--processes",
-                    str(workers),
-                    "--threads",
-                    "2",
-                ],
-                {**env, **resolver_metrics},
-            ),
-        ]
-        procs.append(_spawn(["entrypoints.cli", "scheduler"], env))  # re-enqueues lost Divans
-        procs.append(
-            _spawn(
-                [
-                    "entrypoints.dramatiq_main",
-                    "entrypoints.projections_worker",
-                    "--processes",
-                    "1",
-                    "--threads",
-                    "2",
-                ],
-                {**env, **projections_metrics},
-            )
+
+        def dramatiq(worker: str, processes: int) -> list[str]:
+            # Dramatiq's CLI, logging in the one format
+            args = ["entrypoints.dramatiq_main", worker, "--processes", str(processes)]
+            return module([*args, "--threads", "2"])
+
+        supervisor = Supervisor(
+            [
+                # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
+                Role(
+                    "api",
+                    module(["entrypoints.cli", "serve", "--host", host, "--port", str(port)]),
+                    env,
+                ),
+                Role(
+                    "resolver",
+                    dramatiq("entrypoints.resolver_worker", workers),
+                    {**env, **resolver_metrics},
+                ),
+                Role("scheduler", module(["entrypoints.cli", "scheduler"]), env),  # lost Divans
+                Role(
+                    "projections",
+                    dramatiq("entrypoints.projections_worker", 1),
+                    {**env, **projections_metrics},
+                ),
+            ]
         )
-        apart = Settings.from_env(env)
-        migrations = ", ".join(applied) if applied else say("up.none", lang)
-        print(say("up.postgres", lang, where=where(pg_where, lang), migrations=migrations))
-        print(say("up.redis", lang, where=where(redis_where, lang)))
-        print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
-        print(say("up.api", lang, base=f"http://{host}:{port}"))
-        built = Path(settings.web_dir or BUILT) / "index.html"
-        print(
-            say(
-                "up.web" if built.is_file() else "up.web_missing",
-                lang,
-                base=f"http://{host}:{port}",
-            )
-        )
-        print(say("up.workers", lang))
-        if resolver_metrics:
-            m = resolver_metrics
-            at = f"{m['dramatiq_prom_host']}:{m['dramatiq_prom_port']}"
-            print(say("up.metrics", lang, base=f"http://{host}:{port}", resolver=f"http://{at}"))
-        sys.stdout.flush()
-        # SIGTERM (systemd, `timeout`, docker stop) stops the children too, like Ctrl-C does.
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        supervisor.install()  # before the first role starts: no signal finds a half-handled stop
         try:
-            while all(p.poll() is None for p in procs):
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
+            supervisor.start()
+            apart = Settings.from_env(env)
+            migrations = ", ".join(applied) if applied else say("up.none", lang)
+            print(say("up.postgres", lang, where=where(pg_where, lang), migrations=migrations))
+            print(say("up.redis", lang, where=where(redis_where, lang)))
+            print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
+            print(say("up.api", lang, base=f"http://{host}:{port}"))
+            built = Path(settings.web_dir or BUILT) / "index.html"
+            web = "up.web" if built.is_file() else "up.web_missing"
+            print(say(web, lang, base=f"http://{host}:{port}"))
+            print(say("up.workers", lang))
+            if resolver_metrics:
+                m = resolver_metrics
+                at = f"{m['dramatiq_prom_host']}:{m['dramatiq_prom_port']}"
+                print(
+                    say("up.metrics", lang, base=f"http://{host}:{port}", resolver=f"http://{at}")
+                )
+            sys.stdout.flush()
+            return supervisor.run()
         finally:
-            for p in procs:
-                # To the process, not its group: Dramatiq's main process forwards SIGTERM to its
-                # workers, and a worker that gets a second SIGTERM takes the hard-kill path and
-                # hangs (each stop then waited out the 15 s below).
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(p.pid, signal.SIGTERM)
-            for p in procs:
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:  # a worker that ignores SIGTERM is killed
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
+            if not supervisor.stopped:
+                supervisor.stop()  # an error above: stop what was started
             for m in (resolver_metrics, projections_metrics):
                 if "dramatiq_prom_db" in m:  # this run's metric files
                     shutil.rmtree(m["dramatiq_prom_db"], ignore_errors=True)
-        return max((p.returncode or 0) for p in procs)

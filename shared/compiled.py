@@ -33,8 +33,9 @@ from pathlib import Path
 from types import ModuleType
 
 # The pipeline's modules (`resolve.adjudicate`, steps 1-7 and the report). Measured in
-# docs/benchmarks.md ("Compiled hot path (ADR-60)"); `draws.py` is left out (mypyc's C for its
-# dataclass subclass of `Draws` does not compile), `events.py`/`state.py` are msgspec structs.
+# docs/decisions.md (ADR-60) and docs/benchmarks.md (`make bench-mila`); `draws.py` is left
+# out (mypyc's C for its dataclass subclass of `Draws` does not compile), `events.py`/`state.py`
+# are msgspec structs.
 MODULES: tuple[str, ...] = (
     "shared.domain.board",
     "shared.domain.report",

@@ -69,6 +69,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     seasons_per_minute: int = 30
     joins_per_minute: int = 30
     commands_per_minute: int = 600
+    # Reads (every GET of the API, and event-stream tickets) per client address and per token,
+    # in a burst of `read_burst`, then evenly over the minute; 429 too_many_requests with
+    # Retry-After; in each API process's memory (0: off). docs/configuration.md says why these.
+    reads_per_minute: int = 1200
+    reads_per_token_per_minute: int = 300
+    read_burst: int = 100
+    # a refused read is answered after about this long (0: at once; ratelimit.HOLD_S)
+    read_refusal_hold_ms: int = 1000
     # Reverse proxies whose X-Forwarded-For names the client (addresses or CIDRs); none: the
     # client address is the connection's peer, whatever the headers say.
     trusted_proxies: tuple[str, ...] = ()
@@ -107,6 +115,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             )
         if self.lock_timeout_ms <= 0:
             raise ValueError(f"lock_timeout_ms ({self.lock_timeout_ms}) must be above 0")
+        if self.read_burst < 1:  # a burst of 0 would refuse every read
+            raise ValueError(f"read_burst ({self.read_burst}) must be at least 1")
+        if self.read_refusal_hold_ms < 0:
+            raise ValueError(f"read_refusal_hold_ms ({self.read_refusal_hold_ms}) is below 0")
 
     @property
     def broker_redis(self) -> str:
@@ -175,6 +187,10 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "seasons_per_minute": ("SEKSENBIR_SEASONS_PER_MINUTE",),
     "joins_per_minute": ("SEKSENBIR_JOINS_PER_MINUTE",),
     "commands_per_minute": ("SEKSENBIR_COMMANDS_PER_MINUTE",),
+    "reads_per_minute": ("SEKSENBIR_READS_PER_MINUTE",),
+    "reads_per_token_per_minute": ("SEKSENBIR_READS_PER_TOKEN_PER_MINUTE",),
+    "read_burst": ("SEKSENBIR_READ_BURST",),
+    "read_refusal_hold_ms": ("SEKSENBIR_READ_REFUSAL_HOLD_MS",),
     "trusted_proxies": ("SEKSENBIR_TRUSTED_PROXIES",),
     "streams_per_client": ("SEKSENBIR_STREAMS_PER_CLIENT",),
     "streams_per_process": ("SEKSENBIR_STREAMS_PER_PROCESS",),

@@ -3,7 +3,9 @@ operation can answer is listed for it, and only those): shared by the refusal te
 
 Each problem answer of an operation lists one example per code it can answer (the example's
 key is the code: shared.app.openapi.answers), so an operation's documented codes are the keys
-of its problem examples, under the status each is sent with.
+of its problem examples, under the status each is sent with. Each problem answer's schema is
+the operation's own (issue 20): `code` an enum of those codes, and the extra members they carry
+(shared.app.openapi CARRIES), typed; a refusal a test receives must validate against it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import re
 from typing import Any
 
 import httpx
+import jsonschema_rs
+
+from shared.app.openapi import CARRIES
 
 SCHEMA = "/v1/schema/openapi.json"
 PROBLEM = "application/problem+json"
@@ -50,7 +55,31 @@ def assert_documented(doc: dict[str, Any], response: httpx.Response) -> tuple[st
         f"{op}: answered {response.status_code} {code}, which its document does not list"
         f" (it lists {sorted(codes)})"
     )
+    assert_typed(doc, op, response)
     return op
+
+
+RFC_9457 = {"type", "title", "status", "code", "detail", "instance"}
+
+
+def problem_schema(doc: dict[str, Any], method: str, template: str, status: int) -> dict[str, Any]:
+    """The schema the document gives the operation's problem answer of `status`."""
+    response = doc["paths"][template][method]["responses"][str(status)]
+    return response["content"][PROBLEM]["schema"]  # type: ignore[no-any-return]
+
+
+def assert_typed(doc: dict[str, Any], op: tuple[str, str], response: httpx.Response) -> None:
+    """Issue 20: the refusal validates against its operation's problem schema (its code one of
+    the enum, each extra member of the declared type), and carries no member its code does not
+    declare (CARRIES)."""
+    body = response.json()
+    schema = {**problem_schema(doc, *op, response.status_code), "components": doc["components"]}
+    errors = [e.message for e in jsonschema_rs.Draft202012Validator(schema).iter_errors(body)]
+    assert errors == [], f"{op}: {body} does not match its schema: {errors}"
+    extra = set(body) - RFC_9457
+    assert extra <= set(CARRIES.get(body["code"], ())), (
+        f"{op}: {body['code']} carries {sorted(extra)}, which CARRIES does not declare"
+    )
 
 
 def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:

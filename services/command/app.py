@@ -17,11 +17,13 @@ import structlog
 from litestar import Litestar, Request, Response, Router, get
 from litestar.config.cors import CORSConfig
 from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
 from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.bodies import limit_json_depth
+from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
 from shared.app.head import answer_head
 from shared.app.language import content_language
@@ -29,9 +31,11 @@ from shared.app.openapi import COMPONENTS
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
+    ReadLimits,
     RequestLimits,
     SharedFailures,
     limit_failed_auth,
+    limit_reads,
     limit_requests,
 )
 from shared.app.seasons import Seasons
@@ -146,6 +150,10 @@ def create_app(
         if any(n > 0 for n in per_minute.values())
         else None
     )
+    # Reads per client address and per token, in this process's memory (no Redis per read).
+    reads = ReadLimits(
+        settings.reads_per_minute, settings.reads_per_token_per_minute, settings.read_burst
+    )
     handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
     strict_path_integers()  # "+2", "02", "٢" in a path match no route (D-27)
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
@@ -175,6 +183,11 @@ def create_app(
                 else []
             ),
             *([limit_requests(limits, settings.trusted_proxies)] if limits is not None else []),
+            *(
+                [limit_reads(reads, settings.trusted_proxies, settings.read_refusal_hold_ms / 1000)]
+                if reads.active
+                else []
+            ),
             limit_json_depth(),  # every body of both APIs, before any decoder sees it
             conditional_get,  # ETag and 304 for every JSON answer to a GET
         ],
@@ -190,6 +203,12 @@ def create_app(
             "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
             "its language in `Content-Language`.",
             components=COMPONENTS,
+            # Swagger UI from the product's own files, at /v1/schema and /swagger (ADR-70)
+            render_plugins=[
+                SwaggerOffline(),
+                JsonRenderPlugin(),
+                YamlRenderPlugin(path=["/openapi.yaml", "/openapi.yml"]),
+            ],
         ),
         debug=settings.debug,
     )

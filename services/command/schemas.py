@@ -233,7 +233,10 @@ class OrdersIn(msgspec.Struct, **Strict):
     divan: DivanNo | None = None
 
 
-class OrdersOut(msgspec.Struct, frozen=True):
+class OrdersAcceptedOut(msgspec.Struct, frozen=True):
+    """An order set accepted: the Divan it counts for and how many orders it holds (the read
+    of every bey's orders after the lock is the query side's `OrdersOut`)."""
+
     divan: int
     orders: int
 

@@ -37,7 +37,7 @@ from services.command.schemas import (
     LiveCreatedOut,
     OpsReadOut,
     OpsReadsOut,
-    OrdersOut,
+    OrdersAcceptedOut,
     SeasonStatus,
     TokenOut,
 )
@@ -738,7 +738,7 @@ def _accepted(events: list[ev.Event], version: int, _state: SeasonState) -> tupl
 
 async def submit_orders(
     svc: Services, ctx: Context, divan: int | None, orders: tuple[Order, ...]
-) -> Outcome[OrdersOut]:
+) -> Outcome[OrdersAcceptedOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names it."""
 
     def command(state: SeasonState, seat: int, at: datetime) -> c.Command:
@@ -746,12 +746,12 @@ async def submit_orders(
         given = divan if divan is not None else counting_divan(state, at)
         return c.SubmitOrders(seat=seat, divan=given, orders=orders, at=at)
 
-    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersOut]:
+    def answer(events: list[ev.Event], _v: int, _s: SeasonState) -> tuple[int, OrdersAcceptedOut]:
         e = events[0]
         assert isinstance(e, ev.OrdersSubmitted)
-        return 200, OrdersOut(e.divan, len(e.orders))
+        return 200, OrdersAcceptedOut(e.divan, len(e.orders))
 
-    return await _UnitOfWork(svc, ctx, OrdersOut).run(command, answer, key_required=False)
+    return await _UnitOfWork(svc, ctx, OrdersAcceptedOut).run(command, answer, key_required=False)
 
 
 SPENDING: dict[str, type[c.BuildSur | c.HireMercenaries | c.PurchaseProvince]] = {

@@ -14,7 +14,7 @@ from functools import cache
 import msgspec
 from litestar import Response, get
 
-from shared.app.openapi import EVERY, answers
+from shared.app.openapi import EVERY, RATE, answers
 from shared.domain.catalogue import (
     CALENDAR,
     MISSIONS,
@@ -88,7 +88,7 @@ def _board() -> StaticBoard:
 @get(
     "/board",
     summary="The static board: provinces, regions, missions, news cards, calendar rules",
-    responses=answers(EVERY),
+    responses=answers(EVERY, RATE),
 )
 async def static_board() -> Response[StaticBoard]:
     """Anyone; the same for every season of this rules version. Revalidate with If-None-Match."""

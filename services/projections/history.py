@@ -24,7 +24,7 @@ from services.projections.reads import decode
 from shared.app import auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
-from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, READ, answers
+from shared.app.openapi import EVERY, OPS_READ, OPTIONAL_BEARER, PATH, RATE, READ, answers
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
 from shared.domain.events import BattleRecord
@@ -159,7 +159,7 @@ async def _season(
 @get(
     "/betrayals/memleket/{plate:int}",
     summary="Betrayal history of a memleket's bey across seasons (R-6.5, R-14)",
-    responses=answers(EVERY, PATH, OPS_READ, *REFUSED),
+    responses=answers(EVERY, RATE, PATH, OPS_READ, *REFUSED),
     security=OPTIONAL_BEARER,
 )
 async def memleket_betrayals(
@@ -181,7 +181,7 @@ async def memleket_betrayals(
 @get(
     "/seasons/{season_id:str}/betrayals/history",
     summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
-    responses=answers(EVERY, READ, OPS_READ, "token_in_query", "bad_token"),
+    responses=answers(EVERY, RATE, READ, OPS_READ, "token_in_query", "bad_token"),
     security=OPTIONAL_BEARER,
 )
 async def season_betrayals(request: Request[Any, Any, Any], season_id: str) -> SeasonBetrayals:

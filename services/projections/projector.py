@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 import structlog
 
-from services.projections.keys import Keys, swept
+from services.projections.keys import Keys, channel, swept
 from services.projections.reads import active_gens
 from services.projections.reducers import Snapshot, cross_season, project
 from services.projections.sink import Sink
@@ -22,6 +22,7 @@ from shared.faults import fault
 log = structlog.get_logger(__name__)
 BATCH = 64
 OLD_GENERATION_TTL_MS = 30_000
+BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its season after this
 # Seasons whose fold a projector keeps in memory, least recently projected dropped first. A
 # cursor of a whole season is about 80 KiB (the fold and its views; docs/benchmarks.md, soak),
 # and a worker process's three projectors (woken, messages, sweeper) share one table
@@ -187,26 +188,33 @@ class Projector:
             return 0
         gen = int(await self.redis.incr(f"{self.prefix}:{{s:{season_id}}}:generations"))
         building = Keys.building(self.prefix, season_id)
-        await self.redis.set(building, str(gen), px=600_000)
+        await self.sink.building(building, gen, BUILDING_TTL_MS)
         keys = Keys(self.prefix, season_id, gen)
         self._cursors.drop(season_id)
         applied = await self._advance(season_id, keys, 0, live=False)
-        await self.sink.switch(Keys.active(self.prefix, season_id), gen, building)
+        await self.sink.switch(
+            Keys.active(self.prefix, season_id), gen, building, channel(self.prefix, season_id)
+        )
         if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,
             await self.retire_stale(season_id)  # which made 1,000 new seasons quadratic
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)
         return applied
 
     async def retire_stale(self, season_id: str) -> None:
-        """Every key of a generation other than the active one gets an expiry."""
-        active = await self.active_gen(season_id)
-        live = Keys(self.prefix, season_id, active).base + ":" if active is not None else None
-        stale = [
-            k
-            async for k in self.redis.scan_iter(match=f"{self.prefix}:{{s:{season_id}}}:g*:*")
-            if live is None or not k.decode().startswith(live)
+        """Every key of a stale generation gets an expiry: older than the active one, or newer
+        than it and than every rebuild under way (judged atomically in Redis, sink.RETIRE)."""
+        base = f"{self.prefix}:{{s:{season_id}}}:g"
+        found = [
+            k.decode() async for k in self.redis.scan_iter(match=f"{_glob(base)}*:*", count=1000)
         ]
-        await self.sink.retire(stale, OLD_GENERATION_TTL_MS)
+        gens = (k[len(base) :].split(":", 1)[0] for k in found)
+        keys = [(k, int(g)) for k, g in zip(found, gens, strict=True) if g.isdigit()]
+        await self.sink.retire(
+            Keys.active(self.prefix, season_id),
+            Keys.building(self.prefix, season_id),
+            keys,
+            OLD_GENERATION_TTL_MS,
+        )
 
     async def sweep(self) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint."""
@@ -241,6 +249,11 @@ async def positions(
         season_id: (versions[season_id], _int(next(checkpoints)) if gen is not None else None)
         for season_id, gen in zip(seasons, gens, strict=True)
     }
+
+
+def _glob(text: str) -> str:
+    """A literal for a SCAN MATCH pattern (a season id is never a glob)."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
 
 
 def _int(raw: bytes | None) -> int | None:

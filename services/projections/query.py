@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import secrets
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar, Union, cast
 
 import msgspec
 import structlog
@@ -14,10 +14,11 @@ from litestar import Request, Response, Router, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import ResponseHeader
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example, Operation
+from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
 from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from services.projections import streamlog
@@ -59,6 +60,7 @@ from shared.app.openapi import (
     OPS_READ,
     OPTIONAL_BEARER,
     PATH,
+    RATE,
     READ,
     STAFF_AUTH,
     STREAM,
@@ -107,7 +109,7 @@ def _hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
 @get(
     "/seasons/{season_id:str}/map",
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
@@ -118,7 +120,7 @@ async def season_map(request: Request[Any, Any, Any], season_id: str) -> Respons
 @get(
     "/seasons/{season_id:str}/leaderboard",
     summary="Scores in R-10.5 order",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
@@ -135,7 +137,7 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
 @get(
     "/seasons/{season_id:str}/titles",
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
@@ -165,7 +167,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
 @get(
     "/seasons/{season_id:str}/treaties",
     summary="Treaties in force",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
@@ -178,7 +180,7 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
 @get(
     "/seasons/{season_id:str}/reports",
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
@@ -219,7 +221,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
 @get(
     "/seasons/{season_id:str}/betrayals",
     summary="Betrayals: who, whom, where (R-14)",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
@@ -230,7 +232,7 @@ async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response
 @get(
     "/seasons/all",
     summary="Seasons and their status (newest 200)",
-    responses=answers(EVERY, "read_unavailable"),
+    responses=answers(EVERY, RATE, "read_unavailable"),
 )
 async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
@@ -247,7 +249,7 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
 @get(
     "/seasons/{season_id:str}/summary",
     summary="Season status as the read side sees it",
-    responses=answers(EVERY, READ),
+    responses=answers(EVERY, RATE, READ),
     response_headers=[SEASON_VERSION],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
@@ -259,7 +261,7 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[S
 @get(
     "/boards/{name:str}",
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
-    responses=answers(EVERY, "not_found", "read_unavailable"),
+    responses=answers(EVERY, RATE, "not_found", "read_unavailable"),
 )
 async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
@@ -287,7 +289,7 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
 @get(
     "/seasons/{season_id:str}/private",
     summary="A bey's own view (PrivateView, as /me) with its private reports",
-    responses=answers(EVERY, BEY_AUTH, READ),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
     response_headers=[SEASON_VERSION],
@@ -339,7 +341,7 @@ def _concerns(record: dict[str, Any], seat: int) -> bool:
 @get(
     "/seasons/{season_id:str}/battles/{divan:int}",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(EVERY, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -371,7 +373,9 @@ async def battles(
 @get(
     "/seasons/{season_id:str}/orders/{divan:int}",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=answers(EVERY, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"),
+    responses=answers(
+        EVERY, RATE, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
+    ),
     security=OPTIONAL_BEARER,
     response_headers=[SEASON_VERSION],
 )
@@ -393,7 +397,7 @@ async def all_orders(
 @get(
     "/seasons/{season_id:str}/audit/betrayals",
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, STAFF_AUTH, READ, OPS_READ),
+    responses=answers(EVERY, RATE, STAFF_AUTH, READ, OPS_READ),
     security=BEARER,
     dependencies=STAFF,
     response_headers=[SEASON_VERSION],
@@ -420,7 +424,7 @@ async def audit_betrayals(
 @get(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, STAFF_AUTH, READ, PATH, OPS_READ),
+    responses=answers(EVERY, RATE, STAFF_AUTH, READ, PATH, OPS_READ),
     security=BEARER,
     guards=[ops_guard],
     response_headers=[SEASON_VERSION],
@@ -443,7 +447,7 @@ async def _record_ops_read(request: Request[Any, Any, Any], season_id: str, what
     "/seasons/{season_id:str}/tickets",
     status_code=201,
     summary="A one-use ticket for the private stream",
-    responses=answers(EVERY, BEY_AUTH, READ),
+    responses=answers(EVERY, RATE, BEY_AUTH, READ),
     security=BEARER,
     dependencies=BEY,
 )
@@ -463,11 +467,30 @@ class _StreamOperation(Operation):
         default_factory=streamlog.schemas, metadata={"alias": "x-events"}
     )
 
+    def __post_init__(self) -> None:
+        """The 200 answer is one of the stream's messages, told apart by `event` (issue 20)."""
+        ok = (self.responses or {}).get("200")
+        media = (ok.content or {}).get(STREAM_MEDIA) if isinstance(ok, OpenAPIResponse) else None
+        if media is not None and isinstance(media.schema, Schema):
+            media.schema.discriminator = Discriminator(
+                property_name="event",
+                mapping={
+                    name: f"#/components/schemas/{message.__name__}"
+                    for name, message in streamlog.MESSAGES.items()
+                },
+            )
+
+
+STREAM_MEDIA = "text/event-stream"
+# (typed `type[Any]` as ResponseSpec asks: a union of Structs is a type to Litestar)
+SEASON_EVENT = cast("type[Any]", Union.__getitem__(tuple(streamlog.MESSAGES.values())))
+
 
 STREAM_DESCRIPTION = """\
 Server-sent events (text/event-stream) of one season, public; with `?ticket=` (from
 `POST /seasons/{id}/tickets`: single use, 30 s) also the bey's own. Each message has an
-`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload:
+`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload,
+and the 200 answer's schema is one message (`<Event>Message`), told apart by `event`:
 
 - `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
   delivers everything after;
@@ -482,7 +505,9 @@ ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`;
 version `V` is a position too (everything after version V: open the stream with the `version`
 of a read). Without either the stream starts at the season's current version. A season that is
 over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
-(`: keep-alive`) come every 15 s when nothing else does.
+(`: keep-alive`) come every 15 s when nothing else does. Read models rebuilt (after a flush): an
+open stream sends what the rebuilt log holds past its last id (nothing is skipped), or ends if
+it cannot read it, and EventSource resumes with its `Last-Event-ID`.
 """
 
 
@@ -491,11 +516,12 @@ over with nothing left to send answers 204 (EventSource then stops reconnecting)
     summary="Server-sent events: Divan reports, betrayals, season (resumable)",
     description=STREAM_DESCRIPTION,
     responses={
-        **answers(EVERY, READ, STREAM, "bad_last_event_id"),
+        **answers(EVERY, RATE, READ, STREAM, "bad_last_event_id"),
         200: ResponseSpec(
-            str,
-            media_type="text/event-stream",
-            description="The stream: `event:`, `id:` and `data:` lines per message (x-events)",
+            SEASON_EVENT,
+            media_type=STREAM_MEDIA,
+            description="The stream: `event:`, `id:` and `data:` lines per message; the schema "
+            "is one message (`data` is its line of JSON), `event` tells them apart (x-events)",
             generate_examples=False,
             examples=[
                 Example(
@@ -575,7 +601,9 @@ async def events(
     except BaseException:
         sub.release()
         raise
-    stream = _stream(sub, since, after, backlog)
+    stream = _stream(
+        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past)
+    )
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
     # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
@@ -616,32 +644,32 @@ async def _replayed(
         yield _frame(message_id, data)
 
 
+Backlog = list[tuple[int, str, str]]  # logged messages: (score, id text, payload text)
+
+
 async def _stream(
-    sub: Subscription, since: str, after: int, backlog: list[tuple[int, str, str]]
+    sub: Subscription,
+    since: str,
+    after: int,
+    backlog: Backlog,
+    logged: Callable[[int], Awaitable[Backlog]],
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
     services/projections/streams.py) past what was sent, keep-alives in between; it ends
-    after `season_over`."""
+    after `season_over`.
+
+    A rebuild (after a flush lost the read models and the log) publishes nothing of what it
+    projects; it announces `streamlog.REBUILT` instead, and the stream then sends what the new
+    log (`logged`) holds past what it sent. If that log cannot be read (Redis gone again, the
+    season being rebuilt anew), the stream ends: EventSource reconnects with the last id it
+    got, and the new stream sends the rest. Never a silent gap (issue 20)."""
     try:
         yield _ready(len(sub.channels), since)
         sent = after
-        for score, message_id, data in backlog:
-            sent = score
-            frame = _frame(message_id, data)
-            yield frame
-            if frame.event == streamlog.LAST:
-                return
+        pending: Backlog = backlog
         while True:
-            batch = await sub.next(timeout=15.0)
-            if batch is None:
-                # a comment only: an empty data line would reach EventSource as an empty message
-                yield ServerSentEventMessage(comment="keep-alive", data=None)
-                continue
-            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
-                return
-            for raw in batch:
-                score, message_id, data = streamlog.split(raw)
+            for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
                 sent = score
@@ -649,6 +677,24 @@ async def _stream(
                 yield frame
                 if frame.event == streamlog.LAST:
                     return
+            batch = await sub.next(timeout=15.0)
+            if batch is None:
+                # a comment only: an empty data line would reach EventSource as an empty message
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
+                pending = []
+                continue
+            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
+                return
+            pending = []
+            for raw in batch:
+                if raw != streamlog.REBUILT:
+                    pending.append(streamlog.split(raw))
+                    continue
+                try:  # everything logged after what was sent (or is about to be), in id order
+                    pending += await logged(max([sent, *(p[0] for p in pending)]))
+                except (Problem, RedisError) as exc:
+                    log.warning("stream.rebuilt_unread", error=type(exc).__name__)
+                    return  # ended: EventSource resumes from its last id
     finally:
         sub.release()
 

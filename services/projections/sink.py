@@ -7,6 +7,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.projections import streamlog
 from services.projections.reducers import Op
 
 # KEYS[1]: the checkpoint; KEYS[2..]: keys the ops use. ARGV[1]: expected checkpoint,
@@ -34,19 +35,46 @@ redis.call('SET', KEYS[1], ARGV[2])
 return {1, ARGV[2]}
 """
 
-# Switch a season's active generation atomically; the old generation's keys expire shortly
-# after, so a reader that fetched the old pointer still reads a whole view.
-SWITCH = """
+# Raise a season's building flag to `gen` (ARGV[1]) unless a newer rebuild already holds it:
+# the flag names the newest rebuild under way, so an older one's switch leaves it standing.
+BUILDING = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-redis.call('DEL', KEYS[#KEYS])
-if cur > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
+if cur >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
-# Give every key of a generation that is not the active one an expiry (idempotent).
+# Switch a season's active generation atomically; the old generation's keys expire shortly
+# after, so a reader that fetched the old pointer still reads a whole view. The building flag
+# is cleared only if no newer rebuild holds it (issue 20: an older rebuild's switch cleared a
+# newer one's flag, and the season looked settled while its generation was about to move).
+# In the same step
+# the season's public channel hears `streamlog.REBUILT` (ARGV[2] on ARGV[3]): a rebuild
+# publishes none of the messages it logs, so an open stream reads the new log past what it
+# sent (issue 20: a Divan projected by a rebuild after a flush reached no open stream).
+SWITCH = """
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(redis.call('GET', KEYS[2]) or '0') <= tonumber(ARGV[1]) then
+  redis.call('DEL', KEYS[2])
+end
+if cur > tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
+return 1
+"""
+# Give the keys of a stale generation an expiry (idempotent). KEYS[1]: the active pointer,
+# KEYS[2]: the building flag, KEYS[3..]: generation keys, ARGV[1]: the TTL, ARGV[2..]: each
+# key's generation. Stale: older than the active one, or newer than both the active one and
+# every rebuild under way (one that died half-way). Decided here, at one instant, so a switch
+# between a projector's look at the pointer and its retire never retires the active view or
+# a newer rebuild still under way (issue 20: its next batch was refused as `retired`).
 RETIRE = """
-for i = 1, #KEYS do
-  if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+local active = tonumber(redis.call('GET', KEYS[1]) or '0')
+local building = tonumber(redis.call('GET', KEYS[2]) or '0')
+for i = 3, #KEYS do
+  local gen = tonumber(ARGV[i - 1])
+  if gen < active or (gen > active and gen > building) then
+    if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+  end
 end
 return 1
 """
@@ -75,6 +103,7 @@ class Sink:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
         self._apply = redis.register_script(APPLY)
+        self._building = redis.register_script(BUILDING)
         self._switch = redis.register_script(SWITCH)
         self._retire = redis.register_script(RETIRE)
 
@@ -83,13 +112,29 @@ class Sink:
         ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), *argv])
         return bool(ok)
 
-    async def switch(self, active_key: str, gen: int, building_key: str) -> bool:
-        """Make `gen` active unless a newer generation already is; clears the building flag."""
-        return bool(await self._switch(keys=[active_key, building_key], args=[str(gen)]))
+    async def building(self, building_key: str, gen: int, ttl_ms: int) -> bool:
+        """Flag a rebuild of `gen` under way (for `ttl_ms`) unless a newer one already is."""
+        return bool(await self._building(keys=[building_key], args=[str(gen), str(ttl_ms)]))
 
-    async def retire(self, keys: Sequence[str], ttl_ms: int) -> None:
+    async def switch(self, active_key: str, gen: int, building_key: str, channel: str) -> bool:
+        """Make `gen` active unless a newer generation already is (then tell the season's open
+        streams on `channel`: `streamlog.REBUILT`); clears the building flag unless a newer
+        rebuild holds it."""
+        return bool(
+            await self._switch(
+                keys=[active_key, building_key], args=[str(gen), streamlog.REBUILT, channel]
+            )
+        )
+
+    async def retire(
+        self, active_key: str, building_key: str, keys: Sequence[tuple[str, int]], ttl_ms: int
+    ) -> None:
+        """Give each of `keys` (key, generation) that is stale when this runs an expiry."""
         if keys:
-            await self._retire(keys=list(keys), args=[str(ttl_ms)])
+            await self._retire(
+                keys=[active_key, building_key, *(k for k, _ in keys)],
+                args=[str(ttl_ms), *(str(g) for _, g in keys)],
+            )
 
     async def plain(self, ops: Sequence[Op]) -> None:
         """Idempotent writes outside a season's slot, in one pipeline."""

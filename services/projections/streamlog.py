@@ -15,10 +15,17 @@ that read `/reports` at version V (the `version` of every read) passes it to sta
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
+# Published on a season's public channel when a rebuild made a new generation active (in the
+# same atomic step, services/projections/sink.py). A rebuild logs its messages but publishes
+# none of them (it would announce the whole season again), so an open stream that hears this
+# reads the new log past the last id it sent: a Divan projected by the rebuild (one resolved
+# while a flush had lost the read models) still reaches it. Never sent to a client; it has no
+# id line, so no logged message can be mistaken for it.
+REBUILT = b"rebuilt"
 STEP = 1024  # messages per event at most (one Divan: 1 + 19 + 1); the score is V·STEP + k
 _POSITION = re.compile(r"(0|[1-9][0-9]{0,14})(?:-(0|[1-9][0-9]{0,3}))?")
 
@@ -124,6 +131,30 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "season_over": SeasonOver,
 }
 LAST = "season_over"
+
+
+def _message_type(name: str, payload: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """One message of the stream as a client's EventSource sees it: its `event:` name (the tag
+    a generated client narrows on), its `id:` and its `data:` payload (decoded JSON)."""
+    return msgspec.defstruct(
+        "".join(part.capitalize() for part in name.split("_")) + "Message",
+        [
+            ("id", Annotated[str, msgspec.Meta(description=ID_TEXT)]),
+            ("data", payload),
+        ],
+        tag_field="event",
+        tag=name,
+        kw_only=True,
+        module=__name__,
+    )
+
+
+ID_TEXT = "`V-k` (`ready`: the position `V` or `V-k` it delivers everything after)"
+# Every message the stream sends, as component schemas a generator sees (issue 20): the
+# stream's 200 answer is one of these, told apart by `event` (its discriminator).
+MESSAGES: dict[str, type[msgspec.Struct]] = {
+    name: _message_type(name, payload) for name, payload in EVENTS.items()
+}
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

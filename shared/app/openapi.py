@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TypeVar, cast
+from dataclasses import dataclass, replace
+from typing import Annotated, Literal, TypeVar, cast
 
 import msgspec
 from litestar.handlers import HTTPRouteHandler
@@ -25,6 +25,8 @@ from litestar.openapi.spec import (
 
 from shared.domain.messages import Lang, problem_title
 
+PROBLEM_MEDIA = "application/problem+json"
+
 
 def problem_body(
     code: str, status: int, detail: str, instance: str, lang: Lang, **extra: object
@@ -41,18 +43,6 @@ def problem_body(
         **extra,
     }
     return msgspec.json.encode(body)
-
-
-class ProblemDoc(msgspec.Struct):
-    """RFC 9457 problem details; `code` is stable, `detail` readable text in the language asked
-    for (Turkish by default; `Accept-Language: en` or `?lang=en`: English)."""
-
-    type: str
-    title: str
-    status: int
-    code: str
-    detail: str
-    instance: str
 
 
 # Every problem code either API answers: its status and what it means (docs/api.md, "Error
@@ -132,7 +122,10 @@ CODES: dict[str, tuple[int, str]] = {
         "cannot prove (ADR-52)",
     ),
     "too_many_failed_attempts": (429, "too many invalid tokens from this client (Retry-After)"),
-    "too_many_requests": (429, "too many requests of this kind from this client (Retry-After)"),
+    "too_many_requests": (
+        429,
+        "too many requests of this kind from this client address or token (Retry-After)",
+    ),
     "too_many_streams": (429, "too many open event streams from this client (Retry-After)"),
     "store_busy": (503, "the event store is busy or unreachable (Retry-After)"),
     "projection_rebuilding": (503, "the season's read model is being rebuilt (Retry-After)"),
@@ -141,10 +134,108 @@ CODES: dict[str, tuple[int, str]] = {
     "audit_unavailable": (503, "an ops read of secret data could not be recorded (Retry-After)"),
 }
 
+# The members a problem may carry beside RFC 9457's and `code` (docs/api.md), with their types:
+# the domain's refusal details (shared.domain.decide, live, admin, corrections, fork: `reject`'s
+# keywords) and the edge's (`field` and its bounds: shared.app.strict, problems). `CARRIES` says
+# which codes carry which; an operation's problem schema declares those of its codes
+# (`problem_type`). tests/http/test_problem_members.py holds both tables to every member the
+# code sets and to every problem a test receives.
+MEMBERS: dict[str, tuple[object, str]] = {
+    "field": (
+        str,
+        "the refused body field as a JSON path (`$.orders[0].units`), or the path or "
+        "query parameter's name (D-27)",
+    ),
+    "minimum": (int, "the least value `field` takes (D-27; `bad_interval`: of the interval)"),
+    "maximum": (int, "the greatest value `field` takes (D-27; `bad_interval`: of the interval)"),
+    "province": (int, "the plate of the province refused"),
+    "target": (int, "the plate of the order's target"),
+    "seat": (int, "the seat refused"),
+    "memleket": (int, "the memleket asked for"),
+    "free_neighbours": (
+        list[int],
+        "`memleket_taken`: the memleket's neighbours nobody holds yet, plates to ask for instead",
+    ),
+    "cost": (int, "what the purchase costs"),
+    "gold": (int, "the bey's gold"),
+    "divan": (
+        int,
+        "the Divan the refusal names: the one an order set counts for (`wrong_divan`), "
+        "the one being resolved (`divan_locked`), the one not found",
+    ),
+    "earliest": (str, "`registration_too_soon`: the earliest close taken now (RFC 3339)"),
+    "latest": (str, "`invalid_instant`: the latest close taken now (RFC 3339)"),
+    "registration_closes_at": (str, "`not_later`: the current registration close (RFC 3339)"),
+    "refers_to": (int, "`invalid_correction`: the season version the correction refers to"),
+    "version": (int, "`invalid_correction`: the season's version now"),
+}
+CARRIES: dict[str, tuple[str, ...]] = {
+    "unknown_field": ("field",),
+    "invalid_body": ("field", "minimum", "maximum"),
+    "invalid_parameter": ("field", "minimum", "maximum"),
+    "forbidden": ("seat",),  # a computer bey's seat (ops reissue)
+    "unknown_province": ("province",),
+    "duplicate_province": ("province",),
+    "not_your_province": ("province",),
+    "missing_target": ("province",),
+    "not_a_neighbour": ("province", "target"),
+    "bad_units": ("province",),
+    "not_purchasable": ("province",),
+    "sur_exists": ("province",),
+    "over_cap": ("province",),
+    "not_enough_gold": ("cost", "gold"),
+    "unknown_seat": ("seat",),
+    "invalid_correction": ("seat", "maximum", "refers_to", "version"),
+    "memleket_taken": ("memleket", "free_neighbours"),
+    "wrong_divan": ("divan",),
+    "divan_locked": ("divan",),
+    "divan_not_found": ("divan",),
+    "registration_too_soon": ("earliest",),
+    "invalid_instant": ("latest",),
+    "bad_interval": ("minimum", "maximum"),
+    "not_later": ("registration_closes_at",),
+}
+
+
+class ProblemBase(msgspec.Struct, kw_only=True):
+    """RFC 9457 problem details; `code` is stable, `detail` readable text in the language asked
+    for (Turkish by default; `Accept-Language: en` or `?lang=en`: English). Each operation's
+    problems are a type of their own built on this one (`problem_type`)."""
+
+
+def problem_type(name: str, codes: Sequence[str]) -> type[msgspec.Struct]:
+    """The problem+json schema of an operation: RFC 9457's members and `code`, an enum of
+    exactly `codes` (what the operation can answer), and the extra members those codes carry
+    (CARRIES), each typed, present only when its code sends it."""
+    members = sorted({m for c in codes for m in CARRIES.get(c, ())})
+    fields: list[tuple[str, object] | tuple[str, object, object]] = [
+        ("type", str),
+        ("title", str),
+        ("status", int),
+        ("code", Literal.__getitem__(tuple(sorted(codes)))),
+        ("detail", str),
+        ("instance", str),
+    ]
+    for member in members:
+        kind, meaning = MEMBERS[member]
+        typed = Annotated[kind, msgspec.Meta(description=meaning)]  # type: ignore[valid-type]
+        # UNSET: not required; the type alone (a document type, never built), so the schema
+        # says `integer`, not a one-member `oneOf` of it
+        fields.append((member, typed, msgspec.UNSET))
+    return msgspec.defstruct(
+        name,
+        fields,
+        kw_only=True,
+        module=__name__,
+        bases=(ProblemBase,),
+    )
+
+
 # What the edge can answer, one group per concern; each operation lists the groups it passes
 # through and the refusals of its own (the domain's, for a command).
 EVERY = ("too_many_failed_attempts",)  # any request with an Authorization header (ratelimit)
-RATE = ("too_many_requests",)  # creating a season, joining, a command (ratelimit.request_kind)
+# creating a season, joining, a command (ratelimit.request_kind); every read (ratelimit.is_read)
+RATE = ("too_many_requests",)
 BODY = (
     "malformed_json",
     "unknown_field",
@@ -196,8 +287,8 @@ def answers(*groups: tuple[str, ...] | str) -> dict[int, ResponseSpec]:
         by_status.setdefault(CODES[code][0], []).append(code)
     return {
         status: ResponseSpec(
-            data_container=ProblemDoc,
-            media_type="application/problem+json",
+            data_container=ProblemBase,  # each operation's own: `with_examples`
+            media_type=PROBLEM_MEDIA,
             description="; ".join(f"`{c}`: {CODES[c][1]}" for c in listed),
             generate_examples=False,
             examples=[Example(id=c, summary=CODES[c][1], value=example_problem(c)) for c in listed],
@@ -369,4 +460,30 @@ def with_examples(handlers: Sequence[H], table: Mapping[str, Examples]) -> list[
         examples = table.get(handler.handler_name, {})
         get = "GET" in handler.http_methods
         handler.operation_class = _documented(handler.operation_class, examples, get=get)
+        _type_problems(handler)
     return list(handlers)
+
+
+def problem_name(handler_name: str) -> str:
+    """An operation's problem schema's name: `submit_orders` → SubmitOrdersProblem."""
+    return "".join(part.capitalize() for part in handler_name.split("_")) + "Problem"
+
+
+def _type_problems(handler: HTTPRouteHandler) -> None:
+    """Every problem answer of `handler` gets the operation's own schema (`problem_type`) of
+    the codes `answers` listed for it (the examples' ids), so a generated client knows each
+    operation's codes and their members (issue 20)."""
+    responses = handler.responses or {}
+    codes = [
+        str(example.id)
+        for spec in responses.values()
+        if spec.media_type == PROBLEM_MEDIA
+        for example in spec.examples or ()
+    ]
+    if not codes:
+        return
+    typed = problem_type(problem_name(handler.handler_name), codes)
+    handler.responses = {
+        status: replace(spec, data_container=typed) if spec.media_type == PROBLEM_MEDIA else spec
+        for status, spec in responses.items()
+    }

@@ -1,6 +1,7 @@
 """Shadow re-adjudication (issue 13): every recorded Divan as a `seksenbir-scenario/1` document
-(../shared/docs/SCENARIO.md), so another build's `seksenbir adjudicate` can resolve it, and the
-comparison of its answer with this build's. Nothing is written anywhere but a temporary file.
+(SCENARIO.md; docs/CASE-WRITING.md), so another build's `seksenbir adjudicate` can resolve it,
+and the comparison of its answer with this build's. Nothing is written anywhere but a temporary
+file.
 
 The scenario is the state the Divan was resolved from (after its DivanLocked) and its locked
 orders, with every draw pinned: each fate die from the season's keyed draws (R-12.1), the news

@@ -51,6 +51,52 @@ export async function trialSeason(baseUrl: string): Promise<number[]> {
   return accepted > 0 ? mine : [];
 }
 
+// A live season's join: a taken memleket's refusal names the free neighbours (issue 20: each
+// operation's problems are typed, its codes an enum and their members typed).
+export async function joinLive(baseUrl: string, season_id: string): Promise<number[]> {
+  const api = createClient<paths>({ baseUrl });
+  const joined = await api.POST("/v1/seasons/{season_id}/join", {
+    params: { path: { season_id } },
+    body: { memleket: 6 },
+  });
+  if (joined.error === undefined) return [joined.data.seat];
+  if (joined.error.code === "memleket_taken") {
+    const free: number[] = joined.error.free_neighbours ?? [];
+    return free;
+  }
+  // @ts-expect-error: a join never answers not_your_province (not one of its codes)
+  if (joined.error.code === "not_your_province") return [];
+  // @ts-expect-error: the free neighbours are plates (numbers), not names
+  const names: string[] | undefined = joined.error.free_neighbours;
+  void names;
+  throw new Error(joined.error.detail);
+}
+
+// The event stream's messages (issue 20): each `event` name's payload is a schema, so what an
+// EventSource receives is typed once the name is known.
+type SeasonEvent =
+  paths["/v1/seasons/{season_id}/events"]["get"]["responses"][200]["content"]["text/event-stream"];
+
+export function onStreamMessage(event: string, id: string, data: string): string {
+  const message = { event, id, data: JSON.parse(data) } as SeasonEvent;
+  switch (message.event) {
+    case "ready":
+      return `${message.id}: ${message.data.channels} channel(s)`;
+    case "divan_report": {
+      const divan: number = message.data.divan;
+      // @ts-expect-error: a Divan's report names no betrayals (those are their own message)
+      void message.data.betrayals;
+      return `Divan ${divan}`;
+    }
+    case "betrayals":
+      return message.data.betrayals.map((b) => `${b.traitor}>${b.victim}@${b.province}`).join();
+    case "season_over":
+      return message.data.han === null ? "no Han" : `Han: seat ${message.data.han}`;
+    default:
+      return message.event;
+  }
+}
+
 export async function mistakes(baseUrl: string, season_id: string): Promise<void> {
   const api = createClient<paths>({ baseUrl });
   // @ts-expect-error: "attack" is not an order kind (advance, support, hold)

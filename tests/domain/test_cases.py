@@ -1,4 +1,4 @@
-"""The adjudication cases of tests/domain/cases, each a Divan worked out by hand from RULES.md."""
+"""The adjudication cases of tests/domain/cases, each a Divan worked out by hand from docs/rules.md."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def test_r12_1_same_inputs_give_identical_events(case) -> None:  # type: ignore[
 @SETTINGS
 @given(divans(), st.randoms(use_true_random=False))
 def test_r12_2_permuting_orders_beys_and_treaties_changes_nothing(case, rnd) -> None:  # type: ignore[no-untyped-def]
-    """Iteration order is defined by plate and seat, never by the order inputs arrive in."""
+    """R-12.2: iteration order is defined by plate and seat, never by the order inputs arrive in."""
     state, inputs = case
     seats = list(inputs.orders)
     rnd.shuffle(seats)

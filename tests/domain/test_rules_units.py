@@ -4,7 +4,7 @@ The cases compare the state after a Divan; these tests pin the rest of the rules
 players and auditors see: battle records (R-5.8), betrayals, cancellations, news and offer events,
 rebellion chances, region titles, scores and standings, and the draws' inputs that a case pins
 away (news targets, R-6.3 and R-9.3 percentages). Expected values are worked by hand from
-RULES.md; where a case file is reused, its `reasoning` works the numbers out.
+docs/rules.md; where a case file is reused, its `reasoning` works the numbers out.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from shared.domain.events import (
     TreatiesDissolved,
     TreatyExpired,
 )
+from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.rules import battle, missions, news, rebellion, treaties
@@ -544,6 +545,34 @@ def test_r9_3_rebellion_chance_is_judged_after_the_guerilla() -> None:
     run = the(events, RebellionsRun)
     assert run.guerillas == (1, 2)
     assert run.rebellions == ((1, 40, False), (2, 60, False))
+
+
+def test_r9_4_a_bey_that_loses_its_last_province_is_never_eliminated() -> None:
+    """R-9.4, R-9.1, R-9.2, R-9.3, R-5.5: Divan 8 (Friday). Bey 1 owns only its memleket
+    Bayburt (69) with 1 unit; bey 3 advances 11 from Trabzon (61, 12 units): attack ≥ 11 >
+    defence ≤ 1 + 2 + 1 + 2 = 6, Bayburt falls. Bey 1, landless and Sürgün, keeps its seat:
+    it runs its guerilla and rolls its rebellion in this same Divan, and is still seated and
+    ranked after it."""
+    doc = {
+        "divan": 8,
+        "beys": [bey(1, 69), bey(2, 53), bey(3, 25)],
+        "provinces": {"69": owned(1, 1), "53": owned(2, 4), "25": owned(3, 3), "61": owned(3, 12)},
+        "orders": [{"seat": 3, "from": 61, "kind": "advance", "to": 69, "units": 11}],
+        "draws": {"fate": {}, "rebellion": {"1": False}, "offers": {}},
+    }
+    sc = scenario.load(msgspec.json.encode({"format": scenario.FORMAT, **doc}))
+    before = scenario.to_state(sc)
+    events, board = adjudicate(before, scenario.to_inputs(sc, before))
+    after = fold(events, before)
+    assert the(events, BattlesResolved).battles[0].outcome == "taken"
+    assert after.provinces[69 - 1].owner == 3
+    assert 1 not in {p.owner for p in after.provinces}
+    run = the(events, RebellionsRun)
+    assert run.guerillas == (1,)
+    assert [r[0] for r in run.rebellions] == [1]
+    assert [b.seat for b in after.beys] == [1, 2, 3]
+    assert next(b for b in after.beys if b.seat == 1).lost_memleket_before
+    assert sorted(seat for seat, _ in standings(board)) == [1, 2, 3]
 
 
 # --- R-6 treaties ------------------------------------------------------------------------------

@@ -58,6 +58,10 @@ def settings(**overrides: Any) -> Settings:
             # the tests seat up to 38 players from one test client: joins are not limited here
             # (tests/http/test_rate_limit.py sets the limits it tests)
             "joins_per_minute": 0,
+            # … nor reads: a test polls and reads far more than a phone (the read limits'
+            # own tests set them)
+            "reads_per_minute": 0,
+            "reads_per_token_per_minute": 0,
             **overrides,
         },
     )

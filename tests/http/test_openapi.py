@@ -13,7 +13,7 @@ from tests.http.support import Api
 SCHEMA = "/v1/schema/openapi.json"
 ADMIN_ACTS = ("postpone", "cancel", "pause", "resume")
 
-# Every command and query route of the API, by (method, OpenAPI path).
+# Every route of the command API (services/command/routes.ROUTES), by (method, OpenAPI path).
 V1_OPERATIONS = {
     ("post", "/v1/seasons"),
     ("get", "/v1/seasons/{season_id}"),

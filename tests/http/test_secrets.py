@@ -101,7 +101,8 @@ async def test_a_bey_never_sees_another_beys_orders_or_missions(pg_api: Api) -> 
 
 @pytest.mark.integration
 async def test_no_response_ever_carries_another_beys_token(pg_api: Api) -> None:
-    """R-14, RELIABILITY 24: a token is shown only to its holder (and to ops who reissue it)."""
+    """R-14, R-15.3 (a token is one bey's), RELIABILITY 24: a token is shown only to its holder
+    (and to ops who reissue it)."""
     seen = Seen()
     cl = pg_api.client
     a, b = await build_season(pg_api.store, [ANKARA, ISTANBUL])

@@ -89,6 +89,8 @@ def run_schemathesis(
         "SEKSENBIR_SEASONS_PER_MINUTE": "0",
         "SEKSENBIR_JOINS_PER_MINUTE": "0",
         "SEKSENBIR_COMMANDS_PER_MINUTE": "0",
+        "SEKSENBIR_READS_PER_MINUTE": "0",
+        "SEKSENBIR_READS_PER_TOKEN_PER_MINUTE": "0",
     }
     with serving(["serve", "--port", str(port)], env, workdir / "serve.log", port) as api:
         beys = []

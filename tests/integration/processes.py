@@ -17,6 +17,37 @@ import httpx
 REPO = Path(__file__).resolve().parents[2]
 
 
+def alive_in_groups(pgids: set[int]) -> list[tuple[int, int]]:
+    """(pid, pgid) of every process, not a zombie, in one of the process groups `pgids` (each
+    role `seksenbir up` starts leads a session and group of its own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state ppid pgrp ...
+        if fields[0] != "Z" and int(fields[2]) in pgids:
+            found.append((int(entry.name), int(fields[2])))
+    return found
+
+
+def children(pid: int) -> list[int]:
+    """The live processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -76,7 +76,7 @@ def test_issue_12_a_compressed_live_season_reaches_the_han_by_itself_and_verifie
             if status["phase"] == "over":
                 break
             assert time.monotonic() < deadline, (status, stack.output()[-4000:])
-            time.sleep(0.5)
+            time.sleep(0.2)
         assert status["han"] is not None and status["divan"] == 16
         assert status["seed"] is not None and status["seed_salt"] is not None
         while True:  # the read side follows

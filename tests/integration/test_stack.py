@@ -3,6 +3,10 @@
 RELIABILITY 14, the graceful half: SIGTERM reaches each process once; Dramatiq's main process
 forwards it to its workers, which finish and exit. None is killed.
 
+Issue 20: `up` supervises its roles (a killed worker is restarted while the others serve), and
+any number of SIGTERM/SIGINT, in any order, stop each role once and leave no process behind
+(with `make run` too, which forwards its own SIGTERM). Cheap stand-in roles: test_supervisor.py.
+
 Issue 11 (one log format): every log line of every process it starts (uvicorn's, Dramatiq's
 main and worker processes', the services' own, the access log) is a JSON line; only the
 launcher's few lines for people (where PostgreSQL and Redis were found, the URLs) are text.
@@ -10,16 +14,21 @@ launcher's few lines for people (where PostgreSQL and Redis were found, the URLs
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
+import signal
+import subprocess
 import time  # noqa: TID251 - waits on a real process, not the domain
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from tests.integration.processes import free_port, serving
+from tests.integration.processes import REPO, alive_in_groups, children, free_port, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
@@ -65,7 +74,13 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         # a token where it must never be: in a query string (refused, and never logged)
         refused = httpx.get(f"{url}/me?token={season['token']}", timeout=10)
         assert refused.status_code == 400, refused.text
-        code = stack.stop()
+        # Ctrl-C and a SIGTERM at once (issue 20, item 3): one stop, SIGTERM to each role once
+        stack.proc.send_signal(signal.SIGINT)
+        stack.proc.send_signal(signal.SIGTERM)
+        code = stack.proc.wait(timeout=60)
+    roles = {pid for pids in _started(log).values() for pid in pids}
+    assert len(roles) == 4
+    _poll(lambda: alive_in_groups(roles) == [], "every role's group empty")
     text = log.read_text()
     assert code == 0, text
     assert "Killing worker process" not in text, text
@@ -100,3 +115,142 @@ PEOPLE = (
 def for_people(line: str) -> bool:
     """The launcher's own summary for a person at a terminal (entrypoints.stack.up)."""
     return line.startswith(PEOPLE)
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    """The JSON lines of `up`'s output (its own and its roles')."""
+    out = []
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("{"):
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(line))
+    return out
+
+
+def _started(log: Path) -> dict[str, list[int]]:
+    """Each role's pids, in the order `up` started them."""
+    by_role: dict[str, list[int]] = {}
+    for r in _records(log):
+        if r.get("event") == "up.role_started":
+            by_role.setdefault(r["role"], []).append(r["pid"])
+    return by_role
+
+
+def _answers(base: str) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return httpx.get(f"{base}/health", timeout=2).status_code == 200
+    return False
+
+
+def _resolve_a_trial_divan(base: str) -> None:
+    created = httpx.post(f"{base}/v1/seasons", json={"memleket": 6}, timeout=10)
+    assert created.status_code == 201, created.text
+    season = created.json()
+    url = f"{base}/v1/seasons/{season['season_id']}"
+    auth = {"Authorization": f"Bearer {season['token']}"}
+    asked = httpx.post(f"{url}/divans", json={"divan": 1}, headers=auth, timeout=10)
+    assert asked.status_code == 202, asked.text
+
+    def resolved() -> bool:
+        summary = httpx.get(f"{url}/summary", timeout=10)
+        return summary.status_code == 200 and summary.json()["status"]["divan"] == 1
+
+    _poll(resolved, "Divan 1 resolved")
+
+
+def _poll(check: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+    return result
+
+
+def test_make_run_restarts_a_killed_worker_while_the_api_serves_and_stops_on_its_groups_sigterm(
+    migrated_pg_dsn: str, redis_url: str, tmp_path: Path
+) -> None:
+    """Issue 20, items 2 and 3, the README's way: `make run`, a Dramatiq worker process of the
+    resolver killed with kill -9 (its main process then exits, as Dramatiq does): `up` restarts
+    the resolver role (logged with pid, exit code, attempt, delay), the API answers all along
+    and the other roles are untouched, and a trial Divan requested afterwards is resolved.
+    Then SIGTERM to make's process group (make forwards its own to `up`, which gets two):
+    every role and every process of its group is gone, none left under PID 1 (RELIABILITY 14)."""
+    port = free_port()
+    log = tmp_path / "up.log"
+    env = {
+        **os.environ,
+        "SEKSENBIR_PG_DSN": migrated_pg_dsn,
+        "SEKSENBIR_REDIS_URL": redis_url,
+        "SEKSENBIR_READ_REDIS_URL": redis_url,
+        "SEKSENBIR_BROKER_NAMESPACE": f"test-up-{secrets.token_hex(4)}",
+        "SEKSENBIR_PROJECTION_PREFIX": f"up{secrets.token_hex(4)}",
+        "SEKSENBIR_DATA": str(tmp_path / "data"),
+    }
+    base = f"http://127.0.0.1:{port}"
+    with log.open("wb") as out:
+        make = subprocess.Popen(
+            ["make", "-s", "run", f"PORT={port}"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # `setsid make run`: its own group, stopped as one below
+        )
+    roles: set[int] = set()
+
+    def started() -> dict[str, list[int]]:
+        return _started(log)
+
+    def health() -> bool:
+        return _answers(base)
+
+    try:
+        _poll(lambda: len(started()) == 4 and health(), "the stack serving")
+        first = started()
+        roles |= {pid for pids in first.values() for pid in pids}
+        [resolver] = first["resolver"]
+        [worker] = _poll(lambda: children(resolver), "the resolver's Dramatiq worker process")
+        os.kill(worker, signal.SIGKILL)
+
+        answers: list[bool] = []
+
+        def restarted() -> list[int]:
+            answers.append(health())  # the API keeps serving while the resolver restarts
+            again = started()["resolver"][1:]
+            return children(again[0]) if again else []
+
+        _poll(restarted, "the resolver restarted with its worker process")
+        assert answers and all(answers), answers
+        now = started()
+        roles |= set(now["resolver"])
+        assert {r: p for r, p in now.items() if r != "resolver"} == {
+            r: p for r, p in first.items() if r != "resolver"
+        }
+        [exited] = [r for r in _records(log) if r.get("event") == "up.role_exited"]
+        assert exited["role"] == "resolver" and exited["pid"] == resolver, exited
+        assert (exited["attempt"], exited["delay_s"]) == (1, 1.0), exited
+        assert isinstance(exited["exit_code"], int), exited
+
+        _resolve_a_trial_divan(base)  # by the restarted resolver
+        [launcher] = children(make.pid)  # `seksenbir up`, make's child
+        os.killpg(make.pid, signal.SIGTERM)  # as `kill -TERM -- -PGID` does
+        make.wait(timeout=60)
+        _poll(lambda: not Path(f"/proc/{launcher}").exists() or _zombie(launcher), "up exits")
+        _poll(lambda: alive_in_groups(roles) == [], "every role's group empty")
+    finally:
+        if make.poll() is None:
+            os.killpg(make.pid, signal.SIGKILL)
+            make.wait()
+        for pid, _ in alive_in_groups(roles):  # never leave a role behind a failed test
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    text = log.read_text(errors="replace")
+    stopped = [r for r in _records(log) if r.get("event") == "up.role_stopped"]
+    assert sorted(r["role"] for r in stopped) == ["api", "projections", "resolver", "scheduler"]
+    assert "KeyboardInterrupt" not in text and "Killing worker process" not in text, text
+
+
+def _zombie(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    return True

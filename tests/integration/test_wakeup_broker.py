@@ -1,10 +1,12 @@
 """ADR-54: the broker's idle consumers block on a wake-up instead of polling Redis.
 
-An in-process Dramatiq worker on `make_broker` (shared.app.wakeup_broker) whose idle consumers
-block up to 3 s: a message is picked up at once because its enqueue wakes the consumer (a polling
-consumer would take up to the timeout), a delayed message runs when it is due (not at the next
-timeout), an idle consumer calls Redis about once per timeout, a consumer whose prefetch is full
-keeps heartbeating, and a dead worker's message is redelivered by the timed maintenance.
+An in-process Dramatiq worker on `make_broker` (shared.app.wakeup_broker), its Redis calls
+recorded: an idle consumer blocks in BLPOP on its queue's wake-up list and an enqueue's token
+wakes it (a polling consumer would never be woken by a token); a consumer holding a delayed
+message blocks no longer than the message's delay (not the whole timeout); an idle consumer makes
+one fetch per block, not a poll; a consumer whose prefetch is full keeps heartbeating and is
+woken by the ack; and a dead worker's message is redelivered by the timed maintenance. Every
+wait is on a condition with a deadline; nothing is timed.
 """
 
 from __future__ import annotations
@@ -12,35 +14,81 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
-import time  # noqa: TID251 - measures a real worker's latency
-from collections.abc import Iterator
+import time  # noqa: TID251 - deadlines of the polls on a real worker
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import dramatiq
 import pytest
 import redis
 
+from shared.app import wakeup_broker
 from shared.app.queues import make_broker
 from shared.app.wakeup_broker import WAKE_TOKENS, WakeupRedisBroker, wake_key
 
 pytestmark = pytest.mark.integration
 
-TIMEOUT_MS = 3_000  # far above every latency asserted below: a poll could not meet them
+TIMEOUT_MS = 3_000  # an idle consumer's block: far longer than any wait below needs
+DEADLINE_S = 20.0  # how long a poll waits for its condition before the test fails
 
 
 @contextlib.contextmanager
 def worker_on(
-    redis_url: str, ns: str, threads: int = 1, **broker: Any
+    redis_url: str, ns: str, threads: int = 1, block_ms: int = TIMEOUT_MS, **broker: Any
 ) -> Iterator[tuple[WakeupRedisBroker, dramatiq.Worker]]:
     b = make_broker(redis_url, namespace=ns, **broker)
     assert isinstance(b, WakeupRedisBroker)
-    b.idle_block_ms = TIMEOUT_MS
-    w = dramatiq.Worker(b, worker_threads=threads, worker_timeout=TIMEOUT_MS)
+    b.idle_block_ms = block_ms
+    w = dramatiq.Worker(b, worker_threads=threads, worker_timeout=block_ms)
     try:
         yield b, w
     finally:
         w.stop(timeout=20_000)
         b.close()
+
+
+def poll(condition: Callable[[], bool], what: str) -> None:
+    """Wait for the condition (never a fixed sleep); fail after DEADLINE_S."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.01)
+
+
+class Blocks:
+    """The broker's BLPOP calls on the wake-up lists: (keys, timeout in s, answer)."""
+
+    def __init__(self, b: WakeupRedisBroker) -> None:
+        self.calls: list[tuple[tuple[str, ...], float, Any]] = []
+        self.entered: list[tuple[str, ...]] = []
+        real = b.client.blpop
+
+        def blpop(keys: list[str], timeout: float = 0) -> Any:
+            self.entered.append(tuple(keys))
+            answer = real(keys, timeout=timeout)
+            self.calls.append((tuple(keys), timeout, answer))
+            return answer
+
+        b.client.blpop = blpop  # type: ignore[method-assign]
+
+    def on(self, key: str) -> list[tuple[float, Any]]:
+        return [(timeout, answer) for keys, timeout, answer in list(self.calls) if key in keys]
+
+
+def record_dispatch(b: WakeupRedisBroker, calls: list[tuple[str, str, tuple[Any, ...]]]) -> None:
+    """Record every Lua dispatch (command, queue, arguments) the broker makes."""
+    real = b._dispatch
+
+    def counting(command: str) -> Any:
+        inner = real(command)
+
+        def call(queue_name: str, *args: Any) -> Any:
+            calls.append((command, queue_name, args))
+            return inner(queue_name, *args)
+
+        return call
+
+    b._dispatch = counting  # type: ignore[method-assign]
 
 
 @pytest.fixture
@@ -53,64 +101,69 @@ def ns(redis_url: str) -> Iterator[str]:
     client.close()
 
 
-def _actor(b: dramatiq.Broker, seen: list[float], done: threading.Event) -> Any:
+def _actor(b: dramatiq.Broker, seen: list[int], done: threading.Event) -> Any:
     @dramatiq.actor(broker=b, queue_name="q", actor_name="note", max_retries=0)
     def note(n: int) -> None:
-        seen.append(time.monotonic())
+        seen.append(n)
         done.set()
 
     return note
 
 
 def test_an_enqueue_wakes_an_idle_consumer_at_once(redis_url: str, ns: str) -> None:
-    seen: list[float] = []
+    """The consumer, blocked on its wake-up list, is answered by the enqueue's token: it does
+    not wait out its block (a polling consumer is never woken by a token)."""
+    seen: list[int] = []
     done = threading.Event()
+    key = wake_key(ns, "q")
     with worker_on(redis_url, ns) as (b, w):
+        blocks = Blocks(b)
         note = _actor(b, seen, done)
         w.start()
-        time.sleep(1.0)  # the consumer has fetched nothing and is blocked on its wake-up
-        sent = time.monotonic()
+        poll(lambda: any(key in keys for keys in blocks.entered), "the consumer blocks")
         note.send(1)
-        assert done.wait(TIMEOUT_MS / 1000 / 2), "not processed"
-    assert seen[0] - sent < 0.5, f"picked up after {seen[0] - sent:.3f} s: polled, not woken"
+        assert done.wait(DEADLINE_S), "not processed"
+        answers = [answer for _, answer in blocks.on(key)]
+    assert seen == [1]
+    assert (key.encode(), b"1") in answers, f"no wake-up token answered a block: {answers}"
 
 
 def test_a_delayed_message_runs_when_due_not_at_the_next_timeout(redis_url: str, ns: str) -> None:
-    seen: list[float] = []
+    """A consumer holding a message delayed 0.8 s blocks at most until it is due, never for
+    its whole 3 s timeout, so the worker moves it to its queue when due; the message runs."""
+    seen: list[int] = []
     done = threading.Event()
+    delayed = wake_key(ns, "q.DQ")
     with worker_on(redis_url, ns) as (b, w):
+        blocks = Blocks(b)
         note = _actor(b, seen, done)
         w.start()
-        time.sleep(0.5)
-        sent = time.monotonic()
+        poll(lambda: any(delayed in keys for keys in blocks.entered), "the consumer blocks")
+        before = len(blocks.on(delayed))
         note.send_with_options(args=(1,), delay=800)
-        assert done.wait(TIMEOUT_MS / 1000), "not processed"
-    waited = seen[0] - sent
-    assert 0.75 <= waited < 2.0, f"a delay of 0.8 s ran after {waited:.3f} s"
+        assert done.wait(DEADLINE_S), "not processed"
+        after = [timeout for timeout, _ in blocks.on(delayed)[before:]]
+    assert seen == [1]
+    assert after, "the delay queue's consumer never blocked again"
+    assert any(timeout <= 0.8 for timeout in after), f"it blocked {after} s, past the due time"
 
 
-def test_an_idle_consumer_calls_redis_about_once_per_timeout(redis_url: str, ns: str) -> None:
-    calls: list[str] = []
-    with worker_on(redis_url, ns) as (b, w):
+def test_an_idle_consumer_fetches_once_per_block_never_polls(redis_url: str, ns: str) -> None:
+    """Idle, each consumer (q and q.DQ) alternates one empty fetch and one block of the whole
+    timeout that no token answers; a poll would fetch again and again without blocking."""
+    calls: list[tuple[str, str, tuple[Any, ...]]] = []
+    key = wake_key(ns, "q")
+    with worker_on(redis_url, ns, block_ms=200) as (b, w):
+        blocks = Blocks(b)
         _actor(b, [], threading.Event())
-        real = b._dispatch
-
-        def counting(command: str) -> Any:
-            inner = real(command)
-
-            def call(queue_name: str, *args: Any) -> Any:
-                calls.append(f"{command}:{queue_name}")
-                return inner(queue_name, *args)
-
-            return call
-
-        b._dispatch = counting  # type: ignore[method-assign]
+        record_dispatch(b, calls)
         w.start()
-        time.sleep(3.0)
-        fetches = [c for c in calls if c.startswith("fetch:")]  # before the stop's own
-    # two consumers (q and q.DQ), each one fetch, then a block of up to 3 s: a 20 ms poll
-    # would have made about 300 calls in these 3 s
-    assert 1 <= len(fetches) <= 6, calls
+        poll(lambda: len(blocks.on(key)) >= 3, "three blocks of the idle consumer")
+        waited = blocks.on(key)[:3]
+        fetches = [c for c in list(calls) if c[0] == "fetch" and c[1] == "q"]
+    assert all(answer is None and timeout == 0.2 for timeout, answer in waited), waited
+    # every fetch but the one in flight when the third block ended was followed by a block
+    assert len(fetches) <= len(blocks.on(key)) + 1, (len(fetches), len(blocks.on(key)))
 
 
 def test_tokens_are_bounded_and_a_pending_token_is_not_lost(redis_url: str, ns: str) -> None:
@@ -124,48 +177,62 @@ def test_tokens_are_bounded_and_a_pending_token_is_not_lost(redis_url: str, ns: 
         b.close()
 
 
-def test_a_full_consumer_heartbeats_while_its_messages_run(redis_url: str, ns: str) -> None:
+def test_a_full_consumer_heartbeats_while_its_messages_run(
+    redis_url: str, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A long message with prefetch 1: the consumer holds one message and fetches no more, yet
     it calls the broker each timeout (a fetch of 0 messages: a heartbeat), so a long Divan never
-    looks like a dead worker to the others' maintenance, and it fetches at once after the ack."""
+    looks like a dead worker to the others' maintenance; the ack, not a timeout, wakes it to
+    fetch the waiting message."""
+    woken: list[bool] = []  # each wait of the full consumer for an ack: was it set?
+    settled: list[int] = []  # each signal of an ack or nack to the consumer
+
+    class Recorded(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            answer = super().wait(timeout)
+            woken.append(answer)
+            return answer
+
+        def set(self) -> None:
+            settled.append(1)
+            super().set()
+
+    class Consumer(wakeup_broker._WakeupConsumer):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.settled = Recorded()
+
+    monkeypatch.setattr(WakeupRedisBroker, "consumer_class", property(lambda self: Consumer))
     release = threading.Event()
     started = threading.Event()
-    seen: list[float] = []
+    seen: list[int] = []
     done = threading.Event()
-    calls: list[tuple[str, tuple[Any, ...]]] = []
-    with worker_on(redis_url, ns, heartbeat_timeout=60_000) as (b, w):
+    calls: list[tuple[str, str, tuple[Any, ...]]] = []
+    with worker_on(redis_url, ns, block_ms=200, heartbeat_timeout=60_000) as (b, w):
         w.queue_prefetch = 1
         note = _actor(b, seen, done)
 
         @dramatiq.actor(broker=b, queue_name="q", actor_name="long", max_retries=0)
         def long(n: int) -> None:
             started.set()
-            release.wait(20)
+            release.wait(DEADLINE_S)
 
-        real = b._dispatch
-
-        def counting(command: str) -> Any:
-            inner = real(command)
-
-            def call(queue_name: str, *args: Any) -> Any:
-                if command == "fetch" and queue_name == "q":
-                    calls.append((command, args))
-                return inner(queue_name, *args)
-
-            return call
-
-        b._dispatch = counting  # type: ignore[method-assign]
+        record_dispatch(b, calls)
         w.start()
         long.send(1)
-        assert started.wait(5)
+        assert started.wait(DEADLINE_S)
         note.send(2)  # waits on the queue: the consumer's prefetch is full
-        time.sleep(TIMEOUT_MS / 1000 + 1.5)
-        heartbeats = [c for c in calls if c[1] == (0,)]
-        released = time.monotonic()
+
+        def heartbeats() -> int:
+            return sum(1 for c in list(calls) if c[:2] == ("fetch", "q") and c[2] == (0,))
+
+        poll(lambda: heartbeats() >= 2 and len(woken) >= 2, "two heartbeats while full")
+        assert not any(woken) and not settled, "woken with nothing settled"
         release.set()
-        assert done.wait(TIMEOUT_MS / 1000 / 2), "the waiting message was not fetched"
-    assert len(heartbeats) >= 1, calls
-    assert seen[0] - released < 1.0, "the consumer slept instead of waking on the ack"
+        assert done.wait(DEADLINE_S), "the waiting message was not fetched"
+    assert seen == [2]
+    # the ack signals the waiting consumer (a wait in progress then returns at once)
+    assert settled, "the ack did not wake the consumer"
 
 
 def test_a_dead_workers_message_comes_back_by_the_timed_maintenance(
@@ -173,10 +240,10 @@ def test_a_dead_workers_message_comes_back_by_the_timed_maintenance(
 ) -> None:
     """A message fetched by a worker that never acks (it died): another worker's consumer puts
     it back after heartbeat_timeout, by the timed maintenance, with Dramatiq's per-call chance
-    at 0."""
+    at 0 (so nothing else could bring it back)."""
     dead = make_broker(redis_url, namespace=ns, heartbeat_timeout=1_000)
     dead.declare_queue("q")
-    seen: list[float] = []
+    seen: list[int] = []
     done = threading.Event()
     try:
         with worker_on(redis_url, ns, heartbeat_timeout=1_000, maintenance_every_ms=250) as (b, w):
@@ -186,9 +253,8 @@ def test_a_dead_workers_message_comes_back_by_the_timed_maintenance(
             dead.enqueue(msg)
             fetched = dead.do_fetch("q", 1)  # type: ignore[attr-defined]
             assert len(fetched) == 1  # held by the dead broker, unacked
-            killed = time.monotonic()
             w.start()
-            assert done.wait(10), "the dead worker's message never came back"
-        assert seen[0] - killed < 1.0 + 0.25 + TIMEOUT_MS / 1000 + 1.0
+            assert done.wait(DEADLINE_S), "the dead worker's message never came back"
+        assert seen == [7]
     finally:
         dead.close()

@@ -63,16 +63,40 @@ def _wait_ready(procs: dict[str, subprocess.Popen[bytes]], logs: dict[str, Path]
         time.sleep(0.1)
 
 
-def _exits(procs: dict[str, subprocess.Popen[bytes]], within: float) -> dict[str, float]:
-    """SIGTERM once to each (Dramatiq's main process forwards it); seconds until each exited."""
-    sent = time.monotonic()
+CONSUMERS = 4  # the two workers' consumers: each its queue and that queue's delay queue (.DQ)
+
+
+def _wait_all_blocked(redis_url: str, procs: dict[str, subprocess.Popen[bytes]]) -> None:
+    """Every consumer has fetched nothing and blocks on its wake-up: CONSUMERS connections of
+    this session's Redis db sit in BLPOP (the db is this pytest process's own)."""
+    client = redis.Redis.from_url(redis_url)
+    db = str(client.connection_pool.connection_kwargs.get("db", 0))
+    deadline = time.monotonic() + READY_S
+    try:
+        while True:
+            blocked = [
+                c
+                for c in client.client_list()
+                if c["db"] == db and c["cmd"] == "blpop" and "b" in c["flags"]
+            ]
+            if len(blocked) >= CONSUMERS:
+                return
+            assert all(p.poll() is None for p in procs.values()), "a worker exited"
+            assert time.monotonic() < deadline, f"{len(blocked)} of {CONSUMERS} consumers blocked"
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+def _exits(procs: dict[str, subprocess.Popen[bytes]], within: float) -> set[str]:
+    """SIGTERM once to each (Dramatiq's main process forwards it); those that exited before the
+    deadline (RELIABILITY 14's bound: a deadline to wait on, not a duration measured)."""
+    deadline = time.monotonic() + within
     for p in procs.values():
         p.send_signal(signal.SIGTERM)
-    stopped: dict[str, float] = {}
-    while len(stopped) < len(procs) and time.monotonic() - sent < within:
-        for kind, p in procs.items():
-            if kind not in stopped and p.poll() is not None:
-                stopped[kind] = time.monotonic() - sent
+    stopped: set[str] = set()
+    while len(stopped) < len(procs) and time.monotonic() < deadline:
+        stopped |= {kind for kind, p in procs.items() if p.poll() is not None}
         time.sleep(0.05)
     return stopped
 
@@ -86,7 +110,7 @@ def test_idle_workers_stop_within_5_s_of_sigterm(
     procs = {kind: _start(kind, env, log) for kind, log in logs.items()}
     try:
         _wait_ready(procs, logs)
-        time.sleep(1.5)  # idle: every consumer has fetched nothing and blocks on its wake-up
+        _wait_all_blocked(redis_url, procs)  # idle: every consumer blocks on its wake-up
         stopped = _exits(procs, STOP_S)
         texts = {kind: log.read_text() for kind, log in logs.items()}
         assert set(stopped) == set(procs), (stopped, texts)

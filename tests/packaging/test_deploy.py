@@ -98,7 +98,7 @@ def test_the_image_runs_as_an_unprivileged_user() -> None:
 
 
 def test_the_image_builds_the_browser_client_and_serves_it() -> None:
-    """Issue 22, ADR-65: a Node stage builds web/ from its lock (npm ci, npm run build) with
+    """Issue 22, ADR-71: a Node stage builds web/ from its lock (npm ci, npm run build) with
     every input the build reads, and the final image takes only its dist/ and points the
     gateway at it (SEKSENBIR_WEB_DIR)."""
     text = (DEPLOY / "Dockerfile").read_text()
@@ -128,3 +128,17 @@ def test_the_image_builds_the_browser_client_and_serves_it() -> None:
     assert "COPY --from=web /web/dist ./web/dist" in final
     assert "SEKSENBIR_WEB_DIR=/app/web/dist" in final
     assert re.search(r"(?m)^WORKDIR /app$", final)
+
+
+def test_every_long_running_process_is_restarted_by_compose() -> None:
+    """Issue 20, item 2: a standalone `seksenbir worker` exits when one of its Dramatiq worker
+    processes dies (as do the others on a fatal error); compose starts it again
+    (docs/operations.md). Only the one-shot migration is not restarted."""
+    restart = {name: svc.get("restart") for name, svc in app_services().items()}
+    assert restart == {
+        "migrate": "no",
+        "api": "unless-stopped",
+        "resolver": "unless-stopped",
+        "projections": "unless-stopped",
+        "scheduler": "unless-stopped",
+    }

@@ -48,22 +48,34 @@ EVENTS_OP = ("/v1/seasons/{season_id}/events", "get")
 
 
 async def described_events(client: httpx.AsyncClient) -> dict[str, dict[str, Any]]:
-    """The stream operation's `x-events` in the served document: name -> {description, data}."""
+    """The stream operation's `x-events` in the served document: name -> {description, data},
+    and `message`: the schema its 200 answer gives that name's message (issue 20: the
+    discriminator's mapping on `event`), with the document's components to resolve it."""
     doc = (await client.get("/v1/schema/openapi.json")).json()
     path, method = EVENTS_OP
-    events: dict[str, dict[str, Any]] = doc["paths"][path][method]["x-events"]
+    op = doc["paths"][path][method]
+    events: dict[str, dict[str, Any]] = op["x-events"]
+    answer = op["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    for name, ref in answer["discriminator"]["mapping"].items():
+        if name in events:
+            events[name]["message"] = {"$ref": ref, "components": doc["components"]}
     return events
 
 
 def undocumented(described: dict[str, dict[str, Any]], frame: Frame) -> list[str]:
     """Why a named frame does not match the document (an unknown name, a payload that does
-    not validate); [] for one that does, and for comments."""
+    not validate against `x-events` or the message against the 200 answer's schema); [] for
+    one that does, and for comments."""
     if frame.event is None:
         return []
-    if frame.event not in described:
+    if frame.event not in described or "message" not in described[frame.event]:
         return [f"event {frame.event!r} is not documented"]
     validator = jsonschema_rs.Draft202012Validator(described[frame.event]["data"])
-    return [str(e) for d in frame.data for e in validator.iter_errors(json.loads(d))]
+    message = jsonschema_rs.Draft202012Validator(described[frame.event]["message"])
+    whole = [{"event": frame.event, "id": frame.id, "data": json.loads(d)} for d in frame.data]
+    return [str(e) for d in frame.data for e in validator.iter_errors(json.loads(d))] + [
+        str(e) for m in whole for e in message.iter_errors(m)
+    ]
 
 
 class Stream:

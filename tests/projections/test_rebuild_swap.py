@@ -327,3 +327,54 @@ async def test_issue_11_a_path_that_is_no_season_id_is_404_even_before_any_sweep
         doc = (await client.get("/v1/schema/openapi.json")).json()
         template = "/v1/seasons/{season_id}/" + name.replace("/1", "/{divan}")
         assert "404" in doc["paths"][template]["get"]["responses"]
+
+
+async def test_an_older_rebuild_switching_leaves_a_newer_one_under_way_whole_and_flagged(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, monkeypatch
+):
+    """RELIABILITY 21, issue 20 item 10 (a worker's generation went 3 -> 4 under load): two
+    rebuilds of one season at once (a sweeper and a wake-up both finding no active view), the
+    older generation finishing while the newer one is half built. The older one's switch must
+    not clear the building flag of the newer one (readers and ops would take the season as
+    settled and see its generation move later), and its retire must not give the newer one's
+    keys an expiry (its next batch was then refused as `retired`, it switched to a half-built
+    generation anyway, and that one expired 30 s later into yet another rebuild)."""
+    season_id = "overlapping-rebuilds"
+    await _project_divans(memory_store, Projector(memory_store, redis, prefix), season_id, 20, 4)
+    monkeypatch.setattr(projector_module, "BATCH", 8)  # the newer one pauses after a batch
+    older, newer = Projector(memory_store, redis, prefix), Projector(memory_store, redis, prefix)
+    older_in, older_go, newer_in, newer_go = (asyncio.Event() for _ in range(4))
+
+    def gate(projector: Projector, entered: asyncio.Event, go: asyncio.Event, after: int) -> None:
+        real, calls = projector.sink.apply, []
+
+        async def gated(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == after:
+                entered.set()
+                await go.wait()
+            return await real(*args, **kwargs)
+
+        projector.sink.apply = gated  # type: ignore[method-assign]
+
+    gate(older, older_in, older_go, after=1)  # before its first batch
+    gate(newer, newer_in, newer_go, after=2)  # with one batch of its own generation written
+    first = asyncio.create_task(older.rebuild(season_id))
+    await asyncio.wait_for(older_in.wait(), 10)
+    second = asyncio.create_task(newer.rebuild(season_id))
+    await asyncio.wait_for(newer_in.wait(), 10)
+    older_go.set()
+    await asyncio.wait_for(first, 10)  # the older generation is active now
+    older_gen = await older.active_gen(season_id)
+    newer_keys = await keys_matching(redis, f"{Keys(prefix, season_id, older_gen + 1).base}:*")
+    assert newer_keys, "the newer rebuild wrote nothing before the older one switched"
+    assert await redis.exists(Keys.building(prefix, season_id)), "a rebuild is still under way"
+    assert [k for k in newer_keys if await redis.pttl(k) != -1] == []
+    newer_go.set()
+    await asyncio.wait_for(second, 10)
+    assert await newer.active_gen(season_id) == older_gen + 1
+    assert not await redis.exists(Keys.building(prefix, season_id))
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+    live = await keys_matching(redis, f"{Keys(prefix, season_id, older_gen + 1).base}:*")
+    assert [k for k in live if await redis.pttl(k) != -1] == []  # the active view never expires
+    assert await _orphans(redis, prefix, season_id) == []

@@ -154,8 +154,8 @@ async def test_ids_are_the_season_version_and_every_position_resumes_to_the_end(
         assert frames[-1][1] == "season_over"
         # every message validates against its event's payload in the served document
         described = await described_events(client)
-        for _id, event, data in [(None, "ready", ['{"channels":2}']), *frames]:
-            assert undocumented(described, Frame(event=event, data=data)) == [], event
+        for _id, event, data in [("0", "ready", ['{"channels":2}']), *frames]:
+            assert undocumented(described, Frame(event=event, id=_id, data=data)) == [], event
         divan_1 = await season.version_of(ev.DivanResolved, 1)
         assert frames[0][:2] == (f"{divan_1}-0", "divan_report")
         assert (f"{divan_1}-1", "private_report") in [m[:2] for m in frames]  # seat 1's place

@@ -729,7 +729,8 @@ export interface paths {
          * Server-sent events: Divan reports, betrayals, season (resumable)
          * @description Server-sent events (text/event-stream) of one season, public; with `?ticket=` (from
          *     `POST /seasons/{id}/tickets`: single use, 30 s) also the bey's own. Each message has an
-         *     `event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload:
+         *     `event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload,
+         *     and the 200 answer's schema is one message (`<Event>Message`), told apart by `event`:
          *
          *     - `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
          *       delivers everything after;
@@ -744,7 +745,9 @@ export interface paths {
          *     version `V` is a position too (everything after version V: open the stream with the `version`
          *     of a read). Without either the stream starts at the season's current version. A season that is
          *     over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
-         *     (`: keep-alive`) come every 15 s when nothing else does.
+         *     (`: keep-alive`) come every 15 s when nothing else does. Read models rebuilt (after a flush): an
+         *     open stream sends what the rebuilt log holds past its last id (nothing is skipped), or ends if
+         *     it cannot read it, and EventSource resumes with its `Last-Event-ID`.
          */
         get: operations["V1SeasonsSeasonIdEventsEvents"];
         put?: never;
@@ -797,10 +800,72 @@ export interface components {
             /** @default false */
             betrayal?: boolean;
         };
+        /** AllOrdersProblem */
+        AllOrdersProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** AnswerIn */
         AnswerIn: {
             /** @enum {string} */
             answer: "accept" | "reject";
+        };
+        /** AnswerOfferProblem */
+        AnswerOfferProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ApplyCorrectionProblem */
+        ApplyCorrectionProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `invalid_correction`: the season version the correction refers to */
+            refers_to?: number;
+            /** @description the seat refused */
+            seat?: number;
+            /** @description `invalid_correction`: the season's version now */
+            version?: number;
         };
         /** AuditBetrayal */
         AuditBetrayal: {
@@ -816,6 +881,18 @@ export interface components {
                 number
             ][];
             battle: components["schemas"]["BattleRecord"] | null;
+        };
+        /** AuditBetrayalsProblem */
+        AuditBetrayalsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** AuditOut */
         AuditOut: {
@@ -900,6 +977,20 @@ export interface components {
             divan: number;
             battles: components["schemas"]["BattleRecord"][];
         };
+        /** BattlesProblem */
+        BattlesProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "divan_not_found" | "forbidden" | "missing_token" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** Betrayal */
         Betrayal: {
             divan: number;
@@ -908,11 +999,45 @@ export interface components {
             province: number;
             hain_through: number | null;
         };
+        /** BetrayalLine */
+        BetrayalLine: {
+            traitor: number;
+            victim: number;
+            province: number;
+        };
+        /** Betrayals */
+        Betrayals: {
+            /** @constant */
+            type: "betrayals";
+            divan: number;
+            betrayals: components["schemas"]["BetrayalLine"][];
+        };
+        /** BetrayalsMessage */
+        BetrayalsMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["Betrayals"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "betrayals";
+        };
         /** BetrayalsOut */
         BetrayalsOut: {
             season_id: string;
             version: number;
             betrayals: components["schemas"]["Betrayal"][];
+        };
+        /** BetrayalsProblem */
+        BetrayalsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** BeyAt */
         BeyAt: {
@@ -944,6 +1069,16 @@ export interface components {
             hans?: number;
             entry?: string;
             score?: number;
+        };
+        /** BoardsProblem */
+        BoardsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "not_found" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** BonusNote */
         BonusNote: {
@@ -1040,6 +1175,28 @@ export interface components {
             registration_closes_at?: string | null;
             divan_interval_seconds?: number | null;
         };
+        /** CreateSeasonProblem */
+        CreateSeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
+            earliest?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `invalid_instant`: the latest close taken now (RFC 3339) */
+            latest?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** CreatedOut */
         CreatedOut: {
             season_id: string;
@@ -1098,6 +1255,23 @@ export interface components {
              */
             divan: number;
         };
+        /** DivanReport */
+        DivanReport: {
+            /** @constant */
+            type: "divan_report";
+            divan: number;
+        };
+        /** DivanReportMessage */
+        DivanReportMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["DivanReport"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "divan_report";
+        };
         /** DivanRequestedOut */
         DivanRequestedOut: {
             divan: number;
@@ -1114,6 +1288,36 @@ export interface components {
             same: boolean;
             changes: string[];
         };
+        /** EventsProblem */
+        EventsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_last_event_id" | "bad_ticket" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "streams_full" | "too_many_failed_attempts" | "too_many_requests" | "too_many_streams";
+            detail: string;
+            instance: string;
+        };
+        /** ExplainDivanProblem */
+        ExplainDivanProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** ExplainOut */
         ExplainOut: {
             season_id: string;
@@ -1121,6 +1325,18 @@ export interface components {
             verification: components["schemas"]["Verification"];
             explanation: components["schemas"]["DivanExplanation"];
             corrections?: components["schemas"]["CorrectionNote"][];
+        };
+        /** ExportAuditedProblem */
+        ExportAuditedProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "redaction_unavailable" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** ExportEvent */
         ExportEvent: {
@@ -1161,6 +1377,18 @@ export interface components {
             rule: "R-14";
             events: number;
         };
+        /** ExportSeasonProblem */
+        ExportSeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** ForkIn */
         ForkIn: {
             divan: number;
@@ -1169,6 +1397,26 @@ export interface components {
              * @example 2
              */
             seat: number;
+        };
+        /** ForkSeasonProblem */
+        ForkSeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** ForkedFrom */
         ForkedFrom: {
@@ -1269,6 +1517,26 @@ export interface components {
              */
             memleket: number;
         };
+        /** JoinSeasonProblem */
+        JoinSeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "malformed_json" | "memleket_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `memleket_taken`: the memleket's neighbours nobody holds yet, plates to ask for instead */
+            free_neighbours?: number[];
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the memleket asked for */
+            memleket?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+        };
         /** JoinedOut */
         JoinedOut: {
             season_id: string;
@@ -1277,12 +1545,38 @@ export interface components {
             memleket: number;
             calendar: components["schemas"]["CalendarOut"];
         };
+        /** KurultayReport */
+        KurultayReport: {
+            /** @constant */
+            type: "kurultay_report";
+        };
+        /** KurultayReportMessage */
+        KurultayReportMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["KurultayReport"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "kurultay_report";
+        };
         /** LeaderboardOut */
         LeaderboardOut: {
             season_id: string;
             version: number;
             divan: number;
             leaderboard: components["schemas"]["PublicBey"][];
+        };
+        /** LeaderboardProblem */
+        LeaderboardProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** LineOut */
         LineOut: {
@@ -1307,10 +1601,38 @@ export interface components {
                 [key: string]: components["schemas"]["Province"];
             };
         };
+        /** MeProblem */
+        MeProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** MemleketBetrayalsOut */
         MemleketBetrayalsOut: {
             memleket: number;
             seasons: components["schemas"]["SeasonBetrayals"][];
+        };
+        /** MemleketBetrayalsProblem */
+        MemleketBetrayalsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "invalid_parameter" | "not_found" | "projection_rebuilding" | "read_unavailable" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
         };
         /** MissionInfo */
         MissionInfo: {
@@ -1357,6 +1679,24 @@ export interface components {
             /** @enum {string} */
             kind: "pact" | "alliance";
         };
+        /** OfferProblem */
+        OfferProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "allied_already" | "audit_copy" | "bad_idempotency_key" | "bad_partner" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "offer_exists" | "perde_3" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** OfferToMe */
         OfferToMe: {
             from: number;
@@ -1364,6 +1704,24 @@ export interface components {
             kind: "pact" | "alliance";
             /** @enum {null|string} */
             answer: "accept" | "reject" | null;
+        };
+        /** OpsBeyProblem */
+        OpsBeyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** OpsReadOut */
         OpsReadOut: {
@@ -1378,6 +1736,24 @@ export interface components {
             season_id: string;
             reads: components["schemas"]["OpsReadOut"][];
             next_after: number | null;
+        };
+        /** OpsReadsProblem */
+        OpsReadsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_token" | "chain_broken" | "forbidden" | "invalid_parameter" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** Order */
         Order: {
@@ -1429,6 +1805,11 @@ export interface components {
             reason: string;
             rule: string;
         };
+        /** OrdersAcceptedOut */
+        OrdersAcceptedOut: {
+            divan: number;
+            orders: number;
+        };
         /** OrdersIn */
         OrdersIn: {
             orders: components["schemas"]["OrderIn"][];
@@ -1437,6 +1818,15 @@ export interface components {
              * @example 1
              */
             divan?: number | null;
+        };
+        /** OrdersOut */
+        OrdersOut: {
+            season_id: string;
+            version: number;
+            divan: number;
+            orders: {
+                [key: string]: components["schemas"]["Order"][];
+            };
         };
         /** OwnOrders */
         OwnOrders: {
@@ -1465,6 +1855,35 @@ export interface components {
             ];
             text: components["schemas"]["Text"];
         };
+        /** PrivateProblem */
+        PrivateProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** PrivateReport */
+        PrivateReport: {
+            /** @constant */
+            type: "private_report";
+            divan: number;
+        };
+        /** PrivateReportMessage */
+        PrivateReportMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["PrivateReport"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "private_report";
+        };
         /** PrivateView */
         PrivateView: {
             season_id: string;
@@ -1481,15 +1900,6 @@ export interface components {
             offers_in: components["schemas"]["OfferToMe"][];
             offers_out: components["schemas"]["OfferByMe"][];
             reports?: components["schemas"]["OwnReport"][];
-        };
-        /** ProblemDoc */
-        ProblemDoc: {
-            type: string;
-            title: string;
-            status: number;
-            code: string;
-            detail: string;
-            instance: string;
         };
         /** Province */
         Province: {
@@ -1566,6 +1976,21 @@ export interface components {
             halk_sevgisi: boolean;
             han: boolean;
         };
+        /** Ready */
+        Ready: {
+            channels: number;
+        };
+        /** ReadyMessage */
+        ReadyMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["Ready"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "ready";
+        };
         /** ReasonIn */
         ReasonIn: {
             /** @description why, in words: 1 … 500 characters, one line, no control or direction marks */
@@ -1580,6 +2005,24 @@ export interface components {
         RegionTitle: {
             seat: number;
             title: string;
+        };
+        /** ReissueTokenProblem */
+        ReissueTokenProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** Report */
         Report: {
@@ -1605,6 +2048,128 @@ export interface components {
             version: number;
             reports: components["schemas"]["Report"][];
         };
+        /** ReportsProblem */
+        ReportsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
+        /** RequestDivanProblem */
+        RequestDivanProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** RotateTokenProblem */
+        RotateTokenProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** SeasonAdminCancelProblem */
+        SeasonAdminCancelProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** SeasonAdminPauseProblem */
+        SeasonAdminPauseProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "already_paused" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** SeasonAdminPostponeProblem */
+        SeasonAdminPostponeProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_later" | "reason_required" | "registration_close_required" | "registration_closed" | "registration_too_soon" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
+            earliest?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `invalid_instant`: the latest close taken now (RFC 3339) */
+            latest?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_later`: the current registration close (RFC 3339) */
+            registration_closes_at?: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** SeasonAdminResumeProblem */
+        SeasonAdminResumeProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_paused" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** SeasonBetrayals */
         SeasonBetrayals: {
             season_id: string;
@@ -1612,6 +2177,36 @@ export interface components {
             phase: string;
             full: boolean;
             betrayals: components["schemas"]["HistoricBetrayal"][];
+        };
+        /** SeasonBetrayalsProblem */
+        SeasonBetrayalsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
+        /** SeasonListProblem */
+        SeasonListProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
+        /** SeasonMapProblem */
+        SeasonMapProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** SeasonMeta */
         SeasonMeta: {
@@ -1641,6 +2236,23 @@ export interface components {
             locked?: boolean;
             seconds_to_lock?: number | null;
             forked_from?: components["schemas"]["ForkedFrom"] | null;
+        };
+        /** SeasonOver */
+        SeasonOver: {
+            /** @constant */
+            type: "season_over";
+            han: number | null;
+        };
+        /** SeasonOverMessage */
+        SeasonOverMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["SeasonOver"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "season_over";
         };
         /** SeasonRow */
         SeasonRow: {
@@ -1678,6 +2290,16 @@ export interface components {
             admin_acts?: components["schemas"]["AdminActOut"][];
             forked_from?: components["schemas"]["ForkedFrom"] | null;
         };
+        /** SeasonStatusProblem */
+        SeasonStatusProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "chain_broken" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
         /** SeasonsOut */
         SeasonsOut: {
             seasons: components["schemas"]["SeasonRow"][];
@@ -1692,6 +2314,32 @@ export interface components {
              */
             province: number;
         };
+        /** SpendProblem */
+        SpendProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_enough_gold" | "not_purchasable" | "not_your_province" | "over_cap" | "season_cancelled" | "season_not_found" | "store_busy" | "sur_exists" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description what the purchase costs */
+            cost?: number;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the bey's gold */
+            gold?: number;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the plate of the province refused */
+            province?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** StaticBoard */
         StaticBoard: {
             rules_version: string;
@@ -1702,11 +2350,55 @@ export interface components {
             perdes: components["schemas"]["PerdeInfo"][];
             calendar: components["schemas"]["CalendarRules"];
         };
+        /** StaticBoardProblem */
+        StaticBoardProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
+        /** SubmitOrdersProblem */
+        SubmitOrdersProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "bad_units" | "body_too_large" | "chain_broken" | "conflict" | "duplicate_province" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_target" | "missing_token" | "not_a_neighbour" | "not_your_province" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the plate of the province refused */
+            province?: number;
+            /** @description the seat refused */
+            seat?: number;
+            /** @description the plate of the order's target */
+            target?: number;
+        };
         /** SummaryOut */
         SummaryOut: {
             season_id: string;
             version: number;
             status: components["schemas"]["SeasonMeta"];
+        };
+        /** SummaryProblem */
+        SummaryProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** SupportNote */
         SupportNote: {
@@ -1731,6 +2423,18 @@ export interface components {
             ticket: string;
             expires_in: number;
         };
+        /** TicketProblem */
+        TicketProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** TitlesOut */
         TitlesOut: {
             season_id: string;
@@ -1742,6 +2446,16 @@ export interface components {
             surgun: number[];
             han: number | null;
         };
+        /** TitlesProblem */
+        TitlesProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
         /** TokenOut */
         TokenOut: {
             seat: number;
@@ -1752,6 +2466,16 @@ export interface components {
             season_id: string;
             version: number;
             treaties: components["schemas"]["Treaty"][];
+        };
+        /** TreatiesProblem */
+        TreatiesProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** Treaty */
         Treaty: {
@@ -1798,6 +2522,24 @@ export interface components {
              */
             candidate: number;
         };
+        /** VoteProblem */
+        VoteProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "already_voted" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "vote_self" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** WhatIfIn */
         WhatIfIn: {
             orders?: components["schemas"]["OrderChange"][];
@@ -1815,19 +2557,45 @@ export interface components {
             report_only_recorded: components["schemas"]["LineOut"][];
             report_only_what_if: components["schemas"]["LineOut"][];
         };
-        /** OrdersOut */
-        command_schemas_OrdersOut: {
-            divan: number;
-            orders: number;
+        /** WhatIfProblem */
+        WhatIfProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
-        /** OrdersOut */
-        projections_responses_OrdersOut: {
-            season_id: string;
-            version: number;
-            divan: number;
-            orders: {
-                [key: string]: components["schemas"]["Order"][];
-            };
+        /** WithdrawProblem */
+        WithdrawProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
     };
     responses: never;
@@ -1878,7 +2646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -1889,7 +2657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -1900,7 +2668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -1911,7 +2679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
             /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
@@ -1922,10 +2690,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -1935,7 +2703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -1948,7 +2716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
         };
@@ -1993,7 +2761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -2004,7 +2772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2015,7 +2783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
@@ -2026,7 +2794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -2037,7 +2805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -2048,7 +2816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
@@ -2059,10 +2827,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2072,7 +2840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2085,7 +2853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
         };
@@ -2130,7 +2898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2141,7 +2909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -2152,7 +2920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2163,7 +2931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command */
@@ -2174,7 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -2185,7 +2953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -2196,7 +2964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `not_later`: a postponement to an instant not later than the close; `reason_required`: an admin act or a correction without a reason; `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
@@ -2207,10 +2975,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2220,7 +2988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2233,7 +3001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPostponeProblem"];
                 };
             };
         };
@@ -2278,7 +3046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2289,7 +3057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -2300,7 +3068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2311,7 +3079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -2322,7 +3090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -2333,7 +3101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -2344,7 +3112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
@@ -2355,10 +3123,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2368,7 +3136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2381,7 +3149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminCancelProblem"];
                 };
             };
         };
@@ -2426,7 +3194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2437,7 +3205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -2448,7 +3216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2459,7 +3227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `already_paused`: the season is paused already; `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -2472,7 +3240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -2483,7 +3251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -2494,7 +3262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
@@ -2505,10 +3273,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2518,7 +3286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2531,7 +3299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminPauseProblem"];
                 };
             };
         };
@@ -2576,7 +3344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2587,7 +3355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
@@ -2598,7 +3366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2609,7 +3377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `not_paused`: the season is not paused; `season_cancelled`: the season was cancelled; it takes no command */
@@ -2620,7 +3388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -2631,7 +3399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -2642,7 +3410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
@@ -2653,10 +3421,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2666,7 +3434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2679,7 +3447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonAdminResumeProblem"];
                 };
             };
         };
@@ -2735,7 +3503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonStatusProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -2746,10 +3514,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonStatusProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2759,7 +3527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonStatusProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2772,7 +3540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonStatusProblem"];
                 };
             };
         };
@@ -2828,7 +3596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2839,7 +3607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -2850,7 +3618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2861,7 +3629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -2872,10 +3640,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2885,7 +3653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -2898,7 +3666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MeProblem"];
                 };
             };
         };
@@ -2934,7 +3702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["command_schemas_OrdersOut"];
+                    "application/json": components["schemas"]["OrdersAcceptedOut"];
                 };
             };
             /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
@@ -2945,7 +3713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -2956,7 +3724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_your_province`: the province is another bey's; `token_wrong_season`: a well-formed bey token of another season */
@@ -2967,7 +3735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -2978,7 +3746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_divan`: not the Divan this counts for; `divan` names that one; `wrong_phase`: the season's phase does not take this */
@@ -2989,7 +3757,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3000,7 +3768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3011,7 +3779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `bad_units`: an advance or support with fewer than 1 unit (R-4.2); `duplicate_province`: two orders for one province (`province`); `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `missing_target`: an advance or support without a target; `not_a_neighbour`: the target is not a neighbour; `unknown_field`: a field the schema does not have (`field`) */
@@ -3022,10 +3790,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3035,7 +3803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3048,7 +3816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SubmitOrdersProblem"];
                 };
             };
         };
@@ -3095,7 +3863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3106,7 +3874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_your_province`: the province is another bey's; `token_wrong_season`: a well-formed bey token of another season */
@@ -3117,7 +3885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -3128,7 +3896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -3141,7 +3909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3152,7 +3920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3163,7 +3931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `not_enough_gold`: not enough gold (`cost`, `gold`); `not_purchasable`: not an unowned neighbour with milis at most 2; `over_cap`: the province would hold more than 12 units; `sur_exists`: the province has a sur; `unknown_field`: a field the schema does not have (`field`) */
@@ -3174,10 +3942,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3187,7 +3955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3200,7 +3968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SpendProblem"];
                 };
             };
         };
@@ -3247,7 +4015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3258,7 +4026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -3269,7 +4037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -3280,7 +4048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `idempotency_key_in_flight`: the first request with this key is still running; `offer_exists`: an offer between these beys is open; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -3291,7 +4059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3302,7 +4070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3313,7 +4081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `allied_already`: a pact with an ally; `bad_partner`: an offer to oneself; `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `perde_3`: no treaties in perde 3; `unknown_field`: a field the schema does not have (`field`) */
@@ -3324,10 +4092,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3337,7 +4105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3350,7 +4118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OfferProblem"];
                 };
             };
         };
@@ -3395,7 +4163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3406,7 +4174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -3417,7 +4185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -3428,7 +4196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -3441,7 +4209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3452,7 +4220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `idempotency_key_reused`: the key was used with another request; `invalid_parameter`: a path or query parameter outside its bounds (D-27); `no_offer`: no such offer */
@@ -3463,10 +4231,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3476,7 +4244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3489,7 +4257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
         };
@@ -3538,7 +4306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3549,7 +4317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -3560,7 +4328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -3571,7 +4339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -3584,7 +4352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3595,7 +4363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3606,7 +4374,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `no_offer`: no such offer; `unknown_field`: a field the schema does not have (`field`) */
@@ -3617,10 +4385,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3630,7 +4398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3643,7 +4411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
         };
@@ -3690,7 +4458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3701,7 +4469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -3712,7 +4480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -3723,7 +4491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `already_voted`: this bey has voted; `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -3734,7 +4502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3745,7 +4513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3756,7 +4524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`); `vote_self`: a vote for oneself */
@@ -3767,10 +4535,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3780,7 +4548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3793,7 +4561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["VoteProblem"];
                 };
             };
         };
@@ -3851,7 +4619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -3862,7 +4630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only); `token_wrong_season`: a well-formed bey token of another season */
@@ -3873,7 +4641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -3884,7 +4652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `idempotency_key_in_flight`: the first request with this key is still running; `season_cancelled`: the season was cancelled; it takes no command; `wrong_divan`: not the Divan this counts for; `divan` names that one; `wrong_phase`: the season's phase does not take this */
@@ -3897,7 +4665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -3908,7 +4676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -3919,7 +4687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
@@ -3930,10 +4698,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3943,7 +4711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -3956,7 +4724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RequestDivanProblem"];
                 };
             };
         };
@@ -3997,7 +4765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4008,7 +4776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -4019,7 +4787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -4030,7 +4798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry */
@@ -4041,10 +4809,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4054,7 +4822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4067,7 +4835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
                 };
             };
         };
@@ -4110,7 +4878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4121,7 +4889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4132,7 +4900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -4143,7 +4911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry */
@@ -4154,7 +4922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -4165,10 +4933,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4178,7 +4946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4191,7 +4959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
         };
@@ -4232,7 +5000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4243,7 +5011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4254,7 +5022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -4265,7 +5033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -4276,10 +5044,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4289,7 +5057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4302,7 +5070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportSeasonProblem"];
                 };
             };
         };
@@ -4343,7 +5111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4354,7 +5122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4365,7 +5133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -4376,7 +5144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `redaction_unavailable`: an auditor's export of a season on hash-chain version 1, which a redacted export cannot prove (ADR-52) */
@@ -4387,10 +5155,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4400,7 +5168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4413,7 +5181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExportAuditedProblem"];
                 };
             };
         };
@@ -4473,7 +5241,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4484,7 +5252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4495,7 +5263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -4506,7 +5274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -4517,7 +5285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -4528,10 +5296,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4541,7 +5309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4554,7 +5322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
         };
@@ -4601,7 +5369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4612,7 +5380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4623,7 +5391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -4634,7 +5402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -4645,7 +5413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -4656,7 +5424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -4667,7 +5435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
@@ -4678,7 +5446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
@@ -4691,7 +5459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4704,7 +5472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
         };
@@ -4751,7 +5519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4762,7 +5530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `season_not_found`: no such season */
@@ -4773,7 +5541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -4784,7 +5552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -4795,7 +5563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -4806,7 +5574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
@@ -4817,7 +5585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
@@ -4830,7 +5598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4843,7 +5611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ForkSeasonProblem"];
                 };
             };
         };
@@ -4888,7 +5656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -4899,7 +5667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -4910,7 +5678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -4921,7 +5689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `divan_locked`: a Divan is being resolved (Retry-After); `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
@@ -4934,7 +5702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `body_too_large`: the body is larger than 64 KiB */
@@ -4945,7 +5713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
@@ -4956,7 +5724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_correction`: a correction that is out of bounds or changes nothing (ADR-53); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
@@ -4967,7 +5735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
@@ -4980,7 +5748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -4993,7 +5761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ApplyCorrectionProblem"];
                 };
             };
         };
@@ -5053,7 +5821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -5064,7 +5832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -5075,7 +5843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -5086,7 +5854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
@@ -5097,7 +5865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -5108,10 +5876,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5121,7 +5889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
             /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
@@ -5134,7 +5902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
         };
@@ -5180,7 +5948,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5190,7 +5958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["StaticBoardProblem"];
                 };
             };
         };
@@ -5236,7 +6004,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5246,7 +6014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonListProblem"];
                 };
             };
             /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5259,7 +6027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonListProblem"];
                 };
             };
         };
@@ -5317,10 +6085,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5330,7 +6098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5343,7 +6111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
                 };
             };
         };
@@ -5401,10 +6169,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5414,7 +6182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5427,7 +6195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
                 };
             };
         };
@@ -5485,10 +6253,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5498,7 +6266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5511,7 +6279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
                 };
             };
         };
@@ -5569,10 +6337,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5582,7 +6350,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5595,7 +6363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
                 };
             };
         };
@@ -5653,10 +6421,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5666,7 +6434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5679,7 +6447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
                 };
             };
         };
@@ -5737,10 +6505,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5750,7 +6518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5763,7 +6531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
                 };
             };
         };
@@ -5821,10 +6589,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5834,7 +6602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5847,7 +6615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
                 };
             };
         };
@@ -5903,10 +6671,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BoardsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5916,7 +6684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BoardsProblem"];
                 };
             };
             /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -5929,7 +6697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BoardsProblem"];
                 };
             };
         };
@@ -5987,7 +6755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -5998,7 +6766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -6009,7 +6777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -6020,10 +6788,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6033,7 +6801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6046,7 +6814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
         };
@@ -6105,7 +6873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -6116,7 +6884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -6127,7 +6895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
             /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -6138,10 +6906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6151,7 +6919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6164,7 +6932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
         };
@@ -6202,7 +6970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["projections_responses_OrdersOut"];
+                    "application/json": components["schemas"]["OrdersOut"];
                 };
             };
             /** @description Not Modified: If-None-Match names the current ETag; no body */
@@ -6224,7 +6992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
@@ -6235,7 +7003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -6246,7 +7014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -6257,7 +7025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -6268,10 +7036,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6281,7 +7049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6294,7 +7062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
         };
@@ -6352,7 +7120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -6363,7 +7131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -6374,7 +7142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -6385,10 +7153,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6398,7 +7166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6411,7 +7179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
         };
@@ -6468,7 +7236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
@@ -6479,7 +7247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer) */
@@ -6490,7 +7258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -6501,10 +7269,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6514,7 +7282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6527,7 +7295,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
         };
@@ -6583,7 +7351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
@@ -6594,7 +7362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -6605,10 +7373,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6618,7 +7386,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6631,7 +7399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
         };
@@ -6691,7 +7459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -6702,7 +7470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this */
@@ -6713,7 +7481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
@@ -6724,7 +7492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
             /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
@@ -6735,10 +7503,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6748,7 +7516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
             /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6761,7 +7529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
         };
@@ -6802,7 +7570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
             /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
@@ -6813,7 +7581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
             /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
@@ -6824,7 +7592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -6835,10 +7603,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6848,7 +7616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
@@ -6861,7 +7629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
         };
@@ -6889,7 +7657,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream: `event:`, `id:` and `data:` lines per message (x-events) */
+            /** @description The stream: `event:`, `id:` and `data:` lines per message; the schema is one message (`data` is its line of JSON), `event` tells them apart (x-events) */
             200: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6897,7 +7665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"];
                 };
             };
             /** @description The season is over and nothing is left to send after the position */
@@ -6917,7 +7685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
             /** @description `bad_ticket`: an event-stream ticket that is unknown, used or of another season */
@@ -6928,7 +7696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
             /** @description `season_not_found`: no such season */
@@ -6939,10 +7707,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_streams`: too many open event streams from this client (Retry-After) */
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After); `too_many_streams`: too many open event streams from this client (Retry-After) */
             429: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6952,7 +7720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
             /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After); `streams_full`: this process serves all the event streams it can (Retry-After) */
@@ -6965,7 +7733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDoc"];
+                    "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
         };

@@ -1,0 +1,120 @@
+"""Issue 20: an operation declares no domain refusal its command cannot make.
+
+Each command operation's problem schema is built from one list (services/command/routes.py:
+the edge's groups it passes through and the domain's refusals of its command, ORDERS, SPEND …),
+which also gives its examples and docs/api.md's table. Every refusal a test receives is checked
+against that list (tests/documented.py): nothing is answered that is not declared. This holds
+the other direction for the domain's part: each code a list declares is one the command's
+decider can make, found in the code of the decider and every function it calls (a reading
+that may find too much, never too little, so a declared code it does not find is declared
+wrongly).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from services.command import routes
+from shared.app.openapi import CODES
+from shared.domain import messages
+
+ROOT = Path(__file__).resolve().parents[2]
+DOMAIN = ROOT / "shared" / "domain"
+ROUTES = ROOT / "services" / "command" / "routes.py"
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _refusal_codes(call: ast.Call) -> set[str]:
+    """The codes a `reject(...)` or `Problem(...)` call can make: every message key written in
+    its arguments (`reject("wrong_divan", …)`, `reject(_TEXTS.get(phase, "wrong_phase"))`)."""
+    return {
+        messages.code_of(n.value)
+        for arg in call.args
+        for n in ast.walk(arg)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and messages.code_of(n.value) in CODES
+    }
+
+
+def _functions(paths: Iterable[Path]) -> dict[str, tuple[set[str], set[str]]]:
+    """name -> (codes its own refusals make, names it calls), over the modules `paths`; two
+    functions of one name are read as one (never too little)."""
+    table: dict[str, tuple[set[str], set[str]]] = {}
+    for path in paths:
+        for fn in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            codes, calls = table.setdefault(fn.name, (set(), set()))
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    name = _called(node)
+                    calls.add(name)
+                    if name.endswith("reject") or name == "Problem":
+                        codes |= _refusal_codes(node)
+    return table
+
+
+TABLE = _functions(DOMAIN.rglob("*.py"))
+# Creation refuses some requests in its route before any decider (a live season's seed, …)
+CREATION = {"create_season", "_create_live"}
+
+
+def reachable(entries: Iterable[str]) -> set[str]:
+    """Every code the domain's functions `entries` and all they call can refuse with."""
+    seen: set[str] = set()
+    todo = list(entries)
+    codes: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in TABLE:
+            continue
+        seen.add(name)
+        own, calls = TABLE[name]
+        codes |= own
+        todo.extend(calls)
+    return codes
+
+
+# Each command's list of its own refusals, and the function that makes them.
+DECIDERS = [
+    ("create", routes.CREATE_LIVE, ["create"]),  # shared/domain/season.py, and the route's
+    ("orders", routes.ORDERS, ["_orders"]),
+    ("spend", routes.SPEND, ["_spend"]),
+    ("offer", routes.OFFER, ["_treaty"]),
+    ("withdraw, answer", routes.OFFER_VERB, ["_treaty"]),
+    ("vote", routes.VOTE, ["_vote"]),
+    ("divan", routes.DIVAN, ["_request"]),
+    ("join", routes.JOIN, ["_join"]),
+    ("correction", routes.CORRECTION, ["decide_correction"]),
+    *[(f"admin {act}", codes, ["decide_admin", f"_{act}"]) for act, codes in routes.ADMIN.items()],
+]
+
+
+def test_the_reading_finds_the_deciders_refusals() -> None:
+    """The reading sees what it must: the order refusals of R-4 (in `order_refusal`, which
+    `_orders` calls) and a wrong phase said through `wrong_phase(state)`."""
+    assert {"duplicate_province", "not_a_neighbour", "bad_units"} <= reachable(["_orders"])
+    assert "wrong_phase" in reachable(["_bey_check"])
+    assert reachable(["no_such_function"]) == set()
+
+
+@pytest.mark.parametrize(("command", "declared", "entries"), DECIDERS, ids=[d[0] for d in DECIDERS])
+def test_each_declared_domain_refusal_is_one_the_command_can_make(
+    command: str, declared: tuple[str, ...], entries: list[str]
+) -> None:
+    """Issue 20: no operation lists a domain code its command's decider never refuses with."""
+    made = reachable(entries)
+    if command == "create":
+        routes_table = _functions([ROUTES])
+        made |= {code for name in CREATION for code in routes_table[name][0]}
+    never = sorted(set(declared) - made)
+    assert never == [], f"{command}: declares {never}, which its decider cannot refuse with"
