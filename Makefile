@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
+.PHONY: help install lock run web web-api-types test-web bench-web simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -28,8 +28,34 @@ lock:            ## regenerate requirements.lock from pyproject.toml (pip-tools 
 
 HOST ?= 127.0.0.1
 PORT ?= 8081
-run: $(STAMP)    ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081); SEKSENBIR_* settings pass through
+run: $(STAMP) web ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081), the browser client at /; SEKSENBIR_* settings pass through
 	$(BIN)/seksenbir up --host $(HOST) --port $(PORT)
+
+# The browser client (docs/web.md, ADR-78): Node.js >= 20 and npm build web/ into web/dist,
+# again only when a source, the map data or the lock changed. npm ci installs from the lock.
+WEB_SOURCES := $(shell find web/src web/public web/data web/scripts -type f 2>/dev/null) \
+  web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
+web/node_modules/.installed: web/package.json web/package-lock.json
+	@command -v npm >/dev/null || { echo "web: npm (Node.js >= 20) is needed to build the browser client"; exit 1; }
+	cd web && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+web/dist/index.html: web/node_modules/.installed $(filter-out web/src/generated/%,$(WEB_SOURCES))
+	cd web && npm run --silent build
+web: web/dist/index.html ## build the browser client into web/dist when its sources changed
+
+web-api-types: $(STAMP) web/node_modules/.installed ## regenerate web/src/api/schema.d.ts from the served OpenAPI document
+	$(BIN)/python -m tests.web.api_types
+
+# The client's unit tests (vitest) and its end-to-end test in headless Chromium (playwright-core
+# driving the system's /usr/bin/chromium, never a downloaded browser) against a stack it starts
+# on WEB_E2E_PORT; screenshots go to web/artefacts/ (git-ignored).
+WEB_E2E_PORT ?= 18360
+bench-web: $(STAMP) web ## the browser client's figures: first load, panning frames, Divanı topla to the report
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir node bench/client.mjs
+
+test-web: $(STAMP) web ## the browser client's unit tests and its end-to-end test in headless Chromium
+	cd web && npm run --silent test
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e
 
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}

@@ -15,6 +15,7 @@ from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
 from entrypoints.metrics import metrics, timed
+from entrypoints.web import BUILT, web_router
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
@@ -111,7 +112,7 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
     rebuild = command_kwargs.pop("rebuild", None)
     app = bootstrap.command_app(
         settings,
-        extra_routers=[query_router(), Router("/", route_handlers=[metrics])],
+        extra_routers=[query_router(), Router("/", route_handlers=[metrics]), web_router()],
         extra_lifespans=[
             query_lifespan(settings, redis, rebuild, command_kwargs.get("clock", bootstrap.utc_now))
         ],
@@ -120,6 +121,7 @@ def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
     # Around Litestar's router and its exception handling, not a route's middleware: a request
     # no route matches (404, 405) or CORS answers is timed and logged too ("unmatched").
     app.asgi_handler = timed(app.asgi_handler)
+    app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
     return app
 
 

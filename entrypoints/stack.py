@@ -19,6 +19,7 @@ from pathlib import Path
 import asyncpg
 import structlog
 
+from entrypoints.web import BUILT
 from shared.domain.messages import Lang, render
 from shared.settings import Settings, environment, given
 
@@ -302,6 +303,9 @@ def up(
             print(say("up.redis", lang, where=where(redis_where, lang)))
             print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
             print(say("up.api", lang, base=f"http://{host}:{port}"))
+            built = Path(settings.web_dir or BUILT) / "index.html"
+            web = "up.web" if built.is_file() else "up.web_missing"
+            print(say(web, lang, base=f"http://{host}:{port}"))
             print(say("up.workers", lang))
             if resolver_metrics:
                 m = resolver_metrics

@@ -102,6 +102,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # at most once per purge_interval_s
     idempotency_key_retention_s: float = 24 * 3600.0
     purge_interval_s: float = 3600.0
+    # The browser client's build, served by the gateway at `/`; "": web/dist of this checkout.
+    web_dir: str = ""
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -206,6 +208,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "log_level": ("SEKSENBIR_LOG_LEVEL",),
     "idempotency_key_retention_s": ("SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S",),
     "purge_interval_s": ("SEKSENBIR_PURGE_INTERVAL_S",),
+    "web_dir": ("SEKSENBIR_WEB_DIR",),
 }
 
 

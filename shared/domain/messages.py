@@ -205,6 +205,8 @@ CATALOGUE: dict[str, Text] = {
     "up.redis": T("Redis:      {where}", "Redis:      {where}"),
     "up.apart": T("            aracı {broker}, okuma modelleri {read}", "            broker {broker}, read models {read}"),
     "up.api": T("API:        {base}/v1   belgeler: {base}/v1/schema", "API:        {base}/v1   docs: {base}/v1/schema"),
+    "up.web": T("Oyun:       {base}/   (tarayıcı istemcisi)", "Game:       {base}/   (the browser client)"),
+    "up.web_missing": T("Oyun:       derlenmemiş (web/: make run derler, Node.js ≥ 20 ve npm gerekir)", "Game:       not built (web/: make run builds it; needs Node.js ≥ 20 and npm)"),
     "up.workers": T("İşçiler:    resolver, scheduler, projections — Ctrl-C durdurur", "Workers:    resolver, scheduler, projections — Ctrl-C stops"),
     "up.metrics": T("Ölçümler:   {base}/metrics (API), {resolver} (resolver), bir sonraki kapı (projections)", "Metrics:    {base}/metrics (API), {resolver} (resolver), the next port (projections)"),
     "up.none": T("yok", "none"),

@@ -85,6 +85,8 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     assert code == 0, text
     assert "Killing worker process" not in text, text
     assert text.count("Worker has been shut down") >= 2, text  # the resolver and projections
+    # the browser client's address, or that it is not built (issue 22)
+    assert any(line.startswith("Oyun:       ") for line in text.splitlines()), text
     records = [json.loads(line) for line in text.splitlines() if line and not for_people(line)]
     loggers = {r.get("logger") for r in records}
     assert {"uvicorn.error", "dramatiq.MainProcess", "seksenbir.access"} <= loggers, loggers
@@ -99,7 +101,15 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     assert season["token"].rsplit(".", 1)[1] not in text
 
 
-PEOPLE = ("PostgreSQL: ", "Redis:      ", "API:        ", "İşçiler:    ", "Ölçümler:   ", "     ")
+PEOPLE = (
+    "PostgreSQL: ",
+    "Redis:      ",
+    "API:        ",
+    "Oyun:       ",
+    "İşçiler:    ",
+    "Ölçümler:   ",
+    "     ",
+)
 
 
 def for_people(line: str) -> bool:

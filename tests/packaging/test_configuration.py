@@ -67,6 +67,7 @@ ODD = {
     "trusted_proxies": "10.0.0.5",
     "debug": "1",
     "data_dir": "/tmp/somewhere",
+    "web_dir": "/tmp/client",
     "log_format": "console",
     "log_level": "DEBUG",
 }

@@ -97,6 +97,39 @@ def test_the_image_runs_as_an_unprivileged_user() -> None:
     assert re.search(r'\["seksenbir"\]', entry), entry
 
 
+def test_the_image_builds_the_browser_client_and_serves_it() -> None:
+    """Issue 22, ADR-78: a Node stage builds web/ from its lock (npm ci, npm run build) with
+    every input the build reads, and the final image takes only its dist/ and points the
+    gateway at it (SEKSENBIR_WEB_DIR)."""
+    text = (DEPLOY / "Dockerfile").read_text()
+    stages = re.split(r"(?m)^FROM ", text)[1:]
+    web = next(s for s in stages if re.match(r"node:\d+\S* AS web\b", s))
+    assert int(re.match(r"node:(\d+)", web).group(1)) >= 20  # type: ignore[union-attr]
+    assert "npm ci" in web and "npm run build" in web
+    copied = set(re.findall(r"(?m)^COPY (?!--from)(.+) \S+$", web))
+    sources = {p for line in copied for p in line.split()}
+    root = DEPLOY.parent
+    for needed in (
+        "web/package.json",
+        "web/package-lock.json",
+        "web/index.html",
+        "web/vite.config.ts",
+        "web/tsconfig.json",
+        "web/tsconfig.test.json",
+        "web/scripts",
+        "web/data",
+        "web/public",
+        "web/src",
+        "web/tests/unit",
+    ):
+        assert needed in sources, needed
+        assert (root / needed).exists(), needed
+    final = stages[-1]
+    assert "COPY --from=web /web/dist ./web/dist" in final
+    assert "SEKSENBIR_WEB_DIR=/app/web/dist" in final
+    assert re.search(r"(?m)^WORKDIR /app$", final)
+
+
 def test_every_long_running_process_is_restarted_by_compose() -> None:
     """Issue 20, item 2: a standalone `seksenbir worker` exits when one of its Dramatiq worker
     processes dies (as do the others on a fatal error); compose starts it again

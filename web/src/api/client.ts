@@ -1,0 +1,174 @@
+// The client's only door to the server: every call of the public API, typed by schema.d.ts
+// (generated from the served OpenAPI document; tests/web/test_api_types.py keeps it current).
+// Same origin only (the shell's CSP allows nothing else). A refusal is an ApiProblem carrying
+// the problem's code, detail and extra members; a 429 is waited out once, politely, as its
+// Retry-After says, and then reported — never retried in a loop.
+import type { components } from './schema';
+
+export type Schemas = components['schemas'];
+export type Board = Schemas['StaticBoard'];
+export type ProvinceInfo = Schemas['ProvinceInfo'];
+export type MapView = Schemas['MapOut'];
+export type MapProvince = Schemas['Province'];
+export type PrivateView = Schemas['PrivateView'];
+export type OrderIn = Schemas['OrderIn'];
+export type Report = Schemas['Report'];
+export type ReportLine = Schemas['ReportLine'];
+export type PublicBey = Schemas['PublicBey'];
+export type Battle = Schemas['BattleRecord'];
+export type Created = Schemas['CreatedOut'];
+export type Status = Schemas['SeasonStatus'];
+export type Summary = Schemas['SummaryOut'];
+
+/** A problem+json refusal: `code` is stable, `detail` is for people, `members` the extras. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly members: Record<string, unknown>,
+    readonly retryAfter: number | null,
+  ) {
+    super(detail || code);
+  }
+}
+
+export interface Hooks {
+  /** The language asked of the server (Accept-Language). */
+  lang: () => string;
+  /** Told before a polite wait after a 429 (seconds). */
+  waiting: (seconds: number) => void;
+}
+
+let hooks: Hooks = { lang: () => 'tr', waiting: () => undefined };
+
+export function configure(h: Hooks): void {
+  hooks = h;
+}
+
+const MAX_WAIT_S = 60;
+const READ_RETRIES = 4;
+
+/** Retry-After in seconds (a number of seconds or an HTTP date), at least 1, at most 60. */
+export function retryAfterSeconds(value: string | null, now: number = Date.now()): number {
+  if (!value) return 5;
+  const n = Number(value);
+  const s = Number.isFinite(n) ? n : (Date.parse(value) - now) / 1000;
+  if (!Number.isFinite(s)) return 5;
+  return Math.min(MAX_WAIT_S, Math.max(1, Math.ceil(s)));
+}
+
+/** 128 random bits as hex (crypto.randomUUID needs a secure context; this does not). */
+export function idempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function problemOf(r: Response): Promise<ApiProblem> {
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await r.json()) as Record<string, unknown>;
+  } catch {
+    /* not JSON: keep the status */
+  }
+  const { type: _t, title: _ti, status: _s, code, detail, instance: _i, ...members } = body;
+  return new ApiProblem(
+    r.status,
+    typeof code === 'string' ? code : `http_${r.status}`,
+    typeof detail === 'string' ? detail : r.statusText,
+    members,
+    r.headers.has('Retry-After') ? retryAfterSeconds(r.headers.get('Retry-After')) : null,
+  );
+}
+
+async function call<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  opts: { token?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { 'Accept-Language': hooks.lang() };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  // Every command carries an Idempotency-Key (spending and offers require one): the one retry
+  // after a 429 sends the same key, so the command is never done twice.
+  if (method === 'POST') headers['Idempotency-Key'] = idempotencyKey();
+  const init: RequestInit = {
+    method,
+    headers,
+    cache: 'no-cache',
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  };
+  let r = await fetch(`/v1${path}`, init);
+  if (r.status === 429) {
+    // one polite wait as the server asks, then one more try; a second 429 goes to the player
+    const wait = retryAfterSeconds(r.headers.get('Retry-After'));
+    hooks.waiting(wait);
+    await sleep(wait * 1000);
+    r = await fetch(`/v1${path}`, init);
+  }
+  // A read the read side cannot answer yet (503 with Retry-After: a season projected a moment
+  // after its creation, a view being rebuilt) is asked again as told, a few times at most.
+  for (let i = 0; method === 'GET' && r.status === 503 && r.headers.has('Retry-After') && i < READ_RETRIES; i++) {
+    await sleep(Math.min(retryAfterSeconds(r.headers.get('Retry-After')), 5) * 1000);
+    r = await fetch(`/v1${path}`, init);
+  }
+  if (!r.ok) throw await problemOf(r);
+  if (r.status === 204) return undefined as T;
+  return (await r.json()) as T;
+}
+
+const seg = encodeURIComponent;
+
+export const api = {
+  board: () => call<Board>('GET', '/board'),
+  createTrial: (memleket: number) =>
+    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial' } }),
+  join: (season: string, memleket: number) =>
+    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, { body: { memleket } }),
+  status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
+  summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
+  map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),
+  reports: (season: string) =>
+    call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports`),
+  titles: (season: string) => call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles`),
+  leaderboard: (season: string) =>
+    call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard`),
+  private: (season: string, token: string) =>
+    call<PrivateView>('GET', `/seasons/${seg(season)}/private`, { token }),
+  me: (season: string, token: string) =>
+    call<PrivateView>('GET', `/seasons/${seg(season)}/me`, { token }),
+  battles: (season: string, token: string, divan: number) =>
+    call<Schemas['BattlesOut']>('GET', `/seasons/${seg(season)}/battles/${divan}`, { token }),
+  sendOrders: (season: string, token: string, orders: OrderIn[], divan: number | null) =>
+    call<unknown>('POST', `/seasons/${seg(season)}/orders`, {
+      token,
+      body: divan === null ? { orders } : { orders, divan },
+    }),
+  holdDivan: (season: string, token: string, divan: number) =>
+    call<Schemas['DivanRequestedOut']>('POST', `/seasons/${seg(season)}/divans`, {
+      token,
+      body: { divan },
+    }),
+  spend: (season: string, token: string, kind: 'sur' | 'paralı_asker' | 'satın_alma', province: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
+  offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+  answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
+  vote: (season: string, token: string, candidate: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
+  ticket: (season: string, token: string) =>
+    call<Schemas['TicketOut']>('POST', `/seasons/${seg(season)}/tickets`, { token }),
+};
+
+/** The event stream's URL: a single-use ticket for the bey's own events, and the position to
+ * resume after (the last event id seen, or a season version). */
+export function streamUrl(season: string, ticket: string | null, after: string | null): string {
+  const q = new URLSearchParams();
+  if (ticket) q.set('ticket', ticket);
+  if (after) q.set('last_event_id', after);
+  const qs = q.toString();
+  return `/v1/seasons/${seg(season)}/events${qs ? `?${qs}` : ''}`;
+}

@@ -1,0 +1,34 @@
+// Time and number formatting for people.
+
+/** A countdown: "2 g 03:04:05" / "03:04:05" / "04:05", never negative. */
+export function countdown(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86400);
+  const hh = Math.floor((s % 86400) / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = s % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const clock = hh > 0 || d > 0 ? `${two(hh)}:${two(mm)}:${two(ss)}` : `${two(mm)}:${two(ss)}`;
+  return d > 0 ? `${d} g ${clock}` : clock;
+}
+
+/** The countdown turns red in the last quarter of the time between two locks. */
+export function lastQuarter(secondsLeft: number, periodSeconds: number): boolean {
+  return periodSeconds > 0 && secondsLeft >= 0 && secondsLeft <= periodSeconds / 4;
+}
+
+/** Seconds left to `at` from `now`, both instants. */
+export function secondsTo(at: string, now: number): number {
+  return Math.max(0, Math.ceil((Date.parse(at) - now) / 1000));
+}
+
+/** An instant in the player's zone and in Istanbul's (the calendar's, +03:00). */
+export function bothTimes(at: string, lang: 'tr' | 'en'): { local: string; istanbul: string } {
+  const when = new Date(at);
+  const opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
+  const locale = lang === 'tr' ? 'tr-TR' : 'en-GB';
+  return {
+    local: new Intl.DateTimeFormat(locale, opts).format(when),
+    istanbul: new Intl.DateTimeFormat(locale, { ...opts, timeZone: 'Europe/Istanbul' }).format(when),
+  };
+}

@@ -1,0 +1,62 @@
+// The app: a header (home, language switch), then the screen the address names:
+// `#/` home, `#/s/<season_id>` a season.
+import './style.css';
+import { configure } from './api/client';
+import { lang, onLang, setLang, t } from './i18n';
+import { h } from './ui/dom';
+import { homeScreen } from './ui/home';
+import { seasonScreen } from './ui/season';
+import { notice } from './ui/notice';
+
+const app = document.getElementById('app') as HTMLElement;
+const stored = localStorage.getItem('seksenbir.lang');
+if (stored === 'en' || stored === 'tr') setLang(stored);
+else document.documentElement.lang = 'tr';
+
+configure({ lang, waiting: (n) => notice(t('wait429', { n })) });
+
+let leave: (() => void) | null = null;
+
+function header(): HTMLElement {
+  return h(
+    'header',
+    { class: 'top' },
+    h('a', { href: '#/', class: 'brand' }, t('app')),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'lang',
+        lang: lang() === 'tr' ? 'en' : 'tr',
+        'aria-label': t('switchLangLabel'),
+        onclick: () => {
+          const next = lang() === 'tr' ? 'en' : 'tr';
+          localStorage.setItem('seksenbir.lang', next);
+          setLang(next);
+        },
+      },
+      t('switchLang'),
+    ),
+  );
+}
+
+function route(): void {
+  leave?.();
+  leave = null;
+  const main = h('main', { id: 'main' });
+  app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
+  const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
+  if (m?.[1]) leave = seasonScreen(main, m[1]);
+  else leave = homeScreen(main);
+}
+
+window.addEventListener('hashchange', route);
+onLang(route);
+route();
+
+// The shell offline (public/sw.js); a browser without service workers plays all the same.
+if ('serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    void navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+  });
+}

@@ -1,0 +1,5 @@
+// One polite status line at the top (role=status): waits, errors that are not a form's own.
+export function notice(text: string): void {
+  const el = document.getElementById('notice');
+  if (el) el.textContent = text;
+}

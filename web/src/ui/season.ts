@@ -1,0 +1,944 @@
+// A season: the map and the list view, the order panel, the order set, "Divanı topla" (trial),
+// the Divan report (public and own lines, battles, leaderboard; past Divans), kept fresh by
+// the event stream.
+import {
+  api,
+  ApiProblem,
+  type Battle,
+  type Board,
+  type MapView,
+  type PrivateView,
+  type PublicBey,
+  type Report,
+  type Status,
+  type Schemas,
+} from '../api/client';
+
+type Titles = Schemas['TitlesOut'];
+import { lang, t, type Key } from '../i18n';
+import {
+  clamp,
+  dropOrder,
+  faultyProvince,
+  legalTargets,
+  maxSent,
+  orderCount,
+  ownProvinces,
+  parseUnits,
+  putOrder,
+  toRequest,
+  type Draft,
+  type Kind,
+} from '../logic/orders';
+import { bothTimes, countdown, lastQuarter } from '../logic/format';
+import { findSeason, saveSeason, type Saved } from '../logic/storage';
+import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
+import { loadBoard, namesOf, neighboursOf } from './board';
+import { h } from './dom';
+import { problemText } from './home';
+import { ProvinceMap } from './map';
+import { notice } from './notice';
+import { SeasonStream } from './stream';
+
+interface State {
+  board: Board;
+  status: Status | null;
+  map: MapView | null;
+  me: PrivateView | null;
+  reports: Report[];
+  leaderboard: PublicBey[];
+  titles: Titles | null;
+  battles: Map<number, Battle[]>;
+  draft: Draft[];
+  dirty: boolean;
+  selected: number | null;
+  kind: Kind;
+  units: number;
+  shown: number | null; // the Divan whose report is shown
+  busy: boolean;
+  refusal: { province: number | null; text: string } | null;
+  sentNote: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function seasonScreen(main: HTMLElement, season: string): () => void {
+  const saved: Saved | null = findSeason(localStorage, season);
+  let stream: SeasonStream | null = null;
+  let ticker: ReturnType<typeof setInterval> | null = null;
+  let gone = false;
+  const onGone: (() => unknown)[] = [];
+  main.replaceChildren(h('p', {}, t('loading')));
+
+  void loadBoard()
+    .then((board) => start(board))
+    .catch((e: unknown) => main.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(e))));
+
+  function start(board: Board): void {
+    const names = namesOf(board);
+    const neighbours = neighboursOf(board);
+    const nameOf = (p: number | null | undefined) => (p ? `${names.get(p) ?? p}` : '');
+    const st: State = {
+      board,
+      status: null,
+      map: null,
+      me: null,
+      reports: [],
+      leaderboard: [],
+      titles: null,
+      battles: new Map(),
+      draft: [],
+      dirty: false,
+      selected: null,
+      kind: 'advance',
+      units: 1,
+      shown: null,
+      busy: false,
+      refusal: null,
+      sentNote: '',
+    };
+    const seat = saved?.seat ?? null;
+    const token = saved?.token ?? null;
+
+    const map = new ProvinceMap((plate) => pick(plate, true));
+    // on a phone the whole country is small: start close to the player's memleket
+    if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
+    const info = h('section', { class: 'info', 'aria-label': t('season') });
+    const tokenBox = h('section', { class: 'card token' });
+    const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-live': 'polite', tabindex: -1 });
+    const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
+    const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
+    const report = h('section', { class: 'card report', 'aria-labelledby': 'report-h' });
+    const streamState = h('p', { class: 'small stream', role: 'status' });
+    const clock = h('section', { class: 'card clock', 'aria-labelledby': 'clock-h' });
+    const diplomacy = h('section', { class: 'card diplomacy', 'aria-labelledby': 'diplomacy-h' });
+    const kurultay = h('section', { class: 'card kurultay', 'aria-labelledby': 'kurultay-h' });
+    const missions = h('section', { class: 'card missions', 'aria-labelledby': 'missions-h' });
+    const joinBox = h('section', { class: 'card join', 'aria-labelledby': 'join-h' });
+    // the live lock as an instant on this device's clock: the server's seconds_to_lock when
+    // read, so a wrong device clock does not move it
+    let lockAt: number | null = null;
+    let periodS = 0;
+
+    main.replaceChildren(
+      info,
+      clock,
+      joinBox,
+      tokenBox,
+      h('div', { class: 'play' }, h('div', { class: 'mapcol' }, map.root, legend()), h('div', { class: 'side' }, panel, orders)),
+      kurultay,
+      list,
+      diplomacy,
+      missions,
+      report,
+      streamState,
+    );
+
+    if (saved && sessionStorage.getItem('seksenbir.fresh') === season) {
+      sessionStorage.removeItem('seksenbir.fresh');
+      const copied = h('span', { role: 'status' });
+      tokenBox.append(
+        h('p', {}, t('tokenOnce')),
+        h('code', { class: 'tok' }, saved.token),
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () => {
+              void navigator.clipboard?.writeText(saved.token).then(() => (copied.textContent = t('copied')));
+            },
+          },
+          t('copy'),
+        ),
+        ' ',
+        copied,
+        h('p', { class: 'small' }, t('privacy')),
+      );
+    } else tokenBox.remove();
+
+    if (!saved) notice(t('notFound'));
+
+    function own(): number[] {
+      return st.map && seat !== null ? ownProvinces(st.map.provinces, seat) : [];
+    }
+
+    function targets(): number[] {
+      if (st.selected === null || !st.map || seat === null) return [];
+      return legalTargets(neighbours, st.map.provinces, seat, st.selected, st.kind);
+    }
+
+    function pick(plate: number, onMap = false): void {
+      if (seat === null || !st.map) return;
+      if (st.selected !== null && st.kind !== 'hold' && targets().includes(plate)) {
+        choose(plate);
+        return;
+      }
+      if (st.map.provinces[String(plate)]?.owner !== seat) {
+        st.selected = null;
+        notice(`${nameOf(plate)}: ${t('notYours')}`);
+        render();
+        return;
+      }
+      notice('');
+      st.selected = plate;
+      const units = st.map.provinces[String(plate)]?.units ?? 1;
+      const existing = st.draft.find((o) => o.province === plate);
+      st.kind = maxSent(units) < 1 ? 'hold' : (existing?.kind ?? 'advance');
+      st.units = existing && existing.kind !== 'hold' ? existing.units : Math.max(1, maxSent(units));
+      render();
+      // from the list, the panel takes the focus; on the map the view stays where it is
+      panel.focus({ preventScroll: onMap });
+    }
+
+    function choose(target: number | null): void {
+      if (st.selected === null) return;
+      st.draft = putOrder(st.draft, {
+        province: st.selected,
+        kind: st.kind,
+        target: st.kind === 'hold' ? null : target,
+        units: st.kind === 'hold' ? 0 : st.units,
+      });
+      st.dirty = true;
+      st.refusal = null;
+      st.sentNote = '';
+      st.selected = null;
+      render();
+    }
+
+    function kindLabel(k: Kind): string {
+      return t(k);
+    }
+
+    function orderText(o: Draft): string {
+      if (o.kind === 'hold') return t('holdLine', { p: nameOf(o.province) });
+      return t('orderLine', { p: nameOf(o.province), k: kindLabel(o.kind), u: o.units, t: nameOf(o.target) });
+    }
+
+    function renderInfo(): void {
+      const s = st.status;
+      const parts = [
+        `${t('season')} ${season.slice(0, 8)}`,
+        s ? (s.mode === 'trial' ? t('trial') : t('live')) : '',
+        s ? `${t('divan')} ${s.divan}` : '',
+      ];
+      if (st.me) parts.push(`${t('bey', { n: st.me.seat })} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
+      const badges: (HTMLElement | string)[] = [];
+      if (st.me?.hain_through) badges.push(h('span', { class: 'badge hain' }, t('hainThrough', { n: st.me.hain_through })));
+      if (st.me?.exiled) badges.push(h('span', { class: 'badge' }, t('surgun')));
+      if (s?.phase === 'over') badges.push(h('span', { class: 'badge' }, t('seasonOver')));
+      info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
+    }
+
+    function renderPanel(): void {
+      const p = st.selected;
+      if (p === null || !st.map) {
+        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
+        return;
+      }
+      const here = st.map.provinces[String(p)];
+      const units = here?.units ?? 0;
+      const canLeave = maxSent(units) >= 1;
+      const kinds = h('fieldset', { class: 'kinds' }, h('legend', {}, t('orderFor', { p: nameOf(p) })));
+      for (const k of ['advance', 'support', 'hold'] as Kind[]) {
+        const id = `kind-${k}`;
+        const input = h('input', {
+          type: 'radio',
+          name: 'kind',
+          id,
+          value: k,
+          checked: st.kind === k,
+          disabled: k !== 'hold' && !canLeave,
+          onchange: () => {
+            st.kind = k;
+            render();
+          },
+        });
+        kinds.append(h('span', { class: 'kind' }, input, h('label', { for: id }, kindLabel(k))));
+      }
+      const body: (HTMLElement | string | null)[] = [
+        h('p', {}, `${nameOf(p)} — ${t('units')}: ${units}`),
+        kinds,
+      ];
+      if (!canLeave) body.push(h('p', { class: 'note' }, t('cannotLeave')));
+      if (st.kind !== 'hold' && canLeave) {
+        const input = h('input', {
+          id: 'units',
+          type: 'number',
+          inputmode: 'numeric',
+          min: 1,
+          max: 12,
+          step: 1,
+          value: st.units,
+        }) as HTMLInputElement;
+        input.addEventListener('change', () => {
+          const n = parseUnits(input.value);
+          if (n !== null) st.units = n;
+          render();
+        });
+        const { sent, clamped } = clamp(units, st.units);
+        body.push(
+          h('label', { for: 'units' }, t('howMany')),
+          ' ',
+          input,
+          h('p', { class: clamped ? 'note warn' : 'note', id: 'clamp' }, t('clampNote', { max: maxSent(units) }), clamped ? ` (${sent})` : ''),
+          h('p', {}, t('chooseTarget')),
+        );
+        const tl = h('ul', { class: 'targets' });
+        for (const target of targets()) {
+          const owner = st.map.provinces[String(target)]?.owner ?? null;
+          const what = owner === null ? t('targetMilis') : owner === seat ? t('targetMove') : `${t('targetAttack')}: ${t('bey', { n: owner })}`;
+          tl.append(
+            h(
+              'li',
+              {},
+              h('button', { type: 'button', class: 'target', 'data-target': target, onclick: () => choose(target) }, `${nameOf(target)} (${st.kind === 'support' ? t('support') : what})`),
+            ),
+          );
+        }
+        body.push(tl);
+      } else {
+        body.push(h('button', { type: 'button', class: 'primary', onclick: () => choose(null) }, t('hold')));
+      }
+      body.push(
+        ' ',
+        h('button', { type: 'button', class: 'quiet', onclick: () => { st.selected = null; render(); } }, t('cancel')),
+        spendBox(p),
+      );
+      panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
+    }
+
+    function spendBox(p: number): HTMLElement | null {
+      if (!st.map || !st.me || seat === null || !token) return null;
+      const gold = st.me.gold;
+      const locked = st.busy || st.status?.locked === true || st.status?.phase !== 'running';
+      const button = (kind: Spend, province: number, label: string, allowed: boolean) =>
+        h('button', { type: 'button', class: 'spend', 'data-spend': kind, disabled: locked || !allowed, onclick: () => void spend(kind, province) }, label);
+      const buys = purchasable(neighbours, st.map.provinces, seat, p).map((n) =>
+        button('satın_alma', n, t('spendBuy', { p: nameOf(n), c: COST.satın_alma }), gold >= COST.satın_alma),
+      );
+      return h(
+        'div',
+        { class: 'spending' },
+        h('h3', {}, `${t('spending')} — ${t('gold')}: ${gold}`),
+        h(
+          'div',
+          { class: 'actions' },
+          button('sur', p, t('spendSur', { c: COST.sur }), canSur(st.map.provinces, seat, p, gold)),
+          button('paralı_asker', p, t('spendHire', { c: COST.paralı_asker }), canHire(st.map.provinces, seat, p, gold)),
+          ...buys,
+        ),
+      );
+    }
+
+    async function act(what: () => Promise<unknown>, done: string): Promise<void> {
+      st.busy = true;
+      render();
+      try {
+        await what();
+        notice(done);
+        await refresh();
+      } catch (e) {
+        notice(problemText(e));
+      } finally {
+        st.busy = false;
+        render();
+      }
+    }
+
+    function spend(kind: Spend, province: number): Promise<void> {
+      return act(() => api.spend(season, token ?? '', kind, province), t('spent'));
+    }
+
+    function renderDiplomacy(): void {
+      const me = st.me;
+      if (!me || !token || seat === null) {
+        diplomacy.hidden = true;
+        return;
+      }
+      diplomacy.hidden = false;
+      const kindText = (k: 'pact' | 'alliance') => t(k);
+      const running = st.status?.phase === 'running' && !st.busy;
+      const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
+      const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
+      for (const n of seats) to.append(h('option', { value: n }, t('bey', { n })));
+      const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
+      kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
+      const form = h(
+        'form',
+        { class: 'actions' },
+        h('label', { for: 'offer-to' }, t('offerTo')),
+        to,
+        h('label', { for: 'offer-kind' }, t('offerKind')),
+        kind,
+        h('button', { type: 'submit', disabled: !running }, t('makeOffer')),
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void act(() => api.offer(season, token, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+      });
+      diplomacy.replaceChildren(
+        h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
+        me.treaties.length === 0
+          ? h('p', {}, t('noTreaties'))
+          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: t('bey', { n: tr.partner }), n: tr.through_divan })))),
+        h('h3', {}, t('offersIn')),
+        h(
+          'ul',
+          { class: 'offers-in' },
+          ...me.offers_in.map((o) =>
+            h(
+              'li',
+              { 'data-from': o.from },
+              t('offerIn', { b: t('bey', { n: o.from }), k: kindText(o.kind) }),
+              ' ',
+              o.answer
+                ? `(${t(`answered_${o.answer}` as Key)})`
+                : h(
+                    'span',
+                    {},
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'accept'), t('accept')) }, t('accept')),
+                    ' ',
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'reject'), t('reject')) }, t('reject')),
+                  ),
+            ),
+          ),
+        ),
+        h('h3', {}, t('offersOut')),
+        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
+        form,
+      );
+    }
+
+    function renderMissions(): void {
+      const me = st.me;
+      if (!me) {
+        missions.hidden = true;
+        return;
+      }
+      missions.hidden = false;
+      const text = (x: { tr: string; en: string }) => (lang() === 'tr' ? x.tr : x.en);
+      missions.replaceChildren(
+        h('h2', { id: 'missions-h' }, t('missions')),
+        h('ul', {}, ...me.missions.map((m) => h('li', { class: m.done ? 'done' : '' }, text(m.status), h('div', { class: 'small' }, text(m.completed_when))))),
+      );
+    }
+
+    let voted = false;
+    function renderKurultay(): void {
+      const s = st.status;
+      if (!s || s.phase !== 'kurultay' || !token || seat === null || voted) {
+        kurultay.hidden = true;
+        return;
+      }
+      kurultay.hidden = false;
+      const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${t('bey', { n: b.seat })} · ${nameOf(b.memleket)}`));
+      const form = h(
+        'form',
+        {},
+        h('label', { for: 'vote-for' }, t('voteFor')),
+        ' ',
+        pickSeat,
+        ' ',
+        h('button', { type: 'submit', class: 'primary', disabled: st.busy }, t('vote')),
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        voted = true;
+        void act(() => api.vote(season, token, Number(pickSeat.value)), t('voted'));
+      });
+      kurultay.replaceChildren(h('h2', { id: 'kurultay-h' }, t('voteTitle')), form);
+    }
+
+    function renderOrders(): void {
+      const mine = own();
+      const { given, of } = orderCount(st.draft, mine);
+      const items = st.draft
+        .filter((o) => mine.includes(o.province))
+        .map((o) =>
+          h(
+            'li',
+            { class: st.refusal?.province === o.province ? 'refused' : '', 'data-province': o.province },
+            orderText(o),
+            ' ',
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'quiet',
+                'aria-label': t('removeOrder', { p: nameOf(o.province) }),
+                onclick: () => {
+                  st.draft = dropOrder(st.draft, o.province);
+                  st.dirty = true;
+                  render();
+                },
+              },
+              t('remove'),
+            ),
+          ),
+        );
+      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy;
+      const send = h('button', { type: 'button', id: 'send', disabled: !canAct || !st.dirty, onclick: () => void sendOrders() }, t('send'));
+      const hold =
+        st.status?.mode === 'trial' && seat !== null
+          ? h('button', { type: 'button', id: 'hold-divan', class: 'primary', disabled: !canAct, onclick: () => void holdDivan() }, st.busy ? t('resolving') : t('holdDivan'))
+          : null;
+      const refusal = st.refusal
+        ? h(
+            'div',
+            { class: 'error', role: 'alert' },
+            h('strong', {}, t('refused')),
+            st.refusal.province !== null ? h('p', {}, t('refusedOrder', { p: nameOf(st.refusal.province) })) : null,
+            h('p', {}, st.refusal.text),
+          )
+        : null;
+      const parts: (HTMLElement | null)[] = [
+        h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
+        h('ul', { class: 'set' }, ...items),
+        st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
+        refusal,
+        h('div', { class: 'actions' }, send, ' ', hold),
+      ];
+      orders.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));
+    }
+
+    function renderList(): void {
+      const mine = own();
+      const rows = mine.map((p) => {
+        const units = st.map?.provinces[String(p)]?.units ?? 0;
+        const order = st.draft.find((o) => o.province === p);
+        return h(
+          'tr',
+          { 'data-plate': p },
+          h('th', { scope: 'row' }, `${p} ${nameOf(p)}`),
+          h('td', {}, String(units)),
+          h('td', {}, order ? orderText(order) : t('hold')),
+          h('td', {}, h('button', { type: 'button', 'aria-label': t('giveOrderFor', { p: nameOf(p) }), onclick: () => pick(p) }, t('giveOrder'))),
+        );
+      });
+      list.replaceChildren(
+        h('h2', { id: 'list-h' }, t('list')),
+        h(
+          'table',
+          {},
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('provinces')), h('th', { scope: 'col' }, t('units')), h('th', { scope: 'col' }, t('orders')), h('th', { scope: 'col' }, ''))),
+          h('tbody', {}, ...rows),
+        ),
+      );
+    }
+
+    function renderReport(): void {
+      const divans = st.reports.filter((r) => r.kind === 'divan' && r.divan !== null).map((r) => r.divan as number);
+      const children: (HTMLElement | null)[] = [h('h2', { id: 'report-h' }, t('report'))];
+      if (divans.length === 0) {
+        children.push(h('p', {}, t('noReport')));
+        report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
+        return;
+      }
+      const shown = st.shown ?? divans[divans.length - 1] ?? null;
+      const pickDivan = h('select', { id: 'divan-pick' }) as HTMLSelectElement;
+      for (const d of divans) pickDivan.append(h('option', { value: d, selected: d === shown }, `${t('divan')} ${d}`));
+      pickDivan.addEventListener('change', () => {
+        st.shown = Number(pickDivan.value);
+        void loadBattles(st.shown).then(render);
+      });
+      children.push(h('p', {}, h('label', { for: 'divan-pick' }, t('pastDivans')), ' ', pickDivan));
+      const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
+      const priv = st.me?.reports?.find((r) => r.divan === shown);
+      const text = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
+      children.push(
+        h('h3', {}, t('publicLines')),
+        h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => h('li', { 'data-kind': l.kind }, text(l)))),
+      );
+      if (priv) {
+        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      }
+      if (token && shown !== null) {
+        const battles = st.battles.get(shown) ?? [];
+        children.push(
+          h('h3', {}, t('battles')),
+          battles.length === 0
+            ? h('p', {}, t('noBattles'))
+            : h(
+                'ul',
+                { class: 'battles' },
+                ...battles.map((b) =>
+                  h(
+                    'li',
+                    {},
+                    t('battleLine', {
+                      t: nameOf(b.target),
+                      d: b.defender === null ? t('milis') : t('bey', { n: b.defender }),
+                      du: b.defender_units,
+                      o: t(`outcome_${b.outcome}` as Key),
+                    }),
+                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => t('bey', { n })).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
+                  ),
+                ),
+              ),
+        );
+      }
+      // the season admin's acts and ops' corrections (their reasons are people's own words)
+      const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
+      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      const kr = st.reports.find((r) => r.kind === 'kurultay');
+      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());
+      report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
+    }
+
+    function leaderboardTable(): HTMLElement {
+      return h(
+        'table',
+        { class: 'leaderboard' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, t('seat')), h('th', { scope: 'col' }, t('memleket')), h('th', { scope: 'col' }, t('score')), h('th', { scope: 'col' }, t('provinces')))),
+        h(
+          'tbody',
+          {},
+          ...st.leaderboard.map((b, i) =>
+            h(
+              'tr',
+              { class: b.seat === seat ? 'me' : '' },
+              h('td', {}, String(i + 1)),
+              h(
+                'td',
+                {},
+                t('bey', { n: b.seat }),
+                b.seat === seat ? ` (${t('you')})` : '',
+                b.computer ? ` · ${t('computer')}` : '',
+                b.hain_through ? h('span', { class: 'badge hain' }, t('hain')) : null,
+                b.han ? h('span', { class: 'badge' }, t('han')) : null,
+                b.surgun ? h('span', { class: 'badge' }, t('surgun')) : null,
+              ),
+              h('td', {}, nameOf(b.memleket)),
+              h('td', {}, String(b.score)),
+              h('td', {}, String(b.provinces)),
+            ),
+          ),
+        ),
+      );
+    }
+
+    function titlesList(): HTMLElement {
+      const ti = st.titles;
+      const items: HTMLElement[] = [];
+      if (ti) {
+        for (const [region, r] of Object.entries(ti.regions)) {
+          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: t('bey', { n: r.seat }) })));
+        }
+        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${t('bey', { n })}`));
+        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${t('bey', { n })}`));
+        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${t('bey', { n: ti.han })}`));
+      }
+      return h('div', { class: 'titles' }, h('h3', {}, t('titles')), items.length ? h('ul', {}, ...items) : h('p', {}, t('noTitles')));
+    }
+
+    function legend(): HTMLElement {
+      return h(
+        'details',
+        { class: 'legend' },
+        h('summary', {}, t('legend')),
+        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendBattle'] as Key[]).map((k) => h('li', {}, t(k)))),
+      );
+    }
+
+    function renderClock(): void {
+      const s = st.status;
+      if (!s || s.mode !== 'live' || !s.calendar) {
+        clock.hidden = true;
+        return;
+      }
+      clock.hidden = false;
+      const cal = s.calendar;
+      const when = (what: string, at: string) => {
+        const b = bothTimes(at, lang());
+        return h('li', {}, t('whenLine', { what, local: b.local, ist: b.istanbul }));
+      };
+      const now = h('p', { id: 'countdown', class: 'countdown', role: 'timer', 'aria-live': 'off' });
+      clock.replaceChildren(
+        h('h2', { id: 'clock-h' }, s.phase === 'registration' ? t('registrationOpen') : t('calendar')),
+        now,
+        h(
+          'details',
+          {},
+          h('summary', {}, `${t('calendar')} ${cal.provisional ? t('provisional') : ''}`),
+          h(
+            'ul',
+            {},
+            when(t('registrationCloses'), cal.registration_closes_at),
+            ...cal.divans.map((d) => when(`${t('divan')} ${d.divan}`, d.at)),
+            when(t('kurultayCloses'), cal.kurultay_closes_at),
+          ),
+        ),
+      );
+      tick();
+    }
+
+    // When a countdown reaches its instant, the season is read again: soon, then less often
+    // (the scheduler records the instant a moment later), never in a tight loop.
+    let dueWait = 2;
+    let dueTimer: ReturnType<typeof setTimeout> | null = null;
+    function due(): void {
+      if (dueTimer || gone) return;
+      dueTimer = setTimeout(() => {
+        dueTimer = null;
+        dueWait = Math.min(30, dueWait * 2);
+        void refresh().catch(() => undefined);
+      }, dueWait * 1000);
+    }
+
+    function tick(): void {
+      const el = clock.querySelector('#countdown');
+      const s = st.status;
+      if (!el || !s || s.mode !== 'live') return;
+      if (s.paused) {
+        el.textContent = t('paused');
+        return;
+      }
+      if (s.phase === 'registration' && s.calendar) {
+        const left = Math.max(0, (Date.parse(s.calendar.registration_closes_at) - Date.now()) / 1000);
+        el.textContent = t('registration', { t: countdown(left) });
+        if (left === 0) due();
+        return;
+      }
+      if (s.phase === 'kurultay' && s.calendar) {
+        const left = Math.max(0, Math.ceil((Date.parse(s.calendar.kurultay_closes_at) - Date.now()) / 1000));
+        el.textContent = t('kurultayIn', { t: countdown(left) });
+        if (left === 0) due();
+        return;
+      }
+      if (s.locked) {
+        el.textContent = t('locked');
+        el.classList.add('late');
+        due();
+        return;
+      }
+      if (lockAt === null) {
+        el.textContent = s.phase === 'over' ? t('seasonOver') : '';
+        return;
+      }
+      const left = Math.max(0, Math.ceil((lockAt - Date.now()) / 1000));
+      el.textContent = t('countdown', { t: countdown(left) });
+      if (left === 0) due();
+      else dueWait = 2;
+      el.classList.toggle('late', lastQuarter(left, periodS));
+    }
+
+    function renderJoin(): void {
+      const s = st.status;
+      if (saved || !s || s.mode !== 'live' || s.phase !== 'registration') {
+        joinBox.hidden = true;
+        return;
+      }
+      joinBox.hidden = false;
+      const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
+      for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
+      const error = h('div', { class: 'error', role: 'alert' });
+      const form = h(
+        'form',
+        {},
+        h('label', { for: 'join-memleket' }, t('memleket')),
+        ' ',
+        select,
+        ' ',
+        h('button', { type: 'submit', class: 'primary' }, t('join')),
+        error,
+      );
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        const memleket = Number(select.value);
+        api
+          .join(season, memleket)
+          .then((joined) => {
+            saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
+            sessionStorage.setItem('seksenbir.fresh', season);
+            window.dispatchEvent(new HashChangeEvent('hashchange')); // this screen again, as the bey
+          })
+          .catch((err: unknown) => {
+            error.replaceChildren(h('p', {}, problemText(err)));
+            if (err instanceof ApiProblem && Array.isArray(err.members.free_neighbours)) {
+              const free = (err.members.free_neighbours as number[]).map((p) => `${p} ${nameOf(p)}`).join(', ');
+              error.append(h('p', {}, t('freeNeighbours', { list: free })));
+            }
+          });
+      });
+      joinBox.replaceChildren(h('h2', { id: 'join-h' }, t('joinTitle')), form);
+    }
+
+    function render(): void {
+      if (gone) return;
+      // watching a season not saved here: no order panel, set or list
+      panel.hidden = orders.hidden = list.hidden = seat === null;
+      renderInfo();
+      renderClock();
+      renderJoin();
+      if (st.map) {
+        const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
+        map.update(st.map.provinces, { seat, hain });
+      }
+      map.highlight(st.selected, targets());
+      map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
+      renderPanel();
+      renderOrders();
+      renderList();
+      renderDiplomacy();
+      renderMissions();
+      renderKurultay();
+      renderReport();
+    }
+
+    async function loadBattles(divan: number | null): Promise<void> {
+      if (!token || divan === null || st.battles.has(divan)) return;
+      try {
+        st.battles.set(divan, (await api.battles(season, token, divan)).battles);
+      } catch {
+        /* not there yet: the next refresh asks again */
+      }
+    }
+
+    let wake: (() => void) | null = null;
+
+    /** Every read; with `divan`, until each shows that Divan resolved (the read side trails
+     * the write side a little: poll with a deadline, never forever). */
+    async function refresh(divan: number | null = null): Promise<void> {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        // the command side knows the season at once (a 404 here is a season that does not
+        // exist); its read side a moment later (issue 20): until then a read is retried
+        const status = await api.status(season);
+        let reads;
+        try {
+          reads = await Promise.all([
+            api.map(season),
+            token ? api.private(season, token) : Promise.resolve(null),
+            api.reports(season),
+            api.leaderboard(season),
+            api.titles(season),
+          ]);
+        } catch (e) {
+          if (e instanceof ApiProblem && e.status === 404 && Date.now() < deadline) {
+            await sleep(300);
+            continue;
+          }
+          throw e;
+        }
+        const [m, me, reports, lb, titles] = reads;
+        const caught =
+          divan === null ||
+          (status.divan >= divan &&
+            m.divan >= divan &&
+            reports.reports.some((r) => r.kind === 'divan' && r.divan === divan) &&
+            (me === null || (me.reports ?? []).some((r) => r.divan === divan)));
+        if (caught || Date.now() > deadline) {
+          st.status = status;
+          lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
+          periodS = lockPeriod(status);
+          st.map = m;
+          if (me) {
+            const fresh = !st.me || st.me.next_divan !== me.next_divan;
+            st.me = me;
+            if (fresh) st.sentNote = '';
+            if (fresh && !st.dirty) {
+              st.draft = me.orders.divan === me.next_divan ? me.orders.orders.map((o) => ({ province: o.province, kind: o.kind, target: o.target ?? null, units: o.units ?? 0 })) : [];
+            }
+          }
+          st.reports = reports.reports;
+          st.leaderboard = lb.leaderboard;
+          st.titles = titles;
+          if (divan !== null) st.shown = divan;
+          await loadBattles(st.shown ?? lastDivan());
+          render();
+          return;
+        }
+        // the next look: when the stream says something happened, or 300 ms on
+        await Promise.race([sleep(300), new Promise<void>((r) => (wake = r))]);
+        wake = null;
+      }
+    }
+
+    /** Seconds between the lock before the next one (or the registration close) and it. */
+    function lockPeriod(s: Status): number {
+      const cal = s.calendar;
+      if (!cal || !s.next_divan_at) return 0;
+      const next = Date.parse(s.next_divan_at);
+      const before = [Date.parse(cal.registration_closes_at), ...cal.divans.map((d) => Date.parse(d.at))].filter((x) => x < next);
+      return before.length ? (next - Math.max(...before)) / 1000 : 0;
+    }
+
+    function lastDivan(): number | null {
+      const ds = st.reports.filter((r) => r.kind === 'divan').map((r) => r.divan ?? 0);
+      return ds.length ? Math.max(...ds) : null;
+    }
+
+    async function sendOrders(): Promise<boolean> {
+      if (!token || !st.me) return false;
+      const body = toRequest(st.draft, own());
+      st.busy = true;
+      render();
+      try {
+        const out = (await api.sendOrders(season, token, body, st.me.next_divan)) as { divan?: number };
+        st.dirty = false;
+        st.refusal = null;
+        st.sentNote = t('sent', { n: out.divan ?? st.me.next_divan ?? '' });
+        return true;
+      } catch (e) {
+        st.refusal =
+          e instanceof ApiProblem
+            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})` }
+            : { province: null, text: t('offline') };
+        return false;
+      } finally {
+        st.busy = false;
+        render();
+      }
+    }
+
+    async function holdDivan(): Promise<void> {
+      if (!token || !st.me || st.me.next_divan === null) return;
+      if (st.dirty && !(await sendOrders())) return;
+      const n = st.me.next_divan;
+      st.busy = true;
+      render();
+      try {
+        await api.holdDivan(season, token, n);
+        await refresh(n);
+      } catch (e) {
+        notice(problemText(e));
+      } finally {
+        st.busy = false;
+        render();
+      }
+    }
+
+    ticker = setInterval(tick, 1000);
+    onGone.push(() => dueTimer && clearTimeout(dueTimer));
+    void refresh()
+      .then(() => {
+        if (gone) return;
+        stream = new SeasonStream(
+          season,
+          token,
+          st.map?.version ?? null,
+          (event, data) => {
+            if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
+              wake?.(); // a refresh waiting for this Divan looks now
+              if (!st.busy) {
+                const d = (data as { divan?: number } | null)?.divan ?? null;
+                void refresh(typeof d === 'number' ? d : null).catch(() => undefined);
+              }
+            }
+          },
+          (up) => (streamState.textContent = `${t('live_stream')}: ${up ? t('streamOn') : t('streamOff')}`),
+        );
+      })
+      .catch((e: unknown) => main.replaceChildren(h('p', { class: 'error', role: 'alert' }, problemText(e))));
+  }
+
+  return () => {
+    gone = true;
+    stream?.close();
+    if (ticker) clearInterval(ticker);
+    for (const f of onGone) f();
+  };
+}

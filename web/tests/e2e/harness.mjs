@@ -1,0 +1,113 @@
+// What the end-to-end tests share: the stack they start (`seksenbir up` on WEB_E2E_PORT with an
+// ops token of its own), the system's Chromium (never a downloaded one), polling with a deadline.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const ARTEFACTS = join(here, '..', '..', 'artefacts');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+export const DEADLINE_MS = 30_000;
+
+export function fail(message) {
+  console.error(`e2e: ${message}`);
+  process.exit(1);
+}
+
+if (!existsSync(CHROMIUM)) fail(`no browser at ${CHROMIUM}: apt-get install -y chromium (the test never downloads one)`);
+mkdirSync(ARTEFACTS, { recursive: true });
+
+export async function waitFor(what, check, ms = DEADLINE_MS) {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function startStack() {
+  if (process.env.WEB_E2E_URL) {
+    return { base: process.env.WEB_E2E_URL, ops: process.env.WEB_E2E_OPS_TOKEN ?? null, stop: async () => undefined };
+  }
+  const ops = `e2e-ops-${randomBytes(16).toString('hex')}`; // this stack's own ops token
+  const port = process.env.WEB_E2E_PORT ?? '18360';
+  const bin = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
+  // the port must be free: a stack already there would answer for this one
+  const taken = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+  if (taken) fail(`port ${port} is already serving: stop what runs there, or set WEB_E2E_PORT`);
+  const env = { ...process.env, SEKSENBIR_OPS_TOKENS: ops };
+  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    const ended = new Promise((r) => proc.once('exit', r));
+    try {
+      process.kill(-proc.pid, 'SIGTERM'); // its process group: the API, workers, scheduler
+    } catch {
+      /* gone */
+    }
+    await Promise.race([ended, new Promise((r) => setTimeout(r, 20_000))]);
+  };
+  try {
+    await waitFor('the stack', async () => {
+      if (proc.exitCode !== null) throw Object.assign(new Error('exited'), { fatal: true });
+      return (await fetch(`${base}/health`)).ok && (await fetch(`${base}/`)).ok;
+    }, 90_000);
+  } catch (e) {
+    await stop();
+    fail(`the stack did not start on ${base} (${e.message}):\n${out.slice(-3000)}`);
+  }
+  return { base, ops, stop };
+}
+
+export function launch() {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** The screen point of a province's label (inside it), after scrolling it into view. */
+export async function provincePoint(page, plate) {
+  await page.locator(`#p-${plate} path`).first().scrollIntoViewIfNeeded();
+  return page.evaluate((plate) => {
+    const label = document.querySelector(`#p-${plate} text`);
+    const svg = label.ownerSVGElement;
+    const p = svg.createSVGPoint();
+    p.x = Number(label.getAttribute('x'));
+    p.y = Number(label.getAttribute('y'));
+    const s = p.matrixTransform(svg.getScreenCTM());
+    return { x: s.x, y: s.y };
+  }, plate);
+}
+
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A/AA rules on the page as it stands: the serious and critical
+ * violations, one line each (empty when there are none). Evaluated through the DevTools
+ * protocol, so the shell's CSP stays as it is. */
+export async function axeCheck(page, screen) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${screen}: ${v.impact} ${v.id} at ${v.nodes.join(', ')}`);
+}

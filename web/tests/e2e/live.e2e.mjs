@@ -1,0 +1,103 @@
+// End to end (issue 22): a live season on a compressed calendar with two browser contexts as
+// two beys — against a real stack (tests/e2e/harness.mjs). Both open the season by its link
+// and see registration open with its countdown and calendar; the first joins with Ankara (6);
+// the second asks for Ankara too, is told it is taken with the free neighbours, and joins with
+// Kırıkkale (71). After registration closes by itself, the first gives an order on the map
+// before the lock; at the lock the Divan resolves and both see its report (R-1.3, R-1.4, R-4.4).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ARTEFACTS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
+
+const INTERVAL_S = 25; // Divan n at the close + n × 25 s
+const REGISTRATION_S = INTERVAL_S + 5; // a compressed close is at least one interval ahead
+
+const { base, ops, stop } = await startStack();
+let browser;
+try {
+  if (!ops) throw new Error('the live test needs the stack’s ops token (WEB_E2E_OPS_TOKEN)');
+  const close = new Date(Date.now() + REGISTRATION_S * 1000);
+  const iso = new Date(close.getTime() + 3 * 3600_000).toISOString().replace('Z', '+03:00');
+  const created = await fetch(`${base}/v1/seasons`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ops}` },
+    body: JSON.stringify({ mode: 'live', registration_closes_at: iso, divan_interval_seconds: INTERVAL_S }),
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const season = (await created.json()).season_id;
+
+  browser = await launch();
+  const a = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'tr-TR' });
+  const b = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
+  const [pa, pb] = [await a.newPage(), await b.newPage()];
+  const problems = [];
+  for (const p of [pa, pb]) {
+    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    p.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+  }
+  const a11y = [];
+  const shot = async (p, name) => {
+    await p.screenshot({ path: join(ARTEFACTS, `live-${name}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(p, `live-${name}`)));
+  };
+
+  // Both open the season by its link: registration open, a countdown, the calendar
+  for (const p of [pa, pb]) {
+    await p.goto(`${base}/#/s/${season}`);
+    await p.getByRole('heading', { name: 'Kayıt açık' }).waitFor();
+    await waitFor('the registration countdown', async () => /Kayıt \d\d:\d\d kapanır/.test(await p.locator('#countdown').textContent()));
+    assert.match(await p.locator('section.clock').textContent(), /İstanbul/);
+  }
+  await shot(pb, '1-registration');
+
+  // The first bey joins with Ankara
+  await pa.locator('#join-memleket').selectOption('6');
+  await pa.getByRole('button', { name: 'Katıl' }).click();
+  await pa.locator('code.tok').waitFor();
+  await pa.getByRole('heading', { name: 'Bu sezona katıl' }).waitFor({ state: 'hidden' });
+
+  // The second asks for Ankara too: taken, with the free neighbours named; then Kırıkkale
+  await pb.locator('#join-memleket').selectOption('6');
+  await pb.getByRole('button', { name: 'Katıl' }).click();
+  await pb.locator('section.join [role=alert]').getByText(/Boş komşu memleketler: .*71 Kırıkkale/).waitFor();
+  assert.match(await pb.locator('section.join [role=alert]').textContent(), /memleket_taken/);
+  await shot(pb, '2-taken');
+  await pb.locator('#join-memleket').selectOption('71');
+  await pb.getByRole('button', { name: 'Katıl' }).click();
+  await pb.locator('code.tok').waitFor();
+
+  // Registration closes by itself; the lock's countdown follows
+  await waitFor('registration closed', async () => /Emirler .* sonra kilitlenir/.test(await pa.locator('#countdown').textContent()), 60_000);
+  await pa.locator('#p-6.mine').waitFor();
+
+  // An order on the map before the lock
+  for (const plate of [6, 71]) {
+    const at = await provincePoint(pa, plate);
+    await pa.mouse.click(at.x, at.y);
+  }
+  await waitFor('the order', async () => (await pa.locator('#order-count').textContent()) === '1 / 1 emir');
+  // (Kırıkkale is the other bey's memleket now: an attack on it is offered, as R-4.1 allows)
+  assert.match(await pa.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
+  await pa.locator('#send').click();
+  await pa.getByText('Emirler gönderildi: 1. Divan için.').waitFor();
+  await shot(pa, '3-ordered');
+
+  // The lock passes, the Divan resolves: both see its report
+  for (const p of [pa, pb]) {
+    await waitFor('the report of Divan 1', async () => (await p.locator('section.info h1').textContent()).includes('Divan 1'), 90_000);
+    assert.ok((await p.locator('ul.lines.public li').count()) > 0, 'public lines');
+    assert.ok((await p.locator('ul.lines.private li').count()) > 0, 'own lines');
+  }
+  await shot(pa, '4-report');
+  await shot(pb, '4-report');
+  assert.deepEqual(problems, [], 'no CSP violation, no page error');
+  assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
+  console.log(`e2e: live season ${season} played by two beys (desktop and 360 px phone); screenshots in ${ARTEFACTS}`);
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+} finally {
+  await browser?.close();
+  await stop();
+}

@@ -1,0 +1,280 @@
+// End to end (issue 22): a trial season played in headless Chromium — Debian's /usr/bin/chromium
+// driven by playwright-core, never a downloaded browser — against a real stack this test starts
+// (`seksenbir up` on WEB_E2E_PORT, 18360), at a desktop and a 360-px phone viewport: start a
+// season by picking a memleket on the map, give orders on the map and in the list (only legal
+// targets offered, the clamp said), see a refused set name its order, hold Divans, read the
+// report, browse a past Divan, switch to English, reopen the season from home. Any CSP violation
+// or page error fails it. Screenshots go to web/artefacts/ (git-ignored).
+//
+// WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead (tests/e2e/harness.mjs).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { ARTEFACTS, DEADLINE_MS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
+
+async function play(browser, base, name, viewport, touch) {
+  const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch, locale: 'tr-TR' });
+  const page = await context.newPage();
+  try {
+    return await steps(page, base, name, touch);
+  } catch (e) {
+    await page.screenshot({ path: join(ARTEFACTS, `${name}-failed.png`), fullPage: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await context.close();
+  }
+}
+
+async function steps(page, base, name, touch) {
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  const a11y = []; // axe-core's serious and critical findings on every screen
+  const shot = async (step) => {
+    await page.screenshot({ path: join(ARTEFACTS, `${name}-${step}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(page, `${name}-${step}`)));
+  };
+  const tapProvince = async (plate) => {
+    const at = await provincePoint(page, plate);
+    if (touch) await page.touchscreen.tap(at.x, at.y);
+    else await page.mouse.click(at.x, at.y);
+  };
+
+  const board = await (await fetch(`${base}/v1/board`)).json();
+  const neighbours = new Map(board.provinces.map((p) => [p.plate, p.neighbours]));
+
+  // Home: the shell under its policy, Turkish by default
+  const shell = await page.goto(`${base}/`);
+  assert.match(shell.headers()['content-security-policy'], /default-src 'self'/);
+  await page.getByRole('heading', { name: 'Deneme sezonu başlat' }).waitFor();
+  assert.equal(await page.locator('svg.map g.prov').count(), 81, 'one element per province');
+  await shot('1-home');
+
+  // Start a trial season: Ankara (6) picked on the map
+  await tapProvince(6);
+  await waitFor('the memleket picked', async () => (await page.locator('#memleket').inputValue()) === '6');
+  await page.getByRole('button', { name: 'Başlat' }).click();
+  await page.waitForURL(/#\/s\/[0-9a-f]+$/);
+  const season = page.url().split('#/s/')[1];
+  await page.locator('code.tok').waitFor();
+  assert.match(await page.locator('code.tok').textContent(), /^sb1\./, 'the token is offered once');
+  await page.locator('#p-6.mine').waitFor();
+  await shot('2-season');
+
+  // Orders on the map: Ankara, İlerle; only its neighbours are offered and highlighted
+  await tapProvince(6);
+  await page.locator('#order-panel fieldset').waitFor();
+  const highlighted = await page.locator('g.prov.target').evaluateAll((gs) => gs.map((g) => Number(g.dataset.plate)));
+  assert.deepEqual(highlighted.sort((a, b) => a - b), [...neighbours.get(6)].sort((a, b) => a - b));
+  const offered = await page.locator('#order-panel button.target').evaluateAll((bs) => bs.map((b) => Number(b.dataset.target)));
+  assert.deepEqual(offered.sort((a, b) => a - b), [...neighbours.get(6)].sort((a, b) => a - b));
+  assert.match(await page.locator('#clamp').textContent(), /en fazla 5 birlik/, 'the clamp to units − 1 is said');
+  await shot('3-orders-map');
+  await tapProvince(71); // Kırıkkale, a neighbour: the order is made
+  await waitFor('the order count', async () => (await page.locator('#order-count').textContent()) === '1 / 1 emir');
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
+
+  // The same in the list, by keyboard: Destek with 12 asked, clamped to 5
+  await page.getByRole('button', { name: 'Emir ver: Ankara' }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#kind-support').check();
+  await page.locator('#units').fill('12');
+  await page.locator('#units').press('Tab');
+  await waitFor('the clamp warning', async () => /\(5\)/.test(await page.locator('#clamp').textContent()));
+  await page.locator('#order-panel button.target[data-target="71"]').focus();
+  await page.keyboard.press('Enter');
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: Destek 12 birlik → Kırıkkale/);
+  assert.match(await page.locator('table tr[data-plate="6"]').textContent(), /Destek/);
+  // and back to İlerle from the list
+  await page.getByRole('button', { name: 'Emir ver: Ankara' }).click();
+  await page.locator('#kind-advance').check();
+  await page.locator('#units').fill('4');
+  await page.locator('#units').press('Tab');
+  await page.locator('#order-panel button.target[data-target="71"]').click();
+  assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 4 birlik → Kırıkkale/);
+
+  // A refused set names its order and the server's detail (the server's answer, stood in for
+  // once: the client never offers an illegal order, so a stale map is how it happens)
+  await page.route(`**/v1/seasons/${season}/orders`, (route) =>
+    route.fulfill({
+      status: 403,
+      contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'about:blank', title: 'Forbidden', status: 403, code: 'not_your_province', detail: 'Ankara senin ilin değil', instance: '/', province: 6 }),
+    }),
+  { times: 1 });
+  await page.locator('#send').click();
+  await page.locator('.orders [role=alert]').waitFor();
+  assert.match(await page.locator('.orders [role=alert]').textContent(), /Sorunlu emir: Ankara.*Ankara senin ilin değil \(not_your_province\)/s);
+  assert.equal(await page.locator('ul.set li.refused').getAttribute('data-province'), '6');
+  await shot('4-refused');
+  await page.locator('#send').click();
+  await page.getByText('Emirler gönderildi: 1. Divan için.').waitFor();
+
+  // A 429 is waited out once, as its Retry-After says, and said; then the request goes again
+  let refusedOnce = false;
+  await page.route(`**/v1/seasons/${season}/divans`, (route) => {
+    refusedOnce = true;
+    return route.fulfill({
+      status: 429,
+      headers: { 'Retry-After': '1' },
+      contentType: 'application/problem+json',
+      body: JSON.stringify({ type: 'about:blank', title: 'Too many', status: 429, code: 'too_many_requests', detail: 'yavaş', instance: '/' }),
+    });
+  }, { times: 1 });
+
+  // Divanı topla, then the report: public and own lines, the leaderboard
+  await page.locator('#hold-divan').click();
+  await page.getByText('Sunucu şu an yoğun; 1 saniye sonra bir kez daha denenecek.').waitFor();
+  assert.ok(refusedOnce);
+  await page.locator('#divan-pick').waitFor({ timeout: DEADLINE_MS });
+  await waitFor('the report of Divan 1', async () => (await page.locator('section.info h1').textContent()).includes('Divan 1'));
+  assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
+  assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
+  assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
+  await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
+  await page.getByRole('heading', { name: 'Unvanlar' }).waitFor();
+  // each battle listed is drawn on the map too
+  const listed = await page.locator('ul.battles > li').count();
+  assert.equal(await page.locator('g.prov.battle').count() > 0, listed > 0);
+  await shot('5-report');
+
+  // Hostile text in what the server sends is shown as text, never run or parsed as markup
+  // (text other players write reaches reports: admin reasons now, names and chat later)
+  const HOSTILE = '<img src=x onerror="window.__pwned=1"><b>Hain</b>\u202e';
+  await page.route(`**/v1/seasons/${season}/reports`, async (route) => {
+    const answer = await route.fetch();
+    const body = await answer.json();
+    for (const r of body.reports) {
+      if (r.divan === 1) r.lines.push({ kind: 'news', data: {}, tr: HOSTILE, en: HOSTILE, text: HOSTILE });
+    }
+    // a season admin's reason, as a live season's public reports carry it
+    body.reports.push({ kind: 'season_admin', divan: null, lines: [{ kind: 'season_admin', data: {}, tr: HOSTILE, en: HOSTILE, text: HOSTILE }] });
+    await route.fulfill({ response: answer, json: body });
+  });
+
+  // A second Divan; the first stays browsable
+  await page.locator('#hold-divan').click();
+  await waitFor('Divan 2', async () => (await page.locator('section.info h1').textContent()).includes('Divan 2'));
+  assert.equal(await page.locator('#divan-pick option').count(), 2);
+  await page.locator('#divan-pick').selectOption('1');
+  await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
+  await waitFor('the hostile line', async () => (await page.locator('ul.lines.public').textContent()).includes(HOSTILE));
+  assert.ok((await page.locator('ul.lines.announcements').textContent()).includes(HOSTILE), 'the hostile reason, as text');
+  assert.equal(await page.locator('section.report img, section.report b').count(), 0, 'no markup from data');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no script from data');
+  await page.unroute(`**/v1/seasons/${season}/reports`);
+
+  // English by the switch: the client's words and the server's lines
+  await page.getByRole('button', { name: 'Switch to English' }).click();
+  await page.getByRole('heading', { name: 'Divan report' }).waitFor();
+  await waitFor('English lines', async () => /Bey \d+/.test(await page.locator('table.leaderboard').textContent()));
+  await shot('6-english');
+
+  // The event stream is connected (a ticket, then the stream)
+  await waitFor('the live connection', async () => /connected/.test(await page.locator('p.stream').textContent()));
+
+  // A dropped stream reconnects by itself with a new ticket (a ticket is single use), from the
+  // last event id it saw
+  const streams = [];
+  await page.route(`**/v1/seasons/${season}/events?**`, async (route) => {
+    streams.push(new URL(route.request().url()).searchParams);
+    if (streams.length === 1) {
+      // one event, then the connection ends
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'id: 7-1\nevent: betrayals\ndata: {"type":"betrayals","divan":1,"betrayals":[]}\n\n' });
+    }
+    return route.continue();
+  });
+  await page.reload();
+  await waitFor('a reconnect', async () => streams.length >= 2);
+  assert.ok(streams[0].get('ticket') && streams[1].get('ticket'), 'each connection has a ticket');
+  assert.notEqual(streams[0].get('ticket'), streams[1].get('ticket'), 'a new ticket for the reconnect');
+  assert.equal(streams[1].get('last_event_id'), '7-1', 'it resumes after the last event it saw');
+  await waitFor('connected again', async () => /connected/.test(await page.locator('p.stream').textContent()));
+  await page.unroute(`**/v1/seasons/${season}/events?**`);
+
+  // Reopening the app: home lists the season saved on this device, and it opens again
+  await page.goto(`${base}/`);
+  await page.locator(`a[href="#/s/${season}"]`).click();
+  await page.locator('#p-6.mine').waitFor();
+  await shot('7-reopened');
+
+  if (!touch) {
+    // Spending: paralı asker in Ankara (+2 units for 2 gold), offered only while affordable
+    const row = page.locator('section.list tbody tr').first(); // a province of ours (Ankara, likely)
+    const plate = await row.getAttribute('data-plate');
+    await row.getByRole('button').click();
+    const units = () => page.locator(`section.list tr[data-plate="${plate}"] td`).first().textContent();
+    const before = Number(await units());
+    const hire = page.locator('button[data-spend="paralı_asker"]');
+    if (before + 2 <= 12) {
+      assert.equal(await hire.isEnabled(), true);
+      await hire.click();
+      await waitFor('the units hired', async () => Number(await units()) === before + 2);
+    } else assert.equal(await hire.isEnabled(), false, 'never beyond 12 units');
+
+    // An offer made, and every offer received answered (the computer beys' offers vary)
+    await page.locator('#offer-to').selectOption('2');
+    await page.locator('#offer-kind').selectOption('pact');
+    await page.getByRole('button', { name: 'Make an offer' }).click();
+    await page.locator('section.diplomacy').getByText('You offered Bey 2 a Pact').waitFor();
+    await shot('8-diplomacy');
+
+    // Divans to the end, answering offers on the way; then the Kurultay vote and the Han
+    for (let n = 3; n <= 16; n++) {
+      const answer = page.locator('.offers-in button.answer').first();
+      if (await answer.count()) {
+        await answer.click();
+        await waitFor('the answer', async () => !(await page.locator('#hold-divan').isDisabled()));
+      }
+      await page.locator('#hold-divan').click();
+      await waitFor(`Divan ${n}`, async () => (await page.locator('section.info h1').textContent()).includes(`Divan ${n} `));
+    }
+    await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
+    await page.locator('#vote-for').selectOption({ index: 0 });
+    await page.getByRole('button', { name: 'Vote' }).click();
+    await page.getByRole('heading', { name: 'Kurultay report' }).waitFor({ timeout: DEADLINE_MS });
+    await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
+    assert.match(await page.locator('div.titles').textContent(), /Han: Bey \d+/, 'the Han among the titles');
+    assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
+    await shot('9-kurultay');
+  }
+
+  // An installable app: its manifest, and a service worker that keeps the shell offline
+  const manifest = await (await fetch(`${base}/manifest.webmanifest`)).json();
+  assert.equal(manifest.start_url, '/');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+  await page.context().setOffline(true);
+  await page.goto(`${base}/`);
+  await page.locator(`a[href="#/s/${season}"]`).waitFor(); // the shell, and the saved seasons
+  await page.context().setOffline(false);
+  assert.deepEqual(problems, [], 'no CSP violation, no page error');
+  assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
+  return season;
+}
+
+// The first load: the shell and every asset it names, compressed, at most 200 KB (issue 22)
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+const shellHtml = readFileSync(join(dist, 'index.html'));
+const named = [...shellHtml.toString().matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]);
+const firstLoad = [shellHtml, ...named.map((p) => readFileSync(join(dist, p)))].reduce((n, b) => n + gzipSync(b).length, 0);
+console.log(`e2e: first load ${(firstLoad / 1024).toFixed(1)} KB compressed (${named.length} assets)`);
+assert.ok(named.length >= 2 && firstLoad <= 200 * 1024, `first load ${firstLoad} bytes compressed`);
+
+const { base, stop } = await startStack();
+let browser;
+try {
+  browser = await launch();
+  const desktop = await play(browser, base, 'desktop', { width: 1280, height: 800 }, false);
+  const phone = await play(browser, base, 'phone', { width: 360, height: 740 }, true);
+  console.log(`e2e: trial seasons ${desktop} (desktop) and ${phone} (360 px phone) played; screenshots in ${ARTEFACTS}`);
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
+} finally {
+  await browser?.close();
+  await stop();
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { findSeason, forgetSeason, loadSeasons, saveSeason, seasonFromLink, type KeyValue } from '../../src/logic/storage';
+
+function memory(): KeyValue & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v) };
+}
+
+const entry = (season: string, saved: number) => ({ season, seat: 1, memleket: 6, token: `sb1.${season}.1.x`, mode: 'trial' as const, saved });
+
+describe('seasons remembered on this device', () => {
+  it('keeps several, newest first, one entry per season', () => {
+    const m = memory();
+    saveSeason(m, entry('a', 1));
+    saveSeason(m, entry('b', 2));
+    saveSeason(m, entry('a', 3));
+    expect(loadSeasons(m).map((s) => s.season)).toEqual(['a', 'b']);
+    expect(findSeason(m, 'b')?.token).toBe('sb1.b.1.x');
+    forgetSeason(m, 'a');
+    expect(loadSeasons(m).map((s) => s.season)).toEqual(['b']);
+  });
+  it('never throws on what another version or a person left in storage', () => {
+    const m = memory();
+    m.setItem('seksenbir.seasons.v1', '{not json');
+    expect(loadSeasons(m)).toEqual([]);
+    m.setItem('seksenbir.seasons.v1', JSON.stringify([{ season: 1 }, entry('c', 1), null]));
+    expect(loadSeasons(m).map((s) => s.season)).toEqual(['c']);
+  });
+  it('reads a season id from a link or a bare id, and nothing else', () => {
+    expect(seasonFromLink('http://127.0.0.1:8081/#/s/abc123')).toBe('abc123');
+    expect(seasonFromLink(' abc123 ')).toBe('abc123');
+    expect(seasonFromLink('javascript:alert(1)')).toBeNull();
+    expect(seasonFromLink('a/b')).toBeNull();
+  });
+});
