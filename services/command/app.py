@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import (
     AbstractAsyncContextManager,
@@ -92,6 +93,7 @@ def create_app(
     open_store: Callable[[], AbstractAsyncContextManager[EventStore]] | None = None,
     open_enqueue: Callable[[], AbstractContextManager[Callable[[str, int], None]]] | None = None,
     failures_redis: Callable[[], aioredis.Redis] | None = None,
+    limiter_clock: Callable[[], float] = time.monotonic,
 ) -> Litestar:
     """The API on an injected `store` and `enqueue`, or on what `open_store` / `open_enqueue`
     open in its lifespan and close after it (entrypoints.bootstrap.command_app passes those:
@@ -180,7 +182,7 @@ def create_app(
             *(
                 [
                     limit_failed_auth(
-                        AuthFailures(settings.auth_failures_per_minute),
+                        AuthFailures(settings.auth_failures_per_minute, limiter_clock),
                         shared,
                         settings.trusted_proxies,
                     )

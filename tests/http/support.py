@@ -114,6 +114,7 @@ async def open_api(
     *,
     api_store: EventStore | None = None,
     clock: StepClock | None = None,
+    limiter_clock: Callable[[], float] | None = None,
 ) -> AsyncIterator[Api]:
     """create_app on `api_store` (default: `store`) with a list-appending enqueue, served in-loop.
 
@@ -127,6 +128,7 @@ async def open_api(
         store=api_store or store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
         clock=clock,
+        **({"limiter_clock": limiter_clock} if limiter_clock is not None else {}),
     )
     transport = httpx.ASGITransport(app=app)
     async with (
