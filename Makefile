@@ -33,7 +33,7 @@ run: $(STAMP) web ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081
 
 # The browser client (docs/web.md, ADR-71): Node.js >= 20 and npm build web/ into web/dist,
 # again only when a source, the map data or the lock changed. npm ci installs from the lock.
-WEB_SOURCES := $(shell find web/src web/public web/data web/scripts -type f 2>/dev/null) \
+WEB_SOURCES := $(shell find web/src web/public web/data web/scripts web/pwa -type f 2>/dev/null) \
   web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
 web/node_modules/.installed: web/package.json web/package-lock.json
 	@command -v npm >/dev/null || { echo "web: npm (Node.js >= 20) is needed to build the browser client"; exit 1; }
@@ -56,6 +56,7 @@ bench-web: $(STAMP) web ## the browser client's figures: first load, panning fra
 test-web: $(STAMP) web ## the browser client's unit tests and its end-to-end test in headless Chromium
 	cd web && npm run --silent test
 	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e:pwa
 
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}

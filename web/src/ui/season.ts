@@ -33,6 +33,7 @@ import {
 import { bothTimes, countdown, lastQuarter } from '../logic/format';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
+import { keyCard, showToken } from './token';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -104,7 +105,6 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // on a phone the whole country is small: start close to the player's memleket
     if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
     const info = h('section', { class: 'info', 'aria-label': t('season') });
-    const tokenBox = h('section', { class: 'card token' });
     const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-live': 'polite', tabindex: -1 });
     const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
@@ -124,7 +124,6 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       info,
       clock,
       joinBox,
-      tokenBox,
       h('div', { class: 'play' }, h('div', { class: 'mapcol' }, map.root, legend()), h('div', { class: 'side' }, panel, orders)),
       kurultay,
       list,
@@ -134,28 +133,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       streamState,
     );
 
+    // the token screen (ui/token.ts): offered once after the start; the key card renews it
     if (saved && sessionStorage.getItem('seksenbir.fresh') === season) {
       sessionStorage.removeItem('seksenbir.fresh');
-      const copied = h('span', { role: 'status' });
-      tokenBox.append(
-        h('p', {}, t('tokenOnce')),
-        h('code', { class: 'tok' }, saved.token),
-        ' ',
-        h(
-          'button',
-          {
-            type: 'button',
-            onclick: () => {
-              void navigator.clipboard?.writeText(saved.token).then(() => (copied.textContent = t('copied')));
-            },
-          },
-          t('copy'),
-        ),
-        ' ',
-        copied,
-        h('p', { class: 'small' }, t('privacy')),
-      );
-    } else tokenBox.remove();
+      showToken(saved);
+    }
+    if (saved) main.append(keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
 
     if (!saved) notice(t('notFound'));
 
