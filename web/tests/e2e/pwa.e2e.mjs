@@ -124,6 +124,25 @@ async function run(browser, base) {
     await page.locator('#p-6.mine').waitFor();
     await noWiderThanTheScreen(page, 'the season screen');
 
+    // Panning moves the drawn map by a transform while the pointer is down (nothing is drawn
+    // again: bench-web's frame times), and the offset becomes the view when it is released
+    const map = page.locator('svg.map');
+    await map.scrollIntoViewIfNeeded();
+    const box = await map.boundingBox();
+    const viewBox = () => map.evaluate((svg) => svg.getAttribute('viewBox').split(' ').map(Number));
+    const before = await viewBox();
+    const k = Math.max(before[2] / box.width, before[3] / box.height);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 6 });
+    assert.equal(await map.evaluate((svg) => svg.style.transform), 'translate(60px, 30px)', 'a drag is a transform');
+    assert.deepEqual(await viewBox(), before, 'the view is not redrawn while dragging');
+    await page.mouse.up();
+    const after = await viewBox();
+    assert.equal(await map.evaluate((svg) => svg.style.transform), '');
+    assert.ok(Math.abs(after[0] - (before[0] - 60 * k)) < 0.01 && Math.abs(after[1] - (before[1] - 30 * k)) < 0.01, `the view moved with the drag: ${before} → ${after}`);
+    assert.deepEqual(after.slice(2), before.slice(2));
+
     // Renewing the key: confirmed, the new one offered once, the old one refused
     await page.locator('#token-rotate').focus();
     await page.keyboard.press('Enter');
