@@ -786,10 +786,23 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
      * the write side a little: poll with a deadline, never forever). */
     async function refresh(divan: number | null = null): Promise<void> {
       const deadline = Date.now() + 30_000;
+      // the next look: when the stream says something happened, or after a wait that starts
+      // short and doubles up to 300 ms (a trial Divan is resolved and projected in tens of
+      // milliseconds; bench-web: Divan to report on screen)
+      let wait = 40;
+      const pause = async (): Promise<void> => {
+        await Promise.race([sleep(wait), new Promise<void>((r) => (wake = r))]);
+        wake = null;
+        wait = Math.min(wait * 2, 300);
+      };
       for (;;) {
         // the command side knows the season at once (a 404 here is a season that does not
         // exist); its read side a moment later (issue 20): until then a read is retried
         const status = await api.status(season);
+        if (divan !== null && status.divan < divan && Date.now() < deadline) {
+          await pause(); // not resolved yet: the four reads would only be asked again
+          continue;
+        }
         let reads;
         try {
           reads = await Promise.all([
@@ -801,7 +814,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ]);
         } catch (e) {
           if (e instanceof ApiProblem && e.status === 404 && Date.now() < deadline) {
-            await sleep(300);
+            await pause();
             continue;
           }
           throw e;
@@ -834,9 +847,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           render();
           return;
         }
-        // the next look: when the stream says something happened, or 300 ms on
-        await Promise.race([sleep(300), new Promise<void>((r) => (wake = r))]);
-        wake = null;
+        await pause();
       }
     }
 
