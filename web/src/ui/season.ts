@@ -318,9 +318,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       st.busy = true;
       render();
       try {
-        await what();
+        const out = await what();
         notice(done);
-        await refresh();
+        // the read side shows the command once it has projected the version it was stored at
+        const v = (out as { version?: unknown } | null)?.version;
+        await refresh(null, typeof v === 'number' ? v : null);
       } catch (e) {
         notice(problemText(e));
       } finally {
@@ -784,7 +786,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     /** Every read; with `divan`, until each shows that Divan resolved (the read side trails
      * the write side a little: poll with a deadline, never forever). */
-    async function refresh(divan: number | null = null): Promise<void> {
+    async function refresh(divan: number | null = null, version: number | null = null): Promise<void> {
       const deadline = Date.now() + 30_000;
       // the next look: when the stream says something happened, or after a wait that starts
       // short and doubles up to 300 ms (a trial Divan is resolved and projected in tens of
@@ -821,11 +823,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         }
         const [m, me, reports, lb, titles] = reads;
         const caught =
-          divan === null ||
+          (version === null || m.version >= version) &&
+          (divan === null ||
           (status.divan >= divan &&
             m.divan >= divan &&
             reports.reports.some((r) => r.kind === 'divan' && r.divan === divan) &&
-            (me === null || (me.reports ?? []).some((r) => r.divan === divan)));
+            (me === null || (me.reports ?? []).some((r) => r.divan === divan))));
         if (caught || Date.now() > deadline) {
           st.status = status;
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
