@@ -152,6 +152,7 @@ export class ProvinceMap {
     this.view.y -= this.drag.y * k;
     this.drag = { x: 0, y: 0 };
     this.svg.style.transform = '';
+    this.svg.classList.remove('dragging');
   }
 
   private reset(): void {
@@ -213,6 +214,7 @@ export class ProvinceMap {
     this.moved += Math.abs(dx) + Math.abs(dy);
     if (this.moved > 6) {
       if (!this.svg.hasPointerCapture(e.pointerId)) this.svg.setPointerCapture(e.pointerId);
+      if (this.drag.x === 0 && this.drag.y === 0) this.svg.classList.add('dragging'); // no hit tests per move
       this.drag = { x: this.drag.x + dx, y: this.drag.y + dy };
       this.svg.style.transform = `translate(${this.drag.x}px, ${this.drag.y}px)`;
     }

@@ -137,9 +137,11 @@ async function run(browser, base) {
     await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 6 });
     assert.equal(await map.evaluate((svg) => svg.style.transform), 'translate(60px, 30px)', 'a drag is a transform');
     assert.deepEqual(await viewBox(), before, 'the view is not redrawn while dragging');
+    assert.equal(await map.evaluate((svg) => svg.classList.contains('dragging')), true, 'no hit tests on provinces while dragging');
     await page.mouse.up();
     const after = await viewBox();
     assert.equal(await map.evaluate((svg) => svg.style.transform), '');
+    assert.equal(await map.evaluate((svg) => svg.classList.contains('dragging')), false);
     assert.ok(Math.abs(after[0] - (before[0] - 60 * k)) < 0.01 && Math.abs(after[1] - (before[1] - 30 * k)) < 0.01, `the view moved with the drag: ${before} → ${after}`);
     assert.deepEqual(after.slice(2), before.slice(2));
 
