@@ -33,7 +33,7 @@ run: $(STAMP) web ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081
 
 # The browser client (docs/web.md, ADR-78): Node.js >= 20 and npm build web/ into web/dist,
 # again only when a source, the map data or the lock changed. npm ci installs from the lock.
-WEB_SOURCES := $(shell find web/src web/public web/data web/scripts -type f 2>/dev/null) \
+WEB_SOURCES := $(shell find web/src web/public web/data web/scripts web/pwa -type f 2>/dev/null) \
   web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
 web/node_modules/.installed: web/package.json web/package-lock.json
 	@command -v npm >/dev/null || { echo "web: npm (Node.js >= 20) is needed to build the browser client"; exit 1; }
@@ -50,12 +50,10 @@ web-api-types: $(STAMP) web/node_modules/.installed ## regenerate web/src/api/sc
 # driving the system's /usr/bin/chromium, never a downloaded browser) against a stack it starts
 # on WEB_E2E_PORT; screenshots go to web/artefacts/ (git-ignored).
 WEB_E2E_PORT ?= 18360
-bench-web: $(STAMP) web ## the browser client's figures: first load, panning frames, Divanı topla to the report
-	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir node bench/client.mjs
-
 test-web: $(STAMP) web ## the browser client's unit tests and its end-to-end test in headless Chromium
 	cd web && npm run --silent test
 	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e:pwa
 
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}
@@ -94,6 +92,12 @@ compile: $(STAMP) ## optional (ADR-60): the pipeline's hot modules built by mypy
 
 test-compiled: $(STAMP) ## the golden digests and the guard against the compiled build (builds it)
 	$(BIN)/pytest -q -n 0 --compiled tests/compiled
+
+# The browser client's figures (web/bench/web.bench.mjs; docs/benchmarks.md): cold and warm load,
+# panning at 4x CPU throttling, Divan to report; a stack of its own on WEB_BENCH_PORT.
+WEB_BENCH_PORT ?= 18365
+bench-web: $(STAMP) web ## the browser client's bench in headless Chromium (prints figures; not a test)
+	cd web && WEB_E2E_PORT=$(WEB_BENCH_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent bench
 
 bench: $(STAMP)  ## benchmarks (print figures; not tests)
 	$(BIN)/python -m bench.adjudication

@@ -4,12 +4,17 @@
 sources changed). The shell (`/`, index.html) is revalidated on every load (`no-cache`) and
 carries a strict Content-Security-Policy: same origin only, no inline script, no eval, no
 plugins, no framing. The assets under `/assets/` have a content hash in their names, so they
-are cached for a year as immutable. Nothing here is in the OpenAPI document: it is not the API.
+are cached for a year as immutable. The installable app's service worker (`/sw.js`, scope `/`)
+and manifest (`/manifest.webmanifest`) have fixed names, so they are revalidated like the shell.
+Every answer here is gzip-compressed when the browser accepts it (`Vary: Accept-Encoding`).
+Nothing here is in the OpenAPI document: it is not the API.
 """
 
 from __future__ import annotations
 
+import gzip
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +60,36 @@ TYPES = {
     "woff2": "font/woff2",
     "json": "application/json",
     "html": "text/html; charset=utf-8",
+    "webmanifest": "application/manifest+json",
 }
+# Worth compressing: text. PNG and woff2 are compressed already.
+COMPRESSIBLE = ("text/", "application/json", "application/manifest+json", "image/svg+xml")
+MIN_GZIP = 256
+
+
+@lru_cache(maxsize=64)
+def gzipped(body: bytes) -> bytes:
+    """The gzip form of a served file; the same bytes are asked for again and again."""
+    return gzip.compress(body, compresslevel=9, mtime=0)
+
+
+def accepts_gzip(request: Request[Any, Any, Any]) -> bool:
+    for part in request.headers.get("accept-encoding", "").split(","):
+        coding, _, params = part.strip().partition(";")
+        if coding.strip().lower() in {"gzip", "*"}:
+            return params.replace(" ", "").lower() not in {"q=0", "q=0.0", "q=0.00", "q=0.000"}
+    return False
+
+
+def static(
+    request: Request[Any, Any, Any], body: bytes, media_type: str, headers: dict[str, str]
+) -> Response[bytes]:
+    """A file of the build, gzip-compressed when that helps and the browser accepts it."""
+    headers = {**headers, "Vary": "Accept-Encoding"}
+    if len(body) >= MIN_GZIP and media_type.startswith(COMPRESSIBLE) and accepts_gzip(request):
+        body = gzipped(body)
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type=media_type, headers=headers)
 
 
 async def read(path: Path) -> bytes:
@@ -73,7 +107,7 @@ def web_dir(request: Request[Any, Any, Any]) -> Path:
 async def shell(request: Request[Any, Any, Any]) -> Response[bytes]:
     """The client's shell: revalidated on every load, under the strict policy."""
     body = await read(web_dir(request) / "index.html")
-    return Response(body, media_type=TYPES["html"], headers=SHELL_HEADERS)
+    return static(request, body, TYPES["html"], SHELL_HEADERS)
 
 
 @get("/assets/{name:str}", include_in_schema=False)
@@ -84,22 +118,24 @@ async def asset(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
     body = await read(web_dir(request) / "assets" / name)
     kind = name.rsplit(".", 1)[1]
     headers = {"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"}
-    return Response(body, media_type=TYPES[kind], headers=headers)
+    return static(request, body, TYPES[kind], headers)
 
 
 # The files a browser asks for by a fixed name (no hash): revalidated at every use, so a new
 # build reaches players at once (the service worker above all: it decides what is cached).
 FIXED = {
     "favicon.svg": TYPES["svg"],
-    "manifest.webmanifest": "application/manifest+json",
+    "manifest.webmanifest": TYPES["webmanifest"],
     "sw.js": TYPES["js"],
 }
 
 
-async def fixed(request: Request[Any, Any, Any], name: str) -> Response[bytes]:
+async def fixed(
+    request: Request[Any, Any, Any], name: str, extra: dict[str, str] | None = None
+) -> Response[bytes]:
     body = await read(web_dir(request) / name)
-    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-    return Response(body, media_type=FIXED[name], headers=headers)
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", **(extra or {})}
+    return static(request, body, FIXED[name], headers)
 
 
 @get("/favicon.svg", include_in_schema=False)
@@ -109,13 +145,15 @@ async def favicon(request: Request[Any, Any, Any]) -> Response[bytes]:
 
 @get("/manifest.webmanifest", include_in_schema=False)
 async def manifest(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The installable app's manifest (web/pwa/plugin.mjs writes it)."""
     return await fixed(request, "manifest.webmanifest")
 
 
 @get("/sw.js", include_in_schema=False)
 async def service_worker(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """The service worker (web/public/sw.js), at the root so that its scope is the whole app."""
-    return await fixed(request, "sw.js")
+    """The service worker (web/pwa/sw.js), at the root so that its scope is the whole app; it
+    runs under the shell's policy."""
+    return await fixed(request, "sw.js", {**SHELL_HEADERS, "Service-Worker-Allowed": "/"})
 
 
 def web_router() -> Router:

@@ -2,9 +2,11 @@
 // gateway, entrypoints/web.py). No inline script or style is emitted (the shell's CSP forbids
 // them): the module preload polyfill is off and CSS goes into its own file.
 import { defineConfig } from 'vite';
+import { pwa } from './pwa/plugin.mjs';
 
 export default defineConfig({
   base: '/',
+  plugins: [pwa()], // the installable app: icons, manifest, service worker (pwa/plugin.mjs)
   build: {
     outDir: 'dist',
     emptyOutDir: true,

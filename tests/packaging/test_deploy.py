@@ -117,6 +117,7 @@ def test_the_image_builds_the_browser_client_and_serves_it() -> None:
         "web/tsconfig.json",
         "web/tsconfig.test.json",
         "web/scripts",
+        "web/pwa",
         "web/data",
         "web/public",
         "web/src",

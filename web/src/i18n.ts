@@ -28,12 +28,6 @@ const TEXTS = {
     'Hesap yok, hakkında hiçbir şey saklanmıyor: sezon anahtarın (token) yalnızca bu cihazda durur.',
     'No account, nothing about you is stored: your season key (token) stays on this device only.',
   ],
-  tokenOnce: [
-    'Sezon anahtarın yalnızca bir kez gösterilir. Başka bir cihazda oynamak için sakla:',
-    'Your season key is shown only once. Keep it to play on another device:',
-  ],
-  copy: ['Kopyala', 'Copy'],
-  copied: ['Kopyalandı', 'Copied'],
   season: ['Sezon', 'Season'],
   trial: ['deneme', 'trial'],
   live: ['canlı', 'live'],

@@ -7,13 +7,15 @@ import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
 import { seasonScreen } from './ui/season';
 import { notice } from './ui/notice';
+import { reachable, watchNetwork } from './pwa/offline';
+import { registerWorker } from './pwa/register';
 
 const app = document.getElementById('app') as HTMLElement;
 const stored = localStorage.getItem('seksenbir.lang');
 if (stored === 'en' || stored === 'tr') setLang(stored);
 else document.documentElement.lang = 'tr';
 
-configure({ lang, waiting: (n) => notice(t('wait429', { n })) });
+configure({ lang, waiting: (n) => notice(t('wait429', { n })), reachable });
 
 let leave: (() => void) | null = null;
 
@@ -53,10 +55,5 @@ function route(): void {
 window.addEventListener('hashchange', route);
 onLang(route);
 route();
-
-// The shell offline (public/sw.js); a browser without service workers plays all the same.
-if ('serviceWorker' in navigator) {
-  window.addEventListener('load', () => {
-    void navigator.serviceWorker.register('/sw.js').catch(() => undefined);
-  });
-}
+watchNetwork(); // the offline notice (pwa/offline.ts)
+registerWorker(); // the installable app: the shell offline (pwa/sw.js)

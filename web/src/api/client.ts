@@ -38,6 +38,8 @@ export interface Hooks {
   lang: () => string;
   /** Told before a polite wait after a 429 (seconds). */
   waiting: (seconds: number) => void;
+  /** Told whether the last call reached the server (false: no network, no answer). */
+  reachable?: (ok: boolean) => void;
 }
 
 let hooks: Hooks = { lang: () => 'tr', waiting: () => undefined };
@@ -83,6 +85,17 @@ async function problemOf(r: Response): Promise<ApiProblem> {
   );
 }
 
+async function send(url: string, init: RequestInit): Promise<Response> {
+  try {
+    const r = await fetch(url, init);
+    hooks.reachable?.(true);
+    return r;
+  } catch (e) {
+    hooks.reachable?.(false);
+    throw e;
+  }
+}
+
 async function call<T>(
   method: 'GET' | 'POST',
   path: string,
@@ -100,19 +113,19 @@ async function call<T>(
     cache: 'no-cache',
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   };
-  let r = await fetch(`/v1${path}`, init);
+  let r = await send(`/v1${path}`, init);
   if (r.status === 429) {
     // one polite wait as the server asks, then one more try; a second 429 goes to the player
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
     hooks.waiting(wait);
     await sleep(wait * 1000);
-    r = await fetch(`/v1${path}`, init);
+    r = await send(`/v1${path}`, init);
   }
   // A read the read side cannot answer yet (503 with Retry-After: a season projected a moment
   // after its creation, a view being rebuilt) is asked again as told, a few times at most.
   for (let i = 0; method === 'GET' && r.status === 503 && r.headers.has('Retry-After') && i < READ_RETRIES; i++) {
     await sleep(Math.min(retryAfterSeconds(r.headers.get('Retry-After')), 5) * 1000);
-    r = await fetch(`/v1${path}`, init);
+    r = await send(`/v1${path}`, init);
   }
   if (!r.ok) throw await problemOf(r);
   if (r.status === 204) return undefined as T;
@@ -135,6 +148,9 @@ export const api = {
   titles: (season: string) => call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles`),
   leaderboard: (season: string) =>
     call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard`),
+  // a new token for the bey's seat; the old one stops working at once (ui/token.ts)
+  rotateToken: (season: string, token: string) =>
+    call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),
   private: (season: string, token: string) =>
     call<PrivateView>('GET', `/seasons/${seg(season)}/private`, { token }),
   me: (season: string, token: string) =>

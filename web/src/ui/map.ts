@@ -60,7 +60,10 @@ export class ProvinceMap {
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
     this.svg.addEventListener('pointermove', (e) => this.move(e));
     this.svg.addEventListener('pointerup', (e) => this.up(e));
-    this.svg.addEventListener('pointercancel', (e) => this.pointers.delete(e.pointerId));
+    this.svg.addEventListener('pointercancel', (e) => {
+      this.pointers.delete(e.pointerId);
+      if (this.pointers.size === 0) this.apply();
+    });
     this.svg.addEventListener('click', (e) => this.click(e));
     this.svg.addEventListener('wheel', (e) => this.wheel(e), { passive: false });
     const zoom = (f: number) => () => this.zoom(f, this.view.x + this.view.w / 2, this.view.y + this.view.h / 2);
@@ -132,8 +135,24 @@ export class ProvinceMap {
   }
 
   private apply(): void {
+    this.foldDrag();
     const v = this.view;
     this.svg.setAttribute('viewBox', `${v.x} ${v.y} ${v.w} ${v.h}`);
+  }
+
+  // A drag moves the drawn map as a whole by a CSS transform (the compositor's work: nothing
+  // is drawn again while the finger moves; docs/web.md, bench-web); when the drag ends, or a
+  // zoom comes, the offset becomes part of the view.
+  private drag = { x: 0, y: 0 };
+
+  private foldDrag(): void {
+    if (this.drag.x === 0 && this.drag.y === 0) return;
+    const k = this.scale();
+    this.view.x -= this.drag.x * k;
+    this.view.y -= this.drag.y * k;
+    this.drag = { x: 0, y: 0 };
+    this.svg.style.transform = '';
+    this.svg.classList.remove('dragging');
   }
 
   private reset(): void {
@@ -183,6 +202,7 @@ export class ProvinceMap {
       const [a, b] = [...this.pointers.values()];
       if (!a || !b) return;
       const dist = Math.hypot(a.x - b.x, a.y - b.y);
+      this.apply(); // a drag before the second finger came: into the view first
       if (this.pinch !== null && dist > 0) {
         const c = this.toMap((a.x + b.x) / 2, (a.y + b.y) / 2);
         this.zoom(this.pinch / dist, c.x, c.y);
@@ -194,16 +214,16 @@ export class ProvinceMap {
     this.moved += Math.abs(dx) + Math.abs(dy);
     if (this.moved > 6) {
       if (!this.svg.hasPointerCapture(e.pointerId)) this.svg.setPointerCapture(e.pointerId);
-      const k = this.scale();
-      this.view.x -= dx * k;
-      this.view.y -= dy * k;
-      this.apply();
+      if (this.drag.x === 0 && this.drag.y === 0) this.svg.classList.add('dragging'); // no hit tests per move
+      this.drag = { x: this.drag.x + dx, y: this.drag.y + dy };
+      this.svg.style.transform = `translate(${this.drag.x}px, ${this.drag.y}px)`;
     }
   }
 
   private up(e: PointerEvent): void {
     this.tap = this.pointers.size === 1 && this.moved <= 6;
     this.pointers.delete(e.pointerId);
+    if (this.pointers.size === 0) this.apply();
   }
 
   /** A pick is a click (a mouse's, or the one a phone sends after a tap) that did not drag:

@@ -55,6 +55,7 @@ try {
   await pa.locator('#join-memleket').selectOption('6');
   await pa.getByRole('button', { name: 'Katıl' }).click();
   await pa.locator('code.tok').waitFor();
+  await pa.locator('#token-kept').click(); // the token dialog (ui/token.ts) is closed
   await pa.getByRole('heading', { name: 'Bu sezona katıl' }).waitFor({ state: 'hidden' });
 
   // The second asks for Ankara too: taken, with the free neighbours named; then Kırıkkale
@@ -66,6 +67,7 @@ try {
   await pb.locator('#join-memleket').selectOption('71');
   await pb.getByRole('button', { name: 'Katıl' }).click();
   await pb.locator('code.tok').waitFor();
+  await pb.locator('#token-kept').click();
 
   // Registration closes by itself; the lock's countdown follows
   await waitFor('registration closed', async () => /Emirler .* sonra kilitlenir/.test(await pa.locator('#countdown').textContent()), 60_000);

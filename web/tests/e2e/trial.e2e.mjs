@@ -62,6 +62,7 @@ async function steps(page, base, name, touch) {
   const season = page.url().split('#/s/')[1];
   await page.locator('code.tok').waitFor();
   assert.match(await page.locator('code.tok').textContent(), /^sb1\./, 'the token is offered once');
+  await page.locator('#token-kept').click(); // the token dialog (ui/token.ts) is closed
   await page.locator('#p-6.mine').waitFor();
   await shot('2-season');
 

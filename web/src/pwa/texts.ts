@@ -1,0 +1,41 @@
+// The words of the installable app, the offline notice and the token screen, Turkish first and
+// English on the switch (the language of i18n.ts).
+import { fill, lang } from '../i18n';
+
+const TEXTS = {
+  offline: [
+    'Çevrimdışısın: oyun verisi (harita, emirler, raporlar) sunucudan gelir, bağlantı dönünce güncellenir.',
+    'You are offline: game data (the map, orders, reports) comes from the server and is brought up to date when the connection is back.',
+  ],
+  tokenTitle: ['Sezon anahtarın', 'Your season key'],
+  tokenOnce: [
+    'Bu anahtar koltuğunun tek anahtarı ve yalnızca şimdi gösterilir. Başka bir cihazda oynamak için sakla: kopyala ya da karekodu okut.',
+    'This key is the only key to your seat and is shown only now. Keep it to play on another device: copy it or scan the QR code.',
+  ],
+  tokenLabel: ['Sezon anahtarı (token)', 'Season key (token)'],
+  qrLabel: ['Sezon anahtarının karekodu', 'QR code of the season key'],
+  copy: ['Anahtarı kopyala', 'Copy the key'],
+  copied: ['Kopyalandı.', 'Copied.'],
+  copyFailed: ['Kopyalanamadı: anahtarı seçip elle kopyala.', 'Could not copy: select the key and copy it by hand.'],
+  kept: ['Sakladım', 'I have kept it'],
+  nothingStored: [
+    'Hakkınızda hiçbir şey saklanmaz: hesap yok, ad, e-posta ya da konum istenmez. Anahtar yalnızca bu cihazda durur; sunucu onun yalnızca özetini tutar.',
+    'Nothing about you is stored: no account, no name, e-mail or location is asked for. The key stays on this device only; the server keeps only a digest of it.',
+  ],
+  keyCard: ['Anahtar', 'Key'],
+  rotate: ['Anahtarı yenile', 'Renew the key'],
+  rotateWhy: [
+    'Anahtarın başkasının eline geçtiyse yenile: eskisi hemen geçersiz olur, yenisi bir kez gösterilir.',
+    'If your key may be in someone else’s hands, renew it: the old one stops working at once, the new one is shown once.',
+  ],
+  rotateConfirm: ['Eski anahtar hemen geçersiz olacak. Yenilensin mi?', 'The old key will stop working at once. Renew it?'],
+  rotated: ['Yeni anahtar: {seat}. koltuk. Eskisi artık geçmez.', 'New key: seat {seat}. The old one no longer works.'],
+  cancel: ['Vazgeç', 'Cancel'],
+  yes: ['Evet, yenile', 'Yes, renew'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+export type PwaKey = keyof typeof TEXTS;
+
+export function tx(key: PwaKey, params: Record<string, string | number> = {}): string {
+  return fill(TEXTS[key][lang() === 'tr' ? 0 : 1], params);
+}

@@ -1,0 +1,137 @@
+// The token screen (issue 22, docs/web.md "The token"): the token is the player's only key, so
+// it is offered once, right after the season is started or joined (and after a renewal), in a
+// dialog: the key as text, a copy button, its QR code drawn as SVG, and the plain statement
+// that nothing about the player is stored. The season screen's key card renews the key
+// (POST /v1/seasons/{id}/token: the old one stops working at once) and offers the new one once.
+import { api } from '../api/client';
+import { findSeason, saveSeason, type Saved } from '../logic/storage';
+import { tx } from '../pwa/texts';
+import { problemText } from './home';
+import { h, s } from './dom';
+
+// The encoder is loaded only when a key is shown (its own chunk): the first load stays small.
+async function qrSvg(token: string): Promise<SVGSVGElement> {
+  const { qrPath } = await import('../logic/qr');
+  const qr = qrPath(token);
+  return s(
+    'svg',
+    {
+      class: 'qr',
+      viewBox: `0 0 ${qr.size} ${qr.size}`,
+      role: 'img',
+      'aria-label': tx('qrLabel'),
+      'shape-rendering': 'crispEdges',
+    },
+    s('rect', { width: qr.size, height: qr.size, fill: '#fff' }),
+    s('path', { d: qr.d, fill: '#000' }),
+  );
+}
+
+function modal(labelledBy: string, ...children: Node[]): HTMLDialogElement {
+  const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': labelledBy }, ...children);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/** The key offered for safe keeping, once; `done` runs when the player closes it. */
+export function showToken(saved: Saved, done: () => void = () => undefined): HTMLDialogElement {
+  const copied = h('p', { class: 'small', role: 'status' });
+  const code = h('code', { class: 'tok', id: 'token-text', 'aria-label': tx('tokenLabel') }, saved.token);
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      id: 'token-copy',
+      onclick: () => {
+        const write = navigator.clipboard?.writeText(saved.token) ?? Promise.reject(new Error('no clipboard'));
+        write.then(
+          () => (copied.textContent = tx('copied')),
+          () => (copied.textContent = tx('copyFailed')),
+        );
+      },
+    },
+    tx('copy'),
+  );
+  const close = h('button', { type: 'button', class: 'primary', id: 'token-kept' }, tx('kept'));
+  const qrBox = h('div', { class: 'qrbox' });
+  const dialog = modal(
+    'token-h',
+    h('h2', { id: 'token-h' }, tx('tokenTitle')),
+    h('p', {}, tx('tokenOnce')),
+    code,
+    h('div', { class: 'actions' }, copy, close),
+    copied,
+    qrBox,
+    h('p', { class: 'privacy', id: 'nothing-stored' }, tx('nothingStored')),
+  );
+  void qrSvg(saved.token).then(
+    (svg) => qrBox.replaceChildren(svg),
+    () => qrBox.remove(), // offline before the encoder was cached: the text and copy remain
+  );
+  dialog.addEventListener('close', done);
+  close.addEventListener('click', () => dialog.close());
+  close.focus();
+  return dialog;
+}
+
+function confirmRenewal(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const no = h('button', { type: 'button', id: 'rotate-no' }, tx('cancel'));
+    const yes = h('button', { type: 'button', class: 'primary', id: 'rotate-yes' }, tx('yes'));
+    const dialog = modal(
+      'rotate-h',
+      h('h2', { id: 'rotate-h' }, tx('rotate')),
+      h('p', {}, tx('rotateConfirm')),
+      h('div', { class: 'actions' }, no, yes),
+    );
+    let answer = false;
+    no.addEventListener('click', () => dialog.close());
+    yes.addEventListener('click', () => {
+      answer = true;
+      dialog.close();
+    });
+    dialog.addEventListener('close', () => resolve(answer));
+    no.focus();
+  });
+}
+
+/**
+ * The season screen's key card: the statement that nothing about the player is stored, and the
+ * renewal. `renewed` runs with the new entry once the new key is saved and has been offered.
+ */
+export function keyCard(saved: Saved, renewed: (next: Saved) => void): HTMLElement {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const status = h('p', { class: 'small', role: 'status' });
+  const rotate = h('button', { type: 'button', id: 'token-rotate' }, tx('rotate'));
+  rotate.addEventListener('click', () => {
+    void confirmRenewal().then(async (yes) => {
+      if (!yes) return;
+      rotate.disabled = true;
+      error.textContent = '';
+      try {
+        const current = findSeason(localStorage, saved.season) ?? saved;
+        const out = await api.rotateToken(saved.season, current.token);
+        const next: Saved = { ...current, token: out.token };
+        saveSeason(localStorage, next);
+        status.textContent = tx('rotated', { seat: out.seat });
+        showToken(next, () => renewed(next));
+      } catch (e) {
+        error.textContent = problemText(e);
+      } finally {
+        rotate.disabled = false;
+      }
+    });
+  });
+  return h(
+    'section',
+    { class: 'card keycard', 'aria-labelledby': 'key-h' },
+    h('h2', { id: 'key-h' }, tx('keyCard')),
+    h('p', { class: 'privacy' }, tx('nothingStored')),
+    h('p', { class: 'small' }, tx('rotateWhy')),
+    rotate,
+    status,
+    error,
+  );
+}
