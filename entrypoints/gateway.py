@@ -58,7 +58,7 @@ def query_lifespan(
                 streams=streams,
                 # the command side's store (its lifespan ran first): one pool for both
                 ops_reads=app.state.services.seasons.store.ops_reads,
-                exists=_exists(app.state.services.seasons.store),
+                stored_version=_stored_version(app.state.services.seasons.store),
                 trusted=networks(settings.trusted_proxies),
                 clock=clock,
             )
@@ -71,13 +71,13 @@ def query_lifespan(
     return lifespan
 
 
-def _exists(store: Any) -> Callable[[str], Awaitable[bool]]:
-    """Whether the event store holds a season: its stream has events (issue 20)."""
+def _stored_version(store: Any) -> Callable[[str], Awaitable[int]]:
+    """The season's version in the event store (0: no such season; issue 20)."""
 
-    async def exists(season_id: str) -> bool:
-        return bool(await store.stream_version(season_id) > 0)
+    async def stored_version(season_id: str) -> int:
+        return int(await store.stream_version(season_id))
 
-    return exists
+    return stored_version
 
 
 async def subscriber_connection(client: aioredis.Redis) -> Any:

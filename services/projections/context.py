@@ -35,9 +35,10 @@ class QueryContext(msgspec.Struct):
     trusted: tuple[Network, ...] = ()  # proxies whose X-Forwarded-For names the client
     # the server's instant (injected: tests pass theirs): the summary's lock countdown
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    # whether the event store holds a season (issue 20): a season unknown to Redis right after
-    # it was created is not yet projected, not "not found"
-    exists: Callable[[str], Awaitable[bool]] | None = None
+    # a season's version in the event store, 0 for none (issue 20): a season unknown to Redis
+    # right after it was created is not yet projected, not "not found"; a `?min_version=` past
+    # the stored version is one the season has not reached (422), not one to wait for
+    stored_version: Callable[[str], Awaitable[int]] | None = None
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:
@@ -83,6 +84,14 @@ async def season_read(
     if not isinstance(outcome, _Behind):
         return outcome
     c = ctx(request)
+    if at_least is not None and c.stored_version is not None:
+        stored = await _stored_version(c, season_id)
+        if at_least > stored:
+            # a version the season has not reached: no wait can give it (a client's error)
+            members: dict[str, object] = {"field": MIN_VERSION, "minimum": 0, "maximum": stored}
+            problem = Problem(422, "invalid_parameter.bounded", params=members)
+            problem.extra = members
+            raise problem
     try:
         sub = await c.streams.watch([projected(c.prefix, season_id)])
     except StreamRefused as exc:
@@ -173,10 +182,15 @@ async def _not_ready(c: QueryContext, season_id: str) -> None:
 async def _stored(c: QueryContext, season_id: str) -> bool:
     """Whether the event store holds the season (an id of the API's shape only); a store
     that does not answer counts as no (the read answers 404, as it did before it asked)."""
-    if c.exists is None:
-        return False
+    return await _stored_version(c, season_id) > 0
+
+
+async def _stored_version(c: QueryContext, season_id: str) -> int:
+    """The season's version in the event store; a store that does not answer counts as 0."""
+    if c.stored_version is None:
+        return 0
     try:
-        return await c.exists(season_id)
+        return await c.stored_version(season_id)
     except Exception:
         log.warning("read.store_unanswered", season_id=season_id)
-        return False
+        return 0

@@ -93,7 +93,7 @@ class PrivateReport(msgspec.Struct):
     divan: int
 
 
-class OfferWithdrawnMessage(msgspec.Struct):
+class OfferWithdrawn(msgspec.Struct):
     """An offer made to the bey was withdrawn by its offerer (`from`) before Divan `divan`:
     the line is in its private report of that Divan at `GET /seasons/{id}/private` (ticket
     only)."""
@@ -136,7 +136,7 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "ready": Ready,
     "divan_report": DivanReport,
     "private_report": PrivateReport,
-    "offer_withdrawn": OfferWithdrawnMessage,
+    "offer_withdrawn": OfferWithdrawn,
     "betrayals": Betrayals,
     "kurultay_report": KurultayReport,
     "season_over": SeasonOver,

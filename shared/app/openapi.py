@@ -174,11 +174,17 @@ MEMBERS: dict[str, tuple[object, str]] = {
     "latest": (str, "`invalid_instant`: the latest close taken now (RFC 3339)"),
     "registration_closes_at": (str, "`not_later`: the current registration close (RFC 3339)"),
     "refers_to": (int, "`invalid_correction`: the season version the correction refers to"),
-    "version": (int, "`invalid_correction`: the season's version now"),
+    "version": (
+        int,
+        "`invalid_correction`: the season's version now; `not_yet_projected`: the version the "
+        "read waited for (`?min_version=`)",
+    ),
+    "projected_version": (int, "`not_yet_projected`: the version the read side is at now"),
+    "character": (str, "`invalid_body`: the character a free text may not hold, as `U+2028`"),
 }
 CARRIES: dict[str, tuple[str, ...]] = {
     "unknown_field": ("field",),
-    "invalid_body": ("field", "minimum", "maximum"),
+    "invalid_body": ("field", "minimum", "maximum", "character"),
     "invalid_parameter": ("field", "minimum", "maximum"),
     "forbidden": ("seat",),  # a computer bey's seat (ops reissue)
     "unknown_province": ("province",),
@@ -197,6 +203,7 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "wrong_divan": ("divan",),
     "divan_locked": ("divan",),
     "divan_not_found": ("divan",),
+    "not_yet_projected": ("version", "projected_version"),
     "registration_too_soon": ("earliest",),
     "invalid_instant": ("latest",),
     "bad_interval": ("minimum", "maximum"),

@@ -15,11 +15,13 @@ out: it never ends (tests/projections covers it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,47 +104,90 @@ def run_schemathesis(
             assert created.status_code == 201, created.text
             beys.append({k: created.json()[k] for k in ("season_id", "token")})
         asyncio.run(_sweep(dsn, redis_url, prefix))
-        started = datetime.now(UTC)  # noqa: TID251 - a figure, not a rule
-        run = subprocess.run(
-            [
-                str(ST),
-                "run",
-                f"{api.base}/v1/schema/openapi.json",
-                "--url",
-                api.base,
-                "--checks",
-                "all",
-                "--exclude-checks",
-                EXCLUDED_CHECKS,
-                "--phases",
-                phases,
-                "--exclude-path-regex",
-                "events$",
-                "--max-examples",
-                str(max_examples),
-                "--workers",
-                str(workers),
-                "--seed",
-                str(seed),
-                "--no-color",
-                # Hypothesis's own timing of data generation, not a property of the API: on a
-                # loaded 2-core machine the orders body (nested, bounded arrays) trips it
-                "--suppress-health-check",
-                "too_slow",
-                *extra,
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=workdir,
-            env={
-                **os.environ,
-                "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks",
-                "PYTHONPATH": str(REPO),
-                "SEKSENBIR_FUZZ_BEYS": json.dumps(beys),
-                "SEKSENBIR_FUZZ_STAFF": json.dumps(staff),
-            },
-        )
-        seconds = (datetime.now(UTC) - started).total_seconds()  # noqa: TID251
+        # the projections worker, as the stack runs it: a season the fuzzer creates gets its
+        # first projection (a read waits for it, ADR-73, and answers 503 without one)
+        with projections_worker(env, workdir / "projections.log"):
+            started = datetime.now(UTC)  # noqa: TID251 - a figure, not a rule
+            run = _st_run(
+                api.base, phases, max_examples, workers, seed, extra, timeout, workdir, beys, staff
+            )
+            seconds = (datetime.now(UTC) - started).total_seconds()  # noqa: TID251
         return FuzzRun(run.returncode, run.stdout, run.stderr, api.output(), seconds)
+
+
+@contextlib.contextmanager
+def projections_worker(env: dict[str, str], log: Path) -> Iterator[None]:
+    """`seksenbir worker projections` on `env` while the block runs; stopped by SIGTERM."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "entrypoints.cli", "worker", "projections"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _st_run(
+    base: str,
+    phases: str,
+    max_examples: int,
+    workers: int,
+    seed: int,
+    extra: tuple[str, ...],
+    timeout: float,
+    workdir: Path,
+    beys: list[dict[str, str]],
+    staff: dict[str, str],
+) -> subprocess.CompletedProcess[str]:
+    """`st run` against the served document, with this run's beys and staff in its hooks."""
+    api_base = base
+    return subprocess.run(
+        [
+            str(ST),
+            "run",
+            f"{api_base}/v1/schema/openapi.json",
+            "--url",
+            api_base,
+            "--checks",
+            "all",
+            "--exclude-checks",
+            EXCLUDED_CHECKS,
+            "--phases",
+            phases,
+            "--exclude-path-regex",
+            "events$",
+            "--max-examples",
+            str(max_examples),
+            "--workers",
+            str(workers),
+            "--seed",
+            str(seed),
+            "--no-color",
+            # Hypothesis's own timing of data generation, not a property of the API: on a
+            # loaded 2-core machine the orders body (nested, bounded arrays) trips it
+            "--suppress-health-check",
+            "too_slow",
+            *extra,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=workdir,
+        env={
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": "tests.schemathesis_hooks",
+            "PYTHONPATH": str(REPO),
+            "SEKSENBIR_FUZZ_BEYS": json.dumps(beys),
+            "SEKSENBIR_FUZZ_STAFF": json.dumps(staff),
+        },
+    )

@@ -109,9 +109,11 @@ async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorde
             body = {"orders": msgspec.to_builtins(orders), "divan": n}
             r = await client.post(f"/v1/seasons/{sid}/orders", json=body, headers=auth)
             assert r.status_code == 200, r.text
-            assert r.json() == {"divan": n, "orders": len(orders)}
             log.append(c.SubmitOrders(seat=seat, divan=n, orders=orders))
             state = fold(decoded(await store.read_stream(sid)))
+            # the answer names the season version after it (read your writes, ADR-73)
+            version = await store.stream_version(sid)
+            assert r.json() == {"divan": n, "orders": len(orders), "version": version}
         if n in (3, 9):  # spending, applied at once, under an Idempotency-Key
             for cmd in bots.plan_spending(state, seat, n)[:1]:
                 body = {"kind": SPEND_KINDS[type(cmd)], "province": cmd.province}

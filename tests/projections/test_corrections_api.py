@@ -228,11 +228,20 @@ async def test_a_reason_with_control_or_direction_characters_is_refused(
         live = await create_live(memory_store)
         await pact_and_betrayal(client, memory_store, live)
         body = {"correction": {"kind": "gold", "seat": 2, "gold": 30}, "reason": "recount"}
-        for bad in ("a\u0000b", "zil\u0007", "iki\nsatır", "\u202eters", "x\u2066y", "\u0085"):
+        for bad, char in (
+            ("a\u0000b", "U+0000"),
+            ("zil\u0007", "U+0007"),
+            ("iki\nsatır", "U+000A"),
+            ("\u202eters", "U+202E"),
+            ("x\u2066y", "U+2066"),
+            ("\u0085", "U+0085"),
+        ):
             r = await _correct(client, live.season_id, {**body, "reason": bad})
             problem = r.json()
             assert (r.status_code, problem["code"]) == (422, "invalid_body"), (bad, r.text)
             assert problem["field"] == "$.reason"
-            assert "denetim ve yön karakteri" in problem["detail"], problem["detail"]
+            # the one free-text check (ADR-77) names the character it refused
+            assert problem["character"] == char
+            assert f"{char} içeremez" in problem["detail"], problem["detail"]
         r = await _correct(client, live.season_id, {**body, "reason": "Sayım: ığüşöç İĞÜŞÖÇ"})
         assert r.status_code == 201, r.text

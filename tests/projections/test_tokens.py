@@ -130,7 +130,8 @@ def _tokens(season_id: str) -> st.SearchStrategy[bytes]:
 def test_random_tokens_on_both_apis_answer_401_403_or_429_never_500(redis_url: str, prefix: str):
     """Issue 9 item 1 (property): any Authorization value on the bey endpoints of both APIs
     (`/me`, `/orders` on the command side; `/private`, `/tickets` on the read side) answers
-    401, 403 or 429, never a 500."""
+    401, 403 or 429, never a 500; a value with a comma is two values joined (as a proxy joins
+    two headers), 400 `ambiguous_authorization` (ADR-75)."""
     loop = asyncio.new_event_loop()
     stack = AsyncExitStack()
     try:
@@ -160,6 +161,9 @@ def test_random_tokens_on_both_apis_answer_401_403_or_429_never_500(redis_url: s
             )[where]
             r = loop.run_until_complete(client.request(method, path, headers=headers, json=body))
             seen.add(r.status_code)
+            if b"," in value and r.status_code == 400:
+                assert r.json()["code"] == "ambiguous_authorization", r.text
+                return
             assert r.status_code in (401, 403, 429), (value, path, r.status_code, r.text)
 
         refused()
