@@ -412,40 +412,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/board": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The static board: provinces, regions, missions, news cards, calendar rules */
-        get: operations["V1BoardStaticBoard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/seasons/all": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Seasons and their status (newest 200) */
-        get: operations["V1SeasonsAllSeasonList"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/seasons/{season_id}/summary": {
         parameters: {
             query?: never;
@@ -565,23 +531,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/boards/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Cross-season leaderboards: han-scores, best-scores, han-memleket */
-        get: operations["V1BoardsNameBoards"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/seasons/{season_id}/private": {
         parameters: {
             query?: never;
@@ -650,23 +599,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/betrayals/memleket/{plate}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Betrayal history of a memleket's bey across seasons (R-6.5, R-14) */
-        get: operations["V1BetrayalsMemleketPlateMemleketBetrayals"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/seasons/{season_id}/betrayals/history": {
         parameters: {
             query?: never;
@@ -693,6 +625,74 @@ export interface paths {
         };
         /** Ops: a bey's private view (recorded) */
         get: operations["V1OpsSeasonsSeasonIdBeysSeatOpsBey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/board": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The static board: provinces, regions, missions, news cards, calendar rules */
+        get: operations["V1BoardStaticBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Seasons and their status (newest 200) */
+        get: operations["V1SeasonsAllSeasonList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cross-season leaderboards: han-scores, best-scores, han-memleket */
+        get: operations["V1BoardsNameBoards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/betrayals/memleket/{plate}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Betrayal history of a memleket's bey across seasons (R-6.5, R-14) */
+        get: operations["V1BetrayalsMemleketPlateMemleketBetrayals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -736,6 +736,7 @@ export interface paths {
          *       delivers everything after;
          *     - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
          *       province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
+         *       `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
          *       `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
          *
          *     An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -787,7 +788,7 @@ export interface components {
         };
         /** AdminIn */
         AdminIn: {
-            /** @description why, in words: 1 … 500 characters, one line, no control or direction marks */
+            /** @description why, in words: 1 … 500 characters, one line with something visible in it; no control, line or paragraph separator, direction mark, private-use or unassigned character (ADR-77) */
             reason: string;
             registration_closes_at?: string | null;
         };
@@ -806,7 +807,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "not_found" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -815,8 +816,12 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** AnswerIn */
         AnswerIn: {
@@ -829,9 +834,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -843,15 +850,27 @@ export interface components {
             /** @description the seat refused */
             seat?: number;
         };
+        /** AnswerRecordedOut */
+        AnswerRecordedOut: {
+            /** @constant */
+            status: "accepted";
+            /** @enum {string} */
+            answer: "accept" | "reject";
+            events: string[];
+            version: number;
+            divan?: number;
+        };
         /** ApplyCorrectionProblem */
         ApplyCorrectionProblem: {
             type: string;
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -864,7 +883,7 @@ export interface components {
             refers_to?: number;
             /** @description the seat refused */
             seat?: number;
-            /** @description `invalid_correction`: the season's version now */
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
         /** AuditBetrayal */
@@ -874,7 +893,7 @@ export interface components {
             victim: number;
             province: number;
             hain_through: number;
-            treaty: components["schemas"]["TreatyRecord"];
+            treaty: components["schemas"]["Treaty"];
             orders: [
                 number,
                 number,
@@ -888,11 +907,21 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "missing_token" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** AuditOut */
         AuditOut: {
@@ -983,13 +1012,23 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "divan_not_found" | "forbidden" | "missing_token" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "divan_not_found" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** Betrayal */
         Betrayal: {
@@ -1035,9 +1074,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** BeyAt */
         BeyAt: {
@@ -1076,7 +1125,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "not_found" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "not_found" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
         };
@@ -1090,13 +1139,6 @@ export interface components {
             hemsehri?: number;
             /** @default 0 */
             total?: number;
-        };
-        /** BrokenTreaty */
-        BrokenTreaty: {
-            kind: string;
-            beys: number[];
-            from_divan: number | null;
-            through_divan: number;
         };
         /** CalendarOut */
         CalendarOut: {
@@ -1125,7 +1167,7 @@ export interface components {
         /** CorrectionIn */
         CorrectionIn: {
             correction: components["schemas"]["ProvinceFixIn"] | components["schemas"]["GoldFixIn"] | components["schemas"]["HainRevokeIn"];
-            /** @description why, in words: 1 … 500 characters, one line, no control or direction marks */
+            /** @description why, in words: 1 … 500 characters, one line with something visible in it; no control, line or paragraph separator, direction mark, private-use or unassigned character (ADR-77) */
             reason: string;
             refers_to?: number | null;
         };
@@ -1181,9 +1223,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
             earliest?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -1294,9 +1338,13 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_last_event_id" | "bad_ticket" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "streams_full" | "too_many_failed_attempts" | "too_many_requests" | "too_many_streams";
+            code: "ambiguous_authorization" | "bad_last_event_id" | "bad_ticket" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "streams_full" | "too_many_failed_attempts" | "too_many_requests" | "too_many_streams";
             detail: string;
             instance: string;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** ExplainDivanProblem */
         ExplainDivanProblem: {
@@ -1304,7 +1352,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
@@ -1332,7 +1380,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "redaction_unavailable" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "redaction_unavailable" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the seat refused */
@@ -1383,7 +1431,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the seat refused */
@@ -1404,9 +1452,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_unavailable" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -1505,7 +1555,7 @@ export interface components {
             hain_through: number;
             /** @enum {null|string} */
             role?: "traitor" | "victim" | null;
-            treaty?: components["schemas"]["BrokenTreaty"] | null;
+            treaty?: components["schemas"]["Treaty"] | null;
             orders?: number[][] | null;
             battle?: components["schemas"]["BattleRecord"] | null;
         };
@@ -1523,9 +1573,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "malformed_json" | "memleket_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "malformed_json" | "memleket_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description `memleket_taken`: the memleket's neighbours nobody holds yet, plates to ask for instead */
@@ -1574,9 +1626,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** LineOut */
         LineOut: {
@@ -1607,7 +1669,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the seat refused */
@@ -1624,7 +1686,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "invalid_parameter" | "not_found" | "projection_rebuilding" | "read_unavailable" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "invalid_parameter" | "not_found" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -1633,6 +1695,10 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** MissionInfo */
         MissionInfo: {
@@ -1685,9 +1751,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "allied_already" | "audit_copy" | "bad_idempotency_key" | "bad_partner" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "offer_exists" | "perde_3" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "allied_already" | "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_partner" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "offer_exists" | "perde_3" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -1705,13 +1773,31 @@ export interface components {
             /** @enum {null|string} */
             answer: "accept" | "reject" | null;
         };
+        /** OfferWithdrawn */
+        OfferWithdrawn: {
+            /** @constant */
+            type: "offer_withdrawn";
+            divan: number;
+            from: number;
+        };
+        /** OfferWithdrawnMessage */
+        OfferWithdrawnMessage: {
+            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            id: string;
+            data: components["schemas"]["OfferWithdrawn"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "offer_withdrawn";
+        };
         /** OpsBeyProblem */
         OpsBeyProblem: {
             type: string;
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -1720,8 +1806,12 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** OpsReadOut */
         OpsReadOut: {
@@ -1743,7 +1833,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_token" | "chain_broken" | "forbidden" | "invalid_parameter" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "invalid_parameter" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -1809,6 +1899,7 @@ export interface components {
         OrdersAcceptedOut: {
             divan: number;
             orders: number;
+            version: number;
         };
         /** OrdersIn */
         OrdersIn: {
@@ -1861,11 +1952,21 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_token" | "forbidden" | "invalid_parameter" | "missing_token" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** PrivateReport */
         PrivateReport: {
@@ -1993,7 +2094,7 @@ export interface components {
         };
         /** ReasonIn */
         ReasonIn: {
-            /** @description why, in words: 1 … 500 characters, one line, no control or direction marks */
+            /** @description why, in words: 1 … 500 characters, one line with something visible in it; no control, line or paragraph separator, direction mark, private-use or unassigned character (ADR-77) */
             reason: string;
         };
         /** RegionInfo */
@@ -2012,7 +2113,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2054,9 +2155,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** RequestDivanProblem */
         RequestDivanProblem: {
@@ -2064,9 +2175,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2084,7 +2197,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the seat refused */
@@ -2096,9 +2209,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -2114,9 +2229,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "already_paused" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "already_paused" | "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2134,9 +2251,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_later" | "reason_required" | "registration_close_required" | "registration_closed" | "registration_too_soon" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_later" | "reason_required" | "registration_close_required" | "registration_closed" | "registration_too_soon" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
             earliest?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2158,9 +2277,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_paused" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_paused" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -2184,9 +2305,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** SeasonListProblem */
         SeasonListProblem: {
@@ -2194,7 +2325,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
         };
@@ -2204,9 +2335,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** SeasonMeta */
         SeasonMeta: {
@@ -2235,6 +2376,7 @@ export interface components {
             /** @default false */
             locked?: boolean;
             seconds_to_lock?: number | null;
+            seconds_to_kurultay_close?: number | null;
             forked_from?: components["schemas"]["ForkedFrom"] | null;
         };
         /** SeasonOver */
@@ -2262,7 +2404,7 @@ export interface components {
             divan?: number;
             han?: number | null;
             version?: number;
-            status?: "rebuilding";
+            status?: "rebuilding" | "not_yet_projected";
         };
         /** SeasonStatus */
         SeasonStatus: {
@@ -2285,6 +2427,7 @@ export interface components {
             next_divan_at?: string | null;
             locked?: boolean;
             seconds_to_lock?: number | null;
+            seconds_to_kurultay_close?: number | null;
             paused?: boolean;
             cancelled?: boolean;
             admin_acts?: components["schemas"]["AdminActOut"][];
@@ -2296,7 +2439,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "chain_broken" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "chain_broken" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
         };
@@ -2320,9 +2463,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_enough_gold" | "not_purchasable" | "not_your_province" | "over_cap" | "season_cancelled" | "season_not_found" | "store_busy" | "sur_exists" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_enough_gold" | "not_purchasable" | "not_your_province" | "over_cap" | "season_cancelled" | "season_not_found" | "store_busy" | "sur_exists" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description what the purchase costs */
             cost?: number;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
@@ -2356,7 +2501,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
         };
@@ -2366,9 +2511,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "bad_units" | "body_too_large" | "chain_broken" | "conflict" | "duplicate_province" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_target" | "missing_token" | "not_a_neighbour" | "not_your_province" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "bad_units" | "body_too_large" | "chain_broken" | "conflict" | "duplicate_province" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_target" | "missing_token" | "not_a_neighbour" | "not_your_province" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2396,9 +2543,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** SupportNote */
         SupportNote: {
@@ -2429,11 +2586,15 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "bad_token" | "forbidden" | "missing_token" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_token" | "forbidden" | "missing_token" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
             /** @description the seat refused */
             seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** TitlesOut */
         TitlesOut: {
@@ -2452,9 +2613,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** TokenOut */
         TokenOut: {
@@ -2473,39 +2644,40 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `not_yet_projected`: the version the read side is at now */
+            projected_version?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
         };
         /** Treaty */
         Treaty: {
-            kind: string;
+            /** @enum {string} */
+            kind: "pact" | "alliance";
             beys: number[];
-            through_divan: number | null;
+            from_divan: number | null;
+            through_divan: number;
         };
         /** TreatyChange */
         TreatyChange: {
-            kind: string;
-            a: number;
-            b: number;
-            through_divan: number;
+            treaty: components["schemas"]["Treaty"];
             /** @enum {string} */
             change: "only_recorded" | "only_what_if";
-        };
-        /** TreatyRecord */
-        TreatyRecord: {
-            /** @enum {string} */
-            kind: "pact" | "alliance";
-            a: number;
-            b: number;
-            through_divan: number;
         };
         /** TreatyStep */
         TreatyStep: {
             divan: number;
             /** @enum {string} */
             what: "accepted" | "expired" | "dissolved" | "broken";
-            treaty: components["schemas"]["TreatyRecord"];
+            treaty: components["schemas"]["Treaty"];
             traitor?: number;
         };
         /** Verification */
@@ -2528,9 +2700,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "already_voted" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "vote_self" | "wrong_phase";
+            code: "already_voted" | "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "vote_self" | "wrong_phase";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -2563,9 +2737,11 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
@@ -2583,7 +2759,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "wrong_phase";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "wrong_phase";
             detail: string;
             instance: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
@@ -2638,7 +2814,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOut"] | components["schemas"]["LiveCreatedOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2753,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinedOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2890,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3038,7 +3214,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3186,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3336,7 +3512,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3474,6 +3650,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
@@ -3494,6 +3672,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonStatusProblem"];
+                };
             };
             /** @description `season_not_found`: no such season */
             404: {
@@ -3588,7 +3777,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3697,6 +3886,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -3705,7 +3896,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrdersAcceptedOut"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3847,6 +4038,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -3855,7 +4048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3999,6 +4192,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4007,7 +4202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4147,6 +4342,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4155,7 +4352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4290,15 +4487,17 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Accepted"];
+                    "application/json": components["schemas"]["AnswerRecordedOut"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4442,6 +4641,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4450,7 +4651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4611,7 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["DivanRequestedOut"];
                 };
             };
-            /** @description `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4757,7 +4958,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOut"];
                 };
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4870,7 +5071,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOut"];
                 };
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4992,7 +5193,7 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"];
                 };
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5103,7 +5304,7 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"];
                 };
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5233,7 +5434,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5361,7 +5562,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatIfOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5511,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForkedOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5648,7 +5849,7 @@ export interface operations {
                     "application/json": components["schemas"]["CorrectionOut"];
                 };
             };
-            /** @description `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5813,7 +6014,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5907,6 +6108,1536 @@ export interface operations {
             };
         };
     };
+    V1SeasonsSeasonIdSummarySummary: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SummaryOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SummaryProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdMapSeasonMap: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MapOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdLeaderboardLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdTitlesTitles: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TitlesOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TitlesProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdTreatiesTreaties: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreatiesOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TreatiesProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdReportsReports: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdBetrayalsBetrayals: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BetrayalsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdPrivatePrivate: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivateView"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PrivateProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdBattlesDivanBattles: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                divan: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BattlesOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BattlesProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdOrdersDivanAllOrders: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a Divan (R-1.1): an integer 1 … 16 (D-27) */
+                divan: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrdersOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdAuditBetrayalsAuditBetrayals: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdBetrayalsHistorySeasonBetrayals: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeasonBetrayals"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
+                };
+            };
+        };
+    };
+    V1OpsSeasonsSeasonIdBeysSeatOpsBey: {
+        parameters: {
+            query?: {
+                /** @description answer only at this season version or later (read-your-writes: the `version` of a command's answer or of the status). A read behind it waits up to 2 s for the projection, then answers 503 `not_yet_projected` with Retry-After */
+                min_version?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a seat (R-1.4): an integer 1 … 19 (D-27) */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivateView"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
+                };
+            };
+        };
+    };
     V1BoardStaticBoard: {
         parameters: {
             query?: {
@@ -5947,6 +7678,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["StaticBoardProblem"];
+                };
             };
             /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
@@ -6004,6 +7746,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeasonListProblem"];
+                };
+            };
             /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
             429: {
                 headers: {
@@ -6028,594 +7781,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SeasonListProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdSummarySummary: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SummaryOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SummaryProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SummaryProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SummaryProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdMapSeasonMap: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MapOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonMapProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdLeaderboardLeaderboard: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeaderboardOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["LeaderboardProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdTitlesTitles: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TitlesOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TitlesProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TitlesProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TitlesProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdTreatiesTreaties: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TreatiesOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TreatiesProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TreatiesProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["TreatiesProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdReportsReports: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReportsOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ReportsProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ReportsProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ReportsProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdBetrayalsBetrayals: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BetrayalsOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BetrayalsProblem"];
                 };
             };
         };
@@ -6663,6 +7828,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BoardsProblem"];
+                };
+            };
             /** @description `not_found`: no such resource (a path parameter that is not a decimal integer) */
             404: {
                 headers: {
@@ -6698,488 +7874,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BoardsProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdPrivatePrivate: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PrivateView"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
-            403: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["PrivateProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdBattlesDivanBattles: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-                divan: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BattlesOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
-            403: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-            /** @description `divan_not_found`: a Divan outside 1 … 16, or not resolved yet; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["BattlesProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdOrdersDivanAllOrders: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-                /** @description a Divan (R-1.1): an integer 1 … 16 (D-27) */
-                divan: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrdersOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `forbidden`: a token whose role may not do this */
-            403: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
-            422: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AllOrdersProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdAuditBetrayalsAuditBetrayals: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditOut"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
-                };
-            };
-            /** @description `forbidden`: a token whose role may not do this */
-            403: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
-                };
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
-                };
-            };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
         };
@@ -7228,7 +7922,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7285,7 +7979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
             503: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7296,240 +7990,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
-                };
-            };
-        };
-    };
-    V1SeasonsSeasonIdBetrayalsHistorySeasonBetrayals: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SeasonBetrayals"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit) */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
-                };
-            };
-            /** @description `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
-                };
-            };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
-                };
-            };
-        };
-    };
-    V1OpsSeasonsSeasonIdBeysSeatOpsBey: {
-        parameters: {
-            query?: {
-                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
-                lang?: string;
-            };
-            header?: {
-                /** @description the ETag of an answer you have: 304 with no body while it is still current */
-                "If-None-Match"?: string;
-                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
-                "Accept-Language"?: string;
-            };
-            path: {
-                season_id: string;
-                /** @description a seat (R-1.4): an integer 1 … 19 (D-27) */
-                seat: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Request fulfilled, document follows */
-            200: {
-                headers: {
-                    /** @description the season version this answer reflects (its `version`) */
-                    "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PrivateView"];
-                };
-            };
-            /** @description Not Modified: If-None-Match names the current ETag; no body */
-            304: {
-                headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
-                    ETag?: string;
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
-            400: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
-            401: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `forbidden`: a token whose role may not do this */
-            403: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
-            404: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
-            422: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
-            429: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
-                };
-            };
-            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
-            503: {
-                headers: {
-                    /** @description the language this answer's texts for people are in */
-                    "Content-Language"?: "tr" | "en";
-                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
         };
@@ -7562,7 +8022,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketOut"];
                 };
             };
-            /** @description `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7619,7 +8079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TicketProblem"];
                 };
             };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After) */
             503: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7665,7 +8125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"];
+                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"];
                 };
             };
             /** @description The season is over and nothing is left to send after the position */
@@ -7677,7 +8137,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_last_event_id`: a Last-Event-ID that is no stream id (V-k) or version (V) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_last_event_id`: a Last-Event-ID that is no stream id (V-k) or version (V) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7723,7 +8183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["EventsProblem"];
                 };
             };
-            /** @description `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After); `streams_full`: this process serves all the event streams it can (Retry-After) */
+            /** @description `not_yet_projected`: the read side has not reached the season version asked for (`?min_version=`), or a new season's first one, within 2 s: `version`, `projected_version` (Retry-After); `projection_rebuilding`: the season's read model is being rebuilt (Retry-After); `read_unavailable`: the read side's Redis does not answer (Retry-After); `streams_full`: this process serves all the event streams it can (Retry-After) */
             503: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
