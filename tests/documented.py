@@ -68,18 +68,43 @@ def problem_schema(doc: dict[str, Any], method: str, template: str, status: int)
     return response["content"][PROBLEM]["schema"]  # type: ignore[no-any-return]
 
 
+_VALIDATORS: dict[tuple[str, str, str, int], Any] = {}
+
+
+def _validator(doc: dict[str, Any], op: tuple[str, str], status: int) -> Any:
+    """The compiled validator of an operation's problem schema, once per document's version:
+    compiling it with the whole `components` for every refusal made the suite minutes slower."""
+    key = (doc["info"]["version"] + str(len(doc["components"]["schemas"])), *op, status)
+    if key not in _VALIDATORS:
+        schema = {**problem_schema(doc, *op, status), "components": doc["components"]}
+        _VALIDATORS[key] = jsonschema_rs.Draft202012Validator(schema)
+    return _VALIDATORS[key]
+
+
 def assert_typed(doc: dict[str, Any], op: tuple[str, str], response: httpx.Response) -> None:
     """Issue 20: the refusal validates against its operation's problem schema (its code one of
     the enum, each extra member of the declared type), and carries no member its code does not
     declare (CARRIES)."""
     body = response.json()
-    schema = {**problem_schema(doc, *op, response.status_code), "components": doc["components"]}
-    errors = [e.message for e in jsonschema_rs.Draft202012Validator(schema).iter_errors(body)]
+    validator = _validator(doc, op, response.status_code)
+    errors = [e.message for e in validator.iter_errors(body)]
     assert errors == [], f"{op}: {body} does not match its schema: {errors}"
     extra = set(body) - RFC_9457
     assert extra <= set(CARRIES.get(body["code"], ())), (
         f"{op}: {body['code']} carries {sorted(extra)}, which CARRIES does not declare"
     )
+
+
+_DOCUMENTS: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
+def _document(app: Any) -> dict[str, Any]:
+    """The app's OpenAPI document, built once per set of routes in this test process (every
+    app of one shape serves the same document; building it took about a second per test)."""
+    key = tuple(sorted(f"{sorted(r.methods)}{r.path}" for r in app.routes))
+    if key not in _DOCUMENTS:
+        _DOCUMENTS[key] = app.openapi_schema.to_schema()
+    return _DOCUMENTS[key]
 
 
 def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:
@@ -97,7 +122,7 @@ def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:
         if response.request.method == "HEAD":  # GET's answer without its body (ADR-61): the
             return  # GET of the same request is the one to check
         if not doc:
-            doc.update(app.openapi_schema.to_schema())
+            doc.update(_document(app))
         await response.aread()
         assert_documented(doc, response)
 
