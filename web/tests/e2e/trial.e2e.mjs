@@ -3,7 +3,8 @@
 // (`seksenbir up` on WEB_E2E_PORT, 18360), at a desktop and a 360-px phone viewport: start a
 // season by picking a memleket on the map, give orders on the map and in the list (only legal
 // targets offered, the clamp said), see a refused set name its order, hold Divans, read the
-// report, browse a past Divan, switch to English, reopen the season from home. Any CSP violation
+// report, browse a past Divan, switch to English, reopen the season from home, spend, offer and
+// answer, hold Divans to 16, vote and see the Han — all at both sizes. Any CSP violation
 // or page error fails it. Screenshots go to web/artefacts/ (git-ignored).
 //
 // WEB_E2E_URL=http://127.0.0.1:PORT runs it against a stack already running instead (tests/e2e/harness.mjs).
@@ -203,46 +204,45 @@ async function steps(page, base, name, touch) {
   await page.locator('#p-6.mine').waitFor();
   await shot('7-reopened');
 
-  if (!touch) {
-    // Spending: paralı asker in Ankara (+2 units for 2 gold), offered only while affordable
-    const row = page.locator('section.list tbody tr').first(); // a province of ours (Ankara, likely)
-    const plate = await row.getAttribute('data-plate');
-    await row.getByRole('button').click();
-    const units = () => page.locator(`section.list tr[data-plate="${plate}"] td`).first().textContent();
-    const before = Number(await units());
-    const hire = page.locator('button[data-spend="paralı_asker"]');
-    if (before + 2 <= 12) {
-      assert.equal(await hire.isEnabled(), true);
-      await hire.click();
-      await waitFor('the units hired', async () => Number(await units()) === before + 2);
-    } else assert.equal(await hire.isEnabled(), false, 'never beyond 12 units');
+  // the whole trial at both sizes (issue 22: a phone-sized viewport for the whole trial)
+  // Spending: paralı asker in Ankara (+2 units for 2 gold), offered only while affordable
+  const row = page.locator('section.list tbody tr').first(); // a province of ours (Ankara, likely)
+  const plate = await row.getAttribute('data-plate');
+  await row.getByRole('button').click();
+  const units = () => page.locator(`section.list tr[data-plate="${plate}"] td`).first().textContent();
+  const before = Number(await units());
+  const hire = page.locator('button[data-spend="paralı_asker"]');
+  if (before + 2 <= 12) {
+    assert.equal(await hire.isEnabled(), true);
+    await hire.click();
+    await waitFor('the units hired', async () => Number(await units()) === before + 2);
+  } else assert.equal(await hire.isEnabled(), false, 'never beyond 12 units');
 
-    // An offer made, and every offer received answered (the computer beys' offers vary)
-    await page.locator('#offer-to').selectOption('2');
-    await page.locator('#offer-kind').selectOption('pact');
-    await page.getByRole('button', { name: 'Make an offer' }).click();
-    await page.locator('section.diplomacy').getByText('You offered Bey 2 a Pact').waitFor();
-    await shot('8-diplomacy');
+  // An offer made, and every offer received answered (the computer beys' offers vary)
+  await page.locator('#offer-to').selectOption('2');
+  await page.locator('#offer-kind').selectOption('pact');
+  await page.getByRole('button', { name: 'Make an offer' }).click();
+  await page.locator('section.diplomacy').getByText('You offered Bey 2 a Pact').waitFor();
+  await shot('8-diplomacy');
 
-    // Divans to the end, answering offers on the way; then the Kurultay vote and the Han
-    for (let n = 3; n <= 16; n++) {
-      const answer = page.locator('.offers-in button.answer').first();
-      if (await answer.count()) {
-        await answer.click();
-        await waitFor('the answer', async () => !(await page.locator('#hold-divan').isDisabled()));
-      }
-      await page.locator('#hold-divan').click();
-      await waitFor(`Divan ${n}`, async () => (await page.locator('section.info h1').textContent()).includes(`Divan ${n} `));
+  // Divans to the end, answering offers on the way; then the Kurultay vote and the Han
+  for (let n = 3; n <= 16; n++) {
+    const answer = page.locator('.offers-in button.answer').first();
+    if (await answer.count()) {
+      await answer.click();
+      await waitFor('the answer', async () => !(await page.locator('#hold-divan').isDisabled()));
     }
-    await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
-    await page.locator('#vote-for').selectOption({ index: 0 });
-    await page.getByRole('button', { name: 'Vote' }).click();
-    await page.getByRole('heading', { name: 'Kurultay report' }).waitFor({ timeout: DEADLINE_MS });
-    await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
-    assert.match(await page.locator('div.titles').textContent(), /Han: Bey \d+/, 'the Han among the titles');
-    assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
-    await shot('9-kurultay');
+    await page.locator('#hold-divan').click();
+    await waitFor(`Divan ${n}`, async () => (await page.locator('section.info h1').textContent()).includes(`Divan ${n} `));
   }
+  await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
+  await page.locator('#vote-for').selectOption({ index: 0 });
+  await page.getByRole('button', { name: 'Vote' }).click();
+  await page.getByRole('heading', { name: 'Kurultay report' }).waitFor({ timeout: DEADLINE_MS });
+  await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
+  assert.match(await page.locator('div.titles').textContent(), /Han: Bey \d+/, 'the Han among the titles');
+  assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
+  await shot('9-kurultay');
 
   // An installable app: its manifest, and a service worker that keeps the shell offline
   const manifest = await (await fetch(`${base}/manifest.webmanifest`)).json();
