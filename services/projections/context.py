@@ -16,7 +16,7 @@ from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.bounds import JSON_SAFE_INTEGER
-from shared.app.problems import Problem
+from shared.app.problems import Problem, parameter_refused
 from shared.app.ratelimit import Network
 from shared.app.tokens import is_season_id
 from shared.eventstore.audit import OpsReads
@@ -60,11 +60,7 @@ def min_version(request: Request[Any, Any, Any]) -> int | None:
     if raw is None:
         return None
     if not (raw.isascii() and raw.isdecimal() and len(raw) <= 16) or int(raw) > JSON_SAFE_INTEGER:
-        members: dict[str, object] = {"field": MIN_VERSION, "minimum": 0}
-        members["maximum"] = JSON_SAFE_INTEGER
-        problem = Problem(422, "invalid_parameter.bounded", params=members)
-        problem.extra = members  # `field` and its bounds, as Litestar's bound checks answer
-        raise problem
+        raise parameter_refused(MIN_VERSION, {"minimum": 0, "maximum": JSON_SAFE_INTEGER})
     return int(raw)
 
 
@@ -88,10 +84,7 @@ async def season_read(
         stored = await _stored_version(c, season_id)
         if at_least > stored:
             # a version the season has not reached: no wait can give it (a client's error)
-            members: dict[str, object] = {"field": MIN_VERSION, "minimum": 0, "maximum": stored}
-            problem = Problem(422, "invalid_parameter.bounded", params=members)
-            problem.extra = members
-            raise problem
+            raise parameter_refused(MIN_VERSION, {"minimum": 0, "maximum": stored})
     try:
         sub = await c.streams.watch([projected(c.prefix, season_id)])
     except StreamRefused as exc:

@@ -206,13 +206,18 @@ def _bad_request(exc: HTTPException, detail: str) -> Problem:  # noqa: PLR0911 â
         return Problem(422, body[0][0], parts=body)
     params = [str(e.get("key", "")) for e in problems if e.get("key")]
     if params:  # a path or query parameter outside its bounds (D-27), the first one named
-        bound = bound_of(params[0], path=True)
-        key = "invalid_parameter.bounded" if bound else "invalid_parameter"
-        members: dict[str, object] = {"field": params[0], **bound}
-        problem = Problem(422, key, params=members)
-        problem.extra = members  # `field` and its bounds, as a body problem has them
-        return problem
+        return parameter_refused(params[0], bound_of(params[0], path=True))
     return Problem(422, "invalid_body")
+
+
+def parameter_refused(field: str, bound: Mapping[str, int]) -> Problem:
+    """422 `invalid_parameter` naming the path or query parameter `field` and, where it has
+    them, its bounds (`minimum`, `maximum`) as members, as a body problem has them (D-27)."""
+    key = "invalid_parameter.bounded" if bound else "invalid_parameter"
+    members: dict[str, object] = {"field": field, **bound}
+    problem = Problem(422, key, params=members)
+    problem.extra = members
+    return problem
 
 
 def too_deep(request: Request[Any, Any, Any], exc: TooDeep) -> Response[bytes]:
