@@ -324,13 +324,6 @@ def answers(*groups: tuple[str, ...] | str) -> dict[int, ResponseSpec]:
     }
 
 
-def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """Every code of the given statuses: kept for routes not yet given their own `answers`."""
-    return answers(tuple(c for c, (s, _m) in CODES.items() if s in statuses))
-
-
-COMMAND_PROBLEMS = problems(400, 401, 403, 404, 409, 413, 422, 429, 503)
-READ_PROBLEMS = problems(400, 401, 403, 404, 429, 503)
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 # Public at some times, a token's at others (battles, all orders: public after the Kurultay).
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {}]
