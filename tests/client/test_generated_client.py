@@ -17,48 +17,15 @@ dev tools of this test only, never a dependency of the server.
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 import subprocess
 from pathlib import Path
 
-import httpx
-
-from entrypoints.gateway import create_app
-from shared.settings import Settings
+from tests.node_tools import npm_ci, served_document
 
 HERE = Path(__file__).parent
-LOCK = HERE / "package-lock.json"
 MODULES = HERE / "node_modules"
-STAMP = MODULES / ".seksenbir-lock-sha256"  # the lock these modules were installed from
 GENERATED = HERE / "generated"  # git-ignored, rewritten by every run
 BIN = MODULES / ".bin"
-
-
-def install_tools() -> None:
-    """`npm ci` from the lock, unless node_modules already holds exactly that lock's tools."""
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()
-    if STAMP.is_file() and STAMP.read_text() == digest:
-        return
-    npm = shutil.which("npm")
-    assert npm is not None, "npm (Node.js) is needed to generate the TypeScript client"
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-        cwd=HERE,
-        check=True,
-        timeout=300,
-    )
-    STAMP.write_text(digest)
-
-
-async def served_document() -> bytes:
-    """The document exactly as the gateway serves it (both APIs), from the app in process."""
-    app = create_app(Settings())
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://app") as client:
-        r = await client.get("/v1/schema/openapi.json")
-    assert r.status_code == 200, r.text
-    return r.content
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -71,7 +38,7 @@ async def test_a_typescript_client_generated_from_the_document_type_checks_a_tri
     """Issue 11: a client generated from the served document by a pinned generator
     type-checks a small program (create a trial season, submit orders, read the map), and the
     program's deliberate mistakes are type errors."""
-    install_tools()
+    npm_ci(HERE, "to generate the TypeScript client", timeout=300)
     GENERATED.mkdir(exist_ok=True)
     document = GENERATED / "openapi.json"
     document.write_bytes(await served_document())

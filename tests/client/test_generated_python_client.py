@@ -16,7 +16,7 @@ import sys
 import typing
 from pathlib import Path
 
-from tests.client.test_generated_client import served_document
+from tests.node_tools import served_document
 
 BIN = Path(sys.executable).parent
 PACKAGE = "seksenbir_client"

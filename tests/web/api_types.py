@@ -10,53 +10,21 @@ installed by `npm ci` in web/ when missing.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import httpx
-
-from entrypoints.gateway import create_app
-from shared.settings import Settings
+from tests.node_tools import npm_ci, served_document
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 COMMITTED = WEB / "src" / "api" / "schema.d.ts"
 MODULES = WEB / "node_modules"
-STAMP = MODULES / ".seksenbir-lock-sha256"
-
-
-def install_tools() -> None:
-    """`npm ci` in web/ from its lock, unless node_modules already holds exactly that lock."""
-    digest = hashlib.sha256((WEB / "package-lock.json").read_bytes()).hexdigest()
-    if STAMP.is_file() and STAMP.read_text() == digest:
-        return
-    npm = shutil.which("npm")
-    assert npm is not None, "npm (Node.js >= 20) is needed for the browser client's tools"
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-        cwd=WEB,
-        check=True,
-        timeout=600,
-    )
-    STAMP.write_text(digest)
-
-
-async def served_document() -> bytes:
-    """The document exactly as the gateway serves it, from the app in process (no server)."""
-    app = create_app(Settings())
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://app") as client:
-        r = await client.get("/v1/schema/openapi.json")
-    assert r.status_code == 200, r.text
-    return r.content
 
 
 def generate(document: bytes) -> str:
     """openapi-typescript's output for `document`, as the committed file holds it."""
-    install_tools()
+    npm_ci(WEB, "for the browser client's tools")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "openapi.json"
         target = Path(tmp) / "schema.d.ts"
