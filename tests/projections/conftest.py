@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import logging
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 import redis.asyncio as aioredis
+import structlog
 
 from shared.eventstore import InMemoryEventStore
+from shared.logs import configure_logging
 from tests.projections.support import delete_prefix
 from tests.redis_server import own_redis
 
@@ -46,3 +50,20 @@ def wipeable_redis_url() -> Iterator[str]:
     server, never touches it, and always runs (RELIABILITY 22)."""
     with own_redis() as server:
         yield server.url
+
+
+@pytest.fixture
+def captured_logs() -> Iterator[io.StringIO]:
+    """Every structlog and stdlib log line of this process (app, resolver, projector) as JSON,
+    for the tests that read what was logged (no secret in a log line, no traceback)."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    config = structlog.get_config()
+    out = io.StringIO()
+    configure_logging(json=True, level="INFO", file=out)
+    try:
+        yield out
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        structlog.configure(**config)

@@ -20,18 +20,14 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import logging
 import re
 import subprocess
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-import pytest
 import redis.asyncio as aioredis
-import structlog
 
 from services.projections.projector import Projector
 from services.resolver.closes import close_registration
@@ -41,7 +37,6 @@ from shared.app.tokens import token_hash
 from shared.domain import events as ev
 from shared.domain import seal
 from shared.eventstore import EventMetadata, PostgresEventStore
-from shared.logs import configure_logging
 from tests.clock import StepClock
 from tests.documented import check_every_problem
 from tests.http.support import api_clock
@@ -404,22 +399,6 @@ def with_bytea_decoded(dump: str) -> str:
 
 
 # --- the matrix ---------------------------------------------------------------------------------
-@pytest.fixture
-def captured_logs() -> Iterator[io.StringIO]:
-    """Every structlog and stdlib log line of this process (app, resolver, projector) as JSON."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    config = structlog.get_config()
-    out = io.StringIO()
-    configure_logging(json=True, level="INFO", file=out)
-    try:
-        yield out
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        structlog.configure(**config)
-
-
 async def send(
     client: httpx.AsyncClient, w: World, op: str, call: Call, role: str
 ) -> tuple[int, Any]:

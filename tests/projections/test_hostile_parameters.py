@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import io
 import json
-import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,14 +26,12 @@ from urllib.parse import unquote
 import httpx
 import pytest
 import redis.asyncio as aioredis
-import structlog
 from litestar.params import HeaderParameter
 from litestar.routes import HTTPRoute
 
 from entrypoints.gateway import create_app
 from services.projections.projector import Projector
 from shared.eventstore import InMemoryEventStore, PostgresEventStore
-from shared.logs import configure_logging
 from tests.documented import PROBLEM, assert_documented
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway, settings
 
@@ -102,22 +99,6 @@ def test_the_walk_reaches_the_season_routes_of_both_apis() -> None:
     assert "/v1/ops/seasons/{season_id:str}/beys/{seat:int}" in paths
     assert len(HANDLERS) > 60
     assert any(h.query for h in HANDLERS)
-
-
-@pytest.fixture
-def captured_logs() -> Iterator[io.StringIO]:
-    """Every structlog and stdlib log line of the app, as JSON."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    config = structlog.get_config()
-    out = io.StringIO()
-    configure_logging(json=True, level="INFO", file=out)
-    try:
-        yield out
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        structlog.configure(**config)
 
 
 @dataclass
