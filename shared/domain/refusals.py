@@ -1,6 +1,6 @@
 """Every code the domain refuses a command with: one table (docs/api.md "Error codes").
 
-A refusal is `reject("code")` or `reject("code.variant")` (shared.domain.commands); its texts are
+A refusal is `reject(key)`, its key a code or `code.variant` (shared.domain.commands); its texts are
 shared.domain.messages' lines under that key. tests/domain/test_refusals.py holds this table to
 the code: every code a `reject(…)` in shared/domain gives is here and nothing else is, every
 one has its texts in the catalogue and its HTTP status in shared.app.openapi.CODES.
