@@ -39,7 +39,9 @@ from types import ModuleType
 MODULES: tuple[str, ...] = (
     "shared.domain.board",
     "shared.domain.report",
+    "shared.domain.report_battles",
     "shared.domain.report_lines",
+    "shared.domain.report_offers",
     "shared.domain.resolve",
     "shared.domain.rng",
     "shared.domain.scoring",

@@ -79,6 +79,7 @@ from shared.app.openapi import (
 from shared.app.ops_audit import record_ops_read
 from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
+from shared.domain.refusals import ORDER_REFUSALS, documented
 from shared.eventstore.audit import MAX_LIST
 
 Key = Annotated[
@@ -96,8 +97,7 @@ Key = Annotated[
 # Codes the domain has but the edge's bounds keep out (unknown_province, unknown_seat: D-27)
 # are not listed. A bey command: its token, the season, its Idempotency-Key, its append.
 COMMAND = (EVERY, RATE, BEY_AUTH, STORE, KEY, APPEND, "season_cancelled")  # a cancelled live season
-ORDERS: tuple[str, ...] = ("wrong_phase", "wrong_divan", "duplicate_province", "not_your_province")
-ORDERS += ("missing_target", "not_a_neighbour", "bad_units")
+ORDERS: tuple[str, ...] = documented(ORDER_REFUSALS)  # the domain's table (shared.domain.refusals)
 SPEND: tuple[str, ...] = (
     "wrong_phase",
     "divan_locked",

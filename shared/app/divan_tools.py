@@ -33,7 +33,7 @@ from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.messages import Lang, Said, render
 from shared.domain.resolve import DivanInputs
-from shared.domain.state import Order, SeasonState
+from shared.domain.state import Order, OrderKind, SeasonState
 
 Plate = Annotated[int, Meta(ge=1, le=81)]
 Seat = Annotated[int, Meta(ge=1, le=19)]
@@ -75,7 +75,7 @@ class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, renam
 
     seat: Seat
     frm: Plate
-    kind: Literal["advance", "support", "hold", "remove"]
+    kind: Literal[OrderKind, "remove"]  # an order kind (shared.domain.state), or "remove"
     to: Plate | None = None
     units: Annotated[int, Meta(ge=0, le=12)] = 0  # D-27: a province holds at most 12
 
