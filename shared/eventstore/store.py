@@ -14,6 +14,7 @@ from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
 from shared.eventstore.audit import PostgresOpsReads
 from shared.eventstore.busy import Checkout
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -30,14 +31,12 @@ from shared.eventstore.hashing import (
 )
 from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.model import (
-    Clock,
     EventMetadata,
     IdempotencyRecord,
     KeyWrite,
     NewEvent,
     RecordedEvent,
     settle_duplicates,
-    utc,
     validate_batch,
 )
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, NOTIFY_WINDOW, Waker
