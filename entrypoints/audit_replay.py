@@ -57,7 +57,8 @@ def run_replay(args: argparse.Namespace) -> int:
 def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None:
     """The export's events to fold, or None after saying why not (a redacted export, an event
     that does not decode); a chain that does not verify is only warned about."""
-    from shared.app.export import ExportError, chain_error, check_chain
+    from shared.app.export import ExportError
+    from shared.app.export_check import chain_error, check_chain
     from shared.eventstore import ChainError, verify_chain
 
     try:
@@ -177,7 +178,8 @@ def _season_events(
 def run_explain(args: argparse.Namespace) -> int:
     import msgspec
 
-    from shared.app.divan_tools import explain, explain_text
+    from shared.app.divan_text import explain_text
+    from shared.app.divan_tools import explain
     from shared.app.replay_view import ReplayError
 
     def work(season_id: str, events: list[Any]) -> int:
@@ -198,7 +200,8 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_what_if(args: argparse.Namespace) -> int:
     import msgspec
 
-    from shared.app.divan_tools import WhatIfIn, WhatIfRefused, what_if, what_if_text
+    from shared.app.divan_text import what_if_text
+    from shared.app.divan_tools import WhatIfIn, WhatIfRefused, what_if
     from shared.app.replay_view import ReplayError
 
     try:

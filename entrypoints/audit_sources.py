@@ -13,7 +13,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
-    from shared.app.export import Export, Verdict
+    from shared.app.export import Export
+    from shared.app.export_check import Verdict
     from shared.domain.messages import Said
     from shared.eventstore import PostgresEventStore
     from shared.settings import Settings
@@ -115,7 +116,8 @@ def with_store(
 
 async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
-    from shared.app.export import Export, chain_error
+    from shared.app.export import Export
+    from shared.app.export_check import chain_error
     from shared.eventstore import GENESIS, ChainError, verify_chain
 
     records, stored, chain = await store.read_with_head(season_id)  # one snapshot
@@ -133,7 +135,7 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
     """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
     if path is None:
         return None
-    from shared.app.export import parse_heads
+    from shared.app.export_check import parse_heads
 
     try:
         with open(path, "rb") as f:
@@ -151,7 +153,7 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
 def checked_export(
     export: Export, store_problem: Said | None, heads: list[Any] | None = None
 ) -> Verdict:
-    from shared.app.export import BadEvent, check
+    from shared.app.export_check import BadEvent, check
     from shared.domain.messages import Said
 
     verdict = check(export, heads)

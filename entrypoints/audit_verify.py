@@ -25,12 +25,14 @@ from entrypoints.audit_sources import (
 from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
-    from shared.app.export import Export, Verdict
+    from shared.app.export import Export
+    from shared.app.export_check import Verdict
     from shared.eventstore import PostgresEventStore, RecordedEvent
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from shared.app.export import RedactionUnavailable, chain_error, export_lines
+    from shared.app.export import RedactionUnavailable, export_lines
+    from shared.app.export_check import chain_error
     from shared.eventstore import ChainError
 
     possible_season(args.season, "export", args.lang)
@@ -234,7 +236,8 @@ def _same_hashes(records: Sequence[RecordedEvent], stored: Sequence[RecordedEven
 def run_import(args: argparse.Namespace) -> int:
     import asyncpg
 
-    from shared.app.export import ExportError, check, to_new
+    from shared.app.export import ExportError, to_new
+    from shared.app.export_check import check
     from shared.eventstore import ConcurrencyError, DuplicateEventError
 
     def refused(text: str) -> int:

@@ -34,13 +34,12 @@ from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
-    ReadLimits,
     RequestLimits,
     SharedFailures,
     limit_failed_auth,
-    limit_reads,
     limit_requests,
 )
+from shared.app.read_limits import ReadLimits, limit_reads
 from shared.app.seasons import Seasons
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
