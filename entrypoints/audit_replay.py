@@ -82,7 +82,7 @@ def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
     import msgspec
 
-    from shared.app.replay_view import (
+    from shared.app.ops_replay import (
         ReplayError,
         correction_notes,
         corrections_text,
@@ -180,7 +180,7 @@ def run_explain(args: argparse.Namespace) -> int:
 
     from shared.app.divan_text import explain_text
     from shared.app.divan_tools import explain
-    from shared.app.replay_view import ReplayError
+    from shared.app.ops_replay import ReplayError
 
     def work(season_id: str, events: list[Any]) -> int:
         try:
@@ -202,7 +202,7 @@ def run_what_if(args: argparse.Namespace) -> int:
 
     from shared.app.divan_text import what_if_text
     from shared.app.divan_tools import WhatIfIn, WhatIfRefused, what_if
-    from shared.app.replay_view import ReplayError
+    from shared.app.ops_replay import ReplayError
 
     try:
         data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn)

@@ -93,7 +93,7 @@ def with_store(
 ) -> int:
     """Run `work` on a store over the database; a database with no event store is exit 2."""
     from entrypoints import bootstrap
-    from shared.replay_store import describe_dsn
+    from shared.unreachable import describe_dsn
 
     settings = _settings()
     dsn = dsn or settings.pg_dsn

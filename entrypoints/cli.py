@@ -18,7 +18,7 @@ import msgspec
 
 from entrypoints import audit, cli_ops
 from entrypoints.cli_args import LANG_HELP, divans, language_of, os_error, say, seed
-from shared.replay_store import Unreachable
+from shared.unreachable import Unreachable
 
 if TYPE_CHECKING:
     from shared.domain.messages import Lang

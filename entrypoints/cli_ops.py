@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from entrypoints.cli_args import say
-from shared.replay_store import DatabaseUnreachable, RedisUnreachable
+from shared.unreachable import DatabaseUnreachable, RedisUnreachable
 
 if TYPE_CHECKING:
     from shared.settings import Settings

@@ -19,7 +19,7 @@ from shared.app.bounds import JSON_SAFE_INTEGER
 from shared.app.client_address import Network
 from shared.app.problems import Problem, parameter_refused
 from shared.app.tokens import is_season_id
-from shared.eventstore.audit import OpsReads
+from shared.eventstore.ops_read_log import OpsReads
 
 log = structlog.get_logger(__name__)
 

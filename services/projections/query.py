@@ -11,12 +11,12 @@ from litestar.params import QueryParameter
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
 
-from services.projections.board import static_board
+from services.projections.board_route import static_board
 from services.projections.context import MIN_VERSION, ctx, season_read
-from services.projections.examples import EXAMPLES
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, han_memleket, seasons_index, swept
 from services.projections.query_answers import answer, decoded_hash, in_language
+from services.projections.query_examples import EXAMPLES
 from services.projections.query_ops import all_orders, audit_betrayals, battles, ops_bey
 from services.projections.query_private import private
 from services.projections.query_stream import events, ticket

@@ -7,19 +7,19 @@ from typing import Any
 
 from litestar import Request, Response, get
 
-from services.projections.auth import STAFF, bey_seat, ops_guard, role
 from services.projections.context import ctx, season_read
 from services.projections.history import treaty_of
 from services.projections.keys import Keys
 from services.projections.query_answers import answer, decoded_hash
 from services.projections.query_private import concerns_seat, private_view_of
+from services.projections.read_auth import STAFF, bey_seat, ops_guard, role
 from services.projections.reads import decode
 from services.projections.responses import (
     AuditOut,
     BattlesOut,
     OrdersOut,
 )
-from shared.app import auth as edge
+from shared.app import request_auth as edge
 from shared.app import tokens
 from shared.app.bounds import ReadDivanPath, SeatPath
 from shared.app.openapi import (

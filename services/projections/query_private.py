@@ -7,10 +7,10 @@ from typing import Any
 import msgspec
 from litestar import Request, Response, get
 
-from services.projections.auth import BEY
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys
 from services.projections.query_answers import answer, decoded_hash, in_language
+from services.projections.read_auth import BEY
 from services.projections.reducers import (
     WITHDRAWN_REPORT,
 )

@@ -19,10 +19,10 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import RedisError
 
 from services.projections import streamlog
-from services.projections.auth import BEY
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
+from services.projections.read_auth import BEY
 from services.projections.responses import (
     TicketOut,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.app.divan_tools import BeyAt, ExplainOut, ProvinceAt, WhatIfOut
-from shared.app.replay_view import (
+from shared.app.ops_replay import (
     corrections_text,
 )
 from shared.domain.explain import BattleNote

@@ -3,7 +3,7 @@ what would have happened otherwise (`seksenbir what-if`, `POST …/what-if`). Is
 
 Pure: both read decoded events and answer typed values (the HTTP answers, msgspec Structs) and
 text; nothing is ever written. The explanation is the domain's (shared/domain/explain.py); the
-verification beside it is `replay_view.rerun_divan` (R-12.3).
+verification beside it is `ops_replay.rerun_divan` (R-12.3).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from shared.app.replay_view import (
+from shared.app.ops_replay import (
     CorrectionNote,
     ReplayError,
     correction_notes,

@@ -11,7 +11,7 @@ from uuid import UUID
 import msgspec
 
 from shared.app.export import Export
-from shared.app.replay_view import correction_notes
+from shared.app.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english

@@ -124,7 +124,7 @@ CODES: dict[str, tuple[int, str]] = {
 
 # What the edge can answer, one group per concern; each operation lists the groups it passes
 # through and the refusals of its own (the domain's, for a command).
-# any request with an Authorization header (ratelimit), or with two (shared.app.auth)
+# any request with an Authorization header (ratelimit), or with two (shared.app.request_auth)
 EVERY = ("too_many_failed_attempts", "ambiguous_authorization")
 # creating a season, joining, a command (ratelimit.request_kind); every read (read_limits.is_read)
 RATE = ("too_many_requests",)

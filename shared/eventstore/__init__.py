@@ -1,6 +1,5 @@
 """Event store for Seksenbir: append-only season streams in PostgreSQL (or memory, for tests)."""
 
-from shared.eventstore.audit import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
 from shared.eventstore.clock import Clock
 from shared.eventstore.errors import (
     ChainError,
@@ -39,6 +38,7 @@ from shared.eventstore.model import (
     NewEvent,
     RecordedEvent,
 )
+from shared.eventstore.ops_read_log import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
 from shared.eventstore.store import PostgresEventStore
 from shared.eventstore.taken_keys import Found, InProgress, Mismatch, Replay

@@ -9,7 +9,6 @@ from uuid import UUID
 import msgspec
 import structlog
 
-from shared.eventstore.audit import InMemoryOpsReads
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
@@ -24,6 +23,7 @@ from shared.eventstore.model import (
     settle_duplicates,
     validate_batch,
 )
+from shared.eventstore.ops_read_log import InMemoryOpsReads
 from shared.eventstore.taken_keys import Found, Mismatch, Replay
 
 log = structlog.get_logger(__name__)

@@ -14,7 +14,7 @@ from shared.eventstore.errors import DuplicateEventError
 from shared.eventstore.taken_keys import Found
 
 if TYPE_CHECKING:
-    from shared.eventstore.audit import OpsReads
+    from shared.eventstore.ops_read_log import OpsReads
 
 ActorKind = Literal["seat", "ops", "system"]
 

@@ -12,7 +12,6 @@ import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
-from shared.eventstore.audit import PostgresOpsReads
 from shared.eventstore.busy import Checkout
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
@@ -39,6 +38,7 @@ from shared.eventstore.model import (
     settle_duplicates,
     validate_batch,
 )
+from shared.eventstore.ops_read_log import PostgresOpsReads
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, NOTIFY_WINDOW, Waker
 
 log = structlog.get_logger(__name__)
