@@ -47,8 +47,8 @@ from shared.eventstore import (
     create_pool,
 )
 from shared.logs import configure_logging
-from shared.replay_store import DatabaseUnreachable
 from shared.settings import Settings, environment
+from shared.unreachable import DatabaseUnreachable
 
 T = TypeVar("T")
 Enqueue = Callable[[str, int], None]

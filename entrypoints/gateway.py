@@ -19,7 +19,7 @@ from entrypoints.web import BUILT, web_router
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
-from shared.app.ratelimit import networks
+from shared.app.client_address import networks
 from shared.settings import Settings
 
 

@@ -23,7 +23,6 @@ from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from services.command.auth import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
-from shared.app.auth import one_authorization
 from shared.app.bodies import limit_json_depth
 from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
@@ -34,13 +33,13 @@ from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
-    ReadLimits,
     RequestLimits,
     SharedFailures,
     limit_failed_auth,
-    limit_reads,
     limit_requests,
 )
+from shared.app.read_limits import ReadLimits, limit_reads
+from shared.app.request_auth import one_authorization
 from shared.app.seasons import Seasons
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore

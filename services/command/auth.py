@@ -17,7 +17,7 @@ from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
-from shared.app import auth
+from shared.app import request_auth as auth
 from shared.app.bodies import canonical_json
 from shared.app.language import negotiate
 from shared.app.problems import Problem

@@ -54,8 +54,7 @@ from services.command.schemas import (
     VoteIn,
 )
 from services.command.service import Context, Outcome, Services
-from shared.app import auth
-from shared.app.auth import BeyClaim
+from shared.app import request_auth as auth
 from shared.app.bounds import BOUNDS, JSON_SAFE_INTEGER, Plate, ReadDivanPath, SeatPath
 from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.app.openapi import (
@@ -79,8 +78,9 @@ from shared.app.openapi import (
 from shared.app.ops_audit import record_ops_read
 from shared.app.private_view import PrivateView
 from shared.app.problems import Problem
+from shared.app.request_auth import BeyClaim
 from shared.domain.refusals import ORDER_REFUSALS, documented
-from shared.eventstore.audit import MAX_LIST
+from shared.eventstore.ops_read_log import MAX_LIST
 
 Key = Annotated[
     str | None,

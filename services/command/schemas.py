@@ -9,8 +9,8 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
+from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
-from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 

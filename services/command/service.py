@@ -43,14 +43,14 @@ from services.command.schemas import (
     TokenOut,
 )
 from shared.app import divan_tools, tokens
-from shared.app.auth import BeyClaim
+from shared.app.calendar_answer import calendar_out, lock_status
 from shared.app.divan_tools import ExplainOut
 from shared.app.export import RedactionUnavailable, export_lines, season_over
 from shared.app.fork_origin import forked_from
+from shared.app.ops_replay import ReplayError
 from shared.app.private_view import PrivateView, private_view
 from shared.app.problems import Problem, store_busy
-from shared.app.replay_view import ReplayError
-from shared.app.season_calendar import calendar_out, lock_status
+from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (
     Loaded,
     SeasonNotFound,

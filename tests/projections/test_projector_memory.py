@@ -21,7 +21,7 @@ from services.command.service import Context, Services
 from services.projections import projector as projector_module
 from services.projections.projector import Cursors, Projector
 from services.resolver.divan import resolve
-from shared.app.auth import BeyClaim
+from shared.app.request_auth import BeyClaim
 from shared.app.seasons import Seasons
 from shared.domain.state import DIVANS
 from shared.eventstore import InMemoryEventStore
