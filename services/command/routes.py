@@ -20,8 +20,22 @@ from litestar.params import Parameter as QueryParameter
 from litestar.response import Stream
 from msgspec import Struct
 
-from services.command import service
+from services.command import (
+    bey_commands,
+    ops_tools,
+    season_commands,
+    season_reads,
+    token_rotation,
+)
 from services.command.auth import ops_guard, staff_guard
+from services.command.bey_commands import (
+    Offer,
+    OfferAnswer,
+    Orders,
+    Spending,
+    Vote,
+    Withdrawal,
+)
 from services.command.examples import EXAMPLES
 from services.command.schemas import (
     Accepted,
@@ -54,6 +68,7 @@ from services.command.schemas import (
     VoteIn,
 )
 from services.command.service import Context, Outcome, Services
+from services.command.unit_of_work import execute
 from shared.app import auth
 from shared.app.auth import BeyClaim
 from shared.app.bounds import BOUNDS, JSON_SAFE_INTEGER, Plate, ReadDivanPath, SeatPath
@@ -179,7 +194,7 @@ async def create_season(
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
         seed = int(data.seed) if data.seed is not None else None
-        created = await service.create_season(services, data.memleket, seed)
+        created = await season_commands.create_season(services, data.memleket, seed)
     return Response(
         created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
     )
@@ -194,7 +209,7 @@ async def create_season(
 async def season_status(services: Services, season_id: str) -> Response[SeasonStatus]:
     """The season as the store holds it now; its `version` (and X-Season-Version) is the one
     a read's `?min_version=` waits for, e.g. once it says Divan n is resolved."""
-    status = await service.season_status(services, season_id)
+    status = await season_reads.season_status(services, season_id)
     return Response(status, headers={"X-Season-Version": str(status.version)})
 
 
@@ -205,7 +220,7 @@ async def season_status(services: Services, season_id: str) -> Response[SeasonSt
     security=BEARER,
 )
 async def me(services: Services, claim: BeyClaim) -> PrivateView:
-    return await service.bey_view(services, claim)
+    return await season_reads.bey_view(services, claim)
 
 
 @post(
@@ -221,9 +236,7 @@ async def submit_orders(
 ) -> Response[OrdersAcceptedOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
     return _answer(
-        await service.submit_orders(
-            services, context, data.divan, tuple(o.order() for o in data.orders)
-        )
+        await execute(services, context, Orders(data.divan, tuple(o.order() for o in data.orders)))
     )
 
 
@@ -255,7 +268,7 @@ async def spend(
     services: Services, context: Context, data: SpendIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """Immediate; the Idempotency-Key header is required."""
-    return _answer(await service.spend(services, context, data.kind, data.province))
+    return _answer(await execute(services, context, Spending(data.kind, data.province)))
 
 
 @post(
@@ -271,7 +284,7 @@ async def offer(
     services: Services, context: Context, data: OfferIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """The Idempotency-Key header is required."""
-    return _answer(await service.offer_treaty(services, context, data.to, data.kind))
+    return _answer(await execute(services, context, Offer(data.to, data.kind)))
 
 
 @post(
@@ -285,7 +298,7 @@ async def offer(
 async def withdraw(
     services: Services, context: Context, to: SeatPath, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    return _answer(await service.withdraw_offer(services, context, to))
+    return _answer(await execute(services, context, Withdrawal(to)))
 
 
 @post(
@@ -305,7 +318,7 @@ async def answer_offer(
 ) -> Response[AnswerRecordedOut]:
     """R-6.1: `answer` is the answer recorded (accept or reject), which takes effect at the
     Divan's step 2; `status` "accepted" says the command was recorded (ADR-71)."""
-    return _answer(await service.answer_offer(services, context, frm, data.answer))
+    return _answer(await execute(services, context, OfferAnswer(frm, data.answer)))
 
 
 @post(
@@ -319,7 +332,7 @@ async def answer_offer(
 async def vote(
     services: Services, context: Context, data: VoteIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    return _answer(await service.cast_vote(services, context, data.candidate))
+    return _answer(await execute(services, context, Vote(data.candidate)))
 
 
 @dataclass
@@ -366,7 +379,7 @@ async def request_divan(
     """
     if data is None:
         raise Problem(422, "invalid_body.divan")
-    return _answer(await service.request_divan(services, context, data.divan))
+    return _answer(await bey_commands.request_divan(services, context, data.divan))
 
 
 @post(
@@ -380,7 +393,7 @@ async def request_divan(
 )
 async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
     """The old token stops working at once; the new one is shown only in this answer."""
-    return await service.rotate_token(services, claim)
+    return await token_rotation.rotate_token(services, claim)
 
 
 @post(
@@ -393,7 +406,7 @@ async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
 )
 async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> TokenOut:
     """Ops reissue a lost token; the reissue is an audited event."""
-    return await service.reissue_token(services, season_id, seat)
+    return await token_rotation.reissue_token(services, season_id, seat)
 
 
 # An export line is either; typed `type[Any]` as ResponseSpec asks (with pydantic installed,
@@ -424,7 +437,7 @@ async def export_season(
     """Every event with its hash-chain fields, the header line first, streamed line by line:
     the same bytes as `seksenbir export`. Holds the seed and all orders (R-14): ops only, and
     recorded in the ops-read trail before the first line (ADR-53)."""
-    lines = await service.export_season(services, season_id)
+    lines = await ops_tools.export_season(services, season_id)
     await record_ops_read(services.seasons.store.ops_reads, request, season_id, "export")
     return Stream(lines, media_type="application/x-ndjson")
 
@@ -468,7 +481,7 @@ async def export_audited(
         secret.append(who == "ops" and not over)
         return who
 
-    lines = await service.export_season(services, season_id, role)
+    lines = await ops_tools.export_season(services, season_id, role)
     if any(secret):
         await record_ops_read(services.seasons.store.ops_reads, request, season_id, "export")
     return Stream(lines, media_type="application/x-ndjson")
@@ -508,7 +521,7 @@ async def explain_divan(
     each fate die with its key (Divan, purpose, key; never the seed), the rules and the
     outcome. `?province=P` (repeatable) narrows it to those battles. Ops only: it shows orders,
     so the read is recorded in the ops-read trail before it is answered (R-14, ADR-53)."""
-    out = await service.explain_divan(services, season_id, divan, province or ())
+    out = await ops_tools.explain_divan(services, season_id, divan, province or ())
     await record_ops_read(
         services.seasons.store.ops_reads, request, season_id, f"divans/{divan}/explain"
     )
@@ -536,7 +549,7 @@ async def what_if(
     added or removed (`kind` "remove") and fate dice pinned; the answer is the difference from
     the record: battles, provinces, beys, treaties and report lines. Nothing is written but
     the ops-read record (R-14, ADR-53: it shows what the recorded orders did)."""
-    out = await service.what_if(services, season_id, divan, data)
+    out = await ops_tools.what_if(services, season_id, divan, data)
     await record_ops_read(
         services.seasons.store.ops_reads, request, season_id, f"divans/{divan}/what-if"
     )
@@ -570,7 +583,9 @@ async def fork_season(
         what = f"fork/{data.divan}"
         await record_ops_read(services.seasons.store.ops_reads, request, season_id, what)
 
-    out = await service.fork_season(services, season_id, data.divan, data.seat, role, record=record)
+    out = await ops_tools.fork_season(
+        services, season_id, data.divan, data.seat, role, record=record
+    )
     return Response(out, status_code=201, headers={"Location": f"/v1/seasons/{out.season_id}"})
 
 
@@ -587,7 +602,7 @@ async def apply_correction(services: Services, season_id: str, data: CorrectionI
     of a running season or during the Kurultay's vote: a `correction_applied.v1` event with
     the reason, after the season's last Divan; the record before it is never changed. A
     repeat of the same correction changes nothing and is refused (`invalid_correction`)."""
-    return await service.apply_correction(services, season_id, data)
+    return await ops_tools.apply_correction(services, season_id, data)
 
 
 @get(
@@ -607,7 +622,7 @@ async def ops_reads(
 ) -> OpsReadsOut:
     """R-14: what ops read of the season's secrets, when and with which token (its fingerprint),
     from the store's own trail: never the season's stream (its version and ETag stay put)."""
-    return await service.ops_reads(services, season_id, after, limit)
+    return await ops_tools.ops_reads(services, season_id, after, limit)
 
 
 # --- live seasons: creating, joining, season admin (issue 12) --------------------------------
@@ -623,7 +638,7 @@ async def _create_live(
         role = auth.staff_role(request, services.ops, services.auditors)
         if role != "ops":
             raise Problem(403, "forbidden.compressed_calendar")
-    return await service.create_live_season(
+    return await season_commands.create_live_season(
         services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
     )
 
@@ -637,7 +652,7 @@ async def _create_live(
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
     409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
-    return await service.join_season(services, season_id, data.memleket)
+    return await season_commands.join_season(services, season_id, data.memleket)
 
 
 def _admin_route(act: AdminAction, summary: str) -> Any:
@@ -646,7 +661,7 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
     async def postpone(
         services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
     ) -> AdminDoneOut:
-        return await service.season_admin(
+        return await season_commands.season_admin(
             services,
             season_id,
             token=auth.bearer(request),
@@ -658,7 +673,7 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
     async def other(
         services: Services, season_id: str, data: ReasonIn, request: Request[Any, Any, Any]
     ) -> AdminDoneOut:
-        return await service.season_admin(
+        return await season_commands.season_admin(
             services,
             season_id,
             token=auth.bearer(request),
