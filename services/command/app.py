@@ -20,7 +20,7 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
-from services.command.auth import DEPENDENCIES
+from services.command.request_context import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
 from shared.app.auth import one_authorization
