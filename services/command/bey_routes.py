@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Response, get, post
 from litestar.openapi import ResponseSpec
 
@@ -212,3 +214,17 @@ async def request_divan(
 async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
     """The old token stops working at once; the new one is shown only in this answer."""
     return await token_rotation.rotate_token(services, claim)
+
+
+# in the order the OpenAPI document lists them (services/command/routes.py)
+BEY_ROUTES: list[Any] = [
+    me,
+    submit_orders,
+    spend,
+    offer,
+    withdraw,
+    answer_offer,
+    vote,
+    request_divan,
+    rotate_token,
+]

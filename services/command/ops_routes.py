@@ -277,3 +277,16 @@ async def ops_reads(
     """R-14: what ops read of the season's secrets, when and with which token (its fingerprint),
     from the store's own trail: never the season's stream (its version and ETag stay put)."""
     return await ops_tools.ops_reads(services, season_id, after, limit)
+
+
+# in the order the OpenAPI document lists them (services/command/routes.py)
+OPS_ROUTES: list[Any] = [
+    reissue_token,
+    export_season,
+    export_audited,
+    explain_divan,
+    what_if,
+    fork_season,
+    apply_correction,
+    ops_reads,
+]

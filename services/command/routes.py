@@ -11,54 +11,10 @@ shared.app.problems.Problem; each command's list is in command_refusals.py.
 
 from __future__ import annotations
 
-from services.command.bey_routes import (
-    answer_offer,
-    me,
-    offer,
-    request_divan,
-    rotate_token,
-    spend,
-    submit_orders,
-    vote,
-    withdraw,
-)
+from services.command.bey_routes import BEY_ROUTES
 from services.command.command_examples import EXAMPLES
-from services.command.ops_routes import (
-    apply_correction,
-    explain_divan,
-    export_audited,
-    export_season,
-    fork_season,
-    ops_reads,
-    reissue_token,
-    what_if,
-)
-from services.command.season_routes import ADMIN_ROUTES, create_season, join_season, season_status
+from services.command.ops_routes import OPS_ROUTES
+from services.command.season_routes import SEASON_ROUTES
 from shared.app.openapi import with_examples
 
-ROUTES = with_examples(
-    [
-        create_season,
-        join_season,
-        *ADMIN_ROUTES,
-        season_status,
-        me,
-        submit_orders,
-        spend,
-        offer,
-        withdraw,
-        answer_offer,
-        vote,
-        request_divan,
-        rotate_token,
-        reissue_token,
-        export_season,
-        export_audited,
-        explain_divan,
-        what_if,
-        fork_season,
-        apply_correction,
-        ops_reads,
-    ],
-    EXAMPLES,
-)
+ROUTES = with_examples([*SEASON_ROUTES, *BEY_ROUTES, *OPS_ROUTES], EXAMPLES)

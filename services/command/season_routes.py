@@ -179,3 +179,11 @@ ADMIN_ROUTES = [
         "(compressed: one interval after the resume); later Divans move with it",
     ),
 ]
+
+# in the order the OpenAPI document lists them (services/command/routes.py)
+SEASON_ROUTES: list[Any] = [
+    create_season,
+    join_season,
+    *ADMIN_ROUTES,
+    season_status,
+]
