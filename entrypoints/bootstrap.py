@@ -309,22 +309,50 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 # --- processes --------------------------------------------------------------------------------
 
 
+class ApiStore:
+    """The API's one event store, injected or opened by the app's lifespan (`open`), handed
+    explicitly to whatever else the gateway wires on it (the query API's ops-read trail and
+    stream versions): nobody reaches into `app.state` for it."""
+
+    def __init__(
+        self, settings: Settings, clock: Callable[[], datetime], store: EventStore | None = None
+    ) -> None:
+        self._settings, self._clock = settings, clock
+        self.injected = store
+        self._open: EventStore | None = store
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[EventStore]:
+        async with event_store(self._settings, "api", clock=self._clock) as store:
+            self._open = store
+            try:
+                yield store
+            finally:
+                self._open = self.injected
+
+    def __call__(self) -> EventStore:
+        if self._open is None:
+            raise RuntimeError("the API's event store is not open (outside the app's lifespan)")
+        return self._open
+
+
 def command_app(
     settings: Settings,
     *,
-    store: EventStore | None = None,
+    store: EventStore | ApiStore | None = None,
     enqueue: Enqueue | None = None,
     clock: Callable[[], datetime] = utc_now,
     **kwargs: Any,
 ) -> Litestar:
     """The command API as production wires it: without an injected `store` its lifespan opens
     the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
+    api_store = store if isinstance(store, ApiStore) else ApiStore(settings, clock, store)
     return create_app(
         settings,
-        store=store,
+        store=api_store.injected,
         enqueue=enqueue,
         clock=clock,
-        open_store=None if store is not None else lambda: event_store(settings, "api", clock=clock),
+        open_store=None if api_store.injected is not None else api_store.open,
         open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
         failures_redis=lambda: redis_client(settings),
         **kwargs,
