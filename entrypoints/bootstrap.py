@@ -310,16 +310,13 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 
 
 class ApiStore:
-    """The API's one event store, injected or opened by the app's lifespan (`open`), handed
-    explicitly to whatever else the gateway wires on it (the query API's ops-read trail and
-    stream versions): nobody reaches into `app.state` for it."""
+    """The API's event store (injected, or opened in the app's lifespan), handed to the query
+    API explicitly: nothing looks it up in `app.state`. Called: the store, while open."""
 
-    def __init__(
-        self, settings: Settings, clock: Callable[[], datetime], store: EventStore | None = None
-    ) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], datetime], store: Any) -> None:
         self._settings, self._clock = settings, clock
-        self.injected = store
-        self._open: EventStore | None = store
+        self.injected: EventStore | None = store
+        self._open: EventStore | None = self.injected
 
     @contextlib.asynccontextmanager
     async def open(self) -> AsyncIterator[EventStore]:
@@ -331,8 +328,7 @@ class ApiStore:
                 self._open = self.injected
 
     def __call__(self) -> EventStore:
-        if self._open is None:
-            raise RuntimeError("the API's event store is not open (outside the app's lifespan)")
+        assert self._open is not None, "the API's event store is open only in its lifespan"
         return self._open
 
 
