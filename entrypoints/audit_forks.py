@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def run_fork(args: argparse.Namespace) -> int:
     """Issue 13, D-32: the endpoint's own code (service.fork_season) run as ops on the
     database: any season at any Divan; the token is printed once, never logged."""
-    from services.command import service
+    from services.command import ops_tools, service
     from shared.app.problems import Problem
     from shared.app.seasons import Seasons
     from shared.domain.state import DIVANS, SEATS
@@ -52,7 +52,7 @@ def run_fork(args: argparse.Namespace) -> int:
             await store.ops_reads.record(args.season, what, f"cli:{operator_name()}"[:64])
 
         try:
-            out = await service.fork_season(
+            out = await ops_tools.fork_season(
                 svc, args.season, args.divan, args.seat, "ops", record=record
             )
         except Problem as exc:

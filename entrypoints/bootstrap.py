@@ -309,22 +309,46 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 # --- processes --------------------------------------------------------------------------------
 
 
+class ApiStore:
+    """The API's event store (injected, or opened in the app's lifespan), handed to the query
+    API explicitly: nothing looks it up in `app.state`. Called: the store, while open."""
+
+    def __init__(self, settings: Settings, clock: Callable[[], datetime], store: Any) -> None:
+        self._settings, self._clock = settings, clock
+        self.injected: EventStore | None = store
+        self._open: EventStore | None = self.injected
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[EventStore]:
+        async with event_store(self._settings, "api", clock=self._clock) as store:
+            self._open = store
+            try:
+                yield store
+            finally:
+                self._open = self.injected
+
+    def __call__(self) -> EventStore:
+        assert self._open is not None, "the API's event store is open only in its lifespan"
+        return self._open
+
+
 def command_app(
     settings: Settings,
     *,
-    store: EventStore | None = None,
+    store: EventStore | ApiStore | None = None,
     enqueue: Enqueue | None = None,
     clock: Callable[[], datetime] = utc_now,
     **kwargs: Any,
 ) -> Litestar:
     """The command API as production wires it: without an injected `store` its lifespan opens
     the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
+    api_store = store if isinstance(store, ApiStore) else ApiStore(settings, clock, store)
     return create_app(
         settings,
-        store=store,
+        store=api_store.injected,
         enqueue=enqueue,
         clock=clock,
-        open_store=None if store is not None else lambda: event_store(settings, "api", clock=clock),
+        open_store=None if api_store.injected is not None else api_store.open,
         open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
         failures_redis=lambda: redis_client(settings),
         **kwargs,

@@ -20,22 +20,6 @@ PACKAGES = ("shared", "services", "entrypoints")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
-# Modules other helpers of issue 21 are splitting at the same time: the length guards (a) and
-# (b) skip them. This set MUST BE EMPTY when issue 21 closes; nothing else has an allowance.
-PENDING = frozenset(
-    {
-        "services/command/*",
-        "services/resolver/*",
-        "entrypoints/bootstrap.py",
-        "entrypoints/gateway.py",
-    }
-)
-
-
-def _pending(relative: str) -> bool:
-    return any(relative == p or (p.endswith("/*") and relative.startswith(p[:-1])) for p in PENDING)
-
-
 def sources(root: Path = ROOT) -> Iterator[Path]:
     for package in PACKAGES:
         yield from sorted((root / package).rglob("*.py"))
@@ -47,7 +31,7 @@ def long_modules(root: Path = ROOT) -> list[str]:
     for path in sources(root):
         relative = path.relative_to(root).as_posix()
         lines = len(path.read_text().splitlines())
-        if lines > MAX_MODULE_LINES and not _pending(relative):
+        if lines > MAX_MODULE_LINES:
             found.append(f"{relative}: {lines}")
     return found
 
@@ -57,8 +41,6 @@ def long_functions(root: Path = ROOT) -> list[str]:
     found = []
     for path in sources(root):
         relative = path.relative_to(root).as_posix()
-        if _pending(relative):
-            continue
         for node in ast.walk(ast.parse(path.read_text(), relative)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
@@ -181,12 +163,6 @@ def test_no_import_circle_at_any_depth() -> None:
     assert circles(import_graph()) == []
 
 
-def test_pending_names_only_what_exists() -> None:
-    """An entry for a file or folder that is gone comes off the list."""
-    for entry in PENDING:
-        assert (ROOT / entry.removesuffix("/*")).exists(), entry
-
-
 # --- the guards themselves fail on what they guard against -------------------------------------
 
 
@@ -208,12 +184,6 @@ def test_the_module_guard_fails_on_a_module_over_400_lines(
 ) -> None:
     root = _tree(tmp_path, {"shared/big.py": "x = 1\n" * lines})
     assert long_modules(root) == (["shared/big.py: 401"] if caught else [])
-
-
-def test_the_module_guard_skips_only_pending_files(tmp_path: Path) -> None:
-    big = "x = 1\n" * 401
-    root = _tree(tmp_path, {"services/command/big.py": big, "services/projections/big.py": big})
-    assert long_modules(root) == ["services/projections/big.py: 401"]
 
 
 @pytest.mark.parametrize(("body", "caught"), [(59, False), (60, True)])
