@@ -24,11 +24,11 @@ from litestar import Litestar
 from redis.asyncio.cluster import RedisCluster
 
 from services.command.app import create_app
-from services.projections import actors as projection_actors
-from services.projections.actors import REBUILD_ACTOR, start_sweeper
+from services.projections import projection_actors
 from services.projections.listener import start_listener
+from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
-from services.resolver import actors as resolver_actors
+from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
     PROJECTIONS_QUEUE,

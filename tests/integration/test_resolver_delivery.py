@@ -18,7 +18,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from entrypoints.bootstrap import command_app
-from services.resolver import actors
+from services.resolver import resolver_actors as actors
 from services.resolver.divan import resolve
 from shared import faults
 from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
