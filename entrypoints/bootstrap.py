@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -20,10 +21,8 @@ import asyncpg
 import dramatiq
 import redis.asyncio as aioredis
 from dramatiq.brokers.redis import RedisBroker
-from litestar import Litestar
 from redis.asyncio.cluster import RedisCluster
 
-from services.command.app import create_app
 from services.projections import projection_actors
 from services.projections.listener import start_listener
 from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
@@ -309,50 +308,45 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 # --- processes --------------------------------------------------------------------------------
 
 
-class ApiStore:
-    """The API's event store (injected, or opened in the app's lifespan), handed to the query
-    API explicitly: nothing looks it up in `app.state`. Called: the store, while open."""
+@dataclass(frozen=True)
+class ApiClients:
+    """What the HTTP gateway (entrypoints/gateway.py) runs on while it serves."""
 
-    def __init__(self, settings: Settings, clock: Callable[[], datetime], store: Any) -> None:
-        self._settings, self._clock = settings, clock
-        self.injected: EventStore | None = store
-        self._open: EventStore | None = self.injected
-
-    @contextlib.asynccontextmanager
-    async def open(self) -> AsyncIterator[EventStore]:
-        async with event_store(self._settings, "api", clock=self._clock) as store:
-            self._open = store
-            try:
-                yield store
-            finally:
-                self._open = self.injected
-
-    def __call__(self) -> EventStore:
-        assert self._open is not None, "the API's event store is open only in its lifespan"
-        return self._open
+    store: EventStore
+    enqueue: Enqueue
+    redis: aioredis.Redis | None = None  # the read side's (None: the command API alone)
+    rebuild: Callable[[str], None] | None = None
 
 
-def command_app(
+@contextlib.asynccontextmanager
+async def api_clients(
     settings: Settings,
     *,
-    store: EventStore | ApiStore | None = None,
-    enqueue: Enqueue | None = None,
+    reads: bool = True,
     clock: Callable[[], datetime] = utc_now,
-    **kwargs: Any,
-) -> Litestar:
-    """The command API as production wires it: without an injected `store` its lifespan opens
-    the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
-    api_store = store if isinstance(store, ApiStore) else ApiStore(settings, clock, store)
-    return create_app(
-        settings,
-        store=api_store.injected,
-        enqueue=enqueue,
-        clock=clock,
-        open_store=None if api_store.injected is not None else api_store.open,
-        open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
-        failures_redis=lambda: redis_client(settings),
-        **kwargs,
-    )
+    store: EventStore | None = None,
+    enqueue: Enqueue | None = None,
+    redis: aioredis.Redis | None = None,
+    rebuild: Callable[[str], None] | None = None,
+) -> AsyncIterator[ApiClients]:
+    """The gateway's clients for its lifespan: each one given (a test's) as it is, each one
+    missing opened here (the API's pool, a resolve broker; with `reads` the read pool and a
+    rebuild broker) and closed after it."""
+    async with contextlib.AsyncExitStack() as opened:
+        if store is None:
+            store = await opened.enter_async_context(event_store(settings, "api", clock=clock))
+        if enqueue is None:
+            enqueue = opened.enter_context(resolve_queue(settings))
+        if reads and redis is None:
+            redis = await opened.enter_async_context(read_redis(settings))
+        if reads and rebuild is None:
+            rebuild = opened.enter_context(rebuild_queue(settings))
+        yield ApiClients(store, enqueue, redis, rebuild)
+
+
+def limiter_redis(settings: Settings) -> aioredis.Redis:
+    """The request limits' client (shared/app/ratelimit.py), on the read side's URL."""
+    return aioredis.Redis.from_url(settings.read_redis)
 
 
 def resolver_worker(
