@@ -2,8 +2,10 @@
 
 STYLE.md, "one composition root": the entry points (the CLI verbs, the HTTP gateway, the worker
 bootstraps, the scheduler) call this module; the services receive what they need as arguments
-and build none of it. This module is the only one that opens PostgreSQL pools, builds event
-stores, Dramatiq brokers, Redis clients and projectors, and picks each process's pool settings.
+and build none of it. This module opens the PostgreSQL pools, builds the event stores, Dramatiq
+brokers, Redis clients and projectors, and picks each process's pool settings; the broker
+policy check (shared/app/queues.py) and `seksenbir deadletters` (entrypoints/cli_ops.py) open
+a short-lived Redis client of their own, `seksenbir up` (entrypoints/stack.py) its own servers.
 
 Nothing here reads the environment: `Settings.from_env()` (shared/settings.py) does, once per
 process, in the entry point.
