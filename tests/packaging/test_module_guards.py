@@ -5,7 +5,7 @@
 (c) only `shared/settings.py` reads the environment, (d) no import circle at any depth, counting
 imports inside functions and under `TYPE_CHECKING` (the module graph's strongly connected
 components, Tarjan), (e) no two modules with the same file name (`__init__.py` aside), so a
-name says one job wherever it is imported.
+name says one job wherever it is imported, (f) one place builds the HTTP app (ADR-82).
 """
 
 from __future__ import annotations
@@ -172,6 +172,23 @@ def test_settings_reads_the_environment() -> None:
 
 def test_no_import_circle_at_any_depth() -> None:
     assert circles(import_graph()) == []
+
+
+def apps_built(root: Path = ROOT) -> list[str]:
+    """(f) Each call that builds a Litestar app, as `path:line`."""
+    found = []
+    for path in sources(root):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Litestar":
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_one_factory_builds_the_http_app() -> None:
+    """ADR-82: the one HTTP app factory, entrypoints/gateway.py's create_app, is the one place
+    a Litestar app is built (its clients come from bootstrap or a test)."""
+    built = apps_built()
+    assert [b.split(":")[0] for b in built] == ["entrypoints/gateway.py"], built
 
 
 def test_no_two_modules_share_a_name() -> None:
