@@ -19,7 +19,6 @@ from typing import Any, Generic, Literal, TypeVar, cast
 import asyncpg
 import dramatiq
 import redis.asyncio as aioredis
-from dramatiq.brokers.redis import RedisBroker
 from litestar import Litestar
 from redis.asyncio.cluster import RedisCluster
 
@@ -39,6 +38,7 @@ from shared.app.queues import (
     resolve_message,
 )
 from shared.app.seasons import Seasons
+from shared.app.wakeup_broker import WakeupRedisBroker
 from shared.eventstore import (
     EventStore,
     PoolSettings,
@@ -234,9 +234,10 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 # --- Dramatiq ---------------------------------------------------------------------------------
 
 
-def broker(settings: Settings) -> RedisBroker:
-    """A Redis broker in the settings' namespace (senders and workers meet there), with the
-    settings' heartbeat timeout (a worker's; a sender's broker never consumes)."""
+def broker(settings: Settings) -> dramatiq.Broker:
+    """The settings' broker (senders and workers meet there): RabbitMQ for an amqp:// broker
+    URL (ADR-95), else Redis in the settings' namespace with the settings' heartbeat timeout
+    (a worker's; a sender's broker never consumes)."""
     return make_broker(
         settings.broker_redis,
         namespace=settings.broker_namespace,
@@ -244,13 +245,14 @@ def broker(settings: Settings) -> RedisBroker:
     )
 
 
-def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> RedisBroker:
+def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> dramatiq.Broker:
     """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
     asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
     and set as Dramatiq's global broker, which the actors declared next are bound to."""
     check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     b = broker(settings)
-    b.maintenance_chance = settings.maintenance_chance  # per million broker calls
+    if isinstance(b, WakeupRedisBroker):
+        b.maintenance_chance = settings.maintenance_chance  # per million broker calls
     b.add_middleware(dramatiq.middleware.AsyncIO())
     add_worker_metrics(b, environment() if env is None else env)
     dramatiq.set_broker(b)
