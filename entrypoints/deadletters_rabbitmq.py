@@ -51,7 +51,7 @@ def _letter(queue: str, properties: Any, body: bytes) -> DeadLetter:
     )
 
 
-def _held(channel: Any, queue: str) -> Iterator[Delivery]:
+def held(channel: Any, queue: str) -> Iterator[Delivery]:
     """Every message on `queue`, each held unacked by `channel` until it acks or closes."""
     try:
         channel.queue_declare(queue=xq_name(queue), passive=True)
@@ -71,7 +71,7 @@ def dead_letters(url: str, queues: Iterable[str] = QUEUES) -> list[DeadLetter]:
     try:
         for queue in queues:
             channel = connection.channel()
-            out += [_letter(queue, props, body) for _, props, body in _held(channel, queue)]
+            out += [_letter(queue, props, body) for _, props, body in held(channel, queue)]
             if channel.is_open:
                 channel.close()  # every letter read goes back on its dead-letter queue
     finally:
@@ -93,7 +93,7 @@ def replay(
     try:
         for queue in queues:
             channel = connection.channel()
-            for method, _, body in list(_held(channel, queue)):
+            for method, _, body in list(held(channel, queue)):
                 message = dramatiq.Message.decode(body)
                 if wanted is not None and message.message_id not in wanted:
                     continue
