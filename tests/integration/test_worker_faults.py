@@ -31,8 +31,8 @@ from entrypoints.bootstrap import command_app
 from services.projections.keys import Keys
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
+from tests.brokers import probe
 from tests.integration.resolver_support import (
-    BrokerKeys,
     WorkerProcess,
     locked_divans,
     namespace,
@@ -49,17 +49,19 @@ PROJECTIONS = "entrypoints.projections_worker"
 
 
 @pytest.fixture
-def settings(migrated_pg_dsn: str, redis_url: str) -> Iterator[Settings]:
+def settings(migrated_pg_dsn: str, redis_url: str, broker_url: str) -> Iterator[Settings]:
+    """On each broker (tests/brokers.py, make test-rabbitmq)."""
     ns = namespace()
     s = Settings(
         pg_dsn=migrated_pg_dsn,
         redis_url=redis_url,
+        broker_url=broker_url,
         read_redis_url=redis_url,  # this session's own db, for the workers too
         broker_namespace=ns,
         projection_prefix=f"{ns}-read",
     )
     yield s
-    BrokerKeys(redis_url, ns).cleanup()
+    probe(broker_url, ns).cleanup()
 
 
 @pytest.fixture
@@ -155,7 +157,7 @@ async def _assert_once_and_rebuild_equal(
 async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_projections_rebuilt(
     settings: Settings, workers: Any, event_store: PostgresEventStore, read: aioredis.Redis
 ) -> None:
-    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    keys = probe(settings.broker_redis, settings.broker_namespace)
     async with AsyncTestClient(app=command_app(settings)) as client:
         seasons = []
         for n in range(SEASONS):
