@@ -29,26 +29,15 @@ import statistics
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import dramatiq
 
 from bench.idle import own_redis
 from shared.app.queues import make_broker
-from tests.brokers import probe, session_vhost
+from tests.brokers import broker_of, probe
 
 QUEUE = "bench_brokers"
-
-
-@contextlib.contextmanager
-def broker_url(kind: str, args: argparse.Namespace) -> Iterator[str]:
-    if kind == "redis":
-        with own_redis(args.redis_port) as url:
-            yield url
-        return
-    with session_vhost(f"sbbench-{secrets.token_hex(4)}", args.amqp.rstrip("/")) as url:
-        yield url
 
 
 def wait_until(check: Any, timeout: float) -> float:
@@ -115,7 +104,7 @@ def measure(kind: str, url: str, args: argparse.Namespace) -> dict[str, float]:
 def main(args: argparse.Namespace) -> None:
     logging.getLogger("dramatiq").setLevel(logging.CRITICAL)  # the poison's expected failure
     for kind in args.brokers.split(","):
-        with broker_url(kind, args) as url:
+        with own_redis(args.redis_port) as redis_url, broker_of(kind, redis_url, args.amqp) as url:
             m = measure(kind, url, args)
         print(
             f"{kind:8s} {args.messages} messages, {args.threads} worker threads: enqueue "

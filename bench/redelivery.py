@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import secrets
 import signal
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ from bench.divan_latency import RESOLVED, listener, new_season
 from bench.idle import own_redis
 from entrypoints.bootstrap import command_app
 from shared.settings import Settings
-from tests.brokers import session_vhost
+from tests.brokers import broker_of
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -100,22 +99,15 @@ async def one_run(dsn: str, redis_url: str, broker_url: str, heartbeat_ms: int) 
             return time.monotonic() - killed
 
 
-@contextlib.contextmanager
-def broker(args: argparse.Namespace, redis_url: str) -> Iterator[str]:
-    """The broker URL of one run: the run's Redis, or a RabbitMQ vhost of its own."""
-    if args.broker == "redis":
-        yield redis_url
-        return
-    with session_vhost(f"sbbench-{secrets.token_hex(4)}", args.amqp.rstrip("/")) as url:
-        yield url
-
-
 async def main(args: argparse.Namespace) -> None:
     quiet_json_logs()
     times = []
     for n in range(args.runs):
         async with scratch_database(args.dsn, "seksenbir_bench_redelivery") as dsn:
-            with own_redis(args.redis_port) as redis_url, broker(args, redis_url) as url:
+            with (
+                own_redis(args.redis_port) as redis_url,
+                broker_of(args.broker, redis_url, args.amqp) as url,
+            ):
                 took = await one_run(dsn, redis_url, url, args.heartbeat_ms)
         print(f"run {n + 1}: kill -9 -> DivanResolved committed in {took:.1f} s", flush=True)
         times.append(took)

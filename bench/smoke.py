@@ -37,7 +37,10 @@ SMOKE: dict[str, list[str]] = {
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
-    "live_surge": ["--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120"],
+    "live_surge": [
+        "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120",
+        "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120 --broker rabbitmq",
+    ],
     "projections": ["--seasons 1 --rate 20 --lag-seasons 1 --poll-ms 20"],
     "read_flood": ["--connections 4 --seconds 1 --modes on"],
     "redelivery": ["--runs 1 --heartbeat-ms 1000", "--runs 1 --broker rabbitmq"],

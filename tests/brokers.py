@@ -15,6 +15,7 @@ messages stored (queued, delayed or in flight), messages held unacked, dead lett
 from __future__ import annotations
 
 import contextlib
+import secrets
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -57,6 +58,17 @@ def session_vhost(name: str, base: str = AMQP_BASE) -> Iterator[str]:
         yield f"{base}/{quote(name, safe='')}"
     finally:
         _rabbitmqctl("delete_vhost", name)
+
+
+@contextlib.contextmanager
+def broker_of(kind: str, redis_url: str, amqp: str = AMQP_BASE) -> Iterator[str]:
+    """A bench's broker URL (`--broker redis|rabbitmq`): `redis_url`, or a RabbitMQ virtual
+    host of the run's own on `amqp`'s server, deleted afterwards."""
+    if kind == "redis":
+        yield redis_url
+        return
+    with session_vhost(f"sbbench-{secrets.token_hex(4)}", amqp.rstrip("/")) as url:
+        yield url
 
 
 def all_queues(queues: tuple[str, ...] = QUEUES) -> list[str]:
