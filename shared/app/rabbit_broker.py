@@ -19,6 +19,7 @@ Deployments and test runs are kept apart by the URL's virtual host (RabbitMQ's n
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import unquote, urlsplit
 
 import dramatiq
@@ -48,5 +49,7 @@ def redacted(url: str) -> str:
 
 
 def make_rabbit_broker(url: str) -> dramatiq.Broker:
-    """A RabbitMQ broker on `url` whose enqueues wait for the publisher confirm."""
+    """A RabbitMQ broker on `url` whose enqueues wait for the publisher confirm. pika logs
+    every connection opened and closed at INFO: only its warnings and errors are kept."""
+    logging.getLogger("pika").setLevel(logging.WARNING)
     return RabbitmqBroker(url=url, confirm_delivery=True)
