@@ -33,6 +33,7 @@ SMOKE: dict[str, list[str]] = {
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
     ],
     "brokers": ["--messages 50 --threads 2"],
+    "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
