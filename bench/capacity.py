@@ -34,26 +34,15 @@ from typing import Any
 
 import asyncpg
 import httpx
-import psutil
 import redis
 
 from bench.api_orders import DEFAULT_DSN, in_process, quiet_json_logs, scratch_database
 from bench.divan_latency import RESOLVED, new_season
 from bench.idle import own_redis
-from bench.live_surge import projected_count, workers
+from bench.live_surge import projected_count, tree_cpu, workers
 from entrypoints.bootstrap import command_app
 from shared.settings import Settings
 from tests.brokers import broker_of
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process and its children (alive ones)."""
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        t = proc.cpu_times()
-        total += t.user + t.system
-    return total
 
 
 async def play(client: httpx.AsyncClient, pool: asyncpg.Pool, i: int, divans: int) -> str:
@@ -91,7 +80,7 @@ async def measure(dsn: str, redis_url: str, broker: str, args: argparse.Namespac
                 await asyncio.sleep(1)
                 db0 = await pool.fetchval("SELECT pg_database_size(current_database())")
                 mem0, keys0 = int(r.info("memory")["used_memory"]), int(r.dbsize())
-                cpu0 = (cpu_s(resolver), cpu_s(projector), time.process_time())
+                cpu0 = (tree_cpu(resolver), tree_cpu(projector), time.process_time())
                 t0 = time.monotonic()
                 played = [play(client, pool, i, args.divans) for i in range(args.seasons)]
                 ids = await asyncio.gather(*played)
@@ -107,7 +96,7 @@ async def measure(dsn: str, redis_url: str, broker: str, args: argparse.Namespac
                 while projected_count(r, "sb", want) < len(want):
                     await asyncio.sleep(0.05)
                 wall = time.monotonic() - t0
-                cpu1 = (cpu_s(resolver), cpu_s(projector), time.process_time())
+                cpu1 = (tree_cpu(resolver), tree_cpu(projector), time.process_time())
                 mem1, keys1 = int(r.info("memory")["used_memory"]), int(r.dbsize())
         measured = {"db0": db0, "wall": wall, "cpu0": cpu0, "cpu1": cpu1}
         measured["redis"] = (mem1 - mem0, keys1 - keys0)

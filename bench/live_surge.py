@@ -143,6 +143,18 @@ def tree_rss(pids: list[int]) -> int:
     return total
 
 
+def tree_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process and its (living) children."""
+    total = 0.0
+    with contextlib.suppress(psutil.NoSuchProcess):
+        root = psutil.Process(pid)
+        for proc in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = proc.cpu_times()
+                total += t.user + t.system
+    return total
+
+
 def projected_count(r: redis.Redis, prefix: str, want: list[tuple[str, int]]) -> int:
     pipe = r.pipeline(transaction=False)
     for sid, _ in want:
@@ -184,6 +196,7 @@ async def surge_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
         with workers(settings, args, logs) as pids:
             await asyncio.sleep(3)  # the projectors catch up with the creations first
             base_rss = tree_rss(pids)
+            cpu0 = [tree_cpu(pid) for pid in pids]
             # after the resolution each season is at (its version + the Divan's events)
             with due_queue(settings) as send:
                 scheduler = Scheduler(pool, send, settings=SweepSettings(batch=1000))
@@ -207,12 +220,17 @@ async def surge_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
                         want = [(row["season_id"], row["v"]) for row in rows]
                 elif projected_count(r, ns, want) >= len(want):
                     projected_s = time.perf_counter() - t0
+            cpu = [
+                (tree_cpu(pid) - c) / max(1, len(handed)) * 1000
+                for pid, c in zip(pids, cpu0, strict=True)
+            ]
         print(
             f"surge: {len(handed)} Divans due at one instant, "
             f"handed over in {sweep_s * 1000:.0f} ms"
         )
         print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
         print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")
+        print(f"  CPU per Divan: resolver {cpu[0]:.1f} ms, projections {cpu[1]:.1f} ms")
         print(
             f"  worker processes' RSS: {base_rss / 2**20:.0f} MiB idle, peak {peak / 2**20:.0f} MiB"
         )
