@@ -224,24 +224,34 @@ async def surge_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
                 (tree_cpu(pid) - c) / max(1, len(handed)) * 1000
                 for pid, c in zip(pids, cpu0, strict=True)
             ]
-        print(
-            f"surge: {len(handed)} Divans due at one instant, "
-            f"handed over in {sweep_s * 1000:.0f} ms"
-        )
-        print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
-        print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")
-        print(f"  CPU per Divan: resolver {cpu[0]:.1f} ms, projections {cpu[1]:.1f} ms")
-        print(
-            f"  worker processes' RSS: {base_rss / 2**20:.0f} MiB idle, peak {peak / 2**20:.0f} MiB"
-        )
-        if resolved_s:
-            print(f"  throughput: {args.seasons / resolved_s:.0f} Divans/s resolved")
+        timed = {"sweep": sweep_s, "resolved": resolved_s, "projected": projected_s}
+        report(args, len(handed), timed, cpu, (base_rss, peak))
         await idle_ticks(pool, args.idle)
     finally:
         for key in r.scan_iter(f"{ns}:*", count=5000):
             r.delete(key)
         r.close()
         await pool.close()
+
+
+def report(
+    args: argparse.Namespace,
+    handed: int,
+    timed: dict[str, float | None],
+    cpu: list[float],
+    rss: tuple[int, int],
+) -> None:
+    resolved_s, projected_s = timed["resolved"], timed["projected"]
+    print(
+        f"surge: {handed} Divans due at one instant, "
+        f"handed over in {(timed['sweep'] or 0) * 1000:.0f} ms"
+    )
+    print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
+    print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")
+    print(f"  CPU per Divan: resolver {cpu[0]:.1f} ms, projections {cpu[1]:.1f} ms")
+    print(f"  worker processes' RSS: {rss[0] / 2**20:.0f} MiB idle, peak {rss[1] / 2**20:.0f} MiB")
+    if resolved_s:
+        print(f"  throughput: {args.seasons / resolved_s:.0f} Divans/s resolved")
 
 
 async def idle_ticks(pool: asyncpg.Pool, idle: int) -> None:
