@@ -234,14 +234,16 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 # --- Dramatiq ---------------------------------------------------------------------------------
 
 
-def broker(settings: Settings) -> dramatiq.Broker:
+def broker(settings: Settings, *, confirm: bool = True) -> dramatiq.Broker:
     """The settings' broker (senders and workers meet there): RabbitMQ for an amqp:// broker
-    URL (ADR-95), else Redis in the settings' namespace with the settings' heartbeat timeout
-    (a worker's; a sender's broker never consumes)."""
+    URL (ADR-95; `confirm`: enqueues wait for the publisher confirm), else Redis in the
+    settings' namespace with the settings' heartbeat timeout (a worker's; a sender's broker
+    never consumes)."""
     return make_broker(
         settings.broker_redis,
         namespace=settings.broker_namespace,
         heartbeat_timeout=settings.heartbeat_timeout_ms,
+        confirm=confirm,
     )
 
 
@@ -275,8 +277,10 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
 
 @contextlib.contextmanager
 def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
-    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's)."""
-    b = broker(settings)
+    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's).
+    ADR-97: on RabbitMQ without waiting for each confirm; due_work is the truth and the
+    sweep sends a lost copy again."""
+    b = broker(settings, confirm=False)
 
     def send(due: Due) -> None:
         b.enqueue(due_message(due.kind, due.season_id, due.divan))

@@ -32,14 +32,17 @@ def make_broker(
     namespace: str = "dramatiq",
     heartbeat_timeout: int = HEARTBEAT_TIMEOUT_MS,
     maintenance_every_ms: int | None = None,
+    *,
+    confirm: bool = True,
 ) -> dramatiq.Broker:
     """The broker `url` names: RabbitMQ for amqp:// and amqps:// (ADR-95; its virtual host
-    keeps deployments apart, the other arguments are the Redis broker's), else a Redis broker
+    keeps deployments apart; `confirm`: each enqueue waits for the publisher confirm, ADR-97;
+    the other arguments are the Redis broker's), else a Redis broker
     whose idle consumers block on a wake-up (shared.app.wakeup_broker, ADR-54); `namespace`
     keeps test runs and deployments apart on one Redis. Maintenance runs at least every
     `maintenance_every_ms` per queue (default: a quarter of the heartbeat)."""
     if is_amqp(url):
-        return make_rabbit_broker(url)
+        return make_rabbit_broker(url, confirm=confirm)
     return make_redis_broker(url, namespace, heartbeat_timeout, maintenance_every_ms)
 
 

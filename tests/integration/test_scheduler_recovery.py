@@ -335,3 +335,43 @@ async def test_reliability_16_live_two_schedulers_and_five_copies_hold_the_divan
     records = await event_store.read_stream("live-16")
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
+
+
+@pytest.mark.fault
+async def test_reliability_15_the_schedulers_lost_copy_is_sent_again_on_each_broker(
+    migrated_pg_dsn: str,
+    redis_url: str,
+    broker_url: str,
+    ns: str,
+    event_store: PostgresEventStore,
+) -> None:
+    """RELIABILITY 15 through the scheduler's own sender (bootstrap.due_queue), on Redis and on
+    RabbitMQ, where it publishes without waiting for each confirm (ADR-97): its copy is lost
+    (the broker's queues deleted before a worker took it); the next sweeps send it again; the
+    Divan is resolved once."""
+    from entrypoints.bootstrap import due_queue
+
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    await live_due_now(event_store, "live-15b")
+    keys = probe(broker_url, ns)
+    pool = await create_pool(settings.pg_dsn, PoolSettings(min_size=1, max_size=2))
+    try:
+        with due_queue(settings) as send:
+            handed = await Scheduler(pool, send, settings=FAST).sweep()
+        assert [(d.kind, d.divan) for d in handed] == [("divan", 1)]
+
+        async def stored() -> bool:
+            return keys.pending() == 1
+
+        await wait_for(stored, "the scheduler's copy on the broker")
+        keys.cleanup()  # lost with the broker's queues
+        assert keys.pending() == 0
+        with due_queue(settings) as send, inprocess_worker(settings) as worker:
+            async with schedulers(settings, send):
+                await live_resolved(event_store, "live-15b", 1)
+            assert worker.recorder.failures() == []
+    finally:
+        await pool.close()
+    records = await event_store.read_stream("live-15b")
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]

@@ -71,3 +71,25 @@ def test_adr_95_the_settings_broker_url_reaches_every_broker_of_the_bootstrap() 
 def test_a_broker_url_is_shown_without_its_password(url: str, shown: str) -> None:
     assert redacted(url) == shown
     assert "secret" not in redacted(url)
+
+
+def test_adr_97_only_the_schedulers_sender_publishes_without_confirms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The API's sender waits for each confirm (its 202 counts on the message); the
+    scheduler's does not (due_work is the truth; RELIABILITY 15 on each broker in
+    tests/integration/test_scheduler_recovery.py shows the lost copy sent again)."""
+    settings = Settings.from_env({"SEKSENBIR_BROKER_URL": "amqp://a:b@127.0.0.1:9/v"})
+    made: list[bool] = []
+    real = bootstrap.make_broker
+
+    def recording(*args: object, confirm: bool = True, **kwargs: object) -> object:
+        made.append(confirm)
+        return real(*args, confirm=confirm, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bootstrap, "make_broker", recording)
+    with bootstrap.resolve_queue(settings):
+        pass
+    with bootstrap.due_queue(settings):
+        pass
+    assert made == [True, False]
