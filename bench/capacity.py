@@ -16,8 +16,9 @@ model is at its stream's head. Then it prints, per season and per Divan:
                     this process (the API and the bench's client together: an upper bound)
   Redis memory:     used_memory's growth and keys per season (the read models)
   broker messages:  per Divan, the request's resolve message and the resolver's wake-up for
-                    the projectors (services/resolver/actors.py): counted from the Divans
-                    requested and resolved
+                    the projectors (services/resolver/actors.py): from the code path, not
+                    counted on the broker (neither broker counts published messages without
+                    a plugin)
 """
 
 from __future__ import annotations
