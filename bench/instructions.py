@@ -99,7 +99,8 @@ def verify_calls(side: str, calls: int) -> None:
     import asyncio
 
     from bench.verify import one_season
-    from shared.app.export import Export, check
+    from shared.app.export import Export
+    from shared.app.export_check import check
     from shared.domain import codec
     from shared.domain.replay import verify
 

@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 import asyncpg
 
 from bench.common import machine
-from shared.app.export import Export, check
+from shared.app.export import Export
+from shared.app.export_check import check
 from shared.app.seasons import Seasons
 from shared.domain import codec
 from shared.domain import commands as c

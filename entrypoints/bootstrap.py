@@ -47,8 +47,8 @@ from shared.eventstore import (
     create_pool,
 )
 from shared.logs import configure_logging
-from shared.replay_store import DatabaseUnreachable
 from shared.settings import Settings, environment
+from shared.unreachable import DatabaseUnreachable
 
 T = TypeVar("T")
 Enqueue = Callable[[str, int], None]
@@ -235,16 +235,11 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 
 
 def broker(settings: Settings, *, confirm: bool = True) -> dramatiq.Broker:
-    """The settings' broker (senders and workers meet there): RabbitMQ for an amqp:// broker
-    URL (ADR-95; `confirm`: enqueues wait for the publisher confirm), else Redis in the
-    settings' namespace with the settings' heartbeat timeout (a worker's; a sender's broker
-    never consumes)."""
-    return make_broker(
-        settings.broker_redis,
-        namespace=settings.broker_namespace,
-        heartbeat_timeout=settings.heartbeat_timeout_ms,
-        confirm=confirm,
-    )
+    """The settings' broker, where senders and workers meet: RabbitMQ for an amqp:// URL
+    (ADR-95; `confirm`: enqueues wait for its confirm), else Redis in the settings' namespace
+    with their heartbeat timeout (a worker's; a sender's broker never consumes)."""
+    s = settings
+    return make_broker(s.broker_redis, s.broker_namespace, s.heartbeat_timeout_ms, confirm=confirm)
 
 
 def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> dramatiq.Broker:
@@ -277,9 +272,8 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
 
 @contextlib.contextmanager
 def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
-    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's).
-    ADR-97: on RabbitMQ without waiting for each confirm; due_work is the truth and the
-    sweep sends a lost copy again."""
+    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's); on
+    RabbitMQ unconfirmed (ADR-97: due_work is the truth, the sweep sends a lost copy again)."""
     b = broker(settings, confirm=False)
 
     def send(due: Due) -> None:
@@ -315,22 +309,46 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 # --- processes --------------------------------------------------------------------------------
 
 
+class ApiStore:
+    """The API's event store (injected, or opened in the app's lifespan), handed to the query
+    API explicitly: nothing looks it up in `app.state`. Called: the store, while open."""
+
+    def __init__(self, settings: Settings, clock: Callable[[], datetime], store: Any) -> None:
+        self._settings, self._clock = settings, clock
+        self.injected: EventStore | None = store
+        self._open: EventStore | None = self.injected
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[EventStore]:
+        async with event_store(self._settings, "api", clock=self._clock) as store:
+            self._open = store
+            try:
+                yield store
+            finally:
+                self._open = self.injected
+
+    def __call__(self) -> EventStore:
+        assert self._open is not None, "the API's event store is open only in its lifespan"
+        return self._open
+
+
 def command_app(
     settings: Settings,
     *,
-    store: EventStore | None = None,
+    store: EventStore | ApiStore | None = None,
     enqueue: Enqueue | None = None,
     clock: Callable[[], datetime] = utc_now,
     **kwargs: Any,
 ) -> Litestar:
     """The command API as production wires it: without an injected `store` its lifespan opens
     the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
+    api_store = store if isinstance(store, ApiStore) else ApiStore(settings, clock, store)
     return create_app(
         settings,
-        store=store,
+        store=api_store.injected,
         enqueue=enqueue,
         clock=clock,
-        open_store=None if store is not None else lambda: event_store(settings, "api", clock=clock),
+        open_store=None if api_store.injected is not None else api_store.open,
         open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
         failures_redis=lambda: redis_client(settings),
         **kwargs,

@@ -19,19 +19,22 @@ from entrypoints.web import BUILT, web_router
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
-from shared.app.ratelimit import networks
+from shared.app.client_address import networks
+from shared.eventstore import EventStore
 from shared.settings import Settings
 
 
 def query_lifespan(
     settings: Settings,
+    store: Callable[[], EventStore],
     redis: aioredis.Redis | None = None,
     rebuild: Callable[[str], None] | None = None,
     clock: Callable[[], datetime] = bootstrap.utc_now,
 ) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     """The query API's lifespan: its Redis client and rebuild queue (bootstrap's, unless
-    injected), the stream hub, the clock (the command side's, so both see one instant), and the
-    read side's readiness check."""
+    injected), the stream hub, the clock (the command side's, so both see one instant), the
+    command side's event store (`store`, open once the command side's lifespan ran: one pool
+    for both), and the read side's readiness check."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -56,9 +59,8 @@ def query_lifespan(
                 auditors=settings.auditor_token_hashes,
                 rebuild=ask,
                 streams=streams,
-                # the command side's store (its lifespan ran first): one pool for both
-                ops_reads=app.state.services.seasons.store.ops_reads,
-                stored_version=_stored_version(app.state.services.seasons.store),
+                ops_reads=store().ops_reads,
+                stored_version=_stored_version(store()),
                 trusted=networks(settings.trusted_proxies),
                 clock=clock,
             )
@@ -107,15 +109,17 @@ async def read_ready(app: Litestar) -> bool:
 
 
 def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
-    """Both APIs; keyword arguments (store, enqueue, redis, rebuild) are for tests."""
+    """Both APIs on one event store; keyword arguments (store, enqueue, redis, rebuild, clock)
+    are for tests."""
     redis = command_kwargs.pop("redis", None)
     rebuild = command_kwargs.pop("rebuild", None)
+    clock = command_kwargs.get("clock", bootstrap.utc_now)
+    store = bootstrap.ApiStore(settings, clock, command_kwargs.pop("store", None))
     app = bootstrap.command_app(
         settings,
+        store=store,
         extra_routers=[query_router(), Router("/", route_handlers=[metrics]), web_router()],
-        extra_lifespans=[
-            query_lifespan(settings, redis, rebuild, command_kwargs.get("clock", bootstrap.utc_now))
-        ],
+        extra_lifespans=[query_lifespan(settings, store, redis, rebuild, clock)],
         **command_kwargs,
     )
     # Around Litestar's router and its exception handling, not a route's middleware: a request

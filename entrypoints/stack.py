@@ -246,6 +246,43 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def _roles(
+    env: dict[str, str],
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    metrics: tuple[dict[str, str], dict[str, str]],
+) -> list[Role]:
+    """The stack's roles: the API, the resolver, the scheduler, the projections worker."""
+    resolver_metrics, projections_metrics = metrics
+
+    def dramatiq(worker: str, processes: int) -> list[str]:
+        # Dramatiq's CLI, logging in the one format
+        args = ["entrypoints.dramatiq_main", worker, "--processes", str(processes)]
+        return module([*args, "--threads", "2"])
+
+    return [
+        # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
+        Role(
+            "api",
+            module(["entrypoints.cli", "serve", "--host", host, "--port", str(port)]),
+            env,
+        ),
+        Role(
+            "resolver",
+            dramatiq("entrypoints.resolver_worker", workers),
+            {**env, **resolver_metrics},
+        ),
+        Role("scheduler", module(["entrypoints.cli", "scheduler"]), env),  # lost Divans
+        Role(
+            "projections",
+            dramatiq("entrypoints.projections_worker", 1),
+            {**env, **projections_metrics},
+        ),
+    ]
+
+
 def up(
     settings: Settings,
     host: str = "127.0.0.1",
@@ -269,31 +306,14 @@ def up(
         resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
         projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)
 
-        def dramatiq(worker: str, processes: int) -> list[str]:
-            # Dramatiq's CLI, logging in the one format
-            args = ["entrypoints.dramatiq_main", worker, "--processes", str(processes)]
-            return module([*args, "--threads", "2"])
-
         supervisor = Supervisor(
-            [
-                # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
-                Role(
-                    "api",
-                    module(["entrypoints.cli", "serve", "--host", host, "--port", str(port)]),
-                    env,
-                ),
-                Role(
-                    "resolver",
-                    dramatiq("entrypoints.resolver_worker", workers),
-                    {**env, **resolver_metrics},
-                ),
-                Role("scheduler", module(["entrypoints.cli", "scheduler"]), env),  # lost Divans
-                Role(
-                    "projections",
-                    dramatiq("entrypoints.projections_worker", 1),
-                    {**env, **projections_metrics},
-                ),
-            ]
+            _roles(
+                env,
+                host=host,
+                port=port,
+                workers=workers,
+                metrics=(resolver_metrics, projections_metrics),
+            )
         )
         supervisor.install()  # before the first role starts: no signal finds a half-handled stop
         try:

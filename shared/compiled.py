@@ -32,6 +32,8 @@ from importlib.util import spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
+from shared.settings import environment
+
 # The pipeline's modules (`resolve.adjudicate`, steps 1-7 and the report). Measured in
 # docs/decisions.md (ADR-60) and docs/benchmarks.md (`make bench-mila`); `draws.py` is left
 # out (mypyc's C for its dataclass subclass of `Draws` does not compile), `events.py`/`state.py`
@@ -39,7 +41,9 @@ from types import ModuleType
 MODULES: tuple[str, ...] = (
     "shared.domain.board",
     "shared.domain.report",
+    "shared.domain.report_battles",
     "shared.domain.report_lines",
+    "shared.domain.report_offers",
     "shared.domain.resolve",
     "shared.domain.rng",
     "shared.domain.scoring",
@@ -125,10 +129,12 @@ def status() -> Plan:
     return _state[0] if _state else Plan(False, "off")
 
 
-def activate(env: Mapping[str, str] = os.environ) -> Plan:
-    """Use the compiled modules when asked for and current; decided once per process."""
+def activate(env: Mapping[str, str] | None = None) -> Plan:
+    """Use the compiled modules when asked for and current (this process's environment unless
+    `env` is given); decided once per process."""
     if _state:
         return _state[0]
+    env = environment() if env is None else env
     if env.get(ENABLE) != "1":
         chosen = Plan(False, "off")
     else:

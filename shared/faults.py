@@ -7,6 +7,8 @@ import time
 
 import structlog
 
+from shared.settings import variable
+
 _fired: set[str] = set()
 
 
@@ -16,7 +18,7 @@ class InjectedFault(Exception):
 
 def fault(point: str) -> None:
     """Do nothing unless FAULT_POINT names this point; then exit 137, sleep, or raise once."""
-    spec = os.environ.get("FAULT_POINT", "")
+    spec = variable("FAULT_POINT")
     name, _, action = spec.partition(":")
     if name != point:
         return

@@ -8,14 +8,13 @@ checks it): `Settings.from_env` for every knob (docs/configuration.md lists them
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import os
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
-
-from shared.app.tokens import token_hash
 
 
 def proxies(value: str) -> tuple[str, ...]:
@@ -137,7 +136,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         def hashes(name: str) -> tuple[str, ...]:
             plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
             hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
-            return tuple(sorted({*map(token_hash, plain), *hashed}))
+            return tuple(sorted({*map(token_digest, plain), *hashed}))
 
         d = cls()
         values: dict[str, object] = {}
@@ -222,6 +221,19 @@ def next_db(url: str) -> str:
         return f"{url.split('?', 1)[0]}?{urlencode(query)}"  # urlunsplit drops unix:'s //
     current = int(parts.path.strip("/") or 0)
     return urlunsplit(parts._replace(path=f"/{(current + 1) % 16}"))
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest a token is kept as: shared.app.tokens.token_hash's, written here
+    so Settings imports nothing of the layers it sits beside (a test holds the two equal)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def variable(name: str, default: str = "") -> str:
+    """One variable of this process's environment, read now: for the readers that run before
+    Settings can be built or must see a change made after start (FAULT_POINT at each fault
+    point, SEKSENBIR_COMPILED at `import shared`, `python -m shared.eventstore.migrate`'s DSN)."""
+    return os.environ.get(name, default)
 
 
 def environment() -> dict[str, str]:

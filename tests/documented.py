@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import jsonschema_rs
 
-from shared.app.openapi import CARRIES
+from shared.app.openapi_problems import CARRIES
 
 SCHEMA = "/v1/schema/openapi.json"
 PROBLEM = "application/problem+json"

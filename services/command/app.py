@@ -20,10 +20,9 @@ from litestar.config.cors import CORSConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
-from services.command.auth import DEPENDENCIES
+from services.command.request_context import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Services
-from shared.app.auth import one_authorization
 from shared.app.bodies import limit_json_depth
 from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
@@ -34,13 +33,13 @@ from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import (
     AuthFailures,
-    ReadLimits,
     RequestLimits,
     SharedFailures,
     limit_failed_auth,
-    limit_reads,
     limit_requests,
 )
+from shared.app.read_limits import ReadLimits, limit_reads
+from shared.app.request_auth import one_authorization
 from shared.app.seasons import Seasons
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
@@ -98,67 +97,14 @@ def create_app(
     """The API on an injected `store` and `enqueue`, or on what `open_store` / `open_enqueue`
     open in its lifespan and close after it (entrypoints.bootstrap.command_app passes those:
     the API builds no pool or broker itself)."""
-
     if store is None and open_store is None:
         raise TypeError("create_app: give a store, or open_store (entrypoints.bootstrap)")
     if enqueue is None and open_enqueue is None:
         raise TypeError("create_app: give enqueue, or open_enqueue (entrypoints.bootstrap)")
-
-    @asynccontextmanager
-    async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        try:
-            async with AsyncExitStack() as opened:
-                the_store = store
-                if the_store is None:
-                    assert open_store is not None
-                    the_store = await opened.enter_async_context(open_store())
-                send = enqueue
-                if send is None:
-                    assert open_enqueue is not None
-                    send = opened.enter_context(open_enqueue())
-                app.state.services = Services(
-                    seasons=Seasons(the_store, queue_wait=settings.lock_timeout_ms / 1000),
-                    enqueue=send,
-                    ops=settings.ops_token_hashes,
-                    auditors=settings.auditor_token_hashes,
-                    retries=settings.append_retries,
-                    clock=clock,
-                )
-                yield
-        finally:
-            if shared is not None:
-                await shared.close()
-            if limits is not None:
-                await limits.close()
-
-    # Failed tokens are counted in Redis, for all API processes (asked on 401 answers only).
-    shared = (
-        SharedFailures(
-            (failures_redis or (lambda: aioredis.Redis.from_url(settings.read_redis)))(),
-            settings.broker_namespace,
-            settings.auth_failures_per_minute,
-        )
-        if settings.auth_failures_per_minute > 0
-        else None
+    shared, limits = _shared_failures(settings, failures_redis), _request_limits(settings)
+    lifespan = _lifespan(
+        settings, clock, (store, open_store), (enqueue, open_enqueue), closing=(shared, limits)
     )
-    # Season creation, joins and commands per client address, also counted in Redis.
-    per_minute = {
-        "create": settings.seasons_per_minute,
-        "join": settings.joins_per_minute,
-        "command": settings.commands_per_minute,
-    }
-    limits = (
-        RequestLimits(
-            aioredis.Redis.from_url(settings.read_redis), settings.broker_namespace, per_minute
-        )
-        if any(n > 0 for n in per_minute.values())
-        else None
-    )
-    # Reads per client address and per token, in this process's memory (no Redis per read).
-    reads = ReadLimits(
-        settings.reads_per_minute, settings.reads_per_token_per_minute, settings.read_burst
-    )
-    handlers: dict[int | type[Exception], Any] = {**exception_handlers(), **(extra_handlers or {})}
     strict_path_integers()  # "+2", "02", "٢" in a path match no route (D-27)
     cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
     app = Litestar(
@@ -174,52 +120,127 @@ def create_app(
         # and two Authorization headers are 400, never first-wins (ADR-75)
         guards=[path_parameters, one_authorization],
         # one problem+json mapping for both APIs (shared.app.problems)
-        exception_handlers=handlers,
+        exception_handlers={**exception_handlers(), **(extra_handlers or {})},
         cors_config=cors,
-        middleware=[
-            content_language,  # Content-Language, Vary: Accept-Language (docs/api.md Language)
-            *extra_middleware,
-            *(
-                [
-                    limit_failed_auth(
-                        AuthFailures(settings.auth_failures_per_minute, limiter_clock),
-                        shared,
-                        settings.trusted_proxies,
-                    )
-                ]
-                if shared is not None
-                else []
-            ),
-            *([limit_requests(limits, settings.trusted_proxies)] if limits is not None else []),
-            *(
-                [limit_reads(reads, settings.trusted_proxies, settings.read_refusal_hold_ms / 1000)]
-                if reads.active
-                else []
-            ),
-            limit_json_depth(),  # every body of both APIs, before any decoder sees it
-            conditional_get,  # ETag and 304 for every JSON answer to a GET
-        ],
+        middleware=_middleware(settings, shared, limits, extra_middleware, limiter_clock),
         request_max_body_size=settings.max_body_bytes,
         request_class=StrictRequest,  # bodies decode strictly into their types (D-27)
         logging_config=None,  # shared.logs configures logging; Litestar's would replace it
-        openapi_config=OpenAPIConfig(
-            title="Seksenbir API",
-            version="1",
-            path="/v1/schema",
-            description="Seksenbir game server: commands (write side), read models (query side). "
-            "Texts for people (every problem's `detail`, every report line's `text`) are Turkish "
-            "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
-            "its language in `Content-Language`.",
-            components=COMPONENTS,
-            # Swagger UI from the product's own files, at /v1/schema and /swagger (ADR-70)
-            render_plugins=[
-                SwaggerOffline(),
-                JsonRenderPlugin(),
-                YamlRenderPlugin(path=["/openapi.yaml", "/openapi.yml"]),
-            ],
-        ),
+        openapi_config=_openapi_config(),
         debug=settings.debug,
     )
     # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
     app.asgi_handler = answer_head(app.asgi_handler)
     return app
+
+
+Opener = Callable[[], AbstractAsyncContextManager[EventStore]]
+EnqueueOpener = Callable[[], AbstractContextManager[Callable[[str, int], None]]]
+
+
+def _lifespan(
+    settings: Settings,
+    clock: Callable[[], datetime],
+    stores: tuple[EventStore | None, Opener | None],
+    queues: tuple[Callable[[str, int], None] | None, EnqueueOpener | None],
+    *,
+    closing: tuple[SharedFailures | None, RequestLimits | None],
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """The app's `Services`: on the injected store and enqueue, or on what the openers open
+    (closed after the app, with the rate limits' Redis clients)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        try:
+            async with AsyncExitStack() as opened:
+                store, open_store = stores
+                if store is None:
+                    assert open_store is not None
+                    store = await opened.enter_async_context(open_store())
+                send, open_enqueue = queues
+                if send is None:
+                    assert open_enqueue is not None
+                    send = opened.enter_context(open_enqueue())
+                app.state.services = Services(
+                    seasons=Seasons(store, queue_wait=settings.lock_timeout_ms / 1000),
+                    enqueue=send,
+                    ops=settings.ops_token_hashes,
+                    auditors=settings.auditor_token_hashes,
+                    retries=settings.append_retries,
+                    clock=clock,
+                )
+                yield
+        finally:
+            for client in closing:
+                if client is not None:
+                    await client.close()
+
+    return lifespan
+
+
+def _shared_failures(
+    settings: Settings, failures_redis: Callable[[], aioredis.Redis] | None
+) -> SharedFailures | None:
+    """Failed tokens are counted in Redis, for all API processes (asked on 401 answers only)."""
+    if settings.auth_failures_per_minute <= 0:
+        return None
+    client = (failures_redis or (lambda: aioredis.Redis.from_url(settings.read_redis)))()
+    return SharedFailures(client, settings.broker_namespace, settings.auth_failures_per_minute)
+
+
+def _request_limits(settings: Settings) -> RequestLimits | None:
+    """Season creation, joins and commands per client address, also counted in Redis."""
+    per_minute = {
+        "create": settings.seasons_per_minute,
+        "join": settings.joins_per_minute,
+        "command": settings.commands_per_minute,
+    }
+    if not any(n > 0 for n in per_minute.values()):
+        return None
+    client = aioredis.Redis.from_url(settings.read_redis)
+    return RequestLimits(client, settings.broker_namespace, per_minute)
+
+
+def _middleware(
+    settings: Settings,
+    shared: SharedFailures | None,
+    limits: RequestLimits | None,
+    extra: Sequence[Any],
+    limiter_clock: Callable[[], float],
+) -> list[Any]:
+    """Both APIs' middleware, outermost first."""
+    trusted = settings.trusted_proxies
+    # Reads per client address and per token, in this process's memory (no Redis per read).
+    reads = ReadLimits(
+        settings.reads_per_minute, settings.reads_per_token_per_minute, settings.read_burst
+    )
+    failures = AuthFailures(settings.auth_failures_per_minute, limiter_clock)
+    hold = settings.read_refusal_hold_ms / 1000
+    return [
+        content_language,  # Content-Language, Vary: Accept-Language (docs/api.md Language)
+        *extra,
+        *([limit_failed_auth(failures, shared, trusted)] if shared is not None else []),
+        *([limit_requests(limits, trusted)] if limits is not None else []),
+        *([limit_reads(reads, trusted, hold)] if reads.active else []),
+        limit_json_depth(),  # every body of both APIs, before any decoder sees it
+        conditional_get,  # ETag and 304 for every JSON answer to a GET
+    ]
+
+
+def _openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Seksenbir API",
+        version="1",
+        path="/v1/schema",
+        description="Seksenbir game server: commands (write side), read models (query side). "
+        "Texts for people (every problem's `detail`, every report line's `text`) are Turkish "
+        "by default and English on `Accept-Language: en` or `?lang=en`; every answer says "
+        "its language in `Content-Language`.",
+        components=COMPONENTS,
+        # Swagger UI from the product's own files, at /v1/schema and /swagger (ADR-70)
+        render_plugins=[
+            SwaggerOffline(),
+            JsonRenderPlugin(),
+            YamlRenderPlugin(path=["/openapi.yaml", "/openapi.yml"]),
+        ],
+    )

@@ -9,10 +9,10 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
+from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
-from shared.app.season_calendar import CalendarOut  # one schema with the read side
 from shared.domain import events as ev
-from shared.domain.state import Order, OrderKind, TreatyKind
+from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
 
@@ -108,7 +108,7 @@ class JoinedOut(msgspec.Struct, frozen=True):
     calendar: CalendarOut
 
 
-AdminAction = Literal["postpone", "cancel", "pause", "resume"]
+AdminAction = AdminActKind  # the domain's one list (shared.domain.state)
 
 # A reason is shown as written in the public reports (admin acts, corrections): its length is
 # checked here, what it may hold by the one free-text check of the domain (shared.domain.text,

@@ -16,10 +16,10 @@ from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.bounds import JSON_SAFE_INTEGER
+from shared.app.client_address import Network
 from shared.app.problems import Problem, parameter_refused
-from shared.app.ratelimit import Network
 from shared.app.tokens import is_season_id
-from shared.eventstore.audit import OpsReads
+from shared.eventstore.ops_read_log import OpsReads
 
 log = structlog.get_logger(__name__)
 

@@ -17,11 +17,11 @@ from typing import Any, Literal
 import msgspec
 from litestar import Request, Response, get
 
-from services.projections.auth import role
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, betrayals_of
+from services.projections.read_auth import role
 from services.projections.reads import decode
-from shared.app import auth as edge
+from shared.app import request_auth as edge
 from shared.app import tokens
 from shared.app.bounds import PlatePath
 from shared.app.openapi import (

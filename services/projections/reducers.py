@@ -94,42 +94,11 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
                 for s, o in sorted(e.orders.items())
             ]
         case ev.OfferSettled() if e.treaty is not None:
-            return [
-                (
-                    "RPUSH",
-                    keys.treaty_timeline,
-                    j(
-                        {
-                            "divan": e.divan,
-                            "what": "accepted",
-                            "treaty": msgspec.to_builtins(e.treaty),
-                        }
-                    ),
-                )
-            ]
+            return [_timeline(keys, e.divan, "accepted", e.treaty)]
         case ev.TreatyExpired():
-            return [
-                (
-                    "RPUSH",
-                    keys.treaty_timeline,
-                    j(
-                        {
-                            "divan": e.divan,
-                            "what": "expired",
-                            "treaty": msgspec.to_builtins(e.treaty),
-                        }
-                    ),
-                )
-            ]
+            return [_timeline(keys, e.divan, "expired", e.treaty)]
         case ev.TreatiesDissolved():
-            return [
-                (
-                    "RPUSH",
-                    keys.treaty_timeline,
-                    j({"divan": e.divan, "what": "dissolved", "treaty": msgspec.to_builtins(t)}),
-                )
-                for t in e.treaties
-            ]
+            return [_timeline(keys, e.divan, "dissolved", t) for t in e.treaties]
         case ev.BattlesResolved():
             return _battles(keys, state, e)
         case ev.DivanResolved():
@@ -148,6 +117,12 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
             ]
         case _:
             return []
+
+
+def _timeline(keys: Keys, divan: int, what: str, treaty: object) -> Op:
+    """One line of the treaties' timeline: a treaty accepted, expired or dissolved at a Divan."""
+    line = {"divan": divan, "what": what, "treaty": msgspec.to_builtins(treaty)}
+    return ("RPUSH", keys.treaty_timeline, j(line))
 
 
 def _withdrawals(

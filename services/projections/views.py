@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
+from shared.app.calendar_answer import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.app.fork_origin import forked_from
 from shared.app.private_view import private_view, stored_fields
-from shared.app.season_calendar import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.domain.board import Board
 from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
@@ -129,7 +129,7 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
 
 def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
     """`next_divan_at`, `locked` and `seconds_to_lock` of a projected meta at `now` (the read's
-    instant), computed as the command side's status does (shared.app.season_calendar). Trial
+    instant), computed as the command side's status does (shared.app.calendar_answer). Trial
     (R-1.2): locked while a requested Divan is resolved, no instants."""
     shown = meta.get("calendar")
     if shown is None:

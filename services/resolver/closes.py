@@ -19,11 +19,11 @@ from shared.app.seasons import (
     Seasons,
     close_key,
     close_metadata,
+    retrying,
 )
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain.decide import decide
-from shared.eventstore import ConcurrencyError
 
 log = structlog.get_logger(__name__)
 Outcome = Literal["closed", "already_closed", "not_due", "not_found", "audit_copy"]
@@ -50,7 +50,8 @@ async def _close(
     now: datetime,
     retries: int,
 ) -> Outcome:
-    for attempt in range(retries + 1):
+
+    async def attempt(_n: int) -> Outcome:
         try:
             loaded = await seasons.load(season_id)
         except SeasonNotFound:
@@ -79,9 +80,6 @@ async def _close(
         except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
             log.warning("resolver.audit_copy", season_id=season_id, kind=kind)
             return "audit_copy"
-        except ConcurrencyError:
-            log.info("resolver.conflict", season_id=season_id, kind=kind, attempt=attempt)
-            continue
         log.info(
             "resolver.closed",
             season_id=season_id,
@@ -90,4 +88,8 @@ async def _close(
             types=sorted({codec.event_type(e) for e in events}),
         )
         return "closed"
-    raise ConcurrencyError(season_id, -1, None)
+
+    async def conflict(n: int) -> None:
+        log.info("resolver.conflict", season_id=season_id, kind=kind, attempt=n)
+
+    return await retrying(season_id, retries, attempt, on_conflict=conflict)

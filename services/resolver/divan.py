@@ -1,4 +1,5 @@
-"""Resolve one Divan: load, fold, no-op if done, run the pure pipeline, append at the version."""
+"""Resolve one Divan: load, fold, no-op if done, run the pure pipeline, append at the
+version, retried on a conflict (shared.app.seasons.retrying)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons
+from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons, retrying
 from shared.domain import codec, live
 from shared.domain.lifecycle import run_divan
-from shared.eventstore import ConcurrencyError, EventMetadata
+from shared.domain.state import SeasonState
+from shared.eventstore import EventMetadata
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
@@ -36,31 +38,17 @@ async def resolve(
     has passed at `now` (the worker's injected clock, R-1.3), locked at that instant however
     late; a trial Divan reads no clock.
     """
-    for attempt in range(retries + 1):
+
+    async def attempt(_n: int) -> Outcome:
         try:
             loaded = await seasons.load(season_id)
         except SeasonNotFound:
             log.warning("resolver.season_not_found", season_id=season_id, divan=divan)
             return "not_found"
+        held = _not_to_resolve(season_id, loaded.state, divan, now)
+        if held is not None:
+            return held
         state = loaded.state
-        if state.divan >= divan:
-            log.info("resolver.already_resolved", season_id=season_id, divan=divan)
-            return "already_resolved"
-        if state.mode == "live":
-            if now is None:
-                raise ValueError("a live Divan is held by the clock: give the worker's `now`")
-            if not live.divan_due(state, divan, now):
-                log.info("resolver.not_due", season_id=season_id, divan=divan)
-                return "not_due"
-        # a request locks the next Divan only (decide.request_divan), so divan == state.divan + 1
-        elif state.locked_divan != divan or divan != state.divan + 1 or state.phase != "running":
-            log.info(
-                "resolver.not_requested",
-                season_id=season_id,
-                divan=divan,
-                locked=state.locked_divan,
-            )
-            return "not_requested"
         # the computer turn, the lock and the resolution of `divan` (live: held at `now`)
         events = run_divan(state, now=now if state.mode == "live" else None)
         fault("mid_resolve")
@@ -72,9 +60,6 @@ async def resolve(
         except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
             log.warning("resolver.audit_copy", season_id=season_id, divan=divan)
             return "audit_copy"
-        except ConcurrencyError:
-            log.info("resolver.conflict", season_id=season_id, divan=divan, attempt=attempt)
-            continue
         fault("after_append")
         _forget_a_finished_trial(seasons, season_id, state.mode)
         log.info(
@@ -86,7 +71,33 @@ async def resolve(
             types=sorted({codec.event_type(e) for e in events}),
         )
         return "resolved"
-    raise ConcurrencyError(season_id, -1, None)
+
+    async def conflict(n: int) -> None:
+        log.info("resolver.conflict", season_id=season_id, divan=divan, attempt=n)
+
+    return await retrying(season_id, retries, attempt, on_conflict=conflict)
+
+
+def _not_to_resolve(
+    season_id: str, state: SeasonState, divan: int, now: datetime | None
+) -> Outcome | None:
+    """Why Divan `divan` is not resolved now (logged), or None: resolve it."""
+    if state.divan >= divan:
+        log.info("resolver.already_resolved", season_id=season_id, divan=divan)
+        return "already_resolved"
+    if state.mode == "live":
+        if now is None:
+            raise ValueError("a live Divan is held by the clock: give the worker's `now`")
+        if not live.divan_due(state, divan, now):
+            log.info("resolver.not_due", season_id=season_id, divan=divan)
+            return "not_due"
+    # a request locks the next Divan only (decide.request_divan), so divan == state.divan + 1
+    elif state.locked_divan != divan or divan != state.divan + 1 or state.phase != "running":
+        log.info(
+            "resolver.not_requested", season_id=season_id, divan=divan, locked=state.locked_divan
+        )
+        return "not_requested"
+    return None
 
 
 def _forget_a_finished_trial(seasons: Seasons, season_id: str, mode: str) -> None:

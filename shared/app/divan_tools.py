@@ -3,7 +3,7 @@ what would have happened otherwise (`seksenbir what-if`, `POST …/what-if`). Is
 
 Pure: both read decoded events and answer typed values (the HTTP answers, msgspec Structs) and
 text; nothing is ever written. The explanation is the domain's (shared/domain/explain.py); the
-verification beside it is `replay_view.rerun_divan` (R-12.3).
+verification beside it is `ops_replay.rerun_divan` (R-12.3).
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from shared.app.replay_view import (
+from shared.app.ops_replay import (
     CorrectionNote,
     ReplayError,
     correction_notes,
-    corrections_text,
     rerun_divan,
     state_json,
 )
@@ -28,12 +27,12 @@ from shared.domain import events as ev
 from shared.domain.decide import order_refusal
 from shared.domain.draws import PinnedFates
 from shared.domain.evolve import evolve, fold
-from shared.domain.explain import BattleNote, DivanExplanation, explain_divan, notes_for
+from shared.domain.explain import DivanExplanation, explain_divan, notes_for
 from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.messages import Lang, Said, render
 from shared.domain.resolve import DivanInputs
-from shared.domain.state import Order, SeasonState
+from shared.domain.state import Order, OrderKind, SeasonState
 
 Plate = Annotated[int, Meta(ge=1, le=81)]
 Seat = Annotated[int, Meta(ge=1, le=19)]
@@ -75,7 +74,7 @@ class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, renam
 
     seat: Seat
     frm: Plate
-    kind: Literal["advance", "support", "hold", "remove"]
+    kind: Literal[OrderKind, "remove"]  # an order kind (shared.domain.state), or "remove"
     to: Plate | None = None
     units: Annotated[int, Meta(ge=0, le=12)] = 0  # D-27: a province holds at most 12
 
@@ -346,179 +345,3 @@ def _battle_changes(recorded: list[ev.Event], other: list[ev.Event]) -> list[Bat
 def _report(events: list[ev.Event]) -> list[LineOut]:
     resolved = next(e for e in events if isinstance(e, ev.DivanResolved))
     return [LineOut(line.kind, line.tr, line.en) for line in resolved.public]
-
-
-# --- text for people ----------------------------------------------------------------------
-def _say(_text: str, _lang: Lang, **params: object) -> str:
-    return render(f"explain.{_text}", _lang, params)
-
-
-def _who(seat: int | None, lang: Lang) -> str:
-    return _say("milis", lang) if seat is None else _say("bey", lang, seat=seat)
-
-
-def explain_text(out: ExplainOut, lang: Lang, provinces: Sequence[int] = ()) -> str:
-    """`seksenbir explain`: the verification, then every battle, in Turkish or English;
-    `provinces`: the ones the explanation was narrowed to (no battle there is not "no battle
-    in this Divan")."""
-    v = out.verification
-    lines = [_say("head", lang, season=out.season_id, divan=out.divan)]
-    lines.append(_say("verified" if v.ok else "not_verified", lang))
-    for check in v.events:
-        if not check.same:
-            lines += [f"  ! {check.type}: {c}" for c in check.changes]
-    lines += [f"  ! {t}" for t in v.computer_turn]
-    if out.explanation.ceasefire:
-        lines.append(_say("ceasefire", lang))
-    if not out.explanation.battles:
-        if provinces:
-            plates = ", ".join(str(p) for p in provinces)
-            lines.append(_say("no_battles.at", lang, provinces=plates))
-        else:
-            lines.append(_say("no_battles", lang))
-    for b in out.explanation.battles:
-        lines += ["", *_battle_text(b, lang)]
-    if out.explanation.dropped:
-        lines += ["", _say("dropped_head", lang)]
-        for d in out.explanation.dropped:
-            lines.append(
-                "  "
-                + _say(
-                    "dropped",
-                    lang,
-                    seat=d.seat,
-                    origin=d.origin,
-                    target=d.target if d.target is not None else "-",
-                    kind=_say(f"kind.{d.kind}", lang),
-                    units=d.units,
-                    why=_say(f"why.{d.reason}", lang),
-                    rule=d.rule,
-                )
-            )
-    if out.corrections:
-        lines += ["", corrections_text(out.corrections, lang)]
-    return "\n".join(lines)
-
-
-def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
-    lines = [
-        _say(
-            "battle",
-            lang,
-            target=b.target,
-            name=b.target_name,
-            defender=_who(b.defender, lang),
-            units=b.defender_units,
-        )
-    ]
-    for g in b.groups:
-        advances = ", ".join(
-            _say("advance", lang, seat=a.seat, origin=a.origin, units=a.units, ordered=a.ordered)
-            + (" " + _say("betrayal", lang) if a.betrayal else "")
-            for a in g.advances
-        )
-        mark = _say("fighting" if g.fighting else "went_home", lang)
-        lines.append(
-            "  "
-            + _say("group", lang, index=g.index + 1, advances=advances, support=g.support)
-            + f" = {g.strength}; {mark}"
-        )
-    for s in b.supports:
-        counted = _say("counted" if s.counted else "not_counted", lang)
-        lines.append(
-            "  "
-            + _say(
-                "support",
-                lang,
-                seat=s.seat,
-                origin=s.origin,
-                units=s.units,
-                kind=_say(f"support.{s.classified}", lang),
-            )
-            + f": {counted} ({_say(f'why.{s.why}', lang)}; {', '.join(s.rules)})"
-        )
-    bonus = b.bonus
-    if b.defender is not None:
-        lines.append(
-            "  "
-            + _say(
-                "bonus",
-                lang,
-                memleket=bonus.memleket,
-                sur=bonus.sur,
-                hemsehri=bonus.hemsehri,
-                total=bonus.total,
-            )
-        )
-    for d in b.dice:
-        key = f"({d.divan}, {d.purpose}, {d.key[0]}/{d.key[1]})"
-        how = _say("die_zero" if not d.drawn else ("die_pinned" if d.pinned else "die_seed"), lang)
-        lines.append(
-            "  " + _say(f"die.{d.side}", lang, value=d.value, key=key) + f" — {how} ({d.rule})"
-        )
-    if b.attack is not None:
-        lines.append("  " + _say("sums", lang, attack=b.attack, defence=b.defence))
-    outcome = _say(
-        f"outcome.{b.outcome}",
-        lang,
-        taker=b.taker,
-        entering=b.entering,
-        a_lost=b.attacker_losses,
-        d_lost=b.defender_losses,
-    )
-    lines.append("  " + outcome + f" [{', '.join(b.rules)}]")
-    return lines
-
-
-def what_if_text(out: WhatIfOut, lang: Lang) -> str:
-    lines = [_say("what_if_head", lang, season=out.season_id, divan=out.divan)]
-    if not out.changed:
-        lines.append(_say("what_if_same", lang))
-        return "\n".join(lines)
-    for bc in out.battles:
-        lines.append(
-            "  "
-            + _say(
-                "what_if_battle",
-                lang,
-                target=bc.target,
-                recorded=bc.recorded or "-",
-                what_if=bc.what_if or "-",
-            )
-        )
-    for p in out.provinces:
-        lines.append(
-            f"  {p.plate} {p.name}: {_province(p.recorded, lang)} -> {_province(p.what_if, lang)}"
-        )
-    for bey in out.beys:
-        was, now = _bey(bey.recorded, lang), _bey(bey.what_if, lang)
-        lines.append(f"  {_who(bey.seat, lang)}: {was} -> {now}")
-    for t in out.treaties:
-        lines.append(
-            "  "
-            + _say(
-                f"what_if_{t.change}",
-                lang,
-                kind=t.treaty.kind,
-                a=t.treaty.beys[0],
-                b=t.treaty.beys[1],
-                through=t.treaty.through_divan,
-            )
-        )
-    for line in out.report_only_recorded:
-        lines.append(f"  - {getattr(line, lang)}")
-    for line in out.report_only_what_if:
-        lines.append(f"  + {getattr(line, lang)}")
-    return "\n".join(lines)
-
-
-def _province(p: ProvinceAt, lang: Lang) -> str:
-    sur = " sur" if p.sur else ""
-    return f"{_who(p.owner, lang)} {p.units}{sur}"
-
-
-def _bey(b: BeyAt, lang: Lang) -> str:
-    text = _say("bey_state", lang, gold=b.gold, provinces=b.provinces, units=b.units)
-    if b.hain_through is not None:
-        text += " " + _say("hain", lang, through=b.hain_through)
-    return text

@@ -3,7 +3,7 @@
 Both APIs call `record_ops_read` where ops read what R-14 keeps secret during a season (all
 orders, all battles, a bey's private view, the auditors' betrayal records, the export with its
 seed, a Divan explained or re-run with what-if, a fork of a running season): the record goes
-to the event store's own audit trail (shared.eventstore.audit: a PostgreSQL table, not the
+to the event store's own audit trail (shared.eventstore.ops_read_log: a PostgreSQL table, not the
 season's stream), and a read whose record cannot be written is refused with 503
 `audit_unavailable`, so no secret is ever read unrecorded.
 """
@@ -15,9 +15,9 @@ from typing import Any
 import structlog
 from litestar import Request
 
-from shared.app import auth, tokens
+from shared.app import request_auth, tokens
 from shared.app.problems import Problem
-from shared.eventstore.audit import OpsRead, OpsReads
+from shared.eventstore.ops_read_log import OpsRead, OpsReads
 
 log = structlog.get_logger(__name__)
 
@@ -33,7 +33,7 @@ async def record_ops_read(
     reads: OpsReads, request: Request[Any, Any, Any], season_id: str, what: str
 ) -> OpsRead:
     """Record the read durably, then log it; 503 `audit_unavailable` if it cannot be recorded."""
-    actor = fingerprint(auth.bearer(request))
+    actor = fingerprint(request_auth.bearer(request))
     try:
         done = await reads.record(season_id, what, actor)
     except Exception as exc:  # any failure: the secret is not returned unrecorded

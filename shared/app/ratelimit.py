@@ -26,9 +26,7 @@ at most the minute its bucket takes to refill.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import ipaddress
 import math
 import time
 from collections import OrderedDict
@@ -39,8 +37,9 @@ import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
+from shared.app.client_address import client_address, networks
 from shared.app.language import negotiate
-from shared.app.openapi import problem_body
+from shared.app.openapi_problems import problem_body
 from shared.domain import messages
 
 log = structlog.get_logger(__name__)
@@ -162,40 +161,6 @@ class SharedFailures:
         return int(wait_ms) / 1000.0
 
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def networks(trusted: tuple[str, ...]) -> tuple[Network, ...]:
-    return tuple(ipaddress.ip_network(t, strict=False) for t in trusted)
-
-
-def _within(address: str, trusted: tuple[Network, ...]) -> bool:
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return any(ip in net for net in trusted)
-
-
-def client_address(scope: dict[str, Any], trusted: tuple[Network, ...] = ()) -> str:
-    """The address a request comes from: the peer, or, when the peer is a trusted proxy, the
-    rightmost X-Forwarded-For hop that is not a trusted proxy (each proxy appends the address it
-    saw, so hops left of that one are the client's own claims and never trusted)."""
-    peer = str(scope["client"][0]) if scope.get("client") else "?"
-    if not trusted or not _within(peer, trusted):
-        return peer
-    hops: list[str] = [
-        hop.strip()
-        for name, value in scope["headers"]
-        if name == b"x-forwarded-for"
-        for hop in value.decode("latin-1").split(",")
-    ]
-    for hop in reversed(hops):
-        if hop and not _within(hop, trusted):
-            return hop
-    return peer  # only proxies named: the request is the proxies' own
-
-
 def limit_failed_auth(
     failures: AuthFailures,
     shared: SharedFailures | None = None,
@@ -270,7 +235,7 @@ def request_kind(method: str, path: str) -> RequestKind | None:
     return None
 
 
-class _MemoryGcra:
+class MemoryGcra:
     """The same admission in this process's memory (bounded): the fallback without Redis,
     and the read limits' only store (ReadLimits)."""
 
@@ -313,7 +278,7 @@ class RequestLimits:
         self._namespace = namespace
         self.per_minute = {k: n for k, n in per_minute.items() if n > 0}
         self._script = redis.register_script(_ADMIT) if redis is not None else None
-        self._memory = _MemoryGcra(clock)
+        self._memory = MemoryGcra(clock)
         self._warned = False
 
     async def close(self) -> None:
@@ -370,7 +335,7 @@ def limit_requests(
             if kind is not None:
                 wait = await limits.wait(kind, client_address(scope, trusted))
                 if wait is not None:
-                    await _refuse(
+                    await refuse_with(
                         send, "too_many_requests", wait, scope.get("path", ""), negotiate(scope)
                     )
                     return
@@ -381,131 +346,11 @@ def limit_requests(
     return middleware
 
 
-# --- read limits (issue 20 item 5) -------------------------------------------------------------
-# Reads had no limit: 150 connections from one address looping two reads of one season took
-# every other season's p99 from 12 ms to 2.7 s on the same API process. A read costs a few ms
-# of the process's one event loop, so the limit is counted in this process's memory, never with
-# a Redis round trip of its own: the refusal must cost far less than the read it saves. Each
-# API process limits alone (N processes behind a balancer: up to N times the budget).
-
-
-def is_read(method: str, path: str) -> bool:
-    """A request the read limits count: every GET (and HEAD) of the API under /v1/, and the
-    read side's one POST, an event-stream ticket. /health, /ready and /metrics are not."""
-    if not path.startswith("/v1/"):
-        return False
-    if method in ("GET", "HEAD"):
-        return True
-    return method == "POST" and path.endswith("/tickets") and path.startswith("/v1/seasons/")
-
-
-class ReadLimits:
-    """Reads per client address and per token (docs/configuration.md, Read limits).
-
-    Each is a GCRA: a burst of `burst`, then evenly `per_minute` a minute. A read with an
-    Authorization header counts against its token's budget and its address's; one without, its
-    address's only. So a token's budget is its own (another token behind the same shared mobile
-    address is not limited by it), and the address's, larger, caps what one address sends
-    however many tokens it uses. A refused read counts against neither. Tokens are kept as a
-    hash, addresses as given, both only in this process's memory (bounded, least recent first
-    forgotten) and never logged.
-    """
-
-    def __init__(
-        self,
-        per_address: int,
-        per_token: int,
-        burst: int,
-        clock: Callable[[], float] = time.monotonic,
-        size: int = MAX_CLIENTS,
-    ) -> None:
-        self.per_address, self.per_token, self.burst = per_address, per_token, burst
-        self._clock = clock
-        self._gcra = _MemoryGcra(clock, size)
-        self._address_interval = 60.0 / per_address if per_address > 0 else 0.0
-        self._token_interval = 60.0 / per_token if per_token > 0 else 0.0
-
-    @property
-    def active(self) -> bool:
-        return self.per_address > 0 or self.per_token > 0
-
-    def wait(self, client: str, token: bytes | None) -> int | None:
-        """Admit one read (None), or the seconds until it may be sent again."""
-        now = self._clock()
-        checks: list[tuple[Hashable, float, int]] = []
-        if self.per_address > 0:
-            checks.append((("a", client), self._address_interval, self.burst))
-        if token is not None and self.per_token > 0:
-            digest = hashlib.blake2b(token, digest_size=16).digest()
-            checks.append((("t", digest), self._token_interval, self.burst))
-        wait = max((self._gcra.wait(key, i, cap, now) for key, i, cap in checks), default=0.0)
-        if wait > 0:
-            return max(1, math.ceil(wait))
-        for key, interval, _cap in checks:
-            self._gcra.take(key, interval, now)
-        return None
-
-
-# A refused read is answered after about this long (between half and one and a half times it),
-# at most HELD_MAX of them at a time per process (more are answered at once). A client that
-# ignores Retry-After and loops on a connection then gets about one answer a second per
-# connection instead of as many as the process can write: a 429 costs a fraction of a read,
-# but 150 connections looping on them still held the process's one event loop
-# (bench/read_flood.py: 4,600 refusals a second, Y's p99 1.2 s). Waiting costs a timer. The
-# holds are spread (a golden-ratio sequence, no randomness) so that the held connections do not
-# come back in one wave each second, with the reads the budget refilled meanwhile all at once.
-HOLD_S = 1.0
-HELD_MAX = 1000
-_GOLDEN = 0.6180339887498949
-_hold = asyncio.sleep  # the wait itself (a test records it instead of waiting)
-
-
-def hold(n: int, hold_s: float = HOLD_S) -> float:
-    """How long the `n`th refused read is held: spread evenly over [hold_s/2, 3*hold_s/2)."""
-    return hold_s * (0.5 + (n * _GOLDEN) % 1.0)
-
-
-def limit_reads(
-    limits: ReadLimits, trusted_proxies: tuple[str, ...] = (), hold_s: float = HOLD_S
-) -> Callable[[ASGIApp], ASGIApp]:
-    """Litestar middleware applying `limits` to the requests `is_read` names: 429
-    `too_many_requests` with Retry-After before anything else is done for them, after
-    `hold_s` (see HOLD_S)."""
-    trusted = networks(trusted_proxies)
-    refused = [0]  # logged once per 1000 refusals: a flood must not become a flood of log lines
-    held = [0]
-
-    def middleware(app: ASGIApp) -> ASGIApp:
-        async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
-            if scope["type"] != "http" or not is_read(scope["method"], scope["path"]):
-                await app(scope, receive, send)
-                return
-            token = next((v for n, v in scope["headers"] if n == b"authorization"), None)
-            wait = limits.wait(client_address(scope, trusted), token)
-            if wait is None:
-                await app(scope, receive, send)
-                return
-            if refused[0] % 1000 == 0:
-                log.warning("rate.reads_limited", refused=refused[0] + 1)  # no address, no token
-            refused[0] += 1
-            if hold_s > 0 and held[0] < HELD_MAX:
-                held[0] += 1
-                try:
-                    await _hold(hold(refused[0], hold_s))
-                finally:
-                    held[0] -= 1
-            await _refuse(send, "too_many_requests", wait, scope["path"], negotiate(scope))
-
-        return guarded
-
-    return middleware
-
-
 async def _too_many(send: Any, wait: int, path: str, lang: messages.Lang) -> None:
-    await _refuse(send, "too_many_failed_attempts", wait, path, lang)
+    await refuse_with(send, "too_many_failed_attempts", wait, path, lang)
 
 
-async def _refuse(send: Any, code: str, wait: int, path: str, lang: messages.Lang) -> None:
+async def refuse_with(send: Any, code: str, wait: int, path: str, lang: messages.Lang) -> None:
     detail = messages.render(code, lang, {"wait": wait})
     body = problem_body(code, 429, detail, path, lang)
     await send(

@@ -1,12 +1,15 @@
-"""Season streams over the event store: load (folded, cached), decide, append with retries."""
+"""Season streams over the event store: load (folded, cached), append at an expected version,
+one writer per season per process, and `retrying`, the one retry loop of every writer (the
+command side, a Divan's resolution, the timed closes: load, decide, append, again on a conflict)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import asyncpg
 import structlog
@@ -16,6 +19,7 @@ from shared.domain import events as ev
 from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import (
+    ConcurrencyError,
     EventMetadata,
     EventStore,
     KeyWrite,
@@ -30,6 +34,7 @@ NAMESPACE = uuid.UUID("6f1d1c5e-81a1-4b1e-9a51-5e45eb1f0081")
 # decoded states at Divans 1, 8 and 16), so 4096 cost ~60 MB. Beyond it the least recently used
 # season is dropped, and its next command re-reads and re-folds its whole stream.
 CACHE_SEASONS = 4096
+R = TypeVar("R")
 
 
 class SeasonNotFound(Exception):
@@ -272,3 +277,32 @@ class Seasons:
     def peek(self, season_id: str) -> Loaded | None:
         """The cached fold, possibly behind the store (another process may have appended)."""
         return self._cache.get(season_id)
+
+
+class DecideAgain(Exception):
+    """An attempt's decision is not to be kept (made on a cached fold that may be behind, or
+    on a season whose timed close was just recorded): `retrying` runs the next attempt at once,
+    which reads the season afresh."""
+
+
+async def retrying(
+    season_id: str,
+    retries: int,
+    attempt: Callable[[int], Awaitable[R]],
+    *,
+    on_conflict: Callable[[int], Awaitable[None]] | None = None,
+) -> R:
+    """Run `attempt(n)` (load, decide, append) for n = 0 … `retries` until it answers.
+
+    A ConcurrencyError from it (the append's expected version was stale: another writer got
+    there first) runs it again after `on_conflict(n)` (a log line, a spread of the retries);
+    DecideAgain runs it again at once. After `retries` + 1 attempts: ConcurrencyError."""
+    for n in range(retries + 1):
+        try:
+            return await attempt(n)
+        except ConcurrencyError:
+            if on_conflict is not None:
+                await on_conflict(n)
+        except DecideAgain:
+            continue
+    raise ConcurrencyError(season_id, -1, None)

@@ -32,18 +32,11 @@ COMPARED = ("provinces", "beys", "treaties", "battles")
 TIMEOUT = 120.0  # seconds for one Divan in the other build
 
 
-def scenario_of(
-    state: SeasonState, locked: ev.DivanLocked, outcome: Sequence[ev.Event]
-) -> dict[str, Any]:
-    """Divan `locked.divan` as a scenario document, every draw pinned (SCENARIO.md)."""
-    divan = locked.divan
-    draws = Draws(state.seed, divan, state.deck)
-    provinces: dict[str, Any] = {}
-    for plate, p in enumerate(state.provinces, start=1):
-        if p.owner is None:
-            provinces[str(plate)] = {"owner": None, "milis": p.units}
-        else:
-            provinces[str(plate)] = {"owner": p.owner, "units": p.units, "sur": p.sur}
+def _drawn(
+    outcome: Sequence[ev.Event],
+) -> tuple[dict[str, Any] | None, dict[str, bool], dict[str, bool]]:
+    """What the Divan drew, from its recorded outcome: the news card, each rebellion's result,
+    each offer's answer."""
     news: dict[str, Any] | None = None
     rebellion: dict[str, bool] = {}
     offers: dict[str, bool] = {}
@@ -60,6 +53,22 @@ def scenario_of(
             rebellion = {str(seat): ok for seat, _chance, ok in e.rebellions}
         elif isinstance(e, ev.OfferSettled) and e.outcome in ("accepted", "rejected"):
             offers[f"{e.offer.frm}-{e.offer.to}"] = e.outcome == "accepted"
+    return news, rebellion, offers
+
+
+def scenario_of(
+    state: SeasonState, locked: ev.DivanLocked, outcome: Sequence[ev.Event]
+) -> dict[str, Any]:
+    """Divan `locked.divan` as a scenario document, every draw pinned (SCENARIO.md)."""
+    divan = locked.divan
+    draws = Draws(state.seed, divan, state.deck)
+    provinces: dict[str, Any] = {}
+    for plate, p in enumerate(state.provinces, start=1):
+        if p.owner is None:
+            provinces[str(plate)] = {"owner": None, "milis": p.units}
+        else:
+            provinces[str(plate)] = {"owner": p.owner, "units": p.units, "sur": p.sur}
+    news, rebellion, offers = _drawn(outcome)
     return {
         "format": scenario.FORMAT,
         "name": f"{state.season_id} Divan {divan}",

@@ -5,8 +5,35 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-import msgspec
-
+from shared.domain.divan_events import (
+    BattlesResolved,
+    DivanLocked,
+    DivanResolved,
+    HainExpired,
+    KurultayHeld,
+    MissionCompleted,
+    NewsRevealed,
+    OfferSettled,
+    OrdersSealed,
+    ProductionApplied,
+    RebellionsRun,
+    TreatiesDissolved,
+    TreatyExpired,
+)
+from shared.domain.event_records import (
+    Allotment,
+    BattleRecord,
+    Betrayal,
+    Event,
+    Fix,
+    GoldDelta,
+    GoldFix,
+    GroupRecord,
+    HainRevoke,
+    ProvinceFix,
+    ProvinceSet,
+    ReportLine,
+)
 from shared.domain.state import (
     AdminAct,
     Bey,
@@ -20,24 +47,36 @@ from shared.domain.state import (
     TreatyKind,
 )
 
-
-class ProvinceSet(msgspec.Struct, frozen=True):
-    """The absolute state of one province after a step (owner None: units are milis)."""
-
-    plate: int
-    owner: int | None
-    units: int
-    sur: bool = False
-
-
-class GoldDelta(msgspec.Struct, frozen=True):
-    seat: int
-    amount: int
-    reason: Literal["income", "tribute", "seyyah", "sur", "paralı_asker", "satın_alma"]
-
-
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    """Base of every event; the tag is the stored type name."""
+# Every event is imported from here: `__all__` names those defined in shared.domain.divan_events
+# and shared.domain.event_records (the base and the records events carry); the rest are this
+# module's own, and AnyEvent below is the one registry of event kinds.
+__all__ = [
+    "Allotment",
+    "BattleRecord",
+    "BattlesResolved",
+    "Betrayal",
+    "DivanLocked",
+    "DivanResolved",
+    "Event",
+    "Fix",
+    "GoldDelta",
+    "GoldFix",
+    "GroupRecord",
+    "HainExpired",
+    "HainRevoke",
+    "KurultayHeld",
+    "MissionCompleted",
+    "NewsRevealed",
+    "OfferSettled",
+    "OrdersSealed",
+    "ProductionApplied",
+    "ProvinceFix",
+    "ProvinceSet",
+    "RebellionsRun",
+    "ReportLine",
+    "TreatiesDissolved",
+    "TreatyExpired",
+]
 
 
 # --- season and registration -------------------------------------------------------------
@@ -122,38 +161,6 @@ class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
     the server instant; a moved calendar follows as its own CalendarSet."""
 
     act: AdminAct
-
-
-class ProvinceFix(
-    msgspec.Struct, frozen=True, tag_field="kind", tag="province", forbid_unknown_fields=True
-):
-    """A correction (ADR-53): province `province` is set to this owner and these units (owner
-    None: the units are its milis) and this sur, as ProvinceSet does (M-6 included)."""
-
-    province: int
-    owner: int | None
-    units: int
-    sur: bool = False
-
-
-class GoldFix(
-    msgspec.Struct, frozen=True, tag_field="kind", tag="gold", forbid_unknown_fields=True
-):
-    """A correction (ADR-53): bey `seat`'s gold is set to `gold`."""
-
-    seat: int
-    gold: int
-
-
-class HainRevoke(
-    msgspec.Struct, frozen=True, tag_field="kind", tag="revoke_hain", forbid_unknown_fields=True
-):
-    """A correction (ADR-53): bey `seat`'s Hain badge (R-6.5) is removed."""
-
-    seat: int
-
-
-Fix = ProvinceFix | GoldFix | HainRevoke
 
 
 class CorrectionApplied(Event, frozen=True, tag="correction_applied.v1"):
@@ -261,184 +268,6 @@ class DivanHeld(Event, frozen=True, tag="divan_held.v1", omit_defaults=True):
     divan: int
     at: datetime
     late: bool = False
-
-
-class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
-    """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
-
-    divan: int
-    orders: dict[int, tuple[Order, ...]]
-    offers: tuple[Offer, ...] = ()
-
-
-class OrdersSealed(Event, frozen=True, tag="orders_sealed.v1"):
-    """ADR-57, D-35: the first outcome event of a Divan of a season of report version 3 or
-    later: for every bey seated at the lock, humans and computer beys, the lower-case hex
-    SHA-256 of its salt and the canonical encoding of the order set the Divan resolves for it
-    (the empty set when it locked none), under `scheme` (shared/domain/seal.py,
-    docs/export.md "Sealed orders"). Digests only: public, listed in the Divan's report; each
-    bey's salt is in its own private report."""
-
-    divan: int
-    digests: dict[int, str]  # seat -> digest
-    scheme: str = "seksenbir/sealed-orders/1"
-
-
-class NewsRevealed(Event, frozen=True, tag="news_revealed.v1"):
-    """R-8: the card and its target; `changes` are its effects on the map."""
-
-    divan: int
-    card: NewsCard | None
-    province: int | None = None
-    seat: int | None = None
-    changes: tuple[ProvinceSet, ...] = ()
-    gold: tuple[GoldDelta, ...] = ()
-
-
-class OfferSettled(Event, frozen=True, tag="offer_settled.v1"):
-    """R-6.1 … R-6.3, R-6.6 at step 2."""
-
-    divan: int
-    offer: Offer
-    outcome: Literal["accepted", "rejected", "expired", "ignored"]
-    treaty: Treaty | None = None
-
-
-class TreatiesDissolved(Event, frozen=True, tag="treaties_dissolved.v1"):
-    """R-6.6: every treaty ends at step 2 of Divan 13."""
-
-    divan: int
-    treaties: tuple[Treaty, ...]
-
-
-class GroupRecord(msgspec.Struct, frozen=True):
-    beys: tuple[int, ...]
-    advances: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
-    support: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
-    strength: int
-    traitor: bool = False
-
-
-class BattleRecord(msgspec.Struct, frozen=True):
-    """R-5.8: everything a disputed battle is judged on."""
-
-    target: int
-    defender: int | None
-    defender_units: int
-    defence_bonus: int
-    defence_support: tuple[tuple[int, int, int], ...]
-    groups: tuple[GroupRecord, ...]
-    outcome: Literal["taken", "held", "standoff"]
-    fighting_group: int | None = None
-    attack: int | None = None
-    defence: int | None = None
-    attack_die: int | None = None
-    defence_die: int | None = None
-    attacker_losses: int = 0
-    defender_losses: int = 0
-    entering: int = 0
-    taker: int | None = None
-    shares: tuple[tuple[int, int], ...] = ()  # (seat, units)
-    rules: tuple[str, ...] = ()
-
-
-class Betrayal(msgspec.Struct, frozen=True):
-    """R-6.5: one per (traitor, target province)."""
-
-    traitor: int
-    victim: int
-    province: int
-    treaty: Treaty
-    hain_through: int
-
-
-class BattlesResolved(Event, frozen=True, tag="battles_resolved.v1"):
-    """R-5 with R-6.4, R-6.5, R-6.7: the records and the map after returns and cuts."""
-
-    divan: int
-    battles: tuple[BattleRecord, ...]
-    betrayals: tuple[Betrayal, ...]
-    cancelled: tuple[tuple[int, int, int, str], ...]  # (seat, origin, target, why)
-    void_supports: tuple[tuple[int, int, int], ...]  # (seat, origin, target)
-    changes: tuple[ProvinceSet, ...]
-    gold: tuple[GoldDelta, ...] = ()
-    treaties_ended: tuple[Treaty, ...] = ()
-    returns_lost: int = 0  # R-5.7: units returning to a province their bey lost
-    cut: int = 0  # R-5.7: units beyond 12 after the returns
-
-
-class RebellionsRun(Event, frozen=True, tag="rebellions_run.v1"):
-    """R-9.2, R-9.3: guerilla and, on Fridays, rebellion rolls."""
-
-    divan: int
-    guerillas: tuple[int, ...]  # seats
-    rebellions: tuple[tuple[int, int, bool], ...]  # (seat, chance %, success)
-    changes: tuple[ProvinceSet, ...]
-
-
-class Allotment(msgspec.Struct, frozen=True):
-    plate: int
-    base: int = 0
-    harvest: int = 0
-    bonus: int = 0
-    kurtulus: int = 0
-    doubled: int = 0
-    lost: int = 0
-
-
-class ProductionApplied(Event, frozen=True, tag="production_applied.v1"):
-    """R-7, R-3.2: units per province, milis growth, gold income."""
-
-    divan: int
-    allotments: tuple[Allotment, ...]
-    kurtulus: tuple[int, ...]
-    changes: tuple[ProvinceSet, ...]
-    gold: tuple[GoldDelta, ...]
-
-
-class MissionCompleted(Event, frozen=True, tag="mission_completed.v1"):
-    divan: int
-    seat: int
-    mission: str
-
-
-class HainExpired(Event, frozen=True, tag="hain_expired.v1"):
-    divan: int
-    seat: int
-
-
-class TreatyExpired(Event, frozen=True, tag="treaty_expired.v1"):
-    divan: int
-    treaty: Treaty
-
-
-class ReportLine(msgspec.Struct, frozen=True):
-    """One structured line of a Divan report, with its Turkish and English text."""
-
-    kind: str
-    data: dict[str, int | str | list[int] | None]
-    tr: str
-    en: str
-
-
-class DivanResolved(Event, frozen=True, tag="divan_resolved.v1"):
-    """R-13 step 7: the public report and each bey's private part."""
-
-    divan: int
-    public: tuple[ReportLine, ...]
-    private: dict[int, tuple[ReportLine, ...]]
-    ceasefire_next: bool = False
-
-
-class KurultayHeld(Event, frozen=True, tag="kurultay_held.v1"):
-    """R-10.4, R-10.5: votes, Halk Sevgisi, M-6, scores and the Han."""
-
-    votes: dict[int, int]
-    halk_sevgisi: tuple[int, ...]
-    m6: tuple[int, ...]
-    scores: tuple[tuple[int, int], ...]  # (seat, score) in final order
-    han: int
-    lot_used: bool = False
 
 
 class SeedRevealed(Event, frozen=True, tag="seed_revealed.v1"):

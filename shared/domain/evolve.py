@@ -84,34 +84,12 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
     return _apply(state, cast("ev.AnyEvent", event))
 
 
-def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901, PLR0911, PLR0912, PLR0915 — one match over every event type: assert_never checks it
+def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901, PLR0911, PLR0912 — one case per season event; commands' and the Divan's in their own match
     match event:
         case ev.SeasonCreated():
-            return SeasonState(
-                season_id=event.season_id,
-                seed=event.seed,
-                mode=event.mode,
-                rules_version=event.rules_version,
-                report_version=event.report_version,
-                seed_commitment=event.seed_commitment,
-                seed_salt=event.seed_salt,
-                counts_on_boards=event.counts_on_boards,
-                provinces=start_map(),
-            )
+            return _created(event)
         case ev.SeasonForked():
-            return replace(
-                state,
-                phase="running",
-                divan=event.divan,
-                beys=event.beys,
-                provinces=event.provinces,
-                treaties=event.treaties,
-                offers=event.offers,
-                ceasefire_divan=event.ceasefire_divan,
-                deck=event.deck,
-                partners=event.partners,
-                forked_from=ForkOrigin(event.source_season, event.source_divan),
-            )
+            return _forked(state, event)
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
@@ -120,6 +98,82 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
             beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
             return replace(state, beys=beys, deck=event.deck, phase="running")
+        case ev.SeedRevealed():
+            return state
+        case ev.DeadlineSet() | ev.DivanHeld():
+            return state  # bookkeeping for the scheduler and the record (live.with_deadline)
+        case ev.OrdersSealed():
+            return state  # a commitment to the locked orders for the record (ADR-57)
+        case ev.CalendarSet():
+            return replace(state, calendar=event.calendar)
+        case ev.AdminTokenSet():
+            return replace(state, admin_token=event.token_hash)
+        case ev.CorrectionApplied():
+            return _correct(state, event.correction)
+        case ev.SeasonAdminActed():
+            return _admin_act(state, event.act)
+        case ev.DivanRequested() | ev.DivanLocked():
+            # Trial: the request is the lock instant (R-1.2, R-4.4); orders after it are for n+1.
+            return replace(state, locked_divan=event.divan)
+        case (
+            ev.OrdersSubmitted()
+            | ev.SurBuilt()
+            | ev.MercenariesHired()
+            | ev.ProvincePurchased()
+            | ev.TreatyOffered()
+            | ev.OfferWithdrawn()
+            | ev.OfferAnswered()
+            | ev.VoteCast()
+            | ev.TokenRotated()
+        ):
+            return _apply_command(state, event)
+        case (
+            ev.NewsRevealed()
+            | ev.OfferSettled()
+            | ev.TreatiesDissolved()
+            | ev.BattlesResolved()
+            | ev.RebellionsRun()
+            | ev.ProductionApplied()
+            | ev.MissionCompleted()
+            | ev.HainExpired()
+            | ev.TreatyExpired()
+            | ev.DivanResolved()
+            | ev.KurultayHeld()
+        ):
+            return _apply_divan(state, event)
+        case _:
+            assert_never(event)
+
+
+CommandEvent = (
+    ev.OrdersSubmitted
+    | ev.SurBuilt
+    | ev.MercenariesHired
+    | ev.ProvincePurchased
+    | ev.TreatyOffered
+    | ev.OfferWithdrawn
+    | ev.OfferAnswered
+    | ev.VoteCast
+    | ev.TokenRotated
+)
+DivanEvent = (
+    ev.NewsRevealed
+    | ev.OfferSettled
+    | ev.TreatiesDissolved
+    | ev.BattlesResolved
+    | ev.RebellionsRun
+    | ev.ProductionApplied
+    | ev.MissionCompleted
+    | ev.HainExpired
+    | ev.TreatyExpired
+    | ev.DivanResolved
+    | ev.KurultayHeld
+)
+
+
+def _apply_command(state: SeasonState, event: CommandEvent) -> SeasonState:  # noqa: C901, PLR0911 — one match over the events a bey's command appends
+    """The events a bey's accepted command appends (orders, spending, offers, votes, tokens)."""
+    match event:
         case ev.OrdersSubmitted():
             for_divan = {**state.orders.get(event.divan, {}), event.seat: event.orders}
             return replace(state, orders={**state.orders, event.divan: for_divan})
@@ -158,23 +212,13 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, votes={**state.votes, event.seat: event.candidate})
         case ev.TokenRotated():
             return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
-        case ev.SeedRevealed():
-            return state
-        case ev.DeadlineSet() | ev.DivanHeld():
-            return state  # bookkeeping for the scheduler and the record (live.with_deadline)
-        case ev.OrdersSealed():
-            return state  # a commitment to the locked orders for the record (ADR-57)
-        case ev.CalendarSet():
-            return replace(state, calendar=event.calendar)
-        case ev.AdminTokenSet():
-            return replace(state, admin_token=event.token_hash)
-        case ev.CorrectionApplied():
-            return _correct(state, event.correction)
-        case ev.SeasonAdminActed():
-            return _admin_act(state, event.act)
-        case ev.DivanRequested() | ev.DivanLocked():
-            # Trial: the request is the lock instant (R-1.2, R-4.4); orders after it are for n+1.
-            return replace(state, locked_divan=event.divan)
+        case _:
+            assert_never(event)
+
+
+def _apply_divan(state: SeasonState, event: DivanEvent) -> SeasonState:  # noqa: C901, PLR0911, PLR0912 — one match over the events a Divan's resolution appends
+    """The events a Divan's resolution (R-13 steps 2–7) and the Kurultay append."""
+    match event:
         case ev.NewsRevealed():
             return _gold(_set(state, event.changes), event.gold)
         case ev.OfferSettled():
@@ -232,6 +276,38 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, beys=beys, votes=event.votes, han=event.han, phase="over")
         case _:
             assert_never(event)
+
+
+def _created(event: ev.SeasonCreated) -> SeasonState:
+    """A season begins: its seed, mode and versions, and the start map (R-3.2)."""
+    return SeasonState(
+        season_id=event.season_id,
+        seed=event.seed,
+        mode=event.mode,
+        rules_version=event.rules_version,
+        report_version=event.report_version,
+        seed_commitment=event.seed_commitment,
+        seed_salt=event.seed_salt,
+        counts_on_boards=event.counts_on_boards,
+        provinces=start_map(),
+    )
+
+
+def _forked(state: SeasonState, event: ev.SeasonForked) -> SeasonState:
+    """A fork (D-32) takes the position of its source after `source_divan` whole."""
+    return replace(
+        state,
+        phase="running",
+        divan=event.divan,
+        beys=event.beys,
+        provinces=event.provinces,
+        treaties=event.treaties,
+        offers=event.offers,
+        ceasefire_divan=event.ceasefire_divan,
+        deck=event.deck,
+        partners=event.partners,
+        forked_from=ForkOrigin(event.source_season, event.source_divan),
+    )
 
 
 def _correct(state: SeasonState, fix: ev.Fix) -> SeasonState:

@@ -166,9 +166,36 @@ def _bonus(trace: Trace, target: int, defender: int | None) -> BonusNote:
 
 
 def _battle(trace: Trace, r: BattleRecord, inputs: DivanInputs, draws: Draws) -> BattleNote:
-    c = trace.classified
     t = r.target
-    attacks = [a for a in c.attacks if a.target == t]
+    groups, group_of_bloc = _groups(trace, r, inputs)
+    supports = _supports(trace, r, group_of_bloc)
+    dice = _dice(r, inputs, draws)
+    return BattleNote(
+        target=t,
+        target_name=game_map()[t].name,
+        defender=r.defender,
+        defender_units=r.defender_units,
+        bonus=_bonus(trace, t, r.defender),
+        groups=tuple(groups),
+        supports=tuple(supports),
+        outcome=r.outcome,
+        rules=r.rules,
+        attack=r.attack,
+        defence=r.defence,
+        dice=tuple(dice),
+        entering=r.entering,
+        taker=r.taker,
+        shares=r.shares,
+        attacker_losses=r.attacker_losses,
+        defender_losses=r.defender_losses,
+    )
+
+
+def _groups(
+    trace: Trace, r: BattleRecord, inputs: DivanInputs
+) -> tuple[list[GroupNote], dict[int, int]]:
+    """R-5.1, R-5.2: the battle's groups as notes, and the group each bloc's advances made."""
+    attacks = [a for a in trace.classified.attacks if a.target == r.target]
     betrayal = {(a.seat, a.origin): a.betrayal for a in attacks}
     group_of_bloc: dict[int, int] = {}
     groups = []
@@ -190,6 +217,12 @@ def _battle(trace: Trace, r: BattleRecord, inputs: DivanInputs, draws: Draws) ->
                 traitor=g.traitor,
             )
         )
+    return groups, group_of_bloc
+
+
+def _supports(trace: Trace, r: BattleRecord, group_of_bloc: dict[int, int]) -> list[SupportNote]:
+    """R-5.3, R-4.2: every support at the target: counted, void or dropped, by seat and origin."""
+    c, t = trace.classified, r.target
     supports = [_support(trace, r, s, group_of_bloc) for s in c.supports if s.target == t]
     clamped = {(seat, o.province): o.units for seat, o in trace.effective}  # R-4.2
     supports += [
@@ -214,6 +247,12 @@ def _battle(trace: Trace, r: BattleRecord, inputs: DivanInputs, draws: Draws) ->
         if d.target == t and d.kind == "support" and d.reason in ("not_owned", "no_units")
     ]
     supports.sort(key=lambda s: (s.seat, s.origin))
+    return supports
+
+
+def _dice(r: BattleRecord, inputs: DivanInputs, draws: Draws) -> list[DieKey]:
+    """R-5.4, R-6.5: the fate dice of a fought battle, their keys and whether they were pinned."""
+    t = r.target
     dice: list[DieKey] = []
     if r.outcome != "standoff":
         pinned = draws.fates.get(t, {}) if isinstance(draws, PinnedDraws | PinnedFates) else {}
@@ -240,25 +279,7 @@ def _battle(trace: Trace, r: BattleRecord, inputs: DivanInputs, draws: Draws) ->
                 pinned="defence" in pinned,
             )
         )
-    return BattleNote(
-        target=t,
-        target_name=game_map()[t].name,
-        defender=r.defender,
-        defender_units=r.defender_units,
-        bonus=_bonus(trace, t, r.defender),
-        groups=tuple(groups),
-        supports=tuple(supports),
-        outcome=r.outcome,
-        rules=r.rules,
-        attack=r.attack,
-        defence=r.defence,
-        dice=tuple(dice),
-        entering=r.entering,
-        taker=r.taker,
-        shares=r.shares,
-        attacker_losses=r.attacker_losses,
-        defender_losses=r.defender_losses,
-    )
+    return dice
 
 
 def _support(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
+from shared.domain import report_battles, report_offers
 from shared.domain import report_lines as lines
 from shared.domain.events import (
     BattleRecord,
@@ -143,9 +144,9 @@ def build(
             public.append(line)
         elif isinstance(e, OfferSettled) and v2:
             if e.treaty is not None:
-                public.append(lines.treaty_made(e, version))
+                public.append(report_offers.treaty_made(e, version))
             for seat in (e.offer.frm, e.offer.to):
-                private[seat].append(lines.offer_outcome(e, seat))
+                private[seat].append(report_offers.offer_outcome(e, seat))
         elif isinstance(e, BattlesResolved):
             _battles(e, dropped if v2 else (), v2, public, private)
         elif isinstance(e, RebellionsRun):
@@ -185,7 +186,7 @@ def _battles(
     public.extend(_betrayal(b) for b in e.betrayals)
     for r in e.battles:
         if v2:
-            for seat, line in lines.battle_lines(r):
+            for seat, line in report_battles.battle_lines(r):
                 private[seat].append(line)
         else:
             for seat in sorted(battle_parties(r)):

@@ -1,26 +1,23 @@
-"""Report lines of report version 2: offers, dropped orders, battles as the reader saw them,
-and the Kurultay (R-13, R-14). Structured data first, then Turkish and English text."""
+"""Report lines (R-13, R-14): offers, dropped orders, the Kurultay, admin acts, seals and
+corrections; a battle's lines are shared.domain.report_battles'. Structured data first, then
+Turkish and English text."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
-from operator import attrgetter
 
 from shared.domain import calendar as cal
 from shared.domain.events import (
-    BattleRecord,
     CorrectionApplied,
     GoldFix,
     HainRevoke,
     KurultayHeld,
-    OfferSettled,
     ProvinceFix,
     ReportLine,
 )
 from shared.domain.map import game_map
 from shared.domain.rules.orders import Dropped
-from shared.domain.state import NAMED_REPORT_VERSION, AdminAct, perde
+from shared.domain.state import AdminAct
 
 TREATY = {
     "pact": ("saldırmazlık antlaşması", "non-aggression pact"),
@@ -47,101 +44,6 @@ def _beys_en(seats: Sequence[int]) -> str:
 
 
 # --- step 2: offers (R-6.1 … R-6.3, R-6.6) --------------------------------------------------
-def treaty_made(e: OfferSettled, version: int) -> ReportLine:
-    """Public: a treaty made at this Divan (treaties in force are public, R-14). Before report
-    version 4 the English line said "a alliance" (ADR-62); older seasons keep it."""
-    t = e.treaty
-    assert t is not None
-    tr, en = TREATY[t.kind]
-    article = "an" if t.kind == "alliance" and version >= NAMED_REPORT_VERSION else "a"
-    return ReportLine(
-        "treaty",
-        {"treaty": t.kind, "a": t.a, "b": t.b, "through_divan": t.through_divan},
-        f"{t.a}. bey ile {t.b}. bey {tr} yaptı ({t.through_divan}. Divan'a dek)",
-        f"Bey {t.a} and Bey {t.b} made {article} {en} (through Divan {t.through_divan})",
-    )
-
-
-def _offer_text(e: OfferSettled, reader: int) -> tuple[str, str]:
-    """The reader's wording of the outcome (only the one used is built)."""
-    o = e.offer
-    tr_kind, en_kind = TREATY[o.kind]
-    mine = reader == o.frm
-    outcome = e.outcome
-    if outcome == "accepted":
-        until_tr = f" ({e.treaty.through_divan}. Divan'a dek)" if e.treaty else ""
-        until_en = f" (through Divan {e.treaty.through_divan})" if e.treaty else ""
-        text = (
-            (
-                f"{o.to}. bey {tr_kind} teklifinizi kabul etti{until_tr}",
-                f"Bey {o.to} accepted your {en_kind} offer{until_en}",
-            )
-            if mine
-            else (
-                f"{o.frm}. beyin {tr_kind} teklifini kabul ettiniz{until_tr}",
-                f"You accepted Bey {o.frm}'s {en_kind} offer{until_en}",
-            )
-        )
-    elif outcome == "rejected":
-        text = (
-            (
-                f"{o.to}. bey {tr_kind} teklifinizi reddetti",
-                f"Bey {o.to} rejected your {en_kind} offer",
-            )
-            if mine
-            else (
-                f"{o.frm}. beyin {tr_kind} teklifini reddettiniz",
-                f"You rejected Bey {o.frm}'s {en_kind} offer",
-            )
-        )
-    elif outcome == "expired":
-        text = (
-            (
-                f"{o.to}. beye {tr_kind} teklifiniz cevapsız kaldı ve düştü",
-                f"Your {en_kind} offer to Bey {o.to} went unanswered and lapsed",
-            )
-            if mine
-            else (
-                f"{o.frm}. beyin {tr_kind} teklifi cevapsız kaldı ve düştü",
-                f"Bey {o.frm}'s {en_kind} offer went unanswered and lapsed",
-            )
-        )
-    elif outcome == "ignored":
-        why_tr, why_en = (
-            ("perde 3'te antlaşma olmaz, R-6.6", "no treaties in perde 3, R-6.6")
-            if perde(e.divan) == 3
-            else ("ittifak sürerken saldırmazlık olmaz, R-6.2", "no pact while allied, R-6.2")
-        )
-        text = (
-            (
-                f"{o.to}. beye {tr_kind} teklifiniz geçersiz sayıldı ({why_tr})",
-                f"Your {en_kind} offer to Bey {o.to} did not count ({why_en})",
-            )
-            if mine
-            else (
-                f"{o.frm}. beyin {tr_kind} teklifi geçersiz sayıldı ({why_tr})",
-                f"Bey {o.frm}'s {en_kind} offer did not count ({why_en})",
-            )
-        )
-    else:
-        raise KeyError(outcome)
-    return text
-
-
-def offer_outcome(e: OfferSettled, reader: int) -> ReportLine:
-    """Private, to each party: how its offer was settled at step 2."""
-    o = e.offer
-    partner = o.to if reader == o.frm else o.frm
-    tr, en = _offer_text(e, reader)
-    data: dict[str, int | str | list[int] | None] = {
-        "from": o.frm,
-        "to": o.to,
-        "partner": partner,
-        "treaty": o.kind,
-        "outcome": e.outcome,
-        "through_divan": e.treaty.through_divan if e.treaty else None,
-    }
-    return ReportLine("offer", data, tr, en)
 
 
 def offer_withdrawn(frm: int, to: int, kind: str | None, divan: int | None) -> ReportLine:
@@ -249,152 +151,6 @@ def order_dropped(d: Dropped) -> ReportLine:
         "owner": d.owner,
     }
     return ReportLine("order_cancelled", data, tr, en)
-
-
-# --- step 3: a battle as one of its parties saw it (R-5.8, R-14) ----------------------------
-Side = tuple[str, int | None]  # the reader's side and the index of its group
-
-
-def _sides(r: BattleRecord) -> dict[int, Side]:
-    """Every party's side (R-14): the defender; then an attacker, by its group; then an attack
-    supporter, by the group it backed; every other party supported the defence."""
-    sides: dict[int, Side] = {}
-    if r.defender is not None:
-        sides[r.defender] = ("defender", None)
-    for i, g in enumerate(r.groups):
-        for s in g.beys:
-            sides.setdefault(s, ("attacker", i))
-    for i, g in enumerate(r.groups):
-        for s, _o, _u in g.support:
-            sides.setdefault(s, ("attack_support", i))
-    for s, _o, _u in r.defence_support:
-        sides.setdefault(s, ("defence_support", None))
-    return sides
-
-
-SIDE = {
-    "attacker": ("siz saldırdınız", "you attacked"),
-    "defender": ("siz savundunuz", "you defended"),
-    "attack_support": ("saldırıyı desteklediniz", "you supported the attack"),
-    "defence_support": ("savunmayı desteklediniz", "you supported the defence"),
-}
-NOT_FOUGHT = (
-    "Grubunuz savaşmadı: daha güçlü bir grup savaştı.",
-    "Your group did not fight: a stronger group did.",
-)
-GROUP_WON = ("Grubunuz kazandı.", "Your group won.")
-REPELLED = ("Saldırınız püskürtüldü.", "Your attack was repelled.")
-SUPPORTED_WON = ("Desteklediğiniz taraf kazandı.", "The side you supported won.")
-SUPPORTED_LOST = ("Desteklediğiniz taraf kaybetti.", "The side you supported lost.")
-
-
-def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
-    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
-    if r.outcome == "taken":
-        return (
-            f"{il} düştü{score}; {r.taker}. bey aldı.",
-            f"{il} fell{score}; Bey {r.taker} took it.",
-        )
-    if r.outcome == "held":
-        return f"{il} direndi{score}.", f"{il} held{score}."
-    return (
-        "En güçlü gruplar eşitti: savaş olmadı.",
-        "The strongest groups were equal: nobody fought.",
-    )
-
-
-def _verdict(side: str, result: str, took: bool, il: str) -> tuple[str, str]:
-    """What a battle that was fought came to for one reader: by its side and result."""
-    if result == "not_fought":
-        return NOT_FOUGHT
-    if side == "defender":
-        if result == "lost":
-            return f"{il} ilini kaybettiniz.", f"You lost {il}."
-        return f"{il} ilini korudunuz.", f"You held {il}."
-    if side == "attacker":
-        if result != "won":
-            return REPELLED
-        return (f"{il} ilini siz aldınız.", f"You took {il}.") if took else GROUP_WON
-    return SUPPORTED_WON if result == "won" else SUPPORTED_LOST
-
-
-_BEYS = attrgetter("beys")
-
-
-def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
-    """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
-    result for it (standoff; won or lost; not_fought for a group weaker than the one that
-    fought), the outcome and who took the province. What every reader shares is worded once
-    per battle."""
-    groups, outcome, fighting_group = r.groups, r.outcome, r.fighting_group
-    target, defender, taker = r.target, r.defender, r.taker
-    if len(groups) == 1:  # a group's beys are sorted already
-        attackers = list(groups[0].beys)
-    else:
-        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
-    fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
-    il = game_map().names[target]
-    defender_tr = f"{defender}. bey" if defender is not None else "milis"
-    defender_en = f"Bey {defender}" if defender is not None else "the milis"
-    outcome_tr, outcome_en = _outcome_text(r, il)
-    if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
-        head_tr = f"{il} savaşı: saldıran {attackers[0]}. bey, savunan {defender_tr}; "
-        head_en = f"Battle of {il}: Bey {attackers[0]} attacked, {defender_en} defended; "
-    else:
-        head_tr = f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; "
-        head_en = f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; "
-    taken = outcome == "taken"
-    defended = ("won", "lost") if not taken else ("lost", "won")  # (defence's, attack's)
-    # Every line's data is this battle's template copied (a dict copy is one C call; a
-    # 13-key literal inserted each key again, issue 12) with the reader's four keys set in
-    # place, so the key order is the template's.
-    template: dict[str, int | str | list[int] | None] = {
-        "target": target,
-        "defender": defender,
-        "attackers": None,
-        "fighting": None,
-        "side": None,
-        "result": None,
-        "outcome": outcome,
-        "taker": taker,
-        "attack": r.attack,
-        "defence": r.defence,
-        "attack_die": r.attack_die,
-        "defence_die": r.defence_die,
-        "entering": r.entering,
-    }
-    out = []
-    sides = _sides(r)
-    for seat in sorted(sides):
-        side, group = sides[seat]
-        if outcome == "standoff":  # no verdict
-            result = "standoff"
-            side_tr, side_en = SIDE[side]
-            tr = f"{head_tr}{side_tr}. {outcome_tr}"
-            en = f"{head_en}{side_en}. {outcome_en}"
-        else:
-            if side in ("defender", "defence_support"):
-                result = defended[0]
-            elif group != fighting_group:
-                result = "not_fought"
-            else:
-                result = defended[1]
-            verdict_tr, verdict_en = _verdict(side, result, seat == taker, il)
-            side_tr, side_en = SIDE[side]
-            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
-            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
-        data = template.copy()
-        data["attackers"] = attackers[:]
-        data["fighting"] = fighting[:]
-        data["side"] = side
-        data["result"] = result
-        out.append((seat, ReportLine("battle", data, tr, en)))
-    return out
-
-
-def battle_for(r: BattleRecord, seat: int) -> ReportLine:
-    """The line of one party of the battle (see `battle_lines`)."""
-    return next(line for s, line in battle_lines(r) if s == seat)
 
 
 # --- the Kurultay (R-10.4, R-10.5) ---------------------------------------------------------

@@ -84,20 +84,7 @@ def adjudicate(
     before = board.snapshot()
     battle.depart_and_arrive(board, classified)
     outcome = battle.fight_all(board, classified, bloc_of, draws)
-    events.append(
-        BattlesResolved(
-            divan=divan,
-            battles=tuple(outcome.records),
-            betrayals=tuple(outcome.betrayals),
-            cancelled=tuple(classified.cancelled),
-            void_supports=tuple(classified.void),
-            changes=board.changes_since(before),
-            gold=tuple(outcome.gold),
-            treaties_ended=tuple(b.treaty for b in outcome.betrayals),
-            returns_lost=outcome.returns_lost,
-            cut=outcome.cut,
-        )
-    )
+    events.append(_battles_resolved(divan, board, before, classified, outcome))
     events.append(rebellion.run(board, draws))  # step 4
     events.append(production.produce(board, card))  # step 5
     events.extend(missions.check(board, outcome, hain_at_start))  # step 6
@@ -116,3 +103,25 @@ def adjudicate(
 def resolve_divan(state: SeasonState, inputs: DivanInputs) -> list[Event]:
     """R-13: the outcome events of one Divan, a pure function of state and inputs (R-12)."""
     return adjudicate(state, inputs)[0]
+
+
+def _battles_resolved(
+    divan: int,
+    board: Board,
+    before: tuple[list[int | None], list[int], list[bool]],
+    classified: Classified,
+    outcome: battle.Outcome,
+) -> BattlesResolved:
+    """Step 3's event: the battles, betrayals, cancelled and void orders, what changed."""
+    return BattlesResolved(
+        divan=divan,
+        battles=tuple(outcome.records),
+        betrayals=tuple(outcome.betrayals),
+        cancelled=tuple(classified.cancelled),
+        void_supports=tuple(classified.void),
+        changes=board.changes_since(before),
+        gold=tuple(outcome.gold),
+        treaties_ended=tuple(b.treaty for b in outcome.betrayals),
+        returns_lost=outcome.returns_lost,
+        cut=outcome.cut,
+    )

@@ -12,7 +12,17 @@ from shared.domain.draws import NewsDraw, PinnedDraws
 from shared.domain.events import BattlesResolved, DivanResolved, Event
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
+from shared.domain.state import (
+    Bey,
+    NewsCard,
+    NewsKind,
+    Offer,
+    Order,
+    OrderKind,
+    Province,
+    SeasonState,
+    Treaty,
+)
 
 FORMAT = "seksenbir-scenario/1"
 
@@ -64,13 +74,13 @@ class SOffer(msgspec.Struct, rename={"frm": "from"}):
 class SOrder(msgspec.Struct, rename={"frm": "from"}):
     seat: int
     frm: int
-    kind: Literal["advance", "support", "hold"]
+    kind: OrderKind
     to: int | None = None
     units: int = 0
 
 
 class SNews(msgspec.Struct):
-    card: Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]
+    card: NewsKind
     region: str | None = None
     province: int | None = None
     seat: int | None = None

@@ -13,6 +13,7 @@ TreatyKind = Literal["pact", "alliance"]
 Mode = Literal["trial", "live"]
 Phase = Literal["registration", "running", "kurultay", "over"]
 OrderKind = Literal["advance", "support", "hold"]
+NewsKind = Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]  # R-8.1
 Answer = Literal["accept", "reject"]
 
 DIVANS = 16  # R-1.1
@@ -115,7 +116,7 @@ class Offer(msgspec.Struct, frozen=True):
 class NewsCard(msgspec.Struct, frozen=True):
     """A card of the news deck (R-8.1); region only for kuraklik and hasat."""
 
-    card: Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]
+    card: NewsKind
     region: str | None = None
 
 

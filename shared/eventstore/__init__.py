@@ -1,6 +1,6 @@
 """Event store for Seksenbir: append-only season streams in PostgreSQL (or memory, for tests)."""
 
-from shared.eventstore.audit import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
+from shared.eventstore.clock import Clock
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -30,21 +30,18 @@ from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.memory import InMemoryEventStore, InMemoryIdempotencyStore
 from shared.eventstore.migrate import migrate
 from shared.eventstore.model import (
-    Clock,
     EventMetadata,
     EventStore,
-    Found,
     IdempotencyRecord,
     IdempotencyStore,
-    InProgress,
     KeyWrite,
-    Mismatch,
     NewEvent,
     RecordedEvent,
-    Replay,
 )
+from shared.eventstore.ops_read_log import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
 from shared.eventstore.store import PostgresEventStore
+from shared.eventstore.taken_keys import Found, InProgress, Mismatch, Replay
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, parse_wakeup, wakeup_payloads
 
 __all__ = [

@@ -10,15 +10,10 @@ import msgspec
 import structlog
 
 from shared.eventstore import sql
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import ConcurrencyError, IdempotencyKeyTaken
 from shared.eventstore.idempotency import look_in
-from shared.eventstore.model import (
-    Clock,
-    KeyWrite,
-    NewEvent,
-    RecordedEvent,
-    utc,
-)
+from shared.eventstore.model import KeyWrite, NewEvent, RecordedEvent
 
 log = structlog.get_logger(__name__)
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 if TYPE_CHECKING:
-    from shared.eventstore.model import Found
+    from shared.eventstore.taken_keys import Found
 
 
 class EventStoreError(Exception):

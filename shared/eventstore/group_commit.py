@@ -12,8 +12,9 @@ import structlog
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, insert, settle
 from shared.eventstore.busy import Checkout, as_busy, is_busy, lost_connection
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import StoreBusyError
-from shared.eventstore.model import Clock, IdempotencyRecord, utc
+from shared.eventstore.model import IdempotencyRecord
 
 log = structlog.get_logger(__name__)
 

@@ -8,15 +8,9 @@ import asyncpg
 import structlog
 
 from shared.eventstore.busy import Checkout
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import IdempotencyStateError
-from shared.eventstore.model import (
-    Clock,
-    Found,
-    InProgress,
-    Mismatch,
-    Replay,
-    utc,
-)
+from shared.eventstore.taken_keys import Found, InProgress, Mismatch, Replay
 
 log = structlog.get_logger(__name__)
 

@@ -9,7 +9,7 @@ from uuid import UUID
 import msgspec
 import structlog
 
-from shared.eventstore.audit import InMemoryOpsReads
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -17,17 +17,14 @@ from shared.eventstore.errors import (
 )
 from shared.eventstore.hashing import CHAIN_VERSION, CHAIN_VERSIONS, chain_hashes, verify_chain
 from shared.eventstore.model import (
-    Clock,
-    Found,
     KeyWrite,
-    Mismatch,
     NewEvent,
     RecordedEvent,
-    Replay,
     settle_duplicates,
-    utc,
     validate_batch,
 )
+from shared.eventstore.ops_read_log import InMemoryOpsReads
+from shared.eventstore.taken_keys import Found, Mismatch, Replay
 
 log = structlog.get_logger(__name__)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -17,6 +16,7 @@ import msgspec
 import structlog
 
 from shared.eventstore.errors import MigrationError
+from shared.settings import variable
 
 log = structlog.get_logger(__name__)
 
@@ -136,7 +136,7 @@ async def _apply_pending(conn: asyncpg.Connection, migrations: list[Migration]) 
 def main(argv: list[str] | None = None) -> int:
     """`python -m shared.eventstore.migrate [DSN]` (DSN defaults to $SEKSENBIR_PG_DSN)."""
     args = sys.argv[1:] if argv is None else argv
-    dsn = args[0] if args else os.environ.get("SEKSENBIR_PG_DSN")
+    dsn = args[0] if args else variable("SEKSENBIR_PG_DSN")
     if not dsn:
         print("usage: python -m shared.eventstore.migrate DSN  (or set SEKSENBIR_PG_DSN)")
         return 2

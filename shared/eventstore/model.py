@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
 import msgspec
 
 from shared.eventstore.errors import DuplicateEventError
+from shared.eventstore.taken_keys import Found
 
 if TYPE_CHECKING:
-    from shared.eventstore.audit import OpsReads
+    from shared.eventstore.ops_read_log import OpsReads
 
-Clock = Callable[[], datetime]
 ActorKind = Literal["seat", "ops", "system"]
 
 # A stored type is a versioned tag ("orders_submitted.v1"); a breaking change gets a new tag.
@@ -96,26 +96,6 @@ class IdempotencyRecord(msgspec.Struct, frozen=True):
 KeyWrite = IdempotencyRecord  # what an append may write beside its events
 
 
-class Replay(msgspec.Struct, frozen=True):
-    """The key was completed with this same request: answer with the first response."""
-
-    status: int
-    body: bytes
-
-
-class Mismatch(msgspec.Struct, frozen=True):
-    """The key was used with a different request body (HTTP 422)."""
-
-
-class InProgress(msgspec.Struct, frozen=True):
-    """The key's row is `in_progress` (HTTP 409). Nothing writes such rows since the two-step
-    begin/complete protocol was removed; rows a deployment from before left behind still read
-    so, until the scheduler's purge deletes them."""
-
-
-Found = Replay | Mismatch | InProgress  # what a taken key holds, seen by this request
-
-
 class IdempotencyStore(Protocol):
     """Idempotency-Key bookkeeping for the command API (IETF idempotency-key draft)."""
 
@@ -172,13 +152,6 @@ def validate_batch(season_id: str, expected_version: int, events: Sequence[NewEv
     for event in events:
         if not TYPE_TAG.match(event.type):
             raise ValueError(f"event type {event.type!r} is not a versioned tag like 'x_done.v1'")
-
-
-def utc(moment: datetime) -> datetime:
-    """Normalise a clock reading to UTC; a naive datetime is a wiring bug."""
-    if moment.tzinfo is None:
-        raise ValueError("the clock must return timezone-aware datetimes")
-    return moment.astimezone(UTC)
 
 
 def settle_duplicates(

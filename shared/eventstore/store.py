@@ -12,8 +12,8 @@ import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
-from shared.eventstore.audit import PostgresOpsReads
 from shared.eventstore.busy import Checkout
+from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -30,16 +30,15 @@ from shared.eventstore.hashing import (
 )
 from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.model import (
-    Clock,
     EventMetadata,
     IdempotencyRecord,
     KeyWrite,
     NewEvent,
     RecordedEvent,
     settle_duplicates,
-    utc,
     validate_batch,
 )
+from shared.eventstore.ops_read_log import PostgresOpsReads
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, NOTIFY_WINDOW, Waker
 
 log = structlog.get_logger(__name__)

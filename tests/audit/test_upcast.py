@@ -16,7 +16,8 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from shared.app.export import check, export_lines, parse, to_new
+from shared.app.export import export_lines, parse, to_new
+from shared.app.export_check import check
 from shared.app.seasons import Seasons
 from shared.domain import codec, upcast
 from shared.domain import commands as c

@@ -6,7 +6,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared.domain import bots, rng
+from shared.domain import bot_orders, bot_view, bots, rng
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
@@ -393,14 +393,14 @@ def test_adr59_one_turn_shared_by_every_bey_plans_what_each_bey_alone_would(
             unlocked = fold([made], unlocked)
 
 
-def _ranked_by_full_sort(v: bots._View, avail: dict[int, int]) -> list[tuple[int, int]]:
+def _ranked_by_full_sort(v: bot_view._View, avail: dict[int, int]) -> list[tuple[int, int]]:
     """The target order as main had it before ADR-59: every target's jitter drawn with
     rng.uniform_int, the whole list sorted by −(score + jitter), plate."""
     keyed = []
-    for _, t, need in bots._scored_targets(v, [avail.get(p, 0) for p in range(82)]):
-        defence = v.units[t] + bots._bonus(v, t)
+    for _, t, need in bot_orders._scored_targets(v, [avail.get(p, 0) for p in range(82)]):
+        defence = v.units[t] + bot_view._bonus(v, t)
         jitter = rng.uniform_int(v.seed, v.divan, "bot", 8, v.seat, "target", t)
-        keyed.append((-(bots._value(v, t) * 100 // (defence + 2) + jitter), t, need))
+        keyed.append((-(bot_orders._value(v, t) * 100 // (defence + 2) + jitter), t, need))
     return [(t, need) for _, t, need in sorted(keyed)]
 
 
@@ -414,10 +414,10 @@ def test_r12_1_jitter_drawn_only_in_near_tie_runs_orders_targets_as_drawing_all(
     target of that order is the hiring bey's best one."""
     divan = state.divan + 1
     for bey in state.beys:
-        v = bots._view(state, bey.seat, divan, bots.Turn(state.seed, divan), own_lists=False)
+        v = bot_view._view(state, bey.seat, divan, bots.Turn(state.seed, divan), own_lists=False)
         if v is None:
             continue
-        for avail in (bots._available(v), dict.fromkeys(range(1, 82), 12)):
-            assert bots._ranked_targets(v, avail) == _ranked_by_full_sort(v, avail)
+        for avail in (bot_orders._available(v), dict.fromkeys(range(1, 82), 12)):
+            assert bot_orders._ranked_targets(v, avail) == _ranked_by_full_sort(v, avail)
         first = _ranked_by_full_sort(v, dict.fromkeys(range(1, 82), 12))
-        assert bots._best_target(v) == (first[0][0] if first else 0)
+        assert bot_orders._best_target(v) == (first[0][0] if first else 0)

@@ -297,7 +297,7 @@ def test_issue_11_the_kurultays_english_counts_one_point_and_one_vote() -> None:
 def test_r5_8_each_battle_line_has_its_data_keys_in_order_and_lists_of_its_own() -> None:
     """The stored encoding sorts keys, so no digest sees the data's key order: pinned here
     (the lines copy one template per battle), and no two lines share a list."""
-    from shared.domain.report_lines import battle_lines
+    from shared.domain.report_battles import battle_lines
 
     group = ev.GroupRecord(beys=(3,), advances=((3, 4, 5),), support=(), strength=5)
     record = ev.BattleRecord(

@@ -286,12 +286,12 @@ RETURNING 1
 SELECT pg_notify($1, $2)
 ;
 
--- ==== audit._LIST
+-- ==== ops_read_log._LIST
 SELECT id, season_id, what, actor, recorded_at FROM ops_reads
 WHERE season_id = $1 AND id > $2 ORDER BY id LIMIT $3
 ;
 
--- ==== audit._RECORD
+-- ==== ops_read_log._RECORD
 INSERT INTO ops_reads (season_id, what, actor, recorded_at) VALUES ($1, $2, $3, $4)
 RETURNING id
 ;

@@ -1,7 +1,8 @@
 """Issue 20: an operation declares no domain refusal its command cannot make.
 
-Each command operation's problem schema is built from one list (services/command/routes.py:
-the edge's groups it passes through and the domain's refusals of its command, ORDERS, SPEND …),
+Each command operation's problem schema is built from one list
+(services/command/command_refusals.py: the edge's groups it passes through and the domain's
+refusals of its command, ORDERS, SPEND …),
 which also gives its examples and docs/api.md's table. Every refusal a test receives is checked
 against that list (tests/documented.py): nothing is answered that is not declared. This holds
 the other direction for the domain's part: each code a list declares is one the command's
@@ -18,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from services.command import routes
+from services.command import command_refusals as routes
 from shared.app.openapi import CODES
 from shared.domain import messages
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = ROOT / "shared" / "domain"
-ROUTES = ROOT / "services" / "command" / "routes.py"
+ROUTES = ROOT / "services" / "command" / "season_routes.py"  # the creation routes
 
 
 def _called(node: ast.Call) -> str:

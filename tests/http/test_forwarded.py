@@ -14,7 +14,7 @@ import secrets
 import httpx
 import pytest
 
-from shared.app.ratelimit import client_address, networks
+from shared.app.client_address import client_address, networks
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
 from tests.http.support import Bey, assert_problem, bearer, create_trial, open_api, settings

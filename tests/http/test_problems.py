@@ -1133,7 +1133,7 @@ def _codes_in_source() -> set[str]:
     files = [
         *ROOT.glob("services/command/*.py"),
         ROOT / "shared/app/problems.py",
-        ROOT / "shared/app/auth.py",
+        ROOT / "shared/app/request_auth.py",
         ROOT / "shared/app/strict.py",
         *ROOT.glob("shared/domain/**/*.py"),
     ]

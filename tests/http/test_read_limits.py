@@ -2,7 +2,7 @@
 
 One address's flood of reads slowed every season on the API process: reads had no limit. Now
 every read (a GET of the API, an event-stream ticket) costs its client address one of its
-budget, and one of its token's when it sends one (shared/app/ratelimit.py, ReadLimits); past
+budget, and one of its token's when it sends one (shared/app/read_limits.py, ReadLimits); past
 it, 429 `too_many_requests` with Retry-After, problem+json, before anything is read
 (RELIABILITY: resource limits and floods; ARCHITECTURE, Access: nothing about a client kept
 durably). Each test sets a refill of one a minute, so no clock can refill a budget while it runs.
@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 
 from entrypoints.gateway import create_app as create_gateway
-from shared.app import ratelimit
-from shared.app.ratelimit import ReadLimits, is_read
+from shared.app import read_limits
+from shared.app.read_limits import ReadLimits, is_read
 from shared.eventstore import InMemoryEventStore
 from tests.documented import check_every_problem, documented_codes
 from tests.http.support import assert_problem, create_trial, open_api, settings
@@ -174,14 +174,14 @@ def test_every_read_operation_documents_the_read_limit():
 
 async def test_a_refused_read_is_held_about_a_second_before_its_429(clock, monkeypatch):
     """A client that ignores Retry-After and loops gets about one answer a second per
-    connection (ratelimit.HOLD_S): each refusal waits before it is sent, the waits spread
+    connection (read_limits.HOLD_S): each refusal waits before it is sent, the waits spread
     between half and one and a half times the hold, and the 429 is the same."""
     waits: list[float] = []
 
     async def recorded(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr(ratelimit, "_hold", recorded)
+    monkeypatch.setattr(read_limits, "_hold", recorded)
     store = InMemoryEventStore(clock=clock)
     async with open_api(store, _limited(read_refusal_hold_ms=1000)) as api:
         bey = await create_trial(api.client)
@@ -199,7 +199,7 @@ async def test_a_refused_read_is_held_about_a_second_before_its_429(clock, monke
 
 
 def test_the_holds_spread_evenly_over_a_second():
-    holds = [ratelimit.hold(n) for n in range(1000)]
+    holds = [read_limits.hold(n) for n in range(1000)]
     bins = Counter(int((h - 0.5) * 10) for h in holds)
     assert sorted(bins) == list(range(10))
     assert all(90 <= bins[b] <= 110 for b in range(10)), bins
@@ -213,8 +213,8 @@ async def test_past_the_held_bound_a_refused_read_is_answered_at_once(clock, mon
     async def recorded(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr(ratelimit, "_hold", recorded)
-    monkeypatch.setattr(ratelimit, "HELD_MAX", 0)
+    monkeypatch.setattr(read_limits, "_hold", recorded)
+    monkeypatch.setattr(read_limits, "HELD_MAX", 0)
     store = InMemoryEventStore(clock=clock)
     async with open_api(store, _limited(read_refusal_hold_ms=1000)) as api:
         bey = await create_trial(api.client)

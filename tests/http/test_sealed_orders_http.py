@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.resolver.divan import resolve
-from shared.app.export import check, export_lines, parse
+from shared.app.export import export_lines, parse
+from shared.app.export_check import check
 from shared.app.seasons import Seasons
 from shared.domain import codec, seal
 from shared.domain import events as ev

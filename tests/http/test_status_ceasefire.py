@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.command.service import Services, season_status
+from services.command.season_reads import season_status
+from services.command.service import Services
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain.simulate import season

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from shared.eventstore import PostgresEventStore
-from shared.replay_store import describe_dsn
+from shared.unreachable import describe_dsn
 from tests.audit.support import store_season
 from tests.cli_language import human_lines, wrong_language
 

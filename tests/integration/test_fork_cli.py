@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from services.command.service import Services, season_status
+from services.command.season_reads import season_status
+from services.command.service import Services
 from shared.app import tokens
 from shared.app.fork_origin import ForkedFrom
 from shared.app.seasons import Seasons

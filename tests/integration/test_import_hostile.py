@@ -181,7 +181,7 @@ async def test_an_export_that_cannot_be_written_is_one_line_and_leaves_no_cut_fi
 
 
 def test_a_write_cut_short_leaves_neither_the_export_nor_its_scratch_file(tmp_path: Path) -> None:
-    from entrypoints.audit import _write_whole
+    from entrypoints.audit_sources import write_whole
 
     class Cut(list[bytes]):
         def __iter__(self) -> Any:
@@ -190,7 +190,7 @@ def test_a_write_cut_short_leaves_neither_the_export_nor_its_scratch_file(tmp_pa
 
     target = tmp_path / "season.jsonl"
     with pytest.raises(OSError):
-        _write_whole(str(target), Cut())
+        write_whole(str(target), Cut())
     assert list(tmp_path.iterdir()) == []
 
 

@@ -19,7 +19,7 @@ from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.simulate import start
 from shared.eventstore import EventMetadata, PostgresEventStore
-from shared.replay_store import describe_dsn
+from shared.unreachable import describe_dsn
 
 SYSTEM = EventMetadata(actor="system")
 

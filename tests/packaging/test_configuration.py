@@ -1,4 +1,5 @@
-"""Settings are the only reader of the environment, and docs/configuration.md lists every knob.
+"""Settings are the only reader of the environment (tests/packaging/test_module_guards.py holds
+it), and docs/configuration.md lists every knob.
 
 Issue 10: environment variables were read in the resolver's actors, the projections' actors,
 the stack launcher, the scheduler and logging, and some Settings fields had no variable at all.
@@ -6,7 +7,6 @@ the stack launcher, the scheduler and logging, and some Settings fields had no v
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -20,18 +20,6 @@ from shared.settings import VARIABLES, Settings, given
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_ROW = re.compile(r"^\| `([A-Za-z0-9_]+)`(?:, `([A-Za-z0-9_]+)`)? \|", re.MULTILINE)
 
-# The only modules besides shared/settings.py that may read the environment, and why
-# (docs/configuration.md, "Read by others, not by Settings").
-EXCEPTIONS = {
-    # test-only fault injection, read at each fault point so a test can arm one in a subprocess
-    "shared/faults.py",
-    # `python -m shared.eventstore.migrate DSN`: the event store's own entry point, below Settings
-    # in the layers (Settings imports shared.app); `seksenbir migrate` is the supported one
-    "shared/eventstore/migrate.py",
-    # ADR-60's guard: decides at `import shared`, before any domain module and before Settings
-    # (which imports shared.app, and with it the domain) can exist
-    "shared/compiled.py",
-}
 # Read at `import shared` by shared/compiled.py, so not Settings fields (ADR-60).
 BEFORE_SETTINGS = {"SEKSENBIR_COMPILED", "SEKSENBIR_COMPILED_DIR"}
 # Variables the deployment may set that Settings does not hold: Dramatiq reads them itself.
@@ -120,41 +108,14 @@ def test_given_names_only_the_seksenbir_variables_that_are_set() -> None:
     assert given(env) == {"SEKSENBIR_PG_DSN"}
 
 
-def _environment_reads(path: Path) -> list[str]:
-    """Each `os.environ`, `os.getenv`, `getenv` or `environ` use in a module, as file:line."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        name = None
-        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb"):
-            name = node.attr
-        elif isinstance(node, ast.Name) and node.id in ("environ", "getenv"):
-            name = node.id
-        elif (
-            isinstance(node, ast.ImportFrom)
-            and node.module == "os"
-            and {a.name for a in node.names} & {"environ", "getenv", "environb"}
-        ):
-            name = "from os import"
-        if name is not None:
-            found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)} {name}")
-    return found
+def test_settings_keeps_tokens_as_the_tokens_module_does() -> None:
+    """Settings hashes the ops and auditor tokens itself (it imports nothing of the layers):
+    the same digest as shared.app.tokens.token_hash, or no ops token would ever match."""
+    from shared.app.tokens import token_hash
+    from shared.settings import token_digest
 
-
-def test_no_module_but_settings_reads_the_environment() -> None:
-    reads = []
-    for package in ("shared", "services", "entrypoints"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            relative = str(path.relative_to(ROOT))
-            if relative == "shared/settings.py" or relative in EXCEPTIONS:
-                continue
-            reads += _environment_reads(path)
-    assert reads == [], "read the environment through shared.settings instead"
-
-
-def test_the_exceptions_still_read_the_environment() -> None:
-    """An exception that no longer needs its place on the list comes off it."""
-    for relative in sorted(EXCEPTIONS):
-        assert _environment_reads(ROOT / relative), relative
+    for token in ("", "ops-token", "İl ş ğ", "x" * 200):
+        assert token_digest(token) == token_hash(token)
 
 
 # --- deploy/compose.yaml -----------------------------------------------------------------------

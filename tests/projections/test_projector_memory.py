@@ -16,12 +16,12 @@ import asyncio
 import redis.asyncio as aioredis
 
 from entrypoints import bootstrap
-from services.command import service
+from services.command import bey_commands, season_commands
 from services.command.service import Context, Services
 from services.projections import projector as projector_module
 from services.projections.projector import Cursors, Projector
 from services.resolver.divan import resolve
-from shared.app.auth import BeyClaim
+from shared.app.request_auth import BeyClaim
 from shared.app.seasons import Seasons
 from shared.domain.state import DIVANS
 from shared.eventstore import InMemoryEventStore
@@ -100,10 +100,10 @@ async def test_the_resolver_keeps_no_fold_of_a_trial_season_after_its_last_divan
     soak's resolver grew by one fold per finished trial season until CACHE_SEASONS)."""
     api = Services(seasons=Seasons(memory_store))
     resolver = Seasons(memory_store)
-    made = await service.create_season(api, 6, seed=7)
+    made = await season_commands.create_season(api, 6, seed=7)
     ctx = Context(BeyClaim(made.season_id, f"Bearer {made.token}", {}, ()))
     for divan in range(1, DIVANS + 1):
-        await service.request_divan(api, ctx, divan)
+        await bey_commands.request_divan(api, ctx, divan)
         assert await resolve(resolver, made.season_id, divan) == "resolved"
         if divan == 1:
             assert resolver.peek(made.season_id) is not None  # under way: kept

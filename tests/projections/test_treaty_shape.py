@@ -9,7 +9,8 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if, what_if_text
+from shared.app.divan_text import what_if_text
+from shared.app.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if
 from shared.app.treaties import Treaty
 from shared.domain import codec
 from shared.eventstore import InMemoryEventStore

@@ -6,6 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+from msgspec.structs import replace
+
 from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattleRecord, Betrayal, GoldDelta, GroupRecord
@@ -167,7 +169,6 @@ def _battle(
 ) -> BattleRecord:
     """One battle at T: standoff (R-5.2), taken (R-5.5) or held (R-5.6)."""
     defender = board.owner[target]
-    defender_units = board.units[target]
     groups, grecords = _groups(attacks, supports, bloc_of)
     # Plain loops here and below, not comprehensions or sum()/max() over them: each of those
     # is a call of its own (max() with a keyword parse) for a handful of items (issue 12).
@@ -176,51 +177,73 @@ def _battle(
     for g in grecords:
         strengths.append(g.strength)
         best = g.strength if g.strength > best else best
-    bonus = defence_bonus(board, target, defender) if defender is not None else 0
     d_support, backed = _defence_support(supports)
+    standoff = BattleRecord(
+        target=target,
+        defender=defender,
+        defender_units=board.units[target],
+        defence_bonus=defence_bonus(board, target, defender) if defender is not None else 0,
+        defence_support=d_support,
+        groups=tuple(grecords),
+        outcome="standoff",
+        rules=("R-5.2",),
+    )
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
         for a in attacks:
             returns.append((a.seat, a.origin, a.units))
-        return BattleRecord(
-            target=target,
-            defender=defender,
-            defender_units=defender_units,
-            defence_bonus=bonus,
-            defence_support=d_support,
-            groups=tuple(grecords),
-            outcome="standoff",
-            rules=("R-5.2",),
-        )
+        return standoff
     fighting = strengths.index(best)
     if len(groups) > 1:  # the weaker groups go home, strongest first (R-5.2)
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
             for a in groups[i]:
                 returns.append((a.seat, a.origin, a.units))
-    group = grecords[fighting]
+    fight = _Fight(standoff, fighting, groups[fighting], backed if defender is not None else 0)
+    return _fought(board, fight, draws=draws, out=out, returns=returns)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fight:
+    """A battle the strongest group fights: its record so far, that group and its advances,
+    and the units supporting the defence (R-5.3; none for milis)."""
+
+    record: BattleRecord
+    fighting: int
+    advs: list[Advance]
+    support_units: int
+
+
+def _fought(
+    board: Board,
+    fight: _Fight,
+    *,
+    draws: Draws,
+    out: Outcome,
+    returns: list[tuple[int, int, int]],
+) -> BattleRecord:
+    """R-5.4 … R-5.6: the dice, then taken or held (half of each advance goes home)."""
+    r, advs = fight.record, fight.advs
+    target, defender, defender_units = r.target, r.defender, r.defender_units
+    group = r.groups[fight.fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
-    support_units = backed if defender is not None else 0
-    attack = best + a_die
-    defence = defender_units + bonus + support_units + d_die
+    attack = group.strength + a_die
+    defence = defender_units + r.defence_bonus + fight.support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
-    advs = groups[fighting]
+    fought = replace(
+        r,
+        fighting_group=fight.fighting,
+        attack=attack,
+        defence=defence,
+        attack_die=a_die,
+        defence_die=d_die,
+    )
     if attack > defence:
         entering, taker, shares, joint, advanced = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
         )
-        return BattleRecord(
-            target=target,
-            defender=defender,
-            defender_units=defender_units,
-            defence_bonus=bonus,
-            defence_support=d_support,
-            groups=tuple(grecords),
+        return replace(
+            fought,
             outcome="taken",
-            fighting_group=fighting,
-            attack=attack,
-            defence=defence,
-            attack_die=a_die,
-            defence_die=d_die,
             attacker_losses=advanced - entering,
             defender_losses=defender_units,
             entering=entering,
@@ -235,19 +258,9 @@ def _battle(
         lost += a.units - back
     if defender is not None:
         out.held[defender] += 1
-    return BattleRecord(
-        target=target,
-        defender=defender,
-        defender_units=defender_units,
-        defence_bonus=bonus,
-        defence_support=d_support,
-        groups=tuple(grecords),
+    return replace(
+        fought,
         outcome="held",
-        fighting_group=fighting,
-        attack=attack,
-        defence=defence,
-        attack_die=a_die,
-        defence_die=d_die,
         attacker_losses=lost,
         defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
         rules=(*rules, "R-5.6"),

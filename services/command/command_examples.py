@@ -39,6 +39,7 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
+from shared.app.calendar_answer import CalendarOut, DivanAt
 from shared.app.divan_tools import (
     DiePin,
     ExplainOut,
@@ -49,7 +50,6 @@ from shared.app.divan_tools import (
     what_if,
 )
 from shared.app.private_view import private_view
-from shared.app.season_calendar import CalendarOut, DivanAt
 from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan

@@ -15,7 +15,7 @@ import asyncpg
 import msgspec
 
 from shared.eventstore.busy import Checkout
-from shared.eventstore.model import Clock, utc
+from shared.eventstore.clock import Clock, utc
 
 MAX_LIST = 1000
 

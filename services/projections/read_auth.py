@@ -1,4 +1,4 @@
-"""The query API's authentication (shared.app.auth does the work).
+"""The query API's authentication (shared.app.request_auth does the work).
 
 - `staff`: a dependency that answers 'ops' or 'auditor' for a staff token (401 without a token
   or for a guess, 403 for a bey's), resolved before the handler reads Redis;
@@ -20,7 +20,7 @@ from litestar.handlers.base import BaseRouteHandler
 
 from services.projections.context import ctx, season_read
 from services.projections.reads import decode
-from shared.app import auth as edge
+from shared.app import request_auth as edge
 from shared.app.problems import Problem
 
 STAFF_MISSING = "missing_token.staff"  # shared.domain.messages
@@ -28,7 +28,7 @@ ADMIN_FIELD = "admin"  # the auth view's field of the season-admin token hash (v
 
 
 def staff(request: Request[Any, Any, Any]) -> str:
-    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.auth)."""
+    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.request_auth)."""
     c = ctx(request)
     return edge.require_staff(request, c.ops, c.auditors, missing=STAFF_MISSING)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from services.projections.board import _board
+from services.projections.board_route import _board
 from services.projections.history import (
     BeyRef,
     HistoricBetrayal,

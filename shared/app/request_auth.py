@@ -2,7 +2,7 @@
 
 shared.app.tokens holds the rules (the strict parser, the hash, the comparisons); this module
 only takes a token out of a request and turns a `TokenRefused` into a `Problem`. Each API
-provides these as Litestar dependencies (services/command/auth.py, services/projections/
+provides these as Litestar dependencies (services/command/request_context.py, services/projections/
 query.py), so no handler reads the Authorization header itself.
 
 A bey's claim is checked against a season state, which only the service has: the command

@@ -1,0 +1,253 @@
+"""Where the audit verbs read a season (an export file or the store), and how they say a verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+from entrypoints.cli_args import _t, possible_season
+
+if TYPE_CHECKING:
+    from shared.app.export import Export
+    from shared.app.export_check import Verdict
+    from shared.domain.messages import Said
+    from shared.eventstore import PostgresEventStore
+    from shared.settings import Settings
+
+
+T = TypeVar("T")
+
+
+# --- sources -------------------------------------------------------------------------------
+def _settings() -> Settings:
+    from shared.settings import Settings
+
+    return Settings.from_env()
+
+
+def names_a_file(source: str, verb: str, lang: Any = "tr") -> bool:
+    """A SOURCE names a file if one exists there; one that looks like a path and is missing is
+    a usage error (SystemExit 2), not a season id to look up; so is an id no season can have."""
+    if Path(source).is_file():
+        return True
+    if "/" in source or source.endswith(FILE_SUFFIXES):
+        print(f"seksenbir {verb}: {_t('audit.no_such_file', lang, source=source)}", file=sys.stderr)
+        raise SystemExit(2)
+    possible_season(source, verb, lang)
+    return False
+
+
+FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
+    """Why a file could not be read, for people in `lang`: an ExportError's text, or the OS's."""
+    from entrypoints.cli_args import os_error
+    from shared.app.export import ExportError
+
+    if isinstance(exc, ExportError):
+        return f"{source}: {exc.said.text(lang)}"
+    if isinstance(exc, OSError):
+        return os_error(exc, lang)
+    return f"{source}: {exc}"
+
+
+def read_export_file(path: str) -> Export:
+    from shared.app.export import bounded_lines, parse
+
+    with open(path, "rb") as f:
+        return parse(bounded_lines(f))
+
+
+def decoded_events(export: Export) -> list[Any]:
+    """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
+    shadow); ExportError naming the line for a redacted export (its left-out data cannot be
+    folded) or an event that does not decode, never a traceback."""
+    from shared.app.export import ExportError
+    from shared.domain import codec
+    from shared.domain.messages import Said
+
+    if export.redacted:
+        raise ExportError(
+            min(export.redacted) + 2, Said("audit.needs_full", n=len(export.redacted))
+        )
+    events = []
+    for i, record in enumerate(export.records):
+        try:
+            events.append(codec.decode_stored(record.data, record.type))
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
+    return events
+
+
+def with_store(
+    dsn: str | None,
+    verb: str,
+    work: Callable[[PostgresEventStore, str], Awaitable[int]],
+    lang: Any = "tr",
+) -> int:
+    """Run `work` on a store over the database; a database with no event store is exit 2."""
+    from entrypoints import bootstrap
+    from shared.unreachable import describe_dsn
+
+    settings = _settings()
+    dsn = dsn or settings.pg_dsn
+
+    async def run() -> int:
+        import asyncpg
+
+        try:
+            async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
+                return await work(store, describe_dsn(dsn))
+        except asyncpg.UndefinedTableError:
+            from entrypoints.cli_args import say
+
+            text = say("cli.no_event_store", lang, database=describe_dsn(dsn))
+            print(f"seksenbir {verb}: {text}", file=sys.stderr)
+            return 2
+
+    return asyncio.run(run())
+
+
+async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
+    """A stored season as an Export (no header) and the store's own head check (None: ok)."""
+    from shared.app.export import Export
+    from shared.app.export_check import chain_error
+    from shared.eventstore import GENESIS, ChainError, verify_chain
+
+    records, stored, chain = await store.read_with_head(season_id)  # one snapshot
+    try:
+        head = verify_chain(records, chain=chain)
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(records), "chain does not end at the stream head")
+        problem = None
+    except ChainError as exc:
+        problem = chain_error(exc)
+    return Export(season_id, None, None, records, chain=chain), problem
+
+
+def read_heads(path: str | None, lang: Any) -> list[Any] | None:
+    """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
+    if path is None:
+        return None
+    from shared.app.export_check import parse_heads
+
+    try:
+        with open(path, "rb") as f:
+            return list(parse_heads(json.load(f)))
+    except (OSError, ValueError, RecursionError) as exc:
+        if isinstance(exc, RecursionError):  # a file nested too deep to parse: not heads
+            exc = ValueError("nested too deeply")
+        print(
+            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
+            file=sys.stderr,
+        )
+        raise SystemExit(2) from None
+
+
+def checked_export(
+    export: Export, store_problem: Said | None, heads: list[Any] | None = None
+) -> Verdict:
+    from shared.app.export_check import BadEvent, check
+    from shared.domain.messages import Said
+
+    verdict = check(export, heads)
+    if store_problem is not None and verdict.ok:
+        # The events link, but not to the head the streams table holds: a cut or changed tail.
+        last = len(export.records) - 1
+        r = export.records[last]
+        why = Said("export.stored_head", error=store_problem)
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
+        verdict.bad.append(BadEvent(last, r.version, str(r.event_id), r.type, why))
+    return verdict
+
+
+def exit_code(verdict: Verdict) -> int:
+    """0 all hold; 1 something does not match; 3 a redacted export whose chain (and heads)
+    hold but whose Divans need a full export to be re-run (docs/export.md)."""
+    if not verdict.ok:
+        return 1
+    return 0 if verdict.complete else 3
+
+
+def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> None:
+    first = verdict.first_bad
+    if first is None and not verdict.complete:
+        text = _t(
+            "audit.redacted_ok",
+            lang,
+            season=verdict.season_id,
+            events=verdict.events,
+            redacted=verdict.redacted,
+            heads=verdict.heads,
+        )
+        print(text, file=out)
+        return
+    if first is None:
+        text = _t(
+            "audit.verified",
+            lang,
+            season=verdict.season_id,
+            events=verdict.events,
+            seed=verdict.seed_commitment,
+            sealed=verdict.sealed_orders,
+        )
+        print(text, file=out)
+        _say_corrections(verdict, out, lang)
+        return
+    line = _t("audit.line", lang, line=first.index + 2) if in_file else ""
+    text = _t(
+        "audit.first_bad",
+        lang,
+        season=verdict.season_id,
+        version=first.version,
+        line=line,
+        type=first.type,
+        event_id=first.event_id,
+        why=first.why,
+    )
+    print(text, file=out)
+    _say_corrections(verdict, out, lang)
+
+
+def _say_corrections(verdict: Verdict, out: IO[str], lang: Any) -> None:
+    """ADR-53: the corrections beside the record they compensate, in the language asked for."""
+    if verdict.corrections:
+        print(_t("audit.corrections", lang, count=len(verdict.corrections)), file=out)
+        for c in verdict.corrections:
+            print(f"  v{c['version']} {c['tr' if lang == 'tr' else 'en']}", file=out)
+
+
+# --- export --------------------------------------------------------------------------------
+def operator_name() -> str:
+    """Who runs the command line: the OS account (the ops-read trail's `actor`)."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def write_whole(path: str, lines: list[bytes]) -> None:
+    """Write the export to `path` whole or not at all: into a file beside it, renamed over it
+    once complete, so a full disk never leaves a cut export that looks like one (OSError)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, scratch = tempfile.mkstemp(prefix=".seksenbir-export-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for line in lines:
+                f.write(line)
+        os.replace(scratch, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise

@@ -1,0 +1,100 @@
+"""What every `seksenbir` command shares: lines for people in the chosen language, argparse
+types that refuse in that language, the season ids a command may name."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from shared.domain.messages import Lang
+
+
+def say(key: str, lang: Lang, **params: object) -> str:
+    """A line for people, in `lang` (shared.domain.messages); a parameter that is a Said (an
+    export's why, a chain reason) is rendered in `lang` too."""
+    from shared.domain.messages import Said
+
+    return Said(key, **params).text(lang)
+
+
+def os_error(exc: OSError, lang: Lang) -> str:
+    """A file that cannot be read, for people in `lang` (the OS's own text is English only)."""
+    import errno
+
+    source = exc.filename if exc.filename is not None else ""
+    if isinstance(exc, FileNotFoundError):
+        return say("audit.no_such_file", lang, source=source)
+    if isinstance(exc, PermissionError):
+        return say("cli.no_permission", lang, source=source)
+    code = errno.errorcode.get(exc.errno or 0, str(exc.errno))
+    return say("cli.unreadable", lang, source=source, error=code)
+
+
+def bounded_int(
+    lang: Lang, accept: Callable[[int], bool], key: str, **params: object
+) -> Callable[[str], int]:
+    """An argparse type: an integer `accept` takes; anything else is refused by argparse
+    (exit 2) in `lang`: not a number, or the catalogue's `key` with `n` and `params`."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        if not accept(n):
+            raise argparse.ArgumentTypeError(say(key, lang, n=n, **params))
+        return n
+
+    return parse
+
+
+def divans(lang: Lang) -> Callable[[str], int]:
+    """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
+    from shared.domain.state import DIVANS
+
+    return bounded_int(lang, lambda n: 1 <= n <= DIVANS, "cli.divans", last=DIVANS)
+
+
+def seed(lang: Lang) -> Callable[[str], int]:
+    """R-1.5: a seed is 0 … 2^63 − 1 (as `POST /seasons` takes it); argparse refuses the rest."""
+    return bounded_int(lang, lambda n: 0 <= n < 2**63, "cli.seed")
+
+
+def language_of(argv: Sequence[str]) -> Lang:
+    """The --lang given anywhere in argv (read first, so argparse's own refusals use it)."""
+    from shared.domain.messages import language
+
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return language(argv[i + 1])
+        if arg.startswith("--lang="):
+            return language(arg.partition("=")[2])
+    return language(None)
+
+
+LANG_HELP = "language of the lines for people: tr (default) or en"
+
+
+def _t(key: str, lang: Any, **params: object) -> str:
+    """A line for people in `lang`, from the catalogue (shared.domain.messages)."""
+    return say(key, lang, **params)
+
+
+DSN_HELP = "PostgreSQL DSN (default: SEKSENBIR_PG_DSN)"
+
+
+def possible_season(season_id: str, verb: str, lang: Any = "tr") -> str:
+    """The season id, if a season can have it (shared.eventstore.model.possible_season_id);
+    else one line and SystemExit 2 before the database is asked (issue 20: a NUL, or an
+    invalid UTF-8 byte of the command line, reached asyncpg and ended in a traceback)."""
+    from shared.eventstore.model import MAX_SEASON_ID, possible_season_id
+
+    if not possible_season_id(season_id):
+        # repr: the id as escapes, never a control character or a lone surrogate on a terminal
+        text = _t("audit.impossible_season", lang, season=ascii(season_id), most=MAX_SEASON_ID)
+        print(f"seksenbir {verb}: {text}", file=sys.stderr)
+        raise SystemExit(2)
+    return season_id

@@ -1,0 +1,230 @@
+"""The command API's bey routes: a bey's own view and commands, each a command as data
+(services/command/bey_commands.py) run by services.command.unit_of_work.execute."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Response, get, post
+from litestar.openapi import ResponseSpec
+
+from services.command import (
+    bey_commands,
+    season_reads,
+    token_rotation,
+)
+from services.command.bey_commands import (
+    Offer,
+    OfferAnswer,
+    Orders,
+    Spending,
+    Vote,
+    Withdrawal,
+)
+from services.command.command_refusals import (
+    COMMAND,
+    DIVAN,
+    OFFER,
+    OFFER_VERB,
+    ORDERS,
+    SPEND,
+    VOTE,
+)
+from services.command.route_parts import BodyRequired, Key, KeyRequired, answered
+from services.command.schemas import (
+    Accepted,
+    AnswerIn,
+    AnswerRecordedOut,
+    DivanIn,
+    DivanRequestedOut,
+    OfferIn,
+    OrdersAcceptedOut,
+    OrdersIn,
+    SpendIn,
+    TokenOut,
+    VoteIn,
+)
+from services.command.service import Context, Services
+from services.command.unit_of_work import execute
+from shared.app.bounds import SeatPath
+from shared.app.openapi import (
+    APPEND,
+    BEARER,
+    BEY_AUTH,
+    BODY,
+    EVERY,
+    KEY_REQUIRED,
+    PATH,
+    RATE,
+    SEASON_VERSION,
+    STORE,
+    answers,
+)
+from shared.app.private_view import PrivateView
+from shared.app.problems import Problem
+from shared.app.request_auth import BeyClaim
+
+
+@get(
+    "/seasons/{season_id:str}/me",
+    summary="A bey's own view",
+    responses=answers(EVERY, RATE, BEY_AUTH, STORE),
+    security=BEARER,
+)
+async def me(services: Services, claim: BeyClaim) -> PrivateView:
+    return await season_reads.bey_view(services, claim)
+
+
+@post(
+    "/seasons/{season_id:str}/orders",
+    status_code=200,
+    summary="Give orders for a Divan",
+    responses=answers(*COMMAND, BODY, ORDERS),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+)
+async def submit_orders(
+    services: Services, context: Context, data: OrdersIn, idempotency_key: Key = None
+) -> Response[OrdersAcceptedOut]:
+    """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
+    return answered(
+        await execute(services, context, Orders(data.divan, tuple(o.order() for o in data.orders)))
+    )
+
+
+@post(
+    "/seasons/{season_id:str}/spend",
+    status_code=200,
+    summary="Spend gold (R-7.9)",
+    responses=answers(*COMMAND, KEY_REQUIRED, BODY, SPEND),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+    operation_class=KeyRequired,
+)
+async def spend(
+    services: Services, context: Context, data: SpendIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    """Immediate; the Idempotency-Key header is required."""
+    return answered(await execute(services, context, Spending(data.kind, data.province)))
+
+
+@post(
+    "/seasons/{season_id:str}/offers",
+    status_code=200,
+    summary="Offer a pact or alliance (R-6.1)",
+    responses=answers(*COMMAND, KEY_REQUIRED, BODY, OFFER),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+    operation_class=KeyRequired,
+)
+async def offer(
+    services: Services, context: Context, data: OfferIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    """The Idempotency-Key header is required."""
+    return answered(await execute(services, context, Offer(data.to, data.kind)))
+
+
+@post(
+    "/seasons/{season_id:str}/offers/{to:int}/withdraw",
+    status_code=200,
+    summary="Withdraw an offer",
+    responses=answers(*COMMAND, PATH, OFFER_VERB),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+)
+async def withdraw(
+    services: Services, context: Context, to: SeatPath, idempotency_key: Key = None
+) -> Response[Accepted]:
+    return answered(await execute(services, context, Withdrawal(to)))
+
+
+@post(
+    "/seasons/{season_id:str}/offers/{frm:int}/answer",
+    status_code=200,
+    summary="Answer an offer",
+    responses=answers(*COMMAND, PATH, BODY, OFFER_VERB),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+)
+async def answer_offer(
+    services: Services,
+    context: Context,
+    frm: SeatPath,
+    data: AnswerIn,
+    idempotency_key: Key = None,
+) -> Response[AnswerRecordedOut]:
+    """R-6.1: `answer` is the answer recorded (accept or reject), which takes effect at the
+    Divan's step 2; `status` "accepted" says the command was recorded (ADR-71)."""
+    return answered(await execute(services, context, OfferAnswer(frm, data.answer)))
+
+
+@post(
+    "/seasons/{season_id:str}/kurultay/vote",
+    status_code=200,
+    summary="Vote at the Kurultay (R-10.4)",
+    responses=answers(*COMMAND, BODY, VOTE),
+    security=BEARER,
+    response_headers=[SEASON_VERSION],
+)
+async def vote(
+    services: Services, context: Context, data: VoteIn, idempotency_key: Key = None
+) -> Response[Accepted]:
+    return answered(await execute(services, context, Vote(data.candidate)))
+
+
+@post(
+    "/seasons/{season_id:str}/divans",
+    status_code=202,
+    summary="Trial: resolve the next Divan",
+    responses={
+        **answers(*COMMAND, BODY, DIVAN),
+        200: ResponseSpec(
+            data_container=DivanRequestedOut,
+            description="That Divan is resolved already (a retried request): nothing changes",
+            generate_examples=False,
+        ),
+    },
+    security=BEARER,
+    operation_class=BodyRequired,
+)
+async def request_divan(
+    services: Services, context: Context, data: DivanIn | None = None, idempotency_key: Key = None
+) -> Response[DivanRequestedOut]:
+    """R-1.2: names the Divan asked for; 202 at once while it resolves, 200 once resolved.
+
+    A retry never advances the season: the Divan already requested answers the same 202 and
+    appends nothing. Every 202 enqueues the resolution (the resolver is idempotent; enqueueing
+    again also recovers a message the broker lost); if the broker is unreachable the request
+    stands and the scheduler enqueues it (`seksenbir scheduler`). Poll the status.
+    """
+    if data is None:
+        raise Problem(422, "invalid_body.divan")
+    return answered(await bey_commands.request_divan(services, context, data.divan))
+
+
+@post(
+    "/seasons/{season_id:str}/token",
+    status_code=200,
+    summary="Rotate one's own token",
+    responses=answers(
+        EVERY, RATE, BEY_AUTH, STORE, APPEND
+    ),  # no Idempotency-Key: a new secret each time
+    security=BEARER,
+)
+async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
+    """The old token stops working at once; the new one is shown only in this answer."""
+    return await token_rotation.rotate_token(services, claim)
+
+
+# in the order the OpenAPI document lists them (services/command/routes.py)
+BEY_ROUTES: list[Any] = [
+    me,
+    submit_orders,
+    spend,
+    offer,
+    withdraw,
+    answer_offer,
+    vote,
+    request_divan,
+    rotate_token,
+]

@@ -1,0 +1,298 @@
+"""Seasons created, joined and administered: a trial season (R-1.2), a live one and its
+calendar (R-1.3 … R-1.5), a join (first come, first served), a season-admin act (D-29 … D-31)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+import structlog
+
+from services.command.schemas import (
+    AdminAction,
+    AdminDoneOut,
+    CorrectionIn,
+    CorrectionOut,
+    CreatedOut,
+    CreatorOut,
+    JoinedOut,
+    LiveCreatedOut,
+)
+from services.command.season_reads import act_out
+from services.command.service import (
+    Services,
+    decided,
+    load,
+    new_id,
+    record_close,
+    stamp,
+    write,
+)
+from shared.app import tokens
+from shared.app.calendar_answer import calendar_out
+from shared.app.problems import Problem, store_busy
+from shared.app.seasons import DecideAgain
+from shared.domain import calendar as cal
+from shared.domain import commands as c
+from shared.domain import events as ev
+from shared.domain import live
+from shared.domain.decide import decide
+from shared.domain.evolve import evolve, fold
+from shared.domain.map import game_map
+from shared.domain.state import (
+    NAMED_REPORT_VERSION,
+    SeasonState,
+)
+from shared.eventstore import (
+    EventMetadata,
+    StoreBusyError,
+)
+
+log = structlog.get_logger(__name__)
+
+
+async def create_season(svc: Services, memleket: int, seed: int | None) -> CreatedOut:
+    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
+    if memleket not in game_map():
+        raise Problem(422, "unknown_province", params={"province": memleket})
+    if seed is not None and not 0 <= seed < 2**63:
+        raise Problem(422, "invalid_body.seed", field="$.seed")  # as the schema's refusals do
+    season_id = tokens.new_season_id()  # the shape a bey token's season part must have
+    now = svc.clock()
+    create = c.CreateSeason(
+        season_id=season_id,
+        seed=seed if seed is not None else secrets.randbits(63),
+        mode="trial",
+        seed_salt=secrets.token_hex(16),
+        report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
+        counts_on_boards=seed is None,
+        at=now,
+    )
+    state, events = SeasonState(), list[ev.Event]()
+
+    def apply(cmd: c.Command) -> None:
+        nonlocal state
+        result = decide(state, cmd)
+        assert isinstance(result, list), result
+        state = fold(result, state)
+        events.extend(result)
+
+    apply(create)
+    apply(c.JoinSeason(memleket=memleket, at=now))
+    seat = next(b.seat for b in state.beys if not b.computer)
+    token = tokens.new_token(season_id, seat)  # the human's token, before the computers join
+    apply(c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey"))
+    apply(c.CloseRegistration(at=now))
+    meta = EventMetadata(
+        actor="seat", seat=str(seat), command_id=f"create/{season_id}", at=stamp(now)
+    )
+    await svc.seasons.append(season_id, 0, "create", events, meta)
+    return CreatedOut(season_id, seat, token, state.seed_commitment)
+
+
+# --- live seasons: creating, joining, season admin (issue 12) --------------------------------
+
+
+async def create_live_season(
+    svc: Services,
+    memleket: int | None,
+    registration_closes_at: datetime | None,
+    interval_seconds: int | None,
+) -> LiveCreatedOut:
+    """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
+    (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
+    drawn from `secrets` and only its salted commitment is public. (Ops only may ask for a
+    compressed calendar: the route's check.)"""
+    season_id = tokens.new_season_id()
+    now = svc.clock()
+    events: list[ev.Event] = []
+    state = decided(
+        SeasonState(),
+        events,
+        c.CreateSeason(
+            season_id=season_id,
+            seed=secrets.randbits(63),
+            mode="live",
+            seed_salt=secrets.token_hex(16),
+            report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
+            counts_on_boards=True,  # the domain drops it for a compressed calendar
+            registration_closes_at=registration_closes_at,
+            divan_interval_seconds=interval_seconds,
+            at=now,
+        ),
+    )
+    admin_token = tokens.new_admin_token(season_id)
+    state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
+    creator = None
+    if memleket is not None:
+        state = decided(state, events, c.JoinSeason(memleket=memleket, at=now))
+        seat = max(b.seat for b in state.beys)
+        token = tokens.new_token(season_id, seat)
+        state = decided(
+            state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
+        )
+        creator = CreatorOut(seat, token, memleket)
+    meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
+    try:
+        await svc.seasons.append(season_id, 0, "create", events, meta)
+    except StoreBusyError:
+        raise store_busy() from None
+    assert state.calendar is not None
+    log.info(
+        "season.created", season_id=season_id, mode="live", compressed=state.calendar.compressed
+    )
+    return LiveCreatedOut(
+        season_id=season_id,
+        admin_token=admin_token,
+        calendar=calendar_out(state.calendar),
+        seed_commitment=state.seed_commitment,
+        creator=creator,
+    )
+
+
+async def join_season(svc: Services, season_id: str, memleket: int) -> JoinedOut:
+    """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
+    append's expected version decides a race (the loser decides again on the winner's state,
+    and is refused `memleket_taken` or `season_full`). The 19th join closes registration."""
+
+    def join(state: SeasonState, at: datetime) -> tuple[list[ev.Event], str, int]:
+        events: list[ev.Event] = []
+        decided(state, events, c.JoinSeason(memleket=memleket, at=at))
+        joined = events[0]
+        assert isinstance(joined, ev.BeyJoined)
+        token = tokens.new_token(season_id, joined.seat)
+        rotated = decide(
+            evolve(state, joined),
+            c.RotateToken(seat=joined.seat, token_hash=tokens.token_hash(token)),
+        )
+        assert isinstance(rotated, list), rotated
+        return [joined, *rotated, *events[1:]], token, joined.seat
+
+    async def attempt(_n: int) -> JoinedOut:
+        loaded, at = await load(svc, season_id), svc.clock()
+        events, token, seat = join(loaded.state, at)
+        command_id = f"join/{new_id()}"
+        meta = EventMetadata(actor="seat", seat=str(seat), command_id=command_id, at=stamp(at))
+        await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        after = fold(events, loaded.state)
+        assert after.calendar is not None
+        log.info("season.joined", season_id=season_id, seat=seat, events=len(events))
+        return JoinedOut(season_id, seat, token, memleket, calendar_out(after.calendar))
+
+    return await write(svc, season_id, attempt)
+
+
+def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:
+    """Who acts on a live season's admin endpoint: 'ops' or 'admin', or a 401/403 problem.
+
+    401 without a token or for one that is nobody's; 403 for an auditor's, or a bey's of this
+    season (a known caller in the wrong place)."""
+    if token is None:
+        raise Problem.refused(tokens.missing_token("missing_token.admin"))
+    role = tokens.staff_role(token, svc.ops, svc.auditors)
+    if role == "ops":
+        return "ops"
+    if state.admin_token and tokens.same_hash(state.admin_token, tokens.token_hash(token)):
+        return "admin"
+    bey = tokens.parse(token)
+    is_bey = (
+        bey is not None
+        and bey.season_id == state.season_id
+        and tokens.same_hash(state.tokens.get(bey.seat, ""), tokens.token_hash(token))
+    )
+    if role == "auditor" or is_bey:
+        raise Problem(403, "forbidden.admin")
+    raise Problem.refused(tokens.bad_token())
+
+
+async def season_admin(
+    svc: Services,
+    season_id: str,
+    *,
+    token: str | None,
+    act: AdminAction,
+    reason: str,
+    registration_closes_at: datetime | None,
+) -> AdminDoneOut:
+    """D-29 … D-31: postpone, cancel, pause or resume a live season, by its season-admin token
+    or the ops token; the act is an event with its reason and instant, shown in the status."""
+    await load(svc, season_id)  # an unknown season is 404 before any token
+
+    async def attempt(_n: int) -> AdminDoneOut:
+        loaded, at = await load(svc, season_id), svc.clock()
+        by = _admin_by(loaded.state, svc, token)
+        overdue = live.overdue_close(loaded.state, at)
+        if overdue is not None:  # R-1.4: closed at its instant, recorded or not yet
+            await record_close(svc, season_id, loaded, overdue)
+            raise DecideAgain  # decided again, on the closed season read afresh
+        cmd = c.SeasonAdmin(
+            act=act,
+            reason=reason,
+            by="ops" if by == "ops" else "admin",
+            registration_closes_at=registration_closes_at,
+            at=at,
+        )
+        events: list[ev.Event] = []
+        after = decided(loaded.state, events, cmd)
+        command_id = f"admin/{new_id()}"
+        meta = EventMetadata(
+            actor="ops" if by == "ops" else "system", command_id=command_id, at=stamp(at)
+        )
+        await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        assert after.calendar is not None
+        log.info("season.admin", season_id=season_id, act=act, by=by)
+        return AdminDoneOut(
+            act=act_out(after.admin_acts[-1]),
+            calendar=calendar_out(after.calendar),
+            version=loaded.version + len(events),
+        )
+
+    return await write(svc, season_id, attempt)
+
+
+async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
+    """ADR-53: ops fix a defect with a compensating event and a reason, never a rewrite; the
+    domain decides it (shared/domain/corrections.py) on a fresh read at the server instant."""
+    await load(svc, season_id)
+
+    async def attempt(_n: int) -> CorrectionOut:
+        loaded, at = await load(svc, season_id), svc.clock()
+        if data.refers_to is not None and data.refers_to > loaded.version:
+            # the event it compensates must be one of the season's: never a dangling reference
+            raise Problem.of(
+                c.reject(
+                    "invalid_correction.refers_to",
+                    refers_to=data.refers_to,
+                    version=loaded.version,
+                )
+            )
+        cmd = c.ApplyCorrection(
+            correction=data.correction.fix(), reason=data.reason, at=at, refers_to=data.refers_to
+        )
+        events: list[ev.Event] = []
+        decided(loaded.state, events, cmd)
+        command_id = f"correction/{new_id()}"
+        meta = EventMetadata(actor="ops", command_id=command_id, at=stamp(at))
+        await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        done = events[0]
+        assert isinstance(done, ev.CorrectionApplied)
+        log.info(
+            "season.corrected",
+            season_id=season_id,
+            kind=type(done.correction).__name__,
+            divan=done.divan,
+            refers_to=done.refers_to,
+        )
+        return CorrectionOut(
+            correction=data.correction,
+            reason=done.reason,
+            divan=done.divan,
+            at=done.at.astimezone(cal.ISTANBUL),
+            refers_to=done.refers_to,
+            version=loaded.version + len(events),
+        )
+
+    return await write(svc, season_id, attempt)
+
+
+# --- a bey's commands -----------------------------------------------------------------------

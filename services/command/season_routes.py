@@ -1,0 +1,189 @@
+"""The command API's season routes: create (trial or live), status, join, season admin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+
+from services.command import (
+    season_commands,
+    season_reads,
+)
+from services.command.command_refusals import (
+    ADMIN,
+    CREATE_LIVE,
+    JOIN,
+)
+from services.command.schemas import (
+    AdminAction,
+    AdminDoneOut,
+    AdminIn,
+    CreatedOut,
+    CreateSeasonIn,
+    JoinedOut,
+    JoinIn,
+    LiveCreatedOut,
+    ReasonIn,
+    SeasonStatus,
+)
+from services.command.service import Services
+from shared.app import request_auth as auth
+from shared.app.openapi import (
+    APPEND,
+    BEARER,
+    BODY,
+    EVERY,
+    RATE,
+    SEASON_VERSION,
+    STAFF_AUTH,
+    STORE,
+    answers,
+)
+from shared.app.problems import Problem
+
+
+@post(
+    "/seasons",
+    status_code=201,
+    summary="Create a trial season and join it, or a live season",
+    responses=answers(EVERY, RATE, BODY, "store_busy", *CREATE_LIVE),
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="/v1/seasons/{season_id}", documentation_only=True
+        )
+    ],
+)
+async def create_season(
+    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+) -> Response[CreatedOut | LiveCreatedOut]:
+    """R-1.2, R-1.4, R-1.5: a trial season, one human bey and 18 computer beys (CreatedOut); or,
+    with `"mode": "live"`, a live season (LiveCreatedOut: the season-admin token, shown once,
+    and the provisional calendar). Tokens are shown once. The answer's Location names the new
+    season's status."""
+    created: CreatedOut | LiveCreatedOut
+    if data.mode == "live":
+        created = await _create_live(services, data, request)
+    else:
+        if data.memleket is None:
+            raise Problem(
+                422, "invalid_body.memleket_required", field="$.memleket", minimum=1, maximum=81
+            )
+        if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
+            raise Problem(403, "not_allowed_in_mode.trial_calendar")
+        seed = int(data.seed) if data.seed is not None else None
+        created = await season_commands.create_season(services, data.memleket, seed)
+    return Response(
+        created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
+    )
+
+
+@get(
+    "/seasons/{season_id:str}",
+    summary="Season status",
+    responses=answers(EVERY, RATE, STORE),
+    response_headers=[SEASON_VERSION],
+)
+async def season_status(services: Services, season_id: str) -> Response[SeasonStatus]:
+    """The season as the store holds it now; its `version` (and X-Season-Version) is the one
+    a read's `?min_version=` waits for, e.g. once it says Divan n is resolved."""
+    status = await season_reads.season_status(services, season_id)
+    return Response(status, headers={"X-Season-Version": str(status.version)})
+
+
+# --- live seasons: creating, joining, season admin (issue 12) --------------------------------
+
+
+async def _create_live(
+    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+) -> LiveCreatedOut:
+    """A live season: no seed from the caller (R-1.5); a compressed calendar for ops only."""
+    if data.seed is not None:
+        raise Problem(403, "not_allowed_in_mode.live_seed")
+    if data.divan_interval_seconds is not None:
+        role = auth.staff_role(request, services.ops, services.auditors)
+        if role != "ops":
+            raise Problem(403, "forbidden.compressed_calendar")
+    return await season_commands.create_live_season(
+        services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
+    )
+
+
+@post(
+    "/seasons/{season_id:str}/join",
+    status_code=201,
+    summary="Join a live season (R-1.4)",
+    responses=answers(EVERY, RATE, BODY, STORE, APPEND, *JOIN),
+)
+async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
+    """First come, first served: the seat, the bey's token (shown once) and the calendar.
+    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
+    return await season_commands.join_season(services, season_id, data.memleket)
+
+
+def _admin_route(act: AdminAction, summary: str) -> Any:
+    """POST /v1/seasons/{id}/admin/<act>: one handler per act, so OpenAPI names each path."""
+
+    async def postpone(
+        services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
+    ) -> AdminDoneOut:
+        return await season_commands.season_admin(
+            services,
+            season_id,
+            token=auth.bearer(request),
+            act=act,
+            reason=data.reason,
+            registration_closes_at=data.registration_closes_at,
+        )
+
+    async def other(
+        services: Services, season_id: str, data: ReasonIn, request: Request[Any, Any, Any]
+    ) -> AdminDoneOut:
+        return await season_commands.season_admin(
+            services,
+            season_id,
+            token=auth.bearer(request),
+            act=act,
+            reason=data.reason,
+            registration_closes_at=None,
+        )
+
+    handler = postpone if act == "postpone" else other  # only a postponement takes a close
+
+    handler.__doc__ = (
+        f"{summary} (D-29 … D-31). Authorised by the season-admin token or the ops token; the "
+        "act is recorded with its reason and the server instant and shown in the status."
+    )
+    handler.__name__ = handler.__qualname__ = f"season_admin_{act}"
+    return post(
+        f"/seasons/{{season_id:str}}/admin/{act}",
+        status_code=200,
+        summary=f"Season admin: {act}",
+        responses=answers(EVERY, RATE, STAFF_AUTH, BODY, STORE, APPEND, *ADMIN[act]),
+        security=BEARER,
+        operation_id=f"SeasonAdmin{act.capitalize()}",
+    )(handler)
+
+
+ADMIN_ROUTES = [
+    _admin_route(
+        "postpone",
+        "Postpone the registration close to `registration_closes_at` (only in registration)",
+    ),
+    _admin_route("cancel", "Cancel a live season before Divan 1; every command is refused then"),
+    _admin_route("pause", "Pause a running season: no Divan locks or resolves while paused"),
+    _admin_route(
+        "resume",
+        "Resume a paused season: the next Divan on its weekday 21:00 at least 24 hours away "
+        "(compressed: one interval after the resume); later Divans move with it",
+    ),
+]
+
+# in the order the OpenAPI document lists them (services/command/routes.py)
+SEASON_ROUTES: list[Any] = [
+    create_season,
+    join_season,
+    *ADMIN_ROUTES,
+    season_status,
+]

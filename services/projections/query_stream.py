@@ -1,0 +1,329 @@
+"""A season's live events over Server-Sent Events (docs/api.md): the ticket and the stream."""
+
+from __future__ import annotations
+
+import secrets
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Union, cast
+
+import msgspec
+import structlog
+from litestar import Request, Response, get, post
+from litestar.background_tasks import BackgroundTask
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
+from litestar.params import HeaderParameter, Parameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+from redis.exceptions import RedisError
+
+from services.projections import streamlog
+from services.projections.context import ctx, season_read
+from services.projections.keys import Keys, channel
+from services.projections.query_answers import _enc
+from services.projections.read_auth import BEY
+from services.projections.responses import (
+    TicketOut,
+)
+from services.projections.streamlog import STEP
+from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
+from services.projections.streams import StreamRefused, Subscription
+from shared.app.client_address import client_address
+from shared.app.openapi import (
+    BEARER,
+    BEY_AUTH,
+    EVERY,
+    RATE,
+    READ,
+    STREAM,
+    answers,
+)
+from shared.app.problems import Problem
+
+log = structlog.get_logger(__name__)
+
+TICKET_TTL_S = 30
+
+
+@post(
+    "/seasons/{season_id:str}/tickets",
+    status_code=201,
+    summary="A one-use ticket for the private stream",
+    responses=answers(EVERY, RATE, BEY_AUTH, READ),
+    security=BEARER,
+    dependencies=BEY,
+)
+async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
+    """Browsers authenticate their event stream with this, never with the token in a URL."""
+    c = ctx(request)
+    value = secrets.token_urlsafe(24)
+    await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
+    return TicketOut(value, TICKET_TTL_S)
+
+
+@dataclass
+class _StreamOperation(Operation):
+    """The event stream's operation, with its event names and payloads as `x-events`."""
+
+    x_events: dict[str, object] = field(
+        default_factory=streamlog.schemas, metadata={"alias": "x-events"}
+    )
+
+    def __post_init__(self) -> None:
+        """The 200 answer is one of the stream's messages, told apart by `event` (issue 20)."""
+        ok = (self.responses or {}).get("200")
+        media = (ok.content or {}).get(STREAM_MEDIA) if isinstance(ok, OpenAPIResponse) else None
+        if media is not None and isinstance(media.schema, Schema):
+            media.schema.discriminator = Discriminator(
+                property_name="event",
+                mapping={
+                    name: f"#/components/schemas/{message.__name__}"
+                    for name, message in streamlog.MESSAGES.items()
+                },
+            )
+
+
+STREAM_MEDIA = "text/event-stream"
+
+
+# (typed `type[Any]` as ResponseSpec asks: a union of Structs is a type to Litestar)
+SEASON_EVENT = cast("type[Any]", Union.__getitem__(tuple(streamlog.MESSAGES.values())))
+
+
+STREAM_DESCRIPTION = """\
+Server-sent events (text/event-stream) of one season, public; with `?ticket=` (from
+`POST /seasons/{id}/tickets`: single use, 30 s) also the bey's own. Each message has an
+`event:` name, an `id:` and one `data:` line of JSON; `x-events` gives every name's payload,
+and the 200 answer's schema is one message (`<Event>Message`), told apart by `event`:
+
+- `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
+  delivers everything after;
+- `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
+  province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
+  `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
+  `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
+
+An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
+k its place among that version's messages. On reconnecting, EventSource sends the last id it saw
+as `Last-Event-ID`; the stream then sends every message after it, exactly once, before the new
+ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`; a season
+version `V` is a position too (everything after version V: open the stream with the `version`
+of a read). Without either the stream starts at the season's current version. A season that is
+over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
+(`: keep-alive`) come every 15 s when nothing else does. Read models rebuilt (after a flush): an
+open stream sends what the rebuilt log holds past its last id (nothing is skipped), or ends if
+it cannot read it, and EventSource resumes with its `Last-Event-ID`.
+"""
+
+
+@get(
+    "/seasons/{season_id:str}/events",
+    summary="Server-sent events: Divan reports, betrayals, season (resumable)",
+    description=STREAM_DESCRIPTION,
+    responses={
+        **answers(EVERY, RATE, READ, STREAM, "bad_last_event_id"),
+        200: ResponseSpec(
+            SEASON_EVENT,
+            media_type=STREAM_MEDIA,
+            description="The stream: `event:`, `id:` and `data:` lines per message; the schema "
+            "is one message (`data` is its line of JSON), `event` tells them apart (x-events)",
+            generate_examples=False,
+            examples=[
+                Example(
+                    summary="ready, then a Divan's report",
+                    value='event: ready\nid: 30\ndata: {"channels":1}\n\n'
+                    'event: divan_report\nid: 59-0\ndata: {"divan":1,"type":"divan_report"}\n\n',
+                )
+            ],
+        ),
+        204: ResponseSpec(
+            None,
+            description="The season is over and nothing is left to send after the position",
+        ),
+    },
+    media_type="text/event-stream",
+    operation_class=_StreamOperation,
+)
+async def events(
+    request: Request[Any, Any, Any],
+    season_id: str,
+    ticket: Annotated[
+        str | None,
+        Parameter(description="single-use ticket (POST …/tickets): adds the bey's own events"),
+    ] = None,
+    last_event_id: Annotated[
+        str | None,
+        HeaderParameter(
+            name="Last-Event-ID",
+            description="resume after this id (`V-k`) or season version (`V`); sent by "
+            "EventSource when it reconnects",
+            required=False,
+        ),
+    ] = None,
+    last_event_id_query: Annotated[
+        str | None,
+        QueryParameter(
+            name="last_event_id",
+            description="the same as Last-Event-ID, for a new EventSource (the header wins)",
+            required=False,
+        ),
+    ] = None,
+) -> Response[Any]:
+    """Public announcements; with `?ticket=` also the bey's private ones (STREAM_DESCRIPTION)."""
+    c = ctx(request)
+    meta, _ = await season_read(request, season_id, lambda k, p: None)
+    given = last_event_id if last_event_id is not None else last_event_id_query
+    after, since = _resume_point(meta, given)
+    client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
+    seat: int | None = None
+    try:
+        c.streams.admit(client)  # before the ticket is used up
+        channels = [channel(c.prefix, season_id)]
+        if ticket:
+            seat = await _ticket_seat(request, season_id, ticket)
+            channels.append(channel(c.prefix, season_id, seat))
+        if meta["phase"] == "over":
+            # Nothing more will be published: the log is all there is, no subscription needed.
+            backlog = await _backlog(request, season_id, seat, after)
+            if not backlog:
+                return Response(None, status_code=204)  # nothing will come: EventSource stops
+            return ServerSentEvent(_replayed(len(channels), since, backlog))
+        sub = await c.streams.open(client, channels)
+    except StreamRefused as exc:
+        raise Problem(
+            exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
+        ) from None
+    return await _live(request, season_id, seat, (since, after), sub)
+
+
+async def _live(
+    request: Request[Any, Any, Any],
+    season_id: str,
+    seat: int | None,
+    point: tuple[str, int],
+    sub: Subscription,
+) -> ServerSentEvent:
+    """The stream of a subscription: the log since `point`, then what is published."""
+    since, after = point
+    try:
+        # Subscribed first, then the log read: whatever is published from now on reaches the
+        # subscription, whatever came before is in the log (duplicates are skipped by id).
+        backlog = await _backlog(request, season_id, seat, after)
+    except BaseException:
+        sub.release()
+        raise
+    stream = _stream(
+        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past)
+    )
+    weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
+    # … and one that ends before its generator ran to a `finally` (a client gone at once, a
+    # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
+    return ServerSentEvent(stream, background=BackgroundTask(sub.release))
+
+
+def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str]:
+    """Where a stream starts: after the id or version the client gave, else after the season's
+    current version; and the `since` its ready frame names."""
+    after = streamlog.position(given) if given is not None else meta["version"] * STEP + STEP - 1
+    if after is None:
+        raise Problem(400, "bad_last_event_id")
+    return after, given.strip() if given is not None else str(meta["version"])
+
+
+async def _ticket_seat(request: Request[Any, Any, Any], season_id: str, ticket: str) -> int:
+    """The seat a single-use ticket of this season was issued to; using it uses it up."""
+    c = ctx(request)
+    owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket}")
+    if owner is None or not owner.decode().startswith(f"{season_id}:"):
+        raise Problem(401, "bad_ticket")
+    return int(owner.decode().split(":")[1])
+
+
+async def _backlog(
+    request: Request[Any, Any, Any], season_id: str, seat: int | None, after: int
+) -> list[tuple[int, str, str]]:
+    """The logged messages after `after` (public, and the bey's own), in id order."""
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.zrangebyscore(k.stream_log(), f"({after}", "+inf")
+        if seat is not None:
+            p.zrangebyscore(k.stream_log(seat), f"({after}", "+inf")
+
+    _meta, logs = await season_read(request, season_id, fetch)
+    return sorted(streamlog.split(m) for log in logs for m in log)
+
+
+def _frame(message_id: str, data: str) -> ServerSentEventMessage:
+    kind = msgspec.json.decode(data).get("type", "message")
+    return ServerSentEventMessage(event=kind, data=data, id=message_id)
+
+
+def _ready(channels: int, since: str) -> ServerSentEventMessage:
+    return ServerSentEventMessage(
+        event="ready", data=_enc.encode({"channels": channels}).decode(), id=since
+    )
+
+
+async def _replayed(
+    channels: int, since: str, backlog: list[tuple[int, str, str]]
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream of a season that is over: `ready`, what the log holds after it, the end."""
+    yield _ready(channels, since)
+    for _score, message_id, data in backlog:
+        yield _frame(message_id, data)
+
+
+Backlog = list[tuple[int, str, str]]  # logged messages: (score, id text, payload text)
+
+
+async def _stream(
+    sub: Subscription,
+    since: str,
+    after: int,
+    backlog: Backlog,
+    logged: Callable[[int], Awaitable[Backlog]],
+) -> AsyncIterator[ServerSentEventMessage]:
+    """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
+    log holds after it, then its channels' messages (from the process's one subscriber,
+    services/projections/streams.py) past what was sent, keep-alives in between; it ends
+    after `season_over`.
+
+    A rebuild (after a flush lost the read models and the log) publishes nothing of what it
+    projects; it announces `streamlog.REBUILT` instead, and the stream then sends what the new
+    log (`logged`) holds past what it sent. If that log cannot be read (Redis gone again, the
+    season being rebuilt anew), the stream ends: EventSource reconnects with the last id it
+    got, and the new stream sends the rest. Never a silent gap (issue 20)."""
+    try:
+        yield _ready(len(sub.channels), since)
+        sent = after
+        pending: Backlog = backlog
+        while True:
+            for score, message_id, data in pending:
+                if score <= sent:  # logged before the backlog was read: sent already
+                    continue
+                sent = score
+                frame = _frame(message_id, data)
+                yield frame
+                if frame.event == streamlog.LAST:
+                    return
+            batch = await sub.next(timeout=15.0)
+            if batch is None:
+                # a comment only: an empty data line would reach EventSource as an empty message
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
+                pending = []
+                continue
+            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
+                return
+            pending = []
+            for raw in batch:
+                if raw != streamlog.REBUILT:
+                    pending.append(streamlog.split(raw))
+                    continue
+                try:  # everything logged after what was sent (or is about to be), in id order
+                    pending += await logged(max([sent, *(p[0] for p in pending)]))
+                except (Problem, RedisError) as exc:
+                    log.warning("stream.rebuilt_unread", error=type(exc).__name__)
+                    return  # ended: EventSource resumes from its last id
+    finally:
+        sub.release()

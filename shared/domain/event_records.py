@@ -1,0 +1,121 @@
+"""The base of every event (its tag is the stored type name) and the values events carry: a
+province after a step, a battle, a correction, a report line."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from shared.domain.state import Treaty
+
+
+class ProvinceSet(msgspec.Struct, frozen=True):
+    """The absolute state of one province after a step (owner None: units are milis)."""
+
+    plate: int
+    owner: int | None
+    units: int
+    sur: bool = False
+
+
+class GoldDelta(msgspec.Struct, frozen=True):
+    seat: int
+    amount: int
+    reason: Literal["income", "tribute", "seyyah", "sur", "paralı_asker", "satın_alma"]
+
+
+class ProvinceFix(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="province", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): province `province` is set to this owner and these units (owner
+    None: the units are its milis) and this sur, as ProvinceSet does (M-6 included)."""
+
+    province: int
+    owner: int | None
+    units: int
+    sur: bool = False
+
+
+class GoldFix(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="gold", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): bey `seat`'s gold is set to `gold`."""
+
+    seat: int
+    gold: int
+
+
+class HainRevoke(
+    msgspec.Struct, frozen=True, tag_field="kind", tag="revoke_hain", forbid_unknown_fields=True
+):
+    """A correction (ADR-53): bey `seat`'s Hain badge (R-6.5) is removed."""
+
+    seat: int
+
+
+Fix = ProvinceFix | GoldFix | HainRevoke
+
+
+class GroupRecord(msgspec.Struct, frozen=True):
+    beys: tuple[int, ...]
+    advances: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
+    support: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
+    strength: int
+    traitor: bool = False
+
+
+class BattleRecord(msgspec.Struct, frozen=True):
+    """R-5.8: everything a disputed battle is judged on."""
+
+    target: int
+    defender: int | None
+    defender_units: int
+    defence_bonus: int
+    defence_support: tuple[tuple[int, int, int], ...]
+    groups: tuple[GroupRecord, ...]
+    outcome: Literal["taken", "held", "standoff"]
+    fighting_group: int | None = None
+    attack: int | None = None
+    defence: int | None = None
+    attack_die: int | None = None
+    defence_die: int | None = None
+    attacker_losses: int = 0
+    defender_losses: int = 0
+    entering: int = 0
+    taker: int | None = None
+    shares: tuple[tuple[int, int], ...] = ()  # (seat, units)
+    rules: tuple[str, ...] = ()
+
+
+class Betrayal(msgspec.Struct, frozen=True):
+    """R-6.5: one per (traitor, target province)."""
+
+    traitor: int
+    victim: int
+    province: int
+    treaty: Treaty
+    hain_through: int
+
+
+class Allotment(msgspec.Struct, frozen=True):
+    plate: int
+    base: int = 0
+    harvest: int = 0
+    bonus: int = 0
+    kurtulus: int = 0
+    doubled: int = 0
+    lost: int = 0
+
+
+class ReportLine(msgspec.Struct, frozen=True):
+    """One structured line of a Divan report, with its Turkish and English text."""
+
+    kind: str
+    data: dict[str, int | str | list[int] | None]
+    tr: str
+    en: str
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every event; the tag is the stored type name."""

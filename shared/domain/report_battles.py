@@ -1,0 +1,177 @@
+"""Report lines: a battle as each of its parties saw it (R-5.8, R-14), report version 2 on."""
+
+from __future__ import annotations
+
+from itertools import chain
+from operator import attrgetter
+
+from shared.domain.events import BattleRecord, ReportLine
+from shared.domain.map import game_map
+from shared.domain.report_lines import _beys_en, _beys_tr
+
+Side = tuple[str, int | None]  # the reader's side and the index of its group
+
+
+def _sides(r: BattleRecord) -> dict[int, Side]:
+    """Every party's side (R-14): the defender; then an attacker, by its group; then an attack
+    supporter, by the group it backed; every other party supported the defence."""
+    sides: dict[int, Side] = {}
+    if r.defender is not None:
+        sides[r.defender] = ("defender", None)
+    for i, g in enumerate(r.groups):
+        for s in g.beys:
+            sides.setdefault(s, ("attacker", i))
+    for i, g in enumerate(r.groups):
+        for s, _o, _u in g.support:
+            sides.setdefault(s, ("attack_support", i))
+    for s, _o, _u in r.defence_support:
+        sides.setdefault(s, ("defence_support", None))
+    return sides
+
+
+SIDE = {
+    "attacker": ("siz saldırdınız", "you attacked"),
+    "defender": ("siz savundunuz", "you defended"),
+    "attack_support": ("saldırıyı desteklediniz", "you supported the attack"),
+    "defence_support": ("savunmayı desteklediniz", "you supported the defence"),
+}
+
+
+NOT_FOUGHT = (
+    "Grubunuz savaşmadı: daha güçlü bir grup savaştı.",
+    "Your group did not fight: a stronger group did.",
+)
+
+
+GROUP_WON = ("Grubunuz kazandı.", "Your group won.")
+
+
+REPELLED = ("Saldırınız püskürtüldü.", "Your attack was repelled.")
+
+
+SUPPORTED_WON = ("Desteklediğiniz taraf kazandı.", "The side you supported won.")
+
+
+SUPPORTED_LOST = ("Desteklediğiniz taraf kaybetti.", "The side you supported lost.")
+
+
+def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
+    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
+    if r.outcome == "taken":
+        return (
+            f"{il} düştü{score}; {r.taker}. bey aldı.",
+            f"{il} fell{score}; Bey {r.taker} took it.",
+        )
+    if r.outcome == "held":
+        return f"{il} direndi{score}.", f"{il} held{score}."
+    return (
+        "En güçlü gruplar eşitti: savaş olmadı.",
+        "The strongest groups were equal: nobody fought.",
+    )
+
+
+def _verdict(side: str, result: str, took: bool, il: str) -> tuple[str, str]:
+    """What a battle that was fought came to for one reader: by its side and result."""
+    if result == "not_fought":
+        return NOT_FOUGHT
+    if side == "defender":
+        if result == "lost":
+            return f"{il} ilini kaybettiniz.", f"You lost {il}."
+        return f"{il} ilini korudunuz.", f"You held {il}."
+    if side == "attacker":
+        if result != "won":
+            return REPELLED
+        return (f"{il} ilini siz aldınız.", f"You took {il}.") if took else GROUP_WON
+    return SUPPORTED_WON if result == "won" else SUPPORTED_LOST
+
+
+_BEYS = attrgetter("beys")
+
+
+def _head(il: str, attackers: list[int], defender: int | None) -> tuple[str, str]:
+    """The words every party's line of one battle starts with: who attacked, who defended."""
+    defender_tr = f"{defender}. bey" if defender is not None else "milis"
+    defender_en = f"Bey {defender}" if defender is not None else "the milis"
+    if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
+        return (
+            f"{il} savaşı: saldıran {attackers[0]}. bey, savunan {defender_tr}; ",
+            f"Battle of {il}: Bey {attackers[0]} attacked, {defender_en} defended; ",
+        )
+    return (
+        f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; ",
+        f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; ",
+    )
+
+
+def _template(r: BattleRecord) -> dict[str, int | str | list[int] | None]:
+    """Every line's data is this battle's template copied (a dict copy is one C call; a 13-key
+    literal inserted each key again, issue 12) with the reader's four keys set in place, so the
+    key order is the template's."""
+    return {
+        "target": r.target,
+        "defender": r.defender,
+        "attackers": None,
+        "fighting": None,
+        "side": None,
+        "result": None,
+        "outcome": r.outcome,
+        "taker": r.taker,
+        "attack": r.attack,
+        "defence": r.defence,
+        "attack_die": r.attack_die,
+        "defence_die": r.defence_die,
+        "entering": r.entering,
+    }
+
+
+def _result(r: BattleRecord, side: str, group: int | None) -> str:
+    """R-14: standoff; won or lost for the reader's side; not_fought for a weaker group."""
+    if r.outcome == "standoff":  # no verdict
+        return "standoff"
+    taken = r.outcome == "taken"
+    if side in ("defender", "defence_support"):
+        return "lost" if taken else "won"
+    if group != r.fighting_group:
+        return "not_fought"
+    return "won" if taken else "lost"
+
+
+def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
+    """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
+    result for it (standoff; won or lost; not_fought for a group weaker than the one that
+    fought), the outcome and who took the province. What every reader shares is worded once
+    per battle."""
+    groups, fighting_group = r.groups, r.fighting_group
+    if len(groups) == 1:  # a group's beys are sorted already
+        attackers = list(groups[0].beys)
+    else:
+        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
+    fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
+    il = game_map().names[r.target]
+    outcome_tr, outcome_en = _outcome_text(r, il)
+    head_tr, head_en = _head(il, attackers, r.defender)
+    template = _template(r)
+    out = []
+    sides = _sides(r)
+    for seat in sorted(sides):
+        side, group = sides[seat]
+        result = _result(r, side, group)
+        side_tr, side_en = SIDE[side]
+        tr = f"{head_tr}{side_tr}. {outcome_tr}"
+        en = f"{head_en}{side_en}. {outcome_en}"
+        if result != "standoff":
+            verdict_tr, verdict_en = _verdict(side, result, seat == r.taker, il)
+            tr = f"{tr} {verdict_tr}"
+            en = f"{en} {verdict_en}"
+        data = template.copy()
+        data["attackers"] = attackers[:]
+        data["fighting"] = fighting[:]
+        data["side"] = side
+        data["result"] = result
+        out.append((seat, ReportLine("battle", data, tr, en)))
+    return out
+
+
+def battle_for(r: BattleRecord, seat: int) -> ReportLine:
+    """The line of one party of the battle (see `battle_lines`)."""
+    return next(line for s, line in battle_lines(r) if s == seat)
