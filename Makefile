@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run web web-api-types test-web bench-web simulate test test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
+.PHONY: help install lock run web web-api-types test-web bench-web simulate test test-rabbitmq test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -64,6 +64,14 @@ TEST_WORKERS ?= 2
 test: $(STAMP)   ## the whole suite: lint, types, import contracts, pytest (TEST_WORKERS=2 processes)
 	$(MAKE) --no-print-directory lint typecheck contracts
 	$(BIN)/pytest -q -n $(TEST_WORKERS)
+
+# ADR-95: the tests marked `broker` (those that request tests/conftest.py's broker_url: the
+# worker, scheduler, dead-letter and fault tests) again on RabbitMQ, each test process in a
+# virtual host of its own (rabbitmqctl); RabbitMQ on 127.0.0.1:5672 (guest/guest) or
+# SEKSENBIR_TEST_AMQP_URL. A run that cannot have RabbitMQ fails, saying why. .ci/run calls it
+# after `make test`, which runs the same tests on Redis.
+test-rabbitmq: $(STAMP) ## the worker, scheduler, dead-letter and fault tests again on RabbitMQ (ADR-95)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) -m broker --broker rabbitmq
 
 # Closed ports (9: discard, never served here) stand for both test servers, and the env wins
 # over every fallback in tests/conftest.py, so a non-integration test that reached a server fails.

@@ -56,13 +56,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def own_redis() -> Iterator[str]:
-    """A redis-server of this run's own (no persistence), stopped afterwards."""
+def own_redis(port: int = 0) -> Iterator[str]:
+    """A redis-server of this run's own (no persistence) on `port` (0: a free one), stopped
+    afterwards."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise SystemExit("redis-server is not on PATH")
     folder = tempfile.mkdtemp(prefix="seksenbir-bench-idle-redis-")
-    port = free_port()
+    port = port or free_port()
     cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
     proc = subprocess.Popen(
         [*cmd, "--appendonly", "no", "--dir", folder],

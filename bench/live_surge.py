@@ -1,7 +1,10 @@
 """The live Divan surge: N live seasons whose Divan falls due at one instant (issue 12).
 
 Run: .venv/bin/python -m bench.live_surge [--seasons 1000] [--idle 100000]
-     [--resolvers 2] [--threads 2] [--dsn …] [--redis …]
+     [--resolvers 2] [--threads 2] [--dsn …] [--redis …] [--broker redis|rabbitmq] [--amqp …]
+
+--broker rabbitmq: the workers' broker is RabbitMQ (--amqp's server, a virtual host of this
+run's own, ADR-95); the read models stay on --redis.
 
 Every live season of the world holds its Divans on Tuesdays and Fridays at 21:00, so the
 Divan surge is the product's peak load. On a scratch database the bench stores N live seasons
@@ -51,6 +54,7 @@ from shared.domain.decide import decide
 from shared.domain.state import SeasonState
 from shared.eventstore import EventMetadata, PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
+from tests.brokers import broker_of
 
 REPO = Path(__file__).resolve().parents[1]
 SYSTEM = EventMetadata(actor="system")
@@ -94,6 +98,7 @@ def workers(settings: Settings, args: argparse.Namespace, logs: Path) -> Iterato
         # the bench reads the read models where it says (--redis), not the derived next db
         "SEKSENBIR_READ_REDIS_URL": settings.redis_url,
         "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
+        "SEKSENBIR_BROKER_URL": settings.broker_url,
         "SEKSENBIR_PROJECTION_PREFIX": settings.projection_prefix,
     }
     kinds = [
@@ -138,6 +143,18 @@ def tree_rss(pids: list[int]) -> int:
     return total
 
 
+def tree_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process and its (living) children."""
+    total = 0.0
+    with contextlib.suppress(psutil.NoSuchProcess):
+        root = psutil.Process(pid)
+        for proc in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = proc.cpu_times()
+                total += t.user + t.system
+    return total
+
+
 def projected_count(r: redis.Redis, prefix: str, want: list[tuple[str, int]]) -> int:
     pipe = r.pipeline(transaction=False)
     for sid, _ in want:
@@ -155,8 +172,19 @@ def projected_count(r: redis.Redis, prefix: str, want: list[tuple[str, int]]) ->
 
 
 async def surge(dsn: str, args: argparse.Namespace) -> None:
+    with broker_of(args.broker, args.redis, args.amqp) as url:
+        await surge_on(dsn, url, args)
+
+
+async def surge_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
     ns = f"bench-surge-{secrets.token_hex(4)}"
-    settings = Settings(pg_dsn=dsn, redis_url=args.redis, broker_namespace=ns, projection_prefix=ns)
+    settings = Settings(
+        pg_dsn=dsn,
+        redis_url=args.redis,
+        broker_url=broker,
+        broker_namespace=ns,
+        projection_prefix=ns,
+    )
     pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=4))
     logs = Path(tempfile.mkdtemp(prefix="seksenbir-surge-"))
     r = redis.Redis.from_url(args.redis)
@@ -168,6 +196,7 @@ async def surge(dsn: str, args: argparse.Namespace) -> None:
         with workers(settings, args, logs) as pids:
             await asyncio.sleep(3)  # the projectors catch up with the creations first
             base_rss = tree_rss(pids)
+            cpu0 = [tree_cpu(pid) for pid in pids]
             # after the resolution each season is at (its version + the Divan's events)
             with due_queue(settings) as send:
                 scheduler = Scheduler(pool, send, settings=SweepSettings(batch=1000))
@@ -191,23 +220,38 @@ async def surge(dsn: str, args: argparse.Namespace) -> None:
                         want = [(row["season_id"], row["v"]) for row in rows]
                 elif projected_count(r, ns, want) >= len(want):
                     projected_s = time.perf_counter() - t0
-        print(
-            f"surge: {len(handed)} Divans due at one instant, "
-            f"handed over in {sweep_s * 1000:.0f} ms"
-        )
-        print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
-        print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")
-        print(
-            f"  worker processes' RSS: {base_rss / 2**20:.0f} MiB idle, peak {peak / 2**20:.0f} MiB"
-        )
-        if resolved_s:
-            print(f"  throughput: {args.seasons / resolved_s:.0f} Divans/s resolved")
+            cpu = [
+                (tree_cpu(pid) - c) / max(1, len(handed)) * 1000
+                for pid, c in zip(pids, cpu0, strict=True)
+            ]
+        timed = {"sweep": sweep_s, "resolved": resolved_s, "projected": projected_s}
+        report(args, len(handed), timed, cpu, (base_rss, peak))
         await idle_ticks(pool, args.idle)
     finally:
         for key in r.scan_iter(f"{ns}:*", count=5000):
             r.delete(key)
         r.close()
         await pool.close()
+
+
+def report(
+    args: argparse.Namespace,
+    handed: int,
+    timed: dict[str, float | None],
+    cpu: list[float],
+    rss: tuple[int, int],
+) -> None:
+    resolved_s, projected_s = timed["resolved"], timed["projected"]
+    print(
+        f"surge: {handed} Divans due at one instant, "
+        f"handed over in {(timed['sweep'] or 0) * 1000:.0f} ms"
+    )
+    print(f"  all resolved (committed) after: {resolved_s if resolved_s else 'timeout'} s")
+    print(f"  all projected (read models) after: {projected_s if projected_s else 'timeout'} s")
+    print(f"  CPU per Divan: resolver {cpu[0]:.1f} ms, projections {cpu[1]:.1f} ms")
+    print(f"  worker processes' RSS: {rss[0] / 2**20:.0f} MiB idle, peak {rss[1] / 2**20:.0f} MiB")
+    if resolved_s:
+        print(f"  throughput: {args.seasons / resolved_s:.0f} Divans/s resolved")
 
 
 async def idle_ticks(pool: asyncpg.Pool, idle: int) -> None:
@@ -240,7 +284,7 @@ async def main(args: argparse.Namespace) -> None:
             f"config: python {sys.version.split()[0]}, {platform.machine()}, "
             f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, "
             f"resolver --processes {args.resolvers} --threads {args.threads}, "
-            f"1 projections worker"
+            f"1 projections worker, broker {args.broker}"
         )
         await surge(dsn, args)
     print("targets: 1000 seasons resolved and projected <= 20 s; idle tick <= 5 ms at 100,000")
@@ -252,6 +296,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
+    p.add_argument("--broker", choices=("redis", "rabbitmq"), default="redis")
+    p.add_argument("--amqp", default="amqp://guest:guest@127.0.0.1:5672", help="--broker rabbitmq")
     p.add_argument("--seasons", type=int, default=1000, help="live seasons due at one instant")
     p.add_argument("--idle", type=int, default=100_000, help="idle live seasons for the tick")
     p.add_argument("--resolvers", type=int, default=2, help="resolver worker processes")

@@ -1,7 +1,12 @@
-"""Redelivery after a killed resolver worker, with production's broker settings (ADR-54).
+"""Redelivery after a killed resolver worker, with production's broker settings (ADR-54, ADR-95).
 
 Run: .venv/bin/python -m bench.redelivery [--runs 3] [--heartbeat-ms 10000]
+     [--broker redis|rabbitmq] [--amqp amqp://guest:guest@127.0.0.1:5672] [--redis-port 0]
      [--dsn postgresql://postgres@127.0.0.1:5432/test]
+
+--broker rabbitmq: the broker is RabbitMQ (--amqp's server) in a virtual host of this run's
+own (rabbitmqctl), deleted afterwards; RabbitMQ requeues a dead connection's unacked messages
+at once, so --heartbeat-ms plays no part there.
 
 Each run: a trial season on a scratch database and a redis-server of this run's own; Divan 1 is
 requested through the command API (in-process, its real broker); a resolver worker
@@ -34,6 +39,7 @@ from bench.divan_latency import RESOLVED, listener, new_season
 from bench.idle import own_redis
 from entrypoints.gateway import create_app
 from shared.settings import Settings
+from tests.brokers import broker_of
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -48,6 +54,7 @@ def resolver(
         "PYTHONPATH": str(REPO),
         "SEKSENBIR_PG_DSN": settings.pg_dsn,
         "SEKSENBIR_REDIS_URL": settings.redis_url,
+        "SEKSENBIR_BROKER_URL": settings.broker_url,
         "SEKSENBIR_HEARTBEAT_TIMEOUT_MS": str(heartbeat_ms),
     }
     if fault:
@@ -65,8 +72,10 @@ def resolver(
         proc.wait()
 
 
-async def one_run(dsn: str, redis_url: str, heartbeat_ms: int) -> float:
-    settings = Settings(pg_dsn=dsn, redis_url=redis_url, heartbeat_timeout_ms=heartbeat_ms)
+async def one_run(dsn: str, redis_url: str, broker_url: str, heartbeat_ms: int) -> float:
+    settings = Settings(
+        pg_dsn=dsn, redis_url=redis_url, broker_url=broker_url, heartbeat_timeout_ms=heartbeat_ms
+    )
     log = Path(tempfile.mkdtemp(prefix="seksenbir-bench-redelivery-")) / "workers.log"
     async with (
         in_process(create_app(settings, reads=False)) as client,
@@ -98,13 +107,21 @@ async def main(args: argparse.Namespace) -> None:
     times = []
     for n in range(args.runs):
         async with scratch_database(args.dsn, "seksenbir_bench_redelivery") as dsn:
-            with own_redis() as redis_url:
-                took = await one_run(dsn, redis_url, args.heartbeat_ms)
+            with (
+                own_redis(args.redis_port) as redis_url,
+                broker_of(args.broker, redis_url, args.amqp) as url,
+            ):
+                took = await one_run(dsn, redis_url, url, args.heartbeat_ms)
         print(f"run {n + 1}: kill -9 -> DivanResolved committed in {took:.1f} s", flush=True)
         times.append(took)
+    knobs = (
+        "RabbitMQ (requeues on the dead connection)"
+        if args.broker == "rabbitmq"
+        else f"Redis, SEKSENBIR_HEARTBEAT_TIMEOUT_MS={args.heartbeat_ms} (maintenance every "
+        f"{args.heartbeat_ms // 4} ms)"
+    )
     print(
-        f"SEKSENBIR_HEARTBEAT_TIMEOUT_MS={args.heartbeat_ms} (maintenance every "
-        f"{args.heartbeat_ms // 4} ms), no scheduler: median {statistics.median(times):.1f} s, "
+        f"{knobs}, no scheduler: median {statistics.median(times):.1f} s, "
         f"min {min(times):.1f} s, max {max(times):.1f} s over {len(times)} runs "
         f"(load average {os.getloadavg()[0]:.1f})"
     )
@@ -115,6 +132,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--heartbeat-ms", type=int, default=10_000)
+    p.add_argument("--broker", choices=("redis", "rabbitmq"), default="redis")
+    p.add_argument("--amqp", default="amqp://guest:guest@127.0.0.1:5672")
+    p.add_argument("--redis-port", type=int, default=0, help="the run's redis-server (0: free)")
     return p.parse_args(argv)
 
 

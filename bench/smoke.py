@@ -32,14 +32,20 @@ SMOKE: dict[str, list[str]] = {
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
     ],
+    "brokers": ["--messages 50 --threads 2"],
+    "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
-    "live_surge": ["--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120"],
+    "live_surge": [
+        "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120",
+        "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120 --broker rabbitmq",
+    ],
     "projections": ["--seasons 1 --rate 20 --lag-seasons 1 --poll-ms 20"],
     "read_flood": ["--connections 4 --seconds 1 --modes on"],
-    "redelivery": ["--runs 1 --heartbeat-ms 1000"],
+    "redelivery": ["--runs 1 --heartbeat-ms 1000", "--runs 1 --broker rabbitmq"],
+    "scale_out": ["--seasons 2 --divans 2 --gateways 2 --resolvers 1 --projectors 1"],
     "schemathesis_long": ["--max-examples 1 --phases examples --timeout 300"],
     "season": ["2"],
     "soak": [

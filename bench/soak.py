@@ -1,7 +1,10 @@
 """Soak: trial and live seasons played to the end through the API, with the workers running.
 
 Run: .venv/bin/python -m bench.soak [--minutes 10] [--trials 200] [--lives 20]
-     [--interval 6] [--warmup-s 60] [--dsn …] [--redis …]
+     [--interval 6] [--warmup-s 60] [--dsn …] [--redis …] [--broker redis|rabbitmq] [--amqp …]
+
+--broker rabbitmq: the workers' broker is RabbitMQ in a virtual host of the run's own (ADR-95);
+`--trials 100 --lives 0` is issue 28's "100 concurrent trials" on either broker.
 
 On a scratch database, a broker namespace and projection prefix of its own, the bench starts
 the real worker processes (`dramatiq entrypoints.resolver_worker`, `dramatiq
@@ -56,6 +59,7 @@ from entrypoints.gateway import create_app
 from shared.app.tokens import token_hash
 from shared.domain.state import DIVANS
 from shared.settings import Settings
+from tests.brokers import broker_of
 
 REPO = Path(__file__).resolve().parents[1]
 MEMLEKETS = (6, 34, 35, 1, 7, 16, 21, 42, 55, 61, 25, 27, 33, 44, 58, 65, 26, 10, 38, 63)
@@ -224,6 +228,7 @@ def workers(settings: Settings, logs: Path) -> Iterator[list[int]]:
         "SEKSENBIR_REDIS_URL": settings.redis_url,
         "SEKSENBIR_READ_REDIS_URL": settings.read_redis,
         "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
+        "SEKSENBIR_BROKER_URL": settings.broker_url,
         "SEKSENBIR_PROJECTION_PREFIX": settings.projection_prefix,
         "SEKSENBIR_SWEEP_INTERVAL_S": "1",
     }
@@ -273,12 +278,18 @@ def rss(pids: list[int]) -> tuple[float, float]:
 
 
 async def soak(dsn: str, args: argparse.Namespace) -> None:
+    with broker_of(args.broker, args.redis, args.amqp) as url:
+        await soak_on(dsn, url, args)
+
+
+async def soak_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
     ns = f"bench-soak-{secrets.token_hex(4)}"
     ops = secrets.token_urlsafe(24)
     settings = Settings(
         pg_dsn=dsn,
         redis_url=args.redis,
         read_redis_url=args.redis,
+        broker_url=broker,
         broker_namespace=ns,
         projection_prefix=ns,
         ops_token_hashes=(token_hash(ops),),
@@ -446,7 +457,7 @@ async def main(args: argparse.Namespace) -> None:
     print(
         f"config: python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cpus, "
         f"load average {os.getloadavg()[0]:.1f}; {args.trials} trial players, {args.lives} live "
-        f"seasons (interval {args.interval} s), {args.minutes} min"
+        f"seasons (interval {args.interval} s), {args.minutes} min, broker {args.broker}"
     )
     async with scratch_database(args.dsn, "seksenbir_bench_soak") as dsn:
         await soak(dsn, args)
@@ -459,6 +470,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
+    p.add_argument("--broker", choices=("redis", "rabbitmq"), default="redis")
+    p.add_argument("--amqp", default="amqp://guest:guest@127.0.0.1:5672", help="--broker rabbitmq")
     p.add_argument("--minutes", type=float, default=10.0, help="how long to play (the target: 10)")
     p.add_argument("--trials", type=int, default=200, help="concurrent trial players")
     p.add_argument("--lives", type=int, default=20, help="live seasons at once")

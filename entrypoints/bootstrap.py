@@ -22,7 +22,6 @@ from typing import Any, Generic, Literal, TypeVar, cast
 import asyncpg
 import dramatiq
 import redis.asyncio as aioredis
-from dramatiq.brokers.redis import RedisBroker
 from redis.asyncio.cluster import RedisCluster
 
 from services.projections import projection_actors
@@ -40,6 +39,7 @@ from shared.app.queues import (
     resolve_message,
 )
 from shared.app.seasons import Seasons
+from shared.app.wakeup_broker import WakeupRedisBroker
 from shared.eventstore import (
     EventStore,
     PoolSettings,
@@ -235,23 +235,22 @@ async def read_redis(settings: Settings) -> AsyncIterator[aioredis.Redis]:
 # --- Dramatiq ---------------------------------------------------------------------------------
 
 
-def broker(settings: Settings) -> RedisBroker:
-    """A Redis broker in the settings' namespace (senders and workers meet there), with the
-    settings' heartbeat timeout (a worker's; a sender's broker never consumes)."""
-    return make_broker(
-        settings.broker_redis,
-        namespace=settings.broker_namespace,
-        heartbeat_timeout=settings.heartbeat_timeout_ms,
-    )
+def broker(settings: Settings, *, confirm: bool = True) -> dramatiq.Broker:
+    """The settings' broker, where senders and workers meet: RabbitMQ for an amqp:// URL
+    (ADR-95; `confirm`: enqueues wait for its confirm), else Redis in the settings' namespace
+    with their heartbeat timeout (a worker's; a sender's broker never consumes)."""
+    s = settings
+    return make_broker(s.broker_redis, s.broker_namespace, s.heartbeat_timeout_ms, confirm=confirm)
 
 
-def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> RedisBroker:
+def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -> dramatiq.Broker:
     """A worker's broker: AsyncIO actors, Dramatiq's Prometheus middleware when the launcher
     asked for it (`env`: the process's environment, where Dramatiq reads its own variables),
     and set as Dramatiq's global broker, which the actors declared next are bound to."""
     check_broker_policy(settings.broker_redis)  # RELIABILITY 15: refused if it may evict
     b = broker(settings)
-    b.maintenance_chance = settings.maintenance_chance  # per million broker calls
+    if isinstance(b, WakeupRedisBroker):
+        b.maintenance_chance = settings.maintenance_chance  # per million broker calls
     b.add_middleware(dramatiq.middleware.AsyncIO())
     add_worker_metrics(b, environment() if env is None else env)
     dramatiq.set_broker(b)
@@ -274,8 +273,9 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
 
 @contextlib.contextmanager
 def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
-    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's)."""
-    b = broker(settings)
+    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's); on
+    RabbitMQ unconfirmed (ADR-97: due_work is the truth, the sweep sends a lost copy again)."""
+    b = broker(settings, confirm=False)
 
     def send(due: Due) -> None:
         b.enqueue(due_message(due.kind, due.season_id, due.divan))

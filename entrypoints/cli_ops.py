@@ -169,12 +169,19 @@ def _deadletters(args: argparse.Namespace) -> int:
     """Ops: list the messages the workers gave up on, or send them again (deadletters.py)."""
     import redis
 
+    from entrypoints import deadletters
+    from shared.app.rabbit_broker import is_amqp
     from shared.settings import Settings
 
     settings = Settings.from_env()
+    if is_amqp(settings.broker_redis):  # ADR-95: RabbitMQ's dead-letter queues
+        from entrypoints.deadletters_rabbitmq import RabbitLetters
+
+        return _deadletters_on(args, settings, RabbitLetters(settings.broker_redis))
     client = redis.Redis.from_url(settings.broker_redis)
     try:
-        return _deadletters_on(args, settings, client)
+        letters = deadletters.RedisLetters(client, settings.broker_namespace)
+        return _deadletters_on(args, settings, letters)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
         raise RedisUnreachable(settings.broker_redis, exc) from exc
     finally:
@@ -183,10 +190,10 @@ def _deadletters(args: argparse.Namespace) -> int:
 
 def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -> int:
 
-    from entrypoints import bootstrap, deadletters
+    from entrypoints import bootstrap
 
     if args.action == "list":
-        letters = deadletters.dead_letters(client, settings.broker_namespace)
+        letters = client.letters()
         if args.json:
             print(json.dumps([d.as_json() for d in letters], ensure_ascii=False, indent=1))
         for d in [] if args.json else letters:
@@ -208,7 +215,7 @@ def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -
     broker = bootstrap.broker(settings)
     try:
         ids = None if args.all else args.ids
-        done = deadletters.replay(client, broker, settings.broker_namespace, ids)
+        done = client.replay(broker, ids)
     finally:
         broker.close()
     missing = [] if ids is None else sorted(set(ids) - set(done))

@@ -122,3 +122,18 @@ def replay(
             client.hdel(bodies, mid)
             done.append(mid)
     return done
+
+
+@dataclasses.dataclass(frozen=True)
+class RedisLetters:
+    """The dead letters of the Redis broker in `namespace` (what `seksenbir deadletters` reads;
+    entrypoints.deadletters_rabbitmq.RabbitLetters is RabbitMQ's)."""
+
+    client: redis.Redis
+    namespace: str
+
+    def letters(self) -> list[DeadLetter]:
+        return dead_letters(self.client, self.namespace)
+
+    def replay(self, broker: dramatiq.Broker, ids: Iterable[str] | None) -> list[str]:
+        return replay(self.client, broker, self.namespace, ids)

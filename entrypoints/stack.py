@@ -20,6 +20,7 @@ import asyncpg
 import structlog
 
 from entrypoints.web import BUILT
+from shared.app.rabbit_broker import redacted
 from shared.domain.messages import Lang, render
 from shared.settings import Settings, environment, given
 
@@ -321,7 +322,8 @@ def up(
             migrations = ", ".join(applied) if applied else say("up.none", lang)
             print(say("up.postgres", lang, where=where(pg_where, lang), migrations=migrations))
             print(say("up.redis", lang, where=where(redis_where, lang)))
-            print(say("up.apart", lang, broker=apart.broker_redis, read=apart.read_redis))
+            broker = redacted(apart.broker_redis)  # an amqp:// URL names its password
+            print(say("up.apart", lang, broker=broker, read=apart.read_redis))
             print(say("up.api", lang, base=f"http://{host}:{port}"))
             built = Path(settings.web_dir or BUILT) / "index.html"
             web = "up.web" if built.is_file() else "up.web_missing"

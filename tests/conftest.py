@@ -29,7 +29,9 @@ SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
 # Fixtures that reach a server (the shared ones, or one a test starts of its own). A test that
 # requests any of them, directly or through another fixture, is marked `integration` at
 # collection, so `pytest -m "not integration"` runs with no server at all (make test-offline).
-SERVER_FIXTURES = frozenset({"pg_server_dsn", "redis_url", "wipeable_redis_url", "own_redis"})
+SERVER_FIXTURES = frozenset(
+    {"pg_server_dsn", "redis_url", "wipeable_redis_url", "own_redis", "broker_url"}
+)
 REDIS_CLAIM_TTL_S = 6 * 3600
 
 
@@ -38,6 +40,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--compiled",
         action="store_true",
         help="also run the tests marked `compiled` (ADR-60: they build the mypyc modules)",
+    )
+    parser.addoption(
+        "--broker",
+        choices=("redis", "rabbitmq"),
+        default="redis",
+        help="the broker of the tests marked `broker` (tests/brokers.py; make test-rabbitmq)",
     )
 
 
@@ -49,6 +57,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+        if "broker_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.broker)
     if not config.getoption("--compiled"):
         dropped = [item for item in items if item.get_closest_marker("compiled")]
         if dropped:
@@ -213,3 +223,34 @@ def _claimed_db(base: str) -> Iterator[str]:
 def redis_key_prefix() -> str:
     """A key prefix unique to this session, for tests that share a db (e.g. from the env)."""
     return f"test:{SESSION}:"
+
+
+@pytest.fixture(scope="session")
+def broker_session_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """--broker rabbitmq: a RabbitMQ virtual host of this session's (tests/brokers.py); else
+    "" (the tests' broker is their Redis)."""
+    if request.config.getoption("--broker") != "rabbitmq":
+        yield ""
+        return
+    from tests.brokers import AMQP_BASE, session_vhost
+
+    base = os.environ.get("SEKSENBIR_TEST_AMQP_URL", AMQP_BASE).rstrip("/")
+    try:
+        with session_vhost(f"sbtest-{SESSION}", base) as url:
+            yield url
+    except RuntimeError as exc:
+        pytest.fail(f"--broker rabbitmq: no RabbitMQ for this run: {exc}")
+
+
+@pytest.fixture
+def broker_url(broker_session_url: str, redis_url: str) -> Iterator[str]:
+    """The broker URL of a test marked `broker`: this session's Redis, or with --broker rabbitmq
+    its RabbitMQ vhost, whose queues are deleted before and after the test."""
+    if not broker_session_url:
+        yield redis_url
+        return
+    from tests.brokers import delete_queues
+
+    delete_queues(broker_session_url)
+    yield broker_session_url
+    delete_queues(broker_session_url)

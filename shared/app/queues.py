@@ -1,4 +1,5 @@
-"""Queue and actor names both services use, and the broker they meet on (Dramatiq, Redis)."""
+"""Queue and actor names both services use, and the broker they meet on (Dramatiq: Redis by
+default, RabbitMQ when the broker URL is amqp://, shared.app.rabbit_broker)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import uuid
 from collections.abc import Mapping
 
 import dramatiq
-from dramatiq.brokers.redis import RedisBroker
 
+from shared.app.rabbit_broker import is_amqp, make_rabbit_broker
 from shared.app.wakeup_broker import WakeupRedisBroker
 
 DIVANS_QUEUE = "divans"
@@ -27,14 +28,31 @@ HEARTBEAT_TIMEOUT_MS = 10_000
 
 
 def make_broker(
+    url: str,
+    namespace: str = "dramatiq",
+    heartbeat_timeout: int = HEARTBEAT_TIMEOUT_MS,
+    maintenance_every_ms: int | None = None,
+    *,
+    confirm: bool = True,
+) -> dramatiq.Broker:
+    """The broker `url` names: RabbitMQ for amqp:// and amqps:// (ADR-95; its virtual host
+    keeps deployments apart; `confirm`: each enqueue waits for the publisher confirm, ADR-97;
+    the other arguments are the Redis broker's), else a Redis broker
+    whose idle consumers block on a wake-up (shared.app.wakeup_broker, ADR-54); `namespace`
+    keeps test runs and deployments apart on one Redis. Maintenance runs at least every
+    `maintenance_every_ms` per queue (default: a quarter of the heartbeat)."""
+    if is_amqp(url):
+        return make_rabbit_broker(url, confirm=confirm)
+    return make_redis_broker(url, namespace, heartbeat_timeout, maintenance_every_ms)
+
+
+def make_redis_broker(
     redis_url: str,
     namespace: str = "dramatiq",
     heartbeat_timeout: int = HEARTBEAT_TIMEOUT_MS,
     maintenance_every_ms: int | None = None,
-) -> RedisBroker:
-    """A Redis broker whose idle consumers block on a wake-up (shared.app.wakeup_broker,
-    ADR-54); `namespace` keeps test runs and deployments apart on one Redis. Maintenance runs
-    at least every `maintenance_every_ms` per queue (default: a quarter of the heartbeat)."""
+) -> WakeupRedisBroker:
+    """The Redis broker of `make_broker`."""
     every = heartbeat_timeout // 4 if maintenance_every_ms is None else maintenance_every_ms
     return WakeupRedisBroker(
         url=redis_url,
@@ -49,10 +67,13 @@ class BrokerConfigError(RuntimeError):
 
 
 def check_broker_policy(redis_url: str) -> str:
-    """Refuse a broker Redis that may evict keys: queued Divans are keys, and an evicted one is
+    """A RabbitMQ broker keeps its durable queues by itself: "rabbitmq", nothing to check.
+    Refuse a broker Redis that may evict keys: queued Divans are keys, and an evicted one is
     a Divan nobody resolves until the scheduler's next sweep (RELIABILITY 15). Answers the
     policy, or "unknown" when the server does not allow CONFIG GET (a managed Redis), which is
     logged loudly, not refused."""
+    if is_amqp(redis_url):
+        return "rabbitmq"
     import redis
     import structlog
 
@@ -92,7 +113,7 @@ def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[st
     }
 
 
-def add_worker_metrics(broker: RedisBroker, env: Mapping[str, str]) -> None:
+def add_worker_metrics(broker: dramatiq.Broker, env: Mapping[str, str]) -> None:
     """Dramatiq's Prometheus middleware, when the worker was started with `worker_metrics`
     (`env`, the worker's environment, has dramatiq_prom_port):
     messages processed, errors, retries, dead letters and durations per actor (a Divan's

@@ -52,6 +52,8 @@ def namespace() -> str:
 
 
 def settings_for(pg_dsn: str, redis_url: str, ns: str, **knobs: Any) -> Settings:
+    """Settings on the test's PostgreSQL and Redis (`broker_url=`: the broker, RabbitMQ or
+    Redis, tests/brokers.py; the Redis by default)."""
     return Settings(pg_dsn=pg_dsn, redis_url=redis_url, broker_namespace=ns, **knobs)
 
 
@@ -255,6 +257,7 @@ class WorkerProcess:
             "SEKSENBIR_PG_DSN": settings.pg_dsn,
             "SEKSENBIR_REDIS_URL": settings.redis_url,
             "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
+            "SEKSENBIR_BROKER_URL": settings.broker_url,
             **FAST_BROKER_ENV,
             **env,
         }

@@ -13,8 +13,8 @@ import dramatiq
 import pytest
 
 from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
+from tests.brokers import probe
 from tests.integration.resolver_support import (
-    BrokerKeys,
     inprocess_worker,
     namespace,
     settings_for,
@@ -24,9 +24,9 @@ from tests.integration.resolver_support import (
 pytestmark = pytest.mark.integration
 
 
-def cli(redis_url: str, ns: str, *args: str) -> subprocess.CompletedProcess[str]:
+def cli(broker_url: str, ns: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
-    env |= {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_BROKER_NAMESPACE": ns}
+    env |= {"SEKSENBIR_BROKER_URL": broker_url, "SEKSENBIR_BROKER_NAMESPACE": ns}
     return subprocess.run(
         [sys.executable, "-m", "entrypoints.cli", "--lang", "en", "deadletters", *args],
         capture_output=True,
@@ -38,11 +38,12 @@ def cli(redis_url: str, ns: str, *args: str) -> subprocess.CompletedProcess[str]
 
 
 async def test_a_poison_message_is_dead_lettered_listed_and_replayed_while_the_rest_flows(
-    migrated_pg_dsn: str, redis_url: str
+    migrated_pg_dsn: str, redis_url: str, broker_url: str
 ) -> None:
+    """On each broker (tests/brokers.py): Redis's XQ set, RabbitMQ's XQ queue."""
     ns = namespace()
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
-    keys = BrokerKeys(redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    keys = probe(broker_url, ns)
     try:
         with inprocess_worker(settings) as worker:
             poison = dramatiq.Message(
@@ -63,24 +64,24 @@ async def test_a_poison_message_is_dead_lettered_listed_and_replayed_while_the_r
             assert outcomes == [(1, "not_found")]  # the rest flowed
             assert healthy.message_id not in keys.dead_letters()
 
-        listed = cli(redis_url, ns, "list", "--json")
+        listed = cli(broker_url, ns, "list", "--json")
         assert listed.returncode == 0, listed.stderr
         letters = json.loads(listed.stdout)
         assert [(d["message_id"], d["actor"], d["args"]) for d in letters] == [
             (sent.message_id, RESOLVE_DIVAN, ["poison", 1, "extra"])
         ]
         assert "TypeError" in letters[0]["error"]
-        plain = cli(redis_url, ns, "list")
+        plain = cli(broker_url, ns, "list")
         assert letters[0]["id"] in plain.stdout and "1 dead letter(s)" in plain.stdout
 
-        assert cli(redis_url, ns, "replay").returncode == 2  # name ids or --all
-        missing = cli(redis_url, ns, "replay", "nope")
+        assert cli(broker_url, ns, "replay").returncode == 2  # name ids or --all
+        missing = cli(broker_url, ns, "replay", "nope")
         assert missing.returncode == 1 and "not found" in missing.stdout
-        replayed = cli(redis_url, ns, "replay", letters[0]["id"])
+        replayed = cli(broker_url, ns, "replay", letters[0]["id"])
         assert replayed.returncode == 0, replayed.stderr
         assert "replayed 1" in replayed.stdout
         assert keys.dead_letters() == {}
         assert keys.pending() == 1  # back on its queue, retries reset
-        assert json.loads(cli(redis_url, ns, "list", "--json").stdout) == []
+        assert json.loads(cli(broker_url, ns, "list", "--json").stdout) == []
     finally:
         keys.cleanup()

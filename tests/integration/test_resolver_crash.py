@@ -32,8 +32,8 @@ from litestar.testing import AsyncTestClient
 from entrypoints.gateway import create_app
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
+from tests.brokers import probe
 from tests.integration.resolver_support import (
-    BrokerKeys,
     WorkerProcess,
     locked_divans,
     namespace,
@@ -47,10 +47,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.fault]
 
 
 @pytest.fixture
-def settings(migrated_pg_dsn: str, redis_url: str) -> Iterator[Settings]:
-    s = settings_for(migrated_pg_dsn, redis_url, namespace())
+def settings(migrated_pg_dsn: str, redis_url: str, broker_url: str) -> Iterator[Settings]:
+    """On each broker (tests/brokers.py, make test-rabbitmq)."""
+    s = settings_for(migrated_pg_dsn, redis_url, namespace(), broker_url=broker_url)
     yield s
-    BrokerKeys(redis_url, s.broker_namespace).cleanup()
+    probe(broker_url, s.broker_namespace).cleanup()
 
 
 @pytest.fixture
@@ -93,7 +94,7 @@ async def test_worker_killed_mid_divan_is_redelivered_and_resolves_once(
     settings: Settings, workers: Any, event_store: PostgresEventStore
 ) -> None:
     """RELIABILITY 10: kill -9 while the actor sleeps inside resolve (FAULT_POINT=mid_resolve)."""
-    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    keys = probe(settings.broker_redis, settings.broker_namespace)
     before = await resolver_backends(settings.pg_dsn)
     async with season_with_requested_divan(settings) as (client, sid):
         first = workers("first", FAULT_POINT="mid_resolve:sleep=30")
@@ -108,7 +109,14 @@ async def test_worker_killed_mid_divan_is_redelivered_and_resolves_once(
         in_flight = keys.unacked()
         first.kill()
         assert not first.running
-        assert keys.unacked() == in_flight  # the dead worker's message is still unacked
+        if keys.requeues_at_once:  # RabbitMQ: the dead connection's message is queued again
+
+            async def requeued() -> bool:
+                return keys.pending() == 1 and not keys.unacked()
+
+            await wait_for(requeued, "RabbitMQ to requeue the dead worker's message", timeout=10)
+        else:  # Redis: the dead worker's message stays unacked until its heartbeat times out
+            assert keys.unacked() == in_flight
 
         second = workers("second")
 
@@ -135,7 +143,7 @@ async def test_crash_after_commit_before_ack_is_a_no_op_on_redelivery(
     settings: Settings, workers: Any, event_store: PostgresEventStore
 ) -> None:
     """RELIABILITY 11: FAULT_POINT=before_ack exits 137 right after the append is committed."""
-    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    keys = probe(settings.broker_redis, settings.broker_namespace)
     async with season_with_requested_divan(settings) as (client, sid):
         first = workers("first", FAULT_POINT="before_ack")
 
@@ -150,7 +158,8 @@ async def test_crash_after_commit_before_ack_is_a_no_op_on_redelivery(
         # The worker process exits 137; Dramatiq's main process then stops and exits too.
         await wait_for(worker_gone, "the first worker to exit", timeout=15)
         first.kill()  # nothing of the group may linger
-        assert keys.unacked(), "the message was acked although the worker died before the ack"
+        # stored still (Redis: unacked; RabbitMQ: queued again), not acked
+        assert keys.pending() == 1, "the message was acked although the worker died before it"
         version = (await _divan(client, sid))["version"]
 
         second = workers("second")
@@ -187,7 +196,7 @@ async def test_reliability_14_a_killed_worker_child_stops_the_worker_non_zero_an
     The other child may take the killed one's message back before it stops (the test broker
     knobs requeue it within a heartbeat) and finish it as a graceful stop does; its fault
     sleep is therefore short, and whichever process resolves the Divan, it is resolved once."""
-    keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
+    keys = probe(settings.broker_redis, settings.broker_namespace)
     async with season_with_requested_divan(settings) as (client, sid):
         first = workers("first", processes=2, FAULT_POINT="mid_resolve:sleep=10")
 

@@ -25,8 +25,8 @@ from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
+from tests.brokers import probe
 from tests.integration.resolver_support import (
-    BrokerKeys,
     decoded,
     inprocess_worker,
     locked_divans,
@@ -83,16 +83,16 @@ async def api(settings: Any, *, enqueue: bool = True) -> AsyncIterator[Season]:
 
 
 @pytest.fixture
-def ns(redis_url: str) -> Iterator[str]:
+def ns(broker_url: str) -> Iterator[str]:
     name = namespace()
     yield name
-    BrokerKeys(redis_url, name).cleanup()
+    probe(broker_url, name).cleanup()
 
 
 async def test_a_message_delivered_twice_resolves_the_divan_once(
-    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+    migrated_pg_dsn: str, redis_url: str, broker_url: str, ns: str, event_store: PostgresEventStore
 ) -> None:
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
     with inprocess_worker(settings) as worker:
         async with api(settings, enqueue=False) as season:
             await season.request_divan(1)
@@ -113,14 +113,14 @@ async def test_a_message_delivered_twice_resolves_the_divan_once(
     records = await event_store.read_stream(season.season_id)
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
-    assert BrokerKeys(redis_url, ns).pending() == 0  # both deliveries were acked
+    assert probe(broker_url, ns).pending() == 0  # both deliveries were acked
 
 
 async def test_racing_resolvers_append_one_resolution(
-    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+    migrated_pg_dsn: str, redis_url: str, broker_url: str, ns: str, event_store: PostgresEventStore
 ) -> None:
     """Two resolvers (own caches) on one Divan at once: one append wins, the other no-ops."""
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
     async with api(settings, enqueue=False) as season:
         await season.request_divan(1)
         sid = season.season_id
@@ -141,6 +141,7 @@ async def test_racing_resolvers_append_one_resolution(
 async def test_a_transient_error_mid_resolution_is_retried_and_appends_once(
     migrated_pg_dsn: str,
     redis_url: str,
+    broker_url: str,
     ns: str,
     event_store: PostgresEventStore,
     monkeypatch: pytest.MonkeyPatch,
@@ -148,7 +149,9 @@ async def test_a_transient_error_mid_resolution_is_retried_and_appends_once(
     """RELIABILITY 12: the first attempt raises before the append; Retries runs it again."""
     monkeypatch.setenv("FAULT_POINT", "mid_resolve:raise")
     monkeypatch.setattr(faults, "_fired", set())
-    settings = settings_for(migrated_pg_dsn, redis_url, ns, min_backoff_ms=100)
+    settings = settings_for(
+        migrated_pg_dsn, redis_url, ns, min_backoff_ms=100, broker_url=broker_url
+    )
     with inprocess_worker(settings) as worker:
         async with api(settings) as season:
             before = (await season.status())["version"]
@@ -189,12 +192,15 @@ def _poison(season_id: str) -> dramatiq.Message[object]:
 async def test_a_poison_message_goes_to_the_dead_letter_queue_after_max_retries(
     migrated_pg_dsn: str,
     redis_url: str,
+    broker_url: str,
     ns: str,
     event_store: PostgresEventStore,
 ) -> None:
     """RELIABILITY 12: max_retries=5 with a small backoff, then `<namespace>:divans.XQ`."""
-    settings = settings_for(migrated_pg_dsn, redis_url, ns, min_backoff_ms=100)
-    keys = BrokerKeys(redis_url, ns)
+    settings = settings_for(
+        migrated_pg_dsn, redis_url, ns, min_backoff_ms=100, broker_url=broker_url
+    )
+    keys = probe(broker_url, ns)
     with inprocess_worker(settings) as worker:
         async with api(settings, enqueue=False) as season:
             version = (await season.status())["version"]
@@ -225,12 +231,12 @@ class _Log:
 
 
 async def test_retry_exhaustion_raises_an_alert(
-    migrated_pg_dsn: str, redis_url: str, ns: str, monkeypatch: pytest.MonkeyPatch
+    migrated_pg_dsn: str, redis_url: str, broker_url: str, ns: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = _Log()
     monkeypatch.setattr(actors, "log", log)
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
-    keys = BrokerKeys(redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    keys = probe(broker_url, ns)
     with inprocess_worker(settings) as worker:
         # An argument the actor does not take fails every attempt; no retries for this one.
         poison = dramatiq.Message(

@@ -26,8 +26,8 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.replay import verify
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import PostgresEventStore, verify_chain
+from tests.brokers import probe
 from tests.integration.resolver_support import (
-    BrokerKeys,
     decoded,
     inprocess_worker,
     namespace,
@@ -77,11 +77,12 @@ def domain_rerun(prefix: list[ev.Event], log: list[Any], seat: int) -> list[ev.E
 
 
 async def test_a_whole_trial_season_over_http_with_a_real_worker(
-    migrated_pg_dsn: str, redis_url: str, event_store: PostgresEventStore
+    migrated_pg_dsn: str, redis_url: str, broker_url: str, event_store: PostgresEventStore
 ) -> None:
+    """On each broker (tests/brokers.py, make test-rabbitmq)."""
     ns = namespace()
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
-    keys = BrokerKeys(redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    keys = probe(broker_url, ns)
     try:
         with inprocess_worker(settings) as worker:
             async with AsyncTestClient(app=create_app(settings, reads=False)) as client:

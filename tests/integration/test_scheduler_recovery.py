@@ -29,6 +29,7 @@ from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import due_message, resolve_message
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
+from tests.brokers import probe
 from tests.integration.processes import free_port
 from tests.integration.resolver_support import (
     BrokerKeys,
@@ -198,19 +199,24 @@ def handing_to(broker: Any) -> Any:
 
 
 @pytest.fixture
-def ns(redis_url: str) -> Iterator[str]:
+def ns(broker_url: str) -> Iterator[str]:
+    """The RELIABILITY 16 tests run on each broker (tests/brokers.py, make test-rabbitmq)."""
     name = namespace()
     yield name
-    BrokerKeys(redis_url, name).cleanup()
+    probe(broker_url, name).cleanup()
 
 
 @pytest.mark.fault
 async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_once(
-    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+    migrated_pg_dsn: str,
+    redis_url: str,
+    broker_url: str,
+    ns: str,
+    event_store: PostgresEventStore,
 ) -> None:
     """RELIABILITY 16 (trial): two schedulers sweep the same due Divan while the same message
     is sent five times: one resolution; every other delivery acks as a no-op."""
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
     with inprocess_worker(settings) as worker:
         async with trial(settings, enqueue=False) as season:  # the API's own message is lost
             await season.request_divan(1)
@@ -221,7 +227,7 @@ async def test_reliability_16_two_schedulers_and_five_copies_resolve_the_divan_o
                 await resolved(season, 1)
 
                 async def drained() -> bool:
-                    return BrokerKeys(redis_url, ns).pending() == 0
+                    return probe(broker_url, ns).pending() == 0
 
                 await wait_for(drained, "every copy processed and acked")
     outcomes = worker.recorder.outcomes_of(season.season_id)
@@ -309,11 +315,15 @@ async def test_reliability_15_live_a_divan_due_by_the_clock_and_lost_with_redis_
 
 @pytest.mark.fault
 async def test_reliability_16_live_two_schedulers_and_five_copies_hold_the_divan_once(
-    migrated_pg_dsn: str, redis_url: str, ns: str, event_store: PostgresEventStore
+    migrated_pg_dsn: str,
+    redis_url: str,
+    broker_url: str,
+    ns: str,
+    event_store: PostgresEventStore,
 ) -> None:
     """RELIABILITY 16, live: two schedulers sweep the live Divan due by the clock while its
     message is sent five more times: one resolution, the other deliveries ack as no-ops."""
-    settings = settings_for(migrated_pg_dsn, redis_url, ns)
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
     await live_due_now(event_store, "live-16")
     with inprocess_worker(settings) as worker:
         async with schedulers(settings, handing_to(worker.broker), count=2):
@@ -322,10 +332,50 @@ async def test_reliability_16_live_two_schedulers_and_five_copies_hold_the_divan
             await live_resolved(event_store, "live-16", 1)
 
             async def drained() -> bool:
-                return BrokerKeys(redis_url, ns).pending() == 0
+                return probe(broker_url, ns).pending() == 0
 
             await wait_for(drained, "every copy processed and acked")
         assert worker.recorder.failures() == []
     records = await event_store.read_stream("live-16")
+    assert resolved_divans(records) == [1]
+    assert locked_divans(records) == [1]
+
+
+@pytest.mark.fault
+async def test_reliability_15_the_schedulers_lost_copy_is_sent_again_on_each_broker(
+    migrated_pg_dsn: str,
+    redis_url: str,
+    broker_url: str,
+    ns: str,
+    event_store: PostgresEventStore,
+) -> None:
+    """RELIABILITY 15 through the scheduler's own sender (bootstrap.due_queue), on Redis and on
+    RabbitMQ, where it publishes without waiting for each confirm (ADR-97): its copy is lost
+    (the broker's queues deleted before a worker took it); the next sweeps send it again; the
+    Divan is resolved once."""
+    from entrypoints.bootstrap import due_queue
+
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    await live_due_now(event_store, "live-15b")
+    keys = probe(broker_url, ns)
+    pool = await create_pool(settings.pg_dsn, PoolSettings(min_size=1, max_size=2))
+    try:
+        with due_queue(settings) as send:
+            handed = await Scheduler(pool, send, settings=FAST).sweep()
+        assert [(d.kind, d.divan) for d in handed] == [("divan", 1)]
+
+        async def stored() -> bool:
+            return keys.pending() == 1
+
+        await wait_for(stored, "the scheduler's copy on the broker")
+        keys.cleanup()  # lost with the broker's queues
+        assert keys.pending() == 0
+        with due_queue(settings) as send, inprocess_worker(settings) as worker:
+            async with schedulers(settings, send):
+                await live_resolved(event_store, "live-15b", 1)
+            assert worker.recorder.failures() == []
+    finally:
+        await pool.close()
+    records = await event_store.read_stream("live-15b")
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
