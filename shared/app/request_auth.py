@@ -24,7 +24,7 @@ from shared.app import tokens
 from shared.app.problems import Problem
 
 
-def one_authorization(connection: Any, _handler: Any) -> None:
+async def one_authorization(connection: Any, _handler: Any) -> None:
     """An app guard (issue 20, ADR-75): a request with two Authorization headers is 400
     `ambiguous_authorization` on every route, before any token is read; which one a proxy, a
     log or a reviewer saw is not known, so neither is taken (it was the first). Two field

@@ -20,6 +20,7 @@ PACKAGES = ("shared", "services", "entrypoints")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
+
 def sources(root: Path = ROOT) -> Iterator[Path]:
     for package in PACKAGES:
         yield from sorted((root / package).rglob("*.py"))
