@@ -118,7 +118,7 @@ def create_app(
         # before every route's own guards and dependencies: a season id no season can have is
         # 404 before a token is checked or a store asked (issue 20)
         # and two Authorization headers are 400, never first-wins (ADR-75)
-        guards=[path_parameters, one_authorization],
+        guards=[edge_guard],
         # one problem+json mapping for both APIs (shared.app.problems)
         exception_handlers={**exception_handlers(), **(extra_handlers or {})},
         cors_config=cors,
@@ -132,6 +132,14 @@ def create_app(
     # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
     app.asgi_handler = answer_head(app.asgi_handler)
     return app
+
+
+async def edge_guard(connection: Any, handler: Any) -> None:
+    """The app's guards as one: Litestar copies the route handler for every guard it calls on
+    every request (issue 27). A season id no season can have is 404 before a token is read,
+    then two Authorization headers are 400 (ADR-75)."""
+    await path_parameters(connection, handler)
+    await one_authorization(connection, handler)
 
 
 Opener = Callable[[], AbstractAsyncContextManager[EventStore]]
