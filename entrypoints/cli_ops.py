@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 def _migrate(args: argparse.Namespace) -> int:
     import asyncio
 
-    from entrypoints import bootstrap
+    from entrypoints import stores
     from shared.eventstore import migrate
     from shared.settings import Settings
 
     settings = Settings.from_env()
-    bootstrap.configure(settings)  # migration.applied lines in the one log format
+    stores.configure(settings)  # migration.applied lines in the one log format
     dsn = args.dsn or settings.pg_dsn
     try:
         applied = asyncio.run(migrate(dsn))
-    except bootstrap.UNREACHABLE as exc:
+    except stores.UNREACHABLE as exc:
         raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
