@@ -32,6 +32,7 @@ SMOKE: dict[str, list[str]] = {
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
     ],
+    "cli_start": ["--runs 1"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],

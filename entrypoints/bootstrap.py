@@ -2,8 +2,9 @@
 
 STYLE.md, "one composition root": the entry points (the CLI verbs, the HTTP gateway, the worker
 bootstraps, the scheduler) call this module; the services receive what they need as arguments
-and build none of it. This module is the only one that opens PostgreSQL pools, builds event
-stores, Dramatiq brokers, Redis clients and projectors, and picks each process's pool settings.
+and build none of it. This module and its light part, entrypoints.stores (PostgreSQL pools,
+event stores, each role's pool settings, logging; ADR-120), are the only ones that open pools
+and build event stores, Dramatiq brokers, Redis clients and projectors.
 
 Nothing here reads the environment: `Settings.from_env()` (shared/settings.py) does, once per
 process, in the entry point.
