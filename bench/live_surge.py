@@ -1,13 +1,14 @@
 """The live Divan surge: N live seasons whose Divan falls due at one instant (issue 12).
 
 Run: .venv/bin/python -m bench.live_surge [--seasons 1000] [--idle 100000]
-     [--resolvers 2] [--threads 2] [--dsn …] [--redis …]
+     [--resolvers 2] [--threads 2] [--projectors 1] [--dsn …] [--redis …]
 
 Every live season of the world holds its Divans on Tuesdays and Fridays at 21:00, so the
 Divan surge is the product's peak load. On a scratch database the bench stores N live seasons
 (compressed calendars, registration closed, 19 computer beys each — the most work a Divan can
 be), all with Divan 1 due at the same instant, and starts real worker processes
-(`dramatiq entrypoints.resolver_worker --processes R --threads T` and one projections worker)
+(`dramatiq entrypoints.resolver_worker --processes R --threads T` and the projections worker
+with `--projectors` processes)
 on a broker namespace and projection prefix of its own. Then, at the instant, one scheduler
 sweep hands every due Divan over, and the bench measures:
 
@@ -98,7 +99,7 @@ def workers(settings: Settings, args: argparse.Namespace, logs: Path) -> Iterato
     }
     kinds = [
         ("resolver", ["--processes", str(args.resolvers), "--threads", str(args.threads)]),
-        ("projections", ["--processes", "1", "--threads", "1"]),
+        ("projections", ["--processes", str(args.projectors), "--threads", "1"]),
     ]
     procs = []
     for kind, opts in kinds:
@@ -240,7 +241,7 @@ async def main(args: argparse.Namespace) -> None:
             f"config: python {sys.version.split()[0]}, {platform.machine()}, "
             f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}, "
             f"resolver --processes {args.resolvers} --threads {args.threads}, "
-            f"1 projections worker"
+            f"projections --processes {args.projectors}"
         )
         await surge(dsn, args)
     print("targets: 1000 seasons resolved and projected <= 20 s; idle tick <= 5 ms at 100,000")
@@ -255,6 +256,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seasons", type=int, default=1000, help="live seasons due at one instant")
     p.add_argument("--idle", type=int, default=100_000, help="idle live seasons for the tick")
     p.add_argument("--resolvers", type=int, default=2, help="resolver worker processes")
+    p.add_argument("--projectors", type=int, default=1, help="projections worker processes")
     p.add_argument("--threads", type=int, default=2, help="threads per resolver process")
     p.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
     return p.parse_args(argv)

@@ -271,7 +271,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     u.add_argument("--host", default="127.0.0.1", help="the API's address (default 127.0.0.1)")
     u.add_argument("--port", type=int, default=8081, help="the API's port (default 8081)")
-    u.add_argument("--processes", type=int, default=1, help="resolver worker processes (default 1)")
+    u.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="resolver worker processes (default SEKSENBIR_RESOLVER_PROCESSES, 2)",
+    )
     u.set_defaults(func=_up)
     pr = sub.add_parser(
         "projections", parents=[common], help="read models: rebuild one season or all"
