@@ -95,9 +95,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sweep_batch: int = 1000
     worker_metrics_port: int = 0  # the resolver worker's metrics port, projections +1; 0: none
     # `seksenbir up`'s worker processes (bench.live_surge on 2 cores: 2 resolver processes
-    # resolve a surge faster than 1 with twice the threads; docs/operations.md: scaling)
+    # resolve a surge faster than 1 with twice the threads, 2 projections processes project
+    # it faster than 1; docs/operations.md: scale out)
     resolver_processes: int = 2
-    projection_processes: int = 1
+    projection_processes: int = 2
     data_dir: str = ".data"  # `seksenbir up`: where an embedded PostgreSQL keeps its files
     log_format: str = "json"  # json, or anything else for console lines
     log_level: str = "INFO"

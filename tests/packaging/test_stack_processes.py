@@ -2,7 +2,7 @@
 
 SEKSENBIR_RESOLVER_PROCESSES (default 2: on 2 cores two resolver processes resolved the
 1,000-Divan surge in 37.6 s, one with twice the threads in 60.0 s; docs/benchmarks.md) and
-SEKSENBIR_PROJECTION_PROCESSES (default 1); `up --processes N` overrides the resolvers.
+SEKSENBIR_PROJECTION_PROCESSES (default 2: two projected it in 43.2 s, one in 64.2-73.2 s); `up --processes N` overrides the resolvers.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def test_each_worker_role_runs_the_processes_it_is_given() -> None:
 
 
 def test_the_settings_default_to_what_was_measured_and_read_the_environment() -> None:
-    assert (Settings().resolver_processes, Settings().projection_processes) == (2, 1)
+    assert (Settings().resolver_processes, Settings().projection_processes) == (2, 2)
     env = {"SEKSENBIR_RESOLVER_PROCESSES": "4", "SEKSENBIR_PROJECTION_PROCESSES": "3"}
     given = Settings.from_env(env)
     assert (given.resolver_processes, given.projection_processes) == (4, 3)
