@@ -47,7 +47,7 @@ import httpx
 import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, in_process, quiet_json_logs, scratch_database
-from entrypoints.bootstrap import command_app as create_app
+from entrypoints.gateway import create_app
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL
 from shared.settings import Settings
@@ -164,7 +164,10 @@ async def run(dsn: str, args: argparse.Namespace, timeout_ms: int) -> Figures:
     figures = Figures(timeout_ms, [], [])
     try:
         with worker(settings, timeout_ms, log):
-            async with in_process(create_app(settings)) as client, listener(dsn) as (conn, woken):
+            async with (
+                in_process(create_app(settings, reads=False)) as client,
+                listener(dsn) as (conn, woken),
+            ):
                 warm = await new_season(client, 0)
                 for n in (1, 2):
                     await one_divan(client, conn, woken, warm, n)

@@ -32,7 +32,7 @@ from pathlib import Path
 from bench.api_orders import DEFAULT_DSN, in_process, quiet_json_logs, scratch_database
 from bench.divan_latency import RESOLVED, listener, new_season
 from bench.idle import own_redis
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,7 +68,10 @@ def resolver(
 async def one_run(dsn: str, redis_url: str, heartbeat_ms: int) -> float:
     settings = Settings(pg_dsn=dsn, redis_url=redis_url, heartbeat_timeout_ms=heartbeat_ms)
     log = Path(tempfile.mkdtemp(prefix="seksenbir-bench-redelivery-")) / "workers.log"
-    async with in_process(command_app(settings)) as client, listener(dsn) as (conn, woken):
+    async with (
+        in_process(create_app(settings, reads=False)) as client,
+        listener(dsn) as (conn, woken),
+    ):
         sid, auth = await new_season(client, 0)
         r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": 1}, headers=auth)
         r.raise_for_status()

@@ -3,8 +3,10 @@
 STYLE.md, "one composition root": the entry points (the CLI verbs, the HTTP gateway, the worker
 bootstraps, the scheduler) call this module; the services receive what they need as arguments
 and build none of it. This module and its light part, entrypoints.stores (PostgreSQL pools,
-event stores, each role's pool settings, logging; ADR-120), are the only ones that open pools
-and build event stores, Dramatiq brokers, Redis clients and projectors.
+event stores, each role's pool settings, logging; ADR-120), open the pools and build the event
+stores, Dramatiq brokers, Redis clients and projectors; the broker
+policy check (shared/app/queues.py) and `seksenbir deadletters` (entrypoints/cli_ops.py) open
+a short-lived Redis client of their own, `seksenbir up` (entrypoints/stack.py) its own servers.
 
 Nothing here reads the environment: `Settings.from_env()` (shared/settings.py) does, once per
 process, in the entry point.
@@ -14,23 +16,22 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
 import dramatiq
 import redis.asyncio as aioredis
 from dramatiq.brokers.redis import RedisBroker
-from litestar import Litestar
 from redis.asyncio.cluster import RedisCluster
 
 from entrypoints import stores
 from entrypoints.stores import Role
-from services.command.app import create_app
-from services.projections import actors as projection_actors
-from services.projections.actors import REBUILD_ACTOR, start_sweeper
+from services.projections import projection_actors
 from services.projections.listener import start_listener
+from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
-from services.resolver import actors as resolver_actors
+from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import (
     PROJECTIONS_QUEUE,
@@ -41,7 +42,9 @@ from shared.app.queues import (
     resolve_message,
 )
 from shared.app.seasons import Seasons
-from shared.eventstore import EventStore
+from shared.eventstore import (
+    EventStore,
+)
 from shared.settings import Settings, environment
 
 T = TypeVar("T")
@@ -217,50 +220,45 @@ def rebuild_queue(settings: Settings) -> Iterator[Callable[[str], None]]:
 # --- processes --------------------------------------------------------------------------------
 
 
-class ApiStore:
-    """The API's event store (injected, or opened in the app's lifespan), handed to the query
-    API explicitly: nothing looks it up in `app.state`. Called: the store, while open."""
+@dataclass(frozen=True)
+class ApiClients:
+    """What the HTTP gateway (entrypoints/gateway.py) runs on while it serves."""
 
-    def __init__(self, settings: Settings, clock: Callable[[], datetime], store: Any) -> None:
-        self._settings, self._clock = settings, clock
-        self.injected: EventStore | None = store
-        self._open: EventStore | None = self.injected
-
-    @contextlib.asynccontextmanager
-    async def open(self) -> AsyncIterator[EventStore]:
-        async with event_store(self._settings, "api", clock=self._clock) as store:
-            self._open = store
-            try:
-                yield store
-            finally:
-                self._open = self.injected
-
-    def __call__(self) -> EventStore:
-        assert self._open is not None, "the API's event store is open only in its lifespan"
-        return self._open
+    store: EventStore
+    enqueue: Enqueue
+    redis: aioredis.Redis | None = None  # the read side's (None: the command API alone)
+    rebuild: Callable[[str], None] | None = None
 
 
-def command_app(
+@contextlib.asynccontextmanager
+async def api_clients(
     settings: Settings,
     *,
-    store: EventStore | ApiStore | None = None,
-    enqueue: Enqueue | None = None,
+    reads: bool = True,
     clock: Callable[[], datetime] = utc_now,
-    **kwargs: Any,
-) -> Litestar:
-    """The command API as production wires it: without an injected `store` its lifespan opens
-    the API's pool, without an injected `enqueue` a broker (tests inject either or both)."""
-    api_store = store if isinstance(store, ApiStore) else ApiStore(settings, clock, store)
-    return create_app(
-        settings,
-        store=api_store.injected,
-        enqueue=enqueue,
-        clock=clock,
-        open_store=None if api_store.injected is not None else api_store.open,
-        open_enqueue=None if enqueue is not None else lambda: resolve_queue(settings),
-        failures_redis=lambda: redis_client(settings),
-        **kwargs,
-    )
+    store: EventStore | None = None,
+    enqueue: Enqueue | None = None,
+    redis: aioredis.Redis | None = None,
+    rebuild: Callable[[str], None] | None = None,
+) -> AsyncIterator[ApiClients]:
+    """The gateway's clients for its lifespan: each one given (a test's) as it is, each one
+    missing opened here (the API's pool, a resolve broker; with `reads` the read pool and a
+    rebuild broker) and closed after it."""
+    async with contextlib.AsyncExitStack() as opened:
+        if store is None:
+            store = await opened.enter_async_context(event_store(settings, "api", clock=clock))
+        if enqueue is None:
+            enqueue = opened.enter_context(resolve_queue(settings))
+        if reads and redis is None:
+            redis = await opened.enter_async_context(read_redis(settings))
+        if reads and rebuild is None:
+            rebuild = opened.enter_context(rebuild_queue(settings))
+        yield ApiClients(store, enqueue, redis, rebuild)
+
+
+def limiter_redis(settings: Settings) -> aioredis.Redis:
+    """The request limits' client (shared/app/ratelimit.py), on the read side's URL."""
+    return aioredis.Redis.from_url(settings.read_redis)
 
 
 def resolver_worker(

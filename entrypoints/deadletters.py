@@ -1,6 +1,6 @@
 """Dead letters: the messages the workers gave up on, listed and replayed by ops (issue 14).
 
-A message that fails every retry (services/resolver/actors.py: MAX_RETRIES, then
+A message that fails every retry (services/resolver/resolver_actors.py: MAX_RETRIES, then
 `resolve_divan_exhausted` logs one `resolver.retries_exhausted` error line) is kept by
 Dramatiq's Redis broker in its queue's dead-letter set, `{namespace}:{queue}.XQ` (ids scored
 by the time of death) with the bodies in `{namespace}:{queue}.XQ.msgs`, for the broker's

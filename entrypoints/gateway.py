@@ -1,8 +1,11 @@
-"""The HTTP entry point: the command API and the query API in one app (`seksenbir serve`)."""
+"""The HTTP entry point: the one app factory, `create_app`, serving the command API and the query
+API (`seksenbir serve`); its clients come from entrypoints/bootstrap.py or a test."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import datetime
@@ -10,67 +13,85 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from litestar import Litestar, Router
+from litestar.config.cors import CORSConfig
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
 from entrypoints.metrics import metrics, timed
 from entrypoints.web import BUILT, web_router
+from services.command import app as command_app
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
 from shared.app.client_address import networks
+from shared.app.head import answer_head
+from shared.app.problems import exception_handlers
+from shared.app.ratelimit import RequestLimits, SharedFailures
+from shared.app.request_auth import edge_guard
+from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
 from shared.settings import Settings
 
 
-def query_lifespan(
+def _lifespan(
     settings: Settings,
-    store: Callable[[], EventStore],
-    redis: aioredis.Redis | None = None,
-    rebuild: Callable[[str], None] | None = None,
-    clock: Callable[[], datetime] = bootstrap.utc_now,
+    clients: Callable[[], AbstractAsyncContextManager[bootstrap.ApiClients]],
+    clock: Callable[[], datetime],
+    closing: tuple[SharedFailures | None, RequestLimits | None],
 ) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
-    """The query API's lifespan: its Redis client and rebuild queue (bootstrap's, unless
-    injected), the stream hub, the clock (the command side's, so both see one instant), the
-    command side's event store (`store`, open once the command side's lifespan ran: one pool
-    for both), and the read side's readiness check."""
+    """The app's lifespan: its clients open (`clients`), the command side's services on them
+    and, when the read side is served (a read Redis client is among them), the query API's
+    context: the stream hub, the same clock (both sides see one instant), the command side's
+    store (one pool for both) and the read side's readiness check. The limits' clients close
+    after it."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with AsyncExitStack() as opened:
-            client = redis
-            if client is None:
-                client = await opened.enter_async_context(bootstrap.read_redis(settings))
-            ask = rebuild
-            if ask is None:
-                ask = opened.enter_context(bootstrap.rebuild_queue(settings))
-            streams = StreamHub(
-                lambda: subscriber_connection(client),
-                per_client=settings.streams_per_client,
-                per_process=settings.streams_per_process,
-            )
-            opened.push_async_callback(streams.close)
-            app.state.broker_namespace = settings.broker_namespace
-            app.state.query = QueryContext(
-                redis=client,
-                prefix=settings.projection_prefix,
-                ops=settings.ops_token_hashes,
-                auditors=settings.auditor_token_hashes,
-                rebuild=ask,
-                streams=streams,
-                ops_reads=store().ops_reads,
-                stored_version=_stored_version(store()),
-                trusted=networks(settings.trusted_proxies),
-                clock=clock,
-            )
-            app.state.readiness = {
-                **getattr(app.state, "readiness", {}),
-                "read_side": read_ready,
-            }
-            yield
+        try:
+            async with clients() as opened, AsyncExitStack() as stack:
+                app.state.services = command_app.services(
+                    settings, opened.store, opened.enqueue, clock
+                )
+                if opened.redis is not None and opened.rebuild is not None:
+                    app.state.query = _query_context(settings, opened, stack, clock)
+                    app.state.broker_namespace = settings.broker_namespace
+                    app.state.readiness = {"read_side": read_ready}
+                yield
+        finally:
+            for client in closing:
+                if client is not None:
+                    await client.close()
 
     return lifespan
+
+
+def _query_context(
+    settings: Settings,
+    opened: bootstrap.ApiClients,
+    stack: AsyncExitStack,
+    clock: Callable[[], datetime],
+) -> QueryContext:
+    client, store = opened.redis, opened.store
+    assert client is not None and opened.rebuild is not None
+    streams = StreamHub(
+        lambda: subscriber_connection(client),
+        per_client=settings.streams_per_client,
+        per_process=settings.streams_per_process,
+    )
+    stack.push_async_callback(streams.close)
+    return QueryContext(
+        redis=client,
+        prefix=settings.projection_prefix,
+        ops=settings.ops_token_hashes,
+        auditors=settings.auditor_token_hashes,
+        rebuild=opened.rebuild,
+        streams=streams,
+        ops_reads=store.ops_reads,
+        stored_version=_stored_version(store),
+        trusted=networks(settings.trusted_proxies),
+        clock=clock,
+    )
 
 
 def _stored_version(store: Any) -> Callable[[str], Awaitable[int]]:
@@ -108,24 +129,61 @@ async def read_ready(app: Litestar) -> bool:
         return False
 
 
-def create_app(settings: Settings, **command_kwargs: Any) -> Litestar:
-    """Both APIs on one event store; keyword arguments (store, enqueue, redis, rebuild, clock)
-    are for tests."""
-    redis = command_kwargs.pop("redis", None)
-    rebuild = command_kwargs.pop("rebuild", None)
-    clock = command_kwargs.get("clock", bootstrap.utc_now)
-    store = bootstrap.ApiStore(settings, clock, command_kwargs.pop("store", None))
-    app = bootstrap.command_app(
-        settings,
-        store=store,
-        extra_routers=[query_router(), Router("/", route_handlers=[metrics]), web_router()],
-        extra_lifespans=[query_lifespan(settings, store, redis, rebuild, clock)],
-        **command_kwargs,
+def create_app(
+    settings: Settings,
+    *,
+    reads: bool = True,
+    clock: Callable[[], datetime] = bootstrap.utc_now,
+    limiter_clock: Callable[[], float] = time.monotonic,
+    store: EventStore | None = None,
+    enqueue: bootstrap.Enqueue | None = None,
+    redis: aioredis.Redis | None = None,
+    rebuild: Callable[[str], None] | None = None,
+) -> Litestar:
+    """The one HTTP app: the command API and, with `reads`, the query API, /metrics and the
+    browser client (what `seksenbir serve` runs; without `reads`, the command API alone, for the
+    write side's tests). Its clients are the ones given (a test's store, enqueue, read Redis,
+    rebuild) and, for each one missing, bootstrap's, opened for the app's lifespan
+    (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too."""
+
+    clients = functools.partial(
+        bootstrap.api_clients, settings, reads=reads, clock=clock, store=store, enqueue=enqueue
     )
-    # Around Litestar's router and its exception handling, not a route's middleware: a request
-    # no route matches (404, 405) or CORS answers is timed and logged too ("unmatched").
-    app.asgi_handler = timed(app.asgi_handler)
-    app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
+    clients = functools.partial(clients, redis=redis, rebuild=rebuild)
+
+    shared = command_app.shared_failures(settings, lambda: bootstrap.redis_client(settings))
+    limits = command_app.request_limits(settings, lambda: bootstrap.limiter_redis(settings))
+    strict_path_integers()  # "+2", "02", "٢" in a path match no route (D-27)
+    cors = CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None
+    extra = [query_router(), Router("/", route_handlers=[metrics]), web_router()] if reads else []
+    app = Litestar(
+        route_handlers=[
+            command_app.command_router(),
+            *extra,
+            command_app.health,
+            command_app.ready,
+        ],
+        lifespan=[_lifespan(settings, clients, clock, (shared, limits))],
+        # before every route's own guards and dependencies: a season id no season can have is
+        # 404 before a token is checked or a store asked (issue 20)
+        # and two Authorization headers are 400, never first-wins (ADR-75)
+        guards=[edge_guard],
+        exception_handlers=exception_handlers(),  # one problem+json mapping for both APIs
+        cors_config=cors,
+        middleware=command_app.middleware(settings, shared, limits, (), limiter_clock),
+        request_max_body_size=settings.max_body_bytes,
+        request_class=StrictRequest,  # bodies decode strictly into their types (D-27)
+        logging_config=None,  # shared.logs configures logging; Litestar's would replace it
+        openapi_config=command_app.openapi_config(),
+        debug=settings.debug,
+    )
+    # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
+    app.asgi_handler = answer_head(app.asgi_handler)
+    if reads:
+        # Around Litestar's router and its exception handling, not a route's middleware: a
+        # request no route matches (404, 405) or CORS answers is timed and logged too.
+        app.asgi_handler = timed(app.asgi_handler)
+        app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
     return app
 
 

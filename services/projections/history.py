@@ -37,7 +37,7 @@ from shared.app.openapi import (
 )
 from shared.app.ops_audit import record_ops_read
 from shared.app.problems import Problem
-from shared.app.treaties import Treaty
+from shared.app.treaty_answer import Treaty
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history

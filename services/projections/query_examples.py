@@ -40,7 +40,7 @@ from services.projections.responses import (
     TreatyStep,
 )
 from shared.app.private_view import OwnReport, ReportLine, private_view
-from shared.app.treaties import Treaty
+from shared.app.treaty_answer import Treaty
 from shared.domain.events import BattleRecord, GroupRecord
 from shared.domain.simulate import start
 from shared.domain.state import Order

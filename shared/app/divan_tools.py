@@ -22,7 +22,7 @@ from shared.app.ops_replay import (
     rerun_divan,
     state_json,
 )
-from shared.app.treaties import Treaty
+from shared.app.treaty_answer import Treaty
 from shared.domain import events as ev
 from shared.domain.decide import order_refusal
 from shared.domain.draws import PinnedFates

@@ -46,7 +46,8 @@ REDACTED = "R-14"  # the `redacted` mark of an event line whose data was left ou
 # fought no battle, no missions, no gold, no seed, no bey's private report. The export leaves
 # out the whole data of every event that holds any of it (the auditor reads what R-14 grants
 # of those, e.g. betrayals' battle records, from the query API); an event type not listed as
-# visible is left out too, so a new event is hidden until someone decides otherwise.
+# visible is left out too, so a new event is hidden until someone decides otherwise. Every
+# AnyEvent tag and every tag an upcaster reads is in exactly one list (test_export_lists.py).
 VISIBLE_TO_AUDITORS = frozenset(
     {
         "bey_joined.v1",
@@ -84,6 +85,12 @@ HIDDEN_WHY = {
     "battles_resolved.v1": "gold (tribute) and the records of battles without a betrayal",
     "production_applied.v1": "gold income",
     "divan_resolved.v1": "each bey's private report",
+    "season_forked.v1": "the position taken whole: every bey's gold and missions",
+    # the fact stays public: its line in the export, the public report without the amount
+    "correction_applied.v1": "a bey's gold when it corrects gold",
+    # recorded only at the Kurultay, when every export is whole (season_over)
+    "kurultay_held.v1": "every bey's Kurultay vote",
+    "seed_revealed.v1": "the seed and its salt (R-1.5)",
 }
 
 

@@ -4,7 +4,8 @@ Every refusal either API makes is a `Problem` (status, stable `code`, a `detail`
 request's language from the one catalogue shared.domain.messages, optional extra members and
 headers); `exception_handlers()` is the one mapping of
 exceptions to problem+json answers, registered once on the app that serves both APIs
-(services/command/app.py). The read side adds only its Redis handlers, on its own router.
+(entrypoints/gateway.py, `create_app`). The read side adds only its Redis handlers, on its
+own router.
 """
 
 from __future__ import annotations

@@ -227,5 +227,5 @@ def strict_int(text: str) -> int:
 def strict_path_integers() -> None:
     """Parse every `{name:int}` path parameter with `strict_int` (D-27). Litestar keeps one
     table of path parsers for the process, read as routes are built: call before building an
-    app (services/command/app.py does)."""
+    app (entrypoints/gateway.py's create_app does)."""
     routes_base.parsers_map[int] = strict_int

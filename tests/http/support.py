@@ -14,7 +14,7 @@ import httpx
 import msgspec
 from litestar import Litestar
 
-from services.command.app import create_app
+from entrypoints.gateway import create_app
 from services.resolver.divan import resolve
 from shared.app import tokens as auth
 from shared.app.seasons import Seasons
@@ -125,6 +125,7 @@ async def open_api(
     clock = clock or api_clock()
     app = create_app(
         config or settings(),
+        reads=False,
         store=api_store or store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
         clock=clock,
@@ -381,6 +382,7 @@ async def open_litestar_client(
     clock = clock or api_clock()
     app = create_app(
         config or settings(),
+        reads=False,
         store=store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
         clock=clock,

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.logs import configure_logging
 from shared.settings import Settings
 
@@ -35,7 +35,9 @@ def test_the_app_keeps_the_json_logging_and_library_records_are_json(
     own = io.StringIO()
     configure_logging(json=True, file=own)
     ours = logging.getLogger().handlers[:]
-    command_app(Settings())  # Litestar's default logging config would replace the root handler
+    create_app(
+        Settings(), reads=False
+    )  # Litestar's default logging config would replace the root handler
     assert logging.getLogger().handlers == ours
     logging.getLogger("asyncpg.pool").warning("connection lost to %s", "db")
     try:

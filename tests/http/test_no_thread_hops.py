@@ -6,7 +6,7 @@ The two app guards (path_parameters, one_authorization) were plain functions, so
 cost two hops and two thread switches (bench.api_orders: ~14 % of the API's CPU per request).
 Every guard is a coroutine function, and every sync dependency or handler says
 `sync_to_thread=False`. Litestar also copies the route handler for each guard it calls, so
-the app's own checks are one guard (services.command.app.edge_guard).
+the app's own checks are one guard (shared.app.request_auth.edge_guard).
 """
 
 from __future__ import annotations

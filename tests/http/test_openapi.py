@@ -76,9 +76,10 @@ def app_operations() -> set[tuple[str, str]]:
     return out
 
 
-async def test_openapi_schema_lists_every_v1_route(memory_api: Api) -> None:
-    """ARCHITECTURE Interfaces: GET /v1/schema/openapi.json answers 200 and lists every /v1
-    operation (those declared in routes.ROUTES, which are exactly the ones named above)."""
+async def test_openapi_schema_lists_every_command_route(memory_api: Api) -> None:
+    """ARCHITECTURE Interfaces: GET /v1/schema/openapi.json of the command API answers 200 and
+    lists every operation it serves (those declared in routes.ROUTES, exactly the ones named
+    above). Both APIs' operations: tests/projections/test_access_matrix.py's route table."""
     doc = await schema(memory_api)
     assert doc["openapi"].startswith("3.")
     assert app_operations() == V1_OPERATIONS

@@ -29,7 +29,7 @@ import msgspec
 import redis
 
 from entrypoints import bootstrap
-from services.resolver import actors
+from services.resolver import resolver_actors as actors
 from shared.app.queues import DIVANS_QUEUE
 from shared.domain import codec
 from shared.domain import events as ev

@@ -31,7 +31,7 @@ import asyncpg
 import httpx
 import pytest
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.app import problems
 from shared.domain import events as ev
 from shared.eventstore import (
@@ -121,7 +121,7 @@ async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(
         pg_dsn=dsn, redis_url=redis_url, broker_namespace=namespace(), commands_per_minute=0
     )
-    app = command_app(settings, enqueue=lambda _s, _d: None)
+    app = create_app(settings, reads=False, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

@@ -14,7 +14,8 @@ import pytest
 import redis.asyncio as aioredis
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app, event_store
+from entrypoints.bootstrap import event_store
+from entrypoints.gateway import create_app
 from services.projections.projector import Projector
 from shared.settings import next_db
 from tests.integration.resolver_support import BrokerKeys, namespace, settings_for
@@ -38,7 +39,7 @@ async def test_issue_14_a_flushed_read_model_database_leaves_the_queued_divan_an
             projection_prefix=prefix,
         )
         assert settings.broker_redis != settings.read_redis
-        async with AsyncTestClient(app=command_app(settings)) as client:
+        async with AsyncTestClient(app=create_app(settings, reads=False)) as client:
             r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
             assert r.status_code == 201, r.text
             created: dict[str, Any] = r.json()

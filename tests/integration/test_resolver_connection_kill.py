@@ -27,7 +27,7 @@ import asyncpg
 import httpx
 import pytest
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.app import problems
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
@@ -88,7 +88,9 @@ class Bey:
 @asynccontextmanager
 async def app_client(dsn: str, redis_url: str, clock: ShiftedClock) -> AsyncIterator[Any]:
     settings = settings_for(dsn, redis_url, namespace())
-    app = command_app(settings, enqueue=lambda _s, _d: None, clock=clock)  # no broker needed
+    app = create_app(
+        settings, reads=False, enqueue=lambda _s, _d: None, clock=clock
+    )  # no broker needed
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

@@ -29,7 +29,7 @@ import psutil
 import pytest
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
 from tests.integration.resolver_support import (
@@ -72,7 +72,7 @@ def workers(tmp_path: Path, settings: Settings) -> Iterator[Any]:
 @asynccontextmanager
 async def season_with_requested_divan(settings: Settings) -> AsyncIterator[tuple[Any, str]]:
     """The API with its real broker: a new trial season, and Divan 1 requested (enqueued)."""
-    async with AsyncTestClient(app=command_app(settings)) as client:
+    async with AsyncTestClient(app=create_app(settings, reads=False)) as client:
         r = await client.post("/v1/seasons", json={"memleket": 6, "seed": "23"})
         assert r.status_code == 201, r.text
         created = r.json()

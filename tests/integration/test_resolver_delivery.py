@@ -17,8 +17,8 @@ import dramatiq
 import pytest
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app
-from services.resolver import actors
+from entrypoints.gateway import create_app
+from services.resolver import resolver_actors as actors
 from services.resolver.divan import resolve
 from shared import faults
 from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
@@ -69,7 +69,11 @@ class Season:
 @asynccontextmanager
 async def api(settings: Any, *, enqueue: bool = True) -> AsyncIterator[Season]:
     """The HTTP app and one fresh trial season; `enqueue=False` keeps POST /divans from sending."""
-    app = command_app(settings) if enqueue else command_app(settings, enqueue=lambda _s, _d: None)
+    app = (
+        create_app(settings, reads=False)
+        if enqueue
+        else create_app(settings, reads=False, enqueue=lambda _s, _d: None)
+    )
     async with AsyncTestClient(app=app) as client:
         r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text

@@ -1,7 +1,7 @@
 """A whole trial season over HTTP with a real Dramatiq resolver, checked against the domain.
 
-The API (command_app with its own PostgreSQL pool and Redis broker) takes the commands; a real
-Dramatiq worker (in this process) resolves each requested Divan. Afterwards the stored events
+The API (gateway.create_app without reads: its own PostgreSQL pool and Redis broker) takes
+the commands; a real Dramatiq worker (in this process) resolves each requested Divan. Afterwards the stored events
 must equal, byte for byte, what the pure domain computes from the same commands; they fold to
 the same state, replay verification finds no mismatch, and the hash chain verifies.
 """
@@ -16,7 +16,7 @@ import msgspec
 import pytest
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.domain import bots, codec
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -84,7 +84,7 @@ async def test_a_whole_trial_season_over_http_with_a_real_worker(
     keys = BrokerKeys(redis_url, ns)
     try:
         with inprocess_worker(settings) as worker:
-            async with AsyncTestClient(app=command_app(settings)) as client:
+            async with AsyncTestClient(app=create_app(settings, reads=False)) as client:
                 await _play(client, event_store, worker.recorder)
     finally:
         keys.cleanup()

@@ -18,7 +18,7 @@ import asyncpg
 import httpx
 import pytest
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.app.queues import resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import commands as c
@@ -50,7 +50,7 @@ def ns(redis_url: str) -> Iterator[str]:
 async def requested_trial(settings: Settings, store: PostgresEventStore) -> str:
     """A trial season (over HTTP) whose bey has asked for Divan 1 (appended directly: nothing
     is enqueued, the test sends the message itself)."""
-    app = command_app(settings, enqueue=lambda _s, _d: None)
+    app = create_app(settings, reads=False, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app)
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://a") as h:
         r = await h.post("/v1/seasons", json={"memleket": 34, "seed": "11"})

@@ -24,7 +24,7 @@ import pytest
 import redis
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.queues import due_message, resolve_message
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
@@ -112,7 +112,11 @@ class Season:
 
 @asynccontextmanager
 async def trial(settings: Settings, *, enqueue: bool = True) -> AsyncIterator[Season]:
-    app = command_app(settings) if enqueue else command_app(settings, enqueue=lambda _s, _d: None)
+    app = (
+        create_app(settings, reads=False)
+        if enqueue
+        else create_app(settings, reads=False, enqueue=lambda _s, _d: None)
+    )
     async with AsyncTestClient(app=app) as client:
         r = await client.post("/v1/seasons", json={"memleket": 34, "seed": "11"})
         assert r.status_code == 201, r.text

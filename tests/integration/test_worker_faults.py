@@ -27,7 +27,7 @@ import pytest
 import redis.asyncio as aioredis
 from litestar.testing import AsyncTestClient
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from services.projections.keys import Keys
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
@@ -156,7 +156,7 @@ async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_proj
     settings: Settings, workers: Any, event_store: PostgresEventStore, read: aioredis.Redis
 ) -> None:
     keys = BrokerKeys(settings.redis_url, settings.broker_namespace)
-    async with AsyncTestClient(app=command_app(settings)) as client:
+    async with AsyncTestClient(app=create_app(settings, reads=False)) as client:
         seasons = []
         for n in range(SEASONS):
             r = await client.post("/v1/seasons", json={"memleket": 6, "seed": str(40 + n)})

@@ -32,7 +32,7 @@ import asyncpg
 import httpx
 import pytest
 
-from entrypoints.bootstrap import command_app
+from entrypoints.gateway import create_app
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from shared.settings import Settings
@@ -54,7 +54,7 @@ async def api(dsn: str, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
         broker_namespace=namespace(),
         lock_timeout_ms=LOCK_TIMEOUT_MS,
     )
-    app = command_app(settings, enqueue=lambda _s, _d: None)
+    app = create_app(settings, reads=False, enqueue=lambda _s, _d: None)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with (
         app.lifespan(),

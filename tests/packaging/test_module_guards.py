@@ -4,7 +4,8 @@
 (a) no module over 400 lines, (b) no function over 60 lines (from `def` to its end),
 (c) only `shared/settings.py` reads the environment, (d) no import circle at any depth, counting
 imports inside functions and under `TYPE_CHECKING` (the module graph's strongly connected
-components, Tarjan).
+components, Tarjan), (e) no two modules with the same file name (`__init__.py` aside), so a
+name says one job wherever it is imported, (f) one place builds the HTTP app (ADR-82).
 """
 
 from __future__ import annotations
@@ -136,6 +137,15 @@ def circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def duplicate_names(root: Path = ROOT) -> dict[str, list[str]]:
+    """(e) Each module file name (`__init__.py` aside) held by more than one module."""
+    where: dict[str, list[str]] = {}
+    for path in sources(root):
+        if path.name != "__init__.py":
+            where.setdefault(path.name, []).append(path.relative_to(root).as_posix())
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
 # --- the guards on this repository -------------------------------------------------------------
 
 
@@ -162,6 +172,27 @@ def test_settings_reads_the_environment() -> None:
 
 def test_no_import_circle_at_any_depth() -> None:
     assert circles(import_graph()) == []
+
+
+def apps_built(root: Path = ROOT) -> list[str]:
+    """(f) Each call that builds a Litestar app, as `path:line`."""
+    found = []
+    for path in sources(root):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Litestar":
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_one_factory_builds_the_http_app() -> None:
+    """ADR-82: the one HTTP app factory, entrypoints/gateway.py's create_app, is the one place
+    a Litestar app is built (its clients come from bootstrap or a test)."""
+    built = apps_built()
+    assert [b.split(":")[0] for b in built] == ["entrypoints/gateway.py"], built
+
+
+def test_no_two_modules_share_a_name() -> None:
+    assert duplicate_names() == {}, "name each module by its job (issue 21)"
 
 
 # --- the guards themselves fail on what they guard against -------------------------------------
@@ -235,3 +266,17 @@ def test_the_circle_guard_passes_a_tree_without_one(tmp_path: Path) -> None:
         {"shared/__init__.py": "", "shared/a.py": "import shared.b\n", "shared/b.py": "x = 1\n"},
     )
     assert circles(import_graph(root)) == []
+
+
+def test_the_name_guard_fails_on_two_modules_of_one_name(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "shared/app/auth.py": "",
+            "services/command/auth.py": "",
+            "shared/app/__init__.py": "",
+            "services/command/__init__.py": "",
+            "entrypoints/cli.py": "",
+        },
+    )
+    assert duplicate_names(root) == {"auth.py": ["shared/app/auth.py", "services/command/auth.py"]}

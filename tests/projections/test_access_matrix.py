@@ -1,7 +1,8 @@
 """Issue 14, hostile access: every operation of the served document x every kind of caller.
 
-The rows are the operations the served OpenAPI document lists (read from it, so an endpoint
-added without a row fails `test_every_operation_of_the_document_has_a_row`); the columns are
+The rows are the operations of the app's route table, which the served OpenAPI document lists
+(an endpoint added without a row fails `test_every_route_has_a_row_and_a_call`; each call's
+path is made from the route's, only bodies are written per operation); the columns are
 the callers R-14 and docs/api.md (Tokens, Live seasons) tell apart. Every cell's status is
 written down in EXPECTED below and asserted.
 
@@ -28,6 +29,8 @@ from typing import Any
 
 import httpx
 import redis.asyncio as aioredis
+from litestar import Litestar
+from litestar.routes import HTTPRoute
 
 from services.projections.projector import Projector
 from services.resolver.closes import close_registration
@@ -167,88 +170,81 @@ class Call:
     key: bool = False  # send an Idempotency-Key
 
 
-# What each operation is asked, by every caller alike. Bodies are valid, so the answer is the
-# caller's authorization, then (for an allowed caller) the game's own answer.
-def calls(w: World, instant: str) -> dict[str, Call]:
-    s = w.url()
+# Each call's path is its operation's path from the route table with these values (season L,
+# seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
+# one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
+PATH_VALUES = {"to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores"}
+PATH_OVERRIDES = {
+    # R-14 orders of others: Divan 2's, pending (A's canary among them)
+    "GET /v1/seasons/{season_id}/orders/{divan}": {"divan": "2"},
+}
+
+
+# What each operation is sent, by every caller alike, when it takes a body or a key. Bodies are
+# valid, so the answer is the caller's authorization, then (for an allowed caller) the game's own
+# answer. `{instant}` is a later instant of L's calendar.
+def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
     return {
         # a live season with a compressed calendar: ops only (docs/api.md, Live seasons)
-        "POST /v1/seasons": Call(
-            "/v1/seasons",
+        "POST /v1/seasons": (
             {"mode": "live", "registration_closes_at": instant, "divan_interval_seconds": 60},
+            False,
         ),
-        "POST /v1/seasons/{season_id}/join": Call(f"{s}/join", {"memleket": ISTANBUL}),
-        "POST /v1/seasons/{season_id}/admin/postpone": Call(
-            f"{s}/admin/postpone", {"reason": "matrix", "registration_closes_at": instant}
+        "POST /v1/seasons/{season_id}/join": ({"memleket": ISTANBUL}, False),
+        "POST /v1/seasons/{season_id}/admin/postpone": (
+            {"reason": "matrix", "registration_closes_at": instant},
+            False,
         ),
-        "POST /v1/seasons/{season_id}/admin/cancel": Call(f"{s}/admin/cancel", {"reason": "m"}),
-        "POST /v1/seasons/{season_id}/admin/pause": Call(f"{s}/admin/pause", {"reason": "m"}),
-        "POST /v1/seasons/{season_id}/admin/resume": Call(f"{s}/admin/resume", {"reason": "m"}),
-        "GET /v1/seasons/{season_id}": Call(s),
-        "GET /v1/seasons/{season_id}/me": Call(f"{s}/me"),
+        "POST /v1/seasons/{season_id}/admin/cancel": ({"reason": "m"}, False),
+        "POST /v1/seasons/{season_id}/admin/pause": ({"reason": "m"}, False),
+        "POST /v1/seasons/{season_id}/admin/resume": ({"reason": "m"}, False),
         # B's province (A's canary set for Divan 2 stays A's)
-        "POST /v1/seasons/{season_id}/orders": Call(
-            f"{s}/orders", {"orders": [{"province": KIRIKKALE, "kind": "hold"}]}
+        "POST /v1/seasons/{season_id}/orders": (
+            {"orders": [{"province": KIRIKKALE, "kind": "hold"}]},
+            False,
         ),
         # A already has a sur at Ankara: its gold stays 777
-        "POST /v1/seasons/{season_id}/spend": Call(
-            f"{s}/spend", {"kind": "sur", "province": ANKARA}, key=True
+        "POST /v1/seasons/{season_id}/spend": ({"kind": "sur", "province": ANKARA}, True),
+        "POST /v1/seasons/{season_id}/offers": ({"to": 2, "kind": "pact"}, True),
+        "POST /v1/seasons/{season_id}/offers/{to}/withdraw": (None, True),
+        "POST /v1/seasons/{season_id}/offers/{frm}/answer": ({"answer": "reject"}, True),
+        "POST /v1/seasons/{season_id}/kurultay/vote": ({"candidate": 2}, True),
+        "POST /v1/seasons/{season_id}/divans": ({"divan": 2}, False),
+        "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (
+            {"orders": [], "dice": []},
+            False,
         ),
-        "POST /v1/seasons/{season_id}/offers": Call(
-            f"{s}/offers", {"to": 2, "kind": "pact"}, key=True
-        ),
-        "POST /v1/seasons/{season_id}/offers/{to}/withdraw": Call(
-            f"{s}/offers/2/withdraw", key=True
-        ),
-        "POST /v1/seasons/{season_id}/offers/{frm}/answer": Call(
-            f"{s}/offers/1/answer", {"answer": "reject"}, key=True
-        ),
-        "POST /v1/seasons/{season_id}/kurultay/vote": Call(
-            f"{s}/kurultay/vote", {"candidate": 2}, key=True
-        ),
-        "POST /v1/seasons/{season_id}/divans": Call(f"{s}/divans", {"divan": 2}),
-        "POST /v1/seasons/{season_id}/token": Call(f"{s}/token"),
-        "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": Call(
-            f"/v1/ops/seasons/{w.season_id}/beys/1/token"
-        ),
-        "GET /v1/ops/seasons/{season_id}/export": Call(f"/v1/ops/seasons/{w.season_id}/export"),
-        "GET /v1/seasons/{season_id}/export": Call(f"{s}/export"),
-        "GET /v1/ops/seasons/{season_id}/divans/{divan}/explain": Call(
-            f"/v1/ops/seasons/{w.season_id}/divans/1/explain"
-        ),
-        "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": Call(
-            f"/v1/ops/seasons/{w.season_id}/divans/1/what-if", {"orders": [], "dice": []}
-        ),
-        "POST /v1/seasons/{season_id}/fork": Call(f"{s}/fork", {"divan": 1, "seat": 2}),
+        "POST /v1/seasons/{season_id}/fork": ({"divan": 1, "seat": 2}, False),
         # B's gold (A's canary 777 stays)
-        "POST /v1/ops/seasons/{season_id}/corrections": Call(
-            f"/v1/ops/seasons/{w.season_id}/corrections",
+        "POST /v1/ops/seasons/{season_id}/corrections": (
             {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},
+            False,
         ),
-        "GET /v1/seasons/{season_id}/audit/ops-reads": Call(f"{s}/audit/ops-reads"),
-        "GET /v1/betrayals/memleket/{plate}": Call("/v1/betrayals/memleket/6"),
-        "GET /v1/seasons/{season_id}/betrayals/history": Call(f"{s}/betrayals/history"),
-        "GET /v1/board": Call("/v1/board"),
-        "GET /v1/seasons/all": Call("/v1/seasons/all"),
-        "GET /v1/seasons/{season_id}/summary": Call(f"{s}/summary"),
-        "GET /v1/seasons/{season_id}/map": Call(f"{s}/map"),
-        "GET /v1/seasons/{season_id}/leaderboard": Call(f"{s}/leaderboard"),
-        "GET /v1/seasons/{season_id}/titles": Call(f"{s}/titles"),
-        "GET /v1/seasons/{season_id}/treaties": Call(f"{s}/treaties"),
-        "GET /v1/seasons/{season_id}/reports": Call(f"{s}/reports"),
-        "GET /v1/seasons/{season_id}/betrayals": Call(f"{s}/betrayals"),
-        "GET /v1/boards/{name}": Call("/v1/boards/han-scores"),
-        "GET /v1/seasons/{season_id}/private": Call(f"{s}/private"),
-        "GET /v1/seasons/{season_id}/battles/{divan}": Call(f"{s}/battles/1"),
-        "GET /v1/seasons/{season_id}/orders/{divan}": Call(f"{s}/orders/2"),
-        "GET /v1/seasons/{season_id}/audit/betrayals": Call(f"{s}/audit/betrayals"),
-        "GET /v1/ops/seasons/{season_id}/beys/{seat}": Call(
-            f"/v1/ops/seasons/{w.season_id}/beys/1"
-        ),
-        "POST /v1/seasons/{season_id}/tickets": Call(f"{s}/tickets"),
-        # the stream takes a ticket, not a token: each caller with its own ticket if it has one
-        "GET /v1/seasons/{season_id}/events": Call(f"{s}/events"),
     }
+
+
+def route_operations(app: Litestar) -> list[str]:
+    """Every operation of the app's route table that its document shows, `METHOD /path`."""
+    return [
+        f"{method} {route.path_format}"
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if handler.resolve_include_in_schema()
+        for method in sorted(handler.http_methods)
+    ]
+
+
+def calls(w: World, instant: str, operations: list[str]) -> dict[str, Call]:
+    """Each operation's call: its path with PATH_VALUES (season L), its body and key."""
+    sent = bodies(instant)
+    out = {}
+    for op in operations:
+        values = {**PATH_VALUES, "season_id": w.season_id, **PATH_OVERRIDES.get(op, {})}
+        path = op.split(" ", 1)[1].format_map(values)
+        body, key = sent.get(op, (None, False))
+        out[op] = Call(path, body, key)
+    return out
 
 
 def served_operations(doc: dict[str, Any]) -> list[str]:
@@ -436,16 +432,25 @@ def rotated(w: World, op: str, role: str, status: int, body: Any) -> None:
         w.tokens["bey"] = body["token"]
 
 
-async def test_every_operation_of_the_document_has_a_row(
+async def test_every_route_has_a_row_and_a_call(
     memory_store: Any, redis: aioredis.Redis, prefix: str
 ) -> None:
-    """A new endpoint without a row (or a row for a removed one) fails here first."""
+    """The route table, the served document and EXPECTED name the same operations: a new
+    endpoint without a row (or a row for a removed one) fails here first, and every route's
+    call is made from it (a path parameter without a value in PATH_VALUES fails too)."""
     gw = Gateway(memory_store, redis, prefix)
     async with served(gw) as client:
         doc = (await client.get("/v1/schema/openapi.json")).json()
-    w = World("s" * 32, "m" * 32, dict.fromkeys(ROLES), {})
-    assert sorted(served_operations(doc)) == sorted(EXPECTED) == sorted(calls(w, ""))
+    routes = route_operations(gw.app)
+    assert len(routes) == len(set(routes))
+    assert sorted(routes) == sorted(served_operations(doc)) == sorted(EXPECTED)
     assert all(len(row) == len(ROLES) for row in EXPECTED.values())
+    w = World("s" * 32, "m" * 32, dict.fromkeys(ROLES), {})
+    made = calls(w, "", routes)  # a parameter without a value is a KeyError here
+    assert all("{" not in call.path for call in made.values()), made
+    assert set(bodies("")) <= set(routes), set(bodies("")) - set(routes)
+    assert made["GET /v1/seasons/{season_id}/battles/{divan}"].path == w.url("/battles/1")
+    assert made["GET /v1/boards/{name}"].path == "/v1/boards/han-scores"
 
 
 async def run_matrix(
@@ -453,7 +458,7 @@ async def run_matrix(
 ) -> tuple[dict[str, tuple[int, ...]], dict[tuple[str, str], Any]]:
     """Every cell, row by row in the document's order: the statuses and the decoded bodies."""
     doc = (await client.get("/v1/schema/openapi.json")).json()
-    table = calls(w, later)
+    table = calls(w, later, served_operations(doc))
     seen: dict[str, tuple[int, ...]] = {}
     bodies: dict[tuple[str, str], Any] = {}
     for op in served_operations(doc):

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from services.projections.projector import Projector
 from shared.app.divan_text import what_if_text
 from shared.app.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if
-from shared.app.treaties import Treaty
+from shared.app.treaty_answer import Treaty
 from shared.domain import codec
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import (
