@@ -92,7 +92,7 @@ def with_store(
     lang: Any = "tr",
 ) -> int:
     """Run `work` on a store over the database; a database with no event store is exit 2."""
-    from entrypoints import bootstrap
+    from entrypoints import stores
     from shared.unreachable import describe_dsn
 
     settings = _settings()
@@ -102,7 +102,7 @@ def with_store(
         import asyncpg
 
         try:
-            async with bootstrap.event_store(settings, "cli", dsn=dsn) as store:
+            async with stores.event_store(settings, "cli", dsn=dsn) as store:
                 return await work(store, describe_dsn(dsn))
         except asyncpg.UndefinedTableError:
             from entrypoints.cli_args import say

@@ -2,8 +2,9 @@
 
 STYLE.md, "one composition root": the entry points (the CLI verbs, the HTTP gateway, the worker
 bootstraps, the scheduler) call this module; the services receive what they need as arguments
-and build none of it. This module opens the PostgreSQL pools, builds the event stores, Dramatiq
-brokers, Redis clients and projectors, and picks each process's pool settings; the broker
+and build none of it. This module and its light part, entrypoints.stores (PostgreSQL pools,
+event stores, each role's pool settings, logging; ADR-120), open the pools and build the event
+stores, Dramatiq brokers, Redis clients and projectors; the broker
 policy check (shared/app/queues.py) and `seksenbir deadletters` (entrypoints/cli_ops.py) open
 a short-lived Redis client of their own, `seksenbir up` (entrypoints/stack.py) its own servers.
 
@@ -16,14 +17,15 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Generic, Literal, TypeVar, cast
+from datetime import datetime
+from typing import Any, Generic, TypeVar, cast
 
-import asyncpg
 import dramatiq
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from entrypoints import stores
+from entrypoints.stores import Role
 from services.projections import projection_actors
 from services.projections.listener import start_listener
 from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
@@ -42,111 +44,19 @@ from shared.app.seasons import Seasons
 from shared.app.wakeup_broker import WakeupRedisBroker
 from shared.eventstore import (
     EventStore,
-    PoolSettings,
-    PostgresEventStore,
-    check_durability,
-    create_pool,
 )
-from shared.logs import configure_logging
 from shared.settings import Settings, environment
-from shared.unreachable import DatabaseUnreachable
 
 T = TypeVar("T")
+# The light part, which CLI verbs import alone (entrypoints.stores), under its old names here
+UNREACHABLE = stores.UNREACHABLE
+configure = stores.configure
+event_store = stores.event_store
+open_pool = stores.open_pool
+pool_settings = stores.pool_settings
+store_on = stores.store_on
+utc_now = stores.utc_now
 Enqueue = Callable[[str, int], None]
-Role = Literal["api", "resolver", "projections", "projections-woken", "sweeper", "scheduler", "cli"]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def configure(settings: Settings) -> None:
-    """Logging for this process (structlog), as the settings say."""
-    configure_logging(json=settings.log_format == "json", level=settings.log_level)
-
-
-# --- PostgreSQL -------------------------------------------------------------------------------
-
-# Roles that write (they append events or claim due work) carry the settings' lock and statement
-# timeouts (RELIABILITY 6, 13) and check the server's durability settings at start; the read
-# side's pools keep PoolSettings' defaults.
-_DURABLE: frozenset[Role] = frozenset({"api", "resolver"})
-
-
-def pool_settings(settings: Settings, role: Role) -> PoolSettings:
-    """The pool of each process role: its size, timeouts and `application_name`."""
-    timeouts = {
-        "lock_timeout_ms": settings.lock_timeout_ms,
-        "statement_timeout_ms": settings.statement_timeout_ms,
-    }
-    if role == "api":
-        return PoolSettings(max_size=settings.pool_max, application_name="api", **timeouts)
-    if role == "resolver":
-        return PoolSettings(max_size=4, application_name="resolver", **timeouts)
-    if role == "scheduler":
-        return PoolSettings(min_size=1, max_size=2, application_name="scheduler", **timeouts)
-    if role == "projections":
-        return PoolSettings(max_size=4, application_name="projections")
-    if role in ("projections-woken", "sweeper"):
-        return PoolSettings(max_size=2, application_name=role)
-    return PoolSettings()  # cli: one verb, then the process exits
-
-
-async def open_pool(settings: Settings, role: Role, *, dsn: str | None = None) -> asyncpg.Pool:
-    """A pool for `role` on `dsn` (default: the settings' DSN)."""
-    pool = await create_pool(dsn or settings.pg_dsn, pool_settings(settings, role))
-    if role in _DURABLE:
-        try:
-            await check_durability(pool)
-        except BaseException:
-            await pool.close()
-            raise
-    return pool
-
-
-def store_on(
-    pool: asyncpg.Pool, settings: Settings, role: Role, *, clock: Callable[[], datetime] = utc_now
-) -> PostgresEventStore:
-    """The event store over `pool`; only the API groups appends by the settings' group_commit."""
-    if role == "api":
-        return PostgresEventStore(pool, clock=clock, group_commit=settings.group_commit)
-    return PostgresEventStore(pool, clock=clock)
-
-
-# what connecting to PostgreSQL raises when the database cannot be reached (refused, unknown
-# host, timeout: OSError; a bad password or user; a database that does not exist)
-UNREACHABLE: tuple[type[BaseException], ...] = (
-    OSError,
-    asyncpg.InvalidAuthorizationSpecificationError,
-    asyncpg.InvalidCatalogNameError,
-    asyncpg.CannotConnectNowError,
-)
-
-
-@contextlib.asynccontextmanager
-async def event_store(
-    settings: Settings,
-    role: Role,
-    *,
-    clock: Callable[[], datetime] = utc_now,
-    dsn: str | None = None,
-) -> AsyncIterator[PostgresEventStore]:
-    """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs). For
-    the CLI a database it cannot connect to is DatabaseUnreachable (one line, not a trace)."""
-    try:
-        pool = await open_pool(settings, role, dsn=dsn)
-    except UNREACHABLE as exc:
-        if role != "cli":
-            raise
-        raise DatabaseUnreachable(dsn or settings.pg_dsn, exc) from exc
-    store = store_on(pool, settings, role, clock=clock)
-    try:
-        yield store
-    finally:
-        try:
-            await store.drain()  # the last appends' wake-ups, before the pool closes under them
-        finally:
-            await pool.close()
 
 
 class Lazy(Generic[T]):

@@ -102,7 +102,9 @@ HELP_TR: dict[str, str] = {
     "threads per process (default 2)": "süreç başına iş parçacığı (varsayılan 2)",
     "the API's address (default 127.0.0.1)": "API'nin adresi (varsayılan 127.0.0.1)",
     "the API's port (default 8081)": "API'nin kapısı (varsayılan 8081)",
-    "resolver worker processes (default 1)": "resolver işçi süreçleri (varsayılan 1)",
+    "resolver worker processes (default SEKSENBIR_RESOLVER_PROCESSES, 2)": (
+        "resolver işçi süreçleri (varsayılan SEKSENBIR_RESOLVER_PROCESSES, 2)"
+    ),
     "rebuild into a new key generation and switch atomically": (
         "yeni bir anahtar kuşağına yeniden kurar ve tek adımda geçer"
     ),

@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 def _migrate(args: argparse.Namespace) -> int:
     import asyncio
 
-    from entrypoints import bootstrap
+    from entrypoints import stores
     from shared.eventstore import migrate
     from shared.settings import Settings
 
     settings = Settings.from_env()
-    bootstrap.configure(settings)  # migration.applied lines in the one log format
+    stores.configure(settings)  # migration.applied lines in the one log format
     dsn = args.dsn or settings.pg_dsn
     try:
         applied = asyncio.run(migrate(dsn))
-    except bootstrap.UNREACHABLE as exc:
+    except stores.UNREACHABLE as exc:
         raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
@@ -278,7 +278,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     u.add_argument("--host", default="127.0.0.1", help="the API's address (default 127.0.0.1)")
     u.add_argument("--port", type=int, default=8081, help="the API's port (default 8081)")
-    u.add_argument("--processes", type=int, default=1, help="resolver worker processes (default 1)")
+    u.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="resolver worker processes (default SEKSENBIR_RESOLVER_PROCESSES, 2)",
+    )
     u.set_defaults(func=_up)
     pr = sub.add_parser(
         "projections", parents=[common], help="read models: rebuild one season or all"

@@ -26,10 +26,9 @@ from services.projections.query import query_router
 from services.projections.streams import StreamHub
 from shared.app.client_address import networks
 from shared.app.head import answer_head
-from shared.app.parameters import path_parameters
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import RequestLimits, SharedFailures
-from shared.app.request_auth import one_authorization
+from shared.app.request_auth import edge_guard
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
 from shared.settings import Settings
@@ -168,7 +167,7 @@ def create_app(
         # before every route's own guards and dependencies: a season id no season can have is
         # 404 before a token is checked or a store asked (issue 20)
         # and two Authorization headers are 400, never first-wins (ADR-75)
-        guards=[path_parameters, one_authorization],
+        guards=[edge_guard],
         exception_handlers=exception_handlers(),  # one problem+json mapping for both APIs
         cors_config=cors,
         middleware=command_app.middleware(settings, shared, limits, (), limiter_clock),

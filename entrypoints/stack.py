@@ -251,11 +251,12 @@ def _roles(
     *,
     host: str,
     port: int,
-    workers: int,
+    workers: tuple[int, int],
     metrics: tuple[dict[str, str], dict[str, str]],
 ) -> list[Role]:
     """The stack's roles: the API, the resolver, the scheduler, the projections worker."""
     resolver_metrics, projections_metrics = metrics
+    resolvers, projections = workers  # processes of each worker role
 
     def dramatiq(worker: str, processes: int) -> list[str]:
         # Dramatiq's CLI, logging in the one format
@@ -271,13 +272,13 @@ def _roles(
         ),
         Role(
             "resolver",
-            dramatiq("entrypoints.resolver_worker", workers),
+            dramatiq("entrypoints.resolver_worker", resolvers),
             {**env, **resolver_metrics},
         ),
         Role("scheduler", module(["entrypoints.cli", "scheduler"]), env),  # lost Divans
         Role(
             "projections",
-            dramatiq("entrypoints.projections_worker", 1),
+            dramatiq("entrypoints.projections_worker", projections),
             {**env, **projections_metrics},
         ),
     ]
@@ -287,7 +288,7 @@ def up(
     settings: Settings,
     host: str = "127.0.0.1",
     port: int = 8081,
-    workers: int = 1,
+    workers: int | None = None,
     lang: Lang = "tr",
 ) -> int:
     """Everything at once for local use, each role restarted if it dies; Ctrl-C (or SIGTERM)
@@ -311,7 +312,7 @@ def up(
                 env,
                 host=host,
                 port=port,
-                workers=workers,
+                workers=(workers or settings.resolver_processes, settings.projection_processes),
                 metrics=(resolver_metrics, projections_metrics),
             )
         )

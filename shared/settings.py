@@ -94,6 +94,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sweep_redeliver_s: float = 10.0
     sweep_batch: int = 1000
     worker_metrics_port: int = 0  # the resolver worker's metrics port, projections +1; 0: none
+    # `seksenbir up`'s worker processes (bench.live_surge on 2 cores: 2 resolver processes
+    # resolve a surge faster than 1 with twice the threads, 2 projections processes project
+    # it faster than 1; docs/operations.md: scale out)
+    resolver_processes: int = 2
+    projection_processes: int = 2
     data_dir: str = ".data"  # `seksenbir up`: where an embedded PostgreSQL keeps its files
     log_format: str = "json"  # json, or anything else for console lines
     log_level: str = "INFO"
@@ -202,6 +207,8 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "sweep_redeliver_s": ("SEKSENBIR_SWEEP_REDELIVER_S",),
     "sweep_batch": ("SEKSENBIR_SWEEP_BATCH",),
     "worker_metrics_port": ("SEKSENBIR_WORKER_METRICS_PORT",),
+    "resolver_processes": ("SEKSENBIR_RESOLVER_PROCESSES",),
+    "projection_processes": ("SEKSENBIR_PROJECTION_PROCESSES",),
     "data_dir": ("SEKSENBIR_DATA",),
     "log_format": ("SEKSENBIR_LOG_FORMAT",),
     "log_level": ("SEKSENBIR_LOG_LEVEL",),

@@ -61,7 +61,7 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
     )
 
 
-def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
+async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
     svc = services(connection)
     role = auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.ops")
@@ -69,7 +69,7 @@ def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
         raise Problem(403, "forbidden.ops")
 
 
-def staff_guard(connection: Any, _handler: BaseRouteHandler) -> None:
+async def staff_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Auditors and ops: 401 without a token or for a guess, 403 for a bey's."""
     svc = services(connection)
     auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.staff")

@@ -33,7 +33,7 @@ def staff(request: Request[Any, Any, Any]) -> str:
     return edge.require_staff(request, c.ops, c.auditors, missing=STAFF_MISSING)
 
 
-def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
+async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: an auditor's token, like a bey's, is 403 (guards run before the handler)."""
     if staff(connection) != "ops":
         raise Problem(403, "forbidden.ops")

@@ -31,7 +31,7 @@ from shared.eventstore.model import possible_season_id
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def path_parameters(connection: Any, _handler: BaseRouteHandler) -> None:
+async def path_parameters(connection: Any, _handler: BaseRouteHandler) -> None:
     """The app's first guard: 404 for a path parameter no resource can have (an OPTIONS
     answer, Litestar's own `Allow` list, reads nothing and is left to it)."""
     if connection.scope["method"] == "OPTIONS":

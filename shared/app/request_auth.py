@@ -21,10 +21,11 @@ from typing import Any
 from litestar import Request
 
 from shared.app import tokens
+from shared.app.parameters import path_parameters
 from shared.app.problems import Problem
 
 
-def one_authorization(connection: Any, _handler: Any) -> None:
+async def one_authorization(connection: Any, _handler: Any) -> None:
     """An app guard (issue 20, ADR-75): a request with two Authorization headers is 400
     `ambiguous_authorization` on every route, before any token is read; which one a proxy, a
     log or a reviewer saw is not known, so neither is taken (it was the first). Two field
@@ -35,6 +36,14 @@ def one_authorization(connection: Any, _handler: Any) -> None:
     given = connection.headers.getall("authorization", [])
     if len(given) > 1 or any("," in value for value in given):
         raise Problem(400, "ambiguous_authorization")
+
+
+async def edge_guard(connection: Any, handler: Any) -> None:
+    """The app's guards as one (issue 27, ADR-120): Litestar copies the route handler for every
+    guard it calls on every request. A path parameter no resource can have is 404 before a
+    token is read (shared.app.parameters), then two Authorization headers are 400 (ADR-75)."""
+    await path_parameters(connection, handler)
+    await one_authorization(connection, handler)
 
 
 def bearer(request: Request[Any, Any, Any]) -> str | None:

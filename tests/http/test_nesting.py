@@ -8,6 +8,8 @@ body as it arrives and refuses the 33rd level; nothing is decoded, nothing appen
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from shared.app.bodies import MAX_DEPTH, DepthScanner, TooDeep
 from shared.eventstore import InMemoryEventStore
@@ -60,6 +62,31 @@ def test_brackets_inside_strings_do_not_count():
     closed = b'["\\\\"' + b"[" * MAX_DEPTH
     for chunk in (None, 1, 2, 3):
         assert deepest(closed, chunk) == MAX_DEPTH + 1
+
+
+def _refused(feed: str, body: bytes, chunk: int) -> bool:
+    scanner = DepthScanner(limit=3)
+    pieces = [body[i : i + chunk] for i in range(0, len(body), chunk)] or [b""]
+    try:
+        for piece in pieces[:-1]:
+            scanner.feed(piece)
+        getattr(scanner, feed)(pieces[-1])
+    except TooDeep:
+        return True
+    return False
+
+
+@given(
+    body=st.lists(st.sampled_from([b"[", b"]", b"{", b"}", b'"', b"\\", b"a", b","]), max_size=40),
+    chunk=st.integers(1, 64),
+)
+@example(body=[b"["] * 4, chunk=64)  # one chunk past the limit
+@example(body=[b'"', b"[", b"[", b"[", b"[", b'"'], chunk=64)  # brackets in a string: accepted
+def test_the_last_chunk_fast_path_refuses_exactly_what_the_scan_refuses(body, chunk):
+    """Issue 27: feed_last skips the scan when the chunk cannot reach the limit; it refuses
+    the same bodies as feed, over any chunking and any strings and escapes."""
+    raw = b"".join(body)
+    assert _refused("feed_last", raw, chunk) == _refused("feed", raw, chunk)
 
 
 def test_siblings_do_not_add_up():

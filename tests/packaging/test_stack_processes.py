@@ -1,0 +1,29 @@
+"""Issue 27: `seksenbir up` runs as many worker processes as the settings say.
+
+SEKSENBIR_RESOLVER_PROCESSES (default 2: on 2 cores two resolver processes resolved the
+1,000-Divan surge in 37.6 s, one with twice the threads in 60.0 s; docs/benchmarks.md) and
+SEKSENBIR_PROJECTION_PROCESSES (default 2: two projected it in 43.2 s, one in 64.2-73.2 s); `up --processes N` overrides the resolvers.
+"""
+
+from __future__ import annotations
+
+from entrypoints.stack import _roles
+from shared.settings import Settings
+
+
+def _processes(resolvers: int, projections: int) -> dict[str, str]:
+    roles = _roles({}, host="127.0.0.1", port=0, workers=(resolvers, projections), metrics=({}, {}))
+    return {
+        r.name: r.argv[r.argv.index("--processes") + 1] for r in roles if "--processes" in r.argv
+    }
+
+
+def test_each_worker_role_runs_the_processes_it_is_given() -> None:
+    assert _processes(3, 2) == {"resolver": "3", "projections": "2"}
+
+
+def test_the_settings_default_to_what_was_measured_and_read_the_environment() -> None:
+    assert (Settings().resolver_processes, Settings().projection_processes) == (2, 2)
+    env = {"SEKSENBIR_RESOLVER_PROCESSES": "4", "SEKSENBIR_PROJECTION_PROCESSES": "3"}
+    given = Settings.from_env(env)
+    assert (given.resolver_processes, given.projection_processes) == (4, 3)
