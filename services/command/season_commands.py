@@ -11,8 +11,6 @@ import structlog
 from services.command.schemas import (
     AdminAction,
     AdminDoneOut,
-    CorrectionIn,
-    CorrectionOut,
     CreatedOut,
     CreatorOut,
     JoinedOut,
@@ -32,7 +30,6 @@ from shared.app import tokens
 from shared.app.calendar_answer import calendar_out
 from shared.app.problems import Problem, store_busy
 from shared.app.seasons import DecideAgain
-from shared.domain import calendar as cal
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import live
@@ -244,51 +241,6 @@ async def season_admin(
         return AdminDoneOut(
             act=act_out(after.admin_acts[-1]),
             calendar=calendar_out(after.calendar),
-            version=loaded.version + len(events),
-        )
-
-    return await write(svc, season_id, attempt)
-
-
-async def apply_correction(svc: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
-    """ADR-53: ops fix a defect with a compensating event and a reason, never a rewrite; the
-    domain decides it (shared/domain/corrections.py) on a fresh read at the server instant."""
-    await load(svc, season_id)
-
-    async def attempt(_n: int) -> CorrectionOut:
-        loaded, at = await load(svc, season_id), svc.clock()
-        if data.refers_to is not None and data.refers_to > loaded.version:
-            # the event it compensates must be one of the season's: never a dangling reference
-            raise Problem.of(
-                c.reject(
-                    "invalid_correction.refers_to",
-                    refers_to=data.refers_to,
-                    version=loaded.version,
-                )
-            )
-        cmd = c.ApplyCorrection(
-            correction=data.correction.fix(), reason=data.reason, at=at, refers_to=data.refers_to
-        )
-        events: list[ev.Event] = []
-        decided(loaded.state, events, cmd)
-        command_id = f"correction/{new_id()}"
-        meta = EventMetadata(actor="ops", command_id=command_id, at=stamp(at))
-        await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
-        done = events[0]
-        assert isinstance(done, ev.CorrectionApplied)
-        log.info(
-            "season.corrected",
-            season_id=season_id,
-            kind=type(done.correction).__name__,
-            divan=done.divan,
-            refers_to=done.refers_to,
-        )
-        return CorrectionOut(
-            correction=data.correction,
-            reason=done.reason,
-            divan=done.divan,
-            at=done.at.astimezone(cal.ISTANBUL),
-            refers_to=done.refers_to,
             version=loaded.version + len(events),
         )
 
