@@ -74,7 +74,7 @@ async def measure(dsn: str, redis_url: str, broker: str, args: argparse.Namespac
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4)
     r = redis.Redis.from_url(redis_url)
     logs = Path(tempfile.mkdtemp(prefix="seksenbir-capacity-"))
-    shape = argparse.Namespace(resolvers=1, threads=1)
+    shape = argparse.Namespace(resolvers=1, threads=1, projectors=1)
     try:
         with workers(settings, shape, logs) as (resolver, projector):
             async with in_process(create_app(settings, reads=False)) as client:
