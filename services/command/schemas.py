@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from shared.app.bey_names import NamedBey  # one schema with the read side
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
@@ -15,6 +16,28 @@ from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
+
+# R-15.5: a bey's display name; what it may hold is the domain's check (shared.domain.names):
+# 422 `invalid_name`, `name_reserved`, 409 `name_taken`.
+BeyName = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=200,
+        description="a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); "
+        "unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, "
+        "sistem, admin … and their lookalikes are reserved",
+        examples=["Ayşe"],
+    ),
+]
+# Issue 23: a live season's description in the lobby (one line of visible text)
+Description = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        description="1 … 280 characters, one line with something visible in it (ADR-77)",
+        examples=["Akşamları oynayanlar için"],
+    ),
+]
 
 
 # R-1.5: a seed is 0 … 2^63 − 1, above what a browser's JSON numbers hold exactly (2^53), so
@@ -42,6 +65,9 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
+    name: BeyName | None = None  # R-15.5: the creator's display name (with a memleket)
+    listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
+    description: Description | None = None  # live: the creator's words in the lobby
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -96,6 +122,7 @@ class JoinIn(msgspec.Struct, **Strict):
     """R-1.4: the memleket a human joins a live season with (first come, first served)."""
 
     memleket: Plate
+    name: BeyName | None = None  # R-15.5: the bey's display name
 
 
 class JoinedOut(msgspec.Struct, frozen=True):
@@ -354,6 +381,11 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     admin_acts: list[AdminActOut] | UnsetType = UNSET
     # A fork's origin (issue 13, D-32): the season and Divan it was started from; null otherwise.
     forked_from: ForkedFrom | None = None
+    # R-15.5: every seated bey with its name (chosen, a computer bey's, or its seat form)
+    beys: list[NamedBey] = []
+    # live only (issue 23): in the lobby or joined by link only, and the creator's description
+    listed: bool | UnsetType = UNSET
+    description: str | UnsetType | None = UNSET
 
 
 class ExportRedaction(msgspec.Struct, frozen=True):

@@ -93,6 +93,13 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
+        case ev.BeyNamed():
+            names = {s: n for s, n in state.names.items() if s != event.seat}
+            if event.name is not None:
+                names[event.seat] = event.name
+            return replace(state, names=names)
+        case ev.SeasonListed():
+            return replace(state, listed=event.listed, description=event.description)
         case ev.RegistrationClosed():
             for seat, memleket in event.computer_beys:
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
