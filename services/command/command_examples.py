@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -20,8 +21,6 @@ from services.command.schemas import (
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
-    ExportHeader,
-    ExportRedaction,
     ForkedOut,
     ForkIn,
     GoldFixIn,

@@ -56,6 +56,8 @@ ADMIN: dict[str, tuple[str, ...]] = {
     "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
     "resume": (*ADMIN_COMMON, "not_paused"),
 }
+# an ops reset of a bey's name (shared/domain/naming.py)
+NAME_RESET = ("reason_required", "invalid_name")
 # ADR-53: a correction's refusals (shared/domain/corrections.py)
 CORRECTION = (
     "wrong_phase",

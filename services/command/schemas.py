@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from shared.app.bey_names import NamedBey  # one schema with the read side
+from shared.app.bey_names import BeyName, Description, NamedBey  # shared with the read side
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
@@ -16,28 +16,6 @@ from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
-
-# R-15.5: a bey's display name; what it may hold is the domain's check (shared.domain.names):
-# 422 `invalid_name`, `name_reserved`, 409 `name_taken`.
-BeyName = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=200,
-        description="a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); "
-        "unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, "
-        "sistem, admin … and their lookalikes are reserved",
-        examples=["Ayşe"],
-    ),
-]
-# Issue 23: a live season's description in the lobby (one line of visible text)
-Description = Annotated[
-    str,
-    msgspec.Meta(
-        max_length=1000,
-        description="1 … 280 characters, one line with something visible in it (ADR-77)",
-        examples=["Akşamları oynayanlar için"],
-    ),
-]
 
 
 # R-1.5: a seed is 0 … 2^63 − 1, above what a browser's JSON numbers hold exactly (2^53), so
@@ -381,49 +359,7 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     admin_acts: list[AdminActOut] | UnsetType = UNSET
     # A fork's origin (issue 13, D-32): the season and Divan it was started from; null otherwise.
     forked_from: ForkedFrom | None = None
-    # R-15.5: every seated bey with its name (chosen, a computer bey's, or its seat form)
-    beys: list[NamedBey] = []
+    beys: list[NamedBey] = []  # R-15.5: every seated bey with the name it is shown by
     # live only (issue 23): in the lobby or joined by link only, and the creator's description
     listed: bool | UnsetType = UNSET
     description: str | UnsetType | None = UNSET
-
-
-class ExportRedaction(msgspec.Struct, frozen=True):
-    """A redacted export's mark: under which rule, how many events' data it leaves out."""
-
-    rule: Literal["R-14"]
-    events: int
-
-
-class ExportHeader(msgspec.Struct, frozen=True):
-    """Line 1 of a seksenbir-export/2 (docs/export.md): the format, the season, its chain scheme
-    and trusted head, and whether it is redacted (null: a full export)."""
-
-    format: Literal["seksenbir-export/2"]
-    season_id: str
-    rules_version: str | None
-    mode: str | None
-    seed_commitment: str | None
-    events: int
-    chain: Literal["seksenbir/event-chain/1", "seksenbir/event-chain/2"]
-    genesis: str
-    head: str
-    redacted: ExportRedaction | None = None
-
-
-class ExportEvent(msgspec.Struct, frozen=True):
-    """Lines 2 …: one event with its hash-chain fields; `data` is the exact stored bytes as a
-    string (or `data_b64` for bytes that are not UTF-8); sha256 over the documented envelope."""
-
-    version: int
-    position: int
-    event_id: str
-    type: str
-    metadata: dict[str, str | int | None]
-    recorded_at: str
-    prev_hash: str
-    hash: str
-    data: str | None = None
-    data_b64: str | None = None
-    data_digest: str | None = None  # sha256 of the data, hex (chain version 2 covers it)
-    redacted: Literal["R-14"] | None = None  # the data was left out (an auditor's export)

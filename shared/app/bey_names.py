@@ -4,10 +4,34 @@ status and the read side's views. A bey's `name` is its chosen one, a computer b
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 from shared.domain.names import display_name
 from shared.domain.state import SeasonState
+
+# R-15.5: a bey's display name; what it may hold is the domain's check (shared.domain.names):
+# 422 `invalid_name`, `name_reserved`, 409 `name_taken`.
+BeyName = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=200,
+        description="a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); "
+        "unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, "
+        "sistem, admin … and their lookalikes are reserved",
+        examples=["Ayşe"],
+    ),
+]
+# Issue 23: a live season's description in the lobby (one line of visible text)
+Description = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        description="1 … 280 characters, one line with something visible in it (ADR-77)",
+        examples=["Akşamları oynayanlar için"],
+    ),
+]
 
 
 class NamedBey(msgspec.Struct, frozen=True):
