@@ -63,7 +63,7 @@ def _row(season_id: str, meta: dict[str, Any]) -> LobbySeason | None:
         season_id=season_id,
         free_seats=max(0, SEATS - int(meta.get("humans", meta.get("beys", 0)))),
         registration_closes_at=calendar["registration_closes_at"],
-        first_divan_at=divans[0] if divans else None,
+        first_divan_at=divans[0]["at"] if divans else None,
         compressed=calendar.get("interval_seconds") is not None,
         description=meta.get("description"),
     )
