@@ -136,9 +136,8 @@ async def create_live_season(
     admin_token = tokens.new_admin_token(season_id)
     state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
     listing = listing or Listing()
-    state = decided(
-        state, events, c.ListSeason(listed=listing.listed, description=listing.description)
-    )
+    listed = c.ListSeason(listed=listing.listed, description=listing.description)
+    state = decided(state, events, listed)
     creator = None
     if memleket is not None:
         join = c.JoinSeason(memleket=memleket, at=now, name=listing.name)
