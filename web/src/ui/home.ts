@@ -38,10 +38,12 @@ export function homeScreen(main: HTMLElement): () => void {
     h('h2', { id: 'new-trial' }, t('newTrial')),
     h('p', {}, t('pickMemleket')),
     map.root,
+    // the name first: from the memleket list, Tab reaches the start button (keyboard play)
+    h('p', {}, nameInput.label, ' ', nameInput.input, ' ', nameInput.hint),
     h('label', { for: 'memleket' }, t('memleket')),
     ' ',
     select,
-    h('p', {}, nameInput.label, ' ', nameInput.input, ' ', nameInput.hint),
+    ' ',
     startBtn,
     error,
   );
