@@ -34,6 +34,9 @@ import { bothTimes, countdown, lastQuarter } from '../logic/format';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
+import { battleItem, newsCardEl } from './cards';
+import { newsCard, newsPlates } from '../logic/news';
+import { markGlyph, titleMarks } from '../logic/titles';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -533,6 +536,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const priv = st.me?.reports?.find((r) => r.divan === shown);
       const text = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
       children.push(
+        newsCardEl(newsCard(pub?.lines ?? [], st.board.news), st.board, st.reports, nameOf),
         h('h3', {}, t('publicLines')),
         h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => h('li', { 'data-kind': l.kind }, text(l)))),
       );
@@ -548,19 +552,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             : h(
                 'ul',
                 { class: 'battles' },
-                ...battles.map((b) =>
-                  h(
-                    'li',
-                    {},
-                    t('battleLine', {
-                      t: nameOf(b.target),
-                      d: b.defender === null ? t('milis') : t('bey', { n: b.defender }),
-                      du: b.defender_units,
-                      o: t(`outcome_${b.outcome}` as Key),
-                    }),
-                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => t('bey', { n })).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
-                  ),
-                ),
+                ...battles.map((b) => battleItem(b, nameOf)),
               ),
         );
       }
@@ -624,7 +616,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         'details',
         { class: 'legend' },
         h('summary', {}, t('legend')),
-        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendBattle'] as Key[]).map((k) => h('li', {}, t(k)))),
+        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendTitle', 'legendBattle', 'legendNews'] as Key[]).map((k) => h('li', {}, t(k)))),
       );
     }
 
@@ -751,6 +743,22 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       joinBox.replaceChildren(h('h2', { id: 'join-h' }, t('joinTitle')), form);
     }
 
+    /** The titled beys' marks (R-10.2) and where the shown Divan's news card fell (R-8). */
+    function renderMapMarks(): void {
+      const memleketOf = new Map(st.leaderboard.map((b) => [b.seat, b.memleket]));
+      map.titles(
+        titleMarks(st.titles, memleketOf).map((m) => ({
+          seat: m.seat,
+          plate: m.plate,
+          glyph: markGlyph(m),
+          text: [t('bey', { n: m.seat }), ...m.regions.map((r) => `${r.title} (${r.region})`), m.han ? t('han') : ''].filter(Boolean).join(' · '),
+        })),
+      );
+      const shown = st.shown ?? lastDivan();
+      const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
+      map.news(newsPlates(newsCard(pub?.lines ?? [], st.board.news), st.board.regions));
+    }
+
     function render(): void {
       if (gone) return;
       // watching a season not saved here: no order panel, set or list
@@ -764,6 +772,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       map.highlight(st.selected, targets());
       map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
+      renderMapMarks();
       renderPanel();
       renderOrders();
       renderList();
