@@ -191,6 +191,8 @@ const TEXTS = {
   kurultayCloses: ['Kurultay kapanışı', 'Kurultay closes'],
   join: ['Katıl', 'Join'],
   joinTitle: ['Bu sezona katıl', 'Join this season'],
+  freeCount: ['{n} memleket boş; haritada ya da listede seç.', '{n} memleket free; pick one on the map or in the list.'],
+  lockedNote: ['Emirler kilitli: bu Divan’ın emirleri artık değişmez.', 'Orders are locked: this Divan’s orders no longer change.'],
   freeNeighbours: ['Boş komşu memleketler: {list}', 'Free neighbouring memleket: {list}'],
   paused: ['Sezon duraklatıldı.', 'The season is paused.'],
 } as const satisfies Record<string, readonly [string, string]>;

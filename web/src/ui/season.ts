@@ -37,6 +37,7 @@ import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks } from '../logic/titles';
+import { freeMemleket, membersText } from '../logic/join';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -60,7 +61,8 @@ interface State {
   units: number;
   shown: number | null; // the Divan whose report is shown
   busy: boolean;
-  refusal: { province: number | null; text: string } | null;
+  refusal: { province: number | null; text: string; members: string } | null;
+  joinPick: number | null; // the memleket picked to join (on the map or in the list)
   sentNote: string;
 }
 
@@ -100,6 +102,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       busy: false,
       refusal: null,
       sentNote: '',
+      joinPick: null,
     };
     const seat = saved?.seat ?? null;
     const token = saved?.token ?? null;
@@ -155,6 +158,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function pick(plate: number, onMap = false): void {
+      if (seat === null && !joinBox.hidden) {
+        // registration: a tap on a free memleket picks it for the join form
+        if (freeMemleket(st.map?.provinces ?? null, [plate]).length) st.joinPick = plate;
+        renderJoin();
+        return;
+      }
       if (seat === null || !st.map) return;
       if (st.selected !== null && st.kind !== 'hold' && targets().includes(plate)) {
         choose(plate);
@@ -466,7 +475,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             ),
           ),
         );
-      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy;
+      // editable until the lock (R-4.4): while locked nothing is sent, and it is said
+      const locked = st.status?.locked === true;
+      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy && !locked;
       const send = h('button', { type: 'button', id: 'send', disabled: !canAct || !st.dirty, onclick: () => void sendOrders() }, t('send'));
       const hold =
         st.status?.mode === 'trial' && seat !== null
@@ -479,11 +490,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             h('strong', {}, t('refused')),
             st.refusal.province !== null ? h('p', {}, t('refusedOrder', { p: nameOf(st.refusal.province) })) : null,
             h('p', {}, st.refusal.text),
+            st.refusal.members ? h('p', { class: 'small members' }, st.refusal.members) : null,
           )
         : null;
       const parts: (HTMLElement | null)[] = [
         h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
         h('ul', { class: 'set' }, ...items),
+        locked && seat !== null ? h('p', { class: 'note', id: 'locked-note' }, t('lockedNote')) : null,
         st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
         refusal,
         h('div', { class: 'actions' }, send, ' ', hold),
@@ -709,12 +722,18 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
+      // the memleket still free (the map's owners and memleket marks); a join racing another
+      // can still be told 409 memleket_taken, with the free neighbours
+      const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
       const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
-      for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
+      for (const p of free) select.append(h('option', { value: p, selected: p === st.joinPick }, `${p} ${nameOf(p)}`));
+      select.addEventListener('change', () => (st.joinPick = Number(select.value)));
+      map.highlight(st.joinPick, []);
       const error = h('div', { class: 'error', role: 'alert' });
       const form = h(
         'form',
         {},
+        h('p', { class: 'small', id: 'free-count' }, t('freeCount', { n: free.length })),
         h('label', { for: 'join-memleket' }, t('memleket')),
         ' ',
         select,
@@ -734,6 +753,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           })
           .catch((err: unknown) => {
             error.replaceChildren(h('p', {}, problemText(err)));
+            // taken meanwhile: no longer offered
+            if (err instanceof ApiProblem && err.code === 'memleket_taken') {
+              select.querySelector(`option[value="${memleket}"]`)?.remove();
+              st.joinPick = null;
+            }
             if (err instanceof ApiProblem && Array.isArray(err.members.free_neighbours)) {
               const free = (err.members.free_neighbours as number[]).map((p) => `${p} ${nameOf(p)}`).join(', ');
               error.append(h('p', {}, t('freeNeighbours', { list: free })));
@@ -770,7 +794,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
         map.update(st.map.provinces, { seat, hain });
       }
-      map.highlight(st.selected, targets());
+      map.highlight(st.selected ?? (seat === null ? st.joinPick : null), targets());
       map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
       renderMapMarks();
       renderPanel();
@@ -891,8 +915,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})` }
-            : { province: null, text: t('offline') };
+            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})`, members: membersText(e.members, ['province']) }
+            : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {
         st.busy = false;

@@ -5,6 +5,7 @@ import type { Battle, Schemas } from '../../src/api/client';
 import { battleDetail } from '../../src/logic/battle';
 import { deckLeft, newsCard, newsPlates } from '../../src/logic/news';
 import { markGlyph, titleMarks } from '../../src/logic/titles';
+import { freeMemleket, membersText } from '../../src/logic/join';
 
 type Line = Schemas['ReportLine'];
 const line = (kind: string, data: Line['data'], tr = kind): Line => ({ kind, data, tr, en: tr, text: tr });
@@ -120,5 +121,28 @@ describe('a battle in full (R-5.8)', () => {
     const lines = battleDetail(standoff, nameOf);
     expect(lines.some((l) => l.startsWith('Zar'))).toBe(false);
     expect(lines.at(-1)).toBe('Kayıp: saldıran 3, savunan 3');
+  });
+});
+
+describe('registration: the free memleket (R-1.4)', () => {
+  const provinces = {
+    '6': { owner: 1, units: 6, sur: false, memleket_of: 1 },
+    '71': { owner: null, milis: 2, memleket_of: null },
+    '18': { owner: null, milis: 2 },
+  } as unknown as Parameters<typeof freeMemleket>[0];
+  it('offers the plates nobody has taken, in order', () => {
+    expect(freeMemleket(provinces, [71, 6, 18])).toEqual([18, 71]);
+  });
+  it('offers every plate while the map is not known', () => {
+    expect(freeMemleket(null, [3, 1, 2])).toEqual([1, 2, 3]);
+  });
+});
+
+describe('a refusal’s members', () => {
+  it('are said as name: value, lists joined, objects and the omitted left out', () => {
+    expect(membersText({ field: '$.orders[0].units', maximum: 12, province: 6, nested: { a: 1 }, free: [3, 4] }, ['province'])).toBe(
+      'field: $.orders[0].units · maximum: 12 · free: 3, 4',
+    );
+    expect(membersText({})).toBe('');
   });
 });
