@@ -39,3 +39,8 @@ export function markGlyph(m: TitleMark): string {
   const n = m.regions.length;
   return `${m.han ? '♚' : ''}${n > 0 ? '♛' : ''}${n > 1 ? n : ''}`;
 }
+
+/** The title as the game says it, in both languages (R-10.2): the API's `beyi` / `hakimi`. */
+export function titleName(title: string): string {
+  return title === 'hakimi' ? 'Bölge Hakimi' : title === 'beyi' ? 'Bölge Beyi' : title;
+}

@@ -36,7 +36,7 @@ import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
-import { markGlyph, titleMarks } from '../logic/titles';
+import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, membersText } from '../logic/join';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
@@ -615,7 +615,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const items: HTMLElement[] = [];
       if (ti) {
         for (const [region, r] of Object.entries(ti.regions)) {
-          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: t('bey', { n: r.seat }) })));
+          items.push(h('li', {}, t('regionTitle', { r: region, title: titleName(r.title), b: t('bey', { n: r.seat }) })));
         }
         for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${t('bey', { n })}`));
         for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${t('bey', { n })}`));
@@ -775,7 +775,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           seat: m.seat,
           plate: m.plate,
           glyph: markGlyph(m),
-          text: [t('bey', { n: m.seat }), ...m.regions.map((r) => `${r.title} (${r.region})`), m.han ? t('han') : ''].filter(Boolean).join(' · '),
+          text: [t('bey', { n: m.seat }), ...m.regions.map((r) => `${titleName(r.title)} (${r.region})`), m.han ? t('han') : ''].filter(Boolean).join(' · '),
         })),
       );
       const shown = st.shown ?? lastDivan();
@@ -867,6 +867,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
           periodS = lockPeriod(status);
           st.map = m;
+          // a picked province lost meanwhile is no longer offered orders or spending
+          if (st.selected !== null && m.provinces[String(st.selected)]?.owner !== seat) st.selected = null;
           if (me) {
             const fresh = !st.me || st.me.next_divan !== me.next_divan;
             st.me = me;

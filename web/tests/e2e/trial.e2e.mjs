@@ -142,6 +142,10 @@ async function steps(page, base, name, touch) {
   // each battle listed is drawn on the map too
   const listed = await page.locator('ul.battles > li').count();
   assert.equal(await page.locator('g.prov.battle').count() > 0, listed > 0);
+  // each battle in full (R-5.8): its groups, the defence with its bonus, the dice when fought
+  for (const li of await page.locator('ul.battles > li').all()) {
+    assert.match(await li.textContent(), /Saldıran grup .*Savunma: \d+ birlik, bonus \+\d/s);
+  }
   await shot('5-report');
 
   // Hostile text in what the server sends is shown as text, never run or parsed as markup
@@ -162,6 +166,15 @@ async function steps(page, base, name, touch) {
   await page.locator('#hold-divan').click();
   await waitFor('Divan 2', async () => (await page.locator('section.info h1').textContent()).includes('Divan 2'));
   assert.equal(await page.locator('#divan-pick option').count(), 2);
+  // the news card of Divan 2 (R-8.1: one from the second Divan on): the board's name and effect
+  const card = page.locator('section.news-card .name');
+  const cardId = await card.getAttribute('data-card');
+  const info = board.news.find((c) => c.card === cardId);
+  assert.ok(info, `a card of the board: ${cardId}`);
+  assert.equal(await card.textContent(), info.name.tr);
+  assert.equal(await page.locator('section.news-card .effect').textContent(), info.effect.tr);
+  assert.match(await page.locator('section.news-card').textContent(), /Destede kalan: 24 \/ 25 kart/);
+  if (info.regional) assert.ok((await page.locator('g.prov.news').count()) > 0, 'the region the card fell on, on the map');
   await page.locator('#divan-pick').selectOption('1');
   await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
   await waitFor('the hostile line', async () => (await page.locator('ul.lines.public').textContent()).includes(HOSTILE));
@@ -242,6 +255,14 @@ async function steps(page, base, name, touch) {
   await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
   assert.match(await page.locator('div.titles').textContent(), /Han: Bey \d+/, 'the Han among the titles');
   assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
+  // titles on the map (R-10.2): a mark at every titled bey's memleket, the Han's with ♚; the
+  // labels stay the owner·units cue
+  const titled = await (await fetch(`${base}/v1/seasons/${season}/titles`)).json();
+  const seats = new Set([...Object.values(titled.regions).map((r) => r.seat), titled.han]);
+  await waitFor('the title marks', async () => (await page.locator('svg.map g.title-mark').count()) === seats.size);
+  assert.match(await page.locator(`svg.map g.title-mark[data-seat="${titled.han}"] text`).textContent(), /♚/);
+  await page.locator('.mapbox').screenshot({ path: join(ARTEFACTS, `${name}-9-map-titles.png`) });
+  assert.match(await page.locator('#p-6 text.plabel').textContent(), /^(★?\d+·\d+|★?m\d+)/);
   await shot('9-kurultay');
 
   // An installable app: its manifest, and a service worker that keeps the shell offline

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Battle, Schemas } from '../../src/api/client';
 import { battleDetail } from '../../src/logic/battle';
 import { deckLeft, newsCard, newsPlates } from '../../src/logic/news';
-import { markGlyph, titleMarks } from '../../src/logic/titles';
+import { markGlyph, titleMarks, titleName } from '../../src/logic/titles';
 import { freeMemleket, membersText } from '../../src/logic/join';
 
 type Line = Schemas['ReportLine'];
@@ -75,6 +75,9 @@ describe('titles on the map (R-10.2)', () => {
     expect(two && markGlyph(two)).toBe('♛2');
     expect(han && markGlyph(han)).toBe('♚♛');
     expect(markGlyph({ seat: 1, plate: 1, regions: [], han: true })).toBe('♚');
+  });
+  it('names the API’s beyi and hakimi as the game does, in both languages', () => {
+    expect([titleName('beyi'), titleName('hakimi'), titleName('other')]).toEqual(['Bölge Beyi', 'Bölge Hakimi', 'other']);
   });
   it('marks no one without titles or without a known memleket', () => {
     expect(titleMarks(null, memleket)).toEqual([]);
