@@ -128,7 +128,7 @@ export class ProvinceMap {
           'g',
           { class: 'title-mark', 'data-seat': m.seat, 'data-plate': m.plate },
           s('title', {}, m.text),
-          s('text', { x: x ?? 0, y: (y ?? 0) - 15, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, m.glyph),
+          s('text', { x: x ?? 0, y: (y ?? 0) - 20, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, m.glyph),
         );
       }),
     );

@@ -58,7 +58,7 @@ describe('titles on the map (R-10.2)', () => {
   const titles = {
     season_id: 's',
     version: 9,
-    regions: { Marmara: { seat: 2, title: 'Bölge Hakimi' }, Ege: { seat: 2, title: 'Bölge Beyi' }, İç: { seat: 5, title: 'Bölge Beyi' } },
+    regions: { Marmara: { seat: 2, title: 'hakimi' }, Ege: { seat: 2, title: 'beyi' }, İç: { seat: 5, title: 'beyi' } },
     hain: [7],
     surgun: [],
     han: 5 as number | null,
