@@ -168,6 +168,7 @@ const TEXTS = {
   answered_accept: ['kabul ettin', 'you accepted'],
   answered_reject: ['reddettin', 'you rejected'],
   makeOffer: ['Teklif et', 'Make an offer'],
+  offerOutcomes: ['Tekliflerin sonucu', 'What became of the offers'],
   offerTo: ['Kime', 'To'],
   offerKind: ['Ne', 'What'],
   noTreaties: ['Yürürlükte antlaşman yok.', 'You have no treaty in force.'],

@@ -38,6 +38,7 @@ import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, membersText } from '../logic/join';
+import { offerOutcomes } from '../logic/offers';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { problemText } from './home';
@@ -404,7 +405,16 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h('h3', {}, t('offersOut')),
         h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
         form,
+        ...outcomesPart(),
       );
+    }
+
+    /** What became of the offers made and received (the own reports' `offer` lines). */
+    function outcomesPart(): HTMLElement[] {
+      const out = offerOutcomes(st.me?.reports);
+      if (out.length === 0) return [];
+      const say = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
+      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => h('li', {}, `${t('divan')} ${o.divan}: ${say(o.line)}`)))];
     }
 
     function renderMissions(): void {

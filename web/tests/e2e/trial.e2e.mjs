@@ -248,6 +248,8 @@ async function steps(page, base, name, touch) {
     await page.locator('#hold-divan').click();
     await waitFor(`Divan ${n}`, async () => (await page.locator('section.info h1').textContent()).includes(`Divan ${n} `));
   }
+  // what became of the offers (the own reports' offer lines), in the treaties card
+  assert.ok((await page.locator('section.diplomacy ul.outcomes li').count()) > 0, 'offer outcomes');
   await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
   await page.locator('#vote-for').selectOption({ index: 0 });
   await page.getByRole('button', { name: 'Vote' }).click();

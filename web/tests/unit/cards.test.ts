@@ -6,6 +6,7 @@ import { battleDetail } from '../../src/logic/battle';
 import { deckLeft, newsCard, newsPlates } from '../../src/logic/news';
 import { markGlyph, titleMarks, titleName } from '../../src/logic/titles';
 import { freeMemleket, membersText } from '../../src/logic/join';
+import { offerOutcomes } from '../../src/logic/offers';
 
 type Line = Schemas['ReportLine'];
 const line = (kind: string, data: Line['data'], tr = kind): Line => ({ kind, data, tr, en: tr, text: tr });
@@ -147,5 +148,17 @@ describe('a refusal’s members', () => {
       'field: $.orders[0].units · maximum: 12 · free: 3, 4',
     );
     expect(membersText({})).toBe('');
+  });
+});
+
+describe('offer outcomes (R-6.1 … R-6.3)', () => {
+  it('are the offer lines of the own reports, newest Divan first, at most `most`', () => {
+    const own = [
+      { divan: 2, lines: [line('offer', {}, 'a'), line('battle', {})] },
+      { divan: 3, lines: [line('offer', {}, 'b'), line('offer', {}, 'c')] },
+    ];
+    expect(offerOutcomes(own).map((o) => [o.divan, o.line.tr])).toEqual([[3, 'b'], [3, 'c'], [2, 'a']]);
+    expect(offerOutcomes(own, 1)).toHaveLength(1);
+    expect(offerOutcomes(undefined)).toEqual([]);
   });
 });
