@@ -217,6 +217,20 @@ async function steps(page, base, name, touch) {
   await page.locator('#p-6.mine').waitFor();
   await shot('7-reopened');
 
+  // Locked (a live Divan meeting; stood in for, as a trial season is never left locked):
+  // nothing can be sent, and it is said; then unlocked again
+  await page.route(`**/v1/seasons/${season}`, async (route) => {
+    const answer = await route.fetch();
+    await route.fulfill({ response: answer, json: { ...(await answer.json()), locked: true } });
+  });
+  await page.reload();
+  await page.locator('#locked-note').waitFor();
+  assert.equal(await page.locator('#send').isDisabled(), true, 'no orders sent while locked');
+  assert.equal(await page.locator('#hold-divan').isDisabled(), true);
+  await page.unroute(`**/v1/seasons/${season}`);
+  await page.reload();
+  await page.locator('#hold-divan:enabled').waitFor();
+
   // the whole trial at both sizes (issue 22: a phone-sized viewport for the whole trial)
   // Spending: paralı asker in Ankara (+2 units for 2 gold), offered only while affordable
   const row = page.locator('section.list tbody tr').first(); // a province of ours (Ankara, likely)
