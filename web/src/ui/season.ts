@@ -403,7 +403,29 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ),
         ),
         h('h3', {}, t('offersOut')),
-        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
+        h(
+          'ul',
+          { class: 'offers-out' },
+          ...me.offers_out.map((o) =>
+            h(
+              'li',
+              { 'data-to': o.to },
+              t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) }),
+              ' ',
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'quiet',
+                  disabled: !running,
+                  'aria-label': t('withdrawFrom', { b: t('bey', { n: o.to }) }),
+                  onclick: () => void act(() => api.withdraw(season, token, o.to), t('withdrawn')),
+                },
+                t('withdraw'),
+              ),
+            ),
+          ),
+        ),
         form,
         ...outcomesPart(),
       );
@@ -963,6 +985,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           token,
           st.map?.version ?? null,
           (event, data) => {
+            // an offer made to this bey withdrawn: its offers and reports read again
+            if (event === 'offer_withdrawn' && !st.busy) void refresh().catch(() => undefined);
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now
               if (!st.busy) {

@@ -250,6 +250,13 @@ async function steps(page, base, name, touch) {
   await page.locator('#offer-kind').selectOption('pact');
   await page.getByRole('button', { name: 'Make an offer' }).click();
   await page.locator('section.diplomacy').getByText('You offered Bey 2 a Pact').waitFor();
+  // withdrawn before the Divan, then made again
+  await page.getByRole('button', { name: 'Withdraw: Bey 2' }).click();
+  await page.locator('.offers-out li[data-to="2"]').waitFor({ state: 'detached' });
+  await page.locator('#offer-to').selectOption('2');
+  await page.locator('#offer-kind').selectOption('pact');
+  await page.getByRole('button', { name: 'Make an offer' }).click();
+  await page.locator('section.diplomacy').getByText('You offered Bey 2 a Pact').waitFor();
   await shot('8-diplomacy');
 
   // Divans to the end, answering offers on the way; then the Kurultay vote and the Han

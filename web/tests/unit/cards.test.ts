@@ -155,7 +155,7 @@ describe('offer outcomes (R-6.1 … R-6.3)', () => {
   it('are the offer lines of the own reports, newest Divan first, at most `most`', () => {
     const own = [
       { divan: 2, lines: [line('offer', {}, 'a'), line('battle', {})] },
-      { divan: 3, lines: [line('offer', {}, 'b'), line('offer', {}, 'c')] },
+      { divan: 3, lines: [line('offer', {}, 'b'), line('offer_withdrawn', {}, 'c')] },
     ];
     expect(offerOutcomes(own).map((o) => [o.divan, o.line.tr])).toEqual([[3, 'b'], [3, 'c'], [2, 'a']]);
     expect(offerOutcomes(own, 1)).toHaveLength(1);
