@@ -11,6 +11,7 @@ from msgspec import UNSET, UnsetType
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
+from shared.app.player_schemas import PlayerKeyText
 from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 
@@ -42,6 +43,7 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
+    player_key: PlayerKeyText | None = None  # issue 23: the creator's seat is this player's
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -96,6 +98,7 @@ class JoinIn(msgspec.Struct, **Strict):
     """R-1.4: the memleket a human joins a live season with (first come, first served)."""
 
     memleket: Plate
+    player_key: PlayerKeyText | None = None  # issue 23: the seat is this player's (ADR-87)
 
 
 class JoinedOut(msgspec.Struct, frozen=True):

@@ -95,6 +95,7 @@ async def create_live_season(
     memleket: int | None,
     registration_closes_at: datetime | None,
     interval_seconds: int | None,
+    player_id: str | None = None,
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
@@ -128,6 +129,8 @@ async def create_live_season(
         state = decided(
             state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
         )
+        if player_id is not None:  # issue 23: the creator's seat is its player's (ADR-87)
+            state = decided(state, events, c.BindPlayer(seat=seat, player_id=player_id))
         creator = CreatorOut(seat, token, memleket)
     meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
     try:
@@ -147,7 +150,9 @@ async def create_live_season(
     )
 
 
-async def join_season(svc: Services, season_id: str, memleket: int) -> JoinedOut:
+async def join_season(
+    svc: Services, season_id: str, memleket: int, player_id: str | None = None
+) -> JoinedOut:
     """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
     append's expected version decides a race (the loser decides again on the winner's state,
     and is refused `memleket_taken` or `season_full`). The 19th join closes registration."""
@@ -163,6 +168,13 @@ async def join_season(svc: Services, season_id: str, memleket: int) -> JoinedOut
             c.RotateToken(seat=joined.seat, token_hash=tokens.token_hash(token)),
         )
         assert isinstance(rotated, list), rotated
+        if player_id is not None:  # issue 23: at most one seat per season (ADR-87)
+            bound = decide(
+                fold([joined, *rotated], state), c.BindPlayer(seat=joined.seat, player_id=player_id)
+            )
+            if not isinstance(bound, list):
+                raise Problem.of(bound)
+            rotated = [*rotated, *bound]
         return [joined, *rotated, *events[1:]], token, joined.seat
 
     async def attempt(_n: int) -> JoinedOut:

@@ -8,6 +8,7 @@ from litestar import Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 
 from services.command import (
+    player_commands,
     season_commands,
     season_reads,
 )
@@ -72,6 +73,8 @@ async def create_season(
             )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
+        if data.player_key is not None:  # a trial never counts for a player (issue 23)
+            raise Problem(403, "not_allowed_in_mode.trial_player")
         seed = int(data.seed) if data.seed is not None else None
         created = await season_commands.create_season(services, data.memleket, seed)
     return Response(
@@ -105,8 +108,15 @@ async def _create_live(
         role = auth.staff_role(request, services.ops, services.auditors)
         if role != "ops":
             raise Problem(403, "forbidden.compressed_calendar")
+    if data.player_key is not None and data.memleket is None:  # no seat to bind (issue 23)
+        raise Problem(422, "invalid_body.player_key_seat", field="$.player_key")
+    player_id = await player_commands.player_of(services, data.player_key)
     return await season_commands.create_live_season(
-        services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
+        services,
+        data.memleket,
+        data.registration_closes_at,
+        data.divan_interval_seconds,
+        player_id,
     )
 
 
@@ -119,7 +129,8 @@ async def _create_live(
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
     409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
-    return await season_commands.join_season(services, season_id, data.memleket)
+    player_id = await player_commands.player_of(services, data.player_key)
+    return await season_commands.join_season(services, season_id, data.memleket, player_id)
 
 
 def _admin_route(act: AdminAction, summary: str) -> Any:

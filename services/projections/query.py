@@ -15,6 +15,7 @@ from services.projections.board_route import static_board
 from services.projections.context import MIN_VERSION, ctx, season_read
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, han_memleket, seasons_index, swept
+from services.projections.player_reads import PLAYER_QUERY_ROUTES
 from services.projections.query_answers import answer, decoded_hash, in_language
 from services.projections.query_examples import EXAMPLES
 from services.projections.query_ops import all_orders, audit_betrayals, battles, ops_bey
@@ -280,7 +281,16 @@ VERSIONED_ROUTES = with_examples(
 QUERY_ROUTES = [
     *VERSIONED_ROUTES,
     *with_examples(
-        [static_board, season_list, boards, memleket_betrayals, ticket, events], EXAMPLES
+        [
+            static_board,
+            season_list,
+            *PLAYER_QUERY_ROUTES,  # /boards/ratings before /boards/{name}
+            boards,
+            memleket_betrayals,
+            ticket,
+            events,
+        ],
+        EXAMPLES,
     ),
 ]
 MIN_VERSION_PARAMETER = {

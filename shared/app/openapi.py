@@ -82,6 +82,10 @@ CODES: dict[str, tuple[int, str]] = {
     # Live seasons (issue 12): joining, the calendar, season admin (D-29 … D-31)
     "memleket_taken": (409, "another bey has this memleket (`free_neighbours`)"),
     "season_full": (409, "all 19 seats are taken"),
+    # Players (issue 23, ADR-87)
+    "player_already_seated": (409, "the player holds a seat of this season already"),
+    "bad_player_key": (401, "a player key that is no player's, or a player's who left"),
+    "player_not_found": (404, "no such player, or one who left"),
     "registration_closed": (409, "registration is closed"),
     "season_cancelled": (409, "the season was cancelled; it takes no command"),
     "already_paused": (409, "the season is paused already"),

@@ -93,6 +93,8 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
+        case ev.SeatBound():
+            return replace(state, players={**state.players, event.seat: event.player_id})
         case ev.RegistrationClosed():
             for seat, memleket in event.computer_beys:
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))

@@ -24,6 +24,7 @@ REFUSALS: Final[tuple[str, ...]] = (
     "season_full",
     "season_cancelled",
     "memleket_taken",
+    "player_already_seated",
     "already_paused",
     "not_paused",
     "not_allowed_in_mode",
