@@ -82,7 +82,8 @@ async def test_leaving_removes_the_record_everywhere_and_the_key_stops_working(
         auth = bearer(gone["player_key"])
         r = await client.post(f"/v1/players/{gone['player_id']}/leave", headers=auth)
         assert r.status_code == 200, r.text
-        assert (await client.get(f"/v1/players/{gone['player_id']}")).status_code == 404
+        r = await client.get(f"/v1/players/{gone['player_id']}")
+        assert (r.status_code, r.json()["code"]) == (404, "player_not_found")
         rows = (await client.get("/v1/boards/ratings")).json()["rows"]
         assert {r["player_id"]: r["rating"] for r in rows} == {
             p: v for p, v in before.items() if p != gone["player_id"]
