@@ -138,8 +138,16 @@ export const api = {
   board: () => call<Board>('GET', '/board'),
   createTrial: (memleket: number) =>
     call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial' } }),
-  join: (season: string, memleket: number) =>
-    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, { body: { memleket } }),
+  // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
+  join: (season: string, memleket: number, playerKey: string | null = null) =>
+    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
+      body: playerKey ? { memleket, player_key: playerKey } : { memleket },
+    }),
+  createPlayer: (name: string | null) =>
+    call<Schemas['PlayerKeyOut']>('POST', '/players', { body: name ? { name } : {} }),
+  player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
+  leavePlayer: (id: string, key: string) =>
+    call<Schemas['PlayerLeftOut']>('POST', `/players/${seg(id)}/leave`, { token: key }),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),

@@ -6,6 +6,7 @@ import { forgetSeason, loadSeasons, saveSeason, seasonFromLink } from '../logic/
 import { loadBoard, namesOf } from './board';
 import { h } from './dom';
 import { ProvinceMap } from './map';
+import { playerCard } from './player';
 
 export function problemText(e: unknown): string {
   if (e instanceof ApiProblem) return `${e.detail} (${e.code})`;
@@ -123,7 +124,7 @@ export function homeScreen(main: HTMLElement): () => void {
     if (id) location.hash = `#/s/${id}`;
   });
 
-  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, form, linkForm);
+  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, form, playerCard(), linkForm);
   void loadBoard().catch(() => undefined); // warm the board for the season screen
   return () => undefined;
 }
