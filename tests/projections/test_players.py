@@ -95,8 +95,8 @@ async def test_leaving_removes_the_record_everywhere_and_the_key_stops_working(
         assert sum(1 for e in stream if e.type == "seat_bound.v1") == 4  # the seats are kept
 
 
-async def test_no_player_key_or_its_hash_in_any_answer_or_export(
-    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+async def test_no_player_key_or_its_hash_in_any_answer_log_or_export(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, captured_logs
 ):
     """Canaries (issue 23): the key is shown once; neither it nor its hash is in a record, the
     board, the season's status or any export; a player id is in an export only where a seat
@@ -126,6 +126,11 @@ async def test_no_player_key_or_its_hash_in_any_answer_or_export(
             assert r.status_code == 200, r.text
             texts.append(r.text)
             assert all(i in r.text for i in ids) and unbound["player_id"] not in r.text
+        await client.post(
+            f"/v1/seasons/{'d' * 32}/join", json={"memleket": 6, "player_key": secrets[0]}
+        )
+        texts.append(captured_logs.getvalue())
+        assert "player.created" in texts[-1]  # the log was captured
         for text in texts:
             assert not any(s in text for s in secrets)
         assert await redis.hlen(player_records(prefix)) == 1
