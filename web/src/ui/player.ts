@@ -51,7 +51,8 @@ export function playerCard(): HTMLElement {
       // offered once: the key is shown until the player says it is kept
       const key = h('input', { id: 'player-key', type: 'text', readonly: true, value: me.key }) as HTMLInputElement;
       parts.push(
-        h('p', {}, t('keepKey')),
+        h('label', { for: 'player-key' }, t('keepKey')),
+        ' ',
         key,
         ' ',
         h(
