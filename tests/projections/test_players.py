@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import redis.asyncio as aioredis
 
 from services.projections.keys import player_records, player_records_order
@@ -134,3 +135,25 @@ async def test_no_player_key_or_its_hash_in_any_answer_log_or_export(
         for text in texts:
             assert not any(s in text for s in secrets)
         assert await redis.hlen(player_records(prefix)) == 1
+
+
+async def test_a_record_landing_before_the_folds_end_folds_again_as_a_rebuild(
+    redis: aioredis.Redis, prefix: str
+):
+    """ADR-88: incremental == rebuilt even when two projectors record seasons out of order."""
+    from shared.domain.ratings import SeasonRecord, SeatRecord, rebuild
+
+    def record(season_id: str, players: str) -> SeasonRecord:
+        seats = tuple(
+            SeatRecord(p, n, n, 30 - n, n == 1, 0, 0, 16) for n, p in enumerate(players, 1)
+        )
+        return SeasonRecord(season_id, seats)
+
+    first, second = record("s1", "abc"), record("s2", "cba")
+    fold = RatingsFold()
+    for rec, position in ((second, 20.0), (first, 10.0)):  # s1's Kurultay was first
+        await redis.hset(player_records(prefix), rec.season_id, msgspec.json.encode(rec))
+        await redis.zadd(player_records_order(prefix), {rec.season_id: position})
+        await fold.current(redis, prefix)
+    assert fold.applied == ["s1", "s2"]
+    assert await fold.current(redis, prefix) == rebuild([first, second])
