@@ -1,4 +1,4 @@
-"""Players' own event log (issue 23, ADR-87; migration 0012): per-player versions, append-only.
+"""Players' own event log (issue 23, ADR-87; migration 0011): per-player versions, append-only.
 
 Not a season's stream: nothing here moves a season's version, chain, exports or projections.
 The command side appends (create, rotate the key, leave) at an expected version; both sides

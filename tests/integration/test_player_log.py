@@ -1,4 +1,4 @@
-"""Players' own log (issue 23, ADR-87, migration 0012): the same contract in PostgreSQL and in
+"""Players' own log (issue 23, ADR-87, migration 0011): the same contract in PostgreSQL and in
 memory; append-only; a version taken is a conflict."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
--- 0012: players' own events (issue 23, ADR-87): a player key that outlasts one season.
---
+-- 0011 (assigned 0012; renumber at merge if another 0011 lands, migrate.py refuses a gap):
+-- players' own events (issue 23, ADR-87): a player key that outlasts one season.
 -- A player is no season: its events (created with a public name and the key's SHA-256, key
 -- rotated, left) are a log of their own, numbered per player, never a season's stream, so no
 -- season's versions, chain, exports or projections move with them. Rows are only ever inserted.
