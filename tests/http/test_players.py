@@ -46,8 +46,10 @@ async def test_a_player_name_outside_the_rule_is_refused(memory_api: Api, name: 
     assert r.json()["code"] == "invalid_body"
 
 
-async def test_creating_and_joining_with_the_key_binds_the_seat_once_per_season(memory_api: Api):
-    """A player holds at most one seat of a season: a second join is 409 and appends nothing."""
+async def test_creating_and_joining_with_the_key_binds_the_seat_once_per_season(api: Api):
+    """A player holds at most one seat of a season: a second join is 409 and appends nothing
+    (in memory and on PostgreSQL)."""
+    memory_api = api
     ayse, bora = await new_player(memory_api, "Ayşe"), await new_player(memory_api)
     created = await create_live(memory_api, memleket=ANKARA, player_key=ayse["player_key"])
     season_id = created["season_id"]
