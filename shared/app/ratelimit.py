@@ -232,6 +232,10 @@ def request_kind(method: str, path: str) -> RequestKind | None:
         return "command"
     if parts[:2] == ["ops", "seasons"]:
         return "command"
+    if parts == ["players"]:  # issue 23: a new player counts as a creation, like a season
+        return "create"
+    if parts[:1] == ["players"] and len(parts) == 3:  # a key rotated, a player leaving
+        return "command"
     return None
 
 
