@@ -22,6 +22,9 @@ class RatingsFold:
         self.book = Book()
 
     async def current(self, redis: Any, prefix: str) -> Book:
+        # records are only ever added: as many as applied, nothing new (one round trip a read)
+        if await redis.zcard(player_records_order(prefix)) == len(self.applied):
+            return self.book
         order = [s.decode() for s in await redis.zrange(player_records_order(prefix), 0, -1)]
         if order[: len(self.applied)] != self.applied:  # a record landed before the end
             self.applied, self.book = [], Book()
