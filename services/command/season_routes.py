@@ -75,8 +75,10 @@ async def create_season(
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
         if data.player_key is not None:  # a trial never counts for a player (issue 23)
             raise Problem(403, "not_allowed_in_mode.trial_player")
+        if not data.listed or data.description is not None:  # the lobby is for live seasons
+            raise Problem(403, "not_allowed_in_mode.lobby_live_only")
         seed = int(data.seed) if data.seed is not None else None
-        created = await season_commands.create_season(services, data.memleket, seed)
+        created = await season_commands.create_season(services, data.memleket, seed, data.name)
     return Response(
         created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
     )
@@ -108,15 +110,19 @@ async def _create_live(
         role = auth.staff_role(request, services.ops, services.auditors)
         if role != "ops":
             raise Problem(403, "forbidden.compressed_calendar")
+    if data.name is not None and data.memleket is None:  # a name is a bey's: it joins
+        raise Problem(422, "invalid_name.without_memleket", field="$.name")
     if data.player_key is not None and data.memleket is None:  # no seat to bind (issue 23)
         raise Problem(422, "invalid_body.player_key_seat", field="$.player_key")
     player_id = await player_commands.player_of(services, data.player_key)
+    listing = season_commands.Listing(data.name, data.listed, data.description)
     return await season_commands.create_live_season(
         services,
         data.memleket,
         data.registration_closes_at,
         data.divan_interval_seconds,
-        player_id,
+        listing,
+        player_id=player_id,
     )
 
 
@@ -128,9 +134,14 @@ async def _create_live(
 )
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
-    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
+    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`;
+    with a `name` (R-15.5): 422 `invalid_name`, `name_reserved`, 409 `name_taken` (of two
+    joins racing with one name, one wins); with a `player_key` (issue 23): 401
+    `bad_player_key`, 409 `player_already_seated`."""
     player_id = await player_commands.player_of(services, data.player_key)
-    return await season_commands.join_season(services, season_id, data.memleket, player_id)
+    return await season_commands.join_season(
+        services, season_id, data.memleket, data.name, player_id
+    )
 
 
 def _admin_route(act: AdminAction, summary: str) -> Any:

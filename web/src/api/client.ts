@@ -136,13 +136,15 @@ const seg = encodeURIComponent;
 
 export const api = {
   board: () => call<Board>('GET', '/board'),
-  createTrial: (memleket: number) =>
-    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial' } }),
+  // a bey's name is optional (R-15.5): sent only when given
+  createTrial: (memleket: number, name: string | null = null) =>
+    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
   // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
-  join: (season: string, memleket: number, playerKey: string | null = null) =>
+  join: (season: string, memleket: number, name: string | null = null, playerKey: string | null = null) =>
     call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
-      body: playerKey ? { memleket, player_key: playerKey } : { memleket },
+      body: { memleket, ...(name ? { name } : {}), ...(playerKey ? { player_key: playerKey } : {}) },
     }),
+  lobby: (offset = 0) => call<Schemas['LobbyOut']>('GET', `/lobby?offset=${offset}&limit=20`),
   createPlayer: (name: string | null) =>
     call<Schemas['PlayerKeyOut']>('POST', '/players', { body: name ? { name } : {} }),
   player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
