@@ -142,16 +142,9 @@ async def create_live_season(
     state = decided(state, events, listed)
     creator = None
     if memleket is not None:
-        join = c.JoinSeason(memleket=memleket, at=now, name=listing.name)
-        state = decided(state, events, join)
-        seat = max(b.seat for b in state.beys)
-        token = tokens.new_token(season_id, seat)
-        state = decided(
-            state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
+        state, creator = _creator(
+            state, events, memleket, now, name=listing.name, player_id=player_id
         )
-        if player_id is not None:  # issue 23: the creator's seat is its player's (ADR-87)
-            state = decided(state, events, c.BindPlayer(seat=seat, player_id=player_id))
-        creator = CreatorOut(seat, token, memleket)
     meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
     try:
         await svc.seasons.append(season_id, 0, "create", events, meta)
@@ -168,6 +161,26 @@ async def create_live_season(
         seed_commitment=state.seed_commitment,
         creator=creator,
     )
+
+
+def _creator(
+    state: SeasonState,
+    events: list[ev.Event],
+    memleket: int,
+    now: datetime,
+    *,
+    name: str | None,
+    player_id: str | None,
+) -> tuple[SeasonState, CreatorOut]:
+    """The creator of a live season joins: its seat, its token (shown once), its name, and the
+    player its seat is bound to (issue 23, ADR-87)."""
+    state = decided(state, events, c.JoinSeason(memleket=memleket, at=now, name=name))
+    seat = max(b.seat for b in state.beys)
+    token = tokens.new_token(state.season_id, seat)
+    state = decided(state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token)))
+    if player_id is not None:
+        state = decided(state, events, c.BindPlayer(seat=seat, player_id=player_id))
+    return state, CreatorOut(seat, token, memleket)
 
 
 async def join_season(

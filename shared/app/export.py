@@ -138,7 +138,6 @@ class Export:
     redacted: frozenset[int] = frozenset()
 
 
-# --- writing -------------------------------------------------------------------------------
 def header(
     season_id: str,
     records: Sequence[RecordedEvent],
