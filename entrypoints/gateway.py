@@ -88,6 +88,7 @@ def _query_context(
         rebuild=opened.rebuild,
         streams=streams,
         ops_reads=store.ops_reads,
+        players=store.players,
         stored_version=_stored_version(store),
         trusted=networks(settings.trusted_proxies),
         clock=clock,

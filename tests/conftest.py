@@ -145,7 +145,8 @@ async def pg_pool(migrated_pg_dsn: str) -> AsyncIterator[asyncpg.Pool]:
     settings = PoolSettings(min_size=1, max_size=8, lock_timeout_ms=10_000)
     pool = await create_pool(migrated_pg_dsn, settings)
     await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys, due_work, ops_reads, audit_copies RESTART IDENTITY"
+        "TRUNCATE events, streams, idempotency_keys, due_work, ops_reads, audit_copies, player_events"
+        " RESTART IDENTITY"
     )
     try:
         yield pool

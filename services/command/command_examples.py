@@ -49,6 +49,7 @@ from shared.app.divan_tools import (
     explain,
     what_if,
 )
+from shared.app.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
 from shared.app.private_view import private_view
 from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
@@ -118,6 +119,11 @@ _ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
 )
 
 # handler name -> "request" and/or a 2xx status -> the example
+PLAYER = PlayerKeyOut(
+    player_id="5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7",
+    player_key="sbp1.5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7.Qm9yYS1pcy1hLXBsYXllci1vZi10aGUt",
+)
+
 EXAMPLES: dict[str, dict[str | int, object]] = {
     "create_season": {
         "request": CreateSeasonIn(memleket=6, seed="123"),
@@ -261,4 +267,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         }
         for act, reason in _ADMIN_REASONS
     },
+    # issue 23 (ADR-87): a player, its key rotated, leaving
+    "create_player": {"request": PlayerIn(name="Ayşe"), 201: PLAYER},
+    "rotate_player_key": {200: PLAYER},
+    "leave_player": {200: PlayerLeftOut(player_id=PLAYER.player_id, left=True)},
 }

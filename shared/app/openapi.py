@@ -86,6 +86,10 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_name": (422, "not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`)"),
     "name_reserved": (422, "a reserved whole name or its lookalike (seat forms, Han, ops …)"),
     "name_taken": (409, "another bey of the season has this name or its lookalike"),
+    # Players (issue 23, ADR-87)
+    "player_already_seated": (409, "the player holds a seat of this season already"),
+    "bad_player_key": (401, "a player key that is no player's, or a player's who left"),
+    "player_not_found": (404, "no such player, or one who left"),
     "registration_closed": (409, "registration is closed"),
     "season_cancelled": (409, "the season was cancelled; it takes no command"),
     "already_paused": (409, "the season is paused already"),

@@ -37,6 +37,9 @@ V1_OPERATIONS = {
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"),
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
+    ("post", "/v1/players"),  # issue 23
+    ("post", "/v1/players/{player_id}/key"),
+    ("post", "/v1/players/{player_id}/leave"),
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
@@ -53,6 +56,7 @@ WITH_BODY = {
     "/v1/ops/seasons/{season_id}/corrections",
     "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
+    "/v1/players",
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 

@@ -131,6 +131,14 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "GET /v1/seasons/{season_id}/reports":             (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/{season_id}/betrayals":           (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/boards/{name}":                           (200, 200, 200, 200, 200, 200, 200, 200),
+    # issue 23: anyone may make a player (a token is not looked at); the record and the
+    # ratings are public; a player's key, and nothing else, rotates it or leaves (no role has
+    # one: 401 bad_player_key); the path's player is no player (404)
+    "POST /v1/players":                                (201, 201, 201, 201, 201, 201, 201, 201),
+    "POST /v1/players/{player_id}/key":                (401, 401, 401, 401, 401, 401, 401, 401),
+    "POST /v1/players/{player_id}/leave":              (401, 401, 401, 401, 401, 401, 401, 401),
+    "GET /v1/players/{player_id}":                     (404, 404, 404, 404, 404, 404, 404, 404),
+    "GET /v1/boards/ratings":                          (200, 200, 200, 200, 200, 200, 200, 200),
     # R-14 a bey: its own private view; ops reads a bey through its own endpoint
     "GET /v1/seasons/{season_id}/private":             (401, 200, 200, 403, 401, 403, 403, 403),
     # R-14 a bey: the battles it fought in or supported (Divan 1: none, but its own list);
@@ -177,6 +185,7 @@ class Call:
 # seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
 # one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
 PATH_VALUES = {"to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores"}
+PATH_VALUES["player_id"] = "0" * 32  # no player (issue 23)
 PATH_OVERRIDES = {
     # R-14 orders of others: Divan 2's, pending (A's canary among them)
     "GET /v1/seasons/{season_id}/orders/{divan}": {"divan": "2"},
@@ -194,6 +203,7 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
             False,
         ),
         "POST /v1/seasons/{season_id}/join": ({"memleket": ISTANBUL}, False),
+        "POST /v1/players": ({"name": "Matrix"}, False),
         "POST /v1/seasons/{season_id}/admin/postpone": (
             {"reason": "matrix", "registration_closes_at": instant},
             False,

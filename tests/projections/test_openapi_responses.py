@@ -227,6 +227,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
         await _live_calls(doc, ops, call)
+        await _player_calls(call)
         await call("post", "/v1/seasons/{season_id}/tickets", f"{s}/tickets", headers=bey)
         await call(
             "post", "/v1/seasons/{season_id}/token", f"{s}/token", headers=bey
@@ -245,6 +246,25 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
     _check_headers(ops, answers, revalidated)
+
+
+async def _player_calls(call: Any) -> None:
+    """Issue 23: a player made, read, rated (an empty board), its key rotated, then left."""
+    r = await call("post", "/v1/players", "/v1/players", json={"name": "Ayşe"})
+    assert r.status_code == 201, r.text
+    player_id, key = r.json()["player_id"], r.json()["player_key"]
+    r = await call("get", "/v1/players/{player_id}", f"/v1/players/{player_id}")
+    assert r.status_code == 200, r.text
+    await call("get", "/v1/boards/ratings", "/v1/boards/ratings")
+    auth = {"Authorization": f"Bearer {key}"}
+    r = await call(
+        "post", "/v1/players/{player_id}/key", f"/v1/players/{player_id}/key", headers=auth
+    )
+    assert r.status_code == 200, r.text
+    auth = {"Authorization": f"Bearer {r.json()['player_key']}"}
+    await call(
+        "post", "/v1/players/{player_id}/leave", f"/v1/players/{player_id}/leave", headers=auth
+    )
 
 
 def _check_headers(

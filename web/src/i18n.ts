@@ -208,6 +208,33 @@ const TEXTS = {
   lockedNote: ['Emirler kilitli: bu Divan’ın emirleri artık değişmez.', 'Orders are locked: this Divan’s orders no longer change.'],
   freeNeighbours: ['Boş komşu memleketler: {list}', 'Free neighbouring memleket: {list}'],
   paused: ['Sezon duraklatıldı.', 'The season is paused.'],
+  player: ['Oyuncu', 'Player'],
+  playerIntro: [
+    'İstersen bir oyuncu ol: sezonlar boyunca süren bir kayıt ve puan. Hesap yok; yalnız bir ad (isteğe bağlı) ve bu cihazda duran bir anahtar.',
+    'Become a player if you like: a record and a rating that last from season to season. No account; only a name (optional) and a key kept on this device.',
+  ],
+  playerName: ['Ad (isteğe bağlı)', 'Name (optional)'],
+  becomePlayer: ['Oyuncu ol', 'Become a player'],
+  keepKey: [
+    'Oyuncu anahtarın yalnız bir kez gösterilir. Güvenli bir yere kopyala: cihaz giderse kayıt onunla döner.',
+    'Your player key is shown only once. Copy it somewhere safe: if this device is lost, the key brings your record back.',
+  ],
+  keptKey: ['Sakladım', 'I have kept it'],
+  yourRecord: ['Kaydın', 'Your record'],
+  leavePlayer: ['Oyunculuktan ayrıl', 'Stop being a player'],
+  leaveConfirm: [
+    'Kaydın her yerden silinir ve anahtar çalışmaz. Emin misin?',
+    'Your record is removed everywhere and the key stops working. Are you sure?',
+  ],
+  record: ['Oyuncu kaydı', 'Player record'],
+  seasonsPlayed: ['Oynanan sezon', 'Seasons played'],
+  seasonsFinished: ['Biten sezon', 'Seasons finished'],
+  hanTitles: ['Han unvanı', 'Han titles'],
+  hainTimes: ['Hain damgası', 'Marked Hain'],
+  divansMissed: ['Emirsiz Divan', 'Divans missed'],
+  rating: ['Puan', 'Rating'],
+  noRating: ['henüz yok', 'none yet'],
+  place: ['{place}. sıra', 'place {place}'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Key = keyof typeof TEXTS;

@@ -1,10 +1,11 @@
 // The app: a header (home, language switch), then the screen the address names:
-// `#/` home, `#/s/<season_id>` a season.
+// `#/` home, `#/s/<season_id>` a season, `#/p/<player_id>` a player's record.
 import './style.css';
 import { configure } from './api/client';
 import { lang, onLang, setLang, t } from './i18n';
 import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
+import { playerScreen } from './ui/player';
 import { seasonScreen } from './ui/season';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
@@ -48,7 +49,9 @@ function route(): void {
   const main = h('main', { id: 'main' });
   app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
+  const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
   if (m?.[1]) leave = seasonScreen(main, m[1]);
+  else if (p?.[1]) leave = playerScreen(main, p[1]);
   else leave = homeScreen(main);
 }
 

@@ -139,11 +139,17 @@ export const api = {
   // a bey's name is optional (R-15.5): sent only when given
   createTrial: (memleket: number, name: string | null = null) =>
     call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
-  join: (season: string, memleket: number, name: string | null = null) =>
+  // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
+  join: (season: string, memleket: number, name: string | null = null, playerKey: string | null = null) =>
     call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
-      body: { memleket, ...(name ? { name } : {}) },
+      body: { memleket, ...(name ? { name } : {}), ...(playerKey ? { player_key: playerKey } : {}) },
     }),
   lobby: (offset = 0) => call<Schemas['LobbyOut']>('GET', `/lobby?offset=${offset}&limit=20`),
+  createPlayer: (name: string | null) =>
+    call<Schemas['PlayerKeyOut']>('POST', '/players', { body: name ? { name } : {} }),
+  player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
+  leavePlayer: (id: string, key: string) =>
+    call<Schemas['PlayerLeftOut']>('POST', `/players/${seg(id)}/leave`, { token: key }),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),

@@ -429,6 +429,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a player: a public id and a key that outlasts one season */
+        post: operations["V1PlayersCreatePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a player's key (the old one stops working) */
+        post: operations["V1PlayersPlayerIdKeyRotatePlayerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave: the player's record leaves every view, the key stops working */
+        post: operations["V1PlayersPlayerIdLeaveLeavePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/summary": {
         parameters: {
             query?: never;
@@ -693,6 +744,40 @@ export interface paths {
         };
         /** Live seasons open for registration, soonest close first (issue 23) */
         get: operations["V1LobbyLobby"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's public record: seasons, titles, places, reliability, rating */
+        get: operations["V1PlayersPlayerIdPlayerRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Players by rating (openskill Plackett–Luce, mu − 3 sigma), paged */
+        get: operations["V1BoardsRatingsRatingsBoard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1234,6 +1319,24 @@ export interface components {
             have: number;
             need: number;
         };
+        /** CreatePlayerProblem */
+        CreatePlayerProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "malformed_json" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+        };
         /** CreateSeasonIn */
         CreateSeasonIn: {
             /**
@@ -1265,6 +1368,8 @@ export interface components {
              * @example Akşamları oynayanlar için
              */
             description?: string | null;
+            /** @description a player key (POST /v1/players): the seat is bound to that player */
+            player_key?: string | null;
         };
         /** CreateSeasonProblem */
         CreateSeasonProblem: {
@@ -1272,7 +1377,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1620,6 +1725,8 @@ export interface components {
              * @example Ayşe
              */
             name?: string | null;
+            /** @description a player key (POST /v1/players): the seat is bound to that player */
+            player_key?: string | null;
         };
         /** JoinSeasonProblem */
         JoinSeasonProblem: {
@@ -1627,7 +1734,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_player_key" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "player_already_seated" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1695,6 +1802,16 @@ export interface components {
             projected_version?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
+        };
+        /** LeavePlayerProblem */
+        LeavePlayerProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** LineOut */
         LineOut: {
@@ -2048,6 +2165,50 @@ export interface components {
             ];
             text: components["schemas"]["Text"];
         };
+        /** PlayerIn */
+        PlayerIn: {
+            name?: string | null;
+        };
+        /** PlayerKeyOut */
+        PlayerKeyOut: {
+            player_id: string;
+            player_key: string;
+        };
+        /** PlayerLeftOut */
+        PlayerLeftOut: {
+            player_id: string;
+            left: boolean;
+        };
+        /** PlayerPlaceOut */
+        PlayerPlaceOut: {
+            season_id: string;
+            seat: number;
+            place: number;
+            score: number;
+        };
+        /** PlayerRecordOut */
+        PlayerRecordOut: {
+            player_id: string;
+            name: string | null;
+            seasons_played: number;
+            seasons_finished: number;
+            han_titles: number;
+            places: components["schemas"]["PlayerPlaceOut"][];
+            hain: number;
+            divans_missed: number;
+            divans_played: number;
+            rating: components["schemas"]["RatingOut"] | null;
+        };
+        /** PlayerRecordProblem */
+        PlayerRecordProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "not_found" | "player_not_found" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
         /** PrivateProblem */
         PrivateProblem: {
             type: string;
@@ -2182,6 +2343,43 @@ export interface components {
             name?: string;
             /** @default false */
             chosen_name?: boolean;
+        };
+        /** RatingOut */
+        RatingOut: {
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            seasons: number;
+        };
+        /** RatingRowOut */
+        RatingRowOut: {
+            rank: number;
+            player_id: string;
+            name: string | null;
+            rating: components["schemas"]["RatingOut"];
+        };
+        /** RatingsBoardProblem */
+        RatingsBoardProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "invalid_parameter" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+        };
+        /** RatingsOut */
+        RatingsOut: {
+            total: number;
+            offset: number;
+            limit: number;
+            rows: components["schemas"]["RatingRowOut"][];
         };
         /** Ready */
         Ready: {
@@ -2319,6 +2517,16 @@ export interface components {
             minimum?: number;
             /** @description the seat refused */
             seat?: number;
+        };
+        /** RotatePlayerKeyProblem */
+        RotatePlayerKeyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** RotateTokenProblem */
         RotateTokenProblem: {
@@ -2966,6 +3174,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
+                };
+            };
             /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
             403: {
                 headers: {
@@ -3092,6 +3311,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
+                };
+            };
             /** @description `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
             403: {
                 headers: {
@@ -3114,7 +3344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
-            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `name_taken`: another bey of the season has this name or its lookalike; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `name_taken`: another bey of the season has this name or its lookalike; `player_already_seated`: the player holds a seat of this season already; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6410,6 +6640,308 @@ export interface operations {
             };
         };
     };
+    V1PlayersCreatePlayer: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerKeyOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdKeyRotatePlayerKey: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerKeyOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `conflict`: too many concurrent writes to the season; retry */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdLeaveLeavePlayer: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerLeftOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `conflict`: too many concurrent writes to the season; retry */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+        };
+    };
     V1SeasonsSeasonIdSummarySummary: {
         parameters: {
             query?: {
@@ -8178,6 +8710,194 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["LobbyProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdPlayerRecord: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerRecordOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+        };
+    };
+    V1BoardsRatingsRatingsBoard: {
+        parameters: {
+            query?: {
+                /** @description rows to skip */
+                offset?: number;
+                /** @description at most this many */
+                limit?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
                 };
             };
         };

@@ -31,7 +31,7 @@ import {
   type Kind,
 } from '../logic/orders';
 import { bothTimes, countdown, lastQuarter } from '../logic/format';
-import { findSeason, saveSeason, type Saved } from '../logic/storage';
+import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
@@ -798,7 +798,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         e.preventDefault();
         const memleket = Number(select.value);
         api
-          .join(season, memleket, joinName.input.value.trim() || null)
+          .join(season, memleket, joinName.input.value.trim() || null, loadPlayer(localStorage)?.key ?? null)
           .then((joined) => {
             saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
             sessionStorage.setItem('seksenbir.fresh', season);

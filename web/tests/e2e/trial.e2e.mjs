@@ -55,6 +55,23 @@ async function steps(page, base, name, touch) {
   assert.equal(await page.locator('svg.map g.prov').count(), 81, 'one element per province');
   await shot('1-home');
 
+  // The player (issue 23, ADR-89): become one by name, the key offered once and then kept on
+  // the device only, the record screen
+  await page.locator('#player-name').fill('Ayşe');
+  await page.getByRole('button', { name: 'Oyuncu ol' }).click();
+  await page.locator('#player-key').waitFor();
+  assert.match(await page.locator('#player-key').inputValue(), /^sbp1\.[0-9a-f]{32}\./, 'the player key is offered');
+  await shot('1b-player-key');
+  await page.getByRole('button', { name: 'Sakladım' }).click();
+  await page.locator('#player-key').waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: /Kaydın · Ayşe/ }).click();
+  await page.getByRole('heading', { name: 'Oyuncu kaydı' }).waitFor();
+  await page.getByText('Oynanan sezon: 0').waitFor();
+  await shot('1c-player-record');
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Deneme sezonu başlat' }).waitFor();
+  assert.equal(await page.locator('#player-key').count(), 0, 'offered once: not again');
+
   // Start a trial season: Ankara (6) picked on the map
   await tapProvince(6);
   await waitFor('the memleket picked', async () => (await page.locator('#memleket').inputValue()) === '6');
