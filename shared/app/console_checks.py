@@ -15,7 +15,7 @@ import msgspec
 from shared.app.divan_tools import BeyAt, BeyChange, ProvinceAt, ProvinceChange
 from shared.app.export import Export
 from shared.app.export_check import BadEvent, Verdict, chain_error, check
-from shared.app.ops_replay import state_json
+from shared.app.ops_replay import CorrectionNote, state_json
 from shared.domain.map import game_map
 from shared.domain.messages import Said
 from shared.domain.state import SeasonState
@@ -80,6 +80,15 @@ class BadEventOut(msgspec.Struct, frozen=True):
     why: str
 
 
+class MismatchOut(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A Divan whose record differs from its re-run, or whose seal does not hold (ADR-57)."""
+
+    divan: int
+    what: str
+    version: int | None = None  # the first event that differs, None: not one event
+    check: str | None = None  # "sealed_orders" when the seal check found it
+
+
 class VerifyOut(msgspec.Struct, frozen=True):
     """`seksenbir verify SEASON` over HTTP (docs/export.md "Verify" names each field): the
     stored chain against the streams table's head, every Divan re-run (R-12.3), the sealed
@@ -93,8 +102,8 @@ class VerifyOut(msgspec.Struct, frozen=True):
     hash_chain: str
     head: str | None
     replay: str
-    mismatches: list[dict[str, Any]]
-    corrections: list[dict[str, Any]]
+    mismatches: list[MismatchOut]
+    corrections: list[CorrectionNote]
     seed_commitment: str
     sealed_orders: str
     first_bad_event: BadEventOut | None
@@ -145,8 +154,8 @@ def _out(v: Verdict) -> VerifyOut:
         hash_chain=str(v.hash_chain),
         head=v.head,
         replay=str(v.replay),
-        mismatches=_plain(v.mismatches),
-        corrections=_plain(v.corrections),
+        mismatches=msgspec.convert(_plain(v.mismatches), list[MismatchOut]),
+        corrections=msgspec.convert(_plain(v.corrections), list[CorrectionNote]),
         seed_commitment=str(v.seed_commitment),
         sealed_orders=str(v.sealed_orders),
         first_bad_event=bad,

@@ -1,11 +1,12 @@
 // The app: a header (home, language switch), then the screen the address names:
-// `#/` home, `#/s/<season_id>` a season.
+// `#/` home, `#/s/<season_id>` a season, `#/console` the ops and auditor console.
 import './style.css';
 import { configure } from './api/client';
 import { lang, onLang, setLang, t } from './i18n';
 import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
 import { seasonScreen } from './ui/season';
+import { consoleScreen } from './ui/console';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
@@ -49,6 +50,7 @@ function route(): void {
   app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   if (m?.[1]) leave = seasonScreen(main, m[1]);
+  else if (location.hash === '#/console') leave = consoleScreen(main); // ops and auditors (ui/console.ts)
   else leave = homeScreen(main);
 }
 

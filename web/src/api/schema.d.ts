@@ -1778,6 +1778,13 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** MismatchOut */
+        MismatchOut: {
+            divan: number;
+            what: string;
+            version?: number | null;
+            check?: string | null;
+        };
         /** MissionInfo */
         MissionInfo: {
             id: string;
@@ -2787,12 +2794,8 @@ export interface components {
             hash_chain: string;
             head: string | null;
             replay: string;
-            mismatches: {
-                [key: string]: unknown;
-            }[];
-            corrections: {
-                [key: string]: unknown;
-            }[];
+            mismatches: components["schemas"]["MismatchOut"][];
+            corrections: components["schemas"]["CorrectionNote"][];
             seed_commitment: string;
             sealed_orders: string;
             first_bad_event: components["schemas"]["BadEventOut"] | null;
