@@ -229,7 +229,7 @@ function whatIfSection(ctx: DivanCtx, _ex: Explain): { root: HTMLElement; prefil
       ctx.map.mark('whatif', out.provinces.map((p) => p.plate));
       const ownerOf = (o: number | null) => (o === null ? ct('milis') : `Bey ${o}`);
       result.append(h('div', {},
-        h('p', { id: 'whatif-changed', 'data-changed': String(out.changed) }, out.changed ? '' : ct('unchanged')),
+        h('p', { id: 'whatif-changed', 'data-changed': String(out.changed) }, out.changed ? ct('differs') : ct('unchanged')),
         out.battles.length
           ? h('div', {}, h('h4', {}, ct('changedBattles')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.battles.map((b) => [pname(b.target), b.recorded ?? '–', h('span', { class: 'wi-outcome', 'data-target': b.target }, b.what_if ?? '–')])))
           : null,
@@ -324,7 +324,7 @@ function correctionSection(ctx: DivanCtx): HTMLElement {
     const b = body();
     if (JSON.stringify(b) !== tried) {
       clear(out);
-      return void out.append(h('p', { class: 'bad', role: 'alert' }, ct('applyNeedsDry')));
+      return void out.append(h('p', { id: 'fix-needs-dry', class: 'bad', role: 'alert' }, ct('applyNeedsDry')));
     }
     try {
       const done = await consoleApi.correct(ctx.token, ctx.season, b);

@@ -90,6 +90,7 @@ const TEXTS = {
   removeAdvance: ['Bu ilerlemeyi kaldır', 'Remove this advance'],
   pinDie: ['Bu zarı sabitle', 'Pin this die'],
   unchanged: ['Kayıttan farkı yok.', 'No difference from the record.'],
+  differs: ['Kayıttan farklı; haritada mor çizgiyle işaretli iller değişir.', 'It differs from the record; the provinces outlined in purple on the map change.'],
   changedBattles: ['Farklı savaşlar', 'Battles that differ'],
   recorded: ['Kayıt', 'Recorded'],
   whatIfCol: ['Ya olsaydı', 'What-if'],
