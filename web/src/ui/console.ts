@@ -1,6 +1,6 @@
 // The ops and auditor console, `#/console` (issue 26, docs/web.md "The console"): the staff
-// token is entered once and kept in this module's memory only (never localStorage or
-// sessionStorage: a reload forgets it); everything goes through the public API. Ops find a
+// token is entered once and kept in this module's memory only (never the browser's
+// storage: a reload forgets it); everything goes through the public API. Ops find a
 // season, see its calendar, Divans and ops-read trail, and work a Divan on the map
 // (console_divan.ts); auditors see betrayal history with its evidence and the redacted export,
 // and nothing R-14 keeps from them ever reaches this page (the server decides what they get).
@@ -133,8 +133,7 @@ async function seasonView(out: HTMLElement, token: string, season: string): Prom
           )
         : h('p', {}, ct('noDivans')),
     ),
-    mapView.root,
-    divanBox,
+    h('div', { class: 'console-grid' }, mapView.root, divanBox),
     trailSection(reads),
   );
 }
