@@ -17,7 +17,10 @@ let lastSeason = '';
 
 /** Lists the auditor's view shows for a season, in order: betrayal history first; others
  * (moderation acts, once chat exists) are added here. */
-export const AUDITOR_LISTS: { id: string; render: (token: string, season: string) => Promise<HTMLElement> }[] = [];
+export const AUDITOR_LISTS: { id: string; render: (token: string, season: string) => Promise<HTMLElement> }[] = [
+  // what ops read of the season's secrets, and when (ADR-53): auditors' to check
+  { id: 'ops-reads', render: async (token, season) => trailSection(await consoleApi.opsReads(token, season)) },
+];
 
 function login(main: HTMLElement, done: () => void): void {
   const [tokenLabel, token] = field('console-token', ct('token'), { type: 'password', autocomplete: 'off', spellcheck: false, required: true });
@@ -141,7 +144,7 @@ async function seasonView(out: HTMLElement, token: string, season: string): Prom
 function trailSection(reads: Awaited<ReturnType<typeof consoleApi.opsReads>>): HTMLElement {
   return h(
     'section',
-    { id: 'console-trail' },
+    { class: 'console-trail' },
     h('h3', {}, ct('trail')),
     reads.reads.length
       ? table(

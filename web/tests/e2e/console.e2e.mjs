@@ -158,7 +158,7 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await page.getByRole('button', { name: /^(Aç|Open)$/ }).click();
     await page.locator('#console-divans').waitFor();
     assert.equal(await page.locator('svg.map g.prov').count(), 81);
-    await page.locator('#console-trail').waitFor();
+    await page.locator('.console-trail').waitFor();
     await shot('2-season');
 
     // explain the disputed Divan on the map
@@ -290,6 +290,8 @@ async function auditorSession(browser, played, ops, a11y, problems) {
     await item.locator('.evidence-treaty').waitFor();
     await item.locator('.evidence-orders').waitFor();
     await item.locator('.evidence-battle').waitFor();
+    // the ops-read trail of the season: ops' explain and what-if of the disputed Divan
+    await page.locator(`section.audit-season[data-season="${season}"] .console-trail`).getByText(`divans/${played.divan}/what-if`).first().waitFor();
     await shot('1-history');
     await page.locator('button.audit-export').first().click();
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('a.download').first().click()]);
