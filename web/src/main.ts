@@ -6,7 +6,6 @@ import { lang, onLang, setLang, t } from './i18n';
 import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
 import { seasonScreen } from './ui/season';
-import { consoleScreen } from './ui/console';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
@@ -43,6 +42,20 @@ function header(): HTMLElement {
   );
 }
 
+/** The ops and auditor console (ui/console.ts), loaded only when asked for: a player's first
+ * load does not carry it. */
+function consoleRoute(main: HTMLElement): () => void {
+  let gone = false;
+  let stop: (() => void) | null = null;
+  void import('./ui/console').then((m) => {
+    if (!gone) stop = m.consoleScreen(main);
+  });
+  return () => {
+    gone = true;
+    stop?.();
+  };
+}
+
 function route(): void {
   leave?.();
   leave = null;
@@ -50,7 +63,7 @@ function route(): void {
   app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   if (m?.[1]) leave = seasonScreen(main, m[1]);
-  else if (location.hash === '#/console') leave = consoleScreen(main); // ops and auditors (ui/console.ts)
+  else if (location.hash === '#/console') leave = consoleRoute(main);
   else leave = homeScreen(main);
 }
 

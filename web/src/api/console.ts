@@ -19,7 +19,9 @@ const ops = (season: string) => `/ops/seasons/${seg(season)}`;
 export const consoleApi = {
   status: (season: string) => call<Schemas['SeasonStatus']>('GET', `/seasons/${seg(season)}`),
   map: (season: string) => call<Schemas['MapOut']>('GET', `/seasons/${seg(season)}/map`),
-  reports: (season: string) => call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports`),
+  // `min_version`: read your writes (the read side answers once it has projected that version)
+  reports: (season: string, minVersion: number) =>
+    call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports?min_version=${minVersion}`),
   explain: (token: string, season: string, divan: number) =>
     call<Explain>('GET', `${ops(season)}/divans/${divan}/explain`, { token }),
   whatIf: (token: string, season: string, divan: number, body: WhatIfIn) =>

@@ -329,7 +329,7 @@ function correctionSection(ctx: DivanCtx): HTMLElement {
     try {
       const done = await consoleApi.correct(ctx.token, ctx.season, b);
       tried = '';
-      const reports = await consoleApi.reports(ctx.season);
+      const reports = await consoleApi.reports(ctx.season, done.version);
       const lines = reports.reports.filter((r) => r.kind === 'correction').flatMap((r) => r.lines);
       out.append(
         h('p', { id: 'fix-applied', class: 'ok' }, ct('applied', { divan: done.divan, version: done.version })),
