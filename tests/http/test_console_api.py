@@ -18,8 +18,11 @@ from tests.http.support import (
     Api,
     assert_problem,
     bearer,
+    build_season,
     create_trial,
     play_divans,
+    play_live_divans,
+    state_of,
 )
 
 HOLD = [{"province": ANKARA, "kind": "hold"}]
@@ -123,3 +126,25 @@ async def test_adr104_verify_over_http_as_the_cli_and_recorded(memory_api: Api) 
     assert_problem(
         await client.get("/v1/ops/seasons/nobody/verify", headers=ops), 404, "season_not_found"
     )
+
+
+async def test_adr103_a_live_divan_locks_at_its_held_instant(memory_api: Api) -> None:
+    """R-1.3: a live Divan locks at its calendar instant however late the worker came; the
+    explain answer gives that instant as `locked_at`, and the bey's set sent before it is the
+    sealed one, `before_lock`."""
+    (bey,) = await build_season(memory_api.store, [ANKARA])
+    r = await memory_api.client.post(
+        bey.url("/orders"), headers=bey.auth(), json={"orders": HOLD, "divan": 1}
+    )
+    assert r.status_code == 200, r.text
+    await play_live_divans(memory_api.store, bey.season_id, 1)
+    state, _ = await state_of(memory_api.store, bey.season_id)
+    assert state.calendar is not None
+    r = await memory_api.client.get(
+        f"/v1/ops/seasons/{bey.season_id}/divans/1/explain", headers=bearer(OPS_TOKEN)
+    )
+    orders = r.json()["orders"]
+    assert datetime.fromisoformat(orders["locked_at"]) == state.calendar.at(1)
+    (mine,) = [s for s in orders["sets"] if s["seat"] == bey.seat]
+    assert mine["sealed"] and mine["before_lock"]
+    assert datetime.fromisoformat(mine["submitted_at"]) <= state.calendar.at(1)
