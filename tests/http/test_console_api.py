@@ -10,7 +10,6 @@ import msgspec
 
 from shared.app.divan_text import explain_text
 from shared.app.divan_tools import ExplainOut
-
 from tests.http.support import (
     ANKARA,
     AUDITOR_TOKEN,
