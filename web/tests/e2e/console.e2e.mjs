@@ -167,6 +167,9 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await page.locator('#console-explain').waitFor();
     await page.locator('#console-order-sets tbody tr').first().waitFor();
     await shot('3-explain');
+    await page.setViewportSize({ width: 360, height: 740 }); // a phone: the same screen, axe-clean
+    await shot('3-explain-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
     const battles = cli.explanation.battles;
     assert.ok(battles.length > 0, 'the disputed Divan has battles');
     for (const b of battles) {
