@@ -59,6 +59,8 @@ SMOKE: dict[str, list[str]] = {
 EXCLUDED: dict[str, str] = {
     "common": "helpers for the others, not a bench",
     "smoke": "this runner",
+    "console": "times a running stack's console endpoints (`seksenbir up` with --ops, and "
+    "--auditor): run by hand against one, figures in docs/benchmarks.md",
     "adjudication_vs_mila": "needs MILA `diplomacy`, a peer kept out of the project's "
     "environment (.venv-bench): `make bench-mila`",
     "mutation": "mutation testing with mutmut: a full domain test run per mutant, about 20 "

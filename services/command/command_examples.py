@@ -33,6 +33,7 @@ from services.command.schemas import (
     OrderIn,
     OrdersAcceptedOut,
     OrdersIn,
+    ProvinceFixIn,
     ReasonIn,
     SeasonStatus,
     SpendIn,
@@ -40,10 +41,15 @@ from services.command.schemas import (
     VoteIn,
 )
 from shared.app.calendar_answer import CalendarOut, DivanAt
+from shared.app.console_checks import CorrectionPreviewOut, VerifyOut
 from shared.app.divan_tools import (
+    BeyAt,
+    BeyChange,
     DiePin,
     ExplainOut,
     OrderChange,
+    ProvinceAt,
+    ProvinceChange,
     WhatIfIn,
     WhatIfOut,
     explain,
@@ -212,6 +218,45 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
     },
     "explain_divan": {200: _EXPLAINED},
+    "correction_dry_run": {
+        "request": CorrectionIn(
+            correction=ProvinceFixIn(province=71, owner=3, units=4),
+            reason="verify: Divan 5's battle for Kırıkkale re-runs as a standoff",
+        ),
+        200: CorrectionPreviewOut(
+            reason="verify: Divan 5's battle for Kırıkkale re-runs as a standoff",
+            divan=7,
+            refers_to=None,
+            version=259,
+            changed=True,
+            provinces=[
+                ProvinceChange(
+                    71, "Kırıkkale", ProvinceAt(1, 2, sur=False), ProvinceAt(3, 4, sur=False)
+                )
+            ],
+            beys=[
+                BeyChange(1, BeyAt(5, 6, 14, None, []), BeyAt(5, 5, 12, None, [])),
+                BeyChange(3, BeyAt(9, 4, 10, None, []), BeyAt(9, 5, 14, None, [])),
+            ],
+        ),
+    },
+    "verify_season": {
+        200: VerifyOut(
+            season=SEASON,
+            events=412,
+            divan=16,
+            phase="over",
+            hash_chain="ok",
+            head="5e" * 32,
+            replay="ok",
+            mismatches=[],
+            corrections=[],
+            seed_commitment="ok: SHA-256(seed_salt:seed) matches",
+            sealed_orders="ok: 16 Divans",
+            first_bad_event=None,
+            ok=True,
+        )
+    },
     "fork_season": {
         "request": ForkIn(divan=8, seat=5),
         201: ForkedOut(

@@ -113,6 +113,9 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # ADR-53: corrections by ops; the trail of ops reads for auditors and ops
     "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 403, 403, 201),
     "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 403, 200, 200),
+    # the ops console (issue 26, ADR-104): a correction's dry run and verify, ops only
+    "POST /v1/ops/seasons/{season_id}/corrections/dry-run": (401, 403, 403, 403, 401, 403, 403, 200),
+    "GET /v1/ops/seasons/{season_id}/verify":          (401, 403, 403, 403, 401, 403, 403, 200),
     # an insulting name reset by ops only
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": (401, 403, 403, 403, 401, 403, 403, 200),
     # betrayal history (issue 13): public; a token of nobody is bad_token (401); a bey's or the
@@ -231,6 +234,11 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         # B's gold (A's canary 777 stays)
         "POST /v1/ops/seasons/{season_id}/corrections": (
             {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},
+            False,
+        ),
+        # B's gold again, another amount: nothing is written either way
+        "POST /v1/ops/seasons/{season_id}/corrections/dry-run": (
+            {"correction": {"kind": "gold", "seat": 2, "gold": 51}, "reason": "matrix"},
             False,
         ),
         # A's name, given at the creation

@@ -202,6 +202,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             ("/v1/ops/seasons/{season_id}/export", ops_token),
             ("/v1/seasons/{season_id}/export", auditor),
             ("/v1/ops/seasons/{season_id}/divans/{divan}/explain", ops_token),
+            ("/v1/ops/seasons/{season_id}/verify", ops_token),  # issue 26
             ("/v1/seasons/{season_id}/betrayals/history", {}),
             ("/v1/betrayals/memleket/{plate}", auditor),
             ("/v1/seasons/{season_id}/audit/ops-reads", auditor),  # after the ops reads above
@@ -217,6 +218,11 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         await call(
             "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
             json={"divan": 1, "seat": 2}, headers=ops_token,
+        )  # fmt: skip
+        await call(
+            "post", "/v1/ops/seasons/{season_id}/corrections/dry-run",
+            f"/v1/ops/seasons/{season_id}/corrections/dry-run", headers=ops_token,
+            json={"correction": {"kind": "gold", "seat": 1, "gold": 49}, "reason": "recount"},
         )  # fmt: skip
         await call(
             "post", "/v1/ops/seasons/{season_id}/corrections",

@@ -1,5 +1,6 @@
 // The app: a header (home, language switch), then the screen the address names:
-// `#/` home, `#/s/<season_id>` a season, `#/p/<player_id>` a player's record.
+// `#/` home, `#/s/<season_id>` a season, `#/p/<player_id>` a player's record, `#/console` the
+// ops and auditor console.
 import './style.css';
 import { configure } from './api/client';
 import { lang, onLang, setLang, t } from './i18n';
@@ -43,6 +44,20 @@ function header(): HTMLElement {
   );
 }
 
+/** The ops and auditor console (ui/console.ts), loaded only when asked for: a player's first
+ * load does not carry it. */
+function consoleRoute(main: HTMLElement): () => void {
+  let gone = false;
+  let stop: (() => void) | null = null;
+  void import('./ui/console').then((m) => {
+    if (!gone) stop = m.consoleScreen(main);
+  });
+  return () => {
+    gone = true;
+    stop?.();
+  };
+}
+
 function route(): void {
   leave?.();
   leave = null;
@@ -52,6 +67,7 @@ function route(): void {
   const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
   if (m?.[1]) leave = seasonScreen(main, m[1]);
   else if (p?.[1]) leave = playerScreen(main, p[1]);
+  else if (location.hash === '#/console') leave = consoleRoute(main);
   else leave = homeScreen(main);
 }
 

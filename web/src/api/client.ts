@@ -68,7 +68,7 @@ export function idempotencyKey(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function problemOf(r: Response): Promise<ApiProblem> {
+export async function problemOf(r: Response): Promise<ApiProblem> {
   let body: Record<string, unknown> = {};
   try {
     body = (await r.json()) as Record<string, unknown>;
@@ -96,7 +96,7 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-async function call<T>(
+export async function call<T>(
   method: 'GET' | 'POST',
   path: string,
   opts: { token?: string; body?: unknown } = {},

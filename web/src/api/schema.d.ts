@@ -480,6 +480,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ops/seasons/{season_id}/corrections/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ops: a correction decided and not applied: what it would change (writes nothing) */
+        post: operations["V1OpsSeasonsSeasonIdCorrectionsDryRunCorrectionDryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ops/seasons/{season_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ops: the stored season verified, as `seksenbir verify SEASON` (R-12.3) */
+        get: operations["V1OpsSeasonsSeasonIdVerifyVerifySeason"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/summary": {
         parameters: {
             query?: never;
@@ -1049,6 +1083,13 @@ export interface components {
             betrayals: components["schemas"]["AuditBetrayal"][];
             treaty_timeline: components["schemas"]["TreatyStep"][];
         };
+        /** BadEventOut */
+        BadEventOut: {
+            version: number | null;
+            event_id: string | null;
+            type: string | null;
+            why: string;
+        };
         /** BattleChange */
         BattleChange: {
             target: number;
@@ -1286,6 +1327,32 @@ export interface components {
             version: number;
             hash: string;
         };
+        /** CorrectionDryRunProblem */
+        CorrectionDryRunProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `invalid_correction`: the season version the correction refers to */
+            refers_to?: number;
+            /** @description the seat refused */
+            seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
+        };
         /** CorrectionIn */
         CorrectionIn: {
             correction: components["schemas"]["ProvinceFixIn"] | components["schemas"]["GoldFixIn"] | components["schemas"]["HainRevokeIn"];
@@ -1313,6 +1380,16 @@ export interface components {
             at: string;
             refers_to: number | null;
             version: number;
+        };
+        /** CorrectionPreviewOut */
+        CorrectionPreviewOut: {
+            reason: string;
+            divan: number;
+            refers_to: number | null;
+            version: number;
+            changed: boolean;
+            provinces: components["schemas"]["ProvinceChange"][];
+            beys: components["schemas"]["BeyChange"][];
         };
         /** Count */
         Count: {
@@ -1527,6 +1604,7 @@ export interface components {
             verification: components["schemas"]["Verification"];
             explanation: components["schemas"]["DivanExplanation"];
             corrections?: components["schemas"]["CorrectionNote"][];
+            orders?: components["schemas"]["OrdersAtLock"];
         };
         /** ExportAuditedProblem */
         ExportAuditedProblem: {
@@ -1903,6 +1981,13 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** MismatchOut */
+        MismatchOut: {
+            divan: number;
+            what: string;
+            version?: number | null;
+            check?: string | null;
+        };
         /** MissionInfo */
         MissionInfo: {
             id: string;
@@ -2114,11 +2199,25 @@ export interface components {
             reason: string;
             rule: string;
         };
+        /** OrderSetOut */
+        OrderSetOut: {
+            seat: number;
+            submitted_at: string | null;
+            orders: components["schemas"]["Order"][];
+            sealed: boolean;
+            before_lock: boolean;
+            digest?: string | null;
+        };
         /** OrdersAcceptedOut */
         OrdersAcceptedOut: {
             divan: number;
             orders: number;
             version: number;
+        };
+        /** OrdersAtLock */
+        OrdersAtLock: {
+            locked_at: string | null;
+            sets: components["schemas"]["OrderSetOut"][];
         };
         /** OrdersIn */
         OrdersIn: {
@@ -3034,6 +3133,34 @@ export interface components {
             ok: boolean;
             events: components["schemas"]["EventCheck"][];
             computer_turn: string[];
+        };
+        /** VerifyOut */
+        VerifyOut: {
+            season: string;
+            events: number;
+            divan: number | null;
+            phase: string | null;
+            hash_chain: string;
+            head: string | null;
+            replay: string;
+            mismatches: components["schemas"]["MismatchOut"][];
+            corrections: components["schemas"]["CorrectionNote"][];
+            seed_commitment: string;
+            sealed_orders: string;
+            first_bad_event: components["schemas"]["BadEventOut"] | null;
+            ok: boolean;
+        };
+        /** VerifySeasonProblem */
+        VerifySeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** VoteIn */
         VoteIn: {
@@ -6938,6 +7065,282 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+        };
+    };
+    V1OpsSeasonsSeasonIdCorrectionsDryRunCorrectionDryRun: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorrectionIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorrectionPreviewOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `divan_locked`: a Divan is being resolved (Retry-After); `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_correction`: a correction that is out of bounds or changes nothing (ADR-53); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+        };
+    };
+    V1OpsSeasonsSeasonIdVerifyVerifySeason: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
                 };
             };
         };

@@ -21,6 +21,15 @@ export interface MapMarks {
   beyName?: (seat: number) => string; // R-15.5: the owner's name in the province's title
 }
 
+/** A line drawn over the map from one province to another (the ops console's battles). */
+export interface Arrow {
+  from: number;
+  to: number;
+  kind: 'advance' | 'betrayal' | 'support' | 'void';
+  seat: number;
+  units: number;
+}
+
 export class ProvinceMap {
   readonly root: HTMLElement;
   private readonly svg: SVGSVGElement;
@@ -120,6 +129,40 @@ export class ProvinceMap {
         title.textContent = `${shape.plate} ${shape.name}${owner}`;
       }
     }
+  }
+
+  /** Lines over the map, province label to province label (the ops console: advances and
+   * supports of the battles explained); none: cleared. The labels stay as they are. */
+  arrows(list: readonly Arrow[]): void {
+    this.svg.querySelector('g.arrows')?.remove();
+    if (list.length === 0) return;
+    const at = new Map((geo.provinces as Shape[]).map((p) => [p.plate, p.label]));
+    const g = s('g', { class: 'arrows', 'aria-hidden': 'true' });
+    for (const a of list) {
+      const f = at.get(a.from);
+      const to = at.get(a.to);
+      if (!f || !to) continue;
+      g.append(
+        s('line', {
+          x1: f[0] ?? 0,
+          y1: f[1] ?? 0,
+          x2: to[0] ?? 0,
+          y2: to[1] ?? 0,
+          class: `arrow ${a.kind}`,
+          'data-from': a.from,
+          'data-to': a.to,
+          'data-seat': a.seat,
+          'data-units': a.units,
+        }),
+      );
+    }
+    this.svg.append(g);
+  }
+
+  /** Provinces marked with a class of their own (`whatif`: a what-if changed them). */
+  mark(cls: string, plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle(cls, set.has(plate));
   }
 
   /** The provinces of the battles shown in the report (a dotted red outline). */
