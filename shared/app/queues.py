@@ -183,3 +183,9 @@ def due_message(kind: str, season_id: str, divan: int | None) -> dramatiq.Messag
     if kind == "kurultay":
         return close_message(CLOSE_KURULTAY, season_id)
     raise ValueError(f"no message for due work of kind {kind!r}")
+
+
+# Notifications (issue 25): their own queue, so a slow receiver never holds a Divan's worker.
+NOTIFY_QUEUE = "notifications"
+DELIVER = "deliver_notification"
+FAN_OUT = "fan_out_notifications"
