@@ -6,7 +6,6 @@ own HTTP call (which would resolve and connect without those checks)."""
 from __future__ import annotations
 
 import base64
-import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -14,8 +13,6 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 from pywebpush import WebPusher
-
-from shared.app import outbound
 
 TTL_S = 12 * 3600  # a warning older than half a day tells nothing
 JWT_LIFETIME_S = 12 * 3600  # RFC 8292: at most 24 hours
@@ -89,18 +86,3 @@ def encrypted_request(
         **vapid_headers(keys, sub.endpoint, subject, now),
     }
     return body, headers
-
-
-async def push(
-    sub: Subscription,
-    payload: bytes,
-    keys: VapidKeys,
-    subject: str,
-    policy: outbound.Policy,
-    now: float | None = None,
-) -> outbound.Answer:
-    """Send one push message; the push service's answer (201 taken, 404/410 gone)."""
-    body, headers = encrypted_request(
-        sub, payload, keys, subject, time.time() if now is None else now
-    )
-    return await outbound.post(sub.endpoint, body, headers, policy)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import time
 
 import http_ece
 import pytest
@@ -143,7 +142,7 @@ def check_vapid(header: str, vapid: webpush.VapidKeys, origin: str) -> dict[str,
     )
     public.verify(der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if bad
     body = json.loads(webpush.unb64url(claims))
-    assert body["aud"] == origin and body["exp"] > time.time()
+    assert body["aud"] == origin and body["exp"] == int(NOW) + webpush.JWT_LIFETIME_S
     return body
 
 
@@ -151,7 +150,7 @@ async def test_a_push_message_is_encrypted_for_the_subscription_and_signed_with_
     vapid = webpush.VapidKeys.generate()
     async with receiving(Receiver(statuses=[201])) as r:
         store, key, auth = await subscribed(r.url("/push/abc"))
-        sender = Sender(store, LOCAL, vapid=vapid, subject="mailto:ops@example.org")
+        sender = Sender(store, LOCAL, vapid, "mailto:ops@example.org", clock=lambda: NOW)
         assert await sender.send(delivery("ps_a")) == "sent"
     got = r.got[0]
     assert got.headers["content-encoding"] == "aes128gcm"

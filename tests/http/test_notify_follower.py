@@ -1,0 +1,130 @@
+"""The notifier follows stored events (issue 25): deadline warnings on a compressed calendar
+with the test clock (once, at the scaled lead time, skipped for complete orders unless
+"always"), notices per bey that carry only that bey's own facts, receivers dropped at the end."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from services.notify.delivery import Delivery
+from services.notify.follower import Follower
+from services.notify.notices import notices, scaled_lead
+from shared.app.notify_store import MemoryNotifyStore, PushSubscription, Webhook
+from shared.domain import events as ev
+from shared.domain.event_records import ReportLine
+from tests.http.support import ANKARA, ISTANBUL, OPS_TOKEN, Api, bearer
+from tests.http.test_live_seasons import close_registration, create_live, join
+
+INTERVAL = 3600  # a compressed calendar: a Divan an hour
+
+
+def sub(sid: str, name: str, seat: int, *, always: bool = False) -> PushSubscription:
+    return PushSubscription(
+        subscription_id=name,
+        season_id=sid,
+        seat=seat,
+        endpoint="https://push.example/x",
+        p256dh="k",
+        auth="a",
+        lead_seconds=3600,
+        always=always,
+    )
+
+
+async def test_the_deadline_warning_is_sent_once_at_the_lead_time_and_skipped_for_complete_orders(
+    memory_api: Api,
+) -> None:
+    api = memory_api
+    close = api.clock.now + timedelta(seconds=INTERVAL + 60)
+    created = await create_live(
+        api,
+        headers=bearer(OPS_TOKEN),
+        divan_interval_seconds=INTERVAL,
+        registration_closes_at=close.isoformat(),
+        memleket=ANKARA,
+    )
+    sid, token = created["season_id"], created["creator"]["token"]
+    assert (await join(api, sid, ISTANBUL)).status_code == 201
+    api.clock.now = close
+    await close_registration(api.store, sid, close)
+    divan_1 = close + timedelta(seconds=INTERVAL)
+    lead = scaled_lead(3600, INTERVAL)  # an hour of a real week is ~43 s of this calendar
+    assert 40 < lead < 45
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/orders",
+        headers=bearer(token),
+        json={"divan": 1, "orders": [{"province": ANKARA, "kind": "hold"}]},
+    )
+    assert r.status_code == 200, r.text
+    creator = created["creator"]["seat"]
+    other = 2 if creator == 1 else 1
+    store = MemoryNotifyStore()
+    for s in (
+        sub(sid, "ps_done", creator),
+        sub(sid, "ps_always", creator, always=True),
+        sub(sid, "ps_late", other),
+    ):
+        await store.put(s)
+    await store.follow(sid, await api.store.stream_version(sid))
+    sent: list[Delivery] = []
+    now = divan_1 - timedelta(seconds=lead + 5)
+    follower = Follower(api.store, store, sent.extend, lambda: now)
+    await follower.sweep()
+    assert sent == []  # not yet within the lead
+    now = divan_1 - timedelta(seconds=lead - 5)
+    await follower.sweep()
+    await follower.sweep()
+    assert sorted((d.target, d.event) for d in sent) == [
+        ("ps_always", "divan_soon"),
+        ("ps_late", "divan_soon"),
+    ]  # once each; the bey whose orders are complete is not warned
+    assert {d.data["divan"] for d in sent} == {1}
+
+
+def test_a_divan_report_goes_to_each_bey_with_its_own_lines_only() -> None:
+    line = lambda t: ReportLine(kind="x", data={}, tr=t, en=t)  # noqa: E731
+    event = ev.DivanResolved(
+        divan=3,
+        public=(line("public"),),
+        private={1: (line("gold 7 of bey 1"),), 2: (line("secret of 2"),)},
+    )
+    out = list(notices("s1", 40, event))
+    by_seat = {n.seat: n for n in out}
+    assert by_seat[None].texts["en"] == "Divan 3 is resolved."
+    assert "secret of 2" not in str(by_seat[1]) and "gold 7 of bey 1" in by_seat[1].texts["en"]
+    assert "gold 7 of bey 1" not in str(by_seat[2]) and "gold 7" not in str(by_seat[None])
+    assert {n.event for n in out} == {"divan_resolved"}
+
+
+async def test_public_notices_reach_every_receiver_and_private_ones_only_their_bey() -> None:
+    from shared.eventstore import InMemoryEventStore
+    from tests.clock import StepClock
+
+    store = InMemoryEventStore(clock=StepClock())
+    notify = MemoryNotifyStore()
+    await notify.put(
+        Webhook(
+            webhook_id="wh_admin",
+            season_id="s1",
+            seat=None,
+            url="https://x.example/",
+            format="json",
+            secret="s",
+        )
+    )
+    await notify.put(
+        Webhook(
+            webhook_id="wh_bey2",
+            season_id="s1",
+            seat=2,
+            url="https://x.example/",
+            format="json",
+            secret="s",
+        )
+    )
+    await notify.put(sub("s1", "ps_bey1", 1))
+    offer = ev.TreatyOffered(frm=1, to=2, kind="ittifak")
+    sent: list[Delivery] = []
+    follower = Follower(store, notify, sent.extend, StepClock())
+    await follower._deliver("s1", list(notices("s1", 5, offer)))
+    assert [(d.target, d.event) for d in sent] == [("wh_bey2", "offer_received")]
