@@ -17,8 +17,12 @@ from tests.notify.receiver import Receiver, receiving
 
 def delivery(target: str) -> Delivery:
     return Delivery(
-        delivery_id=delivery_id("s1/9/x", target), season_id="s1", target=target,
-        event="season_paused", data={}, texts={"tr": "Sezon duraklatıldı.", "en": "Paused."},
+        delivery_id=delivery_id("s1/9/x", target),
+        season_id="s1",
+        target=target,
+        event="season_paused",
+        data={},
+        texts={"tr": "Sezon duraklatıldı.", "en": "Paused."},
     )
 
 
@@ -47,7 +51,9 @@ async def run(store: MemoryNotifyStore, targets: list[str]) -> StubBroker:
 
 
 async def hook(store: MemoryNotifyStore, name: str, url: str) -> None:
-    await store.put(Webhook(webhook_id=name, season_id="s1", seat=None, url=url, format="json", secret="s"))
+    await store.put(
+        Webhook(webhook_id=name, season_id="s1", seat=None, url=url, format="json", secret="s")
+    )
 
 
 async def test_a_delivery_is_retried_after_a_500_with_the_same_delivery_id() -> None:
