@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import os
 import secrets
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 import redis.asyncio as aioredis
@@ -159,10 +159,10 @@ class RedisNotifyStore:
     async def put(self, record: Record) -> None:
         rid = _id(record)
         sealed = self._sealer.seal(msgspec.json.encode(record), rid.encode())
-        await self._r.hset(self._key(record.season_id, _kind(rid)), rid, sealed)  # type: ignore[misc]
+        await self._r.hset(self._key(record.season_id, _kind(rid)), rid, sealed)
 
     async def _all(self, season_id: str, kind: str) -> list[Record]:
-        raw: dict[bytes, bytes] = await self._r.hgetall(self._key(season_id, kind))  # type: ignore[misc]
+        raw: dict[Any, Any] = await self._r.hgetall(self._key(season_id, kind))
         return [_decoder.decode(self._sealer.open(v, k)) for k, v in sorted(raw.items())]
 
     async def webhooks(self, season_id: str) -> list[Webhook]:
@@ -173,7 +173,7 @@ class RedisNotifyStore:
         return [r for r in rs if isinstance(r, PushSubscription)]
 
     async def delete(self, season_id: str, record_id: str) -> bool:
-        gone = await self._r.hdel(self._key(season_id, _kind(record_id)), record_id)  # type: ignore[misc]
+        gone = await self._r.hdel(self._key(season_id, _kind(record_id)), record_id)
         return bool(gone)
 
     async def drop_season(self, season_id: str) -> None:
@@ -188,14 +188,14 @@ class RedisNotifyStore:
 
     async def follow(self, season_id: str, version: int) -> None:
         """Notices start after `version` (the season's version when its first receiver came)."""
-        await self._r.hsetnx(self._cursor_key(), season_id, version)  # type: ignore[misc]
+        await self._r.hsetnx(self._cursor_key(), season_id, version)
 
     async def cursors(self) -> dict[str, int]:
-        raw: dict[bytes, bytes] = await self._r.hgetall(self._cursor_key())  # type: ignore[misc]
+        raw: dict[Any, Any] = await self._r.hgetall(self._cursor_key())
         return {k.decode(): int(v) for k, v in raw.items()}
 
     async def set_cursor(self, season_id: str, version: int | None) -> None:
         if version is None:
-            await self._r.hdel(self._cursor_key(), season_id)  # type: ignore[misc]
+            await self._r.hdel(self._cursor_key(), season_id)
         else:
-            await self._r.hset(self._cursor_key(), season_id, version)  # type: ignore[misc]
+            await self._r.hset(self._cursor_key(), season_id, version)

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from py_vapid import Vapid02
-from pywebpush import WebPusher
+from py_vapid import Vapid02  # type: ignore[import-untyped]
+from pywebpush import WebPusher  # type: ignore[import-untyped]
 
 TTL_S = 12 * 3600  # a warning older than half a day tells nothing
 JWT_LIFETIME_S = 12 * 3600  # RFC 8292: at most 24 hours
