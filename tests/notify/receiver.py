@@ -39,7 +39,7 @@ class Receiver:
             body = await reader.readexactly(int(headers.get("content-length", "0")))
             self.got.append(Received(lines[0].split(" ")[1], headers, body))
             if self.hang:
-                await asyncio.sleep(3600)
+                await asyncio.Event().wait()  # until the caller gives up
             status = self.statuses[min(len(self.got) - 1, len(self.statuses) - 1)]
             extra = "".join(f"{k}: {v}\r\n" for k, v in self.extra_headers.items())
             writer.write(f"HTTP/1.1 {status} X\r\n{extra}Content-Length: 0\r\n\r\n".encode())
