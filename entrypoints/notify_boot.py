@@ -4,7 +4,9 @@ in the broker's Redis, the Sender under the outbound policy, and the notifier's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import dramatiq
@@ -16,17 +18,39 @@ from services.notify import notify_actors
 from services.notify.delivery import Delivery, Sender
 from services.notify.follower import Follower
 from shared.app import outbound
-from shared.app.notify_store import RedisNotifyStore, Sealer
+from shared.app.notify_store import MemoryNotifyStore, NotifyStore, RedisNotifyStore, Sealer
+from shared.app.rabbit_broker import is_amqp
 from shared.app.webpush import VapidKeys
+from shared.eventstore import EventStore, InMemoryEventStore
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
 
 
+def notify_redis_url(settings: Settings) -> str:
+    """The broker's Redis (it must not evict, RELIABILITY 15); SEKSENBIR_REDIS_URL's when the
+    broker is RabbitMQ."""
+    return settings.redis_url if is_amqp(settings.broker_redis) else settings.broker_redis
+
+
 def notify_store(settings: Settings) -> RedisNotifyStore:
     """Webhooks and push subscriptions, sealed, in the broker's Redis (ADR-98)."""
-    client = aioredis.Redis.from_url(settings.broker_redis)
+    client = aioredis.Redis.from_url(notify_redis_url(settings))
     return RedisNotifyStore(client, settings.broker_namespace, Sealer(settings.notify_key))
+
+
+@contextlib.asynccontextmanager
+async def api_notify_store(settings: Settings, store: EventStore) -> AsyncIterator[NotifyStore]:
+    """The API's notify store for its lifespan: in memory beside an in-memory event store (a
+    test's, a one-process run's), else in the broker's Redis."""
+    if isinstance(store, InMemoryEventStore):
+        yield MemoryNotifyStore()
+        return
+    client = aioredis.Redis.from_url(notify_redis_url(settings))
+    try:
+        yield RedisNotifyStore(client, settings.broker_namespace, Sealer(settings.notify_key))
+    finally:
+        await client.aclose()
 
 
 def vapid(settings: Settings) -> VapidKeys | None:
