@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -236,6 +237,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             redacted=ExportRedaction(rule="R-14", events=187),
         )
     },
+    **NOTIFY_EXAMPLES,
     **{
         f"season_admin_{act}": {
             "request": (

@@ -9,6 +9,7 @@ from litestar import Request, delete, get, post
 
 from services.command import notify_receivers as rx
 from services.command.notify_schemas import (
+    DeletedOut,
     PushKeyOut,
     PushSubscriptionIn,
     PushSubscriptionOut,
@@ -59,16 +60,17 @@ async def list_webhooks(
 
 @delete(
     "/seasons/{season_id:str}/webhooks/{webhook_id:str}",
-    status_code=204,
+    status_code=200,
     summary="Delete one of the caller's webhooks",
     responses=answers(*ONE),
     security=BEARER,
 )
 async def delete_webhook(
     services: Services, season_id: str, webhook_id: str, request: Request[Any, Any, Any]
-) -> None:
+) -> DeletedOut:
     claim = auth.BeyClaim.of(request, season_id, services.staff)
     await rx.delete_webhook(services, season_id, claim, auth.bearer(request), webhook_id)
+    return DeletedOut(webhook_id)
 
 
 @post(
@@ -126,16 +128,17 @@ async def list_push_subscriptions(
 
 @delete(
     "/seasons/{season_id:str}/push-subscriptions/{subscription_id:str}",
-    status_code=204,
+    status_code=200,
     summary="Delete one of the bey's push subscriptions",
     responses=answers(*ONE),
     security=BEARER,
 )
 async def delete_push_subscription(
     services: Services, season_id: str, subscription_id: str, request: Request[Any, Any, Any]
-) -> None:
+) -> DeletedOut:
     claim = auth.BeyClaim.of(request, season_id, services.staff)
     await rx.delete_subscription(services, season_id, claim, subscription_id)
+    return DeletedOut(subscription_id)
 
 
 NOTIFY_ROUTES: list[Any] = [

@@ -92,3 +92,9 @@ class PushKeyOut(msgspec.Struct, frozen=True):
     is not configured here."""
 
     public_key: str | None
+
+
+class DeletedOut(msgspec.Struct, frozen=True):
+    """The receiver deleted (a webhook_id or a subscription_id)."""
+
+    deleted: str

@@ -36,6 +36,15 @@ V1_OPERATIONS = {
     ("get", "/v1/seasons/{season_id}/audit/ops-reads"),  # ADR-53
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
+    # issue 25: webhooks, push subscriptions, the push key
+    ("post", "/v1/seasons/{season_id}/webhooks"),
+    ("get", "/v1/seasons/{season_id}/webhooks"),
+    ("delete", "/v1/seasons/{season_id}/webhooks/{webhook_id}"),
+    ("post", "/v1/seasons/{season_id}/webhooks/{webhook_id}/rotate"),
+    ("get", "/v1/push/key"),
+    ("post", "/v1/seasons/{season_id}/push-subscriptions"),
+    ("get", "/v1/seasons/{season_id}/push-subscriptions"),
+    ("delete", "/v1/seasons/{season_id}/push-subscriptions/{subscription_id}"),
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
@@ -51,6 +60,8 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/fork",
     "/v1/ops/seasons/{season_id}/corrections",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
+    "/v1/seasons/{season_id}/webhooks",
+    "/v1/seasons/{season_id}/push-subscriptions",
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 

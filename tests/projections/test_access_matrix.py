@@ -184,8 +184,14 @@ class Call:
 # seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
 # one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
 PATH_VALUES = {
-    "to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores",
-    "webhook_id": "wh_none", "subscription_id": "ps_none",
+    "to": "2",
+    "frm": "1",
+    "seat": "1",
+    "divan": "1",
+    "plate": "6",
+    "name": "han-scores",
+    "webhook_id": "wh_none",
+    "subscription_id": "ps_none",
 }
 PATH_OVERRIDES = {
     # R-14 orders of others: Divan 2's, pending (A's canary among them)
@@ -232,7 +238,10 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         "POST /v1/seasons/{season_id}/push-subscriptions": (
             {
                 "endpoint": "https://push.example.org/device",
-                "keys": {"p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYC", "auth": "tBHItJI5svbpez7K"},
+                "keys": {
+                    "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYC",
+                    "auth": "tBHItJI5svbpez7K",
+                },
             },
             False,
         ),
