@@ -5,6 +5,7 @@ notify store, never in the event log; a URL is shown masked and a secret once.""
 from __future__ import annotations
 
 import ipaddress
+import re
 
 import msgspec
 
@@ -26,6 +27,14 @@ from shared.app.request_auth import BeyClaim
 from shared.domain.state import SeasonState
 
 MAX_PER_OWNER = 10  # webhooks, and push subscriptions (devices), per owner and season
+ID_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+
+
+def possible_id(value: str, prefix: str) -> None:
+    """404 receiver_not_found at once, before any token check, for an id the server never
+    makes (as a season id no season can have, ADR-74): nothing is looked up or counted."""
+    if not (value.startswith(f"{prefix}_") and ID_SHAPE.fullmatch(value[len(prefix) + 1 :])):
+        raise Problem(404, "receiver_not_found")
 
 
 def owner(svc: Services, state: SeasonState, claim: BeyClaim, token: str | None) -> int | None:

@@ -25,7 +25,7 @@ from shared.app.openapi import BEARER, BEY_AUTH, BODY, EVERY, RATE, STORE, answe
 
 OWNED = (EVERY, RATE, BEY_AUTH, STORE)
 ADD = (*OWNED, BODY, "receiver_refused", "receivers_full")
-ONE = (*OWNED, "receiver_not_found")
+ONE = (*OWNED, "receiver_not_found", "not_found")  # not_found: a NUL in a path id
 
 
 @post(
@@ -68,6 +68,7 @@ async def list_webhooks(
 async def delete_webhook(
     services: Services, season_id: str, webhook_id: str, request: Request[Any, Any, Any]
 ) -> DeletedOut:
+    rx.possible_id(webhook_id, "wh")
     claim = auth.BeyClaim.of(request, season_id, services.staff)
     await rx.delete_webhook(services, season_id, claim, auth.bearer(request), webhook_id)
     return DeletedOut(webhook_id)
@@ -83,6 +84,7 @@ async def delete_webhook(
 async def rotate_webhook(
     services: Services, season_id: str, webhook_id: str, request: Request[Any, Any, Any]
 ) -> SecretOut:
+    rx.possible_id(webhook_id, "wh")
     claim = auth.BeyClaim.of(request, season_id, services.staff)
     return await rx.rotate_webhook(services, season_id, claim, auth.bearer(request), webhook_id)
 
@@ -136,6 +138,7 @@ async def list_push_subscriptions(
 async def delete_push_subscription(
     services: Services, season_id: str, subscription_id: str, request: Request[Any, Any, Any]
 ) -> DeletedOut:
+    rx.possible_id(subscription_id, "ps")
     claim = auth.BeyClaim.of(request, season_id, services.staff)
     await rx.delete_subscription(services, season_id, claim, subscription_id)
     return DeletedOut(subscription_id)

@@ -18,4 +18,4 @@ from services.command.ops_routes import OPS_ROUTES
 from services.command.season_routes import SEASON_ROUTES
 from shared.app.openapi import with_examples
 
-ROUTES = with_examples([*SEASON_ROUTES, *BEY_ROUTES, *NOTIFY_ROUTES, *OPS_ROUTES], EXAMPLES)
+ROUTES = with_examples([*SEASON_ROUTES, *NOTIFY_ROUTES, *BEY_ROUTES, *OPS_ROUTES], EXAMPLES)

@@ -150,3 +150,12 @@ async def test_receivers_per_owner_are_bounded(memory_api: Api) -> None:
 async def test_the_push_key_is_served(memory_api: Api) -> None:
     r = await memory_api.client.get("/v1/push/key")
     assert r.status_code == 200 and r.json() == {"public_key": None}  # not configured here
+
+
+async def test_an_id_the_server_never_makes_is_not_found_before_any_token_check(
+    memory_api: Api,
+) -> None:
+    bey = await create_trial(memory_api.client)
+    for tail in ("webhooks/x", "webhooks/wh_a.b", "push-subscriptions/wh_abc"):
+        r = await memory_api.client.delete(f"/v1/seasons/{bey.season_id}/{tail}")  # no token
+        assert_problem(r, 404, "receiver_not_found")
