@@ -105,7 +105,7 @@ def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[st
     """
     if base_port <= 0:
         return {}
-    port = base_port + {"resolver": 0, "projections": 1}[kind]
+    port = base_port + {"resolver": 0, "projections": 1, "notify": 2}[kind]
     return {
         "dramatiq_prom_port": str(port),
         "dramatiq_prom_host": env.get("dramatiq_prom_host", "127.0.0.1"),
