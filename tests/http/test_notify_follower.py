@@ -128,3 +128,61 @@ async def test_public_notices_reach_every_receiver_and_private_ones_only_their_b
     follower = Follower(store, notify, sent.extend, StepClock())
     await follower._deliver("s1", list(notices("s1", 5, offer)))
     assert [(d.target, d.event) for d in sent] == [("wh_bey2", "offer_received")]
+
+
+async def test_no_notice_carries_another_beys_report_lines_gold_or_orders(memory_api: Api) -> None:
+    """R-14 (issue 25, secrecy): after a real Divan, the deliveries to a bey's receivers carry
+    its own report lines and the public facts only; no line of another bey's private report."""
+    from services.resolver.divan import resolve
+    from shared.app.seasons import Seasons
+    from shared.domain.codec import decode_stored
+    from tests.clock import StepClock
+    from tests.http.support import create_trial
+
+    bey = await create_trial(memory_api.client)
+    store = MemoryNotifyStore()
+    await store.put(
+        Webhook(
+            webhook_id="wh_mine",
+            season_id=bey.season_id,
+            seat=bey.seat,
+            url="https://x.example/",
+            format="json",
+            secret="s",
+        )
+    )
+    await store.put(
+        Webhook(
+            webhook_id="wh_public",
+            season_id=bey.season_id,
+            seat=None,
+            url="https://x.example/",
+            format="json",
+            secret="s",
+        )
+    )
+    await store.follow(bey.season_id, await memory_api.store.stream_version(bey.season_id))
+    r = await memory_api.client.post(
+        f"/v1/seasons/{bey.season_id}/divans", json={"divan": 1}, headers=bearer(bey.token)
+    )
+    assert r.status_code == 202, r.text
+    assert await resolve(Seasons(memory_api.store), bey.season_id, 1) == "resolved"
+    sent: list[Delivery] = []
+    await Follower(memory_api.store, store, sent.extend, StepClock()).sweep()
+    resolved = [
+        decode_stored(e.data, e.type)
+        for e in await memory_api.store.read_stream(bey.season_id)
+        if e.type == "divan_resolved.v1"
+    ]
+    [event] = resolved
+    assert isinstance(event, ev.DivanResolved)
+    others = [line for seat, lines in event.private.items() if seat != bey.seat for line in lines]
+    own = list(event.private.get(bey.seat, ()))
+    assert others, "the computer beys have private lines to keep secret"
+    texts = " ".join(str(d.texts) + str(d.data) for d in sent)
+    for line in others:
+        if line.en not in [o.en for o in own] + [p.en for p in event.public]:
+            assert line.en not in texts and line.tr not in texts, line
+    assert {d.target for d in sent if d.event == "divan_resolved"} == {"wh_mine", "wh_public"}
+    public = [d for d in sent if d.target == "wh_public"]
+    assert all(d.data.get("divan") == 1 for d in public if d.event == "divan_resolved")
