@@ -198,3 +198,46 @@ async def test_one_hanging_receiver_does_not_hold_the_others() -> None:
         assert not slow_done.done()
         with pytest.raises(DeliveryFailed):
             await slow_done
+
+
+def test_every_notice_kinds_json_body_matches_the_documented_schema() -> None:
+    """docs/webhook.schema.json is the JSON format's contract (issue 25)."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    import jsonschema_rs
+
+    from services.notify import notices
+    from shared.domain import events as ev
+    from shared.domain.event_records import ReportLine
+    from shared.domain.state import AdminAct
+
+    schema = json.loads((Path(__file__).parents[2] / "docs/webhook.schema.json").read_text())
+    validator = jsonschema_rs.Draft202012Validator(schema)
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    line = ReportLine(kind="x", data={}, tr="a", en="a")
+    sample = [
+        ev.TreatyOffered(frm=1, to=2, kind="pact"),
+        ev.OfferAnswered(frm=1, to=2, answer="accept"),
+        ev.OfferAnswered(frm=1, to=2, answer="reject"),
+        ev.OfferWithdrawn(frm=1, to=2),
+        ev.SeasonAdminActed(act=AdminAct(act="pause", reason="r", at=at)),
+        ev.DivanResolved(divan=2, public=(line,), private={1: (line,)}),
+    ]
+    names = set()
+    for event in sample:
+        for n in notices.notices("s1", 9, event):
+            names.add(n.event)
+            body = webhooks.body("json", n.event, {**n.data, "texts": n.texts}, n.texts["tr"])
+            assert not list(validator.iter_errors(json.loads(body))), (n.event, body)
+    warn = notices.warning("s1", 1, 3, at)
+    body = webhooks.body("json", warn.event, {**warn.data, "texts": warn.texts}, "x")
+    assert not list(validator.iter_errors(json.loads(body)))
+    assert names >= {
+        "offer_received",
+        "offer_accepted",
+        "offer_rejected",
+        "offer_withdrawn",
+        "season_paused",
+        "divan_resolved",
+    }
