@@ -12,7 +12,7 @@ from datetime import datetime
 import structlog
 
 from services.notify.delivery import Delivery, delivery_id
-from services.notify.notices import Notice, notices, warning, warning_due
+from services.notify.notices import KURULTAY, Notice, notices, warning, warning_due
 from shared.app.notify_store import NotifyStore
 from shared.domain.codec import decode_stored
 from shared.domain.evolve import evolve
@@ -69,7 +69,8 @@ class Follower:
             if n is None or state.calendar is None:
                 continue
             if await self._notify.first_warning(sub.subscription_id, n):
-                due.append(warning(season_id, sub.seat, n, state.calendar.at(n)))
+                at = state.calendar.kurultay_closes_at if n == KURULTAY else state.calendar.at(n)
+                due.append(warning(season_id, sub.seat, n, at))
                 targets.append(sub.subscription_id)
         out = [_delivery(season_id, notice, t) for notice, t in zip(due, targets, strict=True)]
         if out:

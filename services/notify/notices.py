@@ -155,27 +155,51 @@ def orders_complete(state: SeasonState, seat: int) -> bool:
     return held <= given
 
 
+KURULTAY = 17  # the Kurultay's close, warned of as the Divan after the 16th
+
+
+def _next_deadline(state: SeasonState) -> tuple[int, datetime] | None:
+    """The next timed close a bey acts before: Divan n (orders) or the Kurultay (its vote)."""
+    cal = state.calendar
+    if state.mode != "live" or cal is None or state.paused_at:
+        return None
+    if state.phase == "kurultay":
+        return KURULTAY, cal.kurultay_closes_at
+    n = state.next_divan
+    if state.phase != "running" or n > len(cal.divans) or state.locked_divan == n:
+        return None
+    return n, cal.at(n)
+
+
 def warning_due(
     state: SeasonState, seat: int, lead_s: int, always: bool, now: datetime
 ) -> int | None:
-    """The Divan to warn `seat` of now, or None: a live season running (not paused, not over),
-    its next Divan within the scaled lead and not yet locked, the bey's orders incomplete
-    unless it asked to be warned always."""
+    """The Divan (KURULTAY: the Kurultay's close) to warn `seat` of now, or None: a live season
+    running (not paused, not over), the close within the scaled lead and not yet passed, the
+    bey's orders (its vote) not all given unless it asked to be warned always."""
+    due = _next_deadline(state)
     cal = state.calendar
-    if state.mode != "live" or cal is None or state.phase != "running" or state.paused_at:
+    if due is None or cal is None:
         return None
-    n = state.next_divan
-    if n > len(cal.divans) or state.locked_divan == n:
-        return None
-    at = cal.at(n)
+    n, at = due
     if not at - timedelta(seconds=scaled_lead(lead_s, cal.interval_seconds)) <= now < at:
         return None
-    if not always and orders_complete(state, seat):
-        return None
-    return n
+    done = seat in state.votes if n == KURULTAY else orders_complete(state, seat)
+    return None if done and not always else n
 
 
 def warning(season_id: str, seat: int, divan: int, at: datetime) -> Notice:
+    if divan == KURULTAY:
+        return Notice(
+            f"{season_id}/warn/kurultay/{seat}",
+            "kurultay_soon",
+            seat,
+            {
+                "tr": "Kurultay kapanıyor: oyunu verin.",
+                "en": "The Kurultay is closing: cast your vote.",
+            },
+            {"at": at.isoformat()},
+        )
     return Notice(
         f"{season_id}/warn/{divan}/{seat}",
         "divan_soon",

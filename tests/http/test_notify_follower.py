@@ -186,3 +186,49 @@ async def test_no_notice_carries_another_beys_report_lines_gold_or_orders(memory
     assert {d.target for d in sent if d.event == "divan_resolved"} == {"wh_mine", "wh_public"}
     public = [d for d in sent if d.target == "wh_public"]
     assert all(d.data.get("divan") == 1 for d in public if d.event == "divan_resolved")
+
+
+def test_the_kurultay_close_is_warned_of_to_a_bey_that_has_not_voted() -> None:
+    from datetime import UTC, datetime
+
+    from services.notify.notices import KURULTAY, warning, warning_due
+    from shared.domain.state import Calendar, SeasonState
+
+    close = datetime(2026, 12, 20, 21, 0, tzinfo=UTC)
+    cal = Calendar(
+        registration_closes_at=close - timedelta(days=60),
+        divans=(close - timedelta(days=3),) * 16,
+        kurultay_closes_at=close,
+    )
+    state = SeasonState(mode="live", phase="kurultay", calendar=cal, votes={1: 2})
+    soon = close - timedelta(minutes=30)
+    assert warning_due(state, 2, 3600, False, soon) == KURULTAY
+    assert warning_due(state, 1, 3600, False, soon) is None  # it has voted
+    assert warning_due(state, 1, 3600, True, soon) == KURULTAY  # unless "always"
+    assert warning_due(state, 2, 3600, False, close - timedelta(hours=2)) is None  # not yet
+    assert warning("s1", 2, KURULTAY, close).event == "kurultay_soon"
+
+
+def test_an_attack_is_told_to_the_defender_only() -> None:
+    from shared.domain.event_records import BattleRecord, GroupRecord
+
+    group = GroupRecord(beys=(1,), advances=((1, 7, 3),), support=(), strength=3)
+    battle = BattleRecord(
+        target=6,
+        defender=3,
+        defender_units=2,
+        defence_bonus=0,
+        defence_support=(),
+        groups=(group,),
+        outcome="taken",
+    )
+    out = list(
+        notices(
+            "s1",
+            7,
+            ev.BattlesResolved(
+                divan=2, battles=(battle,), betrayals=(), cancelled=(), void_supports=(), changes=()
+            ),
+        )
+    )
+    assert [(n.event, n.seat, n.data["provinces"]) for n in out] == [("attacked", 3, [6])]
