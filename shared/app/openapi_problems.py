@@ -137,4 +137,7 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "not_later": ("registration_closes_at",),
     "receiver_refused": ("reason",),
     "receivers_full": ("limit",),
+    "invalid_name": ("field", "seat"),  # the body's member; a reset's seat
+    "name_reserved": ("field",),
+    "name_taken": ("field",),
 }

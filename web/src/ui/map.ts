@@ -18,6 +18,7 @@ interface Shape {
 export interface MapMarks {
   seat: number | null; // the player's seat, for the outline
   hain: ReadonlySet<number>; // seats wearing the Hain badge
+  beyName?: (seat: number) => string; // R-15.5: the owner's name in the province's title
 }
 
 export class ProvinceMap {
@@ -25,6 +26,10 @@ export class ProvinceMap {
   private readonly svg: SVGSVGElement;
   private readonly groups = new Map<number, SVGGElement>();
   private readonly labels = new Map<number, SVGTextElement>();
+  private readonly shapes = new Map<number, Shape>();
+  // the title marks (♛, ♚) above every province, apart from the labels: a label stays the
+  // owner·units cue, and the marks never take a tap (pointer-events: none)
+  private readonly overlay: SVGGElement = s('g', { class: 'marks', 'aria-hidden': 'true' });
   private view = { x: 0, y: 0, w: geo.width, h: geo.height };
   private pointers = new Map<number, { x: number; y: number }>();
   private moved = 0;
@@ -55,8 +60,10 @@ export class ProvinceMap {
       );
       this.groups.set(p.plate, g);
       this.labels.set(p.plate, label);
+      this.shapes.set(p.plate, p);
       this.svg.append(g);
     }
+    this.svg.append(this.overlay);
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
     this.svg.addEventListener('pointermove', (e) => this.move(e));
     this.svg.addEventListener('pointerup', (e) => this.up(e));
@@ -105,6 +112,13 @@ export class ProvinceMap {
       if (p.sur) text += '▣';
       if (p.owner !== null && marks.hain.has(p.owner)) text += 'H';
       label.textContent = text;
+      // the province's title (its tooltip and accessible name) says whose it is, by name
+      const title = g.querySelector('title');
+      const shape = this.shapes.get(plate);
+      if (title && shape) {
+        const owner = p.owner !== null && marks.beyName ? ` · ${marks.beyName(p.owner)}` : '';
+        title.textContent = `${shape.plate} ${shape.name}${owner}`;
+      }
     }
   }
 
@@ -112,6 +126,28 @@ export class ProvinceMap {
   battles(plates: readonly number[]): void {
     const set = new Set(plates);
     for (const [plate, g] of this.groups) g.classList.toggle('battle', set.has(plate));
+  }
+
+  /** The titled beys' marks at their memleket: `glyph` drawn above the label, `text` its title. */
+  titles(marks: readonly { seat: number; plate: number; glyph: string; text: string }[]): void {
+    const at = new Map((geo.provinces as Shape[]).map((p) => [p.plate, p.label]));
+    this.overlay.replaceChildren(
+      ...marks.map((m) => {
+        const [x, y] = at.get(m.plate) ?? [0, 0];
+        return s(
+          'g',
+          { class: 'title-mark', 'data-seat': m.seat, 'data-plate': m.plate },
+          s('title', {}, m.text),
+          s('text', { x: x ?? 0, y: (y ?? 0) - 20, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, m.glyph),
+        );
+      }),
+    );
+  }
+
+  /** The provinces the shown Divan's news card fell on (a dashed outline). */
+  news(plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle('news', set.has(plate));
   }
 
   /** The picked province and the legal targets; the rest dimmed while targets are shown. */

@@ -35,9 +35,14 @@ import { bothTimes, countdown, lastQuarter } from '../logic/format';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
+import { battleItem, newsCardEl } from './cards';
+import { newsCard, newsPlates } from '../logic/news';
+import { markGlyph, titleMarks, titleName } from '../logic/titles';
+import { freeMemleket, membersText } from '../logic/join';
+import { offerOutcomes } from '../logic/offers';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
-import { problemText } from './home';
+import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
 import { notice } from './notice';
 import { SeasonStream } from './stream';
@@ -58,7 +63,8 @@ interface State {
   units: number;
   shown: number | null; // the Divan whose report is shown
   busy: boolean;
-  refusal: { province: number | null; text: string } | null;
+  refusal: { province: number | null; text: string; members: string } | null;
+  joinPick: number | null; // the memleket picked to join (on the map or in the list)
   sentNote: string;
 }
 
@@ -98,9 +104,31 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       busy: false,
       refusal: null,
       sentNote: '',
+      joinPick: null,
     };
     const seat = saved?.seat ?? null;
     const token = saved?.token ?? null;
+
+    /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
+     * form in the player's language. Always drawn as text (ui/dom.ts). */
+    function beyName(n: number): string {
+      const named = st.status?.beys?.find((x) => x.seat === n);
+      if (named) return named.chosen || named.computer ? named.name : t('bey', { n });
+      const pub = st.leaderboard.find((x) => x.seat === n);
+      if (pub?.name && (pub.chosen_name || pub.computer)) return pub.name;
+      return t('bey', { n });
+    }
+
+    /** A report line (whose text names seats, "3. bey" / "Bey 3") with the names of the beys it
+     * names beside it: the server's lines refer to seats, the names are the read side's. */
+    function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
+      const text = lang() === 'tr' ? l.tr : l.en;
+      const seats = new Set<number>();
+      for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
+      const named = [...seats].sort((a, b) => a - b).filter((n) => beyName(n) !== t('bey', { n }));
+      const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
+      return h('li', { 'data-kind': l.kind }, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
+    }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
     // on a phone the whole country is small: start close to the player's memleket
@@ -154,6 +182,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function pick(plate: number, onMap = false): void {
+      if (seat === null && !joinBox.hidden) {
+        // registration: a tap on a free memleket picks it for the join form
+        if (freeMemleket(st.map?.provinces ?? null, [plate]).length) st.joinPick = plate;
+        renderJoin();
+        return;
+      }
       if (seat === null || !st.map) return;
       if (st.selected !== null && st.kind !== 'hold' && targets().includes(plate)) {
         choose(plate);
@@ -207,7 +241,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         s ? (s.mode === 'trial' ? t('trial') : t('live')) : '',
         s ? `${t('divan')} ${s.divan}` : '',
       ];
-      if (st.me) parts.push(`${t('bey', { n: st.me.seat })} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
+      if (st.me) parts.push(`${beyName(st.me.seat)} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
       const badges: (HTMLElement | string)[] = [];
       if (st.me?.hain_through) badges.push(h('span', { class: 'badge hain' }, t('hainThrough', { n: st.me.hain_through })));
       if (st.me?.exiled) badges.push(h('span', { class: 'badge' }, t('surgun')));
@@ -272,7 +306,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const tl = h('ul', { class: 'targets' });
         for (const target of targets()) {
           const owner = st.map.provinces[String(target)]?.owner ?? null;
-          const what = owner === null ? t('targetMilis') : owner === seat ? t('targetMove') : `${t('targetAttack')}: ${t('bey', { n: owner })}`;
+          const what = owner === null ? t('targetMilis') : owner === seat ? t('targetMove') : `${t('targetAttack')}: ${beyName(owner)}`;
           tl.append(
             h(
               'li',
@@ -348,7 +382,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const running = st.status?.phase === 'running' && !st.busy;
       const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
       const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
-      for (const n of seats) to.append(h('option', { value: n }, t('bey', { n })));
+      for (const n of seats) to.append(h('option', { value: n }, beyName(n)));
       const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
       kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
       const form = h(
@@ -368,7 +402,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
         me.treaties.length === 0
           ? h('p', {}, t('noTreaties'))
-          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: t('bey', { n: tr.partner }), n: tr.through_divan })))),
+          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: beyName(tr.partner), n: tr.through_divan })))),
         h('h3', {}, t('offersIn')),
         h(
           'ul',
@@ -377,7 +411,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             h(
               'li',
               { 'data-from': o.from },
-              t('offerIn', { b: t('bey', { n: o.from }), k: kindText(o.kind) }),
+              t('offerIn', { b: beyName(o.from), k: kindText(o.kind) }),
               ' ',
               o.answer
                 ? `(${t(`answered_${o.answer}` as Key)})`
@@ -392,9 +426,40 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ),
         ),
         h('h3', {}, t('offersOut')),
-        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
+        h(
+          'ul',
+          { class: 'offers-out' },
+          ...me.offers_out.map((o) =>
+            h(
+              'li',
+              { 'data-to': o.to },
+              t('offerOut', { b: beyName(o.to), k: kindText(o.kind) }),
+              ' ',
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'quiet',
+                  disabled: !running,
+                  'aria-label': t('withdrawFrom', { b: beyName(o.to) }),
+                  onclick: () => void act(() => api.withdraw(season, token, o.to), t('withdrawn')),
+                },
+                t('withdraw'),
+              ),
+            ),
+          ),
+        ),
         form,
+        ...outcomesPart(),
       );
+    }
+
+    /** What became of the offers made and received (the own reports' `offer` lines). */
+    function outcomesPart(): HTMLElement[] {
+      const out = offerOutcomes(st.me?.reports);
+      if (out.length === 0) return [];
+      const say = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
+      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => h('li', {}, `${t('divan')} ${o.divan}: ${say(o.line)}`)))];
     }
 
     function renderMissions(): void {
@@ -420,7 +485,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       kurultay.hidden = false;
       const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
-      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${t('bey', { n: b.seat })} · ${nameOf(b.memleket)}`));
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
       const form = h(
         'form',
         {},
@@ -465,7 +530,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             ),
           ),
         );
-      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy;
+      // editable until the lock (R-4.4): while locked nothing is sent, and it is said
+      const locked = st.status?.locked === true;
+      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy && !locked;
       const send = h('button', { type: 'button', id: 'send', disabled: !canAct || !st.dirty, onclick: () => void sendOrders() }, t('send'));
       const hold =
         st.status?.mode === 'trial' && seat !== null
@@ -478,11 +545,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             h('strong', {}, t('refused')),
             st.refusal.province !== null ? h('p', {}, t('refusedOrder', { p: nameOf(st.refusal.province) })) : null,
             h('p', {}, st.refusal.text),
+            st.refusal.members ? h('p', { class: 'small members' }, st.refusal.members) : null,
           )
         : null;
       const parts: (HTMLElement | null)[] = [
         h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
         h('ul', { class: 'set' }, ...items),
+        locked && seat !== null ? h('p', { class: 'note', id: 'locked-note' }, t('lockedNote')) : null,
         st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
         refusal,
         h('div', { class: 'actions' }, send, ' ', hold),
@@ -533,13 +602,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       children.push(h('p', {}, h('label', { for: 'divan-pick' }, t('pastDivans')), ' ', pickDivan));
       const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
       const priv = st.me?.reports?.find((r) => r.divan === shown);
-      const text = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
       children.push(
+        newsCardEl(newsCard(pub?.lines ?? [], st.board.news), st.board, st.reports, nameOf, beyName),
         h('h3', {}, t('publicLines')),
-        h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => h('li', { 'data-kind': l.kind }, text(l)))),
+        h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => lineItem(l))),
       );
       if (priv) {
-        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => lineItem(l))));
       }
       if (token && shown !== null) {
         const battles = st.battles.get(shown) ?? [];
@@ -550,27 +619,15 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             : h(
                 'ul',
                 { class: 'battles' },
-                ...battles.map((b) =>
-                  h(
-                    'li',
-                    {},
-                    t('battleLine', {
-                      t: nameOf(b.target),
-                      d: b.defender === null ? t('milis') : t('bey', { n: b.defender }),
-                      du: b.defender_units,
-                      o: t(`outcome_${b.outcome}` as Key),
-                    }),
-                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => t('bey', { n })).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
-                  ),
-                ),
+                ...battles.map((b) => battleItem(b, nameOf, beyName)),
               ),
         );
       }
       // the season admin's acts and ops' corrections (their reasons are people's own words)
       const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
-      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => lineItem(l))));
       const kr = st.reports.find((r) => r.kind === 'kurultay');
-      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => lineItem(l))));
       children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());
       report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
     }
@@ -591,7 +648,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
               h(
                 'td',
                 {},
-                t('bey', { n: b.seat }),
+                beyName(b.seat),
                 b.seat === seat ? ` (${t('you')})` : '',
                 b.computer ? ` · ${t('computer')}` : '',
                 b.hain_through ? h('span', { class: 'badge hain' }, t('hain')) : null,
@@ -612,11 +669,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const items: HTMLElement[] = [];
       if (ti) {
         for (const [region, r] of Object.entries(ti.regions)) {
-          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: t('bey', { n: r.seat }) })));
+          items.push(h('li', {}, t('regionTitle', { r: region, title: titleName(r.title), b: beyName(r.seat) })));
         }
-        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${t('bey', { n })}`));
-        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${t('bey', { n })}`));
-        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${t('bey', { n: ti.han })}`));
+        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${beyName(n)}`));
+        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${beyName(n)}`));
+        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${beyName(ti.han)}`));
       }
       return h('div', { class: 'titles' }, h('h3', {}, t('titles')), items.length ? h('ul', {}, ...items) : h('p', {}, t('noTitles')));
     }
@@ -626,7 +683,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         'details',
         { class: 'legend' },
         h('summary', {}, t('legend')),
-        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendBattle'] as Key[]).map((k) => h('li', {}, t(k)))),
+        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendTitle', 'legendBattle', 'legendNews'] as Key[]).map((k) => h('li', {}, t(k)))),
       );
     }
 
@@ -719,16 +776,23 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
+      // the memleket still free (the map's owners and memleket marks); a join racing another
+      // can still be told 409 memleket_taken, with the free neighbours
+      const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
       const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
-      for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
+      for (const p of free) select.append(h('option', { value: p, selected: p === st.joinPick }, `${p} ${nameOf(p)}`));
+      select.addEventListener('change', () => (st.joinPick = Number(select.value)));
+      map.highlight(st.joinPick, []);
       const error = h('div', { class: 'error', role: 'alert' });
+      const joinName = nameField('join-name');
       const form = h(
         'form',
         {},
+        h('p', { class: 'small', id: 'free-count' }, t('freeCount', { n: free.length })),
         h('label', { for: 'join-memleket' }, t('memleket')),
         ' ',
         select,
-        ' ',
+        h('p', {}, joinName.label, ' ', joinName.input, ' ', joinName.hint),
         h('button', { type: 'submit', class: 'primary' }, t('join')),
         error,
       );
@@ -736,7 +800,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         e.preventDefault();
         const memleket = Number(select.value);
         api
-          .join(season, memleket)
+          .join(season, memleket, joinName.input.value.trim() || null)
           .then((joined) => {
             saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
             sessionStorage.setItem('seksenbir.fresh', season);
@@ -744,6 +808,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           })
           .catch((err: unknown) => {
             error.replaceChildren(h('p', {}, problemText(err)));
+            // taken meanwhile: no longer offered
+            if (err instanceof ApiProblem && err.code === 'memleket_taken') {
+              select.querySelector(`option[value="${memleket}"]`)?.remove();
+              st.joinPick = null;
+            }
             if (err instanceof ApiProblem && Array.isArray(err.members.free_neighbours)) {
               const free = (err.members.free_neighbours as number[]).map((p) => `${p} ${nameOf(p)}`).join(', ');
               error.append(h('p', {}, t('freeNeighbours', { list: free })));
@@ -751,6 +820,22 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           });
       });
       joinBox.replaceChildren(h('h2', { id: 'join-h' }, t('joinTitle')), form);
+    }
+
+    /** The titled beys' marks (R-10.2) and where the shown Divan's news card fell (R-8). */
+    function renderMapMarks(): void {
+      const memleketOf = new Map(st.leaderboard.map((b) => [b.seat, b.memleket]));
+      map.titles(
+        titleMarks(st.titles, memleketOf).map((m) => ({
+          seat: m.seat,
+          plate: m.plate,
+          glyph: markGlyph(m),
+          text: [beyName(m.seat), ...m.regions.map((r) => `${titleName(r.title)} (${r.region})`), m.han ? t('han') : ''].filter(Boolean).join(' · '),
+        })),
+      );
+      const shown = st.shown ?? lastDivan();
+      const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
+      map.news(newsPlates(newsCard(pub?.lines ?? [], st.board.news), st.board.regions));
     }
 
     function render(): void {
@@ -762,10 +847,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderJoin();
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
-        map.update(st.map.provinces, { seat, hain });
+        map.update(st.map.provinces, { seat, hain, beyName });
       }
-      map.highlight(st.selected, targets());
+      map.highlight(st.selected ?? (seat === null ? st.joinPick : null), targets());
       map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
+      renderMapMarks();
       renderPanel();
       renderOrders();
       renderList();
@@ -836,6 +922,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
           periodS = lockPeriod(status);
           st.map = m;
+          // a picked province lost meanwhile is no longer offered orders or spending
+          if (st.selected !== null && m.provinces[String(st.selected)]?.owner !== seat) st.selected = null;
           if (me) {
             const fresh = !st.me || st.me.next_divan !== me.next_divan;
             st.me = me;
@@ -884,8 +972,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})` }
-            : { province: null, text: t('offline') };
+            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})`, members: membersText(e.members, ['province']) }
+            : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {
         st.busy = false;
@@ -920,6 +1008,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           token,
           st.map?.version ?? null,
           (event, data) => {
+            // an offer made to this bey withdrawn (R-6.1): its offers and reports read again
+            if (event === 'offer_withdrawn' && !st.busy) void refresh().catch(() => undefined);
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now
               if (!st.busy) {
