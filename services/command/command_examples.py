@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.name_reset import NameResetOut
+from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.schemas import (
     Accepted,
     AdminAction,
