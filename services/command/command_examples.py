@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.name_reset import NameResetOut
+from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -297,6 +298,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             redacted=ExportRedaction(rule="R-14", events=187),
         )
     },
+    **NOTIFY_EXAMPLES,
     **{
         f"season_admin_{act}": {
             "request": (

@@ -47,6 +47,12 @@ CODES: dict[str, tuple[int, str]] = {
     "not_allowed_in_mode": (403, "not in this season's mode (Divan requests: trial only)"),
     "season_not_found": (404, "no such season"),
     "not_found": (404, "no such resource (a path parameter that is not a decimal integer)"),
+    "receiver_not_found": (404, "no such webhook or push subscription of the caller's"),
+    "receivers_full": (409, "the caller has as many webhooks or push subscriptions as allowed"),
+    "receiver_refused": (
+        422,
+        "a URL the server does not call: not https, not port 443, a private address (`reason`)",
+    ),
     "divan_not_found": (404, "a Divan outside 1 … 16, or not resolved yet"),
     "divan_locked": (409, "a Divan is being resolved (Retry-After)"),
     "wrong_divan": (409, "not the Divan this counts for; `divan` names that one"),

@@ -137,6 +137,9 @@ CATALOGUE: dict[str, Text] = {
     "registration_too_soon": T("Kayıt en erken {earliest} kapanabilir", "Registration can close at {earliest} at the earliest"),
     # --- the HTTP edge (shared/app, services): auth, keys, the store, the read side ----------
     "season_not_found": T("Böyle bir sezon yok", "There is no such season"),
+    "receiver_not_found": T("Böyle bir webhook ya da bildirim aboneliğiniz yok", "You have no such webhook or push subscription"),
+    "receivers_full": T("En çok {limit} alıcı kaydedilebilir", "At most {limit} receivers may be registered"),
+    "receiver_refused": T("Bu adrese çağrı yapılmaz ({reason}): https, 443 numaralı kapı ve genel bir adres gerekir", "The server does not call this address ({reason}): https, port 443 and a public address are required"),
     "audit_copy": T("Bu sezon içe aktarılmış bir denetim kopyası: okunur, yazılmaz", "This season is an imported audit copy: it is read, never written"),
     "divan_not_found": T("{divan}. Divan yok ya da henüz toplanmadı", "Divan {divan} does not exist (yet)"),
     "not_found": T("Bu adreste bir şey yok", "Nothing is at this address"),

@@ -122,6 +122,16 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # season admin's is a known kind: the public view
     "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 200, 200, 200),
     "GET /v1/seasons/{season_id}/betrayals/history":   (200, 200, 200, 200, 401, 200, 200, 200),
+    # issue 25: webhooks: the season admin (public events), ops, or a bey (its own); a device
+    # is a bey's (the admin's and staff tokens 403); an id that is not the caller's is 404
+    "POST /v1/seasons/{season_id}/webhooks":           (401, 201, 201, 403, 401, 201, 403, 201),
+    "GET /v1/seasons/{season_id}/webhooks":            (401, 200, 200, 403, 401, 200, 403, 200),
+    "DELETE /v1/seasons/{season_id}/webhooks/{webhook_id}": (401, 404, 404, 403, 401, 404, 403, 404),
+    "POST /v1/seasons/{season_id}/webhooks/{webhook_id}/rotate": (401, 404, 404, 403, 401, 404, 403, 404),
+    "GET /v1/push/key":                                (200, 200, 200, 200, 200, 200, 200, 200),
+    "POST /v1/seasons/{season_id}/push-subscriptions": (401, 201, 201, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/push-subscriptions":  (401, 200, 200, 403, 401, 403, 403, 403),
+    "DELETE /v1/seasons/{season_id}/push-subscriptions/{subscription_id}": (401, 404, 404, 403, 401, 403, 403, 403),
     # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
     "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
@@ -187,7 +197,16 @@ class Call:
 # Each call's path is its operation's path from the route table with these values (season L,
 # seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
 # one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
-PATH_VALUES = {"to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores"}
+PATH_VALUES = {
+    "to": "2",
+    "frm": "1",
+    "seat": "1",
+    "divan": "1",
+    "plate": "6",
+    "name": "han-scores",
+    "webhook_id": "wh_none",
+    "subscription_id": "ps_none",
+}
 PATH_VALUES["player_id"] = "0" * 32  # no player (issue 23)
 PATH_OVERRIDES = {
     # R-14 orders of others: Divan 2's, pending (A's canary among them)
@@ -231,6 +250,17 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
             False,
         ),
         "POST /v1/seasons/{season_id}/fork": ({"divan": 1, "seat": 2}, False),
+        "POST /v1/seasons/{season_id}/webhooks": ({"url": "https://hooks.example.org/m"}, False),
+        "POST /v1/seasons/{season_id}/push-subscriptions": (
+            {
+                "endpoint": "https://push.example.org/device",
+                "keys": {
+                    "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYC",
+                    "auth": "tBHItJI5svbpez7K",
+                },
+            },
+            False,
+        ),
         # B's gold (A's canary 777 stays)
         "POST /v1/ops/seasons/{season_id}/corrections": (
             {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},

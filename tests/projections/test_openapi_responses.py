@@ -234,6 +234,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
         await _live_calls(doc, ops, call)
         await _player_calls(call)
+        await _notify_calls(call, season_id, bey)
         await call("post", "/v1/seasons/{season_id}/tickets", f"{s}/tickets", headers=bey)
         await call(
             "post", "/v1/seasons/{season_id}/token", f"{s}/token", headers=bey
@@ -324,6 +325,28 @@ def _days_ahead(days: int) -> str:
     """An instant `days` after the gateway's own clock (SEASON_NOW): the real clock was read
     here, and D-37's year would have refused a close 30 days after it from 2027-11 on."""
     return (SEASON_NOW + timedelta(days=days)).isoformat()
+
+
+async def _notify_calls(call: Any, season_id: str, bey: dict[str, str]) -> None:
+    """Issue 25: a bey's webhook and push subscription, listed, rotated, deleted."""
+    s = f"/v1/seasons/{season_id}"
+    hooks, subs = "/v1/seasons/{season_id}/webhooks", "/v1/seasons/{season_id}/push-subscriptions"
+    r = await call(
+        "post", hooks, f"{s}/webhooks", json={"url": "https://h.example.org/x"}, headers=bey
+    )
+    assert r.status_code == 201, r.text
+    hook = r.json()["webhook_id"]
+    await call("get", hooks, f"{s}/webhooks", headers=bey)
+    await call("post", hooks + "/{webhook_id}/rotate", f"{s}/webhooks/{hook}/rotate", headers=bey)
+    await call("delete", hooks + "/{webhook_id}", f"{s}/webhooks/{hook}", headers=bey)
+    await call("get", "/v1/push/key", "/v1/push/key")
+    keys = {"p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4", "auth": "tBHItJI5svbpez7K"}
+    r = await call("post", subs, f"{s}/push-subscriptions", headers=bey,
+                   json={"endpoint": "https://push.example.org/d", "keys": keys})  # fmt: skip
+    assert r.status_code == 201, r.text
+    sub = r.json()["subscription_id"]
+    await call("get", subs, f"{s}/push-subscriptions", headers=bey)
+    await call("delete", subs + "/{subscription_id}", f"{s}/push-subscriptions/{sub}", headers=bey)
 
 
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:

@@ -235,6 +235,21 @@ const TEXTS = {
   rating: ['Puan', 'Rating'],
   noRating: ['henüz yok', 'none yet'],
   place: ['{place}. sıra', 'place {place}'],
+  notifyTitle: ['Bildirimler', 'Notifications'],
+  notifyWhy: [
+    'Divan yaklaşınca, rapor çıkınca, bir öneri gelince bu cihaza bildirim gelsin mi? Yalnız sen açarsan izin istenir.',
+    'Be told on this device when a Divan is near, its report is out or an offer comes? Permission is asked only if you turn it on.',
+  ],
+  notifyOn: ['Bildirimleri aç', 'Turn notifications on'],
+  notifyTest: ['Deneme bildirimi gönder', 'Send a test notification'],
+  notifyTestBody: ['Bildirimler bu cihazda açık.', 'Notifications are on on this device.'],
+  notifyDenied: ['Bildirim izni verilmedi.', 'Notification permission was not given.'],
+  notifyUnsupported: ['Bu tarayıcı bildirim göstermiyor.', 'This browser cannot show notifications.'],
+  notifySubscribed: ['Bu cihaz abone oldu.', 'This device is subscribed.'],
+  notifyNoPush: [
+    'Sunucu ya da tarayıcı anlık bildirim göndermiyor; yalnız deneme bildirimi gösterilebilir.',
+    'The server or the browser does not do push; only the test notification can be shown.',
+  ],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Key = keyof typeof TEXTS;

@@ -190,6 +190,10 @@ export const api = {
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
   ticket: (season: string, token: string) =>
     call<Schemas['TicketOut']>('POST', `/seasons/${seg(season)}/tickets`, { token }),
+  // Web Push (issue 25): the server's VAPID key, and this device's subscription for the bey
+  pushKey: () => call<Schemas['PushKeyOut']>('GET', '/push/key'),
+  subscribePush: (season: string, token: string, body: Schemas['PushSubscriptionIn']) =>
+    call<Schemas['PushSubscriptionOut']>('POST', `/seasons/${seg(season)}/push-subscriptions`, { token, body }),
 };
 
 /** The event stream's URL: a single-use ticket for the bey's own events, and the position to

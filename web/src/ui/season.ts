@@ -1,6 +1,7 @@
 // A season: the map and the list view, the order panel, the order set, "Divanı topla" (trial),
 // the Divan report (public and own lines, battles, leaderboard; past Divans), kept fresh by
 // the event stream.
+import { notifyCard } from './notify';
 import {
   api,
   ApiProblem,
@@ -158,6 +159,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       diplomacy,
       missions,
       report,
+      ...(saved ? [notifyCard(season, saved.token)] : []),
       streamState,
     );
 
