@@ -210,25 +210,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             url = path.replace("{season_id}", season_id).replace("{divan}", "1")
             url = url.replace("{plate}", "6")
             await call("get", path, url.replace("{seat}", "1"), headers=headers)
-        await call(
-            "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
-            f"/v1/ops/seasons/{season_id}/divans/1/what-if",
-            json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
-        )  # fmt: skip
-        await call(
-            "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
-            json={"divan": 1, "seat": 2}, headers=ops_token,
-        )  # fmt: skip
-        await call(
-            "post", "/v1/ops/seasons/{season_id}/corrections/dry-run",
-            f"/v1/ops/seasons/{season_id}/corrections/dry-run", headers=ops_token,
-            json={"correction": {"kind": "gold", "seat": 1, "gold": 49}, "reason": "recount"},
-        )  # fmt: skip
-        await call(
-            "post", "/v1/ops/seasons/{season_id}/corrections",
-            f"/v1/ops/seasons/{season_id}/corrections", headers=ops_token,
-            json={"correction": {"kind": "gold", "seat": 1, "gold": 50}, "reason": "recount"},
-        )  # fmt: skip
+        await _console_calls(call, season_id, ops_token)
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
@@ -253,6 +235,30 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
     _check_headers(ops, answers, revalidated)
+
+
+async def _console_calls(call: Any, season_id: str, ops_token: dict[str, str]) -> None:
+    """Ops' tools over HTTP (issue 26): a what-if, a fork, a correction's dry run, then the
+    correction itself."""
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
+        f"/v1/ops/seasons/{season_id}/divans/1/what-if",
+        json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
+    )  # fmt: skip
+    await call(
+        "post", "/v1/seasons/{season_id}/fork", f"/v1/seasons/{season_id}/fork",
+        json={"divan": 1, "seat": 2}, headers=ops_token,
+    )  # fmt: skip
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/corrections/dry-run",
+        f"/v1/ops/seasons/{season_id}/corrections/dry-run", headers=ops_token,
+        json={"correction": {"kind": "gold", "seat": 1, "gold": 49}, "reason": "recount"},
+    )  # fmt: skip
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/corrections",
+        f"/v1/ops/seasons/{season_id}/corrections", headers=ops_token,
+        json={"correction": {"kind": "gold", "seat": 1, "gold": 50}, "reason": "recount"},
+    )  # fmt: skip
 
 
 async def _player_calls(call: Any) -> None:
