@@ -42,6 +42,8 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
+    # issue 24: a live season's press mode: full (the default), public only, or none
+    press: Literal["full", "public", "none"] | None = None
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -354,6 +356,7 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     admin_acts: list[AdminActOut] | UnsetType = UNSET
     # A fork's origin (issue 13, D-32): the season and Divan it was started from; null otherwise.
     forked_from: ForkedFrom | None = None
+    press: Literal["full", "public", "none"] = "none"  # issue 24: the season's press mode
 
 
 class ExportRedaction(msgspec.Struct, frozen=True):

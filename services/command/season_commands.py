@@ -38,6 +38,7 @@ from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.state import (
     NAMED_REPORT_VERSION,
+    PressMode,
     SeasonState,
 )
 from shared.eventstore import (
@@ -95,6 +96,7 @@ async def create_live_season(
     memleket: int | None,
     registration_closes_at: datetime | None,
     interval_seconds: int | None,
+    press: PressMode = "full",
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
@@ -116,6 +118,7 @@ async def create_live_season(
             registration_closes_at=registration_closes_at,
             divan_interval_seconds=interval_seconds,
             at=now,
+            press=press,
         ),
     )
     admin_token = tokens.new_admin_token(season_id)

@@ -72,6 +72,8 @@ async def create_season(
             )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
+        if data.press is not None:
+            raise Problem(403, "not_allowed_in_mode.trial_press")  # a trial has no chat
         seed = int(data.seed) if data.seed is not None else None
         created = await season_commands.create_season(services, data.memleket, seed)
     return Response(
@@ -106,7 +108,11 @@ async def _create_live(
         if role != "ops":
             raise Problem(403, "forbidden.compressed_calendar")
     return await season_commands.create_live_season(
-        services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
+        services,
+        data.memleket,
+        data.registration_closes_at,
+        data.divan_interval_seconds,
+        data.press or "full",
     )
 
 

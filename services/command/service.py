@@ -21,6 +21,8 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import structlog
 
+from services.command.chat_system import SystemLines
+from shared.app.chat_book import ChatBooks
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (
@@ -63,6 +65,9 @@ class Services:
     # a live season's calendar decides on (R-1.3, R-4.4). Tests inject a fake (never sleep).
     clock: Callable[[], datetime] = utc_now
     in_flight: set[tuple[str, str]] = field(default_factory=set)  # (scope, key) running here
+    # issue 24: each season's chat folded in this process, and its treaties' system lines
+    chats: ChatBooks = field(default_factory=ChatBooks)
+    chat_system: SystemLines = field(default_factory=SystemLines)
 
     @property
     def staff(self) -> tuple[str, ...]:

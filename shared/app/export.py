@@ -53,6 +53,7 @@ VISIBLE_TO_AUDITORS = frozenset(
         "bey_joined.v1",
         "calendar_set.v1",
         "calendar_set.v2",  # ADR-58
+        "press_mode_set.v1",  # issue 24: the season's press mode is public
         "deadline_set.v1",
         "season_admin_acted.v1",
         "treaty_offered.v1",

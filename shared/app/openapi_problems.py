@@ -103,7 +103,14 @@ MEMBERS: dict[str, tuple[object, str]] = {
         "read waited for (`?min_version=`)",
     ),
     "projected_version": (int, "`not_yet_projected`: the version the read side is at now"),
-    "character": (str, "`invalid_body`: the character a free text may not hold, as `U+2028`"),
+    "character": (
+        str,
+        "`invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028`",
+    ),
+    "limit": (int, "`chat_text`: the most characters or lines; `chat_rate_limited`: per minute"),
+    "length": (int, "`chat_text`: the text's length in characters"),
+    "press": (str, "`press_restricted`: the season's press mode"),
+    "seats": (list[int], "`computer_bey`: the computer beys' seats named"),
 }
 
 
@@ -133,4 +140,8 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "invalid_instant": ("latest",),
     "bad_interval": ("minimum", "maximum"),
     "not_later": ("registration_closes_at",),
+    "chat_text": ("character", "limit", "length"),
+    "chat_rate_limited": ("limit",),
+    "press_restricted": ("press",),
+    "computer_bey": ("seats",),
 }

@@ -108,6 +108,8 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, calendar=event.calendar)
         case ev.AdminTokenSet():
             return replace(state, admin_token=event.token_hash)
+        case ev.PressModeSet():
+            return replace(state, press=event.press)
         case ev.CorrectionApplied():
             return _correct(state, event.correction)
         case ev.SeasonAdminActed():

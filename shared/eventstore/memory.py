@@ -9,6 +9,7 @@ from uuid import UUID
 import msgspec
 import structlog
 
+from shared.eventstore.chat_log import InMemoryChatLog
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
@@ -90,6 +91,7 @@ class InMemoryEventStore:
         self._copies: set[str] = set()  # imported audit copies (ADR-58)
         self._by_id: dict[UUID, RecordedEvent] = {}
         self._ops_reads = InMemoryOpsReads(clock=clock)
+        self._chat = InMemoryChatLog(clock=clock)
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:
@@ -100,6 +102,11 @@ class InMemoryEventStore:
     def ops_reads(self) -> InMemoryOpsReads:
         """The ops-read audit trail (ADR-53): not season events."""
         return self._ops_reads
+
+    @property
+    def chat(self) -> InMemoryChatLog:
+        """The seasons' chat streams (issue 24, ADR-91): not season events."""
+        return self._chat
 
     async def append(
         self,

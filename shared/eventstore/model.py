@@ -14,6 +14,7 @@ from shared.eventstore.errors import DuplicateEventError
 from shared.eventstore.taken_keys import Found
 
 if TYPE_CHECKING:
+    from shared.eventstore.chat_log import ChatLog
     from shared.eventstore.ops_read_log import OpsReads
 
 ActorKind = Literal["seat", "ops", "system"]
@@ -113,6 +114,8 @@ class EventStore(Protocol):
     def idempotency(self) -> IdempotencyStore: ...
     @property
     def ops_reads(self) -> OpsReads: ...
+    @property
+    def chat(self) -> ChatLog: ...
     async def append(
         self,
         season_id: str,
