@@ -86,14 +86,22 @@ async def _bey(svc: Services, claim: BeyClaim) -> tuple[SeasonState, int, Book]:
 
 
 def _refused(code: str, details: dict[str, Any]) -> Problem:
-    status = {
-        "chat_closed": 403,
-        "press_restricted": 403,
-        "chat_read_only": 409,
-        "computer_bey": 422,
-        "bad_recipients": 422,
-    }[code]
-    return Problem(status, code, **details)
+    if code == "press_restricted":
+        return Problem(403, "press_restricted", press=details["press"])
+    if code == "computer_bey":
+        return Problem(422, "computer_bey", seats=details["seats"])
+    status = {"chat_closed": 403, "chat_read_only": 409, "bad_recipients": 422}[code]
+    return Problem(status, code)
+
+
+def _text_refused(variant: str, details: dict[str, Any]) -> Problem:
+    if variant == "too_long":
+        return Problem(422, "chat_text.too_long", limit=details["limit"], length=details["length"])
+    if variant == "too_many_lines":
+        return Problem(422, "chat_text.too_many_lines", limit=details["limit"])
+    if variant == "character":
+        return Problem(422, "chat_text.character", character=details["character"])
+    return Problem(422, "chat_text.blank")
 
 
 async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
@@ -109,8 +117,7 @@ async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
         raise _refused(*refusal)
     bad_text = chat.text_refusal(data.text)
     if bad_text is not None:
-        variant, details = bad_text
-        raise Problem(422, f"chat_text.{variant}", **details)
+        raise _text_refused(*bad_text)
     wait = within_limit(book, seat, now)
     if wait is not None:
         raise Problem(429, "chat_rate_limited", retry_after=wait, limit=chat.PER_MINUTE)
@@ -241,9 +248,9 @@ async def report(svc: Services, claim: BeyClaim, message_id: int, data: ReportIn
     state, seat, book = await _bey(svc, claim)
     m = _visible_message(state, seat, book, message_id)
     reason = data.reason or None
-    if reason is not None and chat.text_refusal(reason) is not None:
-        variant, details = chat.text_refusal(reason) or ("", {})
-        raise Problem(422, f"chat_text.{variant}", **details)
+    bad_reason = chat.text_refusal(reason) if reason is not None else None
+    if bad_reason is not None:
+        raise _text_refused(*bad_reason)
     event = ce.MessageReported(
         at=stamp(svc.clock()),
         message=m.id,

@@ -83,7 +83,9 @@ async def list_channels(services: Services, claim: BeyClaim) -> ChannelsOut:
 @get(
     "/seasons/{season_id:str}/channels/{channel_id:str}/messages",
     summary="A page of a channel, newest first (R-15.3)",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, "channel_not_found", "invalid_parameter"),
+    responses=answers(
+        EVERY, RATE, BEY_AUTH, STORE, "channel_not_found", "not_found", "invalid_parameter"
+    ),
     security=BEARER,
 )
 async def channel_messages(
@@ -105,7 +107,7 @@ async def channel_messages(
     "/seasons/{season_id:str}/channels/{channel_id:str}/read",
     status_code=200,
     summary="Move one's last-read marker of a channel",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, "channel_not_found"),
+    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, "channel_not_found", "not_found"),
     security=BEARER,
 )
 async def mark_read(
@@ -187,6 +189,8 @@ async def chat_acts(services: Services, season_id: str) -> ActsOut:
     return await chat_commands.acts(services, season_id)
 
 
+# before the bey routes in the document (services/command/routes.py): a walk of the route table
+# reaches them before a bey's token rotation
 CHAT_ROUTES: list[Any] = [
     send_message,
     list_channels,

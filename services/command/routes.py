@@ -12,10 +12,13 @@ shared.app.problems.Problem; each command's list is in command_refusals.py.
 from __future__ import annotations
 
 from services.command.bey_routes import BEY_ROUTES
+from services.command.chat_examples import CHAT_EXAMPLES
 from services.command.chat_routes import CHAT_ROUTES
 from services.command.command_examples import EXAMPLES
 from services.command.ops_routes import OPS_ROUTES
 from services.command.season_routes import SEASON_ROUTES
 from shared.app.openapi import with_examples
 
-ROUTES = with_examples([*SEASON_ROUTES, *BEY_ROUTES, *CHAT_ROUTES, *OPS_ROUTES], EXAMPLES)
+ROUTES = with_examples(
+    [*SEASON_ROUTES, *CHAT_ROUTES, *BEY_ROUTES, *OPS_ROUTES], {**EXAMPLES, **CHAT_EXAMPLES}
+)

@@ -98,9 +98,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
             beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
             return replace(state, beys=beys, deck=event.deck, phase="running")
-        case ev.SeedRevealed():
-            return state
-        case ev.DeadlineSet() | ev.DivanHeld():
+        case ev.SeedRevealed() | ev.DeadlineSet() | ev.DivanHeld():
             return state  # bookkeeping for the scheduler and the record (live.with_deadline)
         case ev.OrdersSealed():
             return state  # a commitment to the locked orders for the record (ADR-57)

@@ -226,7 +226,7 @@ async def test_reports_reach_ops_with_context_and_auditors_see_acts_not_texts(
 ) -> None:
     """R-15.2: a report (optional reason), ops' list with context, a hide; auditors see who
     reported, what was done and when, never a text (R-15.3)."""
-    a, b, _ = await live_with(memory_api)
+    a, b, c = await live_with(memory_api)
     sent = (await say(memory_api, a, [b.seat], "canary-reported")).json()
     r = await memory_api.client.post(
         b.url(f"/messages/{sent['message_id']}/report"),
@@ -252,6 +252,10 @@ async def test_reports_reach_ops_with_context_and_auditors_see_acts_not_texts(
     )
     assert_problem(auditor_reports, 403, "forbidden")
     # a bey cannot report a message of a channel it is not in
+    outsider = await memory_api.client.post(
+        c.url(f"/messages/{sent['message_id']}/report"), json={}, headers=c.auth()
+    )
+    assert_problem(outsider, 404, "message_not_found")
     lines = (await page(memory_api, b, sent["channel_id"])).json()["messages"]
     assert lines[0]["hidden"] is True and lines[0]["text"] is None
 

@@ -98,6 +98,22 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 403, 403, 403),
     # each bey rotates its own token (the test goes on with the new one)
     "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 403, 403, 403),
+    # issue 24, R-15.3: the chat is its season's beys' (a staff or admin token is no bey's)
+    "POST /v1/seasons/{season_id}/messages":           (401, 201, 201, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/channels":            (401, 200, 200, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/channels/{channel_id}/messages":
+                                                       (401, 200, 200, 403, 401, 403, 403, 403),
+    "POST /v1/seasons/{season_id}/channels/{channel_id}/read":
+                                                       (401, 200, 200, 403, 401, 403, 403, 403),
+    # message 1: A's public message sent by the first row
+    "POST /v1/seasons/{season_id}/messages/{message_id}/report":
+                                                       (401, 201, 201, 403, 401, 403, 403, 403),
+    # muting seat 1: A cannot mute itself (bad_recipients), B can
+    "POST /v1/seasons/{season_id}/mutes/{seat}":       (401, 422, 200, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/chat/reports":        (401, 403, 403, 403, 401, 403, 403, 200),
+    "POST /v1/seasons/{season_id}/messages/{message_id}/hide":
+                                                       (401, 403, 403, 403, 401, 403, 403, 200),
+    "GET /v1/seasons/{season_id}/audit/chat-acts":     (401, 403, 403, 403, 401, 403, 200, 200),
     # ops endpoints: a bey's, the season admin's or another staff role's token 403 (a token of
     # a known kind in the wrong place: ADR-61), anything else 401
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 403, 403, 200),
@@ -173,7 +189,16 @@ class Call:
 # Each call's path is its operation's path from the route table with these values (season L,
 # seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
 # one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
-PATH_VALUES = {"to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores"}
+PATH_VALUES = {
+    "to": "2",
+    "frm": "1",
+    "seat": "1",
+    "divan": "1",
+    "plate": "6",
+    "name": "han-scores",
+    "channel_id": "all",
+    "message_id": "1",
+}
 PATH_OVERRIDES = {
     # R-14 orders of others: Divan 2's, pending (A's canary among them)
     "GET /v1/seasons/{season_id}/orders/{divan}": {"divan": "2"},
@@ -210,6 +235,11 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         "POST /v1/seasons/{season_id}/offers/{frm}/answer": ({"answer": "reject"}, True),
         "POST /v1/seasons/{season_id}/kurultay/vote": ({"candidate": 2}, True),
         "POST /v1/seasons/{season_id}/divans": ({"divan": 2}, False),
+        "POST /v1/seasons/{season_id}/messages": ({"to": "all", "text": "merhaba"}, False),
+        "POST /v1/seasons/{season_id}/channels/{channel_id}/read": ({"read_to": 1}, False),
+        "POST /v1/seasons/{season_id}/messages/{message_id}/report": ({}, False),
+        "POST /v1/seasons/{season_id}/mutes/{seat}": ({"muted": True}, False),
+        "POST /v1/seasons/{season_id}/messages/{message_id}/hide": ({"reason": "R-15.2"}, False),
         "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (
             {"orders": [], "dice": []},
             False,
