@@ -13,7 +13,6 @@ from shared.eventstore import PostgresEventStore
 from shared.eventstore.chat_log import ChatNew, verify_chat
 from shared.eventstore.errors import ChainError
 
-
 _IDS = itertools.count(1)
 
 
