@@ -20,9 +20,10 @@ from services.command.chat_schemas import (
     ActsOut,
     ChannelOut,
     ChannelsOut,
+    ChatLineOut,
+    ChatReportsOut,
     HiddenOut,
     HideIn,
-    LineOut,
     MessageIn,
     MessageOut,
     MessagesOut,
@@ -33,7 +34,6 @@ from services.command.chat_schemas import (
     ReportedOut,
     ReportIn,
     ReportOut,
-    ReportsOut,
 )
 from services.command.service import Services, load, seat_of, stamp
 from shared.app.chat_book import Book, Message, page, within_limit
@@ -171,10 +171,10 @@ async def _marks(svc: Services, season_id: str, seat: int) -> dict[str, int]:
         raise store_busy() from None
 
 
-def line_of(m: Message, *, ops: bool = False) -> LineOut:
+def line_of(m: Message, *, ops: bool = False) -> ChatLineOut:
     hidden = m.hidden is not None
     text = m.text if (ops or not hidden) else None
-    return LineOut(
+    return ChatLineOut(
         message_id=m.id,
         kind="message",
         seat=m.seat,
@@ -208,8 +208,8 @@ async def messages(
 
 
 async def _with_system(
-    svc: Services, lines: list[LineOut], season_id: str, channel_id: str, newest_page: bool
-) -> list[LineOut]:
+    svc: Services, lines: list[ChatLineOut], season_id: str, channel_id: str, newest_page: bool
+) -> list[ChatLineOut]:
     """The system lines of the pair between the page's oldest line and its newest (the newest
     page: every one since the oldest line), beside the messages."""
     a, b = sorted(chat.members_of(channel_id) or ())
@@ -282,7 +282,7 @@ async def _season_book(svc: Services, season_id: str) -> tuple[SeasonState, Book
     return state, await _book(svc, season_id)
 
 
-async def reports(svc: Services, season_id: str) -> ReportsOut:
+async def reports(svc: Services, season_id: str) -> ChatReportsOut:
     """R-15.2: every reported message with two lines before and after it in its channel."""
     _, book = await _season_book(svc, season_id)
     out = []
@@ -303,7 +303,7 @@ async def reports(svc: Services, season_id: str) -> ReportsOut:
                 context=context,
             )
         )
-    return ReportsOut(season_id=season_id, reports=out)
+    return ChatReportsOut(season_id=season_id, reports=out)
 
 
 async def hide(svc: Services, season_id: str, message_id: int, data: HideIn, by: str) -> HiddenOut:

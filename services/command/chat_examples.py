@@ -8,9 +8,10 @@ from services.command.chat_schemas import (
     ActsOut,
     ChannelOut,
     ChannelsOut,
+    ChatLineOut,
+    ChatReportsOut,
     HiddenOut,
     HideIn,
-    LineOut,
     MessageIn,
     MessageOut,
     MessagesOut,
@@ -21,13 +22,14 @@ from services.command.chat_schemas import (
     ReportedOut,
     ReportIn,
     ReportOut,
-    ReportsOut,
 )
 
 SEASON = "0123456789abcdef0123456789abcdef"
 AT = "2026-12-03T12:00:00+03:00"
-_LINE = LineOut(message_id=41, kind="message", seat=3, at=AT, text="Konya'ya dokunmam.")
-_SYSTEM = LineOut(message_id=0, kind="system", seat=None, at=AT, text="pact made, through Divan 6")
+_LINE = ChatLineOut(message_id=41, kind="message", seat=3, at=AT, text="Konya'ya dokunmam.")
+_SYSTEM = ChatLineOut(
+    message_id=0, kind="system", seat=None, at=AT, text="pact made, through Divan 6"
+)
 
 CHAT_EXAMPLES: dict[str, dict[str | int, object]] = {
     "send_message": {
@@ -59,7 +61,7 @@ CHAT_EXAMPLES: dict[str, dict[str | int, object]] = {
     },
     "mute_bey": {"request": MuteIn(muted=True), 200: MuteOut(seat=7, muted=True)},
     "chat_reports": {
-        200: ReportsOut(
+        200: ChatReportsOut(
             season_id=SEASON,
             reports=[
                 ReportedOut(

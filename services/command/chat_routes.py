@@ -13,6 +13,7 @@ from services.command import chat_commands
 from services.command.chat_schemas import (
     ActsOut,
     ChannelsOut,
+    ChatReportsOut,
     HiddenOut,
     HideIn,
     MessageIn,
@@ -24,7 +25,6 @@ from services.command.chat_schemas import (
     ReadOut,
     ReportIn,
     ReportOut,
-    ReportsOut,
 )
 from services.command.request_context import ops_guard, staff_guard
 from services.command.service import Services
@@ -150,7 +150,7 @@ async def mute_bey(services: Services, claim: BeyClaim, seat: SeatPath, data: Mu
 )
 async def chat_reports(
     services: Services, season_id: str, request: Request[Any, Any, Any]
-) -> ReportsOut:
+) -> ChatReportsOut:
     """Texts of private channels: an ops read of secret data, recorded first (ADR-53)."""
     out = await chat_commands.reports(services, season_id)
     await ops_audit.record_ops_read(services.seasons.store.ops_reads, request, season_id, "chat")

@@ -54,7 +54,7 @@ class ChannelsOut(msgspec.Struct, frozen=True):
     channels: list[ChannelOut]
 
 
-class LineOut(msgspec.Struct, frozen=True):
+class ChatLineOut(msgspec.Struct, frozen=True):
     """A message (`kind` message) or a system line (`kind` system: a treaty between the
     channel's two beys offered, made, ended or broken; no seat). A hidden message has no
     text and `hidden` true ("hidden by moderation")."""
@@ -69,7 +69,7 @@ class LineOut(msgspec.Struct, frozen=True):
 
 class MessagesOut(msgspec.Struct, frozen=True):
     channel_id: str
-    messages: list[LineOut]
+    messages: list[ChatLineOut]
     next_before: int | None  # pass as `before` for the next (older) page
 
 
@@ -122,10 +122,10 @@ class ReportedOut(msgspec.Struct, frozen=True):
     reason: str | None
     at: str
     hidden: bool
-    context: list[LineOut]
+    context: list[ChatLineOut]
 
 
-class ReportsOut(msgspec.Struct, frozen=True):
+class ChatReportsOut(msgspec.Struct, frozen=True):
     season_id: str
     reports: list[ReportedOut]
 

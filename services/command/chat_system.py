@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from services.command.chat_schemas import LineOut
+from services.command.chat_schemas import ChatLineOut
 from shared.domain import events as ev
 from shared.domain.codec import decode_stored
 from shared.eventstore import RecordedEvent
@@ -27,7 +27,7 @@ WATCHED = frozenset(
 @dataclass
 class _Season:
     version: int = 0
-    lines: dict[tuple[int, int], list[LineOut]] = field(default_factory=dict)
+    lines: dict[tuple[int, int], list[ChatLineOut]] = field(default_factory=dict)
 
 
 def _said(e: ev.AnyEvent) -> Iterator[tuple[tuple[int, int], str]]:
@@ -69,12 +69,12 @@ class SystemLines:
                 continue
             at = r.metadata.at or r.recorded_at.isoformat()
             for pair, text in _said(decode_stored(r.data, r.type)):  # type: ignore[arg-type]
-                line = LineOut(message_id=0, kind="system", seat=None, at=at, text=text)
+                line = ChatLineOut(message_id=0, kind="system", seat=None, at=at, text=text)
                 s.lines.setdefault(pair, []).append(line)
 
     def version(self, season_id: str) -> int:
         return self._seasons.get(season_id, _Season()).version
 
-    def of(self, season_id: str, a: int, b: int) -> list[LineOut]:
+    def of(self, season_id: str, a: int, b: int) -> list[ChatLineOut]:
         s = self._seasons.get(season_id)
         return list(s.lines.get((min(a, b), max(a, b)), [])) if s else []

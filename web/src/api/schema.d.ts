@@ -1382,6 +1382,22 @@ export interface components {
             /** @description the seat refused */
             seat?: number;
         };
+        /** ChatLineOut */
+        ChatLineOut: {
+            message_id: number;
+            /** @enum {string} */
+            kind: "message" | "system";
+            seat: number | null;
+            at: string;
+            text: string | null;
+            /** @default false */
+            hidden?: boolean;
+        };
+        /** ChatReportsOut */
+        ChatReportsOut: {
+            season_id: string;
+            reports: components["schemas"]["ReportedOut"][];
+        };
         /** ChatReportsProblem */
         ChatReportsProblem: {
             type: string;
@@ -1904,6 +1920,12 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** LineOut */
+        LineOut: {
+            kind: string;
+            tr: string;
+            en: string;
+        };
         /** ListChannelsProblem */
         ListChannelsProblem: {
             type: string;
@@ -2009,7 +2031,7 @@ export interface components {
         /** MessagesOut */
         MessagesOut: {
             channel_id: string;
-            messages: components["schemas"]["services_command_chat_schemas_LineOut"][];
+            messages: components["schemas"]["ChatLineOut"][];
             next_before: number | null;
         };
         /** MissionInfo */
@@ -2540,7 +2562,13 @@ export interface components {
             reason: string | null;
             at: string;
             hidden: boolean;
-            context: components["schemas"]["services_command_chat_schemas_LineOut"][];
+            context: components["schemas"]["ChatLineOut"][];
+        };
+        /** ReportsOut */
+        ReportsOut: {
+            season_id: string;
+            version: number;
+            reports: components["schemas"]["Report"][];
         };
         /** ReportsProblem */
         ReportsProblem: {
@@ -3154,8 +3182,8 @@ export interface components {
             provinces: components["schemas"]["ProvinceChange"][];
             beys: components["schemas"]["BeyChange"][];
             treaties: components["schemas"]["TreatyChange"][];
-            report_only_recorded: components["schemas"]["shared_app_divan_tools_LineOut"][];
-            report_only_what_if: components["schemas"]["shared_app_divan_tools_LineOut"][];
+            report_only_recorded: components["schemas"]["LineOut"][];
+            report_only_what_if: components["schemas"]["LineOut"][];
         };
         /** WhatIfProblem */
         WhatIfProblem: {
@@ -3198,34 +3226,6 @@ export interface components {
             minimum?: number;
             /** @description the seat refused */
             seat?: number;
-        };
-        /** ReportsOut */
-        command_chat_schemas_ReportsOut: {
-            season_id: string;
-            reports: components["schemas"]["ReportedOut"][];
-        };
-        /** ReportsOut */
-        projections_responses_ReportsOut: {
-            season_id: string;
-            version: number;
-            reports: components["schemas"]["Report"][];
-        };
-        /** LineOut */
-        services_command_chat_schemas_LineOut: {
-            message_id: number;
-            /** @enum {string} */
-            kind: "message" | "system";
-            seat: number | null;
-            at: string;
-            text: string | null;
-            /** @default false */
-            hidden?: boolean;
-        };
-        /** LineOut */
-        shared_app_divan_tools_LineOut: {
-            kind: string;
-            tr: string;
-            en: string;
         };
     };
     responses: never;
@@ -5084,7 +5084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["command_chat_schemas_ReportsOut"];
+                    "application/json": components["schemas"]["ChatReportsOut"];
                 };
             };
             /** @description Not Modified: If-None-Match names the current ETag; no body */
@@ -8404,7 +8404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["projections_responses_ReportsOut"];
+                    "application/json": components["schemas"]["ReportsOut"];
                 };
             };
             /** @description Not Modified: If-None-Match names the current ETag; no body */
