@@ -36,7 +36,7 @@ from services.command.chat_schemas import (
     ReportOut,
 )
 from services.command.service import Services, load, seat_of, stamp
-from shared.app.chat_book import Book, Message, page, within_limit
+from shared.app.chat_book import Book, ChatDelivered, Message, page, within_limit
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.domain import chat
@@ -127,7 +127,23 @@ async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
     )
     version = await _append(svc, claim.season_id, event, seat=seat, text=data.text)
     log.info("chat.sent", season=claim.season_id, kind=chat.kind_of(channel), id=version)
+    others = tuple(
+        s for s in _members(state, channel) if s != seat and s in chat.human_seats(state)
+    )
+    await _tell(svc, ChatDelivered(claim.season_id, version, channel, seat, others))
     return MessageOut(message_id=version, channel_id=channel, at=event.at)
+
+
+async def _tell(svc: Services, delivered: ChatDelivered) -> None:
+    """The notifications seam: every listener hears of the message; one that fails is logged
+    and never fails the send (the message is stored)."""
+    for listener in svc.chat_listeners:
+        try:
+            await listener(delivered)
+        except Exception as exc:
+            log.warning(
+                "chat.listener_failed", season=delivered.season_id, error=type(exc).__name__
+            )
 
 
 def _members(state: SeasonState, channel: str) -> list[int]:

@@ -22,7 +22,7 @@ import msgspec
 import structlog
 
 from services.command.chat_system import SystemLines
-from shared.app.chat_book import ChatBooks
+from shared.app.chat_book import ChatBooks, ChatDelivered
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (
@@ -68,6 +68,9 @@ class Services:
     # issue 24: each season's chat folded in this process, and its treaties' system lines
     chats: ChatBooks = field(default_factory=ChatBooks)
     chat_system: SystemLines = field(default_factory=SystemLines)
+    # the seam for notifications (issue 24: "chat message unread"): each is called after a
+    # message is appended with its ChatDelivered (never its text); a failing one is logged
+    chat_listeners: list[Callable[[ChatDelivered], Awaitable[None]]] = field(default_factory=list)
 
     @property
     def staff(self) -> tuple[str, ...]:

@@ -29,6 +29,17 @@ from shared.eventstore.chat_log import ChatRecord
 HIDDEN = "hidden by moderation"
 
 
+class ChatDelivered(msgspec.Struct, frozen=True):
+    """What a listener (notifications) is told of a new message: where, from whom, to whom
+    (the channel's other members), never the text (R-15.3)."""
+
+    season_id: str
+    message_id: int
+    channel_id: str
+    sender: int
+    recipients: tuple[int, ...]
+
+
 @dataclass
 class Message:
     id: int  # its chat version

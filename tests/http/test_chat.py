@@ -271,3 +271,22 @@ async def test_after_the_kurultay_the_channels_are_read_only(memory_api: Api) ->
     assert_problem(await say(memory_api, a, "all", "after"), 409, "chat_read_only")
     channel = chat.channel_of(frozenset({a.seat, b.seat}))
     assert (await page(memory_api, b, channel)).status_code == 200
+
+
+async def test_listeners_hear_of_a_message_without_its_text(memory_api: Api) -> None:
+    """Issue 24: the notifications seam: each new message is told to the listeners with its
+    channel's other members, never its text (R-15.3)."""
+    heard: list[Any] = []
+
+    async def listener(delivered: Any) -> None:
+        heard.append(delivered)
+
+    memory_api.app.state.services.chat_listeners.append(listener)
+    a, b, c = await live_with(memory_api)
+    await say(memory_api, a, [b.seat], "canary-listener")
+    await say(memory_api, a, "all", "herkese")
+    assert [(d.channel_id, d.sender, d.recipients) for d in heard] == [
+        (chat.channel_of(frozenset({a.seat, b.seat})), a.seat, (b.seat,)),
+        ("all", a.seat, (b.seat, c.seat)),
+    ]
+    assert "canary" not in repr(heard)

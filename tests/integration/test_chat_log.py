@@ -4,6 +4,7 @@ season, texts beside the hashed data, erasure that leaves the chain whole, durab
 from __future__ import annotations
 
 import itertools
+import json
 import uuid
 
 import pytest
@@ -75,3 +76,24 @@ async def test_read_markers_are_durable_and_only_move_forward(
     assert await chat.mark("s1", 2, "all", 3) == 5
     assert await chat.marks("s1", 2) == {"all": 5}
     assert await chat.marks("s1", 3) == {}
+
+
+async def test_seksenbir_verify_covers_the_seasons_chat_chain(
+    migrated_pg_dsn: str, event_store: PostgresEventStore
+) -> None:
+    """ADR-94: `seksenbir verify SEASON` checks the season's chat chain too: a changed chat
+    event fails it (exit 1), as a changed season event does."""
+    from shared.app.seasons import Seasons
+    from shared.domain.simulate import start
+    from shared.eventstore import EventMetadata
+    from tests.integration.test_verify_cli import verify
+
+    _state, events = start(7, season_id="chatty")
+    await Seasons(event_store).append("chatty", 0, "setup", events, EventMetadata(actor="system"))
+    await event_store.chat.append("chatty", [sent("one"), sent("two")])
+    code, verdict = verify(migrated_pg_dsn, "chatty")
+    assert code == 0, verdict
+    async with event_store._pool.acquire() as conn:
+        await conn.execute("UPDATE chat_events SET data = '{}' WHERE version = 2")
+    code, verdict = verify(migrated_pg_dsn, "chatty")
+    assert code == 1 and "chat chain" in json.dumps(verdict), verdict
