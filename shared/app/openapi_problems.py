@@ -144,4 +144,7 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "chat_rate_limited": ("limit",),
     "press_restricted": ("press",),
     "computer_bey": ("seats",),
+    "invalid_name": ("field", "seat"),  # the body's member; a reset's seat
+    "name_reserved": ("field",),
+    "name_taken": ("field",),
 }

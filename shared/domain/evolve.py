@@ -93,12 +93,14 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
+        case ev.BeyNamed() | ev.SeasonListed() | ev.PressModeSet():
+            return _named(state, event)
         case ev.RegistrationClosed():
             for seat, memleket in event.computer_beys:
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
             beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
             return replace(state, beys=beys, deck=event.deck, phase="running")
-        case ev.SeedRevealed() | ev.DeadlineSet() | ev.DivanHeld():
+        case ev.DeadlineSet() | ev.DivanHeld() | ev.SeedRevealed():
             return state  # bookkeeping for the scheduler and the record (live.with_deadline)
         case ev.OrdersSealed():
             return state  # a commitment to the locked orders for the record (ADR-57)
@@ -106,8 +108,6 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             return replace(state, calendar=event.calendar)
         case ev.AdminTokenSet():
             return replace(state, admin_token=event.token_hash)
-        case ev.PressModeSet():
-            return replace(state, press=event.press)
         case ev.CorrectionApplied():
             return _correct(state, event.correction)
         case ev.SeasonAdminActed():
@@ -332,6 +332,21 @@ def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:
     if act.act == "resume":
         return replace(state, paused_at=None)
     return state
+
+
+def _named(
+    state: SeasonState, event: ev.BeyNamed | ev.SeasonListed | ev.PressModeSet
+) -> SeasonState:
+    """R-15.5: a bey's name set or reset (R-15.2); issue 23: a season's lobby entry; issue 24:
+    its press mode (R-15), all three set as the season is created or joined."""
+    if isinstance(event, ev.PressModeSet):
+        return replace(state, press=event.press)
+    if isinstance(event, ev.SeasonListed):
+        return replace(state, listed=event.listed, description=event.description)
+    names = {s: n for s, n in state.names.items() if s != event.seat}
+    if event.name is not None:
+        names[event.seat] = event.name
+    return replace(state, names=names)
 
 
 def _join(state: SeasonState, bey: Bey) -> SeasonState:
