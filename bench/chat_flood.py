@@ -107,7 +107,7 @@ async def run(  # noqa: C901 — three nested loops of one measurement
                 t = sent_at.pop(line["message_id"], None)
                 if t is not None:
                     delivered.append(1e3 * (now - t))
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(args.poll_s)
 
     tasks = [orders(w) for w in range(args.concurrency)]
     if flood:
@@ -169,6 +169,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--senders", type=int, default=19)
     parser.add_argument("--pollers", type=int, default=3)
+    parser.add_argument("--poll-s", type=float, default=0.01, help="a poller's pause between pages")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--pool", type=int, default=10)
     parser.add_argument(
