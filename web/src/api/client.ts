@@ -175,6 +175,9 @@ export const api = {
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
   offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+  // the offerer takes its open offer back before the Divan (R-6.1)
+  withdraw: (season: string, token: string, to: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token }),
   answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
   vote: (season: string, token: string, candidate: number) =>

@@ -27,6 +27,9 @@ export class ProvinceMap {
   private readonly groups = new Map<number, SVGGElement>();
   private readonly labels = new Map<number, SVGTextElement>();
   private readonly shapes = new Map<number, Shape>();
+  // the title marks (♛, ♚) above every province, apart from the labels: a label stays the
+  // owner·units cue, and the marks never take a tap (pointer-events: none)
+  private readonly overlay: SVGGElement = s('g', { class: 'marks', 'aria-hidden': 'true' });
   private view = { x: 0, y: 0, w: geo.width, h: geo.height };
   private pointers = new Map<number, { x: number; y: number }>();
   private moved = 0;
@@ -60,6 +63,7 @@ export class ProvinceMap {
       this.shapes.set(p.plate, p);
       this.svg.append(g);
     }
+    this.svg.append(this.overlay);
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
     this.svg.addEventListener('pointermove', (e) => this.move(e));
     this.svg.addEventListener('pointerup', (e) => this.up(e));
@@ -122,6 +126,28 @@ export class ProvinceMap {
   battles(plates: readonly number[]): void {
     const set = new Set(plates);
     for (const [plate, g] of this.groups) g.classList.toggle('battle', set.has(plate));
+  }
+
+  /** The titled beys' marks at their memleket: `glyph` drawn above the label, `text` its title. */
+  titles(marks: readonly { seat: number; plate: number; glyph: string; text: string }[]): void {
+    const at = new Map((geo.provinces as Shape[]).map((p) => [p.plate, p.label]));
+    this.overlay.replaceChildren(
+      ...marks.map((m) => {
+        const [x, y] = at.get(m.plate) ?? [0, 0];
+        return s(
+          'g',
+          { class: 'title-mark', 'data-seat': m.seat, 'data-plate': m.plate },
+          s('title', {}, m.text),
+          s('text', { x: x ?? 0, y: (y ?? 0) - 20, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, m.glyph),
+        );
+      }),
+    );
+  }
+
+  /** The provinces the shown Divan's news card fell on (a dashed outline). */
+  news(plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle('news', set.has(plate));
   }
 
   /** The picked province and the legal targets; the rest dimmed while targets are shown. */
