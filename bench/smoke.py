@@ -34,6 +34,7 @@ SMOKE: dict[str, list[str]] = {
     ],
     "brokers": ["--messages 50 --threads 2"],
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
+    "chat_flood": ["--seconds 0.5 --senders 3 --pollers 1 --concurrency 2 --pool 4"],
     "cli_start": ["--runs 1"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],

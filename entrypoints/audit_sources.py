@@ -119,12 +119,14 @@ async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Expo
     from shared.app.export import Export
     from shared.app.export_check import chain_error
     from shared.eventstore import GENESIS, ChainError, verify_chain
+    from shared.eventstore.chat_log import verify_chat
 
     records, stored, chain = await store.read_with_head(season_id)  # one snapshot
     try:
         head = verify_chain(records, chain=chain)
         if head != (stored or GENESIS):
             raise ChainError(season_id, len(records), "chain does not end at the stream head")
+        verify_chat(await store.chat.read(season_id))  # the season's chat chain too (ADR-94)
         problem = None
     except ChainError as exc:
         problem = chain_error(exc)

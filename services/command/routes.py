@@ -12,6 +12,8 @@ shared.app.problems.Problem; each command's list is in command_refusals.py.
 from __future__ import annotations
 
 from services.command.bey_routes import BEY_ROUTES
+from services.command.chat_examples import CHAT_EXAMPLES
+from services.command.chat_routes import CHAT_ROUTES
 from services.command.command_examples import EXAMPLES
 from services.command.console_routes import CONSOLE_ROUTES
 from services.command.notify_routes import NOTIFY_ROUTES
@@ -21,6 +23,14 @@ from services.command.season_routes import SEASON_ROUTES
 from shared.app.openapi import with_examples
 
 ROUTES = with_examples(
-    [*SEASON_ROUTES, *NOTIFY_ROUTES, *BEY_ROUTES, *OPS_ROUTES, *PLAYER_ROUTES, *CONSOLE_ROUTES],
-    EXAMPLES,
+    [
+        *SEASON_ROUTES,
+        *CHAT_ROUTES,
+        *NOTIFY_ROUTES,
+        *BEY_ROUTES,
+        *OPS_ROUTES,
+        *PLAYER_ROUTES,
+        *CONSOLE_ROUTES,
+    ],
+    {**EXAMPLES, **CHAT_EXAMPLES},
 )

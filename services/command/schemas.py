@@ -44,6 +44,8 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
+    # issue 24: a live season's press mode: full (the default), public only, or none
+    press: Literal["full", "public", "none"] | None = None
     name: BeyName | None = None  # the creator's display name (with a memleket)
     listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
     description: Description | None = None  # live: the creator's words in the lobby
@@ -366,3 +368,4 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     # live only (issue 23): in the lobby or joined by link only, and the creator's description
     listed: bool | UnsetType = UNSET
     description: str | UnsetType | None = UNSET
+    press: Literal["full", "public", "none"] = "none"  # issue 24: the season's press mode

@@ -39,6 +39,7 @@ from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.state import (
     NAMED_REPORT_VERSION,
+    PressMode,
     SeasonState,
 )
 from shared.eventstore import (
@@ -51,11 +52,13 @@ log = structlog.get_logger(__name__)
 
 class Listing(msgspec.Struct, frozen=True):
     """A live season's creator's choices beyond the calendar (issue 23): its own display name
-    (R-15.5), whether the season is in the lobby, and its description there."""
+    (R-15.5), whether the season is in the lobby, and its description there; its press mode
+    (issue 24, R-15)."""
 
     name: str | None = None
     listed: bool = True
     description: str | None = None
+    press: PressMode = "full"
 
 
 async def create_season(
@@ -115,8 +118,8 @@ async def create_live_season(
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
-    drawn from `secrets` and only its salted commitment is public. (Ops only may ask for a
-    compressed calendar: the route's check.)"""
+    drawn from `secrets`, only its salted commitment public. (A compressed calendar: ops only.)"""
+    listing = listing or Listing()
     season_id = tokens.new_season_id()
     now = svc.clock()
     events: list[ev.Event] = []
@@ -133,11 +136,11 @@ async def create_live_season(
             registration_closes_at=registration_closes_at,
             divan_interval_seconds=interval_seconds,
             at=now,
+            press=listing.press,
         ),
     )
     admin_token = tokens.new_admin_token(season_id)
     state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
-    listing = listing or Listing()
     listed = c.ListSeason(listed=listing.listed, description=listing.description)
     state = decided(state, events, listed)
     creator = None

@@ -22,6 +22,7 @@ from shared.app.fork_origin import forked_from
 from shared.app.private_view import PrivateView, private_view
 from shared.app.request_auth import BeyClaim
 from shared.domain import calendar as cal
+from shared.domain.chat import press_mode
 from shared.domain.decide import counting_divan, upcoming_divan
 from shared.domain.state import (
     DIVANS,
@@ -54,6 +55,7 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
         seed=str(s.seed) if over else None,
         seed_salt=s.seed_salt if over else None,
         forked_from=forked_from(s),
+        press=press_mode(s),
         beys=named_beys(s),
     )
     return _live_status(status, s, svc.clock())

@@ -75,6 +75,8 @@ async def create_season(
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
         if data.player_key is not None:  # a trial never counts for a player (issue 23)
             raise Problem(403, "not_allowed_in_mode.trial_player")
+        if data.press is not None:
+            raise Problem(403, "not_allowed_in_mode.trial_press")  # a trial has no chat
         if not data.listed or data.description is not None:  # the lobby is for live seasons
             raise Problem(403, "not_allowed_in_mode.lobby_live_only")
         seed = int(data.seed) if data.seed is not None else None
@@ -115,7 +117,9 @@ async def _create_live(
     if data.player_key is not None and data.memleket is None:  # no seat to bind (issue 23)
         raise Problem(422, "invalid_body.player_key_seat", field="$.player_key")
     player_id = await player_commands.player_of(services, data.player_key)
-    listing = season_commands.Listing(data.name, data.listed, data.description)
+    listing = season_commands.Listing(
+        data.name, data.listed, data.description, data.press or "full"
+    )
     return await season_commands.create_live_season(
         services,
         data.memleket,

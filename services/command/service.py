@@ -23,6 +23,8 @@ import structlog
 
 from shared.app.notify_store import MemoryNotifyStore, NotifyStore
 from shared.app.outbound import Policy
+from services.command.chat_system import SystemLines
+from shared.app.chat_book import ChatBooks, ChatDelivered
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (
@@ -76,6 +78,12 @@ class Services:
     in_flight: set[tuple[str, str]] = field(default_factory=set)  # (scope, key) running here
     notify: NotifyStore = field(default_factory=MemoryNotifyStore)  # ADR-98
     receivers: Receivers = field(default_factory=Receivers)
+    # issue 24: each season's chat folded in this process, and its treaties' system lines
+    chats: ChatBooks = field(default_factory=ChatBooks)
+    chat_system: SystemLines = field(default_factory=SystemLines)
+    # the seam for notifications (issue 24: "chat message unread"): each is called after a
+    # message is appended with its ChatDelivered (never its text); a failing one is logged
+    chat_listeners: list[Callable[[ChatDelivered], Awaitable[None]]] = field(default_factory=list)
 
     @property
     def staff(self) -> tuple[str, ...]:

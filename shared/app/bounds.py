@@ -45,6 +45,7 @@ BOUNDS: Final = {
     "units": Bound(0, MAX_UNITS, "units; 0 means not given (R-2.5, R-4.2)"),
     "divan": Bound(1, DIVANS + 1, "a Divan; 17 is the one after the last (R-1.1)"),
     "read_divan": Bound(1, DIVANS, "a Divan (R-1.1)"),
+    "message": Bound(1, JSON_SAFE_INTEGER, "a chat message's id (its chat version, issue 24)"),
 }
 
 
@@ -59,6 +60,7 @@ FIELDS: Final = {
     "frm": "seat",
     "candidate": "seat",
     "seat": "seat",
+    "read_to": "message",
 }
 
 
@@ -69,6 +71,7 @@ PATH_FIELDS: Final = {
     "seat": "seat",
     "divan": "read_divan",
     "plate": "plate",
+    "message_id": "message",
 }
 
 
@@ -157,6 +160,8 @@ PlatePath = Annotated[int, path_bound("plate")]  # a memleket's plate, 1 … 81
 # A Divan in a read path (all orders): 1 … 16. Battles keep their own 404 `divan_not_found`
 # for a Divan that does not exist yet (issue 11), so they take a plain int.
 ReadDivanPath = Annotated[int, path_bound("read_divan")]
+MessagePath = Annotated[int, path_bound("message")]  # a chat message (issue 24)
+Message = Annotated[int, _meta("message", 1)]
 
 
 def choices_in(target: Any, where: str) -> list[str]:

@@ -42,11 +42,10 @@ CHAIN = SCHEMES[1].decode()  # chain version 1's scheme (shared/eventstore/hashi
 CHAIN_NAMES = {v: scheme.decode() for v, scheme in SCHEMES.items()}
 REDACTED = "R-14"  # the `redacted` mark of an event line whose data was left out
 
-# R-14, docs/export.md "Redacted exports": during a season an auditor sees no orders that
-# fought no battle, no missions, no gold, no seed, no bey's private report. The export leaves
-# out the whole data of every event that holds any of it (the auditor reads what R-14 grants
-# of those, e.g. betrayals' battle records, from the query API); an event type not listed as
-# visible is left out too, so a new event is hidden until someone decides otherwise. Every
+# R-14, docs/export.md "Redacted exports": during a season an auditor sees no orders that fought
+# no battle, no missions, no gold, no seed, no bey's private report. The export leaves out the
+# data of every event holding any of it (the auditor reads what R-14 grants of those, e.g.
+# betrayals' battle records, from the query API); an unlisted event type is left out too. Every
 # AnyEvent tag and every tag an upcaster reads is in exactly one list (test_export_lists.py).
 VISIBLE_TO_AUDITORS = frozenset(
     {
@@ -56,6 +55,7 @@ VISIBLE_TO_AUDITORS = frozenset(
         "seat_bound.v1",  # issue 23: a public player id, never its key (ADR-87)
         "calendar_set.v1",
         "calendar_set.v2",  # ADR-58
+        "press_mode_set.v1",  # issue 24: the season's press mode is public
         "deadline_set.v1",
         "season_admin_acted.v1",
         "treaty_offered.v1",

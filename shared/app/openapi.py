@@ -133,6 +133,16 @@ CODES: dict[str, tuple[int, str]] = {
     "read_unavailable": (503, "the read side's Redis does not answer (Retry-After)"),
     "streams_full": (503, "this process serves all the event streams it can (Retry-After)"),
     "audit_unavailable": (503, "an ops read of secret data could not be recorded (Retry-After)"),
+    # issue 24, R-15: the chat
+    "chat_closed": (403, "this season has no chat (press mode none, or a trial season)"),
+    "press_restricted": (403, 'this season\'s press mode is public only: send `to` "all"'),
+    "chat_read_only": (409, "the Kurultay is closed: the channels are read-only"),
+    "computer_bey": (422, "computer beys do not chat: `seats` names them"),
+    "bad_recipients": (422, "an unknown or repeated seat, only oneself, or over 19 beys"),
+    "chat_text": (422, "over 1,000 characters or 20 lines, a control/format/bidi character, blank"),
+    "chat_rate_limited": (429, "too many messages from this bey in a minute (Retry-After)"),
+    "channel_not_found": (404, "no channel of the calling bey by that id"),
+    "message_not_found": (404, "no message by that id that the caller may see"),
 }
 
 

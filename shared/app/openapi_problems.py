@@ -103,9 +103,19 @@ MEMBERS: dict[str, tuple[object, str]] = {
         "read waited for (`?min_version=`)",
     ),
     "projected_version": (int, "`not_yet_projected`: the version the read side is at now"),
-    "character": (str, "`invalid_body`: the character a free text may not hold, as `U+2028`"),
     "reason": (str, "`receiver_refused`: url, scheme, port or address"),
-    "limit": (int, "`receivers_full`: the most receivers an owner may have in a season"),
+    "character": (
+        str,
+        "`invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028`",
+    ),
+    "limit": (
+        int,
+        "`receivers_full`: the most receivers an owner may have in a season; `chat_text`: the"
+        " most characters or lines; `chat_rate_limited`: messages per minute",
+    ),
+    "length": (int, "`chat_text`: the text's length in characters"),
+    "press": (str, "`press_restricted`: the season's press mode"),
+    "seats": (list[int], "`computer_bey`: the computer beys' seats named"),
 }
 
 
@@ -137,6 +147,10 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "not_later": ("registration_closes_at",),
     "receiver_refused": ("reason",),
     "receivers_full": ("limit",),
+    "chat_text": ("character", "limit", "length"),
+    "chat_rate_limited": ("limit",),
+    "press_restricted": ("press",),
+    "computer_bey": ("seats",),
     "invalid_name": ("field", "seat"),  # R-15.5: the body's member; a reset's seat
     "name_reserved": ("field",),
     "name_taken": ("field",),

@@ -9,7 +9,15 @@ import msgspec
 
 from shared.domain import messages, text
 from shared.domain.events import GoldFix, HainRevoke, ProvinceFix
-from shared.domain.state import REPORT_VERSION, RULES_VERSION, AdminActKind, Mode, Order, TreatyKind
+from shared.domain.state import (
+    REPORT_VERSION,
+    RULES_VERSION,
+    AdminActKind,
+    Mode,
+    Order,
+    PressMode,
+    TreatyKind,
+)
 
 
 class Command(
@@ -37,6 +45,7 @@ class CreateSeason(Command, frozen=True, tag="create_season"):
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
     at: datetime | None = None
+    press: PressMode = "full"  # issue 24: a live season's press mode (a trial one has none)
 
 
 class JoinSeason(Command, frozen=True, tag="join_season"):

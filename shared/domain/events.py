@@ -42,6 +42,7 @@ from shared.domain.state import (
     NewsCard,
     Offer,
     Order,
+    PressMode,
     Province,
     Treaty,
     TreatyKind,
@@ -182,6 +183,13 @@ class SeasonAdminActed(Event, frozen=True, tag="season_admin_acted.v1"):
     the server instant; a moved calendar follows as its own CalendarSet."""
 
     act: AdminAct
+
+
+class PressModeSet(Event, frozen=True, tag="press_mode_set.v1"):
+    """Issue 24, R-15: a live season's press mode as its creator chose it, when not the default
+    (`full`): `public` (the public channel only) or `none` (no chat). Public, as the calendar."""
+
+    press: PressMode
 
 
 class CorrectionApplied(Event, frozen=True, tag="correction_applied.v1"):
@@ -366,5 +374,6 @@ AnyEvent = (
     | AdminTokenSet
     | SeasonAdminActed
     | CorrectionApplied
+    | PressModeSet
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__

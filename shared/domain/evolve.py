@@ -93,7 +93,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
-        case ev.BeyNamed() | ev.SeasonListed():
+        case ev.BeyNamed() | ev.SeasonListed() | ev.PressModeSet():
             return _named(state, event)
         case ev.RegistrationClosed():
             for seat, memleket in event.computer_beys:
@@ -338,8 +338,13 @@ def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:
     return state
 
 
-def _named(state: SeasonState, event: ev.BeyNamed | ev.SeasonListed) -> SeasonState:
-    """R-15.5: a bey's name set or reset (R-15.2); issue 23: a season's lobby entry."""
+def _named(
+    state: SeasonState, event: ev.BeyNamed | ev.SeasonListed | ev.PressModeSet
+) -> SeasonState:
+    """R-15.5: a bey's name set or reset (R-15.2); issue 23: a season's lobby entry; issue 24:
+    its press mode (R-15), all three set as the season is created or joined."""
+    if isinstance(event, ev.PressModeSet):
+        return replace(state, press=event.press)
     if isinstance(event, ev.SeasonListed):
         return replace(state, listed=event.listed, description=event.description)
     names = {s: n for s, n in state.names.items() if s != event.seat}

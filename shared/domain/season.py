@@ -58,6 +58,8 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
         calendar = made
     elif cmd.registration_closes_at is not None or cmd.divan_interval_seconds is not None:
         return c.reject("not_allowed_in_mode.trial_calendar")
+    if cmd.press != "full" and cmd.mode != "live":
+        return c.reject("not_allowed_in_mode.trial_press")
     created: list[ev.Event] = [
         ev.SeasonCreated(
             season_id=cmd.season_id,
@@ -73,6 +75,8 @@ def create(state: SeasonState, cmd: c.CreateSeason) -> list[ev.Event] | c.Reject
     ]
     if calendar is not None:
         created.append(ev.CalendarSet.of(calendar, "created"))
+    if cmd.press != "full":  # the default is no event: a season's bytes stay as before
+        created.append(ev.PressModeSet(press=cmd.press))
     return created
 
 

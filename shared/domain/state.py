@@ -12,6 +12,8 @@ from shared.domain.map import game_map
 TreatyKind = Literal["pact", "alliance"]
 Mode = Literal["trial", "live"]
 Phase = Literal["registration", "running", "kurultay", "over"]
+# R-15, issue 24: what beys may say to each other in a live season (a trial season has none)
+PressMode = Literal["full", "public", "none"]
 OrderKind = Literal["advance", "support", "hold"]
 NewsKind = Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]
 Answer = Literal["accept", "reject"]
@@ -201,6 +203,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     cancelled: bool = False  # live: cancelled before Divan 1 (D-29): every command refused
     admin_acts: tuple[AdminAct, ...] = ()  # live: the season-admin acts so far, in order
     forked_from: ForkOrigin | None = None  # a fork's origin (SeasonForked, D-32); None otherwise
+    press: PressMode = "full"  # live: its press mode (PressModeSet; ADR-91); trial: none by mode
     names: dict[int, str] = {}  # seat -> its chosen display name; unnamed seats absent
     listed: bool = True  # live: shown in the lobby (issue 23)
     description: str | None = None  # live: the creator's description in the lobby

@@ -9,8 +9,12 @@ questions are asked of it, both by Unicode properties (never by a list of look-a
   (private use), Cn (unassigned in this runtime's Unicode, and the noncharacters), Zl (U+2028
   LINE SEPARATOR), Zp (U+2029 PARAGRAPH SEPARATOR), and every Bidi_Control character (U+061C
   ARABIC LETTER MARK, U+200E/F, U+202A … U+202E, U+2066 … U+2069: Trojan Source,
-  CVE-2021-42574). In `lines` mode (chat, later) a plain `\\n` is allowed and nothing else of
-  the kind (no `\\r`, no U+2028, no U+0085).
+  CVE-2021-42574). In `lines` mode (chat, issue 24, ADR-93) a plain `\\n` is allowed and
+  nothing else of the kind (no `\\r`, no U+2028, no U+0085), and every format character (Cf)
+  is refused too: ZWJ and ZWNJ, the soft hyphen, a BOM, tag characters, the invisible
+  operators. A message is read by other people in a list of many; a character that draws
+  nothing yet joins, hides or splits what is around it is a spoofing tool there, and Turkish
+  needs none (an emoji ZWJ sequence shows as its parts).
 - **blank**: no visible character: every character is White_Space, Default_Ignorable_Code_Point
   (a zero-width space, a word joiner, a BOM, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
   variation selectors, tag characters), a combining mark that has no base to sit on (Mn, Me),
@@ -107,7 +111,10 @@ def refused_character(text: str, mode: Mode = "line") -> str | None:
         if mode == "lines" and ch == "\n":
             continue
         cp = ord(ch)
-        if cp in BIDI_CONTROL or unicodedata.category(ch) in REFUSED_CATEGORIES:
+        category = unicodedata.category(ch)
+        if cp in BIDI_CONTROL or category in REFUSED_CATEGORIES:
+            return f"U+{cp:04X}"
+        if mode == "lines" and category == "Cf":
             return f"U+{cp:04X}"
     return None
 

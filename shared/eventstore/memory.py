@@ -9,6 +9,7 @@ from uuid import UUID
 import msgspec
 import structlog
 
+from shared.eventstore.chat_log import InMemoryChatLog
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
@@ -92,6 +93,7 @@ class InMemoryEventStore:
         self._by_id: dict[UUID, RecordedEvent] = {}
         self._ops_reads = InMemoryOpsReads(clock=clock)
         self._players = InMemoryPlayerLog()
+        self._chat = InMemoryChatLog(clock=clock)
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:
@@ -107,6 +109,11 @@ class InMemoryEventStore:
     def players(self) -> InMemoryPlayerLog:
         """Players' own event log (ADR-87): not season events."""
         return self._players
+
+    @property
+    def chat(self) -> InMemoryChatLog:
+        """The seasons' chat streams (issue 24, ADR-91): not season events."""
+        return self._chat
 
     async def append(
         self,

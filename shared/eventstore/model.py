@@ -14,6 +14,7 @@ from shared.eventstore.errors import DuplicateEventError
 from shared.eventstore.taken_keys import Found
 
 if TYPE_CHECKING:
+    from shared.eventstore.chat_log import ChatLog
     from shared.eventstore.ops_read_log import OpsReads
     from shared.eventstore.player_log import PlayerLog
 
@@ -116,6 +117,8 @@ class EventStore(Protocol):
     def ops_reads(self) -> OpsReads: ...
     @property
     def players(self) -> PlayerLog: ...
+    @property
+    def chat(self) -> ChatLog: ...
     async def append(
         self,
         season_id: str,

@@ -13,6 +13,7 @@ import structlog
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
 from shared.eventstore.busy import Checkout
+from shared.eventstore.chat_log import PostgresChatLog
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
@@ -71,6 +72,7 @@ class PostgresEventStore:
         self._keys = PostgresIdempotencyStore(pool, clock=clock)
         self._ops_reads = PostgresOpsReads(pool, clock=clock)
         self._players = PostgresPlayerLog(pool, clock=clock)
+        self._chat = PostgresChatLog(pool, clock=clock)
         # season -> (version, hash of the event at that version), from this store's own appends
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
@@ -107,6 +109,11 @@ class PostgresEventStore:
     def players(self) -> PostgresPlayerLog:
         """Players' own event log sharing this pool (ADR-87): not season events."""
         return self._players
+
+    @property
+    def chat(self) -> PostgresChatLog:
+        """The seasons' chat streams sharing this pool (issue 24, ADR-91): not season events."""
+        return self._chat
 
     async def append(
         self,

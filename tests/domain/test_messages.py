@@ -25,6 +25,8 @@ TURKISH_LETTERS = re.compile(r"[çğıöşüÇĞİÖŞÜ]")
 ENGLISH_WORDS = re.compile(r"\b(the|is|are|and|not|no|of|to|with|only|must|try|again|you)\b", re.I)
 # every parameter a template may name: refusal details, their plate names, edge and CLI values
 PARAMS = {
+    "length": 1001,
+    "seats": [19],
     "byte": 12,
     "heads": "ok: 3 published heads are in the chain",
     "redacted": 4,

@@ -165,3 +165,10 @@ def test_a_reason_is_refused_exactly_as_the_text_check_says(value: str) -> None:
     else:
         assert refused is not None and refused.code == "invalid_body"
         assert refused.details == {"field": "$.reason", "character": found[1]}
+
+
+@pytest.mark.parametrize("fmt", ["\u200d", "\u200c", "\u00ad", "\ufeff", "\u2060", "\U000e0041"])
+def test_the_lines_mode_refuses_every_format_character(fmt: str) -> None:
+    """Issue 24, ADR-93: a chat text holds no format character (Cf) at all: ZWJ, ZWNJ, the
+    soft hyphen, a BOM, a word joiner, a tag character; the one-line mode is unchanged."""
+    assert text.text_problem(f"a{fmt}b", "lines") == ("character", f"U+{ord(fmt):04X}")

@@ -16,6 +16,16 @@ ADMIN_ACTS = ("postpone", "cancel", "pause", "resume")
 # Every route of the command API (services/command/routes.ROUTES), by (method, OpenAPI path).
 V1_OPERATIONS = {
     ("post", "/v1/seasons"),
+    # issue 24: the chat
+    ("post", "/v1/seasons/{season_id}/messages"),
+    ("get", "/v1/seasons/{season_id}/channels"),
+    ("get", "/v1/seasons/{season_id}/channels/{channel_id}/messages"),
+    ("post", "/v1/seasons/{season_id}/channels/{channel_id}/read"),
+    ("post", "/v1/seasons/{season_id}/messages/{message_id}/report"),
+    ("post", "/v1/seasons/{season_id}/mutes/{seat}"),
+    ("get", "/v1/seasons/{season_id}/chat/reports"),
+    ("post", "/v1/seasons/{season_id}/messages/{message_id}/hide"),
+    ("get", "/v1/seasons/{season_id}/audit/chat-acts"),
     ("get", "/v1/seasons/{season_id}"),
     ("get", "/v1/seasons/{season_id}/me"),
     ("post", "/v1/seasons/{season_id}/orders"),

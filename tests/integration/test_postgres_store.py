@@ -48,6 +48,7 @@ ALL = [
     "0009_ops_reads",
     "0010_audit_copies",  # assigned 0011 (ADR-58): renumber with the migration at merge
     "0011_player_events",  # assigned 0012 (ADR-87): renumber with the migration at merge
+    "0012_chat",  # assigned 0013 (issue 24, ADR-91): 0012 after players' 0011 (no gaps)
 ]
 
 

@@ -27,6 +27,7 @@ def test_d27_states_the_bounds_of_the_edge() -> None:
         "units": r"an order's units (\d+) … (\d+)",
         "divan": r"a trial Divan request (\d+) … (\d+)",
         "read_divan": r"a Divan in a read path (\d+) … (\d+)",
+        "message": r"a chat message id (\d+) …\s+(\d+)",
     }
     for name, pattern in stated.items():
         found = re.search(pattern, text)

@@ -98,6 +98,22 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "POST /v1/seasons/{season_id}/divans":             (401, 403, 403, 403, 401, 403, 403, 403),
     # each bey rotates its own token (the test goes on with the new one)
     "POST /v1/seasons/{season_id}/token":              (401, 200, 200, 403, 401, 403, 403, 403),
+    # issue 24, R-15.3: the chat is its season's beys' (a staff or admin token is no bey's)
+    "POST /v1/seasons/{season_id}/messages":           (401, 201, 201, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/channels":            (401, 200, 200, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/channels/{channel_id}/messages":
+                                                       (401, 200, 200, 403, 401, 403, 403, 403),
+    "POST /v1/seasons/{season_id}/channels/{channel_id}/read":
+                                                       (401, 200, 200, 403, 401, 403, 403, 403),
+    # message 1: A's public message sent by the first row
+    "POST /v1/seasons/{season_id}/messages/{message_id}/report":
+                                                       (401, 201, 201, 403, 401, 403, 403, 403),
+    # muting seat 1: A cannot mute itself (bad_recipients), B can
+    "POST /v1/seasons/{season_id}/mutes/{seat}":       (401, 422, 200, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/chat/reports":        (401, 403, 403, 403, 401, 403, 403, 200),
+    "POST /v1/seasons/{season_id}/messages/{message_id}/hide":
+                                                       (401, 403, 403, 403, 401, 403, 403, 200),
+    "GET /v1/seasons/{season_id}/audit/chat-acts":     (401, 403, 403, 403, 401, 403, 200, 200),
     # ops endpoints: a bey's, the season admin's or another staff role's token 403 (a token of
     # a known kind in the wrong place: ADR-61), anything else 401
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/token": (401, 403, 403, 403, 401, 403, 403, 200),
@@ -206,6 +222,8 @@ PATH_VALUES = {
     "name": "han-scores",
     "webhook_id": "wh_none",
     "subscription_id": "ps_none",
+    "channel_id": "all",
+    "message_id": "1",
 }
 PATH_VALUES["player_id"] = "0" * 32  # no player (issue 23)
 PATH_OVERRIDES = {
@@ -245,6 +263,11 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         "POST /v1/seasons/{season_id}/offers/{frm}/answer": ({"answer": "reject"}, True),
         "POST /v1/seasons/{season_id}/kurultay/vote": ({"candidate": 2}, True),
         "POST /v1/seasons/{season_id}/divans": ({"divan": 2}, False),
+        "POST /v1/seasons/{season_id}/messages": ({"to": "all", "text": "merhaba"}, False),
+        "POST /v1/seasons/{season_id}/channels/{channel_id}/read": ({"read_to": 1}, False),
+        "POST /v1/seasons/{season_id}/messages/{message_id}/report": ({}, False),
+        "POST /v1/seasons/{season_id}/mutes/{seat}": ({"muted": True}, False),
+        "POST /v1/seasons/{season_id}/messages/{message_id}/hide": ({"reason": "R-15.2"}, False),
         "POST /v1/ops/seasons/{season_id}/divans/{divan}/what-if": (
             {"orders": [], "dice": []},
             False,

@@ -382,12 +382,36 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     r = await call("post", "/v1/seasons", "/v1/seasons", json=close)
     two = r.json()
     sid, admin_token = two["season_id"], bearer(two["admin_token"])
+    beys = []
     for plate in range(1, 20):  # the 19th join closes registration: the season runs
-        await call("post", "/v1/seasons/{season_id}/join", f"/v1/seasons/{sid}/join",
-                   json={"memleket": plate})  # fmt: skip
+        r = await call("post", "/v1/seasons/{season_id}/join", f"/v1/seasons/{sid}/join",
+                       json={"memleket": plate})  # fmt: skip
+        beys.append(bearer(r.json()["token"]))
+    await _chat_calls(call, sid, beys[0], beys[1])
     for act in ("pause", "resume"):
         await call("post", admin + act, f"/v1/seasons/{sid}/admin/{act}", json={"reason": "r"},
                    headers=admin_token)  # fmt: skip
+
+
+async def _chat_calls(call: Any, sid: str, a: dict[str, str], b: dict[str, str]) -> None:
+    """Issue 24: the chat's operations, on the live season (seats 1 and 2)."""
+    s, c = f"/v1/seasons/{sid}", "/v1/seasons/{season_id}"
+    staff = [bearer(OPS_TOKEN), bearer(AUDITOR_TOKEN)]
+    r = await call("post", f"{c}/messages", f"{s}/messages", json={"to": [2], "text": "x"},
+                   headers=a)  # fmt: skip
+    message, channel = r.json()["message_id"], r.json()["channel_id"]
+    await call("get", f"{c}/channels", f"{s}/channels", headers=b)
+    await call("get", f"{c}/channels/{{channel_id}}/messages", f"{s}/channels/{channel}/messages",
+               headers=b)  # fmt: skip
+    await call("post", f"{c}/channels/{{channel_id}}/read", f"{s}/channels/{channel}/read",
+               json={"read_to": message}, headers=b)  # fmt: skip
+    await call("post", f"{c}/messages/{{message_id}}/report", f"{s}/messages/{message}/report",
+               json={"reason": "r"}, headers=b)  # fmt: skip
+    await call("post", f"{c}/mutes/{{seat}}", f"{s}/mutes/1", json={"muted": True}, headers=b)
+    await call("get", f"{c}/chat/reports", f"{s}/chat/reports", headers=staff[0])
+    await call("post", f"{c}/messages/{{message_id}}/hide", f"{s}/messages/{message}/hide",
+               json={"reason": "R-15.2"}, headers=staff[0])  # fmt: skip
+    await call("get", f"{c}/audit/chat-acts", f"{s}/audit/chat-acts", headers=staff[1])
 
 
 async def test_a_live_seasons_reads_and_an_ended_stream_validate_against_the_document(

@@ -188,6 +188,26 @@ export const api = {
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
   vote: (season: string, token: string, candidate: number) =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
+  // the chat (issue 24): its own stream per season, read from the command API
+  channels: (season: string, token: string) =>
+    call<Schemas['ChannelsOut']>('GET', `/seasons/${seg(season)}/channels`, { token }),
+  channelMessages: (season: string, token: string, channel: string, before: number | null) =>
+    call<Schemas['MessagesOut']>(
+      'GET',
+      `/seasons/${seg(season)}/channels/${seg(channel)}/messages${before === null ? '' : `?before=${before}`}`,
+      { token },
+    ),
+  sendMessage: (season: string, token: string, to: 'all' | number[], text: string) =>
+    call<Schemas['MessageOut']>('POST', `/seasons/${seg(season)}/messages`, { token, body: { to, text } }),
+  markRead: (season: string, token: string, channel: string, readTo: number) =>
+    call<Schemas['ReadOut']>('POST', `/seasons/${seg(season)}/channels/${seg(channel)}/read`, {
+      token,
+      body: { read_to: readTo },
+    }),
+  report: (season: string, token: string, message: number) =>
+    call<Schemas['ReportOut']>('POST', `/seasons/${seg(season)}/messages/${message}/report`, { token, body: {} }),
+  mute: (season: string, token: string, other: number, muted: boolean) =>
+    call<Schemas['MuteOut']>('POST', `/seasons/${seg(season)}/mutes/${other}`, { token, body: { muted } }),
   ticket: (season: string, token: string) =>
     call<Schemas['TicketOut']>('POST', `/seasons/${seg(season)}/tickets`, { token }),
   // Web Push (issue 25): the server's VAPID key, and this device's subscription for the bey

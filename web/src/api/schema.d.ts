@@ -123,6 +123,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/seasons/{season_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a message (R-15) */
+        post: operations["V1SeasonsSeasonIdMessagesSendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling bey's channels and unread counts (R-15.3) */
+        get: operations["V1SeasonsSeasonIdChannelsListChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/channels/{channel_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a channel, newest first (R-15.3) */
+        get: operations["V1SeasonsSeasonIdChannelsChannelIdMessagesChannelMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/channels/{channel_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move one's last-read marker of a channel */
+        post: operations["V1SeasonsSeasonIdChannelsChannelIdReadMarkRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/messages/{message_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a message to ops (R-15.2) */
+        post: operations["V1SeasonsSeasonIdMessagesMessageIdReportReportMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/mutes/{seat}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mute or unmute another bey for oneself */
+        post: operations["V1SeasonsSeasonIdMutesSeatMuteBey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/chat/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ops: reported messages with their context (R-15.2) */
+        get: operations["V1SeasonsSeasonIdChatReportsChatReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/messages/{message_id}/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ops: hide a message with a reason, optionally erasing its text (R-15.2) */
+        post: operations["V1SeasonsSeasonIdMessagesMessageIdHideHideMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/audit/chat-acts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Auditor or ops: the season's moderation acts, never a text (R-15.2) */
+        get: operations["V1SeasonsSeasonIdAuditChatActsChatActs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/webhooks": {
         parameters: {
             query?: never;
@@ -1028,6 +1181,22 @@ export interface components {
             version: number;
             divan?: number;
         };
+        /** ActOut */
+        ActOut: {
+            act_id: number;
+            /** @enum {string} */
+            act: "reported" | "hidden" | "erased";
+            message_id: number;
+            /** @enum {string} */
+            channel_kind: "public" | "private" | "group";
+            by: string;
+            at: string;
+        };
+        /** ActsOut */
+        ActsOut: {
+            season_id: string;
+            acts: components["schemas"]["ActOut"][];
+        };
         /** AddPushSubscriptionProblem */
         AddPushSubscriptionProblem: {
             type: string;
@@ -1037,11 +1206,11 @@ export interface components {
             code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
-            /** @description `receivers_full`: the most receivers an owner may have in a season */
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
             limit?: number;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
             maximum?: number;
@@ -1061,11 +1230,11 @@ export interface components {
             code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
-            /** @description `receivers_full`: the most receivers an owner may have in a season */
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
             limit?: number;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
             maximum?: number;
@@ -1142,7 +1311,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "no_offer" | "not_found" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -1174,7 +1343,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -1479,6 +1648,83 @@ export interface components {
             version: number;
             hash: string;
         };
+        /** ChannelMessagesProblem */
+        ChannelMessagesProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "channel_not_found" | "forbidden" | "invalid_parameter" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ChannelOut */
+        ChannelOut: {
+            channel_id: string;
+            /** @enum {string} */
+            kind: "public" | "private" | "group";
+            members: number[];
+            unread: number;
+            read_to: number;
+            last_message_id: number | null;
+        };
+        /** ChannelsOut */
+        ChannelsOut: {
+            season_id: string;
+            /** @enum {string} */
+            press: "full" | "public" | "none";
+            writable: boolean;
+            muted: number[];
+            channels: components["schemas"]["ChannelOut"][];
+        };
+        /** ChatActsProblem */
+        ChatActsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ChatLineOut */
+        ChatLineOut: {
+            message_id: number;
+            /** @enum {string} */
+            kind: "message" | "system";
+            seat: number | null;
+            at: string;
+            text: string | null;
+            /** @default false */
+            hidden?: boolean;
+        };
+        /** ChatReportsOut */
+        ChatReportsOut: {
+            season_id: string;
+            reports: components["schemas"]["ReportedOut"][];
+        };
+        /** ChatReportsProblem */
+        ChatReportsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** CorrectionDryRunProblem */
         CorrectionDryRunProblem: {
             type: string;
@@ -1488,7 +1734,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -1557,7 +1803,7 @@ export interface components {
             code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "malformed_json" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -1585,6 +1831,8 @@ export interface components {
             seed?: string | null;
             registration_closes_at?: string | null;
             divan_interval_seconds?: number | null;
+            /** @enum {null|string} */
+            press?: "full" | "public" | "none" | null;
             /**
              * @description a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, sistem, admin … and their lookalikes are reserved
              * @example Ayşe
@@ -1609,7 +1857,7 @@ export interface components {
             code: "ambiguous_authorization" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
             earliest?: string;
@@ -1867,7 +2115,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_unavailable" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -1958,6 +2206,38 @@ export interface components {
             /** @constant */
             kind: "revoke_hain";
         };
+        /** HiddenOut */
+        HiddenOut: {
+            act_id: number;
+            message_id: number;
+            erased: boolean;
+        };
+        /** HideIn */
+        HideIn: {
+            reason: string;
+            /** @default false */
+            erase_text?: boolean;
+        };
+        /** HideMessageProblem */
+        HideMessageProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** HistoricBetrayal */
         HistoricBetrayal: {
             divan: number;
@@ -1995,7 +2275,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_player_key" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "player_already_seated" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -2077,6 +2357,18 @@ export interface components {
             tr: string;
             en: string;
         };
+        /** ListChannelsProblem */
+        ListChannelsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** ListPushSubscriptionsProblem */
         ListPushSubscriptionsProblem: {
             type: string;
@@ -2148,6 +2440,26 @@ export interface components {
                 [key: string]: components["schemas"]["Province"];
             };
         };
+        /** MarkReadProblem */
+        MarkReadProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "channel_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** MeProblem */
         MeProblem: {
             type: string;
@@ -2185,6 +2497,28 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** MessageIn */
+        MessageIn: {
+            /** @description "all" (the public channel), or the seats besides the sender */
+            to: "all" | number[];
+            /**
+             * @description plain text, 1 … 1000 characters, at most 20 lines (`\n`); no other control, format or direction character; never markup
+             * @example Selam, Ankara'ya dokunma, ben de Konya'ya dokunmam.
+             */
+            text: string;
+        };
+        /** MessageOut */
+        MessageOut: {
+            message_id: number;
+            channel_id: string;
+            at: string;
+        };
+        /** MessagesOut */
+        MessagesOut: {
+            channel_id: string;
+            messages: components["schemas"]["ChatLineOut"][];
+            next_before: number | null;
+        };
         /** MismatchOut */
         MismatchOut: {
             divan: number;
@@ -2212,6 +2546,35 @@ export interface components {
             done: boolean;
             count: components["schemas"]["Count"] | null;
             status: components["schemas"]["Text"];
+        };
+        /** MuteBeyProblem */
+        MuteBeyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** MuteIn */
+        MuteIn: {
+            muted: boolean;
+        };
+        /** MuteOut */
+        MuteOut: {
+            seat: number;
+            muted: boolean;
         };
         /** NameResetOut */
         NameResetOut: {
@@ -2262,7 +2625,7 @@ export interface components {
             code: "allied_already" | "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_partner" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "offer_exists" | "perde_3" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -2733,6 +3096,20 @@ export interface components {
             limit: number;
             rows: components["schemas"]["RatingRowOut"][];
         };
+        /** ReadIn */
+        ReadIn: {
+            /**
+             * @description a chat message's id (its chat version, issue 24): an integer 1 … 9007199254740991 (D-27)
+             * @example 1
+             */
+            read_to: number;
+        };
+        /** ReadOut */
+        ReadOut: {
+            channel_id: string;
+            read_to: number;
+            unread: number;
+        };
         /** Ready */
         Ready: {
             channels: number;
@@ -2789,6 +3166,10 @@ export interface components {
             lines: components["schemas"]["ReportLine"][];
             chain_head?: components["schemas"]["ChainHead"] | null;
         };
+        /** ReportIn */
+        ReportIn: {
+            reason?: string | null;
+        };
         /** ReportLine */
         ReportLine: {
             kind: string;
@@ -2798,6 +3179,46 @@ export interface components {
             tr: string;
             en: string;
             text: string;
+        };
+        /** ReportMessageProblem */
+        ReportMessageProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "chat_text" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `chat_text`: the text's length in characters */
+            length?: number;
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
+            limit?: number;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ReportOut */
+        ReportOut: {
+            report_id: number;
+            message_id: number;
+        };
+        /** ReportedOut */
+        ReportedOut: {
+            report_id: number;
+            message_id: number;
+            channel_id: string;
+            reported_by: number;
+            reason: string | null;
+            at: string;
+            hidden: boolean;
+            context: components["schemas"]["ChatLineOut"][];
         };
         /** ReportsOut */
         ReportsOut: {
@@ -2837,7 +3258,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -2859,7 +3280,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_name" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "reason_required" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -2913,7 +3334,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -2933,7 +3354,7 @@ export interface components {
             code: "already_paused" | "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -2955,7 +3376,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_later" | "reason_required" | "registration_close_required" | "registration_closed" | "registration_too_soon" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description `registration_too_soon`: the earliest close taken now (RFC 3339) */
             earliest?: string;
@@ -2981,7 +3402,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_allowed_in_mode" | "not_paused" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -3139,6 +3560,11 @@ export interface components {
             beys?: components["schemas"]["NamedBey"][];
             listed?: boolean;
             description?: string | null;
+            /**
+             * @default none
+             * @enum {string}
+             */
+            press?: "full" | "public" | "none";
         };
         /** SeasonStatusProblem */
         SeasonStatusProblem: {
@@ -3159,6 +3585,34 @@ export interface components {
             webhook_id: string;
             secret: string;
         };
+        /** SendMessageProblem */
+        SendMessageProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "chat_closed" | "chat_rate_limited" | "chat_read_only" | "chat_text" | "computer_bey" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "press_restricted" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `chat_text`: the text's length in characters */
+            length?: number;
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
+            limit?: number;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `press_restricted`: the season's press mode */
+            press?: string;
+            /** @description the seat refused */
+            seat?: number;
+            /** @description `computer_bey`: the computer beys' seats named */
+            seats?: number[];
+        };
         /** SpendIn */
         SpendIn: {
             /** @enum {string} */
@@ -3178,7 +3632,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "divan_locked" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_required" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "not_enough_gold" | "not_purchasable" | "not_your_province" | "over_cap" | "season_cancelled" | "season_not_found" | "store_busy" | "sur_exists" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description what the purchase costs */
             cost?: number;
@@ -3226,7 +3680,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "bad_units" | "body_too_large" | "chain_broken" | "conflict" | "duplicate_province" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_target" | "missing_token" | "not_a_neighbour" | "not_your_province" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_divan" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -3449,7 +3903,7 @@ export interface components {
             code: "already_voted" | "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "vote_self" | "wrong_phase";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
@@ -3515,7 +3969,7 @@ export interface components {
             code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_not_found" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
-            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
@@ -4538,6 +4992,1275 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SeasonStatusProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdMessagesSendMessage: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `chat_closed`: this season has no chat (press mode none, or a trial season); `forbidden`: a token whose role may not do this; `press_restricted`: this season's press mode is public only: send `to` "all"; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `chat_read_only`: the Kurultay is closed: the channels are read-only */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `chat_text`: over 1,000 characters or 20 lines, a control/format/bidi character, blank; `computer_bey`: computer beys do not chat: `seats` names them; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `chat_rate_limited`: too many messages from this bey in a minute (Retry-After); `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SendMessageProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdChannelsListChannels: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListChannelsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdChannelsChannelIdMessagesChannelMessages: {
+        parameters: {
+            query?: {
+                /** @description older than this message id */
+                before?: number | null;
+                /** @description at most this many */
+                limit?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description `all`, `pair-a-b` or `group-a-b-c…` (sorted seats); a channel the bey is not a member of is 404 `channel_not_found` */
+                channel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `channel_not_found`: no channel of the calling bey by that id; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdChannelsChannelIdReadMarkRead: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description `all`, `pair-a-b` or `group-a-b-c…` (sorted seats); a channel the bey is not a member of is 404 `channel_not_found` */
+                channel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `channel_not_found`: no channel of the calling bey by that id; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MarkReadProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdMessagesMessageIdReportReportMessage: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a chat message's id (its chat version, issue 24): an integer 1 … 9007199254740991 (D-27) */
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `message_not_found`: no message by that id that the caller may see; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `chat_text`: over 1,000 characters or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReportMessageProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdMutesSeatMuteBey: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a seat (R-1.4): an integer 1 … 19 (D-27) */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MuteIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MuteOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MuteBeyProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdChatReportsChatReports: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatReportsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatReportsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdMessagesMessageIdHideHideMessage: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a chat message's id (its chat version, issue 24): an integer 1 … 9007199254740991 (D-27) */
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HideIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HiddenOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `message_not_found`: no message by that id that the caller may see; `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HideMessageProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdAuditChatActsChatActs: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ChatActsProblem"];
                 };
             };
         };

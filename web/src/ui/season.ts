@@ -46,6 +46,7 @@ import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
 import { notice } from './notice';
 import { SeasonStream } from './stream';
+import { ChatPanel } from './chat';
 
 interface State {
   board: Board;
@@ -144,6 +145,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const kurultay = h('section', { class: 'card kurultay', 'aria-labelledby': 'kurultay-h' });
     const missions = h('section', { class: 'card missions', 'aria-labelledby': 'missions-h' });
     const joinBox = h('section', { class: 'card join', 'aria-labelledby': 'join-h' });
+    // the chat (issue 24): a bey's, once the status says the season is live (a trial has none)
+    const chatBox = h('div', { class: 'chat-slot' });
+    let chat: ChatPanel | null = null;
+    const humans = () => st.leaderboard.filter((b) => !b.computer && b.seat !== seat).map((b) => b.seat);
+    onGone.push(() => chat?.stop());
     // the live lock as an instant on this device's clock: the server's seconds_to_lock when
     // read, so a wrong device clock does not move it
     let lockAt: number | null = null;
@@ -157,6 +163,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       kurultay,
       list,
       diplomacy,
+      chatBox,
       missions,
       report,
       ...(saved ? [notifyCard(season, saved.token)] : []),
@@ -319,9 +326,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } else {
         body.push(h('button', { type: 'button', class: 'primary', onclick: () => choose(null) }, t('hold')));
       }
+      const owner = here?.owner ?? null;
+      const talk = chat && owner !== null && owner !== seat && humans().includes(owner) ? chat : null;
       body.push(
         ' ',
         h('button', { type: 'button', class: 'quiet', onclick: () => { st.selected = null; render(); } }, t('cancel')),
+        talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: t('bey', { n: owner }) })) : null,
         spendBox(p),
       );
       panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
@@ -452,6 +462,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         form,
         ...outcomesPart(),
       );
+    }
+
+    function renderChat(): void {
+      if (chat || !token || seat === null || st.status?.mode !== 'live') return;
+      chat = new ChatPanel(season, token, seat, humans);
+      chatBox.replaceChildren(chat.root);
     }
 
     /** What became of the offers made and received (the own reports' `offer` lines). */
@@ -856,6 +872,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderOrders();
       renderList();
       renderDiplomacy();
+      renderChat();
       renderMissions();
       renderKurultay();
       renderReport();

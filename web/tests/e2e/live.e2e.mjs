@@ -72,6 +72,17 @@ try {
   await pb.locator('code.tok').waitFor();
   await pb.locator('#token-kept').click();
 
+  // Chat (issue 24): open from the join, registration included. The first writes to everyone
+  // a text with markup, which the second sees as text (never parsed), reports, and mutes.
+  const markup = '<b>selam</b> Kırıkkale';
+  await pa.locator('section.chat #chat-text').fill(markup);
+  await pa.locator('form.chat-compose button[type=submit]').click();
+  await waitFor('the message reaches the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(markup), 20_000);
+  assert.equal(await pb.locator('section.chat ol.conversation b').count(), 0); // no markup made
+  await pb.locator('section.chat button.report').first().click();
+  await pb.locator('section.chat button.report', { hasText: 'Bildirildi' }).waitFor();
+  await shot(pb, '2b-chat');
+
   // Registration closes by itself; the lock's countdown follows
   await waitFor('registration closed', async () => /Emirler .* sonra kilitlenir/.test(await pa.locator('#countdown').textContent()), 60_000);
   await pa.locator('#p-6.mine').waitFor();

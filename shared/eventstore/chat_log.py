@@ -1,0 +1,247 @@
+"""A season's chat, in a stream of its own (issue 24, ADR-91, ADR-92).
+
+Each season has a chat stream beside its event stream: its own versions 1 … n and its own hash
+chain (`seksenbir/chat-chain/1`), so a flood of messages never makes a command or a Divan
+conflict (they append to the season's stream) and never waits on its lock. Appends to one chat
+stream are serialised by a transaction-scoped advisory lock, not by an expected version: a
+message is decided on the season's state (membership, press mode), never on the chat so far,
+so it can always go at the end.
+
+A message's text lives beside its event (`chat_texts`), not in the hashed data, which carries
+only the text's sha256: ops can erase an unlawful text (an event saying so, with its reason)
+and the chain still verifies. Nothing else is ever removed. A bey's last-read marker per
+channel is a row of `chat_marks`, in PostgreSQL, so a flushed Redis loses no unread count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+from uuid import UUID
+
+import asyncpg
+import msgspec
+
+from shared.eventstore.busy import Checkout
+from shared.eventstore.clock import Clock, utc
+from shared.eventstore.errors import ChainError
+
+SCHEME = b"seksenbir/chat-chain/1"
+GENESIS = bytes(32)
+
+
+class ChatNew(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat event to append: its tag, hashed data, the acting seat, the text kept beside it
+    (None: none), and the versions whose texts this event erases (a `text_erased` act)."""
+
+    event_id: UUID
+    type: str
+    data: bytes
+    seat: int | None = None
+    text: str | None = None
+    erases: tuple[int, ...] = ()
+
+
+class ChatRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat event as stored, with the text beside it (None: none, or erased)."""
+
+    season_id: str
+    version: int
+    event_id: UUID
+    type: str
+    data: bytes
+    seat: int | None
+    recorded_at: datetime
+    prev_hash: bytes
+    hash: bytes
+    text: str | None = None
+
+
+def _field(value: bytes) -> bytes:
+    return len(value).to_bytes(4, "big") + value
+
+
+def chat_hash(prev: bytes, season_id: str, version: int, e: ChatNew | ChatRecord) -> bytes:
+    """sha256(prev || envelope); the envelope is chain version 2's layout with SCHEME: scheme,
+    season, version (8 bytes), event id (16), type, sha256(data), each variable field
+    length-prefixed (docs/eventstore.md "Hash chain")."""
+    envelope = b"".join(
+        (
+            _field(SCHEME),
+            _field(season_id.encode()),
+            version.to_bytes(8, "big"),
+            e.event_id.bytes,
+            _field(e.type.encode()),
+            _field(hashlib.sha256(e.data).digest()),
+        )
+    )
+    return hashlib.sha256(prev + envelope).digest()
+
+
+def verify_chat(records: Sequence[ChatRecord]) -> bytes:
+    """The chat chain's head (GENESIS for none), or ChainError at the first broken link. The
+    texts are not part of it: an erased text leaves the chain whole (ADR-92)."""
+    prev = GENESIS
+    for n, r in enumerate(records, 1):
+        if r.version != n or r.prev_hash != prev:
+            raise ChainError(r.season_id, r.version, "chat chain: link broken")
+        if r.hash != chat_hash(prev, r.season_id, r.version, r):
+            raise ChainError(r.season_id, r.version, "chat chain: hash differs")
+        prev = r.hash
+    return prev
+
+
+class ChatLog(Protocol):
+    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]: ...
+    async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]: ...
+    async def marks(self, season_id: str, seat: int) -> dict[str, int]: ...
+    async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int: ...
+
+
+def _chained(
+    season_id: str, start: int, prev: bytes, events: Sequence[ChatNew], at: datetime
+) -> list[ChatRecord]:
+    out = []
+    for n, e in enumerate(events, start + 1):
+        h = chat_hash(prev, season_id, n, e)
+        out.append(
+            ChatRecord(
+                season_id=season_id,
+                version=n,
+                event_id=e.event_id,
+                type=e.type,
+                data=e.data,
+                seat=e.seat,
+                recorded_at=at,
+                prev_hash=prev,
+                hash=h,
+                text=e.text,
+            )
+        )
+        prev = h
+    return out
+
+
+class InMemoryChatLog:
+    """The chat log in lists, for the in-memory store; each call runs without an await."""
+
+    def __init__(self, *, clock: Clock) -> None:
+        self._clock = clock
+        self._streams: dict[str, list[ChatRecord]] = {}
+        self._marks: dict[tuple[str, int, str], int] = {}
+
+    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+        stream = self._streams.setdefault(season_id, [])
+        prev = stream[-1].hash if stream else GENESIS
+        new = _chained(season_id, len(stream), prev, events, utc(self._clock()))
+        stream.extend(new)
+        for e in events:
+            for v in e.erases:
+                stream[v - 1] = msgspec.structs.replace(stream[v - 1], text=None)
+        return new
+
+    async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]:
+        return list(self._streams.get(season_id, [])[after:])
+
+    async def marks(self, season_id: str, seat: int) -> dict[str, int]:
+        return {c: v for (s, t, c), v in self._marks.items() if s == season_id and t == seat}
+
+    async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
+        key = (season_id, seat, channel)
+        self._marks[key] = max(self._marks.get(key, 0), version)
+        return self._marks[key]
+
+    def tamper(self, season_id: str, version: int, data: bytes) -> None:
+        """Tests only: change a stored event's data (verify must then fail)."""
+        stream = self._streams[season_id]
+        stream[version - 1] = msgspec.structs.replace(stream[version - 1], data=data)
+
+
+_HEAD = "SELECT version, hash FROM chat_events WHERE season_id = $1 ORDER BY version DESC LIMIT 1"
+_INSERT = """
+INSERT INTO chat_events (season_id, version, event_id, type, data, seat, recorded_at,
+                         prev_hash, hash)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"""
+_TEXT = "INSERT INTO chat_texts (season_id, version, text) VALUES ($1, $2, $3)"
+_ERASE = "UPDATE chat_texts SET text = NULL, erased_at = $3 WHERE season_id = $1 AND version = $2"
+_READ = """
+SELECT e.version, e.event_id, e.type, e.data, e.seat, e.recorded_at, e.prev_hash, e.hash, t.text
+FROM chat_events e LEFT JOIN chat_texts t USING (season_id, version)
+WHERE e.season_id = $1 AND e.version > $2 ORDER BY e.version"""
+_MARKS = "SELECT channel, read_to FROM chat_marks WHERE season_id = $1 AND seat = $2"
+_MARK = """
+INSERT INTO chat_marks (season_id, seat, channel, read_to) VALUES ($1, $2, $3, $4)
+ON CONFLICT (season_id, seat, channel)
+DO UPDATE SET read_to = greatest(chat_marks.read_to, excluded.read_to)
+RETURNING read_to"""
+
+
+class PostgresChatLog:
+    """Rows of `chat_events`, `chat_texts` and `chat_marks` (migration 0013)."""
+
+    def __init__(self, pool: asyncpg.Pool, *, clock: Clock) -> None:
+        self._pool = pool
+        self._clock = clock
+
+    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+        at = utc(self._clock())
+        async with Checkout(self._pool) as conn, conn.transaction():
+            # one writer per season's chat at a time; the season's own stream is untouched
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('chat/' || $1))", season_id)
+            head = await conn.fetchrow(_HEAD, season_id)
+            start, prev = (head["version"], bytes(head["hash"])) if head else (0, GENESIS)
+            new = _chained(season_id, start, prev, events, at)
+            await conn.executemany(
+                _INSERT,
+                [
+                    (
+                        season_id,
+                        r.version,
+                        r.event_id,
+                        r.type,
+                        r.data,
+                        r.seat,
+                        at,
+                        r.prev_hash,
+                        r.hash,
+                    )
+                    for r in new
+                ],
+            )
+            texts = [(season_id, r.version, r.text) for r in new if r.text is not None]
+            if texts:
+                await conn.executemany(_TEXT, texts)
+            erased = [(season_id, v, at) for e in events for v in e.erases]
+            if erased:
+                await conn.executemany(_ERASE, erased)
+        return new
+
+    async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]:
+        async with Checkout(self._pool) as conn:
+            rows = await conn.fetch(_READ, season_id, after)
+        return [
+            ChatRecord(
+                season_id=season_id,
+                version=r["version"],
+                event_id=r["event_id"],
+                type=r["type"],
+                data=bytes(r["data"]),
+                seat=r["seat"],
+                recorded_at=utc(r["recorded_at"]),
+                prev_hash=bytes(r["prev_hash"]),
+                hash=bytes(r["hash"]),
+                text=r["text"],
+            )
+            for r in rows
+        ]
+
+    async def marks(self, season_id: str, seat: int) -> dict[str, int]:
+        async with Checkout(self._pool) as conn:
+            rows = await conn.fetch(_MARKS, season_id, seat)
+        return {r["channel"]: r["read_to"] for r in rows}
+
+    async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
+        async with Checkout(self._pool) as conn:
+            return int(await conn.fetchval(_MARK, season_id, seat, channel, version))

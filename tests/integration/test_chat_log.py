@@ -1,0 +1,99 @@
+"""The chat log on PostgreSQL (issue 24, ADR-91, ADR-92): its own versions and chain per
+season, texts beside the hashed data, erasure that leaves the chain whole, durable markers."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+
+import pytest
+
+from shared.domain import chat_events as ce
+from shared.eventstore import PostgresEventStore
+from shared.eventstore.chat_log import ChatNew, verify_chat
+from shared.eventstore.errors import ChainError
+
+_IDS = itertools.count(1)
+
+
+def new_id() -> uuid.UUID:
+    return uuid.UUID(int=next(_IDS))
+
+
+def sent(text: str, seat: int = 1) -> ChatNew:
+    event = ce.MessageSent(at="2026-12-01T12:00:00+03:00", channel="all", seat=seat, digest="d")
+    return ChatNew(
+        event_id=new_id(),
+        type=ce.tag_of(event),
+        data=ce.encode_chat(event),
+        seat=seat,
+        text=text,
+    )
+
+
+async def test_the_chat_stream_chains_and_an_erased_text_leaves_it_whole(
+    event_store: PostgresEventStore,
+) -> None:
+    chat = event_store.chat
+    await chat.append("s1", [sent("one"), sent("two")])
+    await chat.append("s2", [sent("other season")])
+    assert [r.version for r in await chat.read("s1")] == [1, 2]
+    assert [r.version for r in await chat.read("s2")] == [1]
+    erase = ce.TextErased(at="2026-12-01T12:01:00+03:00", message=1, reason="R-15.2", by="ops")
+    await chat.append(
+        "s1",
+        [
+            ChatNew(
+                event_id=new_id(),
+                type=ce.tag_of(erase),
+                data=ce.encode_chat(erase),
+                erases=(1,),
+            )
+        ],
+    )
+    records = await chat.read("s1")
+    assert [r.text for r in records] == [None, "two", None]
+    verify_chat(records)
+    assert [r.version for r in await chat.read("s1", 2)] == [3]
+    assert await event_store.stream_version("s1") == 0  # the season's own stream is untouched
+
+
+async def test_a_changed_chat_event_fails_verification(event_store: PostgresEventStore) -> None:
+    await event_store.chat.append("s1", [sent("one"), sent("two")])
+    async with event_store._pool.acquire() as conn:
+        await conn.execute("UPDATE chat_events SET data = '{}' WHERE version = 1")
+    with pytest.raises(ChainError):
+        verify_chat(await event_store.chat.read("s1"))
+
+
+async def test_read_markers_are_durable_and_only_move_forward(
+    event_store: PostgresEventStore,
+) -> None:
+    """Issue 24: a bey's last-read marker lives in PostgreSQL (a flushed Redis loses none)."""
+    chat = event_store.chat
+    assert await chat.mark("s1", 2, "all", 5) == 5
+    assert await chat.mark("s1", 2, "all", 3) == 5
+    assert await chat.marks("s1", 2) == {"all": 5}
+    assert await chat.marks("s1", 3) == {}
+
+
+async def test_seksenbir_verify_covers_the_seasons_chat_chain(
+    migrated_pg_dsn: str, event_store: PostgresEventStore
+) -> None:
+    """ADR-94: `seksenbir verify SEASON` checks the season's chat chain too: a changed chat
+    event fails it (exit 1), as a changed season event does."""
+    from shared.app.seasons import Seasons
+    from shared.domain.simulate import start
+    from shared.eventstore import EventMetadata
+    from tests.integration.test_verify_cli import verify
+
+    _state, events = start(7, season_id="chatty")
+    await Seasons(event_store).append("chatty", 0, "setup", events, EventMetadata(actor="system"))
+    await event_store.chat.append("chatty", [sent("one"), sent("two")])
+    code, verdict = verify(migrated_pg_dsn, "chatty")
+    assert code == 0, verdict
+    async with event_store._pool.acquire() as conn:
+        await conn.execute("UPDATE chat_events SET data = '{}' WHERE version = 2")
+    code, verdict = verify(migrated_pg_dsn, "chatty")
+    assert code == 1 and "chat chain" in json.dumps(verdict), verdict

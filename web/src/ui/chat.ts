@@ -1,0 +1,185 @@
+// The chat (issue 24, R-15): the bey's channels with unread counts, a conversation view with
+// system lines (treaties between a private channel's two beys), sending, starting a private
+// or group channel, reporting a message and muting a bey. Every text other beys wrote is set
+// as text (ui/dom.ts): nothing is ever parsed as markup. Polled while the season is open.
+import { api, type Schemas } from '../api/client';
+import { t } from '../i18n';
+import { h } from './dom';
+import { problemText } from './home';
+
+type Channels = Schemas['ChannelsOut'];
+type Line = Schemas['ChatLineOut'];
+
+export class ChatPanel {
+  readonly root = h('section', { class: 'card chat', 'aria-labelledby': 'chat-h' });
+  private channels: Channels | null = null;
+  private open = 'all';
+  private lines: Line[] = [];
+  private older: number | null = null;
+  private note = '';
+  private reported = new Set<number>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly season: string,
+    private readonly token: string,
+    private readonly seat: number,
+    private readonly others: () => number[],
+  ) {
+    this.timer = setInterval(() => void this.refresh(), 5000);
+    void this.refresh();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Open (or start) the private channel with `other` (from a bey on the map). */
+  talkTo(other: number): void {
+    const seats = [this.seat, other].sort((a, b) => a - b);
+    this.open = `pair-${seats[0]}-${seats[1]}`;
+    this.lines = [];
+    this.render();
+    this.root.querySelector<HTMLTextAreaElement>('#chat-text')?.focus();
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.channels = await api.channels(this.season, this.token);
+      const page = await api.channelMessages(this.season, this.token, this.open, null).catch(() => null);
+      this.lines = page ? page.messages : [];
+      this.older = page ? page.next_before : null;
+      const newest = this.lines.find((l) => l.kind === 'message');
+      const here = this.channels.channels.find((c) => c.channel_id === this.open);
+      if (newest && here && here.unread > 0) {
+        await api.markRead(this.season, this.token, this.open, newest.message_id);
+        this.channels = await api.channels(this.season, this.token);
+      }
+    } catch (e) {
+      this.note = problemText(e);
+    }
+    this.render();
+  }
+
+  private membersOf(channel: string): number[] {
+    return channel === 'all' ? [] : channel.split('-').slice(1).map(Number);
+  }
+
+  private title(channel: string): string {
+    if (channel === 'all') return t('chatPublic');
+    const list = this.membersOf(channel).filter((n) => n !== this.seat).map((n) => t('bey', { n })).join(', ');
+    return t('chatWith', { list });
+  }
+
+  private async send(text: string): Promise<void> {
+    const to = this.open === 'all' ? 'all' : this.membersOf(this.open).filter((n) => n !== this.seat);
+    try {
+      await api.sendMessage(this.season, this.token, to, text);
+      this.note = '';
+    } catch (e) {
+      this.note = problemText(e);
+    }
+    await this.refresh();
+  }
+
+  private line(l: Line): HTMLElement {
+    if (l.kind === 'system') return h('li', { class: 'system' }, `${t('chatSystem')}: ${l.text ?? ''}`);
+    const who = l.seat === this.seat ? t('you') : t('bey', { n: l.seat ?? 0 });
+    const body = l.hidden ? h('em', {}, t('chatHidden')) : h('span', { class: 'text' }, l.text ?? '');
+    const actions: HTMLElement[] = [];
+    if (l.seat !== this.seat && !l.hidden) {
+      const done = this.reported.has(l.message_id);
+      actions.push(
+        h('button', {
+          type: 'button',
+          class: 'quiet report',
+          disabled: done,
+          onclick: () => void api.report(this.season, this.token, l.message_id).then(() => {
+            this.reported.add(l.message_id);
+            this.render();
+          }),
+        }, done ? t('chatReported') : t('chatReport')),
+      );
+      const muted = this.channels?.muted.includes(l.seat ?? 0) ?? false;
+      actions.push(
+        h('button', {
+          type: 'button',
+          class: 'quiet mute',
+          onclick: () => void api.mute(this.season, this.token, l.seat ?? 0, !muted).then(() => this.refresh()),
+        }, muted ? t('chatUnmute') : t('chatMute')),
+      );
+    }
+    return h('li', { 'data-id': l.message_id }, h('strong', {}, `${who}: `), body, ' ', ...actions);
+  }
+
+  private starter(): HTMLElement {
+    const boxes = this.others().map((n) => {
+      const id = `chat-to-${n}`;
+      return h('span', { class: 'kind' }, h('input', { type: 'checkbox', id, value: n }), h('label', { for: id }, t('bey', { n })));
+    });
+    const form = h('form', { class: 'chat-new' }, h('fieldset', {}, h('legend', {}, t('chatNew')), ...boxes), h('button', { type: 'submit' }, t('chatStart')));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const picked = [...form.querySelectorAll<HTMLInputElement>('input:checked')].map((i) => Number(i.value));
+      if (picked.length === 0) return;
+      const seats = [...new Set([...picked, this.seat])].sort((a, b) => a - b);
+      this.open = `${seats.length === 2 ? 'pair' : 'group'}-${seats.join('-')}`;
+      void this.refresh();
+    });
+    return form;
+  }
+
+  render(): void {
+    const c = this.channels;
+    if (c && c.press === 'none') {
+      this.root.replaceChildren(h('h2', { id: 'chat-h' }, t('chat')), h('p', {}, t('chatClosed')));
+      return;
+    }
+    const list = h('ul', { class: 'channels' });
+    const known = new Set((c?.channels ?? []).map((x) => x.channel_id));
+    const names = [...known];
+    if (!known.has(this.open)) names.push(this.open);
+    for (const name of names) {
+      const info = c?.channels.find((x) => x.channel_id === name);
+      list.append(
+        h('li', {},
+          h('button', {
+            type: 'button',
+            class: name === this.open ? 'channel current' : 'channel',
+            'aria-current': name === this.open ? 'true' : null,
+            onclick: () => { this.open = name; void this.refresh(); },
+          }, this.title(name), info && info.unread > 0 ? ` (${t('chatUnread', { n: info.unread })})` : ''),
+        ),
+      );
+    }
+    const text = h('textarea', { id: 'chat-text', rows: 3, maxlength: 1000 }) as HTMLTextAreaElement;
+    const compose = h('form', { class: 'chat-compose' }, h('label', { for: 'chat-text' }, t('chatText')), text, h('button', { type: 'submit', disabled: c ? !c.writable : false }, t('chatSend')));
+    compose.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const value = text.value.replace(/\r\n?/g, '\n').trim();
+      if (value) void this.send(value);
+    });
+    const older = this.older;
+    const parts: (HTMLElement | null)[] = [
+      h('h2', { id: 'chat-h' }, t('chat')),
+      h('p', { class: 'small' }, t('chatNote')),
+      h('h3', {}, t('chatChannels')),
+      list,
+      h('h3', {}, this.title(this.open)),
+      this.lines.length === 0 ? h('p', {}, t('chatEmpty')) : h('ol', { class: 'conversation', 'aria-live': 'polite' }, ...[...this.lines].reverse().map((l) => this.line(l))),
+      older === null ? null : h('button', { type: 'button', class: 'quiet', onclick: () => void this.more(older) }, t('chatOlder')),
+      c && !c.writable ? h('p', {}, t('chatReadOnly')) : compose,
+      this.note ? h('p', { class: 'error', role: 'alert' }, this.note) : null,
+      c && c.muted.length ? h('p', { class: 'small' }, t('chatMuted', { list: c.muted.map((n) => t('bey', { n })).join(', ') })) : null,
+      this.starter(),
+    ];
+    this.root.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));
+  }
+
+  private async more(before: number): Promise<void> {
+    const page = await api.channelMessages(this.season, this.token, this.open, before);
+    this.lines = [...this.lines, ...page.messages];
+    this.older = page.next_before;
+    this.render();
+  }
+}
