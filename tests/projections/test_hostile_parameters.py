@@ -89,6 +89,10 @@ def _handlers() -> list[Handler]:
 
 
 HANDLERS = _handlers()
+# A token rotation with the season's own id and a hostile `lang` succeeds: the bey's token is
+# then a stale one, and every later bey request of the walk would be a 401 spending the client's
+# failed-token budget. So the walk takes the rotations last (a stable sort keeps the rest's order).
+WALK = sorted(HANDLERS, key=lambda h: h.method == "POST" and h.path.endswith("/token"))
 
 
 def test_the_walk_reaches_the_season_routes_of_both_apis() -> None:
@@ -221,7 +225,7 @@ async def test_no_hostile_path_or_query_parameter_answers_5xx_or_logs_a_tracebac
     doc = world.app.openapi_schema.to_schema()
     failures = []
     walked = 0
-    for handler in HANDLERS:
+    for handler in WALK:
         for what, url in _requests(handler, world.season_id):
             walked += 1
             content = b"{}" if handler.method in ("POST", "PUT", "PATCH") else None
