@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from services.command.export_schemas import ExportHeader, ExportRedaction
+from services.command.name_reset import NameResetOut
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -20,8 +22,6 @@ from services.command.schemas import (
     CreateSeasonIn,
     DivanIn,
     DivanRequestedOut,
-    ExportHeader,
-    ExportRedaction,
     ForkedOut,
     ForkIn,
     GoldFixIn,
@@ -181,6 +181,16 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             version=260,
         ),
     },
+    "reset_name": {
+        "request": ReasonIn(reason="R-15.2: an insult to a memleket"),
+        200: NameResetOut(
+            seat=3,
+            name="3. bey",
+            reason="R-15.2: an insult to a memleket",
+            at="2026-12-09T21:04:00+03:00",
+            version=261,
+        ),
+    },
     "ops_reads": {
         200: OpsReadsOut(
             season_id=SEASON,
@@ -192,7 +202,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         )
     },
     "join_season": {
-        "request": JoinIn(memleket=34),
+        "request": JoinIn(memleket=34, name="Ayşe"),
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
     },
     "explain_divan": {200: _EXPLAINED},

@@ -37,8 +37,10 @@ DIVAN = ("not_allowed_in_mode", "wrong_phase", "divan_locked", "wrong_divan")
 # by someone not ops, a calendar for a trial season, the domain's calendar checks) …
 CREATE_LIVE: tuple[str, ...] = ("not_allowed_in_mode", "forbidden", "registration_close_required")
 CREATE_LIVE += ("registration_too_soon", "invalid_instant", "bad_interval")
+NAMING = ("invalid_name", "name_reserved", "name_taken")  # a name given
+CREATE_LIVE += NAMING
 JOIN: tuple[str, ...] = ("registration_closed", "season_full", "memleket_taken", "season_cancelled")
-JOIN += ("not_allowed_in_mode",)
+JOIN += ("not_allowed_in_mode", *NAMING)
 # … and each season-admin act's (shared/domain/admin.py, D-29 … D-31)
 ADMIN_COMMON = ("not_allowed_in_mode", "season_cancelled", "reason_required")
 ADMIN: dict[str, tuple[str, ...]] = {
@@ -54,6 +56,8 @@ ADMIN: dict[str, tuple[str, ...]] = {
     "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
     "resume": (*ADMIN_COMMON, "not_paused"),
 }
+# an ops reset of a bey's name (shared/domain/naming.py)
+NAME_RESET = ("reason_required", "invalid_name")
 # ADR-53: a correction's refusals (shared/domain/corrections.py)
 CORRECTION = (
     "wrong_phase",

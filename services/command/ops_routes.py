@@ -12,21 +12,23 @@ from litestar.params import Parameter as QueryParameter
 from litestar.response import Stream
 
 from services.command import (
+    name_reset,
     ops_tools,
     token_rotation,
 )
 from services.command.command_refusals import (
     CORRECTION,
+    NAME_RESET,
 )
+from services.command.export_schemas import ExportEvent, ExportHeader
 from services.command.request_context import ops_guard, staff_guard
 from services.command.schemas import (
     CorrectionIn,
     CorrectionOut,
-    ExportEvent,
-    ExportHeader,
     ForkedOut,
     ForkIn,
     OpsReadsOut,
+    ReasonIn,
     TokenOut,
 )
 from services.command.service import Services
@@ -259,6 +261,23 @@ async def apply_correction(services: Services, season_id: str, data: CorrectionI
     return await ops_tools.apply_correction(services, season_id, data)
 
 
+@post(
+    "/ops/seasons/{season_id:str}/beys/{seat:int}/name/reset",
+    status_code=200,
+    summary="Ops: reset a bey's name, with a reason (R-15.2)",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, PATH, *NAME_RESET),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def reset_name(
+    services: Services, season_id: str, seat: SeatPath, data: ReasonIn
+) -> name_reset.NameResetOut:
+    """R-15.2, R-15.5: an insulting name reset by ops: a `bey_named.v1` event with `by` ops,
+    the reason and the instant; the bey is shown by its seat again. 422 `invalid_name` for a
+    seat without a chosen name, `reason_required` for a blank reason."""
+    return await name_reset.reset_name(services, season_id, seat, data.reason)
+
+
 @get(
     "/seasons/{season_id:str}/audit/ops-reads",
     summary="Auditor or ops: every recorded ops read of this season's secrets (ADR-53)",
@@ -288,5 +307,6 @@ OPS_ROUTES: list[Any] = [
     what_if,
     fork_season,
     apply_correction,
+    reset_name,
     ops_reads,
 ]

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from shared.app.bey_names import BeyName, Description, NamedBey  # shared with the read side
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
@@ -42,6 +43,9 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     seed: SeedText | None = msgspec.field(default=None)
     registration_closes_at: datetime | None = None
     divan_interval_seconds: int | None = None
+    name: BeyName | None = None  # R-15.5: the creator's display name (with a memleket)
+    listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
+    description: Description | None = None  # live: the creator's words in the lobby
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -96,6 +100,7 @@ class JoinIn(msgspec.Struct, **Strict):
     """R-1.4: the memleket a human joins a live season with (first come, first served)."""
 
     memleket: Plate
+    name: BeyName | None = None  # R-15.5: the bey's display name
 
 
 class JoinedOut(msgspec.Struct, frozen=True):
@@ -354,44 +359,7 @@ class SeasonStatus(msgspec.Struct, frozen=True):
     admin_acts: list[AdminActOut] | UnsetType = UNSET
     # A fork's origin (issue 13, D-32): the season and Divan it was started from; null otherwise.
     forked_from: ForkedFrom | None = None
-
-
-class ExportRedaction(msgspec.Struct, frozen=True):
-    """A redacted export's mark: under which rule, how many events' data it leaves out."""
-
-    rule: Literal["R-14"]
-    events: int
-
-
-class ExportHeader(msgspec.Struct, frozen=True):
-    """Line 1 of a seksenbir-export/2 (docs/export.md): the format, the season, its chain scheme
-    and trusted head, and whether it is redacted (null: a full export)."""
-
-    format: Literal["seksenbir-export/2"]
-    season_id: str
-    rules_version: str | None
-    mode: str | None
-    seed_commitment: str | None
-    events: int
-    chain: Literal["seksenbir/event-chain/1", "seksenbir/event-chain/2"]
-    genesis: str
-    head: str
-    redacted: ExportRedaction | None = None
-
-
-class ExportEvent(msgspec.Struct, frozen=True):
-    """Lines 2 …: one event with its hash-chain fields; `data` is the exact stored bytes as a
-    string (or `data_b64` for bytes that are not UTF-8); sha256 over the documented envelope."""
-
-    version: int
-    position: int
-    event_id: str
-    type: str
-    metadata: dict[str, str | int | None]
-    recorded_at: str
-    prev_hash: str
-    hash: str
-    data: str | None = None
-    data_b64: str | None = None
-    data_digest: str | None = None  # sha256 of the data, hex (chain version 2 covers it)
-    redacted: Literal["R-14"] | None = None  # the data was left out (an auditor's export)
+    beys: list[NamedBey] = []  # R-15.5: every seated bey with the name it is shown by
+    # live only (issue 23): in the lobby or joined by link only, and the creator's description
+    listed: bool | UnsetType = UNSET
+    description: str | UnsetType | None = UNSET

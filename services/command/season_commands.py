@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
+import msgspec
 import structlog
 
 from services.command.schemas import (
@@ -48,8 +49,20 @@ from shared.eventstore import (
 log = structlog.get_logger(__name__)
 
 
-async def create_season(svc: Services, memleket: int, seed: int | None) -> CreatedOut:
-    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once."""
+class Listing(msgspec.Struct, frozen=True):
+    """A live season's creator's choices beyond the calendar (issue 23): its own display name
+    (R-15.5), whether the season is in the lobby, and its description there."""
+
+    name: str | None = None
+    listed: bool = True
+    description: str | None = None
+
+
+async def create_season(
+    svc: Services, memleket: int, seed: int | None, name: str | None = None
+) -> CreatedOut:
+    """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once; the
+    human's display name when one is given (R-15.5)."""
     if memleket not in game_map():
         raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
@@ -70,12 +83,13 @@ async def create_season(svc: Services, memleket: int, seed: int | None) -> Creat
     def apply(cmd: c.Command) -> None:
         nonlocal state
         result = decide(state, cmd)
-        assert isinstance(result, list), result
+        if isinstance(result, c.Rejection):  # a name refused (R-15.5)
+            raise Problem.of(result)
         state = fold(result, state)
         events.extend(result)
 
     apply(create)
-    apply(c.JoinSeason(memleket=memleket, at=now))
+    apply(c.JoinSeason(memleket=memleket, at=now, name=name))
     seat = next(b.seat for b in state.beys if not b.computer)
     token = tokens.new_token(season_id, seat)  # the human's token, before the computers join
     apply(c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey"))
@@ -95,6 +109,7 @@ async def create_live_season(
     memleket: int | None,
     registration_closes_at: datetime | None,
     interval_seconds: int | None,
+    listing: Listing | None = None,
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
@@ -120,9 +135,13 @@ async def create_live_season(
     )
     admin_token = tokens.new_admin_token(season_id)
     state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
+    listing = listing or Listing()
+    listed = c.ListSeason(listed=listing.listed, description=listing.description)
+    state = decided(state, events, listed)
     creator = None
     if memleket is not None:
-        state = decided(state, events, c.JoinSeason(memleket=memleket, at=now))
+        join = c.JoinSeason(memleket=memleket, at=now, name=listing.name)
+        state = decided(state, events, join)
         seat = max(b.seat for b in state.beys)
         token = tokens.new_token(season_id, seat)
         state = decided(
@@ -147,14 +166,16 @@ async def create_live_season(
     )
 
 
-async def join_season(svc: Services, season_id: str, memleket: int) -> JoinedOut:
+async def join_season(
+    svc: Services, season_id: str, memleket: int, name: str | None = None
+) -> JoinedOut:
     """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
     append's expected version decides a race (the loser decides again on the winner's state,
     and is refused `memleket_taken` or `season_full`). The 19th join closes registration."""
 
     def join(state: SeasonState, at: datetime) -> tuple[list[ev.Event], str, int]:
         events: list[ev.Event] = []
-        decided(state, events, c.JoinSeason(memleket=memleket, at=at))
+        decided(state, events, c.JoinSeason(memleket=memleket, at=at, name=name))
         joined = events[0]
         assert isinstance(joined, ev.BeyJoined)
         token = tokens.new_token(season_id, joined.seat)

@@ -16,6 +16,7 @@ from services.command.service import (
     load,
     seat_of,
 )
+from shared.app.bey_names import named_beys
 from shared.app.calendar_answer import calendar_out, lock_status
 from shared.app.fork_origin import forked_from
 from shared.app.private_view import PrivateView, private_view
@@ -53,6 +54,7 @@ async def season_status(svc: Services, season_id: str) -> SeasonStatus:
         seed=str(s.seed) if over else None,
         seed_salt=s.seed_salt if over else None,
         forked_from=forked_from(s),
+        beys=named_beys(s),
     )
     return _live_status(status, s, svc.clock())
 
@@ -73,6 +75,8 @@ def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonS
         locked=lock.locked,
         seconds_to_lock=lock.seconds_to_lock,
         seconds_to_kurultay_close=lock.seconds_to_kurultay_close,
+        listed=s.listed,
+        description=s.description,
         paused=s.paused_at is not None,
         cancelled=s.cancelled,
         admin_acts=[act_out(a) for a in s.admin_acts],

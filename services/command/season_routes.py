@@ -72,8 +72,10 @@ async def create_season(
             )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
+        if not data.listed or data.description is not None:  # the lobby is for live seasons
+            raise Problem(403, "not_allowed_in_mode.lobby_live_only")
         seed = int(data.seed) if data.seed is not None else None
-        created = await season_commands.create_season(services, data.memleket, seed)
+        created = await season_commands.create_season(services, data.memleket, seed, data.name)
     return Response(
         created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
     )
@@ -105,8 +107,15 @@ async def _create_live(
         role = auth.staff_role(request, services.ops, services.auditors)
         if role != "ops":
             raise Problem(403, "forbidden.compressed_calendar")
+    if data.name is not None and data.memleket is None:  # a name is a bey's: it joins
+        raise Problem(422, "invalid_name.without_memleket", field="$.name")
+    listing = season_commands.Listing(data.name, data.listed, data.description)
     return await season_commands.create_live_season(
-        services, data.memleket, data.registration_closes_at, data.divan_interval_seconds
+        services,
+        data.memleket,
+        data.registration_closes_at,
+        data.divan_interval_seconds,
+        listing,
     )
 
 
@@ -118,8 +127,10 @@ async def _create_live(
 )
 async def join_season(services: Services, season_id: str, data: JoinIn) -> JoinedOut:
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
-    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`."""
-    return await season_commands.join_season(services, season_id, data.memleket)
+    409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`;
+    with a `name` (R-15.5): 422 `invalid_name`, `name_reserved`, 409 `name_taken` (of two
+    joins racing with one name, one wins)."""
+    return await season_commands.join_season(services, season_id, data.memleket, data.name)
 
 
 def _admin_route(act: AdminAction, summary: str) -> Any:

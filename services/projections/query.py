@@ -15,7 +15,8 @@ from services.projections.board_route import static_board
 from services.projections.context import MIN_VERSION, ctx, season_read
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, han_memleket, seasons_index, swept
-from services.projections.query_answers import answer, decoded_hash, in_language
+from services.projections.lobby import lobby
+from services.projections.query_answers import answer, decoded_hash, in_language, names_of
 from services.projections.query_examples import EXAMPLES
 from services.projections.query_ops import all_orders, audit_betrayals, battles, ops_bey
 from services.projections.query_private import private
@@ -110,6 +111,7 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
             ),
             "surgun": sorted(b["seat"] for b in public if b["surgun"]),
             "han": meta.get("han"),
+            "names": names_of(beys),
         },
     )
 
@@ -126,8 +128,9 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     def fetch(k: Keys, p: Any) -> None:
         p.hgetall(k.treaties)
         p.lrange(k.treaty_timeline, 0, -1)
+        p.hgetall(k.beys)
 
-    meta, (rows, timeline) = await season_read(request, season_id, fetch)
+    meta, (rows, timeline, beys) = await season_read(request, season_id, fetch)
     steps = [decode(t) for t in timeline]
     divan = int(meta["divan"])
     shown = [
@@ -137,7 +140,8 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
         for t in decoded_hash(rows).values()
         for a, b in [t["beys"]]
     ]
-    return answer(meta, TreatiesOut, {"treaties": sorted(shown, key=lambda t: t.beys)})
+    body = {"treaties": sorted(shown, key=lambda t: t.beys), "names": names_of(beys)}
+    return answer(meta, TreatiesOut, body)
 
 
 @get(
@@ -152,7 +156,12 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     line with its instant: postponed, cancelled, paused, resumed, and why) and each
     "correction" applied by ops (ADR-53; `divan`: the Divan after which it applies; what was
     set, why, the version it compensates; never a bey's gold amount, R-14)."""
-    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.reports))
+
+    def fetch(k: Keys, p: Any) -> None:
+        p.hgetall(k.reports)
+        p.hgetall(k.beys)
+
+    meta, (rows, beys) = await season_read(request, season_id, fetch)
     fields = decoded_hash(rows)
     kurultay = fields.pop("kurultay", None)
     acts = {int(f.removeprefix(ADMIN_REPORT)): fields.pop(f) for f in list(fields)
@@ -178,7 +187,7 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
         {"kind": kind, "divan": divan, "lines": in_language(lines, lang)}
         for kind, divan, lines in (later[v] for v in sorted(later))
     ]
-    return answer(meta, ReportsOut, {"reports": out})
+    return answer(meta, ReportsOut, {"reports": out, "names": names_of(beys)})
 
 
 @get(
@@ -188,8 +197,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     response_headers=[SEASON_VERSION],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
-    meta, (rows,) = await season_read(request, season_id, lambda k, p: p.lrange(k.betrayals, 0, -1))
-    return answer(meta, BetrayalsOut, {"betrayals": [decode(r) for r in rows]})
+    def fetch(k: Keys, p: Any) -> None:
+        p.lrange(k.betrayals, 0, -1)
+        p.hgetall(k.beys)
+
+    meta, (rows, beys) = await season_read(request, season_id, fetch)
+    body = {"betrayals": [decode(r) for r in rows], "names": names_of(beys)}
+    return answer(meta, BetrayalsOut, body)
 
 
 @get(
@@ -280,7 +294,8 @@ VERSIONED_ROUTES = with_examples(
 QUERY_ROUTES = [
     *VERSIONED_ROUTES,
     *with_examples(
-        [static_board, season_list, boards, memleket_betrayals, ticket, events], EXAMPLES
+        [static_board, season_list, lobby, boards, memleket_betrayals, ticket, events],
+        EXAMPLES,
     ),
 ]
 MIN_VERSION_PARAMETER = {

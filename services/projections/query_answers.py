@@ -31,3 +31,8 @@ def in_language(lines: list[dict[str, Any]], lang: Lang) -> list[dict[str, Any]]
 
 def decoded_hash(raw: dict[bytes, bytes]) -> dict[str, Any]:
     return {k.decode(): decode(v) for k, v in raw.items()}
+
+
+def names_of(beys: dict[bytes, bytes]) -> dict[str, str]:
+    """seat -> the name shown (R-15.5), from the projected public beys."""
+    return {seat: bey.get("name") or f"{seat}. bey" for seat, bey in decoded_hash(beys).items()}

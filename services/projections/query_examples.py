@@ -14,6 +14,7 @@ from services.projections.history import (
     MemleketBetrayalsOut,
     SeasonBetrayals,
 )
+from services.projections.lobby import LobbyOut, LobbySeason
 from services.projections.responses import (
     AuditBetrayal,
     AuditOut,
@@ -124,6 +125,21 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             seasons=[
                 SeasonRow(SEASON, mode="trial", phase="running", divan=3, han=None, version=42)
             ]
+        )
+    },
+    "lobby": {
+        200: LobbyOut(
+            seasons=[
+                LobbySeason(
+                    season_id=SEASON,
+                    free_seats=12,
+                    registration_closes_at="2026-12-07T18:00:00+03:00",
+                    first_divan_at="2026-12-08T21:00:00+03:00",
+                    compressed=False,
+                    description="Akşamları oynayanlar için",
+                )
+            ],
+            next_offset=None,
         )
     },
     "summary": {

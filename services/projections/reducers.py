@@ -14,6 +14,7 @@ from services.projections.keys import (
     betrayals_of,
     board,
     channel,
+    cross,
     han_memleket,
     seasons_index,
 )
@@ -307,4 +308,16 @@ def cross_season(
             ops.append(("HSET", board(prefix, "han_memleket"), season, str(plate)))
             # the season under its Han's memleket: the board counts 82 sets, not every season
             ops.append(("ZADD", han_memleket(prefix, plate), 0.0, season))
+    if state.mode == "live" and events:
+        ops.append(lobby_op(prefix, state))
     return ops
+
+
+def lobby_op(prefix: str, state: SeasonState) -> Op:
+    """Issue 23: the season in the lobby (by its registration close) while it is listed, in
+    registration and not cancelled; out of it otherwise. Idempotent, like the rest."""
+    key = cross(prefix, "lobby")
+    cal = state.calendar
+    if state.listed and state.phase == "registration" and not state.cancelled and cal:
+        return ("ZADD", key, cal.registration_closes_at.timestamp(), state.season_id)
+    return ("ZREM", key, state.season_id)

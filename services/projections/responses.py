@@ -55,6 +55,9 @@ class PublicBey(msgspec.Struct):
     missions: list[str] | None
     halk_sevgisi: bool
     han: bool
+    # the name shown (chosen, a computer bey's "Konya Beyi", or the seat form "3. bey")
+    name: str = ""
+    chosen_name: bool = False
 
 
 class LeaderboardOut(msgspec.Struct):
@@ -76,12 +79,16 @@ class TitlesOut(msgspec.Struct):
     hain: list[int]
     surgun: list[int]
     han: int | None
+    # seat -> the bey's name, for every seat this answer refers to (and the rest)
+    names: dict[str, str] = {}
 
 
 class TreatiesOut(msgspec.Struct):
     season_id: str
     version: int
     treaties: list[Treaty]
+    # seat -> the bey's name, for every seat this answer refers to (and the rest)
+    names: dict[str, str] = {}
 
 
 class ChainHead(msgspec.Struct):
@@ -108,6 +115,8 @@ class ReportsOut(msgspec.Struct):
     season_id: str
     version: int
     reports: list[Report]
+    # seat -> the bey's name, for every seat this answer refers to (and the rest)
+    names: dict[str, str] = {}
 
 
 class Betrayal(msgspec.Struct):
@@ -124,6 +133,8 @@ class BetrayalsOut(msgspec.Struct):
     season_id: str
     version: int
     betrayals: list[Betrayal]
+    # seat -> the bey's name, for every seat this answer refers to (and the rest)
+    names: dict[str, str] = {}
 
 
 class SeasonRow(msgspec.Struct):
@@ -178,6 +189,9 @@ class SeasonMeta(msgspec.Struct):
     seconds_to_lock: int | None = None
     seconds_to_kurultay_close: int | None = None  # live, during the Kurultay
     forked_from: ForkedFrom | None = None  # a fork's origin (issue 13, D-32); null otherwise
+    # issue 23, live: in the lobby or joined by link only, and the creator's description
+    listed: bool = True
+    description: str | None = None
 
 
 class SummaryOut(msgspec.Struct):

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from shared.app.bey_names import names_by_seat
 from shared.app.calendar_answer import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.app.fork_origin import forked_from
 from shared.app.private_view import private_view, stored_fields
@@ -54,11 +55,14 @@ def bey_views(state: SeasonState) -> tuple[dict[str, bytes], dict[str, float]]:
     counts = board.province_counts()
     over = state.phase == "over"
     public, ranks = {}, {}
+    names = names_by_seat(state)
     for b in state.beys:
         holds = board.holds_memleket(b.seat)
         public[str(b.seat)] = j(
             {
                 "seat": b.seat,
+                "name": names[b.seat],
+                "chosen_name": b.seat in state.names,
                 "memleket": b.memleket,
                 "computer": b.computer,
                 "score": sc[b.seat],
@@ -123,6 +127,10 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
         "seed_salt": j(state.seed_salt if over else None),
         "version": j(version),
         "beys": j(len(state.beys)),
+        # issue 23: the lobby's facts (live): listed, the description, the humans seated
+        "listed": j(state.listed),
+        "description": j(state.description),
+        "humans": j(sum(1 for b in state.beys if not b.computer)),
         "forked_from": j(forked_from(state)),  # a fork's origin (D-32), null otherwise
     }
 

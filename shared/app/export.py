@@ -51,6 +51,8 @@ REDACTED = "R-14"  # the `redacted` mark of an event line whose data was left ou
 VISIBLE_TO_AUDITORS = frozenset(
     {
         "bey_joined.v1",
+        "bey_named.v1",  # issue 23: names, a lobby entry, an ops reset's reason: public
+        "season_listed.v1",
         "calendar_set.v1",
         "calendar_set.v2",  # ADR-58
         "deadline_set.v1",

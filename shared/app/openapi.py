@@ -82,6 +82,10 @@ CODES: dict[str, tuple[int, str]] = {
     # Live seasons (issue 12): joining, the calendar, season admin (D-29 … D-31)
     "memleket_taken": (409, "another bey has this memleket (`free_neighbours`)"),
     "season_full": (409, "all 19 seats are taken"),
+    # R-15.5: beys' names (issue 23)
+    "invalid_name": (422, "not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`)"),
+    "name_reserved": (422, "a reserved whole name or its lookalike (seat forms, Han, ops …)"),
+    "name_taken": (409, "another bey of the season has this name or its lookalike"),
     "registration_closed": (409, "registration is closed"),
     "season_cancelled": (409, "the season was cancelled; it takes no command"),
     "already_paused": (409, "the season is paused already"),

@@ -133,4 +133,7 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "invalid_instant": ("latest",),
     "bad_interval": ("minimum", "maximum"),
     "not_later": ("registration_closes_at",),
+    "invalid_name": ("field", "seat"),  # the body's member; a reset's seat
+    "name_reserved": ("field",),
+    "name_taken": ("field",),
 }

@@ -44,6 +44,22 @@ class JoinSeason(Command, frozen=True, tag="join_season"):
 
     memleket: int
     at: datetime | None = None
+    name: str | None = None  # R-15.5: the bey's display name, optional
+
+
+class ResetName(Command, frozen=True, tag="reset_name"):
+    """R-15.2, R-15.5: ops reset a bey's name, with a reason, at the server instant."""
+
+    seat: int
+    reason: str
+    at: datetime
+
+
+class ListSeason(Command, frozen=True, tag="list_season"):
+    """Issue 23: a live season listed in the lobby or not, and its creator's description."""
+
+    listed: bool = True
+    description: str | None = None
 
 
 class CloseRegistration(Command, frozen=True, tag="close_registration"):
@@ -210,6 +226,8 @@ def reject(key: str, message: str = "", /, **details: object) -> Rejection:
 AnyCommand = (
     CreateSeason
     | JoinSeason
+    | ResetName
+    | ListSeason
     | CloseRegistration
     | SubmitOrders
     | BuildSur

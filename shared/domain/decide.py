@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Final
 
-from shared.domain import admin, live, season
+from shared.domain import admin, live, naming, season
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.corrections import decide_correction
@@ -60,6 +60,10 @@ def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PL
             return season.create(state, command)
         case c.JoinSeason():
             return _join(state, command)
+        case c.ResetName():
+            return naming.decide_reset(state, command)
+        case c.ListSeason():
+            return naming.decide_listing(state, command)
         case c.CloseRegistration():
             if state.cancelled:
                 return admin.cancelled()
@@ -109,6 +113,8 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
         return reject("not_allowed_in_mode.one_human")
     if state.phase != "registration" or live.registration_over(state, cmd.at):
         return reject("registration_closed")
+    if cmd.name is not None and (refused := naming.name_refusal(state, cmd.name)) is not None:
+        return refused  # R-15.5
     if cmd.memleket not in gm:
         return reject("unknown_province", province=cmd.memleket)
     if len(state.beys) >= SEATS:
@@ -116,15 +122,24 @@ def _join(state: SeasonState, cmd: c.JoinSeason) -> Result:  # noqa: PLR0911 —
     if state.province(cmd.memleket).owner is not None:
         free = [n for n in gm.neighbours(cmd.memleket) if state.province(n).owner is None]
         return reject("memleket_taken", memleket=cmd.memleket, free_neighbours=free)
+    return _seated(state, cmd)
+
+
+def _seated(state: SeasonState, cmd: c.JoinSeason) -> Result:
+    """R-1.4: the lowest free seat, its name (R-15.5), and the close after the 19th."""
     taken = {b.seat for b in state.beys}
     seat = min(s for s in range(1, SEATS + 1) if s not in taken)
-    joined = ev.BeyJoined(seat=seat, memleket=cmd.memleket)
+    joined: list[ev.Event] = [ev.BeyJoined(seat=seat, memleket=cmd.memleket)]
+    joined += naming.named(seat, cmd.name)
     if state.mode != "live" or len(taken) + 1 < SEATS:
-        return [joined]
+        return joined
     # R-1.4: the 19th seat closes registration at once; the calendar moves with the close.
-    closed = season.close_registration(evolve(state, joined), cmd.at)
+    after = state
+    for e in joined:
+        after = evolve(after, e)
+    closed = season.close_registration(after, cmd.at)
     assert isinstance(closed, list), closed
-    return [joined, *closed]
+    return [*joined, *closed]
 
 
 def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:

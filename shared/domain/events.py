@@ -99,6 +99,27 @@ class BeyJoined(Event, frozen=True, tag="bey_joined.v1"):
     computer: bool = False
 
 
+class BeyNamed(Event, frozen=True, tag="bey_named.v1", omit_defaults=True):
+    """R-15.5: a bey's display name, chosen when it creates or joins a season (`by` "bey"), or
+    reset by ops with a reason and the server instant (`by` "ops", `name` None: the bey is shown
+    by its seat again; R-15.2). Names stay out of the Divan's events: reports name seats."""
+
+    seat: int
+    name: str | None = None
+    by: Literal["bey", "ops"] = "bey"
+    reason: str | None = None
+    at: datetime | None = None
+
+
+class SeasonListed(Event, frozen=True, tag="season_listed.v1", omit_defaults=True):
+    """A live season's place in the lobby (issue 23): unlisted (joined by its link only) or
+    listed, with its creator's description (a free text checked as names are). Appended at
+    creation only when it differs from the default (listed, no description)."""
+
+    listed: bool = True
+    description: str | None = None
+
+
 class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):
     """R-1.4, R-11.1, R-10.1, R-8.1: computer beys seated, missions dealt, deck shuffled."""
 
@@ -302,6 +323,8 @@ AnyEvent = (
     SeasonCreated
     | SeasonForked
     | BeyJoined
+    | BeyNamed
+    | SeasonListed
     | RegistrationClosed
     | OrdersSubmitted
     | SurBuilt

@@ -93,14 +93,14 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
         case ev.BeyJoined():
             bey = Bey(seat=event.seat, memleket=event.memleket, computer=event.computer)
             return _join(state, bey)
+        case ev.BeyNamed() | ev.SeasonListed():
+            return _named(state, event)
         case ev.RegistrationClosed():
             for seat, memleket in event.computer_beys:
                 state = _join(state, Bey(seat=seat, memleket=memleket, computer=True))
             beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
             return replace(state, beys=beys, deck=event.deck, phase="running")
-        case ev.SeedRevealed():
-            return state
-        case ev.DeadlineSet() | ev.DivanHeld():
+        case ev.DeadlineSet() | ev.DivanHeld() | ev.SeedRevealed():
             return state  # bookkeeping for the scheduler and the record (live.with_deadline)
         case ev.OrdersSealed():
             return state  # a commitment to the locked orders for the record (ADR-57)
@@ -332,6 +332,16 @@ def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:
     if act.act == "resume":
         return replace(state, paused_at=None)
     return state
+
+
+def _named(state: SeasonState, event: ev.BeyNamed | ev.SeasonListed) -> SeasonState:
+    """R-15.5: a bey's name set or reset (R-15.2); issue 23: a season's lobby entry."""
+    if isinstance(event, ev.SeasonListed):
+        return replace(state, listed=event.listed, description=event.description)
+    names = {s: n for s, n in state.names.items() if s != event.seat}
+    if event.name is not None:
+        names[event.seat] = event.name
+    return replace(state, names=names)
 
 
 def _join(state: SeasonState, bey: Bey) -> SeasonState:

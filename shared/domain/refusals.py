@@ -24,6 +24,10 @@ REFUSALS: Final[tuple[str, ...]] = (
     "season_full",
     "season_cancelled",
     "memleket_taken",
+    # R-15.5, R-15.2: beys' names
+    "invalid_name",
+    "name_reserved",
+    "name_taken",
     "already_paused",
     "not_paused",
     "not_allowed_in_mode",

@@ -200,6 +200,9 @@ class SeasonState(msgspec.Struct, frozen=True):
     cancelled: bool = False  # live: cancelled before Divan 1 (D-29): every command refused
     admin_acts: tuple[AdminAct, ...] = ()  # live: the season-admin acts so far, in order
     forked_from: ForkOrigin | None = None  # a fork's origin (SeasonForked, D-32); None otherwise
+    names: dict[int, str] = {}  # seat -> its chosen display name; unnamed seats absent
+    listed: bool = True  # live: shown in the lobby (issue 23)
+    description: str | None = None  # live: the creator's description in the lobby
 
     @property
     def next_divan(self) -> int:

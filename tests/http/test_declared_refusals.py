@@ -87,7 +87,8 @@ def reachable(entries: Iterable[str]) -> set[str]:
 
 # Each command's list of its own refusals, and the function that makes them.
 DECIDERS = [
-    ("create", routes.CREATE_LIVE, ["create"]),  # shared/domain/season.py, and the route's
+    # shared/domain/season.py, and the route's; a creator's name by the join's check
+    ("create", routes.CREATE_LIVE, ["create", "name_refusal"]),
     ("orders", routes.ORDERS, ["_orders"]),
     ("spend", routes.SPEND, ["_spend"]),
     ("offer", routes.OFFER, ["_treaty"]),
@@ -96,6 +97,7 @@ DECIDERS = [
     ("divan", routes.DIVAN, ["_request"]),
     ("join", routes.JOIN, ["_join"]),
     ("correction", routes.CORRECTION, ["decide_correction"]),
+    ("name reset", routes.NAME_RESET, ["decide_reset"]),
     *[(f"admin {act}", codes, ["decide_admin", f"_{act}"]) for act, codes in routes.ADMIN.items()],
 ]
 

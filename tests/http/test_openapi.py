@@ -34,6 +34,7 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/fork"),
     ("post", "/v1/ops/seasons/{season_id}/corrections"),  # ADR-53
     ("get", "/v1/seasons/{season_id}/audit/ops-reads"),  # ADR-53
+    ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"),
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
 }
@@ -50,6 +51,7 @@ WITH_BODY = {
     "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
     "/v1/seasons/{season_id}/fork",
     "/v1/ops/seasons/{season_id}/corrections",
+    "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}

@@ -113,6 +113,8 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # ADR-53: corrections by ops; the trail of ops reads for auditors and ops
     "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 403, 403, 201),
     "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 403, 200, 200),
+    # an insulting name reset by ops only
+    "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": (401, 403, 403, 403, 401, 403, 403, 200),
     # betrayal history (issue 13): public; a token of nobody is bad_token (401); a bey's or the
     # season admin's is a known kind: the public view
     "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 200, 200, 200),
@@ -120,6 +122,7 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
     "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
+    "GET /v1/lobby":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/{season_id}/summary":             (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/{season_id}/map":                 (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/{season_id}/leaderboard":         (200, 200, 200, 200, 200, 200, 200, 200),
@@ -220,6 +223,8 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
             {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},
             False,
         ),
+        # A's name, given at the creation
+        "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": ({"reason": "matrix"}, False),
     }
 
 
@@ -270,7 +275,12 @@ async def build_world(
     created = await ok(
         await client.post(
             "/v1/seasons",
-            json={"mode": "live", "registration_closes_at": closes, "memleket": ANKARA},
+            json={
+                "mode": "live",
+                "registration_closes_at": closes,
+                "memleket": ANKARA,
+                "name": "Ayşe",
+            },
         ),
         201,
     )

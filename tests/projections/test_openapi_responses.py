@@ -186,6 +186,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
         for path, headers in [
             ("/v1/board", {}),
             ("/v1/seasons/all", {}),
+            ("/v1/lobby", {}),
             ("/v1/seasons/{season_id}/summary", {}),
             ("/v1/seasons/{season_id}/map", {}),
             ("/v1/seasons/{season_id}/leaderboard", {}),
@@ -305,13 +306,19 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     of D-37)."""
     close = {"mode": "live", "registration_closes_at": _days_ahead(30)}
     admin = "/v1/seasons/{season_id}/admin/"
-    r = await call("post", "/v1/seasons", "/v1/seasons", json={**close, "memleket": 6})
+    r = await call(
+        "post", "/v1/seasons", "/v1/seasons", json={**close, "memleket": 6, "name": "Ayşe"}
+    )
     assert r.status_code == 201, r.text
     assert not _validate(doc, ops[("post", "/v1/seasons")], r), r.text
     one = r.json()
     sid, admin_token = one["season_id"], bearer(one["admin_token"])
     r = await call("get", "/v1/seasons/{season_id}", f"/v1/seasons/{sid}")
     assert not _validate(doc, ops[("get", "/v1/seasons/{season_id}")], r), r.text
+    reset = "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"  # R-15.2
+    r = await call("post", reset, f"/v1/ops/seasons/{sid}/beys/1/name/reset",
+                   json={"reason": "r"}, headers=bearer(OPS_TOKEN))  # fmt: skip
+    assert r.status_code == 200, r.text
     later = {"reason": "r", "registration_closes_at": _days_ahead(37)}
     await call("post", admin + "postpone", f"/v1/seasons/{sid}/admin/postpone", json=later,
                headers=admin_token)  # fmt: skip

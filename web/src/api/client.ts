@@ -136,10 +136,14 @@ const seg = encodeURIComponent;
 
 export const api = {
   board: () => call<Board>('GET', '/board'),
-  createTrial: (memleket: number) =>
-    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial' } }),
-  join: (season: string, memleket: number) =>
-    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, { body: { memleket } }),
+  // a bey's name is optional (R-15.5): sent only when given
+  createTrial: (memleket: number, name: string | null = null) =>
+    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
+  join: (season: string, memleket: number, name: string | null = null) =>
+    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
+      body: { memleket, ...(name ? { name } : {}) },
+    }),
+  lobby: (offset = 0) => call<Schemas['LobbyOut']>('GET', `/lobby?offset=${offset}&limit=20`),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),

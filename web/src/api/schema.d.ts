@@ -395,6 +395,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ops: reset a bey's name, with a reason (R-15.2) */
+        post: operations["V1OpsSeasonsSeasonIdBeysSeatNameResetResetName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/audit/ops-reads": {
         parameters: {
             query?: never;
@@ -659,6 +676,23 @@ export interface paths {
         };
         /** Seasons and their status (newest 200) */
         get: operations["V1SeasonsAllSeasonList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live seasons open for registration, soonest close first (issue 23) */
+        get: operations["V1LobbyLobby"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1067,6 +1101,9 @@ export interface components {
             season_id: string;
             version: number;
             betrayals: components["schemas"]["Betrayal"][];
+            names?: {
+                [key: string]: string;
+            };
         };
         /** BetrayalsProblem */
         BetrayalsProblem: {
@@ -1216,6 +1253,18 @@ export interface components {
             seed?: string | null;
             registration_closes_at?: string | null;
             divan_interval_seconds?: number | null;
+            /**
+             * @description a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, sistem, admin … and their lookalikes are reserved
+             * @example Ayşe
+             */
+            name?: string | null;
+            /** @default true */
+            listed?: boolean;
+            /**
+             * @description 1 … 280 characters, one line with something visible in it (ADR-77)
+             * @example Akşamları oynayanlar için
+             */
+            description?: string | null;
         };
         /** CreateSeasonProblem */
         CreateSeasonProblem: {
@@ -1223,7 +1272,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "malformed_json" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1566,6 +1615,11 @@ export interface components {
              * @example 6
              */
             memleket: number;
+            /**
+             * @description a display name: 2 … 24 letters, digits, spaces and . - _ ' (R-15.5); unique in the season by its Unicode confusable skeleton; seat forms, Han, ops, sistem, admin … and their lookalikes are reserved
+             * @example Ayşe
+             */
+            name?: string | null;
         };
         /** JoinSeasonProblem */
         JoinSeasonProblem: {
@@ -1573,7 +1627,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "malformed_json" | "memleket_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1588,6 +1642,8 @@ export interface components {
             memleket?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** JoinedOut */
         JoinedOut: {
@@ -1653,6 +1709,36 @@ export interface components {
             calendar: components["schemas"]["CalendarOut"];
             seed_commitment: string;
             creator?: components["schemas"]["CreatorOut"] | null;
+        };
+        /** LobbyOut */
+        LobbyOut: {
+            seasons: components["schemas"]["LobbySeason"][];
+            next_offset: number | null;
+        };
+        /** LobbyProblem */
+        LobbyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "invalid_parameter" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+        };
+        /** LobbySeason */
+        LobbySeason: {
+            season_id: string;
+            free_seats: number;
+            registration_closes_at: string;
+            first_divan_at: string | null;
+            compressed: boolean;
+            description: string | null;
         };
         /** MapOut */
         MapOut: {
@@ -1720,6 +1806,22 @@ export interface components {
             done: boolean;
             count: components["schemas"]["Count"] | null;
             status: components["schemas"]["Text"];
+        };
+        /** NameResetOut */
+        NameResetOut: {
+            seat: number;
+            name: string;
+            reason: string;
+            at: string;
+            version: number;
+        };
+        /** NamedBey */
+        NamedBey: {
+            seat: number;
+            memleket: number;
+            computer: boolean;
+            name: string;
+            chosen: boolean;
         };
         /** NewsInfo */
         NewsInfo: {
@@ -2076,6 +2178,10 @@ export interface components {
             missions: string[] | null;
             halk_sevgisi: boolean;
             han: boolean;
+            /** @default  */
+            name?: string;
+            /** @default false */
+            chosen_name?: boolean;
         };
         /** Ready */
         Ready: {
@@ -2148,6 +2254,9 @@ export interface components {
             season_id: string;
             version: number;
             reports: components["schemas"]["Report"][];
+            names?: {
+                [key: string]: string;
+            };
         };
         /** ReportsProblem */
         ReportsProblem: {
@@ -2182,6 +2291,26 @@ export interface components {
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ResetNameProblem */
+        ResetNameProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "invalid_name" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "reason_required" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -2378,6 +2507,9 @@ export interface components {
             seconds_to_lock?: number | null;
             seconds_to_kurultay_close?: number | null;
             forked_from?: components["schemas"]["ForkedFrom"] | null;
+            /** @default true */
+            listed?: boolean;
+            description?: string | null;
         };
         /** SeasonOver */
         SeasonOver: {
@@ -2432,6 +2564,9 @@ export interface components {
             cancelled?: boolean;
             admin_acts?: components["schemas"]["AdminActOut"][];
             forked_from?: components["schemas"]["ForkedFrom"] | null;
+            beys?: components["schemas"]["NamedBey"][];
+            listed?: boolean;
+            description?: string | null;
         };
         /** SeasonStatusProblem */
         SeasonStatusProblem: {
@@ -2606,6 +2741,9 @@ export interface components {
             hain: number[];
             surgun: number[];
             han: number | null;
+            names?: {
+                [key: string]: string;
+            };
         };
         /** TitlesProblem */
         TitlesProblem: {
@@ -2637,6 +2775,9 @@ export interface components {
             season_id: string;
             version: number;
             treaties: components["schemas"]["Treaty"][];
+            names?: {
+                [key: string]: string;
+            };
         };
         /** TreatiesProblem */
         TreatiesProblem: {
@@ -2836,6 +2977,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
+            /** @description `name_taken`: another bey of the season has this name or its lookalike */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than 64 KiB */
             413: {
                 headers: {
@@ -2858,7 +3010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2962,7 +3114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
-            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `name_taken`: another bey of the season has this name or its lookalike; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -2995,7 +3147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5967,6 +6119,156 @@ export interface operations {
             };
         };
     };
+    V1OpsSeasonsSeasonIdBeysSeatNameResetResetName: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                /** @description a seat (R-1.4): an integer 1 … 19 (D-27) */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NameResetOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetNameProblem"];
+                };
+            };
+        };
+    };
     V1SeasonsSeasonIdAuditOpsReadsOpsReads: {
         parameters: {
             query?: {
@@ -7781,6 +8083,101 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SeasonListProblem"];
+                };
+            };
+        };
+    };
+    V1LobbyLobby: {
+        parameters: {
+            query?: {
+                /** @description seasons to skip (paging) */
+                offset?: number;
+                /** @description at most this many seasons */
+                limit?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LobbyOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LobbyProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LobbyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LobbyProblem"];
+                };
+            };
+            /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LobbyProblem"];
                 };
             };
         };

@@ -1,7 +1,8 @@
 // Home: start a trial season (pick a memleket on the map or in the list), the seasons saved on
 // this device, and a season opened by its link.
 import { api, ApiProblem } from '../api/client';
-import { t } from '../i18n';
+import { lang, t } from '../i18n';
+import { bothTimes } from '../logic/format';
 import { forgetSeason, loadSeasons, saveSeason, seasonFromLink } from '../logic/storage';
 import { loadBoard, namesOf } from './board';
 import { h } from './dom';
@@ -25,6 +26,7 @@ export function homeScreen(main: HTMLElement): () => void {
     map.highlight(plate, []);
   }
   select.addEventListener('change', () => pick(Number(select.value)));
+  const nameInput = nameField('trial-name');
   select.append(h('option', { value: '' }, '—'));
   for (const [plate, name] of [...ProvinceMap.names()].sort((a, b) => a[0] - b[0])) {
     select.append(h('option', { value: plate }, `${plate} ${name}`));
@@ -39,7 +41,7 @@ export function homeScreen(main: HTMLElement): () => void {
     h('label', { for: 'memleket' }, t('memleket')),
     ' ',
     select,
-    ' ',
+    h('p', {}, nameInput.label, ' ', nameInput.input, ' ', nameInput.hint),
     startBtn,
     error,
   );
@@ -49,7 +51,7 @@ export function homeScreen(main: HTMLElement): () => void {
     startBtn.disabled = true;
     error.textContent = '';
     api
-      .createTrial(picked)
+      .createTrial(picked, nameInput.input.value.trim() || null)
       .then((created) => {
         saveSeason(localStorage, {
           season: created.season_id,
@@ -123,7 +125,62 @@ export function homeScreen(main: HTMLElement): () => void {
     if (id) location.hash = `#/s/${id}`;
   });
 
-  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, form, linkForm);
+  const lobby = h('section', { class: 'card lobby', 'aria-labelledby': 'lobby-h' });
+  void renderLobby(lobby);
+
+  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, linkForm);
   void loadBoard().catch(() => undefined); // warm the board for the season screen
   return () => undefined;
+}
+
+/** An optional name field (R-15.5): label, input and its hint, tied by id. */
+export function nameField(id: string): { label: HTMLElement; input: HTMLInputElement; hint: HTMLElement } {
+  const input = h('input', {
+    id,
+    name: 'name',
+    type: 'text',
+    autocomplete: 'nickname',
+    maxlength: 24,
+    'aria-describedby': `${id}-hint`,
+  }) as HTMLInputElement;
+  return {
+    label: h('label', { for: id }, t('yourName')),
+    input,
+    hint: h('span', { id: `${id}-hint`, class: 'small' }, t('nameHint')),
+  };
+}
+
+/** The lobby (issue 23): listed live seasons open for registration, soonest close first, each
+ * with its free seats, its calendar in both times, its creator's words (as text) and a way in:
+ * the season's screen, where the join is (memleket first come, first served). */
+async function renderLobby(box: HTMLElement, offset = 0, rows: HTMLElement[] = []): Promise<void> {
+  const heading = h('h2', { id: 'lobby-h' }, t('lobby'));
+  try {
+    const page = await api.lobby(offset);
+    for (const s of page.seasons) {
+      const closes = bothTimes(s.registration_closes_at, lang());
+      const first = s.first_divan_at ? bothTimes(s.first_divan_at, lang()) : null;
+      rows.push(
+        h(
+          'li',
+          { 'data-season': s.season_id },
+          h('a', { href: `#/s/${s.season_id}` }, `${t('season')} ${s.season_id.slice(0, 8)}`),
+          ' · ',
+          t('freeSeats', { n: s.free_seats }),
+          h('div', { class: 'small' }, t('whenLine', { what: t('closesAt'), local: closes.local, ist: closes.istanbul })),
+          first ? h('div', { class: 'small' }, t('whenLine', { what: t('firstDivanAt'), local: first.local, ist: first.istanbul })) : null,
+          s.description ? h('p', { class: 'description' }, s.description) : null,
+          h('a', { href: `#/s/${s.season_id}`, class: 'button primary', 'aria-label': `${t('join')}: ${s.season_id.slice(0, 8)}` }, t('join')),
+        ),
+      );
+    }
+    const more =
+      page.next_offset !== null && page.next_offset !== undefined
+        ? h('button', { type: 'button', onclick: () => void renderLobby(box, page.next_offset ?? 0, rows) }, t('moreSeasons'))
+        : null;
+    const list = rows.length ? h('ul', { class: 'lobby-list' }, ...rows) : h('p', {}, t('lobbyEmpty'));
+    box.replaceChildren(heading, list, ...(more ? [more] : []));
+  } catch (e) {
+    box.replaceChildren(heading, h('p', { class: 'error' }, problemText(e)));
+  }
 }

@@ -18,6 +18,7 @@ interface Shape {
 export interface MapMarks {
   seat: number | null; // the player's seat, for the outline
   hain: ReadonlySet<number>; // seats wearing the Hain badge
+  beyName?: (seat: number) => string; // R-15.5: the owner's name in the province's title
 }
 
 export class ProvinceMap {
@@ -25,6 +26,7 @@ export class ProvinceMap {
   private readonly svg: SVGSVGElement;
   private readonly groups = new Map<number, SVGGElement>();
   private readonly labels = new Map<number, SVGTextElement>();
+  private readonly shapes = new Map<number, Shape>();
   private view = { x: 0, y: 0, w: geo.width, h: geo.height };
   private pointers = new Map<number, { x: number; y: number }>();
   private moved = 0;
@@ -55,6 +57,7 @@ export class ProvinceMap {
       );
       this.groups.set(p.plate, g);
       this.labels.set(p.plate, label);
+      this.shapes.set(p.plate, p);
       this.svg.append(g);
     }
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
@@ -105,6 +108,13 @@ export class ProvinceMap {
       if (p.sur) text += '▣';
       if (p.owner !== null && marks.hain.has(p.owner)) text += 'H';
       label.textContent = text;
+      // the province's title (its tooltip and accessible name) says whose it is, by name
+      const title = g.querySelector('title');
+      const shape = this.shapes.get(plate);
+      if (title && shape) {
+        const owner = p.owner !== null && marks.beyName ? ` · ${marks.beyName(p.owner)}` : '';
+        title.textContent = `${shape.plate} ${shape.name}${owner}`;
+      }
     }
   }
 

@@ -36,7 +36,7 @@ import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
-import { problemText } from './home';
+import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
 import { notice } from './notice';
 import { SeasonStream } from './stream';
@@ -100,6 +100,27 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     };
     const seat = saved?.seat ?? null;
     const token = saved?.token ?? null;
+
+    /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
+     * form in the player's language. Always drawn as text (ui/dom.ts). */
+    function beyName(n: number): string {
+      const named = st.status?.beys?.find((x) => x.seat === n);
+      if (named) return named.chosen || named.computer ? named.name : t('bey', { n });
+      const pub = st.leaderboard.find((x) => x.seat === n);
+      if (pub?.name && (pub.chosen_name || pub.computer)) return pub.name;
+      return t('bey', { n });
+    }
+
+    /** A report line (whose text names seats, "3. bey" / "Bey 3") with the names of the beys it
+     * names beside it: the server's lines refer to seats, the names are the read side's. */
+    function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
+      const text = lang() === 'tr' ? l.tr : l.en;
+      const seats = new Set<number>();
+      for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
+      const named = [...seats].sort((a, b) => a - b).filter((n) => beyName(n) !== t('bey', { n }));
+      const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
+      return h('li', { 'data-kind': l.kind }, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
+    }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
     // on a phone the whole country is small: start close to the player's memleket
@@ -205,7 +226,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         s ? (s.mode === 'trial' ? t('trial') : t('live')) : '',
         s ? `${t('divan')} ${s.divan}` : '',
       ];
-      if (st.me) parts.push(`${t('bey', { n: st.me.seat })} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
+      if (st.me) parts.push(`${beyName(st.me.seat)} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
       const badges: (HTMLElement | string)[] = [];
       if (st.me?.hain_through) badges.push(h('span', { class: 'badge hain' }, t('hainThrough', { n: st.me.hain_through })));
       if (st.me?.exiled) badges.push(h('span', { class: 'badge' }, t('surgun')));
@@ -270,7 +291,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const tl = h('ul', { class: 'targets' });
         for (const target of targets()) {
           const owner = st.map.provinces[String(target)]?.owner ?? null;
-          const what = owner === null ? t('targetMilis') : owner === seat ? t('targetMove') : `${t('targetAttack')}: ${t('bey', { n: owner })}`;
+          const what = owner === null ? t('targetMilis') : owner === seat ? t('targetMove') : `${t('targetAttack')}: ${beyName(owner)}`;
           tl.append(
             h(
               'li',
@@ -346,7 +367,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const running = st.status?.phase === 'running' && !st.busy;
       const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
       const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
-      for (const n of seats) to.append(h('option', { value: n }, t('bey', { n })));
+      for (const n of seats) to.append(h('option', { value: n }, beyName(n)));
       const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
       kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
       const form = h(
@@ -366,7 +387,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
         me.treaties.length === 0
           ? h('p', {}, t('noTreaties'))
-          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: t('bey', { n: tr.partner }), n: tr.through_divan })))),
+          : h('ul', {}, ...me.treaties.map((tr) => h('li', {}, t('treatyLine', { k: kindText(tr.kind), b: beyName(tr.partner), n: tr.through_divan })))),
         h('h3', {}, t('offersIn')),
         h(
           'ul',
@@ -375,7 +396,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             h(
               'li',
               { 'data-from': o.from },
-              t('offerIn', { b: t('bey', { n: o.from }), k: kindText(o.kind) }),
+              t('offerIn', { b: beyName(o.from), k: kindText(o.kind) }),
               ' ',
               o.answer
                 ? `(${t(`answered_${o.answer}` as Key)})`
@@ -390,7 +411,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ),
         ),
         h('h3', {}, t('offersOut')),
-        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: t('bey', { n: o.to }), k: kindText(o.kind) })))),
+        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: beyName(o.to), k: kindText(o.kind) })))),
         form,
       );
     }
@@ -418,7 +439,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       kurultay.hidden = false;
       const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
-      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${t('bey', { n: b.seat })} · ${nameOf(b.memleket)}`));
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
       const form = h(
         'form',
         {},
@@ -531,13 +552,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       children.push(h('p', {}, h('label', { for: 'divan-pick' }, t('pastDivans')), ' ', pickDivan));
       const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
       const priv = st.me?.reports?.find((r) => r.divan === shown);
-      const text = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
       children.push(
         h('h3', {}, t('publicLines')),
-        h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => h('li', { 'data-kind': l.kind }, text(l)))),
+        h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => lineItem(l))),
       );
       if (priv) {
-        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => lineItem(l))));
       }
       if (token && shown !== null) {
         const battles = st.battles.get(shown) ?? [];
@@ -554,11 +574,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                     {},
                     t('battleLine', {
                       t: nameOf(b.target),
-                      d: b.defender === null ? t('milis') : t('bey', { n: b.defender }),
+                      d: b.defender === null ? t('milis') : beyName(b.defender),
                       du: b.defender_units,
                       o: t(`outcome_${b.outcome}` as Key),
                     }),
-                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => t('bey', { n })).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
+                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => beyName(n)).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
                   ),
                 ),
               ),
@@ -566,9 +586,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       // the season admin's acts and ops' corrections (their reasons are people's own words)
       const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
-      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => lineItem(l))));
       const kr = st.reports.find((r) => r.kind === 'kurultay');
-      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => h('li', { 'data-kind': l.kind }, text(l)))));
+      if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => lineItem(l))));
       children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());
       report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
     }
@@ -589,7 +609,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
               h(
                 'td',
                 {},
-                t('bey', { n: b.seat }),
+                beyName(b.seat),
                 b.seat === seat ? ` (${t('you')})` : '',
                 b.computer ? ` · ${t('computer')}` : '',
                 b.hain_through ? h('span', { class: 'badge hain' }, t('hain')) : null,
@@ -610,11 +630,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const items: HTMLElement[] = [];
       if (ti) {
         for (const [region, r] of Object.entries(ti.regions)) {
-          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: t('bey', { n: r.seat }) })));
+          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: beyName(r.seat) })));
         }
-        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${t('bey', { n })}`));
-        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${t('bey', { n })}`));
-        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${t('bey', { n: ti.han })}`));
+        for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${beyName(n)}`));
+        for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${beyName(n)}`));
+        if (ti.han !== null) items.push(h('li', {}, `${t('han')}: ${beyName(ti.han)}`));
       }
       return h('div', { class: 'titles' }, h('h3', {}, t('titles')), items.length ? h('ul', {}, ...items) : h('p', {}, t('noTitles')));
     }
@@ -720,13 +740,14 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
       for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
       const error = h('div', { class: 'error', role: 'alert' });
+      const joinName = nameField('join-name');
       const form = h(
         'form',
         {},
         h('label', { for: 'join-memleket' }, t('memleket')),
         ' ',
         select,
-        ' ',
+        h('p', {}, joinName.label, ' ', joinName.input, ' ', joinName.hint),
         h('button', { type: 'submit', class: 'primary' }, t('join')),
         error,
       );
@@ -734,7 +755,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         e.preventDefault();
         const memleket = Number(select.value);
         api
-          .join(season, memleket)
+          .join(season, memleket, joinName.input.value.trim() || null)
           .then((joined) => {
             saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
             sessionStorage.setItem('seksenbir.fresh', season);
@@ -760,7 +781,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderJoin();
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
-        map.update(st.map.provinces, { seat, hain });
+        map.update(st.map.provinces, { seat, hain, beyName });
       }
       map.highlight(st.selected, targets());
       map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));

@@ -1,0 +1,102 @@
+"""`GET /v1/lobby` (issue 23): the live seasons open for registration, to find one to join.
+
+The projector keeps a sorted set of the listed live seasons in registration, scored by their
+registration close (reducers.cross_season: added while the season is listed, in registration
+and not cancelled; removed otherwise). The read takes the members whose close is still ahead
+of the server's clock, soonest first, a page at a time (`offset`, `limit`), and answers each
+from its projected meta: free seats (19 less the humans seated), the registration close, the
+first Divan, the creator's description. Cacheable: the app's conditional GET gives it an ETag
+and a 304 to `If-None-Match` (shared/app/etag.py), as every JSON answer to a GET.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, get
+from litestar.params import QueryParameter
+
+from services.projections.context import ctx
+from services.projections.keys import cross
+from services.projections.reads import read_metas
+from shared.app.openapi import EVERY, RATE, answers
+from shared.domain.state import SEATS
+
+MAX_PAGE = 100
+
+
+def lobby_key(prefix: str) -> str:
+    """The listed live seasons in registration, by their registration close (epoch seconds)."""
+    return cross(prefix, "lobby")
+
+
+class LobbySeason(msgspec.Struct):
+    """A live season open for registration: its free seats (first come, first served), when
+    registration closes and the first Divan is held (ISO-8601 with +03:00), whether its
+    calendar is compressed, and its creator's description (or null)."""
+
+    season_id: str
+    free_seats: int
+    registration_closes_at: str
+    first_divan_at: str | None
+    compressed: bool
+    description: str | None
+
+
+class LobbyOut(msgspec.Struct):
+    """A page of the lobby, soonest registration close first; `next_offset` for the next page
+    (null on the last)."""
+
+    seasons: list[LobbySeason]
+    next_offset: int | None
+
+
+def _row(season_id: str, meta: dict[str, Any]) -> LobbySeason | None:
+    calendar = meta.get("calendar")
+    if meta.get("phase") != "registration" or meta.get("cancelled") or calendar is None:
+        return None
+    if not meta.get("listed", True):
+        return None
+    divans = calendar.get("divans") or []
+    return LobbySeason(
+        season_id=season_id,
+        free_seats=max(0, SEATS - int(meta.get("humans", meta.get("beys", 0)))),
+        registration_closes_at=calendar["registration_closes_at"],
+        first_divan_at=divans[0]["at"] if divans else None,
+        compressed=calendar.get("interval_seconds") is not None,
+        description=meta.get("description"),
+    )
+
+
+@get(
+    "/lobby",
+    summary="Live seasons open for registration, soonest close first (issue 23)",
+    responses=answers(EVERY, RATE, "read_unavailable", "invalid_parameter"),
+)
+async def lobby(
+    request: Request[Any, Any, Any],
+    offset: Annotated[
+        int, QueryParameter(ge=0, le=100_000, description="seasons to skip (paging)")
+    ] = 0,
+    limit: Annotated[
+        int, QueryParameter(ge=1, le=MAX_PAGE, description="at most this many seasons")
+    ] = 50,
+) -> LobbyOut:
+    """Listed live seasons in registration whose close is still ahead, with their free seats;
+    an unlisted season is joined by its link only. Joining is `POST /v1/seasons/{id}/join`."""
+    c = ctx(request)
+    now = c.clock().timestamp()
+    ids = [
+        s.decode()
+        for s in await c.redis.zrangebyscore(
+            lobby_key(c.prefix), f"({now}", "+inf", start=offset, num=limit + 1
+        )
+    ]
+    more = len(ids) > limit
+    metas = await read_metas(c.redis, c.prefix, ids[:limit])
+    rows = [_row(s, m) for s, m in metas.items() if m is not None]
+    return LobbyOut(
+        seasons=[r for r in rows if r is not None],
+        next_offset=offset + limit if more else None,
+    )
