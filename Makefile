@@ -54,6 +54,7 @@ test-web: $(STAMP) web ## the browser client's unit tests and its end-to-end tes
 	cd web && npm run --silent test
 	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e
 	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e:pwa
+	cd web && WEB_E2E_PORT=$(WEB_E2E_PORT) SEKSENBIR_BIN=$(CURDIR)/$(BIN)/seksenbir npm run --silent e2e:push
 
 simulate: $(STAMP) ## a whole simulated trial season, Divan by Divan (SEED=7 by default)
 	$(BIN)/seksenbir simulate --seed $${SEED:-7}

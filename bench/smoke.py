@@ -39,6 +39,7 @@ SMOKE: dict[str, list[str]] = {
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
+    "notify_isolation": ["--divans 3 --receivers 50 --timeout-s 0.5"],
     "live_surge": [
         "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120",
         "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120 --broker rabbitmq",
@@ -59,6 +60,8 @@ SMOKE: dict[str, list[str]] = {
 EXCLUDED: dict[str, str] = {
     "common": "helpers for the others, not a bench",
     "smoke": "this runner",
+    "console": "times a running stack's console endpoints (`seksenbir up` with --ops, and "
+    "--auditor): run by hand against one, figures in docs/benchmarks.md",
     "adjudication_vs_mila": "needs MILA `diplomacy`, a peer kept out of the project's "
     "environment (.venv-bench): `make bench-mila`",
     "mutation": "mutation testing with mutmut: a full domain test run per mutant, about 20 "

@@ -135,9 +135,13 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
 
 # --- explain, what-if ----------------------------------------------------------------------
 def _season_events(
-    args: argparse.Namespace, verb: str, work: Callable[[str, list[Any]], int]
+    args: argparse.Namespace,
+    verb: str,
+    work: Callable[[str, list[Any]], int],
+    instants: list[str | None] | None = None,
 ) -> int:
-    """Run `work(season_id, events)` on a season from an export file or the database."""
+    """Run `work(season_id, events)` on a season from an export file or the database;
+    `instants`, when given, gets each event's recorded `at` first (ADR-103)."""
     from shared.app.export import ExportError
 
     def decoded(export: Export) -> int:
@@ -148,6 +152,8 @@ def _season_events(
                 f"seksenbir {verb}: {unreadable_why(exc, args.lang, args.source)}", file=sys.stderr
             )
             return 2
+        if instants is not None:
+            instants.extend(r.metadata.at for r in export.records)
         return work(export.season_id, events)
 
     if names_a_file(args.source, verb, args.lang):
@@ -182,9 +188,11 @@ def run_explain(args: argparse.Namespace) -> int:
     from shared.app.divan_tools import explain
     from shared.app.ops_replay import ReplayError
 
+    instants: list[str | None] = []
+
     def work(season_id: str, events: list[Any]) -> int:
         try:
-            out = explain(season_id, events, args.divan, args.province)
+            out = explain(season_id, events, args.divan, args.province, instants)
         except ReplayError as exc:
             print(f"seksenbir explain: {exc.said.text(args.lang)}", file=sys.stderr)
             return 2
@@ -194,7 +202,7 @@ def run_explain(args: argparse.Namespace) -> int:
             print(explain_text(out, args.lang, args.province))
         return 0 if out.verification.ok else 1
 
-    return _season_events(args, "explain", work)
+    return _season_events(args, "explain", work, instants)
 
 
 def run_what_if(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from entrypoints import stores
+from entrypoints.notify_boot import api_notify_store
 from entrypoints.stores import Role
 from services.projections import projection_actors
 from services.projections.listener import start_listener
@@ -32,6 +33,7 @@ from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
+from shared.app.notify_store import NotifyStore
 from shared.app.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
@@ -228,6 +230,7 @@ class ApiClients:
     enqueue: Enqueue
     redis: aioredis.Redis | None = None  # the read side's (None: the command API alone)
     rebuild: Callable[[str], None] | None = None
+    notify: NotifyStore | None = None  # webhooks and push subscriptions (ADR-98)
 
 
 @contextlib.asynccontextmanager
@@ -253,7 +256,8 @@ async def api_clients(
             redis = await opened.enter_async_context(read_redis(settings))
         if reads and rebuild is None:
             rebuild = opened.enter_context(rebuild_queue(settings))
-        yield ApiClients(store, enqueue, redis, rebuild)
+        notify = await opened.enter_async_context(api_notify_store(settings, store))
+        yield ApiClients(store, enqueue, redis, rebuild, notify)
 
 
 def limiter_redis(settings: Settings) -> aioredis.Redis:

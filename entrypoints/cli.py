@@ -101,6 +101,17 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _vapid_keys(args: argparse.Namespace) -> int:
+    """A new VAPID pair (issue 25): the private key goes into SEKSENBIR_VAPID_PRIVATE_KEY, the
+    public one is what GET /v1/push/key serves (derived from the private key)."""
+    from shared.app.webpush import VapidKeys
+
+    keys = VapidKeys.generate()
+    print(f"SEKSENBIR_VAPID_PRIVATE_KEY={keys.private_key}")
+    print(f"# public key: {keys.public_key}")
+    return 0
+
+
 def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="seksenbir", description="Seksenbir game server")
     p.add_argument("--lang", choices=["tr", "en"], default="tr", help=LANG_HELP)
@@ -132,6 +143,12 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
         help="print the whole season as one JSON document instead of text",
     )
     s.set_defaults(func=_simulate)
+    v = sub.add_parser(
+        "vapid-keys",
+        parents=[common],
+        help="print a new VAPID key pair for Web Push (SEKSENBIR_VAPID_PRIVATE_KEY)",
+    )
+    v.set_defaults(func=_vapid_keys)
     cli_ops.register(sub, common)
     audit.register(sub, common, lang)
     if lang == "tr":  # the language policy: Turkish by default, English with --lang en

@@ -63,6 +63,7 @@ def _serve(args: argparse.Namespace) -> int:
 WORKER_MODULES = {
     "resolver": "entrypoints.resolver_worker",
     "projections": "entrypoints.projections_worker",
+    "notify": "entrypoints.notify_worker",
 }
 
 
@@ -259,9 +260,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sv.add_argument("--port", type=int, default=8081, help="port to listen on (default 8081)")
     sv.set_defaults(func=_serve)
     w = sub.add_parser(
-        "worker", parents=[common], help="a Dramatiq worker: resolver or projections"
+        "worker", parents=[common], help="a Dramatiq worker: resolver, projections or notify"
     )
-    w.add_argument("kind", choices=["resolver", "projections"], help="which worker to run")
+    w.add_argument(
+        "kind", choices=["resolver", "projections", "notify"], help="which worker to run"
+    )
     w.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
     w.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
     w.set_defaults(func=_worker)

@@ -51,7 +51,7 @@ def _lifespan(
         try:
             async with clients() as opened, AsyncExitStack() as stack:
                 app.state.services = command_app.services(
-                    settings, opened.store, opened.enqueue, clock
+                    settings, opened.store, opened.enqueue, clock, opened.notify
                 )
                 if opened.redis is not None and opened.rebuild is not None:
                     app.state.query = _query_context(settings, opened, stack, clock)
@@ -88,6 +88,7 @@ def _query_context(
         rebuild=opened.rebuild,
         streams=streams,
         ops_reads=store.ops_reads,
+        players=store.players,
         stored_version=_stored_version(store),
         trusted=networks(settings.trusted_proxies),
         clock=clock,

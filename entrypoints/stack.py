@@ -254,7 +254,8 @@ def _roles(
     workers: tuple[int, int],
     metrics: tuple[dict[str, str], dict[str, str]],
 ) -> list[Role]:
-    """The stack's roles: the API, the resolver, the scheduler, the projections worker."""
+    """The stack's roles: the API, the resolver, the scheduler, the projections worker, the
+    notifications worker."""
     resolver_metrics, projections_metrics = metrics
     resolvers, projections = workers  # processes of each worker role
 
@@ -281,6 +282,8 @@ def _roles(
             dramatiq("entrypoints.projections_worker", projections),
             {**env, **projections_metrics},
         ),
+        # webhooks and Web Push (issue 25): the notifier and the notifications queue
+        Role("notify", dramatiq("entrypoints.notify_worker", 1), env),
     ]
 
 

@@ -18,7 +18,9 @@ from shared.logs import configure_logging
 from shared.settings import Settings
 from shared.unreachable import DatabaseUnreachable
 
-Role = Literal["api", "resolver", "projections", "projections-woken", "sweeper", "scheduler", "cli"]
+Role = Literal[
+    "api", "resolver", "projections", "projections-woken", "sweeper", "scheduler", "notify", "cli"
+]
 
 
 def utc_now() -> datetime:
@@ -52,7 +54,7 @@ def pool_settings(settings: Settings, role: Role) -> PoolSettings:
         return PoolSettings(min_size=1, max_size=2, application_name="scheduler", **timeouts)
     if role == "projections":
         return PoolSettings(max_size=4, application_name="projections")
-    if role in ("projections-woken", "sweeper"):
+    if role in ("projections-woken", "sweeper", "notify"):
         return PoolSettings(max_size=2, application_name=role)
     return PoolSettings()  # cli: one verb, then the process exits
 

@@ -108,6 +108,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     purge_interval_s: float = 3600.0
     # The browser client's build, served by the gateway at `/`; "": web/dist of this checkout.
     web_dir: str = ""
+    # Notifications (issue 25, ADR-98/99): hosts, addresses or CIDRs webhooks and push
+    # endpoints may use although private, on plain http or another port than 443 (tests and
+    # local runs: 127.0.0.1); the outbound call's timeout; the VAPID key (`seksenbir
+    # vapid-keys`; "": Web Push off) and its contact; the key sealing webhook secrets and
+    # push subscriptions at rest (base64url, 32 bytes; "": kept unsealed); the notifier's period.
+    outbound_allow: tuple[str, ...] = ()
+    outbound_timeout_s: float = 5.0
+    vapid_private_key: str = ""
+    vapid_subject: str = "mailto:ops@seksenbir.invalid"
+    notify_key: str = ""
+    notify_sweep_s: float = 2.0
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -215,6 +226,12 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "idempotency_key_retention_s": ("SEKSENBIR_IDEMPOTENCY_KEY_RETENTION_S",),
     "purge_interval_s": ("SEKSENBIR_PURGE_INTERVAL_S",),
     "web_dir": ("SEKSENBIR_WEB_DIR",),
+    "outbound_allow": ("SEKSENBIR_OUTBOUND_ALLOW",),
+    "outbound_timeout_s": ("SEKSENBIR_OUTBOUND_TIMEOUT_S",),
+    "vapid_private_key": ("SEKSENBIR_VAPID_PRIVATE_KEY",),
+    "vapid_subject": ("SEKSENBIR_VAPID_SUBJECT",),
+    "notify_key": ("SEKSENBIR_NOTIFY_KEY",),
+    "notify_sweep_s": ("SEKSENBIR_NOTIFY_SWEEP_S",),
 }
 
 

@@ -149,6 +149,7 @@ STORE_TABLES = (
     "due_work",
     "ops_reads",
     "audit_copies",
+    "player_events",
 )
 _REGCLASSES = ", ".join(f"'{table}'" for table in STORE_TABLES)
 EMPTY_STORE = "\n".join(

@@ -15,12 +15,14 @@ from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
 from services.command.request_context import DEPENDENCIES
 from services.command.routes import ROUTES
-from services.command.service import Services
+from services.command.service import Receivers, Services
 from shared.app.bodies import limit_json_depth
 from shared.app.docs_ui import SwaggerOffline
 from shared.app.etag import conditional_get
 from shared.app.language import content_language
+from shared.app.notify_store import MemoryNotifyStore, NotifyStore
 from shared.app.openapi import COMPONENTS
+from shared.app.outbound import Policy
 from shared.app.ratelimit import (
     AuthFailures,
     RequestLimits,
@@ -30,6 +32,7 @@ from shared.app.ratelimit import (
 )
 from shared.app.read_limits import ReadLimits, limit_reads
 from shared.app.seasons import Seasons
+from shared.app.webpush import VapidKeys
 from shared.eventstore import EventStore
 from shared.settings import Settings
 
@@ -77,9 +80,19 @@ def services(
     store: EventStore,
     enqueue: Callable[[str, int], None],
     clock: Callable[[], datetime],
+    notify: NotifyStore | None = None,
 ) -> Services:
     """The command side's services on the gateway's clients (entrypoints/gateway.py)."""
     return Services(
+        notify=notify if notify is not None else MemoryNotifyStore(),
+        receivers=Receivers(
+            policy=Policy(allow=settings.outbound_allow),
+            push_key=(
+                VapidKeys.from_private(settings.vapid_private_key).public_key
+                if settings.vapid_private_key
+                else None
+            ),
+        ),
         seasons=Seasons(store, queue_wait=settings.lock_timeout_ms / 1000),
         enqueue=enqueue,
         ops=settings.ops_token_hashes,

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.name_reset import NameResetOut
+from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -33,6 +34,7 @@ from services.command.schemas import (
     OrderIn,
     OrdersAcceptedOut,
     OrdersIn,
+    ProvinceFixIn,
     ReasonIn,
     SeasonStatus,
     SpendIn,
@@ -40,15 +42,21 @@ from services.command.schemas import (
     VoteIn,
 )
 from shared.app.calendar_answer import CalendarOut, DivanAt
+from shared.app.console_checks import CorrectionPreviewOut, VerifyOut
 from shared.app.divan_tools import (
+    BeyAt,
+    BeyChange,
     DiePin,
     ExplainOut,
     OrderChange,
+    ProvinceAt,
+    ProvinceChange,
     WhatIfIn,
     WhatIfOut,
     explain,
     what_if,
 )
+from shared.app.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
 from shared.app.private_view import private_view
 from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
@@ -118,6 +126,11 @@ _ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
 )
 
 # handler name -> "request" and/or a 2xx status -> the example
+PLAYER = PlayerKeyOut(
+    player_id="5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7",
+    player_key="sbp1.5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7.Qm9yYS1pcy1hLXBsYXllci1vZi10aGUt",
+)
+
 EXAMPLES: dict[str, dict[str | int, object]] = {
     "create_season": {
         "request": CreateSeasonIn(memleket=6, seed="123"),
@@ -206,6 +219,45 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
     },
     "explain_divan": {200: _EXPLAINED},
+    "correction_dry_run": {
+        "request": CorrectionIn(
+            correction=ProvinceFixIn(province=71, owner=3, units=4),
+            reason="verify: Divan 5's battle for Kırıkkale re-runs as a standoff",
+        ),
+        200: CorrectionPreviewOut(
+            reason="verify: Divan 5's battle for Kırıkkale re-runs as a standoff",
+            divan=7,
+            refers_to=None,
+            version=259,
+            changed=True,
+            provinces=[
+                ProvinceChange(
+                    71, "Kırıkkale", ProvinceAt(1, 2, sur=False), ProvinceAt(3, 4, sur=False)
+                )
+            ],
+            beys=[
+                BeyChange(1, BeyAt(5, 6, 14, None, []), BeyAt(5, 5, 12, None, [])),
+                BeyChange(3, BeyAt(9, 4, 10, None, []), BeyAt(9, 5, 14, None, [])),
+            ],
+        ),
+    },
+    "verify_season": {
+        200: VerifyOut(
+            season=SEASON,
+            events=412,
+            divan=16,
+            phase="over",
+            hash_chain="ok",
+            head="5e" * 32,
+            replay="ok",
+            mismatches=[],
+            corrections=[],
+            seed_commitment="ok: SHA-256(seed_salt:seed) matches",
+            sealed_orders="ok: 16 Divans",
+            first_bad_event=None,
+            ok=True,
+        )
+    },
     "fork_season": {
         "request": ForkIn(divan=8, seat=5),
         201: ForkedOut(
@@ -246,6 +298,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             redacted=ExportRedaction(rule="R-14", events=187),
         )
     },
+    **NOTIFY_EXAMPLES,
     **{
         f"season_admin_{act}": {
             "request": (
@@ -261,4 +314,8 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         }
         for act, reason in _ADMIN_REASONS
     },
+    # issue 23 (ADR-87): a player, its key rotated, leaving
+    "create_player": {"request": PlayerIn(name="Ayşe"), 201: PLAYER},
+    "rotate_player_key": {200: PLAYER},
+    "leave_player": {200: PlayerLeftOut(player_id=PLAYER.player_id, left=True)},
 }

@@ -36,11 +36,11 @@ DIVAN = ("not_allowed_in_mode", "wrong_phase", "divan_locked", "wrong_divan")
 # Live seasons (issue 12): creation's own refusals (a seed or a compressed calendar asked for
 # by someone not ops, a calendar for a trial season, the domain's calendar checks) …
 CREATE_LIVE: tuple[str, ...] = ("not_allowed_in_mode", "forbidden", "registration_close_required")
-CREATE_LIVE += ("registration_too_soon", "invalid_instant", "bad_interval")
+CREATE_LIVE += ("registration_too_soon", "invalid_instant", "bad_interval", "bad_player_key")
 NAMING = ("invalid_name", "name_reserved", "name_taken")  # a name given
 CREATE_LIVE += NAMING
 JOIN: tuple[str, ...] = ("registration_closed", "season_full", "memleket_taken", "season_cancelled")
-JOIN += ("not_allowed_in_mode", *NAMING)
+JOIN += ("not_allowed_in_mode", *NAMING, "bad_player_key", "player_already_seated")  # issue 23
 # … and each season-admin act's (shared/domain/admin.py, D-29 … D-31)
 ADMIN_COMMON = ("not_allowed_in_mode", "season_cancelled", "reason_required")
 ADMIN: dict[str, tuple[str, ...]] = {

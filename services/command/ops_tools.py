@@ -86,14 +86,18 @@ async def export_season(
     return lines
 
 
-async def _season_events(svc: Services, season_id: str) -> list[ev.Event]:
+async def _season_records(svc: Services, season_id: str) -> list[RecordedEvent]:
     try:
         records = await svc.seasons.store.read_stream(season_id)
     except StoreBusyError:
         raise store_busy() from None
     if not records:
         raise Problem(404, "season_not_found")
-    return decoded(season_id, records)
+    return records
+
+
+async def _season_events(svc: Services, season_id: str) -> list[ev.Event]:
+    return decoded(season_id, await _season_records(svc, season_id))
 
 
 def decoded(season_id: str, records: Sequence[RecordedEvent]) -> list[ev.Event]:
@@ -118,9 +122,11 @@ async def explain_divan(
     """Ops: Divan `divan` verified (re-run, R-12.3) and explained battle by battle (R-5.8).
     It shows every bey's orders of that Divan, so the read is logged (R-14); 404
     `divan_not_found` for a Divan not locked yet. Dice show their key, never the seed."""
-    events = await _season_events(svc, season_id)
+    records = await _season_records(svc, season_id)
+    events = decoded(season_id, records)
+    instants = [r.metadata.at for r in records]  # ADR-103: each order set's submitted_at
     try:
-        out = divan_tools.explain(season_id, events, divan, provinces)
+        out = divan_tools.explain(season_id, events, divan, provinces, instants)
     except ReplayError:
         raise Problem(404, "divan_not_found", params={"divan": divan}) from None
     log.info("ops.read", season=season_id, divan=divan, what="explain")

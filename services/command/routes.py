@@ -13,8 +13,14 @@ from __future__ import annotations
 
 from services.command.bey_routes import BEY_ROUTES
 from services.command.command_examples import EXAMPLES
+from services.command.console_routes import CONSOLE_ROUTES
+from services.command.notify_routes import NOTIFY_ROUTES
 from services.command.ops_routes import OPS_ROUTES
+from services.command.player_routes import PLAYER_ROUTES
 from services.command.season_routes import SEASON_ROUTES
 from shared.app.openapi import with_examples
 
-ROUTES = with_examples([*SEASON_ROUTES, *BEY_ROUTES, *OPS_ROUTES], EXAMPLES)
+ROUTES = with_examples(
+    [*SEASON_ROUTES, *NOTIFY_ROUTES, *BEY_ROUTES, *OPS_ROUTES, *PLAYER_ROUTES, *CONSOLE_ROUTES],
+    EXAMPLES,
+)

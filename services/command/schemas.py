@@ -12,6 +12,7 @@ from shared.app.bey_names import BeyName, Description, NamedBey  # shared with t
 from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.app.calendar_answer import CalendarOut  # one schema with the read side
 from shared.app.fork_origin import ForkedFrom  # one schema with the read side
+from shared.app.player_schemas import PlayerKeyText
 from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 
@@ -46,6 +47,7 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     name: BeyName | None = None  # the creator's display name (with a memleket)
     listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
     description: Description | None = None  # live: the creator's words in the lobby
+    player_key: PlayerKeyText | None = None  # issue 23: the creator's seat is this player's
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -101,6 +103,7 @@ class JoinIn(msgspec.Struct, **Strict):
 
     memleket: Plate
     name: BeyName | None = None  # the bey's display name
+    player_key: PlayerKeyText | None = None  # issue 23: the seat is this player's (ADR-87)
 
 
 class JoinedOut(msgspec.Struct, frozen=True):

@@ -110,6 +110,8 @@ async def create_live_season(
     registration_closes_at: datetime | None,
     interval_seconds: int | None,
     listing: Listing | None = None,
+    *,
+    player_id: str | None = None,
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
@@ -140,14 +142,9 @@ async def create_live_season(
     state = decided(state, events, listed)
     creator = None
     if memleket is not None:
-        join = c.JoinSeason(memleket=memleket, at=now, name=listing.name)
-        state = decided(state, events, join)
-        seat = max(b.seat for b in state.beys)
-        token = tokens.new_token(season_id, seat)
-        state = decided(
-            state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token))
+        state, creator = _creator(
+            state, events, memleket, now, name=listing.name, player_id=player_id
         )
-        creator = CreatorOut(seat, token, memleket)
     meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
     try:
         await svc.seasons.append(season_id, 0, "create", events, meta)
@@ -166,8 +163,32 @@ async def create_live_season(
     )
 
 
+def _creator(
+    state: SeasonState,
+    events: list[ev.Event],
+    memleket: int,
+    now: datetime,
+    *,
+    name: str | None,
+    player_id: str | None,
+) -> tuple[SeasonState, CreatorOut]:
+    """The creator of a live season joins: its seat, its token (shown once), its name, and the
+    player its seat is bound to (issue 23, ADR-87)."""
+    state = decided(state, events, c.JoinSeason(memleket=memleket, at=now, name=name))
+    seat = max(b.seat for b in state.beys)
+    token = tokens.new_token(state.season_id, seat)
+    state = decided(state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token)))
+    if player_id is not None:
+        state = decided(state, events, c.BindPlayer(seat=seat, player_id=player_id))
+    return state, CreatorOut(seat, token, memleket)
+
+
 async def join_season(
-    svc: Services, season_id: str, memleket: int, name: str | None = None
+    svc: Services,
+    season_id: str,
+    memleket: int,
+    name: str | None = None,
+    player_id: str | None = None,
 ) -> JoinedOut:
     """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
     append's expected version decides a race (the loser decides again on the winner's state,
@@ -184,6 +205,13 @@ async def join_season(
             c.RotateToken(seat=joined.seat, token_hash=tokens.token_hash(token)),
         )
         assert isinstance(rotated, list), rotated
+        if player_id is not None:  # issue 23: at most one seat per season (ADR-87)
+            bound = decide(
+                fold([joined, *rotated], state), c.BindPlayer(seat=joined.seat, player_id=player_id)
+            )
+            if not isinstance(bound, list):
+                raise Problem.of(bound)
+            rotated = [*rotated, *bound]
         return [joined, *rotated, *events[1:]], token, joined.seat
 
     async def attempt(_n: int) -> JoinedOut:

@@ -8,6 +8,7 @@ from litestar import Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 
 from services.command import (
+    player_commands,
     season_commands,
     season_reads,
 )
@@ -72,6 +73,8 @@ async def create_season(
             )
         if data.registration_closes_at is not None or data.divan_interval_seconds is not None:
             raise Problem(403, "not_allowed_in_mode.trial_calendar")
+        if data.player_key is not None:  # a trial never counts for a player (issue 23)
+            raise Problem(403, "not_allowed_in_mode.trial_player")
         if not data.listed or data.description is not None:  # the lobby is for live seasons
             raise Problem(403, "not_allowed_in_mode.lobby_live_only")
         seed = int(data.seed) if data.seed is not None else None
@@ -109,6 +112,9 @@ async def _create_live(
             raise Problem(403, "forbidden.compressed_calendar")
     if data.name is not None and data.memleket is None:  # a name is a bey's: it joins
         raise Problem(422, "invalid_name.without_memleket", field="$.name")
+    if data.player_key is not None and data.memleket is None:  # no seat to bind (issue 23)
+        raise Problem(422, "invalid_body.player_key_seat", field="$.player_key")
+    player_id = await player_commands.player_of(services, data.player_key)
     listing = season_commands.Listing(data.name, data.listed, data.description)
     return await season_commands.create_live_season(
         services,
@@ -116,6 +122,7 @@ async def _create_live(
         data.registration_closes_at,
         data.divan_interval_seconds,
         listing,
+        player_id=player_id,
     )
 
 
@@ -129,8 +136,12 @@ async def join_season(services: Services, season_id: str, data: JoinIn) -> Joine
     """First come, first served: the seat, the bey's token (shown once) and the calendar.
     409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`;
     with a `name` (R-15.5): 422 `invalid_name`, `name_reserved`, 409 `name_taken` (of two
-    joins racing with one name, one wins)."""
-    return await season_commands.join_season(services, season_id, data.memleket, data.name)
+    joins racing with one name, one wins); with a `player_key` (issue 23): 401
+    `bad_player_key`, 409 `player_already_seated`."""
+    player_id = await player_commands.player_of(services, data.player_key)
+    return await season_commands.join_season(
+        services, season_id, data.memleket, data.name, player_id
+    )
 
 
 def _admin_route(act: AdminAction, summary: str) -> Any:

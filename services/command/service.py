@@ -21,6 +21,8 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import structlog
 
+from shared.app.notify_store import MemoryNotifyStore, NotifyStore
+from shared.app.outbound import Policy
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (
@@ -50,6 +52,15 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True, slots=True)
+class Receivers:
+    """What registering webhooks and push subscriptions needs (issue 25): the outbound policy
+    their URLs are checked against, and the VAPID public key (None: Web Push is off)."""
+
+    policy: Policy = field(default_factory=Policy)
+    push_key: str | None = None
+
+
 @dataclass
 class Services:
     """What the service needs, opened in the app's lifespan and kept on app.state."""
@@ -63,6 +74,8 @@ class Services:
     # a live season's calendar decides on (R-1.3, R-4.4). Tests inject a fake (never sleep).
     clock: Callable[[], datetime] = utc_now
     in_flight: set[tuple[str, str]] = field(default_factory=set)  # (scope, key) running here
+    notify: NotifyStore = field(default_factory=MemoryNotifyStore)  # ADR-98
+    receivers: Receivers = field(default_factory=Receivers)
 
     @property
     def staff(self) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from litestar import Request
 from litestar.connection import ASGIConnection
 
 from services.projections.keys import Keys, projected, seasons_index, swept
+from services.projections.ratings_fold import RatingsFold
 from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.bounds import JSON_SAFE_INTEGER
@@ -39,6 +40,9 @@ class QueryContext(msgspec.Struct):
     # right after it was created is not yet projected, not "not found"; a `?min_version=` past
     # the stored version is one the season has not reached (422), not one to wait for
     stored_version: Callable[[str], Awaitable[int]] | None = None
+    # issue 23: players' own log (names, who left) and this process's ratings fold (ADR-88)
+    players: Any = None
+    ratings: Any = msgspec.field(default_factory=RatingsFold)
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:

@@ -163,3 +163,21 @@ def projected(prefix: str, season_id: str) -> str:
     """Pub/sub channel on which the projectors announce each season version they make
     readable (the payload: the version), so a read waiting for `?min_version=` wakes at once."""
     return f"{prefix}:projected:{season_id}"
+
+
+def player_seasons(prefix: str, player_id: str) -> str:
+    """The counted live seasons a player holds a seat in (issue 23): a sorted set of season
+    ids by the log position of the SeatBound."""
+    return cross(prefix, f"players:{player_id}:seasons")
+
+
+def player_records(prefix: str) -> str:
+    """Each finished counted season's record for its players (shared.domain.ratings
+    SeasonRecord as JSON), a hash by season id; `player_records_order` orders them."""
+    return cross(prefix, "players:records")
+
+
+def player_records_order(prefix: str) -> str:
+    """The finished counted seasons by the log position of their Kurultay: the order the
+    ratings fold applies them in (ADR-88)."""
+    return cross(prefix, "players:records:order")

@@ -6,15 +6,25 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import msgspec
 import redis.asyncio as aioredis
 import structlog
 
-from services.projections.keys import Keys, channel, projected, swept
+from services.projections.keys import (
+    Keys,
+    channel,
+    player_records,
+    player_records_order,
+    projected,
+    swept,
+)
 from services.projections.reads import active_gens
-from services.projections.reducers import Snapshot, cross_season, project
+from services.projections.reducers import Op, Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
+from shared.domain import events as ev
 from shared.domain.evolve import fold
+from shared.domain.ratings import counts_for_players, season_record
 from shared.domain.state import SeasonState
 from shared.eventstore import EventStore, RecordedEvent
 from shared.faults import fault
@@ -165,6 +175,7 @@ class Projector:
                 self._cursors.drop(season_id, cur)  # not a newer one another projector kept
                 return applied
             cross = cross_season(self.prefix, state, events, [r.position for r in batch])
+            cross += await self._players_record(season_id, state, events, batch)
             if cross:
                 await self.sink.plain(cross)
             cur = _Cursor(keys.gen, new, state, snap)
@@ -179,6 +190,29 @@ class Projector:
                 gen=keys.gen,
             )
         return applied
+
+    async def _players_record(
+        self,
+        season_id: str,
+        state: SeasonState,
+        events: list[ev.Event],
+        batch: list[RecordedEvent],
+    ) -> list[Op]:
+        """Issue 23: a finished counted season's record for its players (ratings.season_record,
+        from the whole stream: a Divan's orders are spent once it resolves), by its season id
+        and ordered by its Kurultay's position: idempotent, so a repeat or a rebuild rates no
+        season twice (ADR-88)."""
+        held = [r for e, r in zip(events, batch, strict=True) if isinstance(e, ev.KurultayHeld)]
+        if not held or not state.players or not counts_for_players(state):
+            return []
+        stream = await self.store.read_stream(season_id)
+        record = season_record(state, (codec.decode_stored(r.data, r.type) for r in stream))
+        if record is None:
+            return []
+        return [
+            ("HSET", player_records(self.prefix), season_id, msgspec.json.encode(record).decode()),
+            ("ZADD", player_records_order(self.prefix), float(held[0].position), season_id),
+        ]
 
     async def rebuild(self, season_id: str) -> int:
         """Build a new generation from event 1, then switch readers to it in one step.

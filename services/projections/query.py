@@ -16,6 +16,7 @@ from services.projections.context import MIN_VERSION, ctx, season_read
 from services.projections.history import memleket_betrayals, season_betrayals, treaty_of
 from services.projections.keys import Keys, board, han_memleket, seasons_index, swept
 from services.projections.lobby import lobby
+from services.projections.player_reads import PLAYER_QUERY_ROUTES
 from services.projections.query_answers import answer, decoded_hash, in_language, names_of
 from services.projections.query_examples import EXAMPLES
 from services.projections.query_ops import all_orders, audit_betrayals, battles, ops_bey
@@ -294,7 +295,16 @@ VERSIONED_ROUTES = with_examples(
 QUERY_ROUTES = [
     *VERSIONED_ROUTES,
     *with_examples(
-        [static_board, season_list, lobby, boards, memleket_betrayals, ticket, events],
+        [
+            static_board,
+            season_list,
+            lobby,
+            *PLAYER_QUERY_ROUTES,  # /boards/ratings before /boards/{name}
+            boards,
+            memleket_betrayals,
+            ticket,
+            events,
+        ],
         EXAMPLES,
     ),
 ]

@@ -26,8 +26,13 @@ from services.projections.responses import (
     LeaderboardOut,
     MapOut,
     OrdersOut,
+    PlayerPlaceOut,
+    PlayerRecordOut,
     Province,
     PublicBey,
+    RatingOut,
+    RatingRowOut,
+    RatingsOut,
     RegionTitle,
     Report,
     ReportsOut,
@@ -118,6 +123,20 @@ def _small_board() -> object:
 
 
 # handler name -> a 2xx status -> the example
+PLAYER_RATING = RatingOut(mu=27.87, sigma=8.21, ordinal=3.24, seasons=1)
+PLAYER_RECORD = PlayerRecordOut(
+    player_id="5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7",
+    name="Ayşe",
+    seasons_played=2,
+    seasons_finished=1,
+    han_titles=1,
+    places=[PlayerPlaceOut(season_id="ab" * 16, seat=3, place=1, score=41)],
+    hain=1,
+    divans_missed=2,
+    divans_played=16,
+    rating=PLAYER_RATING,
+)
+
 EXAMPLES: dict[str, dict[str | int, object]] = {
     "static_board": {200: _small_board()},
     "season_list": {
@@ -237,5 +256,15 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         200: 'event: ready\nid: 30\ndata: {"channels":2}\n\n'
         'event: divan_report\nid: 59-0\ndata: {"divan":3,"type":"divan_report"}\n\n'
         'event: private_report\nid: 59-1\ndata: {"divan":3,"type":"private_report"}\n\n'
+    },
+    # issue 23 (ADR-87, ADR-88)
+    "player_record": {200: PLAYER_RECORD},
+    "ratings_board": {
+        200: RatingsOut(
+            total=1,
+            offset=0,
+            limit=50,
+            rows=[RatingRowOut(1, PLAYER_RECORD.player_id, "Ayşe", PLAYER_RATING)],
+        )
     },
 }

@@ -16,10 +16,12 @@ from services.projections.keys import (
     channel,
     cross,
     han_memleket,
+    player_seasons,
     seasons_index,
 )
 from services.projections.views import Views, all_views, j
 from shared.domain import events as ev
+from shared.domain.ratings import counts_for_players
 from shared.domain.report_lines import correction, kurultay, offer_withdrawn, season_admin
 from shared.domain.state import SeasonState
 
@@ -283,6 +285,11 @@ def cross_season(
     for e, position in zip(events, positions, strict=True):
         if isinstance(e, ev.SeasonCreated):
             ops.append(("ZADD", seasons_index(prefix), float(position), e.season_id))
+        elif isinstance(e, ev.SeatBound) and counts_for_players(state):
+            # issue 23: a counted live season the player holds a seat in (its record)
+            ops.append(
+                ("ZADD", player_seasons(prefix, e.player_id), float(position), state.season_id)
+            )
         elif isinstance(e, ev.BattlesResolved) and e.betrayals:
             # issue 13: betrayal history across seasons, by the memleket of either bey (NX: the
             # first Divan's position stays, so a repeat or a later betrayal changes nothing)

@@ -215,6 +215,51 @@ class BoardOut(msgspec.Struct):
     rows: list[BoardRow]
 
 
+class RatingOut(msgspec.Struct):
+    """openskill Plackett–Luce (ADR-88): mu, sigma, the ranked figure mu − 3 sigma, seasons."""
+
+    mu: float
+    sigma: float
+    ordinal: float
+    seasons: int
+
+
+class PlayerPlaceOut(msgspec.Struct):
+    season_id: str
+    seat: int
+    place: int
+    score: int
+
+
+class PlayerRecordOut(msgspec.Struct):
+    """Issue 23: a player's public record over counted live seasons."""
+
+    player_id: str
+    name: str | None
+    seasons_played: int
+    seasons_finished: int
+    han_titles: int
+    places: list[PlayerPlaceOut]
+    hain: int  # times marked Hain
+    divans_missed: int  # Divans with no orders for any province …
+    divans_played: int  # … out of these
+    rating: RatingOut | None
+
+
+class RatingRowOut(msgspec.Struct):
+    rank: int
+    player_id: str
+    name: str | None
+    rating: RatingOut
+
+
+class RatingsOut(msgspec.Struct):
+    total: int
+    offset: int
+    limit: int
+    rows: list[RatingRowOut]
+
+
 class BattlesOut(msgspec.Struct):
     season_id: str
     version: int

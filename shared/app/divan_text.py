@@ -60,9 +60,28 @@ def explain_text(out: ExplainOut, lang: Lang, provinces: Sequence[int] = ()) -> 
                     rule=d.rule,
                 )
             )
+    lines += _sets_text(out, lang)
     if out.corrections:
         lines += ["", corrections_text(out.corrections, lang)]
     return "\n".join(lines)
+
+
+def _sets_text(out: ExplainOut, lang: Lang) -> list[str]:
+    """ADR-103: each order set submitted for the Divan, its instant against the lock's."""
+    sets = out.orders.sets
+    if not sets:
+        return []
+    locked = out.orders.locked_at
+    lines = ["", _say("sets_head", lang, at=locked.isoformat() if locked else "-")]
+    for s in sets:
+        at = s.submitted_at.isoformat() if s.submitted_at else _say("set.at_lock", lang)
+        sealed = _say("set.sealed", lang) if s.sealed else ""
+        late = "" if s.before_lock else _say("set.late", lang)
+        orders = len(s.orders)
+        lines.append(
+            "  " + _say("set", lang, seat=s.seat, at=at, count=orders, mark=sealed, what=late)
+        )
+    return lines
 
 
 def _battle_text(b: BattleNote, lang: Lang) -> list[str]:

@@ -22,6 +22,7 @@ from shared.app.ops_replay import (
     rerun_divan,
     state_json,
 )
+from shared.app.order_sets import OrdersAtLock, orders_at_lock
 from shared.app.treaty_answer import Treaty
 from shared.domain import events as ev
 from shared.domain.decide import order_refusal
@@ -66,6 +67,9 @@ class ExplainOut(msgspec.Struct, frozen=True):
     # ADR-53: the corrections ops applied after any Divan up to this one, in version order:
     # the record above stays as it was, these compensate it (issue 13)
     corrections: list[CorrectionNote] = []
+    # issue 26 (ADR-103): the lock instant and every order set submitted for this Divan with
+    # its `submitted_at`, and which one was sealed; empty sets when none was recorded
+    orders: OrdersAtLock = msgspec.field(default_factory=lambda: OrdersAtLock(None, []))
 
 
 class OrderChange(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename={"frm": "from"}):
@@ -180,9 +184,14 @@ def verification(events: Sequence[ev.Event], divan: int) -> Verification:
 
 
 def explain(
-    season_id: str, events: Sequence[ev.Event], divan: int, provinces: Sequence[int] = ()
+    season_id: str,
+    events: Sequence[ev.Event],
+    divan: int,
+    provinces: Sequence[int] = (),
+    instants: Sequence[str | None] = (),
 ) -> ExplainOut:
-    """ReplayError when the Divan is not in the record."""
+    """ReplayError when the Divan is not in the record. `instants`: each event's recorded
+    `at` (its metadata), for the order sets' submission instants (ADR-103)."""
     _at, state, locked = _locked(events, divan)
     explanation, _events = explain_divan(state, inputs_of(state, locked))
     return ExplainOut(
@@ -191,6 +200,7 @@ def explain(
         verification(events, divan),
         notes_for(explanation, provinces),
         correction_notes(events, len(events), through_divan=divan),
+        orders_at_lock(events, instants, divan),
     )
 
 

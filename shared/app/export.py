@@ -53,6 +53,7 @@ VISIBLE_TO_AUDITORS = frozenset(
         "bey_joined.v1",
         "bey_named.v1",  # issue 23: names, a lobby entry, an ops reset's reason: public
         "season_listed.v1",
+        "seat_bound.v1",  # issue 23: a public player id, never its key (ADR-87)
         "calendar_set.v1",
         "calendar_set.v2",  # ADR-58
         "deadline_set.v1",
@@ -137,7 +138,6 @@ class Export:
     redacted: frozenset[int] = frozenset()
 
 
-# --- writing -------------------------------------------------------------------------------
 def header(
     season_id: str,
     records: Sequence[RecordedEvent],

@@ -47,6 +47,12 @@ CODES: dict[str, tuple[int, str]] = {
     "not_allowed_in_mode": (403, "not in this season's mode (Divan requests: trial only)"),
     "season_not_found": (404, "no such season"),
     "not_found": (404, "no such resource (a path parameter that is not a decimal integer)"),
+    "receiver_not_found": (404, "no such webhook or push subscription of the caller's"),
+    "receivers_full": (409, "the caller has as many webhooks or push subscriptions as allowed"),
+    "receiver_refused": (
+        422,
+        "a URL the server does not call: not https, not port 443, a private address (`reason`)",
+    ),
     "divan_not_found": (404, "a Divan outside 1 … 16, or not resolved yet"),
     "divan_locked": (409, "a Divan is being resolved (Retry-After)"),
     "wrong_divan": (409, "not the Divan this counts for; `divan` names that one"),
@@ -86,6 +92,10 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_name": (422, "not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`)"),
     "name_reserved": (422, "a reserved whole name or its lookalike (seat forms, Han, ops …)"),
     "name_taken": (409, "another bey of the season has this name or its lookalike"),
+    # Players (issue 23, ADR-87)
+    "player_already_seated": (409, "the player holds a seat of this season already"),
+    "bad_player_key": (401, "a player key that is no player's, or a player's who left"),
+    "player_not_found": (404, "no such player, or one who left"),
     "registration_closed": (409, "registration is closed"),
     "season_cancelled": (409, "the season was cancelled; it takes no command"),
     "already_paused": (409, "the season is paused already"),

@@ -104,6 +104,8 @@ MEMBERS: dict[str, tuple[object, str]] = {
     ),
     "projected_version": (int, "`not_yet_projected`: the version the read side is at now"),
     "character": (str, "`invalid_body`: the character a free text may not hold, as `U+2028`"),
+    "reason": (str, "`receiver_refused`: url, scheme, port or address"),
+    "limit": (int, "`receivers_full`: the most receivers an owner may have in a season"),
 }
 
 
@@ -133,6 +135,8 @@ CARRIES: dict[str, tuple[str, ...]] = {
     "invalid_instant": ("latest",),
     "bad_interval": ("minimum", "maximum"),
     "not_later": ("registration_closes_at",),
+    "receiver_refused": ("reason",),
+    "receivers_full": ("limit",),
     "invalid_name": ("field", "seat"),  # the body's member; a reset's seat
     "name_reserved": ("field",),
     "name_taken": ("field",),

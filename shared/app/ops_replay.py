@@ -19,7 +19,7 @@ from shared.domain.evolve import evolve, fold
 from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.messages import DEFAULT, Lang, Said, said_from_english
-from shared.domain.replay import verify as replay_verify
+from shared.domain.replay import turn_problems
 from shared.domain.report_lines import correction
 from shared.domain.resolve import resolve_divan
 from shared.domain.scoring import scores
@@ -201,8 +201,7 @@ def rerun_divan(events: Sequence[ev.Event], divan: int) -> DivanRerun:
         recorded_obj = _builtins(got) if got is not None else None
         changes = _changes("", recorded_obj, _builtins(want))
         diffs.append(EventDiff(version, codec.event_type(want), False, changes))
-    _, problems = replay_verify(events[: lock_at + 1 + len(expected)])
-    turn = [p.what for p in problems if p.divan == divan and "turn" in p.what]
+    turn = [p.what for p in turn_problems(events, lock_at)]
     return DivanRerun(divan, diffs, turn)
 
 

@@ -105,7 +105,7 @@ def worker_metrics(kind: str, base_port: int, env: Mapping[str, str]) -> dict[st
     """
     if base_port <= 0:
         return {}
-    port = base_port + {"resolver": 0, "projections": 1}[kind]
+    port = base_port + {"resolver": 0, "projections": 1, "notify": 2}[kind]
     return {
         "dramatiq_prom_port": str(port),
         "dramatiq_prom_host": env.get("dramatiq_prom_host", "127.0.0.1"),
@@ -183,3 +183,9 @@ def due_message(kind: str, season_id: str, divan: int | None) -> dramatiq.Messag
     if kind == "kurultay":
         return close_message(CLOSE_KURULTAY, season_id)
     raise ValueError(f"no message for due work of kind {kind!r}")
+
+
+# Notifications (issue 25): their own queue, so a slow receiver never holds a Divan's worker.
+NOTIFY_QUEUE = "notifications"
+DELIVER = "deliver_notification"
+FAN_OUT = "fan_out_notifications"

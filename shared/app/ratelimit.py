@@ -224,14 +224,14 @@ def request_kind(method: str, path: str) -> RequestKind | None:
     if method != "POST" or not path.startswith("/v1/"):
         return None
     parts = path.split("/")[2:]  # after "", "v1"
-    if parts == ["seasons"]:
+    if parts in (["seasons"], ["players"]):  # issue 23: a new player counts as a creation
         return "create"
     if parts[:1] == ["seasons"] and len(parts) == 3 and parts[2] == "join":
         return "join"
     if parts[:1] == ["seasons"] and len(parts) >= 3 and parts[2] != "tickets":
         return "command"
-    if parts[:2] == ["ops", "seasons"]:
-        return "command"
+    if parts[:2] == ["ops", "seasons"] or (parts[:1] == ["players"] and len(parts) == 3):
+        return "command"  # … and a player's key rotated, a player leaving
     return None
 
 

@@ -135,6 +135,13 @@ class RequestDivan(Command, frozen=True, tag="request_divan"):
     divan: int
 
 
+class BindPlayer(Command, frozen=True, tag="bind_player"):
+    """Issue 23: the seat a player's key created or joined with is that player's (ADR-87)."""
+
+    seat: int
+    player_id: str
+
+
 class RotateToken(Command, frozen=True, tag="rotate_token"):
     """A bey's new token (only its hash), set by the bey itself or reissued by ops."""
 
@@ -228,6 +235,7 @@ AnyCommand = (
     | JoinSeason
     | ResetName
     | ListSeason
+    | BindPlayer
     | CloseRegistration
     | SubmitOrders
     | BuildSur

@@ -64,6 +64,8 @@ def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PL
             return naming.decide_reset(state, command)
         case c.ListSeason():
             return naming.decide_listing(state, command)
+        case c.BindPlayer():
+            return _bind(state, command)
         case c.CloseRegistration():
             if state.cancelled:
                 return admin.cancelled()
@@ -140,6 +142,17 @@ def _seated(state: SeasonState, cmd: c.JoinSeason) -> Result:
     closed = season.close_registration(after, cmd.at)
     assert isinstance(closed, list), closed
     return [*joined, *closed]
+
+
+def _bind(state: SeasonState, cmd: c.BindPlayer) -> Result:
+    """Issue 23 (ADR-87): a player holds at most one seat of a season; a computer bey's seat
+    is no player's."""
+    bey = state.bey(cmd.seat)
+    if bey is None or bey.computer or cmd.seat in state.players:
+        return reject("unknown_seat", seat=cmd.seat)
+    if cmd.player_id in state.players.values():
+        return reject("player_already_seated")
+    return [ev.SeatBound(seat=cmd.seat, player_id=cmd.player_id)]
 
 
 def _bey_check(state: SeasonState, seat: int) -> c.Rejection | None:

@@ -296,6 +296,15 @@ class SeedRevealed(Event, frozen=True, tag="seed_revealed.v1"):
     salt: str
 
 
+class SeatBound(Event, frozen=True, tag="seat_bound.v1"):
+    """Issue 23: the seat is played by this player (a public id, never its key): a player holds
+    at most one seat of a season. Public, in every export: the link a player's record is
+    built from (ADR-87)."""
+
+    seat: int
+    player_id: str
+
+
 class SeasonForked(Event, frozen=True, tag="season_forked.v1"):
     """A trial season started from the state after Divan `source_divan` of another season
     (issue 13, D-32): right after its own SeasonCreated (its new seed and commitment; it never
@@ -325,6 +334,7 @@ AnyEvent = (
     | BeyJoined
     | BeyNamed
     | SeasonListed
+    | SeatBound
     | RegistrationClosed
     | OrdersSubmitted
     | SurBuilt

@@ -125,6 +125,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             | ev.OfferAnswered()
             | ev.VoteCast()
             | ev.TokenRotated()
+            | ev.SeatBound()
         ):
             return _apply_command(state, event)
         case (
@@ -155,6 +156,7 @@ CommandEvent = (
     | ev.OfferAnswered
     | ev.VoteCast
     | ev.TokenRotated
+    | ev.SeatBound
 )
 DivanEvent = (
     ev.NewsRevealed
@@ -212,6 +214,8 @@ def _apply_command(state: SeasonState, event: CommandEvent) -> SeasonState:  # n
             return replace(state, votes={**state.votes, event.seat: event.candidate})
         case ev.TokenRotated():
             return replace(state, tokens={**state.tokens, event.seat: event.token_hash})
+        case ev.SeatBound():  # issue 23 (ADR-87)
+            return replace(state, players={**state.players, event.seat: event.player_id})
         case _:
             assert_never(event)
 

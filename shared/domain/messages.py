@@ -56,6 +56,12 @@ CATALOGUE: dict[str, Text] = {
     "not_allowed_in_mode.trial_calendar": T("Deneme sezonunun takvimi olmaz", "A trial season has no calendar"),
     "not_allowed_in_mode.live_divans": T("Canlı sezonda Divan takvimle toplanır", "In a live season the Divans are held by the calendar"),
     "memleket_taken": T("{memleket_name} alınmış; boş komşulardan birini seçin", "{memleket_name} is taken; choose one of its free neighbours"),
+    "player_already_seated": T("Bu oyuncu bu sezonda zaten bir koltukta oturuyor", "This player holds a seat of this season already"),
+    "bad_player_key": T("Oyuncu anahtarı geçersiz (ya da oyuncu ayrıldı)", "The player key is not valid (or its player left)"),
+    "player_not_found": T("Böyle bir oyuncu yok (ya da ayrıldı)", "No such player (or the player left)"),
+    "invalid_body.player_key_seat": T("Oyuncu anahtarı bir koltuk ister: memleket seçin", "A player key needs a seat: choose a memleket"),
+    "not_allowed_in_mode.trial_player": T("Deneme sezonu oyuncu kaydına sayılmaz: oyuncu anahtarı yalnız canlı sezonda", "A trial season never counts for a player: a player key is for live seasons only"),
+    "invalid_body.player_name": T("Oyuncu adı 2–24 karakter olmalı: harf, rakam, boşluk ve . - _ '", "A player name has 2–24 characters: letters, digits, spaces and . - _ '"),
     "unknown_seat": T("{seat}. koltukta bey yok", "There is no bey in seat {seat}"),
     # R-15.5: beys' names (shared/domain/names.py)
     "invalid_name": T("{field}: geçersiz ad", "{field}: not a valid name"),
@@ -131,6 +137,9 @@ CATALOGUE: dict[str, Text] = {
     "registration_too_soon": T("Kayıt en erken {earliest} kapanabilir", "Registration can close at {earliest} at the earliest"),
     # --- the HTTP edge (shared/app, services): auth, keys, the store, the read side ----------
     "season_not_found": T("Böyle bir sezon yok", "There is no such season"),
+    "receiver_not_found": T("Böyle bir webhook ya da bildirim aboneliğiniz yok", "You have no such webhook or push subscription"),
+    "receivers_full": T("En çok {limit} alıcı kaydedilebilir", "At most {limit} receivers may be registered"),
+    "receiver_refused": T("Bu adrese çağrı yapılmaz ({reason}): https, 443 numaralı kapı ve genel bir adres gerekir", "The server does not call this address ({reason}): https, port 443 and a public address are required"),
     "audit_copy": T("Bu sezon içe aktarılmış bir denetim kopyası: okunur, yazılmaz", "This season is an imported audit copy: it is read, never written"),
     "divan_not_found": T("{divan}. Divan yok ya da henüz toplanmadı", "Divan {divan} does not exist (yet)"),
     "not_found": T("Bu adreste bir şey yok", "Nothing is at this address"),

@@ -28,6 +28,7 @@ REFUSALS: Final[tuple[str, ...]] = (
     "invalid_name",
     "name_reserved",
     "name_taken",
+    "player_already_seated",
     "already_paused",
     "not_paused",
     "not_allowed_in_mode",

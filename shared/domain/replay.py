@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from shared.domain import codec, seal
 from shared.domain import events as ev
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.lifecycle import computer_turn, inputs_of, marked_late
 from shared.domain.resolve import resolve_divan
 from shared.domain.state import SeasonState
@@ -74,6 +74,19 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
         history.append(state)
         state = evolve(state, e)
     return state, problems
+
+
+def turn_problems(events: Sequence[ev.Event], lock_at: int) -> list[Mismatch]:
+    """`verify`'s computer-turn check (R-12.3) for the one Divan whose lock is `events[lock_at]`,
+    without re-running the Divans before it: the state before the lock and the states of its
+    turn window folded once (explain answered each Divan after re-running all earlier ones)."""
+    lo = max(0, lock_at - HISTORY)
+    state = fold(events[:lo])
+    history: deque[SeasonState] = deque(maxlen=HISTORY)
+    for e in events[lo:lock_at]:
+        history.append(state)
+        state = evolve(state, e)
+    return _check_turn(events, lock_at, state, history)
 
 
 def _check_turn(

@@ -189,6 +189,7 @@ class SeasonState(msgspec.Struct, frozen=True):
     votes: dict[int, int] = {}
     partners: dict[int, tuple[int, ...]] = {}  # beys ever in a treaty with
     tokens: dict[int, str] = {}  # seat -> SHA-256 of its bey token (never the token)
+    players: dict[int, str] = {}  # seat -> the public id of the player bound to it (issue 23)
     seed_commitment: str = ""
     seed_salt: str = ""  # secret until the Kurultay, like the seed
     counts_on_boards: bool = False  # seasons with a chosen seed never count

@@ -24,6 +24,7 @@ from shared.eventstore.model import (
     validate_batch,
 )
 from shared.eventstore.ops_read_log import InMemoryOpsReads
+from shared.eventstore.player_log import InMemoryPlayerLog
 from shared.eventstore.taken_keys import Found, Mismatch, Replay
 
 log = structlog.get_logger(__name__)
@@ -90,6 +91,7 @@ class InMemoryEventStore:
         self._copies: set[str] = set()  # imported audit copies (ADR-58)
         self._by_id: dict[UUID, RecordedEvent] = {}
         self._ops_reads = InMemoryOpsReads(clock=clock)
+        self._players = InMemoryPlayerLog()
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:
@@ -100,6 +102,11 @@ class InMemoryEventStore:
     def ops_reads(self) -> InMemoryOpsReads:
         """The ops-read audit trail (ADR-53): not season events."""
         return self._ops_reads
+
+    @property
+    def players(self) -> InMemoryPlayerLog:
+        """Players' own event log (ADR-87): not season events."""
+        return self._players
 
     async def append(
         self,

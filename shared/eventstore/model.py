@@ -15,6 +15,7 @@ from shared.eventstore.taken_keys import Found
 
 if TYPE_CHECKING:
     from shared.eventstore.ops_read_log import OpsReads
+    from shared.eventstore.player_log import PlayerLog
 
 ActorKind = Literal["seat", "ops", "system"]
 
@@ -113,6 +114,8 @@ class EventStore(Protocol):
     def idempotency(self) -> IdempotencyStore: ...
     @property
     def ops_reads(self) -> OpsReads: ...
+    @property
+    def players(self) -> PlayerLog: ...
     async def append(
         self,
         season_id: str,

@@ -39,6 +39,7 @@ from shared.eventstore.model import (
     validate_batch,
 )
 from shared.eventstore.ops_read_log import PostgresOpsReads
+from shared.eventstore.player_log import PostgresPlayerLog
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, NOTIFY_WINDOW, Waker
 
 log = structlog.get_logger(__name__)
@@ -69,6 +70,7 @@ class PostgresEventStore:
         self._clock = clock
         self._keys = PostgresIdempotencyStore(pool, clock=clock)
         self._ops_reads = PostgresOpsReads(pool, clock=clock)
+        self._players = PostgresPlayerLog(pool, clock=clock)
         # season -> (version, hash of the event at that version), from this store's own appends
         # and reads. A version's hash never changes, so an entry can be old but never wrong;
         # it saves the head read when the season is still where this process left it.
@@ -100,6 +102,11 @@ class PostgresEventStore:
     def ops_reads(self) -> PostgresOpsReads:
         """The ops-read audit trail sharing this pool (ADR-53): not season events."""
         return self._ops_reads
+
+    @property
+    def players(self) -> PostgresPlayerLog:
+        """Players' own event log sharing this pool (ADR-87): not season events."""
+        return self._players
 
     async def append(
         self,

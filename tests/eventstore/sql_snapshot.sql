@@ -295,3 +295,22 @@ WHERE season_id = $1 AND id > $2 ORDER BY id LIMIT $3
 INSERT INTO ops_reads (season_id, what, actor, recorded_at) VALUES ($1, $2, $3, $4)
 RETURNING id
 ;
+
+-- ==== player_log._HEAD
+SELECT coalesce(max(version), 0) FROM player_events WHERE player_id = $1
+;
+
+-- ==== player_log._INSERT
+INSERT INTO player_events (player_id, version, type, data, recorded_at)
+SELECT $1, $2 + n, t, d, $5
+FROM unnest($3::text[], $4::bytea[]) WITH ORDINALITY AS x(t, d, n)
+;
+
+-- ==== player_log._READ
+SELECT type, data FROM player_events WHERE player_id = $1 ORDER BY version
+;
+
+-- ==== player_log._READ_MANY
+SELECT player_id, type, data FROM player_events WHERE player_id = ANY($1::text[])
+ORDER BY player_id, version
+;

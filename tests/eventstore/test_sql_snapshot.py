@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shared.eventstore import idempotency, ops_read_log, sql, wakeups
+from shared.eventstore import idempotency, ops_read_log, player_log, sql, wakeups
 
 SNAPSHOT = Path(__file__).with_name("sql_snapshot.sql")
 UPDATE = "SEKSENBIR_UPDATE_SQL_SNAPSHOT"
@@ -22,7 +22,7 @@ UPDATE = "SEKSENBIR_UPDATE_SQL_SNAPSHOT"
 def _statements() -> dict[str, str]:
     """name -> the statement text as sent, for every module-level statement the store runs."""
     found: dict[str, str] = {}
-    for module in (sql, idempotency, wakeups, ops_read_log):
+    for module in (sql, idempotency, wakeups, ops_read_log, player_log):
         for name, value in sorted(vars(module).items()):
             if isinstance(value, str) and name.isupper() and _is_statement(value):
                 found[f"{module.__name__.rsplit('.', 1)[-1]}.{name}"] = value

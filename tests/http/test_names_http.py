@@ -16,9 +16,11 @@ from tests.http.support import (
     OPS_TOKEN,
     Api,
     BarrierStore,
+    Bey,
     assert_problem,
     bearer,
     open_api,
+    play_divans,
     state_of,
     stream_types,
     unchanged,
@@ -130,3 +132,19 @@ async def test_r15_2_ops_reset_a_name_with_a_reason_as_an_event(memory_api: Api)
     assert_problem(again, 422, "invalid_name")
     blank = await api.client.post(url, json={"reason": " "}, headers=bearer(OPS_TOKEN))
     assert_problem(blank, 422, "reason_required")
+
+
+async def test_r15_5_a_name_is_in_its_own_event_and_in_no_divan_event(memory_api: Api) -> None:
+    """R-15.5: after two Divans of a trial season whose bey is named, the name's bytes are in
+    the `bey_named.v1` event and in no other event of the season (reports refer to seats)."""
+    api = memory_api
+    name = "Zeynep Özyurt"
+    r = await api.client.post("/v1/seasons", json={"memleket": ANKARA, "name": name})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    bey = Bey(body["season_id"], body["seat"], body["token"], ANKARA)
+    await play_divans(api, bey, 2)
+    records = await api.store.read_stream(bey.season_id)
+    holding = [rec.type for rec in records if name.encode() in bytes(rec.data)]
+    assert holding == ["bey_named.v1"]
+    assert "divan_resolved.v1" in [rec.type for rec in records]

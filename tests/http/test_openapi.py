@@ -34,9 +34,23 @@ V1_OPERATIONS = {
     ("post", "/v1/seasons/{season_id}/fork"),
     ("post", "/v1/ops/seasons/{season_id}/corrections"),  # ADR-53
     ("get", "/v1/seasons/{season_id}/audit/ops-reads"),  # ADR-53
+    ("post", "/v1/ops/seasons/{season_id}/corrections/dry-run"),  # issue 26
+    ("get", "/v1/ops/seasons/{season_id}/verify"),  # issue 26
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"),
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
+    ("post", "/v1/players"),  # issue 23
+    ("post", "/v1/players/{player_id}/key"),
+    ("post", "/v1/players/{player_id}/leave"),
+    # issue 25: webhooks, push subscriptions, the push key
+    ("post", "/v1/seasons/{season_id}/webhooks"),
+    ("get", "/v1/seasons/{season_id}/webhooks"),
+    ("delete", "/v1/seasons/{season_id}/webhooks/{webhook_id}"),
+    ("post", "/v1/seasons/{season_id}/webhooks/{webhook_id}/rotate"),
+    ("get", "/v1/push/key"),
+    ("post", "/v1/seasons/{season_id}/push-subscriptions"),
+    ("get", "/v1/seasons/{season_id}/push-subscriptions"),
+    ("delete", "/v1/seasons/{season_id}/push-subscriptions/{subscription_id}"),
 }
 # Operations that read a JSON body, and those that require an Idempotency-Key.
 WITH_BODY = {
@@ -51,8 +65,12 @@ WITH_BODY = {
     "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
     "/v1/seasons/{season_id}/fork",
     "/v1/ops/seasons/{season_id}/corrections",
+    "/v1/ops/seasons/{season_id}/corrections/dry-run",
     "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
+    "/v1/players",
+    "/v1/seasons/{season_id}/webhooks",
+    "/v1/seasons/{season_id}/push-subscriptions",
 }
 KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
 

@@ -1008,6 +1008,32 @@ async def _memleket_taken(api: Api, _: AsyncExitStack) -> Request:
     return _join(api, created["season_id"], ANKARA)
 
 
+@case("name_taken", 409)
+async def _name_taken(api: Api, _: AsyncExitStack) -> Request:
+    """R-15.5: a lookalike of a name the season has (Cyrillic А)."""
+    created = await _live(api)
+    sid = created["season_id"]
+    r = await api.client.post(f"/v1/seasons/{sid}/join", json={"memleket": 6, "name": "Ayşe"})
+    assert r.status_code == 201, r.text
+    return api.client.post(f"/v1/seasons/{sid}/join", json={"memleket": 34, "name": "\u0410yşe"})
+
+
+@case("name_reserved", 422)
+async def _name_reserved(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    return api.client.post(
+        f"/v1/seasons/{created['season_id']}/join", json={"memleket": 6, "name": "Bey 3"}
+    )
+
+
+@case("invalid_name", 422)
+async def _invalid_name(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    return api.client.post(
+        f"/v1/seasons/{created['season_id']}/join", json={"memleket": 6, "name": "<b>x</b>"}
+    )
+
+
 @case("season_full", 409)
 async def _season_full(api: Api, _: AsyncExitStack) -> Request:
     created = await _live(api)

@@ -201,6 +201,10 @@ def test_which_requests_count_against_which_limit():
     for tail in ("/kurultay/vote", "/divans", "/token", "/admin/pause", "/admin/postpone"):
         assert request_kind("POST", s + tail) == "command"
     assert request_kind("POST", "/v1/ops/seasons/x/beys/1/token") == "command"
+    assert request_kind("POST", "/v1/players") == "create"  # issue 23: as many as seasons
+    assert request_kind("POST", "/v1/players/" + "b" * 32 + "/key") == "command"
+    assert request_kind("POST", "/v1/players/" + "b" * 32 + "/leave") == "command"
+    assert request_kind("GET", "/v1/players/" + "b" * 32) is None
     assert request_kind("POST", f"{s}/tickets") is None  # the read side's, not a command
     assert request_kind("GET", s) is None
     assert request_kind("GET", "/v1/seasons") is None

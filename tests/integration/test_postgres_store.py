@@ -47,6 +47,7 @@ ALL = [
     "0008_events_partitioned",
     "0009_ops_reads",
     "0010_audit_copies",  # assigned 0011 (ADR-58): renumber with the migration at merge
+    "0011_player_events",  # assigned 0012 (ADR-87): renumber with the migration at merge
 ]
 
 

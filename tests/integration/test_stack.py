@@ -79,7 +79,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
         stack.proc.send_signal(signal.SIGTERM)
         code = stack.proc.wait(timeout=60)
     roles = {pid for pids in _started(log).values() for pid in pids}
-    assert len(roles) == 4
+    assert len(roles) == 5  # the API, resolver, scheduler, projections, notify
     _poll(lambda: alive_in_groups(roles) == [], "every role's group empty")
     text = log.read_text()
     assert code == 0, text
@@ -205,7 +205,7 @@ def test_make_run_restarts_a_killed_worker_while_the_api_serves_and_stops_on_its
         return _answers(base)
 
     try:
-        _poll(lambda: len(started()) == 4 and health(), "the stack serving")
+        _poll(lambda: len(started()) == 5 and health(), "the stack serving")
         first = started()
         roles |= {pid for pids in first.values() for pid in pids}
         [resolver] = first["resolver"]
@@ -247,7 +247,13 @@ def test_make_run_restarts_a_killed_worker_while_the_api_serves_and_stops_on_its
                 os.kill(pid, signal.SIGKILL)
     text = log.read_text(errors="replace")
     stopped = [r for r in _records(log) if r.get("event") == "up.role_stopped"]
-    assert sorted(r["role"] for r in stopped) == ["api", "projections", "resolver", "scheduler"]
+    assert sorted(r["role"] for r in stopped) == [
+        "api",
+        "notify",
+        "projections",
+        "resolver",
+        "scheduler",
+    ]
     assert "KeyboardInterrupt" not in text and "Killing worker process" not in text, text
 
 

@@ -56,6 +56,10 @@ ODD = {
     "debug": "1",
     "data_dir": "/tmp/somewhere",
     "web_dir": "/tmp/client",
+    "outbound_allow": "127.0.0.1,hooks.internal",
+    "vapid_private_key": "abc",
+    "vapid_subject": "mailto:x@example.org",
+    "notify_key": "k",
     "log_format": "console",
     "log_level": "DEBUG",
 }

@@ -19,7 +19,8 @@ def _processes(resolvers: int, projections: int) -> dict[str, str]:
 
 
 def test_each_worker_role_runs_the_processes_it_is_given() -> None:
-    assert _processes(3, 2) == {"resolver": "3", "projections": "2"}
+    # the notifications worker: one process (its deliveries fan out on its event loop, ADR-99)
+    assert _processes(3, 2) == {"resolver": "3", "projections": "2", "notify": "1"}
 
 
 def test_the_settings_default_to_what_was_measured_and_read_the_environment() -> None:

@@ -113,12 +113,25 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     # ADR-53: corrections by ops; the trail of ops reads for auditors and ops
     "POST /v1/ops/seasons/{season_id}/corrections":    (401, 403, 403, 403, 401, 403, 403, 201),
     "GET /v1/seasons/{season_id}/audit/ops-reads":     (401, 403, 403, 403, 401, 403, 200, 200),
+    # the ops console (issue 26, ADR-104): a correction's dry run and verify, ops only
+    "POST /v1/ops/seasons/{season_id}/corrections/dry-run": (401, 403, 403, 403, 401, 403, 403, 200),
+    "GET /v1/ops/seasons/{season_id}/verify":          (401, 403, 403, 403, 401, 403, 403, 200),
     # R-15.2: an insulting name reset by ops only
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": (401, 403, 403, 403, 401, 403, 403, 200),
     # betrayal history (issue 13): public; a token of nobody is bad_token (401); a bey's or the
     # season admin's is a known kind: the public view
     "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 200, 200, 200),
     "GET /v1/seasons/{season_id}/betrayals/history":   (200, 200, 200, 200, 401, 200, 200, 200),
+    # issue 25: webhooks: the season admin (public events), ops, or a bey (its own); a device
+    # is a bey's (the admin's and staff tokens 403); an id that is not the caller's is 404
+    "POST /v1/seasons/{season_id}/webhooks":           (401, 201, 201, 403, 401, 201, 403, 201),
+    "GET /v1/seasons/{season_id}/webhooks":            (401, 200, 200, 403, 401, 200, 403, 200),
+    "DELETE /v1/seasons/{season_id}/webhooks/{webhook_id}": (401, 404, 404, 403, 401, 404, 403, 404),
+    "POST /v1/seasons/{season_id}/webhooks/{webhook_id}/rotate": (401, 404, 404, 403, 401, 404, 403, 404),
+    "GET /v1/push/key":                                (200, 200, 200, 200, 200, 200, 200, 200),
+    "POST /v1/seasons/{season_id}/push-subscriptions": (401, 201, 201, 403, 401, 403, 403, 403),
+    "GET /v1/seasons/{season_id}/push-subscriptions":  (401, 200, 200, 403, 401, 403, 403, 403),
+    "DELETE /v1/seasons/{season_id}/push-subscriptions/{subscription_id}": (401, 404, 404, 403, 401, 403, 403, 403),
     # -- the query API: public views for everyone (a token, even garbled, is not looked at) --
     "GET /v1/board":                                   (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/all":                             (200, 200, 200, 200, 200, 200, 200, 200),
@@ -131,6 +144,14 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "GET /v1/seasons/{season_id}/reports":             (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/seasons/{season_id}/betrayals":           (200, 200, 200, 200, 200, 200, 200, 200),
     "GET /v1/boards/{name}":                           (200, 200, 200, 200, 200, 200, 200, 200),
+    # issue 23: anyone may make a player (a token is not looked at); the record and the
+    # ratings are public; a player's key, and nothing else, rotates it or leaves (no role has
+    # one: 401 bad_player_key); the path's player is no player (404)
+    "POST /v1/players":                                (201, 201, 201, 201, 201, 201, 201, 201),
+    "POST /v1/players/{player_id}/key":                (401, 401, 401, 401, 401, 401, 401, 401),
+    "POST /v1/players/{player_id}/leave":              (401, 401, 401, 401, 401, 401, 401, 401),
+    "GET /v1/players/{player_id}":                     (404, 404, 404, 404, 404, 404, 404, 404),
+    "GET /v1/boards/ratings":                          (200, 200, 200, 200, 200, 200, 200, 200),
     # R-14 a bey: its own private view; ops reads a bey through its own endpoint
     "GET /v1/seasons/{season_id}/private":             (401, 200, 200, 403, 401, 403, 403, 403),
     # R-14 a bey: the battles it fought in or supported (Divan 1: none, but its own list);
@@ -176,7 +197,17 @@ class Call:
 # Each call's path is its operation's path from the route table with these values (season L,
 # seat 1, Divan 1, …): a new route needs only its row in EXPECTED, and a body below if it takes
 # one. A path parameter without a value here fails `test_every_route_has_a_row_and_a_call`.
-PATH_VALUES = {"to": "2", "frm": "1", "seat": "1", "divan": "1", "plate": "6", "name": "han-scores"}
+PATH_VALUES = {
+    "to": "2",
+    "frm": "1",
+    "seat": "1",
+    "divan": "1",
+    "plate": "6",
+    "name": "han-scores",
+    "webhook_id": "wh_none",
+    "subscription_id": "ps_none",
+}
+PATH_VALUES["player_id"] = "0" * 32  # no player (issue 23)
 PATH_OVERRIDES = {
     # R-14 orders of others: Divan 2's, pending (A's canary among them)
     "GET /v1/seasons/{season_id}/orders/{divan}": {"divan": "2"},
@@ -194,6 +225,7 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
             False,
         ),
         "POST /v1/seasons/{season_id}/join": ({"memleket": ISTANBUL}, False),
+        "POST /v1/players": ({"name": "Matrix"}, False),
         "POST /v1/seasons/{season_id}/admin/postpone": (
             {"reason": "matrix", "registration_closes_at": instant},
             False,
@@ -218,9 +250,25 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
             False,
         ),
         "POST /v1/seasons/{season_id}/fork": ({"divan": 1, "seat": 2}, False),
+        "POST /v1/seasons/{season_id}/webhooks": ({"url": "https://hooks.example.org/m"}, False),
+        "POST /v1/seasons/{season_id}/push-subscriptions": (
+            {
+                "endpoint": "https://push.example.org/device",
+                "keys": {
+                    "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYC",
+                    "auth": "tBHItJI5svbpez7K",
+                },
+            },
+            False,
+        ),
         # B's gold (A's canary 777 stays)
         "POST /v1/ops/seasons/{season_id}/corrections": (
             {"correction": {"kind": "gold", "seat": 2, "gold": 50}, "reason": "matrix"},
+            False,
+        ),
+        # B's gold again, another amount: nothing is written either way
+        "POST /v1/ops/seasons/{season_id}/corrections/dry-run": (
+            {"correction": {"kind": "gold", "seat": 2, "gold": 51}, "reason": "matrix"},
             False,
         ),
         # A's name, given at the creation (R-15.2)

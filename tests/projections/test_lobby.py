@@ -105,3 +105,23 @@ async def test_names_are_on_every_public_read_of_a_season(
             assert body["names"] == {str(s): n for s, n in named.items()}, read
         status = (await client.get(f"/v1/seasons/{sid}")).json()
         assert {b["seat"]: b["name"] for b in status["beys"]} == named
+
+
+async def test_a_full_season_leaves_the_lobby(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """Issue 23, R-1.4: the 19th join closes registration at once: the season leaves."""
+    projector = Projector(memory_store, redis, prefix)
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        sid = (await create(client, SEASON_NOW + timedelta(hours=3)))["season_id"]
+        for plate in range(1, 19):
+            r = await client.post(f"/v1/seasons/{sid}/join", json={"memleket": plate})
+            assert r.status_code == 201, r.text
+        await projector.catch_up(sid)
+        assert [(s["season_id"], s["free_seats"]) for s in (await lobby(client))["seasons"]] == [
+            (sid, 1)
+        ]
+        r = await client.post(f"/v1/seasons/{sid}/join", json={"memleket": 40})
+        assert r.status_code == 201, r.text
+        await projector.catch_up(sid)
+        assert (await lobby(client))["seasons"] == []

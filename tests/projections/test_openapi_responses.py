@@ -202,6 +202,7 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             ("/v1/ops/seasons/{season_id}/export", ops_token),
             ("/v1/seasons/{season_id}/export", auditor),
             ("/v1/ops/seasons/{season_id}/divans/{divan}/explain", ops_token),
+            ("/v1/ops/seasons/{season_id}/verify", ops_token),  # issue 26
             ("/v1/seasons/{season_id}/betrayals/history", {}),
             ("/v1/betrayals/memleket/{plate}", auditor),
             ("/v1/seasons/{season_id}/audit/ops-reads", auditor),  # after the ops reads above
@@ -209,24 +210,13 @@ async def test_every_real_answer_validates_against_its_documented_schema(
             url = path.replace("{season_id}", season_id).replace("{divan}", "1")
             url = url.replace("{plate}", "6")
             await call("get", path, url.replace("{seat}", "1"), headers=headers)
-        await call(
-            "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
-            f"/v1/ops/seasons/{season_id}/divans/1/what-if",
-            json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
-        )  # fmt: skip
-        await call(
-            "post", "/v1/seasons/{season_id}/fork", f"{s}/fork",
-            json={"divan": 1, "seat": 2}, headers=ops_token,
-        )  # fmt: skip
-        await call(
-            "post", "/v1/ops/seasons/{season_id}/corrections",
-            f"/v1/ops/seasons/{season_id}/corrections", headers=ops_token,
-            json={"correction": {"kind": "gold", "seat": 1, "gold": 50}, "reason": "recount"},
-        )  # fmt: skip
+        await _console_calls(call, season_id, ops_token)
         for board in ("han-scores", "han-memleket"):
             r = await call("get", "/v1/boards/{name}", f"/v1/boards/{board}")
             assert not _validate(doc, ops[("get", "/v1/boards/{name}")], r), r.text
         await _live_calls(doc, ops, call)
+        await _player_calls(call)
+        await _notify_calls(call, season_id, bey)
         await call("post", "/v1/seasons/{season_id}/tickets", f"{s}/tickets", headers=bey)
         await call(
             "post", "/v1/seasons/{season_id}/token", f"{s}/token", headers=bey
@@ -245,6 +235,49 @@ async def test_every_real_answer_validates_against_its_documented_schema(
     errors = {op: e for op, r in answers.items() if (e := _validate(doc, ops[op], r))}
     assert errors == {}
     _check_headers(ops, answers, revalidated)
+
+
+async def _console_calls(call: Any, season_id: str, ops_token: dict[str, str]) -> None:
+    """Ops' tools over HTTP (issue 26): a what-if, a fork, a correction's dry run, then the
+    correction itself."""
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/divans/{divan}/what-if",
+        f"/v1/ops/seasons/{season_id}/divans/1/what-if",
+        json={"dice": [{"target": 71, "side": "attack", "value": 0}]}, headers=ops_token,
+    )  # fmt: skip
+    await call(
+        "post", "/v1/seasons/{season_id}/fork", f"/v1/seasons/{season_id}/fork",
+        json={"divan": 1, "seat": 2}, headers=ops_token,
+    )  # fmt: skip
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/corrections/dry-run",
+        f"/v1/ops/seasons/{season_id}/corrections/dry-run", headers=ops_token,
+        json={"correction": {"kind": "gold", "seat": 1, "gold": 49}, "reason": "recount"},
+    )  # fmt: skip
+    await call(
+        "post", "/v1/ops/seasons/{season_id}/corrections",
+        f"/v1/ops/seasons/{season_id}/corrections", headers=ops_token,
+        json={"correction": {"kind": "gold", "seat": 1, "gold": 50}, "reason": "recount"},
+    )  # fmt: skip
+
+
+async def _player_calls(call: Any) -> None:
+    """Issue 23: a player made, read, rated (an empty board), its key rotated, then left."""
+    r = await call("post", "/v1/players", "/v1/players", json={"name": "Ayşe"})
+    assert r.status_code == 201, r.text
+    player_id, key = r.json()["player_id"], r.json()["player_key"]
+    r = await call("get", "/v1/players/{player_id}", f"/v1/players/{player_id}")
+    assert r.status_code == 200, r.text
+    await call("get", "/v1/boards/ratings", "/v1/boards/ratings")
+    auth = {"Authorization": f"Bearer {key}"}
+    r = await call(
+        "post", "/v1/players/{player_id}/key", f"/v1/players/{player_id}/key", headers=auth
+    )
+    assert r.status_code == 200, r.text
+    auth = {"Authorization": f"Bearer {r.json()['player_key']}"}
+    await call(
+        "post", "/v1/players/{player_id}/leave", f"/v1/players/{player_id}/leave", headers=auth
+    )
 
 
 def _check_headers(
@@ -298,6 +331,28 @@ def _days_ahead(days: int) -> str:
     """An instant `days` after the gateway's own clock (SEASON_NOW): the real clock was read
     here, and D-37's year would have refused a close 30 days after it from 2027-11 on."""
     return (SEASON_NOW + timedelta(days=days)).isoformat()
+
+
+async def _notify_calls(call: Any, season_id: str, bey: dict[str, str]) -> None:
+    """Issue 25: a bey's webhook and push subscription, listed, rotated, deleted."""
+    s = f"/v1/seasons/{season_id}"
+    hooks, subs = "/v1/seasons/{season_id}/webhooks", "/v1/seasons/{season_id}/push-subscriptions"
+    r = await call(
+        "post", hooks, f"{s}/webhooks", json={"url": "https://h.example.org/x"}, headers=bey
+    )
+    assert r.status_code == 201, r.text
+    hook = r.json()["webhook_id"]
+    await call("get", hooks, f"{s}/webhooks", headers=bey)
+    await call("post", hooks + "/{webhook_id}/rotate", f"{s}/webhooks/{hook}/rotate", headers=bey)
+    await call("delete", hooks + "/{webhook_id}", f"{s}/webhooks/{hook}", headers=bey)
+    await call("get", "/v1/push/key", "/v1/push/key")
+    keys = {"p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4", "auth": "tBHItJI5svbpez7K"}
+    r = await call("post", subs, f"{s}/push-subscriptions", headers=bey,
+                   json={"endpoint": "https://push.example.org/d", "keys": keys})  # fmt: skip
+    assert r.status_code == 201, r.text
+    sub = r.json()["subscription_id"]
+    await call("get", subs, f"{s}/push-subscriptions", headers=bey)
+    await call("delete", subs + "/{subscription_id}", f"{s}/push-subscriptions/{sub}", headers=bey)
 
 
 async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call: Any) -> None:

@@ -50,6 +50,7 @@ def _url(path: str, season_id: str) -> str:
     values = {"season_id": season_id, "seat": "1", "divan": "1", "to": "2", "frm": "2"}
     values["plate"] = "6"
     values["name"] = "han-scores"
+    values["player_id"] = "0" * 32  # issue 23: no player
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 
 

@@ -59,6 +59,41 @@ self.addEventListener('fetch', (event) => {
   event.respondWith(caches.match(request).then((cached) => cached ?? fetch(request)));
 });
 
-// Web Push (issue 22, later): the 'push' handler (show the notification the server sent: a
-// Divan report, an offer) and the 'notificationclick' handler (focus or open the season's tab)
-// go here. A push payload must never carry a secret: the worker fetches what it shows.
+
+// Web Push (issue 25): show what the server pushed (its text, in the subscription's language;
+// never another bey's secrets), one notification per delivery id (a repeat replaces it), and
+// open or focus the season's screen when the player taps it.
+function shown(payload) {
+  const season = typeof payload.season_id === 'string' ? payload.season_id : '';
+  return {
+    title: typeof payload.title === 'string' ? payload.title : 'Seksenbir',
+    options: {
+      body: typeof payload.body === 'string' ? payload.body : '',
+      tag: typeof payload.delivery === 'string' ? payload.delivery : undefined,
+      data: { url: season ? `/#/s/${encodeURIComponent(season)}` : '/', event: payload.event },
+    },
+  };
+}
+
+self.addEventListener('push', (event) => {
+  let payload = {};
+  try {
+    payload = event.data ? event.data.json() : {};
+  } catch {
+    payload = { body: event.data ? event.data.text() : '' };
+  }
+  const { title, options } = shown(payload);
+  event.waitUntil(self.registration.showNotification(title, options));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const url = new URL(event.notification.data?.url ?? '/', self.location.origin).href;
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      const open = windows.find((w) => new URL(w.url).origin === self.location.origin);
+      if (open) return open.navigate(url).then((w) => (w ?? open).focus());
+      return self.clients.openWindow(url);
+    }),
+  );
+});

@@ -1,10 +1,12 @@
 // The app: a header (home, language switch), then the screen the address names:
-// `#/` home, `#/s/<season_id>` a season.
+// `#/` home, `#/s/<season_id>` a season, `#/p/<player_id>` a player's record, `#/console` the
+// ops and auditor console.
 import './style.css';
 import { configure } from './api/client';
 import { lang, onLang, setLang, t } from './i18n';
 import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
+import { playerScreen } from './ui/player';
 import { seasonScreen } from './ui/season';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
@@ -42,13 +44,30 @@ function header(): HTMLElement {
   );
 }
 
+/** The ops and auditor console (ui/console.ts), loaded only when asked for: a player's first
+ * load does not carry it. */
+function consoleRoute(main: HTMLElement): () => void {
+  let gone = false;
+  let stop: (() => void) | null = null;
+  void import('./ui/console').then((m) => {
+    if (!gone) stop = m.consoleScreen(main);
+  });
+  return () => {
+    gone = true;
+    stop?.();
+  };
+}
+
 function route(): void {
   leave?.();
   leave = null;
   const main = h('main', { id: 'main' });
   app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
+  const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
   if (m?.[1]) leave = seasonScreen(main, m[1]);
+  else if (p?.[1]) leave = playerScreen(main, p[1]);
+  else if (location.hash === '#/console') leave = consoleRoute(main);
   else leave = homeScreen(main);
 }
 

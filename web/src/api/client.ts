@@ -68,7 +68,7 @@ export function idempotencyKey(): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function problemOf(r: Response): Promise<ApiProblem> {
+export async function problemOf(r: Response): Promise<ApiProblem> {
   let body: Record<string, unknown> = {};
   try {
     body = (await r.json()) as Record<string, unknown>;
@@ -96,7 +96,7 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-async function call<T>(
+export async function call<T>(
   method: 'GET' | 'POST',
   path: string,
   opts: { token?: string; body?: unknown } = {},
@@ -139,11 +139,17 @@ export const api = {
   // a bey's name is optional (R-15.5): sent only when given
   createTrial: (memleket: number, name: string | null = null) =>
     call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
-  join: (season: string, memleket: number, name: string | null = null) =>
+  // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
+  join: (season: string, memleket: number, name: string | null = null, playerKey: string | null = null) =>
     call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
-      body: { memleket, ...(name ? { name } : {}) },
+      body: { memleket, ...(name ? { name } : {}), ...(playerKey ? { player_key: playerKey } : {}) },
     }),
   lobby: (offset = 0) => call<Schemas['LobbyOut']>('GET', `/lobby?offset=${offset}&limit=20`),
+  createPlayer: (name: string | null) =>
+    call<Schemas['PlayerKeyOut']>('POST', '/players', { body: name ? { name } : {} }),
+  player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
+  leavePlayer: (id: string, key: string) =>
+    call<Schemas['PlayerLeftOut']>('POST', `/players/${seg(id)}/leave`, { token: key }),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
   map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),
@@ -175,12 +181,19 @@ export const api = {
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
   offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+  // the offerer takes its open offer back before the Divan (R-6.1)
+  withdraw: (season: string, token: string, to: number) =>
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token }),
   answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
   vote: (season: string, token: string, candidate: number) =>
     call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
   ticket: (season: string, token: string) =>
     call<Schemas['TicketOut']>('POST', `/seasons/${seg(season)}/tickets`, { token }),
+  // Web Push (issue 25): the server's VAPID key, and this device's subscription for the bey
+  pushKey: () => call<Schemas['PushKeyOut']>('GET', '/push/key'),
+  subscribePush: (season: string, token: string, body: Schemas['PushSubscriptionIn']) =>
+    call<Schemas['PushSubscriptionOut']>('POST', `/seasons/${seg(season)}/push-subscriptions`, { token, body }),
 };
 
 /** The event stream's URL: a single-use ticket for the bey's own events, and the position to

@@ -123,6 +123,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/seasons/{season_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhooks of a season, URLs masked, no secrets */
+        get: operations["V1SeasonsSeasonIdWebhooksListWebhooks"];
+        put?: never;
+        /** Register a webhook (the season admin's: public events; a bey's: its own too) */
+        post: operations["V1SeasonsSeasonIdWebhooksAddWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of the caller's webhooks */
+        delete: operations["V1SeasonsSeasonIdWebhooksWebhookIdDeleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/webhooks/{webhook_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret for one of the caller's webhooks (shown once) */
+        post: operations["V1SeasonsSeasonIdWebhooksWebhookIdRotateRotateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's VAPID public key for Web Push */
+        get: operations["V1PushKeyPushKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bey's push subscriptions (endpoints masked) */
+        get: operations["V1SeasonsSeasonIdPushSubscriptionsListPushSubscriptions"];
+        put?: never;
+        /** Subscribe this device of a bey to Web Push notifications */
+        post: operations["V1SeasonsSeasonIdPushSubscriptionsAddPushSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seasons/{season_id}/push-subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of the bey's push subscriptions */
+        delete: operations["V1SeasonsSeasonIdPushSubscriptionsSubscriptionIdDeletePushSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/me": {
         parameters: {
             query?: never;
@@ -429,6 +533,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a player: a public id and a key that outlasts one season */
+        post: operations["V1PlayersCreatePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a player's key (the old one stops working) */
+        post: operations["V1PlayersPlayerIdKeyRotatePlayerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave: the player's record leaves every view, the key stops working */
+        post: operations["V1PlayersPlayerIdLeaveLeavePlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ops/seasons/{season_id}/corrections/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ops: a correction decided and not applied: what it would change (writes nothing) */
+        post: operations["V1OpsSeasonsSeasonIdCorrectionsDryRunCorrectionDryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ops/seasons/{season_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ops: the stored season verified, as `seksenbir verify SEASON` (R-12.3) */
+        get: operations["V1OpsSeasonsSeasonIdVerifyVerifySeason"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/summary": {
         parameters: {
             query?: never;
@@ -701,6 +890,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's public record: seasons, titles, places, reliability, rating */
+        get: operations["V1PlayersPlayerIdPlayerRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/boards/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Players by rating (openskill Plackett–Luce, mu − 3 sigma), paged */
+        get: operations["V1BoardsRatingsRatingsBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/boards/{name}": {
         parameters: {
             query?: never;
@@ -804,6 +1027,54 @@ export interface components {
             events: string[];
             version: number;
             divan?: number;
+        };
+        /** AddPushSubscriptionProblem */
+        AddPushSubscriptionProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `receivers_full`: the most receivers an owner may have in a season */
+            limit?: number;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `receiver_refused`: url, scheme, port or address */
+            reason?: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** AddWebhookProblem */
+        AddWebhookProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description `receivers_full`: the most receivers an owner may have in a season */
+            limit?: number;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `receiver_refused`: url, scheme, port or address */
+            reason?: string;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** AdminActOut */
         AdminActOut: {
@@ -963,6 +1234,13 @@ export interface components {
             version: number;
             betrayals: components["schemas"]["AuditBetrayal"][];
             treaty_timeline: components["schemas"]["TreatyStep"][];
+        };
+        /** BadEventOut */
+        BadEventOut: {
+            version: number | null;
+            event_id: string | null;
+            type: string | null;
+            why: string;
         };
         /** BattleChange */
         BattleChange: {
@@ -1201,6 +1479,32 @@ export interface components {
             version: number;
             hash: string;
         };
+        /** CorrectionDryRunProblem */
+        CorrectionDryRunProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "body_too_large" | "chain_broken" | "divan_locked" | "forbidden" | "invalid_body" | "invalid_correction" | "malformed_json" | "missing_token" | "reason_required" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
+            divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description `invalid_correction`: the season version the correction refers to */
+            refers_to?: number;
+            /** @description the seat refused */
+            seat?: number;
+            /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
+            version?: number;
+        };
         /** CorrectionIn */
         CorrectionIn: {
             correction: components["schemas"]["ProvinceFixIn"] | components["schemas"]["GoldFixIn"] | components["schemas"]["HainRevokeIn"];
@@ -1229,10 +1533,38 @@ export interface components {
             refers_to: number | null;
             version: number;
         };
+        /** CorrectionPreviewOut */
+        CorrectionPreviewOut: {
+            reason: string;
+            divan: number;
+            refers_to: number | null;
+            version: number;
+            changed: boolean;
+            provinces: components["schemas"]["ProvinceChange"][];
+            beys: components["schemas"]["BeyChange"][];
+        };
         /** Count */
         Count: {
             have: number;
             need: number;
+        };
+        /** CreatePlayerProblem */
+        CreatePlayerProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "malformed_json" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
         };
         /** CreateSeasonIn */
         CreateSeasonIn: {
@@ -1265,6 +1597,8 @@ export interface components {
              * @example Akşamları oynayanlar için
              */
             description?: string | null;
+            /** @description a player key (POST /v1/players): the seat is bound to that player */
+            player_key?: string | null;
         };
         /** CreateSeasonProblem */
         CreateSeasonProblem: {
@@ -1272,7 +1606,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_interval" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1302,6 +1636,34 @@ export interface components {
             seat: number;
             token: string;
             memleket: number;
+        };
+        /** DeletePushSubscriptionProblem */
+        DeletePushSubscriptionProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "not_found" | "receiver_not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** DeleteWebhookProblem */
+        DeleteWebhookProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "not_found" | "receiver_not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** DeletedOut */
+        DeletedOut: {
+            deleted: string;
         };
         /** DieKey */
         DieKey: {
@@ -1422,6 +1784,7 @@ export interface components {
             verification: components["schemas"]["Verification"];
             explanation: components["schemas"]["DivanExplanation"];
             corrections?: components["schemas"]["CorrectionNote"][];
+            orders?: components["schemas"]["OrdersAtLock"];
         };
         /** ExportAuditedProblem */
         ExportAuditedProblem: {
@@ -1620,6 +1983,8 @@ export interface components {
              * @example Ayşe
              */
             name?: string | null;
+            /** @description a player key (POST /v1/players): the seat is bound to that player */
+            player_key?: string | null;
         };
         /** JoinSeasonProblem */
         JoinSeasonProblem: {
@@ -1627,7 +1992,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_player_key" | "body_too_large" | "chain_broken" | "conflict" | "invalid_body" | "invalid_name" | "malformed_json" | "memleket_taken" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "player_already_seated" | "registration_closed" | "season_cancelled" | "season_full" | "season_not_found" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`: the character a free text may not hold, as `U+2028` */
@@ -1696,11 +2061,45 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** LeavePlayerProblem */
+        LeavePlayerProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
         /** LineOut */
         LineOut: {
             kind: string;
             tr: string;
             en: string;
+        };
+        /** ListPushSubscriptionsProblem */
+        ListPushSubscriptionsProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ListWebhooksProblem */
+        ListWebhooksProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** LiveCreatedOut */
         LiveCreatedOut: {
@@ -1785,6 +2184,13 @@ export interface components {
             projected_version?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
+        };
+        /** MismatchOut */
+        MismatchOut: {
+            divan: number;
+            what: string;
+            version?: number | null;
+            check?: string | null;
         };
         /** MissionInfo */
         MissionInfo: {
@@ -1997,11 +2403,25 @@ export interface components {
             reason: string;
             rule: string;
         };
+        /** OrderSetOut */
+        OrderSetOut: {
+            seat: number;
+            submitted_at: string | null;
+            orders: components["schemas"]["Order"][];
+            sealed: boolean;
+            before_lock: boolean;
+            digest?: string | null;
+        };
         /** OrdersAcceptedOut */
         OrdersAcceptedOut: {
             divan: number;
             orders: number;
             version: number;
+        };
+        /** OrdersAtLock */
+        OrdersAtLock: {
+            locked_at: string | null;
+            sets: components["schemas"]["OrderSetOut"][];
         };
         /** OrdersIn */
         OrdersIn: {
@@ -2047,6 +2467,50 @@ export interface components {
                 number
             ];
             text: components["schemas"]["Text"];
+        };
+        /** PlayerIn */
+        PlayerIn: {
+            name?: string | null;
+        };
+        /** PlayerKeyOut */
+        PlayerKeyOut: {
+            player_id: string;
+            player_key: string;
+        };
+        /** PlayerLeftOut */
+        PlayerLeftOut: {
+            player_id: string;
+            left: boolean;
+        };
+        /** PlayerPlaceOut */
+        PlayerPlaceOut: {
+            season_id: string;
+            seat: number;
+            place: number;
+            score: number;
+        };
+        /** PlayerRecordOut */
+        PlayerRecordOut: {
+            player_id: string;
+            name: string | null;
+            seasons_played: number;
+            seasons_finished: number;
+            han_titles: number;
+            places: components["schemas"]["PlayerPlaceOut"][];
+            hain: number;
+            divans_missed: number;
+            divans_played: number;
+            rating: components["schemas"]["RatingOut"] | null;
+        };
+        /** PlayerRecordProblem */
+        PlayerRecordProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "not_found" | "player_not_found" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
         };
         /** PrivateProblem */
         PrivateProblem: {
@@ -2182,6 +2646,92 @@ export interface components {
             name?: string;
             /** @default false */
             chosen_name?: boolean;
+        };
+        /** PushKeyOut */
+        PushKeyOut: {
+            public_key: string | null;
+        };
+        /** PushKeyProblem */
+        PushKeyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
+        /** PushKeys */
+        PushKeys: {
+            p256dh: string;
+            auth: string;
+        };
+        /** PushSubscriptionIn */
+        PushSubscriptionIn: {
+            /** @example https://discord.com/api/webhooks/1/abc */
+            endpoint: string;
+            keys: components["schemas"]["PushKeys"];
+            /**
+             * @description minutes before a Divan (1 … 10080); scaled on a compressed calendar
+             * @default 60
+             */
+            lead_minutes?: number;
+            /** @default false */
+            always?: boolean;
+            /**
+             * @default tr
+             * @enum {string}
+             */
+            lang?: "tr" | "en";
+        };
+        /** PushSubscriptionOut */
+        PushSubscriptionOut: {
+            subscription_id: string;
+            endpoint: string;
+            lead_minutes: number;
+            always: boolean;
+            lang: string;
+        };
+        /** PushSubscriptionsOut */
+        PushSubscriptionsOut: {
+            subscriptions: components["schemas"]["PushSubscriptionOut"][];
+        };
+        /** RatingOut */
+        RatingOut: {
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            seasons: number;
+        };
+        /** RatingRowOut */
+        RatingRowOut: {
+            rank: number;
+            player_id: string;
+            name: string | null;
+            rating: components["schemas"]["RatingOut"];
+        };
+        /** RatingsBoardProblem */
+        RatingsBoardProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "invalid_parameter" | "read_unavailable" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+        };
+        /** RatingsOut */
+        RatingsOut: {
+            total: number;
+            offset: number;
+            limit: number;
+            rows: components["schemas"]["RatingRowOut"][];
         };
         /** Ready */
         Ready: {
@@ -2320,6 +2870,16 @@ export interface components {
             /** @description the seat refused */
             seat?: number;
         };
+        /** RotatePlayerKeyProblem */
+        RotatePlayerKeyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+        };
         /** RotateTokenProblem */
         RotateTokenProblem: {
             type: string;
@@ -2327,6 +2887,18 @@ export interface components {
             status: number;
             /** @enum {string} */
             code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** RotateWebhookProblem */
+        RotateWebhookProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "not_found" | "receiver_not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
             detail: string;
             instance: string;
             /** @description the seat refused */
@@ -2582,6 +3154,11 @@ export interface components {
         SeasonsOut: {
             seasons: components["schemas"]["SeasonRow"][];
         };
+        /** SecretOut */
+        SecretOut: {
+            webhook_id: string;
+            secret: string;
+        };
         /** SpendIn */
         SpendIn: {
             /** @enum {string} */
@@ -2827,6 +3404,34 @@ export interface components {
             events: components["schemas"]["EventCheck"][];
             computer_turn: string[];
         };
+        /** VerifyOut */
+        VerifyOut: {
+            season: string;
+            events: number;
+            divan: number | null;
+            phase: string | null;
+            hash_chain: string;
+            head: string | null;
+            replay: string;
+            mismatches: components["schemas"]["MismatchOut"][];
+            corrections: components["schemas"]["CorrectionNote"][];
+            seed_commitment: string;
+            sealed_orders: string;
+            first_bad_event: components["schemas"]["BadEventOut"] | null;
+            ok: boolean;
+        };
+        /** VerifySeasonProblem */
+        VerifySeasonProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_unavailable" | "bad_token" | "chain_broken" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            detail: string;
+            instance: string;
+            /** @description the seat refused */
+            seat?: number;
+        };
         /** VoteIn */
         VoteIn: {
             /**
@@ -2854,6 +3459,35 @@ export interface components {
             minimum?: number;
             /** @description the seat refused */
             seat?: number;
+        };
+        /** WebhookCreatedOut */
+        WebhookCreatedOut: {
+            webhook_id: string;
+            secret: string;
+            url: string;
+            format: string;
+            seat: number | null;
+        };
+        /** WebhookIn */
+        WebhookIn: {
+            /** @example https://discord.com/api/webhooks/1/abc */
+            url: string;
+            /**
+             * @default json
+             * @enum {string}
+             */
+            format?: "json" | "discord";
+        };
+        /** WebhookOut */
+        WebhookOut: {
+            webhook_id: string;
+            url: string;
+            format: string;
+            seat: number | null;
+        };
+        /** WebhooksOut */
+        WebhooksOut: {
+            webhooks: components["schemas"]["WebhookOut"][];
         };
         /** WhatIfIn */
         WhatIfIn: {
@@ -2957,6 +3591,17 @@ export interface operations {
             };
             /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
             400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreateSeasonProblem"];
+                };
+            };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -3092,6 +3737,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["JoinSeasonProblem"];
+                };
+            };
             /** @description `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
             403: {
                 headers: {
@@ -3114,7 +3770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["JoinSeasonProblem"];
                 };
             };
-            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `name_taken`: another bey of the season has this name or its lookalike; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `memleket_taken`: another bey has this memleket (`free_neighbours`); `name_taken`: another bey of the season has this name or its lookalike; `player_already_seated`: the player holds a seat of this season already; `registration_closed`: registration is closed; `season_cancelled`: the season was cancelled; it takes no command; `season_full`: all 19 seats are taken */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -3882,6 +4538,957 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SeasonStatusProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdWebhooksListWebhooks: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhooksOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListWebhooksProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdWebhooksAddWebhook: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `receiver_refused`: a URL the server does not call: not https, not port 443, a private address (`reason`); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddWebhookProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdWebhooksWebhookIdDeleteWebhook: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `receiver_not_found`: no such webhook or push subscription of the caller's; `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeleteWebhookProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdWebhooksWebhookIdRotateRotateWebhook: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `receiver_not_found`: no such webhook or push subscription of the caller's; `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateWebhookProblem"];
+                };
+            };
+        };
+    };
+    V1PushKeyPushKey: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKeyOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PushKeyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PushKeyProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdPushSubscriptionsListPushSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ListPushSubscriptionsProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdPushSubscriptionsAddPushSubscription: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `receiver_refused`: a URL the server does not call: not https, not port 443, a private address (`reason`); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
+                };
+            };
+        };
+    };
+    V1SeasonsSeasonIdPushSubscriptionsSubscriptionIdDeletePushSubscription: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `token_wrong_season`: a well-formed bey token of another season */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `receiver_not_found`: no such webhook or push subscription of the caller's; `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DeletePushSubscriptionProblem"];
                 };
             };
         };
@@ -6410,6 +8017,584 @@ export interface operations {
             };
         };
     };
+    V1PlayersCreatePlayer: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerIn"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerKeyOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdKeyRotatePlayerKey: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerKeyOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `conflict`: too many concurrent writes to the season; retry */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdLeaveLeavePlayer: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerLeftOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `bad_player_key`: a player key that is no player's, or a player's who left */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `conflict`: too many concurrent writes to the season; retry */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeavePlayerProblem"];
+                };
+            };
+        };
+    };
+    V1OpsSeasonsSeasonIdCorrectionsDryRunCorrectionDryRun: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorrectionIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorrectionPreviewOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `divan_locked`: a Divan is being resolved (Retry-After); `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_correction`: a correction that is out of bounds or changes nothing (ADR-53); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CorrectionDryRunProblem"];
+                };
+            };
+        };
+    };
+    V1OpsSeasonsSeasonIdVerifyVerifySeason: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+            /** @description `audit_unavailable`: an ops read of secret data could not be recorded (Retry-After); `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["VerifySeasonProblem"];
+                };
+            };
+        };
+    };
     V1SeasonsSeasonIdSummarySummary: {
         parameters: {
             query?: {
@@ -8178,6 +10363,194 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["LobbyProblem"];
+                };
+            };
+        };
+    };
+    V1PlayersPlayerIdPlayerRecord: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerRecordOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `not_found`: no such resource (a path parameter that is not a decimal integer); `player_not_found`: no such player, or one who left */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+            /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PlayerRecordProblem"];
+                };
+            };
+        };
+    };
+    V1BoardsRatingsRatingsBoard: {
+        parameters: {
+            query?: {
+                /** @description rows to skip */
+                offset?: number;
+                /** @description at most this many */
+                limit?: number;
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the ETag of an answer you have: 304 with no body while it is still current */
+                "If-None-Match"?: string;
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingsOut"];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After); `too_many_requests`: too many requests of this kind from this client address or token (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
+                };
+            };
+            /** @description `read_unavailable`: the read side's Redis does not answer (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RatingsBoardProblem"];
                 };
             };
         };

@@ -62,3 +62,34 @@ export function seasonFromLink(text: string): string | null {
   const m = /#\/s\/([A-Za-z0-9_-]{1,64})\/?$/.exec(trimmed) ?? /^([A-Za-z0-9_-]{1,64})$/.exec(trimmed);
   return m ? (m[1] ?? null) : null;
 }
+
+// The player (issue 23, ADR-89): a public id and its key, kept on this device beside the
+// seasons' tokens; `kept` once the player was offered to keep the key safe elsewhere.
+export interface Player {
+  id: string;
+  key: string;
+  name: string | null;
+  kept: boolean;
+}
+
+const PLAYER = 'seksenbir.player.v1';
+
+export function loadPlayer(store: KeyValue): Player | null {
+  try {
+    const o = JSON.parse(store.getItem(PLAYER) ?? 'null') as Record<string, unknown> | null;
+    if (o === null || typeof o !== 'object') return null;
+    if (typeof o.id !== 'string' || typeof o.key !== 'string' || typeof o.kept !== 'boolean') return null;
+    return { id: o.id, key: o.key, name: typeof o.name === 'string' ? o.name : null, kept: o.kept };
+  } catch {
+    return null;
+  }
+}
+
+export function savePlayer(store: KeyValue, player: Player): void {
+  store.setItem(PLAYER, JSON.stringify(player));
+}
+
+export function forgetPlayer(store: KeyValue & { removeItem?(key: string): void }): void {
+  if (store.removeItem) store.removeItem(PLAYER);
+  else store.setItem(PLAYER, 'null');
+}

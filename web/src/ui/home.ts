@@ -7,6 +7,7 @@ import { forgetSeason, loadSeasons, saveSeason, seasonFromLink } from '../logic/
 import { loadBoard, namesOf } from './board';
 import { h } from './dom';
 import { ProvinceMap } from './map';
+import { playerCard } from './player';
 
 export function problemText(e: unknown): string {
   if (e instanceof ApiProblem) return `${e.detail} (${e.code})`;
@@ -38,10 +39,12 @@ export function homeScreen(main: HTMLElement): () => void {
     h('h2', { id: 'new-trial' }, t('newTrial')),
     h('p', {}, t('pickMemleket')),
     map.root,
+    // the name first: from the memleket list, Tab reaches the start button (keyboard play)
+    h('p', {}, nameInput.label, ' ', nameInput.input, ' ', nameInput.hint),
     h('label', { for: 'memleket' }, t('memleket')),
     ' ',
     select,
-    h('p', {}, nameInput.label, ' ', nameInput.input, ' ', nameInput.hint),
+    ' ',
     startBtn,
     error,
   );
@@ -128,7 +131,7 @@ export function homeScreen(main: HTMLElement): () => void {
   const lobby = h('section', { class: 'card lobby', 'aria-labelledby': 'lobby-h' });
   void renderLobby(lobby);
 
-  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, linkForm);
+  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, playerCard(), linkForm);
   void loadBoard().catch(() => undefined); // warm the board for the season screen
   return () => undefined;
 }

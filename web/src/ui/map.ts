@@ -21,12 +21,24 @@ export interface MapMarks {
   beyName?: (seat: number) => string; // R-15.5: the owner's name in the province's title
 }
 
+/** A line drawn over the map from one province to another (the ops console's battles). */
+export interface Arrow {
+  from: number;
+  to: number;
+  kind: 'advance' | 'betrayal' | 'support' | 'void';
+  seat: number;
+  units: number;
+}
+
 export class ProvinceMap {
   readonly root: HTMLElement;
   private readonly svg: SVGSVGElement;
   private readonly groups = new Map<number, SVGGElement>();
   private readonly labels = new Map<number, SVGTextElement>();
   private readonly shapes = new Map<number, Shape>();
+  // the title marks (♛, ♚) above every province, apart from the labels: a label stays the
+  // owner·units cue, and the marks never take a tap (pointer-events: none)
+  private readonly overlay: SVGGElement = s('g', { class: 'marks', 'aria-hidden': 'true' });
   private view = { x: 0, y: 0, w: geo.width, h: geo.height };
   private pointers = new Map<number, { x: number; y: number }>();
   private moved = 0;
@@ -60,6 +72,7 @@ export class ProvinceMap {
       this.shapes.set(p.plate, p);
       this.svg.append(g);
     }
+    this.svg.append(this.overlay);
     this.svg.addEventListener('pointerdown', (e) => this.down(e));
     this.svg.addEventListener('pointermove', (e) => this.move(e));
     this.svg.addEventListener('pointerup', (e) => this.up(e));
@@ -118,10 +131,66 @@ export class ProvinceMap {
     }
   }
 
+  /** Lines over the map, province label to province label (the ops console: advances and
+   * supports of the battles explained); none: cleared. The labels stay as they are. */
+  arrows(list: readonly Arrow[]): void {
+    this.svg.querySelector('g.arrows')?.remove();
+    if (list.length === 0) return;
+    const at = new Map((geo.provinces as Shape[]).map((p) => [p.plate, p.label]));
+    const g = s('g', { class: 'arrows', 'aria-hidden': 'true' });
+    for (const a of list) {
+      const f = at.get(a.from);
+      const to = at.get(a.to);
+      if (!f || !to) continue;
+      g.append(
+        s('line', {
+          x1: f[0] ?? 0,
+          y1: f[1] ?? 0,
+          x2: to[0] ?? 0,
+          y2: to[1] ?? 0,
+          class: `arrow ${a.kind}`,
+          'data-from': a.from,
+          'data-to': a.to,
+          'data-seat': a.seat,
+          'data-units': a.units,
+        }),
+      );
+    }
+    this.svg.append(g);
+  }
+
+  /** Provinces marked with a class of their own (`whatif`: a what-if changed them). */
+  mark(cls: string, plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle(cls, set.has(plate));
+  }
+
   /** The provinces of the battles shown in the report (a dotted red outline). */
   battles(plates: readonly number[]): void {
     const set = new Set(plates);
     for (const [plate, g] of this.groups) g.classList.toggle('battle', set.has(plate));
+  }
+
+  /** The titled beys' marks at their memleket: `glyph` drawn above the label, `text` its title. */
+  titles(marks: readonly { seat: number; plate: number; glyph: string; text: string }[]): void {
+    const at = new Map((geo.provinces as Shape[]).map((p) => [p.plate, p.label]));
+    this.overlay.replaceChildren(
+      ...marks.map((m) => {
+        const [x, y] = at.get(m.plate) ?? [0, 0];
+        return s(
+          'g',
+          { class: 'title-mark', 'data-seat': m.seat, 'data-plate': m.plate },
+          s('title', {}, m.text),
+          s('text', { x: x ?? 0, y: (y ?? 0) - 20, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, m.glyph),
+        );
+      }),
+    );
+  }
+
+  /** The provinces the shown Divan's news card fell on (a dashed outline). */
+  news(plates: readonly number[]): void {
+    const set = new Set(plates);
+    for (const [plate, g] of this.groups) g.classList.toggle('news', set.has(plate));
   }
 
   /** The picked province and the legal targets; the rest dimmed while targets are shown. */

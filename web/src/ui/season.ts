@@ -1,6 +1,7 @@
 // A season: the map and the list view, the order panel, the order set, "Divanı topla" (trial),
 // the Divan report (public and own lines, battles, leaderboard; past Divans), kept fresh by
 // the event stream.
+import { notifyCard } from './notify';
 import {
   api,
   ApiProblem,
@@ -31,9 +32,14 @@ import {
   type Kind,
 } from '../logic/orders';
 import { bothTimes, countdown, lastQuarter } from '../logic/format';
-import { findSeason, saveSeason, type Saved } from '../logic/storage';
+import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { keyCard, showToken } from './token';
+import { battleItem, newsCardEl } from './cards';
+import { newsCard, newsPlates } from '../logic/news';
+import { markGlyph, titleMarks, titleName } from '../logic/titles';
+import { freeMemleket, membersText } from '../logic/join';
+import { offerOutcomes } from '../logic/offers';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -57,7 +63,8 @@ interface State {
   units: number;
   shown: number | null; // the Divan whose report is shown
   busy: boolean;
-  refusal: { province: number | null; text: string } | null;
+  refusal: { province: number | null; text: string; members: string } | null;
+  joinPick: number | null; // the memleket picked to join (on the map or in the list)
   sentNote: string;
 }
 
@@ -97,6 +104,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       busy: false,
       refusal: null,
       sentNote: '',
+      joinPick: null,
     };
     const seat = saved?.seat ?? null;
     const token = saved?.token ?? null;
@@ -151,6 +159,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       diplomacy,
       missions,
       report,
+      ...(saved ? [notifyCard(season, saved.token)] : []),
       streamState,
     );
 
@@ -173,6 +182,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function pick(plate: number, onMap = false): void {
+      if (seat === null && !joinBox.hidden) {
+        // registration: a tap on a free memleket picks it for the join form
+        if (freeMemleket(st.map?.provinces ?? null, [plate]).length) st.joinPick = plate;
+        renderJoin();
+        return;
+      }
       if (seat === null || !st.map) return;
       if (st.selected !== null && st.kind !== 'hold' && targets().includes(plate)) {
         choose(plate);
@@ -411,9 +426,40 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           ),
         ),
         h('h3', {}, t('offersOut')),
-        h('ul', {}, ...me.offers_out.map((o) => h('li', {}, t('offerOut', { b: beyName(o.to), k: kindText(o.kind) })))),
+        h(
+          'ul',
+          { class: 'offers-out' },
+          ...me.offers_out.map((o) =>
+            h(
+              'li',
+              { 'data-to': o.to },
+              t('offerOut', { b: beyName(o.to), k: kindText(o.kind) }),
+              ' ',
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'quiet',
+                  disabled: !running,
+                  'aria-label': t('withdrawFrom', { b: beyName(o.to) }),
+                  onclick: () => void act(() => api.withdraw(season, token, o.to), t('withdrawn')),
+                },
+                t('withdraw'),
+              ),
+            ),
+          ),
+        ),
         form,
+        ...outcomesPart(),
       );
+    }
+
+    /** What became of the offers made and received (the own reports' `offer` lines). */
+    function outcomesPart(): HTMLElement[] {
+      const out = offerOutcomes(st.me?.reports);
+      if (out.length === 0) return [];
+      const say = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
+      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => h('li', {}, `${t('divan')} ${o.divan}: ${say(o.line)}`)))];
     }
 
     function renderMissions(): void {
@@ -484,7 +530,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             ),
           ),
         );
-      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy;
+      // editable until the lock (R-4.4): while locked nothing is sent, and it is said
+      const locked = st.status?.locked === true;
+      const canAct = seat !== null && st.me !== null && st.me.next_divan !== null && !st.busy && !locked;
       const send = h('button', { type: 'button', id: 'send', disabled: !canAct || !st.dirty, onclick: () => void sendOrders() }, t('send'));
       const hold =
         st.status?.mode === 'trial' && seat !== null
@@ -497,11 +545,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             h('strong', {}, t('refused')),
             st.refusal.province !== null ? h('p', {}, t('refusedOrder', { p: nameOf(st.refusal.province) })) : null,
             h('p', {}, st.refusal.text),
+            st.refusal.members ? h('p', { class: 'small members' }, st.refusal.members) : null,
           )
         : null;
       const parts: (HTMLElement | null)[] = [
         h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
         h('ul', { class: 'set' }, ...items),
+        locked && seat !== null ? h('p', { class: 'note', id: 'locked-note' }, t('lockedNote')) : null,
         st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
         refusal,
         h('div', { class: 'actions' }, send, ' ', hold),
@@ -553,6 +603,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
       const priv = st.me?.reports?.find((r) => r.divan === shown);
       children.push(
+        newsCardEl(newsCard(pub?.lines ?? [], st.board.news), st.board, st.reports, nameOf, beyName),
         h('h3', {}, t('publicLines')),
         h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => lineItem(l))),
       );
@@ -568,19 +619,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             : h(
                 'ul',
                 { class: 'battles' },
-                ...battles.map((b) =>
-                  h(
-                    'li',
-                    {},
-                    t('battleLine', {
-                      t: nameOf(b.target),
-                      d: b.defender === null ? t('milis') : beyName(b.defender),
-                      du: b.defender_units,
-                      o: t(`outcome_${b.outcome}` as Key),
-                    }),
-                    ...b.groups.map((g) => h('div', { class: 'small' }, `${g.beys.map((n) => beyName(n)).join(', ')}: ${g.strength}${g.traitor ? ` (${t('hain')})` : ''}`)),
-                  ),
-                ),
+                ...battles.map((b) => battleItem(b, nameOf, beyName)),
               ),
         );
       }
@@ -630,7 +669,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const items: HTMLElement[] = [];
       if (ti) {
         for (const [region, r] of Object.entries(ti.regions)) {
-          items.push(h('li', {}, t('regionTitle', { r: region, title: r.title, b: beyName(r.seat) })));
+          items.push(h('li', {}, t('regionTitle', { r: region, title: titleName(r.title), b: beyName(r.seat) })));
         }
         for (const n of ti.hain) items.push(h('li', {}, `${t('hain')}: ${beyName(n)}`));
         for (const n of ti.surgun) items.push(h('li', {}, `${t('surgun')}: ${beyName(n)}`));
@@ -644,7 +683,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         'details',
         { class: 'legend' },
         h('summary', {}, t('legend')),
-        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendBattle'] as Key[]).map((k) => h('li', {}, t(k)))),
+        h('ul', {}, ...(['legendMine', 'legendSeat', 'legendMilis', 'legendMemleket', 'legendSur', 'legendTitle', 'legendBattle', 'legendNews'] as Key[]).map((k) => h('li', {}, t(k)))),
       );
     }
 
@@ -737,13 +776,19 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
+      // the memleket still free (the map's owners and memleket marks); a join racing another
+      // can still be told 409 memleket_taken, with the free neighbours
+      const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
       const select = h('select', { id: 'join-memleket' }) as HTMLSelectElement;
-      for (const p of st.board.provinces) select.append(h('option', { value: p.plate }, `${p.plate} ${p.name}`));
+      for (const p of free) select.append(h('option', { value: p, selected: p === st.joinPick }, `${p} ${nameOf(p)}`));
+      select.addEventListener('change', () => (st.joinPick = Number(select.value)));
+      map.highlight(st.joinPick, []);
       const error = h('div', { class: 'error', role: 'alert' });
       const joinName = nameField('join-name');
       const form = h(
         'form',
         {},
+        h('p', { class: 'small', id: 'free-count' }, t('freeCount', { n: free.length })),
         h('label', { for: 'join-memleket' }, t('memleket')),
         ' ',
         select,
@@ -755,7 +800,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         e.preventDefault();
         const memleket = Number(select.value);
         api
-          .join(season, memleket, joinName.input.value.trim() || null)
+          .join(season, memleket, joinName.input.value.trim() || null, loadPlayer(localStorage)?.key ?? null)
           .then((joined) => {
             saveSeason(localStorage, { season, seat: joined.seat, memleket, token: joined.token, mode: 'live', saved: Date.now() });
             sessionStorage.setItem('seksenbir.fresh', season);
@@ -763,6 +808,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           })
           .catch((err: unknown) => {
             error.replaceChildren(h('p', {}, problemText(err)));
+            // taken meanwhile: no longer offered
+            if (err instanceof ApiProblem && err.code === 'memleket_taken') {
+              select.querySelector(`option[value="${memleket}"]`)?.remove();
+              st.joinPick = null;
+            }
             if (err instanceof ApiProblem && Array.isArray(err.members.free_neighbours)) {
               const free = (err.members.free_neighbours as number[]).map((p) => `${p} ${nameOf(p)}`).join(', ');
               error.append(h('p', {}, t('freeNeighbours', { list: free })));
@@ -770,6 +820,22 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           });
       });
       joinBox.replaceChildren(h('h2', { id: 'join-h' }, t('joinTitle')), form);
+    }
+
+    /** The titled beys' marks (R-10.2) and where the shown Divan's news card fell (R-8). */
+    function renderMapMarks(): void {
+      const memleketOf = new Map(st.leaderboard.map((b) => [b.seat, b.memleket]));
+      map.titles(
+        titleMarks(st.titles, memleketOf).map((m) => ({
+          seat: m.seat,
+          plate: m.plate,
+          glyph: markGlyph(m),
+          text: [beyName(m.seat), ...m.regions.map((r) => `${titleName(r.title)} (${r.region})`), m.han ? t('han') : ''].filter(Boolean).join(' · '),
+        })),
+      );
+      const shown = st.shown ?? lastDivan();
+      const pub = st.reports.find((r) => r.kind === 'divan' && r.divan === shown);
+      map.news(newsPlates(newsCard(pub?.lines ?? [], st.board.news), st.board.regions));
     }
 
     function render(): void {
@@ -783,8 +849,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
         map.update(st.map.provinces, { seat, hain, beyName });
       }
-      map.highlight(st.selected, targets());
+      map.highlight(st.selected ?? (seat === null ? st.joinPick : null), targets());
       map.battles((st.battles.get(st.shown ?? lastDivan() ?? 0) ?? []).map((b) => b.target));
+      renderMapMarks();
       renderPanel();
       renderOrders();
       renderList();
@@ -855,6 +922,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
           periodS = lockPeriod(status);
           st.map = m;
+          // a picked province lost meanwhile is no longer offered orders or spending
+          if (st.selected !== null && m.provinces[String(st.selected)]?.owner !== seat) st.selected = null;
           if (me) {
             const fresh = !st.me || st.me.next_divan !== me.next_divan;
             st.me = me;
@@ -903,8 +972,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})` }
-            : { province: null, text: t('offline') };
+            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})`, members: membersText(e.members, ['province']) }
+            : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {
         st.busy = false;
@@ -939,6 +1008,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           token,
           st.map?.version ?? null,
           (event, data) => {
+            // an offer made to this bey withdrawn (R-6.1): its offers and reports read again
+            if (event === 'offer_withdrawn' && !st.busy) void refresh().catch(() => undefined);
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now
               if (!st.busy) {

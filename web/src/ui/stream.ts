@@ -4,8 +4,8 @@
 // growing wait (1, 2, 4 … 30 s); a 429 or an error never makes it loop faster.
 import { api, streamUrl } from '../api/client';
 
-export type StreamEvent = 'ready' | 'divan_report' | 'private_report' | 'betrayals' | 'kurultay_report' | 'season_over';
-const EVENTS: StreamEvent[] = ['ready', 'divan_report', 'private_report', 'betrayals', 'kurultay_report', 'season_over'];
+export type StreamEvent = 'ready' | 'divan_report' | 'private_report' | 'betrayals' | 'offer_withdrawn' | 'kurultay_report' | 'season_over';
+const EVENTS: StreamEvent[] = ['ready', 'divan_report', 'private_report', 'betrayals', 'offer_withdrawn', 'kurultay_report', 'season_over'];
 
 export class SeasonStream {
   private source: EventSource | null = null;

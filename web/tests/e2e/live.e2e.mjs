@@ -49,6 +49,8 @@ try {
     await waitFor('the registration countdown', async () => /Kayıt \d\d:\d\d kapanır/.test(await p.locator('#countdown').textContent()));
     assert.match(await p.locator('section.clock').textContent(), /İstanbul/);
   }
+  // the memleket still free: all 81 before anyone joins
+  assert.match(await pb.locator('#free-count').textContent(), /^81 memleket boş/);
   await shot(pb, '1-registration');
 
   // The first bey joins with Ankara
@@ -63,6 +65,7 @@ try {
   await pb.getByRole('button', { name: 'Katıl' }).click();
   await pb.locator('section.join [role=alert]').getByText(/Boş komşu memleketler: .*71 Kırıkkale/).waitFor();
   assert.match(await pb.locator('section.join [role=alert]').textContent(), /memleket_taken/);
+  assert.equal(await pb.locator('#join-memleket option[value="6"]').count(), 0, 'a memleket taken meanwhile is no longer offered');
   await shot(pb, '2-taken');
   await pb.locator('#join-memleket').selectOption('71');
   await pb.getByRole('button', { name: 'Katıl' }).click();

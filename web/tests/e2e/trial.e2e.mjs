@@ -55,6 +55,23 @@ async function steps(page, base, name, touch) {
   assert.equal(await page.locator('svg.map g.prov').count(), 81, 'one element per province');
   await shot('1-home');
 
+  // The player (issue 23, ADR-89): become one by name, the key offered once and then kept on
+  // the device only, the record screen
+  await page.locator('#player-name').fill('Ayşe');
+  await page.getByRole('button', { name: 'Oyuncu ol' }).click();
+  await page.locator('#player-key').waitFor();
+  assert.match(await page.locator('#player-key').inputValue(), /^sbp1\.[0-9a-f]{32}\./, 'the player key is offered');
+  await shot('1b-player-key');
+  await page.getByRole('button', { name: 'Sakladım' }).click();
+  await page.locator('#player-key').waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: /Kaydın · Ayşe/ }).click();
+  await page.getByRole('heading', { name: 'Oyuncu kaydı' }).waitFor();
+  await page.getByText('Oynanan sezon: 0').waitFor();
+  await shot('1c-player-record');
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Deneme sezonu başlat' }).waitFor();
+  assert.equal(await page.locator('#player-key').count(), 0, 'offered once: not again');
+
   // Start a trial season: Ankara (6) picked on the map
   await tapProvince(6);
   await waitFor('the memleket picked', async () => (await page.locator('#memleket').inputValue()) === '6');
@@ -142,6 +159,10 @@ async function steps(page, base, name, touch) {
   // each battle listed is drawn on the map too
   const listed = await page.locator('ul.battles > li').count();
   assert.equal(await page.locator('g.prov.battle').count() > 0, listed > 0);
+  // each battle in full (R-5.8): its groups, the defence with its bonus, the dice when fought
+  for (const li of await page.locator('ul.battles > li').all()) {
+    assert.match(await li.textContent(), /Saldıran grup .*Savunma: \d+ birlik, bonus \+\d/s);
+  }
   await shot('5-report');
 
   // Hostile text in what the server sends is shown as text, never run or parsed as markup
@@ -162,6 +183,15 @@ async function steps(page, base, name, touch) {
   await page.locator('#hold-divan').click();
   await waitFor('Divan 2', async () => (await page.locator('section.info h1').textContent()).includes('Divan 2'));
   assert.equal(await page.locator('#divan-pick option').count(), 2);
+  // the news card of Divan 2 (R-8.1: one from the second Divan on): the board's name and effect
+  const card = page.locator('section.news-card .name');
+  const cardId = await card.getAttribute('data-card');
+  const info = board.news.find((c) => c.card === cardId);
+  assert.ok(info, `a card of the board: ${cardId}`);
+  assert.equal(await card.textContent(), info.name.tr);
+  assert.equal(await page.locator('section.news-card .effect').textContent(), info.effect.tr);
+  assert.match(await page.locator('section.news-card').textContent(), /Destede kalan: 24 \/ 25 kart/);
+  if (info.regional) assert.ok((await page.locator('g.prov.news').count()) > 0, 'the region the card fell on, on the map');
   await page.locator('#divan-pick').selectOption('1');
   await waitFor('Divan 1 shown', async () => (await page.locator('#divan-pick').inputValue()) === '1');
   await waitFor('the hostile line', async () => (await page.locator('ul.lines.public').textContent()).includes(HOSTILE));
@@ -204,6 +234,20 @@ async function steps(page, base, name, touch) {
   await page.locator('#p-6.mine').waitFor();
   await shot('7-reopened');
 
+  // Locked (a live Divan meeting; stood in for, as a trial season is never left locked):
+  // nothing can be sent, and it is said; then unlocked again
+  await page.route(`**/v1/seasons/${season}`, async (route) => {
+    const answer = await route.fetch();
+    await route.fulfill({ response: answer, json: { ...(await answer.json()), locked: true } });
+  });
+  await page.reload();
+  await page.locator('#locked-note').waitFor();
+  assert.equal(await page.locator('#send').isDisabled(), true, 'no orders sent while locked');
+  assert.equal(await page.locator('#hold-divan').isDisabled(), true);
+  await page.unroute(`**/v1/seasons/${season}`);
+  await page.reload();
+  await page.locator('#hold-divan:enabled').waitFor();
+
   // the whole trial at both sizes (issue 22: a phone-sized viewport for the whole trial)
   // Spending: paralı asker in Ankara (+2 units for 2 gold), offered only while affordable
   const row = page.locator('section.list tbody tr').first(); // a province of ours (Ankara, likely)
@@ -224,6 +268,13 @@ async function steps(page, base, name, touch) {
   await page.getByRole('button', { name: 'Make an offer' }).click();
   // seat 2 is a computer bey: named by its memleket, "<il> Beyi" (R-15.5)
   await page.locator('section.diplomacy').getByText(/You offered .+ Beyi a Pact/).waitFor();
+  // withdrawn before the Divan (R-6.1), then made again
+  await page.getByRole('button', { name: /^Withdraw: .+ Beyi$/ }).click();
+  await page.locator('.offers-out li[data-to="2"]').waitFor({ state: 'detached' });
+  await page.locator('#offer-to').selectOption('2');
+  await page.locator('#offer-kind').selectOption('pact');
+  await page.getByRole('button', { name: 'Make an offer' }).click();
+  await page.locator('section.diplomacy').getByText(/You offered .+ Beyi a Pact/).waitFor();
   await shot('8-diplomacy');
 
   // Divans to the end, answering offers on the way; then the Kurultay vote and the Han
@@ -236,6 +287,8 @@ async function steps(page, base, name, touch) {
     await page.locator('#hold-divan').click();
     await waitFor(`Divan ${n}`, async () => (await page.locator('section.info h1').textContent()).includes(`Divan ${n} `));
   }
+  // what became of the offers (the own reports' offer lines), in the treaties card
+  assert.ok((await page.locator('section.diplomacy ul.outcomes li').count()) > 0, 'offer outcomes');
   await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
   await page.locator('#vote-for').selectOption({ index: 0 });
   await page.getByRole('button', { name: 'Vote' }).click();
@@ -243,6 +296,14 @@ async function steps(page, base, name, touch) {
   await waitFor('the Han', async () => /Han/.test(await page.locator('table.leaderboard').textContent()));
   assert.match(await page.locator('div.titles').textContent(), /Han: (Bey \d+|.+ Beyi)/, 'the Han among the titles');
   assert.ok((await page.locator('ul.lines.kurultay li').count()) > 0, 'the Kurultay report');
+  // titles on the map (R-10.2): a mark at every titled bey's memleket, the Han's with ♚; the
+  // labels stay the owner·units cue
+  const titled = await (await fetch(`${base}/v1/seasons/${season}/titles`)).json();
+  const seats = new Set([...Object.values(titled.regions).map((r) => r.seat), titled.han]);
+  await waitFor('the title marks', async () => (await page.locator('svg.map g.title-mark').count()) === seats.size);
+  assert.match(await page.locator(`svg.map g.title-mark[data-seat="${titled.han}"] text`).textContent(), /♚/);
+  await page.locator('.mapbox').screenshot({ path: join(ARTEFACTS, `${name}-9-map-titles.png`) });
+  assert.match(await page.locator('#p-6 text.plabel').textContent(), /^(★?\d+·\d+|★?m\d+)/);
   await shot('9-kurultay');
 
   // An installable app: its manifest, and a service worker that keeps the shell offline

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSeason, forgetSeason, loadSeasons, saveSeason, seasonFromLink, type KeyValue } from '../../src/logic/storage';
+import { findSeason, forgetPlayer, forgetSeason, loadPlayer, loadSeasons, savePlayer, saveSeason, seasonFromLink, type KeyValue } from '../../src/logic/storage';
 
 function memory(): KeyValue & { data: Map<string, string> } {
   const data = new Map<string, string>();
@@ -31,5 +31,22 @@ describe('seasons remembered on this device', () => {
     expect(seasonFromLink(' abc123 ')).toBe('abc123');
     expect(seasonFromLink('javascript:alert(1)')).toBeNull();
     expect(seasonFromLink('a/b')).toBeNull();
+  });
+});
+
+describe('the player kept on the device (issue 23, ADR-89)', () => {
+  it('keeps the key and whether it was offered, and reads nothing unreadable', () => {
+    const store = memory();
+    expect(loadPlayer(store)).toBeNull();
+    savePlayer(store, { id: 'a'.repeat(32), key: 'sbp1.x', name: null, kept: false });
+    expect(loadPlayer(store)).toEqual({ id: 'a'.repeat(32), key: 'sbp1.x', name: null, kept: false });
+    savePlayer(store, { id: 'a'.repeat(32), key: 'sbp1.x', name: 'Ayşe', kept: true });
+    expect(loadPlayer(store)?.kept).toBe(true);
+    forgetPlayer(store);
+    expect(loadPlayer(store)).toBeNull();
+    store.setItem('seksenbir.player.v1', '{"id": 1}');
+    expect(loadPlayer(store)).toBeNull();
+    store.setItem('seksenbir.player.v1', '{not json');
+    expect(loadPlayer(store)).toBeNull();
   });
 });

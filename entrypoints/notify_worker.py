@@ -1,0 +1,13 @@
+"""Worker bootstrap: `dramatiq entrypoints.notify_worker --queues notifications` (issue 25):
+the notifications queue's actors and the notifier that feeds it (entrypoints/notify_boot.py)."""
+
+from __future__ import annotations
+
+from entrypoints import bootstrap, notify_boot
+from shared.settings import Settings
+
+_settings = Settings.from_env()
+bootstrap.configure(_settings)
+_broker = bootstrap.worker_broker(_settings)
+deliver, fan_out = notify_boot.declare(_settings, _broker)
+notifier = notify_boot.start_notifier(_settings, fan_out)

@@ -1,0 +1,73 @@
+"""Players (issue 23, ADR-87): created, their key rotated, left; a seat bound to a player.
+
+A player is a public id and a key (shown once, kept as its hash) in a log of its own
+(shared/eventstore/player_log.py); no account, no personal data: an optional public name only.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from services.command.service import Services
+from shared.app import player_keys
+from shared.app.player_schemas import PlayerKeyOut, PlayerLeftOut
+from shared.app.problems import Problem, store_busy
+from shared.domain import player_events as pe
+from shared.eventstore import ConcurrencyError, StoreBusyError
+
+log = structlog.get_logger(__name__)
+
+
+def _row(event: pe.PlayerEvent) -> tuple[str, bytes]:
+    return event.__struct_config__.tag, pe.encode(event)  # type: ignore[return-value]
+
+
+async def _append(svc: Services, player_id: str, version: int, event: pe.PlayerEvent) -> None:
+    try:
+        await svc.seasons.store.players.append(player_id, version, [_row(event)])
+    except StoreBusyError:
+        raise store_busy() from None
+    except ConcurrencyError:  # the same key used twice at once: one wins
+        raise Problem(409, "conflict") from None
+
+
+async def create_player(svc: Services, name: str | None) -> PlayerKeyOut:
+    """A new player: its public id and its key (shown once; only its hash is kept)."""
+    if name is not None and pe.name_problem(name):
+        raise Problem(422, "invalid_body.player_name", field="$.name")
+    player_id = player_keys.new_player_id()
+    key = player_keys.new_key(player_id)
+    created = pe.PlayerCreated(player_id=player_id, key_hash=player_keys.key_hash(key), name=name)
+    await _append(svc, player_id, 0, created)
+    log.info("player.created", player_id=player_id)
+    return PlayerKeyOut(player_id, key)
+
+
+async def rotate_key(svc: Services, player_id: str, key: str | None) -> PlayerKeyOut:
+    """A new key for the key's holder; the old one stops working at once."""
+    state, version = await player_keys.holder(svc.seasons.store.players, key)
+    if state.player_id != player_id:
+        raise Problem(401, "bad_player_key")
+    new = player_keys.new_key(player_id)
+    await _append(svc, player_id, version, pe.PlayerKeyRotated(key_hash=player_keys.key_hash(new)))
+    log.info("player.key_rotated", player_id=player_id)
+    return PlayerKeyOut(player_id, new)
+
+
+async def leave(svc: Services, player_id: str, key: str | None) -> PlayerLeftOut:
+    """The key's holder leaves: the record leaves every view and the key stops working (an
+    event); the seasons keep their seats, the ratings an anonymous stand-in (ADR-88)."""
+    state, version = await player_keys.holder(svc.seasons.store.players, key)
+    if state.player_id != player_id:
+        raise Problem(401, "bad_player_key")
+    await _append(svc, player_id, version, pe.PlayerLeft())
+    log.info("player.left", player_id=player_id)
+    return PlayerLeftOut(player_id, left=True)
+
+
+async def player_of(svc: Services, key: str | None) -> str | None:
+    """The player a create or a join names by its key (None without one), or 401."""
+    if key is None:
+        return None
+    state, _version = await player_keys.holder(svc.seasons.store.players, key)
+    return state.player_id

@@ -1,0 +1,74 @@
+"""The command API's player routes (issue 23, ADR-87): create a player, rotate its key, leave.
+
+The key is shown once; it is the bearer of the rotation and of the leave (`Authorization:
+Bearer sbp1.…`), and a create or a join names it in its body (`player_key`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, post
+
+from services.command import player_commands
+from services.command.service import Services
+from shared.app import request_auth as auth
+from shared.app.openapi import BEARER, BODY, EVERY, RATE, answers
+from shared.app.player_keys import is_player_id
+from shared.app.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
+from shared.app.problems import Problem
+
+KEYED: tuple[tuple[str, ...] | str, ...] = (EVERY, RATE, "bad_player_key", "player_not_found")
+KEYED += ("not_found", "token_in_query", "store_busy")
+
+
+def _known(player_id: str) -> None:
+    if not is_player_id(player_id):
+        raise Problem(404, "player_not_found")
+
+
+@post(
+    "/players",
+    status_code=201,
+    summary="Create a player: a public id and a key that outlasts one season",
+    responses=answers(EVERY, RATE, BODY, "store_busy"),
+)
+async def create_player(services: Services, data: PlayerIn) -> Response[PlayerKeyOut]:
+    """No account, no personal data: an optional public `name` (2–24 letters, digits, spaces
+    and . - _ '). The key is shown once and kept only as its hash; name it as `player_key` when
+    creating or joining a live season to bind that seat to the player."""
+    out = await player_commands.create_player(services, data.name)
+    return Response(out, status_code=201, headers={"Location": f"/v1/players/{out.player_id}"})
+
+
+@post(
+    "/players/{player_id:str}/key",
+    status_code=200,
+    summary="Rotate a player's key (the old one stops working)",
+    security=BEARER,
+    responses=answers(*KEYED, "conflict"),
+)
+async def rotate_player_key(
+    services: Services, player_id: str, request: Request[Any, Any, Any]
+) -> PlayerKeyOut:
+    """The bearer is the player's key; the answer holds the new one, shown once."""
+    _known(player_id)
+    return await player_commands.rotate_key(services, player_id, auth.bearer(request))
+
+
+@post(
+    "/players/{player_id:str}/leave",
+    status_code=200,
+    summary="Leave: the player's record leaves every view, the key stops working",
+    security=BEARER,
+    responses=answers(*KEYED, "conflict"),
+)
+async def leave_player(
+    services: Services, player_id: str, request: Request[Any, Any, Any]
+) -> PlayerLeftOut:
+    """The bearer is the player's key. Seasons keep their seats and the names played in them;
+    other players' ratings are not recomputed without the player (an anonymous stand-in)."""
+    _known(player_id)
+    return await player_commands.leave(services, player_id, auth.bearer(request))
+
+
+PLAYER_ROUTES: list[Any] = [create_player, rotate_player_key, leave_player]

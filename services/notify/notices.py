@@ -1,0 +1,212 @@
+"""What is notified, and to whom (issue 25): stored events in, notices out. Pure.
+
+A notice goes to the season (`seat` None: every receiver of the season, the admin's webhooks
+and every bey's) or to one bey (`seat`: that bey's receivers only). A bey's notice carries
+only that bey's own facts: its own Divan report lines, the offers made to or by it, the
+provinces it was attacked in; never another bey's orders, gold or missions (R-14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from shared.domain import events as ev
+from shared.domain.state import SeasonState
+
+DEFAULT_LEAD_S = 3600
+# A compressed calendar's Divans come every `interval_seconds`: a lead of an hour in a real
+# week is that share of three and a half days (Tue/Fri 21:00) in the compressed one.
+REAL_INTERVAL_S = int(3.5 * 24 * 3600)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    key: str  # the same notice always has the same key (delivery ids derive from it)
+    event: str  # the name receivers see (`divan_resolved`, `offer_received`, …)
+    seat: int | None
+    texts: dict[str, str]
+    data: dict[str, object] = field(default_factory=dict)
+
+
+_ADMIN = {
+    "pause": ("season_paused", "Sezon duraklatıldı.", "The season is paused."),
+    "resume": ("season_resumed", "Sezon sürüyor.", "The season is resumed."),
+    "postpone": ("season_postponed", "Sezon ertelendi.", "The season is postponed."),
+    "cancel": ("season_cancelled", "Sezon iptal edildi.", "The season is cancelled."),
+}
+
+
+def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
+    """The notices stored event `version` of a season gives."""
+    key = f"{season_id}/{version}"
+    match event:
+        case ev.RegistrationClosed():
+            yield Notice(
+                f"{key}/start",
+                "registration_closed",
+                None,
+                {
+                    "tr": "Kayıt kapandı, sezon başladı.",
+                    "en": "Registration closed; the season has started.",
+                },
+            )
+        case ev.SeasonAdminActed(act=act) if act.act in _ADMIN:
+            name, tr, en = _ADMIN[act.act]
+            yield Notice(f"{key}/admin", name, None, {"tr": tr, "en": en})
+        case ev.TreatyOffered(frm=frm, to=to, kind=kind):
+            yield Notice(
+                f"{key}/offer",
+                "offer_received",
+                to,
+                {"tr": f"{frm}. bey bir {kind} önerdi.", "en": f"Bey {frm} offers you a {kind}."},
+                {"from": frm, "kind": kind},
+            )
+        case ev.OfferAnswered(frm=frm, to=to, answer=answer):
+            done = "accepted" if answer == "accept" else "rejected"
+            tr = "kabul etti" if answer == "accept" else "reddetti"
+            yield Notice(
+                f"{key}/answer",
+                f"offer_{done}",
+                frm,
+                {"tr": f"{to}. bey önerinizi {tr}.", "en": f"Bey {to} {done} your offer."},
+                {"by": to},
+            )
+        case ev.OfferWithdrawn(frm=frm, to=to):
+            yield Notice(
+                f"{key}/withdrawn",
+                "offer_withdrawn",
+                to,
+                {"tr": f"{frm}. bey önerisini geri çekti.", "en": f"Bey {frm} withdrew its offer."},
+                {"from": frm},
+            )
+        case ev.BattlesResolved(divan=divan, battles=battles):
+            yield from _attacked(key, divan, battles)
+        case ev.DivanResolved():
+            yield from _resolved(key, event)
+        case ev.KurultayHeld():
+            yield Notice(
+                f"{key}/kurultay",
+                "kurultay_closed",
+                None,
+                {
+                    "tr": "Kurultay kapandı, sezon bitti.",
+                    "en": "The Kurultay has closed; the season is over.",
+                },
+            )
+        case _:
+            return
+
+
+def _attacked(key: str, divan: int, battles: tuple[ev.BattleRecord, ...]) -> Iterator[Notice]:
+    hit: dict[int, list[int]] = {}
+    for b in battles:
+        if b.defender is not None and b.groups:
+            hit.setdefault(b.defender, []).append(b.target)
+    for seat, plates in sorted(hit.items()):
+        ils = ", ".join(str(p) for p in sorted(plates))
+        yield Notice(
+            f"{key}/attacked/{seat}",
+            "attacked",
+            seat,
+            {
+                "tr": f"{divan}. Divan'da saldırıya uğradınız: {ils}.",
+                "en": f"You were attacked at Divan {divan}: {ils}.",
+            },
+            {"divan": divan, "provinces": sorted(plates)},
+        )
+
+
+def _resolved(key: str, event: ev.DivanResolved) -> Iterator[Notice]:
+    n = event.divan
+    yield Notice(
+        f"{key}/resolved",
+        "divan_resolved",
+        None,
+        {"tr": f"{n}. Divan toplandı.", "en": f"Divan {n} is resolved."},
+        {"divan": n},
+    )
+    for seat, lines in sorted(event.private.items()):  # each bey its own lines, nobody else's
+        yield Notice(
+            f"{key}/resolved/{seat}",
+            "divan_resolved",
+            seat,
+            {
+                "tr": " ".join([f"{n}. Divan toplandı.", *(line.tr for line in lines)]),
+                "en": " ".join([f"Divan {n} is resolved.", *(line.en for line in lines)]),
+            },
+            {"divan": n},
+        )
+
+
+def scaled_lead(lead_s: int, interval_s: int | None) -> float:
+    """A subscription's lead time on this calendar: as asked on a real one, scaled by the
+    compressed interval's share of a real one's 3.5 days otherwise (at least a second)."""
+    if interval_s is None:
+        return float(lead_s)
+    return max(1.0, lead_s * interval_s / REAL_INTERVAL_S)
+
+
+def orders_complete(state: SeasonState, seat: int) -> bool:
+    """Every province the bey holds has an order for the next Divan."""
+    held = {i + 1 for i, p in enumerate(state.provinces) if p.owner == seat}
+    given = {o.province for o in state.orders.get(state.next_divan, {}).get(seat, ())}
+    return held <= given
+
+
+KURULTAY = 17  # the Kurultay's close, warned of as the Divan after the 16th
+
+
+def _next_deadline(state: SeasonState) -> tuple[int, datetime] | None:
+    """The next timed close a bey acts before: Divan n (orders) or the Kurultay (its vote)."""
+    cal = state.calendar
+    if state.mode != "live" or cal is None or state.paused_at:
+        return None
+    if state.phase == "kurultay":
+        return KURULTAY, cal.kurultay_closes_at
+    n = state.next_divan
+    if state.phase != "running" or n > len(cal.divans) or state.locked_divan == n:
+        return None
+    return n, cal.at(n)
+
+
+def warning_due(
+    state: SeasonState, seat: int, lead_s: int, always: bool, now: datetime
+) -> int | None:
+    """The Divan (KURULTAY: the Kurultay's close) to warn `seat` of now, or None: a live season
+    running (not paused, not over), the close within the scaled lead and not yet passed, the
+    bey's orders (its vote) not all given unless it asked to be warned always."""
+    due = _next_deadline(state)
+    cal = state.calendar
+    if due is None or cal is None:
+        return None
+    n, at = due
+    if not at - timedelta(seconds=scaled_lead(lead_s, cal.interval_seconds)) <= now < at:
+        return None
+    done = seat in state.votes if n == KURULTAY else orders_complete(state, seat)
+    return None if done and not always else n
+
+
+def warning(season_id: str, seat: int, divan: int, at: datetime) -> Notice:
+    if divan == KURULTAY:
+        return Notice(
+            f"{season_id}/warn/kurultay/{seat}",
+            "kurultay_soon",
+            seat,
+            {
+                "tr": "Kurultay kapanıyor: oyunu verin.",
+                "en": "The Kurultay is closing: cast your vote.",
+            },
+            {"at": at.isoformat()},
+        )
+    return Notice(
+        f"{season_id}/warn/{divan}/{seat}",
+        "divan_soon",
+        seat,
+        {
+            "tr": f"{divan}. Divan yaklaşıyor: emirlerinizi verin.",
+            "en": f"Divan {divan} is near: give your orders.",
+        },
+        {"divan": divan, "at": at.isoformat()},
+    )

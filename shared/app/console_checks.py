@@ -1,0 +1,163 @@
+"""What the ops console asks of a season beyond explain and what-if (issue 26, ADR-104): a
+correction's dry run (what it would change, nothing written) and `verify` of the stored
+season over HTTP, the same checks as `seksenbir verify SEASON` on the database.
+
+Pure: both read values already loaded and answer typed values (msgspec Structs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from shared.app.divan_tools import BeyAt, BeyChange, ProvinceAt, ProvinceChange
+from shared.app.export import Export
+from shared.app.export_check import BadEvent, Verdict, chain_error, check
+from shared.app.ops_replay import CorrectionNote, state_json
+from shared.domain.map import game_map
+from shared.domain.messages import Said
+from shared.domain.state import SeasonState
+from shared.eventstore import GENESIS, ChainError, RecordedEvent, verify_chain
+
+
+class CorrectionPreviewOut(msgspec.Struct, frozen=True):
+    """A correction decided on the season as it stands and not applied: the Divan after which
+    it would apply, and every province and bey it would change (before and after). `version`:
+    the season's version it was decided on (a correction applied later may find it moved)."""
+
+    reason: str
+    divan: int
+    refers_to: int | None
+    version: int
+    changed: bool
+    provinces: list[ProvinceChange]
+    beys: list[BeyChange]
+
+
+def correction_preview(
+    before: SeasonState,
+    after: SeasonState,
+    *,
+    reason: str,
+    divan: int,
+    refers_to: int | None,
+    version: int,
+) -> CorrectionPreviewOut:
+    """The difference a decided correction makes (ADR-53's compensating event, not written)."""
+    va, vb = state_json(before, version), state_json(after, version)
+    gm = game_map()
+    provinces = [
+        ProvinceChange(
+            p["plate"],
+            gm[p["plate"]].name,
+            ProvinceAt(p["owner"], p["units"], p["sur"]),
+            ProvinceAt(q["owner"], q["units"], q["sur"]),
+        )
+        for p, q in zip(va["provinces"], vb["provinces"], strict=True)
+        if (p["owner"], p["units"], p["sur"]) != (q["owner"], q["units"], q["sur"])
+    ]
+    beys = []
+    for x, y in zip(va["beys"], vb["beys"], strict=True):
+        bx, by = _bey_at(x), _bey_at(y)
+        if bx != by:
+            beys.append(BeyChange(x["seat"], bx, by))
+    changed = bool(provinces or beys)
+    return CorrectionPreviewOut(reason, divan, refers_to, version, changed, provinces, beys)
+
+
+def _bey_at(view: dict[str, Any]) -> BeyAt:
+    return BeyAt(
+        view["gold"], view["provinces"], view["units"], view["hain_through"], view["missions_done"]
+    )
+
+
+class BadEventOut(msgspec.Struct, frozen=True):
+    version: int | None
+    event_id: str | None
+    type: str | None
+    why: str
+
+
+class MismatchOut(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A Divan whose record differs from its re-run, or whose seal does not hold (ADR-57)."""
+
+    divan: int
+    what: str
+    version: int | None = None  # the first event that differs, None: not one event
+    check: str | None = None  # "sealed_orders" when the seal check found it
+
+
+class VerifyOut(msgspec.Struct, frozen=True):
+    """`seksenbir verify SEASON` over HTTP (docs/export.md "Verify" names each field): the
+    stored chain against the streams table's head, every Divan re-run (R-12.3), the sealed
+    orders (ADR-57), the seed commitment (R-1.5), the corrections (ADR-53). Texts in English,
+    as the CLI's JSON (stable like a code)."""
+
+    season: str
+    events: int
+    divan: int | None
+    phase: str | None
+    hash_chain: str
+    head: str | None
+    replay: str
+    mismatches: list[MismatchOut]
+    corrections: list[CorrectionNote]
+    seed_commitment: str
+    sealed_orders: str
+    first_bad_event: BadEventOut | None
+    ok: bool
+
+
+def verified(
+    season_id: str, records: Sequence[RecordedEvent], stored: bytes | None, chain: int | None
+) -> VerifyOut:
+    """The stored season checked as the CLI checks it (entrypoints/audit_verify.py): a chain
+    that links but does not end at the stored head is a cut or changed tail."""
+    try:
+        head = verify_chain(records, chain=chain)
+        problem = None
+        if head != (stored or GENESIS):
+            raise ChainError(season_id, len(records), "chain does not end at the stream head")
+    except ChainError as exc:
+        problem = chain_error(exc)
+    export = Export(season_id, None, None, list(records), chain=chain)
+    verdict = check(export)
+    if problem is not None and verdict.ok:
+        last = len(records) - 1
+        r = records[last]
+        why = Said("export.stored_head", error=problem)
+        verdict.hash_chain = Said("cli.chain_broken", error=why)
+        verdict.bad.append(BadEvent(last, r.version, str(r.event_id), r.type, why))
+    return _out(verdict)
+
+
+def _plain(value: Any) -> Any:
+    """Said values as their English text, containers walked (JSON for scripts)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value) if isinstance(value, str) else value
+
+
+def _out(v: Verdict) -> VerifyOut:
+    first = v.first_bad
+    bad = BadEventOut(first.version, first.event_id, first.type, str(first.why)) if first else None
+    state = v.state
+    return VerifyOut(
+        season=v.season_id,
+        events=v.events,
+        divan=state.divan if state else None,
+        phase=state.phase if state else None,
+        hash_chain=str(v.hash_chain),
+        head=v.head,
+        replay=str(v.replay),
+        mismatches=msgspec.convert(_plain(v.mismatches), list[MismatchOut]),
+        corrections=msgspec.convert(_plain(v.corrections), list[CorrectionNote]),
+        seed_commitment=str(v.seed_commitment),
+        sealed_orders=str(v.sealed_orders),
+        first_bad_event=bad,
+        ok=v.ok,
+    )

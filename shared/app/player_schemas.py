@@ -1,0 +1,37 @@
+"""Bodies of the player routes (issue 23, ADR-87), apart from the command API's other schemas
+(services/command/schemas.py) so both stay short; the read side's are in its responses."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+Strict = {"forbid_unknown_fields": True, "frozen": True}
+
+PlayerKeyText = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=100,
+        description="a player key (POST /v1/players): the seat is bound to that player",
+    ),
+]
+
+
+# --- players (issue 23, ADR-87) ---------------------------------------------------------------
+class PlayerIn(msgspec.Struct, **Strict):
+    """A new player: an optional public name (2–24 letters, digits, spaces and . - _ ')."""
+
+    name: str | None = None
+
+
+class PlayerKeyOut(msgspec.Struct, frozen=True):
+    """The player's public id and its key, shown once (only its hash is kept)."""
+
+    player_id: str
+    player_key: str
+
+
+class PlayerLeftOut(msgspec.Struct, frozen=True):
+    player_id: str
+    left: bool

@@ -1,0 +1,60 @@
+// The console's calls (issue 26, docs/web.md "The console"): the ops and auditor endpoints of
+// the public API, each with the staff token the console holds in the tab's memory only (never
+// in storage: ui/console.ts). Exports are fetched as files and offered as a download.
+import { call, problemOf, type Schemas } from './client';
+
+export type Explain = Schemas['ExplainOut'];
+export type BattleNote = Schemas['BattleNote'];
+export type WhatIfIn = Schemas['WhatIfIn'];
+export type WhatIfOut = Schemas['WhatIfOut'];
+export type CorrectionIn = Schemas['CorrectionIn'];
+export type Preview = Schemas['CorrectionPreviewOut'];
+export type Verify = Schemas['VerifyOut'];
+export type OpsReads = Schemas['OpsReadsOut'];
+export type SeasonBetrayals = Schemas['SeasonBetrayals'];
+
+const seg = encodeURIComponent;
+const ops = (season: string) => `/ops/seasons/${seg(season)}`;
+
+export const consoleApi = {
+  status: (season: string) => call<Schemas['SeasonStatus']>('GET', `/seasons/${seg(season)}`),
+  map: (season: string) => call<Schemas['MapOut']>('GET', `/seasons/${seg(season)}/map`),
+  // `min_version`: read your writes (the read side answers once it has projected that version)
+  reports: (season: string, minVersion: number) =>
+    call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports?min_version=${minVersion}`),
+  explain: (token: string, season: string, divan: number) =>
+    call<Explain>('GET', `${ops(season)}/divans/${divan}/explain`, { token }),
+  whatIf: (token: string, season: string, divan: number, body: WhatIfIn) =>
+    call<WhatIfOut>('POST', `${ops(season)}/divans/${divan}/what-if`, { token, body }),
+  fork: (token: string, season: string, divan: number, seat: number) =>
+    call<Schemas['ForkedOut']>('POST', `/seasons/${seg(season)}/fork`, { token, body: { divan, seat } }),
+  dryRun: (token: string, season: string, body: CorrectionIn) =>
+    call<Preview>('POST', `${ops(season)}/corrections/dry-run`, { token, body }),
+  correct: (token: string, season: string, body: CorrectionIn) =>
+    call<Schemas['CorrectionOut']>('POST', `${ops(season)}/corrections`, { token, body }),
+  verify: (token: string, season: string) => call<Verify>('GET', `${ops(season)}/verify`, { token }),
+  opsReads: (token: string, season: string) =>
+    call<OpsReads>('GET', `/seasons/${seg(season)}/audit/ops-reads?limit=1000`, { token }),
+  history: (token: string, season: string) =>
+    call<SeasonBetrayals>('GET', `/seasons/${seg(season)}/betrayals/history`, { token }),
+  memleketHistory: (token: string, plate: number) =>
+    call<Schemas['MemleketBetrayalsOut']>('GET', `/betrayals/memleket/${plate}`, { token }),
+};
+
+/** The season's export (NDJSON) as a Blob: ops' full one, or an auditor's, redacted while the
+ * season runs (R-14, docs/export.md). */
+export async function exportBlob(token: string, season: string, full: boolean): Promise<Blob> {
+  const path = full ? `${ops(season)}/export` : `/seasons/${seg(season)}/export`;
+  const r = await fetch(`/v1${path}`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+  if (!r.ok) throw await problemOf(r);
+  return await r.blob();
+}
+
+/** A season id from what ops paste: the id itself or any link holding one (a bey's report
+ * link `…/#/s/<id>`, an API URL); null when there is none. */
+export function seasonIdOf(text: string): string | null {
+  const m = /(?:^|[^0-9a-f])([0-9a-f]{32})(?![0-9a-f])/.exec(text.trim());
+  if (m?.[1]) return m[1];
+  const t = text.trim();
+  return /^[A-Za-z0-9_-]{1,64}$/.test(t) ? t : null;
+}

@@ -1,0 +1,35 @@
+// The console's small parts (issue 26): a refusal shown, a table, a labelled field, a download.
+import { ApiProblem } from '../api/client';
+import { h, clear, type Child } from './dom';
+import { ct } from './console_text';
+
+export function failure(e: unknown): HTMLElement {
+  const detail = e instanceof ApiProblem ? `${e.code}: ${e.detail}` : String(e);
+  return h('p', { class: 'bad', role: 'alert' }, ct('failed', { detail }));
+}
+
+export function table(head: string[], rows: Child[][]): HTMLElement {
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+  );
+}
+
+export function field(id: string, label: string, attrs: Record<string, string | number | boolean> = {}): [HTMLElement, HTMLInputElement] {
+  const input = h('input', { id, ...attrs });
+  return [h('label', { for: id }, label, input), input];
+}
+
+/** A file offered for download: an object URL behind a link the user follows. */
+export async function downloadLink(box: HTMLElement, name: string, blob: () => Promise<Blob>): Promise<void> {
+  clear(box);
+  try {
+    const url = URL.createObjectURL(await blob());
+    box.append(h('a', { href: url, download: name, class: 'download' }, ct('exportReady', { name })));
+  } catch (e) {
+    box.append(failure(e));
+  }
+}
+

@@ -1,0 +1,318 @@
+// End to end (issue 26): the ops and auditor console (`#/console`) in headless Chromium against
+// a real stack (`seksenbir up` on WEB_E2E_PORT, with an ops and an auditor token of its own).
+// A trial season is played over the API until its bey betrays a partner (a disputed Divan);
+// then, in the browser: ops explain that Divan on the map and the drawn advances, supports and
+// dice match `seksenbir explain --json`; a what-if removing an advance flips its battle and
+// writes nothing; a correction is dry-run, applied and shown in the public report; verify,
+// the export and a fork; an auditor sees the betrayal with its evidence (treaty, orders,
+// battle) and the redacted export, and never a secret (canaries in the page, its requests and
+// its answers); a bey's token gets nothing from the console's endpoints; axe-core is clean on
+// every screen. Screenshots go to web/artefacts/ (git-ignored).
+//
+// WEB_E2E_URL=http://127.0.0.1:PORT with WEB_E2E_OPS_TOKEN and WEB_E2E_AUDITOR_TOKEN runs it
+// against a stack already running (tests/e2e/harness.mjs).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ARTEFACTS, axeCheck, launch, startStack, waitFor } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BIN = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
+const AUDITOR = process.env.WEB_E2E_AUDITOR_TOKEN ?? `e2e-auditor-${randomBytes(16).toString('hex')}`;
+process.env.SEKSENBIR_AUDITOR_TOKENS = AUDITOR; // the stack startStack starts takes it
+
+let base = '';
+async function api(method, path, token, body) {
+  const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': randomBytes(16).toString('hex') };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(`${base}/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  return { status: r.status, body: json };
+}
+
+/** A trial season played until its bey betrays a treaty partner: every offer received is
+ * accepted and pacts are offered to neighbours; once a treaty is in force with a bey owning a
+ * neighbouring province, the bey advances into it. Seed 7 from Ankara betrays at Divan 4. */
+async function betrayingSeason() {
+  const board = (await api('GET', '/board')).body;
+  const nb = new Map(board.provinces.map((p) => [p.plate, p.neighbours]));
+  const created = await api('POST', '/seasons', null, { memleket: 6, seed: '7' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const { season_id: season, token, seat } = created.body;
+  for (let divan = 1; divan <= 10; divan++) {
+    const me = (await api('GET', `/seasons/${season}/me`, token)).body;
+    for (const o of me.offers_in) await api('POST', `/seasons/${season}/offers/${o.from}/answer`, token, { answer: 'accept' });
+    const map = (await api('GET', `/seasons/${season}/map`)).body;
+    const partners = new Set((await api('GET', `/seasons/${season}/me`, token)).body.treaties.map((t) => t.partner));
+    const mine = Object.entries(map.provinces).filter(([, p]) => p.owner === seat).map(([k, p]) => [Number(k), p]);
+    const orders = [];
+    for (const [plate, p] of mine) {
+      const hit = nb.get(plate).find((q) => partners.has(map.provinces[String(q)].owner));
+      if (hit && p.units >= 2) {
+        orders.push({ province: plate, kind: 'advance', target: hit, units: p.units - 1 });
+        break;
+      }
+    }
+    const owners = new Set(mine.flatMap(([plate]) => nb.get(plate).map((q) => map.provinces[String(q)].owner)));
+    for (const o of owners) if (o && o !== seat && !partners.has(o)) await api('POST', `/seasons/${season}/offers`, token, { to: o, kind: 'pact' });
+    assert.equal((await api('POST', `/seasons/${season}/orders`, token, { orders, divan })).status, 200);
+    assert.equal((await api('POST', `/seasons/${season}/divans`, token, { divan })).status, 202);
+    await waitFor(`Divan ${divan}`, async () => (await api('GET', `/seasons/${season}`)).body.divan >= divan);
+    await waitFor(`Divan ${divan}'s report`, async () => (await api('GET', `/seasons/${season}/reports`)).body.reports.some((r) => r.divan === divan));
+    const betrayals = (await api('GET', `/seasons/${season}/betrayals`)).body.betrayals;
+    if (betrayals.length) return { season, token, seat, divan, betrayal: betrayals[0] };
+  }
+  throw new Error('no betrayal in 10 Divans');
+}
+
+async function main() {
+  const stack = await startStack();
+  base = stack.base;
+  const ops = stack.ops;
+  assert.ok(ops, 'an ops token (WEB_E2E_OPS_TOKEN with WEB_E2E_URL)');
+  const browser = await launch();
+  const a11y = [];
+  const problems = [];
+  try {
+    const played = await betrayingSeason();
+    const { season, divan, betrayal } = played;
+    console.log(`console e2e: season ${season}, betrayal at Divan ${divan} (${JSON.stringify(betrayal)})`);
+    const cli = JSON.parse(execFileSync(BIN, ['explain', season, String(divan), '--json'], { encoding: 'utf8' }));
+
+    await beyGetsNothing(played);
+    await opsSession(browser, played, ops, cli, a11y, problems);
+    await auditorSession(browser, played, ops, a11y, problems);
+  } finally {
+    await browser.close();
+    await stack.stop();
+  }
+  assert.deepEqual(problems, [], 'no page errors');
+  assert.deepEqual(a11y, [], 'axe-core: no serious or critical violations');
+  console.log('console e2e: ok');
+}
+
+/** A bey's token on every console endpoint: 403, nothing else. */
+async function beyGetsNothing({ season, token, divan }) {
+  const fix = { correction: { kind: 'gold', seat: 1, gold: 1 }, reason: 'no' };
+  const calls = [
+    ['GET', `/ops/seasons/${season}/divans/${divan}/explain`],
+    ['POST', `/ops/seasons/${season}/divans/${divan}/what-if`, {}],
+    ['POST', `/ops/seasons/${season}/corrections/dry-run`, fix],
+    ['POST', `/ops/seasons/${season}/corrections`, fix],
+    ['GET', `/ops/seasons/${season}/verify`],
+    ['GET', `/ops/seasons/${season}/export`],
+    ['GET', `/seasons/${season}/export`],
+    ['GET', `/seasons/${season}/audit/ops-reads`],
+    ['GET', `/seasons/${season}/audit/betrayals`],
+    ['POST', `/seasons/${season}/fork`, { divan, seat: 1 }],
+  ];
+  for (const [method, path, body] of calls) {
+    const r = await api(method, path, token, body);
+    assert.equal(r.status, 403, `${method} ${path} with a bey's token: ${r.status} ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.code, 'forbidden');
+  }
+}
+
+function watch(page, problems) {
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+}
+
+async function login(page, role, token) {
+  await page.goto(`${base}/#/console`);
+  await page.locator('#console-token').waitFor();
+  await page.locator(`input[name=console-role][value=${role}]`).check();
+  await page.locator('#console-token').fill(token);
+  await page.getByRole('button', { name: /^(Gir|Enter)$/ }).click();
+  await page.locator('#console-forget').waitFor();
+}
+
+async function opsSession(browser, played, ops, cli, a11y, problems) {
+  const { season, divan } = played;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  watch(page, problems);
+  const shot = async (step) => {
+    await page.screenshot({ path: join(ARTEFACTS, `console-ops-${step}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(page, `console-ops-${step}`)));
+  };
+  try {
+    await page.goto(`${base}/#/console`);
+    await page.locator('#console-token').waitFor();
+    await shot('1-login');
+    await login(page, 'ops', ops);
+    assert.equal(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })).then((s) => s.includes(ops)), false, 'the token is never stored');
+    // a season found from a bey's report link
+    await page.locator('#console-season').fill(`${base}/#/s/${season}`);
+    await page.getByRole('button', { name: /^(Aç|Open)$/ }).click();
+    await page.locator('#console-divans').waitFor();
+    assert.equal(await page.locator('svg.map g.prov').count(), 81);
+    await page.locator('.console-trail').waitFor();
+    await shot('2-season');
+
+    // explain the disputed Divan on the map
+    const before = (await api('GET', `/seasons/${season}`)).body.version;
+    await page.locator(`#console-divans button[data-divan="${divan}"]`).click();
+    await page.locator('#console-explain').waitFor();
+    await page.locator('#console-order-sets tbody tr').first().waitFor();
+    await shot('3-explain');
+    await page.setViewportSize({ width: 360, height: 740 }); // a phone: the same screen, axe-clean
+    await shot('3-explain-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const battles = cli.explanation.battles;
+    assert.ok(battles.length > 0, 'the disputed Divan has battles');
+    for (const b of battles) {
+      const card = page.locator(`article.battle-card[data-target="${b.target}"]`);
+      assert.equal(await card.getAttribute('data-outcome'), b.outcome);
+      const supports = await card.locator('li.support').evaluateAll((ls) => ls.map((l) => [Number(l.dataset.seat), Number(l.dataset.origin), l.dataset.counted === 'true', l.dataset.why]));
+      assert.deepEqual(supports, b.supports.map((s) => [s.seat, s.origin, s.counted, s.why]), `supports of ${b.target}`);
+      const dice = await card.locator('li.die').evaluateAll((ls) => ls.map((l) => [l.dataset.side, Number(l.dataset.value)]));
+      assert.deepEqual(dice, (b.dice ?? []).map((d) => [d.side, d.value]), `dice of ${b.target}`);
+    }
+    // the lines drawn on the map: every advance and every support of every battle
+    const drawn = await page.locator('svg.map g.arrows line').evaluateAll((ls) => ls.map((l) => `${l.dataset.from}>${l.dataset.to}:${l.dataset.seat}:${[...l.classList].find((c) => c !== 'arrow')}`).sort());
+    const expected = battles
+      .flatMap((b) => [
+        ...b.groups.flatMap((g) => g.advances.map((a) => `${a.origin}>${b.target}:${a.seat}:${a.betrayal ? 'betrayal' : 'advance'}`)),
+        ...b.supports.map((s) => `${s.origin}>${s.target}:${s.seat}:${s.counted ? 'support' : 'void'}`),
+      ])
+      .sort();
+    assert.deepEqual(drawn, expected, 'the map draws what explain says');
+    // the orders as submitted, and when: the bey's sealed set before the lock
+    const sealedRow = await page.locator('#console-order-sets tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+    const beyRows = sealedRow.filter((r) => r[0] === String(played.seat));
+    assert.ok(beyRows.some((r) => /^(yes|evet)$/.test(r[2]) && /^(yes|evet)$/.test(r[3]) && /\+03:00$/.test(r[1])), JSON.stringify(beyRows));
+
+    // a what-if that flips the betrayal's battle: the traitor's advance removed
+    const target = betrayalTarget(played, cli);
+    const card = page.locator(`article.battle-card[data-target="${target.target}"]`);
+    await card.locator('p.advance button.prefill-remove').first().click();
+    await page.locator('#whatif-run').click();
+    await page.locator('#whatif-changed[data-changed="true"]').waitFor();
+    const flipped = await page.locator(`.wi-outcome[data-target="${target.target}"]`).textContent();
+    assert.notEqual(flipped, target.outcome, 'the what-if flips the battle');
+    assert.ok((await page.locator('g.prov.whatif').count()) > 0, 'the changed provinces are marked on the map');
+    await shot('4-what-if');
+    assert.equal((await api('GET', `/seasons/${season}`)).body.version, before, 'explain and what-if write nothing');
+
+    // a correction: dry run first, then applied, then in the public report
+    const victim = played.betrayal.victim;
+    const reason = `e2e console: Divan ${divan} disputed ${randomBytes(4).toString('hex')}`;
+    await page.locator('#fix-kind').selectOption('province');
+    await page.locator('#fix-province').fill(String(target.target));
+    await page.locator('#fix-owner').fill(String(victim));
+    await page.locator('#fix-units').fill('3');
+    await page.locator('#fix-reason').fill(reason);
+    await page.locator('#fix-apply').click();
+    await page.locator('#fix-needs-dry').waitFor();
+    assert.equal((await api('GET', `/seasons/${season}`)).body.version, before, 'nothing applied before a dry run');
+    await page.locator('#fix-dry-run').click();
+    await page.locator('#fix-dry[data-changed="true"]').waitFor();
+    assert.equal((await api('GET', `/seasons/${season}`)).body.version, before, 'a dry run writes nothing');
+    await shot('5-dry-run');
+    await page.locator('#fix-apply').click();
+    await page.locator('#fix-applied').waitFor();
+    await page.locator('#fix-public').getByText(reason).waitFor();
+    const owner = (await api('GET', `/seasons/${season}/map`)).body.provinces[String(target.target)].owner;
+    assert.equal(owner, victim, 'the correction is applied');
+
+    // verify and the export
+    await page.locator('#verify-do').click();
+    await page.locator('#verify-result [data-ok="true"]').waitFor();
+    await page.locator('#export-do').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-link a.download').click()]);
+    const first = readFileSync(await download.path(), 'utf8').split('\n')[0];
+    assert.equal(JSON.parse(first).season_id, season);
+    // a fork of the disputed Divan, for a reproduction
+    await page.locator('#fork-do').click();
+    await page.locator('#fork-result code.tok').waitFor();
+    await shot('6-verified');
+
+    // the correction in the public report, as anyone sees it
+    const pub = await context.newPage();
+    await pub.goto(`${base}/#/s/${season}`);
+    await pub.getByText(reason).first().waitFor();
+    await pub.close();
+  } catch (e) {
+    await page.screenshot({ path: join(ARTEFACTS, 'console-ops-failed.png'), fullPage: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await context.close();
+  }
+}
+
+/** The betrayal's battle in the explanation (its advance flagged), else the first battle. */
+function betrayalTarget(played, cli) {
+  const battles = cli.explanation.battles;
+  return battles.find((b) => b.target === played.betrayal.province) ?? battles[0];
+}
+
+async function auditorSession(browser, played, ops, a11y, problems) {
+  const { season, token } = played;
+  // canaries: the bey's token, ops' token, the seed salt and the bey's gold (R-14)
+  const exported = await fetch(`${base}/v1/ops/seasons/${season}/export`, { headers: { Authorization: `Bearer ${ops}` } }).then((r) => r.text());
+  const created = JSON.parse(exported.split('\n')[1]);
+  const salt = JSON.parse(created.data).seed_salt;
+  const gold = (await api('GET', `/seasons/${season}/me`, token)).body.gold;
+  const canaries = [token.split('.').pop(), ops, AUDITOR, salt, `"gold":${gold}`].filter(Boolean);
+  assert.ok(salt, 'the seed salt is a canary');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const page = await context.newPage();
+  watch(page, problems);
+  const seen = [];
+  page.on('request', (r) => seen.push(`${r.url()} ${r.postData() ?? ''}`));
+  page.on('response', async (r) => {
+    try {
+      seen.push(await r.text());
+    } catch {
+      /* a redirect or a download: no body here */
+    }
+  });
+  const shot = async (step) => {
+    await page.screenshot({ path: join(ARTEFACTS, `console-auditor-${step}.png`), fullPage: true });
+    a11y.push(...(await axeCheck(page, `console-auditor-${step}`)));
+  };
+  try {
+    await login(page, 'auditor', AUDITOR);
+    await page.locator('#audit-memleket').fill('6');
+    await page.locator('#audit-season').fill(season);
+    await page.getByRole('button', { name: /^(Göster|Show)$/ }).click();
+    const item = page.locator(`section.audit-season[data-season="${season}"] li.betrayal`).first();
+    await item.waitFor();
+    await item.locator('.evidence-treaty').waitFor();
+    await item.locator('.evidence-orders').waitFor();
+    await item.locator('.evidence-battle').waitFor();
+    // the ops-read trail of the season: ops' explain and what-if of the disputed Divan
+    await page.locator(`section.audit-season[data-season="${season}"] .console-trail`).getByText(`divans/${played.divan}/what-if`).first().waitFor();
+    await shot('1-history');
+    await page.locator('button.audit-export').first().click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('a.download').first().click()]);
+    const file = readFileSync(await download.path(), 'utf8');
+    assert.match(file.split('\n')[0], /"redacted"/, 'the auditor gets the redacted export');
+    seen.push(file, await page.content());
+    await shot('2-export');
+  } catch (e) {
+    await page.screenshot({ path: join(ARTEFACTS, 'console-auditor-failed.png'), fullPage: true }).catch(() => undefined);
+    throw e;
+  } finally {
+    await context.close();
+  }
+  const all = seen.join('\n');
+  for (const c of canaries.filter((c) => c !== AUDITOR)) assert.equal(all.includes(c), false, `a secret reached the auditor's browser: ${c.slice(0, 12)}…`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
