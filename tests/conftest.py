@@ -139,15 +139,49 @@ def migrated_pg_dsn(pg_dsn: str) -> str:
     return pg_dsn
 
 
+# The event store's tables a test starts without rows: every one a test can write to (event_ids
+# is the events' id index, emptied with them).
+STORE_TABLES = (
+    "events",
+    "event_ids",
+    "streams",
+    "idempotency_keys",
+    "due_work",
+    "ops_reads",
+    "audit_copies",
+    "player_events",
+)
+_REGCLASSES = ", ".join(f"'{table}'" for table in STORE_TABLES)
+EMPTY_STORE = "\n".join(
+    [
+        # as TRUNCATE's lock: a writer some earlier test left open is waited for, never missed
+        f"LOCK TABLE {', '.join(STORE_TABLES)} IN ACCESS EXCLUSIVE MODE;",
+        # past the append-only triggers (and the due_work trigger, which only sees inserts)
+        "SET LOCAL session_replication_role = replica;",
+        *(f"DELETE FROM {table};" for table in STORE_TABLES),
+        # RESTART IDENTITY: every sequence a column of these tables owns starts again
+        f"""SELECT setval(seq.seqrelid, seq.seqstart, false)
+            FROM pg_sequence seq JOIN pg_depend dep ON dep.objid = seq.seqrelid
+            WHERE dep.classid = 'pg_class'::regclass AND dep.deptype IN ('a', 'i')
+              AND dep.refobjid = ANY(ARRAY[{_REGCLASSES}]::regclass[]);""",
+    ]
+)
+
+
+async def empty_store(pool: asyncpg.Pool) -> None:
+    """The store as `TRUNCATE <STORE_TABLES> RESTART IDENTITY` leaves it (no row, positions and
+    ids from 1 again), by DELETE: the TRUNCATE of the 16 event partitions' ~130 files cost
+    0.1–0.7 s per test (fsync'd file creation), the DELETE of a test's few rows ~5 ms."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute(EMPTY_STORE)
+
+
 @pytest.fixture
 async def pg_pool(migrated_pg_dsn: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a clean event-store schema (tables truncated, positions back to 0)."""
+    """A pool on a clean event-store schema (no rows, positions and ids from 1 again)."""
     settings = PoolSettings(min_size=1, max_size=8, lock_timeout_ms=10_000)
     pool = await create_pool(migrated_pg_dsn, settings)
-    await pool.execute(
-        "TRUNCATE events, streams, idempotency_keys, due_work, ops_reads, audit_copies, player_events"
-        " RESTART IDENTITY"
-    )
+    await empty_store(pool)
     try:
         yield pool
     finally:

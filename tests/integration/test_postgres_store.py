@@ -229,8 +229,8 @@ async def test_transactions_in_other_databases_do_not_hold_readers_back(
 
 
 async def test_log_head_refuses_even_the_reset_on_an_empty_log(pg_pool: asyncpg.Pool, clock):
-    """0005: the retired counter row has no test-only back door; fixtures reset positions with
-    TRUNCATE ... RESTART IDENTITY, which restarts the sequence events.position owns."""
+    """0005: the retired counter row has no test-only back door; fixtures reset positions by
+    restarting the sequence events.position owns (tests.conftest.empty_store)."""
     with pytest.raises(asyncpg.ObjectNotInPrerequisiteStateError, match="retired"):
         await pg_pool.execute("UPDATE log_head SET position = 0")
     store = PostgresEventStore(pg_pool, clock=clock)
