@@ -26,6 +26,7 @@ from shared.domain import messages
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = ROOT / "shared" / "domain"
 ROUTES = ROOT / "services" / "command" / "season_routes.py"  # the creation routes
+PLAYER_KEYS = ROOT / "services" / "command" / "player_commands.py"  # a player key's check
 
 
 def _called(node: ast.Call) -> str:
@@ -119,5 +120,9 @@ def test_each_declared_domain_refusal_is_one_the_command_can_make(
     if command == "create":
         routes_table = _functions([ROUTES])
         made |= {code for name in CREATION for code in routes_table[name][0]}
+    if command in ("create", "join"):  # issue 23: a player key, checked before any decider
+        made |= {
+            code for _name, (codes, _calls) in _functions([PLAYER_KEYS]).items() for code in codes
+        }
     never = sorted(set(declared) - made)
     assert never == [], f"{command}: declares {never}, which its decider cannot refuse with"
