@@ -150,6 +150,9 @@ STORE_TABLES = (
     "ops_reads",
     "audit_copies",
     "player_events",
+    "chat_events",  # issue 24 (ADR-91)
+    "chat_texts",
+    "chat_marks",
 )
 _REGCLASSES = ", ".join(f"'{table}'" for table in STORE_TABLES)
 EMPTY_STORE = "\n".join(
