@@ -51,6 +51,7 @@ def _url(path: str, season_id: str) -> str:
     values["plate"] = "6"
     values["name"] = "han-scores"
     values["player_id"] = "0" * 32  # issue 23: no player
+    values["webhook_id"], values["subscription_id"] = "wh_none", "ps_none"  # issue 25: none
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 
 
