@@ -21,10 +21,10 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import structlog
 
-from shared.app.notify_store import MemoryNotifyStore, NotifyStore
-from shared.app.outbound import Policy
 from services.command.chat_system import SystemLines
 from shared.app.chat_book import ChatBooks, ChatDelivered
+from shared.app.notify_store import MemoryNotifyStore, NotifyStore
+from shared.app.outbound import Policy
 from shared.app.problems import Problem, store_busy
 from shared.app.request_auth import BeyClaim
 from shared.app.seasons import (

@@ -35,6 +35,26 @@ BODIES = {  # a valid body for each operation that takes one: the token check is
         f"/v1/seasons/{{season_id}}/admin/{act}": {"reason": "test"}
         for act in ("postpone", "cancel", "pause", "resume")
     },
+    # issues 23-26: names, players, chat, notifications, the console
+    "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset": {"reason": "test"},
+    "/v1/ops/seasons/{season_id}/corrections/dry-run": {
+        "correction": {"kind": "gold", "seat": 1, "gold": 49},
+        "reason": "test",
+    },
+    "/v1/players": {},
+    "/v1/seasons/{season_id}/messages": {"to": "all", "text": "selam"},
+    "/v1/seasons/{season_id}/channels/{channel_id}/read": {"read_to": 1},
+    "/v1/seasons/{season_id}/messages/{message_id}/report": {},
+    "/v1/seasons/{season_id}/messages/{message_id}/hide": {"reason": "test"},
+    "/v1/seasons/{season_id}/mutes/{seat}": {"muted": True},
+    "/v1/seasons/{season_id}/webhooks": {"url": "https://example.com/hook", "format": "json"},
+    "/v1/seasons/{season_id}/push-subscriptions": {
+        "endpoint": "https://push.example.com/x",
+        "keys": {
+            "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+            "auth": "tBHItJI5svbpez7KI4CCXg",
+        },
+    },
 }
 NAMED = {  # the operations issue 9 names, which must declare it in any case
     ("get", "/v1/seasons/{season_id}/private"),
@@ -52,6 +72,7 @@ def _url(path: str, season_id: str) -> str:
     values["name"] = "han-scores"
     values["player_id"] = "0" * 32  # issue 23: no player
     values["webhook_id"], values["subscription_id"] = "wh_none", "ps_none"  # issue 25: none
+    values["channel_id"], values["message_id"] = "all", "1"  # issue 24
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 
 
