@@ -84,6 +84,20 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "read_unavailable": "okuma tarafı yanıt vermiyor",
     "streams_full": "akışlar dolu",
     "audit_unavailable": "denetim kaydı yazılamıyor",
+    # chat (issue 24, R-15)
+    "chat_closed": "sohbet yok",
+    "press_restricted": "yalnız herkese açık kanal",
+    "chat_read_only": "kanallar yalnız okunur",
+    "computer_bey": "bilgisayar beyi sohbet etmez",
+    "bad_recipients": "geçersiz alıcılar",
+    "chat_text": "geçersiz mesaj",
+    "chat_rate_limited": "çok fazla mesaj",
+    "channel_not_found": "kanal bulunamadı",
+    "message_not_found": "mesaj bulunamadı",
+    # notifications (issue 25)
+    "receiver_not_found": "alıcı bulunamadı",
+    "receiver_refused": "bu adrese çağrı yapılmaz",
+    "receivers_full": "alıcı sınırı dolu",
 }
 
 

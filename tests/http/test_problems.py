@@ -21,7 +21,9 @@ import httpx
 import msgspec
 import pytest
 
+from services.command.notify_receivers import MAX_PER_OWNER
 from shared.app.problems import stored_language
+from shared.domain import chat
 from shared.eventstore import (
     ConcurrencyError,
     EventStore,
@@ -51,6 +53,8 @@ from tests.http.support import (
     state_of,
     unchanged,
 )
+from tests.http.test_chat import live_with
+from tests.http.test_live_seasons import close_registration
 
 Request = Coroutine[Any, Any, httpx.Response]
 Scenario = Callable[[Api, AsyncExitStack], Awaitable[Request]]
@@ -1031,6 +1035,161 @@ async def _invalid_name(api: Api, _: AsyncExitStack) -> Request:
     created = await _live(api)
     return api.client.post(
         f"/v1/seasons/{created['season_id']}/join", json={"memleket": 6, "name": "<b>x</b>"}
+    )
+
+
+# --- chat (issue 24, R-15), players (issue 23), notifications (issue 25) ----------------------
+HOOK = "https://discord.com/api/webhooks/123/very-secret-path"
+
+
+async def _chatting(api: Api, n: int = 2, **body: Any) -> list[Bey]:
+    return await live_with(api, n, **body)
+
+
+def _say(api: Api, bey: Bey, to: Any, text: str) -> Request:
+    return api.client.post(bey.url("/messages"), json={"to": to, "text": text}, headers=bey.auth())
+
+
+@case("press_restricted", 403)
+async def _press_restricted(api: Api, _: AsyncExitStack) -> Request:
+    """A season whose creator chose public press only: no private channel."""
+    a, b = await _chatting(api, press="public")
+    return _say(api, a, [b.seat], "gizli")
+
+
+@case("bad_recipients", 422)
+async def _bad_recipients(api: Api, _: AsyncExitStack) -> Request:
+    a, _b = await _chatting(api)
+    return _say(api, a, [a.seat], "kendime")
+
+
+@case("chat_text", 422)
+async def _chat_text(api: Api, _: AsyncExitStack) -> Request:
+    a, _b = await _chatting(api)
+    return _say(api, a, "all", "sol\u202eğas")  # a bidi override (Trojan Source)
+
+
+@case("computer_bey", 422)
+async def _computer_bey(api: Api, _: AsyncExitStack) -> Request:
+    """Registration closed, the free seats are computer beys: they cannot be messaged."""
+    a, b = await _chatting(api)
+    state, _version = await state_of(api.store, a.season_id)
+    assert state.calendar is not None
+    await close_registration(api.store, a.season_id, state.calendar.registration_closes_at)
+    return _say(api, a, [b.seat, 19], "x")
+
+
+@case("chat_rate_limited", 429)
+async def _chat_rate_limited(api: Api, _: AsyncExitStack) -> Request:
+    a, _b = await _chatting(api)
+    for n in range(chat.PER_MINUTE):
+        assert (await _say(api, a, "all", f"m{n}")).status_code == 201
+    return _say(api, a, "all", "one too many")
+
+
+@case("channel_not_found", 404)
+async def _channel_not_found(api: Api, _: AsyncExitStack) -> Request:
+    """A bey reads a private channel of two other beys."""
+    a, b, c = await _chatting(api, 3)
+    sent = await _say(api, a, [b.seat], "ikimizin")
+    assert sent.status_code == 201, sent.text
+    return api.client.get(
+        c.url(f"/channels/{sent.json()['channel_id']}/messages"), headers=c.auth()
+    )
+
+
+@case("message_not_found", 404)
+async def _message_not_found(api: Api, _: AsyncExitStack) -> Request:
+    """A bey reports a message of a channel it is not in."""
+    a, b, c = await _chatting(api, 3)
+    sent = await _say(api, a, [b.seat], "ikimizin")
+    assert sent.status_code == 201, sent.text
+    url = c.url(f"/messages/{sent.json()['message_id']}/report")
+    return api.client.post(url, json={}, headers=c.auth())
+
+
+async def _player(api: Api) -> dict[str, Any]:
+    r = await api.client.post("/v1/players", json={"name": "Ayşe"})
+    assert r.status_code == 201, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+@case("bad_player_key", 401)
+async def _bad_player_key(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    body = {"memleket": ANKARA, "player_key": "sbp1." + "0" * 32 + "." + "A" * 32}
+    return api.client.post(f"/v1/seasons/{created['season_id']}/join", json=body)
+
+
+@case("player_already_seated", 409)
+async def _player_already_seated(api: Api, _: AsyncExitStack) -> Request:
+    player = await _player(api)
+    sid = (await _live(api))["season_id"]
+    join = f"/v1/seasons/{sid}/join"
+    first = await api.client.post(join, json={"memleket": 6, "player_key": player["player_key"]})
+    assert first.status_code == 201, first.text
+    return api.client.post(join, json={"memleket": 34, "player_key": player["player_key"]})
+
+
+@case("player_not_found", 404)
+async def _player_not_found(api: Api, _: AsyncExitStack) -> Request:
+    """A player id of a shape the server never makes (ids are 32 hex digits)."""
+    player = await _player(api)
+    return api.client.post("/v1/players/not-a-player/key", headers=bearer(player["player_key"]))
+
+
+@case("chat_closed", 403)
+async def _chat_closed(api: Api, _: AsyncExitStack) -> Request:
+    """A trial season has no chat (no press)."""
+    bey = await create_trial(api.client)
+    return _say(api, bey, "all", "kimse yok")
+
+
+@case("chat_read_only", 409)
+async def _chat_read_only(api: Api, _: AsyncExitStack) -> Request:
+    """After the Kurultay's close the channels are read-only."""
+    a, _b = await _chatting(api)
+    state, _version = await state_of(api.store, a.season_id)
+    assert state.calendar is not None
+    await close_registration(api.store, a.season_id, state.calendar.registration_closes_at)
+    await play_live_divans(api.store, a.season_id, 16)
+    await hold_kurultay(api.store, a.season_id)
+    return _say(api, a, "all", "sonra")
+
+
+@case("receiver_refused", 422)
+async def _receiver_refused(api: Api, _: AsyncExitStack) -> Request:
+    """A webhook to a loopback address the configuration does not allow."""
+    bey = await create_trial(api.client)
+    url = f"/v1/seasons/{bey.season_id}/webhooks"
+    return api.client.post(url, json={"url": "https://127.0.0.1/hook"}, headers=bey.auth())
+
+
+@case("receivers_full", 409)
+async def _receivers_full(api: Api, _: AsyncExitStack) -> Request:
+    bey = await create_trial(api.client)
+    url = f"/v1/seasons/{bey.season_id}/webhooks"
+    for _n in range(MAX_PER_OWNER):
+        assert (
+            await api.client.post(url, json={"url": HOOK}, headers=bey.auth())
+        ).status_code == 201
+    return api.client.post(url, json={"url": HOOK}, headers=bey.auth())
+
+
+@case("receiver_not_found", 404)
+async def _receiver_not_found(api: Api, _: AsyncExitStack) -> Request:
+    """Another owner's webhook: the season admin's, deleted with a bey's token."""
+    created = await _live(api)
+    sid = created["season_id"]
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/webhooks", json={"url": HOOK}, headers=bearer(created["admin_token"])
+    )
+    assert r.status_code == 201, r.text
+    bey = await _join(api, sid, ANKARA)
+    assert bey.status_code == 201, bey.text
+    token = bey.json()["token"]
+    return api.client.delete(
+        f"/v1/seasons/{sid}/webhooks/{r.json()['webhook_id']}", headers=bearer(token)
     )
 
 
