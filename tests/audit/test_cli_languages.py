@@ -86,7 +86,7 @@ DATA_ONLY = {"adjudicate a case"}  # its output is one JSON document (report lin
 VERBS = [
     "adjudicate", "simulate", "migrate", "serve", "worker", "scheduler", "up", "projections",
     "deadletters", "export", "verify", "import", "replay", "explain", "what-if", "shadow",
-    "fork",
+    "fork", "vapid-keys",
 ]  # fmt: skip
 
 

@@ -29,6 +29,8 @@ SAME = ("etag", "cache-control", "content-type", "content-length", "content-lang
 def _url(path: str, season_id: str) -> str:
     values = {"season_id": season_id, "seat": "1", "divan": "1", "plate": "6"}
     values["name"] = "han-scores"
+    values["player_id"] = "0" * 32  # issue 23: no player
+    values["channel_id"] = "all"  # issue 24: the public channel
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 
 
