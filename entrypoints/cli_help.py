@@ -47,7 +47,12 @@ HELP_TR: dict[str, str] = {
     "the HTTP gateway: command and query APIs and /metrics (uvicorn)": (
         "HTTP geçidi: komut ve sorgu API'leri ve /metrics (uvicorn)"
     ),
-    "a Dramatiq worker: resolver or projections": "bir Dramatiq işçisi: resolver ya da projections",
+    "a Dramatiq worker: resolver, projections or notify": (
+        "bir Dramatiq işçisi: resolver, projections ya da notify"
+    ),
+    "print a new VAPID key pair for Web Push (SEKSENBIR_VAPID_PRIVATE_KEY)": (
+        "Web Push için yeni bir VAPID anahtar çifti yazdır (SEKSENBIR_VAPID_PRIVATE_KEY)"
+    ),
     "hand the workers every live season's due work (registration close, Divan, Kurultay close) "
     "and every trial Divan requested and not resolved, from PostgreSQL, every "
     "SEKSENBIR_SWEEP_INTERVAL_S (5) seconds": (

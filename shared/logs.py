@@ -130,14 +130,18 @@ def write_line(file: TextIO | None, line: str) -> None:
         out.flush()
 
 
-class LineLogger:
-    """structlog's PrintLogger, writing each line with write_line."""
+# Where the services' lines go: the file of the latest configure_logging. A module's logger is
+# cached on its first use (cache_logger_on_first_use), so a logger that kept its own file would
+# write to the first configuration's file for good: a later configuration (a test capturing the
+# log) would never see it, and a "no secret in any log line" check would pass without a line.
+_line_sink: list[TextIO | None] = [None]
 
-    def __init__(self, file: TextIO | None = None) -> None:
-        self._file = file
+
+class LineLogger:
+    """structlog's PrintLogger, writing each line with write_line to the configured file."""
 
     def msg(self, message: str) -> None:
-        write_line(self._file, message)
+        write_line(_line_sink[0], message)
 
     log = debug = info = warn = warning = msg
     fatal = failure = err = error = critical = exception = msg
@@ -185,6 +189,7 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
     # The access log: in JSON, written by access_log itself beside the services' events; in
     # console format, records of the root handler like any other.
     _access_sink[:] = [file] if json else []
+    _line_sink[0] = file
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -195,6 +200,6 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),
-        logger_factory=lambda *_: LineLogger(file),
+        logger_factory=lambda *_: LineLogger(),
         cache_logger_on_first_use=True,
     )

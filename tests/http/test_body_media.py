@@ -42,7 +42,7 @@ JSON_TYPES = [
     "application/merge-patch+json",
 ]
 JSON = "application/json"
-PATH_VALUES = {"to": "2", "frm": "2", "seat": "2", "divan": "1"}
+PATH_VALUES = {"to": "2", "frm": "2", "seat": "2", "divan": "1", "message_id": "1"}
 
 
 def json_body_routes(api: Api, season_id: str) -> list[tuple[str, str]]:

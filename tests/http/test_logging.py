@@ -80,3 +80,19 @@ def test_every_line_is_one_write_with_its_newline(restore_logging: None) -> None
     access_log("GET", "/v1/board", 200, 0.001, None)
     assert len(out.calls) == 2
     assert all(call.endswith("}\n") and call.count("\n") == 1 for call in out.calls)
+
+
+def test_a_logger_first_used_under_one_configuration_writes_to_the_next_ones_file(
+    restore_logging: None,
+) -> None:
+    """A module's logger is cached on its first use: the lines it writes after a later
+    configure_logging go to that configuration's file (a test capturing the log sees every
+    line, so "no secret in any log line" is checked on the lines, not on none of them)."""
+    first, second = io.StringIO(), io.StringIO()
+    log = structlog.get_logger("tests.cached")
+    configure_logging(json=True, level="INFO", file=first)
+    log.info("before")
+    configure_logging(json=True, level="INFO", file=second)
+    log.info("after")
+    assert [json.loads(x)["event"] for x in first.getvalue().splitlines()] == ["before"]
+    assert [json.loads(x)["event"] for x in second.getvalue().splitlines()] == ["after"]
