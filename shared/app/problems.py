@@ -25,8 +25,8 @@ from shared.app import tokens
 from shared.app.bodies import TooDeep
 from shared.app.bounds import bound_of
 from shared.app.language import STORED_LANGUAGE, negotiate
-from shared.app.openapi import CODES
 from shared.app.openapi_problems import problem_body
+from shared.app.problem_codes import CODES
 from shared.app.seasons import AuditCopyRefused
 from shared.domain import messages
 from shared.domain.commands import Rejection

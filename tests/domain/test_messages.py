@@ -10,7 +10,7 @@ from string import Formatter
 
 import pytest
 
-from shared.app.openapi import CODES
+from shared.app.problem_codes import CODES
 from shared.domain import commands as c
 from shared.domain import messages as m
 
@@ -180,7 +180,7 @@ def test_no_text_mixes_the_two_languages(key: str) -> None:
 
 
 def test_every_code_the_domain_and_edge_give_a_status_for_is_catalogued() -> None:
-    """Issue 11: every code with an HTTP status (shared.app.openapi.CODES, which the problems'
+    """Issue 11: every code with an HTTP status (shared.app.problem_codes.CODES, which the problems'
     statuses come from) has texts; the code of a key is its first part."""
     codes = {m.code_of(k) for k in KEYS}
     assert set(CODES) <= codes

@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from shared.app.openapi import CODES
+from shared.app.problem_codes import CODES
 from shared.app.problems import stored_language
 from shared.domain import messages as m
 from tests.http.support import ISTANBUL, Api, assert_problem, create_trial

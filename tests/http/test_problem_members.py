@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from shared.app.openapi import CODES
 from shared.app.openapi_problems import CARRIES, MEMBERS, problem_type
+from shared.app.problem_codes import CODES
 from shared.domain import messages
 
 ROOT = Path(__file__).resolve().parents[2]
