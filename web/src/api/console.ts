@@ -12,6 +12,7 @@ export type Preview = Schemas['CorrectionPreviewOut'];
 export type Verify = Schemas['VerifyOut'];
 export type OpsReads = Schemas['OpsReadsOut'];
 export type SeasonBetrayals = Schemas['SeasonBetrayals'];
+export type ChatActs = Schemas['ActsOut'];
 
 const seg = encodeURIComponent;
 const ops = (season: string) => `/ops/seasons/${seg(season)}`;
@@ -35,6 +36,8 @@ export const consoleApi = {
   verify: (token: string, season: string) => call<Verify>('GET', `${ops(season)}/verify`, { token }),
   opsReads: (token: string, season: string) =>
     call<OpsReads>('GET', `/seasons/${seg(season)}/audit/ops-reads?limit=1000`, { token }),
+  // moderation acts (R-15.2): who reported or hid which message, when; never a text
+  chatActs: (token: string, season: string) => call<ChatActs>('GET', `/seasons/${seg(season)}/audit/chat-acts`, { token }),
   history: (token: string, season: string) =>
     call<SeasonBetrayals>('GET', `/seasons/${seg(season)}/betrayals/history`, { token }),
   memleketHistory: (token: string, plate: number) =>

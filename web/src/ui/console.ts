@@ -4,7 +4,7 @@
 // season, see its calendar, Divans and ops-read trail, and work a Divan on the map
 // (console_divan.ts); auditors see betrayal history with its evidence and the redacted export,
 // and nothing R-14 keeps from them ever reaches this page (the server decides what they get).
-import { consoleApi, exportBlob, seasonIdOf, type SeasonBetrayals } from '../api/console';
+import { consoleApi, exportBlob, seasonIdOf, type ChatActs, type SeasonBetrayals } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap } from './map';
 import { ct } from './console_text';
@@ -15,11 +15,12 @@ type Role = 'ops' | 'auditor';
 let session: { role: Role; token: string } | null = null; // the tab's memory, nothing else
 let lastSeason = '';
 
-/** Lists the auditor's view shows for a season, in order: betrayal history first; others
- * (moderation acts, once chat exists) are added here. */
+/** Lists the auditor's view shows for a season, in order, after its betrayal history. */
 export const AUDITOR_LISTS: { id: string; render: (token: string, season: string) => Promise<HTMLElement> }[] = [
   // what ops read of the season's secrets, and when (ADR-53): auditors' to check
   { id: 'ops-reads', render: async (token, season) => trailSection(await consoleApi.opsReads(token, season)) },
+  // chat moderation acts (R-15.2, issue 26): who reported or hid what, when; never a text
+  { id: 'chat-acts', render: async (token, season) => actsSection(await consoleApi.chatActs(token, season)) },
 ];
 
 function login(main: HTMLElement, done: () => void): void {
@@ -152,6 +153,22 @@ function trailSection(reads: Awaited<ReturnType<typeof consoleApi.opsReads>>): H
           reads.reads.map((r) => [r.id, r.what, r.actor, r.at]),
         )
       : h('p', {}, ct('noReads')),
+  );
+}
+
+const CHANNEL_KIND = { public: 'chPublic', private: 'chPrivate', group: 'chGroup' } as const;
+
+function actsSection(acts: ChatActs): HTMLElement {
+  return h(
+    'section',
+    { class: 'chat-acts' },
+    h('h3', {}, ct('chatActs')),
+    acts.acts.length
+      ? table(
+          ['#', ct('what'), ct('message'), ct('channel'), ct('actor'), ct('at')],
+          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, a.at]),
+        )
+      : h('p', {}, ct('noActs')),
   );
 }
 

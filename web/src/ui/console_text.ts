@@ -139,6 +139,16 @@ const TEXTS = {
   auditExport: ['Sansürlü dışa aktarım', 'Redacted export'],
   failed: ['Olmadı: {detail}', 'Refused: {detail}'],
   loading: ['Yükleniyor…', 'Loading…'],
+  chatActs: ['Sohbet denetim işlemleri', 'Chat moderation acts'],
+  noActs: ['Kayıtlı denetim işlemi yok.', 'No moderation act recorded.'],
+  message: ['İleti', 'Message'],
+  channel: ['Kanal', 'Channel'],
+  reported: ['bildirildi', 'reported'],
+  hidden: ['gizlendi', 'hidden'],
+  erased: ['silindi', 'erased'],
+  chPublic: ['açık', 'public'],
+  chPrivate: ['özel', 'private'],
+  chGroup: ['grup', 'group'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type CKey = keyof typeof TEXTS;
