@@ -4,7 +4,7 @@
 // season, see its calendar, Divans and ops-read trail, and work a Divan on the map
 // (console_divan.ts); auditors see betrayal history with its evidence and the redacted export,
 // and nothing R-14 keeps from them ever reaches this page (the server decides what they get).
-import { consoleApi, exportBlob, seasonIdOf, type ChatActs, type SeasonBetrayals } from '../api/console';
+import { consoleApi, exportBlob, playerHistory, seasonIdOf, type ChatActs, type SeasonBetrayals } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap } from './map';
 import { ct } from './console_text';
@@ -176,6 +176,7 @@ function actsSection(acts: ChatActs): HTMLElement {
 function auditorView(main: HTMLElement, token: string): void {
   const [plateLabel, plate] = field('audit-memleket', ct('memleketPlate'), { type: 'number', min: 1, max: 81 });
   const [seasonLabel, seasonInput] = field('audit-season', ct('seasonFilter'), { type: 'text', size: 40, value: lastSeason });
+  const [playerLabel, playerInput] = field('audit-player', ct('playerFilter'), { type: 'text', size: 24, spellcheck: false });
   const out = h('div', { id: 'audit-results' });
   const form = h(
     'form',
@@ -183,23 +184,31 @@ function auditorView(main: HTMLElement, token: string): void {
       class: 'row',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        void showHistory(out, token, Number(plate.value) || null, seasonIdOf(seasonInput.value));
+        const filter = { plate: Number(plate.value) || null, season: seasonIdOf(seasonInput.value), player: playerInput.value.trim() || null };
+        void showHistory(out, token, filter);
       },
     },
     plateLabel,
     seasonLabel,
+    playerLabel,
     h('button', { type: 'submit' }, ct('show')),
   );
   main.append(h('section', {}, h('h2', {}, ct('history')), h('p', { class: 'note' }, ct('historyNote')), form), out);
 }
 
-async function showHistory(out: HTMLElement, token: string, plate: number | null, season: string | null): Promise<void> {
+type Filter = { plate: number | null; season: string | null; player: string | null };
+
+async function showHistory(out: HTMLElement, token: string, { plate, season, player }: Filter): Promise<void> {
   clear(out);
-  if (plate === null && season === null) return void out.append(h('p', { class: 'bad', role: 'alert' }, ct('needOne')));
+  if (plate === null && season === null && player === null) return void out.append(h('p', { class: 'bad', role: 'alert' }, ct('needOne')));
   if (season) lastSeason = season;
   let seasons: SeasonBetrayals[];
   try {
-    if (plate !== null) {
+    if (player !== null) {
+      // a player's seats (seat_bound.v1), then memleket if given as well
+      const ofPlate = (b: SeasonBetrayals['betrayals'][number]) => plate === null || b.traitor.memleket === plate || b.victim.memleket === plate;
+      seasons = (await playerHistory(token, player, season)).map((s) => ({ ...s, betrayals: s.betrayals.filter(ofPlate) }));
+    } else if (plate !== null) {
       seasons = (await consoleApi.memleketHistory(token, plate)).seasons.filter((s) => !season || s.season_id === season);
     } else {
       seasons = [await consoleApi.history(token, season as string)];

@@ -107,7 +107,10 @@ async function moderatedSeason(ops) {
   const created = await api('POST', '/seasons', ops, { mode: 'live', registration_closes_at: close, divan_interval_seconds: 3600 });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const season = created.body.season_id;
-  const a = await api('POST', `/seasons/${season}/join`, null, { memleket: 6 });
+  const player = await api('POST', '/players', null, {});
+  assert.equal(player.status, 201, JSON.stringify(player.body));
+  const a = await api('POST', `/seasons/${season}/join`, null, { memleket: 6, player_key: player.body.player_key });
+  assert.equal(a.status, 201, JSON.stringify(a.body));
   const b = await api('POST', `/seasons/${season}/join`, null, { memleket: 71 });
   assert.equal(b.status, 201, JSON.stringify(b.body));
   const text = `chat-canary-${randomBytes(12).toString('hex')}`;
@@ -117,7 +120,7 @@ async function moderatedSeason(ops) {
   assert.equal((await api('POST', `/seasons/${season}/messages/${id}/report`, b.body.token, {})).status, 201);
   const hidden = await api('POST', `/seasons/${season}/messages/${id}/hide`, ops, { reason: 'R-15.2: e2e' });
   assert.equal(hidden.status, 200, JSON.stringify(hidden.body));
-  return { season, text, message: id, tokens: [a.body.token, b.body.token] };
+  return { season, text, message: id, tokens: [a.body.token, b.body.token], player: player.body.player_id, key: player.body.player_key };
 }
 
 /** A bey's token on every console endpoint: 403, nothing else. */
@@ -287,7 +290,7 @@ async function auditorSession(browser, played, ops, a11y, problems) {
   const salt = JSON.parse(created.data).seed_salt;
   const gold = (await api('GET', `/seasons/${season}/me`, token)).body.gold;
   const chat = await moderatedSeason(ops);
-  const canaries = [token.split('.').pop(), ops, AUDITOR, salt, `"gold":${gold}`, chat.text, ...chat.tokens.map((t) => t.split('.').pop())].filter(Boolean);
+  const canaries = [token.split('.').pop(), ops, AUDITOR, salt, `"gold":${gold}`, chat.text, ...chat.tokens.map((t) => t.split('.').pop()), chat.key].filter(Boolean);
   assert.ok(salt, 'the seed salt is a canary');
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
@@ -335,6 +338,17 @@ async function auditorSession(browser, played, ops, a11y, problems) {
     assert.ok(rows.some((r) => /gizlendi|hidden/.test(r) && r.includes(String(chat.message))), rows.join(' | '));
     seen.push(await page.content());
     await shot('3-chat-acts');
+    // by player (its seat from the season's seat_bound.v1): the season is found for it, and not
+    // for a player who holds no seat there
+    await page.locator('#audit-player').fill(chat.player);
+    await page.getByRole('button', { name: /^(Göster|Show)$/ }).click();
+    await page.locator(`section.audit-season[data-season="${chat.season}"]`).waitFor();
+    await page.locator('#audit-player').fill(`${chat.player.slice(0, -1)}${chat.player.endsWith('0') ? '1' : '0'}`);
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/seasons/${chat.season}/export`)), page.getByRole('button', { name: /^(Göster|Show)$/ }).click()]);
+    await page.locator('#audit-results p').first().waitFor(); // "no betrayal", after the export is read
+    assert.equal(await page.locator(`section.audit-season[data-season="${chat.season}"]`).count(), 0, 'no seat of that player there');
+    seen.push(await page.content());
+    await shot('4-player');
   } catch (e) {
     await page.screenshot({ path: join(ARTEFACTS, 'console-auditor-failed.png'), fullPage: true }).catch(() => undefined);
     throw e;
