@@ -35,7 +35,14 @@ def app_services() -> dict[str, dict[str, Any]]:
 
 def test_the_compose_file_runs_every_process_of_the_stack() -> None:
     """Every role of `seksenbir up`, the notifications worker included (issue 25)."""
-    assert set(app_services()) == {"migrate", "api", "resolver", "projections", "notify", "scheduler"}
+    assert set(app_services()) == {
+        "migrate",
+        "api",
+        "resolver",
+        "projections",
+        "notify",
+        "scheduler",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(app_services()))
