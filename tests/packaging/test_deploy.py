@@ -34,7 +34,15 @@ def app_services() -> dict[str, dict[str, Any]]:
 
 
 def test_the_compose_file_runs_every_process_of_the_stack() -> None:
-    assert set(app_services()) == {"migrate", "api", "resolver", "projections", "scheduler"}
+    """Every role of `seksenbir up`, the notifications worker included (issue 25)."""
+    assert set(app_services()) == {
+        "migrate",
+        "api",
+        "resolver",
+        "projections",
+        "notify",
+        "scheduler",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(app_services()))
@@ -141,5 +149,6 @@ def test_every_long_running_process_is_restarted_by_compose() -> None:
         "api": "unless-stopped",
         "resolver": "unless-stopped",
         "projections": "unless-stopped",
+        "notify": "unless-stopped",
         "scheduler": "unless-stopped",
     }

@@ -97,7 +97,7 @@ async function send(url: string, init: RequestInit): Promise<Response> {
 }
 
 export async function call<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'DELETE',
   path: string,
   opts: { token?: string; body?: unknown } = {},
 ): Promise<T> {
@@ -214,6 +214,11 @@ export const api = {
   pushKey: () => call<Schemas['PushKeyOut']>('GET', '/push/key'),
   subscribePush: (season: string, token: string, body: Schemas['PushSubscriptionIn']) =>
     call<Schemas['PushSubscriptionOut']>('POST', `/seasons/${seg(season)}/push-subscriptions`, { token, body }),
+  // the bey's subscriptions (endpoints masked: scheme and host) and the deletion of one
+  pushSubscriptions: (season: string, token: string) =>
+    call<Schemas['PushSubscriptionsOut']>('GET', `/seasons/${seg(season)}/push-subscriptions`, { token }),
+  deletePush: (season: string, token: string, id: string) =>
+    call<Schemas['DeletedOut']>('DELETE', `/seasons/${seg(season)}/push-subscriptions/${seg(id)}`, { token }),
 };
 
 /** The event stream's URL: a single-use ticket for the bey's own events, and the position to

@@ -12,6 +12,7 @@ export type Preview = Schemas['CorrectionPreviewOut'];
 export type Verify = Schemas['VerifyOut'];
 export type OpsReads = Schemas['OpsReadsOut'];
 export type SeasonBetrayals = Schemas['SeasonBetrayals'];
+export type ChatActs = Schemas['ActsOut'];
 
 const seg = encodeURIComponent;
 const ops = (season: string) => `/ops/seasons/${seg(season)}`;
@@ -35,8 +36,11 @@ export const consoleApi = {
   verify: (token: string, season: string) => call<Verify>('GET', `${ops(season)}/verify`, { token }),
   opsReads: (token: string, season: string) =>
     call<OpsReads>('GET', `/seasons/${seg(season)}/audit/ops-reads?limit=1000`, { token }),
+  // moderation acts (R-15.2): who reported or hid which message, when; never a text
+  chatActs: (token: string, season: string) => call<ChatActs>('GET', `/seasons/${seg(season)}/audit/chat-acts`, { token }),
   history: (token: string, season: string) =>
     call<SeasonBetrayals>('GET', `/seasons/${seg(season)}/betrayals/history`, { token }),
+  player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
   memleketHistory: (token: string, plate: number) =>
     call<Schemas['MemleketBetrayalsOut']>('GET', `/betrayals/memleket/${plate}`, { token }),
 };
@@ -48,6 +52,39 @@ export async function exportBlob(token: string, season: string, full: boolean): 
   const r = await fetch(`/v1${path}`, { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
   if (!r.ok) throw await problemOf(r);
   return await r.blob();
+}
+
+/** The seat a player holds in a season, from its export's `seat_bound.v1` line (public in
+ * every export, the auditor's redacted one included: ADR-87); null when it holds none. */
+export function seatOf(ndjson: string, player: string): number | null {
+  for (const raw of ndjson.split('\n')) {
+    if (!raw.includes('"seat_bound.v1"')) continue;
+    const line = JSON.parse(raw) as { type?: string; data?: string };
+    if (line.type !== 'seat_bound.v1' || typeof line.data !== 'string') continue;
+    const bound = JSON.parse(line.data) as { seat?: number; player_id?: string };
+    if (bound.player_id === player && typeof bound.seat === 'number') return bound.seat;
+  }
+  return null;
+}
+
+/** The season's betrayals in which the bey of `seat` betrayed or was betrayed. */
+export function bySeat(s: SeasonBetrayals, seat: number): SeasonBetrayals {
+  return { ...s, betrayals: s.betrayals.filter((b) => b.traitor.seat === seat || b.victim.seat === seat) };
+}
+
+/** A player's betrayals: in one season (its seat from the season's export), or across the
+ * finished seasons its public record places it in (`GET /players/{id}`). */
+export async function playerHistory(token: string, player: string, season: string | null): Promise<SeasonBetrayals[]> {
+  let seats: [string, number][];
+  if (season) {
+    const seat = seatOf(await (await exportBlob(token, season, false)).text(), player);
+    seats = seat === null ? [] : [[season, seat]];
+  } else {
+    seats = (await consoleApi.player(player)).places.map((p) => [p.season_id, p.seat]);
+  }
+  const out: SeasonBetrayals[] = [];
+  for (const [id, seat] of seats) out.push(bySeat(await consoleApi.history(token, id), seat));
+  return out;
 }
 
 /** A season id from what ops paste: the id itself or any link holding one (a bey's report

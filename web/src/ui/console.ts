@@ -4,7 +4,7 @@
 // season, see its calendar, Divans and ops-read trail, and work a Divan on the map
 // (console_divan.ts); auditors see betrayal history with its evidence and the redacted export,
 // and nothing R-14 keeps from them ever reaches this page (the server decides what they get).
-import { consoleApi, exportBlob, seasonIdOf, type SeasonBetrayals } from '../api/console';
+import { consoleApi, exportBlob, playerHistory, seasonIdOf, type ChatActs, type SeasonBetrayals } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap } from './map';
 import { ct } from './console_text';
@@ -15,11 +15,12 @@ type Role = 'ops' | 'auditor';
 let session: { role: Role; token: string } | null = null; // the tab's memory, nothing else
 let lastSeason = '';
 
-/** Lists the auditor's view shows for a season, in order: betrayal history first; others
- * (moderation acts, once chat exists) are added here. */
+/** Lists the auditor's view shows for a season, in order, after its betrayal history. */
 export const AUDITOR_LISTS: { id: string; render: (token: string, season: string) => Promise<HTMLElement> }[] = [
   // what ops read of the season's secrets, and when (ADR-53): auditors' to check
   { id: 'ops-reads', render: async (token, season) => trailSection(await consoleApi.opsReads(token, season)) },
+  // chat moderation acts (R-15.2, issue 26): who reported or hid what, when; never a text
+  { id: 'chat-acts', render: async (token, season) => actsSection(await consoleApi.chatActs(token, season)) },
 ];
 
 function login(main: HTMLElement, done: () => void): void {
@@ -155,10 +156,27 @@ function trailSection(reads: Awaited<ReturnType<typeof consoleApi.opsReads>>): H
   );
 }
 
+const CHANNEL_KIND = { public: 'chPublic', private: 'chPrivate', group: 'chGroup' } as const;
+
+function actsSection(acts: ChatActs): HTMLElement {
+  return h(
+    'section',
+    { class: 'chat-acts' },
+    h('h3', {}, ct('chatActs')),
+    acts.acts.length
+      ? table(
+          ['#', ct('what'), ct('message'), ct('channel'), ct('actor'), ct('at')],
+          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, a.at]),
+        )
+      : h('p', {}, ct('noActs')),
+  );
+}
+
 // --- auditors ----------------------------------------------------------------------------
 function auditorView(main: HTMLElement, token: string): void {
   const [plateLabel, plate] = field('audit-memleket', ct('memleketPlate'), { type: 'number', min: 1, max: 81 });
   const [seasonLabel, seasonInput] = field('audit-season', ct('seasonFilter'), { type: 'text', size: 40, value: lastSeason });
+  const [playerLabel, playerInput] = field('audit-player', ct('playerFilter'), { type: 'text', size: 24, spellcheck: false });
   const out = h('div', { id: 'audit-results' });
   const form = h(
     'form',
@@ -166,23 +184,31 @@ function auditorView(main: HTMLElement, token: string): void {
       class: 'row',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        void showHistory(out, token, Number(plate.value) || null, seasonIdOf(seasonInput.value));
+        const filter = { plate: Number(plate.value) || null, season: seasonIdOf(seasonInput.value), player: playerInput.value.trim() || null };
+        void showHistory(out, token, filter);
       },
     },
     plateLabel,
     seasonLabel,
+    playerLabel,
     h('button', { type: 'submit' }, ct('show')),
   );
   main.append(h('section', {}, h('h2', {}, ct('history')), h('p', { class: 'note' }, ct('historyNote')), form), out);
 }
 
-async function showHistory(out: HTMLElement, token: string, plate: number | null, season: string | null): Promise<void> {
+type Filter = { plate: number | null; season: string | null; player: string | null };
+
+async function showHistory(out: HTMLElement, token: string, { plate, season, player }: Filter): Promise<void> {
   clear(out);
-  if (plate === null && season === null) return void out.append(h('p', { class: 'bad', role: 'alert' }, ct('needOne')));
+  if (plate === null && season === null && player === null) return void out.append(h('p', { class: 'bad', role: 'alert' }, ct('needOne')));
   if (season) lastSeason = season;
   let seasons: SeasonBetrayals[];
   try {
-    if (plate !== null) {
+    if (player !== null) {
+      // a player's seats (seat_bound.v1), then memleket if given as well
+      const ofPlate = (b: SeasonBetrayals['betrayals'][number]) => plate === null || b.traitor.memleket === plate || b.victim.memleket === plate;
+      seasons = (await playerHistory(token, player, season)).map((s) => ({ ...s, betrayals: s.betrayals.filter(ofPlate) }));
+    } else if (plate !== null) {
       seasons = (await consoleApi.memleketHistory(token, plate)).seasons.filter((s) => !season || s.season_id === season);
     } else {
       seasons = [await consoleApi.history(token, season as string)];

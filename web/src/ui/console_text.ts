@@ -119,13 +119,14 @@ const TEXTS = {
   exportReady: ['{name} hazır: indir', '{name} ready: download'],
   history: ['İhanet geçmişi', 'Betrayal history'],
   historyNote: [
-    'Bir beyin memleketiyle (sezonlar boyunca) ya da bir sezonla arayın; ikisi birlikte süzer.',
-    'Search by a bey’s memleket (across seasons) or by a season; both together filter.',
+    'Bir beyin memleketiyle (sezonlar boyunca), bir sezonla ya da bir oyuncuyla (bir sezonda ya da bitmiş sezonlarında) arayın; birlikte süzerler.',
+    'Search by a bey’s memleket (across seasons), by a season or by a player (in one season, or its finished seasons); together they filter.',
   ],
   memleketPlate: ['Memleket plakası (bey)', 'Memleket plate (bey)'],
   seasonFilter: ['Sezon (isteğe bağlı)', 'Season (optional)'],
+  playerFilter: ['Oyuncu kimliği (isteğe bağlı)', 'Player id (optional)'],
   show: ['Göster', 'Show'],
-  needOne: ['Bir memleket ya da bir sezon girin.', 'Enter a memleket or a season.'],
+  needOne: ['Bir memleket, bir sezon ya da bir oyuncu girin.', 'Enter a memleket, a season or a player.'],
   noBetrayals: ['İhanet yok.', 'No betrayal.'],
   betrayalLine: [
     'Divan {divan}: Bey {traitor} (memleket {tm}) → Bey {victim} (memleket {vm}), {province}; hain {through} Divan’ına dek',
@@ -139,6 +140,16 @@ const TEXTS = {
   auditExport: ['Sansürlü dışa aktarım', 'Redacted export'],
   failed: ['Olmadı: {detail}', 'Refused: {detail}'],
   loading: ['Yükleniyor…', 'Loading…'],
+  chatActs: ['Sohbet denetim işlemleri', 'Chat moderation acts'],
+  noActs: ['Kayıtlı denetim işlemi yok.', 'No moderation act recorded.'],
+  message: ['İleti', 'Message'],
+  channel: ['Kanal', 'Channel'],
+  reported: ['bildirildi', 'reported'],
+  hidden: ['gizlendi', 'hidden'],
+  erased: ['silindi', 'erased'],
+  chPublic: ['açık', 'public'],
+  chPrivate: ['özel', 'private'],
+  chGroup: ['grup', 'group'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type CKey = keyof typeof TEXTS;

@@ -100,6 +100,29 @@ async function main() {
   console.log('console e2e: ok');
 }
 
+/** A live season still in registration (chat is open from the join, issue 24) where one bey
+ * writes to everyone, the other reports it and ops hide it: two moderation acts. */
+async function moderatedSeason(ops) {
+  const close = new Date(Date.now() + 2 * 3600_000 + 3 * 3600_000).toISOString().replace('Z', '+03:00'); // Istanbul time
+  const created = await api('POST', '/seasons', ops, { mode: 'live', registration_closes_at: close, divan_interval_seconds: 3600 });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const season = created.body.season_id;
+  const player = await api('POST', '/players', null, {});
+  assert.equal(player.status, 201, JSON.stringify(player.body));
+  const a = await api('POST', `/seasons/${season}/join`, null, { memleket: 6, player_key: player.body.player_key });
+  assert.equal(a.status, 201, JSON.stringify(a.body));
+  const b = await api('POST', `/seasons/${season}/join`, null, { memleket: 71 });
+  assert.equal(b.status, 201, JSON.stringify(b.body));
+  const text = `chat-canary-${randomBytes(12).toString('hex')}`;
+  const sent = await api('POST', `/seasons/${season}/messages`, a.body.token, { to: 'all', text });
+  assert.equal(sent.status, 201, JSON.stringify(sent.body));
+  const id = sent.body.message_id;
+  assert.equal((await api('POST', `/seasons/${season}/messages/${id}/report`, b.body.token, {})).status, 201);
+  const hidden = await api('POST', `/seasons/${season}/messages/${id}/hide`, ops, { reason: 'R-15.2: e2e' });
+  assert.equal(hidden.status, 200, JSON.stringify(hidden.body));
+  return { season, text, message: id, tokens: [a.body.token, b.body.token], player: player.body.player_id, key: player.body.player_key };
+}
+
 /** A bey's token on every console endpoint: 403, nothing else. */
 async function beyGetsNothing({ season, token, divan }) {
   const fix = { correction: { kind: 'gold', seat: 1, gold: 1 }, reason: 'no' };
@@ -113,6 +136,7 @@ async function beyGetsNothing({ season, token, divan }) {
     ['GET', `/seasons/${season}/export`],
     ['GET', `/seasons/${season}/audit/ops-reads`],
     ['GET', `/seasons/${season}/audit/betrayals`],
+    ['GET', `/seasons/${season}/audit/chat-acts`],
     ['POST', `/seasons/${season}/fork`, { divan, seat: 1 }],
   ];
   for (const [method, path, body] of calls) {
@@ -265,7 +289,8 @@ async function auditorSession(browser, played, ops, a11y, problems) {
   const created = JSON.parse(exported.split('\n')[1]);
   const salt = JSON.parse(created.data).seed_salt;
   const gold = (await api('GET', `/seasons/${season}/me`, token)).body.gold;
-  const canaries = [token.split('.').pop(), ops, AUDITOR, salt, `"gold":${gold}`].filter(Boolean);
+  const chat = await moderatedSeason(ops);
+  const canaries = [token.split('.').pop(), ops, AUDITOR, salt, `"gold":${gold}`, chat.text, ...chat.tokens.map((t) => t.split('.').pop()), chat.key].filter(Boolean);
   assert.ok(salt, 'the seed salt is a canary');
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
   const page = await context.newPage();
@@ -302,6 +327,28 @@ async function auditorSession(browser, played, ops, a11y, problems) {
     assert.match(file.split('\n')[0], /"redacted"/, 'the auditor gets the redacted export');
     seen.push(file, await page.content());
     await shot('2-export');
+    // the moderated season's chat acts (R-15.2): reported and hidden, by whom and when; no text
+    await page.locator('#audit-memleket').fill('');
+    await page.locator('#audit-season').fill(chat.season);
+    await page.getByRole('button', { name: /^(Göster|Show)$/ }).click();
+    const acts = page.locator(`section.audit-season[data-season="${chat.season}"] section.chat-acts`);
+    await acts.locator('tbody tr').nth(1).waitFor();
+    const rows = await acts.locator('tbody tr').allTextContents();
+    assert.ok(rows.some((r) => /bildirildi|reported/.test(r) && r.includes(String(chat.message))), rows.join(' | '));
+    assert.ok(rows.some((r) => /gizlendi|hidden/.test(r) && r.includes(String(chat.message))), rows.join(' | '));
+    seen.push(await page.content());
+    await shot('3-chat-acts');
+    // by player (its seat from the season's seat_bound.v1): the season is found for it, and not
+    // for a player who holds no seat there
+    await page.locator('#audit-player').fill(chat.player);
+    await page.getByRole('button', { name: /^(Göster|Show)$/ }).click();
+    await page.locator(`section.audit-season[data-season="${chat.season}"]`).waitFor();
+    await page.locator('#audit-player').fill(`${chat.player.slice(0, -1)}${chat.player.endsWith('0') ? '1' : '0'}`);
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/seasons/${chat.season}/export`)), page.getByRole('button', { name: /^(Göster|Show)$/ }).click()]);
+    await page.locator('#audit-results p').first().waitFor(); // "no betrayal", after the export is read
+    assert.equal(await page.locator(`section.audit-season[data-season="${chat.season}"]`).count(), 0, 'no seat of that player there');
+    seen.push(await page.content());
+    await shot('4-player');
   } catch (e) {
     await page.screenshot({ path: join(ARTEFACTS, 'console-auditor-failed.png'), fullPage: true }).catch(() => undefined);
     throw e;

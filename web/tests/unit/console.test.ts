@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { seasonIdOf } from '../../src/api/console';
+import { bySeat, seasonIdOf, seatOf, type SeasonBetrayals } from '../../src/api/console';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 const ID = '0123456789abcdef0123456789abcdef';
@@ -26,5 +26,34 @@ describe('the staff token', () => {
       const text = readFileSync(join(SRC, name), 'utf8');
       expect(text).not.toMatch(/localStorage|sessionStorage|indexedDB|document\.cookie/);
     }
+  });
+});
+
+describe('a player in the auditor\'s betrayal view (seat_bound.v1)', () => {
+  const line = (type: string, data: object | null) =>
+    JSON.stringify(data === null ? { version: 3, type, redacted: true } : { version: 2, type, data: JSON.stringify(data) });
+  const ndjson = [
+    JSON.stringify({ export: 'header', redacted: true }),
+    line('season_created.v1', null),
+    line('seat_bound.v1', { seat: 3, player_id: 'p-other' }),
+    line('orders_submitted.v1', null),
+    line('seat_bound.v1', { seat: 7, player_id: 'p-mine' }),
+  ].join('\n');
+
+  it('finds the seat a player holds from the export, null when it holds none', () => {
+    expect(seatOf(ndjson, 'p-mine')).toBe(7);
+    expect(seatOf(ndjson, 'p-other')).toBe(3);
+    expect(seatOf(ndjson, 'p-absent')).toBeNull();
+    expect(seatOf('', 'p-mine')).toBeNull();
+  });
+
+  it('keeps the betrayals the seat took part in, as traitor or as victim', () => {
+    const b = (traitor: number, victim: number) => ({ divan: 1, traitor: { seat: traitor, memleket: null }, victim: { seat: victim, memleket: null }, province: 6, hain_through: 5 });
+    const season = { season_id: 's', version: 9, phase: 'kurultay', full: true, betrayals: [b(7, 2), b(3, 4), b(5, 7)] } as SeasonBetrayals;
+    expect(bySeat(season, 7).betrayals.map((x) => [x.traitor.seat, x.victim.seat])).toEqual([
+      [7, 2],
+      [5, 7],
+    ]);
+    expect(bySeat(season, 9).betrayals).toEqual([]);
   });
 });
