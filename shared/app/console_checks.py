@@ -12,11 +12,10 @@ from typing import Any
 
 import msgspec
 
-from shared.app.divan_tools import BeyAt, BeyChange, ProvinceAt, ProvinceChange
+from shared.app.divan_tools import BeyChange, ProvinceChange, state_changes
 from shared.app.export import Export
 from shared.app.export_check import BadEvent, Verdict, chain_error, check
 from shared.app.ops_replay import CorrectionNote, state_json
-from shared.domain.map import game_map
 from shared.domain.messages import Said
 from shared.domain.state import SeasonState
 from shared.eventstore import GENESIS, ChainError, RecordedEvent, verify_chain
@@ -46,31 +45,9 @@ def correction_preview(
     version: int,
 ) -> CorrectionPreviewOut:
     """The difference a decided correction makes (ADR-53's compensating event, not written)."""
-    va, vb = state_json(before, version), state_json(after, version)
-    gm = game_map()
-    provinces = [
-        ProvinceChange(
-            p["plate"],
-            gm[p["plate"]].name,
-            ProvinceAt(p["owner"], p["units"], p["sur"]),
-            ProvinceAt(q["owner"], q["units"], q["sur"]),
-        )
-        for p, q in zip(va["provinces"], vb["provinces"], strict=True)
-        if (p["owner"], p["units"], p["sur"]) != (q["owner"], q["units"], q["sur"])
-    ]
-    beys = []
-    for x, y in zip(va["beys"], vb["beys"], strict=True):
-        bx, by = _bey_at(x), _bey_at(y)
-        if bx != by:
-            beys.append(BeyChange(x["seat"], bx, by))
+    provinces, beys = state_changes(state_json(before, version), state_json(after, version))
     changed = bool(provinces or beys)
     return CorrectionPreviewOut(reason, divan, refers_to, version, changed, provinces, beys)
-
-
-def _bey_at(view: dict[str, Any]) -> BeyAt:
-    return BeyAt(
-        view["gold"], view["provinces"], view["units"], view["hain_through"], view["missions_done"]
-    )
 
 
 class BadEventOut(msgspec.Struct, frozen=True):

@@ -302,6 +302,24 @@ def _difference(
 ) -> WhatIfOut:
     a, b = fold(recorded, state), fold(other, state)
     va, vb = state_json(a, 0), state_json(b, 0)
+    provinces, beys = state_changes(va, vb)
+    ta = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in va["treaties"]}
+    tb = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in vb["treaties"]}
+    treaties = [TreatyChange(Treaty(*_treaty(t)), "only_recorded") for t in sorted(ta - tb)]
+    treaties += [TreatyChange(Treaty(*_treaty(t)), "only_what_if") for t in sorted(tb - ta)]
+    battles = _battle_changes(recorded, other)
+    ra, rb = _report(recorded), _report(other)
+    only_a = [line for line in ra if line not in rb]
+    only_b = [line for line in rb if line not in ra]
+    changed = bool(provinces or beys or treaties or battles or only_a or only_b)
+    return WhatIfOut(season_id, divan, changed, battles, provinces, beys, treaties, only_a, only_b)
+
+
+def state_changes(
+    va: dict[str, Any], vb: dict[str, Any]
+) -> tuple[list[ProvinceChange], list[BeyChange]]:
+    """The provinces and beys that differ between two states' views (`state_json`): a what-if
+    against the record, a correction's dry run against the state it corrects."""
     gm = game_map()
     provinces = [
         ProvinceChange(
@@ -318,16 +336,7 @@ def _difference(
         bx, by = _bey_at(x), _bey_at(y)
         if bx != by:
             beys.append(BeyChange(x["seat"], bx, by))
-    ta = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in va["treaties"]}
-    tb = {(t["kind"], t["a"], t["b"], t["through_divan"]) for t in vb["treaties"]}
-    treaties = [TreatyChange(Treaty(*_treaty(t)), "only_recorded") for t in sorted(ta - tb)]
-    treaties += [TreatyChange(Treaty(*_treaty(t)), "only_what_if") for t in sorted(tb - ta)]
-    battles = _battle_changes(recorded, other)
-    ra, rb = _report(recorded), _report(other)
-    only_a = [line for line in ra if line not in rb]
-    only_b = [line for line in rb if line not in ra]
-    changed = bool(provinces or beys or treaties or battles or only_a or only_b)
-    return WhatIfOut(season_id, divan, changed, battles, provinces, beys, treaties, only_a, only_b)
+    return provinces, beys
 
 
 def _bey_at(view: dict[str, Any]) -> BeyAt:
