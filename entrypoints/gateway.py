@@ -89,6 +89,7 @@ def _query_context(
         streams=streams,
         ops_reads=store.ops_reads,
         players=store.players,
+        chat=store.chat,
         stored_version=_stored_version(store),
         trusted=networks(settings.trusted_proxies),
         clock=clock,

@@ -17,6 +17,7 @@ from services.projections.ratings_fold import RatingsFold
 from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.bounds import JSON_SAFE_INTEGER
+from shared.app.chat_book import ChatBooks
 from shared.app.client_address import Network
 from shared.app.problems import Problem, parameter_refused
 from shared.app.tokens import is_season_id
@@ -43,6 +44,9 @@ class QueryContext(msgspec.Struct):
     # issue 23: players' own log (names, who left) and this process's ratings fold (ADR-88)
     players: Any = None
     ratings: Any = msgspec.field(default_factory=RatingsFold)
+    # issue 24 (ADR-94): the store's chat log and this process's fold of it (the stream's chat)
+    chat: Any = None
+    chats: ChatBooks = msgspec.field(default_factory=ChatBooks)
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:

@@ -18,7 +18,7 @@ from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from redis.exceptions import RedisError
 
-from services.projections import streamlog
+from services.projections import stream_chat, streamlog
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
@@ -26,6 +26,7 @@ from services.projections.read_auth import BEY
 from services.projections.responses import (
     TicketOut,
 )
+from services.projections.stream_chat import ChatFeed, season_text, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import StreamRefused, Subscription
@@ -44,6 +45,7 @@ from shared.app.problems import Problem
 log = structlog.get_logger(__name__)
 
 TICKET_TTL_S = 30
+KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
 
 
 @post(
@@ -174,7 +176,7 @@ async def events(
     c = ctx(request)
     meta, _ = await season_read(request, season_id, lambda k, p: None)
     given = last_event_id if last_event_id is not None else last_event_id_query
-    after, since = _resume_point(meta, given)
+    after, since, chat_after = _resume_point(meta, given)
     client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     seat: int | None = None
     try:
@@ -183,18 +185,38 @@ async def events(
         if ticket:
             seat = await _ticket_seat(request, season_id, ticket)
             channels.append(channel(c.prefix, season_id, seat))
+        feed = await _chat_feed(request, season_id, seat, chat_after)
         if meta["phase"] == "over":
             # Nothing more will be published: the log is all there is, no subscription needed.
             backlog = await _backlog(request, season_id, seat, after)
-            if not backlog:
+            start = feed.sent if feed is not None else 0
+            said = await feed.pending() if feed is not None else []
+            if not backlog and not said:
                 return Response(None, status_code=204)  # nothing will come: EventSource stops
-            return ServerSentEvent(_replayed(len(channels), since, backlog))
+            ready = _ready(len(channels), with_chat(since, start))
+            chat_sent = feed.sent if feed is not None else 0
+            return ServerSentEvent(_replayed(ready, (after, chat_sent), backlog, said))
         sub = await c.streams.open(client, channels)
     except StreamRefused as exc:
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
         ) from None
-    return await _live(request, season_id, seat, (since, after), sub)
+    return await _live(request, season_id, seat, (since, after), sub, feed=feed)
+
+
+async def _chat_feed(
+    request: Request[Any, Any, Any], season_id: str, seat: int | None, chat_after: int | None
+) -> ChatFeed | None:
+    """The chat source of a ticketed stream (ADR-94), past `chat_after` (None: the present)."""
+    c = ctx(request)
+    if seat is None or c.chat is None:
+        return None
+
+    async def book() -> Any:
+        return await c.chats.book(season_id, c.chat.read)
+
+    start = chat_after if chat_after is not None else (await book()).version
+    return ChatFeed(seat, start, book)
 
 
 async def _live(
@@ -203,6 +225,8 @@ async def _live(
     seat: int | None,
     point: tuple[str, int],
     sub: Subscription,
+    *,
+    feed: ChatFeed | None = None,
 ) -> ServerSentEvent:
     """The stream of a subscription: the log since `point`, then what is published."""
     since, after = point
@@ -214,7 +238,7 @@ async def _live(
         sub.release()
         raise
     stream = _stream(
-        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past)
+        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past), feed=feed
     )
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
@@ -222,13 +246,17 @@ async def _live(
     return ServerSentEvent(stream, background=BackgroundTask(sub.release))
 
 
-def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str]:
+def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, int | None]:
     """Where a stream starts: after the id or version the client gave, else after the season's
-    current version; and the `since` its ready frame names."""
-    after = streamlog.position(given) if given is not None else meta["version"] * STEP + STEP - 1
+    current version; the `since` its ready frame names; the chat version it resumes after
+    (`V-k.cN`; 0 for an id without one, None without an id: the present, ADR-94)."""
+    if given is None:
+        return meta["version"] * STEP + STEP - 1, str(meta["version"]), None
+    season_part, chat_after = stream_chat.split_id(given)
+    after = streamlog.position(season_part)
     if after is None:
         raise Problem(400, "bad_last_event_id")
-    return after, given.strip() if given is not None else str(meta["version"])
+    return after, season_part.strip(), chat_after or 0
 
 
 async def _ticket_seat(request: Request[Any, Any, Any], season_id: str, ticket: str) -> int:
@@ -255,7 +283,7 @@ async def _backlog(
 
 
 def _frame(message_id: str, data: str) -> ServerSentEventMessage:
-    kind = msgspec.json.decode(data).get("type", "message")
+    kind = msgspec.json.decode(data)["type"]
     return ServerSentEventMessage(event=kind, data=data, id=message_id)
 
 
@@ -265,13 +293,25 @@ def _ready(channels: int, since: str) -> ServerSentEventMessage:
     )
 
 
+def _chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
+    """Chat notices as frames: each id the season position sent and its chat version."""
+    return [_frame(with_chat(season_text(sent), v), data) for v, data in said]
+
+
 async def _replayed(
-    channels: int, since: str, backlog: list[tuple[int, str, str]]
+    ready: ServerSentEventMessage,
+    point: tuple[int, int],
+    backlog: list[tuple[int, str, str]],
+    said: list[tuple[int, str]],
 ) -> AsyncIterator[ServerSentEventMessage]:
-    """The stream of a season that is over: `ready`, what the log holds after it, the end."""
-    yield _ready(channels, since)
+    """The stream of a season that is over: `ready`, the chat and what the log holds after
+    its position (`point`: the season score and the chat version), the end."""
+    after, chat_sent = point
+    yield ready
+    for frame in _chat_frames(said, after):
+        yield frame
     for _score, message_id, data in backlog:
-        yield _frame(message_id, data)
+        yield _frame(with_chat(message_id, chat_sent), data)
 
 
 Backlog = list[tuple[int, str, str]]  # logged messages: (score, id text, payload text)
@@ -283,6 +323,8 @@ async def _stream(
     after: int,
     backlog: Backlog,
     logged: Callable[[int], Awaitable[Backlog]],
+    *,
+    feed: ChatFeed | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
@@ -293,37 +335,65 @@ async def _stream(
     projects; it announces `streamlog.REBUILT` instead, and the stream then sends what the new
     log (`logged`) holds past what it sent. If that log cannot be read (Redis gone again, the
     season being rebuilt anew), the stream ends: EventSource reconnects with the last id it
-    got, and the new stream sends the rest. Never a silent gap (issue 20)."""
+    got, and the new stream sends the rest. Never a silent gap (issue 20).
+
+    With a chat `feed` (ADR-94) it also sends the bey's new chat notices, looked for once
+    subscribed and then every `stream_chat.POLL_S`; every id then carries both positions."""
     try:
-        yield _ready(len(sub.channels), since)
+        chat_sent = feed.sent if feed is not None else 0
+        yield _ready(len(sub.channels), with_chat(since, chat_sent))
         sent = after
         pending: Backlog = backlog
+        idle = 0.0
         while True:
+            if feed is not None:
+                for frame in _chat_frames(await feed.pending(), sent):
+                    idle = 0.0
+                    yield frame
+                chat_sent = feed.sent
             for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
                 sent = score
-                frame = _frame(message_id, data)
+                frame = _frame(with_chat(message_id, chat_sent), data)
+                idle = 0.0
                 yield frame
                 if frame.event == streamlog.LAST:
                     return
-            batch = await sub.next(timeout=15.0)
+            wait = stream_chat.POLL_S if feed is not None else KEEP_ALIVE_S
+            batch = await sub.next(timeout=wait)
             if batch is None:
-                # a comment only: an empty data line would reach EventSource as an empty message
-                yield ServerSentEventMessage(comment="keep-alive", data=None)
+                idle += wait
+                if idle >= KEEP_ALIVE_S:
+                    # a comment only: an empty data line would reach EventSource as empty
+                    yield ServerSentEventMessage(comment="keep-alive", data=None)
+                    idle = 0.0
                 pending = []
                 continue
-            if not batch:  # ended by the hub (slow client, Redis lost, shutdown)
-                return
-            pending = []
-            for raw in batch:
-                if raw != streamlog.REBUILT:
-                    pending.append(streamlog.split(raw))
-                    continue
-                try:  # everything logged after what was sent (or is about to be), in id order
-                    pending += await logged(max([sent, *(p[0] for p in pending)]))
-                except (Problem, RedisError) as exc:
-                    log.warning("stream.rebuilt_unread", error=type(exc).__name__)
-                    return  # ended: EventSource resumes from its last id
+            got = await _published(batch, sent, logged)
+            if got is None:
+                return  # ended: EventSource resumes from its last id
+            pending = got
     finally:
         sub.release()
+
+
+async def _published(
+    batch: list[bytes], sent: int, logged: Callable[[int], Awaitable[Backlog]]
+) -> Backlog | None:
+    """The messages of a published batch; after a rebuild's notice, what the new log holds
+    past what was sent. None: the stream ends (ended by the hub: a slow client, Redis lost, a
+    shutdown; or a rebuilt log it cannot read)."""
+    if not batch:
+        return None
+    pending: Backlog = []
+    for raw in batch:
+        if raw != streamlog.REBUILT:
+            pending.append(streamlog.split(raw))
+            continue
+        try:  # everything logged after what was sent (or is about to be), in id order
+            pending += await logged(max([sent, *(p[0] for p in pending)]))
+        except (Problem, RedisError) as exc:
+            log.warning("stream.rebuilt_unread", error=type(exc).__name__)
+            return None
+    return pending

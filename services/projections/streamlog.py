@@ -132,6 +132,15 @@ class SeasonOver(msgspec.Struct):
     han: int | None
 
 
+class ChatMessage(msgspec.Struct):
+    """A new message in one of the bey's chat channels (ticket only; issue 24): fetch it from
+    `GET /seasons/{id}/channels/{channel_id}/messages`. Never its text; never a muted bey's."""
+
+    type: Literal["chat_message"]
+    channel_id: str
+    message_id: int
+
+
 EVENTS: dict[str, type[msgspec.Struct]] = {
     "ready": Ready,
     "divan_report": DivanReport,
@@ -140,6 +149,7 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "betrayals": Betrayals,
     "kurultay_report": KurultayReport,
     "season_over": SeasonOver,
+    "chat_message": ChatMessage,
 }
 LAST = "season_over"
 
@@ -160,7 +170,10 @@ def _message_type(name: str, payload: type[msgspec.Struct]) -> type[msgspec.Stru
     )
 
 
-ID_TEXT = "`V-k` (`ready`: the position `V` or `V-k` it delivers everything after)"
+ID_TEXT = (
+    "`V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it "
+    "delivers everything after)"
+)
 # Every message the stream sends, as component schemas a generator sees (issue 20): the
 # stream's 200 answer is one of these, told apart by `event` (its discriminator).
 MESSAGES: dict[str, type[msgspec.Struct]] = {

@@ -1,0 +1,76 @@
+"""The chat source of a bey's ticketed event stream (issue 24, ADR-94).
+
+A ticketed stream carries, besides the season's messages, a `chat_message` notice for each new
+message in a channel the bey is a member of: its channel and its id, never its text (the client
+fetches the page, `GET …/channels/{channel_id}/messages`, which applies every read rule). A
+muted bey's messages are not announced to its muter (R-15.2); the public stream carries no chat.
+
+Chat lives in the command side's PostgreSQL stream (`chat_events`, ADR-91), not in the
+projection: the stream reads it past the last chat version it sent, through this process's
+folded `ChatBooks`, once subscribed and then every `POLL_S` (a query of the records past the
+book's version, none when nothing was said). An id is `V-k.cN`: the season position and the
+last chat version sent (`.c0` left out, so an id without it is chat version 0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from services.projections.query_answers import _enc
+from services.projections.streamlog import STEP
+from shared.app.chat_book import Book
+from shared.domain import chat
+
+POLL_S = 1.0  # how often an open ticketed stream looks for new chat messages
+_CHAT = re.compile(r"(.*)\.c(0|[1-9][0-9]{0,15})")
+
+
+def split_id(text: str) -> tuple[str, int | None]:
+    """A Last-Event-ID's season part and its chat version (None when it names none)."""
+    m = _CHAT.fullmatch(text.strip())
+    if m is None:
+        return text, None
+    return m.group(1), int(m.group(2))
+
+
+def with_chat(season_part: str, sent: int) -> str:
+    """The id of a frame: the season position, then `.cN` unless no chat was sent yet."""
+    return season_part if sent == 0 else f"{season_part}.c{sent}"
+
+
+def season_text(score: int) -> str:
+    """A log score as the `V-k` position it is."""
+    return f"{score // STEP}-{score % STEP}"
+
+
+@dataclass
+class ChatFeed:
+    """The chat messages one bey is told of, past `sent` (the last chat version sent)."""
+
+    seat: int
+    sent: int
+    book: Callable[[], Awaitable[Book]]
+
+    async def pending(self) -> list[tuple[int, str]]:
+        """The new messages for the bey, oldest first: (chat version, notice JSON); `sent`
+        moves past them."""
+        b = await self.book()
+        muted = b.mutes.get(self.seat, set())
+        new = []
+        for version in reversed(b.messages):
+            if version <= self.sent:
+                break
+            m = b.messages[version]
+            members = chat.members_of(m.channel)
+            mine = m.channel == chat.PUBLIC or (members is not None and self.seat in members)
+            if mine and m.seat not in muted:
+                new.append((version, m.channel))
+        new.reverse()
+        if new:
+            self.sent = new[-1][0]
+        return [
+            (v, _enc.encode({"type": "chat_message", "channel_id": c, "message_id": v}).decode())
+            for v, c in new
+        ]
