@@ -101,6 +101,8 @@ and the 200 answer's schema is one message (`<Event>Message`), told apart by `ev
 
 - `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
   delivers everything after;
+- `chat_message` `{type, channel_id, message_id}` (with a ticket only): a new message in one of
+  the bey's chat channels, never its text (read the channel's page); never a muted bey's;
 - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
   province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
   `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
@@ -109,7 +111,9 @@ and the 200 answer's schema is one message (`<Event>Message`), told apart by `ev
 An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
 k its place among that version's messages. On reconnecting, EventSource sends the last id it saw
 as `Last-Event-ID`; the stream then sends every message after it, exactly once, before the new
-ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`; a season
+ones. Once chat was sent, a ticketed stream's ids are `V-k.cN` (N: the last chat version sent;
+a bare `V-k` or `V` is N = 0), resuming both sources. A new EventSource (a ticket is single
+use) passes it as `?last_event_id=`; a season
 version `V` is a position too (everything after version V: open the stream with the `version`
 of a read). Without either the stream starts at the season's current version. A season that is
 over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
@@ -158,7 +162,7 @@ async def events(
         str | None,
         HeaderParameter(
             name="Last-Event-ID",
-            description="resume after this id (`V-k`) or season version (`V`); sent by "
+            description="resume after this id (`V-k`, `V-k.cN`) or season version (`V`); sent by "
             "EventSource when it reconnects",
             required=False,
         ),
@@ -185,7 +189,7 @@ async def events(
         if ticket:
             seat = await _ticket_seat(request, season_id, ticket)
             channels.append(channel(c.prefix, season_id, seat))
-        feed = await _chat_feed(request, season_id, seat, chat_after)
+        feed = await stream_chat.feed(c, season_id, seat, chat_after)
         if meta["phase"] == "over":
             # Nothing more will be published: the log is all there is, no subscription needed.
             backlog = await _backlog(request, season_id, seat, after)
@@ -202,21 +206,6 @@ async def events(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
         ) from None
     return await _live(request, season_id, seat, (since, after), sub, feed=feed)
-
-
-async def _chat_feed(
-    request: Request[Any, Any, Any], season_id: str, seat: int | None, chat_after: int | None
-) -> ChatFeed | None:
-    """The chat source of a ticketed stream (ADR-94), past `chat_after` (None: the present)."""
-    c = ctx(request)
-    if seat is None or c.chat is None:
-        return None
-
-    async def book() -> Any:
-        return await c.chats.book(season_id, c.chat.read)
-
-    start = chat_after if chat_after is not None else (await book()).version
-    return ChatFeed(seat, start, book)
 
 
 async def _live(

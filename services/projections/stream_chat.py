@@ -18,6 +18,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from services.projections.context import QueryContext
 from services.projections.query_answers import _enc
 from services.projections.streamlog import STEP
 from shared.app.chat_book import Book
@@ -74,3 +75,17 @@ class ChatFeed:
             (v, _enc.encode({"type": "chat_message", "channel_id": c, "message_id": v}).decode())
             for v, c in new
         ]
+
+
+async def feed(
+    c: QueryContext, season_id: str, seat: int | None, chat_after: int | None
+) -> ChatFeed | None:
+    """The chat source of a ticketed stream (`seat`), past `chat_after` (None: the present)."""
+    if seat is None or c.chat is None:
+        return None
+
+    async def book() -> Book:
+        return await c.chats.book(season_id, c.chat.read)
+
+    start = chat_after if chat_after is not None else (await book()).version
+    return ChatFeed(seat, start, book)

@@ -1144,6 +1144,8 @@ export interface paths {
          *
          *     - `ready` (first, once subscribed; data `{"channels": 1|2}`): its id is the position the stream
          *       delivers everything after;
+         *     - `chat_message` `{type, channel_id, message_id}` (with a ticket only): a new message in one of
+         *       the bey's chat channels, never its text (read the channel's page); never a muted bey's;
          *     - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
          *       province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
          *       `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
@@ -1152,7 +1154,9 @@ export interface paths {
          *     An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
          *     k its place among that version's messages. On reconnecting, EventSource sends the last id it saw
          *     as `Last-Event-ID`; the stream then sends every message after it, exactly once, before the new
-         *     ones. A new EventSource (a ticket is single use) passes it as `?last_event_id=`; a season
+         *     ones. Once chat was sent, a ticketed stream's ids are `V-k.cN` (N: the last chat version sent;
+         *     a bare `V-k` or `V` is N = 0), resuming both sources. A new EventSource (a ticket is single
+         *     use) passes it as `?last_event_id=`; a season
          *     version `V` is a position too (everything after version V: open the stream with the `version`
          *     of a read). Without either the stream starts at the season's current version. A season that is
          *     over with nothing left to send answers 204 (EventSource then stops reconnecting). Comments
@@ -1534,7 +1538,7 @@ export interface components {
         };
         /** BetrayalsMessage */
         BetrayalsMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["Betrayals"];
             /**
@@ -1707,6 +1711,24 @@ export interface components {
             text: string | null;
             /** @default false */
             hidden?: boolean;
+        };
+        /** ChatMessage */
+        ChatMessage: {
+            /** @constant */
+            type: "chat_message";
+            channel_id: string;
+            message_id: number;
+        };
+        /** ChatMessageMessage */
+        ChatMessageMessage: {
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
+            id: string;
+            data: components["schemas"]["ChatMessage"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "chat_message";
         };
         /** ChatReportsOut */
         ChatReportsOut: {
@@ -1966,7 +1988,7 @@ export interface components {
         };
         /** DivanReportMessage */
         DivanReportMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["DivanReport"];
             /**
@@ -2305,7 +2327,7 @@ export interface components {
         };
         /** KurultayReportMessage */
         KurultayReportMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["KurultayReport"];
             /**
@@ -2653,7 +2675,7 @@ export interface components {
         };
         /** OfferWithdrawnMessage */
         OfferWithdrawnMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["OfferWithdrawn"];
             /**
@@ -2905,7 +2927,7 @@ export interface components {
         };
         /** PrivateReportMessage */
         PrivateReportMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["PrivateReport"];
             /**
@@ -3116,7 +3138,7 @@ export interface components {
         };
         /** ReadyMessage */
         ReadyMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["Ready"];
             /**
@@ -3512,7 +3534,7 @@ export interface components {
         };
         /** SeasonOverMessage */
         SeasonOverMessage: {
-            /** @description `V-k` (`ready`: the position `V` or `V-k` it delivers everything after) */
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
             id: string;
             data: components["schemas"]["SeasonOver"];
             /**
@@ -12598,7 +12620,7 @@ export interface operations {
                 lang?: string;
             };
             header?: {
-                /** @description resume after this id (`V-k`) or season version (`V`); sent by EventSource when it reconnects */
+                /** @description resume after this id (`V-k`, `V-k.cN`) or season version (`V`); sent by EventSource when it reconnects */
                 "Last-Event-ID"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
@@ -12618,7 +12640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"];
+                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"] | components["schemas"]["ChatMessageMessage"];
                 };
             };
             /** @description The season is over and nothing is left to send after the position */

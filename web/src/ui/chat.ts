@@ -1,7 +1,8 @@
 // The chat (issue 24, R-15): the bey's channels with unread counts, a conversation view with
 // system lines (treaties between a private channel's two beys), sending, starting a private
 // or group channel, reporting a message and muting a bey. Every text other beys wrote is set
-// as text (ui/dom.ts): nothing is ever parsed as markup. Polled while the season is open.
+// as text (ui/dom.ts): nothing is ever parsed as markup. Read again on each `chat_message` of
+// the bey's event stream (ADR-94), coalesced; a slow poll covers a stream that is down.
 import { api, type Schemas } from '../api/client';
 import { t } from '../i18n';
 import { h } from './dom';
@@ -9,6 +10,7 @@ import { problemText } from './home';
 
 type Channels = Schemas['ChannelsOut'];
 type Line = Schemas['ChatLineOut'];
+const FALLBACK_MS = 60_000; // the stream brings news; this only covers one that is down
 
 export class ChatPanel {
   readonly root = h('section', { class: 'card chat', 'aria-labelledby': 'chat-h' });
@@ -19,6 +21,8 @@ export class ChatPanel {
   private note = '';
   private reported = new Set<number>();
   private timer: ReturnType<typeof setInterval> | null = null;
+  private reading: Promise<void> | null = null;
+  private again = false;
 
   constructor(
     private readonly season: string,
@@ -26,8 +30,23 @@ export class ChatPanel {
     private readonly seat: number,
     private readonly others: () => number[],
   ) {
-    this.timer = setInterval(() => void this.refresh(), 5000);
+    this.timer = setInterval(() => this.poke(), FALLBACK_MS);
     void this.refresh();
+  }
+
+  /** Read again (a `chat_message` came): one read at a time, one more if poked meanwhile. */
+  poke(): void {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.refresh().finally(() => {
+      this.reading = null;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      }
+    });
   }
 
   stop(): void {
