@@ -192,7 +192,9 @@ async def test_ids_are_the_season_version_and_every_position_resumes_to_the_end(
             assert r.content == b""
 
 
-@pytest.mark.parametrize("given", ["x", "12-", "-1", "1-2-3", "1-99999", "1.5"])
+@pytest.mark.parametrize(
+    "given", ["x", "12-", "-1", "1-2-3", "1-99999", "1.5", "1-2.c01", "1.c", "1.cx", "x.c1"]
+)
 async def test_a_malformed_last_event_id_is_400_bad_last_event_id(
     memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str, given: str
 ) -> None:
