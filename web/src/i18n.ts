@@ -280,6 +280,16 @@ const TEXTS = {
   chatReadOnly: ['Kurultay kapandı: kanallar yalnız okunur.', 'The Kurultay is closed: channels are read-only.'],
   chatMessageBey: ['{b} ile konuş', 'Talk to {b}'],
   chatNote: ['Sözler bağlamaz: bağlayıcı olan sistemdeki antlaşmadır.', 'Words do not bind: only the system’s treaties do.'],
+  newLive: ['Canlı sezon aç', 'Open a live season'],
+  openLive: ['Canlı sezonu aç', 'Open the live season'],
+  liveCloses: ['Kayıt kapanışı (senin saatinle)', 'Registration closes (your time)'],
+  pressLabel: ['Sohbet', 'Chat'],
+  pressOptFull: ['Serbest (herkese açık, özel, grup)', 'Full (public, private, groups)'],
+  pressOptPublic: ['Yalnız herkese açık kanal', 'Public channel only'],
+  pressOptNone: ['Sohbet yok', 'No chat'],
+  pressFull: ['sohbet: serbest', 'chat: full'],
+  pressPublic: ['sohbet: yalnız herkese açık', 'chat: public only'],
+  pressNone: ['sohbet: yok', 'chat: none'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type Key = keyof typeof TEXTS;

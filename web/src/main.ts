@@ -11,6 +11,7 @@ import { seasonScreen } from './ui/season';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
+import { rememberOpened, startHash } from './logic/storage';
 
 const app = document.getElementById('app') as HTMLElement;
 const stored = localStorage.getItem('seksenbir.lang');
@@ -65,6 +66,7 @@ function route(): void {
   app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
+  if (m?.[1]) rememberOpened(localStorage, m[1]); // reopening the app returns here (issue 22)
   if (m?.[1]) leave = seasonScreen(main, m[1]);
   else if (p?.[1]) leave = playerScreen(main, p[1]);
   else if (location.hash === '#/console') leave = consoleRoute(main);
@@ -73,6 +75,18 @@ function route(): void {
 
 window.addEventListener('hashchange', route);
 onLang(route);
+// The app started (or reopened) at home goes back to the season last opened (issue 22); once a
+// tab has routed, home is home (the header's link, a reload there).
+const STARTED = 'seksenbir.started';
+let started = false;
+try {
+  started = sessionStorage.getItem(STARTED) === '1';
+  sessionStorage.setItem(STARTED, '1');
+} catch {
+  started = true; // no session storage: never redirect
+}
+const back = startHash(location.hash, started, localStorage);
+if (back) history.replaceState(null, '', back);
 route();
 watchNetwork(); // the offline notice (pwa/offline.ts)
 registerWorker(); // the installable app: the shell offline (pwa/sw.js)

@@ -139,6 +139,8 @@ export const api = {
   // a bey's name is optional (R-15.5): sent only when given
   createTrial: (memleket: number, name: string | null = null) =>
     call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
+  // a live season from home (issue 24): the creator's memleket, the close and the press mode
+  createLive: (body: Schemas['CreateSeasonIn']) => call<Schemas['LiveCreatedOut']>('POST', '/seasons', { body }),
   // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
   join: (season: string, memleket: number, name: string | null = null, playerKey: string | null = null) =>
     call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {

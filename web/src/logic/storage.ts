@@ -93,3 +93,29 @@ export function forgetPlayer(store: KeyValue & { removeItem?(key: string): void 
   if (store.removeItem) store.removeItem(PLAYER);
   else store.setItem(PLAYER, 'null');
 }
+
+// Reopening the app (issue 22): the season last opened is kept beside the tokens, so the app
+// started again at home goes back to it. Only a season the player is in (saved above) is
+// returned to; with exactly one saved, that one. An explicit visit to home in the same tab (the
+// header's link, a reload at home) stays home: only the first route of a tab redirects.
+const LAST = 'seksenbir.last.v1';
+
+export function rememberOpened(store: KeyValue, season: string): void {
+  store.setItem(LAST, season);
+}
+
+/** The season to go back to when the app starts at home, or null for home. */
+export function reopenTarget(store: KeyValue): string | null {
+  const saved = loadSeasons(store);
+  const last = store.getItem(LAST);
+  if (last && saved.some((s) => s.season === last)) return last;
+  return saved.length === 1 ? (saved[0]?.season ?? null) : null;
+}
+
+/** Where the app's first route goes: the season from reopenTarget when it starts at home in a
+ * tab that has not routed before (`started`), else where it was asked to go (null: stay). */
+export function startHash(hash: string, started: boolean, store: KeyValue): string | null {
+  if (started || (hash !== '' && hash !== '#' && hash !== '#/')) return null;
+  const season = reopenTarget(store);
+  return season ? `#/s/${season}` : null;
+}

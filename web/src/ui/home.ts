@@ -8,6 +8,7 @@ import { loadBoard, namesOf } from './board';
 import { h } from './dom';
 import { ProvinceMap } from './map';
 import { playerCard } from './player';
+import { liveCreateCard } from './live_create';
 
 export function problemText(e: unknown): string {
   if (e instanceof ApiProblem) return `${e.detail} (${e.code})`;
@@ -131,7 +132,7 @@ export function homeScreen(main: HTMLElement): () => void {
   const lobby = h('section', { class: 'card lobby', 'aria-labelledby': 'lobby-h' });
   void renderLobby(lobby);
 
-  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, playerCard(), linkForm);
+  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, liveCreateCard(), playerCard(), linkForm);
   void loadBoard().catch(() => undefined); // warm the board for the season screen
   return () => undefined;
 }

@@ -47,6 +47,7 @@ import { ProvinceMap } from './map';
 import { notice } from './notice';
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
+import { pressKey } from '../logic/press';
 
 interface State {
   board: Board;
@@ -248,11 +249,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         s ? (s.mode === 'trial' ? t('trial') : t('live')) : '',
         s ? `${t('divan')} ${s.divan}` : '',
       ];
+      const press = pressKey(s?.mode, s?.press); // issue 24: a live season's press mode
       if (st.me) parts.push(`${beyName(st.me.seat)} (${t('you')})`, `${t('gold')} ${st.me.gold}`);
       const badges: (HTMLElement | string)[] = [];
       if (st.me?.hain_through) badges.push(h('span', { class: 'badge hain' }, t('hainThrough', { n: st.me.hain_through })));
       if (st.me?.exiled) badges.push(h('span', { class: 'badge' }, t('surgun')));
       if (s?.phase === 'over') badges.push(h('span', { class: 'badge' }, t('seasonOver')));
+      if (press) badges.push(h('span', { class: 'badge press', 'data-press': s?.press ?? '' }, t(press)));
       info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
     }
 

@@ -154,6 +154,23 @@ try {
   assert.ok((await page.locator('table.leaderboard').textContent()).includes(BIDI), 'a bidi override stays text');
   await inert('5-english');
 
+  // --- a live season opened from home with its press mode (issue 24), shown on its screen ---
+  await page.locator('header a.brand').click();
+  await page.getByRole('heading', { name: 'Open a live season' }).waitFor();
+  assert.equal(await page.locator('#live-press').inputValue(), 'full', 'full by default');
+  await page.locator('#live-memleket').selectOption('35');
+  await page.locator('#live-press').selectOption('public');
+  await page.locator('#live-name').fill(LONG);
+  await inert('6-live-form');
+  await page.getByRole('button', { name: 'Open the live season' }).click();
+  await page.locator('#token-kept').click(); // the creator's seat token, offered once
+  const made = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
+  assert.notEqual(made, trial, 'a new season');
+  await page.locator('section.info .badge.press[data-press="public"]').getByText('chat: public only').waitFor();
+  const status = await (await fetch(`${base}/v1/seasons/${made}`)).json();
+  assert.equal(status.press, 'public', 'the API keeps the mode chosen');
+  await inert('7-live-press');
+
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   console.log(`e2e: hostile names and texts on every screen are inert text; screenshots in ${ARTEFACTS}`);

@@ -233,6 +233,16 @@ async function steps(page, base, name, touch) {
   await page.locator(`a[href="#/s/${season}"]`).click();
   await page.locator('#p-6.mine').waitFor();
   await shot('7-reopened');
+  // The app started again in a new tab at home goes back to the season last opened (issue 22);
+  // the header's home link still shows home
+  const again = await page.context().newPage();
+  await again.goto(`${base}/`);
+  await again.locator('#p-6.mine').waitFor();
+  assert.equal(new URL(again.url()).hash, `#/s/${season}`, 'reopened: the season last opened');
+  await again.locator('header a.brand').click();
+  await again.locator('h2#new-trial').waitFor(); // home (in the language chosen on the device)
+  assert.equal(new URL(again.url()).hash, '#/', 'the way home stays home');
+  await again.close();
 
   // Locked (a live Divan meeting; stood in for, as a trial season is never left locked):
   // nothing can be sent, and it is said; then unlocked again

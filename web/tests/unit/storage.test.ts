@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSeason, forgetPlayer, forgetSeason, loadPlayer, loadSeasons, savePlayer, saveSeason, seasonFromLink, type KeyValue } from '../../src/logic/storage';
+import { findSeason, forgetPlayer, forgetSeason, loadPlayer, loadSeasons, rememberOpened, reopenTarget, savePlayer, saveSeason, seasonFromLink, startHash, type KeyValue } from '../../src/logic/storage';
 
 function memory(): KeyValue & { data: Map<string, string> } {
   const data = new Map<string, string>();
@@ -48,5 +48,37 @@ describe('the player kept on the device (issue 23, ADR-89)', () => {
     expect(loadPlayer(store)).toBeNull();
     store.setItem('seksenbir.player.v1', '{not json');
     expect(loadPlayer(store)).toBeNull();
+  });
+});
+
+describe('reopening the app (issue 22)', () => {
+  it('goes back to the season last opened, if the player is in it', () => {
+    const m = memory();
+    saveSeason(m, entry('a', 1));
+    saveSeason(m, entry('b', 2));
+    expect(reopenTarget(m)).toBeNull(); // two seasons, none opened: home
+    rememberOpened(m, 'a');
+    expect(reopenTarget(m)).toBe('a');
+    rememberOpened(m, 'spectated'); // a season the player is not in is not returned to
+    expect(reopenTarget(m)).toBeNull();
+    rememberOpened(m, 'b');
+    forgetSeason(m, 'b');
+    expect(reopenTarget(m)).toBe('a'); // forgotten: the one left
+  });
+  it('with exactly one saved season goes back to it; with none stays home', () => {
+    const m = memory();
+    expect(reopenTarget(m)).toBeNull();
+    saveSeason(m, entry('only', 1));
+    expect(reopenTarget(m)).toBe('only');
+  });
+  it('redirects only the first route of a tab, and only from home', () => {
+    const m = memory();
+    saveSeason(m, entry('a', 1));
+    expect(startHash('', false, m)).toBe('#/s/a');
+    expect(startHash('#/', false, m)).toBe('#/s/a');
+    expect(startHash('#/', true, m)).toBeNull(); // an explicit visit to home stays home
+    expect(startHash('#/s/other', false, m)).toBeNull();
+    expect(startHash('#/console', false, m)).toBeNull();
+    expect(startHash('#/', false, memory())).toBeNull();
   });
 });
