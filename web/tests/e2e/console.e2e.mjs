@@ -21,6 +21,9 @@ import { ARTEFACTS, axeCheck, launch, startStack, waitFor } from './harness.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
+// The store the stack uses: SEKSENBIR_PG_DSN, else the `seksenbir` database `seksenbir up` makes on
+// the local server (entrypoints/stack.py); the CLI's own default is another database.
+const STORE_DSN = process.env.SEKSENBIR_PG_DSN ?? 'postgresql://postgres@127.0.0.1:5432/seksenbir';
 const AUDITOR = process.env.WEB_E2E_AUDITOR_TOKEN ?? `e2e-auditor-${randomBytes(16).toString('hex')}`;
 process.env.SEKSENBIR_AUDITOR_TOKENS = AUDITOR; // the stack startStack starts takes it
 
@@ -86,7 +89,7 @@ async function main() {
     const played = await betrayingSeason();
     const { season, divan, betrayal } = played;
     console.log(`console e2e: season ${season}, betrayal at Divan ${divan} (${JSON.stringify(betrayal)})`);
-    const cli = JSON.parse(execFileSync(BIN, ['explain', season, String(divan), '--json'], { encoding: 'utf8' }));
+    const cli = JSON.parse(execFileSync(BIN, ['explain', season, String(divan), '--json', '--dsn', STORE_DSN], { encoding: 'utf8' }));
 
     await beyGetsNothing(played);
     await opsSession(browser, played, ops, cli, a11y, problems);
