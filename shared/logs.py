@@ -16,10 +16,12 @@ import sys
 import threading
 from collections.abc import Mapping, MutableMapping
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
-import structlog
+
+if TYPE_CHECKING:
+    import structlog
 
 REDACT = ("token", "authorization", "seed", "salt")
 
@@ -137,6 +139,33 @@ def write_line(file: TextIO | None, line: str) -> None:
 _line_sink: list[TextIO | None] = [None]
 
 
+class LazyLogger:
+    """`structlog.get_logger(name)`, looked up at the first line logged: a process that logs
+    nothing through it never imports structlog, whose own import loads its console renderer and
+    with it `rich` (~0.1 s): the CLI's store verbs (issue 27, ADR-110). What it returns is
+    structlog's own logger, so a line is formatted as every other (configure_logging)."""
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._logger: Any = None
+
+    def __getattr__(self, attr: str) -> Any:  # info, warning, bind, …: structlog's own
+        if attr.startswith("__") or attr in self.__slots__:  # copy, pickle: not a logger's
+            raise AttributeError(attr)
+        if self._logger is None:
+            import structlog
+
+            self._logger = structlog.get_logger(self._name)
+        return getattr(self._logger, attr)
+
+
+def get_logger(name: str) -> Any:
+    """A module's logger that imports structlog only when it logs (LazyLogger)."""
+    return LazyLogger(name)
+
+
 class LineLogger:
     """structlog's PrintLogger, writing each line with write_line to the configured file."""
 
@@ -152,6 +181,8 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
 
     The entry points pass Settings.log_format and log_level (entrypoints.bootstrap.configure).
     """
+    import structlog
+
     lvl = getattr(logging, level.upper())
     renderer = (
         structlog.processors.JSONRenderer(serializer=_dumps)

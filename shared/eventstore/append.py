@@ -7,15 +7,12 @@ from datetime import datetime
 
 import asyncpg
 import msgspec
-import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import ConcurrencyError, IdempotencyKeyTaken
 from shared.eventstore.idempotency import look_in
 from shared.eventstore.model import KeyWrite, NewEvent, RecordedEvent
-
-log = structlog.get_logger(__name__)
 
 _encoder = msgspec.json.Encoder()
 

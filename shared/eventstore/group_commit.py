@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, NamedTuple
 
 import asyncpg
-import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, insert, settle
@@ -15,8 +14,9 @@ from shared.eventstore.busy import Checkout, as_busy, is_busy, lost_connection
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import StoreBusyError
 from shared.eventstore.model import IdempotencyRecord
+from shared.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 GROUP_FLUSHES = 2  # statements in flight at once (0: no grouping)
 GROUP_LIMIT = 64  # appends at most in one statement

@@ -5,14 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import asyncpg
-import structlog
 
 from shared.eventstore.busy import Checkout
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import IdempotencyStateError
 from shared.eventstore.taken_keys import Found, InProgress, Mismatch, Replay
-
-log = structlog.get_logger(__name__)
 
 # One step: a new key is recorded as done with its response; a taken key returns no row.
 _RECORD = """

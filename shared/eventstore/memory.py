@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 from uuid import UUID
 
 import msgspec
-import structlog
 
 from shared.eventstore.chat_log import InMemoryChatLog
 from shared.eventstore.clock import Clock, utc
@@ -27,8 +26,9 @@ from shared.eventstore.model import (
 from shared.eventstore.ops_read_log import InMemoryOpsReads
 from shared.eventstore.player_log import InMemoryPlayerLog
 from shared.eventstore.taken_keys import Found, Mismatch, Replay
+from shared.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class _Key(msgspec.Struct):

@@ -8,17 +8,19 @@ import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import resources
-from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING
 
 import asyncpg
 import msgspec
-import structlog
 
 from shared.eventstore.errors import MigrationError
+from shared.logs import get_logger
 from shared.settings import variable
 
-log = structlog.get_logger(__name__)
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+log = get_logger(__name__)
 
 # pg_advisory_lock key: two migrators (two app instances starting together) take turns.
 MIGRATION_LOCK_KEY = 0x5EB5_E1B1_0000_0001
@@ -46,6 +48,8 @@ def load_migrations(folder: Traversable | None = None) -> list[Migration]:
     """The migrations shipped in this package (or in `folder`), in version order; numbers run
     0001 … n without a gap or a repeat."""
     if folder is None:
+        from importlib import resources  # with its tempfile and shutil: only when migrating
+
         folder = resources.files("shared.eventstore").joinpath("migrations")
     found = []
     for entry in folder.iterdir():

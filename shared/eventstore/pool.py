@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncpg
 import msgspec
-import structlog
 
 from shared.eventstore.errors import DurabilityError, LogOrderError, MigrationError
+from shared.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 # synchronous_commit values under which COMMIT returns only after the local WAL flush.
 DURABLE_COMMIT = frozenset({"on", "local", "remote_write", "remote_apply"})

@@ -8,7 +8,6 @@ from uuid import UUID
 
 import asyncpg
 import msgspec
-import structlog
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
@@ -42,8 +41,9 @@ from shared.eventstore.model import (
 from shared.eventstore.ops_read_log import PostgresOpsReads
 from shared.eventstore.player_log import PostgresPlayerLog
 from shared.eventstore.wakeups import NOTIFY_CHANNEL, NOTIFY_WINDOW, Waker
+from shared.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 __all__ = ["NOTIFY_CHANNEL", "GroupStats", "PostgresEventStore"]
 

@@ -6,12 +6,12 @@ import asyncio
 import json
 
 import asyncpg
-import structlog
 
 from shared.eventstore.busy import Checkout, is_busy
 from shared.eventstore.errors import StoreBusyError
+from shared.logs import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 NOTIFY_WINDOW = 0.02  # seconds: under load, appends' wake-ups within one window share a NOTIFY
 NOTIFY = "SELECT pg_notify($1, $2)"
