@@ -2,6 +2,9 @@
 
 # Before any shared.domain module is imported (a parent package runs first): the compiled hot
 # path, only with SEKSENBIR_COMPILED=1 and a current build (shared/compiled.py, ADR-60).
-from shared import compiled as _compiled
+import os as _os
 
-_compiled.activate()
+if _os.environ.get("SEKSENBIR_COMPILED") == "1":  # else shared.compiled.status() is "off" as is
+    from shared import compiled as _compiled
+
+    _compiled.activate()

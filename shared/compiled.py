@@ -9,7 +9,8 @@ hash in the manifest still matches its source: then a `sys.meta_path` finder ans
 removed domain file, another Python, a missing file) the pure-Python modules run and one
 warning names what differed: a stale extension never shadows an edited `.py`.
 
-`shared/__init__.py` calls `activate()`, so it runs before any `shared.domain` module can be
+`shared/__init__.py` calls `activate()` when SEKSENBIR_COMPILED=1 (else this module is not
+even imported: the plan is "off"), so it runs before any `shared.domain` module can be
 imported, in every process (services, CLI, tests, benches): the choice is all-or-nothing by the
 import system's own order (compiled and pure modules of one build never mix). The domain stays
 pure: this module, not the domain, reads the environment and the manifest; it is import
@@ -26,7 +27,6 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.abc import MetaPathFinder
 from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec
 from importlib.util import spec_from_file_location
 from pathlib import Path
@@ -106,8 +106,10 @@ def plan(build: Path, root: Path = ROOT) -> Plan:
     return Plan(True, "compiled", extensions=extensions)
 
 
-class _Finder(MetaPathFinder):
-    """Answers the built modules with their extension files; any other name: not ours."""
+class _Finder:
+    """Answers the built modules with their extension files; any other name: not ours. (A
+    finder of sys.meta_path needs only find_spec: importlib.abc, which loads importlib.resources
+    and tempfile, stays out of every process's start.)"""
 
     def __init__(self, extensions: Mapping[str, str]) -> None:
         self.extensions = dict(extensions)

@@ -6,7 +6,6 @@ import json
 from collections import deque
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 REGIONS: tuple[str, ...] = (
     "Marmara",
@@ -131,6 +130,8 @@ class GameMap:
 @cache
 def game_map() -> GameMap:
     """The map of record, loaded once from the package data."""
+    from importlib import resources  # with its tempfile and shutil: when the map is first read
+
     raw = json.loads(resources.files("shared.domain").joinpath("data/provinces.json").read_text())
     provinces = [
         Il(

@@ -251,8 +251,10 @@ def code_of(key: str) -> str:
 
 def params(details: Mapping[str, object]) -> dict[str, object]:
     """A refusal's details, plus the name of each plate it names (`province_name`, …)."""
-    gm = game_map()
     out = dict(details)
+    if not any(name in details for name in _PLATES):
+        return out  # no plate named: the map (built on its first read) is not needed
+    gm = game_map()
     for name in _PLATES:
         plate = details.get(name)
         if isinstance(plate, int) and not isinstance(plate, bool) and plate in gm:
