@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from entrypoints.audit_forks import run_fork, run_shadow
-from entrypoints.audit_replay import run_explain, run_replay, run_what_if
-from entrypoints.audit_verify import run_export, run_import, run_verify
-from entrypoints.cli_args import DSN_HELP, divans
+from entrypoints.cli_args import DSN_HELP, divans, later
+
+# each verb's module is imported when it runs (cli_args.later)
+_VERIFY = "entrypoints.audit_verify"
+_REPLAY = "entrypoints.audit_replay"
+_FORKS = "entrypoints.audit_forks"
 
 
 def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
@@ -46,7 +48,7 @@ def _register_export(sub: Any, parents: list[Any]) -> None:
         help="an auditor's export (R-14): while the season is not over, leave out the data of "
         "events that hold what auditors may not see, keeping each one's digest",
     )
-    e.set_defaults(func=run_export)
+    e.set_defaults(func=later(_VERIFY, "run_export"))
 
 
 def _register_verify(sub: Any, parents: list[Any]) -> None:
@@ -72,7 +74,7 @@ def _register_verify(sub: Any, parents: list[Any]) -> None:
         "GET /v1/seasons/{id}/reports, or a list of {divan, version, hash})",
     )
     v.add_argument("--dsn", help=DSN_HELP)
-    v.set_defaults(func=run_verify)
+    v.set_defaults(func=later(_VERIFY, "run_verify"))
 
 
 def _register_import(sub: Any, parents: list[Any]) -> None:
@@ -85,7 +87,7 @@ def _register_import(sub: Any, parents: list[Any]) -> None:
     )
     i.add_argument("file", help="a seksenbir-export/2 (or /1) file, as `seksenbir export` writes")
     i.add_argument("--dsn", help=DSN_HELP)
-    i.set_defaults(func=run_import)
+    i.set_defaults(func=later(_VERIFY, "run_import"))
 
 
 def _register_replay(sub: Any, parents: list[Any], lang: Any) -> None:
@@ -113,7 +115,7 @@ def _register_replay(sub: Any, parents: list[Any], lang: Any) -> None:
     )
     r.add_argument("--json", action="store_true", help="print JSON instead of tables")
     r.add_argument("--dsn", help=DSN_HELP)
-    r.set_defaults(func=run_replay)
+    r.set_defaults(func=later(_REPLAY, "run_replay"))
 
 
 def _register_explain(sub: Any, parents: list[Any], lang: Any) -> None:
@@ -134,7 +136,7 @@ def _register_explain(sub: Any, parents: list[Any], lang: Any) -> None:
     )
     x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
     x.add_argument("--dsn", help=DSN_HELP)
-    x.set_defaults(func=run_explain)
+    x.set_defaults(func=later(_REPLAY, "run_explain"))
 
 
 def _register_what_if(sub: Any, parents: list[Any], lang: Any) -> None:
@@ -155,7 +157,7 @@ def _register_what_if(sub: Any, parents: list[Any], lang: Any) -> None:
     )
     w.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
     w.add_argument("--dsn", help=DSN_HELP)
-    w.set_defaults(func=run_what_if)
+    w.set_defaults(func=later(_REPLAY, "run_what_if"))
 
 
 def _register_shadow(sub: Any, parents: list[Any]) -> None:
@@ -175,7 +177,7 @@ def _register_shadow(sub: Any, parents: list[Any]) -> None:
         "adjudicate\"; the scenario file's path is added",
     )
     sh.add_argument("--dsn", help=DSN_HELP)
-    sh.set_defaults(func=run_shadow)
+    sh.set_defaults(func=later(_FORKS, "run_shadow"))
 
 
 def _register_fork(sub: Any, parents: list[Any]) -> None:
@@ -196,7 +198,7 @@ def _register_fork(sub: Any, parents: list[Any]) -> None:
     )
     f.add_argument("--seat", type=int, required=True, metavar="S", help="your seat, 1 … 19")
     f.add_argument("--dsn", help=DSN_HELP)
-    f.set_defaults(func=run_fork)
+    f.set_defaults(func=later(_FORKS, "run_fork"))
 
 
 def _plates(lang: Any) -> Callable[[str], int]:

@@ -117,7 +117,6 @@ def with_store(
 async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
     from shared.app.export import Export
-    from shared.app.export_check import chain_error
     from shared.eventstore import GENESIS, ChainError, verify_chain
     from shared.eventstore.chat_log import verify_chat
 
@@ -129,6 +128,8 @@ async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Expo
         verify_chat(await store.chat.read(season_id))  # the season's chat chain too (ADR-94)
         problem = None
     except ChainError as exc:
+        from shared.app.export_check import chain_error  # the re-run's modules: when needed
+
         problem = chain_error(exc)
     return Export(season_id, None, None, records, chain=chain), problem
 

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 def run_export(args: argparse.Namespace) -> int:
     from shared.app.export import RedactionUnavailable, export_lines
-    from shared.app.export_check import chain_error
     from shared.eventstore import ChainError
 
     possible_season(args.season, "export", args.lang)
@@ -41,6 +40,8 @@ def run_export(args: argparse.Namespace) -> int:
         try:  # the events and the head from one snapshot, however busy the season
             records, head = await store.read_verified(args.season)
         except ChainError as exc:
+            from shared.app.export_check import chain_error  # with the re-run's modules
+
             text = _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
             print(f"seksenbir export: {text}", file=sys.stderr)
             return 1

@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from entrypoints import audit, cli_ops
 from entrypoints.cli_args import LANG_HELP, divans, language_of, os_error, say, seed
 from shared.unreachable import Unreachable
@@ -46,6 +44,8 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 
 def _summary(step: Any, lang: str) -> dict[str, Any]:
+    import msgspec
+
     from shared.domain import events as ev
     from shared.domain.report_lines import kurultay
     from shared.domain.simulate import current_standings

@@ -52,10 +52,15 @@ def bounded_int(
 
 
 def divans(lang: Lang) -> Callable[[str], int]:
-    """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2)."""
-    from shared.domain.state import DIVANS
+    """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2). The
+    rule's module is read when a Divan is given, not when the parser is built."""
 
-    return bounded_int(lang, lambda n: 1 <= n <= DIVANS, "cli.divans", last=DIVANS)
+    def parse(text: str) -> int:
+        from shared.domain.state import DIVANS
+
+        return bounded_int(lang, lambda n: 1 <= n <= DIVANS, "cli.divans", last=DIVANS)(text)
+
+    return parse
 
 
 def seed(lang: Lang) -> Callable[[str], int]:
@@ -76,6 +81,19 @@ def language_of(argv: Sequence[str]) -> Lang:
 
 
 LANG_HELP = "language of the lines for people: tr (default) or en"
+
+
+def later(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """A verb's function, imported only when that verb runs: every start builds the parser of
+    every verb, and one verb (or `--help`) need not load another's modules (issue 27)."""
+
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        return int(getattr(importlib.import_module(module), name)(args))
+
+    run.__qualname__ = run.__name__ = name
+    return run
 
 
 def _t(key: str, lang: Any, **params: object) -> str:

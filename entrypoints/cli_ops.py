@@ -190,9 +190,6 @@ def _deadletters(args: argparse.Namespace) -> int:
 
 
 def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -> int:
-
-    from entrypoints import bootstrap
-
     if args.action == "list":
         letters = client.letters()
         if args.json:
@@ -213,6 +210,8 @@ def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -
         text = say("cli.replay_what", args.lang)
         print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
         return 2
+    from entrypoints import bootstrap  # the broker, with its actors: only to send again
+
     broker = bootstrap.broker(settings)
     try:
         ids = None if args.all else args.ids

@@ -17,14 +17,12 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from uuid import UUID
 
 import msgspec
 
 from shared.app.bodies import unique_pairs
-from shared.domain import codec
-from shared.domain import events as ev
 from shared.domain.messages import Said
 from shared.eventstore import (
     GENESIS,
@@ -35,6 +33,9 @@ from shared.eventstore import (
     data_digest,
     infer_chain,
 )
+
+if TYPE_CHECKING:
+    from shared.domain import events as ev
 
 FORMAT = "seksenbir-export/2"
 FORMATS = ("seksenbir-export/1", FORMAT)  # what `parse` reads
@@ -390,6 +391,9 @@ def to_new(records: Sequence[RecordedEvent]) -> list[NewEvent]:
 
 
 def created_event(records: Sequence[RecordedEvent]) -> ev.SeasonCreated | None:
+    from shared.domain import codec
+    from shared.domain import events as ev
+
     for r in records[:1]:
         try:
             first = codec.decode_event(r.data)
