@@ -2,9 +2,9 @@
 
 # Before any shared.domain module is imported (a parent package runs first): the compiled hot
 # path, only with SEKSENBIR_COMPILED=1 and a current build (shared/compiled.py, ADR-60).
-import os as _os
+from shared.settings import variable as _variable
 
-if _os.environ.get("SEKSENBIR_COMPILED") == "1":  # else shared.compiled.status() is "off" as is
+if _variable("SEKSENBIR_COMPILED") == "1":  # else shared.compiled.status() is "off" as is
     from shared import compiled as _compiled
 
     _compiled.activate()
