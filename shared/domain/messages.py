@@ -62,7 +62,6 @@ CATALOGUE: dict[str, Text] = {
     "player_not_found": T("Böyle bir oyuncu yok (ya da ayrıldı)", "No such player (or the player left)"),
     "invalid_body.player_key_seat": T("Oyuncu anahtarı bir koltuk ister: memleket seçin", "A player key needs a seat: choose a memleket"),
     "not_allowed_in_mode.trial_player": T("Deneme sezonu oyuncu kaydına sayılmaz: oyuncu anahtarı yalnız canlı sezonda", "A trial season never counts for a player: a player key is for live seasons only"),
-    "invalid_body.player_name": T("Oyuncu adı 2–24 karakter olmalı: harf, rakam, boşluk ve . - _ '", "A player name has 2–24 characters: letters, digits, spaces and . - _ '"),
     "unknown_seat": T("{seat}. koltukta bey yok", "There is no bey in seat {seat}"),
     # R-15.5: beys' names (shared/domain/names.py)
     "invalid_name": T("{field}: geçersiz ad", "{field}: not a valid name"),

@@ -17,14 +17,12 @@ reject = c.reject
 
 
 def name_refusal(state: SeasonState, name: str) -> c.Rejection | None:
-    """R-15.5: why a bey may not take `name` in this season, or None: not a name
-    (`invalid_name`), a reserved whole name or its lookalike (`name_reserved`), or one that
-    another bey of the season has, by the confusable keys (`name_taken`)."""
-    problem = names.name_problem(name)
-    if problem is not None:
-        return reject(problem, field="$.name")
-    if names.is_reserved(name):
-        return reject("name_reserved", field="$.name")
+    """R-15.5: why a bey may not take `name` in this season, or None: the one rule of every
+    public name (`names.name_refusal`: `invalid_name`, `name_reserved`), or one that another
+    bey of the season has, by the confusable keys (`name_taken`)."""
+    refused = names.name_refusal(name)
+    if refused is not None:
+        return refused
     if any(names.same_name(name, taken) for _seat, taken in sorted(state.names.items())):
         return reject("name_taken", field="$.name")
     return None

@@ -111,6 +111,34 @@ def test_r15_5_names_of_every_script_are_fine(name: str) -> None:
     assert names.name_problem(name) is None
 
 
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("a", "invalid_name.length"),
+        (" ab", "invalid_name.spaces"),
+        ("ab!", "invalid_name.character"),
+        ("a\u202eb", "invalid_name.character"),
+        ("12", "invalid_name.letter"),
+        ("Han", "name_reserved"),
+        ("0ps", "name_reserved"),
+        ("3. bey", "name_reserved"),
+        ("Ayşe", None),
+        ("O'Brien-2", None),
+    ],
+)
+def test_r15_5_one_rule_refuses_any_public_name_naming_the_field(
+    name: str, key: str | None
+) -> None:
+    """R-15.5: `name_refusal` is the rule a bey's name and a player's both go through: what
+    is not a name (its variant saying why), then a reserved whole name or its lookalike."""
+    refused = names.name_refusal(name, field="$.who")
+    if key is None:
+        assert refused is None
+    else:
+        assert refused is not None
+        assert (refused.key, refused.details) == (key, {"field": "$.who"})
+
+
 def test_r15_5_computer_beys_are_named_by_their_memleket_and_no_human_can_take_it() -> None:
     """R-15.5: "Konya Beyi" for the computer bey of 42; every such name is reserved."""
     assert names.computer_name(42) == f"{game_map().names[42]} Beyi"
