@@ -59,6 +59,8 @@ ADMIN: dict[str, tuple[str, ...]] = {
 }
 # an ops reset of a bey's name (shared/domain/naming.py)
 NAME_RESET = ("reason_required", "invalid_name")
+# ADR-105: an ops reset of a live season's lobby description (shared/domain/naming.py)
+DESCRIPTION_RESET = ("reason_required", "not_allowed_in_mode", "no_description")
 # ADR-53: a correction's refusals (shared/domain/corrections.py)
 CORRECTION = (
     "wrong_phase",
