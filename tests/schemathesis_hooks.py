@@ -11,14 +11,24 @@ in SEKSENBIR_FUZZ_BEYS, a JSON list of {"season_id", "token"}: one bey in each o
   path under /v1/ops/, and ops, auditor and the bey in turn on the others staff may use (the
   exports, the audit reads, a fork); the staff tokens come in SEKSENBIR_FUZZ_STAFF, a JSON
   object {"ops", "auditor"}.
+- `ast.parse` is serialised in the `st` process (`serialise_ast_parse`): CPython before 3.11.8 /
+  3.12.2 keeps the AST constructor's recursion counter per interpreter, not per call (CPython
+  gh-106905), so two threads parsing at once corrupt it and one gets `SystemError: AST
+  constructor recursion depth mismatch`. Schemathesis's two workers are two threads, and
+  Hypothesis parses a module's source to describe a lambda: it does so the first time each
+  worker validates the "any JSON value" strategy (`st.recursive` with lambdas) drawn for the
+  properties an object schema leaves open, which is every request body's.
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import os
 import re
+import sys
+import threading
 from typing import Any
 
 import schemathesis
@@ -31,6 +41,29 @@ STAFF_TOO = re.compile(
     r"/(export|audit/ops-reads|audit/betrayals|fork|orders/\{divan\}|battles/\{divan\})$"
 )
 TURNS = itertools.count()
+# CPython gh-106905: fixed in 3.11.8 and 3.12.2
+AST_RACE = (3, 11) <= sys.version_info[:2] <= (3, 12) and sys.version_info < (
+    (3, 11, 8) if sys.version_info[:2] == (3, 11) else (3, 12, 2)
+)
+_PARSING = threading.RLock()
+
+
+def serialise_ast_parse() -> None:
+    """One `ast.parse` at a time in this process, on an interpreter with gh-106905 (above);
+    nothing on one without it. Idempotent."""
+    if not AST_RACE or getattr(ast.parse, "serialised", False):
+        return
+    unguarded = ast.parse
+
+    def parse(*args: Any, **kwargs: Any) -> Any:
+        with _PARSING:
+            return unguarded(*args, **kwargs)
+
+    parse.serialised = True  # type: ignore[attr-defined]
+    ast.parse = parse  # type: ignore[assignment]
+
+
+serialise_ast_parse()
 
 
 @schemathesis.hook

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from services.command.export_schemas import ExportHeader, ExportRedaction
-from services.command.name_reset import NameResetOut
+from services.command.name_reset import DescriptionResetOut, NameResetOut
 from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.schemas import (
     Accepted,
@@ -202,6 +202,16 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             reason="R-15.2: an insult to a memleket",
             at="2026-12-09T21:04:00+03:00",
             version=261,
+        ),
+    },
+    "reset_description": {
+        "request": ReasonIn(reason="R-15.2: an insult to a memleket"),
+        200: DescriptionResetOut(
+            listed=True,
+            description=None,
+            reason="R-15.2: an insult to a memleket",
+            at="2026-12-09T21:04:00+03:00",
+            version=262,
         ),
     },
     "ops_reads": {

@@ -38,6 +38,7 @@ DIVAN = ("not_allowed_in_mode", "wrong_phase", "divan_locked", "wrong_divan")
 CREATE_LIVE: tuple[str, ...] = ("not_allowed_in_mode", "forbidden", "registration_close_required")
 CREATE_LIVE += ("registration_too_soon", "invalid_instant", "bad_interval", "bad_player_key")
 NAMING = ("invalid_name", "name_reserved", "name_taken")  # a name given
+PLAYER_NAME = ("invalid_name", "name_reserved")  # a player's name, by the same rule
 CREATE_LIVE += NAMING
 JOIN: tuple[str, ...] = ("registration_closed", "season_full", "memleket_taken", "season_cancelled")
 JOIN += ("not_allowed_in_mode", *NAMING, "bad_player_key", "player_already_seated")  # issue 23
@@ -58,6 +59,8 @@ ADMIN: dict[str, tuple[str, ...]] = {
 }
 # an ops reset of a bey's name (shared/domain/naming.py)
 NAME_RESET = ("reason_required", "invalid_name")
+# ADR-105: an ops reset of a live season's lobby description (shared/domain/naming.py)
+DESCRIPTION_RESET = ("reason_required", "not_allowed_in_mode", "no_description")
 # ADR-53: a correction's refusals (shared/domain/corrections.py)
 CORRECTION = (
     "wrong_phase",

@@ -1,6 +1,7 @@
 """Ops reset a bey's name (R-15.2, R-15.5; issue 23): an insulting name is the first thing
 moderation meets ("Memlekete laf söylenmez"); the reset is an event with its reason and the
-server instant, and the bey is shown by its seat again."""
+server instant, and the bey is shown by its seat again. A live season's lobby description is
+reset the same way (ADR-105): the lobby then shows none."""
 
 from __future__ import annotations
 
@@ -46,5 +47,36 @@ async def reset_name(svc: Services, season_id: str, seat: int, reason: str) -> N
         shown = display_name(after.names, seat, bey.memleket, bey.computer)
         version = loaded.version + len(events)
         return NameResetOut(seat, shown, reason, cal.exact(at), version)
+
+    return await write(svc, season_id, attempt)
+
+
+class DescriptionResetOut(msgspec.Struct, frozen=True):
+    """The reset as recorded: the season listed or not (as it was), its description now
+    (none), why, when (+03:00), and the season's version with it."""
+
+    listed: bool
+    description: str | None
+    reason: str
+    at: str
+    version: int
+
+
+async def reset_description(svc: Services, season_id: str, reason: str) -> DescriptionResetOut:
+    """R-15.2, ADR-105: decided on a fresh read at the server instant; refused
+    `no_description` for a season without one, `not_allowed_in_mode` for a trial season,
+    `reason_required` for a blank reason."""
+    await load(svc, season_id)
+
+    async def attempt(_n: int) -> DescriptionResetOut:
+        loaded, at = await load(svc, season_id), svc.clock()
+        events: list[ev.Event] = []
+        after = decided(loaded.state, events, c.ResetDescription(reason=reason, at=at))
+        command_id = f"description-reset/{new_id()}"
+        meta = EventMetadata(actor="ops", command_id=command_id, at=stamp(at))
+        await svc.seasons.append(season_id, loaded.version, command_id, events, meta)
+        log.info("season.description_reset", season_id=season_id)
+        version = loaded.version + len(events)
+        return DescriptionResetOut(after.listed, after.description, reason, cal.exact(at), version)
 
     return await write(svc, season_id, attempt)

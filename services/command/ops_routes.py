@@ -18,6 +18,7 @@ from services.command import (
 )
 from services.command.command_refusals import (
     CORRECTION,
+    DESCRIPTION_RESET,
     NAME_RESET,
 )
 from services.command.export_schemas import ExportEvent, ExportHeader
@@ -278,6 +279,24 @@ async def reset_name(
     return await name_reset.reset_name(services, season_id, seat, data.reason)
 
 
+@post(
+    "/ops/seasons/{season_id:str}/description/reset",
+    status_code=200,
+    summary="Ops: reset a live season's lobby description, with a reason (R-15.2)",
+    responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *DESCRIPTION_RESET),
+    security=BEARER,
+    guards=[ops_guard],
+)
+async def reset_description(
+    services: Services, season_id: str, data: ReasonIn
+) -> name_reset.DescriptionResetOut:
+    """R-15.2, ADR-105: an insulting lobby description reset by ops, as a name is: a
+    `season_listed.v1` event with `by` ops, the reason and the instant; the season stays listed
+    or not and the lobby shows no description. 409 `no_description` for a season without one,
+    403 `not_allowed_in_mode` for a trial season, 422 `reason_required` for a blank reason."""
+    return await name_reset.reset_description(services, season_id, data.reason)
+
+
 @get(
     "/seasons/{season_id:str}/audit/ops-reads",
     summary="Auditor or ops: every recorded ops read of this season's secrets (ADR-53)",
@@ -308,5 +327,6 @@ OPS_ROUTES: list[Any] = [
     fork_season,
     apply_correction,
     reset_name,
+    reset_description,
     ops_reads,
 ]

@@ -6,12 +6,15 @@ A player is a public id and a key (shown once, kept as its hash) in a log of its
 
 from __future__ import annotations
 
+import unicodedata
+
 import structlog
 
 from services.command.service import Services
 from shared.app import player_keys
 from shared.app.player_schemas import PlayerKeyOut, PlayerLeftOut
 from shared.app.problems import Problem, store_busy
+from shared.domain import names
 from shared.domain import player_events as pe
 from shared.eventstore import ConcurrencyError, StoreBusyError
 
@@ -32,9 +35,14 @@ async def _append(svc: Services, player_id: str, version: int, event: pe.PlayerE
 
 
 async def create_player(svc: Services, name: str | None) -> PlayerKeyOut:
-    """A new player: its public id and its key (shown once; only its hash is kept)."""
-    if name is not None and pe.name_problem(name):
-        raise Problem(422, "invalid_body.player_name", field="$.name")
+    """A new player: its public id and its key (shown once; only its hash is kept). Its public
+    name, if any, goes through the one rule of names (R-15.5: 422 `invalid_name`,
+    `name_reserved`) and is kept as NFC; it need not be unique."""
+    if name is not None:
+        refused = names.name_refusal(name)
+        if refused is not None:
+            raise Problem.of(refused)
+        name = unicodedata.normalize("NFC", name)
     player_id = player_keys.new_player_id()
     key = player_keys.new_key(player_id)
     created = pe.PlayerCreated(player_id=player_id, key_hash=player_keys.key_hash(key), name=name)

@@ -10,6 +10,7 @@ from typing import Any
 from litestar import Request, Response, post
 
 from services.command import player_commands
+from services.command.command_refusals import PLAYER_NAME
 from services.command.service import Services
 from shared.app import request_auth as auth
 from shared.app.openapi import BEARER, BODY, EVERY, RATE, answers
@@ -30,12 +31,14 @@ def _known(player_id: str) -> None:
     "/players",
     status_code=201,
     summary="Create a player: a public id and a key that outlasts one season",
-    responses=answers(EVERY, RATE, BODY, "store_busy"),
+    responses=answers(EVERY, RATE, BODY, "store_busy", *PLAYER_NAME),
 )
 async def create_player(services: Services, data: PlayerIn) -> Response[PlayerKeyOut]:
-    """No account, no personal data: an optional public `name` (2–24 letters, digits, spaces
-    and . - _ '). The key is shown once and kept only as its hash; name it as `player_key` when
-    creating or joining a live season to bind that seat to the player."""
+    """No account, no personal data: an optional public `name`, checked as a bey's name is
+    (R-15.5: 2 … 24 letters, digits, spaces and . - _ '; 422 `invalid_name` naming what is
+    wrong, `name_reserved` for a reserved whole name or its lookalike); not unique. The key is
+    shown once and kept only as its hash; name it as `player_key` when creating or joining a
+    live season to bind that seat to the player."""
     out = await player_commands.create_player(services, data.name)
     return Response(out, status_code=201, headers={"Location": f"/v1/players/{out.player_id}"})
 

@@ -16,13 +16,25 @@ PlayerKeyText = Annotated[
         description="a player key (POST /v1/players): the seat is bound to that player",
     ),
 ]
+# R-15.5: a player's public name, by the one rule of names (shared.domain.names.name_refusal):
+# 422 `invalid_name`, `name_reserved`; unlike a bey's, it need not be unique
+PlayerName = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=200,
+        description="a public name, by the rule of a bey's name (R-15.5): 2 … 24 letters, "
+        "digits, spaces and . - _ '; seat forms, Han, ops, sistem, admin … and their "
+        "lookalikes are reserved; not unique among players",
+        examples=["Ayşe"],
+    ),
+]
 
 
 # --- players (issue 23, ADR-87) ---------------------------------------------------------------
 class PlayerIn(msgspec.Struct, **Strict):
-    """A new player: an optional public name (2–24 letters, digits, spaces and . - _ ')."""
+    """A new player: an optional public name, checked as a bey's name is (R-15.5)."""
 
-    name: str | None = None
+    name: PlayerName | None = None
 
 
 class PlayerKeyOut(msgspec.Struct, frozen=True):

@@ -64,6 +64,14 @@ class ResetName(Command, frozen=True, tag="reset_name"):
     at: datetime
 
 
+class ResetDescription(Command, frozen=True, tag="reset_description"):
+    """R-15.2, ADR-105: ops reset a live season's lobby description, with a reason, at the
+    server instant."""
+
+    reason: str
+    at: datetime
+
+
 class ListSeason(Command, frozen=True, tag="list_season"):
     """Issue 23: a live season listed in the lobby or not, and its creator's description."""
 
@@ -243,6 +251,7 @@ AnyCommand = (
     CreateSeason
     | JoinSeason
     | ResetName
+    | ResetDescription
     | ListSeason
     | BindPlayer
     | CloseRegistration

@@ -62,6 +62,8 @@ def _decide(state: SeasonState, command: c.Command) -> Result:  # noqa: C901, PL
             return _join(state, command)
         case c.ResetName():
             return naming.decide_reset(state, command)
+        case c.ResetDescription():
+            return naming.decide_description_reset(state, command)
         case c.ListSeason():
             return naming.decide_listing(state, command)
         case c.BindPlayer():

@@ -115,10 +115,15 @@ class BeyNamed(Event, frozen=True, tag="bey_named.v1", omit_defaults=True):
 class SeasonListed(Event, frozen=True, tag="season_listed.v1", omit_defaults=True):
     """A live season's place in the lobby (issue 23): unlisted (joined by its link only) or
     listed, with its creator's description (a free text checked as names are). Appended at
-    creation only when it differs from the default (listed, no description)."""
+    creation (`by` "creator") only when it differs from the default (listed, no description);
+    or by ops resetting the description, with a reason and the server instant (`by` "ops",
+    `description` None, `listed` as it was; R-15.2, ADR-105)."""
 
     listed: bool = True
     description: str | None = None
+    by: Literal["creator", "ops"] = "creator"
+    reason: str | None = None
+    at: datetime | None = None
 
 
 class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):

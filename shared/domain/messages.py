@@ -62,7 +62,6 @@ CATALOGUE: dict[str, Text] = {
     "player_not_found": T("Böyle bir oyuncu yok (ya da ayrıldı)", "No such player (or the player left)"),
     "invalid_body.player_key_seat": T("Oyuncu anahtarı bir koltuk ister: memleket seçin", "A player key needs a seat: choose a memleket"),
     "not_allowed_in_mode.trial_player": T("Deneme sezonu oyuncu kaydına sayılmaz: oyuncu anahtarı yalnız canlı sezonda", "A trial season never counts for a player: a player key is for live seasons only"),
-    "invalid_body.player_name": T("Oyuncu adı 2–24 karakter olmalı: harf, rakam, boşluk ve . - _ '", "A player name has 2–24 characters: letters, digits, spaces and . - _ '"),
     "unknown_seat": T("{seat}. koltukta bey yok", "There is no bey in seat {seat}"),
     # R-15.5: beys' names (shared/domain/names.py)
     "invalid_name": T("{field}: geçersiz ad", "{field}: not a valid name"),
@@ -72,6 +71,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_name.letter": T("{field}: bir adda en az bir harf olur", "{field}: a name has at least one letter"),
     "invalid_name.without_memleket": T("{field}: ad bir beyindir: memleket de verin", "{field}: a name is a bey's: give a memleket too"),
     "invalid_name.unnamed": T("{seat}. koltuğun adı yok", "Seat {seat} has no name"),
+    "no_description": T("Sezonun lobide açıklaması yok", "The season has no lobby description"),
     "name_reserved": T("{field}: bu ad ayrılmış (koltuk adları, Han, ops, sistem, bilgisayar beyleri ve benzerleri)", "{field}: this name is reserved (seat forms, Han, ops, system, computer beys and their lookalikes)"),
     "name_taken": T("{field}: bu sezonda bu ad ya da ona benzeyen bir ad alınmış", "{field}: this name, or one that looks like it, is taken in this season"),
     "invalid_body.description": T("{field}: açıklama tek satırlık, görünür 1 … 280 karakter olur", "{field}: a description is one line of 1 … 280 visible characters"),

@@ -16,6 +16,9 @@ names nobody may take, and the names computer beys are given.
 - **Reserved whole names** (R-15.5): the seat forms "3. bey" and "Bey 3" (any seat number),
   "Han", "ops", "sistem", "system", "admin", "moderatör" and a few more, and every computer
   bey's name, each with its lookalikes (by the same keys). "Orhan" is not "Han".
+- **One rule for every public name** (R-15.5): `name_refusal` is what a bey's name and a
+  player's public name (`POST /v1/players`) both go through; a bey's is then unique in its
+  season (shared.domain.naming), a player's need not be unique.
 - **Computer beys** (R-15.5): named by the system from their memleket, "Konya Beyi": a form no
   human may take, so a computer bey never shares a name with a human one, in any season.
 """
@@ -28,6 +31,7 @@ from importlib import resources
 from typing import Final
 
 from shared.domain import text
+from shared.domain.commands import Rejection, reject
 from shared.domain.map import game_map
 
 NAME_MIN: Final = 2
@@ -143,6 +147,18 @@ def is_reserved(name: str) -> bool:
     """Whether `name` is a reserved whole name or looks like one (R-15.5)."""
     reserved = reserved_keys()
     return any(k in reserved for k in keys(name))
+
+
+def name_refusal(name: str, field: str = "$.name") -> Rejection | None:
+    """R-15.5: why `name` may be nobody's name, or None: not a name (`invalid_name`, its
+    variant saying what is wrong), or a reserved whole name or its lookalike
+    (`name_reserved`). `field` names the member in the refusal."""
+    problem = name_problem(name)
+    if problem is not None:
+        return reject(problem, field=field)
+    if is_reserved(name):
+        return reject("name_reserved", field=field)
+    return None
 
 
 def same_name(a: str, b: str) -> bool:

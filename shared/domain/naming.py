@@ -1,5 +1,6 @@
 """Deciding beys' names and a live season's lobby entry (issue 23): a name chosen at a join
-(R-15.5), a name reset by ops (R-15.2), a season listed or not with its description."""
+(R-15.5), a name reset by ops (R-15.2), a season listed or not with its description, and the
+description reset by ops (R-15.2, ADR-105)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,12 @@ reject = c.reject
 
 
 def name_refusal(state: SeasonState, name: str) -> c.Rejection | None:
-    """R-15.5: why a bey may not take `name` in this season, or None: not a name
-    (`invalid_name`), a reserved whole name or its lookalike (`name_reserved`), or one that
-    another bey of the season has, by the confusable keys (`name_taken`)."""
-    problem = names.name_problem(name)
-    if problem is not None:
-        return reject(problem, field="$.name")
-    if names.is_reserved(name):
-        return reject("name_reserved", field="$.name")
+    """R-15.5: why a bey may not take `name` in this season, or None: the one rule of every
+    public name (`names.name_refusal`: `invalid_name`, `name_reserved`), or one that another
+    bey of the season has, by the confusable keys (`name_taken`)."""
+    refused = names.name_refusal(name)
+    if refused is not None:
+        return refused
     if any(names.same_name(name, taken) for _seat, taken in sorted(state.names.items())):
         return reject("name_taken", field="$.name")
     return None
@@ -48,6 +47,23 @@ def decide_reset(state: SeasonState, cmd: c.ResetName) -> list[ev.Event] | c.Rej
     if cmd.seat not in state.names:
         return reject("invalid_name.unnamed", seat=cmd.seat)
     return [ev.BeyNamed(seat=cmd.seat, name=None, by="ops", reason=cmd.reason, at=cmd.at)]
+
+
+def decide_description_reset(
+    state: SeasonState, cmd: c.ResetDescription
+) -> list[ev.Event] | c.Rejection:
+    """R-15.2, ADR-105: ops reset a live season's lobby description, with a reason (the one
+    free-text check), as a name is reset: the season stays listed or unlisted as it was and
+    shows no description. A season without one has nothing to reset (`no_description`)."""
+    refused = c.reason_refused(cmd.reason)
+    if refused is not None:
+        return refused
+    if state.mode != "live":
+        return reject("not_allowed_in_mode.lobby_live_only")
+    if state.description is None:
+        return reject("no_description")
+    reset = ev.SeasonListed(listed=state.listed, by="ops", reason=cmd.reason, at=cmd.at)
+    return [reset]
 
 
 def description_refusal(description: str) -> c.Rejection | None:

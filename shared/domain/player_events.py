@@ -8,17 +8,7 @@ Pure: the key and its hash are made and checked at the edge (shared/app/player_k
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import msgspec
-
-from shared.domain.text import text_problem
-
-NAME_MIN, NAME_MAX = 2, 24
-# Letters, digits, spaces and . - _ ' (issue 23). The confusables skeleton that makes season
-# names unique (h-names) is not applied to a player's name: a player's name is not unique.
-_NAME = re.compile(r"[\w .'-]+")
 
 
 class PlayerEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -70,13 +60,3 @@ def fold_player(events: list[PlayerEvent]) -> PlayerState:
             case PlayerLeft():
                 state = msgspec.structs.replace(state, left=True, key_hash="", name=None)
     return state
-
-
-def name_problem(name: str) -> bool:
-    """Whether a player's name is refused: 2–24 characters after NFC, letters, digits, spaces
-    and `. - _ '` only, through the one free-text check (no control, format or bidirectional
-    characters), not only spaces."""
-    text = unicodedata.normalize("NFC", name)
-    if not NAME_MIN <= len(text) <= NAME_MAX or text_problem(text) is not None:
-        return True
-    return _NAME.fullmatch(text) is None or text.strip() != text

@@ -61,6 +61,7 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "invalid_name": "geçersiz ad",
     "name_reserved": "ayrılmış ad",
     "name_taken": "ad alınmış",
+    "no_description": "açıklama yok",
     "season_full": "sezon dolu",
     "registration_closed": "kayıt kapandı",
     "season_cancelled": "sezon iptal edildi",

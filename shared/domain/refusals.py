@@ -29,6 +29,8 @@ REFUSALS: Final[tuple[str, ...]] = (
     "name_reserved",
     "name_taken",
     "player_already_seated",
+    # ADR-105: a lobby description reset
+    "no_description",
     "already_paused",
     "not_paused",
     "not_allowed_in_mode",

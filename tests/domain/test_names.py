@@ -111,6 +111,34 @@ def test_r15_5_names_of_every_script_are_fine(name: str) -> None:
     assert names.name_problem(name) is None
 
 
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("a", "invalid_name.length"),
+        (" ab", "invalid_name.spaces"),
+        ("ab!", "invalid_name.character"),
+        ("a\u202eb", "invalid_name.character"),
+        ("12", "invalid_name.letter"),
+        ("Han", "name_reserved"),
+        ("0ps", "name_reserved"),
+        ("3. bey", "name_reserved"),
+        ("Ayşe", None),
+        ("O'Brien-2", None),
+    ],
+)
+def test_r15_5_one_rule_refuses_any_public_name_naming_the_field(
+    name: str, key: str | None
+) -> None:
+    """R-15.5: `name_refusal` is the rule a bey's name and a player's both go through: what
+    is not a name (its variant saying why), then a reserved whole name or its lookalike."""
+    refused = names.name_refusal(name, field="$.who")
+    if key is None:
+        assert refused is None
+    else:
+        assert refused is not None
+        assert (refused.key, refused.details) == (key, {"field": "$.who"})
+
+
 def test_r15_5_computer_beys_are_named_by_their_memleket_and_no_human_can_take_it() -> None:
     """R-15.5: "Konya Beyi" for the computer bey of 42; every such name is reserved."""
     assert names.computer_name(42) == f"{game_map().names[42]} Beyi"
@@ -190,3 +218,30 @@ def test_a_live_season_is_listed_by_default_and_may_be_unlisted_with_a_descripti
     assert rejected(created(), c.ListSeason(description="x" * 281)).code == "invalid_body"
     trial = fold(apply(SeasonState(), c.CreateSeason(season_id="t", seed=1))[1])
     assert rejected(trial, c.ListSeason(listed=False)).code == "not_allowed_in_mode"
+
+
+def test_r15_2_ops_reset_a_lobby_description_with_a_reason_as_an_event() -> None:
+    """R-15.2, ADR-105: an insulting lobby description is reset by ops as a name is: a
+    `season_listed.v1` by ops with the reason and instant; the season stays unlisted (or
+    listed) and has no description; a reset needs a reason, a live season and a description."""
+    state, _ = apply(created(), c.ListSeason(listed=False, description="Kaba söz"))
+    later = NOW + timedelta(hours=1)
+    reset = c.ResetDescription(reason="hakaret", at=later)
+    assert rejected(state, c.ResetDescription(reason=" ", at=later)).code == "reason_required"
+    state, events = apply(state, reset)
+    assert events == [ev.SeasonListed(listed=False, by="ops", reason="hakaret", at=later)]
+    assert (state.listed, state.description) == (False, None)
+    assert rejected(state, reset).code == "no_description"
+    trial = fold(apply(SeasonState(), c.CreateSeason(season_id="t", seed=1))[1])
+    assert rejected(trial, reset).code == "not_allowed_in_mode"
+    decoded = [codec.decode_stored(codec.encode(e), codec.event_type(e)) for e in events]
+    assert decoded == events
+
+
+def test_a_creators_season_listed_event_keeps_its_bytes() -> None:
+    """ADR-105: `by`, `reason` and `at` are additive with defaults left out, so a creator's
+    `season_listed.v1` stored before them decodes, and encodes, as it was."""
+    stored = b'{"description":"Ak\xc5\x9famc\xc4\xb1lar","listed":false,"type":"season_listed.v1"}'
+    event = codec.decode_stored(stored, "season_listed.v1")
+    assert event == ev.SeasonListed(listed=False, description="Akşamcılar", by="creator")
+    assert codec.encode(event) == stored

@@ -34,17 +34,22 @@ def _called(node: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
-def _refusal_codes(call: ast.Call) -> set[str]:
-    """The codes a `reject(...)` or `Problem(...)` call can make: every message key written in
-    its arguments (`reject("wrong_divan", …)`, `reject(_TEXTS.get(phase, "wrong_phase"))`)."""
+def _keys_in(nodes: Iterable[ast.AST]) -> set[str]:
+    """The codes of every message key written in `nodes`."""
     return {
         messages.code_of(n.value)
-        for arg in call.args
-        for n in ast.walk(arg)
+        for node in nodes
+        for n in ast.walk(node)
         if isinstance(n, ast.Constant)
         and isinstance(n.value, str)
         and messages.code_of(n.value) in CODES
     }
+
+
+def _refusal_codes(call: ast.Call) -> set[str]:
+    """The codes a `reject(...)` or `Problem(...)` call can make: every message key written in
+    its arguments (`reject("wrong_divan", …)`, `reject(_TEXTS.get(phase, "wrong_phase"))`)."""
+    return _keys_in(call.args)
 
 
 def _functions(paths: Iterable[Path]) -> dict[str, tuple[set[str], set[str]]]:
@@ -62,6 +67,10 @@ def _functions(paths: Iterable[Path]) -> dict[str, tuple[set[str], set[str]]]:
                     calls.add(name)
                     if name.endswith("reject") or name == "Problem":
                         codes |= _refusal_codes(node)
+                # a key returned for a caller to refuse with (`names.name_problem`'s
+                # "invalid_name.length", which `names.name_refusal` passes to `reject`)
+                elif isinstance(node, ast.Return) and node.value is not None:
+                    codes |= _keys_in([node.value])
     return table
 
 
@@ -99,6 +108,8 @@ DECIDERS = [
     ("join", routes.JOIN, ["_join"]),
     ("correction", routes.CORRECTION, ["decide_correction"]),
     ("name reset", routes.NAME_RESET, ["decide_reset"]),
+    ("description reset", routes.DESCRIPTION_RESET, ["decide_description_reset"]),
+    ("player name", routes.PLAYER_NAME, ["name_refusal"]),
     *[(f"admin {act}", codes, ["decide_admin", f"_{act}"]) for act, codes in routes.ADMIN.items()],
 ]
 
@@ -108,6 +119,7 @@ def test_the_reading_finds_the_deciders_refusals() -> None:
     `_orders` calls) and a wrong phase said through `wrong_phase(state)`."""
     assert {"duplicate_province", "not_a_neighbour", "bad_units"} <= reachable(["_orders"])
     assert "wrong_phase" in reachable(["_bey_check"])
+    assert "invalid_name" in reachable(["name_refusal"])  # a key returned, then refused with
     assert reachable(["no_such_function"]) == set()
 
 

@@ -148,3 +148,44 @@ async def test_r15_5_a_name_is_in_its_own_event_and_in_no_divan_event(memory_api
     holding = [rec.type for rec in records if name.encode() in bytes(rec.data)]
     assert holding == ["bey_named.v1"]
     assert "divan_resolved.v1" in [rec.type for rec in records]
+
+
+async def test_r15_2_ops_reset_a_lobby_description_with_a_reason_as_an_event(
+    memory_api: Api,
+) -> None:
+    """R-15.2, ADR-105: ops reset an insulting lobby description with a reason: a recorded
+    `season_listed.v1`, the season still listed and with no description; a bey's own token
+    cannot; a season without one has nothing to reset, a trial season none at all."""
+    api = memory_api
+    created = await create_live(api, memleket=ANKARA, description="Kaba söz")
+    sid, bey_token = created["season_id"], created["creator"]["token"]
+    url = f"/v1/ops/seasons/{sid}/description/reset"
+    r = await api.client.post(url, json={"reason": "hakaret"}, headers=bearer(bey_token))
+    assert r.status_code in (401, 403)
+    blank = await unchanged(
+        api.store, api.client.post(url, json={"reason": " "}, headers=bearer(OPS_TOKEN))
+    )
+    assert_problem(blank, 422, "reason_required")
+    r = await api.client.post(url, json={"reason": "hakaret"}, headers=bearer(OPS_TOKEN))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert (body["listed"], body["description"], body["reason"]) == (True, None, "hakaret")
+    assert body["at"].endswith("+03:00")
+    assert (await stream_types(api.store, sid))[-1] == "season_listed.v1"
+    shown = await status(api, sid)
+    assert (shown["listed"], shown["description"], shown["version"]) == (
+        True,
+        None,
+        body["version"],
+    )
+    again = await unchanged(
+        api.store, api.client.post(url, json={"reason": "yine"}, headers=bearer(OPS_TOKEN))
+    )
+    assert_problem(again, 409, "no_description")
+    trial = (await api.client.post("/v1/seasons", json={"memleket": ANKARA})).json()["season_id"]
+    r = await api.client.post(
+        f"/v1/ops/seasons/{trial}/description/reset",
+        json={"reason": "hakaret"},
+        headers=bearer(OPS_TOKEN),
+    )
+    assert_problem(r, 403, "not_allowed_in_mode")

@@ -47,6 +47,7 @@ V1_OPERATIONS = {
     ("post", "/v1/ops/seasons/{season_id}/corrections/dry-run"),  # issue 26
     ("get", "/v1/ops/seasons/{season_id}/verify"),  # issue 26
     ("post", "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"),
+    ("post", "/v1/ops/seasons/{season_id}/description/reset"),  # ADR-105
     ("post", "/v1/seasons/{season_id}/join"),
     *{("post", f"/v1/seasons/{{season_id}}/admin/{act}") for act in ADMIN_ACTS},
     ("post", "/v1/players"),  # issue 23
@@ -77,6 +78,7 @@ WITH_BODY = {
     "/v1/ops/seasons/{season_id}/corrections",
     "/v1/ops/seasons/{season_id}/corrections/dry-run",
     "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset",
+    "/v1/ops/seasons/{season_id}/description/reset",
     *{f"/v1/seasons/{{season_id}}/admin/{act}" for act in ADMIN_ACTS},
     "/v1/players",
     "/v1/seasons/{season_id}/webhooks",

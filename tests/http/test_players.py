@@ -3,6 +3,7 @@ create or a join, at most one seat per season, rotated, and gone when its player
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from shared.app.tokens import token_hash
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain import player_events as pe
 from tests.http.support import ANKARA, ISTANBUL, Api, assert_problem, bearer, unchanged
 from tests.http.test_live_seasons import create_live, join
 
@@ -37,13 +39,66 @@ async def test_a_player_is_a_public_id_and_a_key_kept_only_as_its_hash(memory_ap
     assert token_hash(player["player_key"]).encode() in stored
 
 
-@pytest.mark.parametrize("name", ["a", "x" * 25, "ab\u202ecd", "a!b", " ab", 7])
-async def test_a_player_name_outside_the_rule_is_refused(memory_api: Api, name: object):
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("a", "invalid_name"),  # too short
+        ("x" * 25, "invalid_name"),  # too long
+        (" ab", "invalid_name"),  # a space at an end
+        ("a  b", "invalid_name"),  # two spaces in a row
+        ("a!b", "invalid_name"),  # a character no name holds
+        ("<script>", "invalid_name"),
+        ("ab\u202ecd", "invalid_name"),  # a bidirectional override: the free-text check
+        ("x\u200by", "invalid_name"),  # a format character
+        ("12", "invalid_name"),  # no letter
+        ("Han", "name_reserved"),
+        ("ops", "name_reserved"),
+        ("0ps", "name_reserved"),  # a lookalike of "ops"
+        ("sistem", "name_reserved"),
+        ("3. bey", "name_reserved"),  # a seat form
+        ("Bey 3", "name_reserved"),
+        ("\u0410dmin", "name_reserved"),  # Cyrillic А: a lookalike of "admin"
+        ("Konya Beyi", "name_reserved"),  # a computer bey's name
+    ],
+)
+async def test_r15_5_a_players_name_is_refused_as_a_beys_name_is(
+    memory_api: Api, name: str, code: str
+):
+    """R-15.5: a player's public name goes through the rule of a bey's name: the same code,
+    text and field as a join with that name gets, and nothing stored."""
+    api = memory_api
+    r = await unchanged(api.store, api.client.post("/v1/players", json={"name": name}))
+    problem = assert_problem(r, 422, code)
+    assert problem["field"] == "$.name"
+    season_id = (await create_live(api))["season_id"]
+    as_bey = await api.client.post(
+        f"/v1/seasons/{season_id}/join", json={"memleket": ISTANBUL, "name": name}
+    )
+    assert {k: as_bey.json()[k] for k in ("status", "code", "detail", "field")} == {
+        k: problem[k] for k in ("status", "code", "detail", "field")
+    }
+
+
+@pytest.mark.parametrize("name", [7, "x" * 201])
+async def test_a_player_name_that_is_no_string_or_over_its_bound_is_an_invalid_body(
+    memory_api: Api, name: object
+):
     r = await unchanged(
         memory_api.store, memory_api.client.post("/v1/players", json={"name": name})
     )
-    assert r.status_code == 422, r.text
-    assert r.json()["code"] == "invalid_body"
+    assert_problem(r, 422, "invalid_body")
+
+
+@pytest.mark.parametrize("name", ["Orhan", "Ayşe", "O'Brien-2", "Hanife"])
+async def test_r15_5_a_player_name_by_the_rule_is_taken_and_kept_as_nfc(memory_api: Api, name: str):
+    """R-15.5: a name the rule lets through is the player's, as its created event keeps it;
+    "Orhan" and "Hanife" hold a reserved word but are not one. Decomposed input is kept NFC."""
+    decomposed = unicodedata.normalize("NFD", name)
+    player = await new_player(memory_api, decomposed)
+    rows = await memory_api.store.players.read(player["player_id"])
+    created = pe.decode(rows[0][1])
+    assert isinstance(created, pe.PlayerCreated)
+    assert created.name == unicodedata.normalize("NFC", name)
 
 
 async def test_creating_and_joining_with_the_key_binds_the_seat_once_per_season(api: Api):

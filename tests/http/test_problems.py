@@ -1038,6 +1038,26 @@ async def _invalid_name(api: Api, _: AsyncExitStack) -> Request:
     )
 
 
+@case("invalid_name[a player's name, by a bey's rule]", 422)
+async def _invalid_player_name(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/players", json={"name": "a"})
+
+
+@case("name_reserved[a player's name, by a bey's rule]", 422)
+async def _reserved_player_name(api: Api, _: AsyncExitStack) -> Request:
+    return api.client.post("/v1/players", json={"name": "Han"})
+
+
+@case("no_description", 409)
+async def _no_description(api: Api, _: AsyncExitStack) -> Request:
+    created = await _live(api)
+    return api.client.post(
+        f"/v1/ops/seasons/{created['season_id']}/description/reset",
+        json={"reason": "hakaret"},
+        headers=bearer(OPS_TOKEN),
+    )
+
+
 # --- chat (issue 24, R-15), players (issue 23), notifications (issue 25) ----------------------
 HOOK = "https://discord.com/api/webhooks/123/very-secret-path"
 

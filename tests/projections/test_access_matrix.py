@@ -134,6 +134,8 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "GET /v1/ops/seasons/{season_id}/verify":          (401, 403, 403, 403, 401, 403, 403, 200),
     # an insulting name reset by ops only
     "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": (401, 403, 403, 403, 401, 403, 403, 200),
+    # ADR-105: an insulting lobby description reset by ops only
+    "POST /v1/ops/seasons/{season_id}/description/reset": (401, 403, 403, 403, 401, 403, 403, 200),
     # betrayal history (issue 13): public; a token of nobody is bad_token (401); a bey's or the
     # season admin's is a known kind: the public view
     "GET /v1/betrayals/memleket/{plate}":              (200, 200, 200, 200, 401, 200, 200, 200),
@@ -296,6 +298,8 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         ),
         # A's name, given at the creation
         "POST /v1/ops/seasons/{season_id}/beys/{seat}/name/reset": ({"reason": "matrix"}, False),
+        # L's description, given at the creation (R-15.2, ADR-105)
+        "POST /v1/ops/seasons/{season_id}/description/reset": ({"reason": "matrix"}, False),
     }
 
 
@@ -351,6 +355,7 @@ async def build_world(
                 "registration_closes_at": closes,
                 "memleket": ANKARA,
                 "name": "Ayşe",
+                "description": "Akşamcılar",
             },
         ),
         201,

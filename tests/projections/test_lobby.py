@@ -4,6 +4,7 @@ in it; paged; cacheable (an ETag and 304); names shown on every public read."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,7 +13,7 @@ import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
 from shared.eventstore import InMemoryEventStore
-from tests.projections.support import OPS_TOKEN, SEASON_NOW, bearer, open_gateway
+from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, SEASON_NOW, bearer, open_gateway
 
 
 class Clock:
@@ -125,3 +126,36 @@ async def test_a_full_season_leaves_the_lobby(
         assert r.status_code == 201, r.text
         await projector.catch_up(sid)
         assert (await lobby(client))["seasons"] == []
+
+
+async def test_an_ops_description_reset_leaves_the_season_in_the_lobby_without_one(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-15.2, ADR-105: after ops reset a description the lobby lists the season with none,
+    and the auditor's export (redacted, during the season) shows the act: by ops, the reason
+    and the instant, as a name's reset."""
+    projector = Projector(memory_store, redis, prefix)
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        sid = (await create(client, SEASON_NOW + timedelta(hours=3), description="Kaba söz"))[
+            "season_id"
+        ]
+        await projector.catch_up(sid)
+        assert [s["description"] for s in (await lobby(client))["seasons"]] == ["Kaba söz"]
+        url = f"/v1/ops/seasons/{sid}/description/reset"
+        r = await client.post(url, json={"reason": "hakaret"}, headers=bearer(OPS_TOKEN))
+        assert r.status_code == 200, r.text
+        await projector.catch_up(sid)
+        seasons = (await lobby(client))["seasons"]
+        assert [(s["season_id"], s["description"]) for s in seasons] == [(sid, None)]
+        r = await client.get(f"/v1/seasons/{sid}/export", headers=bearer(AUDITOR_TOKEN))
+        assert r.status_code == 200, r.text
+        lines = [json.loads(x) for x in r.content.splitlines()[1:]]
+        listed = [x for x in lines if x["type"] == "season_listed.v1"]
+        assert [json.loads(x["data"]) for x in listed][-1] == {
+            "type": "season_listed.v1",
+            "by": "ops",
+            "reason": "hakaret",
+            "at": json.loads(listed[-1]["data"])["at"],
+        }
+        assert json.loads(listed[0]["data"])["description"] == "Kaba söz"
+        assert listed[-1]["metadata"]["actor"] == "ops"

@@ -362,8 +362,9 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     close = {"mode": "live", "registration_closes_at": _days_ahead(30)}
     admin = "/v1/seasons/{season_id}/admin/"
     r = await call(
-        "post", "/v1/seasons", "/v1/seasons", json={**close, "memleket": 6, "name": "Ayşe"}
-    )
+        "post", "/v1/seasons", "/v1/seasons",
+        json={**close, "memleket": 6, "name": "Ayşe", "description": "Akşamcılar"},
+    )  # fmt: skip
     assert r.status_code == 201, r.text
     assert not _validate(doc, ops[("post", "/v1/seasons")], r), r.text
     one = r.json()
@@ -372,6 +373,10 @@ async def _live_calls(doc: dict[str, Any], ops: dict[tuple[str, str], Any], call
     assert not _validate(doc, ops[("get", "/v1/seasons/{season_id}")], r), r.text
     reset = "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset"
     r = await call("post", reset, f"/v1/ops/seasons/{sid}/beys/1/name/reset",
+                   json={"reason": "r"}, headers=bearer(OPS_TOKEN))  # fmt: skip
+    assert r.status_code == 200, r.text
+    reset = "/v1/ops/seasons/{season_id}/description/reset"  # ADR-105
+    r = await call("post", reset, f"/v1/ops/seasons/{sid}/description/reset",
                    json={"reason": "r"}, headers=bearer(OPS_TOKEN))  # fmt: skip
     assert r.status_code == 200, r.text
     later = {"reason": "r", "registration_closes_at": _days_ahead(37)}

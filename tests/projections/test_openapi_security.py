@@ -37,6 +37,7 @@ BODIES = {  # a valid body for each operation that takes one: the token check is
     },
     # issues 23-26: names, players, chat, notifications, the console
     "/v1/ops/seasons/{season_id}/beys/{seat}/name/reset": {"reason": "test"},
+    "/v1/ops/seasons/{season_id}/description/reset": {"reason": "test"},
     "/v1/ops/seasons/{season_id}/corrections/dry-run": {
         "correction": {"kind": "gold", "seat": 1, "gold": 49},
         "reason": "test",

@@ -669,6 +669,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ops/seasons/{season_id}/description/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ops: reset a live season's lobby description, with a reason (R-15.2) */
+        post: operations["V1OpsSeasonsSeasonIdDescriptionResetResetDescription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seasons/{season_id}/audit/ops-reads": {
         parameters: {
             query?: never;
@@ -1822,7 +1839,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "malformed_json" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1833,6 +1850,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
         };
         /** CreateSeasonIn */
         CreateSeasonIn: {
@@ -1934,6 +1953,14 @@ export interface components {
         /** DeletedOut */
         DeletedOut: {
             deleted: string;
+        };
+        /** DescriptionResetOut */
+        DescriptionResetOut: {
+            listed: boolean;
+            description: string | null;
+            reason: string;
+            at: string;
+            version: number;
         };
         /** DieKey */
         DieKey: {
@@ -2855,6 +2882,10 @@ export interface components {
         };
         /** PlayerIn */
         PlayerIn: {
+            /**
+             * @description a public name, by the rule of a bey's name (R-15.5): 2 … 24 letters, digits, spaces and . - _ '; seat forms, Han, ops, sistem, admin … and their lookalikes are reserved; not unique among players
+             * @example Ayşe
+             */
             name?: string | null;
         };
         /** PlayerKeyOut */
@@ -3284,6 +3315,26 @@ export interface components {
             character?: string;
             /** @description the Divan the refusal names: the one an order set counts for (`wrong_divan`), the one being resolved (`divan_locked`), the one not found */
             divan?: number;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
+            /** @description the seat refused */
+            seat?: number;
+        };
+        /** ResetDescriptionProblem */
+        ResetDescriptionProblem: {
+            type: string;
+            title: string;
+            status: number;
+            /** @enum {string} */
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "no_description" | "not_allowed_in_mode" | "reason_required" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "unknown_field" | "unsupported_media_type";
+            detail: string;
+            instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -9621,6 +9672,154 @@ export interface operations {
             };
         };
     };
+    V1OpsSeasonsSeasonIdDescriptionResetResetDescription: {
+        parameters: {
+            query?: {
+                /** @description `tr` or `en`: the language of the texts for people (problem `detail`, report lines' `text`), for links a browser follows; it wins over Accept-Language, any other value leaves the choice to it */
+                lang?: string;
+            };
+            header?: {
+                /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
+                "Accept-Language"?: string;
+            };
+            path: {
+                season_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReasonIn"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DescriptionResetOut"];
+                };
+            };
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `bad_token`: a token that is not valid here (counted by the failed-token limit); `missing_token`: no bearer token */
+            401: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `forbidden`: a token whose role may not do this; `not_allowed_in_mode`: not in this season's mode (Divan requests: trial only) */
+            403: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `season_not_found`: no such season */
+            404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry; `no_description`: the season has no lobby description to reset (ADR-105) */
+            409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
+            422: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `too_many_failed_attempts`: too many invalid tokens from this client (Retry-After) */
+            429: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+            /** @description `store_busy`: the event store is busy or unreachable (Retry-After) */
+            503: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    /** @description seconds to wait before retrying (every 429 and 503; a 409 `divan_locked`) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ResetDescriptionProblem"];
+                };
+            };
+        };
+    };
     V1SeasonsSeasonIdAuditOpsReadsOpsReads: {
         parameters: {
             query?: {
@@ -9825,7 +10024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreatePlayerProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
