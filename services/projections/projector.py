@@ -22,7 +22,6 @@ from services.projections.keys import (
 from services.projections.reads import active_gens
 from services.projections.reducers import Op, Snapshot, cross_season, project
 from services.projections.sink import Sink
-from services.projections.snapshots import stored_snapshot
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.evolve import fold
@@ -173,8 +172,8 @@ class Projector:
             ),
             state,
         )
-        if version:  # the views as stored at `version` (snapshots.py, ADR-112)
-            snapshot = await stored_snapshot(self.redis, keys, state)
+        if version:
+            _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
         return _Cursor(gen, version, state, snapshot), later
 
     async def _advance(self, season_id: str, keys: Keys, checkpoint: int, live: bool) -> int:
