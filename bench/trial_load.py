@@ -5,7 +5,8 @@ Run: .venv/bin/python -m bench.trial_load [--seasons 1,10,100] [--seconds 30]
 
 It starts `seksenbir up` (bench.idle's `stack`: a scratch PostgreSQL database, a redis-server
 of its own) with SEKSENBIR_RESOLVER_PROCESSES and SEKSENBIR_PROJECTION_PROCESSES set as given,
-then for each count N of --seasons plays N trial seasons at once for --seconds, think time 0:
+and the per-address request limits off (one address stands for every player), then for each
+count N of --seasons plays N trial seasons at once for --seconds, think time 0:
 each season POSTs its next Divan, waits until the DivanResolved is committed (woken by the
 store's NOTIFY naming the season, then one query), and asks again at once; a season that has
 played its 16 Divans is replaced by a new one (its creation is not timed). It prints, per N,
@@ -118,6 +119,8 @@ async def main(args: argparse.Namespace) -> None:
     extra = {
         "SEKSENBIR_RESOLVER_PROCESSES": str(args.resolvers),
         "SEKSENBIR_PROJECTION_PROCESSES": str(args.projectors),
+        # one client address stands for every player here: its per-address limits are off
+        **{f"SEKSENBIR_{k}_PER_MINUTE": "0" for k in ("SEASONS", "JOINS", "COMMANDS", "READS")},
     }
     print(
         f"config: python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cpus, "
