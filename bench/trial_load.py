@@ -90,7 +90,8 @@ async def player(
 
 
 async def one_count(dsn: str, port: int, seasons: int, seconds: float) -> None:
-    limits = httpx.Limits(max_connections=seasons + 10)
+    # idle connections dropped before the server's keep-alive (5 s) closes them under a send
+    limits = httpx.Limits(max_connections=seasons + 10, keepalive_expiry=2.0)
     async with (
         httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60, limits=limits) as c,
         watching(dsn) as (pool, waits),
