@@ -5,9 +5,10 @@ the same season at the same instant and all but one lost the checkpoint race: at
 1,000 Divans, most of the projectors' CPU. A wake-up that finds the season claimed leaves an
 `again` mark and returns; the holder, before it lets go, sees the mark and catches up once
 more, so no wake-up is lost (both steps are atomic in Redis). A holder that dies leaves its
-claim to expire (`CLAIM_TTL_MS`) and its mark to the sweep, which never asks for a claim (the
-sweep is the truth, RELIABILITY 22); a holder slower than the TTL at worst lets a second
-projector in, which the checkpoint still arbitrates (RELIABILITY 20).
+claim to expire (`CLAIM_TTL_MS`) and its mark to the sweep: a one-shot sweep (a restarted
+projector, RELIABILITY 19 and 22) asks for no claim, and the worker's periodic sweep, which
+asks for one, takes the season once the claim has expired; a holder slower than the TTL at
+worst lets a second projector in, which the checkpoint still arbitrates (RELIABILITY 20).
 """
 
 from __future__ import annotations
