@@ -15,10 +15,9 @@ model is at its stream's head. Then it prints, per season and per Divan:
   CPU per Divan:    the resolver's and the projector's process trees (psutil user+system), and
                     this process (the API and the bench's client together: an upper bound)
   Redis memory:     used_memory's growth and keys per season (the read models)
-  broker messages:  per Divan, the request's resolve message and the resolver's wake-up for
-                    the projectors (services/resolver/actors.py): from the code path, not
-                    counted on the broker (neither broker counts published messages without
-                    a plugin)
+  broker messages:  per Divan, the request's resolve message (the projectors wake on the
+                    store's NOTIFY, ADR-112): from the code path, not counted on the broker
+                    (neither broker counts published messages without a plugin)
 """
 
 from __future__ import annotations
@@ -129,8 +128,8 @@ def report(args: argparse.Namespace, store: dict[str, float], measured: dict[str
         f"{redis_growth[1] / k:.0f} keys per season"
     )
     print(
-        f"  broker messages: 2 per Divan (resolve + projector wake-up), "
-        f"{2 * args.divans} per season of {args.divans} Divans"
+        f"  broker messages: 1 per Divan (its resolve message; the projectors wake on the "
+        f"store's NOTIFY, ADR-112), {args.divans} per season of {args.divans} Divans"
     )
 
 

@@ -216,7 +216,9 @@ async def surge_on(dsn: str, broker: str, args: argparse.Namespace) -> None:
             cpu0 = [tree_cpu(pid) for pid in pids]
             # after the resolution each season is at (its version + the Divan's events)
             with due_queue(settings) as send:
-                scheduler = Scheduler(pool, send, settings=SweepSettings(batch=1000))
+                scheduler = Scheduler(
+                    pool, send, settings=SweepSettings(batch=1000), send_all=send.all
+                )
                 t0 = time.perf_counter()
                 handed = await scheduler.sweep()
             sweep_s = time.perf_counter() - t0

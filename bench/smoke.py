@@ -55,6 +55,7 @@ SMOKE: dict[str, list[str]] = {
         "--minutes 0.05 --trials 2 --lives 1 --interval 2 --warmup-s 1 --drain-s 120 --raw-s 1",
     ],
     "strength": ["2"],
+    "trial_load": ["--seasons 2 --seconds 2 --resolvers 1 --projectors 1"],
     "verify": ["--seasons 2 --repeat 1"],
 }
 

@@ -15,7 +15,7 @@ process, in the entry point.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
@@ -183,17 +183,33 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
         b.close()
 
 
+@dataclass(frozen=True)
+class DueQueue:
+    """The scheduler's sender (`Scheduler(pool, q, send_all=q.all)`): `q(due)` hands one row
+    of due work to the resolver workers, `q.all(rows)` a batch (on the Redis broker in one
+    round trip, ADR-112); on RabbitMQ unconfirmed (ADR-97: due_work is the truth, the sweep
+    sends a lost copy again)."""
+
+    broker: dramatiq.Broker
+
+    def __call__(self, due: Due) -> None:
+        self.broker.enqueue(due_message(due.kind, due.season_id, due.divan))
+
+    def all(self, rows: Sequence[Due]) -> None:
+        messages = [due_message(d.kind, d.season_id, d.divan) for d in rows]
+        if isinstance(self.broker, WakeupRedisBroker):
+            self.broker.enqueue_many(messages)
+            return
+        for message in messages:
+            self.broker.enqueue(message)
+
+
 @contextlib.contextmanager
-def due_queue(settings: Settings) -> Iterator[Callable[[Due], None]]:
-    """`send(due)`: hands one row of due work to the resolver workers (the scheduler's); on
-    RabbitMQ unconfirmed (ADR-97: due_work is the truth, the sweep sends a lost copy again)."""
+def due_queue(settings: Settings) -> Iterator[DueQueue]:
+    """The scheduler's sender on the settings' broker (DueQueue), closed on exit."""
     b = broker(settings, confirm=False)
-
-    def send(due: Due) -> None:
-        b.enqueue(due_message(due.kind, due.season_id, due.divan))
-
     try:
-        yield send
+        yield DueQueue(b)
     finally:
         b.close()
 
@@ -305,6 +321,6 @@ async def scheduler(settings: Settings) -> AsyncIterator[Scheduler]:
     pool = await open_pool(settings, "scheduler")
     try:
         with due_queue(settings) as send:
-            yield Scheduler(pool, send, settings=sweep_settings(settings))
+            yield Scheduler(pool, send, settings=sweep_settings(settings), send_all=send.all)
     finally:
         await pool.close()

@@ -52,9 +52,9 @@ def pool_settings(settings: Settings, role: Role) -> PoolSettings:
         return PoolSettings(max_size=4, application_name="resolver", **timeouts)
     if role == "scheduler":
         return PoolSettings(min_size=1, max_size=2, application_name="scheduler", **timeouts)
-    if role == "projections":
-        return PoolSettings(max_size=4, application_name="projections")
-    if role in ("projections-woken", "sweeper", "notify"):
+    if role in ("projections", "projections-woken"):  # the listener: LANES seasons at once
+        return PoolSettings(max_size=4, application_name=role)
+    if role in ("sweeper", "notify"):
         return PoolSettings(max_size=2, application_name=role)
     return PoolSettings()  # cli: one verb, then the process exits
 

@@ -25,11 +25,27 @@ class Keys:
         """Set while a rebuild of the season runs (readers answer 503 if nothing is active)."""
         return f"{prefix}:{{s:{season_id}}}:building"
 
+    @staticmethod
+    def claim(prefix: str, season_id: str) -> str:
+        """Held by the projector catching the season up on a wake-up (claims.py, ADR-112)."""
+        return f"{prefix}:{{s:{season_id}}}:claim"
+
+    @staticmethod
+    def again(prefix: str, season_id: str) -> str:
+        """Set by a wake-up that found the claim held: its holder catches up once more."""
+        return f"{prefix}:{{s:{season_id}}}:again"
+
     def view(self, name: str) -> str:
         """The key of hash view `name` (views.all_views); KeyError for a name that is none."""
         if name not in VIEW_NAMES:
             raise KeyError(f"no projection view is called {name!r}")
         return self._named(name)
+
+    def any_view(self, name: str) -> str:
+        """The key of a view as `views.all_views` names it: a hash view, or `private:<seat>`."""
+        if name.startswith("private:"):
+            return self.private(int(name.split(":", 1)[1]))
+        return self.view(name)
 
     def _named(self, name: str) -> str:
         return f"{self.base}:{name}"

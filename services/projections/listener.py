@@ -23,6 +23,7 @@ from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
 log = structlog.get_logger(__name__)
 APPLICATION_NAME = "projections-listener"
 RECONNECT_SECONDS = 1.0
+LANES = 4  # seasons a listener catches up at once
 
 
 class Listener:
@@ -75,14 +76,25 @@ class Listener:
                 await self._woken.wait()
                 self._woken.clear()
                 seasons, self._pending = sorted(self._pending), set()
-                for season_id in seasons:
-                    await self._catch_up(season_id)
-                    _raise_if_cancelled()
+                await self._each(seasons)
             raise ConnectionError("the listening connection was closed")
         finally:
             # terminate, not close: an await here could raise and swallow a cancellation, and
             # run() would then reconnect instead of stopping
             conn.terminate()
+
+    async def _each(self, seasons: list[str]) -> None:
+        """Catch the seasons up, LANES at a time: one season's reads and writes wait on the
+        network while another's fold runs (ADR-112; one after the other, a surge's wake-ups
+        queued behind each other's round trips)."""
+        queue = iter(seasons)
+
+        async def lane() -> None:
+            for season_id in queue:
+                await self._catch_up(season_id)
+                _raise_if_cancelled()
+
+        await asyncio.gather(*(lane() for _ in range(min(LANES, len(seasons)))))
 
     def _heard(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         _, seasons = parse_wakeup(payload)
@@ -115,7 +127,7 @@ def start_listener(
 
             async def catch_up(season_id: str) -> None:
                 try:
-                    await projector.catch_up(season_id)
+                    await projector.woken(season_id)
                 except Exception:  # this season waits for the sweep; the others go on
                     log.exception("projections.catch_up_failed", season_id=season_id)
 

@@ -30,7 +30,7 @@ def declare(
         min_backoff=200,
     )
     async def project_season(season_id: str) -> None:
-        await (await projector()).catch_up(season_id)
+        await (await projector()).woken(season_id)
 
     @dramatiq.actor(
         broker=broker,
@@ -54,11 +54,12 @@ def start_sweeper(
     def loop() -> None:
         async def run() -> None:
             sweeper: Projector | None = None
+            behind: dict[str, int | None] = {}  # seasons behind at the last pass (ADR-112)
             while True:
                 try:
                     if sweeper is None:
                         sweeper = await open_projector()
-                    await sweeper.sweep()
+                    await sweeper.sweep(behind)
                 except Exception:
                     log.exception("projections.sweep_failed")
                     sweeper = None

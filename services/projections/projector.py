@@ -10,6 +10,7 @@ import msgspec
 import redis.asyncio as aioredis
 import structlog
 
+from services.projections.claims import Claims
 from services.projections.keys import (
     Keys,
     channel,
@@ -109,6 +110,7 @@ class Projector:
         self.redis = redis
         self.prefix = prefix
         self.sink = Sink(redis)
+        self.claims = Claims(redis, prefix)
         # a table of its own (a bound), or the one its process's other projectors share
         self._cursors = cursors if isinstance(cursors, Cursors) else Cursors(cursors)
 
@@ -132,6 +134,22 @@ class Projector:
             return await self.rebuild(season_id)
         return await self._advance(season_id, keys, int(raw), live=True)
 
+    async def woken(self, season_id: str) -> int:
+        """Catch up on a wake-up (NOTIFY, message) unless another projector holds the season:
+        then it catches up once more for this one (claims.py, ADR-112)."""
+        token = self.claims.token()
+        if not await self.claims.take(season_id, token):
+            return 0
+        applied = 0
+        try:
+            applied += await self.catch_up(season_id)
+            while await self.claims.release(season_id, token):
+                applied += await self.catch_up(season_id)
+        except BaseException:
+            await self.claims.drop(season_id, token)
+            raise
+        return applied
+
     async def _cursor(
         self, season_id: str, gen: int, version: int
     ) -> tuple[_Cursor, list[RecordedEvent]]:
@@ -145,6 +163,8 @@ class Projector:
         keys = Keys(self.prefix, season_id, gen)
         records = await self.store.read_stream(season_id)
         later = [rec for rec in records if rec.version > version]
+        if not later:  # already at the head (another projector was first): fold nothing
+            return _Cursor(gen, version, state, snapshot), later
         state = fold(
             (
                 codec.decode_stored(rec.data, rec.type)
@@ -254,19 +274,34 @@ class Projector:
             OLD_GENERATION_TTL_MS,
         )
 
-    async def sweep(self) -> int:
-        """Close any gap a lost wake-up left: every season whose head is past its checkpoint."""
-        total = 0
+    async def sweep(self, behind: dict[str, int | None] | None = None) -> int:
+        """Close any gap a lost wake-up left: every season whose head is past its checkpoint.
+
+        `behind` (the worker's periodic sweep): the seasons behind at the previous pass, with
+        their checkpoints, updated here; a season is caught up only if it was behind at the
+        same checkpoint then too. One moving, or new since, has a wake-up on its way: the
+        sweep left it to the listener (at a surge it caught up hundreds of seasons the
+        listener was about to, racing it; ADR-112), and a lost wake-up waits one pass more.
+        """
+        total, left = 0, {}
         for season_id, (version, checkpoint) in (
             await positions(self.store, self.redis, self.prefix)
         ).items():
             # no checkpoint: a new season, or a wiped Redis (no `swept` marker then)
             if checkpoint is not None and checkpoint >= version:
                 continue
-            total += await self.catch_up(season_id)
-        # Every season is projected now: an unknown season is unknown (404), even on a server
-        # that has no season at all yet. A wipe removes this too, until the next full pass.
-        await self.redis.set(swept(self.prefix), "1")
+            if behind is not None and behind.get(season_id, -1) != checkpoint:
+                left[season_id] = checkpoint
+                continue
+            # the worker's sweep asks for the claim, as a wake-up does: it never races one
+            total += await (self.catch_up if behind is None else self.woken)(season_id)
+        if behind is not None:
+            behind.clear()
+            behind.update(left)
+        if not left:
+            # Every season is projected now: an unknown season is unknown (404), even on a
+            # server that has no season yet. A wipe removes this too, until the next full pass.
+            await self.redis.set(swept(self.prefix), "1")
         return total
 
 

@@ -49,7 +49,7 @@ def _diff(keys: Keys, before: Snapshot, views: Views, ranks: dict[str, float]) -
     ops: list[Op] = []
     for name, fields in views.items():
         old = before.views.get(name, {})
-        key = keys.view(name) if ":" not in name else keys.private(int(name.split(":")[1]))
+        key = keys.any_view(name)
         ops.extend(("HSET", key, f, v) for f, v in sorted(fields.items()) if old.get(f) != v)
         ops.extend(("HDEL", key, f) for f in sorted(old) if f not in fields)
     for seat, score in sorted(ranks.items()):

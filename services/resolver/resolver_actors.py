@@ -16,7 +16,6 @@ from shared.app.queues import (
     CLOSE_REGISTRATION,
     DIVANS_QUEUE,
     RESOLVE_DIVAN,
-    project_message,
 )
 from shared.app.seasons import Seasons
 from shared.faults import fault
@@ -62,27 +61,21 @@ def declare(
         "on_retry_exhausted": EXHAUSTED_ACTOR,
     }
 
-    def notify(season_id: str) -> None:
-        """Wake the projectors (a hint: their sweep is the truth)."""
-        try:
-            broker.enqueue(project_message(season_id))
-        except Exception:
-            log.warning("resolver.notify_failed", season_id=season_id)
+    # No wake-up message for the projectors after an append (ADR-112): the store's NOTIFY
+    # wakes them (ADR-22) and their sweep is the truth; a message per Divan cost the resolver
+    # two Redis round trips and the projectors a second, racing catch-up of the season.
 
     @dramatiq.actor(actor_name=RESOLVE_DIVAN, **options)
     async def resolve_divan_message(season_id: str, divan: int) -> None:
-        outcome = await resolve(await seasons(), season_id, divan, now=clock())
+        await resolve(await seasons(), season_id, divan, now=clock())
         fault("before_ack")
-        if outcome == "resolved":
-            notify(season_id)
 
     def closer(actor_name: str, close: Closer) -> None:
         """A live season's registration or Kurultay close, retried and dead-lettered like a
         Divan (the scheduler sends it again while it stays due)."""
 
         async def close_message(season_id: str) -> None:
-            if await close(await seasons(), season_id, clock()) == "closed":
-                notify(season_id)
+            await close(await seasons(), season_id, clock())
 
         dramatiq.actor(actor_name=actor_name, **options)(close_message)
 

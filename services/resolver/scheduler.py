@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -97,9 +97,13 @@ class Scheduler:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         settings: SweepSettings | None = None,
+        send_all: Callable[[Sequence[Due]], object] | None = None,
     ) -> None:
+        """`send_all`, when given, hands a claimed batch over at once (one broker round trip,
+        bootstrap.due_queue; ADR-112) instead of `send` row by row."""
         self.pool = pool
         self.send = send
+        self.send_all = send_all
         self.clock = clock
         self.settings = settings or SweepSettings()
         self._keys = PostgresIdempotencyStore(pool, clock=clock)
@@ -113,8 +117,11 @@ class Scheduler:
         while True:
             rows = await self.pool.fetch(CLAIM_DUE, now, redeliver, self.settings.batch)
             batch = [Due(r["season_id"], r["kind"], r["divan"], r["due_at"]) for r in rows]
-            for due in batch:
-                self._hand_over(due, now)
+            if self.send_all is not None and batch:
+                self._hand_over_all(batch, now)
+            else:
+                for due in batch:
+                    self._hand_over(due, now)
             handed += batch
             if len(batch) < self.settings.batch:
                 return handed
@@ -153,6 +160,17 @@ class Scheduler:
         log.info("scheduler.keys_purged", purged=purged, retention_s=retention)
         return purged
 
+    def _hand_over_all(self, batch: list[Due], now: datetime) -> None:
+        # The claims are already stamped: a failed send is retried after redeliver_after.
+        assert self.send_all is not None
+        try:
+            self.send_all(batch)
+        except Exception:
+            log.exception("scheduler.enqueue_failed", rows=len(batch))
+            return
+        for due in batch:
+            self._handed(due, now)
+
     def _hand_over(self, due: Due, now: datetime) -> None:
         # The claim is already stamped: a failed send is retried after redeliver_after.
         try:
@@ -162,6 +180,9 @@ class Scheduler:
                 "scheduler.enqueue_failed", season_id=due.season_id, kind=due.kind, divan=due.divan
             )
             return
+        self._handed(due, now)
+
+    def _handed(self, due: Due, now: datetime) -> None:
         log.info(
             "scheduler.enqueued",
             season_id=due.season_id,

@@ -147,17 +147,6 @@ def resolve_message(season_id: str, divan: int) -> dramatiq.Message[object]:
     )
 
 
-def project_message(season_id: str) -> dramatiq.Message[object]:
-    """A wake-up for the projectors: a season has new events (a hint; the sweep is the truth)."""
-    return dramatiq.Message(
-        queue_name=PROJECTIONS_QUEUE,
-        actor_name=PROJECT_SEASON,
-        args=(season_id,),
-        kwargs={},
-        options={},
-    )
-
-
 def close_message(actor_name: str, season_id: str) -> dramatiq.Message[object]:
     """Close a live season's registration or Kurultay (CLOSE_REGISTRATION, CLOSE_KURULTAY) if
     its instant has passed; idempotent like a resolution, with one message id per season."""

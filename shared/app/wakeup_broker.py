@@ -35,7 +35,9 @@ from __future__ import annotations
 import heapq
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
+from uuid import uuid4
 
 import redis
 from dramatiq.broker import Broker, MessageProxy
@@ -99,9 +101,53 @@ class WakeupRedisBroker(RedisBroker):
             self.logger.warning("Could not wake the consumers of %r: %s", queue_name, exc)
 
     def do_enqueue(self, queue_name: str, message_id: str, data: bytes) -> Any:
-        result = self._dispatch("enqueue")(queue_name, message_id, data)
-        self.wake(queue_name)
-        return result
+        return self._enqueue_all(queue_name, [(message_id, data)])[0]
+
+    def enqueue_many(self, messages: Sequence[Message[Any]]) -> None:
+        """Enqueue `messages` (none delayed) as Dramatiq's `enqueue` does one by one, in one
+        round trip per queue with its wake-up tokens (ADR-112: the scheduler's hand-over of a
+        surge's thousand Divans took a thousand pairs of round trips)."""
+        by_queue: dict[str, list[Message[Any]]] = {}
+        for message in messages:
+            # as RedisBroker.enqueue: each enqueue its own id in Redis (a retry is a new one)
+            copy = message.copy(options={"redis_message_id": str(uuid4())})
+            self.emit_before("enqueue", copy, None)
+            by_queue.setdefault(copy.queue_name, []).append(copy)
+        for queue_name, held in by_queue.items():
+            self._enqueue_all(
+                queue_name, [(m.options["redis_message_id"], m.encode()) for m in held]
+            )
+            for copy in held:
+                self.emit_after("enqueue", copy, None)
+
+    def _enqueue_all(self, queue_name: str, items: Sequence[tuple[str, bytes]]) -> list[Any]:
+        """Dramatiq's dispatch script's `enqueue` of each (id, data), then the wake-up tokens:
+        one pipelined round trip. A script Redis does not know (restarted, flushed) is loaded
+        and the enqueues it refused are made again, one by one; a failed wake-up is only
+        logged, as in `wake`."""
+        dispatch = self.scripts["dispatch"]
+        pipe = self.client.pipeline(transaction=False)
+        for message_id, data in items:
+            pipe.evalsha(
+                dispatch.sha,
+                1,
+                self.namespace,
+                *self._dispatch_args("enqueue", queue_name, message_id, data),
+            )
+        key = wake_key(self.namespace, queue_name)
+        pipe.rpush(key, *([b"1"] * min(len(items), WAKE_TOKENS)))
+        pipe.ltrim(key, -WAKE_TOKENS, -1)
+        replies = pipe.execute(raise_on_error=False)
+        results = replies[: len(items)]
+        for n, reply in enumerate(results):
+            if isinstance(reply, redis.exceptions.NoScriptError):
+                results[n] = self._dispatch("enqueue")(queue_name, *items[n])
+            elif isinstance(reply, Exception):
+                raise reply
+        for reply in replies[len(items) :]:
+            if isinstance(reply, Exception):
+                self.logger.warning("Could not wake the consumers of %r: %s", queue_name, reply)
+        return results
 
     def _maintenance_due(self, command: str, queue_name: str) -> int:
         """Dramatiq's chance per call, or at least every maintenance_every_ms on a fetch."""
@@ -116,26 +162,27 @@ class WakeupRedisBroker(RedisBroker):
             return 1
         return 0
 
+    def _dispatch_args(self, command: str, queue_name: str, *args: Any) -> list[Any]:
+        """The dispatch script's arguments: Dramatiq's own (brokers/redis.py), with the
+        maintenance decision per queue and time."""
+        return [
+            command,
+            current_millis(),
+            queue_name,
+            self.broker_id,
+            self.heartbeat_timeout,
+            self.dead_message_ttl,
+            self._maintenance_due(command, queue_name),
+            self._max_unpack_size(),  # type: ignore[no-untyped-call]
+            *args,
+        ]
+
     def _dispatch(self, command: str) -> Any:
-        # Dramatiq's own (brokers/redis.py), with the maintenance decision per queue and time.
         dispatch = self.scripts["dispatch"]
         keys = [self.namespace]
 
         def do_dispatch(queue_name: str, *args: Any) -> Any:
-            return dispatch(
-                args=[
-                    command,
-                    current_millis(),
-                    queue_name,
-                    self.broker_id,
-                    self.heartbeat_timeout,
-                    self.dead_message_ttl,
-                    self._maintenance_due(command, queue_name),
-                    self._max_unpack_size(),  # type: ignore[no-untyped-call]
-                    *args,
-                ],
-                keys=keys,
-            )
+            return dispatch(args=self._dispatch_args(command, queue_name, *args), keys=keys)
 
         return do_dispatch
 

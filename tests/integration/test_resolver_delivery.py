@@ -21,7 +21,7 @@ from entrypoints.gateway import create_app
 from services.resolver import resolver_actors as actors
 from services.resolver.divan import resolve
 from shared import faults
-from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
+from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE, RESOLVE_DIVAN, resolve_message
 from shared.app.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
@@ -114,6 +114,22 @@ async def test_a_message_delivered_twice_resolves_the_divan_once(
     assert resolved_divans(records) == [1]
     assert locked_divans(records) == [1]
     assert probe(broker_url, ns).pending() == 0  # both deliveries were acked
+
+
+async def test_a_resolution_sends_the_projectors_no_message(
+    migrated_pg_dsn: str, redis_url: str, broker_url: str, ns: str
+) -> None:
+    """ADR-112 (ADR-22): the store's NOTIFY wakes the projectors; a wake-up message per Divan
+    cost the resolver a broker round trip and made a second projector race the first."""
+    settings = settings_for(migrated_pg_dsn, redis_url, ns, broker_url=broker_url)
+    with inprocess_worker(settings) as worker:
+        async with api(settings, enqueue=False) as season:
+            await season.request_divan(1)
+            message = resolve_message(season.season_id, 1)
+            worker.broker.enqueue(message)
+            await season.resolved(1)
+    assert worker.recorder.outcomes_of(season.season_id) == [(1, "resolved")]
+    assert probe(broker_url, ns, PROJECTIONS_QUEUE).pending() == 0
 
 
 async def test_racing_resolvers_append_one_resolution(

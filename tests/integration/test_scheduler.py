@@ -343,3 +343,36 @@ async def test_the_scheduler_wakes_at_the_next_due_instant_when_it_is_sooner_tha
     scans = [n for n in nodes if n.get("Relation Name") == "due_work"]
     assert scans and all(n.get("Index Name") == "due_work_due_at" for n in scans), scans
     assert sum(n["Actual Rows"] + n.get("Rows Removed by Filter", 0) for n in scans) <= 1
+
+
+async def test_a_sweep_with_a_batch_sender_hands_each_claimed_batch_over_at_once(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """ADR-112: given `send_all` (bootstrap.due_queue's, one broker round trip per batch), a
+    sweep hands every claimed batch over in one call and never row by row; a batch whose send
+    fails stays claimed, so the sweep after redeliver_after sends it again (RELIABILITY 15)."""
+    seasons = Seasons(event_store)
+    for n in range(5):
+        await season(seasons, f"batched-{n}", ev.DivanRequested(divan=1))
+    batches: list[list[str]] = []
+    failing = True
+
+    def send_all(rows: Any) -> None:
+        if failing:
+            raise ConnectionError("the broker is down")
+        batches.append(sorted(d.season_id for d in rows))
+
+    def send(due: Due) -> None:
+        raise AssertionError(f"sent row by row: {due}")
+
+    small = SweepSettings(interval_s=0.05, redeliver_after_s=10.0, batch=3)
+    make = Scheduler(pg_pool, send, clock=clock, settings=small, send_all=send_all)
+    clock.advance(timedelta(seconds=small.redeliver_after_s + 1))
+    assert len(await make.sweep()) == 5  # claimed, the send failed
+    assert batches == []
+    failing = False
+    assert await make.sweep() == []  # claimed lately: not sent again yet
+    clock.advance(timedelta(seconds=small.redeliver_after_s + 1))
+    assert len(await make.sweep()) == 5
+    assert [len(b) for b in batches] == [3, 2]
+    assert sorted(s for b in batches for s in b) == [f"batched-{n}" for n in range(5)]

@@ -258,3 +258,26 @@ def test_a_dead_workers_message_comes_back_by_the_timed_maintenance(
         assert seen == [7]
     finally:
         dead.close()
+
+
+def test_a_batch_of_enqueues_delivers_each_message_once_even_after_a_script_flush(
+    redis_url: str, ns: str
+) -> None:
+    """ADR-112: `enqueue_many` (the scheduler's hand-over of a surge) pipelines Dramatiq's own
+    enqueue script and the wake-up tokens; each message runs once, and a Redis that forgot the
+    script (restarted, SCRIPT FLUSH) gets it loaded again and the refused enqueues made."""
+    seen: list[int] = []
+    with worker_on(redis_url, ns, threads=2) as (b, w):
+
+        @dramatiq.actor(broker=b, queue_name="q", actor_name="count", max_retries=0)
+        def count(n: int) -> None:
+            seen.append(n)
+
+        w.start()
+        b.enqueue_many([count.message(n) for n in range(20)])
+        poll(lambda: len(seen) >= 20, "the first batch runs")
+        b.client.script_flush()
+        b.enqueue_many([count.message(n) for n in range(20, 25)])
+        poll(lambda: len(seen) >= 25, "the batch after the flush runs")
+        w.join()
+    assert sorted(seen) == list(range(25))

@@ -1,0 +1,151 @@
+"""Concurrent trial seasons asking for Divans back to back through `seksenbir up` (issue 27).
+
+Run: .venv/bin/python -m bench.trial_load [--seasons 1,10,100] [--seconds 30]
+     [--resolvers 2] [--projectors 2] [--port 0] [--dsn …]
+
+It starts `seksenbir up` (bench.idle's `stack`: a scratch PostgreSQL database, a redis-server
+of its own) with SEKSENBIR_RESOLVER_PROCESSES and SEKSENBIR_PROJECTION_PROCESSES set as given,
+and the per-address request limits off (one address stands for every player), then for each
+count N of --seasons plays N trial seasons at once for --seconds, think time 0:
+each season POSTs its next Divan, waits until the DivanResolved is committed (woken by the
+store's NOTIFY naming the season, then one query), and asks again at once; a season that has
+played its 16 Divans is replaced by a new one (its creation is not timed). It prints, per N,
+the Divans resolved per second and p50/p90/p99/max of request -> resolved, as the client saw
+it (POST sent -> its DivanResolved seen committed). Target (issue 27): p99 <= 1 s at 100.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import httpx
+
+from bench.api_orders import DEFAULT_DSN, scratch_database
+from bench.divan_latency import RESOLVED, new_season, pct
+from bench.idle import free_port, own_redis, stack
+from shared.domain.state import DIVANS
+from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
+
+
+class Waits:
+    """Seasons waiting for their Divan, woken by the store's NOTIFY naming them."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, asyncio.Event] = {}
+
+    def heard(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        for season_id in parse_wakeup(payload)[1]:
+            if (event := self.events.get(season_id)) is not None:
+                event.set()
+
+
+@contextlib.asynccontextmanager
+async def watching(dsn: str) -> AsyncIterator[tuple[asyncpg.Pool, Waits]]:
+    waits = Waits()
+    conn = await asyncpg.connect(dsn)
+    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=8)
+    await conn.add_listener(NOTIFY_CHANNEL, waits.heard)
+    try:
+        yield pool, waits
+    finally:
+        await conn.close()
+        await pool.close()
+
+
+async def player(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, waits: Waits, i: int, until: float
+) -> list[float]:
+    """One seat of the load: Divan after Divan until `until`; the latencies it saw."""
+    out: list[float] = []
+    sql = "SELECT count(*) FROM events WHERE season_id = $1 AND type = $2"
+    while time.perf_counter() < until:
+        sid, auth = await new_season(client, i)
+        woken = waits.events[sid] = asyncio.Event()
+        for n in range(1, DIVANS + 1):
+            if time.perf_counter() >= until:
+                break
+            woken.clear()
+            t0 = time.perf_counter()
+            r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": n}, headers=auth)
+            if r.status_code != 202:
+                raise RuntimeError(f"Divan {n}: {r.status_code} {r.text}")
+            async with asyncio.timeout(120):
+                while await pool.fetchval(sql, sid, RESOLVED) < n:
+                    await woken.wait()
+                    woken.clear()
+            out.append(time.perf_counter() - t0)
+        waits.events.pop(sid, None)
+    return out
+
+
+async def one_count(dsn: str, port: int, seasons: int, seconds: float) -> None:
+    # idle connections dropped before the server's keep-alive (5 s) closes them under a send
+    limits = httpx.Limits(max_connections=seasons + 10, keepalive_expiry=2.0)
+    async with (
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60, limits=limits) as c,
+        watching(dsn) as (pool, waits),
+    ):
+        load0 = os.getloadavg()[0]
+        until = time.perf_counter() + seconds
+        t0 = time.perf_counter()
+        runs = await asyncio.gather(*(player(c, pool, waits, i, until) for i in range(seasons)))
+        elapsed = time.perf_counter() - t0
+    ms = [x * 1000 for run in runs for x in run]
+    if not ms:
+        print(f"{seasons:>4} seasons: no Divan resolved in {seconds:.0f} s")
+        return
+    print(
+        f"{seasons:>4} seasons, load {load0:.1f}-{os.getloadavg()[0]:.1f}: "
+        f"{len(ms) / elapsed:6.1f} Divans/s; request -> resolved p50 {pct(ms, 0.5):7.1f} ms  "
+        f"p90 {pct(ms, 0.9):7.1f}  p99 {pct(ms, 0.99):7.1f}  max {max(ms):7.1f}  "
+        f"mean {statistics.fmean(ms):7.1f}  (n={len(ms)})"
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    counts = [int(x) for x in args.seasons.split(",")]
+    port = args.port or free_port()
+    log = Path(tempfile.gettempdir()) / f"seksenbir-bench-trial-load-{os.getpid()}.log"
+    extra = {
+        "SEKSENBIR_RESOLVER_PROCESSES": str(args.resolvers),
+        "SEKSENBIR_PROJECTION_PROCESSES": str(args.projectors),
+        # one client address stands for every player here: its per-address limits are off
+        **{f"SEKSENBIR_{k}_PER_MINUTE": "0" for k in ("SEASONS", "JOINS", "COMMANDS", "READS")},
+    }
+    print(
+        f"config: python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cpus, "
+        f"load average {os.getloadavg()[0]:.1f}; `seksenbir up` with {args.resolvers} resolver "
+        f"and {args.projectors} projections processes, think time 0, {args.seconds:.0f} s a count"
+    )
+    async with scratch_database(args.dsn, "seksenbir_bench_trial_load") as dsn:
+        with own_redis() as redis_url, stack(dsn, redis_url, port, log, extra):
+            for n in counts:
+                await one_count(dsn, port, n, args.seconds)
+    log.unlink(missing_ok=True)
+    print("target (issue 27): p99 <= 1 s at 100 seasons; throughput grows with resolvers")
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
+    p.add_argument("--seasons", default="1,10,100", help="comma-separated counts, one run each")
+    p.add_argument("--seconds", type=float, default=30.0, help="how long each count plays")
+    p.add_argument("--resolvers", type=int, default=2, help="resolver worker processes")
+    p.add_argument("--projectors", type=int, default=2, help="projections worker processes")
+    p.add_argument("--port", type=int, default=0, help="the stack's port (0: a free one)")
+    return p.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))
