@@ -23,6 +23,8 @@ from uuid import UUID
 import msgspec
 
 from shared.app.bodies import unique_pairs
+from shared.app.export_chat import ChatLineError, ChatReader, ChatSection, chat_part
+from shared.app.export_lists import hidden_from_auditors
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said
@@ -35,71 +37,13 @@ from shared.eventstore import (
     data_digest,
     infer_chain,
 )
+from shared.eventstore.chat_log import ChatRecord
 
 FORMAT = "seksenbir-export/2"
 FORMATS = ("seksenbir-export/1", FORMAT)  # what `parse` reads
 CHAIN = SCHEMES[1].decode()  # chain version 1's scheme (shared/eventstore/hashing.py)
 CHAIN_NAMES = {v: scheme.decode() for v, scheme in SCHEMES.items()}
 REDACTED = "R-14"  # the `redacted` mark of an event line whose data was left out
-
-# R-14, docs/export.md "Redacted exports": during a season an auditor sees no orders that fought
-# no battle, no missions, no gold, no seed, no bey's private report. The export leaves out the
-# data of every event holding any of it (the auditor reads what R-14 grants of those, e.g.
-# betrayals' battle records, from the query API); an unlisted event type is left out too. Every
-# AnyEvent tag and every tag an upcaster reads is in exactly one list (test_export_lists.py).
-VISIBLE_TO_AUDITORS = frozenset(
-    {
-        "bey_joined.v1",
-        "bey_named.v1",  # issue 23: names, a lobby entry, an ops reset's reason: public
-        "season_listed.v1",
-        "seat_bound.v1",  # issue 23: a public player id, never its key (ADR-87)
-        "calendar_set.v1",
-        "calendar_set.v2",  # ADR-58
-        "press_mode_set.v1",  # issue 24: the season's press mode is public
-        "deadline_set.v1",
-        "season_admin_acted.v1",
-        "treaty_offered.v1",
-        "offer_withdrawn.v1",
-        "offer_answered.v1",
-        "divan_requested.v1",
-        "divan_held.v1",
-        "offer_settled.v1",
-        "treaties_dissolved.v1",
-        "rebellions_run.v1",
-        "mission_completed.v1",
-        "hain_expired.v1",
-        "treaty_expired.v1",
-        # ADR-57: digests only, listed in the public report; the salts are in the private ones
-        "orders_sealed.v1",
-    }
-)
-HIDDEN_WHY = {
-    "season_created.v1": "the seed and its salt (R-1.5)",
-    "registration_closed.v1": "the missions dealt and the news deck's order",
-    "orders_submitted.v1": "a bey's orders",
-    "divan_locked.v1": "every bey's orders",
-    "sur_built.v1": "a bey's gold spent",
-    "mercenaries_hired.v1": "a bey's gold spent",
-    "province_purchased.v1": "a bey's gold spent",
-    "vote_cast.v1": "a Kurultay vote",
-    "token_rotated.v1": "a token's hash",
-    "admin_token_set.v1": "a token's hash",
-    "news_revealed.v1": "gold paid to beys",
-    "battles_resolved.v1": "gold (tribute) and the records of battles without a betrayal",
-    "production_applied.v1": "gold income",
-    "divan_resolved.v1": "each bey's private report",
-    "season_forked.v1": "the position taken whole: every bey's gold and missions",
-    # the fact stays public: its line in the export, the public report without the amount
-    "correction_applied.v1": "a bey's gold when it corrects gold",
-    # recorded only at the Kurultay, when every export is whole (season_over)
-    "kurultay_held.v1": "every bey's Kurultay vote",
-    "seed_revealed.v1": "the seed and its salt (R-1.5)",
-}
-
-
-def hidden_from_auditors(type_: str) -> bool:
-    """Whether an auditor's export during a season leaves this event's data out (R-14)."""
-    return type_ not in VISIBLE_TO_AUDITORS
 
 
 def season_over(records: Sequence[RecordedEvent]) -> bool:
@@ -136,6 +80,7 @@ class Export:
     # record has empty data and its index in `redacted`.
     digests: list[bytes | None] = field(default_factory=list)
     redacted: frozenset[int] = frozenset()
+    chat: ChatSection | None = None  # the season's chat (ADR-106; None: the file has none)
 
 
 def header(
@@ -194,29 +139,52 @@ def export_lines(
     *,
     chain: int | None = None,
     redact: bool = False,
+    chat: Sequence[ChatRecord] = (),
 ) -> Iterator[bytes]:
     """The whole export, one `\\n`-terminated UTF-8 line at a time (header first).
 
     `chain` is the season's chain version (None: from its first event). With `redact` (an
     auditor's export of a season not over, R-14) the events `hidden_from_auditors` keep only
     their data digest; RedactionUnavailable (at once, before any line) for a season on chain
-    version 1. After the Kurultay `redact` changes nothing: everyone may have everything then."""
+    version 1. After the Kurultay `redact` leaves the season whole: everyone may have it then.
+    `chat`, the season's chat stream (checked), follows the events (ADR-106); with `redact`,
+    before the Kurultay or after it, what concerns a private or group channel is left out of
+    it (R-15.3). A season without chat exports as it did before chat existed."""
     records = list(records)
     if chain is None:
         chain = infer_chain(records[0]) if records else 2
-    redact = redact and not season_over(records)
-    if redact and chain == 1:
+    season = redact and not season_over(records)
+    if season and chain == 1:
         raise RedactionUnavailable(season_id)
-    return _lines(season_id, records, head, chain, redact)
+    chat_head, chat_lines = chat_part(chat, private=redact)
+    return _lines(
+        season_id,
+        records,
+        head,
+        chain=chain,
+        redact=season,
+        chat_head=chat_head,
+        chat_lines=chat_lines,
+    )
 
 
 def _lines(
-    season_id: str, records: list[RecordedEvent], head: bytes, chain: int, redact: bool
+    season_id: str,
+    records: list[RecordedEvent],
+    head: bytes,
+    *,
+    chain: int,
+    redact: bool,
+    chat_head: dict[str, Any] | None,
+    chat_lines: list[dict[str, Any]],
 ) -> Iterator[bytes]:
     hide = [redact and hidden_from_auditors(r.type) for r in records]
-    yield _dump(header(season_id, records, head, chain, sum(hide) if redact else None))
+    first = header(season_id, records, head, chain, sum(hide) if redact else None)
+    yield _dump(first if chat_head is None else {**first, "chat": chat_head})
     for record, hidden in zip(records, hide, strict=True):
         yield _dump(event_line(record, chain, redact=hidden))
+    for line in chat_lines:
+        yield _dump(line)
 
 
 def _dump(obj: dict[str, Any]) -> bytes:
@@ -294,16 +262,47 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     records: list[RecordedEvent] = []
     digests: list[bytes | None] = []
     redacted: set[int] = set()
+    chat = _chat_reader(season_id, head_obj)
     for number, raw in enumerate(it, start=2):
         if not raw.strip():
             continue
         obj = _json(raw, number)
+        if _chat_line(chat, obj, number):
+            continue
         record, digest, hidden = _record(season_id, obj, number, chain)
         if hidden:
             redacted.add(len(records))
         records.append(record)
         digests.append(digest)
-    return Export(season_id, head, count, records, head_obj, chain, digests, frozenset(redacted))
+    section = chat.section() if chat is not None else None
+    marks = frozenset(redacted)
+    return Export(season_id, head, count, records, head_obj, chain, digests, marks, section)
+
+
+def _chat_reader(season_id: str, head_obj: dict[str, Any]) -> ChatReader | None:
+    """The reader of the chat section the header names (None: the file has no chat)."""
+    if "chat" not in head_obj:
+        return None
+    try:
+        return ChatReader(season_id, head_obj["chat"])
+    except ChatLineError as exc:
+        raise ExportError(1, exc.said) from None
+
+
+def _chat_line(chat: ChatReader | None, obj: dict[str, Any], number: int) -> bool:
+    """Whether line `number` is a chat line (read into `chat`); the season's event lines all
+    come before the chat lines, and chat lines only in a file whose header names a chat."""
+    try:
+        if "chat" in obj:
+            if chat is None:
+                raise ChatLineError(Said("export.chat_unannounced"))
+            chat.add(obj)
+            return True
+        if chat is not None and chat.records:
+            raise ChatLineError(Said("export.event_after_chat"))
+    except ChatLineError as exc:
+        raise ExportError(number, exc.said) from None
+    return False
 
 
 def _json(raw: bytes | str, number: int) -> dict[str, Any]:

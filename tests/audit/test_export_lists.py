@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.app.export import HIDDEN_WHY, VISIBLE_TO_AUDITORS, hidden_from_auditors
+from shared.app.export_lists import HIDDEN_WHY, VISIBLE_TO_AUDITORS, hidden_from_auditors
 from shared.domain.events import EVENT_TYPES
 from shared.domain.upcast import UPCASTERS
 
