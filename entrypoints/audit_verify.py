@@ -226,8 +226,8 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
         if first
         else ""
     )
-    if verdict.hash_chain != "ok":
-        error = verdict.hash_chain
+    if verdict.hash_chain != "ok" or verdict.chat.key == "export.chat_broken":
+        error = verdict.hash_chain if verdict.hash_chain != "ok" else verdict.chat
         return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
     if export.redacted or (export.chat is not None and export.chat.private):
         return _t("audit.import_redacted", args.lang, file=args.file)

@@ -77,6 +77,10 @@ async def test_chat_exports_verifies_and_imports_with_its_season(
     async with other_database(pg_server_dsn, f"seksenbir_chatcopy_{SESSION}") as copy:
         refused = await run_cli("import", str(redacted), "--dsn", copy)
         assert refused.returncode == 1 and "redacted" in refused.stderr
+        changed = tmp_path / "changed.jsonl"
+        changed.write_text(text.replace(PRIVATE, "başka bir söz"))
+        refused = await run_cli("import", str(changed), "--dsn", copy)
+        assert refused.returncode == 1 and "chat version 2" in refused.stderr, refused.stderr
         done = await run_cli("import", str(whole), "--dsn", copy)
         assert done.returncode == 0, done.stderr
         done = await run_cli("verify", "chatted", "--dsn", copy)
