@@ -152,19 +152,19 @@ def _texts(section: ChatSection, events: list[AnyChatEvent | None]) -> ChatBad |
 def _text_problem(
     r: ChatRecord, e: AnyChatEvent, mark: str | None, want: str | None
 ) -> Said | None:
-    if r.text is not None and mark is not None:
-        return Said("export.chat_text_kept", why=mark)
-    if mark != want:
-        if mark is None and r.text is None:
-            return Said("export.chat_text_missing")
-        if mark is None:
-            return Said("export.chat_text_kept", why=want)
-        return Said("export.chat_withheld_wrong", got=mark, want=want or "—")
-    if want is None and r.text is None:
+    """A text present must be its event's and one the export may hold; one absent must be
+    withheld for the reason the chain gives (`want`)."""
+    if r.text is not None:
+        if mark is not None or want is not None:
+            return Said("export.chat_text_kept", why=mark or want)
+        if hashlib.sha256(r.text.encode()).hexdigest() != text_digest(e):
+            return Said("export.chat_text_digest")
+        return None
+    if want is not None and mark == want:
+        return None
+    if mark is None:
         return Said("export.chat_text_missing")
-    if r.text is not None and hashlib.sha256(r.text.encode()).hexdigest() != text_digest(e):
-        return Said("export.chat_text_digest")
-    return None
+    return Said("export.chat_withheld_wrong", got=mark, want=want or "—")
 
 
 def stored_chat_problem(

@@ -3925,6 +3925,7 @@ export interface components {
             corrections: components["schemas"]["CorrectionNote"][];
             seed_commitment: string;
             sealed_orders: string;
+            chat: string;
             first_bad_event: components["schemas"]["BadEventOut"] | null;
             ok: boolean;
         };
