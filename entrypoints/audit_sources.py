@@ -117,21 +117,23 @@ def with_store(
 async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
     from shared.app.export import Export
+    from shared.app.export_chat import stored_section
     from shared.eventstore import GENESIS, ChainError, verify_chain
-    from shared.eventstore.chat_log import verify_chat
 
     records, stored, chain = await store.read_with_head(season_id)  # one snapshot
     try:
         head = verify_chain(records, chain=chain)
         if head != (stored or GENESIS):
             raise ChainError(season_id, len(records), "chain does not end at the stream head")
-        verify_chat(await store.chat.read(season_id))  # the season's chat chain too (ADR-94)
         problem = None
     except ChainError as exc:
         from shared.app.export_check import chain_error  # the re-run's modules: when needed
 
         problem = chain_error(exc)
-    return Export(season_id, None, None, records, chain=chain), problem
+    # the season's chat chain and its texts too, checked with the rest (ADR-106)
+    copy = await store.audit_copy(season_id)
+    chat = stored_section(await store.chat.read(season_id), audit_copy=copy)
+    return Export(season_id, None, None, records, chain=chain, chat=chat), problem
 
 
 def read_heads(path: str | None, lang: Any) -> list[Any] | None:

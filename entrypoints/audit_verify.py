@@ -30,31 +30,44 @@ if TYPE_CHECKING:
     from shared.eventstore import PostgresEventStore, RecordedEvent
 
 
-def run_export(args: argparse.Namespace) -> int:
+async def _export_lines(
+    store: PostgresEventStore, args: argparse.Namespace, database: str
+) -> list[bytes] | str:
+    """The export's lines, or why there are none (a line for people): no such season, a season
+    or chat chain that does not verify (ADR-106), a redaction a chain version 1 cannot have."""
     from shared.app.export import RedactionUnavailable, export_lines
+    from shared.app.export_chat_check import stored_chat_problem
     from shared.eventstore import ChainError
 
+    try:  # the events and the head from one snapshot, however busy the season
+        records, head = await store.read_verified(args.season)
+    except ChainError as exc:
+        from shared.app.export_check import chain_error  # with the re-run's modules
+
+        return _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
+    if not records:
+        return _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
+    chain = await store.chain_version(args.season)
+    chat = await store.chat.read(args.season)
+    copy = await store.audit_copy(args.season)
+    problem = stored_chat_problem(args.season, chat, audit_copy=copy)
+    if problem is not None:
+        return _t("audit.export_broken", args.lang, season=args.season, error=problem)
+    try:  # --redact: an auditor's, which leaves private and group chat out (R-15.3)
+        return list(
+            export_lines(args.season, records, head, chain=chain, redact=args.redact, chat=chat)
+        )
+    except RedactionUnavailable:
+        return _t("audit.redaction_unavailable", args.lang, season=repr(args.season))
+
+
+def run_export(args: argparse.Namespace) -> int:
     possible_season(args.season, "export", args.lang)
 
     async def work(store: PostgresEventStore, database: str) -> int:
-        try:  # the events and the head from one snapshot, however busy the season
-            records, head = await store.read_verified(args.season)
-        except ChainError as exc:
-            from shared.app.export_check import chain_error  # with the re-run's modules
-
-            text = _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
-            print(f"seksenbir export: {text}", file=sys.stderr)
-            return 1
-        if not records:
-            text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
-            print(f"seksenbir export: {text}", file=sys.stderr)
-            return 1
-        chain = await store.chain_version(args.season)
-        try:
-            lines = list(export_lines(args.season, records, head, chain=chain, redact=args.redact))
-        except RedactionUnavailable:
-            text = _t("audit.redaction_unavailable", args.lang, season=repr(args.season))
-            print(f"seksenbir export: {text}", file=sys.stderr)
+        lines = await _export_lines(store, args, database)
+        if isinstance(lines, str):
+            print(f"seksenbir export: {lines}", file=sys.stderr)
             return 1
         # ADR-53: the export holds the seed and every order: recorded before a byte is written
         # (the operator by OS account: the command line has no token)
@@ -82,8 +95,13 @@ def run_export(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        first = json.loads(lines[0])  # the header: the season's count and head
         text = _t(
-            "audit.exported", args.lang, season=args.season, events=len(records), head=head.hex()
+            "audit.exported",
+            args.lang,
+            season=args.season,
+            events=first["events"],
+            head=first["head"],
         )
         print(f"seksenbir export: {text}", file=sys.stderr)
         return 0
@@ -209,10 +227,10 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
         if first
         else ""
     )
-    if verdict.hash_chain != "ok":
-        error = verdict.hash_chain
+    if verdict.hash_chain != "ok" or verdict.chat.key == "export.chat_broken":
+        error = verdict.hash_chain if verdict.hash_chain != "ok" else verdict.chat
         return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
-    if export.redacted:
+    if export.redacted or (export.chat is not None and export.chat.private):
         return _t("audit.import_redacted", args.lang, file=args.file)
     not_run = ("export.replay_not_decoded", "export.replay_other_season")
     if getattr(verdict.replay, "key", None) in not_run and first:
@@ -268,6 +286,7 @@ def run_import(args: argparse.Namespace) -> int:
                 chain=export.chain,
                 head=export.head or bytes(32),
                 batch=IMPORT_BATCH,
+                chat=export.chat.records if export.chat is not None else (),
             )
         except ConcurrencyError:  # it came into being meanwhile
             text = _t("audit.import_exists", args.lang, season=repr(season_id), database=database)

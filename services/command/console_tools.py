@@ -8,6 +8,7 @@ import structlog
 from services.command.schemas import CorrectionIn
 from services.command.service import Services, decided, load
 from shared.app.console_checks import CorrectionPreviewOut, VerifyOut, correction_preview, verified
+from shared.app.export_chat import stored_section
 from shared.app.problems import Problem, store_busy
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -48,13 +49,17 @@ async def correction_dry_run(
 
 
 async def verify_season(svc: Services, season_id: str) -> VerifyOut:
-    """The stored season verified (`seksenbir verify SEASON`); 404 for no season."""
+    """The stored season verified (`seksenbir verify SEASON`), its chat too (ADR-106); 404 for
+    no season."""
+    store = svc.seasons.store
     try:
-        records, stored, chain = await svc.seasons.store.read_with_head(season_id)
+        records, stored, chain = await store.read_with_head(season_id)
+        if not records:
+            raise Problem(404, "season_not_found")
+        copy = await store.audit_copy(season_id)
+        chat = stored_section(await store.chat.read(season_id), audit_copy=copy)
     except StoreBusyError:
         raise store_busy() from None
-    if not records:
-        raise Problem(404, "season_not_found")
-    out = verified(season_id, records, stored, chain)
+    out = verified(season_id, records, stored, chain, chat)
     log.info("ops.read", season=season_id, what="verify", ok=out.ok)
     return out

@@ -1,5 +1,5 @@
 """An export's lines as the OpenAPI document describes them (docs/export.md): the header, then
-one line per event."""
+one line per event, then one line per chat event (ADR-106)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,25 @@ class ExportRedaction(msgspec.Struct, frozen=True):
 
     rule: Literal["R-14"]
     events: int
+
+
+class ExportChatRedaction(msgspec.Struct, frozen=True):
+    """The chat's mark in an auditor's or the public export: how many chat lines' data R-15.3
+    left out (what concerns a private or group channel, a mute)."""
+
+    rule: Literal["R-15.3"]
+    events: int
+
+
+class ExportChat(msgspec.Struct, frozen=True):
+    """The header's `chat`, present when the season has chat (ADR-106): its chain scheme,
+    count and trusted head, and whether private words were left out (null: ops' export)."""
+
+    chain: Literal["seksenbir/chat-chain/1"]
+    events: int
+    genesis: str
+    head: str
+    redacted: ExportChatRedaction | None = None
 
 
 class ExportHeader(msgspec.Struct, frozen=True):
@@ -29,6 +48,7 @@ class ExportHeader(msgspec.Struct, frozen=True):
     genesis: str
     head: str
     redacted: ExportRedaction | None = None
+    chat: ExportChat | None = None  # absent for a season without chat
 
 
 class ExportEvent(msgspec.Struct, frozen=True):
@@ -47,3 +67,21 @@ class ExportEvent(msgspec.Struct, frozen=True):
     data_b64: str | None = None
     data_digest: str | None = None  # sha256 of the data, hex (chain version 2 covers it)
     redacted: Literal["R-14"] | None = None  # the data was left out (an auditor's export)
+
+
+class ExportChatEvent(msgspec.Struct, frozen=True):
+    """After the events: one chat event with its chain fields (`seksenbir/chat-chain/1`), the
+    text kept beside it, or why it is `withheld` (`erased`, `hidden`, `R-15.3`); a line whose
+    data R-15.3 left out has `redacted` and its `data_digest` only (docs/export.md "Chat")."""
+
+    chat: int
+    event_id: str
+    type: str
+    data_digest: str
+    recorded_at: str
+    prev_hash: str
+    hash: str
+    data: str | None = None
+    redacted: Literal["R-15.3"] | None = None
+    text: str | None = None
+    withheld: Literal["erased", "hidden", "R-15.3"] | None = None

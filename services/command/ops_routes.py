@@ -21,7 +21,7 @@ from services.command.command_refusals import (
     DESCRIPTION_RESET,
     NAME_RESET,
 )
-from services.command.export_schemas import ExportEvent, ExportHeader
+from services.command.export_schemas import ExportChatEvent, ExportEvent, ExportHeader
 from services.command.request_context import ops_guard, staff_guard
 from services.command.schemas import (
     CorrectionIn,
@@ -68,7 +68,7 @@ async def reissue_token(services: Services, season_id: str, seat: SeatPath) -> T
 
 # An export line is either; typed `type[Any]` as ResponseSpec asks (with pydantic installed,
 # a dev tool's dependency, mypy reads its union of container types strictly)
-EXPORT_LINE = cast("type[Any]", ExportHeader | ExportEvent)
+EXPORT_LINE = cast("type[Any]", ExportHeader | ExportEvent | ExportChatEvent)
 
 
 @get(
@@ -80,7 +80,7 @@ EXPORT_LINE = cast("type[Any]", ExportHeader | ExportEvent)
             data_container=EXPORT_LINE,
             media_type="application/x-ndjson",
             description="one JSON object per line: the ExportHeader, then an ExportEvent per "
-            "event in version order (docs/export.md)",
+            "event in version order, then an ExportChatEvent per chat event (docs/export.md)",
             generate_examples=False,
         ),
     },
@@ -111,8 +111,10 @@ async def export_season(
             data_container=EXPORT_LINE,
             media_type="application/x-ndjson",
             description="one JSON object per line: the ExportHeader, then an ExportEvent per "
-            "event in version order; during a season an auditor's leaves out the data of the "
-            "events R-14 hides, keeping each one's data_digest (docs/export.md)",
+            "event in version order, then an ExportChatEvent per chat event; during a season "
+            "an auditor's leaves out the data of the events R-14 hides, keeping each one's "
+            "data_digest, and everyone's but ops' leaves out private and group chat (R-15.3, "
+            "docs/export.md)",
             generate_examples=False,
         ),
     },

@@ -27,6 +27,7 @@ from services.command.service import (
 from shared.app import divan_tools, tokens
 from shared.app.divan_tools import ExplainOut
 from shared.app.export import RedactionUnavailable, export_lines, season_over
+from shared.app.export_chat_check import stored_chat_problem
 from shared.app.ops_replay import ReplayError
 from shared.app.problems import Problem, store_busy
 from shared.domain import calendar as cal
@@ -45,6 +46,7 @@ from shared.eventstore import (
     StoreBusyError,
     verify_chain,
 )
+from shared.eventstore.chat_log import ChatRecord
 
 log = structlog.get_logger(__name__)
 
@@ -76,14 +78,30 @@ async def export_season(
         raise Problem(
             409, "chain_broken", params={"error": str(exc), "season": season_id}
         ) from None
+    chat = await _checked_chat(svc, season_id)
     redact = who == "auditor" and not season_over(records)
-    try:
-        lines = export_lines(season_id, records, head, chain=chain, redact=redact)
+    try:  # an auditor's and the public export leave private and group chat out (R-15.3)
+        lines = export_lines(season_id, records, head, chain=chain, redact=who != "ops", chat=chat)
     except RedactionUnavailable:
         raise Problem(409, "redaction_unavailable", params={"season": season_id}) from None
     what = "export.redacted" if redact else "export"
     log.info(f"{who}.read", season=season_id, what=what, events=len(records))
     return lines
+
+
+async def _checked_chat(svc: Services, season_id: str) -> list[ChatRecord]:
+    """The season's chat for its export, after its chain and texts check out (ADR-106); 409
+    `chain_broken` naming the chat version otherwise."""
+    store = svc.seasons.store
+    try:
+        chat = await store.chat.read(season_id)
+        copy = await store.audit_copy(season_id)
+    except StoreBusyError:
+        raise store_busy() from None
+    problem = stored_chat_problem(season_id, chat, audit_copy=copy)
+    if problem is not None:
+        raise Problem(409, "chain_broken", params={"error": problem, "season": season_id})
+    return chat
 
 
 async def _season_records(svc: Services, season_id: str) -> list[RecordedEvent]:

@@ -14,6 +14,7 @@ import msgspec
 
 from shared.app.divan_tools import BeyChange, ProvinceChange, state_changes
 from shared.app.export import Export
+from shared.app.export_chat import ChatSection
 from shared.app.export_check import BadEvent, Verdict, chain_error, check
 from shared.app.ops_replay import CorrectionNote, state_json
 from shared.domain.messages import Said
@@ -69,8 +70,8 @@ class MismatchOut(msgspec.Struct, frozen=True, omit_defaults=True):
 class VerifyOut(msgspec.Struct, frozen=True):
     """`seksenbir verify SEASON` over HTTP (docs/export.md "Verify" names each field): the
     stored chain against the streams table's head, every Divan re-run (R-12.3), the sealed
-    orders (ADR-57), the seed commitment (R-1.5), the corrections (ADR-53). Texts in English,
-    as the CLI's JSON (stable like a code)."""
+    orders (ADR-57), the seed commitment (R-1.5), the corrections (ADR-53), the chat chain and
+    its texts (ADR-106). Texts in English, as the CLI's JSON (stable like a code)."""
 
     season: str
     events: int
@@ -83,15 +84,21 @@ class VerifyOut(msgspec.Struct, frozen=True):
     corrections: list[CorrectionNote]
     seed_commitment: str
     sealed_orders: str
+    chat: str
     first_bad_event: BadEventOut | None
     ok: bool
 
 
 def verified(
-    season_id: str, records: Sequence[RecordedEvent], stored: bytes | None, chain: int | None
+    season_id: str,
+    records: Sequence[RecordedEvent],
+    stored: bytes | None,
+    chain: int | None,
+    chat: ChatSection | None = None,
 ) -> VerifyOut:
-    """The stored season checked as the CLI checks it (entrypoints/audit_verify.py): a chain
-    that links but does not end at the stored head is a cut or changed tail."""
+    """The stored season (and its `chat`) checked as the CLI checks it
+    (entrypoints/audit_verify.py): a chain that links but does not end at the stored head is a
+    cut or changed tail."""
     try:
         head = verify_chain(records, chain=chain)
         problem = None
@@ -99,7 +106,7 @@ def verified(
             raise ChainError(season_id, len(records), "chain does not end at the stream head")
     except ChainError as exc:
         problem = chain_error(exc)
-    export = Export(season_id, None, None, list(records), chain=chain)
+    export = Export(season_id, None, None, list(records), chain=chain, chat=chat)
     verdict = check(export)
     if problem is not None and verdict.ok:
         last = len(records) - 1
@@ -135,6 +142,7 @@ def _out(v: Verdict) -> VerifyOut:
         corrections=msgspec.convert(_plain(v.corrections), list[CorrectionNote]),
         seed_commitment=str(v.seed_commitment),
         sealed_orders=str(v.sealed_orders),
+        chat=str(v.chat),
         first_bad_event=bad,
         ok=v.ok,
     )

@@ -23,6 +23,7 @@ from uuid import UUID
 import msgspec
 
 from shared.app.bodies import unique_pairs
+from shared.app.export_chat import ChatLineError, ChatReader, ChatSection, chat_part
 from shared.app.export_lists import hidden_from_auditors
 from shared.domain.messages import Said
 from shared.eventstore import (
@@ -34,6 +35,7 @@ from shared.eventstore import (
     data_digest,
     infer_chain,
 )
+from shared.eventstore.chat_log import ChatRecord
 
 if TYPE_CHECKING:
     from shared.domain import events as ev
@@ -79,6 +81,7 @@ class Export:
     # record has empty data and its index in `redacted`.
     digests: list[bytes | None] = field(default_factory=list)
     redacted: frozenset[int] = frozenset()
+    chat: ChatSection | None = None  # the season's chat (ADR-106; None: the file has none)
 
 
 def header(
@@ -137,29 +140,52 @@ def export_lines(
     *,
     chain: int | None = None,
     redact: bool = False,
+    chat: Sequence[ChatRecord] = (),
 ) -> Iterator[bytes]:
     """The whole export, one `\\n`-terminated UTF-8 line at a time (header first).
 
     `chain` is the season's chain version (None: from its first event). With `redact` (an
     auditor's export of a season not over, R-14) the events `hidden_from_auditors` keep only
     their data digest; RedactionUnavailable (at once, before any line) for a season on chain
-    version 1. After the Kurultay `redact` changes nothing: everyone may have everything then."""
+    version 1. After the Kurultay `redact` leaves the season whole: everyone may have it then.
+    `chat`, the season's chat stream (checked), follows the events (ADR-106); with `redact`,
+    before the Kurultay or after it, what concerns a private or group channel is left out of
+    it (R-15.3). A season without chat exports as it did before chat existed."""
     records = list(records)
     if chain is None:
         chain = infer_chain(records[0]) if records else 2
-    redact = redact and not season_over(records)
-    if redact and chain == 1:
+    season = redact and not season_over(records)
+    if season and chain == 1:
         raise RedactionUnavailable(season_id)
-    return _lines(season_id, records, head, chain, redact)
+    chat_head, chat_lines = chat_part(chat, private=redact)
+    return _lines(
+        season_id,
+        records,
+        head,
+        chain=chain,
+        redact=season,
+        chat_head=chat_head,
+        chat_lines=chat_lines,
+    )
 
 
 def _lines(
-    season_id: str, records: list[RecordedEvent], head: bytes, chain: int, redact: bool
+    season_id: str,
+    records: list[RecordedEvent],
+    head: bytes,
+    *,
+    chain: int,
+    redact: bool,
+    chat_head: dict[str, Any] | None,
+    chat_lines: list[dict[str, Any]],
 ) -> Iterator[bytes]:
     hide = [redact and hidden_from_auditors(r.type) for r in records]
-    yield _dump(header(season_id, records, head, chain, sum(hide) if redact else None))
+    first = header(season_id, records, head, chain, sum(hide) if redact else None)
+    yield _dump(first if chat_head is None else {**first, "chat": chat_head})
     for record, hidden in zip(records, hide, strict=True):
         yield _dump(event_line(record, chain, redact=hidden))
+    for line in chat_lines:
+        yield _dump(line)
 
 
 def _dump(obj: dict[str, Any]) -> bytes:
@@ -237,16 +263,47 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     records: list[RecordedEvent] = []
     digests: list[bytes | None] = []
     redacted: set[int] = set()
+    chat = _chat_reader(season_id, head_obj)
     for number, raw in enumerate(it, start=2):
         if not raw.strip():
             continue
         obj = _json(raw, number)
+        if _chat_line(chat, obj, number):
+            continue
         record, digest, hidden = _record(season_id, obj, number, chain)
         if hidden:
             redacted.add(len(records))
         records.append(record)
         digests.append(digest)
-    return Export(season_id, head, count, records, head_obj, chain, digests, frozenset(redacted))
+    section = chat.section() if chat is not None else None
+    marks = frozenset(redacted)
+    return Export(season_id, head, count, records, head_obj, chain, digests, marks, section)
+
+
+def _chat_reader(season_id: str, head_obj: dict[str, Any]) -> ChatReader | None:
+    """The reader of the chat section the header names (None: the file has no chat)."""
+    if "chat" not in head_obj:
+        return None
+    try:
+        return ChatReader(season_id, head_obj["chat"])
+    except ChatLineError as exc:
+        raise ExportError(1, exc.said) from None
+
+
+def _chat_line(chat: ChatReader | None, obj: dict[str, Any], number: int) -> bool:
+    """Whether line `number` is a chat line (read into `chat`); the season's event lines all
+    come before the chat lines, and chat lines only in a file whose header names a chat."""
+    try:
+        if "chat" in obj:
+            if chat is None:
+                raise ChatLineError(Said("export.chat_unannounced"))
+            chat.add(obj)
+            return True
+        if chat is not None and chat.records:
+            raise ChatLineError(Said("export.event_after_chat"))
+    except ChatLineError as exc:
+        raise ExportError(number, exc.said) from None
+    return False
 
 
 def _json(raw: bytes | str, number: int) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Checking an export offline (docs/export.md): the hash chain, every Divan re-run, the seed
-commitment, the published chain heads."""
+commitment, the published chain heads, the chat chain and its texts (ADR-106)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from uuid import UUID
 import msgspec
 
 from shared.app.export import Export
+from shared.app.export_chat_check import check_chat
 from shared.app.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
@@ -40,9 +41,11 @@ class BadEvent:
     event_id: str | None
     type: str | None
     why: Said
+    chat: bool = False  # a chat event (ADR-106): `version` is its chat version
 
     def as_json(self, in_file: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"version": self.version}
+        out: dict[str, Any] = {"stream": "chat"} if self.chat else {}
+        out["version"] = self.version
         if in_file:
             out["line"] = self.index + 2
         return {**out, "event_id": self.event_id, "type": self.type, "why": self.why}
@@ -67,6 +70,8 @@ class Verdict:
     sealed_orders: Said = field(default_factory=lambda: Said("export.sealed_not_run"))
     # ADR-53: every correction applied by ops, beside any mismatch it compensates
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    # ADR-106: the chat chain and its texts
+    chat: Said = field(default_factory=lambda: Said("export.chat_none"))
 
     @property
     def ok(self) -> bool:
@@ -99,6 +104,7 @@ class Verdict:
             "seed_commitment": self.seed_commitment,
             "heads": self.heads,
             "sealed_orders": self.sealed_orders,
+            "chat": self.chat,
             "redacted": self.redacted,
             "first_bad_event": first.as_json(in_file) if first else None,
             "ok": self.ok,
@@ -140,6 +146,7 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     records = export.records
     verdict = Verdict(export.season_id, len(records), redacted=len(export.redacted))
     chain_ok = _check_chain(export, verdict)
+    _check_chat(export, verdict)
     if chain_ok and heads is not None:
         _check_heads(records, heads, verdict)
     if export.redacted:
@@ -183,6 +190,16 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         verdict.replay = Said("export.divans_differ", count=len(rerun))
     _check_seed(decoded, records, verdict)
     return verdict
+
+
+def _check_chat(export: Export, verdict: Verdict) -> None:
+    """ADR-106: the chat chain and its texts; a bad chat event is named after the season's
+    events (its line in a file follows theirs)."""
+    verdict.chat, bad = check_chat(export.season_id, export.chat)
+    if bad is not None:
+        why = Said("export.chat_broken", version=bad.version, why=bad.why)
+        index = len(export.records) + bad.index
+        verdict.bad.append(BadEvent(index, bad.version, bad.event_id, bad.type, why, chat=True))
 
 
 def _mismatches(

@@ -67,14 +67,23 @@ def chat_hash(prev: bytes, season_id: str, version: int, e: ChatNew | ChatRecord
     """sha256(prev || envelope); the envelope is chain version 2's layout with SCHEME: scheme,
     season, version (8 bytes), event id (16), type, sha256(data), each variable field
     length-prefixed (docs/eventstore.md "Hash chain")."""
+    digest = hashlib.sha256(e.data).digest()
+    return chat_link(prev, season_id, version, event_id=e.event_id, type_=e.type, digest=digest)
+
+
+def chat_link(
+    prev: bytes, season_id: str, version: int, *, event_id: UUID, type_: str, digest: bytes
+) -> bytes:
+    """The link of chat_hash from the data's digest alone: what a checker of an export whose
+    data was left out (R-15.3) computes (docs/export.md "Chat")."""
     envelope = b"".join(
         (
             _field(SCHEME),
             _field(season_id.encode()),
             version.to_bytes(8, "big"),
-            e.event_id.bytes,
-            _field(e.type.encode()),
-            _field(hashlib.sha256(e.data).digest()),
+            event_id.bytes,
+            _field(type_.encode()),
+            _field(digest),
         )
     )
     return hashlib.sha256(prev + envelope).digest()
@@ -176,6 +185,32 @@ INSERT INTO chat_marks (season_id, seat, channel, read_to) VALUES ($1, $2, $3, $
 ON CONFLICT (season_id, seat, channel)
 DO UPDATE SET read_to = greatest(chat_marks.read_to, excluded.read_to)
 RETURNING read_to"""
+
+
+async def import_chat(
+    conn: asyncpg.Connection, season_id: str, records: Sequence[ChatRecord], at: datetime
+) -> None:
+    """An exported chat stream into an audit copy, inside the import's transaction (ADR-106):
+    the same ids, types, data and texts, so the same hashes (ChainError before a write if a
+    recomputed hash is not the record's); an erased or hidden text the file withheld is NULL."""
+    if not records:
+        return
+    new = [
+        ChatNew(event_id=r.event_id, type=r.type, data=r.data, seat=r.seat, text=r.text)
+        for r in records
+    ]
+    chained = _chained(season_id, 0, GENESIS, new, at)
+    for want, got in zip(records, chained, strict=True):
+        if want.hash != got.hash:
+            raise ChainError(season_id, want.version, "chat chain: hash differs")
+    rows = [
+        (season_id, r.version, r.event_id, r.type, r.data, r.seat, at, r.prev_hash, r.hash)
+        for r in chained
+    ]
+    await conn.executemany(_INSERT, rows)
+    texts = [(season_id, r.version, r.text) for r in chained if r.text is not None]
+    if texts:
+        await conn.executemany(_TEXT, texts)
 
 
 class PostgresChatLog:

@@ -12,7 +12,7 @@ import msgspec
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
 from shared.eventstore.busy import Checkout
-from shared.eventstore.chat_log import PostgresChatLog
+from shared.eventstore.chat_log import ChatRecord, PostgresChatLog, import_chat
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,
@@ -165,8 +165,10 @@ class PostgresEventStore:
         chain: int | None,
         head: bytes,
         batch: int = 500,
+        chat: Sequence[ChatRecord] = (),
     ) -> list[RecordedEvent]:
-        """Store a whole exported season as an audit copy (ADR-58), all of it or nothing.
+        """Store a whole exported season (and its `chat`, ADR-106) as an audit copy (ADR-58),
+        all of it or nothing.
 
         One transaction marks the season in `audit_copies` (before its first event, so the
         due-work trigger tracks none of its deadlines), appends the events in statements of
@@ -200,6 +202,7 @@ class PostgresEventStore:
                     stored += one.recorded(got)
                     positions += got
                     last_hash = links[-1][1]
+                await import_chat(conn, season_id, chat, recorded_at)
         except asyncpg.UniqueViolationError as exc:
             # a second import of this season at once: its mark waited for the first's commit
             raise ConcurrencyError(season_id, 0, None) from exc

@@ -143,6 +143,9 @@ PARAMS = {
     # sealed orders (ADR-57)
     "digests": 304,
     "sealed": "ok",
+    # the chat in exports (ADR-106)
+    "texts": 4,
+    "withheld": 2,
     # read your writes (issue 20): not_yet_projected's members
     "projected_version": 4,
 }

@@ -5,6 +5,7 @@ nothing, and `verify` of a season over HTTP; ops only."""
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 import msgspec
 
@@ -125,6 +126,34 @@ async def test_adr104_verify_over_http_as_the_cli_and_recorded(memory_api: Api) 
     assert_problem(
         await client.get("/v1/ops/seasons/nobody/verify", headers=ops), 404, "season_not_found"
     )
+
+
+async def test_adr106_verify_over_http_covers_the_chat_and_names_a_changed_text(
+    memory_api: Api,
+) -> None:
+    """ADR-106: the console's verify checks the chat chain and each text against its event's
+    digest, as `seksenbir verify SEASON` does."""
+    from shared.domain import chat_events as ce
+    from shared.domain.chat import text_digest
+    from shared.eventstore.chat_log import ChatNew
+
+    bey = await create_trial(memory_api.client)
+    sid, ops = bey.season_id, bearer(OPS_TOKEN)
+    log = memory_api.store.chat
+    for n, text in enumerate(("bir", "iki"), 1):
+        event = ce.MessageSent(at="2026-12-01T12:00:00+03:00", channel="all", seat=1,
+                               digest=text_digest(text))  # fmt: skip
+        new = ChatNew(event_id=UUID(int=n), type=ce.tag_of(event), data=ce.encode_chat(event),
+                      seat=1, text=text)  # fmt: skip
+        await log.append(sid, [new])
+    url = f"/v1/ops/seasons/{sid}/verify"
+    out = (await memory_api.client.get(url, headers=ops)).json()
+    assert out["ok"] is True and out["chat"].startswith("ok: 2 chat events, 2 texts"), out
+    stream = log._streams[sid]
+    stream[1] = msgspec.structs.replace(stream[1], text="üç")  # behind the store's back
+    out = (await memory_api.client.get(url, headers=ops)).json()
+    assert out["ok"] is False and out["chat"].startswith("broken: chat version 2: "), out
+    assert "the text's sha256 is not the digest" in out["first_bad_event"]["why"]
 
 
 async def test_adr103_a_live_divan_locks_at_its_held_instant(memory_api: Api) -> None:

@@ -4,12 +4,12 @@ season, texts beside the hashed data, erasure that leaves the chain whole, durab
 from __future__ import annotations
 
 import itertools
-import json
 import uuid
 
 import pytest
 
 from shared.domain import chat_events as ce
+from shared.domain.chat import text_digest
 from shared.eventstore import PostgresEventStore
 from shared.eventstore.chat_log import ChatNew, verify_chat
 from shared.eventstore.errors import ChainError
@@ -22,7 +22,9 @@ def new_id() -> uuid.UUID:
 
 
 def sent(text: str, seat: int = 1) -> ChatNew:
-    event = ce.MessageSent(at="2026-12-01T12:00:00+03:00", channel="all", seat=seat, digest="d")
+    event = ce.MessageSent(
+        at="2026-12-01T12:00:00+03:00", channel="all", seat=seat, digest=text_digest(text)
+    )
     return ChatNew(
         event_id=new_id(),
         type=ce.tag_of(event),
@@ -96,4 +98,6 @@ async def test_seksenbir_verify_covers_the_seasons_chat_chain(
     async with event_store._pool.acquire() as conn:
         await conn.execute("UPDATE chat_events SET data = '{}' WHERE version = 2")
     code, verdict = verify(migrated_pg_dsn, "chatty")
-    assert code == 1 and "chat chain" in json.dumps(verdict), verdict
+    assert code == 1 and verdict["chat"].startswith("broken: chat version 2: "), verdict
+    bad = verdict["first_bad_event"]
+    assert bad["stream"] == "chat" and bad["version"] == 2, verdict

@@ -10,12 +10,14 @@ texts only through the recorded reports list: R-14's ops read, ADR-53.)
 from __future__ import annotations
 
 import io
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from shared.domain import chat
+from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.http.support import AUDITOR_TOKEN, OPS_TOKEN, Api, bearer, open_api
@@ -112,3 +114,80 @@ async def test_no_canary_reaches_a_log_line(api: Api, captured_logs: io.StringIO
     assert "chat.sent" in logged
     assert not [c for c in CANARY.values() if c in logged]
     assert not [ch for ch in sent.values() if ch != "all" and f'"{ch}"' in logged]
+
+
+REASON = "kanarya-REASON-5e0"
+
+
+async def test_r15_3_exports_keep_private_words_from_auditors_and_logs(
+    api: Api, captured_logs: io.StringIO
+) -> None:
+    """R-15.3, ADR-106: ops' export holds every canary (and a report's reason); an auditor's
+    export during the season holds the public one only, and not the private or group texts'
+    digests either; no export writes a canary to a log line."""
+    sid, sent, _tokens = await world(api)
+    ops = await api.client.get(f"/v1/ops/seasons/{sid}/export", headers=bearer(OPS_TOKEN))
+    audited = await api.client.get(f"/v1/seasons/{sid}/export", headers=bearer(AUDITOR_TOKEN))
+    assert ops.status_code == 200 and audited.status_code == 200, (ops.text, audited.text)
+    assert all(c in ops.text for c in CANARY.values())
+    assert CANARY["public"] in audited.text
+    for kind in ("private", "group"):
+        assert CANARY[kind] not in audited.text, kind
+        assert chat.text_digest(CANARY[kind]) not in audited.text, kind
+        assert sent[kind] not in audited.text, kind  # who talked to whom, neither
+    logged = captured_logs.getvalue()
+    assert "export" in logged and not [c for c in CANARY.values() if c in logged]
+
+
+async def test_r15_3_after_the_kurultay_everyone_gets_every_event_but_private_words(
+    api: Api,
+) -> None:
+    """R-14 gives everyone the whole season after the Kurultay; R-15.3 keeps private and group
+    words (and a report's reason) to their members and ops: the public and the auditor's
+    export hold every chat line, public texts, no private one; ops' holds them all."""
+    from shared.eventstore.chat_log import ChatNew
+    from tests.audit.support import store_season
+
+    await store_season(api.store, "over", 4, live=True)
+    events = [
+        ce.MessageSent(
+            at="2026-12-01T12:00:00+03:00", channel=ch, seat=1, digest=chat.text_digest(t)
+        )
+        for ch, t in (("all", CANARY["public"]), ("pair-1-2", CANARY["private"]))
+    ]
+    report = ce.MessageReported(
+        at="2026-12-01T12:01:00+03:00", message=1, seat=2, digest=chat.text_digest(REASON)
+    )
+    await api.store.chat.append(
+        "over",
+        [
+            *(
+                ChatNew(
+                    event_id=uuid.UUID(int=n),
+                    type=ce.tag_of(e),
+                    data=ce.encode_chat(e),
+                    seat=1,
+                    text=t,
+                )
+                for n, (e, t) in enumerate(
+                    zip(events, (CANARY["public"], CANARY["private"]), strict=True), 1
+                )
+            ),
+            ChatNew(
+                event_id=uuid.UUID(int=3),
+                type=ce.tag_of(report),
+                data=ce.encode_chat(report),
+                seat=2,
+                text=REASON,
+            ),
+        ],
+    )
+    for headers in ({}, bearer(AUDITOR_TOKEN)):
+        r = await api.client.get("/v1/seasons/over/export", headers=headers)
+        assert r.status_code == 200, r.text
+        assert r.text.count('"chat":') == 1 + 3  # the header's, and every chat line
+        assert CANARY["public"] in r.text
+        assert CANARY["private"] not in r.text and REASON not in r.text
+        assert chat.text_digest(CANARY["private"]) not in r.text
+    whole = await api.client.get("/v1/seasons/over/export", headers=bearer(OPS_TOKEN))
+    assert CANARY["private"] in whole.text and REASON in whole.text

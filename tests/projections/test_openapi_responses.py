@@ -417,6 +417,13 @@ async def _chat_calls(call: Any, sid: str, a: dict[str, str], b: dict[str, str])
     await call("post", f"{c}/messages/{{message_id}}/hide", f"{s}/messages/{message}/hide",
                json={"reason": "R-15.2"}, headers=staff[0])  # fmt: skip
     await call("get", f"{c}/audit/chat-acts", f"{s}/audit/chat-acts", headers=staff[1])
+    # ADR-106: the exports' chat lines (ops' whole, an auditor's without private words)
+    r = await call("post", f"{c}/messages", f"{s}/messages", json={"to": "all", "text": "y"},
+                   headers=a)  # fmt: skip
+    assert r.status_code == 201, r.text
+    for path, who in (("/v1/ops/seasons/{season_id}/export", 0), (f"{c}/export", 1)):
+        r = await call("get", path, path.replace("{season_id}", sid), headers=staff[who])
+        assert r.status_code == 200 and b'{"chat":5,' in r.content, r.text
 
 
 async def test_a_live_seasons_reads_and_an_ended_stream_validate_against_the_document(

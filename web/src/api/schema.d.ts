@@ -2095,6 +2095,37 @@ export interface components {
             /** @description the seat refused */
             seat?: number;
         };
+        /** ExportChat */
+        ExportChat: {
+            /** @constant */
+            chain: "seksenbir/chat-chain/1";
+            events: number;
+            genesis: string;
+            head: string;
+            redacted?: components["schemas"]["ExportChatRedaction"] | null;
+        };
+        /** ExportChatEvent */
+        ExportChatEvent: {
+            chat: number;
+            event_id: string;
+            type: string;
+            data_digest: string;
+            recorded_at: string;
+            prev_hash: string;
+            hash: string;
+            data?: string | null;
+            /** @enum {null|string} */
+            redacted?: "R-15.3" | null;
+            text?: string | null;
+            /** @enum {null|string} */
+            withheld?: "erased" | "hidden" | "R-15.3" | null;
+        };
+        /** ExportChatRedaction */
+        ExportChatRedaction: {
+            /** @constant */
+            rule: "R-15.3";
+            events: number;
+        };
         /** ExportEvent */
         ExportEvent: {
             version: number;
@@ -2127,6 +2158,7 @@ export interface components {
             genesis: string;
             head: string;
             redacted?: components["schemas"]["ExportRedaction"] | null;
+            chat?: components["schemas"]["ExportChat"] | null;
         };
         /** ExportRedaction */
         ExportRedaction: {
@@ -3944,6 +3976,7 @@ export interface components {
             corrections: components["schemas"]["CorrectionNote"][];
             seed_commitment: string;
             sealed_orders: string;
+            chat: string;
             first_bad_event: components["schemas"]["BadEventOut"] | null;
             ok: boolean;
         };
@@ -8737,7 +8770,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description one JSON object per line: the ExportHeader, then an ExportEvent per event in version order (docs/export.md) */
+            /** @description one JSON object per line: the ExportHeader, then an ExportEvent per event in version order, then an ExportChatEvent per chat event (docs/export.md) */
             200: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8745,7 +8778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"];
+                    "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"] | components["schemas"]["ExportChatEvent"];
                 };
             };
             /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
@@ -8848,7 +8881,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description one JSON object per line: the ExportHeader, then an ExportEvent per event in version order; during a season an auditor's leaves out the data of the events R-14 hides, keeping each one's data_digest (docs/export.md) */
+            /** @description one JSON object per line: the ExportHeader, then an ExportEvent per event in version order, then an ExportChatEvent per chat event; during a season an auditor's leaves out the data of the events R-14 hides, keeping each one's data_digest, and everyone's but ops' leaves out private and group chat (R-15.3, docs/export.md) */
             200: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8856,7 +8889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"];
+                    "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportEvent"] | components["schemas"]["ExportChatEvent"];
                 };
             };
             /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */

@@ -360,7 +360,7 @@ function verifySection(ctx: DivanCtx): HTMLElement {
       const v = await consoleApi.verify(ctx.token, ctx.season);
       out.append(
         h('p', { class: v.ok ? 'ok' : 'bad', 'data-ok': String(v.ok) }, v.ok ? ct('verifyOk') : ct('verifyBad', { why: v.first_bad_event?.why ?? v.replay })),
-        table(['', ''], [['hash_chain', v.hash_chain], ['replay', v.replay], ['seed_commitment', v.seed_commitment], ['sealed_orders', v.sealed_orders], ['events', v.events], ['head', v.head ?? '–']]),
+        table(['', ''], [['hash_chain', v.hash_chain], ['replay', v.replay], ['seed_commitment', v.seed_commitment], ['sealed_orders', v.sealed_orders], ['chat', v.chat], ['events', v.events], ['head', v.head ?? '–']]),
       );
     } catch (e) {
       out.append(e instanceof ApiProblem ? failure(e) : failure(String(e)));
