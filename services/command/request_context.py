@@ -22,6 +22,7 @@ from shared.app import request_auth as auth
 from shared.app.bodies import canonical_json
 from shared.app.language import negotiate
 from shared.app.problems import Problem
+from shared.app.strict import StrictRequest
 from shared.eventstore import request_hash
 
 
@@ -43,12 +44,7 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
     # same JSON is the same request, whatever its layout: the hash is over its canonical form.
     value = request.headers.get("idempotency-key")
     key = (
-        Key(
-            value,
-            request_hash(
-                request.method, request.scope["path"], canonical_json(await request.body())
-            ),
-        )
+        Key(value, request_hash(request.method, request.scope["path"], await _canonical(request)))
         if value is not None
         else None
     )
@@ -59,6 +55,14 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
         instance=request.url.path,
         lang=negotiate(request.scope),
     )
+
+
+async def _canonical(request: Request[Any, Any, Any]) -> bytes:
+    """The body's canonical form, from the parse its duplicate-key check reads too."""
+    body = await request.body()
+    if isinstance(request, StrictRequest):
+        return request.parsed_body(body).canonical
+    return canonical_json(body)
 
 
 async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
