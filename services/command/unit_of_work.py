@@ -109,6 +109,7 @@ class _Read:
 
     loaded: Loaded
     fresh: bool
+    authorised: bool = False  # the bey's token was checked on this very fold (`_authorise`)
 
 
 async def _authorise(svc: Services, ctx: Context) -> tuple[int, _Read]:
@@ -117,12 +118,12 @@ async def _authorise(svc: Services, ctx: Context) -> tuple[int, _Read]:
     cached = svc.seasons.peek(ctx.season_id)
     if cached is not None:
         try:
-            return seat_of(ctx.claim, cached.state), _Read(cached, fresh=False)
+            return seat_of(ctx.claim, cached.state), _Read(cached, False, authorised=True)
         except Problem as p:
             if p.code != "bad_token":  # refusals that do not depend on the season's state
                 raise
     loaded = await load(svc, ctx.season_id)
-    return seat_of(ctx.claim, loaded.state), _Read(loaded, fresh=True)
+    return seat_of(ctx.claim, loaded.state), _Read(loaded, True, authorised=True)
 
 
 @contextmanager
@@ -180,7 +181,8 @@ async def _attempt(
     season_id = ctx.season_id
     fold = await read
     loaded, fresh = fold.loaded, fold.fresh
-    _authorised(ctx, loaded, seat, fresh)
+    if not fold.authorised:  # the fold the bey was authorised on is not checked twice
+        _authorised(ctx, loaded, seat, fresh)
     at = svc.clock()  # each attempt is decided, and stamped, at its own instant
     overdue = live.overdue_close(loaded.state, at)
     if overdue is not None:  # closed at its instant, recorded or not yet
