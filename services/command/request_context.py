@@ -67,6 +67,7 @@ async def _canonical(request: Request[Any, Any, Any]) -> bytes:
 
 async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
+    await auth.edge_guard(connection, _handler)  # the app's checks come first (edge_checks)
     svc = services(connection)
     role = auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.ops")
     if role != "ops":
@@ -75,6 +76,7 @@ async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
 
 async def staff_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Auditors and ops: 401 without a token or for a guess, 403 for a bey's."""
+    await auth.edge_guard(connection, _handler)  # the app's checks come first (edge_checks)
     svc = services(connection)
     auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.staff")
 
