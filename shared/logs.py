@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import msgspec
 import structlog
+from structlog.processors import add_log_level
 
 REDACT = ("token", "authorization", "seed", "salt")
 
@@ -35,6 +36,14 @@ def _redact(_logger: object, _name: str, event: MutableMapping[str, Any]) -> Map
         if _secret(key):
             event[key] = "[redacted]"
     return event
+
+
+def _stamped(logger: object, name: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
+    """structlog's add_log_level and TimeStamper(fmt="iso", utc=True), then _redact, as one
+    processor: every line of every process passes here (one call instead of three)."""
+    add_log_level(logger, name, event)
+    event["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    return _redact(logger, name, event)
 
 
 _encoder = msgspec.json.Encoder(enc_hook=repr)  # a value JSON cannot carry is logged as repr
@@ -158,11 +167,7 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
         if json
         else structlog.dev.ConsoleRenderer()
     )
-    stamped: list[structlog.types.Processor] = [
-        structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-        _redact,
-    ]
+    stamped: list[structlog.types.Processor] = [_stamped]
     # Libraries' stdlib records (asyncpg, uvicorn, dramatiq, redis) in the same format, on stderr
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
