@@ -181,8 +181,7 @@ async def _attempt(
     season_id = ctx.season_id
     fold = await read
     loaded, fresh = fold.loaded, fold.fresh
-    if not fold.authorised:  # the fold the bey was authorised on is not checked twice
-        _authorised(ctx, loaded, seat, fresh)
+    _authorised(ctx, fold, seat)
     at = svc.clock()  # each attempt is decided, and stamped, at its own instant
     overdue = live.overdue_close(loaded.state, at)
     if overdue is not None:  # R-1.4: closed at its instant, recorded or not yet
@@ -229,12 +228,15 @@ async def _attempt(
     return Outcome(status, body)
 
 
-def _authorised(ctx: Context, loaded: Loaded, seat: int, fresh: bool) -> None:
-    """The token checked on the fold decided on; one the cache refuses is decided again."""
+def _authorised(ctx: Context, fold: _Read, seat: int) -> None:
+    """The token checked on the fold decided on (not twice on the fold the bey was just
+    authorised on: it is immutable); one the cache refuses is decided again."""
+    if fold.authorised:
+        return
     try:
-        seat_of(ctx.claim, loaded.state)
+        seat_of(ctx.claim, fold.loaded.state)
     except Problem as p:
-        if fresh or p.code != "bad_token":
+        if fold.fresh or p.code != "bad_token":
             raise
         raise DecideAgain from None
 
