@@ -1,7 +1,7 @@
 """Order submissions per second through the real command API, beside two baselines.
 
-Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--concurrency 16] [--seasons 16]
-     [--pool 10] [--dsn postgresql://postgres@127.0.0.1:5432/test]
+Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--rounds 6] [--concurrency 16]
+     [--seasons 16] [--pool 10] [--dsn postgresql://postgres@127.0.0.1:5432/test]
 
 Creates a scratch database on the server of --dsn (default $SEKSENBIR_PG_DSN, else
 postgresql://postgres@127.0.0.1:5432/test), applies the migrations, and drops it afterwards.
@@ -19,8 +19,13 @@ All three figures are measured in the same run on the same database:
 3. raw: single-row asyncpg INSERT commits per second (no HTTP), same concurrency and pool.
 
 Both HTTP apps are driven in-process by httpx.AsyncClient over ASGITransport, so the client's
-own cost is in both figures alike. Logs are rendered as in production (JSON) and discarded.
-Target (issue 27): api / bare >= 0.8.
+own cost is in both figures alike. Logs are rendered as in production (JSON, the access line
+of every API request included) and discarded.
+
+Every variant is started once (the API's seasons joined once), then --rounds rounds measure
+one window of each, alternating (A/B/A/B, every other round in reverse order, so a load that
+drifts during a round weighs on both); each round prints its load average and its api/bare
+ratio, and the figure is the median of the rounds' ratios. Target (issue 27): api / bare >= 0.8.
 """
 
 from __future__ import annotations
@@ -220,7 +225,13 @@ def picker(beys: list[Bey], args: argparse.Namespace) -> Callable[[int, int], Be
     return pick
 
 
-async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
+Window = Callable[[], Awaitable[Result]]  # one measured window of one variant
+
+
+@asynccontextmanager
+async def api_variants(dsn: str, args: argparse.Namespace) -> AsyncIterator[tuple[Window, Window]]:
+    """The API up once, its seasons joined once: a window with a fresh Idempotency-Key per
+    request, and one without the header."""
     ns = f"bench-orders-{secrets.token_hex(4)}"  # the broker's keys, deleted afterwards
     settings = Settings(
         pg_dsn=dsn,
@@ -236,8 +247,18 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         reads_per_minute=0,
         reads_per_token_per_minute=0,
     )
+    app = create_app(settings)
     try:
-        return await _bench_api(create_app(settings), args, key=key)
+        # As in production: a real Redis broker, to which accepted commands send projector
+        # wake-ups.
+        async with in_process(app) as client:
+            pick = picker(await api_beys(client, args.seasons), args)
+            windows = iter(range(1_000_000))  # every window's keys are its own: no replays
+
+            def variant(key: bool) -> Window:
+                return lambda: _api_window(app, client, pick, args, next(windows) if key else None)
+
+            yield variant(True), variant(False)
     finally:
         r = redis.Redis.from_url(args.redis)
         for k in r.scan_iter(f"{ns}:*"):
@@ -245,36 +266,31 @@ async def bench_api(dsn: str, args: argparse.Namespace, *, key: bool) -> Result:
         r.close()
 
 
-async def _bench_api(app: Litestar, args: argparse.Namespace, *, key: bool) -> Result:
-    # As in production: a real Redis broker, to which accepted commands send projector wake-ups.
-    async with in_process(app) as client:
-        beys = await api_beys(client, args.seasons)
-
-        pick = picker(beys, args)
-
-        async def one(worker: int, n: int) -> int:
-            bey = pick(worker, n)
-            headers = {
-                "Authorization": f"Bearer {bey.token}",
-                "Content-Type": "application/json",
-            }
-            if key:
-                headers["Idempotency-Key"] = f"w{worker}-{n}"
-            r = await client.post(
-                f"/v1/seasons/{bey.season_id}/orders", content=bey.body, headers=headers
-            )
-            return r.status_code
-
-        name = "api" if key else "api (no Idempotency-Key)"
-        store = app.state.services.seasons.store
-        before = store.group_stats()
-        result = await drive(name, args.concurrency, args.seconds, args.warmup, one)
-        statements, appends, splits = (
-            a - b for a, b in zip(store.group_stats(), before, strict=True)
+async def _api_window(
+    app: Litestar,
+    client: httpx.AsyncClient,
+    pick: Callable[[int, int], Bey],
+    args: argparse.Namespace,
+    window: int | None,
+) -> Result:
+    async def one(worker: int, n: int) -> int:
+        bey = pick(worker, n)
+        headers = {"Authorization": f"Bearer {bey.token}", "Content-Type": "application/json"}
+        if window is not None:
+            headers["Idempotency-Key"] = f"r{window}-w{worker}-{n}"
+        r = await client.post(
+            f"/v1/seasons/{bey.season_id}/orders", content=bey.body, headers=headers
         )
-        result.note = f", {appends / max(statements, 1):.1f} appends per statement"
-        result.note += f", {splits} groups split" if splits else ""
-        return result
+        return r.status_code
+
+    name = "api" if window is not None else "api (no Idempotency-Key)"
+    store = app.state.services.seasons.store
+    before = store.group_stats()
+    result = await drive(name, args.concurrency, args.seconds, args.warmup, one)
+    statements, appends, splits = (a - b for a, b in zip(store.group_stats(), before, strict=True))
+    result.note = f", {appends / max(statements, 1):.1f} appends per statement"
+    result.note += f", {splits} groups split" if splits else ""
+    return result
 
 
 def bare_app(dsn: str, pool_size: int) -> Litestar:
@@ -307,7 +323,8 @@ def bare_app(dsn: str, pool_size: int) -> Litestar:
     return Litestar(route_handlers=[submit], lifespan=[lifespan])
 
 
-async def bench_bare(dsn: str, args: argparse.Namespace) -> Result:
+@asynccontextmanager
+async def bare_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Window]:
     async with in_process(bare_app(dsn, args.pool)) as client:
         body = Bey("s", 1, 6, "").body
 
@@ -316,10 +333,11 @@ async def bench_bare(dsn: str, args: argparse.Namespace) -> Result:
             r = await client.post(f"/bare/season-{n % 8}/orders", content=body, headers=headers)
             return r.status_code
 
-        return await drive("bare", args.concurrency, args.seconds, args.warmup, one)
+        yield lambda: drive("bare", args.concurrency, args.seconds, args.warmup, one)
 
 
-async def bench_raw(dsn: str, args: argparse.Namespace) -> Result:
+@asynccontextmanager
+async def raw_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Window]:
     pool = await create_pool(dsn, PoolSettings(max_size=args.pool))
     body = Bey("s", 1, 6, "").body
     try:
@@ -333,7 +351,7 @@ async def bench_raw(dsn: str, args: argparse.Namespace) -> Result:
             )
             return 200
 
-        return await drive("raw", args.concurrency, args.seconds, args.warmup, one)
+        yield lambda: drive("raw", args.concurrency, args.seconds, args.warmup, one)
     finally:
         await pool.close()
 
@@ -346,11 +364,66 @@ async def profile(dsn: str, args: argparse.Namespace) -> None:
 
     prof = cProfile.Profile()
     PROFILER.append(prof)
-    result = await bench_api(dsn, args, key=True)
+    async with api_variants(dsn, args) as (keyed, _plain):
+        result = await keyed()
     print(f"profiled: {result.rate:.0f} /s (under cProfile)")
     stats = pstats.Stats(prof)
     stats.sort_stats("tottime").print_stats(args.profile)
     stats.sort_stats("cumulative").print_stats(args.profile)
+
+
+@dataclass
+class Round:
+    load: float  # the 1-minute load average as the round started
+    api: Result
+    plain: Result
+    bare: Result
+    raw: Result
+
+
+async def measure(dsn: str, args: argparse.Namespace) -> list[Round]:
+    """Every variant up once (the API's seasons joined once), then --rounds rounds of one
+    window each, alternating: A/B/A/B, and each round in the reverse order of the one before,
+    so that a load that drifts during a round hits the API and the bare endpoint alike."""
+    rounds: list[Round] = []
+    async with (
+        api_variants(dsn, args) as (keyed, plain),
+        bare_variant(dsn, args) as bare,
+        raw_variant(dsn, args) as raw,
+    ):
+        order = {"api": keyed, "bare": bare, "plain": plain, "raw": raw}
+        for n in range(args.rounds):
+            load = os.getloadavg()[0]
+            names = list(order) if n % 2 == 0 else list(reversed(order))
+            got = {name: await order[name]() for name in names}
+            rounds.append(Round(load, got["api"], got["plain"], got["bare"], got["raw"]))
+    return rounds
+
+
+def report(rounds: list[Round], args: argparse.Namespace) -> None:
+    for n, rnd in enumerate(rounds, start=1):
+        print(
+            f"round {n} (load average {rnd.load:.1f}): api/bare {rnd.api.rate / rnd.bare.rate:.2f}"
+        )
+        for r in (rnd.api, rnd.plain, rnd.bare, rnd.raw):
+            other = {s: k for s, k in r.statuses.items() if not 200 <= s < 300}
+            print(
+                f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
+                f"({r.done} ok in {r.seconds:.1f} s, {100 * r.cpu / r.seconds:.0f} % of a core; "
+                f"non-2xx {other}{r.note})"
+            )
+    keyed = [r.api.rate / r.bare.rate for r in rounds]
+    plain = [r.plain.rate / r.bare.rate for r in rounds]
+    cpu = [r.bare.cpu_us / r.api.cpu_us for r in rounds]
+    loads = [r.load for r in rounds]
+    print(
+        f"median of {args.rounds} paired rounds (load average {min(loads):.1f}–{max(loads):.1f}, "
+        f"now {os.getloadavg()[0]:.1f}): ratio api/bare = {statistics.median(keyed):.2f} "
+        f"(target >= 0.8; rounds {', '.join(f'{x:.2f}' for x in keyed)}); without the key "
+        f"{statistics.median(plain):.2f}; CPU per request bare/api = "
+        f"{statistics.median(cpu):.2f}; bare/raw = "
+        f"{statistics.median(r.bare.rate / r.raw.rate for r in rounds):.2f}"
+    )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -375,35 +448,8 @@ async def main(args: argparse.Namespace) -> None:
             f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys, "
             f"spread over {args.spread}, {args.rounds} rounds"
         )
-        rounds: list[list[Result]] = []
-        for _ in range(args.rounds):  # alternate the variants: a noisy box hits all alike
-            rounds.append(
-                [
-                    await bench_api(dsn, args, key=True),
-                    await bench_api(dsn, args, key=False),
-                    await bench_bare(dsn, args),
-                    await bench_raw(dsn, args),
-                ]
-            )
-    for n, results in enumerate(rounds, start=1):
-        print(f"round {n}:")
-        for r in results:
-            other = {s: k for s, k in r.statuses.items() if not 200 <= s < 300}
-            print(
-                f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
-                f"({r.done} ok in {r.seconds:.1f} s, {100 * r.cpu / r.seconds:.0f} % of a core; "
-                f"non-2xx {other}{r.note})"
-            )
-    keyed = [api.rate / bare.rate for api, _, bare, _ in rounds]
-    plain = [api.rate / bare.rate for _, api, bare, _ in rounds]
-    cpu = [bare.cpu_us / api.cpu_us for api, _, bare, _ in rounds]
-    print(
-        f"median of {args.rounds} rounds: ratio api/bare = {statistics.median(keyed):.2f} "
-        f"(target >= 0.8; rounds {', '.join(f'{x:.2f}' for x in keyed)}); without the key "
-        f"{statistics.median(plain):.2f}; CPU per request bare/api = "
-        f"{statistics.median(cpu):.2f}; bare/raw = "
-        f"{statistics.median(b.rate / r.rate for _, _, b, r in rounds):.2f}"
-    )
+        rounds = await measure(dsn, args)
+    report(rounds, args)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -426,7 +472,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default=Settings().group_commit,
         help="the API's group commit: statements in flight (0: one statement per append)",
     )
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians reported")
+    p.add_argument(
+        "--rounds", type=int, default=6, help="alternating paired rounds; medians reported"
+    )
     p.add_argument(
         "--profile", type=int, default=0, help="N: profile the API alone, print its top N lines"
     )

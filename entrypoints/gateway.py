@@ -28,7 +28,7 @@ from shared.app.client_address import networks
 from shared.app.head import answer_head
 from shared.app.problems import exception_handlers
 from shared.app.ratelimit import RequestLimits, SharedFailures
-from shared.app.request_auth import edge_guard
+from shared.app.request_auth import edge_checks
 from shared.app.strict import StrictRequest, strict_path_integers
 from shared.eventstore import EventStore
 from shared.settings import Settings
@@ -166,10 +166,11 @@ def create_app(
             command_app.ready,
         ],
         lifespan=[_lifespan(settings, clients, clock, (shared, limits))],
-        # before every route's own guards and dependencies: a season id no season can have is
-        # 404 before a token is checked or a store asked (issue 20)
-        # and two Authorization headers are 400, never first-wins (ADR-75)
-        guards=[edge_guard],
+        # before every route's dependencies and body (and, called by them, its own guards' token
+        # checks): a season id no season can have is 404 before a token is checked or a store
+        # asked (issue 20), and two Authorization headers are 400, never first-wins (ADR-75);
+        # a hook, not a guard: Litestar copies the handler for every guard call (ADR-111)
+        before_request=edge_checks,
         exception_handlers=exception_handlers(),  # one problem+json mapping for both APIs
         cors_config=cors,
         middleware=command_app.middleware(settings, shared, limits, (), limiter_clock),

@@ -22,6 +22,7 @@ from shared.app import request_auth as auth
 from shared.app.bodies import canonical_json
 from shared.app.language import negotiate
 from shared.app.problems import Problem
+from shared.app.strict import StrictRequest
 from shared.eventstore import request_hash
 
 
@@ -43,12 +44,7 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
     # same JSON is the same request, whatever its layout: the hash is over its canonical form.
     value = request.headers.get("idempotency-key")
     key = (
-        Key(
-            value,
-            request_hash(
-                request.method, request.scope["path"], canonical_json(await request.body())
-            ),
-        )
+        Key(value, request_hash(request.method, request.scope["path"], await _canonical(request)))
         if value is not None
         else None
     )
@@ -61,8 +57,17 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
     )
 
 
+async def _canonical(request: Request[Any, Any, Any]) -> bytes:
+    """The body's canonical form, from the parse its duplicate-key check reads too."""
+    body = await request.body()
+    if isinstance(request, StrictRequest):
+        return request.parsed_body(body).canonical
+    return canonical_json(body)
+
+
 async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: a staff token of ops (guards run before the handler's parameters parse)."""
+    await auth.edge_guard(connection, _handler)  # the app's checks come first (edge_checks)
     svc = services(connection)
     role = auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.ops")
     if role != "ops":
@@ -71,6 +76,7 @@ async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
 
 async def staff_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Auditors and ops: 401 without a token or for a guess, 403 for a bey's."""
+    await auth.edge_guard(connection, _handler)  # the app's checks come first (edge_checks)
     svc = services(connection)
     auth.require_staff(connection, svc.ops, svc.auditors, missing="missing_token.staff")
 

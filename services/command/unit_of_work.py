@@ -109,6 +109,7 @@ class _Read:
 
     loaded: Loaded
     fresh: bool
+    authorised: bool = False  # the bey's token was checked on this very fold (`_authorise`)
 
 
 async def _authorise(svc: Services, ctx: Context) -> tuple[int, _Read]:
@@ -117,12 +118,12 @@ async def _authorise(svc: Services, ctx: Context) -> tuple[int, _Read]:
     cached = svc.seasons.peek(ctx.season_id)
     if cached is not None:
         try:
-            return seat_of(ctx.claim, cached.state), _Read(cached, fresh=False)
+            return seat_of(ctx.claim, cached.state), _Read(cached, False, authorised=True)
         except Problem as p:
             if p.code != "bad_token":  # refusals that do not depend on the season's state
                 raise
     loaded = await load(svc, ctx.season_id)
-    return seat_of(ctx.claim, loaded.state), _Read(loaded, fresh=True)
+    return seat_of(ctx.claim, loaded.state), _Read(loaded, True, authorised=True)
 
 
 @contextmanager
@@ -180,7 +181,7 @@ async def _attempt(
     season_id = ctx.season_id
     fold = await read
     loaded, fresh = fold.loaded, fold.fresh
-    _authorised(ctx, loaded, seat, fresh)
+    _authorised(ctx, fold, seat)
     at = svc.clock()  # each attempt is decided, and stamped, at its own instant
     overdue = live.overdue_close(loaded.state, at)
     if overdue is not None:  # R-1.4: closed at its instant, recorded or not yet
@@ -227,12 +228,15 @@ async def _attempt(
     return Outcome(status, body)
 
 
-def _authorised(ctx: Context, loaded: Loaded, seat: int, fresh: bool) -> None:
-    """The token checked on the fold decided on; one the cache refuses is decided again."""
+def _authorised(ctx: Context, fold: _Read, seat: int) -> None:
+    """The token checked on the fold decided on (not twice on the fold the bey was just
+    authorised on: it is immutable); one the cache refuses is decided again."""
+    if fold.authorised:
+        return
     try:
-        seat_of(ctx.claim, loaded.state)
+        seat_of(ctx.claim, fold.loaded.state)
     except Problem as p:
-        if fresh or p.code != "bad_token":
+        if fold.fresh or p.code != "bad_token":
             raise
         raise DecideAgain from None
 

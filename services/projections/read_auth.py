@@ -35,6 +35,7 @@ def staff(request: Request[Any, Any, Any]) -> str:
 
 async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:
     """Ops only: an auditor's token, like a bey's, is 403 (guards run before the handler)."""
+    await edge.edge_guard(connection, _handler)  # the app's checks come first (edge_checks)
     if staff(connection) != "ops":
         raise Problem(403, "forbidden.ops")
 

@@ -135,17 +135,47 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+# Built once: json.loads and json.dumps with arguments build a decoder or encoder per call.
+_PAIRS = json.JSONDecoder(object_pairs_hook=unique_pairs)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class ParsedBody:
+    """One parse of a request body by the stdlib's decoder, refusing a key named twice in an
+    object (unique_pairs): what the duplicate-key check (shared.app.strict) and the canonical
+    form (an Idempotency-Key's request hash) both read, so a body is parsed once, not twice.
+    Runs after the depth scan (MAX_DEPTH levels at most) and on at most the 64 KiB a body may
+    have."""
+
+    __slots__ = ("_canonical", "body", "repeated", "value")
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.value: Any = None
+        self.repeated: str | None = None  # the first key an object repeats
+        self._canonical: bytes | None = body  # the body itself unless it is one JSON value
+        if not body:
+            return
+        try:  # as json.loads(body, object_pairs_hook=unique_pairs) does, without its set-up
+            self.value = _PAIRS.decode(body.decode(json.detect_encoding(body), "surrogatepass"))
+        except DuplicateKey as repeated:
+            self.repeated = repeated.key
+            return
+        except (ValueError, RecursionError):  # not JSON: msgspec refuses it, with its reasons
+            return
+        self._canonical = None  # encoded when asked for: only a keyed request needs it
+
+    @property
+    def canonical(self) -> bytes:
+        """The body as the same request, whatever its layout (issue 20 item 8, ADR-76): parsed
+        and re-encoded with sorted keys and no whitespace, so keys reordered, spaces or
+        escapes do not make another request; the body itself when it is not one JSON value
+        (the decoder refuses it: any bytes make that request)."""
+        if self._canonical is None:
+            self._canonical = _CANONICAL.encode(self.value).encode()
+        return self._canonical
+
+
 def canonical_json(body: bytes) -> bytes:
-    """The body as the same request, whatever its layout (issue 20 item 8, ADR-76): parsed and
-    re-encoded with sorted keys and no whitespace, so keys reordered, spaces or escapes
-    do not make another request; the body itself when it is not one JSON value (the decoder
-    refuses it: any bytes make that request). An Idempotency-Key's request hash is taken over
-    this. Runs after the depth scan (MAX_DEPTH levels at most) and on at most the 64 KiB a
-    body may have."""
-    if not body:
-        return body
-    try:
-        value = json.loads(body, object_pairs_hook=unique_pairs)
-    except (ValueError, RecursionError):  # not JSON, or a key twice (DuplicateKey): refused later
-        return body
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """ParsedBody(body).canonical: the form an Idempotency-Key's request hash is taken over."""
+    return ParsedBody(body).canonical

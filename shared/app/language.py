@@ -46,8 +46,16 @@ def accept_language(header: str | None) -> Lang | None:
     return best[2] if best else None
 
 
+# Where content_language keeps the language it chose for a request, in the request's scope:
+# the handlers' negotiate reads it instead of parsing the query and headers again.
+CHOSEN = "seksenbir.lang"
+
+
 def negotiate(scope: Mapping[str, object]) -> Lang:
     """The language an HTTP request asks for (see the module docstring)."""
+    chosen = scope.get(CHOSEN)
+    if isinstance(chosen, str):
+        return cast("Lang", chosen)
     raw = scope.get("query_string", b"")
     if isinstance(raw, bytes) and (b"lang" in raw or b"%" in raw):  # else no lang: no parse
         for value in parse_qs(raw.decode("latin-1")).get("lang", ()):
@@ -68,7 +76,7 @@ def content_language(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        lang = negotiate(scope)
+        lang = scope[CHOSEN] = negotiate(scope)
 
         async def said(message: Message) -> None:
             if message["type"] == "http.response.start":

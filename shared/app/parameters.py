@@ -3,8 +3,9 @@
 A season id with a NUL in it reached asyncpg and answered 500 `internal` with a traceback on
 every route that looks a season up in PostgreSQL, before the token was even checked; the ops
 read of a bey answered 503 `audit_unavailable` and logged a false `ops.secret_read_unrecorded`
-(its audit record could not be written either). `path_parameters` is a guard of the app, so it
-runs on every route of both APIs before the routes' own guards (the ops and staff token checks),
+(its audit record could not be written either). `path_parameters` is one of the app's checks
+(shared.app.request_auth.edge_checks), so it runs on every route of both APIs before the
+routes' own guards' token checks (the ops and staff token checks),
 dependencies (the bey claim), body and audit record:
 
 - a `season_id` no season can have (shared.eventstore.model.possible_season_id: 1 … 100
@@ -31,7 +32,7 @@ from shared.eventstore.model import possible_season_id
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-async def path_parameters(connection: Any, _handler: BaseRouteHandler) -> None:
+async def path_parameters(connection: Any, _handler: BaseRouteHandler | None = None) -> None:
     """The app's first guard: 404 for a path parameter no resource can have (an OPTIONS
     answer, Litestar's own `Allow` list, reads nothing and is left to it)."""
     if connection.scope["method"] == "OPTIONS":

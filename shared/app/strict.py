@@ -32,7 +32,6 @@ Refusals (docs/api.md):
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -41,7 +40,7 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
-from shared.app.bodies import DuplicateKey, unique_pairs
+from shared.app.bodies import ParsedBody
 from shared.app.bounds import bound_of, bounds_in, choices_in
 from shared.app.problems import Problem
 from shared.domain.messages import Said, said_from_english
@@ -158,20 +157,16 @@ def media_problem(content_type: str) -> Problem | None:
     return None
 
 
-def duplicate_key(body: bytes) -> str | None:
+def duplicate_key(body: bytes | ParsedBody) -> str | None:
     """The first key an object of `body` repeats, or None (also for a body that is not JSON:
-    msgspec refuses that, with its own reasons). One pass of the stdlib's C decoder, about
-    25 µs for a 12-order body; it runs after the depth scan (shared.app.bodies), so it never
-    meets more than MAX_DEPTH levels, and on at most the 64 KiB a body may have."""
-    if body.count(b":") < 2:  # fewer than two members in all: nothing can repeat
+    msgspec refuses that, with its own reasons), as text a problem can carry (a lone surrogate
+    escaped). One pass of the stdlib's C decoder (ParsedBody), shared with the canonical form
+    of the request; it runs after the depth scan (shared.app.bodies), so it never meets more
+    than MAX_DEPTH levels, and on at most the 64 KiB a body may have."""
+    parsed = body if isinstance(body, ParsedBody) else ParsedBody(body)
+    if parsed.repeated is None:
         return None
-    try:
-        json.loads(body, object_pairs_hook=unique_pairs)
-    except DuplicateKey as repeated:  # as text a problem can carry (a lone surrogate escaped)
-        return repeated.key.encode("utf-8", "backslashreplace").decode("utf-8")
-    except (ValueError, RecursionError):
-        return None
-    return None
+    return parsed.repeated.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _syntax_first(body: bytes, exc: msgspec.MsgspecError) -> msgspec.MsgspecError:
@@ -196,6 +191,16 @@ def _data_type(request: Request[Any, Any, Any]) -> Any:
 class StrictRequest(Request[Any, Any, Any]):
     """A request whose JSON body decodes strictly into the handler's `data` type (D-27)."""
 
+    _parsed: ParsedBody | None = None
+
+    def parsed_body(self, body: bytes) -> ParsedBody:
+        """`body` (this request's) parsed once: its duplicate-key check and its canonical form
+        (services.command.request_context) read the same parse."""
+        parsed = self._parsed
+        if parsed is None or parsed.body is not body:
+            parsed = self._parsed = ParsedBody(body)
+        return parsed
+
     async def json(self) -> Any:
         if self._json is Empty:
             target = _data_type(self)
@@ -204,7 +209,7 @@ class StrictRequest(Request[Any, Any, Any]):
             body = await self.body()
             if body and (refused := media_problem(self.headers.get("content-type", ""))):
                 raise refused
-            repeated = duplicate_key(body) if body else None
+            repeated = duplicate_key(self.parsed_body(body)) if body else None
             if repeated is not None:
                 raise Problem(
                     400, "malformed_json.duplicate_key", params={"key": repeated[:_KEY_SHOWN]}

@@ -6,7 +6,8 @@ The two app guards (path_parameters, one_authorization) were plain functions, so
 cost two hops and two thread switches (bench.api_orders: ~14 % of the API's CPU per request).
 Every guard is a coroutine function, and every sync dependency or handler says
 `sync_to_thread=False`. Litestar also copies the route handler for each guard it calls, so
-the app's own checks are one guard (shared.app.request_auth.edge_guard).
+the app's own checks are no guard but its before_request hook (shared.app.request_auth.
+edge_checks, ADR-111), which the routes' own guards call first.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from litestar import Litestar
 from litestar.handlers.base import BaseRouteHandler
 
 from entrypoints.gateway import create_app
+from shared.app.request_auth import edge_checks
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
 from tests.clock import StepClock
@@ -41,7 +43,7 @@ def test_every_guard_is_a_coroutine_function() -> None:
         for guard in handler.resolve_guards():
             fn = getattr(guard, "func", guard)  # Litestar wraps a sync guard (AsyncCallable)
             guards[getattr(fn, "__qualname__", repr(fn))] = fn
-    assert {"edge_guard", "ops_guard"} <= set(guards)
+    assert {"ops_guard", "staff_guard"} <= {name.rpartition(".")[2] for name in guards}
     hops = sorted(name for name, fn in guards.items() if not inspect.iscoroutinefunction(fn))
     assert hops == [], f"guards run in a worker thread on every request: {hops}"
 
@@ -59,7 +61,13 @@ def test_no_dependency_or_handler_runs_in_a_thread() -> None:
     assert hops == set()
 
 
-def test_the_app_guards_are_one() -> None:
-    """One copy of the handler a request for the app's checks, not one per check."""
-    app_guards = list(_gateway().guards)
-    assert [getattr(g, "__name__", "") for g in app_guards] == ["edge_guard"]
+def test_the_app_checks_copy_no_handler() -> None:
+    """No copy of the handler a request for the app's checks: they are the app's
+    before_request hook (a coroutine function), and no route has a guard but its own."""
+    app = _gateway()
+    assert list(app.guards) == []
+    hook = getattr(app.before_request, "func", app.before_request)
+    assert hook is edge_checks
+    assert inspect.iscoroutinefunction(edge_checks)
+    for handler in _handlers(app):
+        assert getattr(handler.resolve_before_request(), "func", None) in (edge_checks, None)
