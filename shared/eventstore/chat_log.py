@@ -15,6 +15,7 @@ channel is a row of `chat_marks`, in PostgreSQL, so a flushed Redis loses no unr
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
@@ -24,9 +25,9 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from shared.eventstore.busy import Checkout
+from shared.eventstore.busy import Checkout, as_busy, is_busy
 from shared.eventstore.clock import Clock, utc
-from shared.eventstore.errors import ChainError
+from shared.eventstore.errors import ChainError, StoreBusyError
 
 SCHEME = b"seksenbir/chat-chain/1"
 GENESIS = bytes(32)
@@ -178,17 +179,68 @@ DO UPDATE SET read_to = greatest(chat_marks.read_to, excluded.read_to)
 RETURNING read_to"""
 
 
+Waiting = list[tuple[Sequence[ChatNew], "asyncio.Future[list[ChatRecord]]"]]
+
+
 class PostgresChatLog:
-    """Rows of `chat_events`, `chat_texts` and `chat_marks` (migration 0013)."""
+    """Rows of `chat_events`, `chat_texts` and `chat_marks` (migration 0013).
+
+    A season's chat appends go out one transaction at a time per process (ADR-107): the
+    appends that arrive while one is in flight wait in this process, not on a pooled
+    connection blocked on the advisory lock, and go together in the next transaction (one
+    checkout, one lock, one commit for all). A flood of one season's chat so holds at most one
+    connection of the pool the season's commands need, whatever the number of senders.
+    """
 
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock) -> None:
         self._pool = pool
         self._clock = clock
+        self._waiting: dict[str, Waiting] = {}
+        self._writers: dict[str, asyncio.Task[None]] = {}
+        self.transactions = 0  # chat transactions written (group commit's figure, for tests)
 
     async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+        """The events appended at the end of the season's chat stream, in one transaction
+        with whatever else this process appends to it meanwhile. A caller cancelled before its
+        events were written has them dropped; after, they stay appended."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[ChatRecord]] = loop.create_future()
+        self._waiting.setdefault(season_id, []).append((events, future))
+        if season_id not in self._writers:
+            self._writers[season_id] = loop.create_task(self._drain(season_id))
+        return await future
+
+    async def _drain(self, season_id: str) -> None:
+        """Write what waits for `season_id`, a transaction at a time, until nothing does."""
+        try:
+            while batch := [w for w in self._waiting.pop(season_id, []) if not w[1].done()]:
+                try:
+                    written = await self._write(season_id, [e for es, _ in batch for e in es])
+                except BaseException as exc:
+                    for _events, future in batch:
+                        if not future.done():
+                            future.set_exception(
+                                as_busy(exc) if is_busy(exc) else _one_for_each(exc)
+                            )
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for events, future in batch:
+                    mine, written = written[: len(events)], written[len(events) :]
+                    if not future.done():
+                        future.set_result(mine)
+        finally:
+            del self._writers[season_id]
+            for _events, future in self._waiting.pop(season_id, []):  # left by a cancellation
+                if not future.done():
+                    future.set_exception(_one_for_each(asyncio.CancelledError()))
+
+    async def _write(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
         at = utc(self._clock())
+        self.transactions += 1
         async with Checkout(self._pool) as conn, conn.transaction():
-            # one writer per season's chat at a time; the season's own stream is untouched
+            # one writer per season's chat at a time (other processes' too); the season's own
+            # stream is untouched
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext('chat/' || $1))", season_id)
             head = await conn.fetchrow(_HEAD, season_id)
             start, prev = (head["version"], bytes(head["hash"])) if head else (0, GENESIS)
@@ -245,3 +297,10 @@ class PostgresChatLog:
     async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
         async with Checkout(self._pool) as conn:
             return int(await conn.fetchval(_MARK, season_id, seat, channel, version))
+
+
+def _one_for_each(exc: BaseException) -> Exception:
+    """What each caller of a failed chat transaction hears (a cancellation: busy)."""
+    if isinstance(exc, Exception):
+        return exc
+    return StoreBusyError("the chat transaction was cancelled")

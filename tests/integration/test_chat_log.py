@@ -3,16 +3,20 @@ season, texts beside the hashed data, erasure that leaves the chain whole, durab
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import uuid
 
+import asyncpg
 import pytest
 
 from shared.domain import chat_events as ce
-from shared.eventstore import PostgresEventStore
-from shared.eventstore.chat_log import ChatNew, verify_chat
+from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+from shared.eventstore.chat_log import ChatNew, PostgresChatLog, verify_chat
 from shared.eventstore.errors import ChainError
+from tests.clock import StepClock
+from tests.integration.support import wait_until
 
 _IDS = itertools.count(1)
 
@@ -97,3 +101,38 @@ async def test_seksenbir_verify_covers_the_seasons_chat_chain(
         await conn.execute("UPDATE chat_events SET data = '{}' WHERE version = 2")
     code, verdict = verify(migrated_pg_dsn, "chatty")
     assert code == 1 and "chat chain" in json.dumps(verdict), verdict
+
+
+async def test_a_flood_of_one_seasons_chat_holds_one_pooled_connection(
+    migrated_pg_dsn: str, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """Issue 24 (ADR-107): however many senders, one season's chat appends wait in the process,
+    not on pooled connections blocked on its advisory lock; the season's commands still find
+    a connection, and what waited goes out together in one transaction, in order."""
+    pool = await create_pool(migrated_pg_dsn, PoolSettings(min_size=1, max_size=2))
+    chat = PostgresChatLog(pool, clock=clock)
+    holder = await asyncpg.connect(migrated_pg_dsn)
+    try:
+        async with holder.transaction():  # another process's chat append, holding the lock
+            await holder.execute("SELECT pg_advisory_xact_lock(hashtext('chat/' || 's1'))")
+            sends = [asyncio.create_task(chat.append("s1", [sent(f"m{i}")])) for i in range(6)]
+
+            async def waiting_on_the_lock() -> bool:
+                return bool(await holder.fetchval(_LOCK_WAITERS))
+
+            await wait_until(waiting_on_the_lock)
+            async with asyncio.timeout(10):  # without a free connection this never answers
+                assert await PostgresEventStore(pool, clock=clock).stream_version("s2") == 0
+            assert await holder.fetchval(_LOCK_WAITERS) == 1
+        done = await asyncio.gather(*sends)
+    finally:
+        await holder.close()
+        await pool.close()
+    assert [r.version for (r,) in done] == [1, 2, 3, 4, 5, 6]
+    stored = await PostgresChatLog(pg_pool, clock=clock).read("s1")
+    assert [r.text for r in stored] == [f"m{i}" for i in range(6)]
+    assert chat.transactions == 1  # all six waited together behind the lock
+
+
+_LOCK_WAITERS = """
+SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"""
