@@ -250,7 +250,7 @@ def report(runs: list[dict[str, float]], args: argparse.Namespace) -> None:
     print(
         f"chat_flood: {machine()}, load {os.getloadavg()[0]:.2f}, {args.pairs} pairs of "
         f"{args.seconds} s runs, {args.concurrency} order loops, chat at {args.rate}/s, "
-        "19 ticketed streams open"
+        f"{args.streams} ticketed streams open"
     )
     for i, r in enumerate(runs):
         name = "B with chat   " if i % 2 else "A without chat"

@@ -32,11 +32,12 @@ class Run:
 
 @dataclass
 class ChatLoad:
-    """The chat side (a process of its own): the flood and the 19 streams."""
+    """The chat side (a process of its own): the flood and the beys' streams."""
 
     client: httpx.AsyncClient
     sid: str
     beys: list[dict[str, Any]]
+    listening: set[int]  # the seats whose stream is open
     heard: dict[int, list[float]] = field(default_factory=dict)  # message id -> arrivals
 
 
@@ -75,7 +76,8 @@ async def send(load: ChatLoad, run: Run, n: int) -> None:
     if r.status_code == 201:
         message = r.json()["message_id"]
         run.started[message] = t
-        run.members[message] = 19 if to == "all" else 1 + len(to)
+        members = {b["seat"] for b in beys} if to == "all" else {bey["seat"], *to}
+        run.members[message] = len(members & load.listening)
 
 
 async def flood(load: ChatLoad, run: Run, rate: float, stop: float) -> None:
@@ -100,7 +102,7 @@ def chat_side(conn: Any, base: str, sid: str, beys: list[dict[str, Any]], args: 
 
     async def main() -> None:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-            load = ChatLoad(client, sid, beys)
+            load = ChatLoad(client, sid, beys, {b["seat"] for b in beys[: args.streams]})
             readies = [asyncio.Event() for _ in beys[: args.streams]]
             streams = [
                 asyncio.create_task(listen(load, b, e)) for b, e in zip(beys, readies, strict=False)
