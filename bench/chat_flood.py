@@ -1,43 +1,147 @@
-"""A chat flood beside a live season's commands and Divan (issue 24, ADR-91).
+"""A chat flood beside a live season's commands and Divans (issue 24, ADR-107).
 
-Run: .venv/bin/python -m bench.chat_flood [--seconds 5] [--senders 19] [--concurrency 8]
-     [--dsn postgresql://postgres@127.0.0.1:5432/test]
+Run: .venv/bin/python -m bench.chat_flood [--seconds 6] [--pairs 3] [--rate 19]
+     [--concurrency 8] [--streams 19] [--dsn postgresql://postgres@127.0.0.1:5432/postgres]
 
-A scratch database on the server of --dsn (default $SEKSENBIR_PG_DSN), migrated and dropped
-afterwards; the command API (create_app, reads off, no broker: the Divan is resolved in
-process by the resolver's own code) on its own pool. One live season of 19 human beys. Two
-runs on the same season, each --seconds long: without chat, then with every bey flooding
-messages (public, private, group; the per-minute limit lifted for the bench) while the same
-order loops run. Figures: orders/s and their p99, messages/s sustained, p99 delivery (send to
-the message being on a recipient's page, polled by --pollers recipients), and the Divan's
-latency (lock and resolution, `resolve`) after each run. The stream's chat frames are not
-built (ADR-94): delivery here is by page poll.
+The app runs as in production, in processes of its own: `seksenbir up` (resolver, projections,
+scheduler, notifications; its API idles) on a scratch database of --dsn's server and a
+redis-server of the run's own, and the bench's API process beside it (`seksenbir serve`, the
+one difference: the chat's per-minute limit lifted, this being a flood). The load generator is
+kept out of the app's processes, and its two halves out of each other's: this process runs
+the order loops, the chat side (bench/chat_load.py: the flood and the beys' streams) runs in a
+process of its own, the Divan in a third. On a 2-core box a client in the app's event loop, or
+order loops sharing an HTTP connection pool with the flood, would measure the client, not the
+product.
+
+One live season of 19 human beys, --streams of them with their ticketed event stream open for
+the whole bench. Runs alternate, --pairs times: A (orders only), then B (the same orders, and
+chat at --rate messages/s in all). Each run: --concurrency order loops (a hold for the bey's
+memleket, every bey in turn) for --seconds, and halfway through the next Divan resolved by the
+resolver's own code (`resolve`, timed in its process). Figures per run: orders/s and their
+p99, messages sent/s, p99 delivery (a send's start to the `chat_message` notice on a member's
+stream; every member's notice counted; `delivered` the share that came), the Divan's
+milliseconds, and the CPU a second of the API process, the chat side and the order loops. The
+pairs' ratios (B/A for orders/s, A/B for the Divan's time: 1.0 is no effect, the issue's
+target >= 0.9) are printed with their median: a pair's runs are seconds apart, so the box's
+load (other work on it) falls on both alike. Figures go into docs/benchmarks.md with the load
+(`uptime`); no test asserts them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
+import contextlib
+import multiprocessing
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.api_orders import MEMLEKETS, in_process, quiet_json_logs, scratch_database
+from bench.api_orders import MEMLEKETS, scratch_database
+from bench.chat_load import Run, chat_side
 from bench.common import machine
-from entrypoints.gateway import create_app
-from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
-from shared.domain import chat
-from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
-from shared.settings import Settings
+from bench.idle import REPO, TICKS, cpu_ticks, free_port, own_redis, stack
+
+RETRIES = 100  # a Divan's attempts against the order loops' appends
 
 
 def p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100)[98] if len(samples) >= 2 else max(samples or [0])
+
+
+def serve(port: int) -> None:
+    """The bench's API process: `seksenbir serve`, the chat's per-minute limit lifted."""
+    from entrypoints import cli
+    from shared.domain import chat
+
+    chat.PER_MINUTE = 10**9  # type: ignore[misc]  # a flood, on purpose
+    raise SystemExit(cli.main(["serve", "--host", "127.0.0.1", "--port", str(port)]))
+
+
+@contextlib.contextmanager
+def api(port: int, env: dict[str, str], log: Path) -> Iterator[int]:
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.chat_flood", "--serve", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the API did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.2)
+        yield proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _healthy(port: int) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200
+    return False
+
+
+def divan_ms(dsn: str, sid: str, divan: int) -> float:
+    """Divan `divan` locked and resolved by the resolver's code in this (child) process."""
+    from bench.api_orders import quiet_json_logs
+    from services.resolver.divan import resolve
+    from shared.app.seasons import Seasons
+    from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+
+    quiet_json_logs()
+
+    async def run() -> float:
+        pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=2))
+        try:
+            store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
+            seasons = Seasons(store)
+            loaded = await seasons.load(sid)
+            assert loaded.state.calendar is not None
+            t = time.perf_counter()
+            # a Divan's appends race the order loops' (each conflict is retried, as the
+            # resolver's actor is redelivered): the time until it is resolved
+            outcome = await resolve(
+                seasons, sid, divan, now=loaded.state.calendar.at(divan), retries=RETRIES
+            )
+            assert outcome == "resolved", outcome
+            took = 1e3 * (time.perf_counter() - t)
+            await store.drain()  # the projections hear of the Divan at once
+            return took
+        finally:
+            await pool.close()
+
+    return asyncio.run(run())
+
+
+@dataclass
+class Load:
+    """The order loops' side (this process)."""
+
+    client: httpx.AsyncClient
+    sid: str
+    beys: list[dict[str, Any]]
+    pids: tuple[int, int]  # the API's and the chat side's processes
+    chat: Any  # the pipe to the chat side
 
 
 async def season(client: httpx.AsyncClient) -> tuple[str, list[dict[str, Any]]]:
@@ -53,127 +157,163 @@ async def season(client: httpx.AsyncClient) -> tuple[str, list[dict[str, Any]]]:
     return sid, beys
 
 
-async def run(  # noqa: C901 — three nested loops of one measurement
-    client: httpx.AsyncClient, sid: str, beys: list[Any], args: Any, flood: bool
-) -> dict[str, float]:
-    stop = time.perf_counter() + args.seconds
-    order_ms: list[float] = []
-    sent_at: dict[int, float] = {}
-    delivered: list[float] = []
-    messages = 0
+async def orders(load: Load, run: Run, w: int, concurrency: int, stop: float) -> None:
+    n = 0
+    while time.perf_counter() < stop:
+        bey = load.beys[(w + n * concurrency) % len(load.beys)]
+        body = {"orders": [{"province": bey["memleket"], "kind": "hold"}]}
+        t = time.perf_counter()
+        r = await load.client.post(f"/v1/seasons/{load.sid}/orders", json=body, headers=bey["auth"])
+        if r.status_code < 300:
+            run.orders.append(1e3 * (time.perf_counter() - t))
+        n += 1
 
-    async def orders(w: int) -> None:
-        n = 0
-        while time.perf_counter() < stop:
-            bey = beys[(w + n * args.concurrency) % len(beys)]
-            body = {"orders": [{"province": bey["memleket"], "kind": "hold"}]}
-            t = time.perf_counter()
-            r = await client.post(f"/v1/seasons/{sid}/orders", json=body, headers=bey["auth"])
-            if r.status_code < 300:
-                order_ms.append(1e3 * (time.perf_counter() - t))
-            n += 1
 
-    async def sender(i: int) -> None:
-        nonlocal messages
-        bey, n = beys[i % len(beys)], 0
-        while time.perf_counter() < stop:
-            other = beys[(i + 1 + n) % len(beys)]["seat"]
-            to = (
-                "all"
-                if n % 3 == 0
-                else [other]
-                if n % 3 == 1
-                else [other, beys[(i + 2) % 19]["seat"]]
-            )
-            if bey["seat"] in (to if isinstance(to, list) else []):
-                to = "all"
-            r = await client.post(
-                f"/v1/seasons/{sid}/messages",
-                json={"to": to, "text": f"söz {i}.{n}"},
-                headers=bey["auth"],
-            )
-            if r.status_code == 201:
-                messages += 1
-                if to == "all":
-                    sent_at[r.json()["message_id"]] = time.perf_counter()
-            n += 1
+async def one_run(load: Load, args: argparse.Namespace, chat: bool, divan: Any) -> Run:
+    """One run: its figures over the order loops' own span (the flood's sends still in flight
+    when they stop, and the Divan, are waited for after it)."""
+    run = Run()
 
-    async def poller(i: int) -> None:
-        bey = beys[-1 - i]
-        while time.perf_counter() < stop:
-            r = await client.get(f"/v1/seasons/{sid}/channels/all/messages", headers=bey["auth"])
-            now = time.perf_counter()
-            for line in r.json()["messages"]:
-                t = sent_at.pop(line["message_id"], None)
-                if t is not None:
-                    delivered.append(1e3 * (now - t))
-            await asyncio.sleep(args.poll_s)
+    async def halfway() -> None:
+        await asyncio.sleep(args.seconds / 2)
+        run.divan_ms = await asyncio.wrap_future(divan())
 
-    tasks = [orders(w) for w in range(args.concurrency)]
-    if flood:
-        tasks += [sender(i) for i in range(args.senders)] + [poller(i) for i in range(args.pollers)]
+    pids = (*load.pids, os.getpid())
+    ticks = [cpu_ticks(p) or 0 for p in pids]
     started = time.perf_counter()
-    await asyncio.gather(*tasks)
-    seconds = time.perf_counter() - started
+    stop = started + args.seconds
+    beside = asyncio.create_task(halfway())
+    if chat:
+        load.chat.send(("flood", stop))  # perf_counter is the system's monotonic clock
+    await asyncio.gather(
+        *(orders(load, run, w, args.concurrency, stop) for w in range(args.concurrency))
+    )
+    run.seconds = time.perf_counter() - started
+    spent = [(cpu_ticks(p) or 0) - t for p, t in zip(pids, ticks, strict=True)]
+    run.cpu = tuple(t / TICKS / run.seconds for t in spent)
+    if chat:
+        run.started, run.members = await asyncio.to_thread(load.chat.recv)
+    await beside
+    return run
+
+
+def figures(heard: dict[int, list[float]], run: Run) -> dict[str, float]:
+    delivered = [
+        1e3 * (arrived - run.started[m]) for m in run.started for arrived in heard.get(m, [])
+    ]
+    expected = sum(run.members.values())
     return {
-        "orders_per_s": len(order_ms) / seconds,
-        "order_p99_ms": p99(order_ms),
-        "messages_per_s": messages / seconds,
+        "orders_per_s": len(run.orders) / run.seconds,
+        "order_p99_ms": p99(run.orders),
+        "messages_per_s": len(run.started) / run.seconds,
         "delivery_p99_ms": p99(delivered),
+        "delivered": len(delivered) / expected if expected else 1.0,
+        "divan_ms": run.divan_ms,
+        "api_cpu": run.cpu[0],
+        "chat_cpu": run.cpu[1],
+        "orders_cpu": run.cpu[2],
     }
 
 
-async def divan_ms(store: PostgresEventStore, sid: str, divan: int) -> float:
-    seasons = Seasons(store)
-    loaded = await seasons.load(sid)
-    assert loaded.state.calendar is not None
-    t = time.perf_counter()
-    outcome = await resolve(seasons, sid, divan, now=loaded.state.calendar.at(divan))
-    assert outcome == "resolved", outcome
-    return 1e3 * (time.perf_counter() - t)
-
-
-async def main(args: argparse.Namespace) -> None:
-    quiet_json_logs()
-    chat.PER_MINUTE = 10**9  # type: ignore[misc]  # a flood, on purpose: the limit is lifted
-    async with scratch_database(args.dsn, "bench_chat") as dsn:
-        pool = await create_pool(dsn, PoolSettings(min_size=2, max_size=args.pool))
-        store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
-        settings = Settings(
-            pg_dsn=dsn,
-            seasons_per_minute=0,
-            joins_per_minute=0,
-            commands_per_minute=0,
-            reads_per_minute=0,
-            reads_per_token_per_minute=0,
-            auth_failures_per_minute=0,
-        )
-        app = create_app(settings, reads=False, store=store, enqueue=lambda s, d: None)
-        async with in_process(app) as client:
+async def drive(
+    base: str, dsn: str, api_pid: int, args: argparse.Namespace
+) -> list[dict[str, float]]:
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as divans:
+        divans.submit(machine).result()  # started and imported before any run
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             sid, beys = await season(client)
-            quiet = await run(client, sid, beys, args, flood=False)
-            quiet["divan_ms"] = await divan_ms(store, sid, 1)
-            loud = await run(client, sid, beys, args, flood=True)
-            loud["divan_ms"] = await divan_ms(store, sid, 2)
-        await pool.close()
-    print(f"chat_flood: {machine()}, {args.seconds} s per run, {args.concurrency} order loops")
-    for name, figures in (("without chat", quiet), ("with chat", loud)):
-        shown = ", ".join(f"{k} {v:.1f}" for k, v in figures.items())
-        print(f"  {name}: {shown}")
-    ratio = loud["orders_per_s"] / max(quiet["orders_per_s"], 1e-9)
-    print(f"  command throughput with/without chat: {ratio:.2f}")
+            ours, theirs = spawn.Pipe()
+            side = spawn.Process(target=chat_side, args=(theirs, base, sid, beys, args))
+            side.start()
+            assert side.pid is not None
+            try:
+                assert await asyncio.to_thread(ours.recv) == "ready"
+                load = Load(client, sid, beys, (api_pid, side.pid), ours)
+                runs = []
+                for divan in range(1, 2 * args.pairs + 1):
+
+                    def resolved(d: int = divan) -> concurrent.futures.Future[float]:
+                        return divans.submit(divan_ms, dsn, sid, d)
+
+                    runs.append(await one_run(load, args, divan % 2 == 0, resolved))
+                ours.send(("done", 0.0))
+                heard = await asyncio.to_thread(ours.recv)
+            finally:
+                side.join(timeout=30)
+                if side.is_alive():
+                    side.kill()
+            return [figures(heard, r) for r in runs]
+
+
+def report(runs: list[dict[str, float]], args: argparse.Namespace) -> None:
+    print(
+        f"chat_flood: {machine()}, load {os.getloadavg()[0]:.2f}, {args.pairs} pairs of "
+        f"{args.seconds} s runs, {args.concurrency} order loops, chat at {args.rate}/s, "
+        f"{args.streams} ticketed streams open"
+    )
+    for i, r in enumerate(runs):
+        name = "B with chat   " if i % 2 else "A without chat"
+        print(f"  {name}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
+    pairs = list(zip(runs[::2], runs[1::2], strict=True))
+    orders = [b["orders_per_s"] / max(a["orders_per_s"], 1e-9) for a, b in pairs]
+    divan = [a["divan_ms"] / max(b["divan_ms"], 1e-9) for a, b in pairs]
+    print(
+        "  command throughput with/without chat per pair: " + ", ".join(f"{x:.2f}" for x in orders)
+    )
+    print(f"  median: {statistics.median(orders):.2f}")
+    print("  Divan time without/with chat per pair: " + ", ".join(f"{x:.2f}" for x in divan))
+    print(f"  median: {statistics.median(divan):.2f}")
+
+
+def main(args: argparse.Namespace) -> None:
+    env = {
+        "SEKSENBIR_COMMANDS_PER_MINUTE": "0",
+        "SEKSENBIR_SEASONS_PER_MINUTE": "0",
+        "SEKSENBIR_JOINS_PER_MINUTE": "0",
+        "SEKSENBIR_READS_PER_MINUTE": "0",
+        "SEKSENBIR_READS_PER_TOKEN_PER_MINUTE": "0",
+        "SEKSENBIR_AUTH_FAILURES_PER_MINUTE": "0",
+        "SEKSENBIR_STREAMS_PER_CLIENT": "100",
+    }
+    folder = Path(tempfile.mkdtemp(prefix="seksenbir-bench-chat-"))
+    port = args.port or free_port()
+
+    async def database() -> None:
+        async with scratch_database(args.dsn, "bench_chat") as dsn:
+            await asyncio.to_thread(stacked, dsn)
+
+    def stacked(dsn: str) -> None:
+        with own_redis() as redis_url, stack(dsn, redis_url, free_port(), folder / "up.log", env):
+            api_env = {
+                **os.environ,
+                **env,
+                "SEKSENBIR_PG_DSN": dsn,
+                "SEKSENBIR_REDIS_URL": redis_url,
+            }
+            api_env["PYTHONPATH"] = str(REPO)
+            with api(port, api_env, folder / "api.log") as pid:
+                runs = asyncio.run(drive(f"http://127.0.0.1:{port}", dsn, pid, args))
+        report(runs, args)
+
+    asyncio.run(database())
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--senders", type=int, default=19)
-    parser.add_argument("--pollers", type=int, default=3)
-    parser.add_argument("--poll-s", type=float, default=0.01, help="a poller's pause between pages")
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--pairs", type=int, default=3, help="A/B pairs (without, with chat)")
+    parser.add_argument("--rate", type=float, default=19.0, help="chat messages a second in all")
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--pool", type=int, default=10)
+    parser.add_argument("--streams", type=int, default=19, help="beys with their stream open")
+    parser.add_argument("--drain", type=float, default=1.0, help="seconds for the last notices")
+    parser.add_argument("--port", type=int, default=0, help="the bench API's port (0: a free one)")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the API process's own
     parser.add_argument(
         "--dsn",
-        default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test"),
+        default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"),
     )
-    asyncio.run(main(parser.parse_args()))
+    parsed = parser.parse_args()
+    if parsed.serve is not None:
+        serve(parsed.serve)
+    main(parsed)

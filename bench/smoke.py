@@ -34,7 +34,7 @@ SMOKE: dict[str, list[str]] = {
     ],
     "brokers": ["--messages 50 --threads 2"],
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
-    "chat_flood": ["--seconds 0.5 --senders 3 --pollers 1 --concurrency 2 --pool 4"],
+    "chat_flood": ["--seconds 0.5 --pairs 1 --rate 5 --concurrency 2 --streams 3"],
     "cli_start": ["--runs 1"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
@@ -61,6 +61,7 @@ SMOKE: dict[str, list[str]] = {
 
 EXCLUDED: dict[str, str] = {
     "common": "helpers for the others, not a bench",
+    "chat_load": "the chat side of chat_flood, run by it in a process of its own",
     "smoke": "this runner",
     "console": "times a running stack's console endpoints (`seksenbir up` with --ops, and "
     "--auditor): run by hand against one, figures in docs/benchmarks.md",

@@ -24,6 +24,8 @@ from services.command import app as command_app
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
+from shared.app.chat_book import ChatBooks
+from shared.app.chat_wakeup import publisher
 from shared.app.client_address import networks
 from shared.app.head import answer_head
 from shared.app.problems import exception_handlers
@@ -54,7 +56,13 @@ def _lifespan(
                     settings, opened.store, opened.enqueue, clock, opened.notify
                 )
                 if opened.redis is not None and opened.rebuild is not None:
-                    app.state.query = _query_context(settings, opened, stack, clock)
+                    # one fold of each season's chat for both sides; a message wakes the
+                    # members' streams at once (ADR-107)
+                    chats = app.state.services.chats
+                    app.state.query = _query_context(settings, opened, stack, (clock, chats))
+                    app.state.services.chat_listeners.append(
+                        publisher(opened.redis, settings.projection_prefix)
+                    )
                     app.state.broker_namespace = settings.broker_namespace
                     app.state.readiness = {"read_side": read_ready}
                 yield
@@ -70,9 +78,10 @@ def _query_context(
     settings: Settings,
     opened: bootstrap.ApiClients,
     stack: AsyncExitStack,
-    clock: Callable[[], datetime],
+    shared: tuple[Callable[[], datetime], ChatBooks],
 ) -> QueryContext:
-    client, store = opened.redis, opened.store
+    """The query API's context; `shared`: the clock and the chat fold of the command side."""
+    (clock, chats), client, store = shared, opened.redis, opened.store
     assert client is not None and opened.rebuild is not None
     streams = StreamHub(
         lambda: subscriber_connection(client),
@@ -90,6 +99,7 @@ def _query_context(
         ops_reads=store.ops_reads,
         players=store.players,
         chat=store.chat,
+        chats=chats,
         stored_version=_stored_version(store),
         trusted=networks(settings.trusted_proxies),
         clock=clock,

@@ -76,6 +76,7 @@ async def _append(
         (done,) = await svc.seasons.store.chat.append(season_id, [new])
     except StoreBusyError:
         raise store_busy() from None
+    svc.chats.added(season_id, [done])
     return done.version
 
 

@@ -29,7 +29,7 @@ from services.projections.responses import (
 from services.projections.stream_chat import ChatFeed, season_text, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
-from services.projections.streams import StreamRefused, Subscription
+from services.projections.streams import Quiet, StreamRefused, Subscription
 from shared.app.client_address import client_address
 from shared.app.openapi import (
     BEARER,
@@ -200,7 +200,7 @@ async def events(
             ready = _ready(len(channels), with_chat(since, start))
             chat_sent = feed.sent if feed is not None else 0
             return ServerSentEvent(_replayed(ready, (after, chat_sent), backlog, said))
-        sub = await c.streams.open(client, channels)
+        sub = await c.streams.open(client, [*channels, *([feed.channel] if feed else [])])
     except StreamRefused as exc:
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
@@ -327,39 +327,37 @@ async def _stream(
     got, and the new stream sends the rest. Never a silent gap (issue 20).
 
     With a chat `feed` (ADR-94) it also sends the bey's new chat notices, looked for once
-    subscribed and then every `stream_chat.POLL_S`; every id then carries both positions."""
+    subscribed, on each of the season's chat wake-ups (ADR-107) and after `stream_chat.POLL_S`
+    of silence; every id then carries both positions."""
     try:
         chat_sent = feed.sent if feed is not None else 0
-        yield _ready(len(sub.channels), with_chat(since, chat_sent))
-        sent = after
-        pending: Backlog = backlog
-        idle = 0.0
+        shown = len(sub.channels) - (feed is not None)  # the chat's channel is not counted
+        yield _ready(shown, with_chat(since, chat_sent))
+        sent, pending, look, woken = after, backlog, True, None
+        quiet = Quiet(KEEP_ALIVE_S)
         while True:
-            if feed is not None:
-                for frame in _chat_frames(await feed.pending(), sent):
-                    idle = 0.0
-                    yield frame
+            if feed is not None and look:
+                for frame in _chat_frames(await feed.pending(woken), sent):
+                    yield quiet.sent(frame)
                 chat_sent = feed.sent
             for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
                 sent = score
-                frame = _frame(with_chat(message_id, chat_sent), data)
-                idle = 0.0
+                frame = quiet.sent(_frame(with_chat(message_id, chat_sent), data))
                 yield frame
                 if frame.event == streamlog.LAST:
                     return
-            wait = stream_chat.POLL_S if feed is not None else KEEP_ALIVE_S
-            batch = await sub.next(timeout=wait)
-            if batch is None:
-                idle += wait
-                if idle >= KEEP_ALIVE_S:
+            batch = await sub.next(timeout=quiet.wait(stream_chat.POLL_S if feed else None))
+            if batch is None:  # silent: a keep-alive when due, and the chat read anyway
+                if quiet.due():
                     # a comment only: an empty data line would reach EventSource as empty
-                    yield ServerSentEventMessage(comment="keep-alive", data=None)
-                    idle = 0.0
-                pending = []
+                    yield quiet.sent(ServerSentEventMessage(comment="keep-alive", data=None))
+                pending, look, woken = [], True, None
                 continue
-            got = await _published(batch, sent, logged)
+            woken, batch = stream_chat.wake_ups(batch)
+            look = woken is not None
+            got = await _published(batch, sent, logged) if batch or not look else []
             if got is None:
                 return  # ended: EventSource resumes from its last id
             pending = got

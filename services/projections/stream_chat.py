@@ -7,9 +7,13 @@ muted bey's messages are not announced to its muter (R-15.2); the public stream 
 
 Chat lives in the command side's PostgreSQL stream (`chat_events`, ADR-91), not in the
 projection: the stream reads it past the last chat version it sent, through this process's
-folded `ChatBooks`, once subscribed and then every `POLL_S` (a query of the records past the
-book's version, none when nothing was said). An id is `V-k.cN`: the season position and the
-last chat version sent (`.c0` left out, so an id without it is chat version 0).
+folded `ChatBooks`, once subscribed, then whenever the season's chat channel wakes it
+(shared.app.chat_wakeup: the command side publishes each message's version after its commit;
+ADR-107): no read when the fold holds that version already, one read for all the streams of
+the process woken together. A wake-up is a hint: the stream also reads when it was silent for
+`POLL_S` (its keep-alive), so a lost one delays a notice, never drops it. An id is `V-k.cN`:
+the season position and the last chat version sent (`.c0` left out, so an id without it is
+chat version 0).
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from services.projections.context import QueryContext
 from services.projections.query_answers import _enc
 from services.projections.streamlog import STEP
 from shared.app.chat_book import Book
+from shared.app.chat_wakeup import chat_channel, woken
 from shared.domain import chat
 
-POLL_S = 1.0  # how often an open ticketed stream looks for new chat messages
+POLL_S = 15.0  # a ticketed stream silent this long reads the chat anyway (a lost wake-up)
 _CHAT = re.compile(r"(.*)\.c(0|[1-9][0-9]{0,15})")
 
 
@@ -52,12 +57,13 @@ class ChatFeed:
 
     seat: int
     sent: int
-    book: Callable[[], Awaitable[Book]]
+    book: Callable[[int | None], Awaitable[Book]]  # the season's, holding at least a version
+    channel: str = ""  # the season's chat wake-ups (shared.app.chat_wakeup)
 
-    async def pending(self) -> list[tuple[int, str]]:
+    async def pending(self, at_least: int | None = None) -> list[tuple[int, str]]:
         """The new messages for the bey, oldest first: (chat version, notice JSON); `sent`
-        moves past them."""
-        b = await self.book()
+        moves past them. `at_least`: the version a wake-up named (None: read the log)."""
+        b = await self.book(at_least)
         muted = b.mutes.get(self.seat, set())
         new = []
         for version in reversed(b.messages):
@@ -84,8 +90,22 @@ async def feed(
     if seat is None or c.chat is None:
         return None
 
-    async def book() -> Book:
-        return await c.chats.book(season_id, c.chat.read)
+    async def book(at_least: int | None) -> Book:
+        return await c.chats.book(season_id, c.chat.read, at_least=at_least)
 
-    start = chat_after if chat_after is not None else (await book()).version
-    return ChatFeed(seat, start, book)
+    start = chat_after if chat_after is not None else (await book(None)).version
+    return ChatFeed(seat, start, book, chat_channel(c.prefix, season_id))
+
+
+def wake_ups(batch: list[bytes]) -> tuple[int | None, list[bytes]]:
+    """A published batch split: the newest chat version its wake-ups name (None: none), and
+    the stream's own messages (shared.app.chat_wakeup)."""
+    newest: int | None = None
+    rest = []
+    for raw in batch:
+        version = woken(raw)
+        if version is None:
+            rest.append(raw)
+        else:
+            newest = max(version, newest or 0)
+    return newest, rest

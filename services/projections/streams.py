@@ -31,7 +31,7 @@ import contextlib
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from redis.exceptions import RedisError
@@ -51,6 +51,7 @@ _REPLY = {"SUBSCRIBE": "subscribe", "UNSUBSCRIBE": "unsubscribe", "PING": "pong"
 # 3.11 the asyncio.wait_for inside redis-py's send can swallow a cancellation that arrives as
 # the send completes, and the writer would wait on its queue for ever (a shutdown that hangs).
 _STOP = "STOP"
+_Frame = TypeVar("_Frame")
 Connect = Callable[[], Awaitable[Any]]  # a new, connected redis.asyncio Connection
 
 
@@ -112,6 +113,27 @@ class Subscription:
         batch = list(self.messages)
         self.messages.clear()
         return batch
+
+
+class Quiet:
+    """When a stream last sent a frame: its keep-alive is due `keep_alive` seconds after."""
+
+    def __init__(self, keep_alive: float) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._keep_alive = keep_alive
+        self._last = self._loop.time()
+
+    def sent(self, frame: _Frame) -> _Frame:
+        self._last = self._loop.time()
+        return frame
+
+    def wait(self, at_most: float | None) -> float:
+        """How long the stream may wait for a message: until its keep-alive, or `at_most`."""
+        left = max(0.0, self._last + self._keep_alive - self._loop.time())
+        return left if at_most is None else min(left, at_most)
+
+    def due(self) -> bool:
+        return self._loop.time() - self._last >= self._keep_alive
 
 
 class _Channel:

@@ -9,6 +9,7 @@ bey's messages not to its muter (on the stream too).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -160,15 +161,34 @@ class ChatBooks:
 
     def __init__(self) -> None:
         self._books: dict[str, Book] = {}
+        self._woken: dict[str, asyncio.Lock] = {}
 
     async def book(
-        self, season_id: str, read: Callable[[str, int], Awaitable[list[ChatRecord]]]
+        self,
+        season_id: str,
+        read: Callable[[str, int], Awaitable[list[ChatRecord]]],
+        *,
+        at_least: int | None = None,
     ) -> Book:
+        """The season's book caught up with one read; with `at_least` (a wake-up's version:
+        ADR-107) no read when it holds that version already, and the streams woken together
+        share one read."""
         book = self._books.setdefault(season_id, Book())
-        for r in await read(season_id, book.version):
+        if at_least is None:
+            self.added(season_id, await read(season_id, book.version))
+            return book
+        async with self._woken.setdefault(season_id, asyncio.Lock()):
+            if book.version < at_least:
+                self.added(season_id, await read(season_id, book.version))
+        return book
+
+    def added(self, season_id: str, records: Sequence[ChatRecord]) -> None:
+        """Fold records into the season's book (those that follow its version: a record
+        appended by this process is folded at once, no read needed)."""
+        book = self._books.setdefault(season_id, Book())
+        for r in records:
             if r.version == book.version + 1:
                 book.add(r)
-        return book
 
 
 def record_view(r: ChatRecord) -> dict[str, object]:

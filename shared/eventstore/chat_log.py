@@ -2,10 +2,11 @@
 
 Each season has a chat stream beside its event stream: its own versions 1 … n and its own hash
 chain (`seksenbir/chat-chain/1`), so a flood of messages never makes a command or a Divan
-conflict (they append to the season's stream) and never waits on its lock. Appends to one chat
-stream are serialised by a transaction-scoped advisory lock, not by an expected version: a
-message is decided on the season's state (membership, press mode), never on the chat so far,
-so it can always go at the end.
+conflict (they append to the season's stream) and never waits on its lock. A message is
+decided on the season's state (membership, press mode), never on the chat so far, so it can
+always go at the end: an append goes at the end as this process last saw it, and when another
+process's append took that version first (the primary key refuses it) it goes again after
+that one (ADR-107; ADR-91 took a transaction-scoped advisory lock instead).
 
 A message's text lives beside its event (`chat_texts`), not in the hashed data, which carries
 only the text's sha256: ops can erase an unlawful text (an event saying so, with its reason)
@@ -15,18 +16,20 @@ channel is a row of `chat_marks`, in PostgreSQL, so a flushed Redis loses no unr
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 from uuid import UUID
 
 import asyncpg
 import msgspec
 
-from shared.eventstore.busy import Checkout
+from shared.eventstore.busy import Checkout, as_busy, is_busy
 from shared.eventstore.clock import Clock, utc
-from shared.eventstore.errors import ChainError
+from shared.eventstore.errors import ChainError, StoreBusyError
 
 SCHEME = b"seksenbir/chat-chain/1"
 GENESIS = bytes(32)
@@ -169,11 +172,26 @@ class InMemoryChatLog:
 
 
 _HEAD = "SELECT version, hash FROM chat_events WHERE season_id = $1 ORDER BY version DESC LIMIT 1"
+# A batch's events and texts in one statement (the texts' foreign key is checked at its end)
+_APPEND = """
+WITH e AS (
+    INSERT INTO chat_events (season_id, version, event_id, type, data, seat, recorded_at,
+                             prev_hash, hash)
+    SELECT $1, u.version, u.event_id, u.type, u.data, u.seat, $2, u.prev_hash, u.hash
+    FROM unnest($3::bigint[], $4::uuid[], $5::text[], $6::bytea[], $7::smallint[],
+                $8::bytea[], $9::bytea[]) AS u(version, event_id, type, data, seat, prev_hash,
+                                               hash)
+)
+INSERT INTO chat_texts (season_id, version, text)
+SELECT $1, t.version, t.text FROM unnest($10::bigint[], $11::text[]) AS t(version, text)"""
+# An import's rows, one by one (ADR-106)
 _INSERT = """
 INSERT INTO chat_events (season_id, version, event_id, type, data, seat, recorded_at,
                          prev_hash, hash)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"""
 _TEXT = "INSERT INTO chat_texts (season_id, version, text) VALUES ($1, $2, $3)"
+_TAKEN = ("chat_events_pkey", "chat_texts_pkey")  # a version another append holds already
+ATTEMPTS = 10  # a batch's appends overtaken by another process's before it answers busy
 _ERASE = "UPDATE chat_texts SET text = NULL, erased_at = $3 WHERE season_id = $1 AND version = $2"
 _READ = """
 SELECT e.version, e.event_id, e.type, e.data, e.seat, e.recorded_at, e.prev_hash, e.hash, t.text
@@ -213,45 +231,92 @@ async def import_chat(
         await conn.executemany(_TEXT, texts)
 
 
+Waiting = list[tuple[Sequence[ChatNew], "asyncio.Future[list[ChatRecord]]"]]
+
+
 class PostgresChatLog:
-    """Rows of `chat_events`, `chat_texts` and `chat_marks` (migration 0013)."""
+    """Rows of `chat_events`, `chat_texts` and `chat_marks` (migration 0012).
+
+    A season's chat appends go out one statement at a time per process (ADR-107): the appends
+    that arrive while one is in flight wait in this process, not on pooled connections, and go
+    together in the next statement (one checkout, one round trip, one commit for all). A
+    flood of one season's chat so holds at most one connection of the pool the season's
+    commands need, whatever the number of senders.
+    """
 
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock) -> None:
         self._pool = pool
         self._clock = clock
+        self._waiting: dict[str, Waiting] = {}
+        self._writers: dict[str, asyncio.Task[None]] = {}
+        self._heads: dict[str, tuple[int, bytes]] = {}  # each season's last append seen here
+        self.statements = 0  # chat append statements sent (group commit's figure, for tests)
 
     async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+        """The events appended at the end of the season's chat stream, in one statement
+        with whatever else this process appends to it meanwhile. A caller cancelled before its
+        events were written has them dropped; after, they stay appended."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[ChatRecord]] = loop.create_future()
+        self._waiting.setdefault(season_id, []).append((events, future))
+        if season_id not in self._writers:
+            self._writers[season_id] = loop.create_task(self._drain(season_id))
+        return await future
+
+    async def _drain(self, season_id: str) -> None:
+        """Write what waits for `season_id`, a transaction at a time, until nothing does."""
+        try:
+            while batch := [w for w in self._waiting.pop(season_id, []) if not w[1].done()]:
+                try:
+                    written = await self._write(season_id, [e for es, _ in batch for e in es])
+                except BaseException as exc:
+                    for _events, future in batch:
+                        if not future.done():
+                            future.set_exception(
+                                as_busy(exc) if is_busy(exc) else _one_for_each(exc)
+                            )
+                    if not isinstance(exc, Exception):
+                        raise
+                    continue
+                for events, future in batch:
+                    mine, written = written[: len(events)], written[len(events) :]
+                    if not future.done():
+                        future.set_result(mine)
+        finally:
+            del self._writers[season_id]
+            for _events, future in self._waiting.pop(season_id, []):  # left by a cancellation
+                if not future.done():
+                    future.set_exception(_one_for_each(asyncio.CancelledError()))
+
+    async def _write(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+        """One statement (with an erase: one transaction) at the end of the chat stream as this
+        process last saw it; another process's append there first (the primary key refuses
+        the version): the head read again, the chain made again, once more."""
         at = utc(self._clock())
-        async with Checkout(self._pool) as conn, conn.transaction():
-            # one writer per season's chat at a time; the season's own stream is untouched
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('chat/' || $1))", season_id)
-            head = await conn.fetchrow(_HEAD, season_id)
-            start, prev = (head["version"], bytes(head["hash"])) if head else (0, GENESIS)
-            new = _chained(season_id, start, prev, events, at)
-            await conn.executemany(
-                _INSERT,
-                [
-                    (
-                        season_id,
-                        r.version,
-                        r.event_id,
-                        r.type,
-                        r.data,
-                        r.seat,
-                        at,
-                        r.prev_hash,
-                        r.hash,
-                    )
-                    for r in new
-                ],
-            )
-            texts = [(season_id, r.version, r.text) for r in new if r.text is not None]
-            if texts:
-                await conn.executemany(_TEXT, texts)
-            erased = [(season_id, v, at) for e in events for v in e.erases]
-            if erased:
-                await conn.executemany(_ERASE, erased)
-        return new
+        erased = [(season_id, v, at) for e in events for v in e.erases]
+        for _ in range(ATTEMPTS):
+            self.statements += 1
+            async with Checkout(self._pool) as conn:
+                head = self._heads.get(season_id) or await self._head(conn, season_id)
+                new = _chained(season_id, *head, events, at)
+                try:
+                    async with conn.transaction() if erased else contextlib.nullcontext():
+                        await conn.execute(_APPEND, season_id, at, *_columns(new))
+                        if erased:
+                            await conn.executemany(_ERASE, erased)
+                except asyncpg.UniqueViolationError as exc:
+                    self._heads.pop(season_id, None)
+                    if exc.constraint_name not in _TAKEN:
+                        raise
+                    continue
+            self._heads[season_id] = (new[-1].version, new[-1].hash)
+            return new
+        raise StoreBusyError(f"chat {season_id}: {ATTEMPTS} appends overtaken by others")
+
+    @staticmethod
+    async def _head(conn: asyncpg.Connection, season_id: str) -> tuple[int, bytes]:
+        head = await conn.fetchrow(_HEAD, season_id)
+        return (head["version"], bytes(head["hash"])) if head else (0, GENESIS)
 
     async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]:
         async with Checkout(self._pool) as conn:
@@ -280,3 +345,26 @@ class PostgresChatLog:
     async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
         async with Checkout(self._pool) as conn:
             return int(await conn.fetchval(_MARK, season_id, seat, channel, version))
+
+
+def _columns(new: Sequence[ChatRecord]) -> tuple[list[Any], ...]:
+    """_APPEND's array parameters $3 … $11 for the records `new`."""
+    texts = [r for r in new if r.text is not None]
+    return (
+        [r.version for r in new],
+        [r.event_id for r in new],
+        [r.type for r in new],
+        [r.data for r in new],
+        [r.seat for r in new],
+        [r.prev_hash for r in new],
+        [r.hash for r in new],
+        [r.version for r in texts],
+        [r.text for r in texts],
+    )
+
+
+def _one_for_each(exc: BaseException) -> Exception:
+    """What each caller of a failed chat transaction hears (a cancellation: busy)."""
+    if isinstance(exc, Exception):
+        return exc
+    return StoreBusyError("the chat transaction was cancelled")

@@ -3,16 +3,20 @@ season, texts beside the hashed data, erasure that leaves the chain whole, durab
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import uuid
 
+import asyncpg
 import pytest
 
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
-from shared.eventstore import PostgresEventStore
-from shared.eventstore.chat_log import ChatNew, verify_chat
+from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+from shared.eventstore.chat_log import ChatNew, PostgresChatLog, verify_chat
 from shared.eventstore.errors import ChainError
+from tests.clock import StepClock
+from tests.integration.support import wait_until
 
 _IDS = itertools.count(1)
 
@@ -101,3 +105,62 @@ async def test_seksenbir_verify_covers_the_seasons_chat_chain(
     assert code == 1 and verdict["chat"].startswith("broken: chat version 2: "), verdict
     bad = verdict["first_bad_event"]
     assert bad["stream"] == "chat" and bad["version"] == 2, verdict
+
+
+async def test_a_flood_of_one_seasons_chat_holds_one_pooled_connection(
+    migrated_pg_dsn: str, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """Issue 24 (ADR-107): however many senders, one season's chat appends wait in the process,
+    not on pooled connections blocked in PostgreSQL; the season's commands still find a
+    connection, and what waited goes out together in one statement, in order, after the
+    append that held the version (another process's) is given up."""
+    pool = await create_pool(migrated_pg_dsn, PoolSettings(min_size=1, max_size=2))
+    chat = PostgresChatLog(pool, clock=clock)
+    holder = await asyncpg.connect(migrated_pg_dsn)
+    try:
+        other = holder.transaction()  # another process's append of version 1, not committed
+        await other.start()
+        await holder.execute(_HOLD, b"\0" * 32)
+        sends = [asyncio.create_task(chat.append("s1", [sent(f"m{i}")])) for i in range(6)]
+
+        async def waiting() -> bool:
+            return bool(await pg_pool.fetchval(_LOCK_WAITERS))
+
+        await wait_until(waiting)
+        async with asyncio.timeout(10):  # without a free connection this never answers
+            assert await PostgresEventStore(pool, clock=clock).stream_version("s2") == 0
+        assert await pg_pool.fetchval(_LOCK_WAITERS) == 1
+        await other.rollback()
+        done = await asyncio.gather(*sends)
+    finally:
+        await holder.close()
+        await pool.close()
+    assert [r.version for (r,) in done] == [1, 2, 3, 4, 5, 6]
+    stored = await PostgresChatLog(pg_pool, clock=clock).read("s1")
+    assert [r.text for r in stored] == [f"m{i}" for i in range(6)]
+    verify_chat(stored)
+    assert chat.statements == 1  # all six waited together behind the version's holder
+
+
+async def test_an_append_overtaken_by_another_process_goes_after_it(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """ADR-107: two processes' chat logs on one season: each appends at the end it last saw;
+    one overtaken (its version taken) reads the head again and goes after; the chain holds."""
+    one, two = event_store.chat, PostgresChatLog(pg_pool, clock=clock)
+    await one.append("s1", [sent("a")])
+    await two.append("s1", [sent("b")])  # `two` reads the head: version 2
+    await one.append("s1", [sent("c")])  # `one` thinks 1 is the end: refused, then 3
+    await two.append("s1", [sent("d")])  # `two` thinks 2 is the end: refused, then 4
+    stored = await one.read("s1")
+    assert [(r.version, r.text) for r in stored] == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    verify_chat(stored)
+
+
+_HOLD = """
+INSERT INTO chat_events (season_id, version, event_id, type, data, seat, recorded_at,
+                         prev_hash, hash)
+VALUES ('s1', 1, gen_random_uuid(), 'message_sent.v1', '{}', 1, now(), $1, $1)"""
+_LOCK_WAITERS = """
+SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock'"""

@@ -6,25 +6,42 @@ private channel with B and to a group with B and C; then B writes to the public 
 stream gets every one of them; D's gets only B's (not A's: muted; not the private or group
 one: not a member); the public stream gets no chat at all; no frame carries a text. A stream
 resumed after one of B's ids (`V-k.cN`) gets exactly the notices after it, once.
+
+The streams' safety poll is pushed out of reach (`POLL_S`): every notice here comes by the
+season's chat wake-up (ADR-107), none by waiting for a poll.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import httpx
+import pytest
 import redis.asyncio as aioredis
 
+from services.projections import stream_chat
 from services.projections.projector import Projector
+from shared.app.chat_book import ChatBooks
 from shared.domain import chat
+from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
+from shared.eventstore.chat_log import ChatNew, ChatRecord, InMemoryChatLog
 from tests.http.support import Api, Bey, api_clock
 from tests.http.test_live_seasons import create_live, joined
 from tests.projections.sse import Frame, Stream, served
 from tests.projections.support import Gateway
 
 PLATES = (6, 34, 42, 35)
+NEVER = 3600.0  # the safety poll's interval here: far past every wait of these tests
+
+
+@pytest.fixture(autouse=True)
+def no_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream_chat, "POLL_S", NEVER)
+
+
 CANARY = ("kanarya-PUBLIC-5e1", "kanarya-PRIVATE-8a2", "kanarya-GROUP-3c9", "kanarya-B-4d7")
 
 
@@ -124,3 +141,78 @@ async def test_members_get_chat_notices_others_and_the_public_stream_never(
         finally:
             for s in streams.values():
                 await s.close()
+
+
+async def test_a_message_sent_through_one_process_wakes_a_stream_open_on_another(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-15.1, ADR-107: two API processes (each its own chat fold and stream hub) on one store
+    and one Redis; a message sent through the first reaches the member's stream open on the
+    second by the season's chat wake-up, not by a poll; a non-member's stream there gets
+    nothing of it, and the wake-up carries no text."""
+    clock = api_clock()
+    sender, reader = (
+        Gateway(memory_store, redis, prefix, clock),
+        Gateway(memory_store, redis, prefix, clock),
+    )
+    heard: list[bytes] = []
+    async with served(sender) as one, served(reader) as two, redis.pubsub() as spy:
+        await spy.psubscribe(f"{prefix}:chat:*")
+        api = Api(client=one, store=memory_store, clock=clock)
+        sid = (await create_live(api))["season_id"]
+        a, b, c = [await joined(api, sid, p) for p in PLATES[:3]]
+        await Projector(memory_store, redis, prefix).catch_up(sid)
+        path = f"/v1/seasons/{sid}/events"
+        to_b = Stream(two, f"{path}?ticket={await _ticket(two, b)}")
+        to_c = Stream(two, f"{path}?ticket={await _ticket(two, c)}")
+        try:
+            await to_b.until("ready")
+            await to_c.until("ready")
+            said = await _send(api, a, [b.seat], CANARY[1])
+            assert _said(await _notices(to_b, said[1])) == [said]
+            public = await _send(api, a, "all", CANARY[0])
+            assert _said(await _notices(to_c, public[1])) == [public]  # after the private one
+            assert _said(await _notices(to_b, public[1])) == [public]
+            async with asyncio.timeout(10):
+                while len(heard) < 2:
+                    m = await spy.get_message(ignore_subscribe_messages=True, timeout=1)
+                    if m is not None:
+                        heard.append(m["data"])
+            assert not any(t.encode() in h for h in heard for t in CANARY)
+        finally:
+            await to_b.close()
+            await to_c.close()
+
+
+async def test_streams_woken_together_share_one_read_and_none_when_the_fold_has_it() -> None:
+    """ADR-107: a wake-up costs one chat read per process, whatever the open streams, and none
+    where the message was sent (its append is folded at once); a read without a version
+    (a request, the safety poll) always reads."""
+    log = InMemoryChatLog(clock=api_clock())
+    reads: list[int] = []
+
+    async def read(season_id: str, after: int) -> list[ChatRecord]:
+        reads.append(after)
+        await asyncio.sleep(0)  # a real read yields: the other streams come meanwhile
+        return await log.read(season_id, after)
+
+    (first,) = await log.append("s", [_message("one")])
+    books = ChatBooks()
+    woken = await asyncio.gather(*(books.book("s", read, at_least=1) for _ in range(19)))
+    assert reads == [0] and {b.version for b in woken} == {1}
+    books.added("s", await log.append("s", [_message("two")]))  # sent through this process
+    assert (await books.book("s", read, at_least=2)).version == 2 and reads == [0]
+    await books.book("s", read)
+    assert reads == [0, 2] and first.version == 1
+
+
+def _message(text: str) -> ChatNew:
+    """A public message with an id of its own (derived from its text)."""
+    event = ce.MessageSent(at="2026-12-01T12:00:00+03:00", channel="all", seat=1, digest="d")
+    return ChatNew(
+        event_id=uuid.uuid5(uuid.NAMESPACE_URL, text),
+        type=ce.tag_of(event),
+        data=ce.encode_chat(event),
+        seat=1,
+        text=text,
+    )
