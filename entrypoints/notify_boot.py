@@ -4,6 +4,7 @@ notify store in PostgreSQL, the Sender under the outbound policy, and the notifi
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from typing import Any
 
@@ -31,6 +32,14 @@ def api_notify_store(settings: Settings, store: EventStore) -> NotifyStore:
     if isinstance(store, PostgresEventStore):
         return PostgresNotifyStore(store.pool, Sealer(settings.notify_key))
     return MemoryNotifyStore()
+
+
+def lower_priority(nice: int) -> int:
+    """The worker's CPU priority lowered by `nice` (SEKSENBIR_NOTIFY_NICE, ADR-108): on a
+    shared machine a fan-out to a thousand receivers takes the CPU a Divan leaves over. Linux
+    keeps niceness per thread and a thread inherits its creator's, so this runs before the
+    worker starts any thread. Returns the niceness now."""
+    return os.nice(max(0, min(nice, 19)))
 
 
 def vapid(settings: Settings) -> VapidKeys | None:
