@@ -40,7 +40,7 @@ SMOKE: dict[str, list[str]] = {
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
-    "notify_isolation": ["--divans 3 --receivers 50 --timeout-s 0.5"],
+    "notify_isolation": ["--rounds 2 --divans 3 --receivers 50 --timeout-s 0.5"],
     "live_surge": [
         "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120",
         "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120 --broker rabbitmq",

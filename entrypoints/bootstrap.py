@@ -272,7 +272,7 @@ async def api_clients(
             redis = await opened.enter_async_context(read_redis(settings))
         if reads and rebuild is None:
             rebuild = opened.enter_context(rebuild_queue(settings))
-        notify = await opened.enter_async_context(api_notify_store(settings, store))
+        notify = api_notify_store(settings, store)
         yield ApiClients(store, enqueue, redis, rebuild, notify)
 
 

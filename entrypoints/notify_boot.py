@@ -1,16 +1,15 @@
-"""The notifications worker's parts (issue 25, ADR-99), built from Settings: the notify store
-in the broker's Redis, the Sender under the outbound policy, and the notifier's thread."""
+"""The notifications worker's parts (issue 25, ADR-99, ADR-108), built from Settings: the
+notify store in PostgreSQL, the Sender under the outbound policy, and the notifier's thread."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import os
 import threading
-from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import dramatiq
-import redis.asyncio as aioredis
 import structlog
 
 from entrypoints.stores import open_pool, store_on, utc_now
@@ -18,39 +17,29 @@ from services.notify import notify_actors
 from services.notify.delivery import Delivery, Sender
 from services.notify.follower import Follower
 from shared.app import outbound
-from shared.app.notify_store import MemoryNotifyStore, NotifyStore, RedisNotifyStore, Sealer
-from shared.app.rabbit_broker import is_amqp
+from shared.app.notify_pg import PostgresNotifyStore
+from shared.app.notify_store import MemoryNotifyStore, NotifyStore, Sealer
 from shared.app.webpush import VapidKeys
-from shared.eventstore import EventStore, InMemoryEventStore
+from shared.eventstore import EventStore, PostgresEventStore
 from shared.settings import Settings
 
 log = structlog.get_logger(__name__)
 
 
-def notify_redis_url(settings: Settings) -> str:
-    """The broker's Redis (it must not evict, RELIABILITY 15); SEKSENBIR_REDIS_URL's when the
-    broker is RabbitMQ."""
-    return settings.redis_url if is_amqp(settings.broker_redis) else settings.broker_redis
+def api_notify_store(settings: Settings, store: EventStore) -> NotifyStore:
+    """The API's notify store: in PostgreSQL beside the PostgreSQL event store, on its pool
+    (registrations are acknowledged writes, ADR-108); in memory beside an in-memory one."""
+    if isinstance(store, PostgresEventStore):
+        return PostgresNotifyStore(store.pool, Sealer(settings.notify_key))
+    return MemoryNotifyStore()
 
 
-def notify_store(settings: Settings) -> RedisNotifyStore:
-    """Webhooks and push subscriptions, sealed, in the broker's Redis (ADR-98)."""
-    client = aioredis.Redis.from_url(notify_redis_url(settings))
-    return RedisNotifyStore(client, settings.broker_namespace, Sealer(settings.notify_key))
-
-
-@contextlib.asynccontextmanager
-async def api_notify_store(settings: Settings, store: EventStore) -> AsyncIterator[NotifyStore]:
-    """The API's notify store for its lifespan: in memory beside an in-memory event store (a
-    test's, a one-process run's), else in the broker's Redis."""
-    if isinstance(store, InMemoryEventStore):
-        yield MemoryNotifyStore()
-        return
-    client = aioredis.Redis.from_url(notify_redis_url(settings))
-    try:
-        yield RedisNotifyStore(client, settings.broker_namespace, Sealer(settings.notify_key))
-    finally:
-        await client.aclose()
+def lower_priority(nice: int) -> int:
+    """The worker's CPU priority lowered by `nice` (SEKSENBIR_NOTIFY_NICE, ADR-108): on a
+    shared machine a fan-out to a thousand receivers takes the CPU a Divan leaves over. Linux
+    keeps niceness per thread and a thread inherits its creator's, so this runs before the
+    worker starts any thread. Returns the niceness now."""
+    return os.nice(max(0, min(nice, 19)))
 
 
 def vapid(settings: Settings) -> VapidKeys | None:
@@ -58,9 +47,11 @@ def vapid(settings: Settings) -> VapidKeys | None:
     return VapidKeys.from_private(key) if key else None
 
 
-def sender(settings: Settings) -> Sender:
+async def sender(settings: Settings) -> Sender:
+    """The actors' Sender, on a pool of its own (the actors' event loop is not the notifier's)."""
     policy = outbound.Policy(allow=settings.outbound_allow, timeout_s=settings.outbound_timeout_s)
-    return Sender(notify_store(settings), policy, vapid(settings), settings.vapid_subject)
+    store = PostgresNotifyStore(await open_pool(settings, "notify"), Sealer(settings.notify_key))
+    return Sender(store, policy, vapid(settings), settings.vapid_subject)
 
 
 def declare(settings: Settings, broker: dramatiq.Broker) -> tuple[Any, Any]:
@@ -69,7 +60,7 @@ def declare(settings: Settings, broker: dramatiq.Broker) -> tuple[Any, Any]:
 
     async def get() -> Sender:
         if not opened:
-            opened.append(sender(settings))
+            opened.append(await sender(settings))
         return opened[0]
 
     return notify_actors.declare(broker, get)
@@ -77,23 +68,27 @@ def declare(settings: Settings, broker: dramatiq.Broker) -> tuple[Any, Any]:
 
 def start_notifier(settings: Settings, fan_out: Any) -> threading.Thread:
     """The notifier on a daemon thread with its own loop: every `notify_sweep_s`, the followed
-    seasons' new events and due warnings go to the queue as fan-out batches."""
+    seasons' new events and due warnings go to the queue as fan-out batches, each with the
+    owner id that claims its deliveries (ADR-108)."""
 
     def send(batch: list[Delivery]) -> None:
-        fan_out.send([notify_actors.encoded(d) for d in batch])
+        fan_out.send(*notify_actors.batch_args(batch))
 
     async def run() -> None:
+        pool: asyncpg.Pool | None = None
         follower: Follower | None = None
         while True:
             try:
-                if follower is None:
+                if pool is None or follower is None:
                     pool = await open_pool(settings, "notify")
-                    store = store_on(pool, settings, "notify")
-                    follower = Follower(store, notify_store(settings), send, utc_now)
+                    notify = PostgresNotifyStore(pool, Sealer(settings.notify_key))
+                    follower = Follower(store_on(pool, settings, "notify"), notify, send, utc_now)
                 await follower.sweep()
             except Exception:
                 log.exception("notify.sweep_failed")
-                follower = None
+                if pool is not None:  # a new pool and a new fold next time
+                    pool.terminate()
+                pool, follower = None, None
             await asyncio.sleep(settings.notify_sweep_s)
 
     thread = threading.Thread(target=lambda: asyncio.run(run()), name="notifier", daemon=True)

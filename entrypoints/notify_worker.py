@@ -7,6 +7,7 @@ from entrypoints import bootstrap, notify_boot
 from shared.settings import Settings
 
 _settings = Settings.from_env()
+notify_boot.lower_priority(_settings.notify_nice)  # first: every thread started later inherits it
 bootstrap.configure(_settings)
 _broker = bootstrap.worker_broker(_settings)
 deliver, fan_out = notify_boot.declare(_settings, _broker)

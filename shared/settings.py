@@ -112,13 +112,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # endpoints may use although private, on plain http or another port than 443 (tests and
     # local runs: 127.0.0.1); the outbound call's timeout; the VAPID key (`seksenbir
     # vapid-keys`; "": Web Push off) and its contact; the key sealing webhook secrets and
-    # push subscriptions at rest (base64url, 32 bytes; "": kept unsealed); the notifier's period.
+    # push subscriptions at rest (base64url, 32 bytes; "": kept unsealed); the notifier's period;
+    # the notifications worker's niceness (0-19: on a shared machine Divans come first, ADR-108).
     outbound_allow: tuple[str, ...] = ()
     outbound_timeout_s: float = 5.0
     vapid_private_key: str = ""
     vapid_subject: str = "mailto:ops@seksenbir.invalid"
     notify_key: str = ""
     notify_sweep_s: float = 2.0
+    notify_nice: int = 10
 
     def __post_init__(self) -> None:
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
@@ -232,6 +234,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "vapid_subject": ("SEKSENBIR_VAPID_SUBJECT",),
     "notify_key": ("SEKSENBIR_NOTIFY_KEY",),
     "notify_sweep_s": ("SEKSENBIR_NOTIFY_SWEEP_S",),
+    "notify_nice": ("SEKSENBIR_NOTIFY_NICE",),
 }
 
 

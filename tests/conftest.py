@@ -153,6 +153,9 @@ STORE_TABLES = (
     "chat_events",  # issue 24 (ADR-91)
     "chat_texts",
     "chat_marks",
+    "notify_records",  # issue 25 (ADR-108)
+    "notify_cursors",
+    "notify_once",
 )
 _REGCLASSES = ", ".join(f"'{table}'" for table in STORE_TABLES)
 EMPTY_STORE = "\n".join(

@@ -9,6 +9,7 @@ the queue to retry (services/notify/notify_actors.py).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import msgspec
 import structlog
 
 from shared.app import outbound, webhooks, webpush
-from shared.app.notify_store import NotifyStore, PushSubscription, Webhook
+from shared.app.notify_store import NotifyStore, PushSubscription, Record, Webhook, id_of
 
 log = structlog.get_logger(__name__)
 DELIVERY_IDS = uuid.UUID("9c1e52b0-7f3d-4f0e-9a25-81d1a0000025")
@@ -58,19 +59,28 @@ class Sender:
     clock: Callable[[], float] = time.time
 
     async def send(self, d: Delivery) -> Outcome:
-        if d.target.startswith("wh_"):
-            hook = next(
-                (w for w in await self.store.webhooks(d.season_id) if w.webhook_id == d.target),
-                None,
-            )
-            if hook is None:
-                return "no_receiver"
-            return await self._webhook(hook, d)
-        subs = await self.store.subscriptions(d.season_id)
-        sub = next((s for s in subs if s.subscription_id == d.target), None)
-        if sub is None or self.vapid is None:
+        return await self.to(await self.store.record(d.season_id, d.target), d)
+
+    async def send_all(self, batch: list[Delivery]) -> list[Outcome | BaseException]:
+        """Every delivery of a batch at once, each under its own timeout; each season's
+        receivers read once for the batch, not once per delivery."""
+        found: dict[str, dict[str, Record]] = {}
+        for season_id in {d.season_id for d in batch}:
+            rs: list[Record] = [*await self.store.webhooks(season_id)]
+            rs += await self.store.subscriptions(season_id)
+            found[season_id] = {id_of(r): r for r in rs}
+        return await asyncio.gather(
+            *(self.to(found[d.season_id].get(d.target), d) for d in batch),
+            return_exceptions=True,
+        )
+
+    async def to(self, receiver: Record | None, d: Delivery) -> Outcome:
+        """`d` to its receiver as stored now (None: deleted since, nothing to send)."""
+        if isinstance(receiver, Webhook):
+            return await self._webhook(receiver, d)
+        if receiver is None or self.vapid is None:
             return "no_receiver"
-        return await self._push(sub, d)
+        return await self._push(receiver, d)
 
     async def _webhook(self, hook: Webhook, d: Delivery) -> Outcome:
         text = d.texts.get("tr") or next(iter(d.texts.values()), d.event)

@@ -68,7 +68,7 @@ class Follower:
             n = warning_due(state, sub.seat, sub.lead_seconds, sub.always, now)
             if n is None or state.calendar is None:
                 continue
-            if await self._notify.first_warning(sub.subscription_id, n):
+            if await self._notify.first_warning(season_id, sub.subscription_id, n):
                 at = state.calendar.kurultay_closes_at if n == KURULTAY else state.calendar.at(n)
                 due.append(warning(season_id, sub.seat, n, at))
                 targets.append(sub.subscription_id)

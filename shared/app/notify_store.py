@@ -2,11 +2,16 @@
 
 A webhook's URL (a Discord URL is itself a credential) and secret, and a push subscription's
 endpoint and keys, are device or integration data, not facts of the game: they stay out of the
-event log, its exports and the read models. They live in the broker's Redis (which must not
-evict, RELIABILITY 15) under `{namespace}:notify:…`, each record sealed with AES-256-GCM under
-SEKSENBIR_NOTIFY_KEY when it is set (docs/configuration.md); the server must be able to sign
-with a secret, so it cannot keep only a hash. Records leave when deleted, rotated away, gone
-(404/410 from a push service) or when their season ends.
+event log, its exports and the read models. A registration is an acknowledged write, so it is
+kept in PostgreSQL (shared/app/notify_pg.py, ADR-108), each record sealed with AES-256-GCM
+under SEKSENBIR_NOTIFY_KEY when it is set (docs/configuration.md); the server must be able to
+sign with a secret, so it cannot keep only a hash. Records leave when deleted, rotated away,
+gone (404/410 from a push service) or when their season ends. Beside an in-memory event store
+(tests, one-process runs) the store is in memory too.
+
+`claim` makes a delivery's first attempt happen once however many notifier processes follow
+the same events (ADR-108): the batch that claims a delivery id first owns it, and the same
+batch again (a redelivered queue message) still does.
 """
 
 from __future__ import annotations
@@ -14,10 +19,9 @@ from __future__ import annotations
 import base64
 import os
 import secrets
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 import msgspec
-import redis.asyncio as aioredis
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 Format = Literal["json", "discord"]
@@ -81,20 +85,22 @@ class NotifyStore(Protocol):
     async def subscriptions(self, season_id: str) -> list[PushSubscription]: ...
     async def delete(self, season_id: str, record_id: str) -> bool: ...
     async def drop_season(self, season_id: str) -> None: ...
-    async def first_warning(self, subscription_id: str, divan: int) -> bool: ...
+    async def record(self, season_id: str, record_id: str) -> Record | None: ...
+    async def first_warning(self, season_id: str, subscription_id: str, divan: int) -> bool: ...
+    async def claim(self, season_id: str, delivery_ids: list[str], owner: str) -> set[str]: ...
     async def follow(self, season_id: str, version: int) -> None: ...
     async def cursors(self) -> dict[str, int]: ...
     async def set_cursor(self, season_id: str, version: int | None) -> None: ...
 
 
-_decoder = msgspec.json.Decoder(Webhook | PushSubscription)
+decoder = msgspec.json.Decoder(Webhook | PushSubscription)
 
 
-def _kind(record_id: str) -> str:
+def kind_of(record_id: str) -> str:
     return "wh" if record_id.startswith("wh_") else "push"
 
 
-def _id(record: Record) -> str:
+def id_of(record: Record) -> str:
     return record.webhook_id if isinstance(record, Webhook) else record.subscription_id
 
 
@@ -105,9 +111,13 @@ class MemoryNotifyStore:
         self.records: dict[str, dict[str, Record]] = {}
         self.warned: set[tuple[str, int]] = set()
         self.followed: dict[str, int] = {}
+        self.claims: dict[str, tuple[str, str]] = {}  # delivery id: (season, owner)
 
     async def put(self, record: Record) -> None:
-        self.records.setdefault(record.season_id, {})[_id(record)] = record
+        self.records.setdefault(record.season_id, {})[id_of(record)] = record
+
+    async def record(self, season_id: str, record_id: str) -> Record | None:
+        return self.records.get(season_id, {}).get(record_id)
 
     async def webhooks(self, season_id: str) -> list[Webhook]:
         rs = self.records.get(season_id, {}).values()
@@ -122,12 +132,18 @@ class MemoryNotifyStore:
 
     async def drop_season(self, season_id: str) -> None:
         self.records.pop(season_id, None)
+        self.claims = {d: c for d, c in self.claims.items() if c[0] != season_id}
 
-    async def first_warning(self, subscription_id: str, divan: int) -> bool:
+    async def first_warning(self, season_id: str, subscription_id: str, divan: int) -> bool:
         if (subscription_id, divan) in self.warned:
             return False
         self.warned.add((subscription_id, divan))
         return True
+
+    async def claim(self, season_id: str, delivery_ids: list[str], owner: str) -> set[str]:
+        return {
+            d for d in delivery_ids if self.claims.setdefault(d, (season_id, owner))[1] == owner
+        }
 
     async def follow(self, season_id: str, version: int) -> None:
         self.followed.setdefault(season_id, version)
@@ -139,63 +155,4 @@ class MemoryNotifyStore:
         if version is None:
             self.followed.pop(season_id, None)
         else:
-            self.followed[season_id] = version
-
-
-WARNED_TTL_S = 14 * 24 * 3600
-
-
-class RedisNotifyStore:
-    """The store in the broker's Redis: one hash per season and kind, sealed values."""
-
-    def __init__(self, client: aioredis.Redis, namespace: str, sealer: Sealer) -> None:
-        self._r = client
-        self._ns = namespace
-        self._sealer = sealer
-
-    def _key(self, season_id: str, kind: str) -> str:
-        return f"{self._ns}:notify:{kind}:{{{season_id}}}"
-
-    async def put(self, record: Record) -> None:
-        rid = _id(record)
-        sealed = self._sealer.seal(msgspec.json.encode(record), rid.encode())
-        await self._r.hset(self._key(record.season_id, _kind(rid)), rid, sealed)
-
-    async def _all(self, season_id: str, kind: str) -> list[Record]:
-        raw: dict[Any, Any] = await self._r.hgetall(self._key(season_id, kind))
-        return [_decoder.decode(self._sealer.open(v, k)) for k, v in sorted(raw.items())]
-
-    async def webhooks(self, season_id: str) -> list[Webhook]:
-        return [r for r in await self._all(season_id, "wh") if isinstance(r, Webhook)]
-
-    async def subscriptions(self, season_id: str) -> list[PushSubscription]:
-        rs = await self._all(season_id, "push")
-        return [r for r in rs if isinstance(r, PushSubscription)]
-
-    async def delete(self, season_id: str, record_id: str) -> bool:
-        gone = await self._r.hdel(self._key(season_id, _kind(record_id)), record_id)
-        return bool(gone)
-
-    async def drop_season(self, season_id: str) -> None:
-        await self._r.delete(self._key(season_id, "wh"), self._key(season_id, "push"))
-
-    async def first_warning(self, subscription_id: str, divan: int) -> bool:
-        key = f"{self._ns}:notify:warned:{subscription_id}:{divan}"
-        return bool(await self._r.set(key, b"1", nx=True, ex=WARNED_TTL_S))
-
-    def _cursor_key(self) -> str:
-        return f"{self._ns}:notify:cursors"
-
-    async def follow(self, season_id: str, version: int) -> None:
-        """Notices start after `version` (the season's version when its first receiver came)."""
-        await self._r.hsetnx(self._cursor_key(), season_id, version)
-
-    async def cursors(self) -> dict[str, int]:
-        raw: dict[Any, Any] = await self._r.hgetall(self._cursor_key())
-        return {k.decode(): int(v) for k, v in raw.items()}
-
-    async def set_cursor(self, season_id: str, version: int | None) -> None:
-        if version is None:
-            await self._r.hdel(self._cursor_key(), season_id)
-        else:
-            await self._r.hset(self._cursor_key(), season_id, version)
+            self.followed[season_id] = max(version, self.followed.get(season_id, version))

@@ -96,6 +96,11 @@ class PostgresEventStore:
         return self._group.stats if self._group is not None else GroupStats()
 
     @property
+    def pool(self) -> asyncpg.Pool:
+        """The pool, for the application layer's tables beside the log (the notify store)."""
+        return self._pool
+
+    @property
     def idempotency(self) -> PostgresIdempotencyStore:
         """The Idempotency-Key store sharing this pool."""
         return self._keys

@@ -1,0 +1,74 @@
+"""The notify store's contract, in memory and in PostgreSQL (issue 25, ADR-98, ADR-108): a
+registration is kept until deleted or its season ends, a delivery id is claimed by one batch
+(and kept by it when its message comes again), a warning is given once, a cursor only moves on."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from shared.app.notify_store import (
+    MemoryNotifyStore,
+    NotifyStore,
+    PushSubscription,
+    Sealer,
+    Webhook,
+)
+
+KEY = base64.urlsafe_b64encode(bytes(32)).decode()
+HOOK = Webhook(
+    webhook_id="wh_1", season_id="s1", seat=2, url="https://h.example/x", format="json", secret="k"
+)
+SUB = PushSubscription(
+    subscription_id="ps_1", season_id="s1", seat=2, endpoint="https://p.example/e",
+    p256dh="p", auth="a", lead_seconds=60,
+)  # fmt: skip
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.integration)])
+def store(request: pytest.FixtureRequest) -> NotifyStore:
+    if request.param == "memory":
+        return MemoryNotifyStore()
+    from shared.app.notify_pg import PostgresNotifyStore
+
+    return PostgresNotifyStore(request.getfixturevalue("pg_pool"), Sealer(KEY))
+
+
+async def test_a_registration_is_kept_replaced_and_deleted(store: NotifyStore) -> None:
+    await store.put(HOOK)
+    await store.put(SUB)
+    assert await store.webhooks("s1") == [HOOK] and await store.subscriptions("s1") == [SUB]
+    assert await store.record("s1", "ps_1") == SUB and await store.record("s2", "ps_1") is None
+    rotated = Webhook(**{**{f: getattr(HOOK, f) for f in HOOK.__struct_fields__}, "secret": "n"})
+    await store.put(rotated)
+    assert await store.webhooks("s1") == [rotated]
+    assert await store.delete("s1", "wh_1") and not await store.delete("s1", "wh_1")
+    assert await store.webhooks("s1") == []
+
+
+async def test_a_delivery_is_claimed_by_one_batch_and_kept_by_it(store: NotifyStore) -> None:
+    assert await store.claim("s1", ["d1", "d2"], "a") == {"d1", "d2"}
+    assert await store.claim("s1", ["d2", "d3"], "b") == {"d3"}
+    assert await store.claim("s1", ["d1", "d2", "d2"], "a") == {"d1", "d2"}  # redelivered
+
+
+async def test_a_warning_is_given_once_and_a_cursor_only_moves_on(store: NotifyStore) -> None:
+    assert await store.first_warning("s1", "ps_1", 3)
+    assert not await store.first_warning("s1", "ps_1", 3)
+    assert await store.first_warning("s1", "ps_1", 4)
+    await store.follow("s1", 5)
+    await store.follow("s1", 1)  # a later registration does not move it back
+    await store.set_cursor("s1", 9)
+    await store.set_cursor("s1", 7)  # a slower notifier does not move it back
+    assert await store.cursors() == {"s1": 9}
+    await store.set_cursor("s1", None)
+    assert await store.cursors() == {}
+
+
+async def test_a_season_that_ends_takes_its_receivers_and_claims(store: NotifyStore) -> None:
+    await store.put(HOOK)
+    await store.claim("s1", ["d1"], "a")
+    await store.drop_season("s1")
+    assert await store.webhooks("s1") == []
+    assert await store.claim("s1", ["d1"], "b") == {"d1"}
