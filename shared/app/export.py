@@ -23,7 +23,14 @@ from uuid import UUID
 import msgspec
 
 from shared.app.bodies import unique_pairs
-from shared.app.export_chat import ChatLineError, ChatReader, ChatSection, chat_part
+from shared.app.export_chat import (
+    ChatLineError,
+    ChatReader,
+    ChatSection,
+    chat_line,
+    chat_part,
+    chat_reader,
+)
 from shared.app.export_lists import hidden_from_auditors
 from shared.domain.messages import Said
 from shared.eventstore import (
@@ -260,50 +267,39 @@ def parse(lines: Iterable[bytes | str]) -> Export:
         count = _int(head_obj["events"], "events")
     except (KeyError, TypeError, ValueError) as exc:
         raise ExportError(1, Said("export.bad_header", error=str(exc))) from None
-    records: list[RecordedEvent] = []
-    digests: list[bytes | None] = []
-    redacted: set[int] = set()
-    chat = _chat_reader(season_id, head_obj)
-    for number, raw in enumerate(it, start=2):
-        if not raw.strip():
-            continue
-        obj = _json(raw, number)
-        if _chat_line(chat, obj, number):
-            continue
-        record, digest, hidden = _record(season_id, obj, number, chain)
-        if hidden:
-            redacted.add(len(records))
-        records.append(record)
-        digests.append(digest)
+    try:
+        chat = chat_reader(season_id, head_obj)
+    except ChatLineError as exc:
+        raise ExportError(1, exc.said) from None
+    records, digests, redacted = _events(season_id, it, chain, chat)
     section = chat.section() if chat is not None else None
     marks = frozenset(redacted)
     return Export(season_id, head, count, records, head_obj, chain, digests, marks, section)
 
 
-def _chat_reader(season_id: str, head_obj: dict[str, Any]) -> ChatReader | None:
-    """The reader of the chat section the header names (None: the file has no chat)."""
-    if "chat" not in head_obj:
-        return None
-    try:
-        return ChatReader(season_id, head_obj["chat"])
-    except ChatLineError as exc:
-        raise ExportError(1, exc.said) from None
-
-
-def _chat_line(chat: ChatReader | None, obj: dict[str, Any], number: int) -> bool:
-    """Whether line `number` is a chat line (read into `chat`); the season's event lines all
-    come before the chat lines, and chat lines only in a file whose header names a chat."""
-    try:
-        if "chat" in obj:
-            if chat is None:
-                raise ChatLineError(Said("export.chat_unannounced"))
-            chat.add(obj)
-            return True
-        if chat is not None and chat.records:
-            raise ChatLineError(Said("export.event_after_chat"))
-    except ChatLineError as exc:
-        raise ExportError(number, exc.said) from None
-    return False
+def _events(
+    season_id: str, it: Iterator[bytes | str], chain: int, chat: ChatReader | None
+) -> tuple[list[RecordedEvent], list[bytes | None], set[int]]:
+    """An export's lines after its header: the season's events (their digests, and which were
+    redacted), the chat lines read into `chat`."""
+    records: list[RecordedEvent] = []
+    digests: list[bytes | None] = []
+    redacted: set[int] = set()
+    for number, raw in enumerate(it, start=2):
+        if not raw.strip():
+            continue
+        obj = _json(raw, number)
+        try:
+            if chat_line(chat, obj):
+                continue
+        except ChatLineError as exc:
+            raise ExportError(number, exc.said) from None
+        record, digest, hidden = _record(season_id, obj, number, chain)
+        if hidden:
+            redacted.add(len(records))
+        records.append(record)
+        digests.append(digest)
+    return records, digests, redacted
 
 
 def _json(raw: bytes | str, number: int) -> dict[str, Any]:

@@ -280,3 +280,21 @@ def decode_line(r: ChatRecord) -> AnyChatEvent:
     if type(event).__struct_config__.tag != r.type:
         raise ValueError(f"the data's own type is {type(event).__struct_config__.tag}")
     return event
+
+
+def chat_reader(season_id: str, head_obj: dict[str, Any]) -> ChatReader | None:
+    """The reader of the chat section an export's header names (None: the file has no chat)."""
+    return ChatReader(season_id, head_obj["chat"]) if "chat" in head_obj else None
+
+
+def chat_line(chat: ChatReader | None, obj: dict[str, Any]) -> bool:
+    """Whether an export's line is a chat line (read into `chat`); the season's event lines all
+    come before the chat lines, and chat lines only in a file whose header names a chat."""
+    if "chat" in obj:
+        if chat is None:
+            raise ChatLineError(Said("export.chat_unannounced"))
+        chat.add(obj)
+        return True
+    if chat is not None and chat.records:
+        raise ChatLineError(Said("export.event_after_chat"))
+    return False

@@ -172,16 +172,13 @@ class PostgresEventStore:
         batch: int = 500,
         chat: Sequence[ChatRecord] = (),
     ) -> list[RecordedEvent]:
-        """Store a whole exported season (and its `chat`, ADR-106) as an audit copy (ADR-58),
-        all of it or nothing.
+        """Store a whole exported season and its chat (ADR-106) as an audit copy, all or nothing.
 
-        One transaction marks the season in `audit_copies` (before its first event, so the
-        due-work trigger tracks none of its deadlines), appends the events in statements of
-        `batch` on chain version `chain` (None: CHAIN_VERSION) and commits once: an import
-        that fails anywhere (an event id taken, a value the database refuses, a lost
-        connection) leaves no half-written season for a retry to find in its way. Raises
-        ConcurrencyError (the season exists), DuplicateEventError (an event id recorded
-        elsewhere), or asyncpg's error; nothing is written then."""
+        One transaction marks the season in `audit_copies` (ADR-58; before its first event, so
+        the due-work trigger tracks none of its deadlines), appends the events in statements of
+        `batch` on chain version `chain` (None: CHAIN_VERSION) and commits once: a failed import
+        leaves nothing half-written. Raises ConcurrencyError (the season exists),
+        DuplicateEventError (an event id recorded elsewhere) or asyncpg's error, writing nothing."""
         if not events:
             raise ValueError("an import needs at least one event")
         chain = CHAIN_VERSION if chain is None else chain
