@@ -3,7 +3,7 @@
 Run: .venv/bin/python -m bench.brokers [--messages 2000] [--threads 4]
      [--brokers redis,rabbitmq] [--amqp amqp://guest:guest@127.0.0.1:5672] [--redis-port 0]
 
-For each broker, with the project's own broker factory (shared.app.queues.make_broker: the
+For each broker, with the project's own broker factory (shared.app.messaging.queues.make_broker: the
 wake-up Redis broker, or RabbitMQ with publisher confirms) and an in-process Dramatiq worker
 (`--threads` threads) running a no-op actor that records each message id it sees:
 
@@ -34,7 +34,7 @@ from typing import Any
 import dramatiq
 
 from bench.idle import own_redis
-from shared.app.queues import make_broker
+from shared.app.messaging.queues import make_broker
 from tests.brokers import broker_of, probe
 
 QUEUE = "bench_brokers"

@@ -105,7 +105,7 @@ def divan_ms(dsn: str, sid: str, divan: int) -> float:
     """Divan `divan` locked and resolved by the resolver's code in this (child) process."""
     from bench.api_orders import quiet_json_logs
     from services.resolver.divan import resolve
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 
     quiet_json_logs()

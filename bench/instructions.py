@@ -19,7 +19,7 @@ only those calls with
 `functools.reduce`, after `gc.freeze()`), and divide by 16 × CALLS for one turn.
 
 `check` and `rerun` are `bench.verify`'s one season in process (seed 11): CALLS whole checks
-(`shared.app.export.check`: chain, every Divan re-run, the computer turns re-derived), or
+(`shared.app.ops.export.check`: chain, every Divan re-run, the computer turns re-derived), or
 CALLS re-runs without the computer turns; counted the same way, divided by CALLS.
 
 `ours` is `bench.adjudication`'s unit (steps 1-7 with the report, 19 beys, 78 orders); `mila`
@@ -99,8 +99,8 @@ def verify_calls(side: str, calls: int) -> None:
     import asyncio
 
     from bench.verify import one_season
-    from shared.app.export import Export
-    from shared.app.export_check import check
+    from shared.app.ops.export import Export
+    from shared.app.ops.export_check import check
     from shared.domain import codec
     from shared.domain.replay import verify
 

@@ -50,7 +50,7 @@ from bench.api_orders import DEFAULT_DSN, quiet_json_logs, scratch_database
 from entrypoints.bootstrap import due_queue
 from services.projections.keys import Keys
 from services.resolver.scheduler import Scheduler, SweepSettings
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.domain.state import SeasonState

@@ -47,7 +47,7 @@ async def _divans(count: int) -> list[float]:
     from services.command.season_commands import create_season
     from services.command.service import Services
     from services.resolver.divan import resolve
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.domain import commands as c
     from shared.domain.decide import decide
     from shared.eventstore import EventMetadata, InMemoryEventStore
@@ -79,8 +79,8 @@ async def _load(receivers: int, timeout_s: float, nice: int) -> None:
     machines, so they run at it too."""
     from entrypoints.notify_boot import lower_priority
     from services.notify.delivery import Delivery, Sender, delivery_id
-    from shared.app import outbound
-    from shared.app.notify_store import MemoryNotifyStore, Webhook
+    from shared.app.messaging import outbound
+    from shared.app.messaging.notify_store import MemoryNotifyStore, Webhook
 
     lower_priority(nice)  # as the worker does at its start
 

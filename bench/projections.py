@@ -43,7 +43,7 @@ from services.projections import projector as projector_module
 from services.projections.keys import Keys
 from services.projections.listener import Listener
 from services.projections.projector import Projector
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.evolve import fold

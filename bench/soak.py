@@ -56,7 +56,7 @@ import redis.asyncio as aioredis
 from bench.api_orders import DEFAULT_DSN, RAW_TABLE, in_process, quiet_json_logs, scratch_database
 from bench.live_surge import tree_rss
 from entrypoints.gateway import create_app
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
 from shared.domain.state import DIVANS
 from shared.settings import Settings
 from tests.brokers import broker_of

@@ -5,7 +5,7 @@ Run: .venv/bin/python -m bench.verify [--dsn postgresql://postgres@127.0.0.1/pos
      [--seasons 1000] [--repeat 5]
 
 1. One season, in process (no interpreter start): a whole trial season of computer beys (16
-   Divans and the Kurultay) through an in-memory event store, then `shared.app.export.check`
+   Divans and the Kurultay) through an in-memory event store, then `shared.app.ops.export.check`
    on its records, median of --repeat runs: the whole check (chain, every Divan re-run, the
    computer beys' turns re-derived, the seed), and its parts: the chain alone, the re-run
    without the computer turns. Target: the whole check <= 100 ms.
@@ -29,9 +29,9 @@ from datetime import UTC, datetime
 import asyncpg
 
 from bench.common import machine
-from shared.app.export import Export
-from shared.app.export_check import check
-from shared.app.seasons import Seasons
+from shared.app.ops.export import Export
+from shared.app.ops.export_check import check
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain.decide import decide

@@ -1,7 +1,7 @@
 """Ops and auditor verbs of the command line: export, verify, import, replay (issue 13).
 
 `entrypoints/cli.py` only registers them (`register`); the format and its check are
-shared/app/export.py, the replay views shared/app/ops_replay.py (docs/export.md).
+shared/app/ops/export.py, the replay views shared/app/ops/ops_replay.py (docs/export.md).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from entrypoints.audit_sources import (
 from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
-    from shared.app.export import Export
+    from shared.app.ops.export import Export
     from shared.eventstore import PostgresEventStore
 
 
@@ -29,8 +29,8 @@ def run_fork(args: argparse.Namespace) -> int:
     """Issue 13, D-32: the endpoint's own code (service.fork_season) run as ops on the
     database: any season at any Divan; the token is printed once, never logged."""
     from services.command import ops_tools, service
-    from shared.app.problems import Problem
-    from shared.app.seasons import Seasons
+    from shared.app.http.problems import Problem
+    from shared.app.repository.seasons import Seasons
     from shared.domain.state import DIVANS, SEATS
 
     # the endpoint's bounds (ForkIn): a Divan 0 … 15 (one is left to play), a seat 1 … 19
@@ -77,8 +77,8 @@ def run_fork(args: argparse.Namespace) -> int:
 
 # --- shadow re-adjudication ----------------------------------------------------------------
 def run_shadow(args: argparse.Namespace) -> int:
-    from shared.app.export import ExportError
-    from shared.app.shadow import DivanShadow, shadow_season
+    from shared.app.ops.export import ExportError
+    from shared.app.ops.shadow import DivanShadow, shadow_season
 
     if bool(args.sources) == bool(args.all):
         print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
@@ -114,7 +114,7 @@ def run_shadow(args: argparse.Namespace) -> int:
 
 def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:
     """The seasons named by id (or --all) from the database, each through `one`."""
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
 
     async def work(store: PostgresEventStore, database: str) -> int:
         for season_id in await store.list_seasons() if args.all else ids:

@@ -21,13 +21,13 @@ from entrypoints.audit_sources import (
 from entrypoints.cli_args import _t
 
 if TYPE_CHECKING:
-    from shared.app.export import Export
+    from shared.app.ops.export import Export
     from shared.eventstore import PostgresEventStore
 
 
 # --- replay --------------------------------------------------------------------------------
 def run_replay(args: argparse.Namespace) -> int:
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
 
     if names_a_file(args.source, "replay", args.lang):
         try:
@@ -57,8 +57,8 @@ def run_replay(args: argparse.Namespace) -> int:
 def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None:
     """The export's events to fold, or None after saying why not (a redacted export, an event
     that does not decode); a chain that does not verify is only warned about."""
-    from shared.app.export import ExportError
-    from shared.app.export_check import chain_error, check_chain
+    from shared.app.ops.export import ExportError
+    from shared.app.ops.export_check import chain_error, check_chain
     from shared.eventstore import ChainError, verify_chain
 
     try:
@@ -82,7 +82,7 @@ def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
     import msgspec
 
-    from shared.app.ops_replay import (
+    from shared.app.ops.ops_replay import (
         ReplayError,
         correction_notes,
         corrections_text,
@@ -142,7 +142,7 @@ def _season_events(
 ) -> int:
     """Run `work(season_id, events)` on a season from an export file or the database;
     `instants`, when given, gets each event's recorded `at` first (ADR-103)."""
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
 
     def decoded(export: Export) -> int:
         try:
@@ -184,9 +184,9 @@ def _season_events(
 def run_explain(args: argparse.Namespace) -> int:
     import msgspec
 
-    from shared.app.divan_text import explain_text
-    from shared.app.divan_tools import explain
-    from shared.app.ops_replay import ReplayError
+    from shared.app.ops.divan_text import explain_text
+    from shared.app.ops.divan_tools import explain
+    from shared.app.ops.ops_replay import ReplayError
 
     instants: list[str | None] = []
 
@@ -208,9 +208,9 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_what_if(args: argparse.Namespace) -> int:
     import msgspec
 
-    from shared.app.divan_text import what_if_text
-    from shared.app.divan_tools import WhatIfIn, WhatIfRefused, what_if
-    from shared.app.ops_replay import ReplayError
+    from shared.app.ops.divan_text import what_if_text
+    from shared.app.ops.divan_tools import WhatIfIn, WhatIfRefused, what_if
+    from shared.app.ops.ops_replay import ReplayError
 
     try:
         data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn)

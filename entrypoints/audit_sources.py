@@ -13,8 +13,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
-    from shared.app.export import Export
-    from shared.app.export_check import Verdict
+    from shared.app.ops.export import Export
+    from shared.app.ops.export_check import Verdict
     from shared.domain.messages import Said
     from shared.eventstore import PostgresEventStore
     from shared.settings import Settings
@@ -48,7 +48,7 @@ FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
 def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
     """Why a file could not be read, for people in `lang`: an ExportError's text, or the OS's."""
     from entrypoints.cli_args import os_error
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
 
     if isinstance(exc, ExportError):
         return f"{source}: {exc.said.text(lang)}"
@@ -58,7 +58,7 @@ def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
 
 
 def read_export_file(path: str) -> Export:
-    from shared.app.export import bounded_lines, parse
+    from shared.app.ops.export import bounded_lines, parse
 
     with open(path, "rb") as f:
         return parse(bounded_lines(f))
@@ -68,7 +68,7 @@ def decoded_events(export: Export) -> list[Any]:
     """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
     shadow); ExportError naming the line for a redacted export (its left-out data cannot be
     folded) or an event that does not decode, never a traceback."""
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
     from shared.domain import codec
     from shared.domain.messages import Said
 
@@ -116,8 +116,8 @@ def with_store(
 
 async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Export, Said | None]:
     """A stored season as an Export (no header) and the store's own head check (None: ok)."""
-    from shared.app.export import Export
-    from shared.app.export_chat import stored_section
+    from shared.app.ops.export import Export
+    from shared.app.ops.export_chat import stored_section
     from shared.eventstore import GENESIS, ChainError, verify_chain
 
     records, stored, chain = await store.read_with_head(season_id)  # one snapshot
@@ -127,7 +127,7 @@ async def stored_export(store: PostgresEventStore, season_id: str) -> tuple[Expo
             raise ChainError(season_id, len(records), "chain does not end at the stream head")
         problem = None
     except ChainError as exc:
-        from shared.app.export_check import chain_error  # the re-run's modules: when needed
+        from shared.app.ops.export_check import chain_error  # the re-run's modules: when needed
 
         problem = chain_error(exc)
     # the season's chat chain and its texts too, checked with the rest (ADR-106)
@@ -140,7 +140,7 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
     """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
     if path is None:
         return None
-    from shared.app.export_check import parse_heads
+    from shared.app.ops.export_check import parse_heads
 
     try:
         with open(path, "rb") as f:
@@ -158,7 +158,7 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
 def checked_export(
     export: Export, store_problem: Said | None, heads: list[Any] | None = None
 ) -> Verdict:
-    from shared.app.export_check import BadEvent, check
+    from shared.app.ops.export_check import BadEvent, check
     from shared.domain.messages import Said
 
     verdict = check(export, heads)

@@ -25,8 +25,8 @@ from entrypoints.audit_sources import (
 from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
-    from shared.app.export import Export
-    from shared.app.export_check import Verdict
+    from shared.app.ops.export import Export
+    from shared.app.ops.export_check import Verdict
     from shared.eventstore import PostgresEventStore, RecordedEvent
 
 
@@ -35,14 +35,14 @@ async def _export_lines(
 ) -> list[bytes] | str:
     """The export's lines, or why there are none (a line for people): no such season, a season
     or chat chain that does not verify (ADR-106), a redaction a chain version 1 cannot have."""
-    from shared.app.export import RedactionUnavailable, export_lines
-    from shared.app.export_chat_check import stored_chat_problem
+    from shared.app.ops.export import RedactionUnavailable, export_lines
+    from shared.app.ops.export_chat_check import stored_chat_problem
     from shared.eventstore import ChainError
 
     try:  # the events and the head from one snapshot, however busy the season
         records, head = await store.read_verified(args.season)
     except ChainError as exc:
-        from shared.app.export_check import chain_error  # with the re-run's modules
+        from shared.app.ops.export_check import chain_error  # with the re-run's modules
 
         return _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
     if not records:
@@ -111,7 +111,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 # --- verify --------------------------------------------------------------------------------
 def run_verify(args: argparse.Namespace) -> int:
-    from shared.app.export import ExportError
+    from shared.app.ops.export import ExportError
 
     heads = read_heads(args.heads, args.lang)
     if args.all:
@@ -255,8 +255,8 @@ def _same_hashes(records: Sequence[RecordedEvent], stored: Sequence[RecordedEven
 def run_import(args: argparse.Namespace) -> int:
     import asyncpg
 
-    from shared.app.export import ExportError, to_new
-    from shared.app.export_check import check
+    from shared.app.ops.export import ExportError, to_new
+    from shared.app.ops.export_check import check
     from shared.eventstore import ConcurrencyError, DuplicateEventError
 
     def refused(text: str) -> int:

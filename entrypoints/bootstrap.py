@@ -5,8 +5,8 @@ bootstraps, the scheduler) call this module; the services receive what they need
 and build none of it. This module and its light part, entrypoints.stores (PostgreSQL pools,
 event stores, each role's pool settings, logging; ADR-120), open the pools and build the event
 stores, Dramatiq brokers, Redis clients and projectors; the broker
-policy check (shared/app/queues.py) and `seksenbir deadletters` (entrypoints/cli_ops.py) open
-a short-lived Redis client of their own, `seksenbir up` (entrypoints/stack.py) its own servers.
+policy check (shared/app/messaging/queues.py) and `seksenbir deadletters` (entrypoints/cli_ops.py)
+open a short-lived Redis client of their own, `seksenbir up` (entrypoints/stack.py) its own servers.
 
 Nothing here reads the environment: `Settings.from_env()` (shared/settings.py) does, once per
 process, in the entry point.
@@ -33,8 +33,8 @@ from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
-from shared.app.notify_store import NotifyStore
-from shared.app.queues import (
+from shared.app.messaging.notify_store import NotifyStore
+from shared.app.messaging.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
     check_broker_policy,
@@ -42,8 +42,8 @@ from shared.app.queues import (
     make_broker,
     resolve_message,
 )
-from shared.app.seasons import Seasons
-from shared.app.wakeup_broker import WakeupRedisBroker
+from shared.app.messaging.wakeup_broker import WakeupRedisBroker
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import (
     EventStore,
 )
@@ -277,7 +277,7 @@ async def api_clients(
 
 
 def limiter_redis(settings: Settings) -> aioredis.Redis:
-    """The request limits' client (shared/app/ratelimit.py), on the read side's URL."""
+    """The request limits' client (shared/app/http/ratelimit.py), on the read side's URL."""
     return aioredis.Redis.from_url(settings.read_redis)
 
 

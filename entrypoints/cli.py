@@ -104,7 +104,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _vapid_keys(args: argparse.Namespace) -> int:
     """A new VAPID pair (issue 25): the private key goes into SEKSENBIR_VAPID_PRIVATE_KEY, the
     public one is what GET /v1/push/key serves (derived from the private key)."""
-    from shared.app.webpush import VapidKeys
+    from shared.app.messaging.webpush import VapidKeys
 
     keys = VapidKeys.generate()
     print(f"SEKSENBIR_VAPID_PRIVATE_KEY={keys.private_key}")

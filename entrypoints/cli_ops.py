@@ -71,7 +71,7 @@ def worker_environment(kind: str, settings: Settings, env: dict[str, str]) -> di
     """A worker's environment: the launcher's, Dramatiq's own `dramatiq_worker_timeout` (ms a
     worker thread waits for work before it looks whether it should stop; 250 unless set: it bounds
     a stop after SIGTERM, ADR-54) and its metrics variables."""
-    from shared.app.queues import worker_metrics
+    from shared.app.messaging.queues import worker_metrics
 
     env = {"dramatiq_worker_timeout": "250", **env}
     return {**env, **worker_metrics(kind, settings.worker_metrics_port, env)}
@@ -171,7 +171,7 @@ def _deadletters(args: argparse.Namespace) -> int:
     import redis
 
     from entrypoints import deadletters
-    from shared.app.rabbit_broker import is_amqp
+    from shared.app.messaging.rabbit_broker import is_amqp
     from shared.settings import Settings
 
     settings = Settings.from_env()

@@ -21,7 +21,7 @@ from typing import Any, cast
 import dramatiq
 import redis
 
-from shared.app.queues import DIVANS_QUEUE, NOTIFY_QUEUE, PROJECTIONS_QUEUE
+from shared.app.messaging.queues import DIVANS_QUEUE, NOTIFY_QUEUE, PROJECTIONS_QUEUE
 
 QUEUES = (DIVANS_QUEUE, PROJECTIONS_QUEUE, NOTIFY_QUEUE)
 

@@ -24,14 +24,14 @@ from services.command import app as command_app
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
-from shared.app.chat_book import ChatBooks
-from shared.app.chat_wakeup import publisher
-from shared.app.client_address import networks
-from shared.app.head import answer_head
-from shared.app.problems import exception_handlers
-from shared.app.ratelimit import RequestLimits, SharedFailures
-from shared.app.request_auth import edge_checks
-from shared.app.strict import StrictRequest, strict_path_integers
+from shared.app.access.request_auth import edge_checks
+from shared.app.answers.chat_book import ChatBooks
+from shared.app.http.client_address import networks
+from shared.app.http.head import answer_head
+from shared.app.http.problems import exception_handlers
+from shared.app.http.ratelimit import RequestLimits, SharedFailures
+from shared.app.http.strict import StrictRequest, strict_path_integers
+from shared.app.messaging.chat_wakeup import publisher
 from shared.eventstore import EventStore
 from shared.settings import Settings
 

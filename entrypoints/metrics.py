@@ -45,8 +45,8 @@ from prometheus_client.core import (
 )
 
 from services.projections.projector import positions
-from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
-from shared.app.tokens import is_season_id
+from shared.app.access.tokens import is_season_id
+from shared.app.messaging.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
 from shared.eventstore import EventStore, GroupStats
 from shared.logs import access_log
 

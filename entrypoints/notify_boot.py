@@ -16,10 +16,10 @@ from entrypoints.stores import open_pool, store_on, utc_now
 from services.notify import notify_actors
 from services.notify.delivery import Delivery, Sender
 from services.notify.follower import Follower
-from shared.app import outbound
-from shared.app.notify_pg import PostgresNotifyStore
-from shared.app.notify_store import MemoryNotifyStore, NotifyStore, Sealer
-from shared.app.webpush import VapidKeys
+from shared.app.messaging import outbound
+from shared.app.messaging.notify_pg import PostgresNotifyStore
+from shared.app.messaging.notify_store import MemoryNotifyStore, NotifyStore, Sealer
+from shared.app.messaging.webpush import VapidKeys
 from shared.eventstore import EventStore, PostgresEventStore
 from shared.settings import Settings
 

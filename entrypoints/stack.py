@@ -20,7 +20,7 @@ import asyncpg
 import structlog
 
 from entrypoints.web import BUILT
-from shared.app.rabbit_broker import redacted
+from shared.app.messaging.rabbit_broker import redacted
 from shared.domain.messages import Lang, render
 from shared.settings import Settings, environment, given
 
@@ -297,7 +297,7 @@ def up(
     """Everything at once for local use, each role restarted if it dies; Ctrl-C (or SIGTERM)
     stops it all. The lines for people are in `lang` (the language policy, docs/api.md); the
     processes' own log lines are JSON."""
-    from shared.app.queues import worker_metrics
+    from shared.app.messaging.queues import worker_metrics
     from shared.eventstore import migrate
 
     with postgres(settings) as (dsn, pg_where), redis_server(settings) as (url, redis_where):

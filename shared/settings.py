@@ -251,8 +251,8 @@ def next_db(url: str) -> str:
 
 
 def token_digest(token: str) -> str:
-    """The SHA-256 hex digest a token is kept as: shared.app.tokens.token_hash's, written here
-    so Settings imports nothing of the layers it sits beside (a test holds the two equal)."""
+    """The SHA-256 hex digest a token is kept as: shared.app.access.tokens.token_hash's, written
+    here so Settings imports nothing of the layers it sits beside (a test holds the two equal)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""Ops helpers of the stored-season verbs; their checks are shared/app/export.py (R-12.3)."""
+"""Ops helpers of the stored-season verbs; their checks are shared/app/ops/export.py (R-12.3)."""
 
 from __future__ import annotations
 

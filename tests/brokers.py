@@ -26,8 +26,8 @@ import msgspec
 import pika
 
 from entrypoints import deadletters_rabbitmq
-from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
-from shared.app.rabbit_broker import is_amqp, vhost_of
+from shared.app.messaging.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
+from shared.app.messaging.rabbit_broker import is_amqp, vhost_of
 from tests.integration.resolver_support import BrokerKeys
 
 AMQP_BASE = "amqp://guest:guest@127.0.0.1:5672"

@@ -2,10 +2,10 @@
 operation can answer is listed for it, and only those): shared by the refusal tests of both APIs.
 
 Each problem answer of an operation lists one example per code it can answer (the example's
-key is the code: shared.app.openapi.answers), so an operation's documented codes are the keys
+key is the code: shared.app.http.openapi.answers), so an operation's documented codes are the keys
 of its problem examples, under the status each is sent with. Each problem answer's schema is
 the operation's own (issue 20): `code` an enum of those codes, and the extra members they carry
-(shared.app.openapi CARRIES), typed; a refusal a test receives must validate against it.
+(shared.app.http.openapi CARRIES), typed; a refusal a test receives must validate against it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import jsonschema_rs
 
-from shared.app.openapi_problems import CARRIES
+from shared.app.http.openapi_problems import CARRIES
 
 SCHEMA = "/v1/schema/openapi.json"
 PROBLEM = "application/problem+json"

@@ -16,23 +16,23 @@ from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 from services.command.request_context import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Receivers, Services
-from shared.app.bodies import limit_json_depth
-from shared.app.docs_ui import SwaggerOffline
-from shared.app.etag import conditional_get
-from shared.app.language import content_language
-from shared.app.notify_store import MemoryNotifyStore, NotifyStore
-from shared.app.openapi import COMPONENTS
-from shared.app.outbound import Policy
-from shared.app.ratelimit import (
+from shared.app.http.bodies import limit_json_depth
+from shared.app.http.docs_ui import SwaggerOffline
+from shared.app.http.etag import conditional_get
+from shared.app.http.language import content_language
+from shared.app.http.openapi import COMPONENTS
+from shared.app.http.ratelimit import (
     AuthFailures,
     RequestLimits,
     SharedFailures,
     limit_failed_auth,
     limit_requests,
 )
-from shared.app.read_limits import ReadLimits, limit_reads
-from shared.app.seasons import Seasons
-from shared.app.webpush import VapidKeys
+from shared.app.http.read_limits import ReadLimits, limit_reads
+from shared.app.messaging.notify_store import MemoryNotifyStore, NotifyStore
+from shared.app.messaging.outbound import Policy
+from shared.app.messaging.webpush import VapidKeys
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import EventStore
 from shared.settings import Settings
 

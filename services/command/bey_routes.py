@@ -46,8 +46,10 @@ from services.command.schemas import (
 )
 from services.command.service import Context, Services
 from services.command.unit_of_work import execute
-from shared.app.bounds import SeatPath
-from shared.app.openapi import (
+from shared.app.access.request_auth import BeyClaim
+from shared.app.answers.private_view import PrivateView
+from shared.app.http.bounds import SeatPath
+from shared.app.http.openapi import (
     APPEND,
     BEARER,
     BEY_AUTH,
@@ -60,9 +62,7 @@ from shared.app.openapi import (
     STORE,
     answers,
 )
-from shared.app.private_view import PrivateView
-from shared.app.problems import Problem
-from shared.app.request_auth import BeyClaim
+from shared.app.http.problems import Problem
 
 
 @get(

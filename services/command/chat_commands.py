@@ -4,7 +4,7 @@ the last-read marker, report, mute; ops' reports and hide; the moderation acts f
 A message is decided on a fresh read of the season (membership, press mode, the Kurultay's
 close) and appended to the season's chat stream (shared.eventstore.chat_log, ADR-91), never to
 the season's own stream: it cannot conflict with an order or a Divan. The chat so far is
-folded per process (shared.app.chat_book.ChatBooks) and caught up with one read per request.
+folded per process (shared.app.answers.chat_book.ChatBooks) and caught up with one read per request.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from services.command.chat_schemas import (
     ReportOut,
 )
 from services.command.service import Services, load, seat_of, stamp
-from shared.app.chat_book import Book, ChatDelivered, Message, page, within_limit
-from shared.app.problems import Problem, store_busy
-from shared.app.request_auth import BeyClaim
+from shared.app.access.request_auth import BeyClaim
+from shared.app.answers.chat_book import Book, ChatDelivered, Message, page, within_limit
+from shared.app.http.problems import Problem, store_busy
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.domain.state import SeasonState

@@ -28,9 +28,10 @@ from services.command.chat_schemas import (
 )
 from services.command.request_context import ops_guard, staff_guard
 from services.command.service import Services
-from shared.app import ops_audit, request_auth
-from shared.app.bounds import JSON_SAFE_INTEGER, MessagePath, SeatPath
-from shared.app.openapi import (
+from shared.app.access import ops_audit, request_auth
+from shared.app.access.request_auth import BeyClaim
+from shared.app.http.bounds import JSON_SAFE_INTEGER, MessagePath, SeatPath
+from shared.app.http.openapi import (
     BEARER,
     BEY_AUTH,
     BODY,
@@ -42,7 +43,6 @@ from shared.app.openapi import (
     STORE,
     answers,
 )
-from shared.app.request_auth import BeyClaim
 from shared.domain import chat
 
 SEND = ("chat_closed", "press_restricted", "chat_read_only", "computer_bey", "bad_recipients")

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from shared.app.bounds import Message, Seat
+from shared.app.http.bounds import Message, Seat
 from shared.domain import chat
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}

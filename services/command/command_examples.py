@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from services.command.console_checks import CorrectionPreviewOut, VerifyOut
 from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.name_reset import DescriptionResetOut, NameResetOut
 from services.command.notify_examples import NOTIFY_EXAMPLES
+from services.command.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
 from services.command.schemas import (
     Accepted,
     AdminAction,
@@ -41,9 +43,9 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
-from shared.app.calendar_answer import CalendarOut, DivanAt
-from shared.app.console_checks import CorrectionPreviewOut, VerifyOut
-from shared.app.divan_tools import (
+from shared.app.answers.calendar_answer import CalendarOut, DivanAt
+from shared.app.answers.private_view import private_view
+from shared.app.ops.divan_tools import (
     BeyAt,
     BeyChange,
     DiePin,
@@ -56,8 +58,6 @@ from shared.app.divan_tools import (
     explain,
     what_if,
 )
-from shared.app.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
-from shared.app.private_view import private_view
 from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan

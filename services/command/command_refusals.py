@@ -1,10 +1,10 @@
 """What each command can answer besides its 2xx, one list per command: the routes declare
-them (shared.app.openapi.answers) and tests/http/test_declared_refusals.py holds them to the
+them (shared.app.http.openapi.answers) and tests/http/test_declared_refusals.py holds them to the
 domain's refusals."""
 
 from __future__ import annotations
 
-from shared.app.openapi import (
+from shared.app.http.openapi import (
     APPEND,
     BEY_AUTH,
     EVERY,
@@ -15,7 +15,7 @@ from shared.app.openapi import (
 from shared.domain.refusals import ORDER_REFUSALS, documented
 
 # What each command can answer besides its 2xx: the edge's groups it passes through
-# (shared.app.openapi) and the domain's refusals of the command it decides
+# (shared.app.http.openapi) and the domain's refusals of the command it decides
 # (shared/domain/decide.py), in the served document and docs/api.md ("Answers per operation").
 # Codes the domain has but the edge's bounds keep out (unknown_province, unknown_seat: D-27)
 # are not listed. A bey command: its token, the season, its Idempotency-Key, its append.

@@ -10,12 +10,12 @@ from litestar import Request, get, post
 
 from services.command import console_tools
 from services.command.command_refusals import CORRECTION
+from services.command.console_checks import CorrectionPreviewOut, VerifyOut
 from services.command.request_context import ops_guard
 from services.command.schemas import CorrectionIn
 from services.command.service import Services
-from shared.app.console_checks import CorrectionPreviewOut, VerifyOut
-from shared.app.openapi import BEARER, BODY, EVERY, OPS_READ, RATE, STAFF_AUTH, STORE, answers
-from shared.app.ops_audit import record_ops_read
+from shared.app.access.ops_audit import record_ops_read
+from shared.app.http.openapi import BEARER, BODY, EVERY, OPS_READ, RATE, STAFF_AUTH, STORE, answers
 
 
 @post(

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import structlog
 
+from services.command.console_checks import (
+    CorrectionPreviewOut,
+    VerifyOut,
+    correction_preview,
+    verified,
+)
 from services.command.schemas import CorrectionIn
 from services.command.service import Services, decided, load
-from shared.app.console_checks import CorrectionPreviewOut, VerifyOut, correction_preview, verified
-from shared.app.export_chat import stored_section
-from shared.app.problems import Problem, store_busy
+from shared.app.http.problems import Problem, store_busy
+from shared.app.ops.export_chat import stored_section
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.eventstore import StoreBusyError

@@ -20,10 +20,11 @@ from services.command.notify_schemas import (
     WebhooksOut,
 )
 from services.command.service import Services, load, seat_of
-from shared.app import outbound, tokens, webhooks
-from shared.app.notify_store import PushSubscription, Webhook, new_id
-from shared.app.problems import Problem
-from shared.app.request_auth import BeyClaim
+from shared.app.access import tokens
+from shared.app.access.request_auth import BeyClaim
+from shared.app.http.problems import Problem
+from shared.app.messaging import outbound, webhooks
+from shared.app.messaging.notify_store import PushSubscription, Webhook, new_id
 from shared.domain.state import SeasonState
 
 MAX_PER_OWNER = 10  # webhooks, and push subscriptions (devices), per owner and season
@@ -49,7 +50,7 @@ def owner(svc: Services, state: SeasonState, claim: BeyClaim, token: str | None)
 
 
 def checked_url(svc: Services, url: str) -> str:
-    """422 receiver_refused for a URL the server would not call (shared.app.outbound)."""
+    """422 receiver_refused for a URL the server would not call (shared.app.messaging.outbound)."""
     policy = svc.receivers.policy
     try:
         _https, host, _port, _path = outbound.check_url(url, policy)

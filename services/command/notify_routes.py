@@ -20,8 +20,8 @@ from services.command.notify_schemas import (
     WebhooksOut,
 )
 from services.command.service import Services
-from shared.app import request_auth as auth
-from shared.app.openapi import BEARER, BEY_AUTH, BODY, EVERY, RATE, STORE, answers
+from shared.app.access import request_auth as auth
+from shared.app.http.openapi import BEARER, BEY_AUTH, BODY, EVERY, RATE, STORE, answers
 
 OWNED = (EVERY, RATE, BEY_AUTH, STORE)
 ADD = (*OWNED, BODY, "receiver_refused", "receivers_full")

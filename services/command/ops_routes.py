@@ -33,10 +33,10 @@ from services.command.schemas import (
     TokenOut,
 )
 from services.command.service import Services
-from shared.app import request_auth as auth
-from shared.app.bounds import BOUNDS, JSON_SAFE_INTEGER, Plate, ReadDivanPath, SeatPath
-from shared.app.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
-from shared.app.openapi import (
+from shared.app.access import request_auth as auth
+from shared.app.access.ops_audit import record_ops_read
+from shared.app.http.bounds import BOUNDS, JSON_SAFE_INTEGER, Plate, ReadDivanPath, SeatPath
+from shared.app.http.openapi import (
     APPEND,
     BEARER,
     BODY,
@@ -49,7 +49,7 @@ from shared.app.openapi import (
     STORE,
     answers,
 )
-from shared.app.ops_audit import record_ops_read
+from shared.app.ops.divan_tools import ExplainOut, WhatIfIn, WhatIfOut
 from shared.eventstore.ops_read_log import MAX_LIST
 
 

@@ -24,12 +24,13 @@ from services.command.service import (
     stamp,
     write,
 )
-from shared.app import divan_tools, tokens
-from shared.app.divan_tools import ExplainOut
-from shared.app.export import RedactionUnavailable, export_lines, season_over
-from shared.app.export_chat_check import stored_chat_problem
-from shared.app.ops_replay import ReplayError
-from shared.app.problems import Problem, store_busy
+from shared.app.access import tokens
+from shared.app.http.problems import Problem, store_busy
+from shared.app.ops import divan_tools
+from shared.app.ops.divan_tools import ExplainOut
+from shared.app.ops.export import RedactionUnavailable, export_lines, season_over
+from shared.app.ops.export_chat_check import stored_chat_problem
+from shared.app.ops.ops_replay import ReplayError
 from shared.domain import calendar as cal
 from shared.domain import codec
 from shared.domain import commands as c

@@ -10,10 +10,10 @@ import unicodedata
 
 import structlog
 
+from services.command.player_schemas import PlayerKeyOut, PlayerLeftOut
 from services.command.service import Services
-from shared.app import player_keys
-from shared.app.player_schemas import PlayerKeyOut, PlayerLeftOut
-from shared.app.problems import Problem, store_busy
+from shared.app.access import player_keys
+from shared.app.http.problems import Problem, store_busy
 from shared.domain import names
 from shared.domain import player_events as pe
 from shared.eventstore import ConcurrencyError, StoreBusyError

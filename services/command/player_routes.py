@@ -11,12 +11,12 @@ from litestar import Request, Response, post
 
 from services.command import player_commands
 from services.command.command_refusals import PLAYER_NAME
+from services.command.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
 from services.command.service import Services
-from shared.app import request_auth as auth
-from shared.app.openapi import BEARER, BODY, EVERY, RATE, answers
-from shared.app.player_keys import is_player_id
-from shared.app.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
-from shared.app.problems import Problem
+from shared.app.access import request_auth as auth
+from shared.app.access.player_keys import is_player_id
+from shared.app.http.openapi import BEARER, BODY, EVERY, RATE, answers
+from shared.app.http.problems import Problem
 
 KEYED: tuple[tuple[str, ...] | str, ...] = (EVERY, RATE, "bad_player_key", "player_not_found")
 KEYED += ("not_found", "token_in_query", "store_busy")

@@ -1,8 +1,8 @@
-"""The command API's authentication, as Litestar dependencies (shared.app.request_auth does
+"""The command API's authentication, as Litestar dependencies (shared.app.access.request_auth does
 the work).
 
 - `claim`: the bey claim of a request on a season's endpoint, checked by the service on the
-  fold it decides on (shared.app.request_auth.BeyClaim);
+  fold it decides on (shared.app.access.request_auth.BeyClaim);
 - `context`: that claim with the request's Idempotency-Key (and the hash of the request it
   came with) and correlation id: the service's `Context`;
 - `ops_guard`: a guard that lets only an ops token through (401 without one or for a guess,
@@ -18,11 +18,11 @@ from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
-from shared.app import request_auth as auth
-from shared.app.bodies import canonical_json
-from shared.app.language import negotiate
-from shared.app.problems import Problem
-from shared.app.strict import StrictRequest
+from shared.app.access import request_auth as auth
+from shared.app.http.bodies import canonical_json
+from shared.app.http.language import negotiate
+from shared.app.http.problems import Problem
+from shared.app.http.strict import StrictRequest
 from shared.eventstore import request_hash
 
 

@@ -6,7 +6,7 @@ services/command/bey_commands.py), its authentication a dependency
 (services/command/request_context.py: `context` and `claim` for a bey, `ops_guard` for ops),
 its answer a typed Struct that Litestar encodes, so the OpenAPI document is the real contract.
 Routes by resource: season_routes.py, bey_routes.py, ops_routes.py. Refusals are
-shared.app.problems.Problem; each command's list is in command_refusals.py.
+shared.app.http.problems.Problem; each command's list is in command_refusals.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from services.command.notify_routes import NOTIFY_ROUTES
 from services.command.ops_routes import OPS_ROUTES
 from services.command.player_routes import PLAYER_ROUTES
 from services.command.season_routes import SEASON_ROUTES
-from shared.app.openapi import with_examples
+from shared.app.http.openapi import with_examples
 
 ROUTES = with_examples(
     [

@@ -8,11 +8,11 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from shared.app.bey_names import BeyName, Description, NamedBey  # shared with the read side
-from shared.app.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
-from shared.app.calendar_answer import CalendarOut  # one schema with the read side
-from shared.app.fork_origin import ForkedFrom  # one schema with the read side
-from shared.app.player_schemas import PlayerKeyText
+from services.command.player_schemas import PlayerKeyText
+from shared.app.answers.bey_names import BeyName, Description, NamedBey  # shared with the read side
+from shared.app.answers.calendar_answer import CalendarOut  # one schema with the read side
+from shared.app.answers.fork_origin import ForkedFrom  # one schema with the read side
+from shared.app.http.bounds import JSON_SAFE_INTEGER, DivanNo, Plate, Seat, Units
 from shared.domain import events as ev
 from shared.domain.state import AdminActKind, Order, OrderKind, TreatyKind
 

@@ -27,10 +27,10 @@ from services.command.service import (
     stamp,
     write,
 )
-from shared.app import tokens
-from shared.app.calendar_answer import calendar_out
-from shared.app.problems import Problem, store_busy
-from shared.app.seasons import DecideAgain
+from shared.app.access import tokens
+from shared.app.answers.calendar_answer import calendar_out
+from shared.app.http.problems import Problem, store_busy
+from shared.app.repository.seasons import DecideAgain
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import live

@@ -16,11 +16,11 @@ from services.command.service import (
     load,
     seat_of,
 )
-from shared.app.bey_names import named_beys
-from shared.app.calendar_answer import calendar_out, lock_status
-from shared.app.fork_origin import forked_from
-from shared.app.private_view import PrivateView, private_view
-from shared.app.request_auth import BeyClaim
+from shared.app.access.request_auth import BeyClaim
+from shared.app.answers.bey_names import named_beys
+from shared.app.answers.calendar_answer import calendar_out, lock_status
+from shared.app.answers.fork_origin import forked_from
+from shared.app.answers.private_view import PrivateView, private_view
 from shared.domain import calendar as cal
 from shared.domain.chat import press_mode
 from shared.domain.decide import counting_divan, upcoming_divan
@@ -87,7 +87,8 @@ def _live_status(status: SeasonStatus, s: SeasonState, now: datetime) -> SeasonS
 
 async def bey_view(svc: Services, claim: BeyClaim) -> PrivateView:
     """A bey's own view (R-14), on a fresh read: the PrivateView the read side's /private
-    answers too (shared.app.private_view; without the private reports the read side keeps)."""
+    answers too (shared.app.answers.private_view; without the private reports the read side
+    keeps)."""
     loaded = await load(svc, claim.season_id)
     s = loaded.state
     n: int | None = counting_divan(s, svc.clock())  # a live season's by its calendar (R-4.4)

@@ -30,8 +30,8 @@ from services.command.schemas import (
     SeasonStatus,
 )
 from services.command.service import Services
-from shared.app import request_auth as auth
-from shared.app.openapi import (
+from shared.app.access import request_auth as auth
+from shared.app.http.openapi import (
     APPEND,
     BEARER,
     BODY,
@@ -42,7 +42,7 @@ from shared.app.openapi import (
     STORE,
     answers,
 )
-from shared.app.problems import Problem
+from shared.app.http.problems import Problem
 
 
 @post(

@@ -1,6 +1,6 @@
 """The command service's core: what every use case receives (`Services`, `Context`) and
 answers (`Outcome`), the season read, the bey's seat check, and `write`, the command side's
-retry loop (shared.app.seasons.retrying under the season's writer lock).
+retry loop (shared.app.repository.seasons.retrying under the season's writer lock).
 
 The use cases, one module per job, no HTTP in them: a bey's commands are data
 (services/command/bey_commands.py) executed by one function (services/command/unit_of_work.py);
@@ -22,12 +22,12 @@ import msgspec
 import structlog
 
 from services.command.chat_system import SystemLines
-from shared.app.chat_book import ChatBooks, ChatDelivered
-from shared.app.notify_store import MemoryNotifyStore, NotifyStore
-from shared.app.outbound import Policy
-from shared.app.problems import Problem, store_busy
-from shared.app.request_auth import BeyClaim
-from shared.app.seasons import (
+from shared.app.access.request_auth import BeyClaim
+from shared.app.answers.chat_book import ChatBooks, ChatDelivered
+from shared.app.http.problems import Problem, store_busy
+from shared.app.messaging.notify_store import MemoryNotifyStore, NotifyStore
+from shared.app.messaging.outbound import Policy
+from shared.app.repository.seasons import (
     Loaded,
     SeasonNotFound,
     Seasons,
@@ -203,8 +203,9 @@ async def write(
 ) -> R:
     """The command side's writer: `attempt(n)` (load, decide, append) under the season's
     in-process writer lock (`queued`), retried on a conflict after a short random spread
-    (shared.app.seasons.retrying, `svc.retries` + 1 attempts); then 409 `conflict`. A store
-    that does not answer in time is 503 `store_busy`. `ids` go into the conflict's log line."""
+    (shared.app.repository.seasons.retrying, `svc.retries` + 1 attempts); then 409 `conflict`. A
+    store that does not answer in time is 503 `store_busy`. `ids` go into the conflict's log
+    line."""
 
     async def conflict(n: int) -> None:
         log.info("command.conflict", season_id=season_id, **ids, attempt=n)

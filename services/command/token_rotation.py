@@ -17,9 +17,9 @@ from services.command.service import (
     seat_of,
     write,
 )
-from shared.app import tokens
-from shared.app.problems import Problem
-from shared.app.request_auth import BeyClaim
+from shared.app.access import tokens
+from shared.app.access.request_auth import BeyClaim
+from shared.app.http.problems import Problem
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.eventstore import (

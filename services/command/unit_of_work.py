@@ -34,8 +34,8 @@ from services.command.service import (
     stamp,
     write,
 )
-from shared.app.problems import Problem
-from shared.app.seasons import DecideAgain, Loaded
+from shared.app.http.problems import Problem
+from shared.app.repository.seasons import DecideAgain, Loaded
 from shared.domain import codec, live
 from shared.domain import commands as c
 from shared.domain import events as ev

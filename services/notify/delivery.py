@@ -19,8 +19,8 @@ from typing import Literal
 import msgspec
 import structlog
 
-from shared.app import outbound, webhooks, webpush
-from shared.app.notify_store import NotifyStore, PushSubscription, Record, Webhook, id_of
+from shared.app.messaging import outbound, webhooks, webpush
+from shared.app.messaging.notify_store import NotifyStore, PushSubscription, Record, Webhook, id_of
 
 log = structlog.get_logger(__name__)
 DELIVERY_IDS = uuid.UUID("9c1e52b0-7f3d-4f0e-9a25-81d1a0000025")

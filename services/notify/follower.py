@@ -13,7 +13,7 @@ import structlog
 
 from services.notify.delivery import Delivery, delivery_id
 from services.notify.notices import KURULTAY, Notice, notices, warning, warning_due
-from shared.app.notify_store import NotifyStore
+from shared.app.messaging.notify_store import NotifyStore
 from shared.domain.codec import decode_stored
 from shared.domain.evolve import evolve
 from shared.domain.state import SeasonState

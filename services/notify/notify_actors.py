@@ -1,8 +1,8 @@
 """The notifications queue's actors (issue 25, ADR-99).
 
 `fan_out_notifications` makes the first attempt of many deliveries at once, each under its own
-timeout (shared.app.outbound), so a receiver that hangs costs the others nothing: the batch
-waits at most one timeout, not one per receiver. Each failed delivery goes back on the queue
+timeout (shared.app.messaging.outbound), so a receiver that hangs costs the others nothing: the
+batch waits at most one timeout, not one per receiver. Each failed delivery goes back on the queue
 alone as `deliver_notification`, which Dramatiq retries with exponential backoff: 8 attempts
 in all over about an hour (backoff 15 s doubling: 30 s … 32 min), then the dead letter, which
 `seksenbir deadletters list|replay` shows and sends again. A message holds a receiver's id,
@@ -22,7 +22,7 @@ import msgspec
 import structlog
 
 from services.notify.delivery import Delivery, Sender
-from shared.app.queues import DELIVER, FAN_OUT, NOTIFY_QUEUE
+from shared.app.messaging.queues import DELIVER, FAN_OUT, NOTIFY_QUEUE
 
 log = structlog.get_logger(__name__)
 ATTEMPTS = 8  # the fan-out's first attempt and deliver_notification's 1 + 6 retries

@@ -4,7 +4,7 @@ Every province's plate, name, region, population, full milis, gold yield and nei
 regions; the missions with their text and how progress is measured; the news cards; the perdes
 and the calendar rules. It changes only with a release, so it may be cached for a day; its ETag
 and the 304 to `If-None-Match` come from the app's conditional-GET middleware, as for every
-JSON answer to a GET (shared/app/etag.py).
+JSON answer to a GET (shared/app/http/etag.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from functools import cache
 import msgspec
 from litestar import Response, get
 
-from shared.app.openapi import EVERY, RATE, answers
+from shared.app.http.openapi import EVERY, RATE, answers
 from shared.domain.catalogue import (
     CALENDAR,
     MISSIONS,

@@ -16,11 +16,11 @@ from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.ratings_fold import RatingsFold
 from services.projections.reads import NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
-from shared.app.bounds import JSON_SAFE_INTEGER
-from shared.app.chat_book import ChatBooks
-from shared.app.client_address import Network
-from shared.app.problems import Problem, parameter_refused
-from shared.app.tokens import is_season_id
+from shared.app.access.tokens import is_season_id
+from shared.app.answers.chat_book import ChatBooks
+from shared.app.http.bounds import JSON_SAFE_INTEGER
+from shared.app.http.client_address import Network
+from shared.app.http.problems import Problem, parameter_refused
 from shared.eventstore.ops_read_log import OpsReads
 
 log = structlog.get_logger(__name__)

@@ -21,10 +21,12 @@ from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, betrayals_of
 from services.projections.read_auth import role
 from services.projections.reads import decode
-from shared.app import request_auth as edge
-from shared.app import tokens
-from shared.app.bounds import PlatePath
-from shared.app.openapi import (
+from shared.app.access import request_auth as edge
+from shared.app.access import tokens
+from shared.app.access.ops_audit import record_ops_read
+from shared.app.answers.treaty_answer import Treaty
+from shared.app.http.bounds import PlatePath
+from shared.app.http.openapi import (
     EVERY,
     OPS_READ,
     OPTIONAL_BEARER,
@@ -35,9 +37,7 @@ from shared.app.openapi import (
     VERSIONED,
     answers,
 )
-from shared.app.ops_audit import record_ops_read
-from shared.app.problems import Problem
-from shared.app.treaty_answer import Treaty
+from shared.app.http.problems import Problem
 from shared.domain.events import BattleRecord
 
 MAX_SEASONS = 100  # the newest seasons of a memleket's history

@@ -6,7 +6,7 @@ and not cancelled; removed otherwise). The read takes the members whose close is
 of the server's clock, soonest first, a page at a time (`offset`, `limit`), and answers each
 from its projected meta: free seats (19 less the humans seated), the registration close, the
 first Divan, the creator's description. Cacheable: the app's conditional GET gives it an ETag
-and a 304 to `If-None-Match` (shared/app/etag.py), as every JSON answer to a GET.
+and a 304 to `If-None-Match` (shared/app/http/etag.py), as every JSON answer to a GET.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from litestar.params import QueryParameter
 from services.projections.context import ctx
 from services.projections.keys import cross
 from services.projections.reads import read_metas
-from shared.app.openapi import EVERY, RATE, answers
+from shared.app.http.openapi import EVERY, RATE, answers
 from shared.domain.state import SEATS
 
 MAX_PAGE = 100

@@ -27,9 +27,9 @@ from services.projections.responses import (
     RatingRowOut,
     RatingsOut,
 )
-from shared.app.openapi import EVERY, RATE, answers
-from shared.app.player_keys import is_player_id
-from shared.app.problems import Problem
+from shared.app.access.player_keys import is_player_id
+from shared.app.http.openapi import EVERY, RATE, answers
+from shared.app.http.problems import Problem
 from shared.domain import player_events as pe
 from shared.domain.ratings import Rating, SeasonRecord
 

@@ -10,7 +10,7 @@ import dramatiq
 import structlog
 
 from services.projections.projector import Projector
-from shared.app.queues import PROJECT_SEASON, PROJECTIONS_QUEUE
+from shared.app.messaging.queues import PROJECT_SEASON, PROJECTIONS_QUEUE
 
 log = structlog.get_logger(__name__)
 REBUILD_ACTOR = "rebuild_season"

@@ -41,9 +41,9 @@ from services.projections.responses import (
 )
 from services.projections.streams import unavailable
 from services.projections.views import lock_fields
-from shared.app.bounds import JSON_SAFE_INTEGER
-from shared.app.language import negotiate
-from shared.app.openapi import (
+from shared.app.http.bounds import JSON_SAFE_INTEGER
+from shared.app.http.language import negotiate
+from shared.app.http.openapi import (
     EVERY,
     RATE,
     READ,
@@ -52,7 +52,7 @@ from shared.app.openapi import (
     answers,
     with_examples,
 )
-from shared.app.problems import Problem, problem_response
+from shared.app.http.problems import Problem, problem_response
 from shared.domain.map import PLATES
 
 log = structlog.get_logger(__name__)

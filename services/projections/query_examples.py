@@ -45,8 +45,8 @@ from services.projections.responses import (
     TreatiesOut,
     TreatyStep,
 )
-from shared.app.private_view import OwnReport, ReportLine, private_view
-from shared.app.treaty_answer import Treaty
+from shared.app.answers.private_view import OwnReport, ReportLine, private_view
+from shared.app.answers.treaty_answer import Treaty
 from shared.domain.events import BattleRecord, GroupRecord
 from shared.domain.simulate import start
 from shared.domain.state import Order

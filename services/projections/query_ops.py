@@ -19,10 +19,12 @@ from services.projections.responses import (
     BattlesOut,
     OrdersOut,
 )
-from shared.app import request_auth as edge
-from shared.app import tokens
-from shared.app.bounds import ReadDivanPath, SeatPath
-from shared.app.openapi import (
+from shared.app.access import request_auth as edge
+from shared.app.access import tokens
+from shared.app.access.ops_audit import record_ops_read
+from shared.app.answers.private_view import PrivateView
+from shared.app.http.bounds import ReadDivanPath, SeatPath
+from shared.app.http.openapi import (
     BEARER,
     BEY_AUTH,
     EVERY,
@@ -36,9 +38,7 @@ from shared.app.openapi import (
     VERSIONED,
     answers,
 )
-from shared.app.ops_audit import record_ops_read
-from shared.app.private_view import PrivateView
-from shared.app.problems import Problem
+from shared.app.http.problems import Problem
 
 
 @get(

@@ -14,8 +14,9 @@ from services.projections.read_auth import BEY
 from services.projections.reducers import (
     WITHDRAWN_REPORT,
 )
-from shared.app.language import negotiate
-from shared.app.openapi import (
+from shared.app.answers.private_view import STORED, PrivateView
+from shared.app.http.language import negotiate
+from shared.app.http.openapi import (
     BEARER,
     BEY_AUTH,
     EVERY,
@@ -25,8 +26,7 @@ from shared.app.openapi import (
     VERSIONED,
     answers,
 )
-from shared.app.private_view import STORED, PrivateView
-from shared.app.problems import Problem
+from shared.app.http.problems import Problem
 from shared.domain.events import BattleRecord
 from shared.domain.report import battle_parties
 
@@ -42,7 +42,7 @@ from shared.domain.report import battle_parties
 async def private(
     request: Request[Any, Any, Any], season_id: str, seat: int
 ) -> Response[PrivateView]:
-    """The same PrivateView `GET /seasons/{id}/me` answers (shared.app.private_view), as the
+    """The same PrivateView `GET /seasons/{id}/me` answers (shared.app.answers.private_view), as the
     read side projected it, with the bey's private report parts per Divan (`reports`).
     `seat`: the bey's own, from its token (after the season read: 404/503 come first)."""
     return await private_view_of(request, season_id, seat)

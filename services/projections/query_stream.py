@@ -30,8 +30,8 @@ from services.projections.stream_chat import ChatFeed, season_text, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
-from shared.app.client_address import client_address
-from shared.app.openapi import (
+from shared.app.http.client_address import client_address
+from shared.app.http.openapi import (
     BEARER,
     BEY_AUTH,
     EVERY,
@@ -40,7 +40,7 @@ from shared.app.openapi import (
     STREAM,
     answers,
 )
-from shared.app.problems import Problem
+from shared.app.http.problems import Problem
 
 log = structlog.get_logger(__name__)
 

@@ -1,4 +1,4 @@
-"""The query API's authentication (shared.app.request_auth does the work).
+"""The query API's authentication (shared.app.access.request_auth does the work).
 
 - `staff`: a dependency that answers 'ops' or 'auditor' for a staff token (401 without a token
   or for a guess, 403 for a bey's), resolved before the handler reads Redis;
@@ -20,15 +20,15 @@ from litestar.handlers.base import BaseRouteHandler
 
 from services.projections.context import ctx, season_read
 from services.projections.reads import decode
-from shared.app import request_auth as edge
-from shared.app.problems import Problem
+from shared.app.access import request_auth as edge
+from shared.app.http.problems import Problem
 
 STAFF_MISSING = "missing_token.staff"  # shared.domain.messages
 ADMIN_FIELD = "admin"  # the auth view's field of the season-admin token hash (views.all_views)
 
 
 def staff(request: Request[Any, Any, Any]) -> str:
-    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.request_auth)."""
+    """'ops' or 'auditor'; a bey's token 403, a guess 401 (shared.app.access.request_auth)."""
     c = ctx(request)
     return edge.require_staff(request, c.ops, c.auditors, missing=STAFF_MISSING)
 
@@ -47,8 +47,8 @@ def role(request: Request[Any, Any, Any]) -> str | None:
 
 
 def bey_seat(request: Request[Any, Any, Any], season_id: str, auth: dict[bytes, bytes]) -> int:
-    """The seat whose token hash the projection holds, or a 401/403 problem (shared.app.tokens:
-    the same strict parser as the command API)."""
+    """The seat whose token hash the projection holds, or a 401/403 problem
+    (shared.app.access.tokens: the same strict parser as the command API)."""
 
     def stored(seat: int) -> str | None:
         kept = decode(auth.get(str(seat).encode()))

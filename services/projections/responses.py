@@ -13,12 +13,12 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from shared.app.calendar_answer import CalendarOut
+from shared.app.answers.calendar_answer import CalendarOut
 
 # a report line is one shape everywhere; the bey's own view is shared with /me
-from shared.app.fork_origin import ForkedFrom
-from shared.app.private_view import ReportLine  # one line shape: reports and /private
-from shared.app.treaty_answer import Treaty
+from shared.app.answers.fork_origin import ForkedFrom
+from shared.app.answers.private_view import ReportLine  # one line shape: reports and /private
+from shared.app.answers.treaty_answer import Treaty
 from shared.domain.events import BattleRecord
 from shared.domain.state import Order
 

@@ -8,8 +8,8 @@ muted bey's messages are not announced to its muter (R-15.2); the public stream 
 Chat lives in the command side's PostgreSQL stream (`chat_events`, ADR-91), not in the
 projection: the stream reads it past the last chat version it sent, through this process's
 folded `ChatBooks`, once subscribed, then whenever the season's chat channel wakes it
-(shared.app.chat_wakeup: the command side publishes each message's version after its commit;
-ADR-107): no read when the fold holds that version already, one read for all the streams of
+(shared.app.messaging.chat_wakeup: the command side publishes each message's version after its
+commit; ADR-107): no read when the fold holds that version already, one read for all the streams of
 the process woken together. A wake-up is a hint: the stream also reads when it was silent for
 `POLL_S` (its keep-alive), so a lost one delays a notice, never drops it. An id is `V-k.cN`:
 the season position and the last chat version sent (`.c0` left out, so an id without it is
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from services.projections.context import QueryContext
 from services.projections.query_answers import _enc
 from services.projections.streamlog import STEP
-from shared.app.chat_book import Book
-from shared.app.chat_wakeup import chat_channel, woken
+from shared.app.answers.chat_book import Book
+from shared.app.messaging.chat_wakeup import chat_channel, woken
 from shared.domain import chat
 
 POLL_S = 15.0  # a ticketed stream silent this long reads the chat anyway (a lost wake-up)
@@ -58,7 +58,7 @@ class ChatFeed:
     seat: int
     sent: int
     book: Callable[[int | None], Awaitable[Book]]  # the season's, holding at least a version
-    channel: str = ""  # the season's chat wake-ups (shared.app.chat_wakeup)
+    channel: str = ""  # the season's chat wake-ups (shared.app.messaging.chat_wakeup)
 
     async def pending(self, at_least: int | None = None) -> list[tuple[int, str]]:
         """The new messages for the bey, oldest first: (chat version, notice JSON); `sent`
@@ -99,7 +99,7 @@ async def feed(
 
 def wake_ups(batch: list[bytes]) -> tuple[int | None, list[bytes]]:
     """A published batch split: the newest chat version its wake-ups name (None: none), and
-    the stream's own messages (shared.app.chat_wakeup)."""
+    the stream's own messages (shared.app.messaging.chat_wakeup)."""
     newest: int | None = None
     rest = []
     for raw in batch:

@@ -7,10 +7,10 @@ from typing import Any
 
 import msgspec
 
-from shared.app.bey_names import names_by_seat
-from shared.app.calendar_answer import CalendarOut, calendar_in, calendar_out, lock_status
-from shared.app.fork_origin import forked_from
-from shared.app.private_view import private_view, stored_fields
+from shared.app.answers.bey_names import names_by_seat
+from shared.app.answers.calendar_answer import CalendarOut, calendar_in, calendar_out, lock_status
+from shared.app.answers.fork_origin import forked_from
+from shared.app.answers.private_view import private_view, stored_fields
 from shared.domain.board import Board
 from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
@@ -95,8 +95,8 @@ def treaty_view(state: SeasonState) -> dict[str, bytes]:
 
 
 def private_fields(state: SeasonState, seat: int) -> dict[str, bytes]:
-    """A bey's own view (shared.app.private_view, R-14), one hash field per stored field: its
-    gold, missions and their progress, orders, treaties, offers (reports are kept apart)."""
+    """A bey's own view (shared.app.answers.private_view, R-14), one hash field per stored field:
+    its gold, missions and their progress, orders, treaties, offers (reports are kept apart)."""
     fields = stored_fields(private_view(state, seat, 0))
     return {name: j(value) for name, value in fields.items()}
 
@@ -137,7 +137,7 @@ def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
 
 def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
     """`next_divan_at`, `locked` and `seconds_to_lock` of a projected meta at `now` (the read's
-    instant), computed as the command side's status does (shared.app.calendar_answer). Trial
+    instant), computed as the command side's status does (shared.app.answers.calendar_answer). Trial
     (R-1.2): locked while a requested Divan is resolved, no instants."""
     shown = meta.get("calendar")
     if shown is None:

@@ -13,7 +13,7 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import (
+from shared.app.repository.seasons import (
     AuditCopyRefused,
     SeasonNotFound,
     Seasons,

@@ -1,5 +1,5 @@
 """Resolve one Divan: load, fold, no-op if done, run the pure pipeline, append at the
-version, retried on a conflict (shared.app.seasons.retrying)."""
+version, retried on a conflict (shared.app.repository.seasons.retrying)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 import structlog
 
-from shared.app.seasons import AuditCopyRefused, SeasonNotFound, Seasons, retrying
+from shared.app.repository.seasons import AuditCopyRefused, SeasonNotFound, Seasons, retrying
 from shared.domain import codec, live
 from shared.domain.lifecycle import run_divan
 from shared.domain.state import SeasonState

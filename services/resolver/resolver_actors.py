@@ -11,13 +11,13 @@ import structlog
 
 from services.resolver.closes import close_kurultay, close_registration
 from services.resolver.divan import resolve
-from shared.app.queues import (
+from shared.app.messaging.queues import (
     CLOSE_KURULTAY,
     CLOSE_REGISTRATION,
     DIVANS_QUEUE,
     RESOLVE_DIVAN,
 )
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.faults import fault
 from shared.settings import Settings
 

@@ -88,7 +88,7 @@ class SweepSettings:
 
 class Scheduler:
     """Sweeps due work from PostgreSQL into the broker; `send(due)` hands one row over
-    (production: shared.app.queues.due_message on the broker, entrypoints.bootstrap)."""
+    (production: shared.app.messaging.queues.due_message on the broker, entrypoints.bootstrap)."""
 
     def __init__(
         self,

@@ -1,1 +1,1 @@
-"""Application layer both services share: loading seasons from the event store, appending."""
+"""Application layer and HTTP edge both services share, one subpackage per concern (ADR-114)."""

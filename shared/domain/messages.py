@@ -3,7 +3,7 @@
 The language policy (docs/api.md "Language"): Turkish by default, English on request
 (`Accept-Language: en` or `?lang=en` over HTTP, `--lang en` on the command line). A refusal
 keeps a stable `code` and its `details`; its text is rendered from this catalogue, in the
-language asked for, at the edge (shared.app.problems). The game's own words (Divan, Hain, Han,
+language asked for, at the edge (shared.app.http.problems). The game's own words (Divan, Hain, Han,
 Sürgün, Bölge Beyi, Kurultay, memleket, Perde, Bayram, sur, milis …) stay as they are in both.
 
 A key is a refusal's code, or `code.variant` where one code has several texts (`wrong_phase`

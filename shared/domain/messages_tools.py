@@ -106,7 +106,7 @@ TOOLS: dict[str, Text] = {
     "audit.replay_warning": T("uyarı: hash zinciri doğrulanmıyor ({error}); `seksenbir verify` uyuşmayan ilk olayı adlandırır", "warning: the hash chain does not verify ({error}); `seksenbir verify` names the first event that does not match"),
     "audit.version_negative": T("{n}: akış sürümü 0 ya da daha büyük olur", "{n}: a stream version is 0 or more"),
     "audit.version_past": T("sürüm {version}: sezonda {events} olay var", "version {version}: the season has {events} events"),
-    # --- the export's check (shared/app/export.py): why a file or a season does not hold ----
+    # --- the export's check (shared/app/ops/export.py): why a file or a season does not hold ----
     "export.at_line": T("satır {line}: {reason}", "line {line}: {reason}"),
     "export.empty": T("boş dosya: seksenbir-export başlığı yok", "empty file: no seksenbir-export header"),
     "export.format": T("biçim {got}, {want} değil", "format {got} is not {want}"),
@@ -152,7 +152,7 @@ TOOLS: dict[str, Text] = {
     "export.sealed_broken": T("kırık: {divan}. Divan: {what}", "broken: Divan {divan}: {what}"),
     "export.sealed_redacted": T("denetlenemez: gizlenmiş dışa aktarım (R-14) kilitli emirleri ve tohumu dışarıda bırakır; özetleri yeniden hesaplamak için tam dışa aktarım gerekir", "not checkable: a redacted export (R-14) leaves out the locked orders and the seed; recomputing the digests needs a full export"),
     "export.sealed_not_run": T("denetlenmedi: sezon katlanmadı", "not checked: the season was not folded"),
-    # ADR-106: the chat section of an export (shared/app/export_chat*.py)
+    # ADR-106: the chat section of an export (shared/app/ops/export_chat*.py)
     "export.chat_header": T("başlığın chat alanı bozuk: {error}", "the header's chat is malformed: {error}"),
     "export.chat_unknown_field": T("bir sohbet satırında olmayan alan: {names} (atlanmaz, reddedilir)", "a field a chat line does not have: {names} (refused, never dropped)"),
     "export.chat_not_line": T("bir sohbet satırı değil: {error}", "not a chat line: {error}"),
@@ -204,7 +204,7 @@ TOOLS: dict[str, Text] = {
     "replay.differs": T("farklı (kayıtlı -> yeniden koşu)", "differs (recorded -> re-run)"),
     "replay.same": T("kayıtla aynı", "same as the record"),
     "replay.not_same": T("kayıttan FARKLI (R-12.3)", "DIFFERS from the record (R-12.3)"),
-    # --- ops: explain, what-if, shadow, fork (shared/app/divan_tools.py, entrypoints/audit.py)
+    # --- ops: explain, what-if, shadow, fork (shared/app/ops/divan_tools.py, entrypoints/audit.py)
     "explain.head": T("Sezon {season}, {divan}. Divan: açıklama", "Season {season}, Divan {divan}: explanation"),
     "explain.verified": T("Doğrulama: kayıtlı girdilerden ve tohumdan yeniden çözüm kayıtla aynı (R-12.3)", "Verification: the re-run from the recorded inputs and the seed matches the record (R-12.3)"),
     "explain.not_verified": T("Doğrulama: yeniden çözüm kayıttan FARKLI (R-12.3)", "Verification: the re-run DIFFERS from the record (R-12.3)"),

@@ -3,7 +3,7 @@
 A player's own events are a log of their own (shared/eventstore/players.py), apart from the
 seasons': created (a public name, the key's SHA-256), key rotated, left. A season links a seat to
 a player with `SeatBound` (shared.domain.events); nothing else of a player is in a season.
-Pure: the key and its hash are made and checked at the edge (shared/app/player_keys.py).
+Pure: the key and its hash are made and checked at the edge (shared/app/access/player_keys.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from shared.domain.bilingual import DEFAULT, Lang
 
 # RFC 9457 `title`: the problem type's short summary, the same for every occurrence. English is
 # the code in words; Turkish is its own (every code the API answers has one: the test of the
-# catalogue checks it against shared.app.problem_codes.CODES).
+# catalogue checks it against shared.app.http.problem_codes.CODES).
 PROBLEM_TITLES_TR: dict[str, str] = {
     "malformed_json": "bozuk JSON",
     "idempotency_key_required": "Idempotency-Key gerekli",

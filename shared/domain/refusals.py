@@ -3,7 +3,7 @@
 A refusal is `reject(key)`, its key a code or `code.variant` (shared.domain.commands); its texts are
 shared.domain.messages' lines under that key. tests/domain/test_refusals.py holds this table to
 the code: every code a `reject(…)` in shared/domain gives is here and nothing else is, every
-one has its texts in the catalogue and its HTTP status in shared.app.problem_codes.CODES.
+one has its texts in the catalogue and its HTTP status in shared.app.http.problem_codes.CODES.
 """
 
 from __future__ import annotations

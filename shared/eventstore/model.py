@@ -27,7 +27,7 @@ MAX_SEASON_ID = 100
 
 def possible_season_id(season_id: str) -> bool:
     """Whether a season can have this id (issue 20): 1 … MAX_SEASON_ID printable characters,
-    no space and no `/`. The API makes 32 hex digits (shared.app.tokens.new_season_id), an
+    no space and no `/`. The API makes 32 hex digits (shared.app.access.tokens.new_season_id), an
     import keeps a file's id only if it is possible, and the store appends to no other; so an
     id that is not possible names no season and is answered "no such season" before anything
     looks it up. That keeps out of PostgreSQL (text: UTF-8 without NUL) and Redis (keys

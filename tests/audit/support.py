@@ -15,8 +15,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.app.export import export_lines, to_new
-from shared.app.seasons import Seasons
+from shared.app.ops.export import export_lines, to_new
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.domain.evolve import fold

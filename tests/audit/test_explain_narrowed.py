@@ -4,8 +4,8 @@ battles, none at Ankara); it now names the provinces it looked at, in both langu
 
 from __future__ import annotations
 
-from shared.app.divan_text import explain_text
-from shared.app.divan_tools import explain
+from shared.app.ops.divan_text import explain_text
+from shared.app.ops.divan_tools import explain
 from shared.domain import codec
 from tests.audit.support import season_records
 

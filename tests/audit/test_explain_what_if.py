@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from entrypoints.cli import main
-from shared.app.divan_tools import DiePin, OrderChange, WhatIfIn, explain, what_if
+from shared.app.ops.divan_tools import DiePin, OrderChange, WhatIfIn, explain, what_if
 from shared.domain import codec, scenario
 from shared.domain import events as ev
 from shared.domain.evolve import evolve, fold

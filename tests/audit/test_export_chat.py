@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.export import ExportError, export_lines, parse
-from shared.app.export_check import Verdict, check
+from shared.app.ops.export import ExportError, export_lines, parse
+from shared.app.ops.export_check import Verdict, check
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
 from shared.eventstore import InMemoryEventStore, RecordedEvent

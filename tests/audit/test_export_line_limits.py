@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from shared.app.export import MAX_LINE_BYTES, ExportError, bounded_lines, parse
+from shared.app.ops.export import MAX_LINE_BYTES, ExportError, bounded_lines, parse
 from tests.audit.support import dump, export_of, season_records
 
 

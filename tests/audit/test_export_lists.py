@@ -1,4 +1,4 @@
-"""R-14: the auditor export's two lists (shared/app/export_lists.py) are held to the event registry.
+"""R-14: the auditor export's two lists (shared/app/ops/export_lists.py) are held to the event registry.
 
 Every event type the domain can emit (`events.AnyEvent`) and every old tag an upcaster still
 reads from stored seasons is in exactly one of VISIBLE_TO_AUDITORS and HIDDEN_WHY, and the lists
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.app.export_lists import HIDDEN_WHY, VISIBLE_TO_AUDITORS, hidden_from_auditors
+from shared.app.ops.export_lists import HIDDEN_WHY, VISIBLE_TO_AUDITORS, hidden_from_auditors
 from shared.domain.events import EVENT_TYPES
 from shared.domain.upcast import UPCASTERS
 

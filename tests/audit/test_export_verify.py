@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.export import FORMAT, ExportError, RedactionUnavailable, export_lines, parse
-from shared.app.export_check import check
+from shared.app.ops.export import FORMAT, ExportError, RedactionUnavailable, export_lines, parse
+from shared.app.ops.export_check import check
 from shared.domain.state import RULES_VERSION
 from shared.eventstore import RecordedEvent
 from tests.audit.support import (

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from entrypoints.cli import main
-from shared.app.shadow import divan_scenarios, this_build
+from shared.app.ops.shadow import divan_scenarios, this_build
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.evolve import fold

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from shared.app.export import export_lines, parse, to_new
-from shared.app.export_check import check
-from shared.app.seasons import Seasons
+from shared.app.ops.export import export_lines, parse, to_new
+from shared.app.ops.export_check import check
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec, upcast
 from shared.domain import commands as c
 from shared.domain import events as ev

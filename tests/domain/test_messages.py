@@ -10,7 +10,7 @@ from string import Formatter
 
 import pytest
 
-from shared.app.problem_codes import CODES
+from shared.app.http.problem_codes import CODES
 from shared.domain import commands as c
 from shared.domain import messages as m
 
@@ -183,7 +183,7 @@ def test_no_text_mixes_the_two_languages(key: str) -> None:
 
 
 def test_every_code_the_domain_and_edge_give_a_status_for_is_catalogued() -> None:
-    """Issue 11: every code with an HTTP status (shared.app.problem_codes.CODES, which the problems'
+    """Issue 11: every code with an HTTP status (shared.app.http.problem_codes.CODES, which the problems'
     statuses come from) has texts; the code of a key is its first part."""
     codes = {m.code_of(k) for k in KEYS}
     assert set(CODES) <= codes
@@ -231,7 +231,7 @@ def test_a_refusal_written_the_old_way_still_answers_in_both_languages() -> None
 )
 def test_accept_language_picks_the_better_of_tr_and_en(header: str | None, lang: str) -> None:
     """RFC 9110 §12.5.4: quality values count; neither language asked for is Turkish."""
-    from shared.app.language import negotiate
+    from shared.app.http.language import negotiate
 
     headers = [(b"accept-language", header.encode())] if header is not None else []
     assert negotiate({"headers": headers, "query_string": b""}) == lang

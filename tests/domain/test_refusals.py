@@ -7,7 +7,7 @@ import ast
 import inspect
 from pathlib import Path
 
-from shared.app.problem_codes import CODES
+from shared.app.http.problem_codes import CODES
 from shared.domain import decide, messages, refusals
 
 DOMAIN = Path(decide.__file__).resolve().parent
@@ -58,7 +58,7 @@ NEVER_ANSWERED = {"unknown_rules_version"}
 def test_every_refusal_code_has_an_http_status() -> None:
     missing = [c for c in refusals.REFUSALS if c not in CODES and c not in NEVER_ANSWERED]
     assert set(refusals.REFUSALS) >= NEVER_ANSWERED
-    assert not missing, f"codes without a status in shared.app.problem_codes.CODES: {missing}"
+    assert not missing, f"codes without a status in shared.app.http.problem_codes.CODES: {missing}"
 
 
 def test_order_refusals_are_what_submitting_orders_refuses_with_in_order() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.app.ops_replay import rerun_divan
+from shared.app.ops.ops_replay import rerun_divan
 from shared.domain import events as ev
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan

@@ -1,4 +1,4 @@
-"""The one retry loop of every writer (shared.app.seasons.retrying, ADR-80): the command side,
+"""The one retry loop of every writer (shared.app.repository.seasons.retrying, ADR-80): the command side,
 a Divan's resolution (R-12.3: a conflict decides again on the winner's state) and the timed
 closes (R-1.4, R-10.4) all run their load → decide → append attempt through it."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.app.seasons import DecideAgain, retrying
+from shared.app.repository.seasons import DecideAgain, retrying
 from shared.eventstore import ConcurrencyError
 
 CONFLICT, AGAIN, DONE = "conflict", "again", "done"

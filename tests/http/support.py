@@ -16,9 +16,9 @@ from litestar import Litestar
 
 from entrypoints.gateway import create_app
 from services.resolver.divan import resolve
-from shared.app import tokens as auth
-from shared.app.seasons import Seasons
-from shared.app.tokens import token_hash
+from shared.app.access import tokens as auth
+from shared.app.access.tokens import token_hash
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide

@@ -9,8 +9,8 @@ from uuid import UUID
 
 import msgspec
 
-from shared.app.divan_text import explain_text
-from shared.app.divan_tools import ExplainOut
+from shared.app.ops.divan_text import explain_text
+from shared.app.ops.divan_tools import ExplainOut
 from tests.http.support import (
     ANKARA,
     AUDITOR_TOKEN,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from services.command import command_refusals as routes
-from shared.app.problem_codes import CODES
+from shared.app.http.problem_codes import CODES
 from shared.domain import messages
 
 ROOT = Path(__file__).resolve().parents[2]

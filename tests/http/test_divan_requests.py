@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec
 from shared.domain import events as ev
 from tests.http.support import (

@@ -1,6 +1,6 @@
 """Issue 20: the docs UI works offline. `/v1/schema/swagger` loaded Swagger UI from a CDN and
 was blank without one; the page now names only this server's own URLs, and each of them
-answers (shared/app/docs_ui.py, files vendored in shared/app/swagger_ui/, ADR-70)."""
+answers (shared/app/http/docs_ui.py, files vendored in shared/app/http/swagger_ui/, ADR-70)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from shared.app.docs_ui import ASSETS, INITIALIZER
+from shared.app.http.docs_ui import ASSETS, INITIALIZER
 from tests.http.support import Api
 
 PAGES = ("/v1/schema", "/v1/schema/swagger")

@@ -1,5 +1,5 @@
 """Event ids are uuid5 of (season, key, index) under the store's namespace (ADR-10): the fast
-construction in shared.app.seasons.event_id is the same UUID, bit for bit (ADR-111)."""
+construction in shared.app.repository.seasons.event_id is the same UUID, bit for bit (ADR-111)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.app.seasons import NAMESPACE, event_id
+from shared.app.repository.seasons import NAMESPACE, event_id
 
 
 def test_adr10_event_id_is_uuid5_of_season_key_and_index() -> None:

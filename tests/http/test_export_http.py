@@ -11,9 +11,9 @@ from uuid import UUID
 
 import msgspec
 
-from shared.app.export import export_lines, parse
-from shared.app.export_check import check
-from shared.app.export_lists import hidden_from_auditors
+from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export_check import check
+from shared.app.ops.export_lists import hidden_from_auditors
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import InMemoryEventStore, NewEvent

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.app.export import export_lines, parse
-from shared.app.export_check import check
+from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export_check import check
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.evolve import fold

@@ -2,7 +2,7 @@
 
 uvicorn's default trusts X-Forwarded-For from 127.0.0.1, so a client there could send a new
 address with every request and never meet the limit. The app now derives the address itself
-(shared/app/ratelimit.py `client_address`): the peer, unless the peer is a configured proxy
+(shared/app/http/ratelimit.py `client_address`): the peer, unless the peer is a configured proxy
 (SEKSENBIR_TRUSTED_PROXIES, none by default); then the rightmost forwarded hop that is not a
 proxy. tests/integration/test_forwarded_served.py checks the same through uvicorn.
 """
@@ -14,7 +14,7 @@ import secrets
 import httpx
 import pytest
 
-from shared.app.client_address import client_address, networks
+from shared.app.http.client_address import client_address, networks
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
 from tests.http.support import Bey, assert_problem, bearer, create_trial, open_api, settings

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import PostgresEventStore, create_pool
 from tests.http.support import (
     ANKARA,

@@ -8,8 +8,8 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from shared.app.problem_codes import CODES
-from shared.app.problems import stored_language
+from shared.app.http.problem_codes import CODES
+from shared.app.http.problems import stored_language
 from shared.domain import messages as m
 from tests.http.support import ISTANBUL, Api, assert_problem, create_trial
 from tests.http.test_problems import CASES, _params

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from shared.app import tokens
+from shared.app.access import tokens
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import EventStore
@@ -97,7 +97,7 @@ async def running_season(api: Api) -> tuple[dict[str, Any], Bey, Bey]:
 
 async def close_registration(store: EventStore, season_id: str, at: datetime) -> None:
     """What the scheduler does at the registration close (R-1.4, R-11.1)."""
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.domain import commands as c
     from shared.domain.decide import decide
     from shared.eventstore import EventMetadata
@@ -437,7 +437,7 @@ async def test_r1_4_a_command_after_the_close_instant_closes_registration_as_the
     a compressed calendar, the whole outage with the workers down. Before the instant, orders
     stay `wrong_phase`; the scheduler's close afterwards finds it done."""
     from services.resolver.closes import close_registration as scheduled_close
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
 
     api = memory_api
     created = await create_live(api, memleket=ANKARA)
@@ -808,7 +808,7 @@ async def test_d30_a_stale_registration_close_of_a_cancelled_season_changes_noth
     """A close message handed over before the cancel (the broker may deliver it late) finds
     nothing to close: no refusal raised in the worker, nothing appended."""
     from services.resolver.closes import close_registration as worker_close
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
 
     api = memory_api
     created = await create_live(api)

@@ -1,7 +1,7 @@
 """Issue 9 item 2: JSON nested deeper than 32 levels is 400 `malformed_json`, before decoding.
 
 `{"orders": [[[…976 deep…]]]}` on `/orders` and an anonymous `POST /v1/seasons` with 1,000
-nested objects answered 500 (RecursionError in the decoder). shared/app/bodies.py scans every
+nested objects answered 500 (RecursionError in the decoder). shared/app/http/bodies.py scans every
 body as it arrives and refuses the 33rd level; nothing is decoded, nothing appended.
 """
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from shared.app.bodies import MAX_DEPTH, DepthScanner, TooDeep
+from shared.app.http.bodies import MAX_DEPTH, DepthScanner, TooDeep
 from shared.eventstore import InMemoryEventStore
 from tests.http.support import assert_problem, create_trial, open_api, settings, unchanged
 

@@ -6,7 +6,7 @@ The two app guards (path_parameters, one_authorization) were plain functions, so
 cost two hops and two thread switches (bench.api_orders: ~14 % of the API's CPU per request).
 Every guard is a coroutine function, and every sync dependency or handler says
 `sync_to_thread=False`. Litestar also copies the route handler for each guard it calls, so
-the app's own checks are no guard but its before_request hook (shared.app.request_auth.
+the app's own checks are no guard but its before_request hook (shared.app.access.request_auth.
 edge_checks, ADR-111), which the routes' own guards call first.
 """
 
@@ -20,7 +20,7 @@ from litestar import Litestar
 from litestar.handlers.base import BaseRouteHandler
 
 from entrypoints.gateway import create_app
-from shared.app.request_auth import edge_checks
+from shared.app.access.request_auth import edge_checks
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
 from tests.clock import StepClock

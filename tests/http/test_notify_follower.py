@@ -9,7 +9,7 @@ from datetime import timedelta
 from services.notify.delivery import Delivery
 from services.notify.follower import Follower
 from services.notify.notices import notices, scaled_lead
-from shared.app.notify_store import MemoryNotifyStore, PushSubscription, Webhook
+from shared.app.messaging.notify_store import MemoryNotifyStore, PushSubscription, Webhook
 from shared.domain import events as ev
 from shared.domain.event_records import ReportLine
 from tests.http.support import ANKARA, ISTANBUL, OPS_TOKEN, Api, bearer
@@ -134,7 +134,7 @@ async def test_no_notice_carries_another_beys_report_lines_gold_or_orders(memory
     """R-14 (issue 25, secrecy): after a real Divan, the deliveries to a bey's receivers carry
     its own report lines and the public facts only; no line of another bey's private report."""
     from services.resolver.divan import resolve
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.domain.codec import decode_stored
     from tests.clock import StepClock
     from tests.http.support import create_trial

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.state import Order

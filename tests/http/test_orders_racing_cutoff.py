@@ -31,7 +31,7 @@ import httpx
 import pytest
 
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.map import game_map

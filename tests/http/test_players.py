@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain import player_events as pe

@@ -1,6 +1,6 @@
 """Issue 20: a problem's extra members are declared, typed, in its operation's schema.
 
-shared.app.openapi CARRIES says which members each code carries, and MEMBERS their types; each
+shared.app.http.openapi CARRIES says which members each code carries, and MEMBERS their types; each
 operation's problem schema is built from them (`problem_type`). Here both tables are held to
 the code that sets the members: every keyword a refusal is made with (`reject(key, province=…)`
 in the domain, `Problem(status, key, seat=…)` at the edge) is declared for its code, and every
@@ -17,14 +17,14 @@ from typing import Any
 
 import msgspec
 
-from shared.app.openapi_problems import CARRIES, MEMBERS, problem_type
-from shared.app.problem_codes import CODES
+from shared.app.http.openapi_problems import CARRIES, MEMBERS, problem_type
+from shared.app.http.problem_codes import CODES
 from shared.domain import messages
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("shared", "services", "entrypoints")
 NOT_MEMBERS = {"retry_after", "params", "parts"}  # Problem's own keywords
-# Set on `Problem.extra` as a whole (shared.app.strict.body_problem, problems._bad_request)
+# Set on `Problem.extra` as a whole (shared.app.http.strict.body_problem, problems._bad_request)
 BY_HAND = {
     ("unknown_field", "field"),
     ("invalid_body", "field"),

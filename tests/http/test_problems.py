@@ -22,7 +22,7 @@ import msgspec
 import pytest
 
 from services.command.notify_receivers import MAX_PER_OWNER
-from shared.app.problems import stored_language
+from shared.app.http.problems import stored_language
 from shared.domain import chat
 from shared.eventstore import (
     ConcurrencyError,
@@ -567,7 +567,7 @@ async def _v1_season_for_an_auditor(api: Api, _: AsyncExitStack) -> Request:
 
 async def store_v1_season(store: EventStore, season_id: str) -> None:
     """A live season two Divans in, chained with version 1 as seasons stored before 0007 are."""
-    from shared.app.export import to_new
+    from shared.app.ops.export import to_new
     from tests.audit.support import store_season
 
     scratch = InMemoryEventStore(clock=lambda: datetime(2026, 12, 1, tzinfo=UTC))
@@ -1337,9 +1337,9 @@ def _codes_in_source() -> set[str]:
     ]
     files = [
         *ROOT.glob("services/command/*.py"),
-        ROOT / "shared/app/problems.py",
-        ROOT / "shared/app/request_auth.py",
-        ROOT / "shared/app/strict.py",
+        ROOT / "shared/app/http/problems.py",
+        ROOT / "shared/app/access/request_auth.py",
+        ROOT / "shared/app/http/strict.py",
         *ROOT.glob("shared/domain/**/*.py"),
     ]
     return {m for f in files for p in patterns for m in p.findall(f.read_text())}

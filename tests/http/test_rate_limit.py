@@ -1,6 +1,6 @@
 """RELIABILITY 24: 10k random-token attempts get 401, then 429 with Retry-After.
 
-The limiter counts 401 answers per client address (shared/app/ratelimit.py); an empty bucket
+The limiter counts 401 answers per client address (shared/app/http/ratelimit.py); an empty bucket
 refuses that client's credentialed requests before any token is checked. Other clients, and
 the same client's requests without credentials, are not affected.
 """
@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aioredis
 
-from shared.app.ratelimit import AuthFailures, RequestLimits, request_kind
+from shared.app.http.ratelimit import AuthFailures, RequestLimits, request_kind
 from shared.eventstore import InMemoryEventStore
 from tests.documented import check_every_problem
 from tests.http.support import (

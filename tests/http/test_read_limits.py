@@ -2,7 +2,7 @@
 
 One address's flood of reads slowed every season on the API process: reads had no limit. Now
 every read (a GET of the API, an event-stream ticket) costs its client address one of its
-budget, and one of its token's when it sends one (shared/app/read_limits.py, ReadLimits); past
+budget, and one of its token's when it sends one (shared/app/http/read_limits.py, ReadLimits); past
 it, 429 `too_many_requests` with Retry-After, problem+json, before anything is read
 (RELIABILITY: resource limits and floods; ARCHITECTURE, Access: nothing about a client kept
 durably). Each test sets a refill of one a minute, so no clock can refill a budget while it runs.
@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 
 from entrypoints.gateway import create_app as create_gateway
-from shared.app import read_limits
-from shared.app.read_limits import ReadLimits, is_read
+from shared.app.http import read_limits
+from shared.app.http.read_limits import ReadLimits, is_read
 from shared.eventstore import InMemoryEventStore
 from tests.documented import check_every_problem, documented_codes
 from tests.http.support import assert_problem, create_trial, open_api, settings

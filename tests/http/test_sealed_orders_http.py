@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.resolver.divan import resolve
-from shared.app.export import export_lines, parse
-from shared.app.export_check import check
-from shared.app.seasons import Seasons
+from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export_check import check
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec, seal
 from shared.domain import events as ev
 from shared.domain.seal import seals_orders

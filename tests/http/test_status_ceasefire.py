@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.command.season_reads import season_status
 from services.command.service import Services
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain.simulate import season
 from shared.eventstore import EventMetadata, InMemoryEventStore

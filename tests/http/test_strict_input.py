@@ -4,7 +4,7 @@ within its documented bounds, or the request is refused, naming the field, and c
 Litestar converted bodies with strict=False: `"units": "3"` became 3, `"memleket": "6"`
 created a season and `"units": 2**70` was taken. Each row below sends one such integer where
 an operation takes one, and must answer 422 `invalid_body` (a body) or `invalid_parameter`
-(a path parameter) with the offending `field`. The bounds come from shared.app.bounds.BOUNDS.
+(a path parameter) with the offending `field`. The bounds come from shared.app.http.bounds.BOUNDS.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from shared.app.bounds import BOUNDS
+from shared.app.http.bounds import BOUNDS
 from tests.http.support import (
     ANKARA,
     OPS_TOKEN,

@@ -1,4 +1,4 @@
-"""Bey tokens: one strict parser (shared/app/tokens.py), and what the command API answers to them.
+"""Bey tokens: one strict parser (shared/app/access/tokens.py), and what the command API answers to them.
 
 Issue 9 item 1: a seat of non-ASCII digits (`sb1.<season>.².x`) answered 500 (`str.isdigit()`
 accepts '²', `int()` refuses it), never counted by the failed-token limiter. Issue 11: a garbled
@@ -12,8 +12,8 @@ import secrets
 
 import pytest
 
-from shared.app import tokens
-from shared.app.seasons import Seasons
+from shared.app.access import tokens
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import EventMetadata, InMemoryEventStore
 from tests.http.support import (

@@ -1,7 +1,7 @@
 """Issue 20 item 9, ADR-75: two Authorization headers are refused, never first-wins.
 
 A proxy, a log or a reviewer may read the other one; the API read the first. Every route of
-both APIs now answers 400 `ambiguous_authorization` before any token is read (shared.app.request_auth,
+both APIs now answers 400 `ambiguous_authorization` before any token is read (shared.app.access.request_auth,
 an app guard), whichever of the two is valid, and changes nothing.
 """
 

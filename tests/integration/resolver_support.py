@@ -30,7 +30,7 @@ import redis
 
 from entrypoints import bootstrap
 from services.resolver import resolver_actors as actors
-from shared.app.queues import DIVANS_QUEUE
+from shared.app.messaging.queues import DIVANS_QUEUE
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import RecordedEvent

@@ -180,7 +180,7 @@ async def test_a_version_1_season_imports_as_version_1_and_has_no_redacted_expor
     into an audit copy on version 1, with the same hashes, and verifies there; `export
     --redact` of it is refused while it is not over; a version-2 season's redacted export
     verifies with exit 3 and cannot be imported (an audit copy needs every event's data)."""
-    from shared.app.export import to_new
+    from shared.app.ops.export import to_new
     from tests.audit.support import records_v1
 
     records = await records_v1("old", 21)

@@ -15,8 +15,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from services.resolver.divan import resolve
-from shared.app.export import export_lines
-from shared.app.seasons import AuditCopyRefused, Seasons
+from shared.app.ops.export import export_lines
+from shared.app.repository.seasons import AuditCopyRefused, Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.eventstore import EventMetadata, PostgresEventStore

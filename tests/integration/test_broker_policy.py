@@ -7,7 +7,7 @@ import pytest
 import redis
 
 from entrypoints.bootstrap import worker_broker
-from shared.app.queues import BrokerConfigError, check_broker_policy
+from shared.app.messaging.queues import BrokerConfigError, check_broker_policy
 from tests.integration.resolver_support import namespace, settings_for
 from tests.redis_server import own_redis
 

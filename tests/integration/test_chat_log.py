@@ -89,7 +89,7 @@ async def test_seksenbir_verify_covers_the_seasons_chat_chain(
 ) -> None:
     """ADR-94: `seksenbir verify SEASON` checks the season's chat chain too: a changed chat
     event fails it (exit 1), as a changed season event does."""
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.domain.simulate import start
     from shared.eventstore import EventMetadata
     from tests.integration.test_verify_cli import verify

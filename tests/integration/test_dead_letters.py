@@ -12,7 +12,7 @@ from typing import Any
 import dramatiq
 import pytest
 
-from shared.app.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
+from shared.app.messaging.queues import DIVANS_QUEUE, RESOLVE_DIVAN, resolve_message
 from tests.brokers import probe
 from tests.integration.resolver_support import (
     inprocess_worker,

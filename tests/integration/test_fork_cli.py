@@ -10,9 +10,9 @@ import pytest
 
 from services.command.season_reads import season_status
 from services.command.service import Services
-from shared.app import tokens
-from shared.app.fork_origin import ForkedFrom
-from shared.app.seasons import Seasons
+from shared.app.access import tokens
+from shared.app.answers.fork_origin import ForkedFrom
+from shared.app.repository.seasons import Seasons
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore

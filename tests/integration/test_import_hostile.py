@@ -23,7 +23,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from shared.app.export import export_lines
+from shared.app.ops.export import export_lines
 from shared.domain.state import NAMED_REPORT_VERSION
 from shared.eventstore import PostgresEventStore
 from tests.audit.support import Line, dump, rechain, season_records, store_season
@@ -201,7 +201,7 @@ async def test_two_imports_of_one_season_at_once_store_it_once_and_refuse_the_ot
     then the second's mark waits for the first's commit and collides with it. That collision
     must be the refusal the verb knows (ConcurrencyError: the season exists), not asyncpg's
     UniqueViolationError and a traceback."""
-    from shared.app.export import to_new
+    from shared.app.ops.export import to_new
     from shared.eventstore import ConcurrencyError
 
     records = await asyncio.to_thread(
@@ -259,7 +259,7 @@ async def test_an_unknown_event_field_or_an_over_long_line_is_refused_before_any
     """Issue 20 item 7 (docs/export.md "An event line"): a field an event line does not have
     was dropped, so the audit copy kept less than the file held; a line over 1 MiB was read
     whole. Both are one line, exit 1, nothing written, in either language."""
-    from shared.app.export import MAX_LINE_BYTES
+    from shared.app.ops.export import MAX_LINE_BYTES
 
     lines = await genuine("limits-src", divans=1)
     extra = json.loads(json.dumps(lines))

@@ -16,7 +16,7 @@ import pytest
 from services.resolver.closes import close_kurultay, close_registration
 from services.resolver.divan import resolve
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
-from shared.app.seasons import SeasonNotFound, Seasons
+from shared.app.repository.seasons import SeasonNotFound, Seasons
 from shared.domain import codec
 from shared.domain import commands as c
 from shared.domain import events as ev

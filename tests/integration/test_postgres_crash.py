@@ -32,7 +32,7 @@ import httpx
 import pytest
 
 from entrypoints.gateway import create_app
-from shared.app import problems
+from shared.app.http import problems
 from shared.domain import events as ev
 from shared.eventstore import (
     DurabilityError,

@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from entrypoints.gateway import create_app
-from shared.app import problems
+from shared.app.http import problems
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from tests.integration.resolver_support import decoded, namespace, settings_for, wait_for

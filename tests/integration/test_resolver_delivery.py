@@ -21,8 +21,13 @@ from entrypoints.gateway import create_app
 from services.resolver import resolver_actors as actors
 from services.resolver.divan import resolve
 from shared import faults
-from shared.app.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE, RESOLVE_DIVAN, resolve_message
-from shared.app.seasons import Seasons
+from shared.app.messaging.queues import (
+    DIVANS_QUEUE,
+    PROJECTIONS_QUEUE,
+    RESOLVE_DIVAN,
+    resolve_message,
+)
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import PostgresEventStore
 from tests.brokers import probe

@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from entrypoints.gateway import create_app
-from shared.app.queues import resolve_message
-from shared.app.seasons import Seasons
+from shared.app.messaging.queues import resolve_message
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain.decide import decide
 from shared.eventstore import EventMetadata, PostgresEventStore, StoreBusyError

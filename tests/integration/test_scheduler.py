@@ -25,8 +25,8 @@ from services.resolver.scheduler import (
     Scheduler,
     SweepSettings,
 )
-from shared.app.queues import resolve_message, resolve_message_id
-from shared.app.seasons import Seasons
+from shared.app.messaging.queues import resolve_message, resolve_message_id
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.eventstore import EventMetadata, PostgresEventStore
 from tests.clock import StepClock

@@ -26,7 +26,7 @@ from litestar.testing import AsyncTestClient
 
 from entrypoints.gateway import create_app
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
-from shared.app.queues import due_message, resolve_message
+from shared.app.messaging.queues import due_message, resolve_message
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
 from shared.settings import Settings
 from tests.brokers import probe
@@ -246,7 +246,7 @@ async def live_due_now(event_store: PostgresEventStore, sid: str, interval_s: in
     from datetime import timedelta
 
     from entrypoints.bootstrap import utc_now  # the clock the worker reads
-    from shared.app.seasons import Seasons
+    from shared.app.repository.seasons import Seasons
     from shared.domain import commands as c
     from shared.domain.decide import decide
     from shared.domain.evolve import fold

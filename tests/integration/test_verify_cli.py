@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan

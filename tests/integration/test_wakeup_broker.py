@@ -1,6 +1,6 @@
 """ADR-54: the broker's idle consumers block on a wake-up instead of polling Redis.
 
-An in-process Dramatiq worker on `make_broker` (shared.app.wakeup_broker), its Redis calls
+An in-process Dramatiq worker on `make_broker` (shared.app.messaging.wakeup_broker), its Redis calls
 recorded: an idle consumer blocks in BLPOP on its queue's wake-up list and an enqueue's token
 wakes it (a polling consumer would never be woken by a token); a consumer holding a delayed
 message blocks no longer than the message's delay (not the whole timeout); an idle consumer makes
@@ -22,9 +22,9 @@ import dramatiq
 import pytest
 import redis
 
-from shared.app import wakeup_broker
-from shared.app.queues import make_broker
-from shared.app.wakeup_broker import WAKE_TOKENS, WakeupRedisBroker, wake_key
+from shared.app.messaging import wakeup_broker
+from shared.app.messaging.queues import make_broker
+from shared.app.messaging.wakeup_broker import WAKE_TOKENS, WakeupRedisBroker, wake_key
 
 pytestmark = pytest.mark.integration
 

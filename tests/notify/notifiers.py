@@ -23,10 +23,10 @@ from dramatiq.middleware import AsyncIO
 from services.notify import notify_actors
 from services.notify.delivery import Delivery, Sender
 from services.notify.follower import Follower
-from shared.app import outbound
-from shared.app.notify_pg import PostgresNotifyStore
-from shared.app.notify_store import Sealer
-from shared.app.queues import NOTIFY_QUEUE
+from shared.app.messaging import outbound
+from shared.app.messaging.notify_pg import PostgresNotifyStore
+from shared.app.messaging.notify_store import Sealer
+from shared.app.messaging.queues import NOTIFY_QUEUE
 from shared.eventstore import EventStore
 from shared.eventstore.pool import PoolSettings, create_pool
 from tests.clock import StepClock

@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from services.notify.delivery import Delivery, DeliveryFailed, Sender, delivery_id
-from shared.app import outbound, webhooks, webpush
-from shared.app.notify_store import MemoryNotifyStore, PushSubscription, Webhook
+from shared.app.messaging import outbound, webhooks, webpush
+from shared.app.messaging.notify_store import MemoryNotifyStore, PushSubscription, Webhook
 from tests.notify.receiver import Receiver, receiving
 
 LOCAL = outbound.Policy(allow=("127.0.0.1",), timeout_s=0.5)

@@ -15,10 +15,10 @@ import pytest
 import redis
 
 from services.resolver.divan import resolve
-from shared.app import webhooks
-from shared.app.notify_pg import PostgresNotifyStore
-from shared.app.notify_store import Sealer
-from shared.app.seasons import Seasons
+from shared.app.messaging import webhooks
+from shared.app.messaging.notify_pg import PostgresNotifyStore
+from shared.app.messaging.notify_store import Sealer
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import PostgresEventStore
 from tests.http.support import Api, Bey, bearer, create_trial, open_api, settings
 from tests.integration.support import wait_until

@@ -8,7 +8,7 @@ import base64
 
 import pytest
 
-from shared.app.notify_store import (
+from shared.app.messaging.notify_store import (
     MemoryNotifyStore,
     NotifyStore,
     PushSubscription,
@@ -30,7 +30,7 @@ SUB = PushSubscription(
 def store(request: pytest.FixtureRequest) -> NotifyStore:
     if request.param == "memory":
         return MemoryNotifyStore()
-    from shared.app.notify_pg import PostgresNotifyStore
+    from shared.app.messaging.notify_pg import PostgresNotifyStore
 
     return PostgresNotifyStore(request.getfixturevalue("pg_pool"), Sealer(KEY))
 

@@ -8,7 +8,7 @@ import ipaddress
 
 import pytest
 
-from shared.app import outbound
+from shared.app.messaging import outbound
 from tests.notify.receiver import Receiver, receiving
 
 LOCAL = outbound.Policy(allow=("127.0.0.1",), timeout_s=0.5)

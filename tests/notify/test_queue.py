@@ -10,8 +10,8 @@ from dramatiq.middleware import AsyncIO
 
 from services.notify import notify_actors
 from services.notify.delivery import Delivery, Sender, delivery_id
-from shared.app import outbound
-from shared.app.notify_store import MemoryNotifyStore, Webhook
+from shared.app.messaging import outbound
+from shared.app.messaging.notify_store import MemoryNotifyStore, Webhook
 from tests.notify.receiver import Receiver, receiving
 
 

@@ -6,9 +6,9 @@ import pytest
 from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 from entrypoints import bootstrap
-from shared.app.queues import check_broker_policy, make_broker
-from shared.app.rabbit_broker import is_amqp, redacted, vhost_of
-from shared.app.wakeup_broker import WakeupRedisBroker
+from shared.app.messaging.queues import check_broker_policy, make_broker
+from shared.app.messaging.rabbit_broker import is_amqp, redacted, vhost_of
+from shared.app.messaging.wakeup_broker import WakeupRedisBroker
 from shared.settings import Settings
 
 CASES = [

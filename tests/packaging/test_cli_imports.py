@@ -22,7 +22,7 @@ HEAVY = ("litestar", "dramatiq", "uvicorn", "services.command.app", "entrypoints
 # structlog's import loads structlog.dev and rich: only a verb that logs needs it (migrate)
 LOGGING = ("structlog", "structlog.dev", "rich")
 # the re-run of Divans (export_check's modules): only once a season's events are read
-RERUN = ("shared.app.export_check", "shared.app.ops_replay", "shared.domain.lifecycle")
+RERUN = ("shared.app.ops.export_check", "shared.app.ops.ops_replay", "shared.domain.lifecycle")
 PROBED = HEAVY + LOGGING + RERUN
 
 
@@ -131,4 +131,4 @@ def test_the_check_itself_sees_a_heavy_import() -> None:
     assert {"structlog", "rich"} <= set(
         _loaded("entrypoints.cli", argv=["migrate", "--dsn", NOWHERE])
     )
-    assert "shared.domain.lifecycle" in _loaded("shared.app.export_check")
+    assert "shared.domain.lifecycle" in _loaded("shared.app.ops.export_check")

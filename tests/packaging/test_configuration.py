@@ -114,8 +114,8 @@ def test_given_names_only_the_seksenbir_variables_that_are_set() -> None:
 
 def test_settings_keeps_tokens_as_the_tokens_module_does() -> None:
     """Settings hashes the ops and auditor tokens itself (it imports nothing of the layers):
-    the same digest as shared.app.tokens.token_hash, or no ops token would ever match."""
-    from shared.app.tokens import token_hash
+    the same digest as shared.app.access.tokens.token_hash, or no ops token would ever match."""
+    from shared.app.access.tokens import token_hash
     from shared.settings import token_digest
 
     for token in ("", "ops-token", "İl ş ğ", "x" * 200):

@@ -1,5 +1,5 @@
 """D-27 (docs/rules-decisions.md) states the integer bounds the edge enforces; they are the
-ones of `shared/app/bounds.py`, the one table (issue 11: record the bound where the rules'
+ones of `shared/app/http/bounds.py`, the one table (issue 11: record the bound where the rules'
 decisions are kept, and keep the two the same)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from shared.app.bounds import BOUNDS
+from shared.app.http.bounds import BOUNDS
 
 ROOT = Path(__file__).resolve().parents[2]
 

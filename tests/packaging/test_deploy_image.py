@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from shared import compiled
-from shared.app.rabbit_broker import is_amqp, vhost_of
+from shared.app.messaging.rabbit_broker import is_amqp, vhost_of
 from shared.settings import VARIABLES, Settings
 
 ROOT = Path(__file__).resolve().parents[2]

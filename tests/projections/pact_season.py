@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide

@@ -15,9 +15,9 @@ import redis.asyncio as aioredis
 from entrypoints.gateway import create_app
 from services.projections.keys import Keys, board, cross, seasons_index
 from services.projections.projector import Projector
-from shared.app import tokens as auth
-from shared.app.seasons import Seasons
-from shared.app.tokens import token_hash
+from shared.app.access import tokens as auth
+from shared.app.access.tokens import token_hash
+from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.evolve import fold

@@ -35,8 +35,8 @@ from litestar.routes import HTTPRoute
 from services.projections.projector import Projector
 from services.resolver.closes import close_registration
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
+from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain import seal
 from shared.eventstore import EventMetadata, PostgresEventStore

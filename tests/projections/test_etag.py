@@ -40,7 +40,7 @@ async def test_a_read_answers_304_while_nothing_changed_and_200_once_it_did(
         r = await client.post(f"/v1/seasons/{season}/divans", json={"divan": 1}, headers=me)
         assert r.status_code == 202, r.text
         from services.resolver.divan import resolve
-        from shared.app.seasons import Seasons
+        from shared.app.repository.seasons import Seasons
 
         assert await resolve(Seasons(memory_store), season, 1) == "resolved"
         await projector.catch_up(season)

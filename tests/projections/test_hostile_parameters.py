@@ -8,7 +8,7 @@ the app's own route table (every handler of every route, OPTIONS and the schema 
 a route added later is walked without a line here; each path parameter and each query
 parameter of a handler gets every hostile value, as every kind of caller (no token, a bey's,
 an auditor's, an ops token). A season id that cannot exist is 404 `season_not_found` before
-any token check or audit write (shared.app.parameters); every refusal is also one its
+any token check or audit write (shared.app.http.parameters); every refusal is also one its
 operation documents (tests.documented, installed on the client).
 """
 

@@ -16,7 +16,7 @@ from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.projections.streamlog import split
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import Live, create_live, post, resolve_live_divan
 from tests.projections.sse import Stream, described_events, served, undocumented

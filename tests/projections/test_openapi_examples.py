@@ -15,7 +15,7 @@ import jsonschema_rs
 import pytest
 import redis.asyncio as aioredis
 
-from shared.app.problem_codes import CODES
+from shared.app.http.problem_codes import CODES
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.documented import PROBLEM, answers_table, documented_codes

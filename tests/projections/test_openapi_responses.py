@@ -21,8 +21,8 @@ import redis.asyncio as aioredis
 from entrypoints.gateway import create_app
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
-from shared.app import tokens
-from shared.app.seasons import Seasons
+from shared.app.access import tokens
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
 from tests.live_calendar import CREATED_AT, SEASON_NOW

@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
 from shared.eventstore import EventStore, InMemoryEventStore, PostgresEventStore, StoreBusyError
 from tests.projections.pact_season import create_live, pact_and_betrayal
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway

@@ -8,8 +8,8 @@ import redis.asyncio as aioredis
 from services.projections.keys import player_records, player_records_order
 from services.projections.projector import Projector
 from services.projections.ratings_fold import RatingsFold
-from shared.app.seasons import Seasons
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import EventMetadata, InMemoryEventStore
 from tests.players_support import bound_season
 from tests.projections.support import AUDITOR_TOKEN, OPS_TOKEN, bearer, open_gateway

@@ -11,8 +11,8 @@ import redis.asyncio as aioredis
 from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
-from shared.app.private_view import Count, OfferByMe, OfferToMe, OwnTreaty, private_view
-from shared.app.seasons import Seasons
+from shared.app.answers.private_view import Count, OfferByMe, OfferToMe, OwnTreaty, private_view
+from shared.app.repository.seasons import Seasons
 from shared.domain.catalogue import MISSIONS
 from shared.domain.map import game_map
 from shared.domain.simulate import season

@@ -21,8 +21,8 @@ from services.command.service import Context, Services
 from services.projections import projector as projector_module
 from services.projections.projector import Cursors, Projector
 from services.resolver.divan import resolve
-from shared.app.request_auth import BeyClaim
-from shared.app.seasons import Seasons
+from shared.app.access.request_auth import BeyClaim
+from shared.app.repository.seasons import Seasons
 from shared.domain.state import DIVANS
 from shared.eventstore import InMemoryEventStore
 from shared.settings import Settings
@@ -76,7 +76,7 @@ async def test_a_season_that_is_over_leaves_no_fold_behind(
 async def test_the_seasons_cache_keeps_no_fold_of_a_season_that_is_over(
     memory_store: InMemoryEventStore,
 ):
-    """The resolver's and the command API's fold cache (shared.app.seasons, an LRU of
+    """The resolver's and the command API's fold cache (shared.app.repository.seasons, an LRU of
     CACHE_SEASONS): a season under way is kept, one that is over is dropped; loading it again
     folds it from the store, the same state."""
     seasons = Seasons(memory_store)

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from services.projections.keys import Keys, swept
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.domain.evolve import fold
 from shared.domain.state import SeasonState
 from shared.eventstore import InMemoryEventStore

@@ -231,7 +231,7 @@ async def test_each_divan_report_publishes_the_chain_head_a_later_export_is_chec
     import json
 
     from entrypoints.cli import main
-    from shared.app.export import export_lines
+    from shared.app.ops.export import export_lines
     from tests.audit.support import edit_data, rechain
 
     client, live, projector = world

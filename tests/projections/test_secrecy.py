@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app.tokens import token_hash
+from shared.app.access.tokens import token_hash
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import (
     ANKARA,

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from services.projections.keys import Keys
 from services.projections.projector import Projector
-from shared.app.seasons import Seasons
+from shared.app.repository.seasons import Seasons
 from shared.eventstore import IdempotencyKeyTaken, IdempotencyRecord, PostgresEventStore
 from tests.projections.support import (
     SYSTEM,

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 
 from services.projections import stream_chat
 from services.projections.projector import Projector
-from shared.app.chat_book import ChatBooks
+from shared.app.answers.chat_book import ChatBooks
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from services.projections import streamlog
 from services.projections.keys import channel
 from services.projections.projector import Projector
-from shared.app import tokens
+from shared.app.access import tokens
 from shared.domain import events as ev
 from shared.eventstore import InMemoryEventStore
 from tests.projections.sse import Frame, Stream, served

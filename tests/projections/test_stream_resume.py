@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app import tokens
+from shared.app.access import tokens
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import InMemoryEventStore

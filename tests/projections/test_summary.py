@@ -16,8 +16,8 @@ import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
 from services.projections.views import lock_fields, meta_view
-from shared.app import tokens
-from shared.app.calendar_answer import calendar_in, calendar_out, lock_status
+from shared.app.access import tokens
+from shared.app.answers.calendar_answer import calendar_in, calendar_out, lock_status
 from shared.domain import calendar as cal
 from shared.domain import commands as c
 from shared.domain.evolve import fold

@@ -2,7 +2,7 @@
 
 Issue 9 items 1 and 8, issue 11: the read side parsed tokens on its own (no prefix check,
 `str.isdigit()`); a garbled token was 403 `token_wrong_season`; staff tokens on bey endpoints
-were 401 and counted as failed attempts. Now shared/app/tokens.py answers for both.
+were 401 and counted as failed attempts. Now shared/app/access/tokens.py answers for both.
 """
 
 from __future__ import annotations

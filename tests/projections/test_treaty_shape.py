@@ -9,9 +9,9 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app.divan_text import what_if_text
-from shared.app.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if
-from shared.app.treaty_answer import Treaty
+from shared.app.answers.treaty_answer import Treaty
+from shared.app.ops.divan_text import what_if_text
+from shared.app.ops.divan_tools import OrderChange, TreatyChange, WhatIfIn, what_if
 from shared.domain import codec
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import (

@@ -5020,7 +5020,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5033,7 +5033,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5272,7 +5272,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5285,7 +5285,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5404,7 +5404,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5417,7 +5417,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -5991,7 +5991,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6004,7 +6004,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6267,7 +6267,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6280,7 +6280,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6393,7 +6393,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6406,7 +6406,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6889,7 +6889,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6902,7 +6902,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6958,7 +6958,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -6971,7 +6971,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -7344,7 +7344,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -7357,7 +7357,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -9001,7 +9001,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -9014,7 +9014,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -9879,7 +9879,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -9892,7 +9892,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10468,7 +10468,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10481,7 +10481,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10598,7 +10598,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10611,7 +10611,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10706,7 +10706,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10719,7 +10719,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10814,7 +10814,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10827,7 +10827,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10922,7 +10922,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10935,7 +10935,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11030,7 +11030,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11043,7 +11043,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11138,7 +11138,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11151,7 +11151,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11246,7 +11246,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11259,7 +11259,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11354,7 +11354,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11367,7 +11367,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11485,7 +11485,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11498,7 +11498,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11617,7 +11617,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11630,7 +11630,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11747,7 +11747,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11760,7 +11760,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11877,7 +11877,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11890,7 +11890,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -11998,7 +11998,7 @@ export interface operations {
                 headers: {
                     /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
                     "X-Season-Version"?: string;
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12011,7 +12011,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12122,7 +12122,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12135,7 +12135,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12189,7 +12189,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12202,7 +12202,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12273,7 +12273,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12286,7 +12286,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12366,7 +12366,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12379,7 +12379,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12461,7 +12461,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12474,7 +12474,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12554,7 +12554,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12567,7 +12567,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12648,7 +12648,7 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -12661,7 +12661,7 @@ export interface operations {
             /** @description Not Modified: If-None-Match names the current ETag; no body */
             304: {
                 headers: {
-                    /** @description a strong validator of this answer (shared/app/etag.py): send it back as If-None-Match */
+                    /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";

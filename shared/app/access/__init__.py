@@ -1,0 +1,1 @@
+"""Who may act and read: tokens, player keys, a request's bearer, the ops-read record."""

@@ -1,0 +1,1 @@
+"""Answer shapes both APIs build by one pure function each, so the two cannot drift."""

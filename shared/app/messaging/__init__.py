@@ -1,0 +1,1 @@
+"""Messages leaving a process: the Dramatiq broker and queues, webhooks, Web Push."""

@@ -1,0 +1,1 @@
+"""The season repository: load and fold, append at a version, one writer, retries."""
