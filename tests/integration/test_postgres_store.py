@@ -49,6 +49,7 @@ ALL = [
     "0010_audit_copies",  # assigned 0011 (ADR-58): renumber with the migration at merge
     "0011_player_events",  # assigned 0012 (ADR-87): renumber with the migration at merge
     "0012_chat",  # assigned 0013 (issue 24, ADR-91): 0012 after players' 0011 (no gaps)
+    "0013_notify_store",  # notifications' registrations, cursors and claims (issue 25, ADR-108)
 ]
 
 
