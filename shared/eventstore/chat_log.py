@@ -184,12 +184,6 @@ WITH e AS (
 )
 INSERT INTO chat_texts (season_id, version, text)
 SELECT $1, t.version, t.text FROM unnest($10::bigint[], $11::text[]) AS t(version, text)"""
-# An import's rows, one by one (ADR-106)
-_INSERT = """
-INSERT INTO chat_events (season_id, version, event_id, type, data, seat, recorded_at,
-                         prev_hash, hash)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"""
-_TEXT = "INSERT INTO chat_texts (season_id, version, text) VALUES ($1, $2, $3)"
 _TAKEN = ("chat_events_pkey", "chat_texts_pkey")  # a version another append holds already
 ATTEMPTS = 10  # a batch's appends overtaken by another process's before it answers busy
 _ERASE = "UPDATE chat_texts SET text = NULL, erased_at = $3 WHERE season_id = $1 AND version = $2"
@@ -221,14 +215,7 @@ async def import_chat(
     for want, got in zip(records, chained, strict=True):
         if want.hash != got.hash:
             raise ChainError(season_id, want.version, "chat chain: hash differs")
-    rows = [
-        (season_id, r.version, r.event_id, r.type, r.data, r.seat, at, r.prev_hash, r.hash)
-        for r in chained
-    ]
-    await conn.executemany(_INSERT, rows)
-    texts = [(season_id, r.version, r.text) for r in chained if r.text is not None]
-    if texts:
-        await conn.executemany(_TEXT, texts)
+    await conn.execute(_APPEND, season_id, at, *_columns(chained))  # as an append writes them
 
 
 Waiting = list[tuple[Sequence[ChatNew], "asyncio.Future[list[ChatRecord]]"]]
