@@ -52,14 +52,15 @@ BUILT = str(Path(__file__).resolve().parents[1] / "web" / "dist")
 IMMUTABLE = "public, max-age=31536000, immutable"
 # A built asset's name: Vite's `name-hash.ext`; nothing else (no dot-dot, no slash) is served.
 ASSET = re.compile(r"^[A-Za-z0-9_-]+-[A-Za-z0-9_-]{8,}\.(js|css|svg|png|woff2|json)$")
+# Litestar adds "; charset=utf-8" to a text/* type itself (the Response's charset)
 TYPES = {
-    "js": "text/javascript; charset=utf-8",
-    "css": "text/css; charset=utf-8",
+    "js": "text/javascript",
+    "css": "text/css",
     "svg": "image/svg+xml",
     "png": "image/png",
     "woff2": "font/woff2",
     "json": "application/json",
-    "html": "text/html; charset=utf-8",
+    "html": "text/html",
     "webmanifest": "application/manifest+json",
 }
 # Worth compressing: text. PNG and woff2 are compressed already.

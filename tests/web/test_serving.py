@@ -132,3 +132,21 @@ async def test_the_api_and_its_document_are_unchanged_by_the_client(
     paths = r.json()["paths"]
     assert all(p.startswith("/v1/") or p in {"/health", "/ready"} for p in paths), sorted(paths)
     assert (await client.get("/health")).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type"),
+    [
+        ("/", "text/html; charset=utf-8"),
+        ("/assets/index-AbCd1234.js", "text/javascript; charset=utf-8"),
+        ("/assets/style-Ef5678gh.css", "text/css; charset=utf-8"),
+    ],
+)
+async def test_a_text_file_names_its_charset_once(
+    client: httpx.AsyncClient, path: str, media_type: str
+) -> None:
+    """The Content-Type of a text file is its type and one charset (Litestar adds the charset
+    to a text/* type: naming it in the type as well sent `; charset=utf-8; charset=utf-8`)."""
+    r = await client.get(path)
+    assert r.status_code == 200
+    assert r.headers["content-type"] == media_type
