@@ -22,6 +22,8 @@ import anyio
 from litestar import Request, Response, Router, get
 from litestar.exceptions import NotFoundException
 
+from shared.app.http.problems import Problem
+
 # The shell's policy: everything from this origin only (the API and its event stream included);
 # no inline script or style, no eval, no <object>, no <base>, never inside another site's frame.
 CSP = "; ".join(
@@ -106,8 +108,12 @@ def web_dir(request: Request[Any, Any, Any]) -> Path:
 
 @get("/", include_in_schema=False)
 async def shell(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """The client's shell: revalidated on every load, under the strict policy."""
-    body = await read(web_dir(request) / "index.html")
+    """The client's shell: revalidated on every load, under the strict policy. Without a build
+    (`seksenbir up` run before `make web`) the 404 says so."""
+    try:
+        body = await read(web_dir(request) / "index.html")
+    except NotFoundException:
+        raise Problem(404, "not_found.client") from None
     return static(request, body, TYPES["html"], SHELL_HEADERS)
 
 

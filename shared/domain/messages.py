@@ -157,6 +157,7 @@ CATALOGUE: dict[str, Text] = {
     "divan_not_found": T("{divan}. Divan yok ya da henüz toplanmadı", "Divan {divan} does not exist (yet)"),
     "not_found": T("Bu adreste bir şey yok", "Nothing is at this address"),
     "not_found.board": T("Böyle bir tablo yok", "There is no such board"),
+    "not_found.client": T("Tarayıcı istemcisi bu sunucuda kurulmamış: `make web` kurar", "The browser client is not built on this server: `make web` builds it"),
     "method_not_allowed": T("Bu adres bu yöntemi kabul etmiyor", "This address does not take this method"),
     "body_too_large": T("İstek gövdesi çok büyük", "The request body is too large"),
     "rate_limited": T("Çok fazla istek; biraz sonra tekrar deneyin", "Too many requests; try again shortly"),

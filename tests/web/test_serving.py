@@ -122,6 +122,7 @@ async def test_without_a_build_the_shell_is_a_problem_not_a_crash(tmp_path: Path
         r = await c.get("/")
     assert r.status_code == 404
     assert r.json()["code"] == "not_found"
+    assert "make web" in r.json()["detail"]  # what to do, for whoever started the stack
 
 
 async def test_the_api_and_its_document_are_unchanged_by_the_client(
