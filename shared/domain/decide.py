@@ -11,6 +11,7 @@ from shared.domain import events as ev
 from shared.domain.corrections import decide_correction
 from shared.domain.evolve import evolve
 from shared.domain.map import MAX_UNITS, game_map
+from shared.domain.rules.kinds import ORDER_KINDS
 from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde
 
 Result = list[ev.Event] | c.Rejection
@@ -207,7 +208,7 @@ def order_refusal(  # noqa: PLR0911 — one guard per R-4 refusal, in the order 
         return reject("duplicate_province", province=o.province)
     if state.province(o.province).owner != seat:
         return reject("not_your_province", province=o.province)
-    if o.kind == "hold":
+    if not ORDER_KINDS[o.kind].targeted:  # Bekle: no target, no units
         return None
     if o.target is None:
         return reject("missing_target", province=o.province)

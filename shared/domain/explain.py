@@ -21,7 +21,7 @@ from shared.domain.draws import Draws, PinnedDraws, PinnedFates
 from shared.domain.events import BattleRecord, BattlesResolved, Event
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, Trace, adjudicate
-from shared.domain.rules.orders import Support
+from shared.domain.rules.kinds import ORDER_KINDS, Support
 from shared.domain.state import SeasonState
 
 SupportKind = Literal["defence", "attack", "void", "dropped"]
@@ -244,7 +244,9 @@ def _supports(trace: Trace, r: BattleRecord, group_of_bloc: dict[int, int]) -> l
             d.seat, d.origin, t, d.units, "dropped", False, d.reason, (DROP_RULE[d.reason],)
         )
         for d in trace.dropped
-        if d.target == t and d.kind == "support" and d.reason in ("not_owned", "no_units")
+        if d.target == t
+        and ORDER_KINDS[d.kind].battle_support
+        and d.reason in ("not_owned", "no_units")
     ]
     supports.sort(key=lambda s: (s.seat, s.origin))
     return supports

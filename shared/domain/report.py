@@ -20,7 +20,7 @@ from shared.domain.events import (
     ReportLine,
 )
 from shared.domain.map import game_map
-from shared.domain.rules.orders import Dropped
+from shared.domain.rules.kinds import Dropped
 from shared.domain.seal import seat_salt
 from shared.domain.state import NAMED_REPORT_VERSION, REPORT_VERSION, SeasonState
 

@@ -16,7 +16,7 @@ from shared.domain.events import (
     ReportLine,
 )
 from shared.domain.map import game_map
-from shared.domain.rules.orders import Dropped
+from shared.domain.rules.kinds import ORDER_KINDS, Dropped
 from shared.domain.state import AdminAct
 
 TREATY = {
@@ -130,8 +130,6 @@ DROPPED = {
     "no_units": _no_units,
 }
 _RULE_SUFFIX = {reason: f" ({rule})" for reason, rule in RULE.items()}
-_ORDER_WORDS = {"advance": ("ilerleyişiniz", "advance")}
-_SUPPORT_WORDS = ("desteğiniz", "support")
 
 
 def order_dropped(d: Dropped) -> ReportLine:
@@ -139,7 +137,9 @@ def order_dropped(d: Dropped) -> ReportLine:
     names = game_map().names
     o = names[d.origin] if d.origin else "-"
     t = names[d.target] if d.target else "-"
-    v_tr, v_en = _ORDER_WORDS.get(d.kind, _SUPPORT_WORDS)
+    words = ORDER_KINDS[d.kind].yours
+    assert words is not None  # only a targeted kind is ever dropped
+    v_tr, v_en = words
     tr, en = DROPPED[d.reason](o, t, v_tr, v_en, d.owner, r=_RULE_SUFFIX[d.reason])
     data: dict[str, int | str | list[int] | None] = {
         "province": d.origin,

@@ -10,14 +10,8 @@ from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattlesResolved, DivanResolved, Event, OrdersSealed
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
-from shared.domain.rules.orders import (
-    Classified,
-    Dropped,
-    blocs,
-    classify,
-    dropped_orders,
-    read_orders,
-)
+from shared.domain.rules.kinds import Classified, Dropped
+from shared.domain.rules.orders import blocs, classify, dropped_orders, read_orders
 from shared.domain.state import Offer, Order, SeasonState, Treaty
 
 

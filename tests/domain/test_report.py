@@ -13,7 +13,7 @@ from shared.domain import codec, scenario
 from shared.domain import events as ev
 from shared.domain.lifecycle import run_divan
 from shared.domain.report_lines import kurultay, order_dropped
-from shared.domain.rules.orders import Dropped
+from shared.domain.rules.kinds import Dropped
 from shared.domain.simulate import season, start
 
 CASES = Path(__file__).parent / "cases"

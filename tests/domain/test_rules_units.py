@@ -39,13 +39,8 @@ from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
 from shared.domain.rules import battle, missions, news, rebellion, treaties
-from shared.domain.rules.orders import (
-    Advance,
-    Classified,
-    Support,
-    effective_orders,
-    read_orders,
-)
+from shared.domain.rules.kinds import Advance, Classified, Support
+from shared.domain.rules.orders import effective_orders, read_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
 

@@ -33,6 +33,7 @@ from shared.domain.lifecycle import inputs_of, marked_late
 from shared.domain.map import game_map
 from shared.domain.messages import Lang, Said, render
 from shared.domain.resolve import DivanInputs
+from shared.domain.rules.kinds import ORDER_KINDS
 from shared.domain.state import Order, OrderKind, SeasonState
 
 Plate = Annotated[int, Meta(ge=1, le=81)]
@@ -208,7 +209,7 @@ def explain(
 def _order_of(ch: OrderChange) -> Order:
     """The order a change (not a "remove") gives: a hold has no target and no units."""
     assert ch.kind != "remove"
-    target = None if ch.kind == "hold" else ch.to
+    target = ch.to if ORDER_KINDS[ch.kind].targeted else None
     return Order(ch.frm, ch.kind, target, ch.units if target is not None else 0)
 
 

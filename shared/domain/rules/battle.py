@@ -12,7 +12,7 @@ from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattleRecord, Betrayal, GoldDelta, GroupRecord
 from shared.domain.map import MAX_UNITS
-from shared.domain.rules.orders import Advance, Classified, Support
+from shared.domain.rules.kinds import Advance, Classified, Support
 
 TRIBUTE = 3
 HAIN_DIVANS = 4
