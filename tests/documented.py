@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import jsonschema_rs
 
+from services.projections.read_route import declared
 from shared.app.http.openapi_problems import CARRIES
 
 SCHEMA = "/v1/schema/openapi.json"
@@ -146,4 +147,19 @@ def answers_table(doc: dict[str, Any]) -> str:
                 for status, codes in sorted(by_status.items())
             )
             lines.append(f"| `{method.upper()} {path}` | {cells or 'none'} |")
+    return "\n".join(lines) + "\n"
+
+
+def reads_table(handlers: Any) -> str:
+    """docs/api.md's table of the query API's endpoints, rendered from each one's declaration
+    (services/projections/read_route.py: its method and path, `callers` and `what`), in the
+    order the routes are matched (tests/projections/test_read_routes.py keeps the two the same)."""
+    lines = ["| method and path | who | what |", "|---|---|---|"]
+    for handler in handlers:
+        read = declared(handler)
+        assert read is not None, f"{handler.handler_name}: a query route without `read(...)`"
+        path = re.sub(r":\w+\}", "}", handler.paths.copy().pop()).replace("{season_id}", "{id}")
+        for method in sorted(handler.http_methods):
+            cells = [f"`{method} {path}`", read.callers, read.what]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

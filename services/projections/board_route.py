@@ -12,9 +12,9 @@ from __future__ import annotations
 from functools import cache
 
 import msgspec
-from litestar import Response, get
+from litestar import Response
 
-from shared.app.http.openapi import EVERY, RATE, answers
+from services.projections.read_route import read
 from shared.domain.catalogue import (
     CALENDAR,
     MISSIONS,
@@ -85,10 +85,28 @@ def _board() -> StaticBoard:
     )
 
 
-@get(
+def _small_board() -> StaticBoard:
+    """The real static board, cut to two provinces and one of each list (it is 81 long)."""
+    b = _board()
+    return msgspec.structs.replace(
+        b,
+        provinces=b.provinces[:2],
+        regions=b.regions[:1],
+        missions=b.missions[:1],
+        news=b.news[:1],
+        perdes=b.perdes[:1],
+    )
+
+
+@read(
     "/board",
+    who="anyone",
     summary="The static board: provinces, regions, missions, news cards, calendar rules",
-    responses=answers(EVERY, RATE),
+    what="the static board: every province (plate, name, region, population, full milis, gold "
+    "yield, neighbours), the regions, the missions (tr/en text, how progress is measured), the "
+    "news cards, the perdes and calendar rules; `ETag` + `Cache-Control: max-age=86400`, "
+    "`If-None-Match` → 304",
+    examples={200: _small_board()},
 )
 async def static_board() -> Response[StaticBoard]:
     """Anyone; the same for every season of this rules version. Revalidate with If-None-Match."""

@@ -15,28 +15,21 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Request, Response
+from msgspec.structs import replace
 
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, betrayals_of
+from services.projections.query_examples import BATTLE, SEASON
 from services.projections.read_auth import role
+from services.projections.read_route import read
 from services.projections.reads import decode
 from shared.app.access import request_auth as edge
 from shared.app.access import tokens
 from shared.app.access.ops_audit import record_ops_read
 from shared.app.answers.treaty_answer import Treaty
 from shared.app.http.bounds import PlatePath
-from shared.app.http.openapi import (
-    EVERY,
-    OPS_READ,
-    OPTIONAL_BEARER,
-    PATH,
-    RATE,
-    READ,
-    SEASON_VERSION,
-    VERSIONED,
-    answers,
-)
+from shared.app.http.openapi import OPS_READ
 from shared.app.http.problems import Problem
 from shared.domain.events import BattleRecord
 
@@ -167,11 +160,37 @@ async def _season(
     return SeasonBetrayals(season_id, meta.get("version", 0), meta["phase"], full, entries)
 
 
-@get(
+BETRAYAL_SEASON = SeasonBetrayals(
+    season_id=SEASON,
+    version=42,
+    phase="over",
+    full=True,
+    betrayals=[
+        HistoricBetrayal(
+            divan=3,
+            traitor=BeyRef(seat=1, memleket=6),
+            victim=BeyRef(seat=2, memleket=71),
+            province=71,
+            hain_through=7,
+            role="traitor",
+            treaty=Treaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
+            orders=[[1, 6, 3]],
+            battle=BATTLE,
+        )
+    ],
+)
+
+
+@read(
     "/betrayals/memleket/{plate:int}",
+    who="varies",
+    callers="anyone; more for auditor, ops",
     summary="Betrayal history of a memleket's bey across seasons (R-6.5, R-14)",
-    responses=answers(EVERY, RATE, PATH, OPS_READ, *REFUSED),
-    security=OPTIONAL_BEARER,
+    what="betrayal history across seasons of the bey whose memleket is `plate` (1 … 81): the "
+    "newest 100 seasons in which it betrayed or was betrayed, newest first, each as "
+    "`/seasons/{id}/betrayals/history` with `role` (`traitor` or `victim`) on each betrayal",
+    examples={200: MemleketBetrayalsOut(memleket=6, seasons=[BETRAYAL_SEASON])},
+    refusals=[OPS_READ, *REFUSED],
 )
 async def memleket_betrayals(
     request: Request[Any, Any, Any], plate: PlatePath
@@ -189,12 +208,25 @@ async def memleket_betrayals(
     return MemleketBetrayalsOut(plate, [await _season(request, s, plate, who) for s in seasons])
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/betrayals/history",
+    who="varies",
+    versioned=True,
+    callers="anyone; more for auditor, ops",
     summary="A season's betrayals with treaty, orders, battle and Hain badge, as R-14 allows",
-    responses=answers(EVERY, RATE, VERSIONED, READ, OPS_READ, "token_in_query", "bad_token"),
-    security=OPTIONAL_BEARER,
-    response_headers=[SEASON_VERSION],
+    what="the season's betrayals (R-6.5), each `{divan, traitor: {seat, memleket}, victim: "
+    "{seat, memleket}, province, hain_through, treaty, orders, battle}`: `treaty` (the treaty "
+    "broken, a `Treaty` as `/treaties`: `{kind, beys, from_divan, through_divan}`), `orders` "
+    "(the traitor's advances into the province, `[seat, from, units]`) and `battle` (the R-5.8 "
+    "record) are null unless `full`: after the Kurultay, or for an auditor or ops (R-14; an ops "
+    "read during the season is recorded)",
+    examples={
+        200: replace(
+            BETRAYAL_SEASON,
+            betrayals=[replace(b, role=None) for b in BETRAYAL_SEASON.betrayals],
+        )
+    },
+    refusals=[OPS_READ, "token_in_query", "bad_token"],
 )
 async def season_betrayals(
     request: Request[Any, Any, Any], season_id: str

@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, get
+from litestar import Request
 from litestar.params import QueryParameter
 
 from services.projections.context import ctx
 from services.projections.keys import cross
+from services.projections.query_examples import SEASON
+from services.projections.read_route import read
 from services.projections.reads import read_metas
-from shared.app.http.openapi import EVERY, RATE, answers
 from shared.domain.state import SEATS
 
 MAX_PAGE = 100
@@ -69,10 +70,30 @@ def _row(season_id: str, meta: dict[str, Any]) -> LobbySeason | None:
     )
 
 
-@get(
+@read(
     "/lobby",
+    who="anyone",
     summary="Live seasons open for registration, soonest close first (issue 23)",
-    responses=answers(EVERY, RATE, "read_unavailable", "invalid_parameter"),
+    what="the listed live seasons open for registration, soonest close first, paged "
+    "(`?offset=0`, `?limit=1..100`, default 50): `{seasons: [{season_id, free_seats, "
+    "registration_closes_at, first_divan_at, compressed, description}], next_offset}` "
+    "([below](#the-lobby-get-lobby))",
+    examples={
+        200: LobbyOut(
+            seasons=[
+                LobbySeason(
+                    season_id=SEASON,
+                    free_seats=12,
+                    registration_closes_at="2026-12-07T18:00:00+03:00",
+                    first_divan_at="2026-12-08T21:00:00+03:00",
+                    compressed=False,
+                    description="Akşamları oynayanlar için",
+                )
+            ],
+            next_offset=None,
+        )
+    },
+    refusals=["read_unavailable", "invalid_parameter"],
 )
 async def lobby(
     request: Request[Any, Any, Any],

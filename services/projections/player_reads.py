@@ -15,11 +15,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, get
+from litestar import Request
 from litestar.params import QueryParameter
 
 from services.projections.context import ctx
 from services.projections.keys import player_records, player_seasons
+from services.projections.query_examples import EXAMPLES
+from services.projections.read_route import read
 from services.projections.responses import (
     PlayerPlaceOut,
     PlayerRecordOut,
@@ -28,7 +30,6 @@ from services.projections.responses import (
     RatingsOut,
 )
 from shared.app.access.player_keys import is_player_id
-from shared.app.http.openapi import EVERY, RATE, answers
 from shared.app.http.problems import Problem
 from shared.domain import player_events as pe
 from shared.domain.ratings import Rating, SeasonRecord
@@ -50,10 +51,15 @@ def _rating(r: Rating | None) -> RatingOut | None:
     return None if r is None else RatingOut(r.mu, r.sigma, r.ordinal, r.seasons)
 
 
-@get(
+@read(
     "/players/{player_id:str}",
+    who="anyone",
     summary="A player's public record: seasons, titles, places, reliability, rating",
-    responses=answers(EVERY, RATE, "player_not_found", "not_found", "read_unavailable"),
+    what="a player's public record over counted live seasons: `name`, `seasons_played`, "
+    "`seasons_finished`, `han_titles`, `places`, `hain`, `divans_missed`, `divans_played`, "
+    "`rating` ([players](#players-issue-23-adr-87-adr-88))",
+    examples=EXAMPLES["player_record"],
+    refusals=["player_not_found", "not_found", "read_unavailable"],
 )
 async def player_record(request: Request[Any, Any, Any], player_id: str) -> PlayerRecordOut:
     """Counted live seasons only (never a trial, a chosen seed or a compressed calendar).
@@ -85,10 +91,15 @@ async def player_record(request: Request[Any, Any, Any], player_id: str) -> Play
     )
 
 
-@get(
+@read(
     "/boards/ratings",
+    who="anyone",
     summary="Players by rating (openskill Plackett–Luce, mu − 3 sigma), paged",
-    responses=answers(EVERY, RATE, "invalid_parameter", "read_unavailable"),
+    what="players by rating, best first, paged (`?offset=0`, `?limit=1..100`, default 50): "
+    "`{total, offset, limit, rows: [{rank, player_id, name, rating}]}` "
+    "([players](#players-issue-23-adr-87-adr-88))",
+    examples=EXAMPLES["ratings_board"],
+    refusals=["invalid_parameter", "read_unavailable"],
 )
 async def ratings_board(
     request: Request[Any, Any, Any],

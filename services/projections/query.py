@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 import structlog
-from litestar import Request, Response, Router, get
+from litestar import Request, Response, Router
 from litestar.params import QueryParameter
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeout
@@ -22,6 +22,7 @@ from services.projections.query_examples import EXAMPLES
 from services.projections.query_ops import all_orders, audit_betrayals, battles, ops_bey
 from services.projections.query_private import private
 from services.projections.query_stream import events, ticket
+from services.projections.read_route import declared, read
 from services.projections.reads import decode, read_metas
 from services.projections.reducers import (
     ADMIN_REPORT,
@@ -43,37 +44,34 @@ from services.projections.streams import unavailable
 from services.projections.views import lock_fields
 from shared.app.http.bounds import JSON_SAFE_INTEGER
 from shared.app.http.language import negotiate
-from shared.app.http.openapi import (
-    EVERY,
-    RATE,
-    READ,
-    SEASON_VERSION,
-    VERSIONED,
-    answers,
-    with_examples,
-)
 from shared.app.http.problems import Problem, problem_response
 from shared.domain.map import PLATES
 
 log = structlog.get_logger(__name__)
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/map",
+    who="anyone",
+    versioned=True,
     summary="The map: owner, units, sur, milis (R-14)",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="owner, units, sur per province; milis for unowned ones; `memleket_of` (the seat whose "
+    "memleket the il is, else null: every bey's memleket is public, R-3.1, R-3.3)",
+    examples=EXAMPLES["season_map"],
 )
 async def season_map(request: Request[Any, Any, Any], season_id: str) -> Response[MapOut]:
     meta, (provinces,) = await season_read(request, season_id, lambda k, p: p.hgetall(k.map))
     return answer(meta, MapOut, {"divan": meta["divan"], "provinces": decoded_hash(provinces)})
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/leaderboard",
+    who="anyone",
+    versioned=True,
     summary="Scores in R-10.5 order",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="public bey facts in R-10.5 order (after the Kurultay: its final order), each with its "
+    "`name` and `chosen_name`",
+    examples=EXAMPLES["leaderboard"],
 )
 async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Response[LeaderboardOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -86,11 +84,14 @@ async def leaderboard(request: Request[Any, Any, Any], season_id: str) -> Respon
     return answer(meta, LeaderboardOut, {"divan": meta["divan"], "leaderboard": rows})
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/titles",
+    who="anyone",
+    versioned=True,
     summary="Bölge Beyi/Hakimi, Hain, Sürgün, Han",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="Bölge Beyi/Hakimi per region, Hain, Sürgün, Han; `names` (seat → name, as in "
+    "treaties, reports and betrayals)",
+    examples=EXAMPLES["titles"],
 )
 async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[TitlesOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -117,11 +118,16 @@ async def titles(request: Request[Any, Any, Any], season_id: str) -> Response[Ti
     )
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/treaties",
+    who="anyone",
+    versioned=True,
     summary="Treaties in force",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="treaties in force, each a `Treaty`: `{kind, beys, from_divan, through_divan}` (`beys` "
+    "the two seats, lower first; `from_divan` the Divan it was accepted at, null when the "
+    "season's records do not hold it, e.g. a fork's treaty from its source; the last Divan it "
+    "holds, R-6.2). Every answer gives a treaty this one shape (ADR-72)",
+    examples=EXAMPLES["treaties"],
 )
 async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[TreatiesOut]:
     """Each treaty in force as every answer shapes a treaty (`Treaty`), by its beys."""
@@ -145,11 +151,20 @@ async def treaties(request: Request[Any, Any, Any], season_id: str) -> Response[
     return answer(meta, TreatiesOut, body)
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/reports",
+    who="anyone",
+    versioned=True,
     summary="Public reports: each Divan's, then the Kurultay's",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what='public reports (structured lines with `tr` and `en` text): `{kind: "divan", divan, '
+    'lines}` per Divan, then after the Kurultay `{kind: "kurultay", divan: null, lines}`, '
+    'then, in the order they happened, a live season\'s admin acts, `{kind: "season_admin", '
+    "divan: null, lines}` (one `season_admin` line each: `act`, `reason`, `at`, `by`), and the "
+    'corrections ops applied (ADR-53, D-36), `{kind: "correction", divan, lines}` with '
+    "`divan` the Divan after which it applies (one `correction` line each: `correction` "
+    "province|gold|revoke_hain, `divan`, `reason`, `at`, `refers_to`, and `province`, `owner`, "
+    "`units`, `sur` or `seat`; never a bey's gold amount)",
+    examples=EXAMPLES["reports"],
 )
 async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[ReportsOut]:
     """Each entry has `kind` "divan" (with its `divan`), then "kurultay" (`divan` null), then,
@@ -191,11 +206,13 @@ async def reports(request: Request[Any, Any, Any], season_id: str) -> Response[R
     return answer(meta, ReportsOut, {"reports": out, "names": names_of(beys)})
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/betrayals",
+    who="anyone",
+    versioned=True,
     summary="Betrayals: who, whom, where (R-14)",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="who, whom, where, Divan",
+    examples=EXAMPLES["betrayals"],
 )
 async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response[BetrayalsOut]:
     def fetch(k: Keys, p: Any) -> None:
@@ -207,10 +224,15 @@ async def betrayals(request: Request[Any, Any, Any], season_id: str) -> Response
     return answer(meta, BetrayalsOut, body)
 
 
-@get(
+@read(
     "/seasons/all",
+    who="anyone",
     summary="Seasons and their status (newest 200)",
-    responses=answers(EVERY, RATE, "read_unavailable"),
+    what="newest 200 seasons with phase, Divan, Han, `version`; a season the read side cannot "
+    "read yet has only `season_id` and `status`: `not_yet_projected` (its first projection is "
+    "under way) or `rebuilding` (Redis lost it)",
+    examples=EXAMPLES["season_list"],
+    refusals=["read_unavailable"],
 )
 async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     c = ctx(request)
@@ -232,11 +254,15 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
     return msgspec.convert({"seasons": rows}, SeasonsOut)
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/summary",
+    who="anyone",
+    versioned=True,
     summary="Season status as the read side sees it",
-    responses=answers(EVERY, RATE, VERSIONED, READ),
-    response_headers=[SEASON_VERSION],
+    what="status as the read models see it, with `ceasefire` and, for live seasons, `calendar`, "
+    "`paused`, `cancelled`, `next_divan_at`, `locked`, `seconds_to_lock`, "
+    "`seconds_to_kurultay_close` ([below](#the-season-summary))",
+    examples=EXAMPLES["summary"],
 )
 async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[SummaryOut]:
     meta, _ = await season_read(request, season_id, lambda k, p: None)
@@ -244,10 +270,14 @@ async def summary(request: Request[Any, Any, Any], season_id: str) -> Response[S
     return answer(meta, SummaryOut, {"status": {**meta, **lock_fields(meta, now)}})
 
 
-@get(
+@read(
     "/boards/{name:str}",
+    who="anyone",
     summary="Cross-season leaderboards: han-scores, best-scores, han-memleket",
-    responses=answers(EVERY, RATE, "not_found", "read_unavailable"),
+    what="`name` han-scores, best-scores or han-memleket: cross-season boards (seasons with a "
+    "server-drawn seed only)",
+    examples=EXAMPLES["boards"],
+    refusals=["not_found", "read_unavailable"],
 )
 async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     c = ctx(request)
@@ -272,41 +302,30 @@ async def boards(request: Request[Any, Any, Any], name: str) -> BoardOut:
     return msgspec.convert({"board": name, "rows": rows}, BoardOut)
 
 
-# The season reads: each answers at a version at least `?min_version=` (context.season_read);
-# the rest (lists across seasons, boards, tickets, the stream with its own position) take none.
-VERSIONED_ROUTES = with_examples(
-    [
-        summary,
-        season_map,
-        leaderboard,
-        titles,
-        treaties,
-        reports,
-        betrayals,
-        private,
-        battles,
-        all_orders,
-        audit_betrayals,
-        season_betrayals,
-        ops_bey,
-    ],
-    EXAMPLES,
-)
+# The query API's routes in the order they are matched (/boards/ratings before /boards/{name});
+# the season reads among them (`versioned`: context.season_read) take `?min_version=`.
 QUERY_ROUTES = [
-    *VERSIONED_ROUTES,
-    *with_examples(
-        [
-            static_board,
-            season_list,
-            lobby,
-            *PLAYER_QUERY_ROUTES,  # /boards/ratings before /boards/{name}
-            boards,
-            memleket_betrayals,
-            ticket,
-            events,
-        ],
-        EXAMPLES,
-    ),
+    summary,
+    season_map,
+    leaderboard,
+    titles,
+    treaties,
+    reports,
+    betrayals,
+    private,
+    battles,
+    all_orders,
+    audit_betrayals,
+    season_betrayals,
+    ops_bey,
+    static_board,
+    season_list,
+    lobby,
+    *PLAYER_QUERY_ROUTES,
+    boards,
+    memleket_betrayals,
+    ticket,
+    events,
 ]
 MIN_VERSION_PARAMETER = {
     MIN_VERSION: QueryParameter(
@@ -323,11 +342,12 @@ MIN_VERSION_PARAMETER = {
 
 
 def query_router() -> Router:
+    versioned = [r for r in QUERY_ROUTES if (d := declared(r)) is not None and d.versioned]
     return Router(
         "/v1",
         route_handlers=[
-            Router("/", route_handlers=VERSIONED_ROUTES, parameters=MIN_VERSION_PARAMETER),
-            *QUERY_ROUTES[len(VERSIONED_ROUTES) :],
+            Router("/", route_handlers=versioned, parameters=MIN_VERSION_PARAMETER),
+            *(r for r in QUERY_ROUTES if r not in versioned),
         ],
         exception_handlers={
             RedisConnectionError: redis_unavailable,

@@ -4,17 +4,8 @@ the typed Structs of services/projections/responses.py and the domain's records.
 
 from __future__ import annotations
 
-import msgspec
 from msgspec.structs import replace
 
-from services.projections.board_route import _board
-from services.projections.history import (
-    BeyRef,
-    HistoricBetrayal,
-    MemleketBetrayalsOut,
-    SeasonBetrayals,
-)
-from services.projections.lobby import LobbyOut, LobbySeason
 from services.projections.responses import (
     AuditBetrayal,
     AuditOut,
@@ -75,25 +66,6 @@ BATTLE = BattleRecord(
     taker=1,
 )
 HOLD = Order(province=6, kind="hold")
-BETRAYAL_SEASON = SeasonBetrayals(
-    season_id=SEASON,
-    version=42,
-    phase="over",
-    full=True,
-    betrayals=[
-        HistoricBetrayal(
-            divan=3,
-            traitor=BeyRef(seat=1, memleket=6),
-            victim=BeyRef(seat=2, memleket=71),
-            province=71,
-            hain_through=7,
-            role="traitor",
-            treaty=Treaty(kind="pact", beys=[1, 2], from_divan=2, through_divan=5),
-            orders=[[1, 6, 3]],
-            battle=BATTLE,
-        )
-    ],
-)
 PUBLIC_BEY = PublicBey(
     seat=1,
     memleket=6,
@@ -107,19 +79,6 @@ PUBLIC_BEY = PublicBey(
     halk_sevgisi=False,
     han=False,
 )
-
-
-def _small_board() -> object:
-    """The real static board, cut to two provinces and one of each list (it is 81 long)."""
-    b = _board()
-    return msgspec.structs.replace(
-        b,
-        provinces=b.provinces[:2],
-        regions=b.regions[:1],
-        missions=b.missions[:1],
-        news=b.news[:1],
-        perdes=b.perdes[:1],
-    )
 
 
 # handler name -> a 2xx status -> the example
@@ -138,27 +97,11 @@ PLAYER_RECORD = PlayerRecordOut(
 )
 
 EXAMPLES: dict[str, dict[str | int, object]] = {
-    "static_board": {200: _small_board()},
     "season_list": {
         200: SeasonsOut(
             seasons=[
                 SeasonRow(SEASON, mode="trial", phase="running", divan=3, han=None, version=42)
             ]
-        )
-    },
-    "lobby": {
-        200: LobbyOut(
-            seasons=[
-                LobbySeason(
-                    season_id=SEASON,
-                    free_seats=12,
-                    registration_closes_at="2026-12-07T18:00:00+03:00",
-                    first_divan_at="2026-12-08T21:00:00+03:00",
-                    compressed=False,
-                    description="Akşamları oynayanlar için",
-                )
-            ],
-            next_offset=None,
         )
     },
     "summary": {
@@ -241,13 +184,6 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
             treaty_timeline=[
                 TreatyStep(3, "broken", Treaty("pact", [1, 2], 2, 5), traitor=1),
             ],
-        )
-    },
-    "memleket_betrayals": {200: MemleketBetrayalsOut(memleket=6, seasons=[BETRAYAL_SEASON])},
-    "season_betrayals": {
-        200: replace(
-            BETRAYAL_SEASON,
-            betrayals=[replace(b, role=None) for b in BETRAYAL_SEASON.betrayals],
         )
     },
     "ops_bey": {200: private_view(start(7, SEASON)[0], 1, 42, [])},

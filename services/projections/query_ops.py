@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 
 from services.projections.context import ctx, season_read
 from services.projections.history import treaty_of
 from services.projections.keys import Keys
 from services.projections.query_answers import answer, decoded_hash
+from services.projections.query_examples import EXAMPLES
 from services.projections.query_private import concerns_seat, private_view_of
-from services.projections.read_auth import STAFF, bey_seat, ops_guard, role
+from services.projections.read_auth import bey_seat, role
+from services.projections.read_route import read
 from services.projections.reads import decode
 from services.projections.responses import (
     AuditOut,
@@ -24,31 +26,19 @@ from shared.app.access import tokens
 from shared.app.access.ops_audit import record_ops_read
 from shared.app.answers.private_view import PrivateView
 from shared.app.http.bounds import ReadDivanPath, SeatPath
-from shared.app.http.openapi import (
-    BEARER,
-    BEY_AUTH,
-    EVERY,
-    OPS_READ,
-    OPTIONAL_BEARER,
-    PATH,
-    RATE,
-    READ,
-    SEASON_VERSION,
-    STAFF_AUTH,
-    VERSIONED,
-    answers,
-)
+from shared.app.http.openapi import BEY_AUTH, OPS_READ
 from shared.app.http.problems import Problem
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/battles/{divan:int}",
+    who="varies",
+    versioned=True,
+    callers="the bey: battles it fought in or supported; ops; anyone after the Kurultay",
     summary="Battle records (R-5.8) as R-14 allows",
-    responses=answers(
-        EVERY, RATE, VERSIONED, BEY_AUTH, READ, OPS_READ, "divan_not_found", "not_found"
-    ),
-    security=OPTIONAL_BEARER,
-    response_headers=[SEASON_VERSION],
+    what="R-5.8 battle records",
+    examples=EXAMPLES["battles"],
+    refusals=[BEY_AUTH, OPS_READ, "divan_not_found"],
 )
 async def battles(
     request: Request[Any, Any, Any], season_id: str, divan: int
@@ -77,14 +67,15 @@ async def battles(
     )
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/orders/{divan:int}",
+    who="varies",
+    versioned=True,
+    callers="anyone after the Kurultay; ops",
     summary="All orders of a Divan: after the Kurultay, or ops",
-    responses=answers(
-        EVERY, RATE, VERSIONED, READ, PATH, OPS_READ, "forbidden", "bad_token", "token_in_query"
-    ),
-    security=OPTIONAL_BEARER,
-    response_headers=[SEASON_VERSION],
+    what="every bey's locked orders",
+    examples=EXAMPLES["all_orders"],
+    refusals=[OPS_READ, "forbidden", "bad_token", "token_in_query"],
 )
 async def all_orders(
     request: Request[Any, Any, Any], season_id: str, divan: ReadDivanPath
@@ -101,13 +92,15 @@ async def all_orders(
     return answer(meta, OrdersOut, {"divan": divan, "orders": decoded_hash(raw)})
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/audit/betrayals",
+    who="staff",
+    versioned=True,
     summary="Auditor: betrayals with treaty, orders, battle",
-    responses=answers(EVERY, RATE, VERSIONED, STAFF_AUTH, READ, OPS_READ),
-    security=BEARER,
-    dependencies=STAFF,
-    response_headers=[SEASON_VERSION],
+    what="each betrayal with its treaty (a `Treaty`, as `/treaties`), the breaking orders, the "
+    "battle record; the treaty timeline: `{divan, what: accepted|expired|dissolved|broken, "
+    "treaty, traitor?}`",
+    examples=EXAMPLES["audit_betrayals"],
 )
 async def audit_betrayals(
     request: Request[Any, Any, Any], season_id: str, staff: str
@@ -131,13 +124,14 @@ async def audit_betrayals(
     return answer(meta, AuditOut, {"betrayals": betrayed, "treaty_timeline": shown})
 
 
-@get(
+@read(
     "/ops/seasons/{season_id:str}/beys/{seat:int}",
+    who="ops",
+    versioned=True,
     summary="Ops: a bey's private view (recorded)",
-    responses=answers(EVERY, RATE, VERSIONED, STAFF_AUTH, READ, PATH, OPS_READ),
-    security=BEARER,
-    guards=[ops_guard],
-    response_headers=[SEASON_VERSION],
+    what="a bey's `PrivateView` as `/private` answers it (the read is recorded; 404 `not_found` "
+    "for an empty seat)",
+    examples=EXAMPLES["ops_bey"],
 )
 async def ops_bey(
     request: Request[Any, Any, Any], season_id: str, seat: SeatPath

@@ -5,39 +5,31 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Request, Response
 
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys
 from services.projections.query_answers import answer, decoded_hash, in_language
-from services.projections.read_auth import BEY
+from services.projections.query_examples import EXAMPLES
+from services.projections.read_route import read
 from services.projections.reducers import (
     WITHDRAWN_REPORT,
 )
 from shared.app.answers.private_view import STORED, PrivateView
 from shared.app.http.language import negotiate
-from shared.app.http.openapi import (
-    BEARER,
-    BEY_AUTH,
-    EVERY,
-    RATE,
-    READ,
-    SEASON_VERSION,
-    VERSIONED,
-    answers,
-)
 from shared.app.http.problems import Problem
 from shared.domain.events import BattleRecord
 from shared.domain.report import battle_parties
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/private",
+    who="bey",
+    versioned=True,
     summary="A bey's own view (PrivateView, as /me) with its private reports",
-    responses=answers(EVERY, RATE, VERSIONED, BEY_AUTH, READ),
-    security=BEARER,
-    dependencies=BEY,
-    response_headers=[SEASON_VERSION],
+    what="the same `PrivateView` as `/me`, as projected, with `reports`: its private report "
+    "parts per Divan",
+    examples=EXAMPLES["private"],
 )
 async def private(
     request: Request[Any, Any, Any], season_id: str, seat: int

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Union, cast
 
 import msgspec
 import structlog
-from litestar import Request, Response, get, post
+from litestar import Request, Response, post
 from litestar.background_tasks import BackgroundTask
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
@@ -22,7 +22,8 @@ from services.projections import stream_chat, streamlog
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
-from services.projections.read_auth import BEY
+from services.projections.query_examples import EXAMPLES
+from services.projections.read_route import read
 from services.projections.responses import (
     TicketOut,
 )
@@ -31,15 +32,7 @@ from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
 from shared.app.http.client_address import client_address
-from shared.app.http.openapi import (
-    BEARER,
-    BEY_AUTH,
-    EVERY,
-    RATE,
-    READ,
-    STREAM,
-    answers,
-)
+from shared.app.http.openapi import STREAM
 from shared.app.http.problems import Problem
 
 log = structlog.get_logger(__name__)
@@ -48,13 +41,14 @@ TICKET_TTL_S = 30
 KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
 
 
-@post(
+@read(
     "/seasons/{season_id:str}/tickets",
+    who="bey",
+    method=post,
     status_code=201,
     summary="A one-use ticket for the private stream",
-    responses=answers(EVERY, RATE, BEY_AUTH, READ),
-    security=BEARER,
-    dependencies=BEY,
+    what="201 `{ticket, expires_in: 30}`: single use",
+    examples=EXAMPLES["ticket"],
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
     """Browsers authenticate their event stream with this, never with the token in a URL."""
@@ -123,12 +117,18 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
 """
 
 
-@get(
+@read(
     "/seasons/{season_id:str}/events",
+    who="anyone",
+    callers="anyone; with a ticket also the bey's own",
     summary="Server-sent events: Divan reports, betrayals, season (resumable)",
+    what="server-sent events, resumable (`?ticket=…`, `?last_event_id=…`; "
+    "[below](#the-event-stream)): `ready`, `divan_report`, `betrayals`, `private_report`, "
+    "`offer_withdrawn`, `kurultay_report`, then `season_over` and the end",
+    examples=EXAMPLES["events"],
     description=STREAM_DESCRIPTION,
+    refusals=[STREAM, "bad_last_event_id"],
     responses={
-        **answers(EVERY, RATE, READ, STREAM, "bad_last_event_id"),
         200: ResponseSpec(
             SEASON_EVENT,
             media_type=STREAM_MEDIA,
