@@ -13,7 +13,6 @@ from services.command.notify_examples import NOTIFY_EXAMPLES
 from services.command.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
 from services.command.schemas import (
     Accepted,
-    AdminAction,
     AdminActOut,
     AdminDoneOut,
     AdminIn,
@@ -58,6 +57,7 @@ from shared.app.ops.divan_tools import (
     explain,
     what_if,
 )
+from shared.domain.admin import ADMIN_ACTS
 from shared.domain.calendar import ISTANBUL
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
@@ -118,12 +118,6 @@ ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=4
 
 # a postponement's new close: the one the example calendar shows
 POSTPONED_TO = datetime.fromisoformat(CALENDAR.registration_closes_at)
-_ADMIN_REASONS: tuple[tuple[AdminAction, str], ...] = (
-    ("postpone", "few players yet"),
-    ("cancel", "not enough players"),
-    ("pause", "server move"),
-    ("resume", "server moved"),
-)
 
 # handler name -> "request" and/or a 2xx status -> the example
 PLAYER = PlayerKeyOut(
@@ -314,17 +308,19 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
     **{
         f"season_admin_{act}": {
             "request": (
-                AdminIn(reason=reason, registration_closes_at=POSTPONED_TO)
-                if act == "postpone"
-                else ReasonIn(reason=reason)
+                AdminIn(reason=spec.example_reason, registration_closes_at=POSTPONED_TO)
+                if spec.takes_close
+                else ReasonIn(reason=spec.example_reason)
             ),
             200: AdminDoneOut(
-                act=AdminActOut(act=act, reason=reason, at="2026-12-03T12:00:00+03:00", by="admin"),
+                act=AdminActOut(
+                    act=act, reason=spec.example_reason, at="2026-12-03T12:00:00+03:00", by="admin"
+                ),
                 calendar=CALENDAR,
                 version=17,
             ),
         }
-        for act, reason in _ADMIN_REASONS
+        for act, spec in ADMIN_ACTS.items()
     },
     # issue 23 (ADR-87): a player, its key rotated, leaving
     "create_player": {"request": PlayerIn(name="Ayşe"), 201: PLAYER},

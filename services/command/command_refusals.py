@@ -12,6 +12,7 @@ from shared.app.http.openapi import (
     RATE,
     STORE,
 )
+from shared.domain.admin import ADMIN_ACTS, ADMIN_REFUSALS
 from shared.domain.refusals import ORDER_REFUSALS, documented
 
 # What each command can answer besides its 2xx: the edge's groups it passes through
@@ -43,19 +44,8 @@ CREATE_LIVE += NAMING
 JOIN: tuple[str, ...] = ("registration_closed", "season_full", "memleket_taken", "season_cancelled")
 JOIN += ("not_allowed_in_mode", *NAMING, "bad_player_key", "player_already_seated")  # issue 23
 # … and each season-admin act's (shared/domain/admin.py, D-29 … D-31)
-ADMIN_COMMON = ("not_allowed_in_mode", "season_cancelled", "reason_required")
 ADMIN: dict[str, tuple[str, ...]] = {
-    "postpone": (
-        *ADMIN_COMMON,
-        "registration_closed",
-        "registration_close_required",
-        "invalid_instant",
-        "not_later",
-        "registration_too_soon",
-    ),
-    "cancel": (*ADMIN_COMMON, "wrong_phase"),
-    "pause": (*ADMIN_COMMON, "wrong_phase", "already_paused", "divan_locked"),
-    "resume": (*ADMIN_COMMON, "not_paused"),
+    act: (*ADMIN_REFUSALS, *spec.refusals) for act, spec in ADMIN_ACTS.items()
 }
 # an ops reset of a bey's name (shared/domain/naming.py)
 NAME_RESET = ("reason_required", "invalid_name")

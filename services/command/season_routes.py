@@ -43,6 +43,7 @@ from shared.app.http.openapi import (
     answers,
 )
 from shared.app.http.problems import Problem
+from shared.domain.admin import ADMIN_ACTS, AdminActSpec
 
 
 @post(
@@ -148,10 +149,10 @@ async def join_season(services: Services, season_id: str, data: JoinIn) -> Joine
     )
 
 
-def _admin_route(act: AdminAction, summary: str) -> Any:
+def _admin_route(act: AdminAction, spec: AdminActSpec) -> Any:
     """POST /v1/seasons/{id}/admin/<act>: one handler per act, so OpenAPI names each path."""
 
-    async def postpone(
+    async def with_close(
         services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
     ) -> AdminDoneOut:
         return await season_commands.season_admin(
@@ -163,7 +164,7 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
             registration_closes_at=data.registration_closes_at,
         )
 
-    async def other(
+    async def reason_only(
         services: Services, season_id: str, data: ReasonIn, request: Request[Any, Any, Any]
     ) -> AdminDoneOut:
         return await season_commands.season_admin(
@@ -175,11 +176,11 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
             registration_closes_at=None,
         )
 
-    handler = postpone if act == "postpone" else other  # only a postponement takes a close
+    handler = with_close if spec.takes_close else reason_only  # a postponement takes a close
 
     handler.__doc__ = (
-        f"{summary} (D-29 … D-31). Authorised by the season-admin token or the ops token; the "
-        "act is recorded with its reason and the server instant and shown in the status."
+        f"{spec.summary} (D-29 … D-31). Authorised by the season-admin token or the ops token; "
+        "the act is recorded with its reason and the server instant and shown in the status."
     )
     handler.__name__ = handler.__qualname__ = f"season_admin_{act}"
     return post(
@@ -192,19 +193,8 @@ def _admin_route(act: AdminAction, summary: str) -> Any:
     )(handler)
 
 
-ADMIN_ROUTES = [
-    _admin_route(
-        "postpone",
-        "Postpone the registration close to `registration_closes_at` (only in registration)",
-    ),
-    _admin_route("cancel", "Cancel a live season before Divan 1; every command is refused then"),
-    _admin_route("pause", "Pause a running season: no Divan locks or resolves while paused"),
-    _admin_route(
-        "resume",
-        "Resume a paused season: the next Divan on its weekday 21:00 at least 24 hours away "
-        "(compressed: one interval after the resume); later Divans move with it",
-    ),
-]
+# one route per act, in ADMIN_ACTS' order (shared/domain/admin.py)
+ADMIN_ROUTES = [_admin_route(act, spec) for act, spec in ADMIN_ACTS.items()]
 
 # in the order the OpenAPI document lists them (services/command/routes.py)
 SEASON_ROUTES: list[Any] = [

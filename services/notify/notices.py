@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from shared.domain import events as ev
+from shared.domain.admin import ADMIN_ACTS
 from shared.domain.state import SeasonState
 
 DEFAULT_LEAD_S = 3600
@@ -30,14 +31,6 @@ class Notice:
     data: dict[str, object] = field(default_factory=dict)
 
 
-_ADMIN = {
-    "pause": ("season_paused", "Sezon duraklatıldı.", "The season is paused."),
-    "resume": ("season_resumed", "Sezon sürüyor.", "The season is resumed."),
-    "postpone": ("season_postponed", "Sezon ertelendi.", "The season is postponed."),
-    "cancel": ("season_cancelled", "Sezon iptal edildi.", "The season is cancelled."),
-}
-
-
 def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
     """The notices stored event `version` of a season gives."""
     key = f"{season_id}/{version}"
@@ -52,8 +45,8 @@ def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
                     "en": "Registration closed; the season has started.",
                 },
             )
-        case ev.SeasonAdminActed(act=act) if act.act in _ADMIN:
-            name, tr, en = _ADMIN[act.act]
+        case ev.SeasonAdminActed(act=act) if notice := ADMIN_ACTS[act.act].notice:
+            name, tr, en = notice
             yield Notice(f"{key}/admin", name, None, {"tr": tr, "en": en})
         case ev.TreatyOffered(frm=frm, to=to, kind=kind):
             yield Notice(

@@ -3,9 +3,17 @@
 Each act is decided on the season's state and the server instant stamped on the command (`at`),
 and recorded as a `SeasonAdminActed` event with its reason; an act that moves the calendar
 (a postponement, a resume) is followed by the new `CalendarSet`.
+
+`ADMIN_ACTS` declares each act once (ADR-115): its decision, its effect on the state (evolve),
+its public report line's words, its notice, its refusals, its route's summary and body, its
+example reason. The fold, the report line, the notices, the routes, their documented answers
+and examples, and the tests' lists of acts all derive from it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import msgspec
 
@@ -13,7 +21,7 @@ from shared.domain import calendar as cal
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain import live
-from shared.domain.state import AdminAct, Calendar, SeasonState
+from shared.domain.state import AdminAct, AdminActKind, Calendar, SeasonState
 
 Result = list[ev.Event] | c.Rejection
 
@@ -35,8 +43,14 @@ def set_token(state: SeasonState, cmd: c.SetAdminToken) -> Result:
     return [ev.AdminTokenSet(token_hash=cmd.token_hash)]
 
 
-def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:  # noqa: PLR0911 — the guards every act shares, in order
-    """D-29 … D-31: one act, or why it cannot be done now."""
+# The refusals every act shares (decide_admin's guards; an invalid `at` is the edge's, never
+# a caller's): each act's own follow in its ADMIN_ACTS entry.
+ADMIN_REFUSALS: tuple[str, ...] = ("not_allowed_in_mode", "season_cancelled", "reason_required")
+
+
+def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:
+    """D-29 … D-31: one act, or why it cannot be done now: the guards every act shares, in
+    order, then the act's own decision (its ADMIN_ACTS entry)."""
     if state.mode != "live" or state.calendar is None:
         return _reject("not_allowed_in_mode.admin_live_only")
     if state.cancelled:
@@ -47,16 +61,7 @@ def decide_admin(state: SeasonState, cmd: c.SeasonAdmin) -> Result:  # noqa: PLR
         return refused
     assert cmd.at is not None
     act = AdminAct(act=cmd.act, reason=cmd.reason, at=cmd.at, by=cmd.by)
-    done = ev.SeasonAdminActed(act=act)
-    match cmd.act:
-        case "postpone":
-            return _postpone(state, cmd, done)
-        case "cancel":
-            return _cancel(state, cmd, done)
-        case "pause":
-            return _pause(state, cmd, done)
-        case "resume":
-            return _resume(state, cmd, done)
+    return ADMIN_ACTS[cmd.act].decide(state, cmd, ev.SeasonAdminActed(act=act))
 
 
 def _postpone(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
@@ -114,3 +119,89 @@ def _resume(state: SeasonState, cmd: c.SeasonAdmin, done: ev.Event) -> Result:
     assert state.calendar is not None and cmd.at is not None
     moved = cal.resumed(state.calendar, state.divan + 1, cmd.at)
     return [done, ev.CalendarSet.of(moved, "resumed")]
+
+
+def _kept(state: SeasonState, _act: AdminAct) -> SeasonState:
+    """A postponement changes nothing more: the CalendarSet that follows moves the calendar."""
+    return state
+
+
+def _cancelled(state: SeasonState, _act: AdminAct) -> SeasonState:
+    """D-29: a cancel ends the season; every command is refused after it."""
+    return msgspec.structs.replace(state, cancelled=True)
+
+
+def _paused(state: SeasonState, act: AdminAct) -> SeasonState:
+    """D-30: a pause stops the season's clock at the act's instant."""
+    return msgspec.structs.replace(state, paused_at=act.at)
+
+
+def _resumed(state: SeasonState, _act: AdminAct) -> SeasonState:
+    """D-31: a resume restarts the clock (the moved calendar is the CalendarSet that follows)."""
+    return msgspec.structs.replace(state, paused_at=None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdminActSpec:
+    """One season-admin act: everything the rest of the code knows of it."""
+
+    decide: Callable[[SeasonState, c.SeasonAdmin, ev.Event], Result]  # after the shared guards
+    effect: Callable[[SeasonState, AdminAct], SeasonState]  # evolve's, once the act is kept
+    refusals: tuple[str, ...]  # its own refusal codes after ADMIN_REFUSALS, as documented
+    words: tuple[str, str]  # its public report line's words (tr, en): report_lines.season_admin
+    notice: tuple[str, str, str] | None  # the season's notice: its name, tr, en (issue 25)
+    summary: str  # its route's summary (POST /v1/seasons/{id}/admin/<act>)
+    takes_close: bool  # its body carries `registration_closes_at` (AdminIn), else ReasonIn
+    example_reason: str  # the reason its OpenAPI examples show
+
+
+ADMIN_ACTS: dict[AdminActKind, AdminActSpec] = {
+    "postpone": AdminActSpec(
+        decide=_postpone,
+        effect=_kept,
+        refusals=(
+            "registration_closed",
+            "registration_close_required",
+            "invalid_instant",
+            "not_later",
+            "registration_too_soon",
+        ),
+        words=("kayıt kapanışı ertelendi", "registration close postponed"),
+        notice=("season_postponed", "Sezon ertelendi.", "The season is postponed."),
+        summary="Postpone the registration close to `registration_closes_at` (only in "
+        "registration)",
+        takes_close=True,
+        example_reason="few players yet",
+    ),
+    "cancel": AdminActSpec(
+        decide=_cancel,
+        effect=_cancelled,
+        refusals=("wrong_phase",),
+        words=("sezon iptal edildi", "season cancelled"),
+        notice=("season_cancelled", "Sezon iptal edildi.", "The season is cancelled."),
+        summary="Cancel a live season before Divan 1; every command is refused then",
+        takes_close=False,
+        example_reason="not enough players",
+    ),
+    "pause": AdminActSpec(
+        decide=_pause,
+        effect=_paused,
+        refusals=("wrong_phase", "already_paused", "divan_locked"),
+        words=("sezon durduruldu", "season paused"),
+        notice=("season_paused", "Sezon duraklatıldı.", "The season is paused."),
+        summary="Pause a running season: no Divan locks or resolves while paused",
+        takes_close=False,
+        example_reason="server move",
+    ),
+    "resume": AdminActSpec(
+        decide=_resume,
+        effect=_resumed,
+        refusals=("not_paused",),
+        words=("sezon sürdürüldü", "season resumed"),
+        notice=("season_resumed", "Sezon sürüyor.", "The season is resumed."),
+        summary="Resume a paused season: the next Divan on its weekday 21:00 at least 24 hours "
+        "away (compressed: one interval after the resume); later Divans move with it",
+        takes_close=False,
+        example_reason="server moved",
+    ),
+}

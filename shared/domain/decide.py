@@ -9,7 +9,7 @@ from shared.domain import admin, live, naming, season
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.corrections import decide_correction
-from shared.domain.evolve import evolve
+from shared.domain.evolve import evolve, fold
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.rules.kinds import ORDER_KINDS
 from shared.domain.state import DIVANS, SEATS, Order, SeasonState, offer_key, perde
@@ -43,12 +43,26 @@ def decide(state: SeasonState, command: c.Command) -> Result:
     """Validate one command against the state; refusals change nothing.
 
     A live season's accepted command is followed by a DeadlineSet when it moves the season's
-    next timed work (a creation, a registration close, the Kurultay held: live.with_deadline).
+    next timed work (a creation, a registration close, the Kurultay held: with_deadline).
     """
     result = _decide(state, command)
     if isinstance(result, list) and result and _live(state, command):
-        return live.with_deadline(state, result)
+        return with_deadline(state, result)
     return result
+
+
+def with_deadline(state: SeasonState, events: list[ev.Event]) -> list[ev.Event]:
+    """`events` decided on `state`, followed by a DeadlineSet when they change a live season's
+    next deadline (a season created live, a registration closed, a Divan resolved, …). Last in
+    the list, so the due_work row it writes is the season's state after all of them."""
+    after = fold(events, state)
+    if after.mode != "live":
+        return events
+    before = live.next_deadline(state) if state.season_id else None
+    now = live.next_deadline(after)
+    if now == before and state.season_id:
+        return events
+    return [*events, live.deadline_event(now)]
 
 
 def _live(state: SeasonState, command: c.Command) -> bool:

@@ -216,7 +216,7 @@ DeadlineKind = Literal["registration", "divan", "kurultay"]
 class DeadlineSet(Event, frozen=True, tag="deadline_set.v1", omit_defaults=True):
     """A live season's next timed work (R-1.3, R-1.4, R-10.4): the registration close, Divan n,
     or the Kurultay close, at its instant; `at` None when nothing is due (the season is over,
-    or the clock is stopped). Appended by the domain whenever it changes (live.with_deadline);
+    or the clock is stopped). Appended by the domain whenever it changes (decide.with_deadline);
     the event store's `due_work` table is fed from it in the same transaction (migration 0006),
     so a scheduler finds due work without reading any season's events."""
 

@@ -8,6 +8,7 @@ from typing import assert_never, cast
 import msgspec
 
 from shared.domain import events as ev
+from shared.domain.admin import ADMIN_ACTS
 from shared.domain.state import (
     DIVANS,
     AdminAct,
@@ -101,7 +102,7 @@ def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901
             beys = tuple(replace(b, missions=event.missions.get(b.seat, ())) for b in state.beys)
             return replace(state, beys=beys, deck=event.deck, phase="running")
         case ev.DeadlineSet() | ev.DivanHeld() | ev.SeedRevealed():
-            return state  # bookkeeping for the scheduler and the record (live.with_deadline)
+            return state  # bookkeeping for the scheduler and the record (decide.with_deadline)
         case ev.OrdersSealed():
             return state  # a commitment to the locked orders for the record (ADR-57)
         case ev.CalendarSet():
@@ -326,16 +327,10 @@ def _correct(state: SeasonState, fix: ev.Fix) -> SeasonState:
 
 
 def _admin_act(state: SeasonState, act: AdminAct) -> SeasonState:
-    """D-29 … D-31: a cancel ends the season, a pause stops its clock, a resume restarts it
-    (the moved calendar is the CalendarSet that follows); every act is kept for the status."""
+    """D-29 … D-31: every act is kept for the status, then has its effect (its ADMIN_ACTS
+    entry: a cancel ends the season, a pause stops its clock, a resume restarts it)."""
     state = replace(state, admin_acts=(*state.admin_acts, act))
-    if act.act == "cancel":
-        return replace(state, cancelled=True)
-    if act.act == "pause":
-        return replace(state, paused_at=act.at)
-    if act.act == "resume":
-        return replace(state, paused_at=None)
-    return state
+    return ADMIN_ACTS[act.act].effect(state, act)
 
 
 def _named(

@@ -10,7 +10,7 @@ from msgspec.structs import replace
 from shared.domain import bots, live
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.decide import decide
+from shared.domain.decide import decide, with_deadline
 from shared.domain.evolve import evolve, fold
 from shared.domain.resolve import DivanInputs, resolve_divan
 from shared.domain.state import Order, SeasonState, computer_beys_offer, offer_key
@@ -133,7 +133,7 @@ def run_divan(
 
     A live Divan (R-1.3) is held by the clock: `now` is when the resolver got to it, recorded
     with the scheduled instant in a DivanHeld before the turn (an input of record: whether it
-    was late), and the season's next deadline follows the resolution (live.with_deadline).
+    was late), and the season's next deadline follows the resolution (with_deadline).
     """
     divan = state.divan + 1
     start = state
@@ -148,7 +148,7 @@ def run_divan(
     events = [*events, locked, *resolve_divan(state, inputs_of(state, locked))]
     if start.mode == "live":
         late = any(e.late for e in events if isinstance(e, ev.DivanHeld))
-        events = live.with_deadline(start, marked_late(events, late))
+        events = with_deadline(start, marked_late(events, late))
     return events
 
 

@@ -15,7 +15,6 @@ import msgspec
 from shared.domain import calendar as cal
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.evolve import fold
 from shared.domain.state import DIVANS, Calendar, SeasonState
 
 MIN_LEAD = timedelta(hours=1)  # a live season's registration closes at least an hour ahead
@@ -156,20 +155,6 @@ def deadline_event(deadline: Deadline | None) -> ev.DeadlineSet:
     if deadline is None:
         return ev.DeadlineSet()
     return ev.DeadlineSet(kind=deadline.kind, divan=deadline.divan, at=deadline.at)
-
-
-def with_deadline(state: SeasonState, events: list[ev.Event]) -> list[ev.Event]:
-    """`events` decided on `state`, followed by a DeadlineSet when they change a live season's
-    next deadline (a season created live, a registration closed, a Divan resolved, …). Last in
-    the list, so the due_work row it writes is the season's state after all of them."""
-    after = fold(events, state)
-    if after.mode != "live":
-        return events
-    before = next_deadline(state) if state.season_id else None
-    now = next_deadline(after)
-    if now == before and state.season_id:
-        return events
-    return [*events, deadline_event(now)]
 
 
 def divan_due(state: SeasonState, divan: int, now: datetime) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.domain import calendar as cal
+from shared.domain.admin import ADMIN_ACTS
 from shared.domain.events import (
     CorrectionApplied,
     GoldFix,
@@ -216,18 +217,10 @@ def kurultay(e: KurultayHeld) -> tuple[ReportLine, ...]:
 
 
 # --- season admin (D-29 … D-31) ----------------------------------------------------------------
-_ACTS = {
-    "postpone": ("kayıt kapanışı ertelendi", "registration close postponed"),
-    "cancel": ("sezon iptal edildi", "season cancelled"),
-    "pause": ("sezon durduruldu", "season paused"),
-    "resume": ("sezon sürdürüldü", "season resumed"),
-}
-
-
 def season_admin(act: AdminAct) -> ReportLine:
     """A season-admin act, public (issue 12): what, why, when and by whom (the season admin or
     ops); a moved calendar is in the season's status."""
-    tr, en = _ACTS[act.act]
+    tr, en = ADMIN_ACTS[act.act].words
     who_tr, who_en = (
         ("sezon yöneticisi", "the season admin") if act.by == "admin" else ("ops", "ops")
     )

@@ -4,21 +4,44 @@ server instant the edge stamps (`at`), each act an event with its reason, folded
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import get_args
 
 import pytest
 
 from shared.domain import calendar as cal
-from shared.domain import codec, live
+from shared.domain import codec, live, report_lines
 from shared.domain import commands as c
 from shared.domain import events as ev
+from shared.domain.admin import ADMIN_ACTS, ADMIN_REFUSALS
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
-from shared.domain.state import SeasonState
+from shared.domain.refusals import REFUSALS
+from shared.domain.state import AdminAct, AdminActKind, SeasonState
 from tests.domain.test_live import CLOSE, NOW, apply, created, instant, rejected, running
 
 
 def act(kind: str, at: datetime, **kw: object) -> c.SeasonAdmin:
     return c.SeasonAdmin(act=kind, reason="test", at=at, **kw)  # type: ignore[arg-type]
+
+
+def test_every_admin_act_is_declared_once_in_admin_acts() -> None:
+    """ADR-115: the acts of AdminActKind and the entries of ADMIN_ACTS are the same, in one
+    order (the routes'); each entry's refusals are domain codes, none repeated or shared ones."""
+    assert tuple(ADMIN_ACTS) == get_args(AdminActKind)
+    for kind, spec in ADMIN_ACTS.items():
+        codes = (*ADMIN_REFUSALS, *spec.refusals)
+        assert len(set(codes)) == len(codes) and set(codes) <= set(REFUSALS), kind
+        assert spec.summary and spec.example_reason, kind
+
+
+@pytest.mark.parametrize("kind", list(ADMIN_ACTS))
+def test_an_admin_acts_public_line_names_it_with_its_words(kind: AdminActKind) -> None:
+    """Issue 12: the public line of each act: its words in both languages, its reason, by whom."""
+    tr, en = ADMIN_ACTS[kind].words
+    line = report_lines.season_admin(AdminAct(act=kind, reason="r", at=NOW, by="ops"))
+    assert (line.kind, line.data["act"], line.data["by"]) == ("season_admin", kind, "ops")
+    assert line.tr.startswith(f"Sezon yönetimi: {tr} (ops, ")
+    assert line.en.startswith(f"Season admin: {en} (ops, ") and line.en.endswith("reason: r")
 
 
 def test_d29_postpone_moves_the_provisional_calendar_and_is_kept_with_its_reason() -> None:

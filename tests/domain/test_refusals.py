@@ -36,7 +36,14 @@ def domain_keys() -> set[str]:
 
 def test_the_table_is_exactly_the_codes_the_domain_refuses_with() -> None:
     table = refusals.REFUSALS
-    assert len(table) == len(set(table)), "a code is in the table twice"
+    written = [  # a dict keeps the last of two equal keys: read the table as written
+        key.value
+        for node in ast.walk(ast.parse(Path(refusals.__file__).read_text(encoding="utf-8")))
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "REFUSALS"
+        for key in getattr(node.value, "keys", [])
+        if isinstance(key, ast.Constant)
+    ]
+    assert written == list(table), "a code is in the table twice"
     assert {messages.code_of(k) for k in domain_keys()} == set(table)
 
 
@@ -56,9 +63,16 @@ NEVER_ANSWERED = {"unknown_rules_version"}
 
 
 def test_every_refusal_code_has_an_http_status() -> None:
-    missing = [c for c in refusals.REFUSALS if c not in CODES and c not in NEVER_ANSWERED]
-    assert set(refusals.REFUSALS) >= NEVER_ANSWERED
-    assert not missing, f"codes without a status in shared.app.http.problem_codes.CODES: {missing}"
+    """ADR-115: each code's status and meaning are beside it in the table, and the HTTP edge's
+    CODES answers each with them; only a code no answer carries has none."""
+    missing = [c for c, answer in refusals.REFUSALS.items() if answer is None]
+    assert missing == sorted(NEVER_ANSWERED), f"codes without a status: {missing}"
+    for code, answer in refusals.REFUSALS.items():
+        if answer is not None:
+            status, meaning = answer
+            assert 400 <= status < 500 and meaning, code
+            assert CODES[code] == answer, code
+    assert not NEVER_ANSWERED & set(CODES)
 
 
 def test_order_refusals_are_what_submitting_orders_refuses_with_in_order() -> None:

@@ -22,6 +22,7 @@ import pytest
 from services.command import command_refusals as routes
 from shared.app.http.problem_codes import CODES
 from shared.domain import messages
+from shared.domain.admin import ADMIN_ACTS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = ROOT / "shared" / "domain"
@@ -110,7 +111,10 @@ DECIDERS = [
     ("name reset", routes.NAME_RESET, ["decide_reset"]),
     ("description reset", routes.DESCRIPTION_RESET, ["decide_description_reset"]),
     ("player name", routes.PLAYER_NAME, ["name_refusal"]),
-    *[(f"admin {act}", codes, ["decide_admin", f"_{act}"]) for act, codes in routes.ADMIN.items()],
+    *[
+        (f"admin {act}", routes.ADMIN[act], ["decide_admin", spec.decide.__name__])
+        for act, spec in ADMIN_ACTS.items()
+    ],
 ]
 
 

@@ -17,6 +17,8 @@ import pytest
 from shared.app.access import tokens
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain.admin import ADMIN_ACTS
+from shared.domain.state import AdminActKind
 from shared.eventstore import EventStore
 from tests.http.support import (
     ANKARA,
@@ -566,11 +568,17 @@ async def test_trial_answers_carry_no_divan_and_live_divans_are_not_requested(
 # --- season admin ------------------------------------------------------------------------------
 
 
-async def test_admin_acts_need_the_season_admin_token_or_ops(memory_api: Api) -> None:
+@pytest.mark.parametrize("act", list(ADMIN_ACTS))
+async def test_every_admin_act_needs_the_season_admin_token_or_ops(
+    memory_api: Api, act: AdminActKind
+) -> None:
+    """Each act of ADMIN_ACTS (ADR-115), with a valid body: no token, a token of nobody here or
+    of another season 401, this season's bey or an auditor 403; nothing changes."""
     api = memory_api
     created = await create_live(api, memleket=ANKARA)
     sid = created["season_id"]
-    later = close_in(api, timedelta(days=3))
+    close = {"registration_closes_at": close_in(api, timedelta(days=3))}
+    body = close if ADMIN_ACTS[act].takes_close else {}
     other = await create_live(api)
     for token, status_, code in [
         (None, 401, "missing_token"),
@@ -579,10 +587,17 @@ async def test_admin_acts_need_the_season_admin_token_or_ops(memory_api: Api) ->
         (created["creator"]["token"], 403, "forbidden"),  # a bey of this season
         (AUDITOR_TOKEN, 403, "forbidden"),
     ]:
-        r = await unchanged(
-            api.store, admin(api, sid, "postpone", token, registration_closes_at=later)
-        )
+        r = await unchanged(api.store, admin(api, sid, act, token, **body))
         assert_problem(r, status_, code)
+
+
+async def test_admin_acts_are_by_the_season_admin_or_ops_and_need_a_reason(
+    memory_api: Api,
+) -> None:
+    api = memory_api
+    created = await create_live(api, memleket=ANKARA)
+    sid = created["season_id"]
+    later = close_in(api, timedelta(days=3))
     r = await admin(api, sid, "postpone", created["admin_token"], registration_closes_at=later)
     assert r.status_code == 200, r.text
     assert r.json()["act"]["by"] == "admin"
@@ -699,13 +714,15 @@ async def test_d30_no_pause_while_a_divan_is_locked(memory_api: Api) -> None:
 
 
 async def test_only_a_postponement_takes_a_registration_close(memory_api: Api) -> None:
-    """D-27 strict bodies: a cancel, pause or resume with `registration_closes_at` is 422
-    `unknown_field` and changes nothing (it was taken and the close silently ignored)."""
+    """D-27 strict bodies: a cancel, pause or resume (every act not `takes_close` in ADMIN_ACTS)
+    with `registration_closes_at` is 422 `unknown_field` and changes nothing (it was taken and
+    the close silently ignored)."""
     api = memory_api
     created = await create_live(api)
     sid, token = created["season_id"], created["admin_token"]
     later = close_in(api, timedelta(days=3))
-    for act in ("cancel", "pause", "resume"):
+    reason_only = [act for act, spec in ADMIN_ACTS.items() if not spec.takes_close]
+    for act in reason_only:
         r = admin(api, sid, act, token, registration_closes_at=later)
         problem = assert_problem(await unchanged(api.store, r), 422, "unknown_field")
         assert problem["field"] == "$.registration_closes_at", act

@@ -209,6 +209,7 @@ def test_every_notice_kinds_json_body_matches_the_documented_schema() -> None:
 
     from services.notify import notices
     from shared.domain import events as ev
+    from shared.domain.admin import ADMIN_ACTS
     from shared.domain.event_records import ReportLine
     from shared.domain.state import AdminAct
 
@@ -221,7 +222,7 @@ def test_every_notice_kinds_json_body_matches_the_documented_schema() -> None:
         ev.OfferAnswered(frm=1, to=2, answer="accept"),
         ev.OfferAnswered(frm=1, to=2, answer="reject"),
         ev.OfferWithdrawn(frm=1, to=2),
-        ev.SeasonAdminActed(act=AdminAct(act="pause", reason="r", at=at)),
+        *(ev.SeasonAdminActed(act=AdminAct(act=a, reason="r", at=at)) for a in ADMIN_ACTS),
         ev.DivanResolved(divan=2, public=(line,), private={1: (line,)}),
     ]
     names = set()
@@ -238,6 +239,6 @@ def test_every_notice_kinds_json_body_matches_the_documented_schema() -> None:
         "offer_accepted",
         "offer_rejected",
         "offer_withdrawn",
-        "season_paused",
         "divan_resolved",
+        *(spec.notice[0] for spec in ADMIN_ACTS.values() if spec.notice),
     }

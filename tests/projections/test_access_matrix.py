@@ -41,6 +41,7 @@ from shared.app.access.tokens import token_hash
 from shared.app.repository.seasons import Seasons
 from shared.domain import events as ev
 from shared.domain import seal
+from shared.domain.admin import ADMIN_ACTS
 from shared.eventstore import EventMetadata, PostgresEventStore
 from tests.clock import StepClock
 from tests.documented import check_every_problem
@@ -264,13 +265,18 @@ def bodies(instant: str) -> dict[str, tuple[Any, bool]]:
         ),
         "POST /v1/seasons/{season_id}/join": ({"memleket": ISTANBUL}, False),
         "POST /v1/players": ({"name": "Matrix"}, False),
-        "POST /v1/seasons/{season_id}/admin/postpone": (
-            {"reason": "matrix", "registration_closes_at": instant},
-            False,
-        ),
-        "POST /v1/seasons/{season_id}/admin/cancel": ({"reason": "m"}, False),
-        "POST /v1/seasons/{season_id}/admin/pause": ({"reason": "m"}, False),
-        "POST /v1/seasons/{season_id}/admin/resume": ({"reason": "m"}, False),
+        # each season-admin act (shared/domain/admin.py's ADMIN_ACTS): a reason, and a close
+        # for an act that takes one
+        **{
+            f"POST /v1/seasons/{{season_id}}/admin/{act}": (
+                {
+                    "reason": "m",
+                    **({"registration_closes_at": instant} if spec.takes_close else {}),
+                },
+                False,
+            )
+            for act, spec in ADMIN_ACTS.items()
+        },
         # B's province (A's canary set for Divan 2 stays A's)
         "POST /v1/seasons/{season_id}/orders": (
             {"orders": [{"province": KIRIKKALE, "kind": "hold"}]},

@@ -3,9 +3,12 @@ codes"); `shared.app.http.openapi` builds each operation's documented answers fr
 
 from __future__ import annotations
 
-# Every problem code either API answers: its status and what it means (docs/api.md, "Error
-# codes"). An operation's documented answers are built from these (see `answers`).
-CODES: dict[str, tuple[int, str]] = {
+from shared.domain.refusals import REFUSALS
+
+# The edge's own problem codes (its parsing, tokens, limits, stores, the chat and the
+# receivers): their status and what they mean. The domain's refusals carry theirs beside them
+# in shared.domain.refusals.REFUSALS (ADR-115).
+EDGE_CODES: dict[str, tuple[int, str]] = {
     "malformed_json": (
         400,
         "the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object",
@@ -20,8 +23,6 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_ticket": (401, "an event-stream ticket that is unknown, used or of another season"),
     "token_wrong_season": (403, "a well-formed bey token of another season"),
     "forbidden": (403, "a token whose role may not do this"),
-    "not_your_province": (403, "the province is another bey's"),
-    "not_allowed_in_mode": (403, "not in this season's mode (Divan requests: trial only)"),
     "season_not_found": (404, "no such season"),
     "not_found": (404, "no such resource (a path parameter that is not a decimal integer)"),
     "receiver_not_found": (404, "no such webhook or push subscription of the caller's"),
@@ -30,61 +31,17 @@ CODES: dict[str, tuple[int, str]] = {
         422,
         "a URL the server does not call: not https, not port 443, a private address (`reason`)",
     ),
-    "divan_not_found": (404, "a Divan outside 1 … 16, or not resolved yet"),
-    "divan_locked": (409, "a Divan is being resolved (Retry-After)"),
-    "wrong_divan": (409, "not the Divan this counts for; `divan` names that one"),
-    "wrong_phase": (409, "the season's phase does not take this"),
-    "offer_exists": (409, "an offer between these beys is open"),
-    "already_voted": (409, "this bey has voted"),
     "idempotency_key_in_flight": (409, "the first request with this key is still running"),
     "conflict": (409, "too many concurrent writes to the season; retry"),
     "audit_copy": (409, "the season is an imported audit copy: read-only (ADR-58)"),
     "body_too_large": (413, "the body is larger than 64 KiB"),
     "unsupported_media_type": (415, "a body whose Content-Type is not JSON (ADR-61)"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
-    "invalid_body": (422, "the body does not match its schema (`field`, bounds: D-27)"),
     "invalid_parameter": (422, "a path or query parameter outside its bounds (D-27)"),
-    "duplicate_province": (422, "two orders for one province (`province`)"),
-    "missing_target": (422, "an advance or support without a target"),
-    "not_a_neighbour": (422, "the target is not a neighbour"),
-    "bad_units": (422, "an advance or support with fewer than 1 unit (R-4.2)"),
-    "not_enough_gold": (422, "not enough gold (`cost`, `gold`)"),
-    "sur_exists": (422, "the province has a sur"),
-    "over_cap": (422, "the province would hold more than 12 units"),
-    "not_purchasable": (422, "not an unowned neighbour with milis at most 2"),
-    "no_offer": (422, "no such offer"),
-    "bad_partner": (422, "an offer to oneself"),
-    "allied_already": (422, "a pact with an ally"),
-    "perde_3": (422, "no treaties in perde 3"),
-    "vote_self": (422, "a vote for oneself"),
     "idempotency_key_reused": (422, "the key was used with another request"),
-    # The domain's, refused at the edge first today (D-27): no operation lists them.
-    "unknown_province": (422, "no province with this plate"),
-    "unknown_seat": (422, "no bey in this seat"),
-    "season_exists": (409, "a season with this id exists (never answered: ids are fresh)"),
-    # Live seasons (issue 12): joining, the calendar, season admin (D-29 … D-31)
-    "memleket_taken": (409, "another bey has this memleket (`free_neighbours`)"),
-    "season_full": (409, "all 19 seats are taken"),
-    # R-15.5: beys' names (issue 23)
-    "invalid_name": (422, "not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`)"),
-    "name_reserved": (422, "a reserved whole name or its lookalike (seat forms, Han, ops …)"),
-    "name_taken": (409, "another bey of the season has this name or its lookalike"),
-    "no_description": (409, "the season has no lobby description to reset (ADR-105)"),
     # Players (issue 23, ADR-87)
-    "player_already_seated": (409, "the player holds a seat of this season already"),
     "bad_player_key": (401, "a player key that is no player's, or a player's who left"),
     "player_not_found": (404, "no such player, or one who left"),
-    "registration_closed": (409, "registration is closed"),
-    "season_cancelled": (409, "the season was cancelled; it takes no command"),
-    "already_paused": (409, "the season is paused already"),
-    "not_paused": (409, "the season is not paused"),
-    "registration_close_required": (422, "a live season needs registration_closes_at"),
-    "registration_too_soon": (422, "the registration close is too soon (`earliest`)"),
-    "invalid_instant": (422, "an instant without an offset, or a close more than a year ahead"),
-    "bad_interval": (422, "divan_interval_seconds outside 2 … 86400"),
-    "not_later": (422, "a postponement to an instant not later than the close"),
-    "reason_required": (422, "an admin act or a correction without a reason"),
-    "invalid_correction": (422, "a correction that is out of bounds or changes nothing (ADR-53)"),
     "chain_broken": (
         409,
         "a stored event of the season does not decode, or its hash chain does not verify "
@@ -121,4 +78,12 @@ CODES: dict[str, tuple[int, str]] = {
     "chat_rate_limited": (429, "too many messages from this bey in a minute (Retry-After)"),
     "channel_not_found": (404, "no channel of the calling bey by that id"),
     "message_not_found": (404, "no message by that id that the caller may see"),
+}
+
+# Every problem code either API answers: its status and what it means (docs/api.md, "Error
+# codes"). An operation's documented answers are built from these (see `answers`). A domain
+# refusal no HTTP answer carries (its status None: ADR-43's `unknown_rules_version`) is left out.
+CODES: dict[str, tuple[int, str]] = {
+    **EDGE_CODES,
+    **{code: answer for code, answer in REFUSALS.items() if answer is not None},
 }
