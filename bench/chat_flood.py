@@ -1,6 +1,6 @@
 """A chat flood beside a live season's commands and Divans (issue 24, ADR-107).
 
-Run: .venv/bin/python -m bench.chat_flood [--seconds 6] [--pairs 3] [--rate 19]
+Run: .venv/bin/python -m bench.chat_flood [--seconds 6] [--pairs 3] [--rate 19] [--divans 2]
      [--concurrency 8] [--streams 19] [--dsn postgresql://postgres@127.0.0.1:5432/postgres]
 
 The app runs as in production, in processes of its own: `seksenbir up` (resolver, projections,
@@ -16,15 +16,18 @@ product.
 One live season of 19 human beys, --streams of them with their ticketed event stream open for
 the whole bench. Runs alternate, --pairs times: A (orders only), then B (the same orders, and
 chat at --rate messages/s in all). Each run: --concurrency order loops (a hold for the bey's
-memleket, every bey in turn) for --seconds, and halfway through the next Divan resolved by the
-resolver's own code (`resolve`, timed in its process). Figures per run: orders/s and their
-p99, messages sent/s, p99 delivery (a send's start to the `chat_message` notice on a member's
-stream; every member's notice counted; `delivered` the share that came), the Divan's
-milliseconds, and the CPU a second of the API process, the chat side and the order loops. The
-pairs' ratios (B/A for orders/s, A/B for the Divan's time: 1.0 is no effect, the issue's
-target >= 0.9) are printed with their median: a pair's runs are seconds apart, so the box's
-load (other work on it) falls on both alike. Figures go into docs/benchmarks.md with the load
-(`uptime`); no test asserts them.
+memleket, every bey in turn) for --seconds, and --divans of the next Divans, evenly spaced,
+each resolved by the resolver's own code (`resolve`, timed in its process, with the CPU it
+took and its attempts: a conflict with an order's append is one more). Figures per run:
+orders/s and their p99, messages sent/s, p99 delivery (a send's start to the `chat_message`
+notice on a member's stream; every member's notice counted; `delivered` the share that
+came), the median Divan's milliseconds, and the CPU a second of the API process, the chat
+side and the order loops. The pairs' ratios (B/A for orders/s, A/B for the Divan's time: 1.0
+is no effect, the issue's target >= 0.9) are printed with their median, and every Divan's
+median without and with chat: a pair's runs are seconds apart, so the box's load (other
+work on it) falls on both alike. The API's CPU a message is B's CPU less its orders' at A's
+CPU an order (`--concurrency 0`: no orders, the chat's cost alone). Figures go into
+docs/benchmarks.md with the load (`uptime`); no test asserts them.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -101,8 +104,18 @@ def _healthy(port: int) -> bool:
     return False
 
 
-def divan_ms(dsn: str, sid: str, divan: int) -> float:
-    """Divan `divan` locked and resolved by the resolver's code in this (child) process."""
+class Divan(NamedTuple):
+    ms: float
+    cpu_ms: float  # this process's CPU meanwhile
+    tries: int  # attempts: a conflict with an order's append is one more
+    load_ms: float  # in the season's reads (PostgreSQL), every attempt's
+    append_ms: float  # in the appends (PostgreSQL: the statement and its commit)
+
+
+def divan_ms(dsn: str, sid: str, divan: int) -> Divan:
+    """Divan `divan` locked and resolved by the resolver's code in this (child) process: its
+    milliseconds, the CPU milliseconds of this process meanwhile, and its attempts (each
+    conflict with an order loop's append is one more: a reload and a decision again)."""
     from bench.api_orders import quiet_json_logs
     from services.resolver.divan import resolve
     from shared.app.repository.seasons import Seasons
@@ -110,23 +123,44 @@ def divan_ms(dsn: str, sid: str, divan: int) -> float:
 
     quiet_json_logs()
 
-    async def run() -> float:
+    async def run() -> Divan:
         pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=2))
         try:
             store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
             seasons = Seasons(store)
             loaded = await seasons.load(sid)
             assert loaded.state.calendar is not None
-            t = time.perf_counter()
+            tries, waits = 0, {"load": 0.0, "append": 0.0}
+            load, append = seasons.load, store.append
+
+            async def counted(season_id: str) -> Any:
+                nonlocal tries
+                tries += 1
+                t = time.perf_counter()
+                try:
+                    return await load(season_id)
+                finally:
+                    waits["load"] += 1e3 * (time.perf_counter() - t)
+
+            async def timed(*a: Any, **k: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return await append(*a, **k)
+                finally:
+                    waits["append"] += 1e3 * (time.perf_counter() - t)
+
+            seasons.load = counted  # type: ignore[method-assign]
+            store.append = timed  # type: ignore[method-assign]
+            t, cpu = time.perf_counter(), time.process_time()
             # a Divan's appends race the order loops' (each conflict is retried, as the
             # resolver's actor is redelivered): the time until it is resolved
             outcome = await resolve(
                 seasons, sid, divan, now=loaded.state.calendar.at(divan), retries=RETRIES
             )
             assert outcome == "resolved", outcome
-            took = 1e3 * (time.perf_counter() - t)
+            took = 1e3 * (time.perf_counter() - t), 1e3 * (time.process_time() - cpu)
             await store.drain()  # the projections hear of the Divan at once
-            return took
+            return Divan(*took, tries, waits["load"], waits["append"])
         finally:
             await pool.close()
 
@@ -169,31 +203,35 @@ async def orders(load: Load, run: Run, w: int, concurrency: int, stop: float) ->
         n += 1
 
 
-async def one_run(load: Load, args: argparse.Namespace, chat: bool, divan: Any) -> Run:
+async def one_run(load: Load, args: argparse.Namespace, chat: bool, divans: Any) -> Run:
     """One run: its figures over the order loops' own span (the flood's sends still in flight
-    when they stop, and the Divan, are waited for after it)."""
+    when they stop, and the Divans, are waited for after it). `--divans` Divans a run, evenly
+    spaced, one after the other (`--concurrency 0`: no orders, the chat's cost alone)."""
     run = Run()
 
-    async def halfway() -> None:
-        await asyncio.sleep(args.seconds / 2)
-        run.divan_ms = await asyncio.wrap_future(divan())
+    async def beside() -> None:
+        for k in range(args.divans):
+            await asyncio.sleep(max(0.0, started + (k + 1) * span - time.perf_counter()))
+            run.divans.append(await asyncio.wrap_future(divans()))
 
     pids = (*load.pids, os.getpid())
     ticks = [cpu_ticks(p) or 0 for p in pids]
     started = time.perf_counter()
     stop = started + args.seconds
-    beside = asyncio.create_task(halfway())
+    span = args.seconds / (args.divans + 1)
+    divan_task = asyncio.create_task(beside())
     if chat:
         load.chat.send(("flood", stop))  # perf_counter is the system's monotonic clock
     await asyncio.gather(
-        *(orders(load, run, w, args.concurrency, stop) for w in range(args.concurrency))
+        *(orders(load, run, w, args.concurrency, stop) for w in range(args.concurrency)),
+        asyncio.sleep(args.seconds),
     )
     run.seconds = time.perf_counter() - started
     spent = [(cpu_ticks(p) or 0) - t for p, t in zip(pids, ticks, strict=True)]
     run.cpu = tuple(t / TICKS / run.seconds for t in spent)
     if chat:
         run.started, run.members = await asyncio.to_thread(load.chat.recv)
-    await beside
+    await divan_task
     return run
 
 
@@ -208,16 +246,20 @@ def figures(heard: dict[int, list[float]], run: Run) -> dict[str, float]:
         "messages_per_s": len(run.started) / run.seconds,
         "delivery_p99_ms": p99(delivered),
         "delivered": len(delivered) / expected if expected else 1.0,
-        "divan_ms": run.divan_ms,
+        **{
+            f"divan_{k}": statistics.median(getattr(d, k) for d in run.divans)
+            for k in Divan._fields
+        },
         "api_cpu": run.cpu[0],
         "chat_cpu": run.cpu[1],
         "orders_cpu": run.cpu[2],
     }
 
 
-async def drive(
-    base: str, dsn: str, api_pid: int, args: argparse.Namespace
-) -> list[dict[str, float]]:
+Figures = tuple[dict[str, float], list[float]]  # a run's figures, its Divans' milliseconds
+
+
+async def drive(base: str, dsn: str, api_pid: int, args: argparse.Namespace) -> list[Figures]:
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as divans:
         divans.submit(machine).result()  # started and imported before any run
@@ -231,27 +273,39 @@ async def drive(
                 assert await asyncio.to_thread(ours.recv) == "ready"
                 load = Load(client, sid, beys, (api_pid, side.pid), ours)
                 runs = []
-                for divan in range(1, 2 * args.pairs + 1):
+                numbers = iter(range(1, 2 * args.pairs * args.divans + 1))
 
-                    def resolved(d: int = divan) -> concurrent.futures.Future[float]:
-                        return divans.submit(divan_ms, dsn, sid, d)
+                def resolved() -> concurrent.futures.Future[Divan]:
+                    return divans.submit(divan_ms, dsn, sid, next(numbers))
 
-                    runs.append(await one_run(load, args, divan % 2 == 0, resolved))
+                for n in range(2 * args.pairs):
+                    runs.append(await one_run(load, args, n % 2 == 1, resolved))
                 ours.send(("done", 0.0))
                 heard = await asyncio.to_thread(ours.recv)
             finally:
                 side.join(timeout=30)
                 if side.is_alive():
                     side.kill()
-            return [figures(heard, r) for r in runs]
+            return [(figures(heard, r), [d.ms for d in r.divans]) for r in runs]
 
 
-def report(runs: list[dict[str, float]], args: argparse.Namespace) -> None:
+def message_ms(a: dict[str, float], b: dict[str, float]) -> float:
+    """The API's CPU milliseconds a message in run b, its orders' CPU taken out at run a's
+    CPU an order (`--concurrency 0`: b's CPU past a's idle one)."""
+    if a["orders_per_s"] > 0:
+        orders = b["orders_per_s"] * a["api_cpu"] / a["orders_per_s"]
+    else:
+        orders = a["api_cpu"]
+    return 1e3 * (b["api_cpu"] - orders) / max(b["messages_per_s"], 1e-9)
+
+
+def report(measured: list[Figures], args: argparse.Namespace) -> None:
     print(
         f"chat_flood: {machine()}, load {os.getloadavg()[0]:.2f}, {args.pairs} pairs of "
         f"{args.seconds} s runs, {args.concurrency} order loops, chat at {args.rate}/s, "
-        f"{args.streams} ticketed streams open"
+        f"{args.streams} ticketed streams open, {args.divans} Divans a run"
     )
+    runs = [r for r, _ in measured]
     for i, r in enumerate(runs):
         name = "B with chat   " if i % 2 else "A without chat"
         print(f"  {name}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()))
@@ -264,6 +318,15 @@ def report(runs: list[dict[str, float]], args: argparse.Namespace) -> None:
     print(f"  median: {statistics.median(orders):.2f}")
     print("  Divan time without/with chat per pair: " + ", ".join(f"{x:.2f}" for x in divan))
     print(f"  median: {statistics.median(divan):.2f}")
+    without = [d for _, ds in measured[::2] for d in ds]
+    with_chat = [d for _, ds in measured[1::2] for d in ds]
+    print(
+        f"  every Divan: median {statistics.median(without):.1f} ms without "
+        f"({len(without)}), {statistics.median(with_chat):.1f} ms with chat ({len(with_chat)}): "
+        f"ratio {statistics.median(without) / max(statistics.median(with_chat), 1e-9):.2f}"
+    )
+    cost = [message_ms(a, b) for a, b in pairs]
+    print("  the API's CPU ms a message per pair: " + ", ".join(f"{x:.2f}" for x in cost))
 
 
 def main(args: argparse.Namespace) -> None:
@@ -306,6 +369,7 @@ if __name__ == "__main__":
     parser.add_argument("--rate", type=float, default=19.0, help="chat messages a second in all")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--streams", type=int, default=19, help="beys with their stream open")
+    parser.add_argument("--divans", type=int, default=2, help="Divans a run, evenly spaced")
     parser.add_argument("--drain", type=float, default=1.0, help="seconds for the last notices")
     parser.add_argument("--port", type=int, default=0, help="the bench API's port (0: a free one)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the API process's own
@@ -314,6 +378,8 @@ if __name__ == "__main__":
         default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"),
     )
     parsed = parser.parse_args()
+    if not 1 <= 2 * parsed.pairs * parsed.divans < 16:  # a season has 16 Divans (R-1.1)
+        parser.error("2 x --pairs x --divans must stay under a season's 16 Divans")
     if parsed.serve is not None:
         serve(parsed.serve)
     main(parsed)

@@ -26,7 +26,7 @@ class Run:
     started: dict[int, float] = field(default_factory=dict)  # message id -> its send's start
     members: dict[int, int] = field(default_factory=dict)  # message id -> members told
     seconds: float = 0.0
-    divan_ms: float = 0.0
+    divans: list[Any] = field(default_factory=list)  # each Divan's (bench.chat_flood.Divan)
     cpu: tuple[float, ...] = ()  # CPU seconds a second: the API, the chat side, the orders
 
 

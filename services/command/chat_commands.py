@@ -64,6 +64,7 @@ async def _append(
     text: str | None = None,
     erases: tuple[int, ...] = (),
 ) -> int:
+    await svc.seasons.refuse_audit_copy(season_id)  # read-only as its own stream (ADR-58)
     new = ChatNew(
         event_id=uuid.uuid4(),
         type=ce.tag_of(event),

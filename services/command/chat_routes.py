@@ -46,6 +46,7 @@ from shared.app.http.openapi import (
 from shared.domain import chat
 
 SEND = ("chat_closed", "press_restricted", "chat_read_only", "computer_bey", "bad_recipients")
+AUDIT_COPY = "audit_copy"  # an imported audit copy takes no chat either (ADR-58, ADR-118)
 TEXT = ("chat_text", "chat_rate_limited")
 ChannelPath = Annotated[
     str,
@@ -61,7 +62,7 @@ ChannelPath = Annotated[
     "/seasons/{season_id:str}/messages",
     status_code=201,
     summary="Send a message (R-15)",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, SEND, TEXT),
+    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, SEND, TEXT, AUDIT_COPY),
     security=BEARER,
 )
 async def send_message(services: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
@@ -121,7 +122,9 @@ async def mark_read(
     "/seasons/{season_id:str}/messages/{message_id:int}/report",
     status_code=201,
     summary="Report a message to ops (R-15.2)",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, PATH, "message_not_found", "chat_text"),
+    responses=answers(
+        EVERY, RATE, BEY_AUTH, STORE, BODY, PATH, "message_not_found", "chat_text", AUDIT_COPY
+    ),
     security=BEARER,
 )
 async def report_message(
@@ -134,7 +137,7 @@ async def report_message(
     "/seasons/{season_id:str}/mutes/{seat:int}",
     status_code=200,
     summary="Mute or unmute another bey for oneself",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, PATH, "bad_recipients"),
+    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, PATH, "bad_recipients", AUDIT_COPY),
     security=BEARER,
 )
 async def mute_bey(services: Services, claim: BeyClaim, seat: SeatPath, data: MuteIn) -> MuteOut:
@@ -161,7 +164,7 @@ async def chat_reports(
     "/seasons/{season_id:str}/messages/{message_id:int}/hide",
     status_code=200,
     summary="Ops: hide a message with a reason, optionally erasing its text (R-15.2)",
-    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, "message_not_found"),
+    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, "message_not_found", AUDIT_COPY),
     security=BEARER,
     guards=[ops_guard],
 )

@@ -201,6 +201,8 @@ async def events(
             chat_sent = feed.sent if feed is not None else 0
             return ServerSentEvent(_replayed(ready, (after, chat_sent), backlog, said))
         sub = await c.streams.open(client, [*channels, *([feed.channel] if feed else [])])
+        if feed is not None:
+            sub.wanted = feed.wants  # a chat wake-up wakes the stream of its members only
     except StreamRefused as exc:
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params

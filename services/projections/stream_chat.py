@@ -59,28 +59,57 @@ class ChatFeed:
     sent: int
     book: Callable[[int | None], Awaitable[Book]]  # the season's, holding at least a version
     channel: str = ""  # the season's chat wake-ups (shared.app.messaging.chat_wakeup)
+    peek: Callable[[], Book | None] = lambda: None  # the season's fold as it is, no read
+    checked: int = 0  # the versions up to this one hold nothing for the bey past `sent`
+
+    def wants(self, payload: bytes) -> bool:
+        """Whether a published payload should wake the bey's stream (the hub asks before it
+        queues one: services/projections/streams.py). A chat wake-up whose version this
+        process has folded already wakes it only if a message past what was sent is in one of
+        the bey's channels: a private or group message wakes its members' streams, not the
+        season's other ones. Anything else, or a version not folded here yet, wakes it."""
+        version = woken(payload)
+        if version is None:
+            return True
+        b = self.peek()
+        if b is None or b.version < version:
+            return True
+        if self._new(b):
+            return True
+        self.checked = b.version
+        return False
+
+    def _new(self, b: Book) -> list[tuple[int, str]]:
+        """The messages of the bey's channels past `sent` (and past `checked`), oldest
+        first, muted senders left out."""
+        muted = b.mutes.get(self.seat, set())
+        new = []
+        for version in reversed(b.messages):
+            if version <= self.sent or version <= self.checked:
+                break
+            m = b.messages[version]
+            if m.seat not in muted and _member(self.seat, m.channel):
+                new.append((version, m.channel))
+        new.reverse()
+        return new
 
     async def pending(self, at_least: int | None = None) -> list[tuple[int, str]]:
         """The new messages for the bey, oldest first: (chat version, notice JSON); `sent`
         moves past them. `at_least`: the version a wake-up named (None: read the log)."""
-        b = await self.book(at_least)
-        muted = b.mutes.get(self.seat, set())
-        new = []
-        for version in reversed(b.messages):
-            if version <= self.sent:
-                break
-            m = b.messages[version]
-            members = chat.members_of(m.channel)
-            mine = m.channel == chat.PUBLIC or (members is not None and self.seat in members)
-            if mine and m.seat not in muted:
-                new.append((version, m.channel))
-        new.reverse()
+        new = self._new(await self.book(at_least))
         if new:
             self.sent = new[-1][0]
         return [
             (v, _enc.encode({"type": "chat_message", "channel_id": c, "message_id": v}).decode())
             for v, c in new
         ]
+
+
+def _member(seat: int, channel: str) -> bool:
+    if channel == chat.PUBLIC:
+        return True
+    members = chat.members_of(channel)
+    return members is not None and seat in members
 
 
 async def feed(
@@ -94,7 +123,9 @@ async def feed(
         return await c.chats.book(season_id, c.chat.read, at_least=at_least)
 
     start = chat_after if chat_after is not None else (await book(None)).version
-    return ChatFeed(seat, start, book, chat_channel(c.prefix, season_id))
+    return ChatFeed(
+        seat, start, book, chat_channel(c.prefix, season_id), lambda: c.chats.peek(season_id)
+    )
 
 
 def wake_ups(batch: list[bytes]) -> tuple[int | None, list[bytes]]:

@@ -76,9 +76,12 @@ class Subscription:
         self.closed: str | None = None  # why the hub ended it: "slow_client", "redis_lost"
         self._wake = asyncio.Event()
         self._released = False
+        # asked before a message is queued: False leaves it out (a chat wake-up that holds
+        # nothing for the stream's bey: services/projections/stream_chat.py)
+        self.wanted: Callable[[bytes], bool] | None = None
 
     def push(self, data: bytes) -> None:
-        if self.closed is not None:
+        if self.closed is not None or (self.wanted is not None and not self.wanted(data)):
             return
         if len(self.messages) >= self.size:
             self.messages.clear()
@@ -107,7 +110,8 @@ class Subscription:
         if not self.messages and self.closed is None:
             self._wake.clear()
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # no task of its own, as wait_for's
+                    await self._wake.wait()
             except TimeoutError:
                 return None
         batch = list(self.messages)

@@ -22,6 +22,7 @@ from tests.http.support import (
     bearer,
     create_trial,
     hold_kurultay,
+    open_litestar_client,
     play_live_divans,
     state_of,
 )
@@ -290,3 +291,32 @@ async def test_listeners_hear_of_a_message_without_its_text(memory_api: Api) -> 
         ("all", a.seat, (b.seat, c.seat)),
     ]
     assert "canary" not in repr(heard)
+
+
+async def test_an_audit_copy_takes_no_chat(memory_api: Api) -> None:
+    """ADR-58, ADR-118: an imported audit copy is read-only, its chat as its own stream: a
+    message, a report, a mute and an ops hide are 409 `audit_copy`, nothing appended; its
+    pages are still read. (A process that serves the copy, as after `seksenbir import`.)"""
+    a, b, _ = await live_with(memory_api)
+    sent = (await say(memory_api, a, [b.seat], "before the import")).json()
+    await memory_api.store.mark_audit_copy(a.season_id, bytes(32))
+    async with open_litestar_client(memory_api.store, clock=memory_api.clock) as copy:
+        assert_problem(await say(copy, a, "all", "on the copy"), 409, "audit_copy")
+        assert_problem(await say(copy, a, [b.seat], "on the copy"), 409, "audit_copy")
+        reported = await copy.client.post(
+            b.url(f"/messages/{sent['message_id']}/report"), json={}, headers=b.auth()
+        )
+        assert_problem(reported, 409, "audit_copy")
+        muted = await copy.client.post(
+            b.url(f"/mutes/{a.seat}"), json={"muted": True}, headers=b.auth()
+        )
+        assert_problem(muted, 409, "audit_copy")
+        hidden = await copy.client.post(
+            a.url(f"/messages/{sent['message_id']}/hide"),
+            json={"reason": "R-15.2"},
+            headers={**bearer(OPS_TOKEN), **JSON},
+        )
+        assert_problem(hidden, 409, "audit_copy")
+        assert len(await copy.store.chat.read(a.season_id)) == 1
+        lines = (await page(copy, b, sent["channel_id"])).json()["messages"]
+        assert [m["text"] for m in lines] == ["before the import"]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +25,8 @@ import redis.asyncio as aioredis
 
 from services.projections import stream_chat
 from services.projections.projector import Projector
-from shared.app.answers.chat_book import ChatBooks
+from shared.app.answers.chat_book import Book, ChatBooks, within_limit
+from shared.app.messaging.chat_wakeup import wake_payload
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
@@ -215,4 +218,76 @@ def _message(text: str) -> ChatNew:
         data=ce.encode_chat(event),
         seat=1,
         text=text,
+    )
+
+
+def _sent(text: str, channel: str, seat: int, at: str = "2026-12-01T12:00:00+03:00") -> ChatNew:
+    event = ce.MessageSent(at=at, channel=channel, seat=seat, digest="d")
+    return ChatNew(
+        event_id=uuid.uuid5(uuid.NAMESPACE_URL, text),
+        type=ce.tag_of(event),
+        data=ce.encode_chat(event),
+        seat=seat,
+        text=text,
+    )
+
+
+async def test_a_wake_up_wakes_the_streams_of_its_members_only() -> None:
+    """ADR-118: the hub asks a ticketed stream's feed before it queues a chat wake-up; a
+    message folded here wakes its channel's members, not the season's other streams (each
+    would wake, look and send nothing); a version not folded here yet, or any other payload,
+    wakes every stream (it reads, as before)."""
+    log = InMemoryChatLog(clock=api_clock())
+    books = ChatBooks()
+    private = chat.channel_of(frozenset({1, 2}))
+    books.added("s", await log.append("s", [_sent("p", private, 1)]))
+
+    async def book(at_least: int | None) -> Any:
+        return await books.book("s", log.read, at_least=at_least)
+
+    feeds = {
+        seat: stream_chat.ChatFeed(seat, 0, book, "c", lambda: books.peek("s"))
+        for seat in (1, 2, 3)
+    }
+    assert [feeds[s].wants(wake_payload(1)) for s in (1, 2, 3)] == [True, True, False]
+    assert feeds[3].wants(b"3-1\n{}")  # the season's own messages always
+    assert feeds[3].wants(wake_payload(2))  # not folded here yet: the stream reads
+    books.added("s", await log.append("s", [_sent("pub", chat.PUBLIC, 2)]))
+    assert feeds[3].wants(wake_payload(2))
+    assert [v for v, _ in await feeds[3].pending(2)] == [2]  # the private one never
+    assert [v for v, _ in await feeds[1].pending(2)] == [1, 2]
+
+
+def test_the_per_minute_limit_reads_the_seats_newest_instants_only() -> None:
+    """ADR-118: within_limit answers from the seat's newest chat.PER_MINUTE instants (O(1) in
+    the season's chat), as the count over every message did, instants out of order too."""
+    book = Book()
+    base = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    seconds = [50, 0, 10, 5, *range(11, 11 + chat.PER_MINUTE - 3)]  # one out of order
+    for v, s in enumerate(seconds, 1):
+        at = (base + timedelta(seconds=s)).isoformat()
+        event = ce.MessageSent(at=at, channel=chat.PUBLIC, seat=7, digest="d")
+        book.add(_record(v, ce.encode_chat(event)))
+    now = base + timedelta(seconds=58)
+    recent = sorted(base + timedelta(seconds=s) for s in seconds)
+    assert len(recent) == chat.PER_MINUTE + 1
+    oldest = recent[-chat.PER_MINUTE]
+    assert within_limit(book, 7, now) == int((oldest + timedelta(seconds=60) - now).seconds) + 1
+    assert within_limit(book, 8, now) is None
+    assert within_limit(book, 7, base + timedelta(seconds=71)) is None  # four left the window
+    book.messages.clear()  # not read: the limit keeps what it needs
+    assert within_limit(book, 7, now) is not None
+
+
+def _record(version: int, data: bytes) -> ChatRecord:
+    return ChatRecord(
+        season_id="s",
+        version=version,
+        event_id=uuid.UUID(int=version),
+        type="message_sent.v1",
+        data=data,
+        seat=7,
+        recorded_at=datetime(2026, 12, 1, tzinfo=UTC),
+        prev_hash=bytes(32),
+        hash=bytes(32),
     )

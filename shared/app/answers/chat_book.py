@@ -10,6 +10,7 @@ bey's messages not to its muter (on the stream too).
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -81,6 +82,9 @@ class Book:
     mutes: dict[int, set[int]] = field(default_factory=dict)
     reports: list[Report] = field(default_factory=list)
     acts: list[Act] = field(default_factory=list)
+    # seat -> the instants of its newest chat.PER_MINUTE messages, oldest first: the
+    # per-minute limit's whole memory (within_limit reads it, never the season's chat)
+    recent: dict[int, list[datetime]] = field(default_factory=dict)
 
     def add(self, r: ChatRecord) -> None:
         event = decode_chat(r.data)
@@ -90,6 +94,7 @@ class Book:
                 m = Message(r.version, event.channel, event.seat, at, event.digest, r.text)
                 self.messages[r.version] = m
                 self.channels.setdefault(event.channel, []).append(r.version)
+                self._sent(event.seat, at)
             case MessageReported():
                 self.reports.append(Report(r.version, event.message, event.seat, at, r.text))
                 self.acts.append(
@@ -109,14 +114,13 @@ class Book:
                 (muted.add if event.on else muted.discard)(event.muted)
         self.version = r.version
 
-    def sent_since(self, seat: int, since: datetime) -> int:
-        """How many messages `seat` sent after `since` (the per-minute limit)."""
-        n = 0
-        for m in reversed(self.messages.values()):
-            if m.at <= since:
-                break
-            n += m.seat == seat
-        return n
+    def _sent(self, seat: int, at: datetime) -> None:
+        """Keep `at` among the seat's newest chat.PER_MINUTE instants (an instant decided in
+        another process may come a little out of order: kept sorted)."""
+        kept = self.recent.setdefault(seat, [])
+        bisect.insort(kept, at)
+        if len(kept) > chat.PER_MINUTE:
+            del kept[0]
 
     def visible_to(self, seat: int | None, channel: str) -> list[Message]:
         """The channel's messages `seat` is shown (None: ops), oldest first, muted left out."""
@@ -147,12 +151,15 @@ def page(lines: Sequence[Message], before: int | None, limit: int) -> list[Messa
 
 
 def within_limit(book: Book, seat: int, now: datetime) -> int | None:
-    """None, or the seconds until `seat` may send again (chat.PER_MINUTE in any 60 s)."""
+    """None, or the seconds until `seat` may send again (chat.PER_MINUTE in any 60 s).
+
+    O(1) in the season's chat: only the seat's newest PER_MINUTE instants can decide it (the
+    limit is reached when the oldest of them is within the window)."""
     window = timedelta(seconds=60)
-    recent = [m.at for m in book.messages.values() if m.seat == seat and m.at > now - window]
-    if len(recent) < chat.PER_MINUTE:
+    kept = book.recent.get(seat, [])
+    if len(kept) < chat.PER_MINUTE or kept[-chat.PER_MINUTE] <= now - window:
         return None
-    oldest = sorted(recent)[-chat.PER_MINUTE]
+    oldest = kept[-chat.PER_MINUTE]
     return max(1, int((oldest + window - now).total_seconds()) + 1)
 
 
@@ -177,10 +184,16 @@ class ChatBooks:
         if at_least is None:
             self.added(season_id, await read(season_id, book.version))
             return book
+        if book.version >= at_least:  # folded here already (sent here, or read): no lock
+            return book
         async with self._woken.setdefault(season_id, asyncio.Lock()):
             if book.version < at_least:
                 self.added(season_id, await read(season_id, book.version))
         return book
+
+    def peek(self, season_id: str) -> Book | None:
+        """The season's book as folded now (None: none yet), no read."""
+        return self._books.get(season_id)
 
     def added(self, season_id: str, records: Sequence[ChatRecord]) -> None:
         """Fold records into the season's book (those that follow its version: a record

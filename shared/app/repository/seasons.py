@@ -278,6 +278,12 @@ class Seasons:
             self._remember(season_id, Loaded(state, expected + len(events)))
         return recorded
 
+    async def refuse_audit_copy(self, season_id: str) -> None:
+        """AuditCopyRefused if the season is an imported audit copy: a write beside the
+        season's own stream (its chat: ADR-118) is refused as its appends are."""
+        if await self._audit_copy(season_id):
+            raise AuditCopyRefused(season_id)
+
     async def _audit_copy(self, season_id: str) -> bool:
         """One look per season and process: an import marks its season before the first event
         (ADR-58), so a season with events is or is not a copy for good."""

@@ -2305,7 +2305,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -2634,7 +2634,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -3271,7 +3271,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "chat_text" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "chat_text" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -3696,7 +3696,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "chat_closed" | "chat_rate_limited" | "chat_read_only" | "chat_text" | "computer_bey" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "press_restricted" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "chat_closed" | "chat_rate_limited" | "chat_read_only" | "chat_text" | "computer_bey" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "press_restricted" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -5178,7 +5178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SendMessageProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `chat_read_only`: the Kurultay is closed: the channels are read-only */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `chat_read_only`: the Kurultay is closed: the channels are read-only */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5747,7 +5747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReportMessageProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5897,7 +5897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MuteBeyProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6173,7 +6173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["HideMessageProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
