@@ -158,10 +158,20 @@ def deadline_event(deadline: Deadline | None) -> ev.DeadlineSet:
     return ev.DeadlineSet(kind=deadline.kind, divan=deadline.divan, at=deadline.at)
 
 
+# Events whose fold leaves every field next_deadline reads (mode, calendar, paused_at,
+# cancelled, phase, divan) as it was: a bey's orders (R-4.1, a set of orders per Divan).
+# A result of these alone on a season that exists moves no deadline, so with_deadline does not
+# fold them to find that out (issue 27: every order paid that fold; ADR-119).
+# tests/domain/test_live.py holds each one to it.
+KEEPS_DEADLINE: frozenset[type[ev.Event]] = frozenset({ev.OrdersSubmitted})
+
+
 def with_deadline(state: SeasonState, events: list[ev.Event]) -> list[ev.Event]:
     """`events` decided on `state`, followed by a DeadlineSet when they change a live season's
     next deadline (a season created live, a registration closed, a Divan resolved, …). Last in
     the list, so the due_work row it writes is the season's state after all of them."""
+    if state.season_id and all(type(e) in KEEPS_DEADLINE for e in events):
+        return events  # what the fold below would find: the same deadline
     after = fold(events, state)
     if after.mode != "live":
         return events
