@@ -19,7 +19,7 @@ All three figures are measured in the same run on the same database:
 3. raw: single-row asyncpg INSERT commits per second (no HTTP), same concurrency and pool.
 
 Both HTTP apps are driven in-process by httpx.AsyncClient over ASGITransport, so the client's
-own cost is in both figures alike (about a third of each). `--asgi` drives both apps with bare
+own cost is in both figures alike (about half the API's). `--asgi` drives both apps with bare
 ASGI calls instead (no client: the servers' own work, for their CPU per request). Logs are
 rendered as in production (JSON, the access line of every API request included) and
 discarded.
