@@ -1,7 +1,7 @@
 """Order submissions per second through the real command API, beside two baselines.
 
 Run: .venv/bin/python -m bench.api_orders [--seconds 8] [--rounds 6] [--concurrency 16]
-     [--seasons 16] [--pool 10] [--dsn postgresql://postgres@127.0.0.1:5432/test]
+     [--seasons 16] [--pool 10] [--asgi] [--dsn postgresql://postgres@127.0.0.1:5432/test]
 
 Creates a scratch database on the server of --dsn (default $SEKSENBIR_PG_DSN, else
 postgresql://postgres@127.0.0.1:5432/test), applies the migrations, and drops it afterwards.
@@ -19,8 +19,10 @@ All three figures are measured in the same run on the same database:
 3. raw: single-row asyncpg INSERT commits per second (no HTTP), same concurrency and pool.
 
 Both HTTP apps are driven in-process by httpx.AsyncClient over ASGITransport, so the client's
-own cost is in both figures alike. Logs are rendered as in production (JSON, the access line
-of every API request included) and discarded.
+own cost is in both figures alike (about half the API's). `--asgi` drives both apps with bare
+ASGI calls instead (no client: the servers' own work, for their CPU per request). Logs are
+rendered as in production (JSON, the access line of every API request included) and
+discarded.
 
 Every variant is started once (the API's seasons joined once), then --rounds rounds measure
 one window of each, alternating (A/B/A/B, every other round in reverse order, so a load that
@@ -112,6 +114,42 @@ async def in_process(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
         httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=30) as client,
     ):
         yield client
+
+
+async def asgi_post(app: Litestar, path: str, body: bytes, headers: dict[str, str]) -> int:
+    """POST `body` to `path` as one bare ASGI call (--asgi): the answer's status, no client."""
+    received = False
+    status = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if received:  # the app reads nothing more after the body; a wait would be a disconnect
+            return {"type": "http.disconnect"}
+        received = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Any) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"bench")]
+        + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 40000),
+        "server": ("bench", 80),
+    }
+    await app(scope, receive, send)
+    return status
 
 
 @dataclass(frozen=True)
@@ -278,9 +316,10 @@ async def _api_window(
         headers = {"Authorization": f"Bearer {bey.token}", "Content-Type": "application/json"}
         if window is not None:
             headers["Idempotency-Key"] = f"r{window}-w{worker}-{n}"
-        r = await client.post(
-            f"/v1/seasons/{bey.season_id}/orders", content=bey.body, headers=headers
-        )
+        path = f"/v1/seasons/{bey.season_id}/orders"
+        if args.asgi:
+            return await asgi_post(app, path, bey.body, headers)
+        r = await client.post(path, content=bey.body, headers=headers)
         return r.status_code
 
     name = "api" if window is not None else "api (no Idempotency-Key)"
@@ -325,12 +364,16 @@ def bare_app(dsn: str, pool_size: int) -> Litestar:
 
 @asynccontextmanager
 async def bare_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Window]:
-    async with in_process(bare_app(dsn, args.pool)) as client:
+    app = bare_app(dsn, args.pool)
+    async with in_process(app) as client:
         body = Bey("s", 1, 6, "").body
 
         async def one(worker: int, n: int) -> int:
             headers = {"Content-Type": "application/json", "x-seat": str(1 + worker % SEATS)}
-            r = await client.post(f"/bare/season-{n % 8}/orders", content=body, headers=headers)
+            path = f"/bare/season-{n % 8}/orders"
+            if args.asgi:
+                return await asgi_post(app, path, body, headers)
+            r = await client.post(path, content=body, headers=headers)
             return r.status_code
 
         yield lambda: drive("bare", args.concurrency, args.seconds, args.warmup, one)
@@ -446,7 +489,8 @@ async def main(args: argparse.Namespace) -> None:
             f"PostgreSQL {server} (synchronous_commit={commit}), "
             f"concurrency {args.concurrency}, pool {args.pool}, {args.seconds:g} s measured "
             f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys, "
-            f"spread over {args.spread}, {args.rounds} rounds"
+            f"spread over {args.spread}, {args.rounds} rounds, "
+            f"{'bare ASGI calls (no client)' if args.asgi else 'httpx client'}"
         )
         rounds = await measure(dsn, args)
     report(rounds, args)
@@ -477,6 +521,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--profile", type=int, default=0, help="N: profile the API alone, print its top N lines"
+    )
+    p.add_argument(
+        "--asgi",
+        action="store_true",
+        help="drive both apps with bare ASGI calls, no httpx client (the servers' own work)",
     )
     p.add_argument(
         "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -31,6 +31,7 @@ SMOKE: dict[str, list[str]] = {
     "adjudication": ["20"],
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
+        "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --asgi",
     ],
     "brokers": ["--messages 50 --threads 2"],
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],

@@ -30,6 +30,7 @@ from services.command.command_refusals import (
     SPEND,
     VOTE,
 )
+from services.command.request_context import AnyRequest, command_of
 from services.command.route_parts import BodyRequired, Key, KeyRequired, answered
 from services.command.schemas import (
     Accepted,
@@ -44,7 +45,7 @@ from services.command.schemas import (
     TokenOut,
     VoteIn,
 )
-from services.command.service import Context, Services
+from services.command.service import Services
 from services.command.unit_of_work import execute
 from shared.app.access.request_auth import BeyClaim
 from shared.app.answers.private_view import PrivateView
@@ -84,12 +85,11 @@ async def me(services: Services, claim: BeyClaim) -> PrivateView:
     response_headers=[SEASON_VERSION],
 )
 async def submit_orders(
-    services: Services, context: Context, data: OrdersIn, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, data: OrdersIn, idempotency_key: Key = None
 ) -> Response[OrdersAcceptedOut]:
     """R-4.1: the set replaces the bey's earlier set for that Divan; the answer names the Divan."""
-    return answered(
-        await execute(services, context, Orders(data.divan, tuple(o.order() for o in data.orders)))
-    )
+    orders = Orders(data.divan, tuple(o.order() for o in data.orders))
+    return answered(await execute(*await command_of(request, season_id), orders))
 
 
 @post(
@@ -102,10 +102,12 @@ async def submit_orders(
     operation_class=KeyRequired,
 )
 async def spend(
-    services: Services, context: Context, data: SpendIn, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, data: SpendIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """Immediate; the Idempotency-Key header is required."""
-    return answered(await execute(services, context, Spending(data.kind, data.province)))
+    return answered(
+        await execute(*await command_of(request, season_id), Spending(data.kind, data.province))
+    )
 
 
 @post(
@@ -118,10 +120,10 @@ async def spend(
     operation_class=KeyRequired,
 )
 async def offer(
-    services: Services, context: Context, data: OfferIn, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, data: OfferIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
     """The Idempotency-Key header is required."""
-    return answered(await execute(services, context, Offer(data.to, data.kind)))
+    return answered(await execute(*await command_of(request, season_id), Offer(data.to, data.kind)))
 
 
 @post(
@@ -133,9 +135,9 @@ async def offer(
     response_headers=[SEASON_VERSION],
 )
 async def withdraw(
-    services: Services, context: Context, to: SeatPath, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, to: SeatPath, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    return answered(await execute(services, context, Withdrawal(to)))
+    return answered(await execute(*await command_of(request, season_id), Withdrawal(to)))
 
 
 @post(
@@ -147,15 +149,17 @@ async def withdraw(
     response_headers=[SEASON_VERSION],
 )
 async def answer_offer(
-    services: Services,
-    context: Context,
+    request: AnyRequest,
+    season_id: str,
     frm: SeatPath,
     data: AnswerIn,
     idempotency_key: Key = None,
 ) -> Response[AnswerRecordedOut]:
     """R-6.1: `answer` is the answer recorded (accept or reject), which takes effect at the
     Divan's step 2; `status` "accepted" says the command was recorded (ADR-71)."""
-    return answered(await execute(services, context, OfferAnswer(frm, data.answer)))
+    return answered(
+        await execute(*await command_of(request, season_id), OfferAnswer(frm, data.answer))
+    )
 
 
 @post(
@@ -167,9 +171,9 @@ async def answer_offer(
     response_headers=[SEASON_VERSION],
 )
 async def vote(
-    services: Services, context: Context, data: VoteIn, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, data: VoteIn, idempotency_key: Key = None
 ) -> Response[Accepted]:
-    return answered(await execute(services, context, Vote(data.candidate)))
+    return answered(await execute(*await command_of(request, season_id), Vote(data.candidate)))
 
 
 @post(
@@ -188,7 +192,7 @@ async def vote(
     operation_class=BodyRequired,
 )
 async def request_divan(
-    services: Services, context: Context, data: DivanIn | None = None, idempotency_key: Key = None
+    request: AnyRequest, season_id: str, data: DivanIn | None = None, idempotency_key: Key = None
 ) -> Response[DivanRequestedOut]:
     """R-1.2: names the Divan asked for; 202 at once while it resolves, 200 once resolved.
 
@@ -199,7 +203,9 @@ async def request_divan(
     """
     if data is None:
         raise Problem(422, "invalid_body.divan")
-    return answered(await bey_commands.request_divan(services, context, data.divan))
+    return answered(
+        await bey_commands.request_divan(*await command_of(request, season_id), data.divan)
+    )
 
 
 @post(

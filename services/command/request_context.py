@@ -4,7 +4,9 @@ the work).
 - `claim`: the bey claim of a request on a season's endpoint, checked by the service on the
   fold it decides on (shared.app.access.request_auth.BeyClaim);
 - `context`: that claim with the request's Idempotency-Key (and the hash of the request it
-  came with) and correlation id: the service's `Context`;
+  came with) and correlation id: the service's `Context`; a bey's command routes
+  (services/command/bey_routes.py) read it with `command_of`, one call in the handler, not as
+  a dependency (ADR-119);
 - `ops_guard`: a guard that lets only an ops token through (401 without one or for a guess,
   403 for an auditor's or a bey's).
 """
@@ -55,6 +57,21 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
         instance=request.url.path,
         lang=negotiate(request.scope),
     )
+
+
+AnyRequest = Request[Any, Any, Any]
+
+
+async def command_of(request: AnyRequest, season_id: str) -> tuple[Services, Context]:
+    """The services and the `Context` of a bey's command, read in the handler (ADR-119).
+
+    The same values as the `services` and `context` dependencies, read at the same point
+    (after the body and the path parameters were parsed, before the handler runs; neither
+    refuses anything): as dependencies Litestar resolved each one per request through its
+    signature model (a msgspec conversion of its arguments) and a resolver, ~30 µs an order.
+    """
+    svc: Services = request.app.state.services
+    return svc, await context(request, season_id, svc)
 
 
 async def _canonical(request: Request[Any, Any, Any]) -> bytes:

@@ -2,9 +2,10 @@
 
 Each handler only maps HTTP onto the command service (services/command/service.py and its use
 cases): its path and body become the call's arguments (a bey's command: a Struct of
-services/command/bey_commands.py), its authentication a dependency
-(services/command/request_context.py: `context` and `claim` for a bey, `ops_guard` for ops),
-its answer a typed Struct that Litestar encodes, so the OpenAPI document is the real contract.
+services/command/bey_commands.py), its authentication a dependency or, for a bey's command,
+one call (services/command/request_context.py: `claim` for a bey's reads, `command_of` for
+its commands, ADR-119; `ops_guard` for ops), its answer a typed Struct (a command's sent by
+route_parts.Answer as Litestar would), so the OpenAPI document is the real contract.
 Routes by resource: season_routes.py, bey_routes.py, ops_routes.py. Refusals are
 shared.app.http.problems.Problem; each command's list is in command_refusals.py.
 """

@@ -55,6 +55,8 @@ def with_deadline(state: SeasonState, events: list[ev.Event]) -> list[ev.Event]:
     """`events` decided on `state`, followed by a DeadlineSet when they change a live season's
     next deadline (a season created live, a registration closed, a Divan resolved, …). Last in
     the list, so the due_work row it writes is the season's state after all of them."""
+    if state.season_id and all(type(e) in live.KEEPS_DEADLINE for e in events):
+        return events  # what the fold below would find: the same deadline
     after = fold(events, state)
     if after.mode != "live":
         return events

@@ -157,6 +157,14 @@ def deadline_event(deadline: Deadline | None) -> ev.DeadlineSet:
     return ev.DeadlineSet(kind=deadline.kind, divan=deadline.divan, at=deadline.at)
 
 
+# Events whose fold leaves every field next_deadline reads (mode, calendar, paused_at,
+# cancelled, phase, divan) as it was: a bey's orders (R-4.1, a set of orders per Divan).
+# A result of these alone on a season that exists moves no deadline, so with_deadline does not
+# fold them to find that out (issue 27: every order paid that fold; ADR-119).
+# tests/domain/test_live.py holds each one to it.
+KEEPS_DEADLINE: frozenset[type[ev.Event]] = frozenset({ev.OrdersSubmitted})
+
+
 def divan_due(state: SeasonState, divan: int, now: datetime) -> bool:
     """R-1.3: live Divan `divan` is the next to hold and its scheduled instant has passed."""
     d = next_deadline(state)

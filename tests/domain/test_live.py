@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import msgspec
 import pytest
 
 from shared.domain import calendar as cal
 from shared.domain import codec, live
 from shared.domain import commands as c
 from shared.domain import events as ev
-from shared.domain.decide import decide
+from shared.domain.decide import decide, with_deadline
 from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.state import SEATS, SeasonState
@@ -213,6 +214,32 @@ def test_r4_4_orders_before_a_divans_instant_are_for_it_and_after_it_for_the_nex
         rejected(state, c.SubmitOrders(seat=1, divan=2, orders=(), at=much_later)).details["divan"]
         == 4
     )
+
+
+def _deadline_fields(state: SeasonState) -> tuple[object, ...]:
+    """Every field live.next_deadline reads."""
+    return (state.mode, state.calendar, state.paused_at, state.cancelled, state.phase, state.divan)
+
+
+@pytest.mark.parametrize("paused", [False, True])
+def test_events_that_keep_the_deadline_leave_every_field_it_reads(paused: bool) -> None:
+    """live.KEEPS_DEADLINE (ADR-119): with_deadline skips their fold, so their fold must never
+    move what next_deadline reads; with_deadline answers as the full computation would."""
+    state = running()
+    if paused:
+        state = msgspec.structs.replace(state, paused_at=NOW)
+    orders = {
+        ev.OrdersSubmitted: ev.OrdersSubmitted(seat=1, divan=1, orders=()),
+    }
+    assert set(orders) == live.KEEPS_DEADLINE  # a type added there needs its case here
+    for event in orders.values():
+        after = fold([event], state)
+        assert _deadline_fields(after) == _deadline_fields(state)
+        assert live.next_deadline(after) == live.next_deadline(state)
+        assert with_deadline(state, [event]) == [event]
+    # a season's first events still get their deadline, whatever they are
+    first = with_deadline(SeasonState(), [*decide(SeasonState(), create())])
+    assert isinstance(first[-1], ev.DeadlineSet)
 
 
 def test_r7_9_spending_between_a_divans_instant_and_its_resolution_is_divan_locked() -> None:
