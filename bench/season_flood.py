@@ -2,6 +2,8 @@
 
 Run: .venv/bin/python -m bench.season_flood [--addresses 4] [--connections 8] [--streams 4]
      [--seconds 20] [--trials 3] [--port 0] [--dsn …] [--server-dsn …] [--redis …]
+     [--modes off,on]  (off: SEKSENBIR_SEASON_CONCURRENCY=0, the API before ADR-122; on: the
+     defaults; N: a season's share of N; a stack and a scratch database per mode, in order)
 
 It starts a real `seksenbir up` (bench.idle's `stack`) on a scratch database and a
 redis-server of its own (or --dsn / --redis, used as given), every limit at its default
