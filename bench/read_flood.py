@@ -78,31 +78,44 @@ class Conn:
 
     async def get(self, path: str, token: str | None = None) -> int:
         """GET `path`; the status (0: the connection was lost and is opened again)."""
+        return (await self.request("GET", path, token))[0]
+
+    async def request(
+        self, method: str, path: str, token: str | None = None, body: bytes | None = None
+    ) -> tuple[int, bytes]:
+        """One request; its status and body (0, b"": the connection was lost, it is opened
+        again at the next)."""
         if self.writer is None:
             await self.open()
         assert self.reader is not None and self.writer is not None
-        auth = f"Authorization: Bearer {token}\r\n" if token else ""
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n{auth}\r\n".encode())
+        head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\n"
+        head += f"Authorization: Bearer {token}\r\n" if token else ""
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + (body or b""))
         try:
-            head = await self.reader.readuntil(b"\r\n\r\n")
-            status = int(head[9:12])
-            length = 0
-            close = False
-            for line in head.split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                name = name.strip().lower()
-                if name == b"content-length":
-                    length = int(value)
-                elif name == b"connection" and value.strip().lower() == b"close":
-                    close = True
-            if length:
-                await self.reader.readexactly(length)
+            status, length, close = await self.head()
+            data = await self.reader.readexactly(length) if length else b""
             if close:
                 await self.close()
-            return status
+            return status, data
         except (asyncio.IncompleteReadError, ConnectionError):
             await self.close()
-            return 0
+            return 0, b""
+
+    async def head(self) -> tuple[int, int, bool]:
+        """An answer's status line and headers: (status, Content-Length, Connection: close)."""
+        assert self.reader is not None
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        length, close = 0, False
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"connection" and value.strip().lower() == b"close":
+                close = True
+        return int(head[9:12]), length, close
 
     async def close(self) -> None:
         if self.writer is not None:

@@ -52,6 +52,7 @@ SMOKE: dict[str, list[str]] = {
     "scale_out": ["--seasons 2 --divans 2 --gateways 2 --resolvers 1 --projectors 1"],
     "schemathesis_long": ["--max-examples 1 --phases examples --timeout 300"],
     "season": ["2"],
+    "season_flood": ["--seconds 1 --addresses 1 --connections 2 --streams 1 --trials 1 --modes on"],
     "soak": [
         "--minutes 0.05 --trials 2 --lives 1 --interval 2 --warmup-s 1 --drain-s 120 --raw-s 1",
     ],

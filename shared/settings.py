@@ -81,6 +81,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     trusted_proxies: tuple[str, ...] = ()
     streams_per_client: int = 8  # open event streams per client address; then 429
     streams_per_process: int = 500  # open event streams per API process; then 503
+    # reads of one season served at once per API process, the rest wait in turn (0: no cap)
+    season_concurrency: int = 2
     debug: bool = False
     # The workers' broker: a worker is dead this long after its last heartbeat (tests: 2000;
     # ADR-54, docs/operations.md), the chance per million broker calls that one runs the
@@ -136,6 +138,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"read_burst ({self.read_burst}) must be at least 1")
         if self.read_refusal_hold_ms < 0:
             raise ValueError(f"read_refusal_hold_ms ({self.read_refusal_hold_ms}) is below 0")
+        if self.season_concurrency < 0:
+            raise ValueError(f"season_concurrency ({self.season_concurrency}) is below 0")
 
     @property
     def broker_redis(self) -> str:
@@ -211,6 +215,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "trusted_proxies": ("SEKSENBIR_TRUSTED_PROXIES",),
     "streams_per_client": ("SEKSENBIR_STREAMS_PER_CLIENT",),
     "streams_per_process": ("SEKSENBIR_STREAMS_PER_PROCESS",),
+    "season_concurrency": ("SEKSENBIR_SEASON_CONCURRENCY",),
     "debug": ("SEKSENBIR_DEBUG",),
     "heartbeat_timeout_ms": ("SEKSENBIR_HEARTBEAT_TIMEOUT_MS",),
     "maintenance_chance": ("SEKSENBIR_MAINTENANCE_CHANCE",),

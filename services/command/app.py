@@ -29,6 +29,7 @@ from shared.app.http.ratelimit import (
     limit_requests,
 )
 from shared.app.http.read_limits import ReadLimits, limit_reads
+from shared.app.http.season_share import SeasonShare, share_seasons
 from shared.app.messaging.notify_store import MemoryNotifyStore, NotifyStore
 from shared.app.messaging.outbound import Policy
 from shared.app.messaging.webpush import VapidKeys
@@ -142,12 +143,15 @@ def middleware(
     )
     failures = AuthFailures(settings.auth_failures_per_minute, limiter_clock)
     hold = settings.read_refusal_hold_ms / 1000
+    per_season = settings.season_concurrency
     return [
         content_language,  # Content-Language, Vary: Accept-Language (docs/api.md Language)
         *extra,
         *([limit_failed_auth(failures, shared, trusted)] if shared is not None else []),
         *([limit_requests(limits, trusted)] if limits is not None else []),
         *([limit_reads(reads, trusted, hold)] if reads.active else []),
+        # one season's reads in service at once are capped: the event loop stays shared
+        *([share_seasons(SeasonShare(per_season))] if per_season > 0 else []),
         limit_json_depth(),  # every body of both APIs, before any decoder sees it
         conditional_get,  # ETag and 304 for every JSON answer to a GET
     ]
