@@ -21,6 +21,7 @@ from shared.app.answers.chat_book import ChatBooks
 from shared.app.http.bounds import JSON_SAFE_INTEGER
 from shared.app.http.client_address import Network
 from shared.app.http.problems import Problem, parameter_refused
+from shared.app.http.season_share import turn_of
 from shared.eventstore.ops_read_log import OpsReads
 
 log = structlog.get_logger(__name__)
@@ -93,6 +94,28 @@ async def season_read(
         if at_least > stored:
             # a version the season has not reached: no wait can give it (a client's error)
             raise parameter_refused(MIN_VERSION, {"minimum": 0, "maximum": stored})
+    turn = turn_of(request.scope)
+    if turn is not None:
+        turn.give_back()  # the wait is the projectors': the season's other reads go on (ADR-122)
+    waited = await _wait(request, c, season_id, fetch, at_least)
+    if waited is not None:
+        return waited
+    if turn is not None:
+        await turn.take()
+    outcome = await _attempt(request, season_id, fetch, at_least, waited=True)
+    assert not isinstance(outcome, _Behind)
+    return outcome
+
+
+async def _wait(
+    request: Request[Any, Any, Any],
+    c: QueryContext,
+    season_id: str,
+    fetch: Any,
+    at_least: int | None,
+) -> tuple[dict[str, Any], list[Any]] | None:
+    """Up to WAIT_S for the projectors' announcement of the version a read needs, reading again
+    at each; the read's answer once it is there, None when the wait ends without it."""
     try:
         sub = await c.streams.watch([projected(c.prefix, season_id)])
     except StreamRefused as exc:
@@ -114,9 +137,7 @@ async def season_read(
     finally:
         if sub is not None:
             sub.release()
-    outcome = await _attempt(request, season_id, fetch, at_least, waited=True)
-    assert not isinstance(outcome, _Behind)
-    return outcome
+    return None
 
 
 class _Behind(msgspec.Struct, frozen=True):

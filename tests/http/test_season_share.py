@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from services.command import app as command_app
-from shared.app.http.season_share import SeasonShare, season_of, share_seasons
+from shared.app.http.season_share import SeasonShare, Turn, season_of, share_seasons
 from shared.settings import Settings
 from tests.http.support import settings
 
@@ -139,3 +139,27 @@ def test_the_api_serves_seasons_within_their_share_by_default_and_0_turns_it_off
     assert not _shares(settings(season_concurrency=0))
     with pytest.raises(ValueError, match="season_concurrency"):
         Settings(season_concurrency=-1)
+
+
+async def test_a_read_waiting_for_a_version_gives_its_turn_back_and_takes_one_to_read():
+    """A `?min_version=` read waits up to 2 s for the projectors (services/projections/context.py):
+    holding its turn meanwhile, two such reads held every other read of their season
+    (tests/projections/test_read_your_writes.py failed so). It gives the turn back while it
+    waits and queues for one again to read; a turn given back twice is given back once."""
+    share = SeasonShare(1)
+    waiting = Turn(share, X)
+    await waiting.take()
+    other = asyncio.create_task(share.enter(X))
+    await settle()
+    assert not other.done()  # the share is full
+    waiting.give_back()
+    await asyncio.wait_for(other, 1)  # the season's other read is served during the wait
+    again = asyncio.create_task(waiting.take())
+    await settle()
+    assert not again.done() and share.serving(X) == (1, 1)  # it queues for its read
+    share.leave(X)
+    await asyncio.wait_for(again, 1)
+    assert waiting.held and share.serving(X) == (1, 0)
+    waiting.give_back()
+    waiting.give_back()
+    assert share.serving(X) == (0, 0)

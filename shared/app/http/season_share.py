@@ -15,14 +15,17 @@ tickets) but its event stream (open for hours: it would keep a turn; streams hav
 limits). A season's commands already take their turn one at a time, the season's writer turn
 (repository.seasons), whose wait is bounded by the lock timeout: a second queue in front of it
 would add its waits in series (tests/http/test_lock_wait.py). Counted in this process's memory:
-a season's share is per API process.
+a season's share is per API process. A read that waits for a version (`?min_version=`, a
+season not projected yet: services/projections/context.py) gives its turn back while it waits
+and takes one again to read (`Turn`, in the request's scope): its wait of up to 2 s is the
+projectors', not the loop's, and must not hold the season's other reads behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from shared.app.http.ratelimit import ASGIApp
@@ -99,6 +102,34 @@ class SeasonShare:
             del self._shares[season]
 
 
+TURN = "seksenbir.season_turn"  # the ASGI scope's key of a request's Turn
+
+
+class Turn:
+    """A request's turn in its season's share: held while it is served, given back while it
+    waits for something other than this process (`give_back`, then `take` to go on)."""
+
+    __slots__ = ("held", "season", "share")
+
+    def __init__(self, share: SeasonShare, season: str) -> None:
+        self.share, self.season, self.held = share, season, False
+
+    async def take(self) -> None:
+        await self.share.enter(self.season)  # cancelled while waiting: nothing is held
+        self.held = True
+
+    def give_back(self) -> None:
+        if self.held:
+            self.held = False
+            self.share.leave(self.season)
+
+
+def turn_of(scope: Mapping[str, object]) -> Turn | None:
+    """The request's Turn, if its season's share serves it."""
+    turn = scope.get(TURN)
+    return turn if isinstance(turn, Turn) else None
+
+
 def share_seasons(share: SeasonShare) -> Callable[[ASGIApp], ASGIApp]:
     """Litestar middleware serving each season's reads within `share` (after the limits: a
     refused read takes no turn)."""
@@ -109,11 +140,12 @@ def share_seasons(share: SeasonShare) -> Callable[[ASGIApp], ASGIApp]:
             if season is None:
                 await app(scope, receive, send)
                 return
-            await share.enter(season)
+            turn = scope[TURN] = Turn(share, season)
+            await turn.take()
             try:
                 await app(scope, receive, send)
             finally:
-                share.leave(season)
+                turn.give_back()
 
         return shared
 
