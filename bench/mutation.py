@@ -90,7 +90,8 @@ def prepare(
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc", "mutants")
     shutil.copytree(ROOT / "shared", work / "shared", ignore=ignore)
     (work / "tests").mkdir()
-    shutil.copy(ROOT / "tests/__init__.py", work / "tests/__init__.py")
+    for support in (ROOT / "tests").glob("*.py"):  # __init__, the conftest's helpers (clock, …)
+        shutil.copy(support, work / "tests" / support.name)
     shutil.copytree(ROOT / TESTS, work / TESTS, ignore=ignore)
     conftest = ROOT / "tests/conftest.py"
     head = conftest.read_text() if conftest.exists() else ""
