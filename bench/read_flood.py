@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Coroutine
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,20 @@ class Conn:
 # --- the flood generator: its own process ---------------------------------------------------
 
 
+async def run_until(stop: Any, loops: list[Coroutine[Any, Any, None]]) -> float:
+    """Run `loops` as tasks until `stop` (a multiprocessing Event) is set, then cancel them;
+    the seconds they ran."""
+    t0 = time.perf_counter()
+    tasks = [asyncio.create_task(loop) for loop in loops]
+    while not stop.is_set():
+        await asyncio.sleep(0.05)
+    elapsed = time.perf_counter() - t0
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return elapsed
+
+
 def flood(
     *,
     port: int,
@@ -153,14 +168,7 @@ def flood(
         conns = [Conn(port, FLOOD_ADDRESS) for _ in range(connections)]
         await asyncio.gather(*(c.open() for c in conns))
         started.set()
-        t0 = time.perf_counter()
-        tasks = [asyncio.create_task(loop(c)) for c in conns]
-        while not stop.is_set():
-            await asyncio.sleep(0.05)
-        elapsed = time.perf_counter() - t0
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        elapsed = await run_until(stop, [loop(c) for c in conns])
         await asyncio.gather(*(c.close() for c in conns))
         out.put((dict(counts), sum(counts.values()), elapsed))
 

@@ -49,7 +49,7 @@ import msgspec
 
 from bench.api_orders import DEFAULT_DSN, Bey, api_beys, scratch_database
 from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
-from bench.read_flood import Conn, figures, probe, projected
+from bench.read_flood import Conn, figures, probe, projected, run_until
 from bench.trial_load import player, watching
 
 JOIN_ADDRESSES = ("127.0.0.5", "127.0.0.6")  # X's and Y's 19 joins (30 a minute an address)
@@ -106,14 +106,7 @@ async def _flood(port: int, beys: list[Bey], args: dict[str, int], stop: EventTy
         source = address(FLOOD_FIRST + a)
         loops += [commands(Conn(port, source), a + 7 * c) for c in range(args["connections"])]
         loops += [streams(Conn(port, source), a + 5 * c) for c in range(args["streams"])]
-    t0 = time.perf_counter()
-    tasks = [asyncio.create_task(loop) for loop in loops]
-    while not stop.is_set():
-        await asyncio.sleep(0.05)
-    elapsed = time.perf_counter() - t0
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    elapsed = await run_until(stop, loops)
     return {"counts": {k: dict(v) for k, v in counts.items()}, "seconds": elapsed}
 
 
