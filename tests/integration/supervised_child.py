@@ -14,7 +14,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import threading
+import time
 from pathlib import Path
 
 STOP_S = 0.5
@@ -23,20 +23,22 @@ STOP_S = 0.5
 def main(mode: str, folder: Path) -> int:
     if mode == "crash":
         return 3
-    stopping = threading.Event()
+    terms: list[int] = []
 
-    def term(_signum: int, _frame: object) -> None:
+    def term(signum: int, _frame: object) -> None:
+        # Only a write to a file of its own and an append: a handler that takes a lock (as
+        # threading.Event.set does) deadlocks when the signal lands while the main thread holds
+        # that lock, inside Event.wait -- the role then ignored SIGTERM and was killed (-9).
         with (folder / f"term-{_pid()}").open("a") as out:
             out.write("SIGTERM\n")
-        stopping.set()
+        terms.append(signum)
 
     signal.signal(signal.SIGTERM, term)
     subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
     (folder / f"ready-{_pid()}").write_text("")
-    while not stopping.wait(0.05):
-        pass
-    stopping.clear()
-    stopping.wait(STOP_S)  # more SIGTERMs may arrive meanwhile: each one is written down
+    while not terms:
+        time.sleep(0.05)
+    time.sleep(STOP_S)  # more SIGTERMs may arrive meanwhile: each one is written down
     return 0
 
 
