@@ -44,6 +44,22 @@ from shared.domain import messages
 
 log = structlog.get_logger(__name__)
 MAX_CLIENTS = 50_000  # buckets kept; the least recently failed are forgotten first
+LOG_EVERY = 1000  # a refusal is logged once per this many: a flood must not flood the log
+
+
+class _Tally:
+    """Counts refusals; `due` is true for the 1st, the 1001st, … (the line carries the count,
+    the access log has every request)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def due(self) -> bool:
+        self.count += 1
+        return self.count % LOG_EVERY == 1
+
 
 ASGIApp = Callable[..., Any]
 
@@ -68,6 +84,7 @@ class AuthFailures:
         self._clock = clock
         self._size = size
         self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._limited = _Tally()
 
     def _level(self, bucket: _Bucket, now: float) -> float:
         return min(self.capacity, bucket.level + (now - bucket.at) * self.rate)
@@ -95,9 +112,9 @@ class AuthFailures:
         bucket = self._bucket(client, now)
         bucket.level = self._level(bucket, now) - 1.0
         bucket.at = now
-        if bucket.level < 1.0:
+        if bucket.level < 1.0 and self._limited.due():
             # no address in the log: nothing about a player is kept (ARCHITECTURE, Access)
-            log.warning("auth.failures_limited")
+            log.warning("auth.failures_limited", limited=self._limited.count)
 
     def _bucket(self, client: str, now: float) -> _Bucket:
         bucket = self._buckets.get(client)
@@ -280,6 +297,7 @@ class RequestLimits:
         self._script = redis.register_script(_ADMIT) if redis is not None else None
         self._memory = MemoryGcra(clock)
         self._warned = False
+        self._refused = _Tally()
 
     async def close(self) -> None:
         if self._redis is not None:
@@ -302,7 +320,8 @@ class RequestLimits:
             wait_s = self._memory.admit(key, interval_ms / 1000, per_minute)
         if wait_s <= 0:
             return None
-        log.warning("rate.limited", kind=kind)  # no address: nothing about a player is kept
+        if self._refused.due():  # no address: nothing about a player is kept
+            log.warning("rate.limited", kind=kind, refused=self._refused.count)
         return max(1, math.ceil(wait_s))
 
     async def _shared(self, key: str, interval_ms: int, capacity: int) -> float | None:
