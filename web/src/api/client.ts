@@ -160,6 +160,9 @@ export const api = {
   titles: (season: string) => call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles`),
   leaderboard: (season: string) =>
     call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard`),
+  // the season admin's acts (docs/api.md): with the season-admin token, each with its reason
+  adminAct: (season: string, adminToken: string, act: 'postpone' | 'cancel' | 'pause' | 'resume', body: { reason: string; registration_closes_at?: string }) =>
+    call<Schemas['AdminDoneOut']>('POST', `/seasons/${seg(season)}/admin/${act}`, { token: adminToken, body }),
   // a new token for the bey's seat; the old one stops working at once (ui/token.ts)
   rotateToken: (season: string, token: string) =>
     call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),

@@ -1,5 +1,6 @@
 // Seasons the player is in, remembered on this device only (localStorage; nothing about the
-// player is on the server): season id, seat, memleket and the token, the only key to the seat.
+// player is on the server): season id, seat, memleket and the token, the only key to the seat;
+// for a live season opened on this device, also its season-admin token (docs/web.md).
 
 export interface Saved {
   season: string;
@@ -8,6 +9,7 @@ export interface Saved {
   token: string;
   mode: 'trial' | 'live';
   saved: number; // ms since the epoch, for ordering
+  admin?: string; // the season-admin token (`sba1.…`), only where the season was opened
 }
 
 export interface KeyValue {
@@ -26,7 +28,8 @@ function valid(x: unknown): x is Saved {
     typeof o.seat === 'number' &&
     typeof o.memleket === 'number' &&
     (o.mode === 'trial' || o.mode === 'live') &&
-    typeof o.saved === 'number'
+    typeof o.saved === 'number' &&
+    (o.admin === undefined || typeof o.admin === 'string')
   );
 }
 

@@ -44,9 +44,10 @@ export function liveCreateCard(): HTMLElement {
     api
       .createLive(body)
       .then((created) => {
-        // the creator's seat (a memleket was given); the season-admin token is not kept here
+        // the creator's seat (a memleket was given) and the season-admin token, kept beside it
+        // on this device only (the season screen's admin card uses it)
         const seat = created.creator;
-        if (seat) saveSeason(localStorage, { season: created.season_id, seat: seat.seat, memleket: plate, token: seat.token, mode: 'live', saved: Date.now() });
+        if (seat) saveSeason(localStorage, { season: created.season_id, seat: seat.seat, memleket: plate, token: seat.token, mode: 'live', saved: Date.now(), admin: created.admin_token });
         sessionStorage.setItem('seksenbir.fresh', created.season_id);
         location.hash = `#/s/${created.season_id}`;
       })

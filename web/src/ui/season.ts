@@ -34,6 +34,7 @@ import {
 import { bothTimes, countdown, lastQuarter } from '../logic/format';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
+import { adminCard } from './season_admin';
 import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
@@ -177,6 +178,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       showToken(saved);
     }
     if (saved) main.append(keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
+    // the season admin's card, where this device opened the season (docs/web.md "Season admin")
+    const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
+    if (admin) main.append(admin.root);
 
     if (!saved) notice(t('notFound'));
 
@@ -607,7 +611,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const divans = st.reports.filter((r) => r.kind === 'divan' && r.divan !== null).map((r) => r.divan as number);
       const children: (HTMLElement | null)[] = [h('h2', { id: 'report-h' }, t('report'))];
       if (divans.length === 0) {
-        children.push(h('p', {}, t('noReport')));
+        // before Divan 1 the season admin's acts (a postponement, a cancellation) are the news
+        children.push(h('p', {}, t('noReport')), ...announcements());
         report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
         return;
       }
@@ -642,13 +647,17 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
               ),
         );
       }
-      // the season admin's acts and ops' corrections (their reasons are people's own words)
-      const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
-      if (notes.length) children.push(h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => lineItem(l))));
+      children.push(...announcements());
       const kr = st.reports.find((r) => r.kind === 'kurultay');
       if (kr) children.push(h('h3', {}, t('kurultayReport')), h('ul', { class: 'lines kurultay' }, ...kr.lines.map((l) => lineItem(l))));
       children.push(h('h3', {}, t('leaderboard')), leaderboardTable(), titlesList());
       report.replaceChildren(...children.filter((c): c is HTMLElement => c !== null));
+    }
+
+    /** The season admin's acts and ops' corrections (their reasons are people's own words). */
+    function announcements(): HTMLElement[] {
+      const notes = st.reports.filter((r) => r.kind === 'season_admin' || r.kind === 'correction').flatMap((r) => r.lines);
+      return notes.length ? [h('h3', {}, t('announcements')), h('ul', { class: 'lines announcements' }, ...notes.map((l) => lineItem(l)))] : [];
     }
 
     function leaderboardTable(): HTMLElement {
@@ -864,6 +873,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderInfo();
       renderClock();
       renderJoin();
+      admin?.render(st.status);
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
         map.update(st.map.provinces, { seat, hain, beyName });

@@ -171,6 +171,36 @@ try {
   assert.equal(status.press, 'public', 'the API keeps the mode chosen');
   await inert('7-live-press');
 
+  // --- the creator's season-admin card (docs/web.md "Season admin"): the admin token was kept
+  // on this device; postpone with a hostile reason (shown as text), then cancel, confirmed ---
+  const card = page.locator('#season-admin');
+  await card.getByRole('heading', { name: 'Season admin' }).waitFor();
+  assert.deepEqual(await card.locator('.actions button').allTextContents(), ['Postpone registration', 'Cancel the season']);
+  await card.getByRole('button', { name: 'Postpone registration' }).click();
+  await card.getByText('Write a reason').waitFor(); // nothing sent without a reason
+  const later = new Date(Date.now() + 72 * 3600_000);
+  const local = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  await page.locator('#admin-reason').fill(MARKUP);
+  await page.locator('#admin-closes').fill(local(later));
+  await card.getByRole('button', { name: 'Postpone registration' }).click();
+  await card.getByText('Done: Postpone registration.').waitFor();
+  await page.locator('ul.lines.announcements').getByText(MARKUP).waitFor(); // the public report, as written
+  const postponed = await (await fetch(`${base}/v1/seasons/${made}`)).json();
+  assert.deepEqual(postponed.admin_acts.map((a) => [a.act, a.by, a.reason]), [['postpone', 'admin', MARKUP]]);
+  assert.equal(Math.floor(Date.parse(postponed.calendar.registration_closes_at) / 60_000), Math.floor(later.getTime() / 60_000));
+  await inert('8-admin-postponed');
+  await page.locator('#admin-reason').fill('Yeterli bey yok');
+  await card.getByRole('button', { name: 'Cancel the season' }).click();
+  await card.getByRole('button', { name: 'Keep it' }).click(); // the confirmation, declined
+  assert.equal((await (await fetch(`${base}/v1/seasons/${made}`)).json()).cancelled, false);
+  await card.getByRole('button', { name: 'Cancel the season' }).click();
+  await card.getByRole('button', { name: 'Yes, cancel it' }).click();
+  await card.waitFor({ state: 'hidden' }); // nothing is left to do in a cancelled season
+  const cancelled = await (await fetch(`${base}/v1/seasons/${made}`)).json();
+  assert.equal(cancelled.cancelled, true);
+  assert.deepEqual(cancelled.admin_acts.map((a) => a.act), ['postpone', 'cancel']);
+  await inert('9-admin-cancelled');
+
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   console.log(`e2e: hostile names and texts on every screen are inert text; screenshots in ${ARTEFACTS}`);

@@ -26,6 +26,16 @@ describe('seasons remembered on this device', () => {
     m.setItem('seksenbir.seasons.v1', JSON.stringify([{ season: 1 }, entry('c', 1), null]));
     expect(loadSeasons(m).map((s) => s.season)).toEqual(['c']);
   });
+  it("keeps a season's admin token beside its seat token, and a renewal keeps it", () => {
+    const m = memory();
+    saveSeason(m, { ...entry('d', 1), mode: 'live', admin: 'sba1.d.secret' });
+    const kept = findSeason(m, 'd');
+    expect(kept?.admin).toBe('sba1.d.secret');
+    saveSeason(m, { ...kept!, token: 'sb1.d.1.new' }); // the key card's renewal spreads the entry
+    expect(findSeason(m, 'd')).toMatchObject({ token: 'sb1.d.1.new', admin: 'sba1.d.secret' });
+    m.setItem('seksenbir.seasons.v1', JSON.stringify([{ ...entry('e', 1), admin: 7 }]));
+    expect(loadSeasons(m)).toEqual([]); // an admin field that is not a token: the entry is unreadable
+  });
   it('reads a season id from a link or a bare id, and nothing else', () => {
     expect(seasonFromLink('http://127.0.0.1:8081/#/s/abc123')).toBe('abc123');
     expect(seasonFromLink(' abc123 ')).toBe('abc123');
