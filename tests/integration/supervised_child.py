@@ -14,7 +14,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 STOP_S = 0.5
@@ -34,11 +34,12 @@ def main(mode: str, folder: Path) -> int:
         terms.append(signum)
 
     signal.signal(signal.SIGTERM, term)
+    pause = threading.Event()  # never set: its wait is a sleep whose lock no handler takes
     subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"])
     (folder / f"ready-{_pid()}").write_text("")
     while not terms:
-        time.sleep(0.05)
-    time.sleep(STOP_S)  # more SIGTERMs may arrive meanwhile: each one is written down
+        pause.wait(0.05)
+    pause.wait(STOP_S)  # more SIGTERMs may arrive meanwhile: each one is written down
     return 0
 
 
