@@ -157,12 +157,13 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
         side, group = sides[seat]
         result = _result(r, side, group)
         side_tr, side_en = SIDE[side]
-        tr = f"{head_tr}{side_tr}. {outcome_tr}"
-        en = f"{head_en}{side_en}. {outcome_en}"
-        if result != "standoff":
+        if result == "standoff":  # no verdict
+            tr = f"{head_tr}{side_tr}. {outcome_tr}"
+            en = f"{head_en}{side_en}. {outcome_en}"
+        else:  # each text joined once, verdict included (issue 27)
             verdict_tr, verdict_en = _verdict(side, result, seat == r.taker, il)
-            tr = f"{tr} {verdict_tr}"
-            en = f"{en} {verdict_en}"
+            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
+            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
         data = template.copy()
         data["attackers"] = attackers[:]
         data["fighting"] = fighting[:]

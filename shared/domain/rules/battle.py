@@ -197,52 +197,51 @@ def _battle(
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
             for a in groups[i]:
                 returns.append((a.seat, a.origin, a.units))
-    fight = _Fight(standoff, fighting, groups[fighting], backed if defender is not None else 0)
-    return _fought(board, fight, draws=draws, out=out, returns=returns)
-
-
-@dataclass(frozen=True, slots=True)
-class _Fight:
-    """A battle the strongest group fights: its record so far, that group and its advances,
-    and the units supporting the defence (R-5.3; none for milis)."""
-
-    record: BattleRecord
-    fighting: int
-    advs: list[Advance]
-    support_units: int
+    return _fought(
+        board,
+        standoff,
+        fighting,
+        groups[fighting],
+        support_units=backed if defender is not None else 0,
+        draws=draws,
+        out=out,
+        returns=returns,
+    )
 
 
 def _fought(
     board: Board,
-    fight: _Fight,
+    r: BattleRecord,
+    fighting: int,
+    advs: list[Advance],
     *,
+    support_units: int,
     draws: Draws,
     out: Outcome,
     returns: list[tuple[int, int, int]],
 ) -> BattleRecord:
-    """R-5.4 … R-5.6: the dice, then taken or held (half of each advance goes home)."""
-    r, advs = fight.record, fight.advs
+    """R-5.4 … R-5.6: the strongest group (`fighting`, its advances `advs`) against the defence
+    with `support_units` of support (none for milis): the dice, then taken or held (half of
+    each advance goes home). `r` is the battle's record as a standoff; the result is one copy
+    of it with every field the fight sets (one struct, not one per stage; issue 27)."""
     target, defender, defender_units = r.target, r.defender, r.defender_units
-    group = r.groups[fight.fighting]
+    group = r.groups[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
     attack = group.strength + a_die
-    defence = defender_units + r.defence_bonus + fight.support_units + d_die
+    defence = defender_units + r.defence_bonus + support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
-    fought = replace(
-        r,
-        fighting_group=fight.fighting,
-        attack=attack,
-        defence=defence,
-        attack_die=a_die,
-        defence_die=d_die,
-    )
     if attack > defence:
         entering, taker, shares, joint, advanced = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
         )
         return replace(
-            fought,
+            r,
+            fighting_group=fighting,
+            attack=attack,
+            defence=defence,
+            attack_die=a_die,
+            defence_die=d_die,
             outcome="taken",
             attacker_losses=advanced - entering,
             defender_losses=defender_units,
@@ -259,7 +258,12 @@ def _fought(
     if defender is not None:
         out.held[defender] += 1
     return replace(
-        fought,
+        r,
+        fighting_group=fighting,
+        attack=attack,
+        defence=defence,
+        attack_die=a_die,
+        defence_die=d_die,
         outcome="held",
         attacker_losses=lost,
         defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
