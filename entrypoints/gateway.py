@@ -158,9 +158,8 @@ def create_app(
     browser client (what `seksenbir serve` runs; without `reads`, the command API alone, for the
     write side's tests). Its clients are the ones given (a test's store, enqueue, read Redis,
     rebuild) and, for each one missing, bootstrap's, opened for the app's lifespan
-    (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too. `fast_orders`
-    False: every order through Litestar's own path (tests/http/test_fast_orders.py compares)."""
-
+    (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too; `fast_orders`
+    False: every order on Litestar's own path (tests/http/test_fast_orders.py compares)."""
     clients = functools.partial(
         bootstrap.api_clients, settings, reads=reads, clock=clock, store=store, enqueue=enqueue
     )
@@ -195,7 +194,7 @@ def create_app(
     )
     # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
     app.asgi_handler = answer_head(app.asgi_handler)
-    if fast_orders:  # a plain order outside Litestar's per-request path (ADR-124)
+    if fast_orders:  # a plain order beside Litestar's per-request path (ADR-124)
         app.asgi_handler = orders_fast(app, app.asgi_handler)
     if reads:
         # Around Litestar's router and its exception handling, not a route's middleware: a
