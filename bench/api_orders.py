@@ -43,7 +43,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -267,9 +267,12 @@ Window = Callable[[], Awaitable[Result]]  # one measured window of one variant
 
 
 @asynccontextmanager
-async def api_variants(dsn: str, args: argparse.Namespace) -> AsyncIterator[tuple[Window, Window]]:
+async def api_variants(
+    dsn: str, args: argparse.Namespace, fast: bool = True
+) -> AsyncIterator[tuple[Window, Window]]:
     """The API up once, its seasons joined once: a window with a fresh Idempotency-Key per
-    request, and one without the header."""
+    request, and one without the header (`fast` False: orders through Litestar's own path,
+    the app before ADR-124, for --ab)."""
     ns = f"bench-orders-{secrets.token_hex(4)}"  # the broker's keys, deleted afterwards
     settings = Settings(
         pg_dsn=dsn,
@@ -285,16 +288,19 @@ async def api_variants(dsn: str, args: argparse.Namespace) -> AsyncIterator[tupl
         reads_per_minute=0,
         reads_per_token_per_minute=0,
     )
-    app = create_app(settings)
+    app = create_app(settings, fast_orders=fast)
     try:
         # As in production: a real Redis broker, to which accepted commands send projector
         # wake-ups.
         async with in_process(app) as client:
             pick = picker(await api_beys(client, args.seasons), args)
             windows = iter(range(1_000_000))  # every window's keys are its own: no replays
+            suffix = "" if fast else " via Litestar"
 
             def variant(key: bool) -> Window:
-                return lambda: _api_window(app, client, pick, args, next(windows) if key else None)
+                return lambda: _api_window(
+                    app, client, pick, args, next(windows) if key else None, suffix=suffix
+                )
 
             yield variant(True), variant(False)
     finally:
@@ -310,6 +316,8 @@ async def _api_window(
     pick: Callable[[int, int], Bey],
     args: argparse.Namespace,
     window: int | None,
+    *,
+    suffix: str = "",
 ) -> Result:
     async def one(worker: int, n: int) -> int:
         bey = pick(worker, n)
@@ -323,6 +331,7 @@ async def _api_window(
         return r.status_code
 
     name = "api" if window is not None else "api (no Idempotency-Key)"
+    name += suffix
     store = app.state.services.seasons.store
     before = store.group_stats()
     result = await drive(name, args.concurrency, args.seconds, args.warmup, one)
@@ -422,6 +431,7 @@ class Round:
     plain: Result
     bare: Result
     raw: Result
+    litestar: Result | None = None  # --ab: the API's orders through Litestar's own path
 
 
 async def measure(dsn: str, args: argparse.Namespace) -> list[Round]:
@@ -429,18 +439,39 @@ async def measure(dsn: str, args: argparse.Namespace) -> list[Round]:
     window each, alternating: A/B/A/B, and each round in the reverse order of the one before,
     so that a load that drifts during a round hits the API and the bare endpoint alike."""
     rounds: list[Round] = []
-    async with (
-        api_variants(dsn, args) as (keyed, plain),
-        bare_variant(dsn, args) as bare,
-        raw_variant(dsn, args) as raw,
-    ):
+    async with AsyncExitStack() as stack:
+        keyed, plain = await stack.enter_async_context(api_variants(dsn, args))
+        bare = await stack.enter_async_context(bare_variant(dsn, args))
+        raw = await stack.enter_async_context(raw_variant(dsn, args))
         order = {"api": keyed, "bare": bare, "plain": plain, "raw": raw}
+        if args.ab:
+            order["litestar"], _ = await stack.enter_async_context(
+                api_variants(dsn, args, fast=False)
+            )
         for n in range(args.rounds):
             load = os.getloadavg()[0]
             names = list(order) if n % 2 == 0 else list(reversed(order))
             got = {name: await order[name]() for name in names}
-            rounds.append(Round(load, got["api"], got["plain"], got["bare"], got["raw"]))
+            rounds.append(
+                Round(load, got["api"], got["plain"], got["bare"], got["raw"], got.get("litestar"))
+            )
     return rounds
+
+
+def report_ab(rounds: list[Round]) -> None:
+    """--ab: the keyed orders on the fast path (ADR-124) against Litestar's own path."""
+    pairs = [(r.api, r.litestar) for r in rounds if r.litestar is not None]
+    if not pairs:
+        return
+    rates = [a.rate / b.rate for a, b in pairs]
+    cpus = [a.cpu_us / b.cpu_us for a, b in pairs]
+    print(
+        f"fast path / Litestar's path (keyed orders, paired rounds): rate "
+        f"{statistics.median(rates):.2f} (rounds {', '.join(f'{x:.2f}' for x in rates)}); CPU "
+        f"per order {statistics.median(a.cpu_us for a, _ in pairs):.0f} against "
+        f"{statistics.median(b.cpu_us for _, b in pairs):.0f} µs (ratio "
+        f"{statistics.median(cpus):.2f})"
+    )
 
 
 def report(rounds: list[Round], args: argparse.Namespace) -> None:
@@ -448,7 +479,7 @@ def report(rounds: list[Round], args: argparse.Namespace) -> None:
         print(
             f"round {n} (load average {rnd.load:.1f}): api/bare {rnd.api.rate / rnd.bare.rate:.2f}"
         )
-        for r in (rnd.api, rnd.plain, rnd.bare, rnd.raw):
+        for r in (rnd.api, rnd.plain, rnd.bare, rnd.raw, *([rnd.litestar] if rnd.litestar else [])):
             other = {s: k for s, k in r.statuses.items() if not 200 <= s < 300}
             print(
                 f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
@@ -467,6 +498,7 @@ def report(rounds: list[Round], args: argparse.Namespace) -> None:
         f"{statistics.median(cpu):.2f}; bare/raw = "
         f"{statistics.median(r.bare.rate / r.raw.rate for r in rounds):.2f}"
     )
+    report_ab(rounds)
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -526,6 +558,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--asgi",
         action="store_true",
         help="drive both apps with bare ASGI calls, no httpx client (the servers' own work)",
+    )
+    p.add_argument(
+        "--ab",
+        action="store_true",
+        help="also the API with its orders through Litestar's own path (ADR-124), paired",
     )
     p.add_argument(
         "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -32,6 +32,7 @@ SMOKE: dict[str, list[str]] = {
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --asgi",
+        "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --asgi --ab",
     ],
     "brokers": ["--messages 50 --threads 2"],
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
@@ -41,6 +42,7 @@ SMOKE: dict[str, list[str]] = {
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
+    "orders_path": ["--orders 20 --windows 2"],
     "notify_isolation": ["--rounds 2 --divans 3 --receivers 50 --timeout-s 0.5"],
     "live_surge": [
         "--seasons 2 --idle 50 --resolvers 1 --threads 1 --timeout 120",

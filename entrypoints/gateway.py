@@ -21,6 +21,7 @@ from entrypoints import bootstrap
 from entrypoints.metrics import metrics, timed
 from entrypoints.web import BUILT, web_router
 from services.command import app as command_app
+from services.command.fast_orders import orders_fast
 from services.projections.context import QueryContext
 from services.projections.query import query_router
 from services.projections.streams import StreamHub
@@ -151,13 +152,14 @@ def create_app(
     enqueue: bootstrap.Enqueue | None = None,
     redis: aioredis.Redis | None = None,
     rebuild: Callable[[str], None] | None = None,
+    fast_orders: bool = True,
 ) -> Litestar:
     """The one HTTP app: the command API and, with `reads`, the query API, /metrics and the
     browser client (what `seksenbir serve` runs; without `reads`, the command API alone, for the
     write side's tests). Its clients are the ones given (a test's store, enqueue, read Redis,
     rebuild) and, for each one missing, bootstrap's, opened for the app's lifespan
-    (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too."""
-
+    (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too; `fast_orders`
+    False: every order on Litestar's own path (tests/http/test_fast_orders.py compares)."""
     clients = functools.partial(
         bootstrap.api_clients, settings, reads=reads, clock=clock, store=store, enqueue=enqueue
     )
@@ -192,6 +194,8 @@ def create_app(
     )
     # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
     app.asgi_handler = answer_head(app.asgi_handler)
+    if fast_orders:  # a plain order beside Litestar's per-request path (ADR-124)
+        app.asgi_handler = orders_fast(app, app.asgi_handler)
     if reads:
         # Around Litestar's router and its exception handling, not a route's middleware: a
         # request no route matches (404, 405) or CORS answers is timed and logged too.

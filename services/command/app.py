@@ -13,6 +13,7 @@ from litestar import Request, Response, Router, get
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, YamlRenderPlugin
 
+from services.command.fast_orders import reads_only
 from services.command.request_context import DEPENDENCIES
 from services.command.routes import ROUTES
 from services.command.service import Receivers, Services
@@ -135,7 +136,8 @@ def middleware(
     extra: Sequence[Any],
     limiter_clock: Callable[[], float],
 ) -> list[Any]:
-    """Both APIs' middleware, outermost first."""
+    """Both APIs' middleware, outermost first (`reads_only`: left out of the order fast path,
+    services/command/fast_orders.py, as it passes every command through)."""
     trusted = settings.trusted_proxies
     # Reads per client address and per token, in this process's memory (no Redis per read).
     reads = ReadLimits(
@@ -149,11 +151,11 @@ def middleware(
         *extra,
         *([limit_failed_auth(failures, shared, trusted)] if shared is not None else []),
         *([limit_requests(limits, trusted)] if limits is not None else []),
-        *([limit_reads(reads, trusted, hold)] if reads.active else []),
+        *([reads_only(limit_reads(reads, trusted, hold))] if reads.active else []),
         # one season's reads in service at once are capped: the event loop stays shared
-        *([share_seasons(SeasonShare(per_season))] if per_season > 0 else []),
+        *([reads_only(share_seasons(SeasonShare(per_season)))] if per_season > 0 else []),
         limit_json_depth(),  # every body of both APIs, before any decoder sees it
-        conditional_get,  # ETag and 304 for every JSON answer to a GET
+        reads_only(conditional_get),  # ETag and 304 for every JSON answer to a GET
     ]
 
 

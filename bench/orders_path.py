@@ -1,0 +1,86 @@
+"""The order path's own CPU: the app with the order fast path (ADR-124) against Litestar's path.
+
+Run: .venv/bin/python -m bench.orders_path [--orders 600] [--windows 8]
+
+Two apps from create_app (the command API, `timed` around it as `seksenbir serve` runs it:
+the access line of every request, rendered as in production and discarded), each on an
+InMemoryEventStore of its own (no PostgreSQL statement, no client: what the path around the
+unit of work costs shows), one with `fast_orders` and one without. Each window sends --orders
+keyed hold orders of one bey as bare ASGI calls and takes this process's CPU time per order;
+the windows alternate A/B/B/A … so that the box's load falls on both alike. Prints every
+window and the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from contextlib import AsyncExitStack
+from typing import Any
+
+import msgspec
+
+from bench.api_orders import asgi_post, quiet_json_logs
+from entrypoints import gateway
+from entrypoints.metrics import timed
+from shared.eventstore import InMemoryEventStore
+from tests.clock import StepClock
+from tests.http.support import Bey, build_season, lifespan, settings
+
+BODY = msgspec.json.encode({"orders": [{"province": 6, "kind": "hold"}]})
+
+
+async def window(app: Any, bey: Bey, orders: int, tag: str) -> float:
+    """CPU microseconds per order over `orders` keyed orders."""
+    headers = {"Authorization": f"Bearer {bey.token}", "Content-Type": "application/json"}
+    path = f"/v1/seasons/{bey.season_id}/orders"
+    started = time.process_time()
+    for n in range(orders):
+        status = await asgi_post(app, path, BODY, {**headers, "Idempotency-Key": f"{tag}-{n}"})
+        if status != 200:
+            raise SystemExit(f"order answered {status}")
+    return 1e6 * (time.process_time() - started) / orders
+
+
+async def main(args: argparse.Namespace) -> None:
+    quiet_json_logs()
+    config = settings(commands_per_minute=0, auth_failures_per_minute=0)
+    async with AsyncExitStack() as stack:
+        apps: dict[bool, tuple[Any, Bey]] = {}
+        for fast in (True, False):
+            store = InMemoryEventStore(clock=StepClock())
+            app = gateway.create_app(
+                config, reads=False, store=store, enqueue=lambda *_: None, fast_orders=fast
+            )
+            app.asgi_handler = timed(app.asgi_handler)
+            await stack.enter_async_context(lifespan(app))
+            apps[fast] = (app, (await build_season(store, [6, 34, 35]))[0])
+        figures: dict[bool, list[float]] = {True: [], False: []}
+        for n in range(args.windows):
+            for fast in (True, False) if n % 2 == 0 else (False, True):
+                app, bey = apps[fast]
+                figures[fast].append(await window(app, bey, args.orders, f"w{n}"))
+    load = os.getloadavg()[0]
+    for fast, name in ((True, "fast path"), (False, "Litestar's path")):
+        shown = ", ".join(f"{x:.0f}" for x in figures[fast])
+        print(
+            f"{name:16}: CPU per order median {statistics.median(figures[fast]):.0f} µs ({shown})"
+        )
+    ratio = statistics.median(figures[True]) / statistics.median(figures[False])
+    print(
+        f"fast/Litestar {ratio:.2f}; {args.windows} windows of {args.orders}; load now {load:.1f}"
+    )
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--orders", type=int, default=600, help="keyed orders a window")
+    p.add_argument("--windows", type=int, default=8, help="windows of each app, alternating")
+    return p.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))
