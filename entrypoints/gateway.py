@@ -34,6 +34,7 @@ from shared.app.http.ratelimit import RequestLimits, SharedFailures
 from shared.app.http.strict import StrictRequest, strict_path_integers
 from shared.app.messaging.chat_wakeup import publisher
 from shared.eventstore import EventStore
+from shared.logs import write_lines_apart
 from shared.settings import Settings
 
 
@@ -203,10 +204,11 @@ def create_app(
 
 def app_from_env() -> Litestar:
     """Entry point for uvicorn --factory: the settings from the environment, read once here;
-    the heap settled once the app is built (`settle_heap`)."""
+    the log lines written by a thread of their own, the heap settled once the app is built."""
     settings = Settings.from_env()
     bootstrap.configure(settings)
     app = create_app(settings)
+    write_lines_apart()  # no log line's write blocks the event loop (ADR-125)
     settle_heap()
     return app
 

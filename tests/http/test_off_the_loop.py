@@ -1,15 +1,18 @@
 """Issue 27, ADR-125: nothing on a request's path stops the API's event loop for another's.
 
-Two stalls measured under bench.season_flood (three trial seasons asking for Divans beside a
+Three stalls measured under bench.season_flood (three trial seasons asking for Divans beside a
 live season's reads): the Divan request's enqueue, a synchronous round trip to the broker made
-on the loop, and CPython's full collections walking the ~130,000 objects the process holds for
-good (110-215 ms each). The enqueue is handed to a thread of its own (`Handover`), and the
-serving process freezes its heap once the app is built (`gateway.settle_heap`).
+on the loop; the log lines' write and flush to standard output (one in sixty took 5-20 ms on a
+loaded box); and CPython's full collections walking the ~130,000 objects the process holds for
+good (110-215 ms each). The enqueue is handed to a thread of its own (`Handover`), so are the
+serving process's log lines (`logs.write_lines_apart`), and that process freezes its heap once
+the app is built (`gateway.settle_heap`).
 """
 
 from __future__ import annotations
 
 import gc
+import io
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 import pytest
 
 from entrypoints import bootstrap, gateway
+from shared import logs
 from shared.app.messaging.handover import Handover, QueueFull
 from shared.settings import Settings
 
@@ -151,17 +155,51 @@ def test_adr_125_a_failed_divan_enqueue_is_logged(monkeypatch: pytest.MonkeyPatc
     ]
 
 
-def test_adr_125_the_serving_process_freezes_its_heap_once_the_app_is_built(
+def test_adr_125_the_serving_process_freezes_its_heap_and_writes_lines_apart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """ADR-125: `seksenbir serve`'s factory freezes what is alive once the app is built, so a
-    full collection no longer walks the modules and the app on every pass."""
+    full collection no longer walks the modules and the app on every pass, and hands its log
+    lines to a writer thread."""
     built: list[object] = []
+    apart: list[bool] = []
     monkeypatch.setattr(bootstrap, "configure", lambda settings: None)
     monkeypatch.setattr(gateway, "create_app", lambda settings: built.append(object()) or built)
+    monkeypatch.setattr(gateway, "write_lines_apart", lambda: apart.append(True))
     assert gc.get_freeze_count() == 0
     try:
         assert gateway.app_from_env() is built
         assert gc.get_freeze_count() > 0
+        assert apart == [True]
     finally:
         gc.unfreeze()
+
+
+class _SlowFile(io.StringIO):
+    """A stream whose writes block until the gate opens (a busy disk, a lagging pipe)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def write(self, text: str) -> int:
+        if not self.gate.wait(WAIT_S):
+            raise TimeoutError("the gate was never opened")
+        return super().write(text)
+
+
+def test_adr_125_lines_written_apart_never_wait_for_the_stream_and_keep_their_order() -> None:
+    """ADR-125: once written apart, `write_line` returns while the stream's write is blocked;
+    the lines reach it whole and in order, and going back inline writes what waited."""
+    out = _SlowFile()
+    logs.write_lines_apart()
+    try:
+        for n in range(3):
+            logs.write_line(out, f"line {n}")  # before ADR-125: blocked here, on the loop
+        assert out.getvalue() == ""
+        out.gate.set()
+    finally:
+        logs.write_lines_inline()
+    assert out.getvalue() == "line 0\nline 1\nline 2\n"
+    logs.write_line(out, "inline")  # written at once again
+    assert out.getvalue().endswith("line 2\ninline\n")
