@@ -190,10 +190,11 @@ _apart: list[LinesApart | None] = [None]
 def write_lines_apart() -> LinesApart:
     """From now on this process's lines are written by a thread of their own (the serving
     API's factory asks for it: a test's output stays written at once, where it captures it)."""
-    if _apart[0] is None:
-        _apart[0] = LinesApart()
+    apart = _apart[0]
+    if apart is None:
+        apart = _apart[0] = LinesApart()
         atexit.register(write_lines_inline)
-    return _apart[0]
+    return apart
 
 
 def write_lines_inline() -> None:
