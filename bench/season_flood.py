@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
@@ -216,12 +217,52 @@ class Cpu:
         return f"  load {self.load0:.1f}-{os.getloadavg()[0]:.1f}; CPU of one core: {top}"
 
 
+class _Access(msgspec.Struct):
+    """An access line of the stack's log (shared.logs.AccessLine), the fields read here."""
+
+    event: str = ""
+    timestamp: datetime | None = None
+    method: str = ""
+    status: int = 0
+    duration_ms: float = 0.0
+    season_id: str | None = None
+
+
+_access = msgspec.json.Decoder(_Access)
+
+
+def served(log: Path, season: str, since: datetime, until: datetime) -> list[float]:
+    """The API's own durations (s, its access log: from its middleware to the answer's end) of
+    `season`'s reads (GETs) answered between `since` and `until`."""
+    out = []
+    with log.open("rb") as lines:
+        for line in lines:
+            if b'"http.request"' not in line or season.encode() not in line:
+                continue
+            with contextlib.suppress(msgspec.DecodeError):
+                a = _access.decode(line)
+                if a.method == "GET" and a.timestamp is not None and since <= a.timestamp <= until:
+                    out.append(a.duration_ms / 1000)
+    return out
+
+
 def phase(
-    up: int, dsn: str, y: list[Bey], args: argparse.Namespace, flood: int | None = None
+    up: int,
+    dsn: str,
+    y: list[Bey],
+    args: argparse.Namespace,
+    log: Path,
+    *,
+    flood: int | None = None,
 ) -> None:
-    cpu = Cpu(up, flood)
+    cpu, since = Cpu(up, flood), datetime.now(UTC)
     for line in asyncio.run(probes(dsn, args.port, y, args)):
         print(line)
+    # the same reads as the API timed them: the gap to the probes' is the time outside its
+    # middleware (the socket, the loop's queue before the request's first step, the bench)
+    own = served(log, y[0].season_id, since, datetime.now(UTC))
+    if own:
+        print(figures("Y reads (API's own)", own, Counter({200: len(own)})))
     print(cpu.line())
 
 
@@ -244,7 +285,7 @@ def run(dsn: str, redis_url: str, args: argparse.Namespace, mode: str) -> None:
         projected(base, x[0].season_id)
         projected(base, y[0].season_id)
         print(f"no flood, {args.seconds:.0f} s")
-        phase(up.pid, dsn, y, args)
+        phase(up.pid, dsn, y, args, log)
         ctx = multiprocessing.get_context("spawn")
         started, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
         sizes = {k: getattr(args, k) for k in ("addresses", "connections", "streams")}
@@ -258,7 +299,7 @@ def run(dsn: str, redis_url: str, args: argparse.Namespace, mode: str) -> None:
                 f"flood of X: {args.addresses} addresses x ({args.connections} order-and-read "
                 f"loops + {args.streams} stream loops), {args.seconds:.0f} s"
             )
-            phase(up.pid, dsn, y, args, proc.pid)
+            phase(up.pid, dsn, y, args, log, flood=proc.pid)
         finally:
             stop.set()
             result = out.get(timeout=60)

@@ -33,6 +33,7 @@ from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
+from shared.app.messaging.handover import Handover
 from shared.app.messaging.notify_store import NotifyStore
 from shared.app.messaging.queues import (
     PROJECTIONS_QUEUE,
@@ -47,9 +48,11 @@ from shared.app.repository.seasons import Seasons
 from shared.eventstore import (
     EventStore,
 )
+from shared.logs import get_logger
 from shared.settings import Settings, environment
 
 T = TypeVar("T")
+log = get_logger(__name__)
 # The light part, which CLI verbs import alone (entrypoints.stores), under its old names here
 UNREACHABLE = stores.UNREACHABLE
 configure = stores.configure
@@ -171,15 +174,24 @@ def worker_broker(settings: Settings, *, env: Mapping[str, str] | None = None) -
 
 @contextlib.contextmanager
 def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
-    """`enqueue(season_id, divan)`: asks the resolver workers for a Divan; the broker closes."""
+    """`enqueue(season_id, divan)`: asks the resolver workers for a Divan, sent by a thread of
+    its own (the broker's round trip never stops the event loop, ADR-125); a send that fails
+    is logged as `divan.enqueue_failed` (the scheduler hands the Divan over); the handover
+    sends what waits, then the broker closes."""
     b = broker(settings)
 
-    def enqueue(season_id: str, divan: int) -> None:
-        b.enqueue(resolve_message(season_id, divan))
+    def send(divan: tuple[str, int]) -> None:
+        b.enqueue(resolve_message(*divan))
 
+    def failed(divan: tuple[str, int], exc: Exception) -> None:
+        season_id, n = divan
+        log.warning("divan.enqueue_failed", season_id=season_id, divan=n, error=type(exc).__name__)
+
+    handover = Handover(send, failed, name="resolve-handover")
     try:
-        yield enqueue
+        yield lambda season_id, divan: handover((season_id, divan))
     finally:
+        handover.close()
         b.close()
 
 

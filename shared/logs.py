@@ -9,9 +9,11 @@ access_log encodes them as a msgspec Struct straight to the stream, in a few mic
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import os
+import queue
 import sys
 import threading
 from collections.abc import Mapping, MutableMapping
@@ -132,6 +134,7 @@ os.register_at_fork(after_in_child=_new_lock)
 
 def write_line(file: TextIO | None, line: str) -> None:
     """`line` and its newline in one write, then a flush; None is sys.stdout as it is now.
+    Written here, or by the process's writer thread once `write_lines_apart` started it.
 
     One write, not print()'s two (text, then "\n"): a Dramatiq worker's standard output is a
     pipe that forwards each write as a message, which the main process writes out between
@@ -139,9 +142,73 @@ def write_line(file: TextIO | None, line: str) -> None:
     and join the two.
     """
     out = file or sys.stdout
+    apart = _apart[0]
+    if apart is not None:
+        apart.put((out, line))
+        return
+    _write(out, line)
+
+
+def _write(out: TextIO, line: str) -> None:
     with _line_lock[0]:
         out.write(line + "\n")
         out.flush()
+
+
+class LinesApart:
+    """One thread writing the process's lines (write_line's) in the order they were logged.
+
+    A write and flush to standard output is a system call that may block: on a busy disk, or
+    a pipe whose reader lags (a container's log driver). On the API's event loop, once per
+    request (the access line) and per command, every request in flight waited it out
+    (bench.season_flood: one write in sixty took 5-20 ms on a loaded box; issue 27, ADR-125).
+    Handing the line over costs a queue put; `close` writes what waits (at exit, too)."""
+
+    def __init__(self) -> None:
+        self._lines: queue.SimpleQueue[tuple[TextIO, str] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="log-lines", daemon=True)
+        self._thread.start()
+
+    def put(self, item: tuple[TextIO, str]) -> None:
+        self._lines.put(item)
+
+    def _run(self) -> None:
+        while (item := self._lines.get()) is not None:
+            try:
+                _write(*item)
+            except (OSError, ValueError):  # a closed stream: as print() would, it is lost
+                continue
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._lines.put(None)
+        self._thread.join(timeout)
+
+
+_apart: list[LinesApart | None] = [None]
+
+
+def write_lines_apart() -> LinesApart:
+    """From now on this process's lines are written by a thread of their own (the serving
+    API's factory asks for it: a test's output stays written at once, where it captures it)."""
+    apart = _apart[0]
+    if apart is None:
+        apart = _apart[0] = LinesApart()
+        atexit.register(write_lines_inline)
+    return apart
+
+
+def write_lines_inline() -> None:
+    """Write what waits, then write each line at once again (at exit, and after a test)."""
+    apart, _apart[0] = _apart[0], None
+    if apart is not None:
+        apart.close()
+
+
+def _forget_writer() -> None:  # a forked child has no writer thread: it writes its own lines
+    _apart[0] = None
+
+
+os.register_at_fork(after_in_child=_forget_writer)
 
 
 # Where the services' lines go: the file of the latest configure_logging. A module's logger is

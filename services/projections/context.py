@@ -14,7 +14,7 @@ from litestar.connection import ASGIConnection
 
 from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.ratings_fold import RatingsFold
-from services.projections.reads import NotReady, read
+from services.projections.reads import ActiveGens, NotReady, read
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.access.tokens import is_season_id
 from shared.app.answers.chat_book import ChatBooks
@@ -48,6 +48,8 @@ class QueryContext(msgspec.Struct):
     # issue 24 (ADR-94): the store's chat log and this process's fold of it (the stream's chat)
     chat: Any = None
     chats: ChatBooks = msgspec.field(default_factory=ChatBooks)
+    # each season's active generation as last read: a read in one round trip (ADR-125)
+    gens: ActiveGens = msgspec.field(default_factory=ActiveGens)
 
 
 def ctx(connection: ASGIConnection[Any, Any, Any, Any]) -> QueryContext:
@@ -158,7 +160,7 @@ async def _attempt(
     """One read: its answer, `_Behind` if it may wait, or (`waited`: it did) the problem."""
     c = ctx(request)
     try:
-        meta, rest = await read(c.redis, c.prefix, season_id, fetch)
+        meta, rest = await read(c.redis, c.prefix, season_id, fetch, c.gens)
     except NotReady:
         await _not_ready(c, season_id)
         behind = _Behind(max(at_least or 0, 1), 0)

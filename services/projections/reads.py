@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -23,24 +24,66 @@ def decode(raw: bytes | None) -> Any:
     return None if raw is None else _dec.decode(raw)
 
 
+class ActiveGens:
+    """The active generation this process last read of each season (at most `size`, the most
+    recently read kept): a read of a known season asks for it inside its own transaction and
+    checks it there, one round trip instead of two in series (issue 27, ADR-125)."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._size = size
+        self._gens: OrderedDict[tuple[str, str], int] = OrderedDict()
+
+    def get(self, prefix: str, season_id: str) -> int | None:
+        return self._gens.get((prefix, season_id))
+
+    def remember(self, prefix: str, season_id: str, gen: int) -> None:
+        self._gens[(prefix, season_id)] = gen
+        self._gens.move_to_end((prefix, season_id))
+        if len(self._gens) > self._size:
+            self._gens.popitem(last=False)
+
+    def forget(self, prefix: str, season_id: str) -> None:
+        self._gens.pop((prefix, season_id), None)
+
+
 async def read(
-    redis: aioredis.Redis, prefix: str, season_id: str, fetch: Callable[[Keys, Any], None]
+    redis: aioredis.Redis,
+    prefix: str,
+    season_id: str,
+    fetch: Callable[[Keys, Any], None],
+    gens: ActiveGens | None = None,
 ) -> tuple[dict[str, Any], list[Any]]:
-    """Run `fetch(keys, pipeline)` on the active generation with its meta; retry once on a switch.
+    """Run `fetch(keys, pipeline)` on the active generation with its meta, in one transaction
+    that reads the active generation too: what it read is that generation's whole. The
+    generation comes from `gens` (one round trip) or a GET first (two); a switch meanwhile
+    (a rebuild) reads the new one again.
 
     Answers (meta, results of the fetches). Raises NotReady when no generation is complete.
     """
-    for _attempt in range(2):
-        raw = await redis.get(Keys.active(prefix, season_id))
-        if raw is None:
-            raise NotReady(season_id)
-        keys = Keys(prefix, season_id, int(raw))
+    active = Keys.active(prefix, season_id)
+    gen = gens.get(prefix, season_id) if gens is not None else None
+    for _attempt in range(3):
+        if gen is None:
+            raw = await redis.get(active)
+            if raw is None:
+                break
+            gen = int(raw)
+        keys = Keys(prefix, season_id, gen)
         pipe = redis.pipeline(transaction=True)
+        pipe.get(active)
         pipe.hgetall(keys.meta)
         fetch(keys, pipe)
-        meta_raw, *rest = await pipe.execute()
-        if meta_raw:
+        now_raw, meta_raw, *rest = await pipe.execute()
+        if now_raw is None:
+            break
+        now = int(now_raw)
+        if now == gen and meta_raw:
+            if gens is not None:
+                gens.remember(prefix, season_id, gen)
             return _meta(meta_raw), rest
+        gen = now if now != gen else None  # switched: read the new one; else look again
+    if gens is not None:
+        gens.forget(prefix, season_id)
     raise NotReady(season_id)
 
 

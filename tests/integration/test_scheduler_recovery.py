@@ -167,6 +167,11 @@ async def test_reliability_15_a_divan_lost_with_redis_is_resolved_once_after_a_s
     async with trial(settings) as season:
         await season.request_divan(1)  # enqueued on the broker; no worker runs yet
         keys = BrokerKeys(own_redis.url, ns)
+
+        async def enqueued() -> bool:  # sent by the API's handover thread (ADR-125)
+            return keys.pending() == 1
+
+        await wait_for(enqueued, "the Divan's message on the broker")
         assert keys.pending() == 1
         keys.client.close()
 

@@ -76,9 +76,10 @@ def test_a_broker_url_is_shown_without_its_password(url: str, shown: str) -> Non
 def test_adr_97_only_the_schedulers_sender_publishes_without_confirms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The API's sender waits for each confirm (its 202 counts on the message); the
-    scheduler's does not (due_work is the truth; RELIABILITY 15 on each broker in
-    tests/integration/test_scheduler_recovery.py shows the lost copy sent again)."""
+    """The API's sender waits for each confirm (on its handover thread, ADR-125: a refused
+    copy is logged and the scheduler sends it); the scheduler's does not (due_work is the
+    truth; RELIABILITY 15 on each broker in tests/integration/test_scheduler_recovery.py
+    shows the lost copy sent again)."""
     settings = Settings.from_env({"SEKSENBIR_BROKER_URL": "amqp://a:b@127.0.0.1:9/v"})
     made: list[bool] = []
     real = bootstrap.make_broker
