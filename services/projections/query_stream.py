@@ -284,9 +284,20 @@ def _ready(channels: int, since: str) -> ServerSentEventMessage:
     )
 
 
+class _Notice(ServerSentEventMessage):
+    """A chat notice's frame, its bytes written directly: its id (no line break: `V-k.cN`),
+    its event and its one line of JSON (no line break either: msgspec escapes them), as
+    `ServerSentEventMessage.encode` would write them, without its buffer and expressions."""
+
+    def encode(self) -> bytes:
+        return f"id: {self.id}\r\nevent: chat_message\r\ndata: {self.data}\r\n\r\n".encode()
+
+
 def _chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
-    """Chat notices as frames: each id the season position sent and its chat version."""
-    return [_frame(with_chat(season_text(sent), v), data) for v, data in said]
+    """Chat notices as frames: each id the season position sent and its chat version (the
+    notice's JSON is encoded once for every member: stream_chat.notice)."""
+    at = season_text(sent)
+    return [_Notice(data=data, event="chat_message", id=with_chat(at, v)) for v, data in said]
 
 
 async def _replayed(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from services.projections.context import QueryContext
 from services.projections.query_answers import _enc
@@ -61,20 +61,25 @@ class ChatFeed:
     channel: str = ""  # the season's chat wake-ups (shared.app.messaging.chat_wakeup)
     peek: Callable[[], Book | None] = lambda: None  # the season's fold as it is, no read
     checked: int = 0  # the versions up to this one hold nothing for the bey past `sent`
+    # what `wants` found for the wake-up it let through: (the fold's version, the messages)
+    _found: tuple[int, list[tuple[int, str]]] | None = field(default=None, repr=False)
 
     def wants(self, payload: bytes) -> bool:
         """Whether a published payload should wake the bey's stream (the hub asks before it
         queues one: services/projections/streams.py). A chat wake-up whose version this
         process has folded already wakes it only if a message past what was sent is in one of
         the bey's channels: a private or group message wakes its members' streams, not the
-        season's other ones. Anything else, or a version not folded here yet, wakes it."""
+        season's other ones. Anything else, or a version not folded here yet, wakes it. What
+        the scan found is kept for the `pending` it wakes (one scan a wake-up, not two)."""
         version = woken(payload)
         if version is None:
             return True
         b = self.peek()
         if b is None or b.version < version:
             return True
-        if self._new(b):
+        new = self._new(b)
+        if new:
+            self._found = (b.version, new)
             return True
         self.checked = b.version
         return False
@@ -95,14 +100,34 @@ class ChatFeed:
 
     async def pending(self, at_least: int | None = None) -> list[tuple[int, str]]:
         """The new messages for the bey, oldest first: (chat version, notice JSON); `sent`
-        moves past them. `at_least`: the version a wake-up named (None: read the log)."""
-        new = self._new(await self.book(at_least))
+        moves past them. `at_least`: the version a wake-up named (None: read the log). The
+        scan `wants` made for this wake-up is used when the fold has not moved since."""
+        b = await self.book(at_least)
+        found, self._found = self._found, None
+        new = found[1] if found is not None and found[0] == b.version else self._new(b)
+        new = [(v, c) for v, c in new if v > self.sent]  # a resume may have moved `sent` on
         if new:
             self.sent = new[-1][0]
-        return [
-            (v, _enc.encode({"type": "chat_message", "channel_id": c, "message_id": v}).decode())
-            for v, c in new
-        ]
+        return [(v, notice(v, c)) for v, c in new]
+
+
+_NOTICES: dict[tuple[int, str], str] = {}  # (chat version, channel) -> its notice's JSON
+_NOTICES_KEPT = 4096
+
+
+def notice(version: int, channel: str) -> str:
+    """A message's `chat_message` notice, encoded once for all the members told of it (the
+    same for every member: the channel and the id, never a text; a function of these two
+    alone, so seasons may share an entry)."""
+    key = (version, channel)
+    text = _NOTICES.get(key)
+    if text is None:
+        if len(_NOTICES) >= _NOTICES_KEPT:
+            _NOTICES.clear()
+        text = _NOTICES[key] = _enc.encode(
+            {"type": "chat_message", "channel_id": channel, "message_id": version}
+        ).decode()
+    return text
 
 
 def _member(seat: int, channel: str) -> bool:

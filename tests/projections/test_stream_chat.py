@@ -258,6 +258,65 @@ async def test_a_wake_up_wakes_the_streams_of_its_members_only() -> None:
     assert [v for v, _ in await feeds[1].pending(2)] == [1, 2]
 
 
+async def test_a_wake_up_scans_the_fold_once_and_encodes_each_notice_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADR-126: the scan `wants` made for a wake-up it let through serves the `pending` that
+    wake-up causes (one scan, not two), and a message's notice is encoded once for all the
+    members told of it; what each bey is told is unchanged."""
+    log = InMemoryChatLog(clock=api_clock())
+    books = ChatBooks()
+
+    async def book(at_least: int | None) -> Any:
+        return await books.book("s2", log.read, at_least=at_least)
+
+    feeds = {
+        seat: stream_chat.ChatFeed(seat, 0, book, "c", lambda: books.peek("s2"))
+        for seat in (1, 2, 3)
+    }
+    books.added("s2", await log.append("s2", [_sent("pub-1", chat.PUBLIC, 1)]))
+    scans = 0
+    scan = stream_chat.ChatFeed._new
+
+    def counted(self: stream_chat.ChatFeed, b: Book) -> list[tuple[int, str]]:
+        nonlocal scans
+        scans += 1
+        return scan(self, b)
+
+    monkeypatch.setattr(stream_chat.ChatFeed, "_new", counted)
+    assert all(f.wants(wake_payload(1)) for f in feeds.values())
+    said = {seat: await f.pending(1) for seat, f in feeds.items()}
+    assert scans == 3  # one a stream: `pending` used what `wants` found
+    expected = json.dumps(
+        {"type": "chat_message", "channel_id": chat.PUBLIC, "message_id": 1},
+        separators=(",", ":"),
+    )
+    assert all(s == [(1, expected)] for s in said.values())
+    assert said[1][0][1] is said[2][0][1] is said[3][0][1]  # one encoding for all
+    # the fold moved on between the wake-up and the read: the read scans again
+    private = chat.channel_of(frozenset({1, 2}))
+    books.added("s2", await log.append("s2", [_sent("pub-2", chat.PUBLIC, 3)]))
+    assert feeds[3].wants(wake_payload(2))
+    books.added("s2", await log.append("s2", [_sent("p-3", private, 1)]))
+    assert [v for v, _ in await feeds[3].pending(3)] == [2]
+    assert [v for v, _ in await feeds[1].pending(3)] == [2, 3]
+    assert await feeds[3].pending(3) == []  # nothing twice
+
+
+def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
+    """ADR-126: a chat notice's frame writes its bytes directly, exactly as
+    `ServerSentEventMessage.encode` writes the same id, event and data."""
+    from litestar.response import ServerSentEventMessage
+
+    from services.projections.query_stream import _chat_frames
+
+    data = stream_chat.notice(12, "group-1-4-9")
+    (frame,) = _chat_frames([(12, data)], 7 * stream_chat.STEP + 2)
+    plain = ServerSentEventMessage(data=data, event="chat_message", id="7-2.c12")
+    assert frame.encode() == plain.encode()
+    assert (frame.id, frame.event, frame.data) == (plain.id, plain.event, plain.data)
+
+
 def test_the_per_minute_limit_reads_the_seats_newest_instants_only() -> None:
     """ADR-118: within_limit answers from the seat's newest chat.PER_MINUTE instants (O(1) in
     the season's chat), as the count over every message did, instants out of order too."""
