@@ -272,6 +272,7 @@ async def read(svc: Services, claim: BeyClaim, channel_id: str, data: ReadIn) ->
     state, seat, book = await _bey(svc, claim)
     _member_or_404(state, seat, channel_id)
     up_to = min(data.read_to, book.version)
+    await svc.seasons.refuse_audit_copy(claim.season_id)  # a write beside the copy (ADR-126)
     try:
         read_to = await svc.seasons.store.chat.mark(claim.season_id, seat, channel_id, up_to)
     except StoreBusyError:
