@@ -3,7 +3,9 @@
 A ticketed stream carries, besides the season's messages, a `chat_message` notice for each new
 message in a channel the bey is a member of: its channel and its id, never its text (the client
 fetches the page, `GET …/channels/{channel_id}/messages`, which applies every read rule). A
-muted bey's messages are not announced to its muter (R-15.2); the public stream carries no chat.
+muted bey's messages are not announced to its muter (R-15.2), nor after an unmute those sent
+while it was muted (they come back in pages and unread counts at once; the stream announces
+only what is new: ADR-126); the public stream carries no chat.
 
 Chat lives in the command side's PostgreSQL stream (`chat_events`, ADR-91), not in the
 projection: the stream reads it past the last chat version it sent, through this process's
@@ -86,14 +88,19 @@ class ChatFeed:
 
     def _new(self, b: Book) -> list[tuple[int, str]]:
         """The messages of the bey's channels past `sent` (and past `checked`), oldest
-        first, muted senders left out."""
+        first, left out those of a sender the bey mutes now or muted when it was sent (an
+        unmute announces nothing of the muted time: ADR-126)."""
         muted = b.mutes.get(self.seat, set())
         new = []
         for version in reversed(b.messages):
             if version <= self.sent or version <= self.checked:
                 break
             m = b.messages[version]
-            if m.seat not in muted and _member(self.seat, m.channel):
+            if (
+                m.seat not in muted
+                and self.seat not in m.muted_by
+                and _member(self.seat, m.channel)
+            ):
                 new.append((version, m.channel))
         new.reverse()
         return new

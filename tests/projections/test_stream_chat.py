@@ -303,6 +303,35 @@ async def test_a_wake_up_scans_the_fold_once_and_encodes_each_notice_once(
     assert await feeds[3].pending(3) == []  # nothing twice
 
 
+async def test_an_unmute_announces_nothing_sent_while_muted() -> None:
+    """ADR-126 (R-15.2): a message sent while its sender was muted by the bey is never
+    announced to it, whether or not its stream looked meanwhile; after the unmute the next
+    messages are, and the page and unread count show the muted time's at once."""
+    log = InMemoryChatLog(clock=api_clock())
+    books = ChatBooks()
+
+    async def book(at_least: int | None) -> Any:
+        return await books.book("s3", log.read, at_least=at_least)
+
+    def muted(on: bool) -> ChatNew:
+        event = ce.BeyMuted(
+            at=datetime(2026, 12, 1, tzinfo=UTC).isoformat(), seat=2, muted=1, on=on
+        )
+        return ChatNew(
+            event_id=uuid.uuid4(), type=ce.tag_of(event), data=ce.encode_chat(event), seat=2
+        )
+
+    feed = stream_chat.ChatFeed(2, 0, book, "c", lambda: books.peek("s3"))
+    books.added("s3", await log.append("s3", [muted(True)]))
+    books.added("s3", await log.append("s3", [_sent("while-muted", chat.PUBLIC, 1)]))
+    books.added("s3", await log.append("s3", [muted(False)]))  # no look at the stream meanwhile
+    books.added("s3", await log.append("s3", [_sent("after", chat.PUBLIC, 1)]))
+    assert [v for v, _ in await feed.pending(4)] == [4]
+    b = await book(4)
+    assert [m.id for m in b.visible_to(2, chat.PUBLIC)] == [2, 4]
+    assert b.unread(2, chat.PUBLIC, 0) == 2
+
+
 def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
     """ADR-126: a chat notice's frame writes its bytes directly, exactly as
     `ServerSentEventMessage.encode` writes the same id, event and data."""
