@@ -290,14 +290,29 @@ class _Notice(ServerSentEventMessage):
     `ServerSentEventMessage.encode` would write them, without its buffer and expressions."""
 
     def encode(self) -> bytes:
-        return f"id: {self.id}\r\nevent: chat_message\r\ndata: {self.data}\r\n\r\n".encode()
+        data = cast("str", self.data)  # a notice's JSON (stream_chat.notice)
+        return f"id: {self.id}\r\nevent: chat_message\r\ndata: {data}\r\n\r\n".encode()
+
+
+class _Notices(ServerSentEventMessage):
+    """Several chat notices found by one look, written in one chunk (one ASGI send, one
+    socket write): the same bytes as their frames one after the other (ADR-126)."""
+
+    def __init__(self, frames: list[_Notice]) -> None:
+        super().__init__(data=None, event="chat_message", id=frames[-1].id)
+        self.frames = frames
+
+    def encode(self) -> bytes:
+        return b"".join(f.encode() for f in self.frames)
 
 
 def _chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
     """Chat notices as frames: each id the season position sent and its chat version (the
-    notice's JSON is encoded once for every member: stream_chat.notice)."""
+    notice's JSON is encoded once for every member: stream_chat.notice); several at once (a
+    stream behind a flood) go as one chunk."""
     at = season_text(sent)
-    return [_Notice(data=data, event="chat_message", id=with_chat(at, v)) for v, data in said]
+    frames = [_Notice(data=data, event="chat_message", id=with_chat(at, v)) for v, data in said]
+    return [_Notices(frames)] if len(frames) > 1 else list(frames)
 
 
 async def _replayed(

@@ -25,8 +25,8 @@ import redis.asyncio as aioredis
 
 from services.projections import stream_chat
 from services.projections.projector import Projector
-from shared.app.answers.chat_book import Book, ChatBooks, within_limit
-from shared.app.messaging.chat_wakeup import wake_payload
+from shared.app.answers.chat_book import Book, ChatBooks, ChatDelivered, within_limit
+from shared.app.messaging.chat_wakeup import publisher, wake_payload
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
@@ -318,7 +318,10 @@ async def test_an_unmute_announces_nothing_sent_while_muted() -> None:
             at=datetime(2026, 12, 1, tzinfo=UTC).isoformat(), seat=2, muted=1, on=on
         )
         return ChatNew(
-            event_id=uuid.uuid4(), type=ce.tag_of(event), data=ce.encode_chat(event), seat=2
+            event_id=uuid.uuid5(uuid.NAMESPACE_URL, f"mute-{on}"),
+            type=ce.tag_of(event),
+            data=ce.encode_chat(event),
+            seat=2,
         )
 
     feed = stream_chat.ChatFeed(2, 0, book, "c", lambda: books.peek("s3"))
@@ -330,6 +333,31 @@ async def test_an_unmute_announces_nothing_sent_while_muted() -> None:
     b = await book(4)
     assert [m.id for m in b.visible_to(2, chat.PUBLIC)] == [2, 4]
     assert b.unread(2, chat.PUBLIC, 0) == 2
+
+
+async def test_wake_ups_in_flight_together_are_one_publish_of_the_newest() -> None:
+    """ADR-126: at most one wake-up PUBLISH in flight a season: the messages that come while
+    one is in flight leave their versions for it, and one publish of the newest follows;
+    unhurried, each message is published by its own send, before it answers."""
+    published: list[tuple[str, bytes]] = []
+    gate = asyncio.Event()
+
+    class Slow:
+        async def publish(self, channel: str, payload: bytes) -> None:
+            published.append((channel, payload))
+            await gate.wait()
+
+    wake = publisher(Slow(), "p")
+    first = asyncio.create_task(wake(ChatDelivered("s", 1, chat.PUBLIC, 1, ())))
+    await asyncio.sleep(0)
+    for v in (2, 3, 4):
+        await wake(ChatDelivered("s", v, chat.PUBLIC, 1, ()))  # returns: one is in flight
+    assert published == [("p:chat:s", wake_payload(1))]
+    gate.set()
+    await first
+    assert published == [("p:chat:s", wake_payload(1)), ("p:chat:s", wake_payload(4))]
+    await wake(ChatDelivered("s", 5, chat.PUBLIC, 1, ()))  # nothing in flight: its own
+    assert published[-1] == ("p:chat:s", wake_payload(5)) and len(published) == 3
 
 
 def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
@@ -344,6 +372,10 @@ def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
     plain = ServerSentEventMessage(data=data, event="chat_message", id="7-2.c12")
     assert frame.encode() == plain.encode()
     assert (frame.id, frame.event, frame.data) == (plain.id, plain.event, plain.data)
+    said = [(12, data), (13, stream_chat.notice(13, "all"))]
+    (chunk,) = _chat_frames(said, 7 * stream_chat.STEP + 2)  # one look, one write
+    plain_13 = ServerSentEventMessage(data=said[1][1], event="chat_message", id="7-2.c13")
+    assert chunk.encode() == plain.encode() + plain_13.encode()
 
 
 def test_the_per_minute_limit_reads_the_seats_newest_instants_only() -> None:
