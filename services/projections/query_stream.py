@@ -27,7 +27,7 @@ from services.projections.read_route import read
 from services.projections.responses import (
     TicketOut,
 )
-from services.projections.stream_chat import ChatFeed, season_text, with_chat
+from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
@@ -284,37 +284,6 @@ def _ready(channels: int, since: str) -> ServerSentEventMessage:
     )
 
 
-class _Notice(ServerSentEventMessage):
-    """A chat notice's frame, its bytes written directly: its id (no line break: `V-k.cN`),
-    its event and its one line of JSON (no line break either: msgspec escapes them), as
-    `ServerSentEventMessage.encode` would write them, without its buffer and expressions."""
-
-    def encode(self) -> bytes:
-        data = cast("str", self.data)  # a notice's JSON (stream_chat.notice)
-        return f"id: {self.id}\r\nevent: chat_message\r\ndata: {data}\r\n\r\n".encode()
-
-
-class _Notices(ServerSentEventMessage):
-    """Several chat notices found by one look, written in one chunk (one ASGI send, one
-    socket write): the same bytes as their frames one after the other (ADR-126)."""
-
-    def __init__(self, frames: list[_Notice]) -> None:
-        super().__init__(data=None, event="chat_message", id=frames[-1].id)
-        self.frames = frames
-
-    def encode(self) -> bytes:
-        return b"".join(f.encode() for f in self.frames)
-
-
-def _chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
-    """Chat notices as frames: each id the season position sent and its chat version (the
-    notice's JSON is encoded once for every member: stream_chat.notice); several at once (a
-    stream behind a flood) go as one chunk."""
-    at = season_text(sent)
-    frames = [_Notice(data=data, event="chat_message", id=with_chat(at, v)) for v, data in said]
-    return [_Notices(frames)] if len(frames) > 1 else list(frames)
-
-
 async def _replayed(
     ready: ServerSentEventMessage,
     point: tuple[int, int],
@@ -325,7 +294,7 @@ async def _replayed(
     its position (`point`: the season score and the chat version), the end."""
     after, chat_sent = point
     yield ready
-    for frame in _chat_frames(said, after):
+    for frame in chat_frames(said, after):
         yield frame
     for _score, message_id, data in backlog:
         yield _frame(with_chat(message_id, chat_sent), data)
@@ -365,7 +334,7 @@ async def _stream(
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
             if feed is not None and look:
-                for frame in _chat_frames(await feed.pending(woken), sent):
+                for frame in chat_frames(await feed.pending(woken), sent):
                     yield quiet.sent(frame)
                 chat_sent = feed.sent
             for score, message_id, data in pending:

@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import cast
+
+from litestar.response import ServerSentEventMessage
 
 from services.projections.context import QueryContext
 from services.projections.query_answers import _enc
@@ -172,3 +175,34 @@ def wake_ups(batch: list[bytes]) -> tuple[int | None, list[bytes]]:
         else:
             newest = max(version, newest or 0)
     return newest, rest
+
+
+class Notice(ServerSentEventMessage):
+    """A chat notice's frame, its bytes written directly: its id (no line break: `V-k.cN`),
+    its event and its one line of JSON (no line break either: msgspec escapes them), as
+    `ServerSentEventMessage.encode` would write them, without its buffer and expressions."""
+
+    def encode(self) -> bytes:
+        data = cast("str", self.data)  # a notice's JSON (stream_chat.notice)
+        return f"id: {self.id}\r\nevent: chat_message\r\ndata: {data}\r\n\r\n".encode()
+
+
+class Notices(ServerSentEventMessage):
+    """Several chat notices found by one look, written in one chunk (one ASGI send, one
+    socket write): the same bytes as their frames one after the other (ADR-126)."""
+
+    def __init__(self, frames: list[Notice]) -> None:
+        super().__init__(data=None, event="chat_message", id=frames[-1].id)
+        self.frames = frames
+
+    def encode(self) -> bytes:
+        return b"".join(f.encode() for f in self.frames)
+
+
+def chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
+    """Chat notices as frames: each id the season position sent and its chat version (the
+    notice's JSON is encoded once for every member: stream_chat.notice); several at once (a
+    stream behind a flood) go as one chunk."""
+    at = season_text(sent)
+    frames = [Notice(data=data, event="chat_message", id=with_chat(at, v)) for v, data in said]
+    return [Notices(frames)] if len(frames) > 1 else list(frames)

@@ -30,7 +30,8 @@ from shared.app.messaging.chat_wakeup import publisher, wake_payload
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
-from shared.eventstore.chat_log import ChatNew, ChatRecord, InMemoryChatLog
+from shared.eventstore.chat_log import ChatNew, ChatRecord
+from shared.eventstore.chat_memory import InMemoryChatLog
 from tests.http.support import Api, Bey, api_clock
 from tests.http.test_live_seasons import create_live, joined
 from tests.projections.sse import Frame, Stream, served
@@ -365,15 +366,13 @@ def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
     `ServerSentEventMessage.encode` writes the same id, event and data."""
     from litestar.response import ServerSentEventMessage
 
-    from services.projections.query_stream import _chat_frames
-
     data = stream_chat.notice(12, "group-1-4-9")
-    (frame,) = _chat_frames([(12, data)], 7 * stream_chat.STEP + 2)
+    (frame,) = stream_chat.chat_frames([(12, data)], 7 * stream_chat.STEP + 2)
     plain = ServerSentEventMessage(data=data, event="chat_message", id="7-2.c12")
     assert frame.encode() == plain.encode()
     assert (frame.id, frame.event, frame.data) == (plain.id, plain.event, plain.data)
     said = [(12, data), (13, stream_chat.notice(13, "all"))]
-    (chunk,) = _chat_frames(said, 7 * stream_chat.STEP + 2)  # one look, one write
+    (chunk,) = stream_chat.chat_frames(said, 7 * stream_chat.STEP + 2)  # one look, one write
     plain_13 = ServerSentEventMessage(data=said[1][1], event="chat_message", id="7-2.c13")
     assert chunk.encode() == plain.encode() + plain_13.encode()
 
