@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python -m bench.chat_flood [--seconds 6] [--pairs 3] [--rate 19] [--divans 2]
      [--concurrency 8] [--streams 19] [--dsn postgresql://postgres@127.0.0.1:5432/postgres]
+     [--profile FILE (the API process under cProfile: its stats, for `python -m pstats`)]
 
 The app runs as in production, in processes of its own: `seksenbir up` (resolver, projections,
 scheduler, notifications; its API idles) on a scratch database of --dsn's server and a
@@ -63,20 +64,42 @@ def p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100)[98] if len(samples) >= 2 else max(samples or [0])
 
 
-def serve(port: int) -> None:
-    """The bench's API process: `seksenbir serve`, the chat's per-minute limit lifted."""
+def serve(port: int, profile: str | None = None) -> None:
+    """The bench's API process: `seksenbir serve`, the chat's per-minute limit lifted; with
+    `profile`, run under cProfile and its stats written to that file when it stops."""
     from entrypoints import cli
     from shared.domain import chat
 
     chat.PER_MINUTE = 10**9  # type: ignore[misc]  # a flood, on purpose
-    raise SystemExit(cli.main(["serve", "--host", "127.0.0.1", "--port", str(port)]))
+    argv = ["serve", "--host", "127.0.0.1", "--port", str(port)]
+    if profile is None:
+        raise SystemExit(cli.main(argv))
+    import cProfile
+    import signal
+
+    # uvicorn raises the SIGTERM it stopped on again once stopped: exit then, stats written
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        cli.main(argv)
+    finally:
+        prof.disable()
+        prof.dump_stats(profile)
 
 
 @contextlib.contextmanager
-def api(port: int, env: dict[str, str], log: Path) -> Iterator[int]:
+def api(port: int, env: dict[str, str], log: Path, profile: str | None) -> Iterator[int]:
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.chat_flood", "--serve", str(port)],
+            [
+                sys.executable,
+                "-m",
+                "bench.chat_flood",
+                "--serve",
+                str(port),
+                *(["--profile", profile] if profile else []),
+            ],
             cwd=REPO,
             env=env,
             stdout=out,
@@ -355,7 +378,7 @@ def main(args: argparse.Namespace) -> None:
                 "SEKSENBIR_REDIS_URL": redis_url,
             }
             api_env["PYTHONPATH"] = str(REPO)
-            with api(port, api_env, folder / "api.log") as pid:
+            with api(port, api_env, folder / "api.log", args.profile) as pid:
                 runs = asyncio.run(drive(f"http://127.0.0.1:{port}", dsn, pid, args))
         report(runs, args)
 
@@ -374,6 +397,9 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=0, help="the bench API's port (0: a free one)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the API process's own
     parser.add_argument(
+        "--profile", help="the API process under cProfile, its stats written to this file"
+    )
+    parser.add_argument(
         "--dsn",
         default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"),
     )
@@ -381,5 +407,5 @@ if __name__ == "__main__":
     if not 1 <= 2 * parsed.pairs * parsed.divans < 16:  # a season has 16 Divans (R-1.1)
         parser.error("2 x --pairs x --divans must stay under a season's 16 Divans")
     if parsed.serve is not None:
-        serve(parsed.serve)
+        serve(parsed.serve, parsed.profile)
     main(parsed)

@@ -43,7 +43,7 @@ from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.domain.state import SeasonState
 from shared.eventstore import StoreBusyError
-from shared.eventstore.chat_log import ChatNew
+from shared.eventstore.chat_log import ChatMoved, ChatNew, Seen
 
 log = structlog.get_logger(__name__)
 
@@ -55,6 +55,17 @@ async def _book(svc: Services, season_id: str) -> Book:
         raise store_busy() from None
 
 
+async def _current_book(svc: Services, season_id: str) -> tuple[Book, Seen | None]:
+    """The season's fold for a send (ADR-126): as it is, no read, when it is at the end this
+    process's last append left, with that end (`Seen`) for a strict append, which is refused
+    (ChatMoved) if another process appended since; otherwise caught up with one read."""
+    seen = svc.seasons.store.chat.head_seen(season_id)
+    book = svc.chats.peek(season_id)
+    if seen is not None and book is not None and book.version == seen.version:
+        return book, seen
+    return await _book(svc, season_id), None
+
+
 async def _append(
     svc: Services,
     season_id: str,
@@ -63,6 +74,7 @@ async def _append(
     seat: int | None = None,
     text: str | None = None,
     erases: tuple[int, ...] = (),
+    seen: Seen | None = None,
 ) -> int:
     await svc.seasons.refuse_audit_copy(season_id)  # read-only as its own stream (ADR-58)
     new = ChatNew(
@@ -74,7 +86,7 @@ async def _append(
         erases=erases,
     )
     try:
-        (done,) = await svc.seasons.store.chat.append(season_id, [new])
+        (done,) = await svc.seasons.store.chat.append(season_id, [new], seen=seen)
     except StoreBusyError:
         raise store_busy() from None
     svc.chats.added(season_id, [done])
@@ -108,8 +120,22 @@ def _text_refused(variant: str, details: dict[str, Any]) -> Problem:
 
 async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
     """R-15.1 … R-15.3: a message to the public channel or to chosen beys (a private channel
-    of two, a group of 3 … 19); refused with a clear code, nothing appended."""
-    state, seat, book = await _bey(svc, claim)
+    of two, a group of 3 … 19); refused with a clear code, nothing appended. Decided on this
+    process's fold without a read when no other process can have appended since its last
+    append (ADR-126): if one did, nothing is appended and it is decided again after a read."""
+    try:
+        return await _send(svc, claim, data, fresh=False)
+    except ChatMoved:
+        return await _send(svc, claim, data, fresh=True)
+
+
+async def _send(svc: Services, claim: BeyClaim, data: MessageIn, *, fresh: bool) -> MessageOut:
+    state = (await load(svc, claim.season_id)).state
+    seat = seat_of(claim, state)
+    if fresh:
+        book, seen = await _book(svc, claim.season_id), None
+    else:
+        book, seen = await _current_book(svc, claim.season_id)
     now = svc.clock()
     to: str | list[int] = data.to if isinstance(data.to, str) else list(data.to)
     refusal = chat.recipients_refusal(state, seat, to)
@@ -127,11 +153,10 @@ async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
     event = ce.MessageSent(
         at=stamp(now), channel=channel, seat=seat, digest=chat.text_digest(data.text)
     )
-    version = await _append(svc, claim.season_id, event, seat=seat, text=data.text)
+    version = await _append(svc, claim.season_id, event, seat=seat, text=data.text, seen=seen)
     log.info("chat.sent", season=claim.season_id, kind=chat.kind_of(channel), id=version)
-    others = tuple(
-        s for s in _members(state, channel) if s != seat and s in chat.human_seats(state)
-    )
+    humans = chat.human_seats(state)
+    others = tuple(s for s in _members(state, channel) if s != seat and s in humans)
     await _tell(svc, ChatDelivered(claim.season_id, version, channel, seat, others))
     return MessageOut(message_id=version, channel_id=channel, at=event.at)
 
@@ -247,6 +272,7 @@ async def read(svc: Services, claim: BeyClaim, channel_id: str, data: ReadIn) ->
     state, seat, book = await _bey(svc, claim)
     _member_or_404(state, seat, channel_id)
     up_to = min(data.read_to, book.version)
+    await svc.seasons.refuse_audit_copy(claim.season_id)  # a write beside the copy (ADR-126)
     try:
         read_to = await svc.seasons.store.chat.mark(claim.season_id, seat, channel_id, up_to)
     except StoreBusyError:

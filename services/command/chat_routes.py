@@ -108,7 +108,9 @@ async def channel_messages(
     "/seasons/{season_id:str}/channels/{channel_id:str}/read",
     status_code=200,
     summary="Move one's last-read marker of a channel",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, "channel_not_found", "not_found"),
+    responses=answers(
+        EVERY, RATE, BEY_AUTH, STORE, BODY, "channel_not_found", "not_found", AUDIT_COPY
+    ),
     security=BEARER,
 )
 async def mark_read(

@@ -27,7 +27,7 @@ from services.projections.read_route import read
 from services.projections.responses import (
     TicketOut,
 )
-from services.projections.stream_chat import ChatFeed, season_text, with_chat
+from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
@@ -284,11 +284,6 @@ def _ready(channels: int, since: str) -> ServerSentEventMessage:
     )
 
 
-def _chat_frames(said: list[tuple[int, str]], sent: int) -> list[ServerSentEventMessage]:
-    """Chat notices as frames: each id the season position sent and its chat version."""
-    return [_frame(with_chat(season_text(sent), v), data) for v, data in said]
-
-
 async def _replayed(
     ready: ServerSentEventMessage,
     point: tuple[int, int],
@@ -299,7 +294,7 @@ async def _replayed(
     its position (`point`: the season score and the chat version), the end."""
     after, chat_sent = point
     yield ready
-    for frame in _chat_frames(said, after):
+    for frame in chat_frames(said, after):
         yield frame
     for _score, message_id, data in backlog:
         yield _frame(with_chat(message_id, chat_sent), data)
@@ -339,7 +334,7 @@ async def _stream(
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
             if feed is not None and look:
-                for frame in _chat_frames(await feed.pending(woken), sent):
+                for frame in chat_frames(await feed.pending(woken), sent):
                     yield quiet.sent(frame)
                 chat_sent = feed.sent
             for score, message_id, data in pending:

@@ -21,7 +21,7 @@ import contextlib
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 from uuid import UUID
 
 import asyncpg
@@ -105,8 +105,26 @@ def verify_chat(records: Sequence[ChatRecord]) -> bytes:
     return prev
 
 
+class ChatMoved(Exception):
+    """A strict append (`ChatLog.append(seen=…)`) found that another process may have appended
+    to the season's chat since its caller decided: nothing of it was written, and its caller
+    decides again on a fresh read (ADR-126)."""
+
+
+class Seen(NamedTuple):
+    """The end of a season's chat as this process's last append left it (`version`), and the
+    count of this process's appends overtaken by another's before it (`epoch`): while the
+    epoch stays, no other process appended past this end (ADR-126)."""
+
+    version: int
+    epoch: int
+
+
 class ChatLog(Protocol):
-    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]: ...
+    async def append(
+        self, season_id: str, events: Sequence[ChatNew], *, seen: Seen | None = None
+    ) -> list[ChatRecord]: ...
+    def head_seen(self, season_id: str) -> Seen | None: ...
     async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]: ...
     async def marks(self, season_id: str, seat: int) -> dict[str, int]: ...
     async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int: ...
@@ -134,41 +152,6 @@ def _chained(
         )
         prev = h
     return out
-
-
-class InMemoryChatLog:
-    """The chat log in lists, for the in-memory store; each call runs without an await."""
-
-    def __init__(self, *, clock: Clock) -> None:
-        self._clock = clock
-        self._streams: dict[str, list[ChatRecord]] = {}
-        self._marks: dict[tuple[str, int, str], int] = {}
-
-    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
-        stream = self._streams.setdefault(season_id, [])
-        prev = stream[-1].hash if stream else GENESIS
-        new = _chained(season_id, len(stream), prev, events, utc(self._clock()))
-        stream.extend(new)
-        for e in events:
-            for v in e.erases:
-                stream[v - 1] = msgspec.structs.replace(stream[v - 1], text=None)
-        return new
-
-    async def read(self, season_id: str, after: int = 0) -> list[ChatRecord]:
-        return list(self._streams.get(season_id, [])[after:])
-
-    async def marks(self, season_id: str, seat: int) -> dict[str, int]:
-        return {c: v for (s, t, c), v in self._marks.items() if s == season_id and t == seat}
-
-    async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
-        key = (season_id, seat, channel)
-        self._marks[key] = max(self._marks.get(key, 0), version)
-        return self._marks[key]
-
-    def tamper(self, season_id: str, version: int, data: bytes) -> None:
-        """Tests only: change a stored event's data (verify must then fail)."""
-        stream = self._streams[season_id]
-        stream[version - 1] = msgspec.structs.replace(stream[version - 1], data=data)
 
 
 _HEAD = "SELECT version, hash FROM chat_events WHERE season_id = $1 ORDER BY version DESC LIMIT 1"
@@ -218,7 +201,9 @@ async def import_chat(
     await conn.execute(_APPEND, season_id, at, *_columns(chained))  # as an append writes them
 
 
-Waiting = list[tuple[Sequence[ChatNew], "asyncio.Future[list[ChatRecord]]"]]
+# an append waiting for its statement: its events, its caller's future, and for a strict one
+# the epoch it was decided in (ADR-126)
+Waiting = list[tuple[Sequence[ChatNew], "asyncio.Future[list[ChatRecord]]", int | None]]
 
 
 class PostgresChatLog:
@@ -229,6 +214,13 @@ class PostgresChatLog:
     together in the next statement (one checkout, one round trip, one commit for all). A
     flood of one season's chat so holds at most one connection of the pool the season's
     commands need, whatever the number of senders.
+
+    A strict append (ADR-126, `seen`) was decided on this process's fold of the chat without a
+    read, the fold being at `head_seen`, the end of this process's last append: it is written
+    only if no append of this process was overtaken by another process's since (the epoch:
+    a statement at the end this process last saw is refused by the primary key when another
+    process wrote there), else it fails with ChatMoved, nothing of it written, and the rest
+    of its statement goes at the new end as before.
     """
 
     def __init__(self, pool: asyncpg.Pool, *, clock: Clock) -> None:
@@ -237,15 +229,21 @@ class PostgresChatLog:
         self._waiting: dict[str, Waiting] = {}
         self._writers: dict[str, asyncio.Task[None]] = {}
         self._heads: dict[str, tuple[int, bytes]] = {}  # each season's last append seen here
+        self._epochs: dict[str, int] = {}  # each season's appends overtaken here (Seen.epoch)
         self.statements = 0  # chat append statements sent (group commit's figure, for tests)
 
-    async def append(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+    async def append(
+        self, season_id: str, events: Sequence[ChatNew], *, seen: Seen | None = None
+    ) -> list[ChatRecord]:
         """The events appended at the end of the season's chat stream, in one statement
         with whatever else this process appends to it meanwhile. A caller cancelled before its
-        events were written has them dropped; after, they stay appended."""
+        events were written has them dropped; after, they stay appended. `seen` (the
+        `head_seen` its caller decided at): only if no other process appended past it since
+        (else ChatMoved, nothing written)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[ChatRecord]] = loop.create_future()
-        self._waiting.setdefault(season_id, []).append((events, future))
+        epoch = seen.epoch if seen is not None else None
+        self._waiting.setdefault(season_id, []).append((events, future, epoch))
         if season_id not in self._writers:
             self._writers[season_id] = loop.create_task(self._drain(season_id))
         return await future
@@ -255,9 +253,9 @@ class PostgresChatLog:
         try:
             while batch := [w for w in self._waiting.pop(season_id, []) if not w[1].done()]:
                 try:
-                    written = await self._write(season_id, [e for es, _ in batch for e in es])
+                    kept, written = await self._write(season_id, batch)
                 except BaseException as exc:
-                    for _events, future in batch:
+                    for _events, future, _epoch in batch:
                         if not future.done():
                             future.set_exception(
                                 as_busy(exc) if is_busy(exc) else _one_for_each(exc)
@@ -265,23 +263,26 @@ class PostgresChatLog:
                     if not isinstance(exc, Exception):
                         raise
                     continue
-                for events, future in batch:
-                    mine, written = written[: len(events)], written[len(events) :]
-                    if not future.done():
-                        future.set_result(mine)
+                _answer(season_id, batch, kept, written)
         finally:
             del self._writers[season_id]
-            for _events, future in self._waiting.pop(season_id, []):  # left by a cancellation
+            for _events, future, _epoch in self._waiting.pop(season_id, []):  # cancelled
                 if not future.done():
                     future.set_exception(_one_for_each(asyncio.CancelledError()))
 
-    async def _write(self, season_id: str, events: Sequence[ChatNew]) -> list[ChatRecord]:
+    async def _write(self, season_id: str, batch: Waiting) -> tuple[Waiting, list[ChatRecord]]:
         """One statement (with an erase: one transaction) at the end of the chat stream as this
         process last saw it; another process's append there first (the primary key refuses
-        the version): the head read again, the chain made again, once more."""
+        the version): the strict appends left out (ChatMoved), the head read again, the
+        chain made again, once more. The appends written and their records, in order."""
         at = utc(self._clock())
-        erased = [(season_id, v, at) for e in events for v in e.erases]
         for _ in range(ATTEMPTS):
+            epoch = self._epochs.get(season_id, 0)  # a strict append decided in another: out
+            batch = [w for w in batch if w[2] is None or w[2] == epoch]
+            events = [e for es, _, _ in batch for e in es]
+            if not events:
+                return batch, []
+            erased = [(season_id, v, at) for e in events for v in e.erases]
             self.statements += 1
             async with Checkout(self._pool) as conn:
                 head = self._heads.get(season_id) or await self._head(conn, season_id)
@@ -292,13 +293,25 @@ class PostgresChatLog:
                         if erased:
                             await conn.executemany(_ERASE, erased)
                 except asyncpg.UniqueViolationError as exc:
-                    self._heads.pop(season_id, None)
+                    self._overtaken(season_id)
                     if exc.constraint_name not in _TAKEN:
                         raise
                     continue
             self._heads[season_id] = (new[-1].version, new[-1].hash)
-            return new
+            return batch, new
         raise StoreBusyError(f"chat {season_id}: {ATTEMPTS} appends overtaken by others")
+
+    def _overtaken(self, season_id: str) -> None:
+        """The end this process saw is not the end: read it again; a new epoch."""
+        self._heads.pop(season_id, None)
+        self._epochs[season_id] = self._epochs.get(season_id, 0) + 1
+
+    def head_seen(self, season_id: str) -> Seen | None:
+        """The end of the season's chat as this process's last append left it, with its epoch
+        (None: not known since an append was overtaken, or yet): a fold at this version may
+        decide a strict append."""
+        head = self._heads.get(season_id)
+        return Seen(head[0], self._epochs.get(season_id, 0)) if head is not None else None
 
     @staticmethod
     async def _head(conn: asyncpg.Connection, season_id: str) -> tuple[int, bytes]:
@@ -332,6 +345,17 @@ class PostgresChatLog:
     async def mark(self, season_id: str, seat: int, channel: str, version: int) -> int:
         async with Checkout(self._pool) as conn:
             return int(await conn.fetchval(_MARK, season_id, seat, channel, version))
+
+
+def _answer(season_id: str, batch: Waiting, kept: Waiting, written: list[ChatRecord]) -> None:
+    """Each append of a statement its records; a strict one left out of it ChatMoved."""
+    for events, future, _epoch in kept:
+        mine, written = written[: len(events)], written[len(events) :]
+        if not future.done():
+            future.set_result(mine)
+    for _events, future, _epoch in batch:
+        if not future.done():  # left out: another process moved the end
+            future.set_exception(ChatMoved(season_id))
 
 
 def _columns(new: Sequence[ChatRecord]) -> tuple[list[Any], ...]:

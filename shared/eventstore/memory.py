@@ -8,7 +8,7 @@ from uuid import UUID
 
 import msgspec
 
-from shared.eventstore.chat_log import InMemoryChatLog
+from shared.eventstore.chat_memory import InMemoryChatLog
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import (
     ChainError,

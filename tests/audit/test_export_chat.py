@@ -26,7 +26,8 @@ from shared.app.ops.export_check import Verdict, check
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
 from shared.eventstore import InMemoryEventStore, RecordedEvent
-from shared.eventstore.chat_log import ChatNew, ChatRecord, InMemoryChatLog
+from shared.eventstore.chat_log import ChatNew, ChatRecord
+from shared.eventstore.chat_memory import InMemoryChatLog
 from tests.audit.support import dump, season_records, store_season
 
 CANARY = {

@@ -320,3 +320,25 @@ async def test_an_audit_copy_takes_no_chat(memory_api: Api) -> None:
         assert len(await copy.store.chat.read(a.season_id)) == 1
         lines = (await page(copy, b, sent["channel_id"])).json()["messages"]
         assert [m["text"] for m in lines] == ["before the import"]
+
+
+async def test_an_audit_copy_moves_no_read_marker(memory_api: Api) -> None:
+    """ADR-126: the last-read marker is a write too (a row of chat_marks beside the copy's
+    chat): on an audit copy it is 409 `audit_copy`, the marker where it was; the channels
+    are still listed with their unread counts."""
+    a, b, _ = await live_with(memory_api)
+    sent = (await say(memory_api, a, [b.seat], "before the import")).json()
+    channel = sent["channel_id"]
+    await memory_api.store.mark_audit_copy(a.season_id, bytes(32))
+    async with open_litestar_client(memory_api.store, clock=memory_api.clock) as copy:
+        r = await copy.client.post(
+            b.url(f"/channels/{channel}/read"),
+            json={"read_to": sent["message_id"]},
+            headers=b.auth(),
+        )
+        assert_problem(r, 409, "audit_copy")
+        assert await copy.store.chat.marks(a.season_id, b.seat) == {}
+        listed = await copy.client.get(b.url("/channels"), headers=b.auth())
+        assert listed.status_code == 200, listed.text
+        (mine,) = [c for c in listed.json()["channels"] if c["channel_id"] == channel]
+        assert (mine["unread"], mine["read_to"]) == (1, 0)

@@ -13,7 +13,7 @@ import pytest
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
-from shared.eventstore.chat_log import ChatNew, PostgresChatLog, verify_chat
+from shared.eventstore.chat_log import ChatMoved, ChatNew, PostgresChatLog, verify_chat
 from shared.eventstore.errors import ChainError
 from tests.clock import StepClock
 from tests.integration.support import wait_until
@@ -155,6 +155,38 @@ async def test_an_append_overtaken_by_another_process_goes_after_it(
     stored = await one.read("s1")
     assert [(r.version, r.text) for r in stored] == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
     verify_chat(stored)
+
+
+async def test_a_strict_append_is_refused_when_another_process_appended_since(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """ADR-126: an append decided on this process's fold without a read (`seen`: the end its
+    last append left) is written while no other process appended past that end; once one
+    did, it is refused (ChatMoved), nothing of it written, and an ordinary append beside it
+    in the same statement still goes after the other process's; then the end is read again."""
+    one, two = event_store.chat, PostgresChatLog(pg_pool, clock=clock)
+    assert one.head_seen("s1") is None  # nothing appended here yet: its callers read
+    await one.append("s1", [sent("a")])
+    seen = one.head_seen("s1")
+    assert seen is not None and seen.version == 1
+    (b,) = await one.append("s1", [sent("b")], seen=seen)  # nobody else: written
+    assert b.version == 2
+    seen = one.head_seen("s1")
+    assert seen is not None and seen.version == 2
+    await two.append("s1", [sent("c")])  # another process: version 3
+    strict = asyncio.create_task(one.append("s1", [sent("x")], seen=seen))
+    plain = asyncio.create_task(one.append("s1", [sent("d")]))
+    with pytest.raises(ChatMoved):
+        await strict
+    assert [r.version for r in await plain] == [4]
+    stored = await one.read("s1")
+    assert [(r.version, r.text) for r in stored] == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    verify_chat(stored)
+    again = one.head_seen("s1")
+    assert again is not None and again.version == 4 and again.epoch == seen.epoch + 1
+    with pytest.raises(ChatMoved):  # decided before the overtaking: refused however late
+        await one.append("s1", [sent("y")], seen=seen)
+    assert [r.version for r in await one.append("s1", [sent("e")], seen=again)] == [5]
 
 
 _HOLD = """

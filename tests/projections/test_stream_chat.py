@@ -25,12 +25,13 @@ import redis.asyncio as aioredis
 
 from services.projections import stream_chat
 from services.projections.projector import Projector
-from shared.app.answers.chat_book import Book, ChatBooks, within_limit
-from shared.app.messaging.chat_wakeup import wake_payload
+from shared.app.answers.chat_book import Book, ChatBooks, ChatDelivered, within_limit
+from shared.app.messaging.chat_wakeup import publisher, wake_payload
 from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.eventstore import InMemoryEventStore
-from shared.eventstore.chat_log import ChatNew, ChatRecord, InMemoryChatLog
+from shared.eventstore.chat_log import ChatNew, ChatRecord
+from shared.eventstore.chat_memory import InMemoryChatLog
 from tests.http.support import Api, Bey, api_clock
 from tests.http.test_live_seasons import create_live, joined
 from tests.projections.sse import Frame, Stream, served
@@ -256,6 +257,124 @@ async def test_a_wake_up_wakes_the_streams_of_its_members_only() -> None:
     assert feeds[3].wants(wake_payload(2))
     assert [v for v, _ in await feeds[3].pending(2)] == [2]  # the private one never
     assert [v for v, _ in await feeds[1].pending(2)] == [1, 2]
+
+
+async def test_a_wake_up_scans_the_fold_once_and_encodes_each_notice_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADR-126: the scan `wants` made for a wake-up it let through serves the `pending` that
+    wake-up causes (one scan, not two), and a message's notice is encoded once for all the
+    members told of it; what each bey is told is unchanged."""
+    log = InMemoryChatLog(clock=api_clock())
+    books = ChatBooks()
+
+    async def book(at_least: int | None) -> Any:
+        return await books.book("s2", log.read, at_least=at_least)
+
+    feeds = {
+        seat: stream_chat.ChatFeed(seat, 0, book, "c", lambda: books.peek("s2"))
+        for seat in (1, 2, 3)
+    }
+    books.added("s2", await log.append("s2", [_sent("pub-1", chat.PUBLIC, 1)]))
+    scans = 0
+    scan = stream_chat.ChatFeed._new
+
+    def counted(self: stream_chat.ChatFeed, b: Book) -> list[tuple[int, str]]:
+        nonlocal scans
+        scans += 1
+        return scan(self, b)
+
+    monkeypatch.setattr(stream_chat.ChatFeed, "_new", counted)
+    assert all(f.wants(wake_payload(1)) for f in feeds.values())
+    said = {seat: await f.pending(1) for seat, f in feeds.items()}
+    assert scans == 3  # one a stream: `pending` used what `wants` found
+    expected = json.dumps(
+        {"type": "chat_message", "channel_id": chat.PUBLIC, "message_id": 1},
+        separators=(",", ":"),
+    )
+    assert all(s == [(1, expected)] for s in said.values())
+    assert said[1][0][1] is said[2][0][1] is said[3][0][1]  # one encoding for all
+    # the fold moved on between the wake-up and the read: the read scans again
+    private = chat.channel_of(frozenset({1, 2}))
+    books.added("s2", await log.append("s2", [_sent("pub-2", chat.PUBLIC, 3)]))
+    assert feeds[3].wants(wake_payload(2))
+    books.added("s2", await log.append("s2", [_sent("p-3", private, 1)]))
+    assert [v for v, _ in await feeds[3].pending(3)] == [2]
+    assert [v for v, _ in await feeds[1].pending(3)] == [2, 3]
+    assert await feeds[3].pending(3) == []  # nothing twice
+
+
+async def test_an_unmute_announces_nothing_sent_while_muted() -> None:
+    """ADR-126 (R-15.2): a message sent while its sender was muted by the bey is never
+    announced to it, whether or not its stream looked meanwhile; after the unmute the next
+    messages are, and the page and unread count show the muted time's at once."""
+    log = InMemoryChatLog(clock=api_clock())
+    books = ChatBooks()
+
+    async def book(at_least: int | None) -> Any:
+        return await books.book("s3", log.read, at_least=at_least)
+
+    def muted(on: bool) -> ChatNew:
+        event = ce.BeyMuted(
+            at=datetime(2026, 12, 1, tzinfo=UTC).isoformat(), seat=2, muted=1, on=on
+        )
+        return ChatNew(
+            event_id=uuid.uuid5(uuid.NAMESPACE_URL, f"mute-{on}"),
+            type=ce.tag_of(event),
+            data=ce.encode_chat(event),
+            seat=2,
+        )
+
+    feed = stream_chat.ChatFeed(2, 0, book, "c", lambda: books.peek("s3"))
+    books.added("s3", await log.append("s3", [muted(True)]))
+    books.added("s3", await log.append("s3", [_sent("while-muted", chat.PUBLIC, 1)]))
+    books.added("s3", await log.append("s3", [muted(False)]))  # no look at the stream meanwhile
+    books.added("s3", await log.append("s3", [_sent("after", chat.PUBLIC, 1)]))
+    assert [v for v, _ in await feed.pending(4)] == [4]
+    b = await book(4)
+    assert [m.id for m in b.visible_to(2, chat.PUBLIC)] == [2, 4]
+    assert b.unread(2, chat.PUBLIC, 0) == 2
+
+
+async def test_wake_ups_in_flight_together_are_one_publish_of_the_newest() -> None:
+    """ADR-126: at most one wake-up PUBLISH in flight a season: the messages that come while
+    one is in flight leave their versions for it, and one publish of the newest follows;
+    unhurried, each message is published by its own send, before it answers."""
+    published: list[tuple[str, bytes]] = []
+    gate = asyncio.Event()
+
+    class Slow:
+        async def publish(self, channel: str, payload: bytes) -> None:
+            published.append((channel, payload))
+            await gate.wait()
+
+    wake = publisher(Slow(), "p")
+    first = asyncio.create_task(wake(ChatDelivered("s", 1, chat.PUBLIC, 1, ())))
+    await asyncio.sleep(0)
+    for v in (2, 3, 4):
+        await wake(ChatDelivered("s", v, chat.PUBLIC, 1, ()))  # returns: one is in flight
+    assert published == [("p:chat:s", wake_payload(1))]
+    gate.set()
+    await first
+    assert published == [("p:chat:s", wake_payload(1)), ("p:chat:s", wake_payload(4))]
+    await wake(ChatDelivered("s", 5, chat.PUBLIC, 1, ()))  # nothing in flight: its own
+    assert published[-1] == ("p:chat:s", wake_payload(5)) and len(published) == 3
+
+
+def test_a_notice_frame_is_the_bytes_litestar_would_write() -> None:
+    """ADR-126: a chat notice's frame writes its bytes directly, exactly as
+    `ServerSentEventMessage.encode` writes the same id, event and data."""
+    from litestar.response import ServerSentEventMessage
+
+    data = stream_chat.notice(12, "group-1-4-9")
+    (frame,) = stream_chat.chat_frames([(12, data)], 7 * stream_chat.STEP + 2)
+    plain = ServerSentEventMessage(data=data, event="chat_message", id="7-2.c12")
+    assert frame.encode() == plain.encode()
+    assert (frame.id, frame.event, frame.data) == (plain.id, plain.event, plain.data)
+    said = [(12, data), (13, stream_chat.notice(13, "all"))]
+    (chunk,) = stream_chat.chat_frames(said, 7 * stream_chat.STEP + 2)  # one look, one write
+    plain_13 = ServerSentEventMessage(data=said[1][1], event="chat_message", id="7-2.c13")
+    assert chunk.encode() == plain.encode() + plain_13.encode()
 
 
 def test_the_per_minute_limit_reads_the_seats_newest_instants_only() -> None:

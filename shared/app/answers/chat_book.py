@@ -52,6 +52,9 @@ class Message:
     text: str | None
     hidden: str | None = None  # the moderation reason (ops only)
     erased: bool = False
+    # the seats that had muted the sender when it was sent: never announced to them, even
+    # after an unmute (ADR-126; the pages and unread counts follow the mutes as they are)
+    muted_by: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -92,6 +95,7 @@ class Book:
         match event:
             case MessageSent():
                 m = Message(r.version, event.channel, event.seat, at, event.digest, r.text)
+                m.muted_by = frozenset(s for s, ms in self.mutes.items() if event.seat in ms)
                 self.messages[r.version] = m
                 self.channels.setdefault(event.channel, []).append(r.version)
                 self._sent(event.seat, at)

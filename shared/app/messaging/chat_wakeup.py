@@ -39,11 +39,28 @@ def woken(payload: bytes) -> int | None:
 
 
 def publisher(redis: Any, prefix: str) -> Callable[[ChatDelivered], Awaitable[None]]:
-    """The command side's listener (Services.chat_listeners) that wakes the season's streams."""
+    """The command side's listener (Services.chat_listeners) that wakes the season's streams.
+
+    At most one PUBLISH in flight a season (ADR-126): a message whose season has one in flight
+    leaves its version for it and returns; when it is done, the newest version left is
+    published, one wake-up for all of them (a stream reads everything past what it sent, so
+    the newest is enough). Unhurried, each message is published by its own send, before it
+    answers, as before; a flood pays fewer publishes, and each one fewer wakes the members'
+    streams. A publish that fails is the send's (logged by it); a version left for it is
+    published by the season's next message (a wake-up is a hint: the safety poll)."""
+    newest: dict[str, int] = {}  # a season's newest version not published yet
+    flying: set[str] = set()  # the seasons with a publish in flight
 
     async def wake(delivered: ChatDelivered) -> None:
-        await redis.publish(
-            chat_channel(prefix, delivered.season_id), wake_payload(delivered.message_id)
-        )
+        season_id = delivered.season_id
+        newest[season_id] = max(newest.get(season_id, 0), delivered.message_id)
+        if season_id in flying:
+            return
+        flying.add(season_id)
+        try:
+            while (version := newest.pop(season_id, None)) is not None:
+                await redis.publish(chat_channel(prefix, season_id), wake_payload(version))
+        finally:
+            flying.discard(season_id)
 
     return wake

@@ -2527,7 +2527,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "channel_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "channel_not_found" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -5597,7 +5597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MarkReadProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
