@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
+import pytest
 
 from shared.domain import codec, scenario
 from shared.domain.board import Board
@@ -38,8 +39,8 @@ from shared.domain.events import (
 from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.rules import battle, missions, news, rebellion, treaties
-from shared.domain.rules.kinds import Advance, Classified, Support
+from shared.domain.rules import battle, missions, news, production, rebellion, treaties
+from shared.domain.rules.kinds import Advance, Classified, Dropped, Support
 from shared.domain.rules.orders import effective_orders, read_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
@@ -416,6 +417,23 @@ def test_r4_2_an_order_to_a_non_neighbour_is_skipped_and_later_orders_still_coun
     assert effective_orders(board, orders) == [(1, Order(80, "advance", 31, 2))]
 
 
+def test_r4_1_a_later_hold_replaces_an_earlier_advance_that_would_be_dropped() -> None:
+    """R-4.1 (a later Bekle replaces an earlier İlerle), R-4.2: Adana holds 1 unit, so an
+    advance from it would be dropped for `no_units` and named in the bey's report; the bey's
+    later hold for Adana replaces it, so nothing is dropped. With two orders for one province
+    and a third elsewhere, the replacement holds as well."""
+    board = board_of([Bey(1, 1)], {1: Province(1, 1), 80: Province(1, 5)}, divan=3)
+    advance, hold = Order(1, "advance", 80, 3), Order(1, "hold")
+    assert read_orders(board, {1: (advance, hold)}) == ([], [])
+    elsewhere = Order(80, "advance", 31, 2)
+    assert read_orders(board, {1: (advance, elsewhere, hold)}) == ([(1, elsewhere)], [])
+    # the advance alone is dropped, for its report
+    assert read_orders(board, {1: (advance,)}) == (
+        [],
+        [Dropped(1, 1, 80, "advance", 3, "no_units")],
+    )
+
+
 # --- R-8 news ----------------------------------------------------------------------------------
 def _news_board() -> Board:
     """Bey 1 (memleket Ankara 6), bey 2 (memleket İzmir 35, held by bey 3: Sürgün), bey 3
@@ -789,3 +807,51 @@ def test_r5_2_r6_5_a_group_with_one_betraying_advance_is_a_traitor_group() -> No
     assert (first.support, first.strength, first.traitor) == (((1, 43, 2), (2, 46, 1)), 10, True)
     assert (second.beys, second.support, second.strength) == ((3,), ((3, 45, 1),), 6)
     assert second.traitor is False
+
+
+def _production_board(divan: int, over: int, units: int) -> Board:
+    """Bey 1 (İzmir 35) holds 5 of Ege's 8 (Bölge Beyi, +1) and gurbet Erzurum 25 and Kars 36
+    (no base unit; Kars full at 12, no allotment); beys 2, 3, 4 hold their memleket only, so
+    Kurtuluş goes to them (4, 3, 2).
+    Hasat bereketi in Ege. Plate `over` holds `units` (13: above 12, not reachable by play)."""
+    beys = [Bey(1, 35), Bey(2, 6), Bey(3, 22), Bey(4, 61)]
+    provinces = {p: Province(1, n) for p, n in ((35, 5), (9, 11), (45, 3), (20, 3), (48, 3))}
+    provinces |= {
+        25: Province(1, 4),
+        36: Province(1, 12),
+        6: Province(2, 6),
+        22: Province(3, 6),
+        61: Province(4, 6),
+    }
+    board = board_of(beys, provinces, divan)
+    board.units[over] = units
+    return board
+
+
+@pytest.mark.parametrize("divan", [5, 14])
+@pytest.mark.parametrize("over", [35, 25, 6, 9, 20])
+def test_r7_7_a_province_above_12_gets_its_allotment_and_loses_the_rest(
+    divan: int, over: int
+) -> None:
+    """R-7.7 (R-7.1 … R-7.6): an owned province already above 12 gets the allotment it would get
+    at 12 and loses everything above 12, that unit included; no other province changes. The
+    plate-by-plate path `production._allot_each` (taken when an owned plate is above 12) must
+    agree with the path for boards at most 12. Plates: İzmir (memleket, base 2 + harvest 1),
+    Erzurum (gurbet, nothing), Ankara (bey 2's memleket, base 2 + Kurtuluş 1), Aydın (base 1 +
+    harvest 1), Denizli (base 1 + harvest 1 + the Beyi bonus); Divan 14 doubles (R-7.6)."""
+    at_12 = _production_board(divan, over, 12)
+    above = _production_board(divan, over, 13)
+    expected = production.produce(at_12, NewsCard("hasat", "Ege"))
+    got = production.produce(above, NewsCard("hasat", "Ege"))
+    mine = [a for a in expected.allotments if a.plate == over]
+    plus_one = (
+        msgspec.structs.replace(mine[0], lost=mine[0].lost + 1) if mine else Allotment(over, lost=1)
+    )
+    assert got.allotments == tuple(
+        sorted(
+            [*(a for a in expected.allotments if a.plate != over), plus_one], key=lambda a: a.plate
+        )
+    )
+    assert (got.kurtulus, got.gold) == (expected.kurtulus, expected.gold)
+    assert above.units == at_12.units
+    assert above.units[over] == 12
