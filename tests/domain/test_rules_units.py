@@ -702,6 +702,35 @@ def test_r7_6_allotments_record_the_doubling_only_in_perde_3() -> None:
     )
 
 
+def test_r7_2_allotments_record_each_placed_bonus_unit_and_the_income() -> None:
+    """Case r7_2_bolge_hakimi_round_robin_skips_full: the Hakimi's 3 bonus units go to Burdur
+    twice and K.Maraş once; Adana and Mersin lose their base unit above 12; Hatay and Osmaniye
+    (gurbet, full) get nothing. Beys 4, 3, 2 get Kurtuluş. Bey 1's income is 5 gold."""
+    produced = the(run_case("r7_2_bolge_hakimi_round_robin_skips_full"), ProductionApplied)
+    assert produced.allotments == (
+        Allotment(1, base=1, lost=1),
+        Allotment(7, base=2),
+        Allotment(15, base=1, bonus=2),
+        Allotment(22, base=2, kurtulus=1),
+        Allotment(30, base=2, kurtulus=1),
+        Allotment(32, base=1),
+        Allotment(33, base=1, lost=1),
+        Allotment(36, base=2, kurtulus=1),
+        Allotment(46, bonus=1),
+    )
+    assert produced.kurtulus == (4, 3, 2)
+    assert produced.gold == (GoldDelta(1, 5, "income"),)
+
+
+def test_r7_r3_2_production_with_no_owned_province_grows_only_the_milis() -> None:
+    """Every bey landless (the last province freed by Yerel isyan): no allotment, no
+    Kurtuluş, no income; milis grow by 1 up to full (R-3.2)."""
+    board = board_of([Bey(1, 6), Bey(2, 35)], {6: Province(None, 1)}, divan=7)
+    produced = production.produce(board, None)
+    assert (produced.allotments, produced.kurtulus, produced.gold) == ((), (), ())
+    assert produced.changes == (ProvinceSet(6, None, 2),)
+
+
 # --- R-10 titles, score, standings -------------------------------------------------------------
 def test_r10_2_r10_3_region_titles_and_their_points() -> None:
     """Bey 1 owns all 8 Ege provinces (Hakimi, +3); bey 2 owns 5 of 8 Akdeniz (Beyi, +1);
@@ -852,6 +881,7 @@ def test_r7_7_a_province_above_12_gets_its_allotment_and_loses_the_rest(
             [*(a for a in expected.allotments if a.plate != over), plus_one], key=lambda a: a.plate
         )
     )
+    assert expected.kurtulus == (4, 3, 2)
     assert (got.kurtulus, got.gold) == (expected.kurtulus, expected.gold)
     assert above.units == at_12.units
     assert above.units[over] == 12
