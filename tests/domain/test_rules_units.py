@@ -434,6 +434,57 @@ def test_r4_1_a_later_hold_replaces_an_earlier_advance_that_would_be_dropped() -
     )
 
 
+_ADVANCE_31 = Order(80, "advance", 31, 2)  # Osmaniye (5 units) into Hatay: a valid order
+READ_ORDERS = [  # (rules, bey 1's orders in the order given, effective orders, dropped orders)
+    (
+        "R-4.5 a province that is not the bey's",
+        (Order(31, "advance", 80, 3), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [Dropped(1, 31, 80, "advance", 3, "not_owned")],
+    ),
+    (
+        "R-4.2 clamped to units - 1 = 1, which still counts",
+        (Order(33, "advance", 1, 5),),
+        [(1, Order(33, "advance", 1, 1))],
+        [],
+    ),
+    (
+        "R-4.2 clamped to 0 is dropped; the bey's next order still counts",
+        (Order(1, "advance", 80, 3), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [Dropped(1, 1, 80, "advance", 3, "no_units")],
+    ),
+    (
+        "R-4.2 N below 1 is dropped with its N; the bey's next order still counts",
+        (Order(80, "support", 31, 0), Order(33, "advance", 1, 1)),
+        [(1, Order(33, "advance", 1, 1))],
+        [Dropped(1, 80, 31, "support", 0, "no_units")],
+    ),
+    (
+        "R-4.1 a hold does nothing; the bey's next order still counts",
+        (Order(1, "hold"), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("given", "effective", "dropped"), [c[1:] for c in READ_ORDERS], ids=[c[0] for c in READ_ORDERS]
+)
+def test_r4_read_orders_keeps_clamps_and_drops_with_the_reason(
+    given: tuple[Order, ...], effective: list[tuple[int, Order]], dropped: list[Dropped]
+) -> None:
+    """Bey 1 holds Adana 1 (1 unit), Mersin 33 (2) and Osmaniye 80 (5); Hatay 31 is bey 2's.
+    The dropped orders, with their reason, go to the bey's report (R-13)."""
+    board = board_of(
+        [Bey(1, 1), Bey(2, 31)],
+        {1: Province(1, 1), 33: Province(1, 2), 80: Province(1, 5), 31: Province(2, 4)},
+        divan=3,
+    )
+    assert read_orders(board, {1: given}) == (effective, dropped)
+
+
 # --- R-8 news ----------------------------------------------------------------------------------
 def _news_board() -> Board:
     """Bey 1 (memleket Ankara 6), bey 2 (memleket İzmir 35, held by bey 3: Sürgün), bey 3
