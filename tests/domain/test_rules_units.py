@@ -38,7 +38,7 @@ from shared.domain.events import (
 )
 from shared.domain.evolve import fold
 from shared.domain.map import game_map
-from shared.domain.resolve import DivanInputs, adjudicate
+from shared.domain.resolve import DivanInputs, Trace, adjudicate
 from shared.domain.rules import battle, missions, news, production, rebellion, treaties
 from shared.domain.rules.kinds import Advance, Classified, Dropped, Support
 from shared.domain.rules.orders import effective_orders, read_orders
@@ -407,6 +407,16 @@ def test_r6_4_r6_7_cancelled_advances_name_their_reason() -> None:
     assert ally.cancelled == ((1, 42, 68, "ittifak"),)
     bayram = the(run_case("r6_7_bayram_ceasefire_cancels_attacks_on_beys"), BattlesResolved)
     assert bayram.cancelled == ((1, 25, 4, "bayram"), (3, 36, 25, "bayram"))
+
+
+def test_r6_4_an_advance_into_an_ally_is_reported_with_its_target_n_and_owner() -> None:
+    """Case r6_4_advance_into_ally_cancelled: bey 1's 5 from Konya into ally bey 2's Aksaray
+    is dropped for `ally`; the bey's report (R-13) names the target, N and the ally."""
+    sc = scenario.load((CASES / "r6_4_advance_into_ally_cancelled.json").read_bytes())
+    state = scenario.to_state(sc)
+    trace = Trace()
+    adjudicate(state, scenario.to_inputs(sc, state), trace)
+    assert trace.dropped == [Dropped(1, 42, 68, "advance", 5, "ally", 2)]
 
 
 # --- R-4 orders --------------------------------------------------------------------------------
