@@ -12,7 +12,7 @@ run, so figures are reproducible) and each property's max_examples is lowered to
 2 cores.
 
 Run: .venv/bin/python -m bench.mutation [--jobs N] [--max-examples N] [--with-resolve]
-     [--workdir DIR] [--json FILE]
+     [--only MODULE ...] [--workdir DIR] [--json FILE]
 Results: docs/mutation.md. Needs mutmut (dev extra).
 """
 
@@ -210,11 +210,29 @@ def _match_line(lines: list[str], guess: int, text: str) -> int:
     return guess
 
 
+def select(targets: list[str], only: list[str]) -> list[str]:
+    """The targets named by --only: `production`, `production.py` or `rules/production.py`."""
+    chosen = []
+    for name in only:
+        stem = name.removesuffix(".py")
+        found = [t for t in targets if t.removesuffix(".py").endswith("/" + stem)]
+        if not found:
+            raise SystemExit(f"--only {name}: not one of {', '.join(targets)}")
+        chosen += [t for t in found if t not in chosen]
+    return chosen
+
+
 def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--max-examples", type=int, default=20)
     ap.add_argument("--with-resolve", action="store_true", help="also mutate resolve.py")
+    ap.add_argument(
+        "--only",
+        action="append",
+        metavar="MODULE",
+        help="mutate only this module (repeatable): production, rules/orders.py, scoring, …",
+    )
     ap.add_argument("--workdir", type=Path, help="keep the copy and mutmut's state here")
     ap.add_argument("--json", type=Path, help="write every mutant's result to this file")
     ap.add_argument("--timeout-multiplier", type=float, default=2.0)
@@ -250,6 +268,8 @@ def main() -> None:
     except metadata.PackageNotFoundError:
         raise SystemExit("mutmut is not installed: .venv/bin/pip install 'mutmut>=3.8'") from None
     targets = TARGETS + (["shared/domain/resolve.py"] if args.with_resolve else [])
+    if args.only:
+        targets = select(targets, args.only)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="seksenbir-mutation-"))
     if args.workdir:
         shutil.rmtree(work, ignore_errors=True)

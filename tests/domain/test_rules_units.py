@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
+import pytest
 
 from shared.domain import codec, scenario
 from shared.domain.board import Board
@@ -37,9 +38,9 @@ from shared.domain.events import (
 )
 from shared.domain.evolve import fold
 from shared.domain.map import game_map
-from shared.domain.resolve import DivanInputs, adjudicate
-from shared.domain.rules import battle, missions, news, rebellion, treaties
-from shared.domain.rules.kinds import Advance, Classified, Support
+from shared.domain.resolve import DivanInputs, Trace, adjudicate
+from shared.domain.rules import battle, missions, news, production, rebellion, treaties
+from shared.domain.rules.kinds import Advance, Classified, Dropped, Support
 from shared.domain.rules.orders import effective_orders, read_orders
 from shared.domain.scoring import region_titles, scores, standings
 from shared.domain.state import Bey, NewsCard, Offer, Order, Province, SeasonState, Treaty
@@ -408,12 +409,90 @@ def test_r6_4_r6_7_cancelled_advances_name_their_reason() -> None:
     assert bayram.cancelled == ((1, 25, 4, "bayram"), (3, 36, 25, "bayram"))
 
 
+def test_r6_4_an_advance_into_an_ally_is_reported_with_its_target_n_and_owner() -> None:
+    """Case r6_4_advance_into_ally_cancelled: bey 1's 5 from Konya into ally bey 2's Aksaray
+    is dropped for `ally`; the bey's report (R-13) names the target, N and the ally."""
+    sc = scenario.load((CASES / "r6_4_advance_into_ally_cancelled.json").read_bytes())
+    state = scenario.to_state(sc)
+    trace = Trace()
+    adjudicate(state, scenario.to_inputs(sc, state), trace)
+    assert trace.dropped == [Dropped(1, 42, 68, "advance", 5, "ally", 2)]
+
+
 # --- R-4 orders --------------------------------------------------------------------------------
 def test_r4_2_an_order_to_a_non_neighbour_is_skipped_and_later_orders_still_count() -> None:
     """Adana (1) does not border Konya (42): that order does nothing; Osmaniye's still counts."""
     board = board_of([Bey(1, 1)], {1: Province(1, 5), 80: Province(1, 5)}, divan=3)
     orders = {1: (Order(1, "advance", 42, 2), Order(80, "advance", 31, 2))}
     assert effective_orders(board, orders) == [(1, Order(80, "advance", 31, 2))]
+
+
+def test_r4_1_a_later_hold_replaces_an_earlier_advance_that_would_be_dropped() -> None:
+    """R-4.1 (a later Bekle replaces an earlier İlerle), R-4.2: Adana holds 1 unit, so an
+    advance from it would be dropped for `no_units` and named in the bey's report; the bey's
+    later hold for Adana replaces it, so nothing is dropped. With two orders for one province
+    and a third elsewhere, the replacement holds as well."""
+    board = board_of([Bey(1, 1)], {1: Province(1, 1), 80: Province(1, 5)}, divan=3)
+    advance, hold = Order(1, "advance", 80, 3), Order(1, "hold")
+    assert read_orders(board, {1: (advance, hold)}) == ([], [])
+    elsewhere = Order(80, "advance", 31, 2)
+    assert read_orders(board, {1: (advance, elsewhere, hold)}) == ([(1, elsewhere)], [])
+    # the advance alone is dropped, for its report
+    assert read_orders(board, {1: (advance,)}) == (
+        [],
+        [Dropped(1, 1, 80, "advance", 3, "no_units")],
+    )
+
+
+_ADVANCE_31 = Order(80, "advance", 31, 2)  # Osmaniye (5 units) into Hatay: a valid order
+READ_ORDERS = [  # (rules, bey 1's orders in the order given, effective orders, dropped orders)
+    (
+        "R-4.5 a province that is not the bey's",
+        (Order(31, "advance", 80, 3), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [Dropped(1, 31, 80, "advance", 3, "not_owned")],
+    ),
+    (
+        "R-4.2 clamped to units - 1 = 1, which still counts",
+        (Order(33, "advance", 1, 5),),
+        [(1, Order(33, "advance", 1, 1))],
+        [],
+    ),
+    (
+        "R-4.2 clamped to 0 is dropped; the bey's next order still counts",
+        (Order(1, "advance", 80, 3), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [Dropped(1, 1, 80, "advance", 3, "no_units")],
+    ),
+    (
+        "R-4.2 N below 1 is dropped with its N; the bey's next order still counts",
+        (Order(80, "support", 31, 0), Order(33, "advance", 1, 1)),
+        [(1, Order(33, "advance", 1, 1))],
+        [Dropped(1, 80, 31, "support", 0, "no_units")],
+    ),
+    (
+        "R-4.1 a hold does nothing; the bey's next order still counts",
+        (Order(1, "hold"), _ADVANCE_31),
+        [(1, _ADVANCE_31)],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("given", "effective", "dropped"), [c[1:] for c in READ_ORDERS], ids=[c[0] for c in READ_ORDERS]
+)
+def test_r4_read_orders_keeps_clamps_and_drops_with_the_reason(
+    given: tuple[Order, ...], effective: list[tuple[int, Order]], dropped: list[Dropped]
+) -> None:
+    """Bey 1 holds Adana 1 (1 unit), Mersin 33 (2) and Osmaniye 80 (5); Hatay 31 is bey 2's.
+    The dropped orders, with their reason, go to the bey's report (R-13)."""
+    board = board_of(
+        [Bey(1, 1), Bey(2, 31)],
+        {1: Province(1, 1), 33: Province(1, 2), 80: Province(1, 5), 31: Province(2, 4)},
+        divan=3,
+    )
+    assert read_orders(board, {1: given}) == (effective, dropped)
 
 
 # --- R-8 news ----------------------------------------------------------------------------------
@@ -684,6 +763,35 @@ def test_r7_6_allotments_record_the_doubling_only_in_perde_3() -> None:
     )
 
 
+def test_r7_2_allotments_record_each_placed_bonus_unit_and_the_income() -> None:
+    """Case r7_2_bolge_hakimi_round_robin_skips_full: the Hakimi's 3 bonus units go to Burdur
+    twice and K.Maraş once; Adana and Mersin lose their base unit above 12; Hatay and Osmaniye
+    (gurbet, full) get nothing. Beys 4, 3, 2 get Kurtuluş. Bey 1's income is 5 gold."""
+    produced = the(run_case("r7_2_bolge_hakimi_round_robin_skips_full"), ProductionApplied)
+    assert produced.allotments == (
+        Allotment(1, base=1, lost=1),
+        Allotment(7, base=2),
+        Allotment(15, base=1, bonus=2),
+        Allotment(22, base=2, kurtulus=1),
+        Allotment(30, base=2, kurtulus=1),
+        Allotment(32, base=1),
+        Allotment(33, base=1, lost=1),
+        Allotment(36, base=2, kurtulus=1),
+        Allotment(46, bonus=1),
+    )
+    assert produced.kurtulus == (4, 3, 2)
+    assert produced.gold == (GoldDelta(1, 5, "income"),)
+
+
+def test_r7_r3_2_production_with_no_owned_province_grows_only_the_milis() -> None:
+    """Every bey landless (the last province freed by Yerel isyan): no allotment, no
+    Kurtuluş, no income; milis grow by 1 up to full (R-3.2)."""
+    board = board_of([Bey(1, 6), Bey(2, 35)], {6: Province(None, 1)}, divan=7)
+    produced = production.produce(board, None)
+    assert (produced.allotments, produced.kurtulus, produced.gold) == ((), (), ())
+    assert produced.changes == (ProvinceSet(6, None, 2),)
+
+
 # --- R-10 titles, score, standings -------------------------------------------------------------
 def test_r10_2_r10_3_region_titles_and_their_points() -> None:
     """Bey 1 owns all 8 Ege provinces (Hakimi, +3); bey 2 owns 5 of 8 Akdeniz (Beyi, +1);
@@ -789,3 +897,52 @@ def test_r5_2_r6_5_a_group_with_one_betraying_advance_is_a_traitor_group() -> No
     assert (first.support, first.strength, first.traitor) == (((1, 43, 2), (2, 46, 1)), 10, True)
     assert (second.beys, second.support, second.strength) == ((3,), ((3, 45, 1),), 6)
     assert second.traitor is False
+
+
+def _production_board(divan: int, over: int, units: int) -> Board:
+    """Bey 1 (İzmir 35) holds 5 of Ege's 8 (Bölge Beyi, +1) and gurbet Erzurum 25 and Kars 36
+    (no base unit; Kars full at 12, no allotment); beys 2, 3, 4 hold their memleket only, so
+    Kurtuluş goes to them (4, 3, 2).
+    Hasat bereketi in Ege. Plate `over` holds `units` (13: above 12, not reachable by play)."""
+    beys = [Bey(1, 35), Bey(2, 6), Bey(3, 22), Bey(4, 61)]
+    provinces = {p: Province(1, n) for p, n in ((35, 5), (9, 11), (45, 3), (20, 3), (48, 3))}
+    provinces |= {
+        25: Province(1, 4),
+        36: Province(1, 12),
+        6: Province(2, 6),
+        22: Province(3, 6),
+        61: Province(4, 6),
+    }
+    board = board_of(beys, provinces, divan)
+    board.units[over] = units
+    return board
+
+
+@pytest.mark.parametrize("divan", [5, 14])
+@pytest.mark.parametrize("over", [35, 25, 6, 9, 20])
+def test_r7_7_a_province_above_12_gets_its_allotment_and_loses_the_rest(
+    divan: int, over: int
+) -> None:
+    """R-7.7 (R-7.1 … R-7.6): an owned province already above 12 gets the allotment it would get
+    at 12 and loses everything above 12, that unit included; no other province changes. The
+    plate-by-plate path `production._allot_each` (taken when an owned plate is above 12) must
+    agree with the path for boards at most 12. Plates: İzmir (memleket, base 2 + harvest 1),
+    Erzurum (gurbet, nothing), Ankara (bey 2's memleket, base 2 + Kurtuluş 1), Aydın (base 1 +
+    harvest 1), Denizli (base 1 + harvest 1 + the Beyi bonus); Divan 14 doubles (R-7.6)."""
+    at_12 = _production_board(divan, over, 12)
+    above = _production_board(divan, over, 13)
+    expected = production.produce(at_12, NewsCard("hasat", "Ege"))
+    got = production.produce(above, NewsCard("hasat", "Ege"))
+    mine = [a for a in expected.allotments if a.plate == over]
+    plus_one = (
+        msgspec.structs.replace(mine[0], lost=mine[0].lost + 1) if mine else Allotment(over, lost=1)
+    )
+    assert got.allotments == tuple(
+        sorted(
+            [*(a for a in expected.allotments if a.plate != over), plus_one], key=lambda a: a.plate
+        )
+    )
+    assert expected.kurtulus == (4, 3, 2)
+    assert (got.kurtulus, got.gold) == (expected.kurtulus, expected.gold)
+    assert above.units == at_12.units
+    assert above.units[over] == 12

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import mutation
 
 
@@ -41,3 +43,16 @@ def test_the_mutation_copy_collects_the_domain_tests(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "tests/domain/test_order_kinds.py" in run.stdout
+
+
+def test_only_names_a_module_by_its_stem_file_or_path() -> None:
+    """`--only` narrows the run to the modules being sorted (a run of all takes ~20 minutes)."""
+    assert mutation.select(mutation.TARGETS, ["production", "scoring.py"]) == [
+        "shared/domain/rules/production.py",
+        "shared/domain/scoring.py",
+    ]
+    assert mutation.select(mutation.TARGETS, ["rules/orders.py"]) == [
+        "shared/domain/rules/orders.py"
+    ]
+    with pytest.raises(SystemExit):
+        mutation.select(mutation.TARGETS, ["resolve"])  # only with --with-resolve
