@@ -33,7 +33,6 @@ from services.projections.projection_actors import REBUILD_ACTOR, start_sweeper
 from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
-from shared.app.messaging.handover import Handover
 from shared.app.messaging.notify_store import NotifyStore
 from shared.app.messaging.queues import (
     PROJECTIONS_QUEUE,
@@ -48,6 +47,7 @@ from shared.app.repository.seasons import Seasons
 from shared.eventstore import (
     EventStore,
 )
+from shared.handover import Handover
 from shared.logs import get_logger
 from shared.settings import Settings, environment
 

@@ -13,7 +13,6 @@ import atexit
 import functools
 import logging
 import os
-import queue
 import sys
 import threading
 from collections.abc import Mapping, MutableMapping
@@ -21,6 +20,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
+
+from shared.handover import Handover
 
 if TYPE_CHECKING:
     import structlog
@@ -144,7 +145,7 @@ def write_line(file: TextIO | None, line: str) -> None:
     out = file or sys.stdout
     apart = _apart[0]
     if apart is not None:
-        apart.put((out, line))
+        apart((out, line))
         return
     _write(out, line)
 
@@ -155,44 +156,29 @@ def _write(out: TextIO, line: str) -> None:
         out.flush()
 
 
-class LinesApart:
-    """One thread writing the process's lines (write_line's) in the order they were logged.
-
-    A write and flush to standard output is a system call that may block: on a busy disk, or
-    a pipe whose reader lags (a container's log driver). On the API's event loop, once per
-    request (the access line) and per command, every request in flight waited it out
-    (bench.season_flood: one write in sixty took 5-20 ms on a loaded box; issue 27, ADR-125).
-    Handing the line over costs a queue put; `close` writes what waits (at exit, too)."""
-
-    def __init__(self) -> None:
-        self._lines: queue.SimpleQueue[tuple[TextIO, str] | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="log-lines", daemon=True)
-        self._thread.start()
-
-    def put(self, item: tuple[TextIO, str]) -> None:
-        self._lines.put(item)
-
-    def _run(self) -> None:
-        while (item := self._lines.get()) is not None:
-            try:
-                _write(*item)
-            except (OSError, ValueError):  # a closed stream: as print() would, it is lost
-                continue
-
-    def close(self, timeout: float = 5.0) -> None:
-        self._lines.put(None)
-        self._thread.join(timeout)
+# A write and flush to standard output is a system call that may block: on a busy disk, or a
+# pipe whose reader lags (a container's log driver). On the API's event loop, once per request
+# (the access line) and per command, every request in flight waited it out (bench.season_flood:
+# one write in sixty took 5-20 ms on a loaded box; issue 27, ADR-125). Handing the line to a
+# thread of its own costs a queue put; the thread writes the lines in the order they came.
+_apart: list[Handover[tuple[TextIO, str]] | None] = [None]
+LINES_CLOSE_WAIT_S = 5.0  # at exit, how long what waits may take to be written
 
 
-_apart: list[LinesApart | None] = [None]
+def _write_item(item: tuple[TextIO, str]) -> None:
+    _write(*item)
 
 
-def write_lines_apart() -> LinesApart:
+def _lost(_item: tuple[TextIO, str], _exc: Exception) -> None:
+    """A line the stream refused (closed, or unencodable): lost, as nowhere is left to say so."""
+
+
+def write_lines_apart() -> Handover[tuple[TextIO, str]]:
     """From now on this process's lines are written by a thread of their own (the serving
     API's factory asks for it: a test's output stays written at once, where it captures it)."""
     apart = _apart[0]
     if apart is None:
-        apart = _apart[0] = LinesApart()
+        apart = _apart[0] = Handover(_write_item, _lost, name="log-lines", limit=None)
         atexit.register(write_lines_inline)
     return apart
 
@@ -201,7 +187,7 @@ def write_lines_inline() -> None:
     """Write what waits, then write each line at once again (at exit, and after a test)."""
     apart, _apart[0] = _apart[0], None
     if apart is not None:
-        apart.close()
+        apart.close(LINES_CLOSE_WAIT_S)
 
 
 def _forget_writer() -> None:  # a forked child has no writer thread: it writes its own lines

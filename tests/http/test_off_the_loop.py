@@ -21,7 +21,7 @@ import pytest
 
 from entrypoints import bootstrap, gateway
 from shared import logs
-from shared.app.messaging.handover import Handover, QueueFull
+from shared.handover import Handover, QueueFull
 from shared.settings import Settings
 
 WAIT_S = 10.0

@@ -12,7 +12,8 @@ Nothing waits for that thread: the request answers as it did (the Divan request'
 depended on the enqueue: a broker that refuses it is logged and the scheduler hands the Divan
 over from `due_work`, RELIABILITY 15). A failed send is passed to `failed` on the thread, as is
 an item refused because `limit` items are already waiting (a broker down for long must not
-grow the queue without bound). `close` sends what is waiting, then stops the thread.
+grow the queue without bound; `limit=None`: no bound). `close` sends what is waiting, then
+stops the thread. The serving API's log lines are handed over so too (shared.logs).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class Handover(Generic[T]):
         failed: Callable[[T, Exception], None],
         *,
         name: str,
-        limit: int = LIMIT,
+        limit: int | None = LIMIT,
     ) -> None:
         self._send, self._failed, self._limit = send, failed, limit
         self._items: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -51,7 +52,7 @@ class Handover(Generic[T]):
         self._thread.start()
 
     def __call__(self, item: T) -> None:
-        if self._items.qsize() >= self._limit:
+        if self._limit is not None and self._items.qsize() >= self._limit:
             self._failed(item, QueueFull(f"{self._limit} items waiting"))
             return
         self._items.put(item)
