@@ -137,6 +137,7 @@ const TEXTS = {
   countdown: ['Emirler {t} sonra kilitlenir', 'Orders lock in {t}'],
   locked: ['Emirler kilitli: Divan toplanıyor', 'Orders locked: the Divan is meeting'],
   seasonOver: ['Sezon bitti.', 'The season is over.'],
+  seasonCancelled: ['Sezon iptal edildi.', 'The season was cancelled.'],
   notYours: ['Bu il senin değil.', 'This province is not yours.'],
   legend: ['Harita anahtarı', 'Map key'],
   legendMine: ['kalın çerçeve: senin illerin', 'thick outline: your provinces'],

@@ -259,6 +259,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       if (st.me?.hain_through) badges.push(h('span', { class: 'badge hain' }, t('hainThrough', { n: st.me.hain_through })));
       if (st.me?.exiled) badges.push(h('span', { class: 'badge' }, t('surgun')));
       if (s?.phase === 'over') badges.push(h('span', { class: 'badge' }, t('seasonOver')));
+      if (s?.cancelled) badges.push(h('span', { class: 'badge cancelled' }, t('seasonCancelled')));
       if (press) badges.push(h('span', { class: 'badge press', 'data-press': s?.press ?? '' }, t(press)));
       info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
     }
@@ -729,7 +730,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       };
       const now = h('p', { id: 'countdown', class: 'countdown', role: 'timer', 'aria-live': 'off' });
       clock.replaceChildren(
-        h('h2', { id: 'clock-h' }, s.phase === 'registration' ? t('registrationOpen') : t('calendar')),
+        h('h2', { id: 'clock-h' }, s.phase === 'registration' && !s.cancelled ? t('registrationOpen') : t('calendar')),
         now,
         h(
           'details',
@@ -764,6 +765,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const el = clock.querySelector('#countdown');
       const s = st.status;
       if (!el || !s || s.mode !== 'live') return;
+      if (s.cancelled) {
+        // a cancelled season takes no command and keeps no instant: nothing to count down to
+        el.textContent = t('seasonCancelled');
+        return;
+      }
       if (s.paused) {
         el.textContent = t('paused');
         return;
@@ -799,7 +805,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function renderJoin(): void {
       const s = st.status;
-      if (saved || !s || s.mode !== 'live' || s.phase !== 'registration') {
+      if (saved || !s || s.mode !== 'live' || s.phase !== 'registration' || s.cancelled) {
         joinBox.hidden = true;
         return;
       }

@@ -199,6 +199,10 @@ try {
   const cancelled = await (await fetch(`${base}/v1/seasons/${made}`)).json();
   assert.equal(cancelled.cancelled, true);
   assert.deepEqual(cancelled.admin_acts.map((a) => a.act), ['postpone', 'cancel']);
+  // the screen says so: no registration open, no countdown to a close that will not come
+  await page.locator('#countdown').getByText('The season was cancelled.').waitFor();
+  assert.equal(await page.locator('#clock-h').textContent(), 'Calendar');
+  await page.locator('section.info .badge.cancelled').getByText('The season was cancelled.').waitFor();
   await inert('9-admin-cancelled');
 
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
