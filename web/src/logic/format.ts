@@ -1,7 +1,7 @@
 // Time and number formatting for people.
 
-/** A countdown: "2 g 03:04:05" / "03:04:05" / "04:05", never negative. */
-export function countdown(seconds: number): string {
+/** A countdown: "2 g 03:04:05" ("2 d 03:04:05" in English) / "03:04:05" / "04:05", never negative. */
+export function countdown(seconds: number, lang: 'tr' | 'en' = 'tr'): string {
   const s = Math.max(0, Math.floor(seconds));
   const d = Math.floor(s / 86400);
   const hh = Math.floor((s % 86400) / 3600);
@@ -9,7 +9,7 @@ export function countdown(seconds: number): string {
   const ss = s % 60;
   const two = (n: number) => String(n).padStart(2, '0');
   const clock = hh > 0 || d > 0 ? `${two(hh)}:${two(mm)}:${two(ss)}` : `${two(mm)}:${two(ss)}`;
-  return d > 0 ? `${d} g ${clock}` : clock;
+  return d > 0 ? `${d} ${lang === 'tr' ? 'g' : 'd'} ${clock}` : clock;
 }
 
 /** The countdown turns red in the last quarter of the time between two locks. */

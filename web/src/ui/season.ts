@@ -776,13 +776,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       if (s.phase === 'registration' && s.calendar) {
         const left = Math.max(0, (Date.parse(s.calendar.registration_closes_at) - Date.now()) / 1000);
-        el.textContent = t('registration', { t: countdown(left) });
+        el.textContent = t('registration', { t: countdown(left, lang()) });
         if (left === 0) due();
         return;
       }
       if (s.phase === 'kurultay' && s.calendar) {
         const left = Math.max(0, Math.ceil((Date.parse(s.calendar.kurultay_closes_at) - Date.now()) / 1000));
-        el.textContent = t('kurultayIn', { t: countdown(left) });
+        el.textContent = t('kurultayIn', { t: countdown(left, lang()) });
         if (left === 0) due();
         return;
       }
@@ -797,7 +797,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       const left = Math.max(0, Math.ceil((lockAt - Date.now()) / 1000));
-      el.textContent = t('countdown', { t: countdown(left) });
+      el.textContent = t('countdown', { t: countdown(left, lang()) });
       if (left === 0) due();
       else dueWait = 2;
       el.classList.toggle('late', lastQuarter(left, periodS));

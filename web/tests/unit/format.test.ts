@@ -10,6 +10,8 @@ describe('countdown', () => {
     expect(countdown(65)).toBe('01:05');
     expect(countdown(3 * 3600 + 4 * 60 + 5)).toBe('03:04:05');
     expect(countdown(2 * 86400 + 3661)).toBe('2 g 01:01:01');
+    expect(countdown(2 * 86400 + 3661, 'tr')).toBe('2 g 01:01:01');
+    expect(countdown(2 * 86400 + 3661, 'en')).toBe('2 d 01:01:01');
     expect(countdown(-5)).toBe('00:00');
   });
   it('is red in the last quarter of the period (a live lock)', () => {
