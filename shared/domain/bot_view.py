@@ -9,6 +9,7 @@ from operator import is_not
 from shared.domain import rng
 from shared.domain.draws import Draws
 from shared.domain.map import game_map
+from shared.domain.rules.missions import nearest_beys
 from shared.domain.rules.treaties import ACCEPT_PERCENT
 from shared.domain.state import (
     LAST_TREATY_DIVAN,
@@ -240,7 +241,7 @@ class _View:
     def __init__(
         self, state: SeasonState, bey: Bey, divan: int, turn: Turn, own_lists: bool
     ) -> None:
-        self.gm = gm = game_map()
+        self.gm = game_map()
         self.seed, self.divan, self.bey, self.seat, self.turn = (
             state.seed,
             divan,
@@ -270,10 +271,10 @@ class _View:
         self.base = _base_values(bey.memleket, "M-2" in pending, "M-4" in pending)
         self.rival_home = 0  # no plate: _value's M-9 bonus goes nowhere
         if "M-9" in pending:
-            home_row = gm.dist_at[bey.memleket]
-            near = [(home_row[b.memleket], b.seat, b.memleket) for b in state.beys]
-            # M-9: the other bey whose memleket is nearest (ties: lower seat)
-            self.rival_home = min([r for r in near if r[1] != seat] or [(0, 0, 0)])[2]
+            home_of = {b.seat: b.memleket for b in state.beys}
+            rival = nearest_beys(home_of.items()).get(seat)  # M-9's target, as the rule reads it
+            if rival is not None:
+                self.rival_home = home_of[rival]
         self.threat = _threats(self)
 
 

@@ -946,3 +946,12 @@ def test_r7_7_a_province_above_12_gets_its_allotment_and_loses_the_rest(
     assert (got.kurtulus, got.gold) == (expected.kurtulus, expected.gold)
     assert above.units == at_12.units
     assert above.units[over] == 12
+
+
+def test_r10_1_m9_the_nearest_bey_by_memleket_ties_to_the_lower_seat() -> None:
+    """M-9 (R-10.1): "the bey whose memleket is nearest yours". Kırıkkale (71) and Konya (42)
+    both border Ankara (6), and are two steps apart: Ankara's bey (seat 5) has two nearest at
+    distance 1 and takes the lower seat (3); each of the others has Ankara alone at 1. A bey
+    alone has no nearest bey. The mission's check and the computer beys' aim read this one table."""
+    assert missions.nearest_beys([(9, 71), (5, 6), (3, 42)]) == {5: 3, 9: 5, 3: 5}
+    assert missions.nearest_beys([(0, 6)]) == {}

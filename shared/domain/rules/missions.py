@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from shared.domain.board import Board
@@ -16,10 +17,11 @@ M4_OUTSIDE = 3
 M7_HELD = 2
 
 
-def nearest_bey(board: Board, seat: int) -> int | None:
-    """M-9: the other bey whose memleket is nearest to this bey's memleket (ties: lower seat)."""
-    memlekets = tuple(sorted((s, b.memleket) for s, b in board.beys.items()))
-    return _nearest(memlekets).get(seat)
+def nearest_beys(memlekets: Iterable[tuple[int, int]]) -> dict[int, int]:
+    """M-9: each bey's nearest other bey, by memleket (ties: lower seat), from (seat, memleket)
+    pairs; a bey alone has none. The one reading of M-9's target: the mission's check and the
+    computer beys' aim both ask here."""
+    return _nearest(tuple(sorted(memlekets)))
 
 
 # Seasons whose nearest-bey table is kept: one season's is computed once (its memlekets never
@@ -84,7 +86,7 @@ def _conquered(
     if not outcome.conquests:
         return done
     big_city = board.gm.big_city_at
-    nearest = _nearest(tuple(sorted((s, b.memleket) for s, b in board.beys.items())))
+    nearest = nearest_beys((s, b.memleket) for s, b in board.beys.items())
     for target, taker, defender, members in outcome.conquests:
         if big_city[target]:
             done.add((taker, "M-2"))
