@@ -97,3 +97,48 @@ def test_supports_are_classified_after_every_advance_whatever_their_origin() -> 
     c = classify(board, effective, False, blocs(board))
     assert [(s.seat, s.defence, s.bloc) for s in c.supports] == [(1, False, 1)]
     assert (c.void, c.dropped) == ([], [])
+
+
+def test_r5_3_the_lower_seat_of_a_pact_defends_its_partner() -> None:
+    """R-5.3: a support into a treaty partner's province is a defence, whichever of the two has
+    the lower seat (the treaty is stored once, as seats a < b). Bey 1 (Ankara, 6) has a pact with
+    bey 2 and backs Kırıkkale (71) against bey 3's advance from Çankırı (18)."""
+    beys = (Bey(seat=1, memleket=6), Bey(seat=2, memleket=71), Bey(seat=3, memleket=18))
+    provinces = {6: Province(1, 5), 71: Province(2, 5), 18: Province(3, 5)}
+    state = _state(provinces, beys, (Treaty("pact", 1, 2, 12),))
+    board = Board.of(state, 4)
+    orders = {1: [Order(6, "support", 71, 2)], 3: [Order(18, "advance", 71, 3)]}
+    effective, _ = read_orders(board, orders)
+    c = classify(board, effective, False, blocs(board))
+    assert [(s.seat, s.origin, s.target, s.units, s.defence) for s in c.supports] == [
+        (1, 6, 71, 2, True)
+    ]
+    assert (c.void, c.dropped) == ([], [])
+
+
+def test_r5_3_every_support_is_read_after_one_that_backs_an_ally() -> None:
+    """R-5.3: bey 1 backs its ally bey 2's advance from Kırıkkale (71) into bey 3's Çankırı (18)
+    from Ankara (6), then supports from Konya (42) into bey 3's Eskişehir (26), which no ally
+    of its attacks: that second support is void, and its record names Eskişehir's owner (3),
+    as the bey's report does (R-13)."""
+    beys = (Bey(seat=1, memleket=6), Bey(seat=2, memleket=71), Bey(seat=3, memleket=18))
+    provinces = {
+        6: Province(1, 5),
+        42: Province(1, 5),
+        71: Province(2, 5),
+        18: Province(3, 5),
+        26: Province(3, 5),
+    }
+    state = _state(provinces, beys, (Treaty("alliance", 1, 2, 12),))
+    board = Board.of(state, 4)
+    orders = {
+        1: [Order(6, "support", 18, 2), Order(42, "support", 26, 4)],
+        2: [Order(71, "advance", 18, 3)],
+    }
+    effective, _ = read_orders(board, orders)
+    c = classify(board, effective, False, blocs(board))
+    assert [(s.seat, s.origin, s.target, s.defence, s.bloc) for s in c.supports] == [
+        (1, 6, 18, False, blocs(board)[2])
+    ]
+    assert c.void == [(1, 42, 26)]
+    assert c.dropped == [Dropped(1, 42, 26, "support", 4, "void_support", 3)]
