@@ -25,13 +25,27 @@ ASGIApp = Callable[..., Any]
 _END = {"type": "http.response.body", "body": b"", "more_body": False}
 
 
+# RFC 9110's order of its methods, then PATCH; a method not listed goes after them, by name.
+_METHOD_ORDER = {
+    m: n for n, m in enumerate((b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"PATCH"))
+}
+
+
+def _method_key(method: bytes) -> tuple[int, bytes]:
+    return _METHOD_ORDER.get(method, len(_METHOD_ORDER)), method
+
+
 def _with_head(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers, with HEAD beside GET in Allow, and Allow in one order: Litestar builds it
+    from a set, whose order differs between processes (string hashing is seeded per process),
+    so two gateways answered one request with two Allow headers."""
     out = []
     for name, value in headers:
-        methods = [m.strip() for m in value.split(b",")] if name.lower() == b"allow" else []
-        if b"GET" in methods and b"HEAD" not in methods:
-            methods.insert(methods.index(b"GET") + 1, b"HEAD")
-            out.append((name, b", ".join(methods)))
+        if name.lower() == b"allow":
+            methods = {m.strip() for m in value.split(b",")} - {b""}
+            if b"GET" in methods:
+                methods.add(b"HEAD")
+            out.append((name, b", ".join(sorted(methods, key=_method_key))))
         else:
             out.append((name, value))
     return out
