@@ -2,7 +2,8 @@
 meanwhile is orders for later Divans (R-4.4), the run already decided goes in at the new head,
 the same events a re-run there would give; anything else is decided again, as before.
 
-On both stores (the `store` fixture); the race with real order writers on PostgreSQL."""
+On both stores (the `store` fixture); any interleaving of later orders between the resolver's
+appends (hypothesis, in memory); the race with real order writers on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import asyncio
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
 from services.resolver import divan as resolver
@@ -25,9 +29,17 @@ from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
 from shared.domain.replay import verify
 from shared.domain.state import Order, SeasonState
-from shared.eventstore import EventMetadata, EventStore, NewEvent, PostgresEventStore
+from shared.eventstore import (
+    EventMetadata,
+    EventStore,
+    InMemoryEventStore,
+    NewEvent,
+    PostgresEventStore,
+)
+from tests.clock import StepClock
 from tests.http.support import Bey, build_season, state_of
 from tests.http.test_concurrent_orders import MEMLEKETS
+from tests.live_calendar import CREATED_AT
 
 OTHER = EventMetadata(actor="seat", command_id="other")
 Make = Callable[[SeasonState, int], list[ev.Event]]
@@ -210,4 +222,43 @@ async def test_a_divan_racing_order_writers_on_postgresql_is_run_once(
     assert codec.encode(events[lock : lock + len(run_divan(state, now=now))]) == codec.encode(
         run_divan(state, now=now)
     )
+    assert verify(events)[1] == []
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4), min_size=1, max_size=5))
+def test_any_interleaving_of_later_orders_appends_what_a_run_at_the_new_head_gives(
+    batches: list[list[int]],
+) -> None:
+    """Before each of the resolver's appends, a batch of order sets for Divan 2 (humans picked
+    by the draw) lands: one run, its events those of a run on the final head, byte for byte."""
+    asyncio.run(_interleaved(batches))
+
+
+async def _interleaved(batches: list[list[int]]) -> None:
+    store = InMemoryEventStore(clock=StepClock(CREATED_AT))
+    beys, state, setup = await live_season(store)
+    sid, now = beys[0].season_id, instant(state, 1) + timedelta(seconds=2)
+    inner, other, left = store.append, Seasons(store), list(batches)
+
+    async def append(season_id: str, expected: int, events: list[NewEvent], **kw: Any) -> Any:
+        if left and events[0].metadata.command_id == "divan/1":
+            for k in left.pop(0):
+                loaded = await other.load(season_id)
+                made = orders_for(1)(loaded.state, k)
+                await other.append(season_id, loaded.version, f"o/{loaded.version}", made, OTHER)
+        return await inner(season_id, expected, events, **kw)
+
+    store.append = append  # type: ignore[method-assign]
+    with mock.patch.object(resolver, "run_divan", wraps=run_divan) as runs:
+        assert await resolve(Seasons(store), sid, 1, now=now) == "resolved"
+    assert runs.call_count == 1
+    events = await decoded(store, sid)
+    orders = sum(len(b) for b in batches)
+    head, divan = events[: setup + orders], events[setup + orders :]
+    assert all(isinstance(e, ev.OrdersSubmitted) and e.divan == 2 for e in head[setup:])
+    assert codec.encode(divan) == codec.encode(run_divan(fold(head), now=now))
+    assert [r.event_id for r in await store.read_stream(sid, setup + orders)] == [
+        resolver_id(sid, i) for i in range(len(divan))
+    ]
     assert verify(events)[1] == []
