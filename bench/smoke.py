@@ -38,6 +38,7 @@ SMOKE: dict[str, list[str]] = {
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
     "chat_flood": ["--seconds 0.5 --pairs 1 --rate 5 --concurrency 2 --streams 3"],
     "cli_start": ["--runs 1"],
+    "divan_flood": ["--rounds 1 --concurrency 2", "--rounds 1 --concurrency 2 --for-the-divan"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],

@@ -1,5 +1,6 @@
 """Resolve one Divan: load, fold, no-op if done, run the pure pipeline, append at the
-version, retried on a conflict (shared.app.repository.seasons.retrying)."""
+version, retried on a conflict (shared.app.repository.seasons.retrying); a conflict with
+later Divans' orders only appends the same run at the new head (ADR-128)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from typing import Literal
 
 import structlog
 
-from shared.app.repository.seasons import AuditCopyRefused, SeasonNotFound, Seasons, retrying
+from shared.app.repository.seasons import (
+    AuditCopyRefused,
+    Loaded,
+    SeasonNotFound,
+    Seasons,
+    retrying,
+)
 from shared.domain import codec, live
-from shared.domain.lifecycle import run_divan
+from shared.domain import events as ev
+from shared.domain.lifecycle import keeps_divan, run_divan
 from shared.domain.state import SeasonState
-from shared.eventstore import EventMetadata
+from shared.eventstore import ConcurrencyError, EventMetadata
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
@@ -20,6 +28,9 @@ Outcome = Literal[
     "resolved", "already_resolved", "not_requested", "not_due", "not_found", "audit_copy"
 ]
 SYSTEM = EventMetadata(actor="system")
+# Appends of one run at a newer head, past conflicts with later Divans' orders only (ADR-128),
+# before the run is decided again: a bound on one attempt under an endless flood of orders.
+REBASES = 64
 
 
 async def resolve(
@@ -33,7 +44,8 @@ async def resolve(
     """Idempotent: a repeated or late message changes nothing (R-12.3, ARCHITECTURE.md).
 
     The computer turn, the lock with its inputs of record and the outcome are appended in one
-    append at the version the season was loaded at; a conflict reloads and decides again.
+    append at the version the season was loaded at; a conflict with later Divans' orders only
+    appends the same events at the new head (ADR-128), any other reloads and decides again.
     A trial Divan is resolved once requested (R-1.2); a live one once its scheduled instant
     has passed at `now` (the worker's injected clock, R-1.3), locked at that instant however
     late; a trial Divan reads no clock.
@@ -56,7 +68,7 @@ async def resolve(
             actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}"
         )
         try:
-            await seasons.append(season_id, loaded.version, f"divan/{divan}", events, meta)
+            at = await _append(seasons, season_id, loaded, divan, events, meta=meta)
         except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
             log.warning("resolver.audit_copy", season_id=season_id, divan=divan)
             return "audit_copy"
@@ -67,7 +79,7 @@ async def resolve(
             season_id=season_id,
             divan=divan,
             events=len(events),
-            version=loaded.version + len(events),
+            version=at + len(events),
             types=sorted({codec.event_type(e) for e in events}),
         )
         return "resolved"
@@ -76,6 +88,46 @@ async def resolve(
         log.info("resolver.conflict", season_id=season_id, divan=divan, attempt=n)
 
     return await retrying(season_id, retries, attempt, on_conflict=conflict)
+
+
+async def _append(
+    seasons: Seasons,
+    season_id: str,
+    loaded: Loaded,
+    divan: int,
+    events: list[ev.Event],
+    *,
+    meta: EventMetadata,
+) -> int:
+    """Append Divan `divan`'s run, decided on `loaded`, and answer the version it went in at.
+
+    ADR-128: when the append conflicts and everything appended meanwhile is orders for later
+    Divans (lifecycle.keeps_divan: R-4.4, received after the lock), a run on the new head would
+    be these same events, so they are appended there (at most REBASES times, each one a read
+    of what came and an append). Anything else: ConcurrencyError, and the run is decided again.
+    """
+    rebases = 0
+    while True:
+        try:
+            await seasons.append(season_id, loaded.version, f"divan/{divan}", events, meta)
+        except ConcurrencyError:
+            if rebases == REBASES:
+                raise
+            head, later = await seasons.since(season_id, loaded)
+            if not later or not keeps_divan(later, divan):
+                raise
+            rebases += 1
+            log.info(
+                "resolver.rebased",
+                season_id=season_id,
+                divan=divan,
+                version=head.version,
+                orders=len(later),
+                rebase=rebases,
+            )
+            loaded = head
+            continue
+        return loaded.version
 
 
 def _not_to_resolve(

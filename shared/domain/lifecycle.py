@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from msgspec.structs import replace
@@ -118,6 +118,17 @@ def lock(state: SeasonState, divan: int) -> ev.DivanLocked:
         o for o in state.offers if state.offer_divans.get(offer_key(o.frm, o.to), divan) <= divan
     )
     return ev.DivanLocked(divan=divan, orders=dict(state.orders.get(divan, {})), offers=offers)
+
+
+def keeps_divan(events: Iterable[ev.Event], divan: int) -> bool:
+    """ADR-128: whether `events`, appended after Divan `divan`'s run was decided on a state,
+    leave that run as it was: each is a bey's order set for a later Divan (R-4.4: received
+    after the lock, it waits for the next one). Such an event changes only the state's orders
+    for its own Divan (evolve), and a Divan's run reads the orders of that Divan alone
+    (`lock`): the run on the state with them is the same events, byte for byte (ids are of the
+    season and the Divan, never of a version). Anything else, orders for `divan` itself
+    included, may change it: the run is decided again."""
+    return all(type(e) is ev.OrdersSubmitted and e.divan > divan for e in events)
 
 
 def inputs_of(state: SeasonState, locked: ev.DivanLocked) -> DivanInputs:

@@ -237,6 +237,19 @@ class Seasons:
         self._remember(season_id, loaded)
         return loaded
 
+    async def since(self, season_id: str, loaded: Loaded) -> tuple[Loaded, list[ev.Event]]:
+        """The events appended after `loaded` (read from the store, whatever the cache holds)
+        and the season folded on to its new head; the cache follows unless it is ahead."""
+        records = await self.store.read_stream(season_id, from_version=loaded.version)
+        later = list(_decoded(season_id, records))
+        if not records:
+            return loaded, later
+        now = Loaded(fold(later, loaded.state), records[-1].version)
+        cached = self._cache.get(season_id)
+        if cached is None or cached.version <= now.version:
+            self._remember(season_id, now)
+        return now, later
+
     def _remember(self, season_id: str, loaded: Loaded) -> None:
         if loaded.state.phase == "over":  # nothing more is played in it: keep no fold of it
             # (issue 14: a soak's seasons end and are replaced, and the LRU alone let a
