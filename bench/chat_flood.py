@@ -28,11 +28,12 @@ is no effect, the issue's target >= 0.9) are printed with their median, its 90 %
 bootstrap of the pairs) and a sign test against 0.9, and every Divan's median without and
 with chat: a pair's runs are seconds apart, so the box's load (other work on it) falls on
 both alike, and the pairs run A-B and B-A in turn, so a drift within a pair does too. On a
-shared 2-core box a pair's ratio moves ±0.2 without any chat: many short pairs, not a few
-long ones (ADR-127). `--aa`: B runs without chat too, its ratios are the noise floor. The
-season's 15 Divans go to the first pairs (--divans in each run); later pairs resolve none. The API's CPU a message is B's CPU less its orders' at A's
-CPU an order (`--concurrency 0`: no orders, the chat's cost alone). Figures go into
-docs/benchmarks.md with the load (`uptime`); no test asserts them.
+shared 2-core box a pair's ratio moves ±0.2 and more without any chat: many short pairs,
+not a few long ones (ADR-127). `--aa`: B runs without chat too, its ratios are the noise
+floor. The season's 15 Divans go to the first pairs (--divans in each run); later pairs
+resolve none. The API's CPU a message is B's CPU less its orders' at A's CPU an order
+(`--concurrency 0`: no orders, the chat's cost alone). Figures go into docs/benchmarks.md
+with the load (`uptime`); no test asserts them.
 """
 
 from __future__ import annotations
