@@ -19,7 +19,10 @@ the whole bench. Runs alternate, --pairs times: A (orders only), then B (the sam
 chat at --rate messages/s in all). Each run: --concurrency order loops (a hold for the bey's
 memleket, every bey in turn) for --seconds, and --divans of the next Divans, evenly spaced,
 each resolved by the resolver's own code (`resolve`, timed in its process, with the CPU it
-took and its attempts: a conflict with an order's append is one more). Figures per run:
+took and its attempts: a conflict with an order's append is one more), at its instant as the
+bench's API sees it too (`Shift`: its clock moved just past that instant as it is held, so
+the orders from then count for the next Divan, R-4.4, as in production; `--for-the-divan`
+leaves the API days before, every order an input of the Divan held). Figures per run:
 orders/s and their p99, messages sent/s, p99 delivery (a send's start to the `chat_message`
 notice on a member's stream; every member's notice counted; `delivered` the share that
 came), the median Divan's milliseconds, and the CPU a second of the API process, the chat
@@ -43,10 +46,12 @@ import asyncio
 import concurrent.futures
 import contextlib
 import math
+import mmap
 import multiprocessing
 import os
 import random
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -71,13 +76,24 @@ def p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100)[98] if len(samples) >= 2 else max(samples or [0])
 
 
-def serve(port: int, profile: str | None = None) -> None:
+def serve(port: int, profile: str | None = None, clock: str | None = None) -> None:
     """The bench's API process: `seksenbir serve`, the chat's per-minute limit lifted; with
-    `profile`, run under cProfile and its stats written to that file when it stops."""
-    from entrypoints import cli
+    `profile`, run under cProfile and its stats written to that file when it stops; with
+    `clock`, its clock runs that file's seconds (a float64 the bench moves) ahead of the real
+    one, so that the bench can hold a Divan at its instant as the API sees it (`Shift`)."""
+    from entrypoints import cli, gateway
     from shared.domain import chat
 
     chat.PER_MINUTE = 10**9  # type: ignore[misc]  # a flood, on purpose
+    if clock is not None:
+        with open(clock, "rb") as f:
+            ahead = mmap.mmap(f.fileno(), 8, access=mmap.ACCESS_READ)
+
+        def now() -> datetime:
+            return datetime.now(UTC) + timedelta(seconds=struct.unpack_from("d", ahead)[0])
+
+        assert gateway.create_app.__kwdefaults__ is not None
+        gateway.create_app.__kwdefaults__["clock"] = now
     argv = ["serve", "--host", "127.0.0.1", "--port", str(port)]
     if profile is None:
         raise SystemExit(cli.main(argv))
@@ -95,8 +111,46 @@ def serve(port: int, profile: str | None = None) -> None:
         prof.dump_stats(profile)
 
 
+class Shift:
+    """The bench API's clock, moved ahead of the real one (`serve`'s `clock`): before a Divan
+    is held, to just past its instant, as production's API is when its Divan is held, so the
+    orders it accepts from then on count for the next Divan (R-4.4) and the Divan's run goes
+    in past them (ADR-128). Without it the API's clock is days before the Divan's instant:
+    every order then counts for the Divan being held and each one landing during its run is
+    a new input of it, so it is decided again (`--for-the-divan` keeps that)."""
+
+    def __init__(self, path: Path) -> None:
+        path.write_bytes(bytes(8))
+        self.path = path
+        with path.open("r+b") as f:
+            self.ahead = mmap.mmap(f.fileno(), 8)
+
+    def past(self, instant: float) -> None:
+        struct.pack_into("d", self.ahead, 0, instant - time.time() + 0.5)
+
+
+def instants(dsn: str, sid: str) -> list[float]:
+    """The season's Divan instants (epoch seconds, Divan 1 first), read in the Divan's process."""
+    from shared.app.repository.seasons import Seasons
+    from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+
+    async def read() -> list[float]:
+        pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=1))
+        try:
+            store = PostgresEventStore(pool, clock=lambda: datetime.now(UTC))
+            state = (await Seasons(store).load(sid)).state
+            assert state.calendar is not None
+            return [state.calendar.at(n).timestamp() for n in range(1, DIVANS + 1)]
+        finally:
+            await pool.close()
+
+    return asyncio.run(read())
+
+
 @contextlib.contextmanager
-def api(port: int, env: dict[str, str], log: Path, profile: str | None) -> Iterator[int]:
+def api(
+    port: int, env: dict[str, str], log: Path, profile: str | None, clock: Path | None
+) -> Iterator[int]:
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [
@@ -106,6 +160,7 @@ def api(port: int, env: dict[str, str], log: Path, profile: str | None) -> Itera
                 "--serve",
                 str(port),
                 *(["--profile", profile] if profile else []),
+                *(["--clock", str(clock)] if clock else []),
             ],
             cwd=REPO,
             env=env,
@@ -298,12 +353,15 @@ def with_divans(args: argparse.Namespace) -> int:
     return min(args.pairs, DIVANS // (2 * args.divans)) if args.divans else 0
 
 
-async def drive(base: str, dsn: str, api_pid: int, args: argparse.Namespace) -> list[Figures]:
+async def drive(
+    base: str, dsn: str, api_pid: int, args: argparse.Namespace, shift: Shift | None
+) -> list[Figures]:
     spawn = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as divans:
         divans.submit(machine).result()  # started and imported before any run
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             sid, beys = await season(client)
+            at = divans.submit(instants, dsn, sid).result() if shift else []
             ours, theirs = spawn.Pipe()
             side = spawn.Process(target=chat_side, args=(theirs, base, sid, beys, args))
             side.start()
@@ -315,7 +373,10 @@ async def drive(base: str, dsn: str, api_pid: int, args: argparse.Namespace) -> 
                 numbers = iter(range(1, DIVANS + 1))
 
                 def resolved() -> concurrent.futures.Future[Divan]:
-                    return divans.submit(divan_ms, dsn, sid, next(numbers))
+                    n = next(numbers)
+                    if shift:  # the API's clock past the Divan's instant as it is held
+                        shift.past(at[n - 1])
+                    return divans.submit(divan_ms, dsn, sid, n)
 
                 for p in range(args.pairs):
                     count = args.divans if p < with_divans(args) else 0
@@ -396,7 +457,12 @@ def report(measured: list[Figures], args: argparse.Namespace) -> None:
         f"{args.seconds} s runs (AB, BA in turn), {args.concurrency} order loops, "
         f"{'no chat (A/A: the noise floor)' if args.aa else f'chat at {args.rate}/s'}, "
         f"{args.streams} ticketed streams open, {args.divans} Divans a run in the first "
-        f"{with_divans(args)} pairs"
+        f"{with_divans(args)} pairs, "
+        + (
+            "orders for the Divan held (--for-the-divan)"
+            if args.for_the_divan
+            else "the API's clock past each Divan's instant as it is held"
+        )
     )
     runs = [r for r, _ in measured]
     for i, r in enumerate(runs):
@@ -454,8 +520,10 @@ def main(args: argparse.Namespace) -> None:
                 "SEKSENBIR_REDIS_URL": redis_url,
             }
             api_env["PYTHONPATH"] = str(REPO)
-            with api(port, api_env, folder / "api.log", args.profile) as pid:
-                runs = asyncio.run(drive(f"http://127.0.0.1:{port}", dsn, pid, args))
+            shift = None if args.for_the_divan else Shift(folder / "clock")
+            clock = shift.path if shift else None
+            with api(port, api_env, folder / "api.log", args.profile, clock) as pid:
+                runs = asyncio.run(drive(f"http://127.0.0.1:{port}", dsn, pid, args, shift))
         report(runs, args)
 
     asyncio.run(database())
@@ -477,6 +545,12 @@ if __name__ == "__main__":
     parser.add_argument("--drain", type=float, default=1.0, help="seconds for the last notices")
     parser.add_argument("--port", type=int, default=0, help="the bench API's port (0: a free one)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the API process's own
+    parser.add_argument("--clock", help=argparse.SUPPRESS)  # its clock's file (Shift)
+    parser.add_argument(
+        "--for-the-divan",
+        action="store_true",
+        help="the API's clock left days before the Divans: the orders count for the Divan held",
+    )
     parser.add_argument(
         "--profile", help="the API process under cProfile, its stats written to this file"
     )
@@ -488,5 +562,5 @@ if __name__ == "__main__":
     if parsed.pairs < 1 or not 0 <= 2 * parsed.divans <= DIVANS:
         parser.error(f"--pairs at least 1, 2 x --divans at most {DIVANS} (a season's Divans)")
     if parsed.serve is not None:
-        serve(parsed.serve, parsed.profile)
+        serve(parsed.serve, parsed.profile, parsed.clock)
     main(parsed)

@@ -36,7 +36,10 @@ SMOKE: dict[str, list[str]] = {
     ],
     "brokers": ["--messages 50 --threads 2"],
     "capacity": ["--seasons 1 --divans 2", "--seasons 1 --divans 2 --broker rabbitmq"],
-    "chat_flood": ["--seconds 0.5 --pairs 1 --rate 5 --concurrency 2 --streams 3"],
+    "chat_flood": [
+        "--seconds 0.5 --pairs 1 --rate 5 --concurrency 2 --streams 3",
+        "--seconds 0.5 --pairs 1 --rate 5 --concurrency 2 --streams 3 --for-the-divan",
+    ],
     "cli_start": ["--runs 1"],
     "divan_flood": ["--rounds 1 --concurrency 2", "--rounds 1 --concurrency 2 --for-the-divan"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
