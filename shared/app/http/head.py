@@ -42,10 +42,11 @@ def _with_head(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     out = []
     for name, value in headers:
         if name.lower() == b"allow":
-            methods = {m.strip() for m in value.split(b",")} - {b""}
+            methods: set[bytes] = {m.strip() for m in value.split(b",")} - {b""}
             if b"GET" in methods:
                 methods.add(b"HEAD")
-            out.append((name, b", ".join(sorted(methods, key=_method_key))))
+            ordered = sorted(methods, key=_method_key)
+            out.append((name, b", ".join(ordered)))
         else:
             out.append((name, value))
     return out
