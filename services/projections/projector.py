@@ -153,25 +153,28 @@ class Projector:
     async def _cursor(
         self, season_id: str, gen: int, version: int
     ) -> tuple[_Cursor, list[RecordedEvent]]:
-        """The fold at `version` and the events after it: from memory and one read of what is
-        new, or, for a season this process has not folded (or folded elsewhere), one read of
-        the whole stream."""
+        """The fold at `version` and the events after it, with one read of the store: what is
+        new after this process's fold of the season (at `version`, or behind it when another
+        process projected the last batches: ADR-131), or, for a season it has not folded (or
+        folded at another generation), the whole stream."""
         cur = self._cursors.get(season_id)
         if cur is not None and cur.gen == gen and cur.version == version:
             return cur, await self.store.read_stream(season_id, from_version=version)
-        state, snapshot = SeasonState(), Snapshot()
         keys = Keys(self.prefix, season_id, gen)
-        records = await self.store.read_stream(season_id)
+        if cur is not None and cur.gen == gen and cur.version < version:
+            # behind by what another projections process applied (both hear every NOTIFY,
+            # the claim goes to either): fold that gap, not the season from event 1
+            records = await self.store.read_stream(season_id, from_version=cur.version)
+            state = cur.state
+        else:  # one read for the fold and what is new (a restarted projector)
+            records = await self.store.read_stream(season_id)
+            state = SeasonState()
         later = [rec for rec in records if rec.version > version]
         if not later:  # already at the head (another projector was first): fold nothing
-            return _Cursor(gen, version, state, snapshot), later
-        state = fold(
-            (
-                codec.decode_stored(rec.data, rec.type)
-                for rec in records[: len(records) - len(later)]
-            ),
-            state,
-        )
+            return _Cursor(gen, version, SeasonState(), Snapshot()), later
+        gap = records[: len(records) - len(later)]
+        state = fold((codec.decode_stored(rec.data, rec.type) for rec in gap), state)
+        snapshot = Snapshot()
         if version:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
         return _Cursor(gen, version, state, snapshot), later
