@@ -72,3 +72,50 @@ async def test_a_projector_behind_finding_the_season_at_the_head_reads_only_the_
     store.reads.clear()
     assert await behind.catch_up(season_id) == 0
     assert store.reads == [folded]
+
+
+async def test_wake_ups_go_to_the_process_that_caught_the_season_up_last(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """Two processes hear every wake-up: the one that let go of the season last catches it up
+    (its fold is the newest), the other leaves it its mark; nothing is lost, no race is lost,
+    and the read models are those of a rebuild."""
+    season_id = "owned"
+    projectors = [Projector(memory_store, redis, prefix) for _ in range(2)]
+    applied: list[list[int]] = [[], []]
+    appended = 0
+    for n, chunk in enumerate(season_chunks(33, season_id)):
+        await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        appended += len(chunk)
+        # the other process first: it defers to the owner, which catches up for both
+        order = [1, 0] if n % 2 else [0, 1]
+        for i in order:
+            applied[i].append(await projectors[i].woken(season_id))
+        assert await redis.get(Keys(prefix, season_id, 1).checkpoint) == str(appended).encode()
+    first = 0 if applied[0][0] else 1
+    assert sum(applied[first]) == appended
+    assert sum(applied[1 - first]) == 0, applied
+    assert await redis.get(Keys.claim(prefix, season_id)) is None
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+
+
+async def test_an_owner_that_stopped_leaves_its_seasons_to_the_sweep_and_then_to_others(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """The owner hears nothing more (it died): the other process's wake-up defers to it while
+    its ownership lasts, the worker's sweep does not defer, and once the ownership has lapsed
+    a wake-up catches the season up at once."""
+    season_id = "owner-gone"
+    gone, other = (Projector(memory_store, redis, prefix) for _ in range(2))
+    chunks = list(season_chunks(34, season_id))
+    await append_chunk(memory_store, season_id, chunks[0], "chunk/0")
+    assert await gone.woken(season_id) == len(chunks[0])
+    await append_chunk(memory_store, season_id, chunks[1], "chunk/1")
+    assert await other.woken(season_id) == 0  # deferred: the mark is left for the owner
+    assert await other.woken(season_id, defer=False) == len(chunks[1])  # the sweep's way
+    assert await other.woken(season_id) == 0  # its own now: nothing new
+    await append_chunk(memory_store, season_id, chunks[2], "chunk/2")
+    assert await gone.woken(season_id) == 0  # `other` owns it now
+    await redis.delete(Keys.owner(prefix, season_id))  # as OWNER_TTL_MS after its last release
+    assert await gone.woken(season_id) == len(chunks[2])
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
