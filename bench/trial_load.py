@@ -11,7 +11,12 @@ each season POSTs its next Divan, waits until the DivanResolved is committed (wo
 store's NOTIFY naming the season, then one query), and asks again at once; a season that has
 played its 16 Divans is replaced by a new one (its creation is not timed). It prints, per N,
 the Divans resolved per second and p50/p90/p99/max of request -> resolved, as the client saw
-it (POST sent -> its DivanResolved seen committed). Target (issue 27): p99 <= 1 s at 100.
+it (POST sent -> its DivanResolved seen committed), and where the box's CPU went: utime+stime
+(/proc/<pid>/stat) over the count of every process of the stack by role (api, resolver,
+projections, scheduler, notify, up), of the database's backends (pg_stat_activity; the bench's
+own connections are "pg (bench)"), PostgreSQL's server-wide processes (walwriter, checkpointer …:
+shared with anything else on the server), the redis-server and the bench's client, in ms of CPU
+per Divan resolved. Target (issue 27): p99 <= 1 s at 100.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import httpx
 
 from bench.api_orders import DEFAULT_DSN, scratch_database
 from bench.divan_latency import RESOLVED, new_season, pct
-from bench.idle import free_port, own_redis, stack
+from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
 
@@ -54,7 +59,8 @@ class Waits:
 async def watching(dsn: str) -> AsyncIterator[tuple[asyncpg.Pool, Waits]]:
     waits = Waits()
     conn = await asyncpg.connect(dsn)
-    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=8)
+    settings = {"application_name": "trial_load"}
+    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=8, server_settings=settings)
     await conn.add_listener(NOTIFY_CHANNEL, waits.heard)
     try:
         yield pool, waits
@@ -89,7 +95,72 @@ async def player(
     return out
 
 
-async def one_count(dsn: str, port: int, seasons: int, seconds: float) -> None:
+ROLES = (
+    ("resolver_worker", "resolver"),
+    ("projections_worker", "projections"),
+    ("notify_worker", "notify"),
+    (" serve ", "api"),
+    (" scheduler", "scheduler"),
+)
+
+
+def role(cmdline: str) -> str:
+    for needle, label in ROLES:
+        if needle in f"{cmdline} ":
+            return label
+    return "up" if " up " in f"{cmdline} " else cmdline[:40]
+
+
+class CpuMeter:
+    """utime+stime by role between `start` and `stop` (processes that end in between are lost)."""
+
+    def __init__(self, stack_pid: int, redis_url: str) -> None:
+        self.stack_pid = stack_pid
+        self.redis_port = redis_url.rsplit(":", 1)[1].split("/", maxsplit=1)[0]
+        self.start_ticks: dict[int, tuple[str, int]] = {}
+
+    async def roles(self, conn: asyncpg.Connection) -> dict[int, str]:
+        out = {pid: role(name(pid)) for pid in tree(self.stack_pid)}
+        mine = {conn.get_server_pid()}
+        rows = await conn.fetch(
+            "SELECT pid, datname = current_database() AS ours, backend_type, application_name "
+            "FROM pg_stat_activity"
+        )
+        for r in rows:
+            if r["ours"]:
+                bench = r["application_name"] == "trial_load" or r["pid"] in mine
+                out[r["pid"]] = "pg (bench)" if bench else "pg backends"
+            elif r["backend_type"] != "client backend":
+                out[r["pid"]] = "pg server-wide"
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            title = name(int(entry))
+            if "redis-server" in title and title.endswith(f":{self.redis_port}"):
+                out[int(entry)] = "redis-server"
+        out[os.getpid()] = "bench client"
+        return out
+
+    async def start(self, conn: asyncpg.Connection) -> None:
+        self.start_ticks = {
+            pid: (label, t)
+            for pid, label in (await self.roles(conn)).items()
+            if (t := cpu_ticks(pid)) is not None
+        }
+
+    async def stop(self, conn: asyncpg.Connection) -> dict[str, float]:
+        """CPU seconds by role since `start`; processes new since then count from zero."""
+        out: dict[str, float] = {}
+        for pid, label in (await self.roles(conn)).items():
+            t1 = cpu_ticks(pid)
+            if t1 is None:
+                continue
+            t0 = self.start_ticks.get(pid, (label, 0))[1] if pid in self.start_ticks else 0
+            out[label] = out.get(label, 0.0) + (t1 - t0) / TICKS
+        return out
+
+
+async def one_count(
+    dsn: str, port: int, seasons: int, seconds: float, meter: CpuMeter | None = None
+) -> None:
     # idle connections dropped before the server's keep-alive (5 s) closes them under a send
     limits = httpx.Limits(max_connections=seasons + 10, keepalive_expiry=2.0)
     async with (
@@ -97,10 +168,15 @@ async def one_count(dsn: str, port: int, seasons: int, seconds: float) -> None:
         watching(dsn) as (pool, waits),
     ):
         load0 = os.getloadavg()[0]
+        async with pool.acquire() as conn:
+            if meter is not None:
+                await meter.start(conn)
         until = time.perf_counter() + seconds
         t0 = time.perf_counter()
         runs = await asyncio.gather(*(player(c, pool, waits, i, until) for i in range(seasons)))
         elapsed = time.perf_counter() - t0
+        async with pool.acquire() as conn:
+            cpu = await meter.stop(conn) if meter is not None else {}
     ms = [x * 1000 for run in runs for x in run]
     if not ms:
         print(f"{seasons:>4} seasons: no Divan resolved in {seconds:.0f} s")
@@ -111,6 +187,16 @@ async def one_count(dsn: str, port: int, seasons: int, seconds: float) -> None:
         f"p90 {pct(ms, 0.9):7.1f}  p99 {pct(ms, 0.99):7.1f}  max {max(ms):7.1f}  "
         f"mean {statistics.fmean(ms):7.1f}  (n={len(ms)})"
     )
+    if cpu:
+        # the Divans resolved while metered: those the players saw, a close lower bound
+        total = sum(cpu.values())
+        print(
+            f"      CPU per Divan resolved, ms (of {total / elapsed:.2f} cores busy over "
+            f"{elapsed:.0f} s): total {1000 * total / len(ms):.1f}"
+        )
+        for label, secs in sorted(cpu.items(), key=lambda kv: -kv[1]):
+            if secs > 0:
+                print(f"        {label:<16} {1000 * secs / len(ms):6.2f}")
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -129,9 +215,9 @@ async def main(args: argparse.Namespace) -> None:
         f"and {args.projectors} projections processes, think time 0, {args.seconds:.0f} s a count"
     )
     async with scratch_database(args.dsn, "seksenbir_bench_trial_load") as dsn:
-        with own_redis() as redis_url, stack(dsn, redis_url, port, log, extra):
+        with own_redis() as redis_url, stack(dsn, redis_url, port, log, extra) as up:
             for n in counts:
-                await one_count(dsn, port, n, args.seconds)
+                await one_count(dsn, port, n, args.seconds, CpuMeter(up.pid, redis_url))
     log.unlink(missing_ok=True)
     print("target (issue 27): p99 <= 1 s at 100 seasons; throughput grows with resolvers")
 

@@ -35,6 +35,11 @@ class Keys:
         """Set by a wake-up that found the claim held: its holder catches up once more."""
         return f"{prefix}:{{s:{season_id}}}:again"
 
+    @staticmethod
+    def owner(prefix: str, season_id: str) -> str:
+        """The projections process that last caught the season up: its wake-ups go to it."""
+        return f"{prefix}:{{s:{season_id}}}:owner"
+
     def view(self, name: str) -> str:
         """The key of hash view `name` (views.all_views); KeyError for a name that is none."""
         if name not in VIEW_NAMES:

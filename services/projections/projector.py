@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ class Cursors:
     """
 
     def __init__(self, bound: int = CURSORS) -> None:
+        self.process = secrets.token_hex(8)  # names this table (its process) as seasons' owner
         self._held: OrderedDict[str, _Cursor] = OrderedDict()
         self._bound = bound
         self._lock = threading.Lock()
@@ -110,9 +112,9 @@ class Projector:
         self.redis = redis
         self.prefix = prefix
         self.sink = Sink(redis)
-        self.claims = Claims(redis, prefix)
         # a table of its own (a bound), or the one its process's other projectors share
         self._cursors = cursors if isinstance(cursors, Cursors) else Cursors(cursors)
+        self.claims = Claims(redis, prefix, process=self._cursors.process)
 
     @property
     def cursors(self) -> int:
@@ -134,11 +136,12 @@ class Projector:
             return await self.rebuild(season_id)
         return await self._advance(season_id, keys, int(raw), live=True)
 
-    async def woken(self, season_id: str) -> int:
-        """Catch up on a wake-up (NOTIFY, message) unless another projector holds the season:
-        then it catches up once more for this one (claims.py, ADR-112)."""
+    async def woken(self, season_id: str, *, defer: bool = True) -> int:
+        """Catch up on a wake-up (NOTIFY, message) unless another projector holds the season,
+        or (`defer`) another process caught it up last and still owns it: then that one
+        catches up once more for this one (claims.py, ADR-112, ADR-131)."""
         token = self.claims.token()
-        if not await self.claims.take(season_id, token):
+        if not await self.claims.take(season_id, token, defer=defer):
             return 0
         applied = 0
         try:
@@ -153,25 +156,28 @@ class Projector:
     async def _cursor(
         self, season_id: str, gen: int, version: int
     ) -> tuple[_Cursor, list[RecordedEvent]]:
-        """The fold at `version` and the events after it: from memory and one read of what is
-        new, or, for a season this process has not folded (or folded elsewhere), one read of
-        the whole stream."""
+        """The fold at `version` and the events after it, with one read of the store: what is
+        new after this process's fold of the season (at `version`, or behind it when another
+        process projected the last batches: ADR-131), or, for a season it has not folded (or
+        folded at another generation), the whole stream."""
         cur = self._cursors.get(season_id)
         if cur is not None and cur.gen == gen and cur.version == version:
             return cur, await self.store.read_stream(season_id, from_version=version)
-        state, snapshot = SeasonState(), Snapshot()
         keys = Keys(self.prefix, season_id, gen)
-        records = await self.store.read_stream(season_id)
+        if cur is not None and cur.gen == gen and cur.version < version:
+            # behind by what another projections process applied (both hear every NOTIFY,
+            # the claim goes to either): fold that gap, not the season from event 1
+            records = await self.store.read_stream(season_id, from_version=cur.version)
+            state = cur.state
+        else:  # one read for the fold and what is new (a restarted projector)
+            records = await self.store.read_stream(season_id)
+            state = SeasonState()
         later = [rec for rec in records if rec.version > version]
         if not later:  # already at the head (another projector was first): fold nothing
-            return _Cursor(gen, version, state, snapshot), later
-        state = fold(
-            (
-                codec.decode_stored(rec.data, rec.type)
-                for rec in records[: len(records) - len(later)]
-            ),
-            state,
-        )
+            return _Cursor(gen, version, SeasonState(), Snapshot()), later
+        gap = records[: len(records) - len(later)]
+        state = fold((codec.decode_stored(rec.data, rec.type) for rec in gap), state)
+        snapshot = Snapshot()
         if version:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
         return _Cursor(gen, version, state, snapshot), later
@@ -293,8 +299,12 @@ class Projector:
             if behind is not None and behind.get(season_id, -1) != checkpoint:
                 left[season_id] = checkpoint
                 continue
-            # the worker's sweep asks for the claim, as a wake-up does: it never races one
-            total += await (self.catch_up if behind is None else self.woken)(season_id)
+            # the worker's sweep asks for the claim, as a wake-up does: it never races one;
+            # it defers to no owner (a season left behind: its owner may have died)
+            if behind is None:
+                total += await self.catch_up(season_id)
+            else:
+                total += await self.woken(season_id, defer=False)
         if behind is not None:
             behind.clear()
             behind.update(left)
