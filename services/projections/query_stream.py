@@ -15,7 +15,7 @@ from litestar.background_tasks import BackgroundTask
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
 from litestar.params import HeaderParameter, Parameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEventMessage
 from redis.exceptions import RedisError
 
 from services.projections import stream_chat, streamlog
@@ -27,6 +27,7 @@ from services.projections.read_route import read
 from services.projections.responses import (
     TicketOut,
 )
+from services.projections.sse_frames import Frames, give_back
 from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
@@ -199,7 +200,7 @@ async def events(
                 return Response(None, status_code=204)  # nothing will come: EventSource stops
             ready = _ready(len(channels), with_chat(since, start))
             chat_sent = feed.sent if feed is not None else 0
-            return _Frames(_replayed(ready, (after, chat_sent), backlog, said))
+            return Frames(_replayed(ready, (after, chat_sent), backlog, said))
         sub = await c.streams.open(client, [*channels, *([feed.channel] if feed else [])])
         if feed is not None:
             sub.wanted = feed.wants  # a chat wake-up wakes the stream of its members only
@@ -218,7 +219,7 @@ async def _live(
     sub: Subscription,
     *,
     feed: ChatFeed | None = None,
-) -> _Frames:
+) -> Frames:
     """The stream of a subscription: the log since `point`, then what is published."""
     since, after = point
     try:
@@ -234,40 +235,7 @@ async def _live(
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
     # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
-    return _Frames(stream, background=BackgroundTask(_give_back, sub))
-
-
-async def _give_back(sub: Subscription) -> None:
-    """`sub.release` as the response's background task, on the event loop: Litestar sends a
-    synchronous task to the executor's thread, from where it changed the hub's sets and put on
-    its asyncio queue (the loop's objects, not thread-safe), one more thread hop per stream."""
-    sub.release()
-
-
-class _Frames(ServerSentEvent):
-    """Litestar's ServerSentEvent (its status, headers and media type), its frames encoded on
-    the event loop as they come (issue 27, ADR-129).
-
-    Litestar's own iterator first reads its leading chunks (none here: no comment, id, event or
-    retry of the response's own) through `sync_to_thread`: every stream opened handed a call to
-    the default executor's thread and woke the loop back from it, two thread switches and two
-    takes of the GIL from the loop, for nothing (bench.season_flood: a flood opening 10-15
-    streams a second). The frames are the same bytes: `ServerSentEventMessage.encode`, as its
-    iterator encodes a message."""
-
-    def __init__(
-        self,
-        frames: AsyncIterator[ServerSentEventMessage],
-        *,
-        background: BackgroundTask | None = None,
-    ) -> None:
-        super().__init__(frames, background=background)
-        self.iterator = _encoded(frames)
-
-
-async def _encoded(frames: AsyncIterator[ServerSentEventMessage]) -> AsyncIterator[bytes]:
-    async for frame in frames:
-        yield frame.encode()
+    return Frames(stream, background=BackgroundTask(give_back, sub))
 
 
 def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, int | None]:
