@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python -m bench.season_flood [--addresses 4] [--connections 8] [--streams 4]
      [--seconds 20] [--trials 3] [--port 0] [--dsn …] [--server-dsn …] [--redis …]
+     [--flood-nice 0: the flood's process at that lower CPU priority]
      [--modes off,on]  (off: SEKSENBIR_SEASON_CONCURRENCY=0, the API before ADR-122; on: the
      defaults; N: a season's share of N; a stack and a scratch database per mode, in order)
 
@@ -132,8 +133,11 @@ async def ready(conn: Conn, path: str) -> int:
 
 
 def flood(port: int, beys: list[Bey], args: dict[str, int], events: Any, out: Any) -> None:
-    """The flood's process: (started, stop) are `events`; its answers go on `out`."""
+    """The flood's process: (started, stop) are `events`; its answers go on `out`. With
+    `nice`, it runs at that lower CPU priority (--flood-nice)."""
     started, stop = events
+    if args.get("nice"):
+        os.nice(args["nice"])
     started.set()
     out.put(asyncio.run(_flood(port, beys, args, stop)))
 
@@ -289,6 +293,7 @@ def run(dsn: str, redis_url: str, args: argparse.Namespace, mode: str) -> None:
         ctx = multiprocessing.get_context("spawn")
         started, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
         sizes = {k: getattr(args, k) for k in ("addresses", "connections", "streams")}
+        sizes["nice"] = args.flood_nice
         proc = ctx.Process(target=flood, args=(args.port, x, sizes, (started, stop), out))
         proc.start()
         try:
@@ -298,6 +303,7 @@ def run(dsn: str, redis_url: str, args: argparse.Namespace, mode: str) -> None:
             print(
                 f"flood of X: {args.addresses} addresses x ({args.connections} order-and-read "
                 f"loops + {args.streams} stream loops), {args.seconds:.0f} s"
+                + (f", the flood at nice {args.flood_nice}" if args.flood_nice else "")
             )
             phase(up.pid, dsn, y, args, log, flood=proc.pid)
         finally:
@@ -321,6 +327,13 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=4, help="event-stream loops each")
     parser.add_argument("--seconds", type=float, default=20.0, help="each phase")
     parser.add_argument("--trials", type=int, default=3, help="Z: trial seasons probing")
+    parser.add_argument(
+        "--flood-nice",
+        type=int,
+        default=0,
+        help="the flood's process at this lower CPU priority (an attacker is another machine: "
+        "on one box its client competes with the server for the cores); 0: as is",
+    )
     parser.add_argument("--dsn", help="a database of yours, used as given (else a scratch one)")
     parser.add_argument(
         "--server-dsn",

@@ -13,7 +13,9 @@ depended on the enqueue: a broker that refuses it is logged and the scheduler ha
 over from `due_work`, RELIABILITY 15). A failed send is passed to `failed` on the thread, as is
 an item refused because `limit` items are already waiting (a broker down for long must not
 grow the queue without bound; `limit=None`: no bound). `close` sends what is waiting, then
-stops the thread. The serving API's log lines are handed over so too (shared.logs).
+stops the thread. The serving API's log lines are handed over so too (shared.logs), each time
+all that waits at once (`batch`, ADR-129): a thread that wakes for every item takes the GIL
+from the event loop once an item.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ T = TypeVar("T")
 
 _STOP = object()  # close's marker, after every item put before it
 LIMIT = 10_000  # items waiting at most; more are refused (`failed`)
+BATCH = 1_000  # items given to `batch` at most in one call
 CLOSE_WAIT_S = 10.0  # close waits this long for the items still waiting
 
 
@@ -36,7 +39,9 @@ class QueueFull(Exception):
 
 class Handover(Generic[T]):
     """`handover(item)`: `send(item)` on the handover's thread, in order; `failed(item, exc)`
-    there when it raises (or at once, with QueueFull, when `limit` items wait)."""
+    there when it raises (or at once, with QueueFull, when `limit` items wait). With `batch`,
+    the thread calls `batch(items)` instead, with every item waiting when it wakes (up to
+    BATCH, in order; when it raises, `failed` for each of them)."""
 
     def __init__(
         self,
@@ -45,8 +50,9 @@ class Handover(Generic[T]):
         *,
         name: str,
         limit: int | None = LIMIT,
+        batch: Callable[[list[T]], None] | None = None,
     ) -> None:
-        self._send, self._failed, self._limit = send, failed, limit
+        self._send, self._failed, self._limit, self._batch = send, failed, limit, batch
         self._items: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -58,11 +64,34 @@ class Handover(Generic[T]):
         self._items.put(item)
 
     def _run(self) -> None:
+        if self._batch is not None:
+            self._run_batches(self._batch)
+            return
         while (item := self._items.get()) is not _STOP:
             try:
                 self._send(item)  # type: ignore[arg-type]
             except Exception as exc:  # the thread goes on: the next item may pass
                 self._failed(item, exc)  # type: ignore[arg-type]
+
+    def _run_batches(self, batch: Callable[[list[T]], None]) -> None:
+        stopped = False
+        while not stopped:
+            items = [self._items.get()]
+            while len(items) < BATCH:
+                try:
+                    items.append(self._items.get_nowait())
+                except queue.Empty:
+                    break
+            end = next((k for k, item in enumerate(items) if item is _STOP), None)
+            if end is not None:  # close's marker comes after every item put before it
+                items, stopped = items[:end], True
+            if not items:
+                continue
+            try:
+                batch(items)  # type: ignore[arg-type]
+            except Exception as exc:  # the thread goes on: the next items may pass
+                for item in items:
+                    self._failed(item, exc)  # type: ignore[arg-type]
 
     def close(self, timeout: float = CLOSE_WAIT_S) -> None:
         """Send what waits (for up to `timeout` seconds), then stop the thread."""

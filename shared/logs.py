@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Mapping, MutableMapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import msgspec
 
@@ -169,6 +169,31 @@ def _write_item(item: tuple[TextIO, str]) -> None:
     _write(*item)
 
 
+PIPE_BUF = 4096  # a pipe's write of at most this many bytes never mixes with another's (POSIX)
+
+
+def _write_items(items: list[tuple[TextIO, str]]) -> None:
+    """The lines that waited, whole lines joined in writes of at most PIPE_BUF bytes (one
+    longer line alone, as before), in order, each write with its flush (ADR-129).
+
+    Written one a wake-up, a flood's lines woke the writer thread for each and it took the GIL
+    back from the event loop each time (the write releases it: the loop then waited to take it
+    again); lines that came while the thread waited now go out together."""
+    out: TextIO | None = None
+    joined: list[str] = []
+    size = 0
+    for file, line in items:
+        n = len(line.encode()) + 1
+        if joined and (file is not out or size + n > PIPE_BUF):
+            _write(cast("TextIO", out), "\n".join(joined))
+            joined, size = [], 0
+        out = file
+        joined.append(line)
+        size += n
+    if joined:
+        _write(cast("TextIO", out), "\n".join(joined))
+
+
 def _lost(_item: tuple[TextIO, str], _exc: Exception) -> None:
     """A line the stream refused (closed, or unencodable): lost, as nowhere is left to say so."""
 
@@ -178,7 +203,9 @@ def write_lines_apart() -> Handover[tuple[TextIO, str]]:
     API's factory asks for it: a test's output stays written at once, where it captures it)."""
     apart = _apart[0]
     if apart is None:
-        apart = _apart[0] = Handover(_write_item, _lost, name="log-lines", limit=None)
+        apart = _apart[0] = Handover(
+            _write_item, _lost, name="log-lines", limit=None, batch=_write_items
+        )
         atexit.register(write_lines_inline)
     return apart
 

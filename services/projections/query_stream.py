@@ -15,7 +15,7 @@ from litestar.background_tasks import BackgroundTask
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Discriminator, Example, OpenAPIResponse, Operation, Schema
 from litestar.params import HeaderParameter, Parameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEventMessage
 from redis.exceptions import RedisError
 
 from services.projections import stream_chat, streamlog
@@ -27,6 +27,7 @@ from services.projections.read_route import read
 from services.projections.responses import (
     TicketOut,
 )
+from services.projections.sse_frames import Frames, give_back
 from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
@@ -199,7 +200,7 @@ async def events(
                 return Response(None, status_code=204)  # nothing will come: EventSource stops
             ready = _ready(len(channels), with_chat(since, start))
             chat_sent = feed.sent if feed is not None else 0
-            return ServerSentEvent(_replayed(ready, (after, chat_sent), backlog, said))
+            return Frames(_replayed(ready, (after, chat_sent), backlog, said))
         sub = await c.streams.open(client, [*channels, *([feed.channel] if feed else [])])
         if feed is not None:
             sub.wanted = feed.wants  # a chat wake-up wakes the stream of its members only
@@ -218,7 +219,7 @@ async def _live(
     sub: Subscription,
     *,
     feed: ChatFeed | None = None,
-) -> ServerSentEvent:
+) -> Frames:
     """The stream of a subscription: the log since `point`, then what is published."""
     since, after = point
     try:
@@ -234,7 +235,7 @@ async def _live(
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
     # HEAD: ADR-61) frees it as the response ends, not when the collector finds the generator
-    return ServerSentEvent(stream, background=BackgroundTask(sub.release))
+    return Frames(stream, background=BackgroundTask(give_back, sub))
 
 
 def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, int | None]:

@@ -203,3 +203,69 @@ def test_adr_125_lines_written_apart_never_wait_for_the_stream_and_keep_their_or
     assert out.getvalue() == "line 0\nline 1\nline 2\n"
     logs.write_line(out, "inline")  # written at once again
     assert out.getvalue().endswith("line 2\ninline\n")
+
+
+class _Writes(io.StringIO):
+    """A stream recording each write; the first blocks until the gate opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        if not self.gate.wait(WAIT_S):
+            raise TimeoutError("the gate was never opened")
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_adr_129_lines_that_waited_go_out_together_whole_and_in_order() -> None:
+    """ADR-129: the writer thread writes every line that waited when it woke, whole lines
+    joined in writes of at most PIPE_BUF bytes (a longer line alone), in order, per stream;
+    one write a line woke it, and took the GIL from the event loop, once a line."""
+    out, other = _Writes(), _Writes()
+    lines = [f"line {n:03d} " + "x" * 90 for n in range(200)]
+    long = "y" * (logs.PIPE_BUF + 10)
+    logs.write_lines_apart()
+    try:
+        for n, line in enumerate(lines):
+            logs.write_line(out, line)  # the first write blocks: the others wait behind it
+            if n == 100:
+                logs.write_line(out, long)
+                logs.write_line(other, "elsewhere")
+        other.gate.set()
+        out.gate.set()
+    finally:
+        logs.write_lines_inline()
+    expected = [*lines[:101], long, *lines[101:]]
+    assert out.getvalue() == "".join(f"{line}\n" for line in expected)
+    assert other.writes == ["elsewhere\n"]
+    assert all(w.endswith("\n") for w in out.writes)
+    assert all(len(w.encode()) <= logs.PIPE_BUF for w in out.writes if long not in w)
+    assert f"{long}\n" in out.writes  # alone
+    assert len(out.writes) <= 12  # 201 lines of ~100 bytes: 5-6 writes of 4 KB, the long one
+
+
+def test_adr_129_a_failed_batch_fails_each_of_its_items_and_the_thread_goes_on() -> None:
+    """ADR-129: a `batch` that raises is `failed` for every item it was given; the next pass."""
+    gate, got, failures, entered = _Gate(), [], [], threading.Event()
+
+    def batch(items: list[int]) -> None:
+        entered.set()
+        gate(None)
+        if 0 in items:
+            raise OSError("full")
+        got.extend(items)
+
+    handover = Handover(
+        lambda i: None, lambda i, e: failures.append((i, str(e))), name="t-batch", batch=batch
+    )
+    handover(0)  # taken alone: the gate holds it while the others wait
+    assert entered.wait(WAIT_S)
+    for n in range(1, 4):
+        handover(n)
+    gate.open.set()
+    handover.close()
+    assert failures == [(0, "full")]
+    assert got == [1, 2, 3]

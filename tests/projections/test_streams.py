@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import redis.asyncio as aioredis
+from litestar.response import sse as sse_module
+from litestar.utils import sync as litestar_sync
 
 from services.projections import streamlog
 from services.projections import streams as streams_module
@@ -206,6 +208,41 @@ async def test_reads_answer_while_120_streams_are_open_and_every_stream_gets_the
             assert all(s.queue.empty() for s in streams)  # once each
         finally:
             await asyncio.gather(*(s.close() for s in streams))
+
+
+async def test_a_stream_is_opened_and_sent_without_a_thread(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """ADR-129: a stream's frames are encoded and its subscription released on the event loop;
+    Litestar's ServerSentEvent handed a call to the executor's thread for every stream opened
+    (its leading chunks, none here), and its background task another (a sync release, which
+    changed the hub's loop objects from that thread), while a flood opened 10-15 a second."""
+    hops: list[object] = []
+    real = sse_module.sync_to_thread
+
+    def counted(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        hops.append(fn)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(sse_module, "sync_to_thread", counted)
+    monkeypatch.setattr(litestar_sync, "sync_to_thread", counted)
+    gw = Gateway(memory_store, redis, prefix)
+    async with served(gw) as client:
+        season_id = await _season(client, Projector(memory_store, redis, prefix))
+        stream = Stream(client, f"/v1/seasons/{season_id}/events")
+        try:
+            assert await _opened(stream) == 200
+            news = '{"divan":1,"type":"divan_report"}'
+            published = await _published(memory_store, season_id, news)
+            assert await redis.publish(channel(prefix, season_id), published) == 1
+            frame, _ = await stream.until("divan_report")
+            assert frame.data == [news]
+        finally:
+            await stream.close()
+    assert hops == []
 
 
 async def test_an_exhausted_redis_pool_answers_503_and_ready_says_so(
