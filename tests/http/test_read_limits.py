@@ -26,6 +26,13 @@ from tests.projections.support import settings as projection_settings
 BURST = 3  # reads an address (or a token) may send at once; then one a minute
 
 
+def _still() -> float:
+    """The limits' clock standing still: no read comes back during a test, so a refusal's
+    Retry-After is the whole minute however slow the box (with time.monotonic a test slowed
+    by 2 s under load saw 58)."""
+    return 1000.0
+
+
 def _limited(**overrides: Any) -> Any:
     limits = {"reads_per_minute": 1, "reads_per_token_per_minute": 1, "read_burst": BURST}
     limits["read_refusal_hold_ms"] = 0  # answered at once (the hold: its own test below)
@@ -59,7 +66,7 @@ async def test_reads_past_the_address_budget_answer_429_with_retry_after_and_cha
     """docs/api.md (429 too_many_requests): the burst passes, the next read is refused with
     Retry-After in Turkish by default and in English on request; the season is unchanged."""
     store = InMemoryEventStore(clock=clock)
-    async with open_api(store, _limited()) as api:
+    async with open_api(store, _limited(), limiter_clock=_still) as api:
         bey = await create_trial(api.client)
         async with _from(api, "203.0.113.10") as phone:
             answers = [await phone.get(bey.url()) for _ in range(BURST)]
@@ -94,7 +101,7 @@ async def test_a_tokens_read_budget_is_its_own(clock):
     """R-14 aside, a token's reads count against the token: a spent token is refused from any
     address; another token, or no token, from the same (shared mobile) address still reads."""
     store = InMemoryEventStore(clock=clock)
-    async with open_api(store, _limited(reads_per_minute=0)) as api:
+    async with open_api(store, _limited(reads_per_minute=0), limiter_clock=_still) as api:
         one = await create_trial(api.client)
         two = await create_trial(api.client)
         async with _from(api, "203.0.113.10") as phone, _from(api, "198.51.100.7") as wifi:
@@ -183,7 +190,7 @@ async def test_a_refused_read_is_held_about_a_second_before_its_429(clock, monke
 
     monkeypatch.setattr(read_limits, "_hold", recorded)
     store = InMemoryEventStore(clock=clock)
-    async with open_api(store, _limited(read_refusal_hold_ms=1000)) as api:
+    async with open_api(store, _limited(read_refusal_hold_ms=1000), limiter_clock=_still) as api:
         bey = await create_trial(api.client)
         async with _from(api, "203.0.113.10") as phone:
             for _ in range(BURST):
