@@ -66,6 +66,8 @@ def negotiate(scope: Mapping[str, object]) -> Lang:
         if name.lower() == b"accept-language":
             header = raw_value.decode("latin-1")
             break
+    else:  # no Accept-Language (most API clients): nothing to parse
+        return DEFAULT
     return accept_language(header) or DEFAULT
 
 
