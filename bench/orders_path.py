@@ -9,6 +9,12 @@ unit of work costs shows), one with `fast_orders` and one without. Each window s
 keyed hold orders of one bey as bare ASGI calls and takes this process's CPU time per order;
 the windows alternate A/B/B/A … so that the box's load falls on both alike. Prints every
 window and the medians.
+
+`--only N`: the fast path's app alone, N keyed orders, nothing printed but the CPU time: for
+instruction counts independent of the box's load (ADR-130), run it under callgrind for two
+N and divide the difference of the totals by the difference of the N, e.g.
+`valgrind --tool=callgrind --callgrind-out-file=/dev/null .venv/bin/python -m bench.orders_path
+--only 200` and `--only 1200` ("Collected"; each process's start-up is the same).
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ async def main(args: argparse.Namespace) -> None:
     config = settings(commands_per_minute=0, auth_failures_per_minute=0)
     async with AsyncExitStack() as stack:
         apps: dict[bool, tuple[Any, Bey]] = {}
-        for fast in (True, False):
+        for fast in (True,) if args.only else (True, False):
             store = InMemoryEventStore(clock=StepClock())
             app = gateway.create_app(
                 config, reads=False, store=store, enqueue=lambda *_: None, fast_orders=fast
@@ -58,6 +64,10 @@ async def main(args: argparse.Namespace) -> None:
             app.asgi_handler = timed(app.asgi_handler)
             await stack.enter_async_context(lifespan(app))
             apps[fast] = (app, (await build_season(store, [6, 34, 35]))[0])
+        if args.only:
+            cpu = await window(*apps[True], args.only, "only")
+            print(f"fast path: {args.only} orders, CPU per order {cpu:.0f} µs")
+            return
         figures: dict[bool, list[float]] = {True: [], False: []}
         for n in range(args.windows):
             for fast in (True, False) if n % 2 == 0 else (False, True):
@@ -79,6 +89,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--orders", type=int, default=600, help="keyed orders a window")
     p.add_argument("--windows", type=int, default=8, help="windows of each app, alternating")
+    p.add_argument(
+        "--only", type=int, default=0, help="N: the fast path alone, N orders (callgrind)"
+    )
     return p.parse_args(argv)
 
 

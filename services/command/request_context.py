@@ -44,9 +44,10 @@ async def claim(
 async def context(request: Request[Any, Any, Any], season_id: str, services: Services) -> Context:
     # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse. The
     # same JSON is the same request, whatever its layout: the hash is over its canonical form.
+    scope = request.scope
     value = request.headers.get("idempotency-key")
     key = (
-        Key(value, request_hash(request.method, request.scope["path"], await _canonical(request)))
+        Key(value, request_hash(scope["method"], scope["path"], await _canonical(request)))
         if value is not None
         else None
     )
@@ -54,7 +55,9 @@ async def context(request: Request[Any, Any, Any], season_id: str, services: Ser
         claim=auth.BeyClaim.of(request, season_id, services.staff),
         key=key,
         correlation_id=request.headers.get("x-request-id"),
-        instance=request.url.path,
+        # what request.url.path is (Litestar's URL.from_scope), without building the URL: its
+        # host look-up walks the headers and its query string is decoded (ADR-130)
+        instance=scope.get("root_path", "") + scope["path"],
         lang=negotiate(request.scope),
     )
 

@@ -31,8 +31,8 @@ def answered(outcome: Outcome[T]) -> Response[T]:
     """The command's answer; one that names the season version after it says it in
     X-Season-Version too, as the reads do (issue 20: read your writes)."""
     version = getattr(outcome.body, "version", None)
-    headers = {"X-Season-Version": str(version)} if isinstance(version, int) else None
-    return Answer(outcome.body, status_code=outcome.status, headers=headers)
+    headers = {"X-Season-Version": str(version)} if isinstance(version, int) else {}
+    return Answer.of(outcome.body, outcome.status, headers)
 
 
 _encoder = msgspec.json.Encoder()
@@ -47,13 +47,32 @@ class Answer(Response[T]):
     or headers of its own, or a HEAD answer, goes through Litestar's own path.
     tests/http/test_answer.py holds the two equal."""
 
+    @classmethod
+    def of(cls, content: T, status: int, headers: dict[str, Any]) -> Answer[T]:
+        """`Answer(content, status_code=status, headers=headers)`: the slots Response.__init__
+        sets with no cookies, background, media type or encoders, without its isinstance
+        checks against typing.Mapping (ADR-130); test_answer.py holds the two equal."""
+        made = cls.__new__(cls)
+        made.content = content
+        made.background = None
+        made.cookies = []
+        made.encoding = "utf-8"
+        made.headers = dict(headers)
+        made.media_type = None
+        made.status_code = status
+        made.response_type_encoders = {**(cls.type_encoders or {})}
+        return made
+
     def to_asgi_response(self, app: Any, request: Any, **route: Any) -> ASGIResponse:
         kind = route.get("media_type")
         plain = (
             not (self.cookies or self.background or self.media_type or self.encoding != "utf-8")
             and kind in (None, "", "application/json")  # "": the route's default, JSON
-            and not any(
-                route.get(k) for k in ("background", "cookies", "headers", "is_head_response")
+            and not (
+                route.get("background")
+                or route.get("cookies")
+                or route.get("headers")
+                or route.get("is_head_response")
             )
         )
         if not plain:

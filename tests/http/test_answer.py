@@ -62,6 +62,17 @@ def _litestar(answer: Response[Any], **route: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("outcome", OUTCOMES, ids=lambda o: type(o.body).__name__)
+def test_answer_of_is_the_answer_response_init_makes(outcome: Outcome[Any]) -> None:
+    made = answered(outcome)
+    version = getattr(outcome.body, "version", None)
+    headers = {"X-Season-Version": str(version)} if isinstance(version, int) else None
+    init = Answer(outcome.body, status_code=outcome.status, headers=headers)
+    assert type(made) is Answer
+    for slot in Response.__slots__:
+        assert getattr(made, slot) == getattr(init, slot), slot
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES, ids=lambda o: type(o.body).__name__)
 def test_an_answer_is_sent_as_litestar_sends_it(outcome: Outcome[Any]) -> None:
     answer = answered(outcome)
     assert isinstance(answer, Answer)

@@ -6,6 +6,7 @@ and event log; and the plain requests really took the fast path."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import secrets
 import uuid
@@ -16,10 +17,15 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_h
+from hypothesis import strategies as st
+from litestar import Request as LitestarRequest
 from litestar._asgi.asgi_router import ASGIRouter
 
 from entrypoints import gateway, metrics
 from services.command import fast_orders
+from shared.app.access.request_auth import edge_checks
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.http.support import (
@@ -236,3 +242,37 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
         expected = "%" not in req[1] and fast_orders.plain(scope) is not None
         assert taken == expected, req[:3]
     assert sum(fast_taken) >= 30
+
+
+_HEADER_NAMES = st.sampled_from(
+    [b"authorization", b"idempotency-key", b"host", b"origin", b"content-type", b"x-other"]
+)
+_SEASON_IDS = st.one_of(
+    st.text(alphabet="0123456789abcdef", min_size=32, max_size=32),
+    st.text(max_size=40).filter(lambda s: "/" not in s),
+)
+
+
+@settings_h(max_examples=300, deadline=None)
+@given(
+    season=_SEASON_IDS,
+    headers=st.lists(st.tuples(_HEADER_NAMES, st.binary(max_size=40)), max_size=5),
+)
+def test_a_plain_request_passes_the_edge_checks(
+    season: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    """The fast path leaves out the app's edge checks (ADR-130): whatever `plain` takes,
+    `edge_checks` lets through (Litestar's router would have set the same path parameters)."""
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": f"/v1/seasons/{season}/orders",
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+    }
+    sid = fast_orders.plain(scope)
+    if sid is None:
+        return
+    scope["path_params"] = {"season_id": sid}
+    asyncio.run(edge_checks(LitestarRequest(scope)))  # type: ignore[arg-type]

@@ -66,6 +66,8 @@ def negotiate(scope: Mapping[str, object]) -> Lang:
         if name.lower() == b"accept-language":
             header = raw_value.decode("latin-1")
             break
+    else:  # no Accept-Language (most API clients): nothing to parse
+        return DEFAULT
     return accept_language(header) or DEFAULT
 
 
@@ -91,17 +93,19 @@ def content_language(app: ASGIApp) -> ASGIApp:
 # A replayed answer already in a language (a stored refusal) names it in this private header,
 # which the middleware takes off: it never reaches the client.
 STORED_LANGUAGE = b"x-seksenbir-stored-language"
-_OURS = (b"content-language", b"vary", STORED_LANGUAGE)
 
 
 def _with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple[bytes, bytes]]:
     language, vary = lang.encode(), b""
-    for k, v in headers:
-        if k.lower() == STORED_LANGUAGE:
+    kept: list[tuple[bytes, bytes]] = []
+    for k, v in headers:  # one pass, each name lowered once (an answer's every header)
+        name = k.lower()
+        if name == STORED_LANGUAGE:
             language = v
-        elif k.lower() == b"vary":
+        elif name == b"vary":
             vary = vary + b", " + v if vary else v
+        elif name != b"content-language":
+            kept.append((k, v))
     if b"accept-language" not in vary.lower():
         vary = vary + b", Accept-Language" if vary else b"Accept-Language"
-    kept = [(k, v) for k, v in headers if k.lower() not in _OURS]
     return [*kept, (b"content-language", language), (b"vary", vary)]
