@@ -21,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
+from shared import logs
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
 from tests.clock import StepClock
 from tests.fault_guard import pytest_configure, pytest_runtest_makereport  # noqa: F401 - hooks
@@ -33,6 +34,22 @@ SERVER_FIXTURES = frozenset(
     {"pg_server_dsn", "redis_url", "wipeable_redis_url", "own_redis", "broker_url"}
 )
 REDIS_CLAIM_TTL_S = 6 * 3600
+
+
+@pytest.fixture(autouse=True)
+def _log_sinks() -> Iterator[None]:
+    """Where log lines go, as it was before each test, after it: a test (or a fixture) that
+    configures logging into a buffer of its own restores structlog and the root handlers, but
+    the file `configure_logging` names stays set in shared.logs, so every later test in that
+    worker wrote its lines into that buffer and one reading standard output (capsys) saw none.
+    A writer thread a test started (`write_lines_apart`) is stopped, its lines written."""
+    line, access, apart = logs._line_sink[0], logs._access_sink[:], logs._apart[0]
+    try:
+        yield
+    finally:
+        if logs._apart[0] is not apart:
+            logs.write_lines_inline()
+        logs._line_sink[0], logs._access_sink[:] = line, access
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
