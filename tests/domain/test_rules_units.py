@@ -955,3 +955,39 @@ def test_r10_1_m9_the_nearest_bey_by_memleket_ties_to_the_lower_seat() -> None:
     alone has no nearest bey. The mission's check and the computer beys' aim read this one table."""
     assert missions.nearest_beys([(9, 71), (5, 6), (3, 42)]) == {5: 3, 9: 5, 3: 5}
     assert missions.nearest_beys([(0, 6)]) == {}
+
+
+def test_r6_5_every_betrayal_is_kept_after_a_repeated_one_and_a_higher_seats_treaty_ends() -> None:
+    """R-6.5, one betrayal per (traitor, province), each ending the pair's treaty: bey 1's two
+    advances into pact partner bey 2's Adıyaman are one betrayal, and the betrayals sorted after
+    it still count: bey 4 from Kırıkkale into pact partner bey 3's Ankara. The traitor has the
+    higher seat there (the treaty is stored as 3, 4): it ends all the same, so the pact that
+    would have run through this Divan is not reported as expiring (R-6.2)."""
+    doc = {
+        "divan": 7,
+        "beys": [bey(1, 63), bey(2, 46), bey(3, 6), bey(4, 71)],
+        "provinces": {
+            "63": owned(1, 8),
+            "44": owned(1, 4),
+            "46": owned(2, 6),
+            "2": owned(2, 3),
+            "6": owned(3, 3),
+            "71": owned(4, 8),
+        },
+        "treaties": [
+            {"kind": "pact", "beys": [1, 2], "through_divan": 8},
+            {"kind": "pact", "beys": [3, 4], "through_divan": 7},
+        ],
+        "orders": [
+            {"seat": 1, "from": 63, "kind": "advance", "to": 2, "units": 5},
+            {"seat": 1, "from": 44, "kind": "advance", "to": 2, "units": 2},
+            {"seat": 4, "from": 71, "kind": "advance", "to": 6, "units": 5},
+        ],
+        "draws": {"fate": {"2": {"attack": 2, "defence": 1}, "6": {"attack": 2, "defence": 1}}},
+    }
+    events = run_doc(doc)
+    assert the(events, BattlesResolved).betrayals == (
+        Betrayal(1, 2, 2, Treaty("pact", 1, 2, 8), 11),
+        Betrayal(4, 3, 6, Treaty("pact", 3, 4, 7), 11),
+    )
+    assert [e for e in events if isinstance(e, TreatyExpired)] == []
