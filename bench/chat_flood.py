@@ -33,9 +33,11 @@ with chat: a pair's runs are seconds apart, so the box's load (other work on it)
 both alike, and the pairs run A-B and B-A in turn, so a drift within a pair does too. On a
 shared 2-core box a pair's ratio moves ±0.2 and more without any chat: many short pairs,
 not a few long ones (ADR-127). `--aa`: B runs without chat too, its ratios are the noise
-floor. The season's 15 Divans go to the first pairs (--divans in each run); later pairs
-resolve none. The API's CPU a message is B's CPU less its orders' at A's CPU an order
-(`--concurrency 0`: no orders, the chat's cost alone). Figures go into docs/benchmarks.md
+floor. Every run holds --divans Divans; a season has 15, so the bench joins as many live
+seasons as the runs need, and the order loops move to the season whose Divan is held next
+(its orders race its Divans, ADR-128), while the chat and its streams stay on the first.
+The API's CPU a message is B's CPU less its orders' at A's CPU an order (`--concurrency 0`:
+no orders, the chat's cost alone). Figures go into docs/benchmarks.md
 with the load (`uptime`); no test asserts them.
 """
 
@@ -347,10 +349,11 @@ Figures = tuple[dict[str, float], list[float]]  # a run's figures, its Divans' m
 DIVANS = 15  # a season has 16 Divans (R-1.1): the bench resolves at most the first 15
 
 
-def with_divans(args: argparse.Namespace) -> int:
-    """The pairs that resolve `--divans` Divans in each of their runs: the first ones, while
-    the season's Divans last (the later pairs measure the orders only)."""
-    return min(args.pairs, DIVANS // (2 * args.divans)) if args.divans else 0
+def divan_seasons(args: argparse.Namespace) -> int:
+    """The live seasons whose Divans the runs hold: every run holds --divans, a season has
+    DIVANS to give (the first season, the chat's, included)."""
+    divans: int = 2 * args.pairs * args.divans
+    return max(1, -(-divans // DIVANS))
 
 
 async def drive(
@@ -361,7 +364,8 @@ async def drive(
         divans.submit(machine).result()  # started and imported before any run
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             sid, beys = await season(client)
-            at = divans.submit(instants, dsn, sid).result() if shift else []
+            held = [(sid, beys)] + [await season(client) for _ in range(divan_seasons(args) - 1)]
+            at = {s: divans.submit(instants, dsn, s).result() for s, _ in held} if shift else {}
             ours, theirs = spawn.Pipe()
             side = spawn.Process(target=chat_side, args=(theirs, base, sid, beys, args))
             side.start()
@@ -370,16 +374,18 @@ async def drive(
                 assert await asyncio.to_thread(ours.recv) == "ready"
                 load = Load(client, sid, beys, (api_pid, side.pid), ours)
                 runs = []
-                numbers = iter(range(1, DIVANS + 1))
+                numbers = iter([(s, n) for s, _ in held for n in range(1, DIVANS + 1)])
 
                 def resolved() -> concurrent.futures.Future[Divan]:
-                    n = next(numbers)
+                    s, n = next(numbers)
+                    if s != load.sid:  # the order loops go where the Divans are held next
+                        load.sid, load.beys = s, dict(held)[s]
                     if shift:  # the API's clock past the Divan's instant as it is held
-                        shift.past(at[n - 1])
-                    return divans.submit(divan_ms, dsn, sid, n)
+                        shift.past(at[s][n - 1])
+                    return divans.submit(divan_ms, dsn, s, n)
 
                 for p in range(args.pairs):
-                    count = args.divans if p < with_divans(args) else 0
+                    count = args.divans
                     # A then B, then B then A: a drift of the box's load within a pair (or the
                     # season's growing streams) falls on each side in turn; `--aa`: B takes
                     # no chat either (the noise floor)
@@ -456,8 +462,8 @@ def report(measured: list[Figures], args: argparse.Namespace) -> None:
         f"chat_flood: {machine()}, load {os.getloadavg()[0]:.2f}, {args.pairs} pairs of "
         f"{args.seconds} s runs (AB, BA in turn), {args.concurrency} order loops, "
         f"{'no chat (A/A: the noise floor)' if args.aa else f'chat at {args.rate}/s'}, "
-        f"{args.streams} ticketed streams open, {args.divans} Divans a run in the first "
-        f"{with_divans(args)} pairs, "
+        f"{args.streams} ticketed streams open, {args.divans} Divans a run from "
+        f"{divan_seasons(args)} live seasons (the order loops on the one held), "
         + (
             "orders for the Divan held (--for-the-divan)"
             if args.for_the_divan
@@ -559,8 +565,8 @@ if __name__ == "__main__":
         default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"),
     )
     parsed = parser.parse_args()
-    if parsed.pairs < 1 or not 0 <= 2 * parsed.divans <= DIVANS:
-        parser.error(f"--pairs at least 1, 2 x --divans at most {DIVANS} (a season's Divans)")
+    if parsed.pairs < 1 or parsed.divans < 0:
+        parser.error("--pairs at least 1, --divans at least 0")
     if parsed.serve is not None:
         serve(parsed.serve, parsed.profile, parsed.clock)
     main(parsed)
