@@ -8,9 +8,10 @@ postgresql://postgres@127.0.0.1:5432/test), applies the migrations, and drops it
 All three figures are measured in the same run on the same database:
 
 1. api: POST /v1/seasons/{id}/orders through create_app as production runs it (its own asyncpg
-   pool and a Redis broker on --redis, namespace of its own, keys deleted afterwards; the full
-   path: token check and decide on the cached fold, one append statement that also records
-   the Idempotency-Key, a projector wake-up to the broker). --seasons live seasons, each
+   pool and a Redis broker on --redis, else on a redis-server of the run's own; a namespace of
+   its own, keys deleted afterwards; the full path: token check and decide on the cached
+   fold, one append statement that also records the Idempotency-Key, a projector wake-up to
+   the broker). --seasons live seasons, each
    filled by 19 human joins (the 19th closes the registration), so all 19 beys of each season
    submit (a hold on their memleket), round-robin.
    Measured twice: with a fresh Idempotency-Key per request, and without one.
@@ -502,6 +503,13 @@ def report(rounds: list[Round], args: argparse.Namespace) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    if args.redis is None:  # never the shared server's unless asked for
+        from bench.idle import own_redis  # bench.idle imports this module
+
+        with own_redis() as url:
+            args.redis = url
+            await main(args)
+        return
     quiet_json_logs()
     async with scratch_database(args.dsn, "seksenbir_bench_orders") as dsn:
         if args.profile:
@@ -565,7 +573,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="also the API with its orders through Litestar's own path (ADR-124), paired",
     )
     p.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=os.environ.get("SEKSENBIR_REDIS_URL"),
+        help="the broker's Redis (default $SEKSENBIR_REDIS_URL, else a redis-server of its own)",
     )
     return p.parse_args(argv)
 
