@@ -28,16 +28,17 @@ notice on a member's stream; every member's notice counted; `delivered` the shar
 came), the median Divan's milliseconds, and the CPU a second of the API process, the chat
 side and the order loops. The pairs' ratios (B/A for orders/s, A/B for the Divan's time: 1.0
 is no effect, the issue's target >= 0.9) are printed with their median, its 90 % band (a
-bootstrap of the pairs) and a sign test against 0.9, and every Divan's median without and
-with chat: a pair's runs are seconds apart, so the box's load (other work on it) falls on
-both alike, and the pairs run A-B and B-A in turn, so a drift within a pair does too. On a
-shared 2-core box a pair's ratio moves ±0.2 and more without any chat: many short pairs,
-not a few long ones (ADR-127). `--aa`: B runs without chat too, its ratios are the noise
-floor. Every run holds --divans Divans; a season has 15, so the bench joins as many live
-seasons as the runs need, and the order loops move to the season whose Divan is held next
-(its orders race its Divans, ADR-128), while the chat and its streams stay on the first.
-The API's CPU a message is B's CPU less its orders' at A's CPU an order (`--concurrency 0`:
-no orders, the chat's cost alone). Figures go into docs/benchmarks.md
+bootstrap of the pairs) and a sign test against 0.9, and every Divan's median without and with
+chat, their ratio with its 90 % band (each side's Divans resampled): a pair's runs are seconds
+apart, so the box's load (other work on it) falls on both alike, and the pairs run A-B and B-A
+in turn, so a drift within a pair does too. On a shared 2-core box a pair's ratio moves ±0.2
+and more without any chat: many short pairs, not a few long ones (ADR-127). `--aa`: B runs
+without chat too, its ratios are the noise floor. Every run holds --divans Divans; a season
+has 15, so the bench joins as many live seasons as the runs need, and the order loops move to
+the season whose Divan is held next (its orders race its Divans, ADR-128), while the chat and
+its streams stay on the first. The API's CPU a message is B's CPU less its orders' at A's CPU
+an order (`--concurrency 0`: no orders, the chat's cost alone). Figures go into
+docs/benchmarks.md
 with the load (`uptime`); no test asserts them.
 """
 
@@ -430,6 +431,20 @@ def band(ratios: list[float], level: float = 0.9) -> tuple[float, float, float]:
     return statistics.median(ratios), low, high
 
 
+def ratio_band(a: list[float], b: list[float], level: float = 0.9) -> tuple[float, float, float]:
+    """median(a) / median(b) and its `level` band: the percentile bootstrap of the ratio, each
+    side's Divans resampled with replacement on its own (a fixed seed, as `band`)."""
+    rng = random.Random(24)
+    ratios = sorted(
+        statistics.median(rng.choices(a, k=len(a)))
+        / max(statistics.median(rng.choices(b, k=len(b))), 1e-9)
+        for _ in range(BOOTSTRAP)
+    )
+    tail = (1 - level) / 2
+    low, high = ratios[int(tail * BOOTSTRAP)], ratios[int((1 - tail) * BOOTSTRAP) - 1]
+    return statistics.median(a) / max(statistics.median(b), 1e-9), low, high
+
+
 def sign_p(ratios: list[float], line: float) -> float:
     """One-sided sign test against "the median ratio is `line` or below": the chance of at
     least this many pairs at or above the line if each pair were a coin toss at the line."""
@@ -486,10 +501,11 @@ def report(measured: list[Figures], args: argparse.Namespace) -> None:
     without = [d for _, ds in measured[::2] for d in ds]
     with_chat = [d for _, ds in measured[1::2] for d in ds]
     if without and with_chat:
+        mid, low, high = ratio_band(without, with_chat)
         print(
             f"  every Divan: median {statistics.median(without):.1f} ms in A ({len(without)}), "
             f"{statistics.median(with_chat):.1f} ms in B ({len(with_chat)}): ratio "
-            f"{statistics.median(without) / max(statistics.median(with_chat), 1e-9):.2f}"
+            f"{mid:.2f} (90 % band {low:.2f}–{high:.2f}, each side's Divans resampled)"
         )
     if not args.aa:
         cost = [message_ms(a, b) for a, b in pairs]
