@@ -41,6 +41,7 @@ import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, membersText } from '../logic/join';
 import { offerOutcomes } from '../logic/offers';
+import { caughtUp } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -946,13 +947,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           throw e;
         }
         const [m, me, reports, lb, titles] = reads;
-        const caught =
-          (version === null || m.version >= version) &&
-          (divan === null ||
-          (status.divan >= divan &&
-            m.divan >= divan &&
-            reports.reports.some((r) => r.kind === 'divan' && r.divan === divan) &&
-            (me === null || (me.reports ?? []).some((r) => r.divan === divan))));
+        const caught = caughtUp({ status, map: m, me, reports, leaderboard: lb, titles }, version, divan);
         if (caught || Date.now() > deadline) {
           st.status = status;
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
