@@ -226,29 +226,25 @@ class Seasons:
         return _Writing(self._locks, season_id, self._queue_wait)
 
     async def load(self, season_id: str) -> Loaded:
-        cached = self._cache.get(season_id)
-        state, version = (cached.state, cached.version) if cached else (SeasonState(), 0)
-        records = await self.store.read_stream(season_id, from_version=version)
-        state = fold(_decoded(season_id, records), state)
-        version = records[-1].version if records else version
-        if version == 0:
+        """The season at its head: the cached fold caught up with one read (`since`)."""
+        loaded, _ = await self.since(
+            season_id, self._cache.get(season_id) or Loaded(SeasonState(), 0)
+        )
+        if loaded.version == 0:
             raise SeasonNotFound(season_id)
-        loaded = Loaded(state, version)
-        self._remember(season_id, loaded)
         return loaded
 
     async def since(self, season_id: str, loaded: Loaded) -> tuple[Loaded, list[ev.Event]]:
-        """The events appended after `loaded` (read from the store, whatever the cache holds)
-        and the season folded on to its new head; the cache follows unless it is ahead."""
+        """The events appended after `loaded` (one read of the store) and the season folded on
+        to its new head; the cache follows unless another load left it further ahead."""
         records = await self.store.read_stream(season_id, from_version=loaded.version)
         later = list(_decoded(season_id, records))
-        if not records:
-            return loaded, later
-        now = Loaded(fold(later, loaded.state), records[-1].version)
+        if records:
+            loaded = Loaded(fold(later, loaded.state), records[-1].version)
         cached = self._cache.get(season_id)
-        if cached is None or cached.version <= now.version:
-            self._remember(season_id, now)
-        return now, later
+        if loaded.version and (cached is None or cached.version <= loaded.version):
+            self._remember(season_id, loaded)
+        return loaded, later
 
     def _remember(self, season_id: str, loaded: Loaded) -> None:
         if loaded.state.phase == "over":  # nothing more is played in it: keep no fold of it
