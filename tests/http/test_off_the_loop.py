@@ -12,7 +12,9 @@ the app is built (`gateway.settle_heap`).
 from __future__ import annotations
 
 import gc
+import importlib
 import io
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -173,6 +175,31 @@ def test_adr_125_the_serving_process_freezes_its_heap_and_writes_lines_apart(
         assert apart == [True]
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize(
+    ("module", "builder"),
+    [
+        ("entrypoints.resolver_worker", "resolver_worker"),
+        ("entrypoints.projections_worker", "projections_worker"),
+    ],
+)
+def test_adr_135_each_worker_freezes_its_heap_once_bootstrapped(
+    monkeypatch: pytest.MonkeyPatch, module: str, builder: str
+) -> None:
+    """ADR-135: a resolver or projections worker process freezes what is alive at the end of
+    its bootstrap module (its modules, broker, actors), as the serving process does (ADR-125):
+    its full collections, ~40 ms each and every few seconds under the trial load, walked them."""
+    monkeypatch.setattr(bootstrap, "configure", lambda settings: None)
+    monkeypatch.setattr(bootstrap, builder, lambda settings: (None, None))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    assert gc.get_freeze_count() == 0
+    try:
+        importlib.import_module(module)
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        sys.modules.pop(module, None)
 
 
 class _SlowFile(io.StringIO):
