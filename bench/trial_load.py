@@ -8,7 +8,8 @@ of its own) with SEKSENBIR_RESOLVER_PROCESSES and SEKSENBIR_PROJECTION_PROCESSES
 and the per-address request limits off (one address stands for every player), then for each
 count N of --seasons plays N trial seasons at once for --seconds, think time 0:
 each season POSTs its next Divan, waits until the DivanResolved is committed (woken by the
-store's NOTIFY naming the season, then one query), and asks again at once; a season that has
+store's NOTIFY naming the season, then one query for all the seasons the NOTIFYs named:
+`Waits`), and asks again at once; a season that has
 played its 16 Divans is replaced by a new one (its creation is not timed). It prints, per N,
 the Divans resolved per second and p50/p90/p99/max of request -> resolved, as the client saw
 it (POST sent -> its DivanResolved seen committed), and where the box's CPU went: utime+stime
@@ -34,64 +35,122 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
-import httpx
+import msgspec
 
-from bench.api_orders import DEFAULT_DSN, scratch_database
-from bench.divan_latency import RESOLVED, new_season, pct
+from bench.api_orders import DEFAULT_DSN, MEMLEKETS, scratch_database
+from bench.chat_load import Wire
+from bench.divan_latency import RESOLVED, pct
 from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
 
+JSON = {"content-type": "application/json"}
+
 
 class Waits:
-    """Seasons waiting for their Divan, woken by the store's NOTIFY naming them."""
+    """Seasons waiting for their Divan's DivanResolved, and the one checker that finds it.
 
-    def __init__(self) -> None:
-        self.events: dict[str, asyncio.Event] = {}
+    A player registers its season (with the version of the last DivanResolved it saw) before
+    its POST; the store's NOTIFY after every commit names the seasons it committed to, and the
+    checker asks PostgreSQL once, for every waiting season the NOTIFYs named since its last
+    question, whether a DivanResolved newer than that version is committed; the player is woken
+    with its version. A NOTIFY is sent after its commit, so the question sent once it is heard
+    sees the commit: each Divan is seen at the first question after its NOTIFY, as before,
+    but one query serves every season named (not one per season and wake-up).
+    """
+
+    SQL = (
+        "SELECT w.sid, (SELECT max(e.version) FROM events e WHERE e.season_id = w.sid"
+        " AND e.version > w.v AND e.type = $3) FROM unnest($1::text[], $2::bigint[]) AS w(sid, v)"
+    )
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+        self.waiting: dict[str, tuple[int, asyncio.Future[int]]] = {}
+        self.named: set[str] = set()
+        self.heard_one = asyncio.Event()
 
     def heard(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         for season_id in parse_wakeup(payload)[1]:
-            if (event := self.events.get(season_id)) is not None:
-                event.set()
+            if season_id in self.waiting:
+                self.named.add(season_id)
+                self.heard_one.set()
+
+    def wait(self, season_id: str, after: int) -> asyncio.Future[int]:
+        """A future for the version of the season's next DivanResolved after `after`."""
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.waiting[season_id] = (after, done)
+        return done
+
+    async def check(self) -> None:
+        """The checker: one question for every waiting season named since the last."""
+        while True:
+            await self.heard_one.wait()
+            self.heard_one.clear()
+            named = [s for s in self.named if s in self.waiting]
+            self.named.clear()
+            if not named:
+                continue
+            rows = await self.conn.fetch(
+                self.SQL, named, [self.waiting[s][0] for s in named], RESOLVED
+            )
+            for sid, version in rows:
+                if version is not None and (entry := self.waiting.get(sid)) is not None:
+                    del self.waiting[sid]
+                    if not entry[1].done():
+                        entry[1].set_result(version)
 
 
 @contextlib.asynccontextmanager
-async def watching(dsn: str) -> AsyncIterator[tuple[asyncpg.Pool, Waits]]:
-    waits = Waits()
-    conn = await asyncpg.connect(dsn)
+async def watching(dsn: str) -> AsyncIterator[tuple[asyncpg.Connection, Waits]]:
     settings = {"application_name": "trial_load"}
-    pool = await asyncpg.create_pool(dsn, min_size=2, max_size=8, server_settings=settings)
+    conn = await asyncpg.connect(dsn, server_settings=settings)
+    asking = await asyncpg.connect(dsn, server_settings=settings)
+    waits = Waits(asking)
     await conn.add_listener(NOTIFY_CHANNEL, waits.heard)
+    checker = asyncio.create_task(waits.check())
     try:
-        yield pool, waits
+        yield conn, waits  # the listening one: free for the meter's own questions
     finally:
+        checker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await checker
         await conn.close()
-        await pool.close()
+        await asking.close()
 
 
-async def player(
-    client: httpx.AsyncClient, pool: asyncpg.Pool, waits: Waits, i: int, until: float
-) -> list[float]:
-    """One seat of the load: Divan after Divan until `until`; the latencies it saw."""
+async def new_season(wire: Wire, i: int) -> tuple[str, dict[str, str]]:
+    body = msgspec.json.encode({"memleket": MEMLEKETS[i % len(MEMLEKETS)]})
+    status, answer = await wire.post("/v1/seasons", JSON, body)
+    if status != 201:
+        raise RuntimeError(f"a new season: {status} {answer!r}")
+    made = msgspec.json.decode(answer)
+    return made["season_id"], {**JSON, "authorization": f"Bearer {made['token']}"}
+
+
+async def player(wire: Wire, waits: Waits, i: int, until: float) -> list[float]:
+    """One seat of the load: Divan after Divan until `until`; the latencies it saw.
+
+    The POSTs are plain HTTP/1.1 on kept-alive connections (bench.chat_load's `Wire`), not
+    httpx: the client shares the box's 2 cores with the stack it measures, and httpx cost
+    it more CPU a Divan than the API's own handling of the request."""
     out: list[float] = []
-    sql = "SELECT count(*) FROM events WHERE season_id = $1 AND type = $2"
     while time.perf_counter() < until:
-        sid, auth = await new_season(client, i)
-        woken = waits.events[sid] = asyncio.Event()
+        sid, auth = await new_season(wire, i)
+        seen = 0  # the version of the last DivanResolved seen (none yet)
         for n in range(1, DIVANS + 1):
             if time.perf_counter() >= until:
                 break
-            woken.clear()
+            resolved = waits.wait(sid, seen)  # before the POST: its NOTIFY may come first
             t0 = time.perf_counter()
-            r = await client.post(f"/v1/seasons/{sid}/divans", json={"divan": n}, headers=auth)
-            if r.status_code != 202:
-                raise RuntimeError(f"Divan {n}: {r.status_code} {r.text}")
+            path = f"/v1/seasons/{sid}/divans"
+            status, answer = await wire.post(path, auth, b'{"divan":%d}' % n)
+            if status != 202:
+                raise RuntimeError(f"Divan {n}: {status} {answer!r}")
             async with asyncio.timeout(120):
-                while await pool.fetchval(sql, sid, RESOLVED) < n:
-                    await woken.wait()
-                    woken.clear()
+                seen = await resolved
             out.append(time.perf_counter() - t0)
-        waits.events.pop(sid, None)
+        waits.waiting.pop(sid, None)
     return out
 
 
@@ -161,22 +220,18 @@ class CpuMeter:
 async def one_count(
     dsn: str, port: int, seasons: int, seconds: float, meter: CpuMeter | None = None
 ) -> None:
-    # idle connections dropped before the server's keep-alive (5 s) closes them under a send
-    limits = httpx.Limits(max_connections=seasons + 10, keepalive_expiry=2.0)
-    async with (
-        httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60, limits=limits) as c,
-        watching(dsn) as (pool, waits),
-    ):
+    wire = Wire(f"http://127.0.0.1:{port}")
+    async with watching(dsn) as (conn, waits):
         load0 = os.getloadavg()[0]
-        async with pool.acquire() as conn:
-            if meter is not None:
-                await meter.start(conn)
+        if meter is not None:
+            await meter.start(conn)
         until = time.perf_counter() + seconds
         t0 = time.perf_counter()
-        runs = await asyncio.gather(*(player(c, pool, waits, i, until) for i in range(seasons)))
+        runs = await asyncio.gather(*(player(wire, waits, i, until) for i in range(seasons)))
         elapsed = time.perf_counter() - t0
-        async with pool.acquire() as conn:
-            cpu = await meter.stop(conn) if meter is not None else {}
+        cpu = await meter.stop(conn) if meter is not None else {}
+    for _reader, writer in wire.idle:
+        writer.close()
     ms = [x * 1000 for run in runs for x in run]
     if not ms:
         print(f"{seasons:>4} seasons: no Divan resolved in {seconds:.0f} s")

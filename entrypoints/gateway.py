@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -217,14 +216,4 @@ def app_from_env() -> Litestar:
     return app
 
 
-def settle_heap() -> None:
-    """Move every object alive now (the modules, the app, its routes and schemas: ~130,000) out
-    of the garbage collector's reach for good (`gc.freeze`), after one full collection.
-
-    They live as long as the process, yet each of CPython's full (generation-2) collections
-    walked them all: 110-215 ms a collection with the event loop stopped, every ten seconds or
-    so under load, which every request in flight then waited out (issue 27, ADR-125: the tail
-    of the reads' p99). A full collection now walks only what was made since. Called once, by
-    the serving process's factory; a test's app is not frozen (its process builds hundreds)."""
-    gc.collect()
-    gc.freeze()
+settle_heap = bootstrap.settle_heap  # the serving process's, as the workers' (ADR-125, ADR-135)

@@ -8,3 +8,4 @@ from shared.settings import Settings
 _settings = Settings.from_env()
 bootstrap.configure(_settings)
 project_season, rebuild_season = bootstrap.projections_worker(_settings)
+bootstrap.settle_heap(young=bootstrap.WORKER_YOUNG)  # ADR-135

@@ -8,3 +8,4 @@ from shared.settings import Settings
 _settings = Settings.from_env()
 bootstrap.configure(_settings)
 resolver_actor, _seasons = bootstrap.resolver_worker(_settings)  # actor_name "resolve_divan"
+bootstrap.settle_heap(young=bootstrap.WORKER_YOUNG)  # ADR-135

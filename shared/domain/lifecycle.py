@@ -21,7 +21,16 @@ Planner = Callable[[SeasonState, int, int], tuple[Order, ...]]
 def computer_turn(
     state: SeasonState, divan: int, planners: dict[int, Planner] | None = None
 ) -> list[ev.Event]:
-    """The computer beys' turn at Divan `divan`'s lock, on the state as it stood just before it.
+    """The computer beys' turn at Divan `divan`'s lock (`played_turn`'s events)."""
+    return played_turn(state, divan, planners)[0]
+
+
+def played_turn(
+    state: SeasonState, divan: int, planners: dict[int, Planner] | None = None
+) -> tuple[list[ev.Event], SeasonState]:
+    """The computer beys' turn at Divan `divan`'s lock, on the state as it stood just before it,
+    and the state its events fold to (the turn folds each act as it goes: ADR-135, so
+    `run_divan` need not fold them again).
 
     From rules/2 on (D-28), in three rounds in seat order: every computer bey spends (valid
     spends only), then every one gives its orders for `divan` (seeing every purchase, so no
@@ -46,19 +55,19 @@ def computer_turn(
             offered = computer_offer(state, seat, divan, turn)
             state = fold(offered, state)
             out.extend(offered)
-    return out
+    return out, state
 
 
 def _rules_1_turn(
     state: SeasonState, divan: int, plans: dict[int, Planner], turn: bots.Turn
-) -> list[ev.Event]:
+) -> tuple[list[ev.Event], SeasonState]:
     """seksenbir-rules/1: each computer bey spends and then gives its orders, bey by bey."""
     out: list[ev.Event] = []
     for seat, planner in plans.items():
         if planner is bots.plan_orders:
             state = _spend(state, seat, divan, out, turn)
         state = _order(state, seat, divan, planner, out, turn=turn)
-    return out
+    return out, state
 
 
 def _spend(
@@ -148,12 +157,13 @@ def run_divan(
     """
     divan = state.divan + 1
     start = state
-    events: list[ev.Event] = []
     if state.mode == "live":
         assert now is not None, "a live Divan is held at an instant"
-        events.append(live.held(state, divan, now))
-    events += computer_turn(state, divan, planners)
-    state = fold(events, state)
+        held = live.held(state, divan, now)
+        events = [held, *computer_turn(state, divan, planners)]
+        state = fold(events, state)  # the held instant first, as recorded
+    else:  # the turn's own fold: its events, each folded once (ADR-135)
+        events, state = played_turn(state, divan, planners)
     locked = lock(state, divan)
     state = evolve(state, locked)
     events = [*events, locked, *resolve_divan(state, inputs_of(state, locked))]

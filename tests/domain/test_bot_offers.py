@@ -19,14 +19,17 @@ from hypothesis import strategies as st
 from shared.domain import bots, lifecycle
 from shared.domain import commands as c
 from shared.domain import events as ev
+from shared.domain.codec import encode
 from shared.domain.decide import decide
 from shared.domain.evolve import evolve, fold
-from shared.domain.lifecycle import computer_turn, inputs_of, lock, run_divan
+from shared.domain.lifecycle import computer_turn, inputs_of, lock, played_turn, run_divan
 from shared.domain.map import game_map
 from shared.domain.replay import verify
 from shared.domain.resolve import resolve_divan
+from shared.domain.simulate import season
 from shared.domain.state import (
     RULES_1,
+    RULES_VERSION,
     Bey,
     Offer,
     Province,
@@ -347,3 +350,16 @@ def test_d25_d28_a_live_computer_offer_is_answered_before_the_next_divans_instan
     late = c.AnswerOffer(seat=1, frm=offer.frm, answer="accept", at=instant(state, k + 1))
     refused = decide(state, late)
     assert isinstance(refused, c.Rejection) and refused.code == "divan_locked"
+
+
+@pytest.mark.parametrize("rules_version", [RULES_1, RULES_VERSION])
+def test_adr_135_the_turn_s_own_fold_is_the_fold_of_its_events(rules_version: str) -> None:
+    """ADR-135: `run_divan` takes the state the computer turn folded as it went instead of
+    folding the turn's events again; that state is the fold of those events, byte for byte,
+    on every state before a Divan of a whole season (both turn orders: rules/1's and D-28's)."""
+    befores = [s.state for s in season(11, rules_version=rules_version)][:16]
+    assert len(befores) == 16
+    for state in befores:
+        events, after = played_turn(state, state.divan + 1)
+        assert events == computer_turn(state, state.divan + 1)
+        assert encode(after) == encode(fold(events, state))

@@ -12,7 +12,9 @@ the app is built (`gateway.settle_heap`).
 from __future__ import annotations
 
 import gc
+import importlib
 import io
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -173,6 +175,37 @@ def test_adr_125_the_serving_process_freezes_its_heap_and_writes_lines_apart(
         assert apart == [True]
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize(
+    ("module", "builder"),
+    [
+        ("entrypoints.resolver_worker", "resolver_worker"),
+        ("entrypoints.projections_worker", "projections_worker"),
+    ],
+)
+def test_adr_135_each_worker_freezes_its_heap_once_bootstrapped(
+    monkeypatch: pytest.MonkeyPatch, module: str, builder: str
+) -> None:
+    """ADR-135: a resolver or projections worker process freezes what is alive at the end of
+    its bootstrap module (its modules, broker, actors), as the serving process does (ADR-125):
+    its full collections, ~40 ms each and every few seconds under the trial load, walked them;
+    and its youngest generation is collected ten times less often (most of a Divan's objects
+    go by reference counting before a collection would find them)."""
+    monkeypatch.setattr(bootstrap, "configure", lambda settings: None)
+    monkeypatch.setattr(bootstrap, builder, lambda settings: (None, None))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    assert gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
+    try:
+        importlib.import_module(module)
+        assert gc.get_freeze_count() > 0
+        # and collects its youngest objects every 7,000 allocations kept, not every 700
+        assert gc.get_threshold() == (bootstrap.WORKER_YOUNG, *thresholds[1:])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        sys.modules.pop(module, None)
 
 
 class _SlowFile(io.StringIO):
