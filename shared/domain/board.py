@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import _count_elements as count_into  # type: ignore[attr-defined]
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, ne
@@ -120,11 +121,11 @@ class Board:
         cached: dict[int, int] | None = self.cache.get(key)  # type: ignore[assignment]
         if cached is None:
             cached = dict.fromkeys(self.beys, 0)
-            # One plain loop (not a Counter: its Python __init__ and ABC check, issue 12);
-            # an owner that is no bey is added at its first plate, as Counter's order was.
-            for o in self.owner:
-                if o is not None:
-                    cached[o] = cached.get(o, 0) + 1
+            # Counted by Counter's own C loop into a plain dict (not a Counter: its Python
+            # __init__ and ABC check, issue 12; not a Python loop per plate, issue 27); an owner
+            # that is no bey is added at its first plate, as Counter's order was.
+            count_into(cached, self.owner)
+            cached.pop(None, None)  # type: ignore[call-overload]  # unowned: no seat
             self.cache[key] = cached
         return dict(cached)
 
