@@ -79,9 +79,9 @@ def classify(
     """R-5.1: each kind's classification (`ORDER_KINDS`), in the table's order: advances
     cancelled (R-6.4, R-6.7) or marked as betrayals (R-6.5), then supports (R-5.3)."""
     out = Classified()
-    by_kind: dict[str, list[tuple[int, Order]]] = {}
-    for seat, o in orders:
-        by_kind.setdefault(o.kind, []).append((seat, o))
+    by_kind: dict[str, list[tuple[int, Order]]] = {kind: [] for kind in ORDER_KINDS}
+    for pair in orders:  # the pair as read, not unpacked and built again (issue 27)
+        by_kind[pair[1].kind].append(pair)
     for kind, spec in ORDER_KINDS.items():
         given = by_kind.get(kind)
         if given and spec.classify is not None:
