@@ -19,25 +19,25 @@ def region_counts(board: Board) -> dict[str, dict[int | None, int]]:
     Plain dicts counted by `Counter`'s C loop: a `Counter` per region cost twice as much (its
     `__init__`/`update` in Python, an ABC isinstance check each; issue 12), a Python loop per
     plate more again (issue 27)."""
-    owner = board.owner
-    key = ("region_counts", tuple(owner))  # derived from the owners alone
-    cached = board.cache.get(key)
+    derived = board.by_owners()
+    cached = derived.get("region_counts")
     if cached is not None:
         return cached  # type: ignore[return-value]
+    owner = board.owner
     counts: dict[str, dict[int | None, int]] = {}
     holder = owner.__getitem__
     for r, plates in board.gm.region_plates.items():
         n: dict[int | None, int] = {}
         count_into(n, map(holder, plates))  # Counter's C loop, no Python loop per plate
         counts[r] = n
-    board.cache[key] = counts
+    derived["region_counts"] = counts
     return counts
 
 
 def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     """R-7.2, R-10.2: per region, the seat that is Bölge Beyi ("beyi") or Hakimi ("hakimi")."""
-    key = ("titles", tuple(board.owner))
-    cached = board.cache.get(key)
+    derived = board.by_owners()
+    cached = derived.get("titles")
     if cached is not None:
         return cached  # type: ignore[return-value]
     titles = {}
@@ -52,7 +52,7 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
                 if seat is not None:
                     titles[region] = (seat, "hakimi" if n == size else "beyi")
                 break
-    board.cache[key] = titles
+    derived["titles"] = titles
     return titles
 
 
