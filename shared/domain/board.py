@@ -48,7 +48,9 @@ class BeyWork(msgspec.Struct):
 
 @dataclass(slots=True)
 class Board:
-    """Owner, units and sur per plate (index 0 unused), beys by seat, treaties by pair."""
+    """Owner, units and sur per plate (index 0 unused), beys by seat, treaties by pair.
+    `beys` is in ascending seat order (`of` builds it so and no step adds a bey): a step that
+    goes through the beys in seat order reads it as it is, unsorted (issue 27)."""
 
     divan: int
     seed: int

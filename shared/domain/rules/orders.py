@@ -17,6 +17,10 @@ def effective_orders(
     return read_orders(board, orders)[0]
 
 
+# The kinds that name a target, as a set: one membership test an order (issue 27).
+_TARGETED = frozenset(kind for kind, spec in ORDER_KINDS.items() if spec.targeted)
+
+
 def read_orders(
     board: Board, orders: Mapping[int, Sequence[Order]]
 ) -> tuple[list[tuple[int, Order]], list[Dropped]]:
@@ -35,7 +39,7 @@ def read_orders(
             given = {o.province: o for o in given}.values()
         for o in given:
             target = o.target
-            if target is None or not ORDER_KINDS[o.kind].targeted:
+            if target is None or o.kind not in _TARGETED:
                 continue
             origin = o.province
             if owners[origin] != seat:
