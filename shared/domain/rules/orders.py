@@ -70,10 +70,16 @@ def blocs(board: Board) -> dict[int, int]:
             s = parent[s]
         return s
 
-    for (a, b), t in sorted(board.treaties.items()):
-        if t.kind == "alliance" and a in parent and b in parent:
+    treaties = board.treaties
+    # The pairs alone sorted (each is one treaty's: no two compare equal, no treaty compared);
+    # the lower root kept by a comparison, not min/max (a keyword parse each in 3.11; issue 27).
+    for a, b in sorted(treaties):
+        if treaties[a, b].kind == "alliance" and a in parent and b in parent:
             ra, rb = find(a), find(b)
-            parent[max(ra, rb)] = min(ra, rb)
+            if ra < rb:
+                parent[rb] = ra
+            elif rb < ra:
+                parent[ra] = rb
     return {s: s if parent[s] == s else find(s) for s in parent}  # a root needs no call
 
 
