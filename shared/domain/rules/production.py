@@ -8,7 +8,7 @@ from itertools import compress
 from operator import add
 
 from shared.domain.board import Board
-from shared.domain.events import Allotment, GoldDelta, ProductionApplied
+from shared.domain.events import Allotment, GoldDelta, ProductionApplied, ProvinceSet
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.scoring import region_titles, scores
 from shared.domain.state import NewsCard, perde
@@ -197,39 +197,66 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
         outside = [p for p in land if region_at[p] != drought] if drought else land
         place(board, alloc, outside, extra, alloc.kurtulus)
     factor = 2 if perde(board.divan) == 3 else 1
-    before = board.snapshot()
-    base, grown, bonus, kurtulus_units = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
+    full_milis = gm.full_milis_at
     # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
     if read.top > MAX_UNITS:
+        before = board.snapshot()
         allotments = _allot_each(units, owned, alloc, factor)
+        for p in read.unowned:
+            if units[p] < full_milis[p]:
+                units[p] += 1
+        changes = board.changes_since(before)
     else:
-        # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
-        # element in 3.11's min/max (about 1,000 instructions each, issue 12).
-        made: list[Allotment] = []
-        add = made.append
-        again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
-        for p in compress(_INDEX, total):
-            allotted = total[p]
-            raised = units[p] + allotted * factor
-            over = raised - MAX_UNITS
-            if over > 0:  # R-7.7: units beyond 12 are lost
-                units[p] = MAX_UNITS
-            else:
-                units[p] = raised
-                over = 0
-            add(
-                Allotment(p, base[p], grown[p], bonus[p], kurtulus_units[p], allotted * again, over)
-            )
-        allotments = tuple(made)
-    full_milis = gm.full_milis_at
-    for p in read.unowned:
-        if units[p] < full_milis[p]:
-            units[p] += 1
+        allotments, changed = _allot_all(units, alloc, factor)
+        for p in read.unowned:  # R-7.9's growth: each one grown is a change
+            if units[p] < full_milis[p]:
+                units[p] += 1
+                changed.append(p)
+        changes = _changes(board, changed)
     gold = _income(board)
     return ProductionApplied(
         divan=board.divan,
         allotments=allotments,
         kurtulus=tuple(kurtulus),
-        changes=board.changes_since(before),
+        changes=changes,
         gold=tuple(gold),
     )
+
+
+def _allot_all(
+    units: list[int], alloc: _Alloc, factor: int
+) -> tuple[tuple[Allotment, ...], list[int]]:
+    """R-7.6, R-7.7 when no owned plate is above 12: each plate with units allotted gets its
+    allotment. Answers them and the plates whose units it changed, ascending: every one but a
+    plate at 12 already that loses what it is allotted (what `Board.changes_since` would find,
+    without a snapshot and a pass over every plate; issue 27)."""
+    base, grown, bonus, kurtulus = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
+    total = alloc.total
+    # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
+    # element in 3.11's min/max (about 1,000 instructions each, issue 12).
+    made: list[Allotment] = []
+    add = made.append
+    changed: list[int] = []
+    again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
+    for p in compress(_INDEX, total):
+        allotted = total[p]
+        held = units[p]
+        raised = held + allotted * factor
+        over = raised - MAX_UNITS
+        if over > 0:  # R-7.7: units beyond 12 are lost
+            units[p] = MAX_UNITS
+            if held != MAX_UNITS:
+                changed.append(p)
+        else:
+            units[p] = raised
+            over = 0
+            changed.append(p)
+        add(Allotment(p, base[p], grown[p], bonus[p], kurtulus[p], allotted * again, over))
+    return tuple(made), changed
+
+
+def _changes(board: Board, changed: list[int]) -> tuple[ProvinceSet, ...]:
+    """The provinces set by production, from the plates it changed: owned ones ascending, then
+    unowned ones ascending (one merge sorts them; no owner or sur changes at step 5)."""
+    owner, units, sur = board.owner, board.units, board.sur
+    return tuple([ProvinceSet(p, owner[p], units[p], sur[p]) for p in sorted(changed)])
