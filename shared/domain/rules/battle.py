@@ -253,11 +253,6 @@ def _fought(
             shares,
             (*rules, *joint, "R-5.5"),
         )
-    lost = 0
-    for a in advs:  # R-5.6: half of each advance goes home
-        back = a.units // 2
-        returns.append((a.seat, a.origin, back))
-        lost += a.units - back
     if defender is not None:
         out.held[defender] += 1
     half = attack // 2
@@ -269,13 +264,23 @@ def _fought(
         defence,
         a_die,
         d_die,
-        lost,  # attacker_losses
+        _repelled(advs, returns),  # attacker_losses
         half if half < defender_units - 1 else defender_units - 1,  # defender_losses
         0,  # entering
         None,  # taker
         (),  # shares
         (*rules, "R-5.6"),
     )
+
+
+def _repelled(advs: list[Advance], returns: list[tuple[int, int, int]]) -> int:
+    """R-5.6: half of each advance of a repelled group goes home; answers the units lost."""
+    lost = 0
+    for a in advs:
+        back = a.units // 2
+        returns.append((a.seat, a.origin, back))
+        lost += a.units - back
+    return lost
 
 
 def _defence_support(supports: list[Support]) -> tuple[tuple[tuple[int, int, int], ...], int]:
