@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import _count_elements as count_into  # type: ignore[attr-defined]
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, ne
@@ -47,7 +48,9 @@ class BeyWork(msgspec.Struct):
 
 @dataclass(slots=True)
 class Board:
-    """Owner, units and sur per plate (index 0 unused), beys by seat, treaties by pair."""
+    """Owner, units and sur per plate (index 0 unused), beys by seat, treaties by pair.
+    `beys` is in ascending seat order (`of` builds it so and no step adds a bey): a step that
+    goes through the beys in seat order reads it as it is, unsorted (issue 27)."""
 
     divan: int
     seed: int
@@ -57,7 +60,10 @@ class Board:
     sur: list[bool]
     beys: dict[int, BeyWork]
     treaties: dict[tuple[int, int], Treaty]
-    cache: dict[object, object] = field(default_factory=dict)  # derived values, keyed by inputs
+    # Values derived from the owners alone (counts, titles) and the owners they were derived
+    # from: see `by_owners`.
+    owners_seen: list[int | None] = field(default_factory=list)
+    derived: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def of(cls, state: SeasonState, divan: int) -> Board:
@@ -114,18 +120,28 @@ class Board:
             )
         return tuple([ProvinceSet(p, now_owner[p], now_units[p], now_sur[p]) for p in changed])
 
+    def by_owners(self) -> dict[str, object]:
+        """The values derived from the owners as they are now, by name: emptied when an owner
+        changed since they were derived. One list comparison in C, where a key of the owners'
+        tuple was 82 items copied and hashed at every lookup, and compared at every hit
+        (issue 27)."""
+        if self.owner != self.owners_seen:
+            self.owners_seen = self.owner[:]
+            self.derived = {}
+        return self.derived
+
     def province_counts(self) -> dict[int, int]:
         """Provinces per seat: every bey (0 for the landless), then any other owner by plate."""
-        key = ("counts", tuple(self.owner))  # derived from the owners alone
-        cached: dict[int, int] | None = self.cache.get(key)  # type: ignore[assignment]
+        derived = self.by_owners()
+        cached: dict[int, int] | None = derived.get("counts")  # type: ignore[assignment]
         if cached is None:
             cached = dict.fromkeys(self.beys, 0)
-            # One plain loop (not a Counter: its Python __init__ and ABC check, issue 12);
-            # an owner that is no bey is added at its first plate, as Counter's order was.
-            for o in self.owner:
-                if o is not None:
-                    cached[o] = cached.get(o, 0) + 1
-            self.cache[key] = cached
+            # Counted by Counter's own C loop into a plain dict (not a Counter: its Python
+            # __init__ and ABC check, issue 12; not a Python loop per plate, issue 27); an owner
+            # that is no bey is added at its first plate, as Counter's order was.
+            count_into(cached, self.owner)
+            cached.pop(None, None)  # type: ignore[call-overload]  # unowned: no seat
+            derived["counts"] = cached
         return dict(cached)
 
     def holds_memleket(self, seat: int) -> bool:

@@ -83,8 +83,8 @@ def adjudicate(
     events.append(production.produce(board, card))  # step 5
     events.extend(missions.check(board, outcome, hain_at_start))  # step 6
     events.extend(treaties.expire_treaties(board))
-    public, private = report.build(  # step 7
-        events, sorted(board.beys), state.report_version, dropped
+    public, private = report.build(  # step 7; `board.beys` is in seat order
+        events, list(board.beys), state.report_version, dropped
     )
     if sealed is not None:
         public, private = report.with_seals(public, private, sealed, state)

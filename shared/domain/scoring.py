@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import _count_elements as count_into  # type: ignore[attr-defined]
 from collections.abc import Sequence
 
 from shared.domain.board import Board
@@ -15,28 +16,28 @@ MEMLEKET_POINTS = 2
 def region_counts(board: Board) -> dict[str, dict[int | None, int]]:
     """Per region, how many of its provinces each owner holds (None: unowned), owners in the
     order of their first plate; an owner holding none of a region is absent (read with .get).
-    Plain dicts counted in one loop: a `Counter` per region cost twice as much (its
-    `__init__`/`update` in Python, an ABC isinstance check each; issue 12)."""
-    owner = board.owner
-    key = ("region_counts", tuple(owner))  # derived from the owners alone
-    cached = board.cache.get(key)
+    Plain dicts counted by `Counter`'s C loop: a `Counter` per region cost twice as much (its
+    `__init__`/`update` in Python, an ABC isinstance check each; issue 12), a Python loop per
+    plate more again (issue 27)."""
+    derived = board.by_owners()
+    cached = derived.get("region_counts")
     if cached is not None:
         return cached  # type: ignore[return-value]
+    owner = board.owner
     counts: dict[str, dict[int | None, int]] = {}
+    holder = owner.__getitem__
     for r, plates in board.gm.region_plates.items():
         n: dict[int | None, int] = {}
-        for p in plates:
-            o = owner[p]
-            n[o] = n.get(o, 0) + 1
+        count_into(n, map(holder, plates))  # Counter's C loop, no Python loop per plate
         counts[r] = n
-    board.cache[key] = counts
+    derived["region_counts"] = counts
     return counts
 
 
 def region_titles(board: Board) -> dict[str, tuple[int, str]]:
     """R-7.2, R-10.2: per region, the seat that is Bölge Beyi ("beyi") or Hakimi ("hakimi")."""
-    key = ("titles", tuple(board.owner))
-    cached = board.cache.get(key)
+    derived = board.by_owners()
+    cached = derived.get("titles")
     if cached is not None:
         return cached  # type: ignore[return-value]
     titles = {}
@@ -51,7 +52,7 @@ def region_titles(board: Board) -> dict[str, tuple[int, str]]:
                 if seat is not None:
                     titles[region] = (seat, "hakimi" if n == size else "beyi")
                 break
-    board.cache[key] = titles
+    derived["titles"] = titles
     return titles
 
 

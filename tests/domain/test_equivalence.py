@@ -68,13 +68,14 @@ def test_r12_1_a_draw_stream_draws_what_uniform_int_draws(
 def test_r5_4_the_fate_die_draws_what_uniform_int_draws(
     forced_retry: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`Draws.fate` inlines the first attempt; a rejected one (forced here: the bound at 0)
-    must fall back to the general path and still draw `uniform_int`'s value."""
+    """`Draws.fate` inlines the first attempt (its key bytes from a table for a plate, built
+    for any other target); a rejected one (forced here: the bound at 0) must fall back to the
+    general path and still draw `uniform_int`'s value."""
     if forced_retry:
         monkeypatch.setattr(draws, "_LIMIT_3", 0)
     for seed, divan in ((11, 8), (0, 1), (2**40, 16)):
         d = draws.Draws(seed, divan)
-        for target in range(1, 82):
+        for target in (*range(1, 82), 0, 82, 500):
             for side in ("attack", "defence"):
                 assert d.fate(target, side) == rng.uniform_int(seed, divan, "fate", 3, target, side)
 

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from shared.domain import codec, scenario
+from shared.domain import codec, report_lines, scenario
 from shared.domain import events as ev
 from shared.domain.lifecycle import run_divan
 from shared.domain.report_lines import kurultay, order_dropped
@@ -324,3 +324,16 @@ def test_r5_8_each_battle_line_has_its_data_keys_in_order_and_lists_of_its_own()
     assert [d["side"] for d in datas] == ["defender", "attacker", "defence_support"]
     assert datas[0]["attackers"] is not datas[1]["attackers"]
     assert datas[0]["fighting"] is not datas[1]["fighting"]
+
+
+@pytest.mark.parametrize("seats", [[], [3], [3, 6], [1, 2, 3], [4, 5, 6, 7]])
+def test_a_list_of_beys_reads_as_the_general_join_for_any_number(seats: list[int]) -> None:
+    """R-14's wording of several beys: one and two by a shortcut each (issue 27), the same
+    words as the general "a, b ve c" / "a, b and c" join."""
+    names_tr = [f"{s}. bey" for s in seats]
+    names_en = [f"Bey {s}" for s in seats]
+    want_tr = " ve ".join([", ".join(names_tr[:-1]), names_tr[-1]]) if len(seats) > 1 else ""
+    want_en = " and ".join([", ".join(names_en[:-1]), names_en[-1]]) if len(seats) > 1 else ""
+    if len(seats) == 1:
+        want_tr, want_en = names_tr[0], names_en[0]
+    assert (report_lines._beys_tr(seats), report_lines._beys_en(seats)) == (want_tr, want_en)

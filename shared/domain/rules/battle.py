@@ -6,8 +6,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from msgspec.structs import replace
-
 from shared.domain.board import Board
 from shared.domain.draws import Draws
 from shared.domain.events import BattleRecord, Betrayal, GoldDelta, GroupRecord
@@ -156,6 +154,11 @@ def _groups(
     return groups, records
 
 
+# A battle record's first six fields: target, defender, defender_units, defence_bonus,
+# defence_support, groups.
+_Head = tuple[int, int | None, int, int, tuple[tuple[int, int, int], ...], tuple[GroupRecord, ...]]
+
+
 def _battle(
     board: Board,
     target: int,
@@ -178,20 +181,20 @@ def _battle(
         strengths.append(g.strength)
         best = g.strength if g.strength > best else best
     d_support, backed = _defence_support(supports)
-    standoff = BattleRecord(
-        target=target,
-        defender=defender,
-        defender_units=board.units[target],
-        defence_bonus=defence_bonus(board, target, defender) if defender is not None else 0,
-        defence_support=d_support,
-        groups=tuple(grecords),
-        outcome="standoff",
-        rules=("R-5.2",),
+    # The record's first six fields, whatever the outcome: the record is built once, from
+    # these, as a standoff here or as the fight's result by `_fought` (issue 27).
+    head: _Head = (
+        target,
+        defender,
+        board.units[target],
+        defence_bonus(board, target, defender) if defender is not None else 0,
+        d_support,
+        tuple(grecords),
     )
     if strengths.count(best) > 1:  # the two strongest groups are equal: a standoff
         for a in attacks:
             returns.append((a.seat, a.origin, a.units))
-        return standoff
+        return BattleRecord(*head, outcome="standoff", rules=("R-5.2",))
     fighting = strengths.index(best)
     if len(groups) > 1:  # the weaker groups go home, strongest first (R-5.2)
         for i in sorted(range(len(groups)), key=lambda i: -strengths[i])[1:]:
@@ -199,7 +202,7 @@ def _battle(
                 returns.append((a.seat, a.origin, a.units))
     return _fought(
         board,
-        standoff,
+        head,
         fighting,
         groups[fighting],
         support_units=backed if defender is not None else 0,
@@ -211,7 +214,7 @@ def _battle(
 
 def _fought(
     board: Board,
-    r: BattleRecord,
+    head: _Head,
     fighting: int,
     advs: list[Advance],
     *,
@@ -222,53 +225,62 @@ def _fought(
 ) -> BattleRecord:
     """R-5.4 … R-5.6: the strongest group (`fighting`, its advances `advs`) against the defence
     with `support_units` of support (none for milis): the dice, then taken or held (half of
-    each advance goes home). `r` is the battle's record as a standoff; the result is one copy
-    of it with every field the fight sets (one struct, not one per stage; issue 27)."""
-    target, defender, defender_units = r.target, r.defender, r.defender_units
-    group = r.groups[fighting]
+    each advance goes home). `head` is the record's first six fields; the record is built once,
+    positionally, in the fields' declared order (no keyword matching, no copy; issue 27)."""
+    target, defender, defender_units, bonus, _support, groups = head
+    group = groups[fighting]
     a_die = 0 if group.traitor else draws.fate(target, "attack")
     d_die = draws.fate(target, "defence")
     attack = group.strength + a_die
-    defence = defender_units + r.defence_bonus + support_units + d_die
+    defence = defender_units + bonus + support_units + d_die
     rules = ("R-5.2", "R-5.4", "R-6.5") if group.traitor else ("R-5.2", "R-5.4")
     if attack > defence:
         entering, taker, shares, joint, advanced = _taken(
             board, target, attack - defence, advs, out=out, returns=returns
         )
-        return replace(
-            r,
-            fighting_group=fighting,
-            attack=attack,
-            defence=defence,
-            attack_die=a_die,
-            defence_die=d_die,
-            outcome="taken",
-            attacker_losses=advanced - entering,
-            defender_losses=defender_units,
-            entering=entering,
-            taker=taker,
-            shares=shares,
-            rules=(*rules, *joint, "R-5.5"),
+        return BattleRecord(
+            *head,
+            "taken",
+            fighting,  # fighting_group
+            attack,
+            defence,
+            a_die,
+            d_die,
+            advanced - entering,  # attacker_losses
+            defender_units,  # defender_losses
+            entering,
+            taker,
+            shares,
+            (*rules, *joint, "R-5.5"),
         )
+    if defender is not None:
+        out.held[defender] += 1
+    half = attack // 2
+    return BattleRecord(
+        *head,
+        "held",
+        fighting,  # fighting_group
+        attack,
+        defence,
+        a_die,
+        d_die,
+        _repelled(advs, returns),  # attacker_losses
+        half if half < defender_units - 1 else defender_units - 1,  # defender_losses
+        0,  # entering
+        None,  # taker
+        (),  # shares
+        (*rules, "R-5.6"),
+    )
+
+
+def _repelled(advs: list[Advance], returns: list[tuple[int, int, int]]) -> int:
+    """R-5.6: half of each advance of a repelled group goes home; answers the units lost."""
     lost = 0
-    for a in advs:  # R-5.6: half of each advance goes home
+    for a in advs:
         back = a.units // 2
         returns.append((a.seat, a.origin, back))
         lost += a.units - back
-    if defender is not None:
-        out.held[defender] += 1
-    return replace(
-        r,
-        fighting_group=fighting,
-        attack=attack,
-        defence=defence,
-        attack_die=a_die,
-        defence_die=d_die,
-        outcome="held",
-        attacker_losses=lost,
-        defender_losses=half if (half := attack // 2) < defender_units - 1 else defender_units - 1,
-        rules=(*rules, "R-5.6"),
-    )
+    return lost
 
 
 def _defence_support(supports: list[Support]) -> tuple[tuple[tuple[int, int, int], ...], int]:

@@ -22,7 +22,9 @@ from shared.domain.board import Board
 from shared.domain.state import Order, OrderKind
 
 
-class Advance(msgspec.Struct, frozen=True):
+# gc=False: numbers and strings only, never in a cycle; untracked, as the event records are
+# (shared/domain/event_records.py, issue 27).
+class Advance(msgspec.Struct, frozen=True, gc=False):
     seat: int
     origin: int
     target: int
@@ -30,7 +32,7 @@ class Advance(msgspec.Struct, frozen=True):
     betrayal: bool = False
 
 
-class Support(msgspec.Struct, frozen=True):
+class Support(msgspec.Struct, frozen=True, gc=False):
     seat: int
     origin: int
     target: int
@@ -39,7 +41,7 @@ class Support(msgspec.Struct, frozen=True):
     bloc: int | None = None  # the bloc of the attack group it counts for
 
 
-class Dropped(msgspec.Struct, frozen=True):
+class Dropped(msgspec.Struct, frozen=True, gc=False):
     """An order a rule cancelled or dropped before anyone moved, for its bey's report (R-13)."""
 
     seat: int

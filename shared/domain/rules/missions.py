@@ -108,7 +108,7 @@ def check(board: Board, outcome: Outcome, hain_at_start: dict[int, bool]) -> lis
         if mission in bey.missions and mission not in bey.done:
             bey.done.append(mission)
             events.append(MissionCompleted(divan=board.divan, seat=seat, mission=mission))
-    for seat, bey in sorted(board.beys.items()):
+    for seat, bey in board.beys.items():  # in seat order (`Board.beys`)
         if bey.hain_through is not None and bey.hain_through <= board.divan:
             bey.hain_through = None
             events.append(HainExpired(divan=board.divan, seat=seat))

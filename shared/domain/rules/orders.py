@@ -17,6 +17,10 @@ def effective_orders(
     return read_orders(board, orders)[0]
 
 
+# The kinds that name a target, as a set: one membership test an order (issue 27).
+_TARGETED = frozenset(kind for kind, spec in ORDER_KINDS.items() if spec.targeted)
+
+
 def read_orders(
     board: Board, orders: Mapping[int, Sequence[Order]]
 ) -> tuple[list[tuple[int, Order]], list[Dropped]]:
@@ -35,7 +39,7 @@ def read_orders(
             given = {o.province: o for o in given}.values()
         for o in given:
             target = o.target
-            if target is None or not ORDER_KINDS[o.kind].targeted:
+            if target is None or o.kind not in _TARGETED:
                 continue
             origin = o.province
             if owners[origin] != seat:
@@ -66,10 +70,16 @@ def blocs(board: Board) -> dict[int, int]:
             s = parent[s]
         return s
 
-    for (a, b), t in sorted(board.treaties.items()):
-        if t.kind == "alliance" and a in parent and b in parent:
+    treaties = board.treaties
+    # The pairs alone sorted (each is one treaty's: no two compare equal, no treaty compared);
+    # the lower root kept by a comparison, not min/max (a keyword parse each in 3.11; issue 27).
+    for a, b in sorted(treaties):
+        if treaties[a, b].kind == "alliance" and a in parent and b in parent:
             ra, rb = find(a), find(b)
-            parent[max(ra, rb)] = min(ra, rb)
+            if ra < rb:
+                parent[rb] = ra
+            elif rb < ra:
+                parent[ra] = rb
     return {s: s if parent[s] == s else find(s) for s in parent}  # a root needs no call
 
 
@@ -79,9 +89,9 @@ def classify(
     """R-5.1: each kind's classification (`ORDER_KINDS`), in the table's order: advances
     cancelled (R-6.4, R-6.7) or marked as betrayals (R-6.5), then supports (R-5.3)."""
     out = Classified()
-    by_kind: dict[str, list[tuple[int, Order]]] = {}
-    for seat, o in orders:
-        by_kind.setdefault(o.kind, []).append((seat, o))
+    by_kind: dict[str, list[tuple[int, Order]]] = {kind: [] for kind in ORDER_KINDS}
+    for pair in orders:  # the pair as read, not unpacked and built again (issue 27)
+        by_kind[pair[1].kind].append(pair)
     for kind, spec in ORDER_KINDS.items():
         given = by_kind.get(kind)
         if given and spec.classify is not None:

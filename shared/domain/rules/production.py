@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from itertools import compress, repeat
-from operator import add, eq, getitem, is_, is_not
+from itertools import compress
+from operator import add
 
 from shared.domain.board import Board
-from shared.domain.events import Allotment, GoldDelta, ProductionApplied
+from shared.domain.events import Allotment, GoldDelta, ProductionApplied, ProvinceSet
 from shared.domain.map import MAX_UNITS, game_map
 from shared.domain.scoring import region_titles, scores
 from shared.domain.state import NewsCard, perde
@@ -18,8 +18,6 @@ KURTULUS_BEYS = 3  # R-7.5
 
 
 _INDEX = range(82)  # plates, with the unused index 0
-_NONES = (None,) * 82
-_ZEROS = (0,) * 82
 
 
 class _Alloc:
@@ -70,16 +68,45 @@ def _base_row(memleket: int) -> tuple[int, ...]:
     return tuple(2 if p == memleket else 1 if dist[p] < GURBET_DISTANCE else 0 for p in range(82))
 
 
+class _Plates:
+    """What production reads of the owners, found in one pass over the plates (issue 27: it
+    was six passes, each about as dear as a Python loop of 82): the owned plates and the
+    unowned ones, ascending, the most units an owned one holds, each plate's base allotment
+    (R-7.1) and the plates of each Kurtuluş seat (R-7.5), ascending."""
+
+    __slots__ = ("base", "land", "owned", "top", "unowned")
+
+    def __init__(self, board: Board, kurtulus: list[int]) -> None:
+        owner, units = board.owner, board.units
+        rows = {s: _base_row(b.memleket) for s, b in board.beys.items()}
+        base = [0] * 82
+        owned: list[int] = []
+        unowned: list[int] = []
+        land: dict[int, list[int]] = {s: [] for s in kurtulus}
+        top = 0
+        for p in _PLATES:
+            seat = owner[p]
+            if seat is None:
+                unowned.append(p)
+                continue
+            owned.append(p)
+            base[p] = rows[seat][p]
+            held = units[p]
+            top = held if held > top else top  # not max(): a keyword parse a call in 3.11
+            if seat in land:
+                land[seat].append(p)
+        self.base, self.owned, self.unowned, self.top, self.land = base, owned, unowned, top, land
+
+
+_PLATES = range(1, 82)
+
+
 def _base_and_harvest(
-    board: Board, owned: list[int], drought: str | None, harvest: str | None
+    board: Board, base: list[int], drought: str | None, harvest: str | None
 ) -> _Alloc:
-    """R-7.1, R-7.2: memleket 2, near it 1, gurbet 0; harvest +1; nothing in a drought."""
+    """R-7.1, R-7.2: memleket 2, near it 1, gurbet 0 (`base`, the owned plates'); harvest +1;
+    nothing in a drought."""
     region_plates = board.gm.region_plates
-    row: dict[int | None, tuple[int, ...]] = {
-        s: _base_row(b.memleket) for s, b in board.beys.items()
-    }
-    row[None] = _ZEROS  # unowned: nothing
-    base = list(map(getitem, map(row.__getitem__, board.owner), _INDEX))
     owner = board.owner
     if drought is not None:
         for p in region_plates[drought]:
@@ -152,54 +179,84 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     drought = news.region if news is not None and news.card == "kuraklik" else None
     harvest = news.region if news is not None and news.card == "hasat" else None
     owner, units = board.owner, board.units
-    owned = list(compress(_INDEX, map(is_not, owner, _NONES)))
-    alloc = _base_and_harvest(board, owned, drought, harvest)
+    # R-7.5's seats read the owners, beys and missions only, so they are known before any
+    # allotment: the one pass over the plates collects their land too.
+    kurtulus = kurtulus_seats(board)
+    read = _Plates(board, kurtulus)
+    owned = read.owned
+    alloc = _base_and_harvest(board, read.base, drought, harvest)
     for region, (seat, kind) in sorted(region_titles(board).items()):
         if region != drought:
             plates = [p for p in gm.region_plates[region] if owner[p] == seat]
             place(board, alloc, plates, 3 if kind == "hakimi" else 1, alloc.bonus)
     region_at, total = gm.region_at, alloc.total
-    kurtulus = kurtulus_seats(board)
     for seat in kurtulus:
-        plates = list(compress(_INDEX, map(eq, owner, repeat(seat, 82))))
-        produced = sum(map(total.__getitem__, plates))
+        land = read.land[seat]
+        produced = sum(map(total.__getitem__, land))
         extra = produced * 3 // 2 - produced
-        outside = [p for p in plates if region_at[p] != drought] if drought else plates
+        outside = [p for p in land if region_at[p] != drought] if drought else land
         place(board, alloc, outside, extra, alloc.kurtulus)
     factor = 2 if perde(board.divan) == 3 else 1
-    before = board.snapshot()
-    base, grown, bonus, kurtulus_units = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
-    # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
-    if max(compress(units, map(is_not, owner, _NONES)), default=0) > MAX_UNITS:
-        allotments = _allot_each(units, owned, alloc, factor)
-    else:
-        # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
-        # element in 3.11's min/max (about 1,000 instructions each, issue 12).
-        made: list[Allotment] = []
-        add = made.append
-        again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
-        for p in compress(_INDEX, total):
-            allotted = total[p]
-            raised = units[p] + allotted * factor
-            over = raised - MAX_UNITS
-            if over > 0:  # R-7.7: units beyond 12 are lost
-                units[p] = MAX_UNITS
-            else:
-                units[p] = raised
-                over = 0
-            add(
-                Allotment(p, base[p], grown[p], bonus[p], kurtulus_units[p], allotted * again, over)
-            )
-        allotments = tuple(made)
     full_milis = gm.full_milis_at
-    for p in compress(_INDEX, map(is_, owner, _NONES)):
-        if p and units[p] < full_milis[p]:
-            units[p] += 1
+    # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
+    if read.top > MAX_UNITS:
+        before = board.snapshot()
+        allotments = _allot_each(units, owned, alloc, factor)
+        for p in read.unowned:
+            if units[p] < full_milis[p]:
+                units[p] += 1
+        changes = board.changes_since(before)
+    else:
+        allotments, changed = _allot_all(units, alloc, factor)
+        for p in read.unowned:  # R-7.9's growth: each one grown is a change
+            if units[p] < full_milis[p]:
+                units[p] += 1
+                changed.append(p)
+        changes = _changes(board, changed)
     gold = _income(board)
     return ProductionApplied(
         divan=board.divan,
         allotments=allotments,
         kurtulus=tuple(kurtulus),
-        changes=board.changes_since(before),
+        changes=changes,
         gold=tuple(gold),
     )
+
+
+def _allot_all(
+    units: list[int], alloc: _Alloc, factor: int
+) -> tuple[tuple[Allotment, ...], list[int]]:
+    """R-7.6, R-7.7 when no owned plate is above 12: each plate with units allotted gets its
+    allotment. Answers them and the plates whose units it changed, ascending: every one but a
+    plate at 12 already that loses what it is allotted (what `Board.changes_since` would find,
+    without a snapshot and a pass over every plate; issue 27)."""
+    base, grown, bonus, kurtulus = alloc.base, alloc.harvest, alloc.bonus, alloc.kurtulus
+    total = alloc.total
+    # One plain loop: `map(min, …)`/`map(max, …)` cost a keyword-argument parse per
+    # element in 3.11's min/max (about 1,000 instructions each, issue 12).
+    made: list[Allotment] = []
+    add = made.append
+    changed: list[int] = []
+    again = factor - 1  # a doubled allotment counts its units once more (R-7.8)
+    for p in compress(_INDEX, total):
+        allotted = total[p]
+        held = units[p]
+        raised = held + allotted * factor
+        over = raised - MAX_UNITS
+        if over > 0:  # R-7.7: units beyond 12 are lost
+            units[p] = MAX_UNITS
+            if held != MAX_UNITS:
+                changed.append(p)
+        else:
+            units[p] = raised
+            over = 0
+            changed.append(p)
+        add(Allotment(p, base[p], grown[p], bonus[p], kurtulus[p], allotted * again, over))
+    return tuple(made), changed
+
+
+def _changes(board: Board, changed: list[int]) -> tuple[ProvinceSet, ...]:
+    """The provinces set by production, from the plates it changed: owned ones ascending, then
+    unowned ones ascending (one merge sorts them; no owner or sur changes at step 5)."""
+    owner, units, sur = board.owner, board.units, board.sur
+    return tuple([ProvinceSet(p, owner[p], units[p], sur[p]) for p in sorted(changed)])

@@ -20,7 +20,7 @@ def run(board: Board, draws: Draws) -> RebellionsRun:
     before = board.snapshot()
     counts = board.province_counts()
     # No province left means the memleket is not held either (`holds_memleket` needs no call).
-    landless = [s for s in sorted(board.beys) if counts[s] == 0]
+    landless = [s for s in board.beys if counts[s] == 0]  # in seat order (`Board.beys`)
     for seat in landless:
         m = board.beys[seat].memleket
         board.units[m] = max(1, board.units[m] - 1)
