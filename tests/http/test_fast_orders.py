@@ -1,13 +1,17 @@
 """The order fast path (services/command/fast_orders.py, ADR-124) answers exactly as Litestar's
 own path: one corpus of requests (valid orders, replays, every refusal, malformed and hostile
 ones, the limits) sent in the same order to two identical worlds, one app with the fast path
-and one without, gives the same status, headers (but the date), body bytes, access-log line
-and event log; and the plain requests really took the fast path."""
+and one without, gives the same status, headers (but the date), body bytes, access-log line,
+the services' log lines (the fast world's `command.accepted` written without structlog's
+chain, ADR-134; the other's through it) and event log; and the plain requests really took the
+fast path."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
+import json
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -17,6 +21,7 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+import structlog
 from hypothesis import given
 from hypothesis import settings as settings_h
 from hypothesis import strategies as st
@@ -24,9 +29,10 @@ from litestar import Request as LitestarRequest
 from litestar._asgi.asgi_router import ASGIRouter
 
 from entrypoints import gateway, metrics
-from services.command import fast_orders
+from services.command import fast_orders, unit_of_work
 from shared.app.access.request_auth import edge_checks
 from shared.eventstore import InMemoryEventStore
+from shared.logs import FixedLine, configure_logging
 from tests.clock import StepClock
 from tests.http.support import (
     OPS_TOKEN,
@@ -139,6 +145,37 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+class NoChain:
+    """The fast world's logger: FixedLine's lines, never its info() (structlog's chain)."""
+
+    def __init__(self, name: str) -> None:
+        self.logger = structlog.get_logger(name)  # first used under the world's configuration
+
+    def bind(self) -> Any:
+        return self.logger.bind()
+
+    def info(self, *_: Any, **__: Any) -> None:
+        raise AssertionError("the fast world's command.accepted went through the chain")
+
+
+class ThroughChain:
+    """The other world's `command.accepted`: through structlog's chain, as before ADR-134."""
+
+    def __init__(self, name: str) -> None:
+        self.logger = structlog.get_logger(name)
+
+    def info(self, **fields: Any) -> None:
+        self.logger.info("command.accepted", **fields)
+
+
+def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
+    """The services' JSON lines, keys in order, without their timestamp."""
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    for line in lines:
+        line.pop("timestamp")
+    return lines
+
+
 @asynccontextmanager
 async def world(fast: bool, config: dict[str, Any], mp: pytest.MonkeyPatch) -> AsyncIterator[Api]:
     """An app on a store of its own; `fast` False: create_app without the fast path."""
@@ -193,14 +230,25 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
 
     answers: dict[bool, list[Any]] = {}
     logs: dict[bool, list[Any]] = {}
+    services: dict[bool, list[Any]] = {}
     stores: dict[bool, bytes] = {}
     fast_taken: list[bool] = []
     requests: list[Request] = []
+    structlog_config = structlog.get_config()
     for fast in (True, False):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ASGIRouter, "__call__", counting)
             mp.setattr(metrics, "access_log", logged)
             _deterministic(mp)
+            out = io.StringIO()
+            configure_logging(json=True, level="INFO", file=out)
+            own = f"tests.fast_orders.{fast}"
+            fields = ("season_id", "seat", "command_id", "events")
+            mp.setattr(
+                unit_of_work,
+                "accepted",
+                FixedLine(NoChain(own), "command.accepted", *fields) if fast else ThroughChain(own),
+            )
             async with world(fast, config, mp) as api:
                 beys = await build_season(api.store, MEMLEKETS)
                 strangers = await build_season(api.store, MEMLEKETS)
@@ -220,9 +268,13 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
                         fast_taken.append(routed[-1] == 0)
                 answers[fast], logs[fast] = got, list(lines)
                 stores[fast] = await log_bytes(api.store)
+            structlog.configure(**structlog_config)
+            services[fast] = service_lines(out)
     for n, (a, b) in enumerate(zip(answers[True], answers[False], strict=True)):
         assert a == b, (n, requests[n][:3])
     assert logs[True] == logs[False]
+    assert [list(x.items()) for x in services[True]] == [list(x.items()) for x in services[False]]
+    assert sum(x["event"] == "command.accepted" for x in services[True]) >= 10
     assert stores[True] == stores[False]
     statuses = [status for status, _, _ in answers[True]]
     # the corpus reaches what it means to: accepted orders, refusals of every layer, limits
