@@ -33,8 +33,11 @@ from typing import Any
 
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
+from litestar.datastructures.headers import Headers
 from litestar.routes import HTTPRoute
+from litestar.types import Empty
 from litestar.utils.scope.state import ScopeState
+from multidict import CIMultiDict
 
 from shared.app.access.request_auth import edge_checks
 from shared.app.access.tokens import is_season_id
@@ -74,6 +77,18 @@ def plain(scope: dict[str, Any]) -> str | None:
     return sid
 
 
+def headers_of(raw: list[tuple[bytes, bytes]]) -> Headers:
+    """`Headers(raw)`, what a Litestar connection builds on its first look at its headers,
+    without `Headers.__init__`'s two ABC isinstance checks (a raw header list is neither a
+    MultiMapping nor a Mapping): the same CIMultiDict of latin-1 strings behind the same proxy
+    (ADR-134; tests/http/test_fast_orders.py compares the two)."""
+    made = Headers.__new__(
+        Headers, CIMultiDict([(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw])
+    )
+    made._header_list = None
+    return made
+
+
 def _route(app: Litestar) -> HTTPRoute:
     for route in app.routes:
         if isinstance(route, HTTPRoute) and route.path_format == TEMPLATE:
@@ -98,9 +113,16 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
     request_class = handler.resolve_request_class()
     fn = handler.fn
     exception_handlers = handler.resolve_exception_handlers()
+    # handler.to_response without its look-ups: no return DTO (asserted above), and the handler
+    # it picks for a Response (the route returns one) is the one it picks for any value
+    respond = handler.get_response_handler(is_response_type_data=True)
+    assert respond is handler.get_response_handler(is_response_type_data=False)
 
     async def handle(scope: Any, receive: Any, send: Any) -> None:
         """Litestar's HTTPRoute.handle for this route, its parameters read directly."""
+        state = ScopeState.from_scope(scope)
+        if state.headers is Empty:  # as Headers.from_scope caches them, built for less
+            state.headers = headers_of(scope["headers"])
         request = request_class(scope=scope, receive=receive, send=send)
         if before is not None:
             await before(request)
@@ -110,9 +132,7 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         data = await request.json()
         key = request.headers.get("idempotency-key")
         answer = await fn(request, scope["path_params"]["season_id"], data, key)
-        response = await handler.to_response(
-            app=scope["litestar_app"], data=answer, request=request
-        )
+        response = await respond(app=scope["litestar_app"], data=answer, request=request)
         await response(scope, receive, send)
 
     stack: Any = wrap_in_exception_handler(handle)

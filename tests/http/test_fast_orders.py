@@ -328,3 +328,16 @@ def test_a_plain_request_passes_the_edge_checks(
         return
     scope["path_params"] = {"season_id": sid}
     asyncio.run(edge_checks(LitestarRequest(scope)))  # type: ignore[arg-type]
+
+
+@settings_h(max_examples=200, deadline=None)
+@given(raw=st.lists(st.tuples(_HEADER_NAMES | st.binary(max_size=12), st.binary(max_size=40))))
+def test_headers_of_is_the_headers_litestar_builds(raw: list[tuple[bytes, bytes]]) -> None:
+    """ADR-134: the fast path's Headers are Litestar's, built without __init__'s ABC checks."""
+    from litestar.datastructures.headers import Headers
+
+    made, litestars = fast_orders.headers_of(raw), Headers(raw)
+    assert type(made) is type(litestars) and vars(made) == vars(litestars)
+    assert list(made.items()) == list(litestars.items())
+    assert all(made.getall(k) == litestars.getall(k) for k in litestars)
+    assert made.to_header_list() == litestars.to_header_list()
