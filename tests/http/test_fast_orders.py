@@ -176,6 +176,33 @@ def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
     return lines
 
 
+def _service_log(mp: pytest.MonkeyPatch, fast: bool) -> io.StringIO:
+    """The services' JSON lines of a world, its `command.accepted` FixedLine's (the fast
+    world) or through structlog's chain (the other)."""
+    out = io.StringIO()
+    configure_logging(json=True, level="INFO", file=out)
+    own = f"tests.fast_orders.{fast}"
+    fields = ("season_id", "seat", "command_id", "events")
+    mp.setattr(
+        unit_of_work,
+        "accepted",
+        FixedLine(NoChain(own), "command.accepted", *fields) if fast else ThroughChain(own),
+    )
+    return out
+
+
+def _counting_reads(mp: pytest.MonkeyPatch) -> list[int]:
+    """How many bodies the fast path's `bare` route (ADR-134) read, without a Request."""
+    count, read_body = [0], fast_orders.read_body
+
+    async def reading(*args: Any) -> bytes:
+        count[0] += 1
+        return await read_body(*args)
+
+    mp.setattr(fast_orders, "read_body", reading)
+    return count
+
+
 @asynccontextmanager
 async def world(fast: bool, config: dict[str, Any], mp: pytest.MonkeyPatch) -> AsyncIterator[Api]:
     """An app on a store of its own; `fast` False: create_app without the fast path."""
@@ -231,6 +258,7 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
     answers: dict[bool, list[Any]] = {}
     logs: dict[bool, list[Any]] = {}
     services: dict[bool, list[Any]] = {}
+    reads: dict[bool, list[int]] = {}
     stores: dict[bool, bytes] = {}
     fast_taken: list[bool] = []
     requests: list[Request] = []
@@ -239,16 +267,9 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ASGIRouter, "__call__", counting)
             mp.setattr(metrics, "access_log", logged)
+            reads[fast] = _counting_reads(mp)
             _deterministic(mp)
-            out = io.StringIO()
-            configure_logging(json=True, level="INFO", file=out)
-            own = f"tests.fast_orders.{fast}"
-            fields = ("season_id", "seat", "command_id", "events")
-            mp.setattr(
-                unit_of_work,
-                "accepted",
-                FixedLine(NoChain(own), "command.accepted", *fields) if fast else ThroughChain(own),
-            )
+            out = _service_log(mp, fast)
             async with world(fast, config, mp) as api:
                 beys = await build_season(api.store, MEMLEKETS)
                 strangers = await build_season(api.store, MEMLEKETS)
@@ -294,6 +315,8 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
         expected = "%" not in req[1] and fast_orders.plain(scope) is not None
         assert taken == expected, req[:3]
     assert sum(fast_taken) >= 30
+    # the plain requests the middlewares let through: read by `bare`, without a Request
+    assert reads[True][0] >= 30 and reads[False][0] == 0
 
 
 _HEADER_NAMES = st.sampled_from(
@@ -341,3 +364,68 @@ def test_headers_of_is_the_headers_litestar_builds(raw: list[tuple[bytes, bytes]
     assert list(made.items()) == list(litestars.items())
     assert all(made.getall(k) == litestars.getall(k) for k in litestars)
     assert made.to_header_list() == litestars.to_header_list()
+
+
+class _Chunks:
+    """An ASGI receive of these messages, then a disconnect."""
+
+    def __init__(self, *messages: dict[str, Any]) -> None:
+        self.messages = list(messages)
+
+    async def __call__(self) -> dict[str, Any]:
+        return self.messages.pop(0) if self.messages else {"type": "http.disconnect"}
+
+
+def _body(chunk: bytes, more: bool = False) -> dict[str, Any]:
+    return {"type": "http.request", "body": chunk, "more_body": more}
+
+
+@pytest.mark.parametrize(
+    ("headers", "messages"),
+    [
+        pytest.param([], [_body(b'{"a": 1}')], id="one"),
+        pytest.param(
+            [(b"content-length", b"8")], [_body(b'{"a":'), _body(b" 1}")], id="a-lone-end"
+        ),
+        pytest.param([], [_body(b'{"a":', True), _body(b""), _body(b" 1}")], id="chunks"),
+        pytest.param([], [_body(b"")], id="empty"),
+        pytest.param([(b"content-length", b"x")], [_body(b"{}")], id="bad-length"),
+        pytest.param([(b"content-length", b"11")], [_body(b"{}")], id="announced-over"),
+        pytest.param([(b"content-length", b"10")], [_body(b"0123456789")], id="at-limit"),
+        pytest.param([], [_body(b"01234", True), _body(b"567890")], id="streamed-over"),
+        pytest.param([], [_body(b"{", True)], id="disconnect"),
+        pytest.param([], [{"type": "http.other"}, _body(b"{}")], id="other-message"),
+    ],
+)
+async def test_read_body_is_request_body(
+    headers: list[tuple[bytes, bytes]], messages: list[dict[str, Any]]
+) -> None:
+    """ADR-134: the fast path's body read is Litestar's Request.body(): the same bytes, or the
+    same refusal (its class, status and detail), with the route's body size limit."""
+    from litestar import Litestar, post
+    from litestar.utils.scope.state import ScopeState
+
+    @post("/", request_max_body_size=10)
+    async def route() -> None: ...
+
+    app = Litestar([route])
+    handler = app.routes[0].route_handler_map["POST"][0]  # type: ignore[union-attr]
+
+    async def outcome(read: Any) -> Any:
+        try:
+            return await read()
+        except Exception as exc:  # the refusal, as the exception layer sees it
+            return type(exc), getattr(exc, "status_code", None), getattr(exc, "detail", None)
+
+    scope: dict[str, Any] = {"type": "http", "method": "POST", "headers": headers}
+    scope["route_handler"] = handler
+    ScopeState.from_scope(scope)
+    litestar = LitestarRequest(scope, _Chunks(*messages))
+    ours = await outcome(
+        lambda: fast_orders.read_body(
+            fast_orders.headers_of(headers),
+            _Chunks(*messages),
+            handler.resolve_request_max_body_size(),
+        )
+    )
+    assert ours == await outcome(litestar.body)
