@@ -272,7 +272,7 @@ class LineLogger:
 # list (the object structlog's loggers hold, which structlog.testing.capture_logs empties and
 # refills in place), that list's processors as installed, and the bound logger class; None in
 # console format or above INFO (FixedLine, ADR-134)
-_json_chain: list[tuple[list[Any], list[Any], type] | None] = [None]
+_json_chain: list[tuple[list[Any], list[Any], Any] | None] = [None]
 
 
 class FixedLine:
