@@ -19,7 +19,12 @@ other request, untouched, to Litestar:
   construction: ADR-130), the handler function itself and its
   `to_response`; the scope gets what Litestar's router sets (route handler, path template and
   parameters, exception handlers), so the access log and metrics around it are the same;
-- an empty body goes to Litestar's own route (its "no data" answer).
+- an empty body goes to Litestar's own route (its "no data" answer);
+- without a Request (ADR-134): while the route is what `_bare` reads (`_is_bare`), a plain
+  order's body is read by `read_body` (Request.stream's loop and refusals), decoded by
+  StrictRequest's own `decode_strict`, and answered by submit_orders' own steps (`orders_of`,
+  `context_of`, `execute`, `answered`) on the scope and its Headers, through the route's
+  response handler; else the Request path above.
 
 The route stays declared in Litestar (the OpenAPI document is unchanged); tests/http/
 test_fast_orders.py sends one corpus of requests to both paths and compares every answer.
