@@ -19,7 +19,12 @@ other request, untouched, to Litestar:
   construction: ADR-130), the handler function itself and its
   `to_response`; the scope gets what Litestar's router sets (route handler, path template and
   parameters, exception handlers), so the access log and metrics around it are the same;
-- an empty body goes to Litestar's own route (its "no data" answer).
+- an empty body goes to Litestar's own route (its "no data" answer);
+- without a Request (ADR-134): while the route is what `_bare` reads (`_is_bare`), a plain
+  order's body is read by `read_body` (Request.stream's loop and refusals), decoded by
+  StrictRequest's own `decode_strict`, and answered by submit_orders' own steps (`orders_of`,
+  `context_of`, `execute`, `answered`) on the scope and its Headers, through the route's
+  response handler; else the Request path above.
 
 The route stays declared in Litestar (the OpenAPI document is unchanged); tests/http/
 test_fast_orders.py sends one corpus of requests to both paths and compares every answer.
@@ -27,17 +32,33 @@ test_fast_orders.py sends one corpus of requests to both paths and compares ever
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from enum import Enum
+from typing import Any, cast
 
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
+from litestar.datastructures.headers import Headers
+from litestar.exceptions import ClientException, InternalServerException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+from litestar.handlers.http_handlers._utils import normalize_headers
 from litestar.routes import HTTPRoute
+from litestar.types import Empty
 from litestar.utils.scope.state import ScopeState
+from multidict import CIMultiDict
 
-from shared.app.access.request_auth import edge_checks
+from services.command.bey_routes import orders_of, submit_orders
+from services.command.request_context import context_of
+from services.command.route_parts import answered
+from services.command.schemas import OrdersIn
+from services.command.service import Services
+from services.command.unit_of_work import execute
+from shared.app.access.request_auth import BeyClaim, edge_checks
 from shared.app.access.tokens import is_season_id
+from shared.app.http.bodies import ParsedBody
+from shared.app.http.strict import StrictRequest, decode_strict
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 TEMPLATE = "/v1/seasons/{season_id}/orders"  # the path template Litestar's router names
@@ -74,11 +95,101 @@ def plain(scope: dict[str, Any]) -> str | None:
     return sid
 
 
+def headers_of(raw: list[tuple[bytes, bytes]]) -> Headers:
+    """`Headers(raw)`, what a Litestar connection builds on its first look at its headers,
+    without `Headers.__init__`'s two ABC isinstance checks (a raw header list is neither a
+    MultiMapping nor a Mapping): the same CIMultiDict of latin-1 strings behind the same proxy
+    (ADR-134; tests/http/test_fast_orders.py compares the two)."""
+    made = Headers.__new__(
+        Headers, CIMultiDict([(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw])
+    )
+    made._header_list = None
+    return made
+
+
+async def read_body(headers: Headers, receive: Any, limit: float) -> bytes:
+    """`await request.body()` on a request nobody has read: Request.stream's loop and its
+    refusals, in their order, without its async generator (ADR-134). A Content-Length that is
+    not a number is 400, one above `limit` (the route's request_max_body_size) 413 before
+    anything is read, as are more bytes than that read; a disconnect before the end is 500."""
+    announced = headers.get("content-length")
+    try:
+        length = int(announced) if announced is not None else None
+    except ValueError:
+        raise ClientException(f"Invalid content-length: {announced!r}") from None
+    if length is not None and length > limit:
+        raise RequestEntityTooLarge
+    chunks: list[bytes] = []
+    total = 0
+    while event := await receive():
+        if event["type"] == "http.request":
+            chunk = event["body"]
+            if chunk:
+                total += len(chunk)
+                if total > limit:
+                    raise RequestEntityTooLarge
+                chunks.append(chunk)
+            if not event.get("more_body", False):
+                break
+        if event["type"] == "http.disconnect":
+            raise InternalServerException("client disconnected prematurely")
+    return b"".join(chunks)
+
+
 def _route(app: Litestar) -> HTTPRoute:
     for route in app.routes:
         if isinstance(route, HTTPRoute) and route.path_format == TEMPLATE:
             return route
     raise LookupError(TEMPLATE)
+
+
+def _is_bare(handler: Any, before: Any) -> bool:
+    """Whether `_bare` answers as `handle` does: the route's handler is submit_orders with no
+    hook before it, a StrictRequest decoding an OrdersIn, and a response handler that answers
+    an Answer as Answer.to_asgi_response does with no route media type, headers, cookies,
+    background or after-request hook (the differential test holds the two equal)."""
+    media = handler.media_type
+    media = media.value if isinstance(media, Enum) else media
+    return bool(
+        handler.fn is submit_orders.fn  # the route's function (`submit_orders`: its handler)
+        and before is None
+        and handler.resolve_request_class() is StrictRequest
+        and handler.parsed_fn_signature.parameters["data"].annotation is OrdersIn
+        and not any(layer.after_request for layer in handler.ownership_layers)
+        and media in (None, "", "application/json")
+        and not (handler.background or handler.resolve_response_cookies())
+        and not normalize_headers(handler.resolve_response_headers())
+    )
+
+
+def _bare(route: HTTPRoute, handler: Any, handle: ASGIApp, respond: Any) -> ASGIApp:
+    """`handle` without a Request (ADR-134): what its Request, StrictRequest.json and
+    submit_orders do, in their order, by the same functions (read_body for Request.body,
+    decode_strict, orders_of, context_of, answered, execute); the answer through the route's
+    response handler, which an Answer does not ask for the request."""
+    limit = handler.resolve_request_max_body_size() or math.inf
+
+    async def bare(scope: Any, receive: Any, send: Any) -> None:
+        state = ScopeState.from_scope(scope)
+        if state.body is not Empty or state.headers is not Empty:  # read before: `handle`
+            await handle(scope, receive, send)
+            return
+        headers = state.headers = headers_of(scope["headers"])
+        body = state.body = await read_body(headers, receive, limit)
+        if not body:  # Litestar's "no data": its own route answers (cached body)
+            await route.handle(scope, receive, send)
+            return
+        parsed = ParsedBody(body)
+        data = state.json = decode_strict(body, headers.get("content-type", ""), OrdersIn, parsed)
+        sid = scope["path_params"]["season_id"]
+        orders = orders_of(data)
+        svc: Services = scope["litestar_app"].state.services
+        claim = BeyClaim(sid, headers.get("authorization", ""), {}, svc.staff)  # no query: plain
+        answer = answered(await execute(svc, context_of(scope, headers, claim, parsed), orders))
+        response = await respond(app=scope["litestar_app"], data=answer, request=None)
+        await response(scope, receive, send)
+
+    return bare
 
 
 def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
@@ -98,9 +209,17 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
     request_class = handler.resolve_request_class()
     fn = handler.fn
     exception_handlers = handler.resolve_exception_handlers()
+    # handler.to_response without its look-ups: no return DTO (asserted above), and the handler
+    # it picks for a Response (the route returns one) is the one it picks for any value
+    picked = handler.get_response_handler(is_response_type_data=True)
+    assert picked is handler.get_response_handler(is_response_type_data=False)
+    respond = cast("Any", picked)  # a response handler: called with app, data and request
 
     async def handle(scope: Any, receive: Any, send: Any) -> None:
         """Litestar's HTTPRoute.handle for this route, its parameters read directly."""
+        state = ScopeState.from_scope(scope)
+        if state.headers is Empty:  # as Headers.from_scope caches them, built for less
+            state.headers = headers_of(scope["headers"])
         request = request_class(scope=scope, receive=receive, send=send)
         if before is not None:
             await before(request)
@@ -110,12 +229,11 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         data = await request.json()
         key = request.headers.get("idempotency-key")
         answer = await fn(request, scope["path_params"]["season_id"], data, key)
-        response = await handler.to_response(
-            app=scope["litestar_app"], data=answer, request=request
-        )
+        response = await respond(app=scope["litestar_app"], data=answer, request=request)
         await response(scope, receive, send)
 
-    stack: Any = wrap_in_exception_handler(handle)
+    inner = _bare(route, handler, handle, respond) if _is_bare(handler, before) else handle
+    stack: Any = wrap_in_exception_handler(inner)
     # as Litestar builds a route's stack (build_route_middleware_stack): its list is innermost first
     for factory in handler.resolve_middleware():
         if not getattr(factory, "reads_only", False):

@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request
+from litestar.datastructures import Headers
 from litestar.di import Provide
 from litestar.handlers.base import BaseRouteHandler
 
 from services.command.service import Context, Key, Services
 from shared.app.access import request_auth as auth
-from shared.app.http.bodies import canonical_json
+from shared.app.http.bodies import ParsedBody
 from shared.app.http.language import negotiate
 from shared.app.http.problems import Problem
 from shared.app.http.strict import StrictRequest
@@ -42,24 +43,44 @@ async def claim(
 
 
 async def context(request: Request[Any, Any, Any], season_id: str, services: Services) -> Context:
-    # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse. The
-    # same JSON is the same request, whatever its layout: the hash is over its canonical form.
-    scope = request.scope
-    value = request.headers.get("idempotency-key")
+    # The header's length (≤ 200) is the route's Idempotency-Key parameter's to refuse.
+    keyed = request.headers.get("idempotency-key") is not None
+    return context_of(
+        request.scope,
+        request.headers,
+        auth.BeyClaim.of(request, season_id, services.staff),
+        _parsed(request, await request.body()) if keyed else None,
+    )
+
+
+def context_of(
+    scope: Any, headers: Headers, claim: auth.BeyClaim, parsed: ParsedBody | None
+) -> Context:
+    """The `Context` of a request with these headers and claim; `parsed`, its body's parse,
+    when it has an Idempotency-Key. `context`'s, and the order fast path's, which has no
+    Request (ADR-134)."""
+    # The same JSON is the same request, whatever its layout: the hash is over its canonical form.
+    value = headers.get("idempotency-key")
     key = (
-        Key(value, request_hash(scope["method"], scope["path"], await _canonical(request)))
+        Key(value, request_hash(scope["method"], scope["path"], _body_of(parsed).canonical))
         if value is not None
         else None
     )
     return Context(
-        claim=auth.BeyClaim.of(request, season_id, services.staff),
+        claim=claim,
         key=key,
-        correlation_id=request.headers.get("x-request-id"),
+        correlation_id=headers.get("x-request-id"),
         # what request.url.path is (Litestar's URL.from_scope), without building the URL: its
         # host look-up walks the headers and its query string is decoded (ADR-130)
         instance=scope.get("root_path", "") + scope["path"],
-        lang=negotiate(request.scope),
+        lang=negotiate(scope),
     )
+
+
+def _body_of(parsed: ParsedBody | None) -> ParsedBody:
+    if parsed is None:
+        raise TypeError("a keyed request's Context needs its body's parse")
+    return parsed
 
 
 AnyRequest = Request[Any, Any, Any]
@@ -77,12 +98,11 @@ async def command_of(request: AnyRequest, season_id: str) -> tuple[Services, Con
     return svc, await context(request, season_id, svc)
 
 
-async def _canonical(request: Request[Any, Any, Any]) -> bytes:
-    """The body's canonical form, from the parse its duplicate-key check reads too."""
-    body = await request.body()
+def _parsed(request: Request[Any, Any, Any], body: bytes) -> ParsedBody:
+    """The body's parse its duplicate-key check read too (a StrictRequest's), else one."""
     if isinstance(request, StrictRequest):
-        return request.parsed_body(body).canonical
-    return canonical_json(body)
+        return request.parsed_body(body)
+    return ParsedBody(body)
 
 
 async def ops_guard(connection: Any, _handler: BaseRouteHandler) -> None:

@@ -1,13 +1,17 @@
 """The order fast path (services/command/fast_orders.py, ADR-124) answers exactly as Litestar's
 own path: one corpus of requests (valid orders, replays, every refusal, malformed and hostile
 ones, the limits) sent in the same order to two identical worlds, one app with the fast path
-and one without, gives the same status, headers (but the date), body bytes, access-log line
-and event log; and the plain requests really took the fast path."""
+and one without, gives the same status, headers (but the date), body bytes, access-log line,
+the services' log lines (the fast world's `command.accepted` written without structlog's
+chain, ADR-134; the other's through it) and event log; and the plain requests really took the
+fast path."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
+import json
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -17,6 +21,7 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+import structlog
 from hypothesis import given
 from hypothesis import settings as settings_h
 from hypothesis import strategies as st
@@ -24,9 +29,10 @@ from litestar import Request as LitestarRequest
 from litestar._asgi.asgi_router import ASGIRouter
 
 from entrypoints import gateway, metrics
-from services.command import fast_orders
+from services.command import fast_orders, unit_of_work
 from shared.app.access.request_auth import edge_checks
 from shared.eventstore import InMemoryEventStore
+from shared.logs import FixedLine, configure_logging
 from tests.clock import StepClock
 from tests.http.support import (
     OPS_TOKEN,
@@ -139,6 +145,64 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+class NoChain:
+    """The fast world's logger: FixedLine's lines, never its info() (structlog's chain)."""
+
+    def __init__(self, name: str) -> None:
+        self.logger = structlog.get_logger(name)  # first used under the world's configuration
+
+    def bind(self) -> Any:
+        return self.logger.bind()
+
+    def info(self, *_: Any, **__: Any) -> None:
+        raise AssertionError("the fast world's command.accepted went through the chain")
+
+
+class ThroughChain:
+    """The other world's `command.accepted`: through structlog's chain, as before ADR-134."""
+
+    def __init__(self, name: str) -> None:
+        self.logger = structlog.get_logger(name)
+
+    def info(self, **fields: Any) -> None:
+        self.logger.info("command.accepted", **fields)
+
+
+def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
+    """The services' JSON lines, keys in order, without their timestamp."""
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    for line in lines:
+        line.pop("timestamp")
+    return lines
+
+
+def _service_log(mp: pytest.MonkeyPatch, fast: bool) -> io.StringIO:
+    """The services' JSON lines of a world, its `command.accepted` FixedLine's (the fast
+    world) or through structlog's chain (the other)."""
+    out = io.StringIO()
+    configure_logging(json=True, level="INFO", file=out)
+    own = f"tests.fast_orders.{fast}"
+    fields = ("season_id", "seat", "command_id", "events")
+    mp.setattr(
+        unit_of_work,
+        "accepted",
+        FixedLine(NoChain(own), "command.accepted", *fields) if fast else ThroughChain(own),
+    )
+    return out
+
+
+def _counting_reads(mp: pytest.MonkeyPatch) -> list[int]:
+    """How many bodies the fast path's `bare` route (ADR-134) read, without a Request."""
+    count, read_body = [0], fast_orders.read_body
+
+    async def reading(*args: Any) -> bytes:
+        count[0] += 1
+        return await read_body(*args)
+
+    mp.setattr(fast_orders, "read_body", reading)
+    return count
+
+
 @asynccontextmanager
 async def world(fast: bool, config: dict[str, Any], mp: pytest.MonkeyPatch) -> AsyncIterator[Api]:
     """An app on a store of its own; `fast` False: create_app without the fast path."""
@@ -193,14 +257,19 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
 
     answers: dict[bool, list[Any]] = {}
     logs: dict[bool, list[Any]] = {}
+    services: dict[bool, list[Any]] = {}
+    reads: dict[bool, list[int]] = {}
     stores: dict[bool, bytes] = {}
     fast_taken: list[bool] = []
     requests: list[Request] = []
+    structlog_config = structlog.get_config()
     for fast in (True, False):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ASGIRouter, "__call__", counting)
             mp.setattr(metrics, "access_log", logged)
+            reads[fast] = _counting_reads(mp)
             _deterministic(mp)
+            out = _service_log(mp, fast)
             async with world(fast, config, mp) as api:
                 beys = await build_season(api.store, MEMLEKETS)
                 strangers = await build_season(api.store, MEMLEKETS)
@@ -220,9 +289,13 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
                         fast_taken.append(routed[-1] == 0)
                 answers[fast], logs[fast] = got, list(lines)
                 stores[fast] = await log_bytes(api.store)
+            structlog.configure(**structlog_config)
+            services[fast] = service_lines(out)
     for n, (a, b) in enumerate(zip(answers[True], answers[False], strict=True)):
         assert a == b, (n, requests[n][:3])
     assert logs[True] == logs[False]
+    assert [list(x.items()) for x in services[True]] == [list(x.items()) for x in services[False]]
+    assert sum(x["event"] == "command.accepted" for x in services[True]) >= 10
     assert stores[True] == stores[False]
     statuses = [status for status, _, _ in answers[True]]
     # the corpus reaches what it means to: accepted orders, refusals of every layer, limits
@@ -242,6 +315,8 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
         expected = "%" not in req[1] and fast_orders.plain(scope) is not None
         assert taken == expected, req[:3]
     assert sum(fast_taken) >= 30
+    # the plain requests the middlewares let through: read by `bare`, without a Request
+    assert reads[True][0] >= 30 and reads[False][0] == 0
 
 
 _HEADER_NAMES = st.sampled_from(
@@ -276,3 +351,81 @@ def test_a_plain_request_passes_the_edge_checks(
         return
     scope["path_params"] = {"season_id": sid}
     asyncio.run(edge_checks(LitestarRequest(scope)))  # type: ignore[arg-type]
+
+
+@settings_h(max_examples=200, deadline=None)
+@given(raw=st.lists(st.tuples(_HEADER_NAMES | st.binary(max_size=12), st.binary(max_size=40))))
+def test_headers_of_is_the_headers_litestar_builds(raw: list[tuple[bytes, bytes]]) -> None:
+    """ADR-134: the fast path's Headers are Litestar's, built without __init__'s ABC checks."""
+    from litestar.datastructures.headers import Headers
+
+    made, litestars = fast_orders.headers_of(raw), Headers(raw)
+    assert type(made) is type(litestars) and vars(made) == vars(litestars)
+    assert list(made.items()) == list(litestars.items())
+    assert all(made.getall(k) == litestars.getall(k) for k in litestars)
+    assert made.to_header_list() == litestars.to_header_list()
+
+
+class _Chunks:
+    """An ASGI receive of these messages, then a disconnect."""
+
+    def __init__(self, *messages: dict[str, Any]) -> None:
+        self.messages = list(messages)
+
+    async def __call__(self) -> dict[str, Any]:
+        return self.messages.pop(0) if self.messages else {"type": "http.disconnect"}
+
+
+def _body(chunk: bytes, more: bool = False) -> dict[str, Any]:
+    return {"type": "http.request", "body": chunk, "more_body": more}
+
+
+@pytest.mark.parametrize(
+    ("headers", "messages"),
+    [
+        pytest.param([], [_body(b'{"a": 1}')], id="one"),
+        pytest.param(
+            [(b"content-length", b"8")], [_body(b'{"a":'), _body(b" 1}")], id="a-lone-end"
+        ),
+        pytest.param([], [_body(b'{"a":', True), _body(b""), _body(b" 1}")], id="chunks"),
+        pytest.param([], [_body(b"")], id="empty"),
+        pytest.param([(b"content-length", b"x")], [_body(b"{}")], id="bad-length"),
+        pytest.param([(b"content-length", b"11")], [_body(b"{}")], id="announced-over"),
+        pytest.param([(b"content-length", b"10")], [_body(b"0123456789")], id="at-limit"),
+        pytest.param([], [_body(b"01234", True), _body(b"567890")], id="streamed-over"),
+        pytest.param([], [_body(b"{", True)], id="disconnect"),
+        pytest.param([], [{"type": "http.other"}, _body(b"{}")], id="other-message"),
+    ],
+)
+async def test_read_body_is_request_body(
+    headers: list[tuple[bytes, bytes]], messages: list[dict[str, Any]]
+) -> None:
+    """ADR-134: the fast path's body read is Litestar's Request.body(): the same bytes, or the
+    same refusal (its class, status and detail), with the route's body size limit."""
+    from litestar import Litestar, post
+    from litestar.utils.scope.state import ScopeState
+
+    @post("/", request_max_body_size=10)
+    async def route() -> None: ...
+
+    app = Litestar([route])
+    handler = app.routes[0].route_handler_map["POST"][0]  # type: ignore[union-attr]
+
+    async def outcome(read: Any) -> Any:
+        try:
+            return await read()
+        except Exception as exc:  # the refusal, as the exception layer sees it
+            return type(exc), getattr(exc, "status_code", None), getattr(exc, "detail", None)
+
+    scope: dict[str, Any] = {"type": "http", "method": "POST", "headers": headers}
+    scope["route_handler"] = handler
+    ScopeState.from_scope(scope)
+    litestar = LitestarRequest(scope, _Chunks(*messages))
+    ours = await outcome(
+        lambda: fast_orders.read_body(
+            fast_orders.headers_of(headers),
+            _Chunks(*messages),
+            handler.resolve_request_max_body_size(),
+        )
+    )
+    assert ours == await outcome(litestar.body)

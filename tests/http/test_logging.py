@@ -96,3 +96,74 @@ def test_a_logger_first_used_under_one_configuration_writes_to_the_next_ones_fil
     log.info("after")
     assert [json.loads(x)["event"] for x in first.getvalue().splitlines()] == ["before"]
     assert [json.loads(x)["event"] for x in second.getvalue().splitlines()] == ["after"]
+
+
+def _lines(out: io.StringIO) -> list[dict[str, object]]:
+    """The lines written, each with its keys in order, the timestamp's value left out."""
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    for line in lines:
+        assert str(line.pop("timestamp")).endswith("Z")
+    return lines
+
+
+def test_a_fixed_line_is_the_line_the_chain_writes(restore_logging: None) -> None:
+    """ADR-134: `command.accepted` skips structlog's processor chain while that chain is the
+    JSON one configure_logging installed; the line is the chain's, key for key, in order, with
+    or without context variables (whose secrets the chain's redaction still hides)."""
+    from shared.logs import FixedLine
+
+    class NoChain:  # a logger whose info() is not called: the line is FixedLine's own
+        def __init__(self, name: str) -> None:
+            self.logger = structlog.get_logger(name)
+
+        def bind(self) -> object:
+            return self.logger.bind()
+
+        def info(self, *_: object, **__: object) -> None:
+            raise AssertionError("the chain ran")
+
+    fields = {"season_id": "s1", "seat": 3, "command_id": "c1", "events": ["OrdersSubmitted"]}
+    for n, bound in enumerate(({}, {"request_id": "r1", "api_token": "t0ps3cret"})):
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(**bound)
+        try:
+            chain, fixed = io.StringIO(), io.StringIO()
+            configure_logging(json=True, level="INFO", file=chain)
+            structlog.get_logger(f"tests.chain{n}").info("command.accepted", **fields)
+            configure_logging(json=True, level="INFO", file=fixed)
+            nochain = NoChain(f"tests.fixed{n}")
+            line = FixedLine(
+                nochain, "command.accepted", "season_id", "seat", "command_id", "events"
+            )
+            line.info(**fields)
+        finally:
+            structlog.contextvars.clear_contextvars()
+        assert fixed.getvalue().count("\n") == 1
+        assert [list(x.items()) for x in _lines(fixed)] == [list(x.items()) for x in _lines(chain)]
+        assert "t0ps3cret" not in fixed.getvalue()
+    with pytest.raises(ValueError, match="secret"):
+        FixedLine(nochain, "x", "season_id", "token")
+
+
+def test_a_fixed_line_goes_through_any_other_chain(restore_logging: None) -> None:
+    """capture_logs, the console format and a level above INFO see or drop the line as they
+    see or drop any other: it goes through their chain (a logger first used under each)."""
+    from shared.logs import FixedLine
+
+    def fixed(name: str) -> FixedLine:
+        return FixedLine(structlog.get_logger(name), "command.accepted", "season_id")
+
+    out = io.StringIO()
+    configure_logging(json=True, level="INFO", file=out)
+    with structlog.testing.capture_logs() as captured:
+        fixed("tests.captured").info(season_id="s1")
+    assert captured == [{"event": "command.accepted", "season_id": "s1", "log_level": "info"}]
+    configure_logging(json=True, level="WARNING", file=out)
+    fixed("tests.warning").info(season_id="s1")
+    assert out.getvalue() == ""
+    configure_logging(json=False, level="INFO", file=out)
+    fixed("tests.console").info(season_id="s1")
+    assert "command.accepted" in out.getvalue() and not out.getvalue().startswith("{")
+    configure_logging(json=True, level="INFO", file=out)
+    fixed("tests.other").info(season_id="s2", seat=1)  # not its fields: the chain's line
+    assert json.loads(out.getvalue().splitlines()[-1])["seat"] == 1
