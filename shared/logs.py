@@ -268,68 +268,6 @@ class LineLogger:
     fatal = failure = err = error = critical = exception = msg
 
 
-# The JSON chain the latest configure_logging installed, while it logs at INFO: its processor
-# list (the object structlog's loggers hold, which structlog.testing.capture_logs empties and
-# refills in place), that list's processors as installed, and the bound logger class; None in
-# console format or above INFO (FixedLine, ADR-134)
-_json_chain: list[tuple[list[Any], list[Any], Any] | None] = [None]
-
-
-class FixedLine:
-    """An INFO line of one event whose fields are fixed and hold nothing secret (`fields`, the
-    names every call gives, no other), written without structlog's processor chain when the
-    chain that would run is the JSON one configure_logging installed: the same line, to the
-    same file (issue 27, ADR-134: `command.accepted`, once an order, was ~5 % of its path).
-
-    What the chain does for it, done here in its order: the event dict of the call's fields
-    then `event`; the context variables merged (merge_contextvars, run as such); the level and
-    the timestamp (_stamped), whose redaction has nothing to do on names checked once here
-    (a context variable's name is not known here: with one, the chain's own processors run
-    from there); format_exc_info (nothing without exc_info); the JSON renderer (_dumps); the
-    line written by LineLogger (write_line to _line_sink). Any other chain (console format,
-    a level above INFO, structlog.testing.capture_logs, a configuration of structlog's own, a
-    logger with bound values) gets the call as `logger.info(event, **fields)`, unchanged.
-    tests/http/test_logging.py holds the two lines equal."""
-
-    __slots__ = ("_event", "_fields", "_logger")
-
-    def __init__(self, logger: Any, event: str, *fields: str) -> None:
-        if any(_secret(name) for name in (*fields, "event", "level", "timestamp")):
-            raise ValueError(f"a FixedLine field may be secret: {fields}")
-        self._logger = logger  # a structlog logger (or LazyLogger) whose bind() is its logger
-        self._event = event
-        self._fields = frozenset(fields)
-
-    def info(self, **fields: Any) -> None:
-        chain = _json_chain[0]
-        bound: Any = self._logger.bind() if chain is not None else None
-        if (
-            chain is None
-            or type(bound) is not chain[2]
-            or bound._processors is not chain[0]
-            or bound._context
-            or type(bound._logger) is not LineLogger
-            or chain[0] != chain[1]
-            or fields.keys() != self._fields
-        ):
-            self._logger.info(self._event, **fields)
-            return
-        event: Any = fields  # a dict of its own (**fields), in the call's order, as the chain's
-        event["event"] = self._event
-        size = len(event)
-        processors = chain[1]
-        event = processors[0](bound._logger, "info", event)  # merge_contextvars
-        if len(event) == size:  # no context variable: _stamped, its redaction a no-op
-            event["level"] = "info"
-            event["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-            line = _encoder.encode(event).decode()  # format_exc_info: no exc_info; _dumps
-        else:
-            for proc in processors[1:]:
-                event = proc(bound._logger, "info", event)
-            line = event
-        write_line(_line_sink[0], line)
-
-
 def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | None = None) -> None:
     """Configure structlog (and the stdlib root logger); `file` defaults to standard output.
 
@@ -371,18 +309,16 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
     # console format, records of the root handler like any other.
     _access_sink[:] = [file] if json else []
     _line_sink[0] = file
-    processors: list[Any] = [
-        structlog.contextvars.merge_contextvars,
-        *stamped,
-        structlog.processors.format_exc_info if json else structlog.processors.StackInfoRenderer(),
-        renderer,
-    ]
-    wrapper = structlog.make_filtering_bound_logger(lvl)
     structlog.configure(
-        processors=processors,
-        wrapper_class=wrapper,
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            *stamped,
+            structlog.processors.format_exc_info
+            if json
+            else structlog.processors.StackInfoRenderer(),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(lvl),
         logger_factory=lambda *_: LineLogger(),
         cache_logger_on_first_use=True,
     )
-    # FixedLine's lines skip this chain while it is this one, as installed, at INFO or below
-    _json_chain[0] = (processors, processors[:], wrapper) if json and lvl <= logging.INFO else None

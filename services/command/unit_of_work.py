@@ -50,11 +50,8 @@ from shared.eventstore import (
     Mismatch,
     Replay,
 )
-from shared.logs import FixedLine
 
 log = structlog.get_logger(__name__)
-# once a command: written without structlog's chain when it is the JSON one (ADR-134)
-accepted = FixedLine(log, "command.accepted", "season_id", "seat", "command_id", "events")
 # Refusals that a retry with the same key may turn into success: never stored under the key.
 TRANSIENT = frozenset({"divan_locked", "conflict", "store_busy"})
 # Answers about the key itself: never stored under it either.
@@ -221,7 +218,8 @@ async def _attempt(
         if not fresh:  # a stored answer goes only to a bey whose token holds on a fresh read
             seat_of(ctx.claim, (await load(svc, season_id)).state)
         return _replayed(cmd, taken.found)
-    accepted.info(
+    log.info(
+        "command.accepted",
         season_id=season_id,
         seat=seat,
         command_id=meta.command_id,

@@ -2,9 +2,7 @@
 own path: one corpus of requests (valid orders, replays, every refusal, malformed and hostile
 ones, the limits) sent in the same order to two identical worlds, one app with the fast path
 and one without, gives the same status, headers (but the date), body bytes, access-log line,
-the services' log lines (the fast world's `command.accepted` written without structlog's
-chain, ADR-134; the other's through it) and event log; and the plain requests really took the
-fast path."""
+the services' log lines and event log; and the plain requests really took the fast path."""
 
 from __future__ import annotations
 
@@ -31,8 +29,9 @@ from litestar._asgi.asgi_router import ASGIRouter
 from entrypoints import gateway, metrics
 from services.command import fast_orders, unit_of_work
 from shared.app.access.request_auth import edge_checks
+from shared.app.http import ratelimit
 from shared.eventstore import InMemoryEventStore
-from shared.logs import FixedLine, configure_logging
+from shared.logs import configure_logging
 from tests.clock import StepClock
 from tests.http.support import (
     OPS_TOKEN,
@@ -145,29 +144,6 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-class NoChain:
-    """The fast world's logger: FixedLine's lines, never its info() (structlog's chain)."""
-
-    def __init__(self, name: str) -> None:
-        self.logger = structlog.get_logger(name)  # first used under the world's configuration
-
-    def bind(self) -> Any:
-        return self.logger.bind()
-
-    def info(self, *_: Any, **__: Any) -> None:
-        raise AssertionError("the fast world's command.accepted went through the chain")
-
-
-class ThroughChain:
-    """The other world's `command.accepted`: through structlog's chain, as before ADR-134."""
-
-    def __init__(self, name: str) -> None:
-        self.logger = structlog.get_logger(name)
-
-    def info(self, **fields: Any) -> None:
-        self.logger.info("command.accepted", **fields)
-
-
 def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
     """The services' JSON lines, keys in order, without their timestamp."""
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -177,17 +153,13 @@ def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
 
 
 def _service_log(mp: pytest.MonkeyPatch, fast: bool) -> io.StringIO:
-    """The services' JSON lines of a world, its `command.accepted` FixedLine's (the fast
-    world) or through structlog's chain (the other)."""
+    """The services' JSON lines of a world, through structlog's chain as configure_logging
+    sets it: the modules that log on the way get loggers first used under it (a module's own
+    keeps the chain it was first used under, maybe another test's console one)."""
     out = io.StringIO()
     configure_logging(json=True, level="INFO", file=out)
-    own = f"tests.fast_orders.{fast}"
-    fields = ("season_id", "seat", "command_id", "events")
-    mp.setattr(
-        unit_of_work,
-        "accepted",
-        FixedLine(NoChain(own), "command.accepted", *fields) if fast else ThroughChain(own),
-    )
+    for module in (unit_of_work, ratelimit):
+        mp.setattr(module, "log", structlog.get_logger(f"{module.__name__}.{fast}"))
     return out
 
 
