@@ -192,6 +192,17 @@ def _bare(route: HTTPRoute, handler: Any, handle: ASGIApp, respond: Any) -> ASGI
     return bare
 
 
+def _wrapped(handler: Any, inner: ASGIApp) -> ASGIApp:
+    """`inner` in the route's middlewares and exception layers, as Litestar builds a route's
+    stack (build_route_middleware_stack: its list is innermost first)."""
+    stack: Any = wrap_in_exception_handler(inner)
+    for factory in handler.resolve_middleware():
+        if not getattr(factory, "reads_only", False):
+            made: Any = factory  # the app's middlewares are factories of ASGI apps
+            stack = made(app=stack)
+    return cast("ASGIApp", wrap_in_exception_handler(stack))
+
+
 def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
     """`litestar` (the app's handler) with plain order requests answered beside it."""
     route = _route(app)
@@ -233,13 +244,7 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         await response(scope, receive, send)
 
     inner = _bare(route, handler, handle, respond) if _is_bare(handler, before) else handle
-    stack: Any = wrap_in_exception_handler(inner)
-    # as Litestar builds a route's stack (build_route_middleware_stack): its list is innermost first
-    for factory in handler.resolve_middleware():
-        if not getattr(factory, "reads_only", False):
-            made: Any = factory  # the app's middlewares are factories of ASGI apps
-            stack = made(app=stack)
-    stack = wrap_in_exception_handler(stack)
+    stack = _wrapped(handler, inner)
 
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         sid = plain(scope) if scope["type"] == "http" else None
