@@ -134,6 +134,11 @@ async def _play(client: AsyncTestClient[Any], store: PostgresEventStore, recorde
 
         status = await wait_for(advanced, f"Divan {n} to be resolved")
     assert status["phase"] == "kurultay"
+
+    async def recorded() -> bool:  # the worker's wrapper records an outcome once resolve has
+        return len(recorder.outcomes_of(sid)) >= DIVANS  # returned, after the append is read
+
+    await wait_for(recorded, "the worker's outcome of Divan 16")
     assert recorder.outcomes_of(sid) == [(n, "resolved") for n in range(1, DIVANS + 1)]
     assert recorder.failures() == []
 
