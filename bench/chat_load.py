@@ -48,13 +48,20 @@ class Wire:
     as bytes, answers read by their status line and Content-Length (the API's answers to a
     send carry one). A lean client: its CPU is not the product's."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, local: str | None = None) -> None:
         url = urlsplit(base)
         self.host, self.port = url.hostname or "127.0.0.1", url.port or 80
+        self.local = (local, 0) if local is not None else None  # the address it connects from
         self.idle: list[Conn] = []
 
     async def connect(self) -> Conn:
-        return await asyncio.open_connection(self.host, self.port)
+        return await asyncio.open_connection(self.host, self.port, local_addr=self.local)
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        for _reader, writer in self.idle:
+            writer.close()
+        self.idle.clear()
 
     def request(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> bytes:
         lines = [f"{method} {path} HTTP/1.1", f"host: {self.host}:{self.port}"]

@@ -50,6 +50,7 @@ import httpx
 import msgspec
 
 from bench.api_orders import DEFAULT_DSN, Bey, api_beys, scratch_database
+from bench.chat_load import Wire
 from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
 from bench.read_flood import Conn, figures, probe, projected, run_until
 from bench.trial_load import player, watching
@@ -163,21 +164,15 @@ async def order_probe(port: int, beys: list[Bey], seconds: float) -> tuple[list[
 
 async def trials(dsn: str, port: int, count: int, seconds: float) -> list[float]:
     """Z: `count` trial seasons asking for Divans back to back, each from its own address."""
-    async with contextlib.AsyncExitStack() as held:
-        pool, waits = await held.enter_async_context(watching(dsn))
-        clients = [
-            await held.enter_async_context(
-                httpx.AsyncClient(
-                    base_url=f"http://127.0.0.1:{port}",
-                    timeout=60,
-                    transport=httpx.AsyncHTTPTransport(local_address=address(TRIAL_FIRST + i)),
-                )
-            )
-            for i in range(count)
-        ]
-        until = time.perf_counter() + seconds
-        plays = (player(c, pool, waits, i, until) for i, c in enumerate(clients))
-        runs = await asyncio.gather(*plays)
+    base = f"http://127.0.0.1:{port}"
+    wires = [Wire(base, local=address(TRIAL_FIRST + i)) for i in range(count)]
+    try:
+        async with watching(dsn) as (_conn, waits):
+            until = time.perf_counter() + seconds
+            runs = await asyncio.gather(*(player(w, waits, i, until) for i, w in enumerate(wires)))
+    finally:
+        for w in wires:
+            w.close()
     return [x for run in runs for x in run]
 
 
