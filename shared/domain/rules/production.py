@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import compress
 from operator import add
@@ -197,21 +197,15 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
         outside = [p for p in land if region_at[p] != drought] if drought else land
         place(board, alloc, outside, extra, alloc.kurtulus)
     factor = 2 if perde(board.divan) == 3 else 1
-    full_milis = gm.full_milis_at
     # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
     if read.top > MAX_UNITS:
         before = board.snapshot()
         allotments = _allot_each(units, owned, alloc, factor)
-        for p in read.unowned:
-            if units[p] < full_milis[p]:
-                units[p] += 1
+        _grow_milis(units, read.unowned, gm.full_milis_at)
         changes = board.changes_since(before)
     else:
         allotments, changed = _allot_all(units, alloc, factor)
-        for p in read.unowned:  # R-7.9's growth: each one grown is a change
-            if units[p] < full_milis[p]:
-                units[p] += 1
-                changed.append(p)
+        changed += _grow_milis(units, read.unowned, gm.full_milis_at)
         changes = _changes(board, changed)
     gold = _income(board)
     return ProductionApplied(
@@ -253,6 +247,16 @@ def _allot_all(
             changed.append(p)
         add(Allotment(p, base[p], grown[p], bonus[p], kurtulus[p], allotted * again, over))
     return tuple(made), changed
+
+
+def _grow_milis(units: list[int], unowned: list[int], full: Sequence[int]) -> list[int]:
+    """R-3.2: each unowned plate below its full milis grows by one; answers those grown."""
+    grown: list[int] = []
+    for p in unowned:
+        if units[p] < full[p]:
+            units[p] += 1
+            grown.append(p)
+    return grown
 
 
 def _changes(board: Board, changed: list[int]) -> tuple[ProvinceSet, ...]:
