@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections import _count_elements as count_into  # type: ignore[attr-defined]
 from collections.abc import Sequence
 
-from shared.domain.board import Board
+from shared.domain.board import Board, count_into
 from shared.domain.map import REGIONS
 
 MISSION_POINTS = 5
