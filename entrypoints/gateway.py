@@ -212,8 +212,5 @@ def app_from_env() -> Litestar:
     bootstrap.configure(settings)
     app = create_app(settings)
     write_lines_apart()  # no log line's write blocks the event loop (ADR-125)
-    settle_heap()
+    bootstrap.settle_heap()  # as the workers do theirs (ADR-125, ADR-135)
     return app
-
-
-settle_heap = bootstrap.settle_heap  # the serving process's, as the workers' (ADR-125, ADR-135)

@@ -6,7 +6,7 @@ on the loop; the log lines' write and flush to standard output (one in sixty too
 loaded box); and CPython's full collections walking the ~130,000 objects the process holds for
 good (110-215 ms each). The enqueue is handed to a thread of its own (`Handover`), so are the
 serving process's log lines (`logs.write_lines_apart`), and that process freezes its heap once
-the app is built (`gateway.settle_heap`).
+the app is built (`bootstrap.settle_heap`).
 """
 
 from __future__ import annotations
