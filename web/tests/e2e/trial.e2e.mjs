@@ -154,6 +154,22 @@ async function steps(page, base, name, touch) {
   assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
   assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
   assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
+  // readable at any width: the table fits the screen, the names keep most of it, and a rank or
+  // a figure never breaks across lines (a 360-px phone once showed "Anta/lya/Beyi", "1/0")
+  const layout = await page.locator('table.leaderboard').evaluate((table) => {
+    const box = table.getBoundingClientRect();
+    const lineOf = (td) => parseFloat(getComputedStyle(td).lineHeight) || 1.5 * parseFloat(getComputedStyle(td).fontSize);
+    const broken = [...table.querySelectorAll('tbody td:first-child, tbody td:nth-last-child(-n+2)')].filter((td) => {
+      const r = document.createRange();
+      r.selectNodeContents(td);
+      return r.getClientRects().length > 1 || r.getBoundingClientRect().height > 1.5 * lineOf(td);
+    });
+    const names = [...table.querySelectorAll('tbody td:nth-child(2)')].map((td) => td.getBoundingClientRect().width);
+    return { width: box.width, page: document.documentElement.clientWidth, names: names.length === 19 ? Math.min(...names) : 0, broken: broken.map((td) => td.textContent) };
+  });
+  assert.ok(layout.width <= layout.page, `the leaderboard fits the page (${layout.width} > ${layout.page})`);
+  assert.ok(layout.names >= 0.45 * layout.width, `the names keep the leaderboard's width (${layout.names} of ${layout.width})`);
+  assert.deepEqual(layout.broken, [], 'a rank or a figure broken across lines');
   await page.getByRole('heading', { name: 'Savaşlar' }).waitFor();
   await page.getByRole('heading', { name: 'Unvanlar' }).waitFor();
   // each battle listed is drawn on the map too
