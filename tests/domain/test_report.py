@@ -15,6 +15,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.report_lines import kurultay, order_dropped
 from shared.domain.rules.kinds import Dropped
 from shared.domain.simulate import season, start
+from shared.domain.state import OrderKind
 
 CASES = Path(__file__).parent / "cases"
 
@@ -214,7 +215,7 @@ def test_r10_4_the_kurultay_report_has_the_votes_halk_sevgisi_scores_and_the_han
     ],
 )
 def test_r13_a_dropped_orders_wording_is_the_stored_wording_for_every_reason(
-    reason: str, kind: str, tr: str, en: str
+    reason: str, kind: OrderKind, tr: str, en: str
 ) -> None:
     """The dropped-order lines are stored in DivanResolved (R-13): their wording, now built by
     f-strings rather than str.format templates (issue 12's speed work), is byte for byte the
