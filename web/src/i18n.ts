@@ -24,6 +24,21 @@ const TEXTS = {
   forget: ['Bu cihazdan sil', 'Forget on this device'],
   openByLink: ['Bağlantıyla sezon aç', 'Open a season by its link'],
   seasonLink: ['Sezon bağlantısı ya da kimliği', 'Season link or id'],
+  useKeys: ['Başka cihazdaki anahtarla aç', 'Open with a key from another device'],
+  keysLabel: ['Sezon anahtarın (varsa yönetim anahtarın da)', 'Your season key (and your admin key, if you have one)'],
+  keysHint: [
+    'Anahtarı gösterildiği cihazdan kopyala ya da karekodunu okut: bu cihaz da aynı koltukta oynar, anahtar burada da saklanır.',
+    'Copy the key from the device that showed it, or scan its QR code: this device then plays the same seat, and keeps the key too.',
+  ],
+  keysOpen: ['Anahtarla aç', 'Open with the key'],
+  keysNone: [
+    'Bu bir anahtar değil: sb1. ile başlayan sezon anahtarını (ya da sba1. ile başlayan yönetim anahtarını) yapıştır.',
+    'That is not a key: paste the season key that starts with sb1. (or the admin key that starts with sba1.).',
+  ],
+  keysAdminAlone: [
+    'Yönetim anahtarı koltuğunun anahtarının yanında durur: sezon anahtarınla birlikte yapıştır.',
+    'The admin key is kept beside your seat’s key: paste it together with your season key.',
+  ],
   privacy: [
     'Hesap yok, hakkında hiçbir şey saklanmıyor: sezon anahtarın (token) yalnızca bu cihazda durur.',
     'No account, nothing about you is stored: your season key (token) stays on this device only.',

@@ -163,6 +163,9 @@ export const api = {
   // the season admin's acts (docs/api.md): with the season-admin token, each with its reason
   adminAct: (season: string, adminToken: string, act: 'postpone' | 'cancel' | 'pause' | 'resume', body: { reason: string; registration_closes_at?: string }) =>
     call<Schemas['AdminDoneOut']>('POST', `/seasons/${seg(season)}/admin/${act}`, { token: adminToken, body }),
+  // the caller's webhooks; here only to check a season-admin key brought from another device (ui/keys.ts)
+  webhooks: (season: string, token: string) =>
+    call<Schemas['WebhooksOut']>('GET', `/seasons/${seg(season)}/webhooks`, { token }),
   // a new token for the bey's seat; the old one stops working at once (ui/token.ts)
   rotateToken: (season: string, token: string) =>
     call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),

@@ -18,6 +18,13 @@ const TEXTS = {
   copied: ['Kopyalandı.', 'Copied.'],
   copyFailed: ['Kopyalanamadı: anahtarı seçip elle kopyala.', 'Could not copy: select the key and copy it by hand.'],
   kept: ['Sakladım', 'I have kept it'],
+  adminTitle: ['Sezon yönetim anahtarın', 'Your season-admin key'],
+  adminOnce: [
+    'Bu anahtar sezonu yönetir (kaydı ertele, iptal et, duraklat) ve yalnızca şimdi gösterilir. Başka bir cihazdan yönetmek için sakla: sezon anahtarınla birlikte orada yapıştır.',
+    'This key runs the season (postpone, cancel, pause) and is shown only now. Keep it to run the season from another device: paste it there with your season key.',
+  ],
+  adminLabel: ['Sezon yönetim anahtarı', 'Season-admin key'],
+  copyAdmin: ['Yönetim anahtarını kopyala', 'Copy the admin key'],
   nothingStored: [
     'Hakkınızda hiçbir şey saklanmaz: hesap yok, ad, e-posta ya da konum istenmez. Anahtar yalnızca bu cihazda durur; sunucu onun yalnızca özetini tutar.',
     'Nothing about you is stored: no account, no name, e-mail or location is asked for. The key stays on this device only; the server keeps only a digest of it.',

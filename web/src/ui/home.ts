@@ -9,6 +9,7 @@ import { h } from './dom';
 import { ProvinceMap } from './map';
 import { playerCard } from './player';
 import { liveCreateCard } from './live_create';
+import { keysCard } from './keys';
 
 export function problemText(e: unknown): string {
   if (e instanceof ApiProblem) return `${e.detail} (${e.code})`;
@@ -132,7 +133,7 @@ export function homeScreen(main: HTMLElement): () => void {
   const lobby = h('section', { class: 'card lobby', 'aria-labelledby': 'lobby-h' });
   void renderLobby(lobby);
 
-  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, liveCreateCard(), playerCard(), linkForm);
+  main.replaceChildren(h('p', { class: 'tagline' }, t('tagline')), mine, lobby, form, liveCreateCard(), playerCard(), linkForm, keysCard());
   void loadBoard().catch(() => undefined); // warm the board for the season screen
   return () => undefined;
 }

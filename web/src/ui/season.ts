@@ -176,7 +176,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the token screen (ui/token.ts): offered once after the start; the key card renews it
     if (saved && sessionStorage.getItem('seksenbir.fresh') === season) {
       sessionStorage.removeItem('seksenbir.fresh');
-      showToken(saved);
+      showToken(saved, undefined, true);
     }
     if (saved) main.append(keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")

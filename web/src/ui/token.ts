@@ -35,27 +35,30 @@ function modal(labelledBy: string, ...children: Node[]): HTMLDialogElement {
   return dialog;
 }
 
-/** The key offered for safe keeping, once; `done` runs when the player closes it. */
-export function showToken(saved: Saved, done: () => void = () => undefined): HTMLDialogElement {
+function copyButton(id: string, value: string, label: string, status: HTMLElement): HTMLButtonElement {
+  const button = h('button', { type: 'button', id }, label);
+  button.addEventListener('click', () => {
+    const write = navigator.clipboard?.writeText(value) ?? Promise.reject(new Error('no clipboard'));
+    write.then(
+      () => (status.textContent = tx('copied')),
+      () => (status.textContent = tx('copyFailed')),
+    );
+  });
+  return button;
+}
+
+/**
+ * The key offered for safe keeping, once; `done` runs when the player closes it. With `admin`
+ * (right after a live season is opened), the season-admin key the entry keeps is offered too.
+ */
+export function showToken(saved: Saved, done: () => void = () => undefined, admin = false): HTMLDialogElement {
   const copied = h('p', { class: 'small', role: 'status' });
   const code = h('code', { class: 'tok', id: 'token-text', 'aria-label': tx('tokenLabel') }, saved.token);
-  const copy = h(
-    'button',
-    {
-      type: 'button',
-      id: 'token-copy',
-      onclick: () => {
-        const write = navigator.clipboard?.writeText(saved.token) ?? Promise.reject(new Error('no clipboard'));
-        write.then(
-          () => (copied.textContent = tx('copied')),
-          () => (copied.textContent = tx('copyFailed')),
-        );
-      },
-    },
-    tx('copy'),
-  );
+  const copy = copyButton('token-copy', saved.token, tx('copy'), copied);
   const close = h('button', { type: 'button', class: 'primary', id: 'token-kept' }, tx('kept'));
   const qrBox = h('div', { class: 'qrbox' });
+  const adminKey = admin && saved.admin ? saved.admin : null;
+  const adminCopied = h('p', { class: 'small', role: 'status' });
   const dialog = modal(
     'token-h',
     h('h2', { id: 'token-h' }, tx('tokenTitle')),
@@ -64,6 +67,15 @@ export function showToken(saved: Saved, done: () => void = () => undefined): HTM
     h('div', { class: 'actions' }, copy, close),
     copied,
     qrBox,
+    ...(adminKey
+      ? [
+          h('h3', { id: 'admin-token-h' }, tx('adminTitle')),
+          h('p', {}, tx('adminOnce')),
+          h('code', { class: 'tok', id: 'admin-token-text', 'aria-label': tx('adminLabel') }, adminKey),
+          h('div', { class: 'actions' }, copyButton('admin-token-copy', adminKey, tx('copyAdmin'), adminCopied)),
+          adminCopied,
+        ]
+      : []),
     h('p', { class: 'privacy', id: 'nothing-stored' }, tx('nothingStored')),
   );
   void qrSvg(saved.token).then(

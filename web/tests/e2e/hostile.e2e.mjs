@@ -163,13 +163,34 @@ try {
   await page.locator('#live-name').fill(LONG);
   await inert('6-live-form');
   await page.getByRole('button', { name: 'Open the live season' }).click();
-  await page.locator('#token-kept').click(); // the creator's seat token, offered once
+  // the creator's seat key, offered once, and with it the season-admin key
+  const seatKey = await page.locator('dialog[open] #token-text').textContent();
+  const adminKey = await page.locator('dialog[open] #admin-token-text').textContent();
+  assert.match(adminKey, /^sba1\./, 'the admin key is offered for safe keeping');
+  await page.locator('#token-kept').click();
   const made = decodeURIComponent(new URL(page.url()).hash.replace('#/s/', ''));
   assert.notEqual(made, trial, 'a new season');
   await page.locator('section.info .badge.press[data-press="public"]').getByText('chat: public only').waitFor();
   const status = await (await fetch(`${base}/v1/seasons/${made}`)).json();
   assert.equal(status.press, 'public', 'the API keeps the mode chosen');
   await inert('7-live-press');
+
+  // --- the creator's second device: the admin key alone is refused (it is kept beside a seat);
+  // with the seat's key, the season opens there with its admin card ---
+  const other = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR', serviceWorkers: 'block' });
+  const second = await other.newPage();
+  second.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await second.goto(`${base}/`);
+  await second.locator('#keys').fill(adminKey);
+  await second.locator('form.keys button[type=submit]').click();
+  await second.locator('form.keys [role=alert]').getByText(/Yönetim anahtarı koltuğunun anahtarının yanında durur/).waitFor();
+  await second.locator('#keys').fill(`${adminKey}\n${seatKey}`);
+  await second.locator('form.keys button[type=submit]').click();
+  await second.waitForURL(new RegExp(`#/s/${made}$`));
+  await second.locator('#season-admin').waitFor();
+  const keptThere = await second.evaluate(() => JSON.parse(localStorage.getItem('seksenbir.seasons.v1')));
+  assert.deepEqual(keptThere.map((s) => [s.season, s.seat, s.memleket, s.mode, s.token === undefined, s.admin === undefined]), [[made, 1, 35, 'live', false, false]]);
+  await other.close();
 
   // --- the creator's season-admin card (docs/web.md "Season admin"): the admin token was kept
   // on this device; postpone with a hostile reason (shown as text), then cancel, confirmed ---

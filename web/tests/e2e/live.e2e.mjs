@@ -4,6 +4,7 @@
 // the second asks for Ankara too, is told it is taken with the free neighbours, and joins with
 // Kırıkkale (71). After registration closes by itself, the first gives an order on the map
 // before the lock; at the lock the Divan resolves and both see its report (R-1.3, R-1.4, R-4.4).
+// Then the first bey's key, pasted at home on a second device, opens the same seat there.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ARTEFACTS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
@@ -57,6 +58,8 @@ try {
   await pa.locator('#join-memleket').selectOption('6');
   await pa.getByRole('button', { name: 'Katıl' }).click();
   await pa.locator('code.tok').waitFor();
+  const keyA = await pa.locator('#token-text').textContent(); // kept for the second device below
+  assert.match(keyA, /^sb1\./);
   await pa.locator('#token-kept').click(); // the token dialog (ui/token.ts) is closed
   await pa.getByRole('heading', { name: 'Bu sezona katıl' }).waitFor({ state: 'hidden' });
 
@@ -107,6 +110,30 @@ try {
   }
   await shot(pa, '4-report');
   await shot(pb, '4-report');
+
+  // The first bey's second device (a phone with nothing saved): the key it was shown, pasted at
+  // home, opens the same seat; what is no key, or a key the season does not keep, is refused
+  const c = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
+  const pc = await c.newPage();
+  pc.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await pc.goto(`${base}/`);
+  await pc.getByRole('heading', { name: 'Başka cihazdaki anahtarla aç' }).waitFor();
+  await pc.locator('#keys').fill(`https://example.org/#/s/${season}`);
+  await pc.getByRole('button', { name: 'Anahtarla aç' }).click();
+  await pc.locator('form.keys [role=alert]').getByText(/Bu bir anahtar değil/).waitFor();
+  const forged = keyA.replace(/\.[A-Za-z0-9_-]{32}$/, `.${'x'.repeat(32)}`);
+  await pc.locator('#keys').fill(forged);
+  await pc.getByRole('button', { name: 'Anahtarla aç' }).click();
+  await pc.locator('form.keys [role=alert]').getByText(/bad_token/).waitFor();
+  assert.equal(await pc.evaluate(() => localStorage.getItem('seksenbir.seasons.v1')), null, 'nothing kept from a refused key');
+  await pc.locator('#keys').fill(`  ${keyA}\n`);
+  await pc.getByRole('button', { name: 'Anahtarla aç' }).click();
+  await pc.waitForURL(new RegExp(`#/s/${season}$`));
+  await pc.locator('#p-6.mine').waitFor(); // Ankara, the first bey's seat
+  await waitFor('the report on the second device', async () => (await pc.locator('section.info h1').textContent()).includes('Divan 1'), 30_000);
+  assert.ok((await pc.locator('ul.lines.private li').count()) > 0, 'own lines on the second device');
+  await shot(pc, '5-second-device');
+  await c.close();
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   console.log(`e2e: live season ${season} played by two beys (desktop and 360 px phone); screenshots in ${ARTEFACTS}`);
