@@ -1,6 +1,6 @@
 // The app: a header (home, language switch), then the screen the address names:
 // `#/` home, `#/s/<season_id>` a season, `#/p/<player_id>` a player's record, `#/console` the
-// ops and auditor console.
+// ops and auditor console, `#/k/<key>` a key brought from another device (its QR code).
 import './style.css';
 import { configure } from './api/client';
 import { lang, onLang, setLang, t } from './i18n';
@@ -8,6 +8,7 @@ import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
 import { playerScreen } from './ui/player';
 import { seasonScreen } from './ui/season';
+import { keyRoute } from './ui/keys';
 import { notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
@@ -70,6 +71,7 @@ function route(): void {
   if (m?.[1]) leave = seasonScreen(main, m[1]);
   else if (p?.[1]) leave = playerScreen(main, p[1]);
   else if (location.hash === '#/console') leave = consoleRoute(main);
+  else if (location.hash.startsWith('#/k/')) leave = keyRoute(main); // a key's QR code, scanned
   else leave = homeScreen(main);
 }
 

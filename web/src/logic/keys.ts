@@ -37,3 +37,23 @@ export function parseKeys(text: string): Keys | null {
   }
   return keys.bey.length + keys.admin.length > 0 ? keys : null;
 }
+
+/**
+ * The address the token dialog's QR code holds: the app at `base` with the key in the fragment
+ * (`#/k/<key>`), so a phone's camera opens the seat at once. A fragment never reaches the server
+ * (no access log, no Referer); the app takes it out of the address as soon as it reads it.
+ */
+export function keyLink(base: string, token: string): string {
+  return `${base.replace(/#.*$/, '')}#/k/${encodeURIComponent(token)}`;
+}
+
+/** The keys a `#/k/…` address carries, else `null`. */
+export function keysFromHash(hash: string): Keys | null {
+  const m = /^#\/k\/(.+)$/.exec(hash);
+  if (!m?.[1]) return null;
+  try {
+    return parseKeys(decodeURIComponent(m[1]));
+  } catch {
+    return null; // a malformed escape
+  }
+}

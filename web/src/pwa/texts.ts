@@ -9,8 +9,8 @@ const TEXTS = {
   ],
   tokenTitle: ['Sezon anahtarın', 'Your season key'],
   tokenOnce: [
-    'Bu anahtar koltuğunun tek anahtarı ve yalnızca şimdi gösterilir. Başka bir cihazda oynamak için sakla: kopyala ya da karekodu okut.',
-    'This key is the only key to your seat and is shown only now. Keep it to play on another device: copy it or scan the QR code.',
+    'Bu anahtar koltuğunun tek anahtarı ve yalnızca şimdi gösterilir. Başka bir cihazda oynamak için sakla: karekodu o cihazın kamerasıyla okut ya da anahtarı kopyalayıp orada ana sayfaya yapıştır.',
+    'This key is the only key to your seat and is shown only now. Keep it to play on another device: scan the QR code with that device’s camera, or copy the key and paste it on its home screen.',
   ],
   tokenLabel: ['Sezon anahtarı (token)', 'Season key (token)'],
   qrLabel: ['Sezon anahtarının karekodu', 'QR code of the season key'],

@@ -5,10 +5,11 @@
 // and memleket), the admin key by the season admin's webhook list (read-only).
 import { api } from '../api/client';
 import { t } from '../i18n';
-import { parseKeys, type Keys } from '../logic/keys';
+import { keysFromHash, parseKeys, type Keys } from '../logic/keys';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { h } from './dom';
-import { problemText } from './home';
+import { homeScreen, problemText } from './home';
+import { notice } from './notice';
 
 class KeyRefused extends Error {}
 
@@ -69,4 +70,22 @@ export function keysCard(): HTMLElement {
       .finally(() => submit.removeAttribute('disabled'));
   });
   return form;
+}
+
+/**
+ * `#/k/<key>` (the token dialog's QR code, scanned): the key leaves the address at once (no
+ * history entry keeps it), is kept as the card would keep it, and the seat opens; a refusal is
+ * said on home. Returns the screen's leave function.
+ */
+export function keyRoute(main: HTMLElement): () => void {
+  const keys = keysFromHash(location.hash);
+  history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+  const leave = homeScreen(main);
+  if (!keys) notice(t('keysNone'));
+  else
+    keepKeys(keys).then(
+      (season) => (location.hash = `#/s/${season}`),
+      (err: unknown) => notice(err instanceof KeyRefused ? err.message : problemText(err)),
+    );
+  return leave;
 }

@@ -4,6 +4,7 @@
 // that nothing about the player is stored. The season screen's key card renews the key
 // (POST /v1/seasons/{id}/token: the old one stops working at once) and offers the new one once.
 import { api } from '../api/client';
+import { keyLink } from '../logic/keys';
 import { findSeason, saveSeason, type Saved } from '../logic/storage';
 import { tx } from '../pwa/texts';
 import { problemText } from './home';
@@ -78,7 +79,8 @@ export function showToken(saved: Saved, done: () => void = () => undefined, admi
       : []),
     h('p', { class: 'privacy', id: 'nothing-stored' }, tx('nothingStored')),
   );
-  void qrSvg(saved.token).then(
+  // the QR code holds the app's address with the key (#/k/…): scanned, it opens the seat there
+  void qrSvg(keyLink(location.href, saved.token)).then(
     (svg) => qrBox.replaceChildren(svg),
     () => qrBox.remove(), // offline before the encoder was cached: the text and copy remain
   );

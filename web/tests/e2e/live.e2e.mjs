@@ -4,7 +4,8 @@
 // the second asks for Ankara too, is told it is taken with the free neighbours, and joins with
 // Kırıkkale (71). After registration closes by itself, the first gives an order on the map
 // before the lock; at the lock the Divan resolves and both see its report (R-1.3, R-1.4, R-4.4).
-// Then the first bey's key, pasted at home on a second device, opens the same seat there.
+// Then the first bey's key, pasted at home on a second device (or its QR code's address opened
+// on a third), opens the same seat there.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ARTEFACTS, axeCheck, launch, provincePoint, startStack, waitFor } from './harness.mjs';
@@ -134,6 +135,18 @@ try {
   assert.ok((await pc.locator('ul.lines.private li').count()) > 0, 'own lines on the second device');
   await shot(pc, '5-second-device');
   await c.close();
+  // …or its QR code scanned: the address it holds (#/k/<key>) opens the seat, and the key
+  // leaves the address at once
+  const d = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
+  const pd = await d.newPage();
+  pd.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await pd.goto(`${base}/#/k/${encodeURIComponent(keyA)}`);
+  await pd.waitForURL(new RegExp(`#/s/${season}$`));
+  await pd.locator('#p-6.mine').waitFor();
+  assert.ok(!(await pd.evaluate(() => location.href)).includes(keyA.slice(-32)), 'the key left the address');
+  await pd.goBack();
+  assert.ok(!pd.url().includes(keyA.slice(-32)), 'no history entry keeps the key');
+  await d.close();
   assert.deepEqual(problems, [], 'no CSP violation, no page error');
   assert.deepEqual(a11y, [], 'axe-core: no serious or critical violation on any screen');
   console.log(`e2e: live season ${season} played by two beys (desktop and 360 px phone); screenshots in ${ARTEFACTS}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseKeys } from '../../src/logic/keys';
+import { keyLink, keysFromHash, parseKeys } from '../../src/logic/keys';
 
 const SEASON = '0123456789abcdef0123456789abcdef';
 const SECRET = 'Abc_def-0123456789abcdefghijklmn';
@@ -29,5 +29,20 @@ describe('parseKeys (keys from another device)', () => {
     ['an ops token shape', `sbo1.${SEASON}.${SECRET}`],
   ])('refuses %s', (_what, text) => {
     expect(parseKeys(text)).toBeNull();
+  });
+});
+
+describe('keyLink and keysFromHash (the QR code opens the seat)', () => {
+  it('puts the key in the fragment of the app address, which reads it back', () => {
+    const link = keyLink('https://seksenbir.example/#/s/abc', bey(4));
+    expect(link).toBe(`https://seksenbir.example/#/k/${bey(4)}`);
+    expect(keysFromHash(new URL(link).hash)?.bey).toEqual([{ season: SEASON, seat: 4, token: bey(4) }]);
+  });
+
+  it('reads no key from another route, a bad escape or a forged shape', () => {
+    expect(keysFromHash(`#/s/${SEASON}`)).toBeNull();
+    expect(keysFromHash('#/k/%E0%A4%A')).toBeNull();
+    expect(keysFromHash('#/k/sb1.nope')).toBeNull();
+    expect(keysFromHash('#/k/')).toBeNull();
   });
 });
