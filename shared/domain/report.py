@@ -86,11 +86,14 @@ def _battle_line(r: BattleRecord) -> ReportLine:
 
 def _conquest(r: BattleRecord) -> ReportLine:
     il = game_map().names[r.target]  # a battle's target is a plate: `_il`'s "-" never applies
+    taker = r.taker
+    assert taker is not None  # a province taken has its taker (R-5.5)
+    taker_tr, taker_en = lines.BEY[taker] if taker in lines.BEY else lines._words(taker)
     return ReportLine(
         "conquest",
-        {"province": r.target, "taker": r.taker, "from": r.defender},
-        f"{r.taker}. bey {il} ilini aldı",
-        f"Bey {r.taker} took {il}",
+        {"province": r.target, "taker": taker, "from": r.defender},
+        f"{taker_tr} {il} ilini aldı",
+        f"{taker_en} took {il}",
     )
 
 

@@ -7,7 +7,7 @@ from operator import attrgetter
 
 from shared.domain.events import BattleRecord, ReportLine
 from shared.domain.map import game_map
-from shared.domain.report_lines import _beys_en, _beys_tr
+from shared.domain.report_lines import BEY, _beys_en, _beys_tr, _words
 
 Side = tuple[str, int | None]  # the reader's side and the index of its group
 
@@ -58,10 +58,10 @@ SUPPORTED_LOST = ("Desteklediğiniz taraf kaybetti.", "The side you supported lo
 def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
     score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
     if r.outcome == "taken":
-        return (
-            f"{il} düştü{score}; {r.taker}. bey aldı.",
-            f"{il} fell{score}; Bey {r.taker} took it.",
-        )
+        taker = r.taker
+        assert taker is not None  # a province taken has its taker (R-5.5)
+        taker_tr, taker_en = BEY[taker] if taker in BEY else _words(taker)
+        return f"{il} düştü{score}; {taker_tr} aldı.", f"{il} fell{score}; {taker_en} took it."
     if r.outcome == "held":
         return f"{il} direndi{score}.", f"{il} held{score}."
     return (
@@ -90,12 +90,16 @@ _BEYS = attrgetter("beys")
 
 def _head(il: str, attackers: list[int], defender: int | None) -> tuple[str, str]:
     """The words every party's line of one battle starts with: who attacked, who defended."""
-    defender_tr = f"{defender}. bey" if defender is not None else "milis"
-    defender_en = f"Bey {defender}" if defender is not None else "the milis"
+    if defender is None:
+        defender_tr, defender_en = "milis", "the milis"
+    else:  # the seats' words looked up, not formatted (issue 27)
+        defender_tr, defender_en = BEY[defender] if defender in BEY else _words(defender)
     if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
+        a = attackers[0]
+        attacker_tr, attacker_en = BEY[a] if a in BEY else _words(a)
         return (
-            f"{il} savaşı: saldıran {attackers[0]}. bey, savunan {defender_tr}; ",
-            f"Battle of {il}: Bey {attackers[0]} attacked, {defender_en} defended; ",
+            f"{il} savaşı: saldıran {attacker_tr}, savunan {defender_tr}; ",
+            f"Battle of {il}: {attacker_en} attacked, {defender_en} defended; ",
         )
     return (
         f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; ",
@@ -165,8 +169,8 @@ def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
             tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
             en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
         data = template.copy()
-        data["attackers"] = attackers[:]
-        data["fighting"] = fighting[:]
+        data["attackers"] = attackers.copy()  # not `[:]`: no slice object built each
+        data["fighting"] = fighting.copy()
         data["side"] = side
         data["result"] = result
         out.append((seat, ReportLine("battle", data, tr, en)))

@@ -18,7 +18,7 @@ from shared.domain.events import (
 )
 from shared.domain.map import game_map
 from shared.domain.rules.kinds import ORDER_KINDS, Dropped
-from shared.domain.state import AdminAct
+from shared.domain.state import SEATS, AdminAct
 
 TREATY = {
     "pact": ("saldırmazlık antlaşması", "non-aggression pact"),
@@ -28,6 +28,16 @@ TREATY = {
 
 def _il(plate: int | None) -> str:
     return game_map().names[plate] if plate else "-"
+
+
+def _words(seat: int) -> tuple[str, str]:
+    return f"{seat}. bey", f"Bey {seat}"
+
+
+# A seat's name in each language ("5. bey", "Bey 5"), made once at import: one lookup where two
+# ints were formatted (about 500 instructions each; issue 27). A seat outside 1..SEATS (no
+# command makes one) is worded by `_words` as before: `BEY[s] if s in BEY else _words(s)`.
+BEY: dict[int, tuple[str, str]] = {s: _words(s) for s in range(1, SEATS + 1)}
 
 
 def _beys_tr(seats: Sequence[int]) -> str:

@@ -338,3 +338,41 @@ def test_a_list_of_beys_reads_as_the_general_join_for_any_number(seats: list[int
     if len(seats) == 1:
         want_tr, want_en = names_tr[0], names_en[0]
     assert (report_lines._beys_tr(seats), report_lines._beys_en(seats)) == (want_tr, want_en)
+
+
+def test_a_seats_words_are_looked_up_as_formatted_and_any_other_seat_is_formatted() -> None:
+    """The battle and conquest lines look a seat's words up in `report_lines.BEY` (issue 27):
+    every seat a command can make is there, worded as an f-string words it, and a seat no
+    command makes (a scenario's, say) still gets the same words, formatted."""
+    from shared.domain import report
+    from shared.domain.report_battles import battle_lines
+    from shared.domain.state import SEATS
+
+    assert sorted(report_lines.BEY) == list(range(1, SEATS + 1))
+    assert all(report_lines.BEY[s] == (f"{s}. bey", f"Bey {s}") for s in report_lines.BEY)
+    group = ev.GroupRecord(beys=(25,), advances=((25, 4, 5),), support=(), strength=5)
+    record = ev.BattleRecord(
+        target=6,
+        defender=SEATS + 2,
+        defender_units=1,
+        defence_bonus=0,
+        defence_support=(),
+        groups=(group,),
+        outcome="taken",
+        fighting_group=0,
+        attack=5,
+        defence=1,
+        attack_die=0,
+        defence_die=0,
+        entering=4,
+        taker=25,
+    )
+    line = dict(battle_lines(record))[25]
+    assert line.tr.startswith(f"{report._il(6)} savaşı: saldıran 25. bey, savunan 21. bey; ")
+    assert "; 25. bey aldı." in line.tr and "; Bey 25 took it." in line.en
+    assert line.en.startswith(f"Battle of {report._il(6)}: Bey 25 attacked, Bey 21 defended; ")
+    conquest = report._conquest(record)
+    assert (conquest.tr, conquest.en) == (
+        f"25. bey {report._il(6)} ilini aldı",
+        f"Bey 25 took {report._il(6)}",
+    )
