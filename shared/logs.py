@@ -50,8 +50,16 @@ def _stamped(logger: object, name: str, event: MutableMapping[str, Any]) -> Mapp
     processor: every line of every process passes here (one call instead of three). The level
     is named as add_log_level names it, without importing structlog at this module's import."""
     event["level"] = _LEVELS.get(name, name)
-    event["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    event["timestamp"] = utc_stamp(datetime.now(UTC))
     return _redact(logger, name, event)
+
+
+def utc_stamp(at: datetime) -> str:
+    """`at` (in UTC) as structlog's TimeStamper(fmt="iso", utc=True) writes it,
+    `at.isoformat().replace("+00:00", "Z")`, by msgspec's RFC 3339 form (the same string, the
+    fraction left out at 0 µs; a third of isoformat's work, on every line: ADR-138;
+    tests/http/test_logging.py holds the two equal)."""
+    return cast("str", msgspec.to_builtins(at))
 
 
 _encoder = msgspec.json.Encoder(enc_hook=repr)  # a value JSON cannot carry is logged as repr

@@ -102,6 +102,11 @@ def event_hash(prev_hash: bytes, envelope: bytes) -> bytes:
     return hashlib.sha256(prev_hash + envelope).digest()
 
 
+# What every envelope of a chain version starts with (its scheme, length-prefixed).
+_SCHEME_FIELDS = {chain: _field(scheme) for chain, scheme in SCHEMES.items()}
+_DIGEST_FIELD = len(bytes(32)).to_bytes(4, "big")  # a data digest's length prefix
+
+
 def chain_hashes(
     prev_hash: bytes,
     season_id: str,
@@ -109,13 +114,32 @@ def chain_hashes(
     events: Sequence[NewEvent],
     chain: int = CHAIN_VERSION,
 ) -> list[tuple[bytes, bytes]]:
-    """(prev_hash, hash) for each new event appended after `expected_version`."""
+    """(prev_hash, hash) for each new event appended after `expected_version`: for each event
+    `event_hash(prev_hash, envelope(chain, …, data=event.data))`, the envelope written out in
+    one join (the scheme and season fields once an append; every command's append, issue 27).
+    tests/eventstore/test_chain_hashes.py holds it equal to `envelope` and `event_hash`."""
+    scheme = _SCHEME_FIELDS.get(chain)
+    if scheme is None:
+        raise ValueError(f"unknown chain version {chain}")
+    head = scheme + _field(season_id.encode())
+    sha256 = hashlib.sha256
     links: list[tuple[bytes, bytes]] = []
-    for offset, event in enumerate(events, start=1):
-        env = envelope(
-            chain, season_id, expected_version + offset, event.event_id, event.type, data=event.data
-        )
-        digest = event_hash(prev_hash, env)
+    for offset, event in enumerate(events, start=expected_version + 1):
+        kind = event.type.encode()
+        covered = _DIGEST_FIELD + sha256(event.data).digest() if chain == 2 else _field(event.data)
+        digest = sha256(
+            b"".join(
+                (
+                    prev_hash,
+                    head,
+                    offset.to_bytes(8, "big"),
+                    event.event_id.bytes,
+                    len(kind).to_bytes(4, "big"),
+                    kind,
+                    covered,
+                )
+            )
+        ).digest()
         links.append((prev_hash, digest))
         prev_hash = digest
     return links

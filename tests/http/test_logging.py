@@ -7,12 +7,15 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 import structlog
+from hypothesis import given
+from hypothesis import strategies as st
 
 from entrypoints.gateway import create_app
-from shared.logs import configure_logging
+from shared.logs import configure_logging, utc_stamp
 from shared.settings import Settings
 
 
@@ -96,3 +99,17 @@ def test_a_logger_first_used_under_one_configuration_writes_to_the_next_ones_fil
     log.info("after")
     assert [json.loads(x)["event"] for x in first.getvalue().splitlines()] == ["before"]
     assert [json.loads(x)["event"] for x in second.getvalue().splitlines()] == ["after"]
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.just(UTC),
+    )
+)
+def test_a_line_stamp_is_the_timestampers(at):
+    """ADR-138: utc_stamp writes what structlog's TimeStamper(fmt="iso", utc=True) wrote,
+    the fraction left out at 0 µs."""
+    assert utc_stamp(at) == at.isoformat().replace("+00:00", "Z")
+    assert utc_stamp(at.replace(microsecond=0)) == at.replace(microsecond=0).isoformat()[:-6] + "Z"
