@@ -31,6 +31,28 @@ def _field(value: bytes) -> bytes:
     return len(value).to_bytes(4, "big") + value
 
 
+# What every envelope of a chain version starts with (its scheme, length-prefixed).
+_SCHEME_FIELDS = {chain: _field(scheme) for chain, scheme in SCHEMES.items()}
+_DIGEST_FIELD = len(bytes(32)).to_bytes(4, "big")  # a data digest's length prefix
+
+
+def _layout(head: bytes, version: int, event_id: UUID, type_: str, covered: bytes) -> bytes:
+    """An envelope after its scheme and season fields (`head`): the version, the event id, the
+    type, and what the chain covers of the data (`covered`, already length-prefixed). The one
+    place the layout is written: `envelope_bytes`, `envelope_v2` and `chain_hashes` use it."""
+    kind = type_.encode()
+    return b"".join(
+        (
+            head,
+            version.to_bytes(8, "big"),
+            event_id.bytes,
+            len(kind).to_bytes(4, "big"),
+            kind,
+            covered,
+        )
+    )
+
+
 def data_digest(data: bytes) -> bytes:
     """sha256 of an event's data: what chain version 2 covers in place of the data."""
     return hashlib.sha256(data).digest()
@@ -43,15 +65,8 @@ def envelope_bytes(season_id: str, version: int, event_id: UUID, type_: str, dat
     as a 4-byte big-endian integer; the version is 8 bytes big-endian, the event id its 16 bytes.
     Order: scheme, season, version, event id, type, data. Easy to recompute in any language.
     """
-    return b"".join(
-        (
-            _field(SCHEME),
-            _field(season_id.encode()),
-            version.to_bytes(8, "big"),
-            event_id.bytes,
-            _field(type_.encode()),
-            _field(data),
-        )
+    return _layout(
+        _SCHEME_FIELDS[1] + _field(season_id.encode()), version, event_id, type_, _field(data)
     )
 
 
@@ -60,16 +75,8 @@ def envelope_v2(season_id: str, version: int, event_id: UUID, type_: str, digest
     its 32-byte sha256 (length-prefixed like every variable field)."""
     if len(digest) != 32:
         raise ValueError("a data digest is 32 bytes")
-    return b"".join(
-        (
-            _field(SCHEME_V2),
-            _field(season_id.encode()),
-            version.to_bytes(8, "big"),
-            event_id.bytes,
-            _field(type_.encode()),
-            _field(digest),
-        )
-    )
+    head = _SCHEME_FIELDS[2] + _field(season_id.encode())
+    return _layout(head, version, event_id, type_, _field(digest))
 
 
 def envelope(
@@ -102,11 +109,6 @@ def event_hash(prev_hash: bytes, envelope: bytes) -> bytes:
     return hashlib.sha256(prev_hash + envelope).digest()
 
 
-# What every envelope of a chain version starts with (its scheme, length-prefixed).
-_SCHEME_FIELDS = {chain: _field(scheme) for chain, scheme in SCHEMES.items()}
-_DIGEST_FIELD = len(bytes(32)).to_bytes(4, "big")  # a data digest's length prefix
-
-
 def chain_hashes(
     prev_hash: bytes,
     season_id: str,
@@ -115,8 +117,8 @@ def chain_hashes(
     chain: int = CHAIN_VERSION,
 ) -> list[tuple[bytes, bytes]]:
     """(prev_hash, hash) for each new event appended after `expected_version`: for each event
-    `event_hash(prev_hash, envelope(chain, …, data=event.data))`, the envelope written out in
-    one join (the scheme and season fields once an append; every command's append, issue 27).
+    `event_hash(prev_hash, envelope(chain, …, data=event.data))`, with the scheme and season
+    fields made once an append (every command's append, issue 27).
     tests/eventstore/test_chain_hashes.py holds it equal to `envelope` and `event_hash`."""
     scheme = _SCHEME_FIELDS.get(chain)
     if scheme is None:
@@ -125,21 +127,9 @@ def chain_hashes(
     sha256 = hashlib.sha256
     links: list[tuple[bytes, bytes]] = []
     for offset, event in enumerate(events, start=expected_version + 1):
-        kind = event.type.encode()
         covered = _DIGEST_FIELD + sha256(event.data).digest() if chain == 2 else _field(event.data)
-        digest = sha256(
-            b"".join(
-                (
-                    prev_hash,
-                    head,
-                    offset.to_bytes(8, "big"),
-                    event.event_id.bytes,
-                    len(kind).to_bytes(4, "big"),
-                    kind,
-                    covered,
-                )
-            )
-        ).digest()
+        env = _layout(head, offset, event.event_id, event.type, covered)
+        digest = sha256(prev_hash + env).digest()
         links.append((prev_hash, digest))
         prev_hash = digest
     return links
