@@ -88,7 +88,7 @@ def _conquest(r: BattleRecord) -> ReportLine:
     il = game_map().names[r.target]  # a battle's target is a plate: `_il`'s "-" never applies
     taker = r.taker
     assert taker is not None  # a province taken has its taker (R-5.5)
-    taker_tr, taker_en = lines.BEY[taker] if taker in lines.BEY else lines._words(taker)
+    taker_tr, taker_en = lines.seat_words(taker)
     return ReportLine(
         "conquest",
         {"province": r.target, "taker": taker, "from": r.defender},

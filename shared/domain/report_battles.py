@@ -7,7 +7,7 @@ from operator import attrgetter
 
 from shared.domain.events import BattleRecord, ReportLine
 from shared.domain.map import game_map
-from shared.domain.report_lines import BEY, _beys_en, _beys_tr, _words
+from shared.domain.report_lines import _beys_en, _beys_tr, seat_words
 
 Side = tuple[str, int | None]  # the reader's side and the index of its group
 
@@ -60,7 +60,7 @@ def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
     if r.outcome == "taken":
         taker = r.taker
         assert taker is not None  # a province taken has its taker (R-5.5)
-        taker_tr, taker_en = BEY[taker] if taker in BEY else _words(taker)
+        taker_tr, taker_en = seat_words(taker)
         return f"{il} düştü{score}; {taker_tr} aldı.", f"{il} fell{score}; {taker_en} took it."
     if r.outcome == "held":
         return f"{il} direndi{score}.", f"{il} held{score}."
@@ -93,10 +93,9 @@ def _head(il: str, attackers: list[int], defender: int | None) -> tuple[str, str
     if defender is None:
         defender_tr, defender_en = "milis", "the milis"
     else:  # the seats' words looked up, not formatted (issue 27)
-        defender_tr, defender_en = BEY[defender] if defender in BEY else _words(defender)
+        defender_tr, defender_en = seat_words(defender)
     if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
-        a = attackers[0]
-        attacker_tr, attacker_en = BEY[a] if a in BEY else _words(a)
+        attacker_tr, attacker_en = seat_words(attackers[0])
         return (
             f"{il} savaşı: saldıran {attacker_tr}, savunan {defender_tr}; ",
             f"Battle of {il}: {attacker_en} attacked, {defender_en} defended; ",

@@ -35,9 +35,15 @@ def _words(seat: int) -> tuple[str, str]:
 
 
 # A seat's name in each language ("5. bey", "Bey 5"), made once at import: one lookup where two
-# ints were formatted (about 500 instructions each; issue 27). A seat outside 1..SEATS (no
-# command makes one) is worded by `_words` as before: `BEY[s] if s in BEY else _words(s)`.
+# ints were formatted (about 500 instructions each; issue 27).
 BEY: dict[int, tuple[str, str]] = {s: _words(s) for s in range(1, SEATS + 1)}
+
+
+def seat_words(seat: int) -> tuple[str, str]:
+    """A seat's words in Turkish and English: looked up for seats 1..SEATS, formatted for any
+    other (a scenario's; no command makes one)."""
+    words = BEY.get(seat)
+    return words if words is not None else _words(seat)
 
 
 def _beys_tr(seats: Sequence[int]) -> str:

@@ -341,9 +341,10 @@ def test_a_list_of_beys_reads_as_the_general_join_for_any_number(seats: list[int
 
 
 def test_a_seats_words_are_looked_up_as_formatted_and_any_other_seat_is_formatted() -> None:
-    """The battle and conquest lines look a seat's words up in `report_lines.BEY` (issue 27):
-    every seat a command can make is there, worded as an f-string words it, and a seat no
-    command makes (a scenario's, say) still gets the same words, formatted."""
+    """The battle and conquest lines take a seat's words from `report_lines.seat_words`, looked
+    up in `report_lines.BEY` (issue 27): every seat a command can make is there, worded as an
+    f-string words it, and a seat no command makes (a scenario's, say) still gets the same
+    words, formatted."""
     from shared.domain import report
     from shared.domain.report_battles import battle_lines
     from shared.domain.state import SEATS
