@@ -30,21 +30,37 @@ class Outcome:
     cut: int = 0
 
 
-def depart_and_arrive(board: Board, c: Classified) -> None:
-    """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
+Fronts = tuple[dict[int, list[Advance]], dict[int, list[Support]]]
+
+
+def depart_and_arrive(board: Board, c: Classified) -> Fronts:
+    """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate.
+    Answers the attacks and the supports by target, in classification order, found in the
+    same passes (`fight_all` reads them; issue 27: they were two passes more)."""
     units = board.units
     for a in c.moves:
         units[a.origin] -= a.units
+    attacks_at: dict[int, list[Advance]] = {}
     for a in c.attacks:
         units[a.origin] -= a.units
+        if a.target in attacks_at:
+            attacks_at[a.target].append(a)
+        else:
+            attacks_at[a.target] = [a]
+    supports_at: dict[int, list[Support]] = {}
     for s in c.supports:
         units[s.origin] -= s.units
+        if s.target in supports_at:
+            supports_at[s.target].append(s)
+        else:
+            supports_at[s.target] = [s]
     for m in sorted(c.moves, key=_ORIGIN):
         room = MAX_UNITS - units[m.target]  # min/max parse keywords per call in 3.11
         accepted = m.units if m.units < room else room
         accepted = accepted if accepted > 0 else 0
         units[m.target] += accepted
         units[m.origin] += m.units - accepted
+    return attacks_at, supports_at
 
 
 _ORIGIN = attrgetter("origin")
@@ -71,16 +87,15 @@ def split_shares(advances: dict[int, int], entering: int) -> list[tuple[int, int
     return sorted(floors.items())
 
 
-def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws) -> Outcome:
-    """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns."""
+def fight_all(
+    board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws, fronts: Fronts
+) -> Outcome:
+    """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns.
+    `fronts`: what `depart_and_arrive` answered. The supports go home whole (R-5.7): `_apply`
+    reads them from `c`, not copied into the returns."""
     out = Outcome()
-    returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
-    by_target: dict[int, list[Advance]] = {}
-    for a in c.attacks:
-        by_target.setdefault(a.target, []).append(a)
-    supports_at: dict[int, list[Support]] = {}
-    for s in c.supports:
-        supports_at.setdefault(s.target, []).append(s)
+    returns: list[tuple[int, int, int]] = []
+    by_target, supports_at = fronts
     for target in sorted(by_target):
         record = _battle(
             board,
@@ -94,7 +109,7 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
         )
         out.records.append(record)
     _record_betrayals(board, c, out)
-    _apply(board, out, returns)
+    _apply(board, out, c.supports, returns)
     return out
 
 
@@ -345,8 +360,21 @@ def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
         out.betrayals.append(Betrayal(a.seat, victim, a.target, treaty, board.divan + HAIN_DIVANS))
 
 
-def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> None:
-    """Apply losses and conquests, then returns (R-5.7), then cut to 12."""
+def _supports_home(board: Board, out: Outcome, supports: list[Support]) -> None:
+    """R-5.7: every support goes home whole, after the conquests: lost if its origin fell."""
+    units, owner = board.units, board.owner
+    for s in supports:
+        if owner[s.origin] == s.seat:
+            units[s.origin] += s.units
+        else:
+            out.returns_lost += s.units
+
+
+def _apply(
+    board: Board, out: Outcome, supports: list[Support], returns: list[tuple[int, int, int]]
+) -> None:
+    """Apply losses and conquests, then returns (R-5.7: every support whole, then `returns`;
+    sums, so their order is no matter), then cut to 12."""
     units = board.units
     owner = board.owner
     for record in out.records:
@@ -354,6 +382,7 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
             units[record.target] -= record.defender_losses
     for target, taker, share in out.takes:
         board.take(target, taker, share)
+    _supports_home(board, out, supports)
     for seat, dest, n in returns:
         if owner[dest] == seat:
             units[dest] += n
