@@ -122,20 +122,8 @@ def _groups(
 ) -> tuple[list[list[Advance]], list[GroupRecord]]:
     """R-5.2, R-5.3: one target's attackers by bloc (in bloc order), each with the attack
     support for it."""
-    if len(attacks) == 1:  # the usual battle: one advance, one group
-        a = attacks[0]
-        bloc = bloc_of[a.seat]
-        backing = [
-            (s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc
-        ]
-        record = GroupRecord(
-            beys=(a.seat,),
-            advances=((a.seat, a.origin, a.units),),
-            support=tuple(backing),
-            strength=a.units + sum([u for _s, _o, u in backing]),
-            traitor=a.betrayal,
-        )
-        return [attacks], [record]
+    if _one_bey_in_order(attacks):  # the usual battle: one bey's advances, one group
+        return [attacks], [_one_bey(attacks, supports, bloc_of)]
     by_bloc: dict[int, list[Advance]] = {}
     for a in sorted(attacks, key=_SEAT_ORIGIN):
         by_bloc.setdefault(bloc_of[a.seat], []).append(a)
@@ -167,6 +155,39 @@ def _groups(
             GroupRecord(tuple(seats), tuple(advances), tuple(backing), strength, traitor)
         )
     return groups, records
+
+
+def _one_bey_in_order(attacks: list[Advance]) -> bool:
+    """Whether every advance is one bey's, in origin order (as classified): then they are in
+    (seat, origin) order already, and one group."""
+    seat = attacks[0].seat
+    origin = 0
+    for a in attacks:
+        if a.seat != seat or a.origin <= origin:
+            return False
+        origin = a.origin
+    return True
+
+
+def _one_bey(
+    attacks: list[Advance], supports: list[Support], bloc_of: dict[int, int]
+) -> GroupRecord:
+    """R-5.2, R-5.3: the one group of one bey's advances (in origin order), with the attack
+    support of its bloc, in the order given: no sort, no grouping by bloc (issue 27)."""
+    seat = attacks[0].seat
+    bloc = bloc_of[seat]
+    backing = [(s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc]
+    advances = []
+    strength = 0
+    traitor = False
+    for a in attacks:
+        advances.append((a.seat, a.origin, a.units))
+        strength += a.units
+        traitor = traitor or a.betrayal
+    for _s, _o, u in backing:
+        strength += u
+    # Positional: the fields in their declared order (no keyword matching per record).
+    return GroupRecord((seat,), tuple(advances), tuple(backing), strength, traitor)
 
 
 # A battle record's first six fields: target, defender, defender_units, defence_bonus,
