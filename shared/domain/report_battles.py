@@ -140,7 +140,9 @@ def _parties(r: BattleRecord, parties: dict[int, Role], took: Role) -> dict[int,
             if s not in parties:
                 parties[s] = role
     taker = r.taker
-    if taker is not None and parties.get(taker) is attack:
+    # Compared by value, not identity: a compiled build (ADR-60) boxes a role read from a dict
+    # as a new tuple.
+    if taker is not None and parties.get(taker) == attack:
         parties[taker] = took
     for i, g in enumerate(r.groups):
         role = attack_support if i == fighting_group else other_support
