@@ -148,8 +148,9 @@ def build(
         elif isinstance(e, OfferSettled) and v2:
             if e.treaty is not None:
                 public.append(report_offers.treaty_made(e, version))
-            for seat in (e.offer.frm, e.offer.to):
-                private[seat].append(report_offers.offer_outcome(e, seat))
+            maker, answerer = report_offers.offer_outcomes(e)
+            private[e.offer.frm].append(maker)
+            private[e.offer.to].append(answerer)
         elif isinstance(e, BattlesResolved):
             _battles(e, dropped if v2 else (), v2, public, private)
         elif isinstance(e, RebellionsRun):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import chain
 from operator import attrgetter
 
@@ -9,32 +10,22 @@ from shared.domain.events import BattleRecord, ReportLine
 from shared.domain.map import game_map
 from shared.domain.report_lines import _beys_en, _beys_tr, seat_words
 
-Side = tuple[str, int | None]  # the reader's side and the index of its group
+# A party's role in one battle: its side, its result (R-14) and the words its line gives after
+# the battle's head, in each language: the side with ". " after it, then the verdict with " "
+# before it ("" for a standoff, which has none). Every role but the three that name the province
+# is one of these constants; those three are made once per plate (`_plate_words`).
+Role = tuple[str, str, str, str, str, str]
+
+_ATTACKER = ("siz saldırdınız. ", "you attacked. ")
+_DEFENDER = ("siz savundunuz. ", "you defended. ")
+_ATTACK_SUPPORT = ("saldırıyı desteklediniz. ", "you supported the attack. ")
+_DEFENCE_SUPPORT = ("savunmayı desteklediniz. ", "you supported the defence. ")
 
 
-def _sides(r: BattleRecord) -> dict[int, Side]:
-    """Every party's side (R-14): the defender; then an attacker, by its group; then an attack
-    supporter, by the group it backed; every other party supported the defence."""
-    sides: dict[int, Side] = {}
-    if r.defender is not None:
-        sides[r.defender] = ("defender", None)
-    for i, g in enumerate(r.groups):
-        for s in g.beys:
-            sides.setdefault(s, ("attacker", i))
-    for i, g in enumerate(r.groups):
-        for s, _o, _u in g.support:
-            sides.setdefault(s, ("attack_support", i))
-    for s, _o, _u in r.defence_support:
-        sides.setdefault(s, ("defence_support", None))
-    return sides
-
-
-SIDE = {
-    "attacker": ("siz saldırdınız", "you attacked"),
-    "defender": ("siz savundunuz", "you defended"),
-    "attack_support": ("saldırıyı desteklediniz", "you supported the attack"),
-    "defence_support": ("savunmayı desteklediniz", "you supported the defence"),
-}
+def _role(side: str, words: tuple[str, str], result: str, verdict: tuple[str, str] | None) -> Role:
+    if verdict is None:
+        return (side, result, *words, "", "")
+    return (side, result, *words, " " + verdict[0], " " + verdict[1])
 
 
 NOT_FOUGHT = (
@@ -54,65 +45,147 @@ SUPPORTED_WON = ("Desteklediğiniz taraf kazandı.", "The side you supported won
 
 SUPPORTED_LOST = ("Desteklediğiniz taraf kaybetti.", "The side you supported lost.")
 
+_ATTACKER_NOT_FOUGHT = _role("attacker", _ATTACKER, "not_fought", NOT_FOUGHT)
+_SUPPORT_NOT_FOUGHT = _role("attack_support", _ATTACK_SUPPORT, "not_fought", NOT_FOUGHT)
 
-def _outcome_text(r: BattleRecord, il: str) -> tuple[str, str]:
-    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
-    if r.outcome == "taken":
-        taker = r.taker
-        assert taker is not None  # a province taken has its taker (R-5.5)
-        taker_tr, taker_en = seat_words(taker)
-        return f"{il} düştü{score}; {taker_tr} aldı.", f"{il} fell{score}; {taker_en} took it."
-    if r.outcome == "held":
-        return f"{il} direndi{score}.", f"{il} held{score}."
-    return (
-        "En güçlü gruplar eşitti: savaş olmadı.",
-        "The strongest groups were equal: nobody fought.",
-    )
+# By outcome, the roles that name no province: the defence's supporters, the fighting group's
+# attackers and attack supporters, and those of a group that did not fight (R-14's results:
+# the defence lost a province taken and won one held; the fighting group the other way; a
+# weaker group did not fight; nobody won or lost a standoff, which has no fighting group).
+_ROLES: dict[str, tuple[Role, Role, Role, Role, Role]] = {
+    "taken": (
+        _role("defence_support", _DEFENCE_SUPPORT, "lost", SUPPORTED_LOST),
+        _role("attacker", _ATTACKER, "won", GROUP_WON),
+        _role("attack_support", _ATTACK_SUPPORT, "won", SUPPORTED_WON),
+        _ATTACKER_NOT_FOUGHT,
+        _SUPPORT_NOT_FOUGHT,
+    ),
+    "held": (
+        _role("defence_support", _DEFENCE_SUPPORT, "won", SUPPORTED_WON),
+        _role("attacker", _ATTACKER, "lost", REPELLED),
+        _role("attack_support", _ATTACK_SUPPORT, "lost", SUPPORTED_LOST),
+        _ATTACKER_NOT_FOUGHT,
+        _SUPPORT_NOT_FOUGHT,
+    ),
+    "standoff": (
+        _role("defence_support", _DEFENCE_SUPPORT, "standoff", None),
+        _role("attacker", _ATTACKER, "standoff", None),
+        _role("attack_support", _ATTACK_SUPPORT, "standoff", None),
+        _role("attacker", _ATTACKER, "standoff", None),
+        _role("attack_support", _ATTACK_SUPPORT, "standoff", None),
+    ),
+}
+_DEFENDER_STANDOFF = _role("defender", _DEFENDER, "standoff", None)
 
 
-def _verdict(side: str, result: str, took: bool, il: str) -> tuple[str, str]:
-    """What a battle that was fought came to for one reader: by its side and result."""
-    if result == "not_fought":
-        return NOT_FOUGHT
-    if side == "defender":
-        if result == "lost":
-            return f"{il} ilini kaybettiniz.", f"You lost {il}."
-        return f"{il} ilini korudunuz.", f"You held {il}."
-    if side == "attacker":
-        if result != "won":
-            return REPELLED
-        return (f"{il} ilini siz aldınız.", f"You took {il}.") if took else GROUP_WON
-    return SUPPORTED_WON if result == "won" else SUPPORTED_LOST
+class _PlateWords:
+    """What a battle's lines say of its province, made once per plate: the head's start, the
+    defender's two roles (lost, held) and the taker's role, in both languages."""
+
+    __slots__ = ("head_en", "head_tr", "held", "il", "lost", "took")
+
+    def __init__(self, il: str) -> None:
+        self.il = il
+        self.head_tr = f"{il} savaşı: saldıran "
+        self.head_en = f"Battle of {il}: "
+        lost = (f"{il} ilini kaybettiniz.", f"You lost {il}.")
+        self.lost = _role("defender", _DEFENDER, "lost", lost)
+        self.held = _role(
+            "defender", _DEFENDER, "won", (f"{il} ilini korudunuz.", f"You held {il}.")
+        )
+        took = (f"{il} ilini siz aldınız.", f"You took {il}.")
+        self.took = _role("attacker", _ATTACKER, "won", took)
+
+
+@cache
+def _plate_words(plate: int) -> _PlateWords:
+    return _PlateWords(game_map().names[plate])
 
 
 _BEYS = attrgetter("beys")
 
 
-def _head(il: str, attackers: list[int], defender: int | None) -> tuple[str, str]:
-    """The words every party's line of one battle starts with: who attacked, who defended."""
+def _outcome(r: BattleRecord, words: _PlateWords) -> tuple[str, str, Role]:
+    """The outcome's words every reader shares (both languages) and the defender's role."""
+    il = words.il
+    if r.outcome == "standoff":
+        return (
+            "En güçlü gruplar eşitti: savaş olmadı.",
+            "The strongest groups were equal: nobody fought.",
+            _DEFENDER_STANDOFF,
+        )
+    score = f" {r.attack}–{r.defence}" if r.attack is not None else ""
+    if r.outcome == "held":
+        return f"{il} direndi{score}.", f"{il} held{score}.", words.held
+    taker = r.taker
+    assert taker is not None  # a province taken has its taker (R-5.5)
+    taker_tr, taker_en = seat_words(taker)
+    return (
+        f"{il} düştü{score}; {taker_tr} aldı.",
+        f"{il} fell{score}; {taker_en} took it.",
+        words.lost,
+    )
+
+
+def _parties(r: BattleRecord, parties: dict[int, Role], took: Role) -> dict[int, Role]:
+    """Each party's role into `parties` (the defender's there already), found in R-14's order
+    (the defender; an attacker by its group; an attack supporter by the group it backed; a
+    defence supporter), the first a seat gets its own; the fighting group's taker (R-5.5)
+    took the province."""
+    d_support, attack, attack_support, other_attack, other_support = _ROLES[r.outcome]
+    fighting_group = r.fighting_group
+    for i, g in enumerate(r.groups):
+        role = attack if i == fighting_group else other_attack
+        for s in g.beys:
+            if s not in parties:
+                parties[s] = role
+    taker = r.taker
+    # Compared by value, not identity: a compiled build (ADR-60) boxes a role read from a dict
+    # as a new tuple.
+    if taker is not None and parties.get(taker) == attack:
+        parties[taker] = took
+    for i, g in enumerate(r.groups):
+        role = attack_support if i == fighting_group else other_support
+        for s, _o, _u in g.support:
+            if s not in parties:
+                parties[s] = role
+    for s, _o, _u in r.defence_support:
+        if s not in parties:
+            parties[s] = d_support
+    return parties
+
+
+def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
+    """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
+    result for it (standoff; won or lost; not_fought for a group weaker than the one that
+    fought), the outcome and who took the province. What every reader shares is worded once
+    per battle, what names the province once per plate; each party's side, result and own
+    words are its role (`_ROLES`, `_parties`): a line is two joins and its data."""
+    groups, fighting_group, defender = r.groups, r.fighting_group, r.defender
+    if len(groups) == 1:  # a group's beys are sorted already
+        attackers = list(groups[0].beys)
+    else:
+        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
+    fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
+    words = _plate_words(r.target)
+    outcome_tr, outcome_en, defender_role = _outcome(r, words)
     if defender is None:
         defender_tr, defender_en = "milis", "the milis"
     else:  # the seats' words looked up, not formatted (issue 27)
         defender_tr, defender_en = seat_words(defender)
     if len(attackers) == 1:  # `_beys_tr`/`_beys_en` of one bey, inline: no call each
         attacker_tr, attacker_en = seat_words(attackers[0])
-        return (
-            f"{il} savaşı: saldıran {attacker_tr}, savunan {defender_tr}; ",
-            f"Battle of {il}: {attacker_en} attacked, {defender_en} defended; ",
-        )
-    return (
-        f"{il} savaşı: saldıran {_beys_tr(attackers)}, savunan {defender_tr}; ",
-        f"Battle of {il}: {_beys_en(attackers)} attacked, {defender_en} defended; ",
-    )
-
-
-def _template(r: BattleRecord) -> dict[str, int | str | list[int] | None]:
-    """Every line's data is this battle's template copied (a dict copy is one C call; a 13-key
-    literal inserted each key again, issue 12) with the reader's four keys set in place, so the
-    key order is the template's."""
-    return {
+    else:
+        attacker_tr, attacker_en = _beys_tr(attackers), _beys_en(attackers)
+    head_tr = f"{words.head_tr}{attacker_tr}, savunan {defender_tr}; "
+    head_en = f"{words.head_en}{attacker_en} attacked, {defender_en} defended; "
+    parties = _parties(r, {} if defender is None else {defender: defender_role}, words.took)
+    # Every line's data is this battle's template copied (a dict copy is one C call; a 13-key
+    # literal inserted each key again, issue 12) with the reader's four keys set in place, so
+    # the key order is the template's.
+    template: dict[str, int | str | list[int] | None] = {
         "target": r.target,
-        "defender": r.defender,
+        "defender": defender,
         "attackers": None,
         "fighting": None,
         "side": None,
@@ -125,53 +198,16 @@ def _template(r: BattleRecord) -> dict[str, int | str | list[int] | None]:
         "defence_die": r.defence_die,
         "entering": r.entering,
     }
-
-
-def _result(r: BattleRecord, side: str, group: int | None) -> str:
-    """R-14: standoff; won or lost for the reader's side; not_fought for a weaker group."""
-    if r.outcome == "standoff":  # no verdict
-        return "standoff"
-    taken = r.outcome == "taken"
-    if side in ("defender", "defence_support"):
-        return "lost" if taken else "won"
-    if group != r.fighting_group:
-        return "not_fought"
-    return "won" if taken else "lost"
-
-
-def battle_lines(r: BattleRecord) -> list[tuple[int, ReportLine]]:
-    """Each party's line, by seat (R-14): who attacked, who defended, the reader's side, the
-    result for it (standoff; won or lost; not_fought for a group weaker than the one that
-    fought), the outcome and who took the province. What every reader shares is worded once
-    per battle."""
-    groups, fighting_group = r.groups, r.fighting_group
-    if len(groups) == 1:  # a group's beys are sorted already
-        attackers = list(groups[0].beys)
-    else:
-        attackers = sorted(set(chain.from_iterable(map(_BEYS, groups))))
-    fighting = list(groups[fighting_group].beys) if fighting_group is not None else []
-    il = game_map().names[r.target]
-    outcome_tr, outcome_en = _outcome_text(r, il)
-    head_tr, head_en = _head(il, attackers, r.defender)
-    template = _template(r)
     out = []
-    sides = _sides(r)
-    for seat in sorted(sides):
-        side, group = sides[seat]
-        result = _result(r, side, group)
-        side_tr, side_en = SIDE[side]
-        if result == "standoff":  # no verdict
-            tr = f"{head_tr}{side_tr}. {outcome_tr}"
-            en = f"{head_en}{side_en}. {outcome_en}"
-        else:  # each text joined once, verdict included (issue 27)
-            verdict_tr, verdict_en = _verdict(side, result, seat == r.taker, il)
-            tr = f"{head_tr}{side_tr}. {outcome_tr} {verdict_tr}"
-            en = f"{head_en}{side_en}. {outcome_en} {verdict_en}"
+    for seat in sorted(parties):
+        side, result, side_tr, side_en, verdict_tr, verdict_en = parties[seat]
         data = template.copy()
         data["attackers"] = attackers.copy()  # not `[:]`: no slice object built each
         data["fighting"] = fighting.copy()
         data["side"] = side
         data["result"] = result
+        tr = f"{head_tr}{side_tr}{outcome_tr}{verdict_tr}"
+        en = f"{head_en}{side_en}{outcome_en}{verdict_en}"
         out.append((seat, ReportLine("battle", data, tr, en)))
     return out
 

@@ -23,54 +23,40 @@ def treaty_made(e: OfferSettled, version: int) -> ReportLine:
     )
 
 
-def _offer_text(e: OfferSettled, reader: int) -> tuple[str, str]:
-    """The reader's wording of the outcome (only the one used is built)."""
-    mine = reader == e.offer.frm
-    if e.outcome in ("accepted", "rejected"):
-        return _answered(e, mine)
-    if e.outcome in ("expired", "ignored"):
-        return _lapsed(e, mine)
-    raise KeyError(e.outcome)
+Words = tuple[str, str, str, str]  # the maker's line (Turkish, English), the answerer's
 
 
-def _answered(e: OfferSettled, mine: bool) -> tuple[str, str]:
-    """R-6.1: an offer accepted (through which Divan) or rejected, as its maker or its answerer."""
+def _answered(e: OfferSettled) -> Words:
+    """R-6.1: an offer accepted (through which Divan) or rejected, as its maker and its answerer
+    read it."""
     o = e.offer
     tr_kind, en_kind = TREATY[o.kind]
     if e.outcome == "accepted":
         until_tr = f" ({e.treaty.through_divan}. Divan'a dek)" if e.treaty else ""
         until_en = f" (through Divan {e.treaty.through_divan})" if e.treaty else ""
-        if mine:
-            return (
-                f"{o.to}. bey {tr_kind} teklifinizi kabul etti{until_tr}",
-                f"Bey {o.to} accepted your {en_kind} offer{until_en}",
-            )
         return (
+            f"{o.to}. bey {tr_kind} teklifinizi kabul etti{until_tr}",
+            f"Bey {o.to} accepted your {en_kind} offer{until_en}",
             f"{o.frm}. beyin {tr_kind} teklifini kabul ettiniz{until_tr}",
             f"You accepted Bey {o.frm}'s {en_kind} offer{until_en}",
         )
-    if mine:
-        return (
-            f"{o.to}. bey {tr_kind} teklifinizi reddetti",
-            f"Bey {o.to} rejected your {en_kind} offer",
-        )
     return (
+        f"{o.to}. bey {tr_kind} teklifinizi reddetti",
+        f"Bey {o.to} rejected your {en_kind} offer",
         f"{o.frm}. beyin {tr_kind} teklifini reddettiniz",
         f"You rejected Bey {o.frm}'s {en_kind} offer",
     )
 
 
-def _lapsed(e: OfferSettled, mine: bool) -> tuple[str, str]:
-    """R-6.1, R-6.2, R-6.6: an offer unanswered, or one that did not count, and why."""
+def _lapsed(e: OfferSettled) -> Words:
+    """R-6.1, R-6.2, R-6.6: an offer unanswered, or one that did not count, and why, as its
+    maker and its answerer read it."""
     o = e.offer
     tr_kind, en_kind = TREATY[o.kind]
     if e.outcome == "expired":
-        if mine:
-            return (
-                f"{o.to}. beye {tr_kind} teklifiniz cevapsız kaldı ve düştü",
-                f"Your {en_kind} offer to Bey {o.to} went unanswered and lapsed",
-            )
         return (
+            f"{o.to}. beye {tr_kind} teklifiniz cevapsız kaldı ve düştü",
+            f"Your {en_kind} offer to Bey {o.to} went unanswered and lapsed",
             f"{o.frm}. beyin {tr_kind} teklifi cevapsız kaldı ve düştü",
             f"Bey {o.frm}'s {en_kind} offer went unanswered and lapsed",
         )
@@ -79,28 +65,41 @@ def _lapsed(e: OfferSettled, mine: bool) -> tuple[str, str]:
         if perde(e.divan) == 3
         else ("ittifak sürerken saldırmazlık olmaz, R-6.2", "no pact while allied, R-6.2")
     )
-    if mine:
-        return (
-            f"{o.to}. beye {tr_kind} teklifiniz geçersiz sayıldı ({why_tr})",
-            f"Your {en_kind} offer to Bey {o.to} did not count ({why_en})",
-        )
     return (
+        f"{o.to}. beye {tr_kind} teklifiniz geçersiz sayıldı ({why_tr})",
+        f"Your {en_kind} offer to Bey {o.to} did not count ({why_en})",
         f"{o.frm}. beyin {tr_kind} teklifi geçersiz sayıldı ({why_tr})",
         f"Bey {o.frm}'s {en_kind} offer did not count ({why_en})",
     )
 
 
-def offer_outcome(e: OfferSettled, reader: int) -> ReportLine:
-    """Private, to each party: how its offer was settled at step 2."""
+def offer_outcomes(e: OfferSettled) -> tuple[ReportLine, ReportLine]:
+    """Private, to each party: how its offer was settled at step 2, the maker's line and the
+    answerer's, made together (what they share, the treaty's words and its last Divan, worded
+    once; issue 27)."""
     o = e.offer
-    partner = o.to if reader == o.frm else o.frm
-    tr, en = _offer_text(e, reader)
-    data: dict[str, int | str | list[int] | None] = {
+    if e.outcome in ("accepted", "rejected"):
+        mine_tr, mine_en, theirs_tr, theirs_en = _answered(e)
+    elif e.outcome in ("expired", "ignored"):
+        mine_tr, mine_en, theirs_tr, theirs_en = _lapsed(e)
+    else:
+        raise KeyError(e.outcome)
+    through = e.treaty.through_divan if e.treaty else None
+    maker: dict[str, int | str | list[int] | None] = {
         "from": o.frm,
         "to": o.to,
-        "partner": partner,
+        "partner": o.to,
         "treaty": o.kind,
         "outcome": e.outcome,
-        "through_divan": e.treaty.through_divan if e.treaty else None,
+        "through_divan": through,
     }
-    return ReportLine("offer", data, tr, en)
+    answerer = maker.copy()
+    answerer["partner"] = o.frm
+    if o.to == o.frm:  # no command makes one; read as its maker, as each line was worded alone
+        return ReportLine("offer", maker, mine_tr, mine_en), ReportLine(
+            "offer", answerer, mine_tr, mine_en
+        )
+    return (
+        ReportLine("offer", maker, mine_tr, mine_en),
+        ReportLine("offer", answerer, theirs_tr, theirs_en),
+    )

@@ -76,8 +76,8 @@ def adjudicate(
         trace.bloc_of, trace.effective = dict(bloc_of), list(effective)
         trace.classified, trace.dropped = classified, list(dropped)
     before = board.snapshot()
-    battle.depart_and_arrive(board, classified)
-    outcome = battle.fight_all(board, classified, bloc_of, draws)
+    fronts = battle.depart_and_arrive(board, classified)
+    outcome = battle.fight_all(board, classified, bloc_of, draws, fronts)
     events.append(_battles_resolved(divan, board, before, classified, outcome))
     events.append(rebellion.run(board, draws))  # step 4
     events.append(production.produce(board, card))  # step 5

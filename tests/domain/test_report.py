@@ -15,7 +15,7 @@ from shared.domain.lifecycle import run_divan
 from shared.domain.report_lines import kurultay, order_dropped
 from shared.domain.rules.kinds import Dropped
 from shared.domain.simulate import season, start
-from shared.domain.state import OrderKind
+from shared.domain.state import OrderKind, Treaty
 
 CASES = Path(__file__).parent / "cases"
 
@@ -377,3 +377,101 @@ def test_a_seats_words_are_looked_up_as_formatted_and_any_other_seat_is_formatte
         f"25. bey {report._il(6)} ilini aldı",
         f"Bey 25 took {report._il(6)}",
     )
+
+
+OFFER_CASES = [
+    (
+        "accepted",
+        "alliance",
+        4,
+        Treaty("alliance", 3, 7, 9),
+        (
+            "3. bey ittifak teklifinizi kabul etti (9. Divan'a dek)",
+            "Bey 3 accepted your alliance offer (through Divan 9)",
+        ),
+        (
+            "7. beyin ittifak teklifini kabul ettiniz (9. Divan'a dek)",
+            "You accepted Bey 7's alliance offer (through Divan 9)",
+        ),
+    ),
+    (
+        "rejected",
+        "pact",
+        4,
+        None,
+        (
+            "3. bey saldırmazlık antlaşması teklifinizi reddetti",
+            "Bey 3 rejected your non-aggression pact offer",
+        ),
+        (
+            "7. beyin saldırmazlık antlaşması teklifini reddettiniz",
+            "You rejected Bey 7's non-aggression pact offer",
+        ),
+    ),
+    (
+        "expired",
+        "alliance",
+        4,
+        None,
+        (
+            "3. beye ittifak teklifiniz cevapsız kaldı ve düştü",
+            "Your alliance offer to Bey 3 went unanswered and lapsed",
+        ),
+        (
+            "7. beyin ittifak teklifi cevapsız kaldı ve düştü",
+            "Bey 7's alliance offer went unanswered and lapsed",
+        ),
+    ),
+    (
+        "ignored",
+        "pact",
+        4,
+        None,
+        (
+            "3. beye saldırmazlık antlaşması teklifiniz geçersiz sayıldı (ittifak sürerken saldırmazlık olmaz, R-6.2)",
+            "Your non-aggression pact offer to Bey 3 did not count (no pact while allied, R-6.2)",
+        ),
+        (
+            "7. beyin saldırmazlık antlaşması teklifi geçersiz sayıldı (ittifak sürerken saldırmazlık olmaz, R-6.2)",
+            "Bey 7's non-aggression pact offer did not count (no pact while allied, R-6.2)",
+        ),
+    ),
+    (
+        "ignored",
+        "pact",
+        13,
+        None,
+        (
+            "3. beye saldırmazlık antlaşması teklifiniz geçersiz sayıldı (perde 3'te antlaşma olmaz, R-6.6)",
+            "Your non-aggression pact offer to Bey 3 did not count (no treaties in perde 3, R-6.6)",
+        ),
+        (
+            "7. beyin saldırmazlık antlaşması teklifi geçersiz sayıldı (perde 3'te antlaşma olmaz, R-6.6)",
+            "Bey 7's non-aggression pact offer did not count (no treaties in perde 3, R-6.6)",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("outcome", "kind", "divan", "treaty", "maker", "answerer"), OFFER_CASES)
+def test_an_offers_two_lines_are_made_together_as_each_was_worded_alone(
+    outcome: str,
+    kind: str,
+    divan: int,
+    treaty: Treaty | None,
+    maker: tuple[str, str],
+    answerer: tuple[str, str],
+) -> None:
+    """R-6.1 … R-6.6: the maker's line and the answerer's, made by one call (issue 27), read
+    as each reader's line read when it was worded alone: every outcome, with and without a
+    treaty's last Divan, both reasons an offer did not count; the data names the partner."""
+    from shared.domain import report_offers
+    from shared.domain.state import Offer
+
+    e = ev.OfferSettled(divan=divan, offer=Offer(kind, 7, 3), outcome=outcome, treaty=treaty)  # type: ignore[arg-type]
+    lines = report_offers.offer_outcomes(e)
+    assert [(x.tr, x.en) for x in lines] == [maker, answerer]
+    through = treaty.through_divan if treaty else None
+    base = {"from": 7, "to": 3, "treaty": kind, "outcome": outcome, "through_divan": through}
+    assert [x.data for x in lines] == [base | {"partner": 3}, base | {"partner": 7}]
+    assert list(lines[1].data) == ["from", "to", "partner", "treaty", "outcome", "through_divan"]

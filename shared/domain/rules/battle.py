@@ -30,21 +30,37 @@ class Outcome:
     cut: int = 0
 
 
-def depart_and_arrive(board: Board, c: Classified) -> None:
-    """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate."""
+Fronts = tuple[dict[int, list[Advance]], dict[int, list[Support]]]
+
+
+def depart_and_arrive(board: Board, c: Classified) -> Fronts:
+    """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate.
+    Answers the attacks and the supports by target, in classification order, found in the
+    same passes (`fight_all` reads them; issue 27: they were two passes more)."""
     units = board.units
     for a in c.moves:
         units[a.origin] -= a.units
+    attacks_at: dict[int, list[Advance]] = {}
     for a in c.attacks:
         units[a.origin] -= a.units
+        if a.target in attacks_at:
+            attacks_at[a.target].append(a)
+        else:
+            attacks_at[a.target] = [a]
+    supports_at: dict[int, list[Support]] = {}
     for s in c.supports:
         units[s.origin] -= s.units
+        if s.target in supports_at:
+            supports_at[s.target].append(s)
+        else:
+            supports_at[s.target] = [s]
     for m in sorted(c.moves, key=_ORIGIN):
         room = MAX_UNITS - units[m.target]  # min/max parse keywords per call in 3.11
         accepted = m.units if m.units < room else room
         accepted = accepted if accepted > 0 else 0
         units[m.target] += accepted
         units[m.origin] += m.units - accepted
+    return attacks_at, supports_at
 
 
 _ORIGIN = attrgetter("origin")
@@ -71,16 +87,15 @@ def split_shares(advances: dict[int, int], entering: int) -> list[tuple[int, int
     return sorted(floors.items())
 
 
-def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws) -> Outcome:
-    """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns."""
+def fight_all(
+    board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws, fronts: Fronts
+) -> Outcome:
+    """Evaluate every battle from one snapshot (R-5.1), then apply losses, conquests, returns.
+    `fronts`: what `depart_and_arrive` answered. The supports go home whole (R-5.7): `_apply`
+    reads them from `c`, not copied into the returns."""
     out = Outcome()
-    returns: list[tuple[int, int, int]] = [(s.seat, s.origin, s.units) for s in c.supports]
-    by_target: dict[int, list[Advance]] = {}
-    for a in c.attacks:
-        by_target.setdefault(a.target, []).append(a)
-    supports_at: dict[int, list[Support]] = {}
-    for s in c.supports:
-        supports_at.setdefault(s.target, []).append(s)
+    returns: list[tuple[int, int, int]] = []
+    by_target, supports_at = fronts
     for target in sorted(by_target):
         record = _battle(
             board,
@@ -94,7 +109,7 @@ def fight_all(board: Board, c: Classified, bloc_of: dict[int, int], draws: Draws
         )
         out.records.append(record)
     _record_betrayals(board, c, out)
-    _apply(board, out, returns)
+    _apply(board, out, c.supports, returns)
     return out
 
 
@@ -107,20 +122,8 @@ def _groups(
 ) -> tuple[list[list[Advance]], list[GroupRecord]]:
     """R-5.2, R-5.3: one target's attackers by bloc (in bloc order), each with the attack
     support for it."""
-    if len(attacks) == 1:  # the usual battle: one advance, one group
-        a = attacks[0]
-        bloc = bloc_of[a.seat]
-        backing = [
-            (s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc
-        ]
-        record = GroupRecord(
-            beys=(a.seat,),
-            advances=((a.seat, a.origin, a.units),),
-            support=tuple(backing),
-            strength=a.units + sum([u for _s, _o, u in backing]),
-            traitor=a.betrayal,
-        )
-        return [attacks], [record]
+    if _one_bey_in_order(attacks):  # the usual battle: one bey's advances, one group
+        return [attacks], [_one_bey(attacks, supports, bloc_of)]
     by_bloc: dict[int, list[Advance]] = {}
     for a in sorted(attacks, key=_SEAT_ORIGIN):
         by_bloc.setdefault(bloc_of[a.seat], []).append(a)
@@ -152,6 +155,39 @@ def _groups(
             GroupRecord(tuple(seats), tuple(advances), tuple(backing), strength, traitor)
         )
     return groups, records
+
+
+def _one_bey_in_order(attacks: list[Advance]) -> bool:
+    """Whether every advance is one bey's, in origin order (as classified): then they are in
+    (seat, origin) order already, and one group."""
+    seat = attacks[0].seat
+    origin = 0
+    for a in attacks:
+        if a.seat != seat or a.origin <= origin:
+            return False
+        origin = a.origin
+    return True
+
+
+def _one_bey(
+    attacks: list[Advance], supports: list[Support], bloc_of: dict[int, int]
+) -> GroupRecord:
+    """R-5.2, R-5.3: the one group of one bey's advances (in origin order), with the attack
+    support of its bloc, in the order given: no sort, no grouping by bloc (issue 27)."""
+    seat = attacks[0].seat
+    bloc = bloc_of[seat]
+    backing = [(s.seat, s.origin, s.units) for s in supports if not s.defence and s.bloc == bloc]
+    advances = []
+    strength = 0
+    traitor = False
+    for a in attacks:
+        advances.append((a.seat, a.origin, a.units))
+        strength += a.units
+        traitor = traitor or a.betrayal
+    for _s, _o, u in backing:
+        strength += u
+    # Positional: the fields in their declared order (no keyword matching per record).
+    return GroupRecord((seat,), tuple(advances), tuple(backing), strength, traitor)
 
 
 # A battle record's first six fields: target, defender, defender_units, defence_bonus,
@@ -345,8 +381,21 @@ def _record_betrayals(board: Board, c: Classified, out: Outcome) -> None:
         out.betrayals.append(Betrayal(a.seat, victim, a.target, treaty, board.divan + HAIN_DIVANS))
 
 
-def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> None:
-    """Apply losses and conquests, then returns (R-5.7), then cut to 12."""
+def _supports_home(board: Board, out: Outcome, supports: list[Support]) -> None:
+    """R-5.7: every support goes home whole, after the conquests: lost if its origin fell."""
+    units, owner = board.units, board.owner
+    for s in supports:
+        if owner[s.origin] == s.seat:
+            units[s.origin] += s.units
+        else:
+            out.returns_lost += s.units
+
+
+def _apply(
+    board: Board, out: Outcome, supports: list[Support], returns: list[tuple[int, int, int]]
+) -> None:
+    """Apply losses and conquests, then returns (R-5.7: every support whole, then `returns`;
+    sums, so their order is no matter), then cut to 12."""
     units = board.units
     owner = board.owner
     for record in out.records:
@@ -354,6 +403,7 @@ def _apply(board: Board, out: Outcome, returns: list[tuple[int, int, int]]) -> N
             units[record.target] -= record.defender_losses
     for target, taker, share in out.takes:
         board.take(target, taker, share)
+    _supports_home(board, out, supports)
     for seat, dest, n in returns:
         if owner[dest] == seat:
             units[dest] += n

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
 from shared.domain.board import Board
@@ -33,15 +33,18 @@ def read_orders(
     chosen: dict[int, tuple[int, Order]] = {}
     dropped: list[Dropped] = []
     for seat in sorted(orders):
-        given: Iterable[Order] = orders[seat]
-        if len(orders[seat]) > 1:  # a later order for a province replaces an earlier one
-            # (a comprehension: zip's strict= is a keyword parse per call in 3.11, issue 12)
-            given = {o.province: o for o in given}.values()
-        for o in given:
+        # the last order for a province counts: read from the last, each province once
+        # (a set a seat, where a dict comprehension a seat cost a quarter of the reading;
+        # issue 27). `dropped` is in no order within a seat: `dropped_orders` sorts it.
+        seen: set[int] = set()
+        for o in reversed(orders[seat]):
+            origin = o.province
+            if origin in seen:
+                continue
+            seen.add(origin)
             target = o.target
             if target is None or o.kind not in _TARGETED:
                 continue
-            origin = o.province
             if owners[origin] != seat:
                 dropped.append(Dropped(seat, origin, target, o.kind, o.units, "not_owned"))
                 continue
