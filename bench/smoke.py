@@ -45,6 +45,7 @@ SMOKE: dict[str, list[str]] = {
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "flood_costs": ["--requests 3 --rounds 1"],
+    "fold_read": ["--reads 2 --rounds 1"],
     "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
     "orders_path": ["--orders 20 --windows 2"],

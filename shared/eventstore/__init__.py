@@ -37,6 +37,7 @@ from shared.eventstore.model import (
     KeyWrite,
     NewEvent,
     RecordedEvent,
+    StoredData,
 )
 from shared.eventstore.ops_read_log import InMemoryOpsReads, OpsRead, OpsReads, PostgresOpsReads
 from shared.eventstore.pool import PoolSettings, check_durability, check_log_order, create_pool
@@ -82,6 +83,7 @@ __all__ = [
     "RecordedEvent",
     "Replay",
     "StoreBusyError",
+    "StoredData",
     "check_durability",
     "check_log_order",
     "create_pool",

@@ -183,6 +183,11 @@ class InMemoryEventStore:
         """The season's events after stream version `from_version` (0: all), in version order."""
         return list(self._streams.get(season_id, ())[max(from_version, 0) :])
 
+    async def read_data(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]:
+        """What a fold needs of the season's events: here the records themselves (read_stream's:
+        a RecordedEvent has every field of StoredData)."""
+        return await self.read_stream(season_id, from_version=from_version)
+
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """Up to `limit` events after the event at `after_position` (0: from the start).
 

@@ -79,6 +79,16 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
     hash: bytes
 
 
+class StoredData(msgspec.Struct, frozen=True, array_like=True):
+    """What a fold needs of a stored event (`EventStore.read_data`): its version, type tag and
+    content, and its chain hash (the next append's link). A RecordedEvent has the same fields."""
+
+    version: int
+    type: str
+    data: bytes
+    hash: bytes
+
+
 class IdempotencyRecord(msgspec.Struct, frozen=True):
     """A new key, recorded as done with its response in the append's own commit.
 
@@ -129,6 +139,9 @@ class EventStore(Protocol):
         chain: int | None = None,
     ) -> list[RecordedEvent]: ...
     async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]: ...
+    async def read_data(
+        self, season_id: str, from_version: int = 0
+    ) -> Sequence[StoredData | RecordedEvent]: ...
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]: ...
     async def stream_version(self, season_id: str) -> int: ...
     async def stream_versions(self) -> dict[str, int]: ...

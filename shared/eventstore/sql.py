@@ -133,6 +133,11 @@ SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon
                  ORDER BY events.xid DESC, events.position DESC LIMIT 1), 0)"""
 
 READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > $2 ORDER BY version"
+# A fold's read (Seasons.since): no envelope but the version and the chain hash (ADR-142)
+READ_DATA = (
+    "SELECT version, type, data, hash FROM events WHERE season_id = $1 AND version > $2"
+    " ORDER BY version"
+)
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"
 # Through event_ids (0008): each id names its season and position, so each row is one probe of
 # one partition's primary key, never a scan of every partition.

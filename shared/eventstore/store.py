@@ -35,6 +35,7 @@ from shared.eventstore.model import (
     KeyWrite,
     NewEvent,
     RecordedEvent,
+    StoredData,
     settle_duplicates,
     validate_batch,
 )
@@ -286,6 +287,18 @@ class PostgresEventStore:
         if events:
             self._remember_head(season_id, events[-1].version, events[-1].hash)
         return events
+
+    async def read_data(self, season_id: str, from_version: int = 0) -> list[StoredData]:
+        """What a fold needs of the season's events after `from_version` (read_stream's rows
+        without their envelope but the version and chain hash: ADR-142), in version order."""
+        async with Checkout(self._pool) as conn:
+            rows = await conn.fetch(sql.READ_DATA, season_id, from_version)
+        if not rows:
+            return []
+        out = [StoredData(*row) for row in rows]
+        last = out[-1]
+        self._remember_head(season_id, last.version, last.hash)
+        return out
 
     async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """Up to `limit` events after the event at `after_position` (0: from the start).

@@ -231,6 +231,10 @@ SELECT page.* FROM after LEFT JOIN LATERAL (
 ORDER BY page.xid, page.position
 ;
 
+-- ==== sql.READ_DATA
+SELECT version, type, data, hash FROM events WHERE season_id = $1 AND version > $2 ORDER BY version
+;
+
 -- ==== sql.READ_SEASON
 SELECT position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash FROM events WHERE season_id = $1 ORDER BY version

@@ -931,7 +931,7 @@ async def _wrong_method(api: Api, _: AsyncExitStack) -> Request:
 @case("store_busy", 503)
 async def _busy(api: Api, stack: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)
-    failing = FailingStore(api.store, "read_stream", lambda: StoreBusyError("lock timeout"))
+    failing = FailingStore(api.store, "read_data", lambda: StoreBusyError("lock timeout"))
     busy = await stack.enter_async_context(open_api(api.store, api_store=failing))  # type: ignore[arg-type]
     return busy.client.post(bey.url("/orders"), headers=bey.auth(), json=HOLD)
 

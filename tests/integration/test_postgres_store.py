@@ -599,3 +599,17 @@ async def test_every_unique_key_of_the_partitioned_events_table_includes_the_sea
         await pg_pool.fetchval("SELECT relkind::text FROM pg_class WHERE relname = 'event_ids'")
         == "r"
     )
+
+
+async def test_adr_142_a_fold_s_read_leaves_the_head_the_next_append_chains_on(
+    pg_pool: asyncpg.Pool, clock
+):
+    """A process whose only read of a season was `read_data` (a fold's catch-up) appends on
+    the head it read: no read of the streams row first, and the chain holds."""
+    await PostgresEventStore(pg_pool, clock=clock).append("s1", 0, batch(1, 3))
+    other = PostgresEventStore(pg_pool, clock=clock)
+    read = await other.read_data("s1")
+    assert other._known_hash("s1", 3) == read[-1].hash
+    recorded = await other.append("s1", 3, batch(4, 1))
+    assert recorded[0].prev_hash == read[-1].hash
+    assert [e.hash for e in await other.read_stream("s1")][-1] == recorded[-1].hash

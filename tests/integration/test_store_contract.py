@@ -71,6 +71,19 @@ async def test_read_stream_from_version_returns_only_later_events(store: EventSt
     assert await store.read_stream("s1", from_version=5) == []
 
 
+async def test_adr_142_read_data_is_read_stream_s_version_type_data_and_hash(store: EventStore):
+    """What a fold reads (Seasons.since) is the stream's own events, field for field."""
+    await store.append("s1", 0, batch(1, 3))
+    await store.append("s1", 3, batch(4, 2))
+    for after in range(6):
+        whole = await store.read_stream("s1", from_version=after)
+        lean = await store.read_data("s1", from_version=after)
+        assert [(e.version, e.type, e.data, e.hash) for e in lean] == [
+            (e.version, e.type, e.data, e.hash) for e in whole
+        ]
+    assert list(await store.read_data("nobody")) == []
+
+
 async def test_read_all_pages_by_position(store: EventStore):
     await store.append("s1", 0, batch(1, 5))
     assert [e.position for e in await store.read_all(1, limit=2)] == [2, 3]

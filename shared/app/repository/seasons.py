@@ -27,6 +27,7 @@ from shared.eventstore import (
     NewEvent,
     RecordedEvent,
     StoreBusyError,
+    StoredData,
 )
 
 log = structlog.get_logger(__name__)
@@ -52,7 +53,7 @@ class UndecodableEvent(Exception):
         self.version = version
 
 
-def _decoded(season_id: str, records: Sequence[RecordedEvent]) -> Iterator[ev.Event]:
+def _decoded(season_id: str, records: Sequence[StoredData | RecordedEvent]) -> Iterator[ev.Event]:
     for rec in records:
         try:
             yield codec.decode_stored(rec.data, rec.type)
@@ -235,9 +236,10 @@ class Seasons:
         return loaded
 
     async def since(self, season_id: str, loaded: Loaded) -> tuple[Loaded, list[ev.Event]]:
-        """The events appended after `loaded` (one read of the store) and the season folded on
-        to its new head; the cache follows unless another load left it further ahead."""
-        records = await self.store.read_stream(season_id, from_version=loaded.version)
+        """The events appended after `loaded` (one read of the store, of what a fold needs:
+        ADR-142) and the season folded on to its new head; the cache follows unless another
+        load left it further ahead."""
+        records = await self.store.read_data(season_id, from_version=loaded.version)
         later = list(_decoded(season_id, records))
         if records:
             loaded = Loaded(fold(later, loaded.state), records[-1].version)
