@@ -34,12 +34,35 @@ def _secret(key: str) -> bool:
     return any(word in key.lower() for word in REDACT)
 
 
+# A line's keys, in order → those of them named like a secret (ADR-140): a command's lines have
+# the same keys every time, so one look-up a line instead of one a key. Emptied when full.
+_SECRET_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_SECRET_KEYS_MAX = 4096
+
+
 def _redact(_logger: object, _name: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
     """Secrets never reach a log line: anything named like a token, seed or salt is dropped."""
-    for key in list(event):
-        if _secret(key):
-            event[key] = "[redacted]"
+    keys = tuple(event)
+    secret = _SECRET_KEYS.get(keys)
+    if secret is None:
+        secret = tuple(key for key in keys if _secret(key))
+        if len(_SECRET_KEYS) >= _SECRET_KEYS_MAX:
+            _SECRET_KEYS.clear()
+        _SECRET_KEYS[keys] = secret
+    for key in secret:
+        event[key] = "[redacted]"
     return event
+
+
+def _exc_info(logger: Any, name: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
+    """structlog's format_exc_info, called only for a line with `exc_info` (ADR-140): without
+    it, format_exc_info leaves the line as it is (its `pop` finds nothing, and None is no
+    exception), so the call it saves on every other line changes nothing."""
+    if "exc_info" not in event:
+        return event
+    import structlog
+
+    return cast("Mapping[str, Any]", structlog.processors.format_exc_info(logger, name, event))
 
 
 _LEVELS = {"warn": "warning", "exception": "error"}  # add_log_level's names
@@ -321,9 +344,7 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
         processors=[
             structlog.contextvars.merge_contextvars,
             *stamped,
-            structlog.processors.format_exc_info
-            if json
-            else structlog.processors.StackInfoRenderer(),
+            _exc_info if json else structlog.processors.StackInfoRenderer(),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(lvl),

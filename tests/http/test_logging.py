@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from entrypoints.gateway import create_app
+from shared import logs
 from shared.logs import configure_logging, utc_stamp
 from shared.settings import Settings
 
@@ -113,3 +114,65 @@ def test_a_line_stamp_is_the_timestampers(at):
     the fraction left out at 0 µs."""
     assert utc_stamp(at) == at.isoformat().replace("+00:00", "Z")
     assert utc_stamp(at.replace(microsecond=0)) == at.replace(microsecond=0).isoformat()[:-6] + "Z"
+
+
+_KEYS = st.sampled_from(
+    [
+        "event",
+        "season_id",
+        "seat",
+        "token",
+        "Authorization",
+        "new_TOKEN",
+        "seed",
+        "salted",
+        "command_id",
+        "events",
+        "level",
+        "exc_info",
+        "ıtoken",
+        "x",
+    ]
+)
+
+
+@given(st.lists(_KEYS, max_size=8, unique=True), st.integers(min_value=0, max_value=3))
+def test_adr140_redaction_per_line_is_the_redaction_per_key(keys, repeat):
+    """ADR-140: _redact remembers a line's secret keys by the line's keys in order; what it
+    writes is what the per-key check wrote (every key named like a secret, and no other)."""
+    for _ in range(repeat + 1):  # the first time computed, then remembered
+        event = {key: f"v-{key}" for key in keys}
+        logs._redact(None, "info", event)
+        assert event == {
+            key: "[redacted]" if any(w in key.lower() for w in logs.REDACT) else f"v-{key}"
+            for key in keys
+        }
+
+
+def test_adr140_a_full_memory_of_line_keys_still_redacts():
+    logs._SECRET_KEYS.clear()
+    for n in range(logs._SECRET_KEYS_MAX + 1):
+        event = {f"k{n}": 1, "token": "secret"}
+        logs._redact(None, "info", event)
+        assert event["token"] == "[redacted]"
+        assert len(logs._SECRET_KEYS) <= logs._SECRET_KEYS_MAX
+
+
+def _raised() -> BaseException:
+    try:
+        raise ValueError("boom")
+    except ValueError as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"exc_info": None}, {"exc_info": False}, {"exc_info": _raised()}, {"exc_info": True}],
+)
+def test_adr140_exc_info_is_format_exc_info(extra):
+    """ADR-140: the chain calls format_exc_info only for a line with `exc_info`; every line
+    comes out as format_exc_info makes it, with or without one."""
+    event = {"event": "x", "a": 1, **extra}
+    assert logs._exc_info(None, "info", dict(event)) == (
+        structlog.processors.format_exc_info(None, "info", dict(event))
+    )
