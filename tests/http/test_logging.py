@@ -176,3 +176,89 @@ def test_adr140_exc_info_is_format_exc_info(extra):
     assert logs._exc_info(None, "info", dict(event)) == (
         structlog.processors.format_exc_info(None, "info", dict(event))
     )
+
+
+class _Fixed(datetime):
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[override]
+        return datetime(2026, 12, 7, 0, 1, 2, 345678, tzinfo=UTC)
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=8),
+    st.lists(st.text(max_size=4), max_size=3),
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["season_id", "seat", "command_id", "events", "token", "a_seed", "x"]),
+        _VALUES,
+        max_size=5,
+    ),
+    st.dictionaries(st.sampled_from(["request_id", "season_id", "salt"]), _VALUES, max_size=2),
+    st.sampled_from(["INFO", "WARNING"]),
+)
+def test_adr140_info_line_writes_the_line_structlog_writes(fields, bound, level):
+    """ADR-140: info_line runs the configured chain without structlog's dispatch: the same
+    bytes (field order, contextvars merged, redaction, level, stamp) as logger.info, at INFO
+    and above it (nothing), and the same entries under capture_logs."""
+    saved = structlog.get_config()
+    out = io.StringIO()
+    real = logs.datetime
+    logs.datetime = _Fixed  # type: ignore[misc]
+    try:
+        configure_logging(json=True, level=level, file=out)
+        structlog.contextvars.bind_contextvars(**bound)
+        lines = []
+        for lean in (False, True):
+            logger = structlog.get_logger("adr140")
+            if lean:
+                logs.info_line(logger, "command.accepted", **fields)
+            else:
+                logger.info("command.accepted", **fields)
+            lines.append(out.getvalue())
+            out.seek(0)
+            out.truncate()
+        assert lines[0] == lines[1]
+        assert (lines[0] != "") == (level == "INFO")
+        with structlog.testing.capture_logs() as captured:
+            structlog.get_logger("adr140").info("command.accepted", **fields)
+            logs.info_line(structlog.get_logger("adr140"), "command.accepted", **fields)
+        assert out.getvalue() == ""
+        assert len(captured) == (2 if level == "INFO" else 0)
+        if captured:
+            assert captured[0] == captured[1]
+    finally:
+        logs.datetime = real  # type: ignore[misc]
+        structlog.contextvars.clear_contextvars()
+        configure_logging(json=True)
+        structlog.configure(**saved)
+
+
+def test_adr140_info_line_on_another_configuration_is_the_loggers_own(capsys):
+    """Console format, or a chain configure_logging did not install: the logger's own call."""
+    saved = structlog.get_config()
+    real = logs.datetime
+    logs.datetime = _Fixed  # type: ignore[misc]
+    try:
+        for configure in (
+            lambda: configure_logging(json=False),
+            lambda: (
+                configure_logging(json=True),
+                structlog.configure(processors=[structlog.processors.JSONRenderer()]),
+            ),
+        ):
+            configure()
+            logs.info_line(structlog.get_logger("adr140b"), "command.accepted", seat=3)
+            structlog.get_logger("adr140b").info("command.accepted", seat=3)
+            first, second = capsys.readouterr().out.splitlines()[-2:]
+            assert first == second
+            assert "command.accepted" in first
+    finally:
+        logs.datetime = real  # type: ignore[misc]
+        configure_logging(json=True)
+        structlog.configure(**saved)
