@@ -15,12 +15,21 @@ instruction counts independent of the box's load (ADR-130), run it under callgri
 N and divide the difference of the totals by the difference of the N, e.g.
 `valgrind --tool=callgrind --callgrind-out-file=/dev/null .venv/bin/python -m bench.orders_path
 --only 200` and `--only 1200` ("Collected"; each process's start-up is the same).
+
+`--window N` (with `--only`, ADR-140): after the `--only` orders (the warm-up), `gc.collect();
+gc.freeze()`, then N more keyed orders inside one `functools.reduce`, each driven to its end
+by `send(None)` (the in-memory path never suspends; one that did stops the run): count that
+stretch alone with `--collect-atstart=no --toggle-collect=functools_reduce` and divide
+"Collected" by N. Unlike the difference of two whole runs, it holds no start-up and no
+full collection of a heap that grows with the run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import gc
 import os
 import statistics
 import time
@@ -51,6 +60,30 @@ async def window(app: Any, bey: Bey, orders: int, tag: str) -> float:
     return 1e6 * (time.process_time() - started) / orders
 
 
+def counted(app: Any, bey: Bey, orders: int) -> None:
+    """`orders` keyed orders inside one functools.reduce, after a collection and a freeze."""
+    headers = {"Authorization": f"Bearer {bey.token}", "Content-Type": "application/json"}
+    path = f"/v1/seasons/{bey.season_id}/orders"
+
+    async def one(n: int) -> None:
+        status = await asgi_post(app, path, BODY, {**headers, "Idempotency-Key": f"window-{n}"})
+        if status != 200:
+            raise SystemExit(f"order answered {status}")
+
+    def run(_: None, order: Any) -> None:
+        try:
+            order.send(None)
+        except StopIteration:
+            return
+        raise SystemExit("an order waited: the window counts only orders that never suspend")
+
+    orders_ = [one(n) for n in range(orders)]
+    gc.collect()
+    gc.freeze()
+    functools.reduce(run, orders_, None)
+    print(f"window: {orders} orders counted inside one functools.reduce")
+
+
 async def main(args: argparse.Namespace) -> None:
     quiet_json_logs()
     config = settings(commands_per_minute=0, auth_failures_per_minute=0)
@@ -67,6 +100,8 @@ async def main(args: argparse.Namespace) -> None:
         if args.only:
             cpu = await window(*apps[True], args.only, "only")
             print(f"fast path: {args.only} orders, CPU per order {cpu:.0f} µs")
+            if args.window:
+                counted(*apps[True], args.window)
             return
         figures: dict[bool, list[float]] = {True: [], False: []}
         for n in range(args.windows):
@@ -91,6 +126,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--windows", type=int, default=8, help="windows of each app, alternating")
     p.add_argument(
         "--only", type=int, default=0, help="N: the fast path alone, N orders (callgrind)"
+    )
+    p.add_argument(
+        "--window",
+        type=int,
+        default=0,
+        help="N: with --only, N more orders inside one functools.reduce (callgrind's toggle)",
     )
     return p.parse_args(argv)
 

@@ -50,6 +50,7 @@ from shared.eventstore import (
     Mismatch,
     Replay,
 )
+from shared.logs import info_line
 
 log = structlog.get_logger(__name__)
 # Refusals that a retry with the same key may turn into success: never stored under the key.
@@ -218,7 +219,8 @@ async def _attempt(
         if not fresh:  # a stored answer goes only to a bey whose token holds on a fresh read
             seat_of(ctx.claim, (await load(svc, season_id)).state)
         return _replayed(cmd, taken.found)
-    log.info(
+    info_line(  # log.info's line, without structlog's per-call dispatch (ADR-140)
+        log,
         "command.accepted",
         season_id=season_id,
         seat=seat,

@@ -215,3 +215,55 @@ async def test_r11_2_a_computer_beys_seat_gets_no_token(clock):
         r = await api.client.post(bey.url("/orders"), json={"orders": []}, headers=bearer(token))
         assert_problem(r, 403, "forbidden")
         assert (await api.client.get(bey.url("/me"), headers=bearer(token))).status_code == 403
+
+
+def test_adr140_a_remembered_token_is_refused_as_a_new_one_would_be():
+    """The memo of verified tokens (ADR-140) skips only what the token alone decides: the
+    season, the staff hashes and the hash the seat holds now are still checked every time."""
+    token = tokens.new_token(SEASON, 3)
+    kept = {3: tokens.token_hash(token)}
+    tokens._VERIFIED.clear()
+    assert tokens.bey_seat(token, SEASON, kept.get) == 3  # remembered from here
+    assert (token, ()) in tokens._VERIFIED
+    assert tokens.bey_seat(token, SEASON, kept.get) == 3
+    for season, stored, staff, code in (
+        (tokens.new_season_id(), kept.get, (), "token_wrong_season"),
+        (SEASON, {3: tokens.token_hash(tokens.new_token(SEASON, 3))}.get, (), "bad_token"),
+        (SEASON, {}.get, (), "bad_token"),
+        (SEASON, kept.get, (tokens.token_hash(token),), "forbidden"),
+    ):
+        with pytest.raises(tokens.TokenRefused) as refused:
+            tokens.bey_seat(token, season, stored, staff)
+        assert refused.value.code == code
+    # a guess never enters; a full memo is emptied, and still answers
+    guess = tokens.new_token(SEASON, 3)
+    with pytest.raises(tokens.TokenRefused):
+        tokens.bey_seat(guess, SEASON, kept.get)
+    assert (guess, ()) not in tokens._VERIFIED
+    for n in range(tokens._VERIFIED_MAX + 1):
+        other = f"sb1.{SEASON}.3.{n:032d}"
+        assert tokens.bey_seat(other, SEASON, {3: tokens.token_hash(other)}.get) == 3
+        assert len(tokens._VERIFIED) <= tokens._VERIFIED_MAX
+    assert tokens.bey_seat(token, SEASON, kept.get) == 3
+
+
+async def test_adr140_a_rotated_token_is_refused_at_once(clock):
+    """A token the memo holds stops working with the answer that rotated it (token_rotation):
+    the next order with it is 401 bad_token, the new token orders."""
+    store = InMemoryEventStore(clock=clock)
+    async with open_api(store, settings()) as api:
+        bey = await create_trial(api.client)
+        order = {"orders": [{"province": bey.memleket, "kind": "hold"}]}
+        for _ in range(2):  # the second is answered from the memo
+            r = await api.client.post(bey.url("/orders"), headers=bearer(bey.token), json=order)
+            assert r.status_code == 200, r.text
+        rotated = await api.client.post(bey.url("/token"), headers=bearer(bey.token))
+        assert rotated.status_code == 200, rotated.text
+        old = await api.client.post(bey.url("/orders"), headers=bearer(bey.token), json=order)
+        assert_problem(old, 401, "bad_token")
+        assert_problem(
+            await api.client.get(bey.url("/me"), headers=bearer(bey.token)), 401, "bad_token"
+        )
+        new = rotated.json()["token"]
+        r = await api.client.post(bey.url("/orders"), headers=bearer(new), json=order)
+        assert r.status_code == 200, r.text

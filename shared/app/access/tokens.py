@@ -163,17 +163,41 @@ def bey_seat(
     season's own season-admin token (`admin`: the hash the season keeps, "" for none)."""
     if token is None:
         raise missing_token()
-    digest = token_hash(token)
-    if _any_hash(digest, staff):
-        raise TokenRefused(403, "forbidden.staff_token")
-    parsed = parse(token)
-    if parsed is None:
-        if admin and token.startswith(f"{ADMIN_PREFIX}.") and same_hash(admin, digest):
-            raise TokenRefused(403, "forbidden.admin_token")  # verified: no guess, not counted
-        raise bad_token()
-    if parsed.season_id != season_id:
+    known = _VERIFIED.get((token, staff))
+    if known is None:
+        digest = token_hash(token)
+        if _any_hash(digest, staff):
+            raise TokenRefused(403, "forbidden.staff_token")
+        parsed = parse(token)
+        if parsed is None:
+            if admin and token.startswith(f"{ADMIN_PREFIX}.") and same_hash(admin, digest):
+                raise TokenRefused(403, "forbidden.admin_token")  # verified: no guess, not counted
+            raise bad_token()
+        known = (digest.encode(), parsed.season_id, parsed.seat)
+    else:
+        digest = ""  # the memo's bytes are compared below
+    if known[1] != season_id:
         raise TokenRefused(403, "token_wrong_season")
-    kept = stored(parsed.seat)
-    if kept is None or not same_hash(kept, digest):
+    kept = stored(known[2])
+    if kept is None or not hmac.compare_digest(kept.encode(), known[0]):
         raise bad_token()
-    return parsed.seat
+    if digest:
+        _verified(token, staff, known)
+    return known[2]
+
+
+# Tokens that matched their seat's hash once (ADR-140): (token, the staff hashes) → the token's
+# SHA-256 hex digest (bytes), its season and seat: what the checks above derive from the token
+# alone, so a memo hit skips the hash, the staff comparisons and the parse. What decides is
+# still compared on every request: the season, and the digest against the hash the state holds
+# for the seat now (a rotated or reissued token is refused at once). Only a token that matched
+# enters (a guess never does); at most _VERIFIED_MAX entries, emptied when full. A hit costs a
+# dict look-up whose time says only that this exact token was seen: no guess learns from it.
+_VERIFIED: dict[tuple[str, tuple[str, ...]], tuple[bytes, str, int]] = {}
+_VERIFIED_MAX = 4096
+
+
+def _verified(token: str, staff: tuple[str, ...], known: tuple[bytes, str, int]) -> None:
+    if len(_VERIFIED) >= _VERIFIED_MAX:
+        _VERIFIED.clear()
+    _VERIFIED[(token, staff)] = known
