@@ -34,7 +34,7 @@ from shared.app.http.ratelimit import RequestLimits, SharedFailures
 from shared.app.http.strict import StrictRequest, strict_path_integers
 from shared.app.messaging.chat_wakeup import publisher
 from shared.eventstore import EventStore
-from shared.logs import write_lines_apart
+from shared.log_lines import write_lines_apart
 from shared.settings import Settings
 
 

@@ -9,19 +9,16 @@ access_log encodes them as a msgspec Struct straight to the stream, in a few mic
 
 from __future__ import annotations
 
-import atexit
 import functools
 import logging
-import os
 import sys
-import threading
 from collections.abc import Mapping, MutableMapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
 import msgspec
 
-from shared.handover import Handover
+from shared.log_lines import write_line
 
 if TYPE_CHECKING:
     import structlog
@@ -154,107 +151,6 @@ def access_log(method: str, path: str, status: int, seconds: float, season_id: s
         _access.info(_ACCESS_TEXT, method, path, status, ms, season_id)
 
 
-_line_lock = [threading.Lock()]
-
-
-def _new_lock() -> None:  # a child forked while another thread wrote must not inherit it held
-    _line_lock[0] = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_new_lock)
-
-
-def write_line(file: TextIO | None, line: str) -> None:
-    """`line` and its newline in one write, then a flush; None is sys.stdout as it is now.
-    Written here, or by the process's writer thread once `write_lines_apart` started it.
-
-    One write, not print()'s two (text, then "\n"): a Dramatiq worker's standard output is a
-    pipe that forwards each write as a message, which the main process writes out between
-    other processes' lines, so a newline written apart could land after another process's line
-    and join the two.
-    """
-    out = file or sys.stdout
-    apart = _apart[0]
-    if apart is not None:
-        apart((out, line))
-        return
-    _write(out, line)
-
-
-def _write(out: TextIO, line: str) -> None:
-    with _line_lock[0]:
-        out.write(line + "\n")
-        out.flush()
-
-
-# A write and flush to standard output is a system call that may block: on a busy disk, or a
-# pipe whose reader lags (a container's log driver). On the API's event loop, once per request
-# (the access line) and per command, every request in flight waited it out (bench.season_flood:
-# one write in sixty took 5-20 ms on a loaded box; issue 27, ADR-125). Handing the line to a
-# thread of its own costs a queue put; the thread writes the lines in the order they came.
-_apart: list[Handover[tuple[TextIO, str]] | None] = [None]
-LINES_CLOSE_WAIT_S = 5.0  # at exit, how long what waits may take to be written
-
-
-def _write_item(item: tuple[TextIO, str]) -> None:
-    _write(*item)
-
-
-PIPE_BUF = 4096  # a pipe's write of at most this many bytes never mixes with another's (POSIX)
-
-
-def _write_items(items: list[tuple[TextIO, str]]) -> None:
-    """The lines that waited, whole lines joined in writes of at most PIPE_BUF bytes (one
-    longer line alone, as before), in order, each write with its flush (ADR-129).
-
-    Written one a wake-up, a flood's lines woke the writer thread for each and it took the GIL
-    back from the event loop each time (the write releases it: the loop then waited to take it
-    again); lines that came while the thread waited now go out together."""
-    out: TextIO | None = None
-    joined: list[str] = []
-    size = 0
-    for file, line in items:
-        n = len(line.encode()) + 1
-        if joined and (file is not out or size + n > PIPE_BUF):
-            _write(cast("TextIO", out), "\n".join(joined))
-            joined, size = [], 0
-        out = file
-        joined.append(line)
-        size += n
-    if joined:
-        _write(cast("TextIO", out), "\n".join(joined))
-
-
-def _lost(_item: tuple[TextIO, str], _exc: Exception) -> None:
-    """A line the stream refused (closed, or unencodable): lost, as nowhere is left to say so."""
-
-
-def write_lines_apart() -> Handover[tuple[TextIO, str]]:
-    """From now on this process's lines are written by a thread of their own (the serving
-    API's factory asks for it: a test's output stays written at once, where it captures it)."""
-    apart = _apart[0]
-    if apart is None:
-        apart = _apart[0] = Handover(
-            _write_item, _lost, name="log-lines", limit=None, batch=_write_items
-        )
-        atexit.register(write_lines_inline)
-    return apart
-
-
-def write_lines_inline() -> None:
-    """Write what waits, then write each line at once again (at exit, and after a test)."""
-    apart, _apart[0] = _apart[0], None
-    if apart is not None:
-        apart.close(LINES_CLOSE_WAIT_S)
-
-
-def _forget_writer() -> None:  # a forked child has no writer thread: it writes its own lines
-    _apart[0] = None
-
-
-os.register_at_fork(after_in_child=_forget_writer)
-
-
 # Where the services' lines go: the file of the latest configure_logging. A module's logger is
 # cached on its first use (cache_logger_on_first_use), so a logger that kept its own file would
 # write to the first configuration's file for good: a later configuration (a test capturing the
@@ -289,10 +185,19 @@ def get_logger(name: str) -> Any:
     return LazyLogger(name)
 
 
-# What configure_logging installed in JSON format: (its processor list, its wrapper class, its
-# logger factory, the level, one logger of that factory); None in console format.
-# and structlog's get_config and DropEvent (structlog is imported once logging is configured)
-_chain: list[tuple[list[Any], Any, Any, int, Any, Any, Any] | None] = [None]
+class _Chain(NamedTuple):
+    """What configure_logging installed in JSON format (info_line's fast path)."""
+
+    processors: list[Any]
+    wrapper: Any  # the wrapper class
+    factory: Any  # the logger factory
+    level: int
+    logger: Any  # one logger of that factory
+    get_config: Any  # structlog.get_config (structlog is imported once logging is configured)
+    drop: Any  # structlog.DropEvent
+
+
+_chain: list[_Chain | None] = [None]  # None: not configured, or in console format
 
 
 def info_line(logger: Any, event: str, **fields: Any) -> None:
@@ -311,30 +216,31 @@ def info_line(logger: Any, event: str, **fields: Any) -> None:
     if chain is None:
         logger.info(event, **fields)
         return
-    config = chain[5]()  # structlog.get_config(): what is configured now
+    processors, wrapper, factory, level, out, get_config, drop = chain
+    config = get_config()  # what is configured now
     if (
-        config["processors"] is not chain[0]
-        or config["wrapper_class"] is not chain[1]
-        or config["logger_factory"] is not chain[2]
+        config["processors"] is not processors
+        or config["wrapper_class"] is not wrapper
+        or config["logger_factory"] is not factory
         or config["context_class"] is not dict
     ):
         logger.info(event, **fields)
         return
-    if chain[3] > logging.INFO:
+    if level > logging.INFO:
         return
     line: Any = fields
     line["event"] = event
     try:
-        for proc in chain[0]:
-            line = proc(chain[4], "info", line)
-    except chain[6]:  # structlog.DropEvent
+        for proc in processors:
+            line = proc(out, "info", line)
+    except drop:
         return
     if isinstance(line, (str, bytes, bytearray)):
-        chain[4].info(line)
+        out.info(line)
     elif isinstance(line, tuple):
-        chain[4].info(*line[0], **line[1])
+        out.info(*line[0], **line[1])
     elif isinstance(line, dict):
-        chain[4].info(**line)
+        out.info(**line)
     else:
         raise ValueError(  # structlog's own refusal of such a last processor
             "Last processor didn't return an appropriate value.  "
@@ -393,6 +299,13 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
     # console format, records of the root handler like any other.
     _access_sink[:] = [file] if json else []
     _line_sink[0] = file
+    _configure_structlog(json, lvl, renderer, stamped)
+
+
+def _configure_structlog(json: bool, lvl: int, renderer: Any, stamped: list[Any]) -> None:
+    """structlog's chain for the services' own lines, written by LineLogger (and info_line's)."""
+    import structlog
+
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         *stamped,
@@ -412,7 +325,15 @@ def configure_logging(json: bool = True, level: str = "INFO", file: TextIO | Non
         cache_logger_on_first_use=True,
     )
     _chain[0] = (
-        (processors, wrapper, factory, lvl, LineLogger(), structlog.get_config, structlog.DropEvent)
+        _Chain(
+            processors,
+            wrapper,
+            factory,
+            lvl,
+            LineLogger(),
+            structlog.get_config,
+            structlog.DropEvent,
+        )
         if json
         else None
     )

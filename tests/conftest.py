@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from shared import logs
+from shared import log_lines, logs
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
 from tests.clock import StepClock
 from tests.fault_guard import pytest_configure, pytest_runtest_makereport  # noqa: F401 - hooks
@@ -43,12 +43,12 @@ def _log_sinks() -> Iterator[None]:
     the file `configure_logging` names stays set in shared.logs, so every later test in that
     worker wrote its lines into that buffer and one reading standard output (capsys) saw none.
     A writer thread a test started (`write_lines_apart`) is stopped, its lines written."""
-    line, access, apart = logs._line_sink[0], logs._access_sink[:], logs._apart[0]
+    line, access, apart = logs._line_sink[0], logs._access_sink[:], log_lines._apart[0]
     try:
         yield
     finally:
-        if logs._apart[0] is not apart:
-            logs.write_lines_inline()
+        if log_lines._apart[0] is not apart:
+            log_lines.write_lines_inline()
         logs._line_sink[0], logs._access_sink[:] = line, access
 
 

@@ -5,7 +5,7 @@ live season's reads): the Divan request's enqueue, a synchronous round trip to t
 on the loop; the log lines' write and flush to standard output (one in sixty took 5-20 ms on a
 loaded box); and CPython's full collections walking the ~130,000 objects the process holds for
 good (110-215 ms each). The enqueue is handed to a thread of its own (`Handover`), so are the
-serving process's log lines (`logs.write_lines_apart`), and that process freezes its heap once
+serving process's log lines (`log_lines.write_lines_apart`), and that process freezes its heap once
 the app is built (`bootstrap.settle_heap`).
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from entrypoints import bootstrap, gateway
-from shared import logs
+from shared import log_lines
 from shared.handover import Handover, QueueFull
 from shared.settings import Settings
 
@@ -225,16 +225,16 @@ def test_adr_125_lines_written_apart_never_wait_for_the_stream_and_keep_their_or
     """ADR-125: once written apart, `write_line` returns while the stream's write is blocked;
     the lines reach it whole and in order, and going back inline writes what waited."""
     out = _SlowFile()
-    logs.write_lines_apart()
+    log_lines.write_lines_apart()
     try:
         for n in range(3):
-            logs.write_line(out, f"line {n}")  # before ADR-125: blocked here, on the loop
+            log_lines.write_line(out, f"line {n}")  # before ADR-125: blocked here, on the loop
         assert out.getvalue() == ""
         out.gate.set()
     finally:
-        logs.write_lines_inline()
+        log_lines.write_lines_inline()
     assert out.getvalue() == "line 0\nline 1\nline 2\n"
-    logs.write_line(out, "inline")  # written at once again
+    log_lines.write_line(out, "inline")  # written at once again
     assert out.getvalue().endswith("line 2\ninline\n")
 
 
@@ -259,23 +259,23 @@ def test_adr_129_lines_that_waited_go_out_together_whole_and_in_order() -> None:
     one write a line woke it, and took the GIL from the event loop, once a line."""
     out, other = _Writes(), _Writes()
     lines = [f"line {n:03d} " + "x" * 90 for n in range(200)]
-    long = "y" * (logs.PIPE_BUF + 10)
-    logs.write_lines_apart()
+    long = "y" * (log_lines.PIPE_BUF + 10)
+    log_lines.write_lines_apart()
     try:
         for n, line in enumerate(lines):
-            logs.write_line(out, line)  # the first write blocks: the others wait behind it
+            log_lines.write_line(out, line)  # the first write blocks: the others wait behind it
             if n == 100:
-                logs.write_line(out, long)
-                logs.write_line(other, "elsewhere")
+                log_lines.write_line(out, long)
+                log_lines.write_line(other, "elsewhere")
         other.gate.set()
         out.gate.set()
     finally:
-        logs.write_lines_inline()
+        log_lines.write_lines_inline()
     expected = [*lines[:101], long, *lines[101:]]
     assert out.getvalue() == "".join(f"{line}\n" for line in expected)
     assert other.writes == ["elsewhere\n"]
     assert all(w.endswith("\n") for w in out.writes)
-    assert all(len(w.encode()) <= logs.PIPE_BUF for w in out.writes if long not in w)
+    assert all(len(w.encode()) <= log_lines.PIPE_BUF for w in out.writes if long not in w)
     assert f"{long}\n" in out.writes  # alone
     assert len(out.writes) <= 12  # 201 lines of ~100 bytes: 5-6 writes of 4 KB, the long one
 
