@@ -14,7 +14,7 @@ soon as the append sees the rotation), a refusal or a no-op, and a stored answer
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -219,15 +219,22 @@ async def _attempt(
         if not fresh:  # a stored answer goes only to a bey whose token holds on a fresh read
             seat_of(ctx.claim, (await load(svc, season_id)).state)
         return _replayed(cmd, taken.found)
-    info_line(  # log.info's line, without structlog's per-call dispatch (ADR-140)
+    _accepted(season_id, seat, meta.command_id, result)
+    return Outcome(status, body)
+
+
+def _accepted(
+    season_id: str, seat: int, command_id: str | None, result: Sequence[ev.Event]
+) -> None:
+    """The accepted command's line: log.info's, without structlog's per-call dispatch (ADR-140)."""
+    info_line(
         log,
         "command.accepted",
         season_id=season_id,
         seat=seat,
-        command_id=meta.command_id,
+        command_id=command_id,
         events=[codec.event_type(e) for e in result],
     )
-    return Outcome(status, body)
 
 
 def _authorised(ctx: Context, fold: _Read, seat: int) -> None:
