@@ -48,6 +48,7 @@ MODULES: tuple[str, ...] = (
     "shared.domain.rng",
     "shared.domain.scoring",
     "shared.domain.rules.battle",
+    "shared.domain.rules.battle_groups",
     "shared.domain.rules.kinds",
     "shared.domain.rules.missions",
     "shared.domain.rules.news",

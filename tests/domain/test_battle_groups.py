@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.domain.rules import battle
+from shared.domain.rules import battle_groups
 from shared.domain.rules.kinds import Advance, Support
 
 SUPPORTS = [
@@ -24,11 +24,11 @@ def test_one_beys_advances_make_the_group_the_general_grouping_makes(
 ) -> None:
     attacks = [Advance(3, 20 + i, 7, 2 + i, betrayal and i == n - 1) for i in range(n)]
     bloc_of = {3: 1, 5: 1, 2: 1, 6: 6, 8: 8}
-    assert battle._one_bey_in_order(attacks)
-    groups, records = battle._groups(attacks, SUPPORTS, bloc_of)
+    assert battle_groups.one_bey_in_order(attacks)
+    groups, records = battle_groups.groups(attacks, SUPPORTS, bloc_of)
     if n > 1:  # given out of order: the general grouping sorts them
-        assert not battle._one_bey_in_order(attacks[::-1])
-        want_groups, want_records = battle._groups(attacks[::-1], SUPPORTS, bloc_of)
+        assert not battle_groups.one_bey_in_order(attacks[::-1])
+        want_groups, want_records = battle_groups.groups(attacks[::-1], SUPPORTS, bloc_of)
         assert groups == want_groups
         assert records == want_records
     (record,) = records
@@ -41,7 +41,7 @@ def test_one_beys_advances_make_the_group_the_general_grouping_makes(
 
 def test_two_beys_advances_are_grouped_by_bloc() -> None:
     attacks = [Advance(3, 20, 7, 2), Advance(4, 21, 7, 5)]
-    assert not battle._one_bey_in_order(attacks)
-    _groups, records = battle._groups(attacks, SUPPORTS, {3: 1, 4: 4, 5: 1, 2: 1, 6: 6, 8: 8})
+    assert not battle_groups.one_bey_in_order(attacks)
+    _groups, records = battle_groups.groups(attacks, SUPPORTS, {3: 1, 4: 4, 5: 1, 2: 1, 6: 6, 8: 8})
     assert [r.beys for r in records] == [(3,), (4,)]
     assert [r.strength for r in records] == [7, 5]

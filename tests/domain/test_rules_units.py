@@ -39,7 +39,15 @@ from shared.domain.events import (
 from shared.domain.evolve import fold
 from shared.domain.map import game_map
 from shared.domain.resolve import DivanInputs, Trace, adjudicate
-from shared.domain.rules import battle, missions, news, production, rebellion, treaties
+from shared.domain.rules import (
+    battle,
+    battle_groups,
+    missions,
+    news,
+    production,
+    rebellion,
+    treaties,
+)
 from shared.domain.rules.kinds import Advance, Classified, Dropped, Support
 from shared.domain.rules.orders import effective_orders, read_orders
 from shared.domain.scoring import region_titles, scores, standings
@@ -890,7 +898,7 @@ def test_r5_2_r6_5_a_group_with_one_betraying_advance_is_a_traitor_group() -> No
         Support(3, 45, 50, 1, False, 3),
         Support(2, 46, 50, 1, False, 1),
     ]
-    groups, records = battle._groups(attacks, supports, bloc_of)
+    groups, records = battle_groups.groups(attacks, supports, bloc_of)
     assert [[a.seat for a in g] for g in groups] == [[1, 2], [3]]
     first, second = records
     assert (first.beys, first.advances) == ((1, 2), ((1, 41, 4), (2, 40, 3)))
