@@ -6,8 +6,34 @@ tests/eventstore/sql_snapshot.sql (checked verbatim by tests/eventstore/test_sql
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from shared.eventstore.model import EventMetadata, RecordedEvent
+
 COLUMNS = """position, season_id, version, event_id, type, data, metadata::text AS metadata,
     recorded_at, prev_hash, hash"""
+_meta_decoder = msgspec.json.Decoder(EventMetadata)
+
+
+def recorded(row: Mapping[str, Any]) -> RecordedEvent:
+    """A row of COLUMNS as the event it records."""
+    return RecordedEvent(
+        season_id=row["season_id"],
+        version=row["version"],
+        position=row["position"],
+        event_id=UUID(bytes=row["event_id"].bytes),
+        type=row["type"],
+        data=row["data"],
+        metadata=_meta_decoder.decode(row["metadata"]),
+        recorded_at=row["recorded_at"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+    )
+
 
 STREAM_HEAD = "SELECT version, last_hash, chain FROM streams WHERE season_id = $1"
 # an imported season (migration 0010, ADR-58): read-only, never scheduled

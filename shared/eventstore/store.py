@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from uuid import UUID
 
 import asyncpg
-import msgspec
 
 from shared.eventstore import sql
 from shared.eventstore.append import Batch, EventIdTaken, insert
@@ -30,7 +28,6 @@ from shared.eventstore.hashing import (
 )
 from shared.eventstore.idempotency import PostgresIdempotencyStore
 from shared.eventstore.model import (
-    EventMetadata,
     IdempotencyRecord,
     KeyWrite,
     NewEvent,
@@ -48,7 +45,6 @@ log = get_logger(__name__)
 
 __all__ = ["NOTIFY_CHANNEL", "GroupStats", "PostgresEventStore"]
 
-_meta_decoder = msgspec.json.Decoder(EventMetadata)
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
 
 
@@ -315,7 +311,7 @@ class PostgresEventStore:
             rows = await conn.fetch(sql.READ_ALL, after_position, limit)
         if not rows:
             raise ValueError(f"{after_position} is not the position of a recorded event")
-        return [_recorded(row) for row in rows if row["position"] is not None]
+        return [sql.recorded(row) for row in rows if row["position"] is not None]
 
     async def stream_version(self, season_id: str) -> int:
         """The season's current version (its number of events; 0 when it has none)."""
@@ -365,7 +361,7 @@ class PostgresEventStore:
             Checkout(self._pool) as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
-            events = [_recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
+            events = [sql.recorded(row) for row in await conn.fetch(sql.READ_SEASON, season_id)]
             row = await conn.fetchrow(sql.STREAM_LAST_HASH, season_id)
         stored, chain = (row["last_hash"], int(row["chain"])) if row else (None, CHAIN_VERSION)
         return events, stored, chain
@@ -395,19 +391,4 @@ class PostgresEventStore:
     async def _fetch(self, query: str, *args: object) -> list[RecordedEvent]:
         async with Checkout(self._pool) as conn:
             rows = await conn.fetch(query, *args)
-        return [_recorded(row) for row in rows]
-
-
-def _recorded(row: asyncpg.Record) -> RecordedEvent:
-    return RecordedEvent(
-        season_id=row["season_id"],
-        version=row["version"],
-        position=row["position"],
-        event_id=UUID(bytes=row["event_id"].bytes),
-        type=row["type"],
-        data=row["data"],
-        metadata=_meta_decoder.decode(row["metadata"]),
-        recorded_at=row["recorded_at"],
-        prev_hash=row["prev_hash"],
-        hash=row["hash"],
-    )
+        return [sql.recorded(row) for row in rows]
