@@ -34,7 +34,7 @@ async def test_a_load_slower_than_an_append_leaves_the_newer_fold_cached(
 
     monkeypatch.setattr(store, "read_stream", slow)
     slow_load = asyncio.create_task(seasons.load(sid))
-    await read.wait()
+    await _until(read, slow_load)
     monkeypatch.setattr(store, "read_stream", inner)
     made = orders_for(1, before=True)(first.state, 0)
     await seasons.append(sid, first.version, "other/0", made, OTHER)
@@ -44,6 +44,17 @@ async def test_a_load_slower_than_an_append_leaves_the_newer_fold_cached(
     assert (await slow_load).version == first.version  # the head as it read it
     assert seasons.peek(sid) is ahead  # not set back: the next command decides on the newer
     assert (await seasons.load(sid)).state == (await state_of(store, sid))[0]
+
+
+async def _until(flag: asyncio.Event, task: asyncio.Task[Any]) -> None:
+    """Wait for `flag`, or fail with the task's own error if it ends first (a patched store
+    method it could not call would otherwise leave the test waiting for ever)."""
+    waiter = asyncio.ensure_future(flag.wait())
+    await asyncio.wait({waiter, task}, return_when=asyncio.FIRST_COMPLETED)
+    if not waiter.done():
+        waiter.cancel()
+        task.result()  # raises the task's error
+        raise AssertionError("the load ended before it read the stream")
 
 
 async def test_load_catches_the_cache_up_with_another_process_appends() -> None:
