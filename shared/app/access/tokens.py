@@ -164,6 +164,7 @@ def bey_seat(
     if token is None:
         raise missing_token()
     known = _VERIFIED.get((token, staff))
+    remembered = known is not None
     if known is None:
         digest = token_hash(token)
         if _any_hash(digest, staff):
@@ -174,14 +175,12 @@ def bey_seat(
                 raise TokenRefused(403, "forbidden.admin_token")  # verified: no guess, not counted
             raise bad_token()
         known = (digest.encode(), parsed.season_id, parsed.seat)
-    else:
-        digest = ""  # the memo's bytes are compared below
     if known[1] != season_id:
         raise TokenRefused(403, "token_wrong_season")
     kept = stored(known[2])
     if kept is None or not hmac.compare_digest(kept.encode(), known[0]):
         raise bad_token()
-    if digest:
+    if not remembered:
         _verified(token, staff, known)
     return known[2]
 
