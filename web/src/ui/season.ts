@@ -31,7 +31,7 @@ import {
   type Draft,
   type Kind,
 } from '../logic/orders';
-import { bothTimes, countdown, lastQuarter } from '../logic/format';
+import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -114,12 +114,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const token = saved?.token ?? null;
 
     /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
-     * form in the player's language. Always drawn as text (ui/dom.ts). */
+     * form in the player's language. Always drawn as text (ui/dom.ts); a name in a
+     * right-to-left script isolated (logic/format.ts `isolated`). */
     function beyName(n: number): string {
       const named = st.status?.beys?.find((x) => x.seat === n);
-      if (named) return named.chosen || named.computer ? named.name : t('bey', { n });
+      if (named) return named.chosen || named.computer ? isolated(named.name) : t('bey', { n });
       const pub = st.leaderboard.find((x) => x.seat === n);
-      if (pub?.name && (pub.chosen_name || pub.computer)) return pub.name;
+      if (pub?.name && (pub.chosen_name || pub.computer)) return isolated(pub.name);
       return t('bey', { n });
     }
 
