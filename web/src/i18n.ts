@@ -139,6 +139,11 @@ const TEXTS = {
   missions: ['Görevler', 'Missions'],
   noReport: ['Henüz Divan toplanmadı.', 'No Divan has met yet.'],
   loading: ['Yükleniyor…', 'Loading…'],
+  keyRefused: [
+    'Bu cihazdaki anahtar bu sezonda artık geçmiyor (başka bir cihazda yenilenmiş olabilir): sezonu izleyici olarak görüyorsun.',
+    'The key on this device no longer works in this season (it may have been renewed on another device): you are seeing the season as a spectator.',
+  ],
+  keyRefusedHome: ['Yeni anahtarını ana sayfada yapıştır', 'Paste your new key on the home page'],
   wait429: [
     'Sunucu şu an yoğun; {n} saniye sonra bir kez daha denenecek.',
     'The server is busy; one more try in {n} seconds.',

@@ -110,8 +110,22 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       sentNote: '',
       joinPick: null,
     };
-    const seat = saved?.seat ?? null;
-    const token = saved?.token ?? null;
+    let seat = saved?.seat ?? null;
+    let token = saved?.token ?? null;
+    // the saved key refused (401: renewed on another device, or reissued by ops): the season is
+    // shown as a spectator sees it, with a notice saying so and where to paste the new key
+    let keyRefused = false;
+    async function ownView(key: string): Promise<PrivateView | null> {
+      try {
+        return await api.private(season, key);
+      } catch (e) {
+        if (!(e instanceof ApiProblem && e.status === 401)) throw e;
+        keyRefused = true;
+        seat = null;
+        token = null;
+        return null;
+      }
+    }
 
     /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
      * form in the player's language. Always drawn as text (ui/dom.ts); a name in a
@@ -264,6 +278,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       if (s?.cancelled) badges.push(h('span', { class: 'badge cancelled' }, t('seasonCancelled')));
       if (press) badges.push(h('span', { class: 'badge press', 'data-press': s?.press ?? '' }, t(press)));
       info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
+      if (keyRefused) {
+        info.append(h('p', { class: 'error', role: 'alert', id: 'key-refused' }, t('keyRefused'), ' ', h('a', { href: '#/' }, t('keyRefusedHome'))));
+      }
     }
 
     function renderPanel(): void {
@@ -393,7 +410,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function renderDiplomacy(): void {
       const me = st.me;
-      if (!me || !token || seat === null) {
+      const key = token;
+      if (!me || !key || seat === null) {
         diplomacy.hidden = true;
         return;
       }
@@ -416,7 +434,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       );
       form.addEventListener('submit', (e) => {
         e.preventDefault();
-        void act(() => api.offer(season, token, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
       });
       diplomacy.replaceChildren(
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
@@ -438,9 +456,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'accept'), t('accept')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('accept')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'reject'), t('reject')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('reject')) }, t('reject')),
                   ),
             ),
           ),
@@ -462,7 +480,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                   class: 'quiet',
                   disabled: !running,
                   'aria-label': t('withdrawFrom', { b: beyName(o.to) }),
-                  onclick: () => void act(() => api.withdraw(season, token, o.to), t('withdrawn')),
+                  onclick: () => void act(() => api.withdraw(season, key, o.to), t('withdrawn')),
                 },
                 t('withdraw'),
               ),
@@ -505,7 +523,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     let voted = false;
     function renderKurultay(): void {
       const s = st.status;
-      if (!s || s.phase !== 'kurultay' || !token || seat === null || voted) {
+      const key = token;
+      if (!s || s.phase !== 'kurultay' || !key || seat === null || voted) {
         kurultay.hidden = true;
         return;
       }
@@ -524,7 +543,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
         voted = true;
-        void act(() => api.vote(season, token, Number(pickSeat.value)), t('voted'));
+        void act(() => api.vote(season, key, Number(pickSeat.value)), t('voted'));
       });
       kurultay.replaceChildren(h('h2', { id: 'kurultay-h' }, t('voteTitle')), form);
     }
@@ -936,7 +955,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         try {
           reads = await Promise.all([
             api.map(season),
-            token ? api.private(season, token) : Promise.resolve(null),
+            token ? ownView(token) : Promise.resolve(null),
             api.reports(season),
             api.leaderboard(season),
             api.titles(season),

@@ -9,6 +9,7 @@
 // - a trial season started with the keyboard only offers its token once in a dialog: the key,
 //   copy (the clipboard holds it), a QR code, "Hakkınızda hiçbir şey saklanmaz"; renewing the key
 //   (POST /v1/seasons/{id}/token) offers the new one, the old one is refused, the new one works;
+//   a device still holding the old one opens the season as a spectator's and says why;
 // - every province's label point on the map takes a tap (nothing lies over it);
 // - no page is wider than the 360-px screen; axe-core (WCAG 2.1 AA) finds no serious or critical
 //   violation on the dialogs, the key card (in English too) or the offline screens. Any CSP
@@ -176,6 +177,28 @@ async function run(browser, base) {
     assert.equal(await me(token), 401, 'the old key is refused');
     assert.equal(await me(renewed), 200, 'the new key works');
     await page.locator('#p-6.mine').waitFor();
+
+    // Another device still holding the old key: the season opens there as a spectator's (the
+    // map, the reports), saying its key no longer works and where to paste the new one; it
+    // once showed nothing but "Jeton geçersiz (bad_token)"
+    const other = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
+    try {
+      const stalePage = await other.newPage();
+      watchProblems(stalePage, problems);
+      const stale = saved.replace(renewed, token);
+      await stalePage.addInitScript((v) => localStorage.setItem('seksenbir.seasons.v1', v), stale);
+      await stalePage.goto(`${base}/#/s/${season}`);
+      await stalePage.locator('#key-refused').waitFor();
+      assert.match(await stalePage.locator('#key-refused').textContent(), /anahtar bu sezonda artık geçmiyor/);
+      assert.equal(await stalePage.locator('#key-refused a[href="#/"]').count(), 1, 'the way to paste the new key');
+      await stalePage.locator('#p-6').waitFor();
+      assert.equal(await stalePage.locator('svg.map g.prov').count(), 81, 'the map, as a spectator sees it');
+      await stalePage.locator('#divan-pick, section.report').first().waitFor();
+      await stalePage.screenshot({ path: join(ARTEFACTS, 'pwa-3b-stale-key.png'), fullPage: true });
+      a11y.push(...(await axeCheck(stalePage, 'pwa-3b-stale-key')));
+    } finally {
+      await other.close();
+    }
 
     // English: the plain statement in English too
     await page.getByRole('button', { name: 'Switch to English' }).click();
