@@ -31,6 +31,10 @@ const TEXTS = {
     'Copy the key from the device that showed it, or scan its QR code: this device then plays the same seat, and keeps the key too.',
   ],
   keysOpen: ['Anahtarla aç', 'Open with the key'],
+  notALink: [
+    'Bu bir sezon bağlantısı ya da kimliği değil: …#/s/ ve ardından kimliği içeren bağlantıyı ya da yalnız sezonun kimliğini yapıştır.',
+    'That is not a season link or id: paste the link with …#/s/ followed by the id, or the season id alone.',
+  ],
   keysNone: [
     'Bu bir anahtar değil: sb1. ile başlayan sezon anahtarını (ya da sba1. ile başlayan yönetim anahtarını) yapıştır.',
     'That is not a key: paste the season key that starts with sb1. (or the admin key that starts with sba1.).',

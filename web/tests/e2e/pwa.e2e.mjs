@@ -104,6 +104,14 @@ async function run(browser, base) {
     }
     await page.setViewportSize({ width: 360, height: 740 });
 
+    // Opening a season by its link: what is neither a link nor an id is said, never ignored
+    await page.locator('#link').fill('merhaba dünya');
+    await page.locator('#link').press('Enter');
+    await page.locator('#link-error').waitFor();
+    assert.match(await page.locator('#link-error').textContent(), /sezon bağlantısı ya da kimliği değil/);
+    assert.equal(new URL(page.url()).hash, '', 'still at home');
+    await page.locator('#link').fill('');
+
     // A trial season started with the keyboard only: Tab to the memleket list, type, Tab, Enter
     for (let i = 0; i < 300 && (await page.evaluate(() => document.activeElement?.id)) !== 'memleket'; i++) await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'memleket', 'the memleket list is reached by Tab');
