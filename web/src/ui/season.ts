@@ -115,6 +115,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the saved key refused (401: renewed on another device, or reissued by ops): the season is
     // shown as a spectator sees it, with a notice saying so and where to paste the new key
     let keyRefused = false;
+    // the cards that act with the saved key (notifications, renewing it): hidden once it is refused
+    const keyed: HTMLElement[] = [];
+    function ownCards(cards: HTMLElement[]): HTMLElement[] {
+      keyed.push(...cards);
+      return cards;
+    }
     async function ownView(key: string): Promise<PrivateView | null> {
       try {
         return await api.private(season, key);
@@ -184,7 +190,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       chatBox,
       missions,
       report,
-      ...(saved ? [notifyCard(season, saved.token)] : []),
+      ...ownCards(saved ? [notifyCard(season, saved.token)] : []),
       streamState,
     );
 
@@ -193,7 +199,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       sessionStorage.removeItem('seksenbir.fresh');
       showToken(saved, undefined, true);
     }
-    if (saved) main.append(keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
+    if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
     const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
     if (admin) main.append(admin.root);
@@ -279,6 +285,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       if (press) badges.push(h('span', { class: 'badge press', 'data-press': s?.press ?? '' }, t(press)));
       info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
       if (keyRefused) {
+        for (const card of keyed) card.hidden = true;
         info.append(h('p', { class: 'error', role: 'alert', id: 'key-refused' }, t('keyRefused'), ' ', h('a', { href: '#/' }, t('keyRefusedHome'))));
       }
     }

@@ -201,6 +201,7 @@ async function run(browser, base) {
       assert.equal(await stalePage.locator('#key-refused a[href="#/"]').count(), 1, 'the way to paste the new key');
       await stalePage.locator('#p-6').waitFor();
       assert.equal(await stalePage.locator('svg.map g.prov').count(), 81, 'the map, as a spectator sees it');
+      assert.equal(await stalePage.locator('#token-rotate').isVisible(), false, 'no renewing with a refused key');
       await stalePage.locator('#divan-pick, section.report').first().waitFor();
       await stalePage.screenshot({ path: join(ARTEFACTS, 'pwa-3b-stale-key.png'), fullPage: true });
       a11y.push(...(await axeCheck(stalePage, 'pwa-3b-stale-key')));
