@@ -129,6 +129,16 @@ def _up(args: argparse.Namespace) -> int:
     return up(settings, args.host, args.port, args.processes, args.lang)
 
 
+def _no_season(args: argparse.Namespace, pg_dsn: str) -> int:
+    """`projections rebuild` of a season the store does not hold: one line, exit 1 (as verify)."""
+    from shared.unreachable import describe_dsn
+
+    database = describe_dsn(args.dsn or pg_dsn)
+    text = say("audit.no_season_in", args.lang, season=repr(args.season), database=database)
+    print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
+    return 1
+
+
 def _rebuild(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -146,6 +156,8 @@ def _rebuild(args: argparse.Namespace) -> int:
             async with bootstrap.event_store(settings, "cli", dsn=args.dsn) as store:
                 projector = Projector(store, redis, settings.projection_prefix)
                 seasons = await projector.store.list_seasons() if args.all else [args.season]
+                if not args.all and await store.stream_version(args.season) == 0:
+                    return _no_season(args, settings.pg_dsn)  # a typo is no rebuild done
                 for season_id in seasons:
                     events = await projector.rebuild(season_id)
                     print(say("cli.rebuilt", args.lang, season=season_id, events=events))

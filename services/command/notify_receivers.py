@@ -4,7 +4,6 @@ notify store, never in the event log; a URL is shown masked and a secret once.""
 
 from __future__ import annotations
 
-import ipaddress
 import re
 
 import msgspec
@@ -56,9 +55,8 @@ def checked_url(svc: Services, url: str) -> str:
         _https, host, _port, _path = outbound.check_url(url, policy)
     except outbound.OutboundRefused as refused:
         raise Problem(422, "receiver_refused", reason=refused.reason) from None
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
+    ip = outbound.literal_address(host)
+    if ip is None:
         return url  # a name: checked after resolution, at each call
     if not (outbound.public(ip) or policy.host_allowed(host)):
         raise Problem(422, "receiver_refused", reason="address")

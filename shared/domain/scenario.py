@@ -115,6 +115,8 @@ def load(data: bytes) -> Scenario:
         sc = msgspec.json.decode(data, type=Scenario)
     except msgspec.ValidationError as exc:
         raise ScenarioError("scenario.invalid", error=str(exc)) from exc
+    except msgspec.DecodeError as exc:  # not UTF-8 JSON at all (a ValidationError is one too)
+        raise ScenarioError("scenario.not_json") from exc
     if sc.format != FORMAT:
         raise ScenarioError("scenario.format", want=FORMAT, got=sc.format)
     if not 1 <= sc.divan <= 16:

@@ -203,3 +203,22 @@ def test_issue_11_a_redis_the_cli_cannot_reach_is_one_line_in_the_language_asked
     assert line.startswith("seksenbir deadletters: ") and "127.0.0.1:9/0" in line, line
     assert "secret" not in line
     assert wrong_language(text, lang) == [], text
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize(
+    "content",
+    [b"root:x:0:0:root:/root:/bin/bash\n", b"\x00\xff\xfe", b"", b'{"format": '],
+    ids=["text", "binary", "empty", "truncated"],
+)
+def test_adjudicate_a_file_that_is_not_json_says_so_in_one_line(
+    lang: str, content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`seksenbir adjudicate /etc/passwd` once ended in msgspec's traceback (exit 1): a file
+    that is not JSON is refused as every bad scenario file is, one line, exit 2."""
+    file = tmp_path / "not-a-scenario"
+    file.write_bytes(content)
+    code, text = _run(["adjudicate", str(file), "--lang", lang], capsys)
+    assert code == 2, text
+    assert text.count("\n") == 1 and text.startswith("seksenbir adjudicate: "), text
+    assert wrong_language(text, lang, (str(tmp_path),)) == [], text

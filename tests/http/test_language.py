@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from shared.app.http.problem_codes import CODES
+from shared.app.http.problem_codes import CODES, UNLISTED_CODES
 from shared.app.http.problems import stored_language
 from shared.domain import messages as m
 from tests.http.support import ISTANBUL, Api, assert_problem, create_trial
@@ -25,10 +25,30 @@ def test_every_code_with_its_own_status_has_both_texts() -> None:
 def test_every_code_has_a_turkish_title_of_its_own() -> None:
     """Issue 11: a problem's RFC 9457 `title` follows the language too: every code the API
     answers has a Turkish title, which is not the English one (the code in words)."""
-    assert set(m.PROBLEM_TITLES_TR) == set(CODES)
-    for code in CODES:
+    assert set(m.PROBLEM_TITLES_TR) == set(CODES) | set(UNLISTED_CODES)
+    for code in [*CODES, *UNLISTED_CODES]:
         assert m.problem_title(code, "en") == code.replace("_", " ")
         assert m.problem_title(code, "tr") not in ("", m.problem_title(code, "en")), code
+
+
+def test_the_codes_outside_every_operation_are_in_the_catalogue() -> None:
+    """The edge's answers outside any operation's list (Litestar's 405, an unmapped status, an
+    unhandled error) speak both languages too, with a Turkish title of their own."""
+    assert set(UNLISTED_CODES) <= {m.code_of(k) for k in m.CATALOGUE}
+    assert not set(UNLISTED_CODES) & set(CODES)
+
+
+@pytest.mark.parametrize("case_id", _params())
+async def test_every_refusal_has_a_turkish_title_by_default(case_id: str, memory_api: Api) -> None:
+    """docs/api.md, Language: in Turkish a problem's `title` is a Turkish title of its own,
+    never the English code in words (a 405 once said "method not allowed" in Turkish)."""
+    c = CASES[case_id]
+    async with AsyncExitStack() as stack:
+        response = await (await c.scenario(memory_api, stack))
+    body = assert_problem(response, c.status, c.code)
+    if response.headers["content-language"] != "tr":
+        pytest.skip("the case asks for English itself")
+    assert body["title"] == m.PROBLEM_TITLES_TR[c.code], body
 
 
 @pytest.mark.parametrize("case_id", _params())

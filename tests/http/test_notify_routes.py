@@ -92,6 +92,13 @@ async def test_urls_the_server_would_not_call_are_refused(memory_api: Api) -> No
         ("https://127.0.0.1/hook", "address"),
         ("https://169.254.169.254/latest", "address"),
         ("https://[::ffff:10.0.0.1]/x", "address"),
+        # the numeric forms the resolver reads as IPv4 addresses (inet_aton): loopback, which
+        # every call would refuse, so refused at once rather than accepted as a name
+        ("https://2130706433/x", "address"),
+        ("https://0x7f.1/x", "address"),
+        ("https://127.1/x", "address"),
+        ("https://0177.0.0.1/x", "address"),
+        ("https://0x0A.0.0.1/x", "address"),
     ]:
         r = await unchanged(
             memory_api.store,

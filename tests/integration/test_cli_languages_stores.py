@@ -73,3 +73,31 @@ def test_issue_11_deadletters_speak_one_language(lang: str, redis_url: str) -> N
         text = cli(lang, *argv, env=env)
         assert human_lines(text), argv
         assert wrong_language(text, lang, (f"lang-{lang}-dl",)) == [], text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_rebuilding_a_season_the_store_does_not_hold_says_so_and_exits_1(
+    lang: str, migrated_pg_dsn: str, redis_url: str
+) -> None:
+    """`seksenbir projections rebuild <typo>` once printed "<typo>: rebuilt from 0 events" and
+    exited 0: an operator's mistyped id looked like a rebuild done. It is refused as verify
+    refuses a missing season: one line naming the database, exit 1."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    env = base | {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_PG_DSN": migrated_pg_dsn}
+    argv = ["projections", "rebuild", "nobody", "--lang", lang]
+    done = subprocess.run(
+        [sys.executable, "-m", "entrypoints.cli", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    database = describe_dsn(migrated_pg_dsn)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout == "", done.stdout
+    words = {
+        "tr": f"{database} içinde 'nobody' sezonu yok",
+        "en": f"no season 'nobody' in {database}",
+    }
+    assert done.stderr == f"seksenbir projections rebuild: {words[lang]}\n", done.stderr

@@ -31,6 +31,10 @@ const TEXTS = {
     'Copy the key from the device that showed it, or scan its QR code: this device then plays the same seat, and keeps the key too.',
   ],
   keysOpen: ['Anahtarla aç', 'Open with the key'],
+  notALink: [
+    'Bu bir sezon bağlantısı ya da kimliği değil: …#/s/ ve ardından kimliği içeren bağlantıyı ya da yalnız sezonun kimliğini yapıştır.',
+    'That is not a season link or id: paste the link with …#/s/ followed by the id, or the season id alone.',
+  ],
   keysNone: [
     'Bu bir anahtar değil: sb1. ile başlayan sezon anahtarını (ya da sba1. ile başlayan yönetim anahtarını) yapıştır.',
     'That is not a key: paste the season key that starts with sb1. (or the admin key that starts with sba1.).',
@@ -139,6 +143,11 @@ const TEXTS = {
   missions: ['Görevler', 'Missions'],
   noReport: ['Henüz Divan toplanmadı.', 'No Divan has met yet.'],
   loading: ['Yükleniyor…', 'Loading…'],
+  keyRefused: [
+    'Bu cihazdaki anahtar bu sezonda artık geçmiyor (başka bir cihazda yenilenmiş olabilir): sezonu izleyici olarak görüyorsun.',
+    'The key on this device no longer works in this season (it may have been renewed on another device): you are seeing the season as a spectator.',
+  ],
+  keyRefusedHome: ['Yeni anahtarını ana sayfada yapıştır', 'Paste your new key on the home page'],
   wait429: [
     'Sunucu şu an yoğun; {n} saniye sonra bir kez daha denenecek.',
     'The server is busy; one more try in {n} seconds.',

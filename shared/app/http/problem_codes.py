@@ -87,3 +87,15 @@ CODES: dict[str, tuple[int, str]] = {
     **EDGE_CODES,
     **{code: answer for code, answer in REFUSALS.items() if answer is not None},
 }
+
+# The codes the edge answers outside every operation's list, so in no operation's documented
+# answers (docs/api.md, "Answers per operation"): Litestar's own refusals that no route makes
+# (a method the path does not take; a status shared.app.http.problems.http_exception has no
+# code of its own for) and an unhandled error. They speak both languages and have a Turkish
+# title as every other code does (tests/http/test_language.py).
+UNLISTED_CODES: dict[str, tuple[int, str]] = {
+    "method_not_allowed": (405, "a method the path does not take"),
+    "rate_limited": (429, "a rate limit of the framework's own (Retry-After)"),
+    "bad_request": (400, "a request the framework refused for a reason with no code of its own"),
+    "internal": (500, "an unexpected error: a defect, logged as api.unhandled"),
+}

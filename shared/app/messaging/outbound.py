@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 import ssl
 from collections.abc import Mapping
@@ -69,6 +70,26 @@ class Policy:
 
     def address_allowed(self, ip: IP) -> bool:
         return any(ip.version == n.version and ip in n for n in self._networks())
+
+
+# The numeric host forms the system's resolver reads as an IPv4 address (inet_aton: one to four
+# parts, each decimal, octal with a leading 0, or hex with 0x: "2130706433", "0x7f.1", "127.1")
+_NUMERIC_HOST = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}", re.I)
+
+
+def literal_address(host: str) -> IP | None:
+    """The address `host` names without asking DNS: an IP literal, or a numeric form that
+    getaddrinfo reads as one (so it is checked as the address it is, not taken for a name)."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if _NUMERIC_HOST.fullmatch(host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
 
 
 def public(ip: IP) -> bool:

@@ -32,3 +32,15 @@ export function bothTimes(at: string, lang: 'tr' | 'en'): { local: string; istan
     istanbul: new Intl.DateTimeFormat(locale, { ...opts, timeZone: 'Europe/Istanbul' }).format(when),
   };
 }
+
+// Right-to-left letters: Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic and their
+// presentation forms, and the right-to-left scripts beyond the BMP
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/** A name a player chose (R-15.5: letters of any script), isolated for the Unicode bidi
+ * algorithm (FSI … PDI, as <bdi> would) when it holds right-to-left letters. Unisolated, a name
+ * in Arabic inside a line took the next seat's number into its run: "(4. bey: علی · 6. bey: …)"
+ * showed as "(4. bey: 6 · علی. bey: …)". A name without such letters is left as it is. */
+export function isolated(name: string): string {
+  return RTL.test(name) ? `\u2068${name}\u2069` : name;
+}

@@ -114,6 +114,7 @@ export function homeScreen(main: HTMLElement): () => void {
   renderSaved();
 
   const link = h('input', { id: 'link', name: 'link', type: 'text', autocomplete: 'off' }) as HTMLInputElement;
+  const linkError = h('p', { class: 'error', role: 'alert', id: 'link-error', hidden: true });
   const linkForm = h(
     'form',
     { class: 'card', 'aria-labelledby': 'by-link' },
@@ -123,10 +124,14 @@ export function homeScreen(main: HTMLElement): () => void {
     link,
     ' ',
     h('button', { type: 'submit' }, t('open')),
+    linkError,
   );
   linkForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const id = seasonFromLink(link.value);
+    // what is neither a link nor an id is said, not ignored (the form once did nothing)
+    linkError.hidden = id !== null;
+    linkError.textContent = id === null ? t('notALink') : '';
     if (id) location.hash = `#/s/${id}`;
   });
 

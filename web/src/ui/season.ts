@@ -31,7 +31,7 @@ import {
   type Draft,
   type Kind,
 } from '../logic/orders';
-import { bothTimes, countdown, lastQuarter } from '../logic/format';
+import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -110,16 +110,37 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       sentNote: '',
       joinPick: null,
     };
-    const seat = saved?.seat ?? null;
-    const token = saved?.token ?? null;
+    let seat = saved?.seat ?? null;
+    let token = saved?.token ?? null;
+    // the saved key refused (401: renewed on another device, or reissued by ops): the season is
+    // shown as a spectator sees it, with a notice saying so and where to paste the new key
+    let keyRefused = false;
+    // the cards that act with the saved key (notifications, renewing it): hidden once it is refused
+    const keyed: HTMLElement[] = [];
+    function ownCards(cards: HTMLElement[]): HTMLElement[] {
+      keyed.push(...cards);
+      return cards;
+    }
+    async function ownView(key: string): Promise<PrivateView | null> {
+      try {
+        return await api.private(season, key);
+      } catch (e) {
+        if (!(e instanceof ApiProblem && e.status === 401)) throw e;
+        keyRefused = true;
+        seat = null;
+        token = null;
+        return null;
+      }
+    }
 
     /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
-     * form in the player's language. Always drawn as text (ui/dom.ts). */
+     * form in the player's language. Always drawn as text (ui/dom.ts); a name in a
+     * right-to-left script isolated (logic/format.ts `isolated`). */
     function beyName(n: number): string {
       const named = st.status?.beys?.find((x) => x.seat === n);
-      if (named) return named.chosen || named.computer ? named.name : t('bey', { n });
+      if (named) return named.chosen || named.computer ? isolated(named.name) : t('bey', { n });
       const pub = st.leaderboard.find((x) => x.seat === n);
-      if (pub?.name && (pub.chosen_name || pub.computer)) return pub.name;
+      if (pub?.name && (pub.chosen_name || pub.computer)) return isolated(pub.name);
       return t('bey', { n });
     }
 
@@ -169,7 +190,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       chatBox,
       missions,
       report,
-      ...(saved ? [notifyCard(season, saved.token)] : []),
+      ...ownCards(saved ? [notifyCard(season, saved.token)] : []),
       streamState,
     );
 
@@ -178,7 +199,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       sessionStorage.removeItem('seksenbir.fresh');
       showToken(saved, undefined, true);
     }
-    if (saved) main.append(keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange'))));
+    if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
     const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
     if (admin) main.append(admin.root);
@@ -263,6 +284,10 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       if (s?.cancelled) badges.push(h('span', { class: 'badge cancelled' }, t('seasonCancelled')));
       if (press) badges.push(h('span', { class: 'badge press', 'data-press': s?.press ?? '' }, t(press)));
       info.replaceChildren(h('h1', {}, parts.filter(Boolean).join(' · ')), ...badges);
+      if (keyRefused) {
+        for (const card of keyed) card.hidden = true;
+        info.append(h('p', { class: 'error', role: 'alert', id: 'key-refused' }, t('keyRefused'), ' ', h('a', { href: '#/' }, t('keyRefusedHome'))));
+      }
     }
 
     function renderPanel(): void {
@@ -392,7 +417,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function renderDiplomacy(): void {
       const me = st.me;
-      if (!me || !token || seat === null) {
+      const key = token;
+      if (!me || !key || seat === null) {
         diplomacy.hidden = true;
         return;
       }
@@ -415,7 +441,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       );
       form.addEventListener('submit', (e) => {
         e.preventDefault();
-        void act(() => api.offer(season, token, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
       });
       diplomacy.replaceChildren(
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
@@ -437,9 +463,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'accept'), t('accept')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('accept')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, token, o.from, 'reject'), t('reject')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('reject')) }, t('reject')),
                   ),
             ),
           ),
@@ -461,7 +487,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                   class: 'quiet',
                   disabled: !running,
                   'aria-label': t('withdrawFrom', { b: beyName(o.to) }),
-                  onclick: () => void act(() => api.withdraw(season, token, o.to), t('withdrawn')),
+                  onclick: () => void act(() => api.withdraw(season, key, o.to), t('withdrawn')),
                 },
                 t('withdraw'),
               ),
@@ -504,7 +530,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     let voted = false;
     function renderKurultay(): void {
       const s = st.status;
-      if (!s || s.phase !== 'kurultay' || !token || seat === null || voted) {
+      const key = token;
+      if (!s || s.phase !== 'kurultay' || !key || seat === null || voted) {
         kurultay.hidden = true;
         return;
       }
@@ -523,7 +550,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
         voted = true;
-        void act(() => api.vote(season, token, Number(pickSeat.value)), t('voted'));
+        void act(() => api.vote(season, key, Number(pickSeat.value)), t('voted'));
       });
       kurultay.replaceChildren(h('h2', { id: 'kurultay-h' }, t('voteTitle')), form);
     }
@@ -935,7 +962,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         try {
           reads = await Promise.all([
             api.map(season),
-            token ? api.private(season, token) : Promise.resolve(null),
+            token ? ownView(token) : Promise.resolve(null),
             api.reports(season),
             api.leaderboard(season),
             api.titles(season),

@@ -95,6 +95,30 @@ export async function provincePoint(page, plate) {
 }
 
 
+/** The provinces whose label point, inside the map's box, is covered by something else (a
+ * button over the map, a caption): a tap there would not pick the province. A province the view
+ * leaves out of the box (zoomed in) is not counted. */
+export async function coveredProvinces(page) {
+  await page.locator('svg.map').first().scrollIntoViewIfNeeded();
+  return page.evaluate(() => {
+    const svg = document.querySelector('svg.map');
+    const box = svg.getBoundingClientRect();
+    const covered = [];
+    for (const label of svg.querySelectorAll('g.prov text')) {
+      const p = svg.createSVGPoint();
+      p.x = Number(label.getAttribute('x'));
+      p.y = Number(label.getAttribute('y'));
+      const at = p.matrixTransform(svg.getScreenCTM());
+      if (at.x < box.left || at.x > box.right || at.y < box.top || at.y > box.bottom) continue;
+      if (at.y < 0 || at.y > window.innerHeight) continue;
+      const hit = document.elementFromPoint(at.x, at.y);
+      const g = label.closest('g.prov');
+      if (!hit || hit.closest('g.prov') !== g) covered.push(`${g.dataset.plate} under ${hit ? hit.tagName.toLowerCase() : 'nothing'}`);
+    }
+    return covered;
+  });
+}
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's WCAG 2.1 A/AA rules on the page as it stands: the serious and critical

@@ -138,6 +138,9 @@ try {
   await waitFor('the hostile names in the leaderboard', async () => (await page.locator('table.leaderboard').textContent()).includes(MARKUP));
   const board = await page.locator('table.leaderboard').textContent();
   for (const name of Object.values(INJECTED)) assert.ok(board.includes(name), `as written: ${JSON.stringify(name)}`);
+  // a right-to-left name is isolated (FSI … PDI): inside a line it once took the next seat's
+  // number into its run, "(4. bey: علی · 6. bey: …)" showing as "(4. bey: 6 · علی. bey: …)"
+  assert.ok(board.includes(`\u2068${RTL}\u2069`), 'a right-to-left name, isolated');
   assert.ok((await page.locator('#offer-to').textContent()).includes(MARKUP), 'the offer list names beys as text');
   // the report's lines name seats, with their names beside them as text
   const named = await page.locator('ul.lines .names').allTextContents();

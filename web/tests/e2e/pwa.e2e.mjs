@@ -9,12 +9,14 @@
 // - a trial season started with the keyboard only offers its token once in a dialog: the key,
 //   copy (the clipboard holds it), a QR code, "Hakkınızda hiçbir şey saklanmaz"; renewing the key
 //   (POST /v1/seasons/{id}/token) offers the new one, the old one is refused, the new one works;
+//   a device still holding the old one opens the season as a spectator's and says why;
+// - every province's label point on the map takes a tap (nothing lies over it);
 // - no page is wider than the 360-px screen; axe-core (WCAG 2.1 AA) finds no serious or critical
 //   violation on the dialogs, the key card (in English too) or the offline screens. Any CSP
 //   violation or page error fails it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ARTEFACTS, axeCheck, launch, startStack, waitFor } from './harness.mjs';
+import { ARTEFACTS, axeCheck, coveredProvinces, launch, startStack, waitFor } from './harness.mjs';
 
 const NAME = 'pwa-e2e';
 
@@ -92,6 +94,24 @@ async function run(browser, base) {
       return missing.length === 0;
     });
 
+    // Every province can be tapped where its label is: on a phone the zoom buttons and the
+    // credit sit under the map, not over it (they once hid Van, Hakkari, Kars and eight more
+    // eastern provinces of the memleket picker)
+    assert.deepEqual(await coveredProvinces(page), [], 'home: provinces covered on the map');
+    for (const width of [640, 768, 900]) { // and on a tablet, where they once hid Iğdır and Ağrı
+      await page.setViewportSize({ width, height: 740 });
+      assert.deepEqual(await coveredProvinces(page), [], `home at ${width} px: provinces covered on the map`);
+    }
+    await page.setViewportSize({ width: 360, height: 740 });
+
+    // Opening a season by its link: what is neither a link nor an id is said, never ignored
+    await page.locator('#link').fill('merhaba dünya');
+    await page.locator('#link').press('Enter');
+    await page.locator('#link-error').waitFor();
+    assert.match(await page.locator('#link-error').textContent(), /sezon bağlantısı ya da kimliği değil/);
+    assert.equal(new URL(page.url()).hash, '', 'still at home');
+    await page.locator('#link').fill('');
+
     // A trial season started with the keyboard only: Tab to the memleket list, type, Tab, Enter
     for (let i = 0; i < 300 && (await page.evaluate(() => document.activeElement?.id)) !== 'memleket'; i++) await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'memleket', 'the memleket list is reached by Tab');
@@ -123,6 +143,7 @@ async function run(browser, base) {
     await waitFor('the dialog closed', async () => (await page.locator('dialog[open]').count()) === 0);
     await page.locator('#p-6.mine').waitFor();
     await noWiderThanTheScreen(page, 'the season screen');
+    assert.deepEqual(await coveredProvinces(page), [], 'the season screen: provinces covered on the map');
 
     // Panning moves the drawn map by a transform while the pointer is down (nothing is drawn
     // again: bench-web's frame times), and the offset becomes the view when it is released
@@ -164,6 +185,29 @@ async function run(browser, base) {
     assert.equal(await me(token), 401, 'the old key is refused');
     assert.equal(await me(renewed), 200, 'the new key works');
     await page.locator('#p-6.mine').waitFor();
+
+    // Another device still holding the old key: the season opens there as a spectator's (the
+    // map, the reports), saying its key no longer works and where to paste the new one; it
+    // once showed nothing but "Jeton geçersiz (bad_token)"
+    const other = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
+    try {
+      const stalePage = await other.newPage();
+      watchProblems(stalePage, problems);
+      const stale = saved.replace(renewed, token);
+      await stalePage.addInitScript((v) => localStorage.setItem('seksenbir.seasons.v1', v), stale);
+      await stalePage.goto(`${base}/#/s/${season}`);
+      await stalePage.locator('#key-refused').waitFor();
+      assert.match(await stalePage.locator('#key-refused').textContent(), /anahtar bu sezonda artık geçmiyor/);
+      assert.equal(await stalePage.locator('#key-refused a[href="#/"]').count(), 1, 'the way to paste the new key');
+      await stalePage.locator('#p-6').waitFor();
+      assert.equal(await stalePage.locator('svg.map g.prov').count(), 81, 'the map, as a spectator sees it');
+      assert.equal(await stalePage.locator('#token-rotate').isVisible(), false, 'no renewing with a refused key');
+      await stalePage.locator('#divan-pick, section.report').first().waitFor();
+      await stalePage.screenshot({ path: join(ARTEFACTS, 'pwa-3b-stale-key.png'), fullPage: true });
+      a11y.push(...(await axeCheck(stalePage, 'pwa-3b-stale-key')));
+    } finally {
+      await other.close();
+    }
 
     // English: the plain statement in English too
     await page.getByRole('button', { name: 'Switch to English' }).click();

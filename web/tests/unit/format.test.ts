@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bothTimes, countdown, lastQuarter, secondsTo } from '../../src/logic/format';
+import { bothTimes, countdown, isolated, lastQuarter, secondsTo } from '../../src/logic/format';
 import { idempotencyKey, retryAfterSeconds } from '../../src/api/client';
 import { fill } from '../../src/i18n';
 import { ownerColour, textOn, UNOWNED } from '../../src/logic/palette';
@@ -64,5 +64,17 @@ describe('Idempotency-Key', () => {
     const a = idempotencyKey();
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(idempotencyKey()).not.toBe(a);
+  });
+});
+
+describe('isolated (a chosen name inside a line)', () => {
+  it('isolates a name with right-to-left letters, so it never takes in the next seat number', () => {
+    // "(4. bey: علی · 6. bey: …)" once showed as "(4. bey: 6 · علی. bey: …)"
+    expect(isolated('علی')).toBe('\u2068علی\u2069');
+    expect(isolated('שרה 2')).toBe('\u2068שרה 2\u2069');
+    expect(isolated('abc محمد 12')).toBe('\u2068abc محمد 12\u2069');
+  });
+  it('leaves a name without right-to-left letters as it is', () => {
+    for (const name of ['Ayşe', 'Konya Beyi', '3. bey', 'Иван', '李雷', "O'Neil-2"]) expect(isolated(name)).toBe(name);
   });
 });
