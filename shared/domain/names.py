@@ -8,7 +8,8 @@ names nobody may take, and the names computer beys are given.
   unassigned character). A name is stored as NFC.
 - **When two names are one** (R-15.5): their confusable keys meet. A key is Unicode TS #39's
   skeleton (the prototype mapping of confusables.txt, Unicode 14.0.0, shipped in
-  `data/confusables.txt`) taken after NFKC and case folding, and then without combining marks
+  `data/confusables.txt`) taken after NFKC, every decimal digit read as its ASCII digit (an
+  Arabic-Indic "٣" is "3"), and case folding, and then without combining marks
   (so "Ayşe" is "ayse") and without the separators `. - _ '` and spaces. A name has two keys:
   case folded before the mapping, and mapped before case folding (then mapped again), since
   Turkish "I" folds to "i" and not to "ı", while the skeleton maps "I" to "l". Two names meet
@@ -84,9 +85,14 @@ def _plain(s: str) -> str:
     )
 
 
+def _digits(s: str) -> str:
+    """Every decimal digit as the ASCII digit it is: "٣. bey" (Arabic-Indic) is "3. bey"."""
+    return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in s)
+
+
 def keys(name: str) -> tuple[str, ...]:
     """A name's confusable keys (see the module), sorted."""
-    n = unicodedata.normalize("NFKC", name)
+    n = _digits(unicodedata.normalize("NFKC", name))
     folded_first = _plain(_skeleton(n.casefold()).casefold())
     mapped_first = _plain(_skeleton(_skeleton(n).casefold()).casefold())
     return tuple(sorted({folded_first, mapped_first}))

@@ -31,6 +31,7 @@ CYRILLIC_AYSE = "\u0410y\u015fe"  # Cyrillic capital A, then "yşe"
         ("Ay-se", "Ayse"),  # separators do not tell names apart
         ("ｆｕｌｌ", "full"),  # NFKC: fullwidth letters
         ("Osman", "0sman"),  # digit zero looks like O (TS #39)
+        ("Ali 3", "Ali \u0663"),  # a digit is the digit it is, in any script
     ],
 )
 def test_r15_5_lookalike_names_are_one_name(a: str, b: str) -> None:
@@ -66,6 +67,9 @@ def test_r15_5_different_names_stay_apart(a: str, b: str) -> None:
         "Moderator",
         "Konya Beyi",
         "konya beyi",
+        "\u0663. bey",  # Arabic-Indic ٣: a seat form in another script's digits
+        "Bey \u06f1\u06f2",  # Extended Arabic-Indic ۱۲
+        "\u0967\u0969. bey",  # Devanagari १३
     ],
 )
 def test_r15_5_reserved_whole_names_and_their_lookalikes_are_refused(name: str) -> None:
