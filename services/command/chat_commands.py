@@ -115,6 +115,8 @@ def _text_refused(variant: str, details: dict[str, Any]) -> Problem:
         return Problem(422, "chat_text.too_many_lines", limit=details["limit"])
     if variant == "character":
         return Problem(422, "chat_text.character", character=details["character"])
+    if variant == "marks":
+        return Problem(422, "chat_text.marks", limit=details["limit"])
     return Problem(422, "chat_text.blank")
 
 

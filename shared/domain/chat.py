@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -22,6 +23,9 @@ PRESS_MODES: Final = ("full", "public", "none")
 PUBLIC: Final = "all"
 MAX_CHARS: Final = 1000  # characters (code points) of one message
 MAX_LINES: Final = 20  # lines of one message (`\n` separated)
+# combining marks in a row (UAX #15's Stream-Safe Text Format: at most 30 non-starters in a
+# row): more only piles marks over the lines around a letter ("zalgo"); no script needs them
+MAX_MARKS: Final = 30
 GROUP_MIN: Final = 2  # members of a channel other than `all`, the sender included
 GROUP_MAX: Final = 19
 PER_MINUTE: Final = 20  # messages a bey may send in any 60 s (the edge counts them)
@@ -70,18 +74,30 @@ def text_refusal(text: str) -> tuple[str, dict[str, Any]] | None:
 
     The one free-text check in `lines` mode: a plain `\\n` is allowed; no other control,
     line/paragraph separator, bidirectional or format character (Cf: ZWJ, ZWNJ, soft hyphen,
-    BOM, tag characters); then the limits: at most MAX_CHARS characters and MAX_LINES lines,
-    and something visible. A `\\r\\n` is refused like any `\\r`: the client sends `\\n`."""
+    BOM, tag characters); then the limits: at most MAX_CHARS characters, MAX_MARKS combining
+    marks in a row and MAX_LINES lines, and something visible. A `\\r\\n` is refused like any
+    `\\r`: the client sends `\\n`."""
     if len(text) > MAX_CHARS:
         return "too_long", {"limit": MAX_CHARS, "length": len(text)}
     found = free_text.text_problem(text, "lines")
     if found is not None and found[0] == "character":
         return "character", {"character": found[1]}
+    if _marks_in_a_row(text) > MAX_MARKS:
+        return "marks", {"limit": MAX_MARKS}
     if text.count("\n") + 1 > MAX_LINES:
         return "too_many_lines", {"limit": MAX_LINES}
     if found is not None:
         return "blank", {}
     return None
+
+
+def _marks_in_a_row(text: str) -> int:
+    """The longest run of combining marks (Mn, Mc, Me) in `text`."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch)[0] == "M" else 0
+        longest = max(longest, run)
+    return longest
 
 
 def press_mode(state: SeasonState) -> PressMode:

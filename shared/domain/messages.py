@@ -149,6 +149,7 @@ CATALOGUE: dict[str, Text] = {
     "chat_text.too_long": T("Mesaj en çok {limit} karakter olur ({length})", "A message has at most {limit} characters ({length})"),
     "chat_text.too_many_lines": T("Mesaj en çok {limit} satır olur", "A message has at most {limit} lines"),
     "chat_text.character": T("Mesaj {character} içeremez (denetim, biçim ya da yön karakteri)", "A message cannot hold {character} (a control, format or direction character)"),
+    "chat_text.marks": T("Mesajda bir harfin üstünde art arda en çok {limit} işaret olur", "A message holds at most {limit} combining marks in a row on a letter"),
     "chat_text.blank": T("Mesajda görünür bir şey yok", "The message has nothing visible in it"),
     "chat_rate_limited": T("Bir dakikada en çok {limit} mesaj", "At most {limit} messages a minute"),
     "channel_not_found": T("Böyle bir kanalınız yok", "You have no such channel"),

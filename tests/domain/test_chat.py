@@ -71,6 +71,8 @@ def test_the_chat_is_open_until_the_kurultay_closes_then_read_only() -> None:
         ("a\r\nb", "character"),
         (" \n\u200b", "character"),
         ("  \n  ", "blank"),
+        ("a" + "\u0301" * 31, "marks"),  # a pile of marks over the lines around it
+        ("x\n" + "\u0e01" + "\u0e48\u0e34" * 16, "marks"),  # Mn of any script count
     ],
 )
 def test_the_text_check_names_why(text: str, variant: str) -> None:
@@ -82,6 +84,8 @@ def test_a_plain_text_at_the_limits_is_taken() -> None:
     assert chat.text_refusal("x" * 1000) is None
     assert chat.text_refusal("\n".join("a" * 20)) is None
     assert chat.text_refusal("<b>Ankara</b> & **Konya** 🐎") is None
+    assert chat.text_refusal("a" + "\u0301" * 30) is None  # UAX #15's 30 marks in a row
+    assert chat.text_refusal("Vi\u1ec7t Nam, \u0915\u094d\u0937\u093f") is None  # real marks
 
 
 def test_membership_follows_the_channel() -> None:

@@ -130,12 +130,14 @@ async def test_press_modes_are_enforced(memory_api: Api) -> None:
         ("a\rb", "chat_text"),
         ("nul\x00", "chat_text"),
         ("\u200b \n ", "chat_text"),  # nothing visible
+        ("a" + "\u0301" * 31, "chat_text"),  # a pile of marks ("zalgo", UAX #15's 30)
     ],
 )
 async def test_hostile_texts_are_refused_and_nothing_is_appended(
     memory_api: Api, text: str, variant: str
 ) -> None:
-    """R-15.2, issue 24 limits: 1,000 characters, 20 lines, no control/format/bidi."""
+    """R-15.2, issue 24 limits: 1,000 characters, 20 lines, 30 marks in a row, no
+    control/format/bidi."""
     a, *_ = await live_with(memory_api, 2)
     assert_problem(await say(memory_api, a, "all", text), 422, variant)
     assert await memory_api.store.chat.read(a.season_id) == []

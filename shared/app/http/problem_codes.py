@@ -74,7 +74,11 @@ EDGE_CODES: dict[str, tuple[int, str]] = {
     "chat_read_only": (409, "the Kurultay is closed: the channels are read-only"),
     "computer_bey": (422, "computer beys do not chat: `seats` names them"),
     "bad_recipients": (422, "an unknown or repeated seat, only oneself, or over 19 beys"),
-    "chat_text": (422, "over 1,000 characters or 20 lines, a control/format/bidi character, blank"),
+    "chat_text": (
+        422,
+        "over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi"
+        " character, blank",
+    ),
     "chat_rate_limited": (429, "too many messages from this bey in a minute (Retry-After)"),
     "channel_not_found": (404, "no channel of the calling bey by that id"),
     "message_not_found": (404, "no message by that id that the caller may see"),

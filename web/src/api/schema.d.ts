@@ -5211,7 +5211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SendMessageProblem"];
                 };
             };
-            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `chat_text`: over 1,000 characters or 20 lines, a control/format/bidi character, blank; `computer_bey`: computer beys do not chat: `seats` names them; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `computer_bey`: computer beys do not chat: `seats` names them; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5780,7 +5780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReportMessageProblem"];
                 };
             };
-            /** @description `chat_text`: over 1,000 characters or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
