@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import msgspec
 import structlog
@@ -126,8 +126,13 @@ def new_id() -> str:
 
 
 def stamp(at: datetime) -> str:
-    """The decision instant as the events' metadata records it: ISO-8601, +03:00, to the µs."""
-    return at.astimezone(cal.ISTANBUL).isoformat()
+    """The decision instant as the events' metadata records it: ISO-8601, +03:00, to the µs.
+
+    `at.astimezone(cal.ISTANBUL).isoformat()` written by msgspec (its datetime form is
+    isoformat's for an aware datetime: the fraction left out at 0 µs, the offset as ±HH:MM):
+    ~4 k instructions instead of ~16 k an event's metadata (ADR-145;
+    tests/services/test_stamp.py holds the two equal)."""
+    return cast("str", msgspec.to_builtins(at.astimezone(cal.ISTANBUL)))
 
 
 async def load(svc: Services, season_id: str) -> Loaded:

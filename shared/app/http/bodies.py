@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 MAX_DEPTH = 32
@@ -137,7 +138,12 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # Built once: json.loads and json.dumps with arguments build a decoder or encoder per call.
 _PAIRS = json.JSONDecoder(object_pairs_hook=unique_pairs)
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)'s C encoder, built once
+# (JSONEncoder.encode builds it, and a floatstr closure, on every call: ADR-145): the same
+# arguments, but no circular-reference markers, which a parsed JSON value (a tree) never needs.
+_CANONICAL = c_make_encoder(
+    None, json.JSONEncoder().default, encode_basestring, None, ":", ",", True, False, True
+)
 
 
 class ParsedBody:
@@ -172,7 +178,7 @@ class ParsedBody:
         escapes do not make another request; the body itself when it is not one JSON value
         (the decoder refuses it: any bytes make that request)."""
         if self._canonical is None:
-            self._canonical = _CANONICAL.encode(self.value).encode()
+            self._canonical = "".join(_CANONICAL(self.value, 0)).encode()
         return self._canonical
 
 
