@@ -90,16 +90,14 @@ class Services:
         return (*self.ops, *self.auditors)
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+class Key(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     """An Idempotency-Key and the hash of the request it came with (method, path, body)."""
 
     value: str
     request_hash: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     """Who acts (a bey's claim, checked on the fold decided on), where, and under which key."""
 
     claim: BeyClaim
@@ -113,8 +111,7 @@ class Context:
         return self.claim.season_id
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome(Generic[T]):
+class Outcome(msgspec.Struct, Generic[T], frozen=True):  # a Struct: built in C (ADR-145)
     """A command's answer: the status (200 / 201 / 202) and its typed body."""
 
     status: int

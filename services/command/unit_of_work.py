@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, TypeVar
 
@@ -103,8 +102,7 @@ async def execute(svc: Services, ctx: Context, cmd: BeyCommand[T]) -> Outcome[T]
             return await _stored_instead(svc, ctx, cmd, seat, p)
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
+class _Read(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     """A fold of the season and where it came from: read from the store just now (`fresh`),
     or this process's cache (possibly behind another process's appends)."""
 

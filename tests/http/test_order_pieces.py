@@ -19,9 +19,7 @@ _ZONES = st.sampled_from(
 
 
 @given(
-    st.datetimes(
-        min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=_ZONES
-    ),
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=_ZONES),
     st.booleans(),
 )
 def test_adr145_stamp_is_isoformat_in_istanbul(at, whole_second):

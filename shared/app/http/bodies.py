@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from _json import make_encoder
 from collections.abc import Callable
-from json.encoder import c_make_encoder, encode_basestring
+from json.encoder import encode_basestring
 from typing import Any
 
 MAX_DEPTH = 32
@@ -141,7 +142,7 @@ _PAIRS = json.JSONDecoder(object_pairs_hook=unique_pairs)
 # json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)'s C encoder, built once
 # (JSONEncoder.encode builds it, and a floatstr closure, on every call: ADR-145): the same
 # arguments, but no circular-reference markers, which a parsed JSON value (a tree) never needs.
-_CANONICAL = c_make_encoder(
+_CANONICAL = make_encoder(
     None, json.JSONEncoder().default, encode_basestring, None, ":", ",", True, False, True
 )
 
