@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.command.service import stamp
-from shared.app.http.bodies import ParsedBody, canonical_json
+from shared.app.http.bodies import DuplicateKey, ParsedBody, canonical_json, unique_pairs
 from shared.domain import calendar as cal
 
 _ZONES = st.sampled_from(
@@ -51,3 +51,43 @@ def test_adr145_canonical_is_json_dumps_sorted(value, indent):
     body = json.dumps(value, indent=indent).encode()
     assert ParsedBody(body).canonical == expected.encode()
     assert canonical_json(body) == expected.encode()
+
+
+def _loaded(body: bytes) -> tuple[str, object]:
+    """What ParsedBody read before ADR-145: json.loads with unique_pairs, or its refusal."""
+    try:
+        return "value", json.loads(body, object_pairs_hook=unique_pairs)
+    except DuplicateKey as repeated:
+        return "repeated", repeated.key
+    except (ValueError, RecursionError):
+        return "refused", None
+
+
+def _parsed(body: bytes) -> tuple[str, object]:
+    parsed = ParsedBody(body)
+    if parsed.repeated is not None:
+        return "repeated", parsed.repeated
+    if parsed.canonical is body:
+        return "refused", None
+    return "value", parsed.value
+
+
+_PADDING = st.sampled_from(["", " ", "\n", "\t \r\n", "\u00a0", "x", "{}", "\x00"])
+_CODECS = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32-be"])
+
+
+@given(_JSON, _PADDING, _PADDING, _CODECS, st.booleans())
+def test_adr145_a_body_parses_as_json_loads_parsed_it(value, before, after, codec, twice):
+    """ParsedBody's parse (the C scanner called directly, UTF-8 known for a body opening
+    with `{`) finds what json.loads(body, object_pairs_hook=unique_pairs) found: the same
+    value, the same repeated key, or a refusal, for any layout, padding and encoding."""
+    text = json.dumps(value)
+    if twice and text.startswith("{") and text != "{}":
+        text = text[:-1] + ', "k": 1, "k": 2}'  # a key named twice
+    body = (before + text + after).encode(codec, "surrogatepass")
+    assert _parsed(body) == _loaded(body)
+
+
+@given(st.binary(max_size=40))
+def test_adr145_any_bytes_parse_as_json_loads_parsed_them(body):
+    assert _parsed(body) == _loaded(body)
