@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from services.command.service import stamp
 from shared.app.http.bodies import DuplicateKey, ParsedBody, canonical_json, unique_pairs
 from shared.domain import calendar as cal
+from tests.http.support import ANKARA, ISTANBUL, Api, assert_problem, create_trial
 
 _ZONES = st.sampled_from(
     [UTC, cal.ISTANBUL, timezone(timedelta(hours=-5)), timezone(timedelta(hours=5, minutes=30))]
@@ -67,7 +68,7 @@ def _parsed(body: bytes) -> tuple[str, object]:
     parsed = ParsedBody(body)
     if parsed.repeated is not None:
         return "repeated", parsed.repeated
-    if parsed.canonical is body:
+    if parsed._canonical is not None:  # the body itself: no JSON value (else made when asked)
         return "refused", None
     return "value", parsed.value
 
@@ -91,3 +92,21 @@ def test_adr145_a_body_parses_as_json_loads_parsed_it(value, before, after, code
 @given(st.binary(max_size=40))
 def test_adr145_any_bytes_parse_as_json_loads_parsed_them(body):
     assert _parsed(body) == _loaded(body)
+
+
+async def test_adr145_a_keyed_command_leaves_no_flight_behind(memory_api: Api) -> None:
+    """The key's in-flight entry (no longer a contextmanager, ADR-145) is taken while the
+    command runs and given back however it ends: answered, refused and stored, replayed; the
+    same key is then answered, never 409 `idempotency_key_in_flight`."""
+    bey = await create_trial(memory_api.client)
+    flights = memory_api.app.state.services.in_flight
+    hold = {"orders": [{"province": ANKARA, "kind": "hold"}]}
+    foreign = {"orders": [{"province": ISTANBUL, "kind": "hold"}]}  # not the bey's: refused
+    for key, body in (("ok", hold), ("ok", hold), ("no", foreign), ("no", foreign)):
+        answer = await memory_api.client.post(bey.url("/orders"), headers=bey.auth(key), json=body)
+        assert answer.status_code != 409, answer.text
+        assert flights == set()
+    flights.add((f"{bey.season_id}:{bey.seat}", "held"))
+    held = await memory_api.client.post(bey.url("/orders"), headers=bey.auth("held"), json=hold)
+    assert_problem(held, 409, "idempotency_key_in_flight")
+    assert flights == {(f"{bey.season_id}:{bey.seat}", "held")}
