@@ -16,7 +16,7 @@ import re
 from _json import make_encoder
 from collections.abc import Callable
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, cast
 
 MAX_DEPTH = 32
 _OUTSIDE = re.compile(rb'[\[\]{}"]')  # what changes the depth or starts a string
@@ -139,8 +139,11 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # Built once: json.loads and json.dumps with arguments build a decoder or encoder per call.
 _PAIRS = json.JSONDecoder(object_pairs_hook=unique_pairs)
-_SCAN = _PAIRS.scan_once  # the C scanner _PAIRS.decode calls, with the same hook
-_SPACE = json.decoder.WHITESPACE.match  # what _PAIRS.decode skips before and after the value
+_FLAGS = re.VERBOSE | re.MULTILINE | re.DOTALL  # json.decoder's own pattern flags
+# the C scanner _PAIRS.decode calls, with the same hook; what it skips around the value (the
+# stubs name neither: both are CPython's json.decoder since 3.x)
+_SCAN: Callable[[str, int], tuple[Any, int]] = _PAIRS.scan_once  # type: ignore[attr-defined]
+_SPACE = re.compile(r"[ \t\n\r]*", _FLAGS).match  # always matches (maybe nothing)
 # json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)'s C encoder, built once
 # (JSONEncoder.encode builds it, and a floatstr closure, on every call: ADR-145): the same
 # arguments, but no circular-reference markers, which a parsed JSON value (a tree) never needs.
@@ -158,12 +161,14 @@ def _decoded(body: bytes) -> Any:
     tests/http/test_order_pieces.py holds it equal to json.loads for any bytes)."""
     utf8 = body[0] == 0x7B and (len(body) < 2 or body[1] != 0)
     text = body.decode("utf-8" if utf8 else json.detect_encoding(body), "surrogatepass")
-    start = _SPACE(text, 0).end()
+    start = cast("re.Match[str]", _SPACE(text, 0)).end()
     try:
         value, end = _SCAN(text, start)
     except StopIteration:  # raw_decode's "Expecting value"
         raise ValueError("Expecting value") from None
-    if end != len(text) and _SPACE(text, end).end() != len(text):  # decode's "Extra data"
+    if end != len(text) and cast("re.Match[str]", _SPACE(text, end)).end() != len(
+        text
+    ):  # decode's "Extra data"
         raise ValueError("Extra data")
     return value
 
