@@ -157,7 +157,7 @@ def _decoded(body: bytes) -> Any:
     value, or a ValueError where it raises one (its message aside, which nobody reads), without
     JSONDecoder.decode's and raw_decode's Python layers around the C scanner, and UTF-8 known
     at once for a body opening with `{` and no NUL after it (no BOM, not UTF-16 or UTF-32: what
-    detect_encoding finds then): ~60 % of the parse on an order (ADR-145;
+    detect_encoding finds then): ~60 % of the parse's time on an order (ADR-145;
     tests/http/test_order_pieces.py holds it equal to json.loads for any bytes)."""
     utf8 = body[0] == 0x7B and (len(body) < 2 or body[1] != 0)
     text = body.decode("utf-8" if utf8 else json.detect_encoding(body), "surrogatepass")
