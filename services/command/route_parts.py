@@ -91,11 +91,10 @@ class _Sent(ASGIResponse):
         self.is_head_response = False
         self.encoding = "utf-8"
         self._encoded_cookies = ()
-        self._raw = [
-            *((k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ]
+        raw = [(k.lower().encode("latin-1"), str(v).encode("latin-1")) for k, v in headers.items()]
+        raw.append((b"content-type", b"application/json"))
+        raw.append((b"content-length", str(len(body)).encode()))
+        self._raw = raw  # a list made by a comprehension, not a generator unpacked (ADR-145)
 
     def encode_headers(self) -> list[tuple[bytes, bytes]]:
         return list(self._raw)

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import msgspec
 import structlog
@@ -90,16 +90,14 @@ class Services:
         return (*self.ops, *self.auditors)
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+class Key(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     """An Idempotency-Key and the hash of the request it came with (method, path, body)."""
 
     value: str
     request_hash: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     """Who acts (a bey's claim, checked on the fold decided on), where, and under which key."""
 
     claim: BeyClaim
@@ -113,8 +111,7 @@ class Context:
         return self.claim.season_id
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome(Generic[T]):
+class Outcome(msgspec.Struct, Generic[T], frozen=True):  # a Struct: built in C (ADR-145)
     """A command's answer: the status (200 / 201 / 202) and its typed body."""
 
     status: int
@@ -126,8 +123,13 @@ def new_id() -> str:
 
 
 def stamp(at: datetime) -> str:
-    """The decision instant as the events' metadata records it: ISO-8601, +03:00, to the µs."""
-    return at.astimezone(cal.ISTANBUL).isoformat()
+    """The decision instant as the events' metadata records it: ISO-8601, +03:00, to the µs.
+
+    `at.astimezone(cal.ISTANBUL).isoformat()` written by msgspec (its datetime form is
+    isoformat's for an aware datetime: the fraction left out at 0 µs, the offset as ±HH:MM):
+    ~4 k instructions instead of ~16 k an event's metadata (ADR-145;
+    tests/services/test_stamp.py holds the two equal)."""
+    return cast("str", msgspec.to_builtins(at.astimezone(cal.ISTANBUL)))
 
 
 async def load(svc: Services, season_id: str) -> Loaded:

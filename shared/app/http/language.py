@@ -57,7 +57,9 @@ def negotiate(scope: Mapping[str, object]) -> Lang:
     if isinstance(chosen, str):
         return cast("Lang", chosen)
     raw = scope.get("query_string", b"")
-    if isinstance(raw, bytes) and (b"lang" in raw or b"%" in raw):  # else no lang: no parse
+    # find, not `in` (bytes.__contains__ makes and drops a TypeError first: ADR-145); an empty
+    # query string (every order) looks for nothing
+    if isinstance(raw, bytes) and raw and (raw.find(b"lang") >= 0 or raw.find(b"%") >= 0):
         for value in parse_qs(raw.decode("latin-1")).get("lang", ()):
             if (lang := _supported(value)) is not None:
                 return lang
