@@ -191,7 +191,7 @@ def private_view(
         hain_through=bey.hain_through,
         next_divan=n,
         missions=[mission_view(state, seat, m) for m in bey.missions],
-        orders=OwnOrders(n, list(state.orders.get(n, {}).get(seat, ())) if n is not None else []),
+        orders=own_orders(state, seat, n),
         treaties=[
             OwnTreaty(t.kind, t.b if t.a == seat else t.a, t.through_divan)
             for t in state.treaties
@@ -201,6 +201,11 @@ def private_view(
         offers_out=[OfferByMe(o.to, o.kind) for o in state.offers if o.frm == seat],
         reports=reports,
     )
+
+
+def own_orders(state: SeasonState, seat: int, n: int | None) -> OwnOrders:
+    """The bey's orders for Divan `n`, the one its orders are for now (None: none is left)."""
+    return OwnOrders(n, list(state.orders.get(n, {}).get(seat, ())) if n is not None else [])
 
 
 # The fields the read side stores per bey (one hash field each, diffed like every view): all
