@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -28,7 +29,7 @@ from shared.domain import events as ev
 from shared.domain.evolve import fold
 from shared.domain.ratings import counts_for_players, season_record
 from shared.domain.state import SeasonState
-from shared.eventstore import EventStore, RecordedEvent
+from shared.eventstore import EventStore, RecordedEvent, StoredData
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
@@ -42,6 +43,7 @@ BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its sea
 # once: nothing more is played in it. A dropped season's next batch folds it again from the
 # store (a cold start).
 CURSORS = 512
+Stored = StoredData | RecordedEvent  # what read_data answers (the memory store: its records)
 
 
 @dataclass
@@ -155,22 +157,23 @@ class Projector:
 
     async def _cursor(
         self, season_id: str, gen: int, version: int
-    ) -> tuple[_Cursor, list[RecordedEvent]]:
+    ) -> tuple[_Cursor, Sequence[Stored]]:
         """The fold at `version` and the events after it, with one read of the store: what is
         new after this process's fold of the season (at `version`, or behind it when another
         process projected the last batches: ADR-131), or, for a season it has not folded (or
-        folded at another generation), the whole stream."""
+        folded at another generation), the whole stream. The read is `read_data`'s: of each
+        event what the projection uses, not its envelope (ADR-141, as the folds of ADR-142)."""
         cur = self._cursors.get(season_id)
         if cur is not None and cur.gen == gen and cur.version == version:
-            return cur, await self.store.read_stream(season_id, from_version=version)
+            return cur, await self.store.read_data(season_id, from_version=version)
         keys = Keys(self.prefix, season_id, gen)
         if cur is not None and cur.gen == gen and cur.version < version:
             # behind by what another projections process applied (both hear every NOTIFY,
             # the claim goes to either): fold that gap, not the season from event 1
-            records = await self.store.read_stream(season_id, from_version=cur.version)
+            records = await self.store.read_data(season_id, from_version=cur.version)
             state = cur.state
         else:  # one read for the fold and what is new (a restarted projector)
-            records = await self.store.read_stream(season_id)
+            records = await self.store.read_data(season_id)
             state = SeasonState()
         later = [rec for rec in records if rec.version > version]
         if not later:  # already at the head (another projector was first): fold nothing
@@ -222,7 +225,7 @@ class Projector:
         season_id: str,
         state: SeasonState,
         events: list[ev.Event],
-        batch: list[RecordedEvent],
+        batch: Sequence[Stored],
     ) -> list[Op]:
         """Issue 23: a finished counted season's record for its players (ratings.season_record,
         from the whole stream: a Divan's orders are spent once it resolves), by its season id
