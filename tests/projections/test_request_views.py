@@ -5,15 +5,25 @@ from __future__ import annotations
 
 import json
 
+import msgspec
+
 from services.projections.keys import Keys
 from services.projections.reducers import Snapshot, project
-from services.projections.views import all_views, only_the_lock_moved
+from services.projections.views import (
+    all_views,
+    j,
+    only_the_lock_moved,
+    private_fields,
+    province_view,
+)
+from shared.app.answers.private_view import STORED, private_view
 from shared.domain import bots
 from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.evolve import fold
 from shared.domain.lifecycle import run_divan
+from shared.domain.simulate import season
 from shared.domain.state import DIVANS, SeasonState
 
 ANKARA = 6
@@ -71,3 +81,33 @@ def test_adr_141_a_request_batch_keeps_the_views_it_does_not_change() -> None:
                 assert json.loads(before.views[f"private:{human}"]["orders"])["orders"]
                 assert not only_the_lock_moved(asked, fold(resolved, asked))
             state, version = fold(resolved, asked), version + len(resolved)
+
+
+def test_adr_141_the_map_and_private_views_are_js_bytes_without_its_copy() -> None:
+    """The map's il records and a bey's private fields are encoded as they are (views.plain),
+    not copied by to_builtins first: the same bytes as `j` makes, on every state of two
+    seasons (both rules versions' turns, treaties, offers, missions, exile)."""
+    for seed in (7, 11):
+        for step in season(seed):
+            state = step.state
+            assert province_view(state) == {
+                str(plate): j(
+                    {"owner": None, "milis": p.units, "memleket_of": _home(state, plate)}
+                    if p.owner is None
+                    else {
+                        "owner": p.owner,
+                        "units": p.units,
+                        "sur": p.sur,
+                        "memleket_of": _home(state, plate),
+                    }
+                )
+                for plate, p in enumerate(state.provinces, start=1)
+            }
+            for b in state.beys:
+                view = private_view(state, b.seat, 0)
+                built = msgspec.to_builtins(view)
+                assert private_fields(state, b.seat) == {f: j(built[f]) for f in STORED}
+
+
+def _home(state: SeasonState, plate: int) -> int | None:
+    return next((b.seat for b in state.beys if b.memleket == plate), None)

@@ -216,6 +216,7 @@ STORED: tuple[str, ...] = tuple(
 
 
 def stored_fields(view: PrivateView) -> dict[str, Any]:
-    """The view's stored fields as JSON-ready values (the read side's private hash)."""
-    built = msgspec.to_builtins(view)
+    """The view's stored fields as JSON-ready values (the read side's private hash): builtins,
+    dict keys as text (views.plain encodes them as they are)."""
+    built = msgspec.to_builtins(view, str_keys=True)
     return {f: built[f] for f in STORED}
