@@ -37,6 +37,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import redis.asyncio as aioredis
@@ -46,7 +47,9 @@ from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
+from shared.domain import events as ev
 from shared.domain.decide import decide
+from shared.domain.evolve import fold
 from shared.domain.simulate import must
 from shared.domain.state import DIVANS, SeasonState
 from shared.eventstore import EventMetadata, PoolSettings, PostgresEventStore, create_pool
@@ -157,6 +160,8 @@ async def season_steps(stack: Stack, season_id: str, seed: int) -> list[Step]:
 
 def run(args: argparse.Namespace) -> None:
     quiet_json_logs()
+    if args.orders_twice:
+        orders_twice()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     database = scratch_database(args.dsn, "bench_divan_work")
@@ -181,6 +186,30 @@ async def _clean(redis: aioredis.Redis, prefix: str) -> None:
     for start in range(0, len(keys), 500):
         await redis.delete(*keys[start : start + 500])
     await redis.aclose()
+
+
+def orders_twice() -> None:
+    """A measurement of what an event costs, not a product's mode (--orders-twice): the
+    resolver writes each computer bey's OrdersSubmitted twice, the same event again right after
+    it (a set that replaces itself: every fold, view and outcome stays the same), so against a
+    plain run each role pays for ~17 more events a Divan of that size and nothing else."""
+    from services.resolver import divan
+
+    played = divan.played_divan
+
+    def twice(state: SeasonState, *a: Any, **k: Any) -> tuple[list[ev.Event], SeasonState | None]:
+        events, after = played(state, *a, **k)
+        doubled: list[ev.Event] = []
+        again: list[ev.Event] = []
+        for e in events:
+            doubled.append(e)
+            if isinstance(e, ev.OrdersSubmitted):
+                doubled.append(e)
+                again.append(e)
+        # each copy folded once, as the turn folds what it makes (ADR-135): the same state
+        return doubled, fold(again, after) if after is not None else None
+
+    divan.played_divan = twice  # type: ignore[assignment]
 
 
 def play(args: argparse.Namespace, stack: Stack, loop: asyncio.AbstractEventLoop) -> None:
@@ -264,6 +293,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--seasons", type=int, default=4)
     p.add_argument("--count", choices=ROLES, default=None)
     p.add_argument("--profile", choices=ROLES, default=None)
+    p.add_argument("--orders-twice", action="store_true", help="see orders_twice: per event")
     return p.parse_args()
 
 
