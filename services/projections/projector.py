@@ -44,6 +44,8 @@ BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its sea
 # store (a cold start).
 CURSORS = 512
 Stored = StoredData | RecordedEvent  # what read_data answers (the memory store: its records)
+# a generation guessed, and the active pointer and that generation's checkpoint as read
+Read = tuple[int, bytes | None, bytes | None]
 
 
 @dataclass
@@ -127,13 +129,21 @@ class Projector:
         raw = await self.redis.get(Keys.active(self.prefix, season_id))
         return int(raw) if raw is not None else None
 
-    async def catch_up(self, season_id: str) -> int:
-        """Apply every event after the checkpoint; a missing projection is rebuilt (self-heals)."""
-        gen = await self.active_gen(season_id)
-        if gen is None:
-            return await self.rebuild(season_id)
+    async def catch_up(self, season_id: str, read: Read | None = None) -> int:
+        """Apply every event after the checkpoint; a missing projection is rebuilt (self-heals).
+
+        `read` (a wake-up's claim, ADR-141): the generation guessed, and the active pointer and
+        that generation's checkpoint as the claim read them; used when the guess was right."""
+        raw: bytes | str | None
+        if read is not None and read[1] is not None and int(read[1]) == read[0]:
+            gen, raw = read[0], read[2]
+        else:
+            active = await self.active_gen(season_id)
+            if active is None:
+                return await self.rebuild(season_id)
+            gen = active
+            raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
         keys = Keys(self.prefix, season_id, gen)
-        raw = await self.redis.get(keys.checkpoint)
         if raw is None:
             return await self.rebuild(season_id)
         return await self._advance(season_id, keys, int(raw), live=True)
@@ -143,11 +153,17 @@ class Projector:
         or (`defer`) another process caught it up last and still owns it: then that one
         catches up once more for this one (claims.py, ADR-112, ADR-131)."""
         token = self.claims.token()
-        if not await self.claims.take(season_id, token, defer=defer):
+        # the generation this process projected the season at last (else the first): the
+        # claim reads the active pointer and that generation's checkpoint in its round trip
+        cur = self._cursors.get(season_id)
+        gen = cur.gen if cur is not None else 1
+        reads = (Keys.active(self.prefix, season_id), Keys(self.prefix, season_id, gen).checkpoint)
+        found = await self.claims.take_reading(season_id, token, reads, defer=defer)
+        if found is None:
             return 0
         applied = 0
         try:
-            applied += await self.catch_up(season_id)
+            applied += await self.catch_up(season_id, (gen, *found))
             while await self.claims.release(season_id, token):
                 applied += await self.catch_up(season_id)
         except BaseException:
