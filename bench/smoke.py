@@ -42,6 +42,7 @@ SMOKE: dict[str, list[str]] = {
     ],
     "cli_start": ["--runs 1"],
     "divan_flood": ["--rounds 1 --concurrency 2", "--rounds 1 --concurrency 2 --for-the-divan"],
+    "divan_work": ["--seasons 1", "--seasons 1 --count projector"],
     "divan_latency": ["--divans 1 --worker-timeouts 1000 --think-ms 0"],
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "flood_costs": ["--requests 3 --rounds 1"],

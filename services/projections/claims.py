@@ -27,7 +27,9 @@ OWNER_TTL_MS = 5_000
 
 # KEYS[1]: the claim, KEYS[2]: the again mark, KEYS[3]: the owner; ARGV[1]: the holder's token,
 # ARGV[2]: the TTL, ARGV[3]: the caller's process (its fold table), ARGV[4]: '1' to defer to
-# another process that owns the season (a wake-up), '0' not to (the sweep).
+# another process that owns the season (a wake-up), '0' not to (the sweep). With KEYS[4] (the
+# active generation's pointer) and KEYS[5] (a generation's checkpoint), a claim taken answers
+# both values too (ADR-141: the catch-up's first two reads, in the claim's round trip).
 CLAIM = """
 if ARGV[4] == '1' then
   local owner = redis.call('GET', KEYS[3])
@@ -36,7 +38,10 @@ if ARGV[4] == '1' then
     return 0
   end
 end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if #KEYS < 5 then return 1 end
+  return {1, redis.call('GET', KEYS[4]), redis.call('GET', KEYS[5])}
+end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
 return 0
 """
@@ -97,6 +102,18 @@ class Claims:
         process owns it: either catches up again (the mark)."""
         args: list[str | int] = [token, self.ttl_ms, self.process, "1" if defer else "0"]
         return bool(await self._claim(keys=self._keys(season_id), args=args))
+
+    async def take_reading(
+        self, season_id: str, token: str, reads: tuple[str, str], *, defer: bool = True
+    ) -> tuple[bytes | None, bytes | None] | None:
+        """`take`, answering, when the season is the caller's now, the values of `reads` (the
+        active generation's pointer and a generation's checkpoint) as the claim found them;
+        None when it is not (ADR-141: one round trip for what a catch-up reads first)."""
+        args: list[str | int] = [token, self.ttl_ms, self.process, "1" if defer else "0"]
+        got = await self._claim(keys=[*self._keys(season_id), *reads], args=args)
+        if not isinstance(got, list):
+            return None
+        return got[1], got[2]
 
     async def release(self, season_id: str, token: str) -> bool:
         """Let go; True: a wake-up came meanwhile and the caller holds the season still.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -28,7 +29,7 @@ from shared.domain import events as ev
 from shared.domain.evolve import fold
 from shared.domain.ratings import counts_for_players, season_record
 from shared.domain.state import SeasonState
-from shared.eventstore import EventStore, RecordedEvent
+from shared.eventstore import EventStore, RecordedEvent, StoredData
 from shared.faults import fault
 
 log = structlog.get_logger(__name__)
@@ -42,6 +43,9 @@ BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its sea
 # once: nothing more is played in it. A dropped season's next batch folds it again from the
 # store (a cold start).
 CURSORS = 512
+Stored = StoredData | RecordedEvent  # what read_data answers (the memory store: its records)
+# a generation guessed, and the active pointer and that generation's checkpoint as read
+Read = tuple[int, bytes | None, bytes | None]
 
 
 @dataclass
@@ -125,13 +129,21 @@ class Projector:
         raw = await self.redis.get(Keys.active(self.prefix, season_id))
         return int(raw) if raw is not None else None
 
-    async def catch_up(self, season_id: str) -> int:
-        """Apply every event after the checkpoint; a missing projection is rebuilt (self-heals)."""
-        gen = await self.active_gen(season_id)
-        if gen is None:
-            return await self.rebuild(season_id)
+    async def catch_up(self, season_id: str, read: Read | None = None) -> int:
+        """Apply every event after the checkpoint; a missing projection is rebuilt (self-heals).
+
+        `read` (a wake-up's claim, ADR-141): the generation guessed, and the active pointer and
+        that generation's checkpoint as the claim read them; used when the guess was right."""
+        raw: bytes | str | None
+        if read is not None and read[1] is not None and int(read[1]) == read[0]:
+            gen, raw = read[0], read[2]
+        else:
+            active = await self.active_gen(season_id)
+            if active is None:
+                return await self.rebuild(season_id)
+            gen = active
+            raw = await self.redis.get(Keys(self.prefix, season_id, gen).checkpoint)
         keys = Keys(self.prefix, season_id, gen)
-        raw = await self.redis.get(keys.checkpoint)
         if raw is None:
             return await self.rebuild(season_id)
         return await self._advance(season_id, keys, int(raw), live=True)
@@ -141,11 +153,17 @@ class Projector:
         or (`defer`) another process caught it up last and still owns it: then that one
         catches up once more for this one (claims.py, ADR-112, ADR-131)."""
         token = self.claims.token()
-        if not await self.claims.take(season_id, token, defer=defer):
+        # the generation this process projected the season at last (else the first): the
+        # claim reads the active pointer and that generation's checkpoint in its round trip
+        cur = self._cursors.get(season_id)
+        gen = cur.gen if cur is not None else 1
+        reads = (Keys.active(self.prefix, season_id), Keys(self.prefix, season_id, gen).checkpoint)
+        found = await self.claims.take_reading(season_id, token, reads, defer=defer)
+        if found is None:
             return 0
         applied = 0
         try:
-            applied += await self.catch_up(season_id)
+            applied += await self.catch_up(season_id, (gen, *found))
             while await self.claims.release(season_id, token):
                 applied += await self.catch_up(season_id)
         except BaseException:
@@ -155,22 +173,23 @@ class Projector:
 
     async def _cursor(
         self, season_id: str, gen: int, version: int
-    ) -> tuple[_Cursor, list[RecordedEvent]]:
+    ) -> tuple[_Cursor, Sequence[Stored]]:
         """The fold at `version` and the events after it, with one read of the store: what is
         new after this process's fold of the season (at `version`, or behind it when another
         process projected the last batches: ADR-131), or, for a season it has not folded (or
-        folded at another generation), the whole stream."""
+        folded at another generation), the whole stream. The read is `read_data`'s: of each
+        event what the projection uses, not its envelope (ADR-141, as the folds of ADR-142)."""
         cur = self._cursors.get(season_id)
         if cur is not None and cur.gen == gen and cur.version == version:
-            return cur, await self.store.read_stream(season_id, from_version=version)
+            return cur, await self.store.read_data(season_id, from_version=version)
         keys = Keys(self.prefix, season_id, gen)
         if cur is not None and cur.gen == gen and cur.version < version:
             # behind by what another projections process applied (both hear every NOTIFY,
             # the claim goes to either): fold that gap, not the season from event 1
-            records = await self.store.read_stream(season_id, from_version=cur.version)
+            records = await self.store.read_data(season_id, from_version=cur.version)
             state = cur.state
         else:  # one read for the fold and what is new (a restarted projector)
-            records = await self.store.read_stream(season_id)
+            records = await self.store.read_data(season_id)
             state = SeasonState()
         later = [rec for rec in records if rec.version > version]
         if not later:  # already at the head (another projector was first): fold nothing
@@ -222,7 +241,7 @@ class Projector:
         season_id: str,
         state: SeasonState,
         events: list[ev.Event],
-        batch: list[RecordedEvent],
+        batch: Sequence[Stored],
     ) -> list[Op]:
         """Issue 23: a finished counted season's record for its players (ratings.season_record,
         from the whole stream: a Divan's orders are spent once it resolves), by its season id

@@ -19,7 +19,7 @@ from services.projections.keys import (
     player_seasons,
     seasons_index,
 )
-from services.projections.views import Views, all_views, j
+from services.projections.views import Views, all_views, j, only_the_lock_moved
 from shared.domain import events as ev
 from shared.domain.ratings import counts_for_players
 from shared.domain.report_lines import correction, kurultay, offer_withdrawn, season_admin
@@ -43,12 +43,15 @@ class Snapshot:
 
     views: Views = field(default_factory=dict)
     ranks: dict[str, float] = field(default_factory=dict)
+    state: SeasonState | None = None  # the state they were made of (None: none yet)
 
 
 def _diff(keys: Keys, before: Snapshot, views: Views, ranks: dict[str, float]) -> list[Op]:
     ops: list[Op] = []
     for name, fields in views.items():
         old = before.views.get(name, {})
+        if fields is old:  # kept as it was (all_views' `kept`)
+            continue
         key = keys.any_view(name)
         ops.extend(("HSET", key, f, v) for f, v in sorted(fields.items()) if old.get(f) != v)
         ops.extend(("HDEL", key, f) for f in sorted(old) if f not in fields)
@@ -82,11 +85,14 @@ def project(
         if hashes is not None and isinstance(event, ev.DivanResolved):
             ops.append(_chain_head(keys, event.divan, at, hashes[n]))
     ops += _withdrawals(keys, before, events, first, live)
-    views, ranks = all_views(state, version)
+    kept = None
+    if before.state is not None and only_the_lock_moved(before.state, state):
+        kept = (before.views, before.ranks)  # a trial Divan's request alone (ADR-141)
+    views, ranks = all_views(state, version, kept)
     diff = _diff(keys, before, views, ranks)
     if state.phase == "over":  # R-10.5: after the Kurultay the lot decides the final order
         diff = [op for op in diff if not (op[0] == "ZADD" and op[1] == keys.leaderboard)]
-    return diff + ops, Snapshot(views, ranks)
+    return diff + ops, Snapshot(views, ranks, state)
 
 
 def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) -> list[Op]:  # noqa: PLR0911 — one match over the event types with records of their own

@@ -10,7 +10,7 @@ import msgspec
 from shared.app.answers.bey_names import names_by_seat
 from shared.app.answers.calendar_answer import CalendarOut, calendar_in, calendar_out, lock_status
 from shared.app.answers.fork_origin import forked_from
-from shared.app.answers.private_view import private_view, stored_fields
+from shared.app.answers.private_view import own_orders, private_view, stored_fields
 from shared.domain.board import Board
 from shared.domain.decide import upcoming_divan
 from shared.domain.scoring import region_titles, scores
@@ -25,6 +25,11 @@ def j(value: Any) -> bytes:
     return _enc.encode(msgspec.to_builtins(value, str_keys=True))
 
 
+# j's bytes of a value already made of builtins with text dict keys (to_builtins would copy it
+# unchanged): the map's il records and the private views' fields, by the hundred a batch
+plain = _enc.encode
+
+
 def province_view(state: SeasonState) -> dict[str, bytes]:
     """R-14 map: owner, units, sur for owned; milis for unowned; and whose memleket each il
     is (`memleket_of`: the seat, or null; R-3.1, R-3.3: public and fixed for the season)."""
@@ -33,9 +38,9 @@ def province_view(state: SeasonState) -> dict[str, bytes]:
     for plate, p in enumerate(state.provinces, start=1):
         home = homes.get(plate)
         if p.owner is None:
-            out[str(plate)] = j({"owner": None, "milis": p.units, "memleket_of": home})
+            out[str(plate)] = plain({"owner": None, "milis": p.units, "memleket_of": home})
         else:
-            out[str(plate)] = j(
+            out[str(plate)] = plain(
                 {"owner": p.owner, "units": p.units, "sur": p.sur, "memleket_of": home}
             )
     return out
@@ -98,7 +103,7 @@ def private_fields(state: SeasonState, seat: int) -> dict[str, bytes]:
     """A bey's own view (shared.app.answers.private_view, R-14), one hash field per stored field:
     its gold, missions and their progress, orders, treaties, offers (reports are kept apart)."""
     fields = stored_fields(private_view(state, seat, 0))
-    return {name: j(value) for name, value in fields.items()}
+    return {name: plain(value) for name, value in fields.items()}
 
 
 def meta_view(state: SeasonState, version: int) -> dict[str, bytes]:
@@ -158,18 +163,48 @@ def lock_fields(meta: dict[str, Any], now: datetime) -> dict[str, Any]:
     return msgspec.to_builtins(lock_status(state, now))  # type: ignore[no-any-return]
 
 
-def all_views(state: SeasonState, version: int) -> tuple[Views, dict[str, float]]:
-    """Every hash view of the season, and the leaderboard's scores."""
-    beys, ranks = bey_views(state)
-    views: Views = {
-        "meta": meta_view(state, version),
-        "map": province_view(state) if len(state.provinces) == 81 else {},
-        "beys": beys,
-        "titles": title_view(state),
-        "treaties": treaty_view(state),
-    }
+# ADR-141: every field of a season's state but the Divan a trial request locks (evolve:
+# DivanRequested sets `locked_divan` alone, R-1.2). Of the views, only `meta` and each bey's
+# `next_divan` and `orders` (the upcoming Divan, decide.upcoming_divan) read it.
+_BUT_THE_LOCK = tuple(f for f in SeasonState.__struct_fields__ if f != "locked_divan")
+
+
+def only_the_lock_moved(before: SeasonState, after: SeasonState) -> bool:
+    """Whether `after` is `before` with at most `locked_divan` set anew: every other field the
+    very same object (a fold's `replace` keeps what it does not set; states are immutable)."""
+    return all(getattr(before, f) is getattr(after, f) for f in _BUT_THE_LOCK)
+
+
+def all_views(
+    state: SeasonState,
+    version: int,
+    kept: tuple[Views, dict[str, float]] | None = None,
+) -> tuple[Views, dict[str, float]]:
+    """Every hash view of the season, and the leaderboard's scores.
+
+    `kept`: the views and scores of a state that `state` differs from in `locked_divan` alone
+    (only_the_lock_moved: a batch of a trial Divan's request, ADR-141); what does not read it
+    is kept (the same objects), the rest made anew."""
+    beys, ranks = bey_views(state) if kept is None else (kept[0]["beys"], kept[1])
+    views: Views = {"meta": meta_view(state, version)}
+    if kept is None:
+        views["map"] = province_view(state) if len(state.provinces) == 81 else {}
+        views["beys"] = beys
+        views["titles"] = title_view(state)
+        views["treaties"] = treaty_view(state)
+    else:
+        views.update((name, kept[0][name]) for name in ("map", "beys", "titles", "treaties"))
+    nxt = upcoming_divan(state)
     for b in state.beys:
-        views[f"private:{b.seat}"] = private_fields(state, b.seat)
+        name = f"private:{b.seat}"
+        if kept is None:
+            views[name] = private_fields(state, b.seat)
+        else:  # private_view's two fields of the upcoming Divan
+            orders = j(own_orders(state, b.seat, nxt))
+            views[name] = {**kept[0][name], "next_divan": j(nxt), "orders": orders}
+    if kept is not None:
+        views["auth"] = kept[0]["auth"]
+        return views, ranks
     # Token hashes (never tokens) so the read side can authorise a bey without the store; and a
     # live season's season-admin token hash, so that token on a bey endpoint is 403 (ADR-61)
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}

@@ -18,7 +18,7 @@ from shared.app.repository.seasons import (
 )
 from shared.domain import codec, live
 from shared.domain import events as ev
-from shared.domain.lifecycle import keeps_divan, run_divan
+from shared.domain.lifecycle import keeps_divan, played_divan
 from shared.domain.state import SeasonState
 from shared.eventstore import ConcurrencyError, EventMetadata
 from shared.faults import fault
@@ -62,13 +62,14 @@ async def resolve(
             return held
         state = loaded.state
         # the computer turn, the lock and the resolution of `divan` (live: held at `now`)
-        events = run_divan(state, now=now if state.mode == "live" else None)
+        events, after = played_divan(state, now=now if state.mode == "live" else None)
         fault("mid_resolve")
         meta = EventMetadata(
             actor="system", command_id=f"divan/{divan}", causation_id=f"divan/{divan}"
         )
         try:
-            at = await _append(seasons, season_id, loaded, divan, events, meta=meta)
+            folded = (state, after) if after is not None else None
+            at = await _append(seasons, season_id, loaded, divan, events, meta=meta, folded=folded)
         except AuditCopyRefused:  # an imported copy is never resolved (ADR-58)
             log.warning("resolver.audit_copy", season_id=season_id, divan=divan)
             return "audit_copy"
@@ -98,6 +99,7 @@ async def _append(
     events: list[ev.Event],
     *,
     meta: EventMetadata,
+    folded: tuple[SeasonState, SeasonState] | None = None,
 ) -> int:
     """Append Divan `divan`'s run, decided on `loaded`, and answer the version it went in at.
 
@@ -109,7 +111,9 @@ async def _append(
     rebases = 0
     while True:
         try:
-            await seasons.append(season_id, loaded.version, f"divan/{divan}", events, meta)
+            await seasons.append(
+                season_id, loaded.version, f"divan/{divan}", events, meta, folded=folded
+            )
         except ConcurrencyError:
             if rebases == REBASES:
                 raise

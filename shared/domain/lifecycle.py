@@ -155,6 +155,30 @@ def run_divan(
     with the scheduled instant in a DivanHeld before the turn (an input of record: whether it
     was late), and the season's next deadline follows the resolution (with_deadline).
     """
+    return _divan(state, planners, now)[0]
+
+
+def played_divan(
+    state: SeasonState,
+    planners: dict[int, Planner] | None = None,
+    now: datetime | None = None,
+) -> tuple[list[ev.Event], SeasonState | None]:
+    """`run_divan`'s events and, for a trial Divan, the state they fold `state` to: the turn
+    and the lock as they were folded when made, then the resolution's own events (ADR-141),
+    so the resolver's fold after its append folds no event twice. None for a live Divan
+    (with_deadline rewrites its events after the resolution): fold them."""
+    events, locked = _divan(state, planners, now)
+    if locked is None:
+        return events, None
+    state, outcome = locked
+    return events, fold(outcome, state)
+
+
+def _divan(
+    state: SeasonState, planners: dict[int, Planner] | None, now: datetime | None
+) -> tuple[list[ev.Event], tuple[SeasonState, list[ev.Event]] | None]:
+    """The Divan's events and, for a trial Divan, the state at its lock with the resolution's
+    events (what is left to fold)."""
     divan = state.divan + 1
     start = state
     if state.mode == "live":
@@ -166,11 +190,12 @@ def run_divan(
         events, state = played_turn(state, divan, planners)
     locked = lock(state, divan)
     state = evolve(state, locked)
-    events = [*events, locked, *resolve_divan(state, inputs_of(state, locked))]
+    outcome = resolve_divan(state, inputs_of(state, locked))
+    events = [*events, locked, *outcome]
     if start.mode == "live":
         late = any(e.late for e in events if isinstance(e, ev.DivanHeld))
-        events = with_deadline(start, marked_late(events, late))
-    return events
+        return with_deadline(start, marked_late(events, late)), None
+    return events, (state, outcome)
 
 
 def marked_late(events: list[ev.Event], late: bool) -> list[ev.Event]:

@@ -81,12 +81,14 @@ class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 class StoredData(msgspec.Struct, frozen=True, array_like=True):
     """What a fold needs of a stored event (`EventStore.read_data`): its version, type tag and
-    content, and its chain hash (the next append's link). A RecordedEvent has the same fields."""
+    content, its chain hash (the next append's link) and its global position (a projector's
+    cross-season records, ADR-141). A RecordedEvent has the same fields."""
 
     version: int
     type: str
     data: bytes
     hash: bytes
+    position: int
 
 
 class IdempotencyRecord(msgspec.Struct, frozen=True):

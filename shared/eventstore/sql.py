@@ -161,7 +161,7 @@ SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon
 READ_STREAM = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 AND version > $2 ORDER BY version"
 # A fold's read (Seasons.since): no envelope but the version and the chain hash (ADR-142)
 READ_DATA = (
-    "SELECT version, type, data, hash FROM events WHERE season_id = $1 AND version > $2"
+    "SELECT version, type, data, hash, position FROM events WHERE season_id = $1 AND version > $2"
     " ORDER BY version"
 )
 READ_SEASON = f"SELECT {COLUMNS} FROM events WHERE season_id = $1 ORDER BY version"

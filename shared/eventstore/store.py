@@ -286,7 +286,8 @@ class PostgresEventStore:
 
     async def read_data(self, season_id: str, from_version: int = 0) -> list[StoredData]:
         """What a fold needs of the season's events after `from_version` (read_stream's rows
-        without their envelope but the version and chain hash: ADR-142), in version order."""
+        without their envelope but the version, chain hash and position: ADR-142, ADR-141),
+        in version order."""
         async with Checkout(self._pool) as conn:
             rows = await conn.fetch(sql.READ_DATA, season_id, from_version)
         if not rows:

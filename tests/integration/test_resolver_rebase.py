@@ -26,7 +26,7 @@ from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.evolve import fold
-from shared.domain.lifecycle import run_divan
+from shared.domain.lifecycle import played_divan, run_divan
 from shared.domain.replay import verify
 from shared.domain.state import Order, SeasonState
 from shared.eventstore import (
@@ -84,11 +84,13 @@ class Runs:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
 
-        def counted(state: SeasonState, *a: Any, **k: Any) -> list[ev.Event]:
+        def counted(
+            state: SeasonState, *a: Any, **k: Any
+        ) -> tuple[list[ev.Event], SeasonState | None]:
             self.count += 1
-            return run_divan(state, *a, **k)
+            return played_divan(state, *a, **k)
 
-        monkeypatch.setattr(resolver, "run_divan", counted)
+        monkeypatch.setattr(resolver, "played_divan", counted)
 
 
 def interloper(
@@ -250,7 +252,7 @@ async def _interleaved(batches: list[list[int]]) -> None:
         return await inner(season_id, expected, events, **kw)
 
     store.append = append  # type: ignore[method-assign]
-    with mock.patch.object(resolver, "run_divan", wraps=run_divan) as runs:
+    with mock.patch.object(resolver, "played_divan", wraps=played_divan) as runs:
         assert await resolve(Seasons(store), sid, 1, now=now) == "resolved"
     assert runs.call_count == 1
     events = await decoded(store, sid)

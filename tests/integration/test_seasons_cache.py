@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from shared.app.repository.seasons import SeasonNotFound, Seasons
+from shared.domain.evolve import fold
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.http.support import state_of
@@ -77,3 +78,25 @@ async def test_an_unknown_season_is_not_found_and_leaves_nothing_cached() -> Non
     with pytest.raises(SeasonNotFound):
         await seasons.load("0" * 32)
     assert seasons.peek("0" * 32) is None
+
+
+async def test_adr_141_an_append_keeps_the_callers_fold_only_on_the_state_it_was_made_on() -> None:
+    """ADR-141: `append(folded=(base, after))` keeps `after` as the season's fold when the cached
+    fold is `base` itself (the resolver's own run: no second fold); on any other cached state
+    (a newer head the events went in at, ADR-128) it folds the events on that state."""
+    store = InMemoryEventStore(clock=StepClock())
+    beys, _, _ = await live_season(store)
+    sid = beys[0].season_id
+    seasons = Seasons(store)
+    first = await seasons.load(sid)
+    made = orders_for(1, before=True)(first.state, 0)
+    after = fold(made, first.state)
+    await seasons.append(sid, first.version, "ours/0", made, OTHER, folded=(first.state, after))
+    kept = seasons.peek(sid)
+    assert kept is not None and kept.state is after and kept.version == first.version + len(made)
+    more = orders_for(1, before=True)(after, 1)
+    stale = fold(more, first.state)  # made on a state that is not the cached one
+    await seasons.append(sid, kept.version, "ours/1", more, OTHER, folded=(first.state, stale))
+    head = seasons.peek(sid)
+    assert head is not None and head.state is not stale
+    assert head.state == fold(more, after) == (await state_of(store, sid))[0]

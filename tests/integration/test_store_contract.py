@@ -72,14 +72,15 @@ async def test_read_stream_from_version_returns_only_later_events(store: EventSt
 
 
 async def test_adr_142_read_data_is_read_stream_s_version_type_data_and_hash(store: EventStore):
-    """What a fold reads (Seasons.since) is the stream's own events, field for field."""
+    """What a fold reads (Seasons.since, the projector: ADR-141) is the stream's own events,
+    field for field, their positions included."""
     await store.append("s1", 0, batch(1, 3))
     await store.append("s1", 3, batch(4, 2))
     for after in range(6):
         whole = await store.read_stream("s1", from_version=after)
         lean = await store.read_data("s1", from_version=after)
-        assert [(e.version, e.type, e.data, e.hash) for e in lean] == [
-            (e.version, e.type, e.data, e.hash) for e in whole
+        assert [(e.version, e.type, e.data, e.hash, e.position) for e in lean] == [
+            (e.version, e.type, e.data, e.hash, e.position) for e in whole
         ]
     assert list(await store.read_data("nobody")) == []
 

@@ -65,10 +65,10 @@ async def test_a_wake_up_while_the_season_is_held_is_caught_up_by_the_holder(
     real = holder.catch_up
     calls = 0
 
-    async def catch_up_then_more_arrive(sid: str) -> int:
+    async def catch_up_then_more_arrive(sid: str, *read: Any) -> int:
         nonlocal calls
         calls += 1
-        done = await real(sid)
+        done = await real(sid, *read)
         if calls == 1:  # new events and their wake-up while the holder still holds the season
             await append_chunk(memory_store, season_id, chunks[1], "chunk/1")
             assert await other.woken(season_id) == 0
@@ -117,3 +117,42 @@ async def test_the_workers_sweep_takes_a_season_only_once_it_stayed_behind_a_who
     assert await projector.sweep(behind) == len(chunk)
     assert behind == {}
     assert await redis.get(swept(prefix)) == b"1"
+
+
+def counting_gets(projector: Projector) -> list[str]:
+    """Record each plain GET the projector sends (its catch-up's reads of the pointers)."""
+    keys: list[str] = []
+    real = projector.redis.get
+
+    async def get(key: str) -> Any:
+        keys.append(key)
+        return await real(key)
+
+    projector.redis.get = get  # type: ignore[method-assign]
+    return keys
+
+
+async def test_adr_141_a_wake_up_reads_the_generation_and_checkpoint_in_its_claim(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """The projector that projected a season last reads its active generation and checkpoint
+    in the claim's round trip: no GET of its own a batch. One whose guess is stale (another
+    rebuilt the season at a new generation meanwhile) reads them again and catches up on the
+    new one; a season new to it is projected as before. Every step ends rebuild-equal."""
+    season_id = "claim-reads"
+    ours, other = Projector(memory_store, redis, prefix), Projector(memory_store, redis, prefix)
+    gets = counting_gets(ours)
+    chunks = list(season_chunks(29, season_id))
+    await append_chunk(memory_store, season_id, chunks[0], "chunk/0")
+    assert await ours.woken(season_id) == len(chunks[0])  # new here: no projection yet
+    for n, chunk in enumerate(chunks[1:4], start=1):
+        await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        gets.clear()
+        assert await ours.woken(season_id) == len(chunk)
+        assert gets == [], gets  # its guess held: the claim read both
+    await other.rebuild(season_id)  # generation 2 now; ours still guesses 1
+    await append_chunk(memory_store, season_id, chunks[4], "chunk/4")
+    gets.clear()
+    assert await ours.woken(season_id, defer=False) == len(chunks[4])
+    assert gets == [Keys.active(prefix, season_id), Keys(prefix, season_id, 2).checkpoint]
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)

@@ -31,6 +31,11 @@ class CountingStore:
         self.reads.append(from_version)
         return await self._store.read_stream(season_id, from_version)
 
+    async def read_data(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]:
+        """The projector's read (ADR-141), counted as read_stream's was."""
+        self.reads.append(from_version)
+        return await self._store.read_data(season_id, from_version)
+
 
 async def test_projectors_taking_turns_fold_only_the_gap(
     memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
@@ -118,4 +123,31 @@ async def test_an_owner_that_stopped_leaves_its_seasons_to_the_sweep_and_then_to
     assert await gone.woken(season_id) == 0  # `other` owns it now
     await redis.delete(Keys.owner(prefix, season_id))  # as OWNER_TTL_MS after its last release
     assert await gone.woken(season_id) == len(chunks[2])
+    await assert_rebuild_equal(memory_store, redis, prefix, season_id)
+
+
+class LeanOnly(CountingStore):
+    """A store whose whole envelope a projector must not ask for (ADR-141)."""
+
+    async def read_stream(self, season_id: str, from_version: int = 0) -> list[RecordedEvent]:
+        raise AssertionError(f"read_stream({season_id!r}, {from_version}): an envelope read")
+
+
+async def test_adr_141_a_projector_catches_up_and_rebuilds_on_the_lean_read(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+):
+    """A projector's catch-ups, batch after batch, a cold one and a rebuild read `read_data`
+    (version, type, data, hash, position), never the envelope, and end rebuild-equal."""
+    season_id = "lean"
+    store = LeanOnly(memory_store)
+    kept = Projector(store, redis, prefix)  # type: ignore[arg-type]
+    appended = 0
+    for n, chunk in enumerate(season_chunks(17, season_id)):
+        await append_chunk(memory_store, season_id, chunk, f"chunk/{n}")
+        appended += len(chunk)
+        # every other batch a cold projector (the whole stream), then `kept` folds the gap
+        cold = Projector(store, redis, prefix)  # type: ignore[arg-type]
+        assert await (cold if n % 2 else kept).catch_up(season_id) == len(chunk)
+    assert n >= 3 and 0 in store.reads and max(store.reads) > 0
+    assert await Projector(store, redis, prefix).rebuild(season_id) == appended  # type: ignore[arg-type]
     await assert_rebuild_equal(memory_store, redis, prefix, season_id)

@@ -191,7 +191,7 @@ def private_view(
         hain_through=bey.hain_through,
         next_divan=n,
         missions=[mission_view(state, seat, m) for m in bey.missions],
-        orders=OwnOrders(n, list(state.orders.get(n, {}).get(seat, ())) if n is not None else []),
+        orders=own_orders(state, seat, n),
         treaties=[
             OwnTreaty(t.kind, t.b if t.a == seat else t.a, t.through_divan)
             for t in state.treaties
@@ -203,6 +203,11 @@ def private_view(
     )
 
 
+def own_orders(state: SeasonState, seat: int, n: int | None) -> OwnOrders:
+    """The bey's orders for Divan `n`, the one its orders are for now (None: none is left)."""
+    return OwnOrders(n, list(state.orders.get(n, {}).get(seat, ())) if n is not None else [])
+
+
 # The fields the read side stores per bey (one hash field each, diffed like every view): all
 # but the ones it knows at the read (season, version, seat) and the reports it keeps apart.
 STORED: tuple[str, ...] = tuple(
@@ -211,6 +216,7 @@ STORED: tuple[str, ...] = tuple(
 
 
 def stored_fields(view: PrivateView) -> dict[str, Any]:
-    """The view's stored fields as JSON-ready values (the read side's private hash)."""
-    built = msgspec.to_builtins(view)
+    """The view's stored fields as JSON-ready values (the read side's private hash): builtins,
+    dict keys as text (views.plain encodes them as they are)."""
+    built = msgspec.to_builtins(view, str_keys=True)
     return {f: built[f] for f in STORED}

@@ -267,7 +267,13 @@ class Seasons:
         metadata: EventMetadata,
         *,
         idempotency: KeyWrite | None = None,
+        folded: tuple[SeasonState, SeasonState] | None = None,
     ) -> list[RecordedEvent]:
+        """Append `events` at `expected`; the cached fold follows when it stood at `expected`.
+
+        `folded` (ADR-141): (the state the events were decided on, the state they fold it to),
+        already computed by the caller: kept instead of folding them again when the cached
+        fold is that very state (not a newer head they were appended on, ADR-128)."""
         if expected > 0 and await self._audit_copy(season_id):
             raise AuditCopyRefused(season_id)
         recorded = await self.store.append(
@@ -283,8 +289,10 @@ class Seasons:
                 and recorded[-1].version == expected + len(events)
             )
         ):
-            state = cached.state
-            state = fold(events, state)
+            if folded is not None and folded[0] is cached.state:
+                state = folded[1]
+            else:
+                state = fold(events, cached.state)
             self._remember(season_id, Loaded(state, expected + len(events)))
         return recorded
 
