@@ -232,7 +232,7 @@ ORDER BY page.xid, page.position
 ;
 
 -- ==== sql.READ_DATA
-SELECT version, type, data, hash FROM events WHERE season_id = $1 AND version > $2 ORDER BY version
+SELECT version, type, data, hash, position FROM events WHERE season_id = $1 AND version > $2 ORDER BY version
 ;
 
 -- ==== sql.READ_SEASON
