@@ -167,22 +167,22 @@ def counted() -> Iterator[dict[str, int]]:
     from services.resolver import divan as resolver
 
     counts = {"runs": 0, "rebases": 0}
-    run_divan, keeps_divan = resolver.run_divan, resolver.keeps_divan
+    played_divan, keeps_divan = resolver.played_divan, resolver.keeps_divan
 
     def runs(*a: Any, **k: Any) -> Any:
         counts["runs"] += 1
-        return run_divan(*a, **k)
+        return played_divan(*a, **k)
 
     def rebases(*a: Any, **k: Any) -> bool:
         kept = keeps_divan(*a, **k)
         counts["rebases"] += kept
         return kept
 
-    resolver.run_divan, resolver.keeps_divan = runs, rebases  # type: ignore[assignment]
+    resolver.played_divan, resolver.keeps_divan = runs, rebases  # type: ignore[assignment]
     try:
         yield counts
     finally:
-        resolver.run_divan, resolver.keeps_divan = run_divan, keeps_divan
+        resolver.played_divan, resolver.keeps_divan = played_divan, keeps_divan
 
 
 async def drive(dsn: str, args: argparse.Namespace) -> dict[str, list[dict[str, float]]]:
