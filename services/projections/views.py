@@ -183,31 +183,37 @@ def all_views(
     """Every hash view of the season, and the leaderboard's scores.
 
     `kept`: the views and scores of a state that `state` differs from in `locked_divan` alone
-    (only_the_lock_moved: a batch of a trial Divan's request, ADR-141); what does not read it
-    is kept (the same objects), the rest made anew."""
-    beys, ranks = bey_views(state) if kept is None else (kept[0]["beys"], kept[1])
-    views: Views = {"meta": meta_view(state, version)}
-    if kept is None:
-        views["map"] = province_view(state) if len(state.provinces) == 81 else {}
-        views["beys"] = beys
-        views["titles"] = title_view(state)
-        views["treaties"] = treaty_view(state)
-    else:
-        views.update((name, kept[0][name]) for name in ("map", "beys", "titles", "treaties"))
-    nxt = upcoming_divan(state)
-    for b in state.beys:
-        name = f"private:{b.seat}"
-        if kept is None:
-            views[name] = private_fields(state, b.seat)
-        else:  # private_view's two fields of the upcoming Divan
-            orders = j(own_orders(state, b.seat, nxt))
-            views[name] = {**kept[0][name], "next_divan": j(nxt), "orders": orders}
+    (only_the_lock_moved: a batch of a trial Divan's request, ADR-141)."""
     if kept is not None:
-        views["auth"] = kept[0]["auth"]
-        return views, ranks
+        return _with_the_lock_moved(state, version, *kept)
+    beys, ranks = bey_views(state)
+    views: Views = {
+        "meta": meta_view(state, version),
+        "map": province_view(state) if len(state.provinces) == 81 else {},
+        "beys": beys,
+        "titles": title_view(state),
+        "treaties": treaty_view(state),
+    }
+    for b in state.beys:
+        views[f"private:{b.seat}"] = private_fields(state, b.seat)
     # Token hashes (never tokens) so the read side can authorise a bey without the store; and a
     # live season's season-admin token hash, so that token on a bey endpoint is 403 (ADR-61)
     views["auth"] = {str(seat): j(h) for seat, h in sorted(state.tokens.items())}
     if state.admin_token:
         views["auth"]["admin"] = j(state.admin_token)
+    return views, ranks
+
+
+def _with_the_lock_moved(
+    state: SeasonState, version: int, before: Views, ranks: dict[str, float]
+) -> tuple[Views, dict[str, float]]:
+    """`all_views` of a state that differs from `before`'s in `locked_divan` alone: `meta` and
+    each bey's `next_divan` and `orders` (private_view's fields of the upcoming Divan) made
+    anew; every other view kept, the same objects (which `_diff` skips)."""
+    nxt = upcoming_divan(state)
+    views: Views = {**before, "meta": meta_view(state, version)}
+    for b in state.beys:
+        name = f"private:{b.seat}"
+        orders = j(own_orders(state, b.seat, nxt))
+        views[name] = {**before[name], "next_divan": j(nxt), "orders": orders}
     return views, ranks
