@@ -24,9 +24,11 @@ LANGS = ["tr", "en"]
 DATABASE_READ = {"tr": "okunan veritabanı: ", "en": "database read: "}
 
 
-def cli(lang: str, *args: str, env: dict[str, str] | None = None) -> str:
+def run(
+    lang: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "entrypoints.cli", *args, "--lang", lang],
         capture_output=True,
         text=True,
@@ -34,6 +36,10 @@ def cli(lang: str, *args: str, env: dict[str, str] | None = None) -> str:
         timeout=120,
         check=False,
     )
+
+
+def cli(lang: str, *args: str, env: dict[str, str] | None = None) -> str:
+    done = run(lang, *args, env=env)
     return done.stdout + done.stderr
 
 
@@ -82,17 +88,8 @@ def test_rebuilding_a_season_the_store_does_not_hold_says_so_and_exits_1(
     """`seksenbir projections rebuild <typo>` once printed "<typo>: rebuilt from 0 events" and
     exited 0: an operator's mistyped id looked like a rebuild done. It is refused as verify
     refuses a missing season: one line naming the database, exit 1."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
-    env = base | {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_PG_DSN": migrated_pg_dsn}
-    argv = ["projections", "rebuild", "nobody", "--lang", lang]
-    done = subprocess.run(
-        [sys.executable, "-m", "entrypoints.cli", *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    env = {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_PG_DSN": migrated_pg_dsn}
+    done = run(lang, "projections", "rebuild", "nobody", env=env)
     database = describe_dsn(migrated_pg_dsn)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout == "", done.stdout
