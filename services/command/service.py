@@ -128,7 +128,7 @@ def stamp(at: datetime) -> str:
     `at.astimezone(cal.ISTANBUL).isoformat()` written by msgspec (its datetime form is
     isoformat's for an aware datetime: the fraction left out at 0 µs, the offset as ±HH:MM):
     ~4 k instructions instead of ~16 k an event's metadata (ADR-145;
-    tests/services/test_stamp.py holds the two equal)."""
+    tests/http/test_order_pieces.py holds the two equal)."""
     return cast("str", msgspec.to_builtins(at.astimezone(cal.ISTANBUL)))
 
 
