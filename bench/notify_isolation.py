@@ -64,7 +64,7 @@ async def _divans(count: int) -> list[float]:
         loaded = await seasons.load(season_id)
         events = decide(loaded.state, c.RequestDivan(seat=seat, divan=n))
         assert isinstance(events, list), events
-        meta = EventMetadata(actor="seat:1", command_id=f"req-{i}")
+        meta = EventMetadata(actor="seat", seat=str(seat), command_id=f"req-{i}")
         await seasons.append(season_id, loaded.version, f"req-{i}", events, meta)
         t0 = time.perf_counter()
         assert await resolve(seasons, season_id, n) == "resolved"
