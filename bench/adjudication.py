@@ -17,9 +17,9 @@ from shared.domain.resolve import adjudicate
 
 def main(repeat: int = 2000) -> None:
     state, locked = ordered_everywhere(mid_season())
-    inputs = inputs_of(state, locked)  # type: ignore[arg-type]
+    inputs = inputs_of(state, locked)
     owned = sum(1 for p in state.provinces if p.owner is not None)
-    n_orders = sum(len(os) for os in locked.orders.values())  # type: ignore[attr-defined]
+    n_orders = sum(len(os) for os in locked.orders.values())
     print(
         f"config: {machine()}; Divan {inputs.divan}; 19 beys; {owned} owned provinces; "
         f"{n_orders} orders; repeat {repeat}"

@@ -20,8 +20,9 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from os import getloadavg
+from typing import Any
 
 from bench.common import machine, mid_season, ordered_everywhere
 from shared import compiled
@@ -29,7 +30,7 @@ from shared.domain.lifecycle import inputs_of
 from shared.domain.resolve import adjudicate
 
 
-def mila_games(n: int, seed: int, phase: str) -> list[object]:
+def mila_games(n: int, seed: int, phase: str) -> list[Any]:
     """`n` fresh MILA games at movement phase `phase`, every unit ordered (seeded, legal)."""
     from diplomacy import Game  # the benchmark environment only
     from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
@@ -64,7 +65,7 @@ def mila_games(n: int, seed: int, phase: str) -> list[object]:
     return games
 
 
-def _time_each(calls: list[Callable[[], object]]) -> list[float]:
+def _time_each(calls: Sequence[Callable[[], object]]) -> list[float]:
     out = []
     for call in calls:
         t0 = time.perf_counter()
@@ -82,10 +83,10 @@ def main() -> None:
     args = ap.parse_args()
 
     state, locked = ordered_everywhere(mid_season())
-    inputs = inputs_of(state, locked)  # type: ignore[arg-type]
-    n_orders = sum(len(os) for os in locked.orders.values())  # type: ignore[attr-defined]
+    inputs = inputs_of(state, locked)
+    n_orders = sum(len(os) for os in locked.orders.values())
     probe = mila_games(1, args.seed, args.mila_phase)[0]
-    mila_orders = sum(len(probe.get_orders(p)) for p in probe.powers)  # type: ignore[attr-defined]
+    mila_orders = sum(len(probe.get_orders(p)) for p in probe.powers)
     used = compiled.status()
     modules = (
         f"compiled ({len(compiled.MODULES)} modules, ADR-60)"
@@ -95,7 +96,7 @@ def main() -> None:
     print(
         f"config: {machine()}; load average {getloadavg()[0]:.2f}; modules: {modules}; "
         f"ours: Divan {inputs.divan}, 19 beys, {n_orders} orders, report "
-        f"included; MILA: {probe.get_current_phase()}, {mila_orders} orders; "  # type: ignore[attr-defined]
+        f"included; MILA: {probe.get_current_phase()}, {mila_orders} orders; "
         f"{args.rounds} rounds x {args.per_round} calls each, alternating"
     )
     for _ in range(50):  # warm both up
@@ -106,7 +107,7 @@ def main() -> None:
     for r in range(args.rounds):
         games = mila_games(args.per_round, args.seed, args.mila_phase)
         ours_calls = [lambda: adjudicate(state, inputs)] * args.per_round
-        mila_calls = [g.process for g in games]  # type: ignore[attr-defined]
+        mila_calls = [g.process for g in games]
         if r % 2 == 0:  # alternate which side runs first in a round
             a, b = _time_each(ours_calls), _time_each(mila_calls)
         else:

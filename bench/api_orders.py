@@ -47,7 +47,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -55,6 +55,7 @@ import httpx
 import msgspec
 import redis
 from litestar import Litestar, Request, Response, post
+from litestar.types import HTTPReceiveMessage, HTTPScope, Message
 
 from entrypoints.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from services.command.schemas import OrdersIn
@@ -109,7 +110,9 @@ async def scratch_database(server_dsn: str, prefix: str) -> AsyncIterator[str]:
 
 @asynccontextmanager
 async def in_process(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
+    # Litestar's ASGI callable is typed with its own scope and message TypedDicts, narrower than
+    # httpx's mappings: the same protocol, two spellings of it.
+    transport = httpx.ASGITransport(app=cast(Any, app))
     async with (
         app.lifespan(),
         httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=30) as client,
@@ -122,19 +125,20 @@ async def asgi_post(app: Litestar, path: str, body: bytes, headers: dict[str, st
     received = False
     status = 0
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> HTTPReceiveMessage:
         nonlocal received
         if received:  # the app reads nothing more after the body; a wait would be a disconnect
             return {"type": "http.disconnect"}
         received = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    async def send(message: Any) -> None:
+    async def send(message: Message) -> None:
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
 
-    scope = {
+    # the keys a server sends (what uvicorn sets); the app adds its own (HTTPScope's others)
+    scope: dict[str, Any] = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -149,7 +153,7 @@ async def asgi_post(app: Litestar, path: str, body: bytes, headers: dict[str, st
         "client": ("127.0.0.1", 40000),
         "server": ("bench", 80),
     }
-    await app(scope, receive, send)
+    await app(cast(HTTPScope, scope), receive, send)
     return status
 
 

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from shared.domain.events import DivanLocked
 from shared.domain.evolve import evolve, fold
 from shared.domain.lifecycle import computer_turn, lock
 from shared.domain.simulate import season
@@ -27,7 +28,7 @@ def mid_season(seed: int = 11, divan: int = 8) -> SeasonState:
     return state
 
 
-def ordered_everywhere(state: SeasonState) -> tuple[SeasonState, object]:
+def ordered_everywhere(state: SeasonState) -> tuple[SeasonState, DivanLocked]:
     """The state after every computer bey's turn and the lock: every owned province ordered."""
     from shared.domain.state import Order
 

@@ -36,7 +36,7 @@ def _play(client: httpx.Client, divans: int) -> str:
             if client.get(f"/v1/seasons/{season}").json()["divan"] >= n:
                 break
             time.sleep(0.05)
-    return season
+    return str(season)
 
 
 def _time(

@@ -108,7 +108,11 @@ class Flood:
         seasons = Seasons(self.store)  # a fold of its own: another process's writer
         n = 0
         while not self.stop.is_set():
-            if await retrying(self.sid, 1000, lambda _n, k=n: self.order(seasons, w, k)):
+
+            async def attempt(_try: int, k: int = n) -> bool:
+                return await self.order(seasons, w, k)
+
+            if await retrying(self.sid, 1000, attempt):
                 self.written += 1
                 self.first.set()
             else:  # --for-the-divan, once it is resolved: nothing to order for it any more
@@ -178,7 +182,7 @@ def counted() -> Iterator[dict[str, int]]:
         counts["rebases"] += kept
         return kept
 
-    resolver.played_divan, resolver.keeps_divan = runs, rebases  # type: ignore[assignment]
+    resolver.played_divan, resolver.keeps_divan = runs, rebases
     try:
         yield counts
     finally:

@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,7 +78,7 @@ def describe(samples: list[float]) -> str:
 
 
 @contextlib.contextmanager
-def worker(settings: Settings, timeout_ms: int, log: Path):
+def worker(settings: Settings, timeout_ms: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),

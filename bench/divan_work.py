@@ -209,7 +209,7 @@ def orders_twice() -> None:
         # each copy folded once, as the turn folds what it makes (ADR-135): the same state
         return doubled, fold(again, after) if after is not None else None
 
-    divan.played_divan = twice  # type: ignore[assignment]
+    divan.played_divan = twice
 
 
 def play(args: argparse.Namespace, stack: Stack, loop: asyncio.AbstractEventLoop) -> None:

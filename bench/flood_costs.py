@@ -85,7 +85,9 @@ def kinds(base: str, port: int) -> dict[str, Kind]:
     }
 
 
-async def one_kind(pid: int, kind: Kind, beys: list[Bey], conns: list[Conn], n: int) -> tuple:
+async def one_kind(
+    pid: int, kind: Kind, beys: list[Bey], conns: list[Conn], n: int
+) -> tuple[float, Counter[int]]:
     statuses: Counter[int] = Counter()
     for k in range(3):  # warm: connections open, caches filled
         await kind(conns[k % len(conns)], beys[k % len(beys)])
@@ -113,8 +115,10 @@ async def measure(port: int, pid: int, beys: list[Bey], args: argparse.Namespace
     print(f"  the API's CPU per request, µs (median of {args.rounds} rounds; the rounds)")
     for label, values in costs.items():
         rounds = ", ".join(f"{v:.0f}" for v in values)
-        statuses = dict(sorted(seen[label].items()))
-        print(f"  {label:<38} {statistics.median(values):7.0f}  ({rounds})  {statuses}")
+        print(
+            f"  {label:<38} {statistics.median(values):7.0f}  ({rounds})  "
+            f"{dict(sorted(seen[label].items()))}"
+        )
 
 
 def run(dsn: str, redis_url: str, args: argparse.Namespace) -> None:

@@ -32,10 +32,14 @@ from __future__ import annotations
 import functools
 import gc
 import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from bench.common import mid_season, ordered_everywhere
 from shared.domain.lifecycle import inputs_of
 from shared.domain.resolve import adjudicate
+
+T = TypeVar("T")
 
 WARM_UP = 20
 
@@ -44,7 +48,7 @@ def main() -> None:
     side, calls = sys.argv[1], int(sys.argv[2])
     if side == "ours":
         state, locked = ordered_everywhere(mid_season())
-        inputs = inputs_of(state, locked)  # type: ignore[arg-type]
+        inputs = inputs_of(state, locked)
         for _ in range(WARM_UP):
             adjudicate(state, inputs)
         gc.collect()
@@ -59,15 +63,15 @@ def main() -> None:
 
         games = mila_games(calls + WARM_UP, 3, "S1904M")
         for g in games[:WARM_UP]:
-            g.process()  # type: ignore[attr-defined]
+            g.process()
         gc.collect()
         gc.freeze()
-        functools.reduce(lambda _, g: g.process(), games[WARM_UP:], None)  # type: ignore[attr-defined]
+        functools.reduce(lambda _, g: g.process(), games[WARM_UP:], None)
     else:
         raise SystemExit("usage: python -m bench.instructions ours|turn|check|rerun|mila CALLS")
 
 
-def _counted(fn: object, items: list[object]) -> int:
+def _counted(fn: Callable[[T], object], items: Sequence[T]) -> int:
     """fn over items inside one functools.reduce (callgrind's toggle), GC frozen before."""
     import functools
     import gc
@@ -75,8 +79,8 @@ def _counted(fn: object, items: list[object]) -> int:
     gc.collect()
     gc.freeze()
 
-    def one(n: int, item: object) -> int:
-        fn(item)  # type: ignore[operator]
+    def one(n: int, item: T) -> int:
+        fn(item)
         return n + 1
 
     return functools.reduce(one, items, 0)
@@ -90,7 +94,7 @@ def turn_calls(calls: int) -> None:
     befores = [s.state for s in season(11) if s.state.phase == "running" and s.divan < 16]
     for state in befores:  # warm-up: the map tables, the specialised bytecode
         computer_turn(state, state.divan + 1)
-    done = _counted(lambda s: computer_turn(s, s.divan + 1), befores * calls)  # type: ignore[attr-defined]
+    done = _counted(lambda s: computer_turn(s, s.divan + 1), befores * calls)
     print(f"{done} computer turns")
 
 

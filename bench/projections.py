@@ -32,7 +32,7 @@ import secrets
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -43,6 +43,7 @@ from services.projections import projector as projector_module
 from services.projections.keys import Keys
 from services.projections.listener import Listener
 from services.projections.projector import Projector
+from services.projections.reducers import Op
 from shared.app.repository.seasons import Seasons
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -122,14 +123,14 @@ class Meter:
         self.seconds = 0.0
         real = projector.sink.apply
 
-        async def apply(key: str, expected: int, new: int, ops: list) -> bool:  # type: ignore[type-arg]
+        async def apply(checkpoint_key: str, expected: int, new: int, ops: Sequence[Op]) -> bool:
             writes = [op for op in ops if op[0] != "PUBLISH"]
             self.applies += 1
             self.writes += len(writes)
             self.value_bytes += sum(len(op[-1]) for op in writes if isinstance(op[-1], bytes))
             t0 = time.perf_counter()
             try:
-                return await real(key, expected, new, ops)
+                return await real(checkpoint_key, expected, new, ops)
             finally:
                 self.seconds += time.perf_counter() - t0
 
@@ -263,7 +264,8 @@ def projector_process(dsn: str, redis_url: str, prefix: str, mode: str, poll_ms:
                     if popped is None:
                         await projector.sweep()  # the fallback sweep
                         continue
-                    season_id = popped[1].decode()
+                    member = popped[1]
+                    season_id = member.decode() if isinstance(member, bytes) else member
                     if season_id == "stop":
                         return
                     await projector.catch_up(season_id)

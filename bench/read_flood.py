@@ -178,10 +178,13 @@ def flood(
 # --- season Y's probes ----------------------------------------------------------------------
 
 
-async def probe(port: int, season: str, token: str, seconds: float) -> tuple[list[float], Counter]:
+async def probe(
+    port: int, season: str, token: str, seconds: float
+) -> tuple[list[float], Counter[int]]:
     """Y's reads from PROBE_ADDRESSES for `seconds`: latencies (s) and statuses."""
     base = f"/v1/seasons/{season}"
-    cycle = [(f"{base}/map", None), (f"{base}/summary", None), (f"{base}/map", None)]
+    cycle: list[tuple[str, str | None]] = [(f"{base}/map", None), (f"{base}/summary", None)]
+    cycle.append((f"{base}/map", None))
     cycle.append((f"{base}/private", token))
     latencies: list[float] = []
     statuses: Counter[int] = Counter()
@@ -210,7 +213,7 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def figures(name: str, latencies: list[float], statuses: Counter) -> str:
+def figures(name: str, latencies: list[float], statuses: Counter[int]) -> str:
     ms = [x * 1000 for x in latencies]
     return (
         f"  {name:<22} n={len(ms):4d}  p50 {statistics.median(ms):7.1f} ms  "

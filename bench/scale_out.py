@@ -99,7 +99,7 @@ def ping(port: int) -> bool:
 
 def info(port: int) -> bytes:
     with contextlib.suppress(redis.RedisError):
-        return bytes(redis.Redis(port=port).execute_command("CLUSTER", "INFO"))
+        return bytes(redis.Redis(port=port).execute_command("CLUSTER", "INFO"))  # type: ignore[no-untyped-call]
     return b""
 
 
@@ -189,7 +189,8 @@ class Load:
     async def season(self, i: int, divans: int) -> str:
         r = await self.send("POST", "/v1/seasons", json={"memleket": MEMLEKET, "seed": str(i)})
         r.raise_for_status()
-        sid, auth = r.json()["season_id"], {"Authorization": f"Bearer {r.json()['token']}"}
+        sid: str = r.json()["season_id"]
+        auth = {"Authorization": f"Bearer {r.json()['token']}"}
         self.acked.append((sid, "season_created.v1", 0))
         for n in range(1, divans + 1):
             order = {"orders": [{"province": MEMLEKET, "kind": "hold"}], "divan": n}

@@ -79,7 +79,9 @@ def address(n: int) -> str:
 # --- the flood: its own process ---------------------------------------------------------------
 
 
-async def _flood(port: int, beys: list[Bey], args: dict[str, int], stop: EventType) -> dict:
+async def _flood(
+    port: int, beys: list[Bey], args: dict[str, int], stop: EventType
+) -> dict[str, Any]:
     counts: dict[str, Counter[int]] = {k: Counter() for k in ("order", "read", "stream")}
     base = f"/v1/seasons/{beys[0].season_id}"
 
@@ -146,7 +148,9 @@ def flood(port: int, beys: list[Bey], args: dict[str, int], events: Any, out: An
 # --- the probes -------------------------------------------------------------------------------
 
 
-async def order_probe(port: int, beys: list[Bey], seconds: float) -> tuple[list[float], Counter]:
+async def order_probe(
+    port: int, beys: list[Bey], seconds: float
+) -> tuple[list[float], Counter[int]]:
     """Y's order submissions from ORDER_PROBE_ADDRESS, one every ORDER_PROBE_EVERY_S."""
     conn, latencies, statuses = Conn(port, ORDER_PROBE_ADDRESS), [], Counter[int]()
     base = f"/v1/seasons/{beys[0].season_id}"

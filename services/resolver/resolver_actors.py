@@ -21,6 +21,8 @@ from shared.app.repository.seasons import Seasons
 from shared.faults import fault
 from shared.settings import Settings
 
+# resolve is looked up through this module at each message: the seam the resolver's tests wrap.
+__all__ = ["EXHAUSTED_ACTOR", "MAX_RETRIES", "Closer", "declare", "on_retry_exhausted", "resolve"]
 log = structlog.get_logger(__name__)
 Closer = Callable[[Seasons, str, datetime], Awaitable[str]]
 MAX_RETRIES = 5  # RELIABILITY test 12: not Dramatiq's default 20 (about 30 days)

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import msgspec
@@ -123,15 +123,16 @@ async def open_api(
     """
     enqueued: list[tuple[str, int]] = []
     clock = clock or api_clock()
+    extra: dict[str, Any] = {"limiter_clock": limiter_clock} if limiter_clock is not None else {}
     app = create_app(
         config or settings(),
         reads=False,
         store=api_store or store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
         clock=clock,
-        **({"limiter_clock": limiter_clock} if limiter_clock is not None else {}),
+        **extra,
     )
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx.ASGITransport(app=cast(Any, app))  # Litestar's ASGI types are narrower
     async with (
         lifespan(app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,

@@ -18,10 +18,10 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import dramatiq
@@ -30,11 +30,14 @@ import redis
 
 from entrypoints import bootstrap
 from services.resolver import resolver_actors as actors
+from services.resolver.divan import Outcome
 from shared.app.messaging.queues import DIVANS_QUEUE
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import RecordedEvent
 from shared.settings import Settings
+
+Resolve = Callable[..., Coroutine[Any, Any, Outcome]]
 
 REPO = Path(__file__).resolve().parents[2]
 # RELIABILITY.md test knobs: a dead worker's messages come back 2 s after its last heartbeat.
@@ -101,7 +104,7 @@ class BrokerKeys:
         """Redis message ids fetched by some worker and not yet acked (or nacked)."""
         ids: set[str] = set()
         for key in self.client.scan_iter(f"{self.ns}:__acks__.*.{self.queue}"):
-            ids |= {m.decode() for m in self.client.smembers(key)}
+            ids |= {m.decode() for m in cast(set[bytes], self.client.smembers(key))}
         return ids
 
     def pending(self) -> int:
@@ -117,7 +120,7 @@ class BrokerKeys:
         """
         xq = f"{self.ns}:{self.queue}.XQ"
         out: dict[str, dict[str, Any]] = {}
-        for redis_id in self.client.zrange(xq, 0, -1):
+        for redis_id in cast(list[bytes], self.client.zrange(xq, 0, -1)):
             body = self.client.hget(f"{xq}.msgs", redis_id)
             if body is not None:
                 message = msgspec.json.decode(body)
@@ -153,10 +156,10 @@ class Recorder(dramatiq.Middleware):
         self.outcomes: list[tuple[str, int, str]] = []
         self.lock = threading.Lock()
 
-    def wrap(self, resolve: Callable[..., Awaitable[str]]) -> Callable[..., Awaitable[str]]:
+    def wrap(self, resolve: Resolve) -> Resolve:
         async def recording(
             seasons: Any, season_id: str, divan: int, *args: Any, **kwargs: Any
-        ) -> str:
+        ) -> Outcome:
             outcome = await resolve(seasons, season_id, divan, *args, **kwargs)
             with self.lock:
                 self.outcomes.append((season_id, divan, outcome))
@@ -171,7 +174,7 @@ class Recorder(dramatiq.Middleware):
     def after_process_message(
         self,
         broker: dramatiq.Broker,
-        message: dramatiq.Message[Any],
+        message: dramatiq.broker.MessageProxy,
         *,
         result: Any = None,
         exception: BaseException | None = None,
@@ -215,7 +218,7 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
     broker = actor.broker
     recorder = Recorder()
     broker.add_middleware(recorder)
-    actors.resolve = recorder.wrap(unwrapped)  # type: ignore[assignment]
+    actors.resolve = recorder.wrap(unwrapped)
     worker = dramatiq.Worker(broker, worker_threads=1, worker_timeout=worker_timeout)
     try:
         worker.start()
@@ -229,7 +232,7 @@ def inprocess_worker(settings: Settings, worker_timeout: int = 50) -> Iterator[I
                 loop_thread.run_coroutine(pool.close())
         worker.stop()
         broker.close()
-        actors.resolve = unwrapped  # type: ignore[assignment]
+        actors.resolve = unwrapped
         dramatiq.broker.global_broker = previous_broker
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import msgspec
@@ -97,11 +97,14 @@ async def _value(redis: aioredis.Redis, key: str) -> Any:
     if kind == "hash":
         return {_s(k): _s(v) for k, v in sorted((await redis.hgetall(key)).items())}
     if kind == "zset":
-        return [[_s(m), s] for m, s in await redis.zrange(key, 0, -1, withscores=True)]
+        scored = cast(list[tuple[bytes, float]], await redis.zrange(key, 0, -1, withscores=True))
+        return [[_s(m), s] for m, s in scored]
     if kind == "list":
         return [_s(v) for v in await redis.lrange(key, 0, -1)]
     if kind == "string":
-        return _s(await redis.get(key))
+        value = await redis.get(key)
+        assert value is not None, key  # its type was just read as "string"
+        return _s(value)
     if kind == "none":
         return None
     raise AssertionError(f"unexpected type {kind} of {key}")
@@ -226,13 +229,14 @@ class Gateway:
             if "path" in kw
             else f"redis://{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
         )
+        extra: dict[str, Any] = {"clock": clock} if clock is not None else {}
         self.app = create_app(
             msgspec.structs.replace(settings(prefix, url), **overrides),
             store=store,
             enqueue=lambda season_id, divan: self.enqueued.append((season_id, divan)),
             redis=redis,
             rebuild=self.rebuilds.append,
-            **({"clock": clock} if clock is not None else {}),
+            **extra,
         )
 
 
@@ -249,7 +253,7 @@ async def open_gateway(
     Its clock stands still at SEASON_NOW unless the test gives one: no test reads the wall
     clock, so none changes its outcome with the date it runs on."""
     gw = Gateway(store, redis, prefix, clock, **overrides)
-    transport = httpx.ASGITransport(app=gw.app)
+    transport = httpx.ASGITransport(app=cast(Any, gw.app))  # Litestar's ASGI types are narrower
     async with (
         lifespan(gw.app),
         httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=10) as client,
