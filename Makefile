@@ -87,7 +87,7 @@ lint: $(STAMP)   ## ruff check and format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(STAMP) ## mypy --strict on every package: shared, services, entrypoints
+typecheck: $(STAMP) ## mypy --strict on every package: shared, services, entrypoints, bench
 	$(BIN)/mypy
 
 contracts: $(STAMP) ## import-linter: the domain imports no I/O; services are independent; layers
