@@ -39,19 +39,6 @@ def test_the_codes_outside_every_operation_are_in_the_catalogue() -> None:
 
 
 @pytest.mark.parametrize("case_id", _params())
-async def test_every_refusal_has_a_turkish_title_by_default(case_id: str, memory_api: Api) -> None:
-    """docs/api.md, Language: in Turkish a problem's `title` is a Turkish title of its own,
-    never the English code in words (a 405 once said "method not allowed" in Turkish)."""
-    c = CASES[case_id]
-    async with AsyncExitStack() as stack:
-        response = await (await c.scenario(memory_api, stack))
-    body = assert_problem(response, c.status, c.code)
-    if response.headers["content-language"] != "tr":
-        pytest.skip("the case asks for English itself")
-    assert body["title"] == m.PROBLEM_TITLES_TR[c.code], body
-
-
-@pytest.mark.parametrize("case_id", _params())
 async def test_every_refusal_answers_in_english_when_asked(case_id: str, memory_api: Api) -> None:
     """Issue 11: each refusal of tests/http/test_problems.py, asked with Accept-Language: en,
     has the same code and an English detail from the catalogue (no mixed text)."""

@@ -24,6 +24,7 @@ import pytest
 from services.command.notify_receivers import MAX_PER_OWNER
 from shared.app.http.problems import stored_language
 from shared.domain import chat
+from shared.domain.messages import PROBLEM_TITLES_TR
 from shared.eventstore import (
     ConcurrencyError,
     EventStore,
@@ -1303,9 +1304,12 @@ async def test_refusal_is_problem_json_and_appends_nothing(case_id: str, api: Ap
     assert body["instance"].startswith("/v1/")
     # issue 11: the operation's OpenAPI answers list this code, under this status
     assert_documented((await api.client.get(SCHEMA)).json(), response)
-    # docs/api.md Language: Turkish by default, the text from the one catalogue
+    # docs/api.md Language: Turkish by default, the text from the one catalogue, and the
+    # title a Turkish one of its own, never the English code in words (a 405 once said
+    # "method not allowed" in Turkish); English on request: tests/http/test_language.py
     assert response.headers["content-language"] == "tr"
     assert stored_language(response.content) == "tr", body
+    assert body["title"] == PROBLEM_TITLES_TR[c.code], body
     if c.status == 503 or c.code == "divan_locked":  # ARCHITECTURE: 409/503 with Retry-After
         assert response.headers["retry-after"]
 
