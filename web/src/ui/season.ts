@@ -1031,7 +1031,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})`, members: membersText(e.members, ['province']) }
+            ? { province: faultyProvince(e.members, body), text: problemText(e), members: membersText(e.members, ['province']) }
             : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {
