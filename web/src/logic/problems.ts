@@ -4,6 +4,8 @@
 // D-27); the player never sees such a path: a code the client knows is said in its own words,
 // with the field's label; any other detail is shown with its paths named in words. The stable
 // code stays beside it, in parentheses, for a report to ops.
+import { bothTimes } from './format';
+
 export type Lang = 'tr' | 'en';
 
 export interface Refusal {
@@ -50,6 +52,32 @@ const CODES: Record<string, Pair> = {
   ],
 };
 
+// the live close's refusals name an instant (RFC 3339, +03:00): said in the player's locale and
+// in Istanbul's time, as the calendar is (R-1.4: the Divans are at 21:00 Istanbul)
+const INSTANTS: Record<string, { member: string; text: Pair }> = {
+  registration_too_soon: {
+    member: 'earliest',
+    text: ['kayıt en erken {local} (İstanbul: {ist}) kapanabilir', 'registration can close at {local} (Istanbul: {ist}) at the earliest'],
+  },
+  invalid_instant: {
+    member: 'latest',
+    text: ['kayıt en geç {local} (İstanbul: {ist}) kapanabilir', 'registration can close at {local} (Istanbul: {ist}) at the latest'],
+  },
+  not_later: {
+    member: 'registration_closes_at',
+    text: ['yeni kapanış {local} (İstanbul: {ist}) sonrasında olmalı', 'the new close must be later than {local} (Istanbul: {ist})'],
+  },
+};
+
+function instantText(p: Refusal, lang: Lang): string | null {
+  const known = INSTANTS[p.code];
+  const at = known ? p.members[known.member] : undefined;
+  if (!known || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return null;
+  const { local, istanbul } = bothTimes(at, lang);
+  const said = pick(known.text, lang).replace('{local}', local).replace('{ist}', istanbul);
+  return `${fieldLabel('$.registration_closes_at', lang)}: ${said} (${p.code})`;
+}
+
 const pick = (p: Pair, lang: Lang) => p[lang === 'tr' ? 0 : 1];
 
 /** A field's label from its JSON path (`$.name` → "Ad"); an unknown one by its last name. */
@@ -65,6 +93,8 @@ const PATH = /\$(?:\.[A-Za-z_]\w*|\[\d+\])+/g;
 /** What the player reads for a refusal: never a JSON path; the code beside it. */
 export function problemMessage(p: Refusal, lang: Lang): string {
   const field = typeof p.members.field === 'string' ? p.members.field : null;
+  const instant = instantText(p, lang);
+  if (instant !== null) return instant;
   const own = CODES[p.code];
   if (own) return `${field ? `${fieldLabel(field, lang)}: ` : ''}${pick(own, lang)} (${p.code})`;
   const said = (p.detail || p.code).replace(PATH, (path) => fieldLabel(path, lang));

@@ -29,3 +29,27 @@ describe("a refusal said to the player (home's forms, the join, the admin card)"
     expect(problemMessage(refusal('not_your_province', 'Ankara senin ilin değil', { province: 6 }), 'tr')).toBe('Ankara senin ilin değil (not_your_province)');
   });
 });
+
+describe('a refusal naming an instant (the live close "in your time")', () => {
+  // the server names the instant as RFC 3339 with +03:00; the player reads it in its own
+  // locale and in Istanbul's time, as the calendar does (logic/format.ts bothTimes)
+  const tooSoon = refusal('registration_too_soon', 'Kayıt en erken 2026-12-08T21:00:00+03:00 kapanabilir', { earliest: '2026-12-08T21:00:00+03:00' });
+  it('never shows the ISO instant', () => {
+    for (const lang of ['tr', 'en'] as const) {
+      const said = problemMessage(tooSoon, lang);
+      expect(said).not.toMatch(/\d{4}-\d\d-\d\dT/);
+      expect(said).toMatch(/21:00/); // Istanbul's time, whatever the device's zone
+      expect(said).toContain('(registration_too_soon)');
+    }
+    expect(problemMessage(tooSoon, 'tr')).toMatch(/^Kayıt kapanışı: kayıt en erken .+ \(İstanbul: .+21:00\) kapanabilir/);
+    expect(problemMessage(tooSoon, 'en')).toMatch(/^Registration close: registration can close at .+ \(Istanbul: .+21:00\) at the earliest/);
+  });
+  it('says the latest close and a postponement that is not later the same way', () => {
+    const far = refusal('invalid_instant', 'Kayıt en geç 2027-01-05T21:00:00+03:00 kapanabilir', { latest: '2027-01-05T21:00:00+03:00' });
+    expect(problemMessage(far, 'tr')).not.toMatch(/\d{4}-\d\dT|2027-01-05T/);
+    expect(problemMessage(far, 'en')).toMatch(/at the latest/);
+    const notLater = refusal('not_later', 'Yeni kapanış 2026-12-08T21:00:00+03:00 sonrasında olmalı', { registration_closes_at: '2026-12-08T21:00:00+03:00' });
+    expect(problemMessage(notLater, 'tr')).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    expect(problemMessage(notLater, 'en')).toMatch(/later than .+ \(Istanbul: .+21:00\)/);
+  });
+});
