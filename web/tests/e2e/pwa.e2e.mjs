@@ -7,7 +7,7 @@
 // - offline (context.setOffline), the shell and the season screen still open from the cache and
 //   a clear offline notice says game data needs the network; it goes when the network is back;
 // - a trial season started with the keyboard only offers its token once in a dialog: the key,
-//   copy (the clipboard holds it), a QR code, "Hakkınızda hiçbir şey saklanmaz"; renewing the key
+//   copy (the clipboard holds it), a QR code, "Hesap yok; … Ad isteğe bağlıdır"; renewing the key
 //   (POST /v1/seasons/{id}/token) offers the new one, the old one is refused, the new one works;
 //   a device still holding the old one opens the season as a spectator's and says why;
 // - every province's label point on the map takes a tap (nothing lies over it);
@@ -131,7 +131,7 @@ async function run(browser, base) {
     const token = await dialog.locator('code.tok').textContent();
     assert.match(token, /^sb1\./);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'token-kept', 'the dialog takes the focus');
-    assert.match(await dialog.locator('#nothing-stored').textContent(), /Hakkınızda hiçbir şey saklanmaz/);
+    assert.match(await dialog.locator('#nothing-stored').textContent(), /Hesap yok; e-posta ya da konum istenmez\. Ad isteğe bağlıdır: seçersen herkese açıktır/);
     await dialog.locator('svg.qr path').waitFor();
     assert.ok((await dialog.locator('svg.qr path').getAttribute('d')).length > 100, 'a QR code is drawn');
     await dialog.locator('#token-copy').click();
@@ -211,7 +211,7 @@ async function run(browser, base) {
 
     // English: the plain statement in English too
     await page.getByRole('button', { name: 'Switch to English' }).click();
-    await page.getByText('Nothing about you is stored').first().waitFor();
+    await page.getByText('No account; no e-mail or location is asked for. A name is optional').first().waitFor();
     await page.locator('#token-rotate').scrollIntoViewIfNeeded();
     await shot('4-key-card-en');
     await page.getByRole('button', { name: 'Türkçe’ye geç' }).click();
