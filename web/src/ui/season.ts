@@ -32,6 +32,7 @@ import {
   type Kind,
 } from '../logic/orders';
 import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
+import { namedLine } from '../logic/lines';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -148,11 +149,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
      * names beside it: the server's lines refer to seats, the names are the read side's. */
     function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
       const text = lang() === 'tr' ? l.tr : l.en;
-      const seats = new Set<number>();
-      for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
-      const named = [...seats].sort((a, b) => a - b).filter((n) => beyName(n) !== t('bey', { n }));
-      const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
-      return h('li', { 'data-kind': l.kind }, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
+      const seatForm = (n: number) => t('bey', { n });
+      const parts = namedLine(text, (n) => (beyName(n) !== seatForm(n) ? beyName(n) : null), seatForm);
+      return h('li', { 'data-kind': l.kind }, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
     }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
