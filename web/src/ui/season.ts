@@ -432,10 +432,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const form = h(
         'form',
         { class: 'actions' },
-        h('label', { for: 'offer-to' }, t('offerTo')),
-        to,
-        h('label', { for: 'offer-kind' }, t('offerKind')),
-        kind,
+        // each label kept with its field: at 360 px "Ne" once ended a line, its field the next
+        h('span', { class: 'field' }, h('label', { for: 'offer-to' }, t('offerTo')), to),
+        h('span', { class: 'field' }, h('label', { for: 'offer-kind' }, t('offerKind')), kind),
         h('button', { type: 'submit', disabled: !running }, t('makeOffer')),
       );
       form.addEventListener('submit', (e) => {

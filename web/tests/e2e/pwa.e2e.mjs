@@ -38,6 +38,37 @@ async function noWiderThanTheScreen(page, where) {
   assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide on a ${width}-px screen`);
 }
 
+/** How many lines the text of `selector`'s first element takes (its text's line boxes). */
+function textLines(page, selector) {
+  return page.locator(selector).first().evaluate((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  });
+}
+
+/** A button is one line high: its text on one line, its box no taller than one line with its
+ * padding and border (or the 44-px finger minimum). */
+async function oneLineButton(page, selector, where) {
+  assert.equal(await textLines(page, selector), 1, `${where}: the text of ${selector} wraps`);
+  const { height, line } = await page.locator(selector).first().evaluate((el) => {
+    const cs = getComputedStyle(el);
+    const px = (v) => Number.parseFloat(v) || 0;
+    const chrome = px(cs.paddingTop) + px(cs.paddingBottom) + px(cs.borderTopWidth) + px(cs.borderBottomWidth);
+    const lh = cs.lineHeight === 'normal' ? px(cs.fontSize) * 1.25 : px(cs.lineHeight);
+    return { height: el.getBoundingClientRect().height, line: Math.max(px(cs.minHeight), lh + chrome) };
+  });
+  assert.ok(height <= line + 1, `${where}: ${selector} is ${height} px high, one line is ${line}`);
+}
+
+/** A label sits beside its field: on the same line, the field right after it. */
+async function labelBesideField(page, id, where) {
+  const [label, field] = await Promise.all([page.locator(`label[for="${id}"]`).boundingBox(), page.locator(`#${id}`).boundingBox()]);
+  const gap = field.x - (label.x + label.width);
+  const sameLine = label.y + label.height / 2 >= field.y && label.y + label.height / 2 <= field.y + field.height;
+  assert.ok(sameLine && gap >= 0 && gap <= 16, `${where}: the label of #${id} is apart from its field (${JSON.stringify({ label, field })})`);
+}
+
 async function run(browser, base) {
   const context = await browser.newContext({
     viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR',
@@ -144,6 +175,12 @@ async function run(browser, base) {
     await page.locator('#p-6.mine').waitFor();
     await noWiderThanTheScreen(page, 'the season screen');
     assert.deepEqual(await coveredProvinces(page), [], 'the season screen: provinces covered on the map');
+    // At 360 px the list's "Emir ver" keeps to one line, and each label of the offer form sits
+    // beside its field (the "Ne" label once ended a line, its field starting the next)
+    await page.locator('section.list button', { hasText: 'Emir ver' }).first().waitFor();
+    await oneLineButton(page, 'section.list tbody button', 'the list at 360 px');
+    await page.locator('#offer-kind').waitFor();
+    for (const id of ['offer-to', 'offer-kind']) await labelBesideField(page, id, 'the offer form at 360 px');
 
     // Panning moves the drawn map by a transform while the pointer is down (nothing is drawn
     // again: bench-web's frame times), and the offset becomes the view when it is released
