@@ -129,9 +129,17 @@ async function run(browser, base) {
     // credit sit under the map, not over it (they once hid Van, Hakkari, Kars and eight more
     // eastern provinces of the memleket picker)
     assert.deepEqual(await coveredProvinces(page), [], 'home: provinces covered on the map');
-    for (const width of [640, 768, 900]) { // and on a tablet, where they once hid Iğdır and Ağrı
+    for (const width of [640, 768, 900, 1280]) { // and on a tablet, where they once hid Iğdır and Ağrı
       await page.setViewportSize({ width, height: 740 });
       assert.deepEqual(await coveredProvinces(page), [], `home at ${width} px: provinces covered on the map`);
+    }
+    // The map's credit lies over none of its drawing, at any width (it once sat over the map's
+    // bottom-left corner from 900 px)
+    for (const width of [360, 900, 1280]) {
+      await page.setViewportSize({ width, height: 740 });
+      const [credit, drawing] = await Promise.all([page.locator('.mapbox .credit').first().boundingBox(), page.locator('svg.map').first().boundingBox()]);
+      const apart = credit.y >= drawing.y + drawing.height || credit.y + credit.height <= drawing.y || credit.x >= drawing.x + drawing.width || credit.x + credit.width <= drawing.x;
+      assert.ok(apart, `home at ${width} px: the credit ${JSON.stringify(credit)} lies over the map ${JSON.stringify(drawing)}`);
     }
     await page.setViewportSize({ width: 360, height: 740 });
 
