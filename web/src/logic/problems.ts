@@ -57,15 +57,15 @@ const CODES: Record<string, Pair> = {
 const INSTANTS: Record<string, { member: string; text: Pair }> = {
   registration_too_soon: {
     member: 'earliest',
-    text: ['kayıt en erken {local} (İstanbul: {ist}) kapanabilir', 'registration can close at {local} (Istanbul: {ist}) at the earliest'],
+    text: ['Kayıt en erken {local} (İstanbul: {ist}) kapanabilir', 'Registration can close at {local} (Istanbul: {ist}) at the earliest'],
   },
   invalid_instant: {
     member: 'latest',
-    text: ['kayıt en geç {local} (İstanbul: {ist}) kapanabilir', 'registration can close at {local} (Istanbul: {ist}) at the latest'],
+    text: ['Kayıt en geç {local} (İstanbul: {ist}) kapanabilir', 'Registration can close at {local} (Istanbul: {ist}) at the latest'],
   },
   not_later: {
     member: 'registration_closes_at',
-    text: ['yeni kapanış {local} (İstanbul: {ist}) sonrasında olmalı', 'the new close must be later than {local} (Istanbul: {ist})'],
+    text: ['Kaydın yeni kapanışı {local} (İstanbul: {ist}) sonrasında olmalı', 'The new close must be later than {local} (Istanbul: {ist})'],
   },
 };
 
@@ -75,7 +75,7 @@ function instantText(p: Refusal, lang: Lang): string | null {
   if (!known || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return null;
   const { local, istanbul } = bothTimes(at, lang);
   const said = pick(known.text, lang).replace('{local}', local).replace('{ist}', istanbul);
-  return `${fieldLabel('$.registration_closes_at', lang)}: ${said} (${p.code})`;
+  return `${said} (${p.code})`;
 }
 
 const pick = (p: Pair, lang: Lang) => p[lang === 'tr' ? 0 : 1];

@@ -41,8 +41,8 @@ describe('a refusal naming an instant (the live close "in your time")', () => {
       expect(said).toMatch(/21:00/); // Istanbul's time, whatever the device's zone
       expect(said).toContain('(registration_too_soon)');
     }
-    expect(problemMessage(tooSoon, 'tr')).toMatch(/^Kayıt kapanışı: kayıt en erken .+ \(İstanbul: .+21:00\) kapanabilir/);
-    expect(problemMessage(tooSoon, 'en')).toMatch(/^Registration close: registration can close at .+ \(Istanbul: .+21:00\) at the earliest/);
+    expect(problemMessage(tooSoon, 'tr')).toMatch(/^Kayıt en erken .+ \(İstanbul: .+21:00\) kapanabilir \(registration_too_soon\)$/);
+    expect(problemMessage(tooSoon, 'en')).toMatch(/^Registration can close at .+ \(Istanbul: .+21:00\) at the earliest \(registration_too_soon\)$/);
   });
   it('says the latest close and a postponement that is not later the same way', () => {
     const far = refusal('invalid_instant', 'Kayıt en geç 2027-01-05T21:00:00+03:00 kapanabilir', { latest: '2027-01-05T21:00:00+03:00' });
