@@ -44,8 +44,8 @@ const TEXTS = {
     'The admin key is kept beside your seat’s key: paste it together with your season key.',
   ],
   privacy: [
-    'Hesap yok, hakkında hiçbir şey saklanmıyor: sezon anahtarın (token) yalnızca bu cihazda durur.',
-    'No account, nothing about you is stored: your season key (token) stays on this device only.',
+    'Hesap yok: sezon anahtarın (token) yalnızca bu cihazda durur. Bir ad seçtiysen o herkese açıktır.',
+    'No account: your season key (token) stays on this device only. A name you chose is public.',
   ],
   season: ['Sezon', 'Season'],
   trial: ['deneme', 'trial'],
@@ -354,7 +354,12 @@ export function onLang(f: () => void): void {
 
 /** The text of `key` in the current language, `{name}` filled from `params`. */
 export function t(key: Key, params: Record<string, string | number> = {}): string {
-  return fill(TEXTS[key][current === 'tr' ? 0 : 1], params);
+  return tIn(key, current, params);
+}
+
+/** The text of `key` in `which` language (the tests read both). */
+export function tIn(key: Key, which: Lang, params: Record<string, string | number> = {}): string {
+  return fill(TEXTS[key][which === 'tr' ? 0 : 1], params);
 }
 
 /** `{name}` filled from `params`; `{name:one|many}` says a count with its noun, `one` after 1
