@@ -279,7 +279,24 @@ def render(
     if found is None:
         return getattr(legacy(fallback or key), lang)  # type: ignore[no-any-return]
     template: str = getattr(found, lang)
-    return template.format_map(params({k: text(v, lang) for k, v in (details or {}).items()}))
+    values = {k: _counted(text(v, lang)) for k, v in (details or {}).items()}
+    return template.format_map(params(values))
+
+
+class Count(int):
+    """A number in a line for people. `{n:unit|units}` in a template says it with its noun,
+    the singular after 1 and the plural after any other count ("1 unit", "0 units", "3
+    units": English); `{n}` is the number alone (Turkish takes no plural after a number)."""
+
+    def __format__(self, spec: str) -> str:
+        one, bar, many = spec.partition("|")
+        if not bar:
+            return super().__format__(spec)
+        return f"{int(self)} {one if self == 1 else many}"
+
+
+def _counted(value: object) -> object:
+    return Count(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 @cache

@@ -5,6 +5,7 @@ flipped die changes exactly the battle it touches and what follows from it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import msgspec
@@ -283,3 +284,23 @@ def test_what_if_cli_reads_the_changes_and_writes_nothing(
     assert main(["--lang", "en", "what-if", str(path), str(divan), "--file", str(changes)]) == 0
     assert f"Battle at {target}: recorded" in capsys.readouterr().out
     assert path.read_bytes() == before
+
+
+def test_explain_in_english_counts_in_singular_and_plural(
+    tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: `seksenbir explain --lang en` printed "1 units". English takes the
+    singular after 1 and the plural after any other count; Turkish has no plural after a number
+    ("1 birlik", "3 birlik") and stays as it is."""
+    path = _file(tmp_path, records)
+    en, tr = [], []
+    for divan in range(1, 17):
+        assert main(["--lang", "en", "explain", str(path), str(divan)]) in (0, 1)
+        en.append(capsys.readouterr().out)
+        assert main(["explain", str(path), str(divan)]) in (0, 1)
+        tr.append(capsys.readouterr().out)
+    english, turkish = "\n".join(en), "\n".join(tr)
+    assert not re.findall(r"(?<![\d.])\b1 (units|orders|provinces)\b", english)
+    assert not re.findall(r"(?<![\d.])\b(?:[02-9]|\d\d+) (unit|order|province)\b", english)
+    assert re.search(r"(?<![\d.])\b1 (unit|order|province)\b", english), "a singular is printed"
+    assert re.search(r"\b1 birlik\b", turkish) and not re.search(r"\bbirlikler\b", turkish)

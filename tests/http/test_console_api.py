@@ -60,8 +60,8 @@ async def test_adr103_explain_gives_each_order_set_its_submitted_at_and_the_seal
     assert others, "the computer beys' sets, made at the lock, are listed and sealed"
     # `seksenbir explain` prints them: each set, its instant, the sealed one
     text = explain_text(msgspec.json.decode(r.content, type=ExplainOut), "en")
-    assert f"Bey {bey.seat}, {mine[1]['submitted_at']}: 1 orders, the set sealed" in text
-    assert f"Bey {bey.seat}, {mine[0]['submitted_at']}: 1 orders\n" in text
+    assert f"Bey {bey.seat}, {mine[1]['submitted_at']}: 1 order, the set sealed" in text
+    assert f"Bey {bey.seat}, {mine[0]['submitted_at']}: 1 order\n" in text
 
 
 async def test_adr104_a_correction_dry_run_answers_the_change_and_writes_nothing(

@@ -44,8 +44,8 @@ const TEXTS = {
     'The admin key is kept beside your seat’s key: paste it together with your season key.',
   ],
   privacy: [
-    'Hesap yok, hakkında hiçbir şey saklanmıyor: sezon anahtarın (token) yalnızca bu cihazda durur.',
-    'No account, nothing about you is stored: your season key (token) stays on this device only.',
+    'Hesap yok: sezon anahtarın (token) yalnızca bu cihazda durur. Bir ad seçtiysen o herkese açıktır.',
+    'No account: your season key (token) stays on this device only. A name you chose is public.',
   ],
   season: ['Sezon', 'Season'],
   trial: ['deneme', 'trial'],
@@ -76,7 +76,7 @@ const TEXTS = {
   howMany: ['Kaç birlik', 'How many units'],
   clampNote: [
     'Divan’da en fazla {max} birlik gider (ilde en az 1 birlik kalır).',
-    'At the Divan at most {max} units go (at least 1 stays in the province).',
+    'At the Divan at most {max:unit goes|units go} (at least 1 stays in the province).',
   ],
   cannotLeave: [
     'Bu ilde tek birlik var: yerinden ayrılamaz, yalnızca Bekle.',
@@ -93,7 +93,7 @@ const TEXTS = {
     'Pick one of your provinces on the map or in the list.',
   ],
   orderCount: ['{n} / {m} emir', '{n} of {m} ordered'],
-  orderLine: ['{p}: {k} {u} birlik → {t}', '{p}: {k} {u} units → {t}'],
+  orderLine: ['{p}: {k} {u} birlik → {t}', '{p}: {k} {u:unit|units} → {t}'],
   holdLine: ['{p}: Bekle', '{p}: Hold'],
   remove: ['Kaldır', 'Remove'],
   removeOrder: ['{p} emrini kaldır', 'Remove the order for {p}'],
@@ -113,7 +113,7 @@ const TEXTS = {
   noBattles: ['Senin savaşın olmadı.', 'You had no battles.'],
   battleLine: [
     '{t}: savunan {d} ({du} birlik) — sonuç: {o}',
-    '{t}: defender {d} ({du} units) — outcome: {o}',
+    '{t}: defender {d} ({du:unit|units}) — outcome: {o}',
   ],
   outcome_taken: ['alındı', 'taken'],
   outcome_held: ['tutuldu', 'held'],
@@ -123,15 +123,15 @@ const TEXTS = {
   battleFought: ['(savaşan grup)', '(the group that fought)'],
   battleAdvances: ['ilerleyen', 'advancing'],
   battleSupport: ['destek', 'support'],
-  battleDefence: ['Savunma: {u} birlik, bonus +{bonus}', 'Defence: {u} units, bonus +{bonus}'],
+  battleDefence: ['Savunma: {u} birlik, bonus +{bonus}', 'Defence: {u:unit|units}, bonus +{bonus}'],
   battleDice: ['Zar: saldırı {ad}, savunma {dd} — saldırı {a}, savunma {d}', 'Dice: attack {ad}, defence {dd} — attack {a}, defence {d}'],
   battleLosses: ['Kayıp: saldıran {a}, savunan {d}', 'Losses: attackers {a}, defender {d}'],
-  battleTaken: ['{b} aldı, {u} birlik girdi', '{b} took it, {u} units entered'],
+  battleTaken: ['{b} aldı, {u} birlik girdi', '{b} took it, {u:unit|units} entered'],
   battleShare: ['{b} payı {u}', '{b}’s share {u}'],
   newsCard: ['Haber kartı', 'News card'],
   newsWhere: ['Nerede: {w}', 'Where: {w}'],
   newsNone: ['Bu Divan’da haber kartı açılmadı (ilk Divan’da açılmaz).', 'No news card at this Divan (none at the first).'],
-  newsDeck: ['Destede kalan: {n} / {m} kart', 'Left in the deck: {n} of {m} cards'],
+  newsDeck: ['Destede kalan: {n} / {m} kart', 'Left in the deck: {n} of {m:card|cards}'],
   leaderboard: ['Sıralama', 'Leaderboard'],
   score: ['Puan', 'Score'],
   provinces: ['İl', 'Provinces'],
@@ -224,7 +224,7 @@ const TEXTS = {
   nameHint: ["2–24 harf, rakam, boşluk ya da . - _ '", "2–24 letters, digits, spaces or . - _ '"],
   lobby: ['Lobi: kayıtları açık sezonlar', 'Lobby: seasons open for registration'],
   lobbyEmpty: ['Şu an kayıtları açık, listelenmiş sezon yok.', 'No listed season is open for registration now.'],
-  freeSeats: ['{n} boş koltuk', '{n} free seats'],
+  freeSeats: ['{n} boş koltuk', '{n:free seat|free seats}'],
   closesAt: ['Kayıt kapanışı', 'Registration closes'],
   firstDivanAt: ['İlk Divan', 'First Divan'],
   moreSeasons: ['Daha fazla', 'More'],
@@ -354,11 +354,22 @@ export function onLang(f: () => void): void {
 
 /** The text of `key` in the current language, `{name}` filled from `params`. */
 export function t(key: Key, params: Record<string, string | number> = {}): string {
-  return fill(TEXTS[key][current === 'tr' ? 0 : 1], params);
+  return tIn(key, current, params);
 }
 
+/** The text of `key` in `which` language (the tests read both). */
+export function tIn(key: Key, which: Lang, params: Record<string, string | number> = {}): string {
+  return fill(TEXTS[key][which === 'tr' ? 0 : 1], params);
+}
+
+/** `{name}` filled from `params`; `{name:one|many}` says a count with its noun, `one` after 1
+ * and `many` after any other count ("1 unit", "0 units": English; Turkish takes no plural after
+ * a number, so its texts say `{n} birlik`). */
 export function fill(text: string, params: Record<string, string | number>): string {
-  return text.replace(/\{(\w+)\}/g, (m, name: string) =>
-    name in params ? String(params[name]) : m,
-  );
+  return text.replace(/\{(\w+)(?::([^{}|]*)\|([^{}]*))?\}/g, (m, name: string, one?: string, many?: string) => {
+    if (!(name in params)) return m;
+    const value = params[name];
+    if (one === undefined || many === undefined) return String(value);
+    return `${value} ${Number(value) === 1 ? one : many}`;
+  });
 }

@@ -1,6 +1,8 @@
 // A live season's press mode (issue 24, R-15): who may chat. Trial seasons have none, so the
 // season screen says nothing of it there.
 
+import { bothTimes } from './format';
+
 export type Press = 'full' | 'public' | 'none';
 
 export const PRESS_MODES: readonly Press[] = ['full', 'public', 'none'];
@@ -33,4 +35,14 @@ export function localInput(now: Date, hours: number): string {
   const d = new Date(now.getTime() + hours * 3600_000);
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** The close chosen in the `datetime-local` field (the device's time), said beside it in the
+ * player's locale and in Istanbul's time (the calendar's: R-1.4), so the player never reads an
+ * ISO instant; null while the field cannot be read. */
+export function closeWords(closesLocal: string, lang: 'tr' | 'en'): string | null {
+  const body = liveBody(1, closesLocal, 'full', null);
+  if (!body) return null;
+  const { local, istanbul } = bothTimes(body.registration_closes_at, lang);
+  return lang === 'tr' ? `Senin saatinle: ${local} · İstanbul: ${istanbul}` : `Your time: ${local} · Istanbul: ${istanbul}`;
 }

@@ -1,6 +1,6 @@
 // The words of the installable app, the offline notice and the token screen, Turkish first and
 // English on the switch (the language of i18n.ts).
-import { fill, lang } from '../i18n';
+import { fill, lang, type Lang } from '../i18n';
 
 const TEXTS = {
   offline: [
@@ -26,8 +26,8 @@ const TEXTS = {
   adminLabel: ['Sezon yönetim anahtarı', 'Season-admin key'],
   copyAdmin: ['Yönetim anahtarını kopyala', 'Copy the admin key'],
   nothingStored: [
-    'Hakkınızda hiçbir şey saklanmaz: hesap yok, ad, e-posta ya da konum istenmez. Anahtar yalnızca bu cihazda durur; sunucu onun yalnızca özetini tutar.',
-    'Nothing about you is stored: no account, no name, e-mail or location is asked for. The key stays on this device only; the server keeps only a digest of it.',
+    'Hesap yok; e-posta ya da konum istenmez. Ad isteğe bağlıdır: seçersen herkese açıktır, bütün beyler görür. Anahtar yalnızca bu cihazda durur; sunucu onun yalnızca özetini tutar.',
+    'No account; no e-mail or location is asked for. A name is optional: if you choose one, it is public, every bey sees it. The key stays on this device only; the server keeps only a digest of it.',
   ],
   keyCard: ['Anahtar', 'Key'],
   rotate: ['Anahtarı yenile', 'Renew the key'],
@@ -43,6 +43,11 @@ const TEXTS = {
 
 export type PwaKey = keyof typeof TEXTS;
 
+/** The text of `key` in `which` language, `{name}` filled from `params`. */
+export function pwaText(key: PwaKey, which: Lang, params: Record<string, string | number> = {}): string {
+  return fill(TEXTS[key][which === 'tr' ? 0 : 1], params);
+}
+
 export function tx(key: PwaKey, params: Record<string, string | number> = {}): string {
-  return fill(TEXTS[key][lang() === 'tr' ? 0 : 1], params);
+  return pwaText(key, lang(), params);
 }

@@ -1,6 +1,6 @@
 // Home: start a trial season (pick a memleket on the map or in the list), the seasons saved on
 // this device, and a season opened by its link.
-import { api, ApiProblem } from '../api/client';
+import { api } from '../api/client';
 import { lang, t } from '../i18n';
 import { bothTimes } from '../logic/format';
 import { forgetSeason, loadSeasons, saveSeason, seasonFromLink } from '../logic/storage';
@@ -10,11 +10,9 @@ import { ProvinceMap } from './map';
 import { playerCard } from './player';
 import { liveCreateCard } from './live_create';
 import { keysCard } from './keys';
+import { problemText } from './problem';
 
-export function problemText(e: unknown): string {
-  if (e instanceof ApiProblem) return `${e.detail} (${e.code})`;
-  return t('offline');
-}
+export { problemText };
 
 export function homeScreen(main: HTMLElement): () => void {
   let picked: number | null = null;

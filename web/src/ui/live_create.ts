@@ -2,8 +2,8 @@
 // (the device's time), the press mode (full by default, public only, none) and an optional name.
 // The creator joins with the memleket, so the season is saved on this device like a join.
 import { api } from '../api/client';
-import { t } from '../i18n';
-import { liveBody, localInput, PRESS_MODES, type Press } from '../logic/press';
+import { lang, t } from '../i18n';
+import { closeWords, liveBody, localInput, PRESS_MODES, type Press } from '../logic/press';
 import { saveSeason } from '../logic/storage';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -17,7 +17,12 @@ export function liveCreateCard(): HTMLElement {
   for (const [plate, name] of [...ProvinceMap.names()].sort((a, b) => a[0] - b[0])) {
     memleket.append(h('option', { value: plate }, `${plate} ${name}`));
   }
-  const closes = h('input', { id: 'live-closes', name: 'closes', type: 'datetime-local', required: true, value: localInput(new Date(), 24) }) as HTMLInputElement;
+  const closes = h('input', { id: 'live-closes', name: 'closes', type: 'datetime-local', required: true, value: localInput(new Date(), 24), 'aria-describedby': 'live-closes-when' }) as HTMLInputElement;
+  // the close said in words beside the field: the player's time and Istanbul's, never ISO
+  const when = h('span', { id: 'live-closes-when', class: 'small when', 'aria-live': 'polite' });
+  const sayWhen = () => (when.textContent = closeWords(closes.value, lang()) ?? '');
+  closes.addEventListener('input', sayWhen);
+  sayWhen();
   const press = h('select', { id: 'live-press', name: 'press' }, ...PRESS_MODES.map((p) => h('option', { value: p }, t(PRESS_TEXT[p])))) as HTMLSelectElement;
   press.value = 'full';
   const name = nameField('live-name');
@@ -28,7 +33,7 @@ export function liveCreateCard(): HTMLElement {
     { class: 'card live-create', 'aria-labelledby': 'new-live' },
     h('h2', { id: 'new-live' }, t('newLive')),
     h('p', {}, h('label', { for: 'live-memleket' }, t('memleket')), ' ', memleket),
-    h('p', {}, h('label', { for: 'live-closes' }, t('liveCloses')), ' ', closes),
+    h('p', {}, h('label', { for: 'live-closes' }, t('liveCloses')), ' ', closes, ' ', when),
     h('p', {}, h('label', { for: 'live-press' }, t('pressLabel')), ' ', press),
     h('p', {}, name.label, ' ', name.input, ' ', name.hint),
     submit,

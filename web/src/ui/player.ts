@@ -1,13 +1,10 @@
 // The player (issue 23, ADR-89): on the home screen, become a player (a name is optional), keep
 // the key shown once, open the record; the record screen `#/p/<player_id>`.
-import { api, ApiProblem } from '../api/client';
+import { api } from '../api/client';
 import { t } from '../i18n';
 import { forgetPlayer, loadPlayer, savePlayer } from '../logic/storage';
 import { h } from './dom';
-
-function problemText(e: unknown): string {
-  return e instanceof ApiProblem ? `${e.detail} (${e.code})` : t('offline');
-}
+import { problemText } from './problem';
 
 export function playerCard(): HTMLElement {
   const card = h('section', { class: 'card', 'aria-labelledby': 'player-h' });

@@ -32,6 +32,7 @@ import {
   type Kind,
 } from '../logic/orders';
 import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
+import { namedLine } from '../logic/lines';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -148,11 +149,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
      * names beside it: the server's lines refer to seats, the names are the read side's. */
     function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
       const text = lang() === 'tr' ? l.tr : l.en;
-      const seats = new Set<number>();
-      for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
-      const named = [...seats].sort((a, b) => a - b).filter((n) => beyName(n) !== t('bey', { n }));
-      const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
-      return h('li', { 'data-kind': l.kind }, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
+      const seatForm = (n: number) => t('bey', { n });
+      const parts = namedLine(text, (n) => (beyName(n) !== seatForm(n) ? beyName(n) : null), seatForm);
+      return h('li', { 'data-kind': l.kind }, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
     }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
@@ -433,10 +432,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const form = h(
         'form',
         { class: 'actions' },
-        h('label', { for: 'offer-to' }, t('offerTo')),
-        to,
-        h('label', { for: 'offer-kind' }, t('offerKind')),
-        kind,
+        // each label kept with its field: at 360 px "Ne" once ended a line, its field the next
+        h('span', { class: 'field' }, h('label', { for: 'offer-to' }, t('offerTo')), to),
+        h('span', { class: 'field' }, h('label', { for: 'offer-kind' }, t('offerKind')), kind),
         h('button', { type: 'submit', disabled: !running }, t('makeOffer')),
       );
       form.addEventListener('submit', (e) => {
@@ -1031,7 +1029,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: `${e.detail} (${e.code})`, members: membersText(e.members, ['province']) }
+            ? { province: faultyProvince(e.members, body), text: problemText(e), members: membersText(e.members, ['province']) }
             : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {

@@ -1,7 +1,7 @@
 // The token screen (issue 22, docs/web.md "The token"): the token is the player's only key, so
 // it is offered once, right after the season is started or joined (and after a renewal), in a
-// dialog: the key as text, a copy button, its QR code drawn as SVG, and the plain statement
-// that nothing about the player is stored. The season screen's key card renews the key
+// dialog: the key as text, a copy button, its QR code drawn as SVG, and the plain statement of
+// what is kept (no account, e-mail or location; a name only if chosen, and public). The season screen's key card renews the key
 // (POST /v1/seasons/{id}/token: the old one stops working at once) and offers the new one once.
 import { api } from '../api/client';
 import { keyLink } from '../logic/keys';
@@ -112,7 +112,7 @@ function confirmRenewal(): Promise<boolean> {
 }
 
 /**
- * The season screen's key card: the statement that nothing about the player is stored, and the
+ * The season screen's key card: the statement of what is kept about the player, and the
  * renewal. `renewed` runs with the new entry once the new key is saved and has been offered.
  */
 export function keyCard(saved: Saved, renewed: (next: Saved) => void): HTMLElement {

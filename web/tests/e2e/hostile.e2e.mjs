@@ -164,6 +164,23 @@ try {
   await page.locator('#live-memleket').selectOption('35');
   await page.locator('#live-press').selectOption('public');
   await page.locator('#live-name').fill(LONG);
+  // the close "in your time" is said beside its field in words, the player's time and Istanbul's
+  assert.match(await page.locator('#live-closes-when').textContent(), /^Your time: .+ · Istanbul: .+$/);
+  assert.doesNotMatch(await page.locator('#live-closes-when').textContent(), /\d{4}-\d\d-\d\dT/);
+  // a close too soon is refused naming the earliest one, in words too: never the ISO instant
+  const typed = await page.locator('#live-closes').inputValue();
+  const soon = await page.evaluate(() => {
+    const d = new Date(Date.now() + 10 * 60_000);
+    const p = (n) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+  });
+  await page.locator('#live-closes').fill(soon);
+  await page.getByRole('button', { name: 'Open the live season' }).click();
+  const tooSoon = page.locator('form.live-create [role=alert]');
+  await tooSoon.getByText(/registration_too_soon/).waitFor();
+  assert.match(await tooSoon.textContent(), /^Registration can close at .+ \(Istanbul: .+\) at the earliest \(registration_too_soon\)$/);
+  assert.doesNotMatch(await tooSoon.textContent(), /\d{4}-\d\d-\d\dT|\$\./, 'no ISO instant, no JSON path');
+  await page.locator('#live-closes').fill(typed);
   await inert('6-live-form');
   await page.getByRole('button', { name: 'Open the live season' }).click();
   // the creator's seat key, offered once, and with it the season-admin key

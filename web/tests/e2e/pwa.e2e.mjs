@@ -7,7 +7,7 @@
 // - offline (context.setOffline), the shell and the season screen still open from the cache and
 //   a clear offline notice says game data needs the network; it goes when the network is back;
 // - a trial season started with the keyboard only offers its token once in a dialog: the key,
-//   copy (the clipboard holds it), a QR code, "Hakkınızda hiçbir şey saklanmaz"; renewing the key
+//   copy (the clipboard holds it), a QR code, "Hesap yok; … Ad isteğe bağlıdır"; renewing the key
 //   (POST /v1/seasons/{id}/token) offers the new one, the old one is refused, the new one works;
 //   a device still holding the old one opens the season as a spectator's and says why;
 // - every province's label point on the map takes a tap (nothing lies over it);
@@ -36,6 +36,37 @@ function watchProblems(page, problems) {
 async function noWiderThanTheScreen(page, where) {
   const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
   assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide on a ${width}-px screen`);
+}
+
+/** How many lines the text of `selector`'s first element takes (its text's line boxes). */
+function textLines(page, selector) {
+  return page.locator(selector).first().evaluate((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+  });
+}
+
+/** A button is one line high: its text on one line, its box no taller than one line with its
+ * padding and border (or the 44-px finger minimum). */
+async function oneLineButton(page, selector, where) {
+  assert.equal(await textLines(page, selector), 1, `${where}: the text of ${selector} wraps`);
+  const { height, line } = await page.locator(selector).first().evaluate((el) => {
+    const cs = getComputedStyle(el);
+    const px = (v) => Number.parseFloat(v) || 0;
+    const chrome = px(cs.paddingTop) + px(cs.paddingBottom) + px(cs.borderTopWidth) + px(cs.borderBottomWidth);
+    const lh = cs.lineHeight === 'normal' ? px(cs.fontSize) * 1.25 : px(cs.lineHeight);
+    return { height: el.getBoundingClientRect().height, line: Math.max(px(cs.minHeight), lh + chrome) };
+  });
+  assert.ok(height <= line + 1, `${where}: ${selector} is ${height} px high, one line is ${line}`);
+}
+
+/** A label sits beside its field: on the same line, the field right after it. */
+async function labelBesideField(page, id, where) {
+  const [label, field] = await Promise.all([page.locator(`label[for="${id}"]`).boundingBox(), page.locator(`#${id}`).boundingBox()]);
+  const gap = field.x - (label.x + label.width);
+  const sameLine = label.y + label.height / 2 >= field.y && label.y + label.height / 2 <= field.y + field.height;
+  assert.ok(sameLine && gap >= 0 && gap <= 16, `${where}: the label of #${id} is apart from its field (${JSON.stringify({ label, field })})`);
 }
 
 async function run(browser, base) {
@@ -98,9 +129,17 @@ async function run(browser, base) {
     // credit sit under the map, not over it (they once hid Van, Hakkari, Kars and eight more
     // eastern provinces of the memleket picker)
     assert.deepEqual(await coveredProvinces(page), [], 'home: provinces covered on the map');
-    for (const width of [640, 768, 900]) { // and on a tablet, where they once hid Iğdır and Ağrı
+    for (const width of [640, 768, 900, 1280]) { // and on a tablet, where they once hid Iğdır and Ağrı
       await page.setViewportSize({ width, height: 740 });
       assert.deepEqual(await coveredProvinces(page), [], `home at ${width} px: provinces covered on the map`);
+    }
+    // The map's credit lies over none of its drawing, at any width (it once sat over the map's
+    // bottom-left corner from 900 px)
+    for (const width of [360, 900, 1280]) {
+      await page.setViewportSize({ width, height: 740 });
+      const [credit, drawing] = await Promise.all([page.locator('.mapbox .credit').first().boundingBox(), page.locator('svg.map').first().boundingBox()]);
+      const apart = credit.y >= drawing.y + drawing.height || credit.y + credit.height <= drawing.y || credit.x >= drawing.x + drawing.width || credit.x + credit.width <= drawing.x;
+      assert.ok(apart, `home at ${width} px: the credit ${JSON.stringify(credit)} lies over the map ${JSON.stringify(drawing)}`);
     }
     await page.setViewportSize({ width: 360, height: 740 });
 
@@ -131,7 +170,7 @@ async function run(browser, base) {
     const token = await dialog.locator('code.tok').textContent();
     assert.match(token, /^sb1\./);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'token-kept', 'the dialog takes the focus');
-    assert.match(await dialog.locator('#nothing-stored').textContent(), /Hakkınızda hiçbir şey saklanmaz/);
+    assert.match(await dialog.locator('#nothing-stored').textContent(), /Hesap yok; e-posta ya da konum istenmez\. Ad isteğe bağlıdır: seçersen herkese açıktır/);
     await dialog.locator('svg.qr path').waitFor();
     assert.ok((await dialog.locator('svg.qr path').getAttribute('d')).length > 100, 'a QR code is drawn');
     await dialog.locator('#token-copy').click();
@@ -144,6 +183,12 @@ async function run(browser, base) {
     await page.locator('#p-6.mine').waitFor();
     await noWiderThanTheScreen(page, 'the season screen');
     assert.deepEqual(await coveredProvinces(page), [], 'the season screen: provinces covered on the map');
+    // At 360 px the list's "Emir ver" keeps to one line, and each label of the offer form sits
+    // beside its field (the "Ne" label once ended a line, its field starting the next)
+    await page.locator('section.list button', { hasText: 'Emir ver' }).first().waitFor();
+    await oneLineButton(page, 'section.list tbody button', 'the list at 360 px');
+    await page.locator('#offer-kind').waitFor();
+    for (const id of ['offer-to', 'offer-kind']) await labelBesideField(page, id, 'the offer form at 360 px');
 
     // Panning moves the drawn map by a transform while the pointer is down (nothing is drawn
     // again: bench-web's frame times), and the offset becomes the view when it is released
@@ -211,7 +256,7 @@ async function run(browser, base) {
 
     // English: the plain statement in English too
     await page.getByRole('button', { name: 'Switch to English' }).click();
-    await page.getByText('Nothing about you is stored').first().waitFor();
+    await page.getByText('No account; no e-mail or location is asked for. A name is optional').first().waitFor();
     await page.locator('#token-rotate').scrollIntoViewIfNeeded();
     await shot('4-key-card-en');
     await page.getByRole('button', { name: 'Türkçe’ye geç' }).click();

@@ -43,6 +43,12 @@ describe('a 429 is waited out as Retry-After says, within bounds', () => {
 });
 
 describe('texts and colours', () => {
+  it('says a count with its noun, singular after 1 (English: "1 unit", "0 units", "3 units")', () => {
+    expect(fill('{u:unit|units} entered', { u: 1 })).toBe('1 unit entered');
+    expect(fill('{u:unit|units} entered', { u: 3 })).toBe('3 units entered');
+    expect(fill('{n:free seat|free seats}', { n: 0 })).toBe('0 free seats');
+    expect(fill('{u} birlik girdi', { u: 1 })).toBe('1 birlik girdi'); // Turkish: no plural after a number
+  });
   it('fills named parameters and leaves unknown ones visible', () => {
     expect(fill('{n} / {m} emir', { n: 12, m: 15 })).toBe('12 / 15 emir');
     expect(fill('{x}', {})).toBe('{x}');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveBody, localInput, PRESS_MODES, pressKey } from '../../src/logic/press';
+import { closeWords, liveBody, localInput, PRESS_MODES, pressKey } from '../../src/logic/press';
 
 describe("a live season's press mode (issue 24)", () => {
   it('names each mode of a live season', () => {
@@ -27,5 +27,20 @@ describe('the live season form (issue 24)', () => {
   it('sends nothing when the close cannot be read', () => {
     expect(liveBody(6, '', 'full', null)).toBeNull();
     expect(liveBody(6, 'tomorrow', 'none', null)).toBeNull();
+  });
+});
+
+describe('the live close said beside its field (the device time, and Istanbul)', () => {
+  it("says the chosen close in the player's locale and in Istanbul time, never as ISO", () => {
+    const said = closeWords('2026-12-08T21:00', 'tr');
+    expect(said).not.toBeNull();
+    expect(said).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    // the device's time as typed, whatever its zone; Istanbul's beside it
+    expect(said).toMatch(/^Senin saatinle: 8 Ara 2026 21:00 · İstanbul: .+$/);
+    expect(closeWords('2026-12-08T21:00', 'en')).toMatch(/^Your time: 8 Dec 2026, 21:00 · Istanbul: .+$/);
+  });
+  it('says nothing for a close it cannot read', () => {
+    expect(closeWords('', 'tr')).toBeNull();
+    expect(closeWords('yarın', 'en')).toBeNull();
   });
 });

@@ -39,3 +39,16 @@ describe('text is always text', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('English counts', () => {
+  // found from outside ("1 units"): an English text says a count's noun through
+  // {n:one|many} (i18n.ts fill), never as a fixed plural after the number
+  it('no English text puts a fixed plural noun after a count', () => {
+    const found = sources(SRC).flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\{\w+\} (units|seats|orders|provinces|cards)\b/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+});
