@@ -1,5 +1,4 @@
-// Registration (R-1.4) as the map shows it: the memleket still free, and a refusal's extra
-// members said to the player.
+// Registration (R-1.4) as the map shows it: the memleket still free.
 import type { MapProvince } from '../api/client';
 
 /** Plates nobody has taken as a memleket yet (unowned, no bey's memleket), in plate order;
@@ -12,13 +11,4 @@ export function freeMemleket(provinces: Record<string, MapProvince> | null, plat
       return !here || (here.owner === null && (here.memleket_of === null || here.memleket_of === undefined));
     })
     .sort((a, b) => a - b);
-}
-
-/** A problem's extra members as "name: value" (the refusal box shows them beside `detail`);
- * those the client says in its own words are left out. */
-export function membersText(members: Record<string, unknown>, omit: readonly string[] = []): string {
-  return Object.entries(members)
-    .filter(([k, v]) => !omit.includes(k) && v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
-    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
-    .join(' · ');
 }

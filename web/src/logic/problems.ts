@@ -88,6 +88,47 @@ export function fieldLabel(path: string, lang: Lang): string {
   return known ? pick(known, lang) : last;
 }
 
+// a list's item said by its place, counted from 1: `$.orders[0]` is the first order
+const ITEMS: Record<string, Pair> = { orders: ['{n}. emir', 'order {n}'], offers: ['{n}. teklif', 'offer {n}'] };
+
+/** Where a JSON path points, in words: `$.orders[0].units` → "1. emir, Birlik" / "order 1,
+ * Units"; `$.name` → "Ad". */
+export function fieldPlace(path: string, lang: Lang): string {
+  const places: string[] = [];
+  for (const m of path.matchAll(/\.([A-Za-z_]\w*)((?:\[\d+\])*)/g)) {
+    const name = m[1] ?? '';
+    const index = /\[(\d+)\]$/.exec(m[2] ?? '')?.[1];
+    const item = ITEMS[name];
+    if (index !== undefined && item) places.push(pick(item, lang).replace('{n}', String(Number(index) + 1)));
+    else places.push(fieldLabel(`$.${name}${m[2] ?? ''}`, lang));
+  }
+  return places.length ? places.join(', ') : fieldLabel(path, lang);
+}
+
+// a problem's members the refusal box names, in words (the others keep their stable names)
+const MEMBERS: Record<string, Pair> = {
+  field: ['yer', 'where'],
+  maximum: ['en fazla', 'at most'],
+  minimum: ['en az', 'at least'],
+  limit: ['sınır', 'limit'],
+  cost: ['bedel', 'cost'],
+  divan: ['Divan', 'Divan'],
+};
+
+/** A problem's extra members as "name: value" in words (the refusal box shows them beside the
+ * message); the field by its place, never its JSON path; those in `omit`, objects and empty
+ * values left out. */
+export function membersText(members: Record<string, unknown>, omit: readonly string[] = [], lang: Lang = 'tr'): string {
+  return Object.entries(members)
+    .filter(([k, v]) => !omit.includes(k) && v !== null && v !== undefined && (typeof v !== 'object' || Array.isArray(v)))
+    .map(([k, v]) => {
+      const name = MEMBERS[k] ? pick(MEMBERS[k], lang) : k;
+      const value = k === 'field' && typeof v === 'string' ? fieldPlace(v, lang) : Array.isArray(v) ? v.join(', ') : String(v);
+      return `${name}: ${value}`;
+    })
+    .join(' · ');
+}
+
 const PATH = /\$(?:\.[A-Za-z_]\w*|\[\d+\])+/g;
 
 /** What the player reads for a refusal: never a JSON path; the code beside it. */

@@ -40,7 +40,8 @@ import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
-import { freeMemleket, membersText } from '../logic/join';
+import { freeMemleket } from '../logic/join';
+import { membersText } from '../logic/problems';
 import { offerOutcomes } from '../logic/offers';
 import { caughtUp } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
@@ -1029,7 +1030,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       } catch (e) {
         st.refusal =
           e instanceof ApiProblem
-            ? { province: faultyProvince(e.members, body), text: problemText(e), members: membersText(e.members, ['province']) }
+            ? { province: faultyProvince(e.members, body), text: problemText(e), members: membersText(e.members, ['province'], lang()) }
             : { province: null, text: t('offline'), members: '' };
         return false;
       } finally {

@@ -5,7 +5,8 @@ import type { Battle, Schemas } from '../../src/api/client';
 import { battleDetail } from '../../src/logic/battle';
 import { deckLeft, newsCard, newsPlates } from '../../src/logic/news';
 import { markGlyph, titleMarks, titleName } from '../../src/logic/titles';
-import { freeMemleket, membersText } from '../../src/logic/join';
+import { freeMemleket } from '../../src/logic/join';
+import { membersText } from '../../src/logic/problems';
 import { offerOutcomes } from '../../src/logic/offers';
 
 type Line = Schemas['ReportLine'];
@@ -143,10 +144,11 @@ describe('registration: the free memleket (R-1.4)', () => {
 });
 
 describe('a refusal’s members', () => {
-  it('are said as name: value, lists joined, objects and the omitted left out', () => {
-    expect(membersText({ field: '$.orders[0].units', maximum: 12, province: 6, nested: { a: 1 }, free: [3, 4] }, ['province'])).toBe(
-      'field: $.orders[0].units · maximum: 12 · free: 3, 4',
-    );
+  it('are said in words, lists joined, objects and the omitted left out, never a JSON path', () => {
+    const members = { field: '$.orders[0].units', maximum: 12, province: 6, nested: { a: 1 }, free: [3, 4] };
+    expect(membersText(members, ['province'], 'tr')).toBe('yer: 1. emir, Birlik · en fazla: 12 · free: 3, 4');
+    expect(membersText(members, ['province'], 'en')).toBe('where: order 1, Units · at most: 12 · free: 3, 4');
+    expect(membersText({ field: '$.name', minimum: 2 }, [], 'tr')).toBe('yer: Ad · en az: 2');
     expect(membersText({})).toBe('');
   });
 });
