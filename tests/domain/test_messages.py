@@ -238,3 +238,29 @@ def test_accept_language_picks_the_better_of_tr_and_en(header: str | None, lang:
     # `?lang=` wins over the header (for links a browser follows)
     other = "tr" if lang == "en" else "en"
     assert negotiate({"headers": headers, "query_string": f"lang={other}".encode()}) == other
+
+
+# English words after a count that are the sentence's verb, not the count's noun ("{seat} is")
+VERBS = frozenset({"is", "has", "does", "holds", "exists", "occurs", "belongs", "was", "supports"})
+VERBS |= {"seals"}
+# "{ok} of {total} seasons verify": the noun is the whole's, the same for every count of it
+OF_A_WHOLE = frozenset({"audit.all_summary"})
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_an_english_count_says_its_noun_in_the_singular_after_1(key: str) -> None:
+    """Found from outside: `seksenbir explain --lang en` printed "1 units". English writes a
+    count with its noun as `{n:unit|units}` (messages.Count): the singular after 1, the plural
+    after any other count; a fixed plural after a placeholder says "1 units". Turkish takes no
+    plural after a number ("1 birlik", "3 birlik")."""
+    after = re.findall(r"\{\w+\} ([a-z']+)", m.CATALOGUE[key].en)
+    fixed = [w for w in after if w.endswith(("s", "s'")) and w not in VERBS]
+    assert key in OF_A_WHOLE or not fixed, (key, fixed)
+
+
+def test_a_count_takes_the_singular_after_1_and_the_plural_otherwise() -> None:
+    """messages.Count through render: "1 difference", "2 differences", "0 differences"."""
+    said = [m.render("shadow.differences", "en", {"count": n}) for n in (0, 1, 2)]
+    assert said == ["0 differences", "1 difference", "2 differences"]
+    assert m.render("shadow.differences", "tr", {"count": 1}) == "1 fark"
+    assert m.render("too_many_requests", "en", {"wait": 1}).endswith("try again in 1 second")
