@@ -243,9 +243,11 @@ def test_adr_150_an_ack_that_wakes_a_full_consumer_is_followed_by_its_fetch_not_
     sent before that fetch was a second round trip a message under load (0.58 a Divan at 100
     trial seasons). A wait that times out still heartbeats (the test above)."""
     seq: list[tuple[str, str, tuple[Any, ...]]] = []  # the consumer's waits and dispatches
+    full = threading.Event()  # the consumer waits for an ack
 
     class Recorded(threading.Event):
         def wait(self, timeout: float | None = None) -> bool:
+            full.set()
             answer = super().wait(timeout)
             seq.append(("wait", "q", (answer,)))
             return answer
@@ -272,6 +274,7 @@ def test_adr_150_an_ack_that_wakes_a_full_consumer_is_followed_by_its_fetch_not_
         long.send(1)
         assert started.wait(DEADLINE_S)
         note.send(2)  # waits on the queue: the consumer's prefetch is full
+        assert full.wait(DEADLINE_S), "the consumer never waited for an ack"
         release.set()
         assert done.wait(DEADLINE_S), "the waiting message was not fetched"
     assert seen == [2]
