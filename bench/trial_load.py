@@ -17,8 +17,10 @@ it (POST sent -> its DivanResolved seen committed), and where the box's CPU went
 projections, scheduler, notify, up), of the database's backends (pg_stat_activity; the bench's
 own connections are "pg (bench)"), PostgreSQL's server-wide processes (walwriter, checkpointer …:
 shared with anything else on the server), the redis-server and the bench's client, in ms of CPU
-per Divan resolved, and the rows of the event log every backend read per Divan (PostgreSQL's
-table statistics: a count the box's load does not move). Target (issue 27): p99 <= 1 s at 100.
+per Divan resolved, the rows of the event log every backend read per Divan (PostgreSQL's
+table statistics: a count the box's load does not move) and the commands the stack's
+redis-server ran per Divan (INFO commandstats, another such count; ADR-150).
+Target (issue 27): p99 <= 1 s at 100.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import asyncpg
 import msgspec
+import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, scratch_database
 from bench.chat_load import Wire
@@ -176,8 +179,21 @@ class CpuMeter:
 
     def __init__(self, stack_pid: int, redis_url: str) -> None:
         self.stack_pid = stack_pid
+        self.redis_url = redis_url
         self.redis_port = redis_url.rsplit(":", 1)[1].split("/", maxsplit=1)[0]
         self.start_ticks: dict[int, tuple[str, int]] = {}
+        self.start_calls: dict[str, int] = {}
+        self.calls: dict[str, int] = {}  # Redis commands by name between `start` and `stop`
+
+    def redis_calls(self) -> dict[str, int]:
+        """The stack's redis-server's commands so far by name (INFO commandstats; a script's
+        own commands are counted under their names too, beside its EVALSHA)."""
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            stats = client.info("commandstats")
+        finally:
+            client.close()
+        return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
 
     async def roles(self, conn: asyncpg.Connection) -> dict[int, str]:
         out = {pid: role(name(pid)) for pid in tree(self.stack_pid)}
@@ -200,6 +216,7 @@ class CpuMeter:
         return out
 
     async def start(self, conn: asyncpg.Connection) -> None:
+        self.start_calls = self.redis_calls()
         self.start_ticks = {
             pid: (label, t)
             for pid, label in (await self.roles(conn)).items()
@@ -208,6 +225,8 @@ class CpuMeter:
 
     async def stop(self, conn: asyncpg.Connection) -> dict[str, float]:
         """CPU seconds by role since `start`; processes new since then count from zero."""
+        now = self.redis_calls()
+        self.calls = {k: n - self.start_calls.get(k, 0) for k, n in now.items()}
         out: dict[str, float] = {}
         for pid, label in (await self.roles(conn)).items():
             t1 = cpu_ticks(pid)
@@ -266,6 +285,14 @@ async def one_count(
         for label, secs in sorted(cpu.items(), key=lambda kv: -kv[1]):
             if secs > 0:
                 print(f"        {label:<16} {1000 * secs / len(ms):6.2f}")
+    if meter is not None and meter.calls:
+        # a count the box's load does not move (ADR-150): the broker's and the projectors' calls
+        top = sorted(meter.calls.items(), key=lambda kv: -kv[1])[:6]
+        print(
+            f"      Redis commands per Divan resolved: {sum(meter.calls.values()) / len(ms):.1f} ("
+            + ", ".join(f"{k} {n / len(ms):.2f}" for k, n in top)
+            + ")"
+        )
 
 
 async def main(args: argparse.Namespace) -> None:

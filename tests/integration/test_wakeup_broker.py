@@ -235,6 +235,54 @@ def test_a_full_consumer_heartbeats_while_its_messages_run(
     assert settled, "the ack did not wake the consumer"
 
 
+def test_adr_150_an_ack_that_wakes_a_full_consumer_is_followed_by_its_fetch_not_a_heartbeat(
+    redis_url: str, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADR-150: a consumer whose prefetch is full, woken by an ack, fetches at once (a fetch of
+    the room the ack made, which heartbeats as every dispatch does); the fetch of 0 messages it
+    sent before that fetch was a second round trip a message under load (0.58 a Divan at 100
+    trial seasons). A wait that times out still heartbeats (the test above)."""
+    seq: list[tuple[str, str, tuple[Any, ...]]] = []  # the consumer's waits and dispatches
+    full = threading.Event()  # the consumer waits for an ack
+
+    class Recorded(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            full.set()
+            answer = super().wait(timeout)
+            seq.append(("wait", "q", (answer,)))
+            return answer
+
+    class Consumer(wakeup_broker._WakeupConsumer):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.settled = Recorded()
+
+    monkeypatch.setattr(WakeupRedisBroker, "consumer_class", property(lambda self: Consumer))
+    release, started, done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[int] = []
+    with worker_on(redis_url, ns, heartbeat_timeout=60_000) as (b, w):
+        w.queue_prefetch = 1
+        note = _actor(b, seen, done)
+
+        @dramatiq.actor(broker=b, queue_name="q", actor_name="long", max_retries=0)
+        def long(n: int) -> None:
+            started.set()
+            release.wait(DEADLINE_S)
+
+        record_dispatch(b, seq)
+        w.start()
+        long.send(1)
+        assert started.wait(DEADLINE_S)
+        note.send(2)  # waits on the queue: the consumer's prefetch is full
+        assert full.wait(DEADLINE_S), "the consumer never waited for an ack"
+        release.set()
+        assert done.wait(DEADLINE_S), "the waiting message was not fetched"
+    assert seen == [2]
+    mine = [(c, a) for c, q, a in seq if q == "q" and c in ("wait", "fetch")]
+    woken = mine.index(("wait", (True,)))  # the wait the ack ended
+    assert mine[woken + 1] == ("fetch", (1,)), mine[woken : woken + 3]
+
+
 def test_a_dead_workers_message_comes_back_by_the_timed_maintenance(
     redis_url: str, ns: str
 ) -> None:

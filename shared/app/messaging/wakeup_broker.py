@@ -14,7 +14,9 @@ second. Here:
   costs one empty fetch;
 - a consumer whose prefetch is full (every message it holds in flight) waits for one of its
   acks on an in-process event instead of sleeping, and heartbeats meanwhile (a fetch of 0
-  messages) so a long resolution never looks like a dead worker;
+  messages, each wait that times out) so a long resolution never looks like a dead worker;
+  an ack that ends the wait is followed by the fetch of the room it made, itself a heartbeat
+  (ADR-150);
 - maintenance (a dead worker's unacked messages back on the queue) runs on a fetch at least
   every `maintenance_every_ms` per queue, not only by chance per broker call: with consumers
   that call Redis about once a second, Dramatiq's per-call chance alone would run it every
@@ -254,9 +256,12 @@ class _WakeupConsumer(_RedisConsumer):
                 room = self.prefetch - self.outstanding_message_count
                 if room <= 0:
                     # Every message held is in flight: wait for an ack, heartbeating meanwhile.
+                    # An ack that ends the wait made room: the fetch on the next call heartbeats
+                    # too, so only a wait that timed out sends a heartbeat of its own (ADR-150).
                     self.settled.clear()
-                    if self.outstanding_message_count >= self.prefetch:
-                        self.settled.wait(self._wait_s())
+                    if self.outstanding_message_count >= self.prefetch and not self.settled.wait(
+                        self._wait_s()
+                    ):
                         self.broker.do_fetch(self.queue_name, 0)  # a heartbeat, fetches nothing
                     return None
                 self.message_cache = self.broker.do_fetch(self.queue_name, room)
