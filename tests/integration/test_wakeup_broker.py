@@ -177,6 +177,32 @@ def test_tokens_are_bounded_and_a_pending_token_is_not_lost(redis_url: str, ns: 
         b.close()
 
 
+@contextlib.contextmanager
+def _held(
+    redis_url: str, ns: str, calls: list[tuple[str, str, tuple[Any, ...]]], **worker: Any
+) -> Iterator[tuple[threading.Event, threading.Event, list[int]]]:
+    """A worker of prefetch 1 whose one slot a long message holds, and a second message waiting
+    on the queue (the consumer is full), its dispatches recorded in `calls`: yields (release,
+    done, seen): `release` lets the long one end, `done` is set once the second ran."""
+    release, started, done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[int] = []
+    with worker_on(redis_url, ns, heartbeat_timeout=60_000, **worker) as (b, w):
+        w.queue_prefetch = 1
+        note = _actor(b, seen, done)
+
+        @dramatiq.actor(broker=b, queue_name="q", actor_name="long", max_retries=0)
+        def long(n: int) -> None:
+            started.set()
+            release.wait(DEADLINE_S)
+
+        record_dispatch(b, calls)
+        w.start()
+        long.send(1)
+        assert started.wait(DEADLINE_S)
+        note.send(2)  # waits on the queue: the consumer's prefetch is full
+        yield release, done, seen
+
+
 def test_a_full_consumer_heartbeats_while_its_messages_run(
     redis_url: str, ns: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,25 +229,8 @@ def test_a_full_consumer_heartbeats_while_its_messages_run(
             self.settled = Recorded()
 
     monkeypatch.setattr(WakeupRedisBroker, "consumer_class", property(lambda self: Consumer))
-    release = threading.Event()
-    started = threading.Event()
-    seen: list[int] = []
-    done = threading.Event()
     calls: list[tuple[str, str, tuple[Any, ...]]] = []
-    with worker_on(redis_url, ns, block_ms=200, heartbeat_timeout=60_000) as (b, w):
-        w.queue_prefetch = 1
-        note = _actor(b, seen, done)
-
-        @dramatiq.actor(broker=b, queue_name="q", actor_name="long", max_retries=0)
-        def long(n: int) -> None:
-            started.set()
-            release.wait(DEADLINE_S)
-
-        record_dispatch(b, calls)
-        w.start()
-        long.send(1)
-        assert started.wait(DEADLINE_S)
-        note.send(2)  # waits on the queue: the consumer's prefetch is full
+    with _held(redis_url, ns, calls, block_ms=200) as (release, done, seen):
 
         def heartbeats() -> int:
             return sum(1 for c in list(calls) if c[:2] == ("fetch", "q") and c[2] == (0,))
@@ -258,22 +267,7 @@ def test_adr_150_an_ack_that_wakes_a_full_consumer_is_followed_by_its_fetch_not_
             self.settled = Recorded()
 
     monkeypatch.setattr(WakeupRedisBroker, "consumer_class", property(lambda self: Consumer))
-    release, started, done = threading.Event(), threading.Event(), threading.Event()
-    seen: list[int] = []
-    with worker_on(redis_url, ns, heartbeat_timeout=60_000) as (b, w):
-        w.queue_prefetch = 1
-        note = _actor(b, seen, done)
-
-        @dramatiq.actor(broker=b, queue_name="q", actor_name="long", max_retries=0)
-        def long(n: int) -> None:
-            started.set()
-            release.wait(DEADLINE_S)
-
-        record_dispatch(b, seq)
-        w.start()
-        long.send(1)
-        assert started.wait(DEADLINE_S)
-        note.send(2)  # waits on the queue: the consumer's prefetch is full
+    with _held(redis_url, ns, seq) as (release, done, seen):
         assert full.wait(DEADLINE_S), "the consumer never waited for an ack"
         release.set()
         assert done.wait(DEADLINE_S), "the waiting message was not fetched"
