@@ -189,6 +189,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body": T("İstek gövdesi şemaya uymuyor", "The request body does not match the schema"),
     "invalid_body.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_parameter": T("{field} parametresi geçersiz", "The parameter {field} is invalid"),
+    "invalid_parameter.repeated": T("{field} parametresi bir kez verilir, {repeated} kez verildi: hangisinin kastedildiği tahmin edilmez", "The parameter {field} is given once, not {repeated} times: which one is meant is never guessed"),
     "invalid_parameter.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_body.seed": T("{field}: tohum 0 … 2^63 − 1 aralığında olmalı", "{field}: the seed must be within 0 … 2^63 − 1"),
     "invalid_body.memleket_required": T("Deneme sezonu memleket ister ({field}: {minimum} … {maximum})", "A trial season needs a memleket ({field}: {minimum} … {maximum})"),
