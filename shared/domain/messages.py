@@ -204,8 +204,6 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.reason": T("{field}: tek satırlık bir metin {character} içeremez (denetim, satır ya da paragraf ayırıcı, yön işareti, özel kullanım ya da atanmamış karakter)", "{field}: a one-line text cannot hold {character} (a control, line or paragraph separator, direction mark, private-use or unassigned character)"),
     "invalid_body.seed_text": T('{at}: 0 … 2^63 − 1 arasında ondalık bir sayı, dizge olarak (ör. "7")', '{at}: a decimal number within 0 … 2^63 − 1, as a string (e.g. "7")'),
     "invalid_body.choice": T("{at}: şunlardan biri olmalı: {choices}", "{at}: must be one of {choices}"),
-    "invalid_request": T("İstek geçersiz", "The request is invalid"),
-    "invalid_request.param": T("{at} parametresi geçersiz", "The parameter {at} is invalid"),
     "bad_idempotency_key": T("Idempotency-Key 1 … 200 karakter olur", "An Idempotency-Key has 1 … 200 characters"),
     "idempotency_key_required": T("Bu komut Idempotency-Key başlığı ister", "This command needs an Idempotency-Key header"),
     "idempotency_key_in_flight": T("Bu anahtarla ilk istek hâlâ sürüyor", "The first request with this key is still running"),
