@@ -67,10 +67,11 @@ def read_export_file(path: str) -> Export:
 def decoded_events(export: Export) -> list[Any]:
     """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
     shadow); ExportError naming the line for a redacted export (its left-out data cannot be
-    folded) or an event that does not decode, never a traceback."""
+    folded), an event that does not decode or one no state can take, never a traceback."""
     from shared.app.ops.export import ExportError
     from shared.domain import codec
     from shared.domain.messages import Said
+    from shared.domain.replay import first_unapplied
 
     if export.redacted:
         raise ExportError(
@@ -82,6 +83,8 @@ def decoded_events(export: Export) -> list[Any]:
             events.append(codec.decode_stored(record.data, record.type))
         except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
             raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
+    if (stuck := first_unapplied(events)) is not None:  # a forged or reordered record
+        raise ExportError(stuck[0] + 2, Said("export.not_applicable", error=stuck[1]))
     return events
 
 
