@@ -1224,7 +1224,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1248,7 +1248,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AddWebhookProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7200,7 +7200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
