@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import io
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -310,3 +311,39 @@ async def test_a_list_parameter_and_the_language_hint_may_repeat(world: World) -
     url = f"/v1/ops/seasons/{world.season_id}/divans/1/explain?province=6&province=34"
     r = await world.client.get(url, headers=bearer(OPS_TOKEN))
     assert (r.status_code, r.json()["code"]) == (404, "divan_not_found"), r.text
+
+
+def _documented_bounds(doc: dict[str, Any], path: str, method: str) -> dict[str, tuple[int, int]]:
+    """Each query parameter's bounds as the served document states them (a list's items')."""
+    out = {}
+    for p in doc["paths"][path][method].get("parameters", []):
+        schema = p.get("schema", {})
+        items = [s.get("items", {}) for s in schema.get("oneOf", []) if s.get("type") == "array"]
+        found = items[0] if items else schema
+        if p["in"] == "query" and "minimum" in found and "maximum" in found:
+            out[p["name"]] = (found["minimum"], found["maximum"])
+    return out
+
+
+async def test_a_query_integer_out_of_bounds_is_refused_with_its_documented_bounds(
+    world: World,
+) -> None:
+    """Probe (session 20): `?limit=0` on the lobby, `?province=0` on explain answered 422
+    `invalid_parameter` without `minimum` and `maximum` ("The parameter limit is invalid"),
+    as a path or body integer has them (D-27); now the bounds the document states."""
+    doc = world.app.openapi_schema.to_schema()
+    walked = []
+    for handler in WALK:
+        path = re.sub(r":\w+}", "}", handler.path)
+        if handler.method == "OPTIONS" or path not in doc["paths"]:
+            continue
+        for name, (low, high) in _documented_bounds(doc, path, handler.method.lower()).items():
+            if name == "min_version":
+                continue  # its own check, with the stored version (test_read_your_writes.py)
+            url = f"{_url(handler, world.season_id, {})}?{name}={high + 1}"
+            r = await answer(world.app, handler.method, url, bearer(OPS_TOKEN))
+            body = r.json()
+            got = (r.status_code, body.get("field"), body.get("minimum"), body.get("maximum"))
+            walked.append((handler.id, name, got))
+            assert got == (422, name, low, high), (handler.id, name, r.text)
+    assert len(walked) >= 8, walked
