@@ -244,10 +244,17 @@ def operator_name() -> str:
 
 def write_whole(path: str, lines: list[bytes]) -> None:
     """Write the export to `path` whole or not at all: into a file beside it, renamed over it
-    once complete, so a full disk never leaves a cut export that looks like one (OSError)."""
+    once complete, so a full disk never leaves a cut export that looks like one (OSError).
+    A path that is there and no regular file (a device such as /dev/full, a FIFO) is written
+    into, as `>` would: a rename would put a file in its place (as root, over /dev/full)."""
     import os
     import tempfile
 
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as out:
+            for line in lines:
+                out.write(line)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     fd, scratch = tempfile.mkstemp(prefix=".seksenbir-export-", dir=folder)
     try:
