@@ -131,6 +131,7 @@ def _register_explain(sub: Any, parents: list[Any], lang: Any) -> None:
     x.add_argument(
         "province",
         nargs="*",
+        default=[],  # without a default argparse calls a `*` positional required
         type=_plates(lang),
         help="only the battles at these plates (default: all)",
     )

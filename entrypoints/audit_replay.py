@@ -208,17 +208,18 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_what_if(args: argparse.Namespace) -> int:
     import msgspec
 
+    from shared.app.http.strict import body_problem
     from shared.app.ops.divan_text import what_if_text
     from shared.app.ops.divan_tools import WhatIfIn, WhatIfRefused, what_if
     from shared.app.ops.ops_replay import ReplayError
 
     try:
-        data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn)
+        data = msgspec.json.decode(Path(args.file).read_bytes(), type=WhatIfIn, strict=True)
     except (OSError, msgspec.DecodeError) as exc:
-        why = (
+        why = (  # the endpoint's 422 for the same body, in the language asked for
             unreadable_why(exc, args.lang, args.file)
             if isinstance(exc, OSError)
-            else f"{args.file}: {exc}"
+            else f"{args.file}: {body_problem(exc, WhatIfIn).text(args.lang)}"
         )
         print(f"seksenbir what-if: {why}", file=sys.stderr)
         return 2

@@ -67,10 +67,11 @@ def read_export_file(path: str) -> Export:
 def decoded_events(export: Export) -> list[Any]:
     """Every event of an export decoded, for the verbs that fold it (replay, explain, what-if,
     shadow); ExportError naming the line for a redacted export (its left-out data cannot be
-    folded) or an event that does not decode, never a traceback."""
+    folded), an event that does not decode or one no state can take, never a traceback."""
     from shared.app.ops.export import ExportError
     from shared.domain import codec
     from shared.domain.messages import Said
+    from shared.domain.replay import first_unapplied
 
     if export.redacted:
         raise ExportError(
@@ -82,6 +83,8 @@ def decoded_events(export: Export) -> list[Any]:
             events.append(codec.decode_stored(record.data, record.type))
         except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
             raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
+    if (stuck := first_unapplied(events)) is not None:  # a forged or reordered record
+        raise ExportError(stuck[0] + 2, Said("export.not_applicable", error=stuck[1]))
     return events
 
 
@@ -241,10 +244,17 @@ def operator_name() -> str:
 
 def write_whole(path: str, lines: list[bytes]) -> None:
     """Write the export to `path` whole or not at all: into a file beside it, renamed over it
-    once complete, so a full disk never leaves a cut export that looks like one (OSError)."""
+    once complete, so a full disk never leaves a cut export that looks like one (OSError).
+    A path that is there and no regular file (a device such as /dev/full, a FIFO) is written
+    into, as `>` would: a rename would put a file in its place (as root, over /dev/full)."""
     import os
     import tempfile
 
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as out:
+            for line in lines:
+                out.write(line)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     fd, scratch = tempfile.mkstemp(prefix=".seksenbir-export-", dir=folder)
     try:

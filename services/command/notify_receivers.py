@@ -48,6 +48,16 @@ def owner(svc: Services, state: SeasonState, claim: BeyClaim, token: str | None)
     return seat_of(claim, state)
 
 
+def still_serving(state: SeasonState) -> None:
+    """409 for a new receiver of a season that is over (`wrong_phase`) or cancelled
+    (`season_cancelled`): the notifier deletes every receiver of such a season at its next
+    sweep (ADR-98), so one registered now would answer 201 and never be called."""
+    if state.cancelled:
+        raise Problem(409, "season_cancelled")
+    if state.phase == "over":
+        raise Problem(409, "wrong_phase.over")
+
+
 def checked_url(svc: Services, url: str) -> str:
     """422 receiver_refused for a URL the server would not call (shared.app.messaging.outbound)."""
     policy = svc.receivers.policy
@@ -68,6 +78,7 @@ async def add_webhook(
 ) -> WebhookCreatedOut:
     loaded = await load(svc, season_id)
     seat = owner(svc, loaded.state, claim, token)
+    still_serving(loaded.state)
     url = checked_url(svc, data.url)
     mine = [w for w in await svc.notify.webhooks(season_id) if w.seat == seat]
     if len(mine) >= MAX_PER_OWNER:
@@ -133,6 +144,7 @@ async def add_subscription(
 ) -> PushSubscriptionOut:
     loaded = await load(svc, season_id)
     seat = seat_of(claim, loaded.state)  # a subscription is a bey's device
+    still_serving(loaded.state)
     endpoint = checked_url(svc, data.endpoint)
     subs = await svc.notify.subscriptions(season_id)
     same = next((s for s in subs if s.seat == seat and s.endpoint == endpoint), None)

@@ -24,7 +24,7 @@ from shared.app.access import request_auth as auth
 from shared.app.http.openapi import BEARER, BEY_AUTH, BODY, EVERY, RATE, STORE, answers
 
 OWNED = (EVERY, RATE, BEY_AUTH, STORE)
-ADD = (*OWNED, BODY, "receiver_refused", "receivers_full")
+ADD = (*OWNED, BODY, "receiver_refused", "receivers_full", "wrong_phase", "season_cancelled")
 ONE = (*OWNED, "receiver_not_found", "not_found")  # not_found: a NUL in a path id
 
 

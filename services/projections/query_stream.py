@@ -128,7 +128,7 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
     "`offer_withdrawn`, `kurultay_report`, then `season_over` and the end",
     examples=EXAMPLES["events"],
     description=STREAM_DESCRIPTION,
-    refusals=[STREAM, "bad_last_event_id"],
+    refusals=[STREAM, "bad_last_event_id", "invalid_parameter"],
     responses={
         200: ResponseSpec(
             SEASON_EVENT,

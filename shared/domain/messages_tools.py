@@ -125,6 +125,8 @@ TOOLS: dict[str, Text] = {
     "export.other_season": T("sezonun kendi kimliği {own}, dosyanınki {stream}: başka bir sezon olarak etiketlenmiş", "the season's own id is {own}, the file's {stream}: a season labelled as another"),
     "export.replay_other_season": T("koşulmadı: dosya başka bir sezonun olaylarını taşıyor", "not run: the file holds another season's events"),
     "export.not_an_event": T("veri bilinen bir olay değil: {error}", "data is not a known event: {error}"),
+    "export.not_applicable": T("olay kendinden önceki duruma uygulanamıyor ({error})", "the event cannot be applied to the state before it ({error})"),
+    "export.replay_not_applied": T("koşulmadı: bir olay kendinden önceki duruma uygulanamıyor", "not run: an event cannot be applied to the state before it"),
     "export.replay_not_decoded": T("koşulmadı: bir olay çözülemiyor", "not run: an event does not decode"),
     "export.replay_chain_broken": T("koşulmadı: hash zinciri kırık", "not run: the hash chain is broken"),
     "export.divans_differ": T("{count} Divan yeniden koşudan farklı", "{count} Divan(s) differ from a re-run"),

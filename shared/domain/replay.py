@@ -43,6 +43,23 @@ class Mismatch:
     sealed: bool = False  # the sealed-orders check (ADR-57), not the re-run, found it
 
 
+# What folding an event no state can take raises: a season the server wrote has none, a file
+# may (a forged record, re-chained: a bey seated on a plate no province has; events out of order)
+UNAPPLIED = (IndexError, KeyError, ValueError, TypeError, AttributeError, ArithmeticError)
+
+
+def first_unapplied(events: Sequence[ev.Event]) -> tuple[int, str] | None:
+    """The index of the first event the fold cannot apply to the state before it, and why;
+    None when every one applies. The verbs that fold a file ask it first (never a traceback)."""
+    state = SeasonState()
+    for i, e in enumerate(events):
+        try:
+            state = evolve(state, e)
+        except UNAPPLIED as exc:
+            return i, f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonState, list[Mismatch]]:
     """Fold the season; at each DivanLocked re-run the Divan and compare the outcome bytes.
 

@@ -222,3 +222,38 @@ def test_adjudicate_a_file_that_is_not_json_says_so_in_one_line(
     assert code == 2, text
     assert text.count("\n") == 1 and text.startswith("seksenbir adjudicate: "), text
     assert wrong_language(text, lang, (str(tmp_path),)) == [], text
+
+
+CHANGES = {
+    "an array": b"[]",
+    "a seat out of bounds": b'{"orders": [{"seat": 99, "province": 6, "kind": "hold"}], "dice": []}',
+    "an unknown field": b'{"orders": [], "dice": [], "extra": 1}',
+    "not UTF-8": b"\xff\xfe",
+    "cut short": b'{"orders": ',
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGES))
+def test_what_if_a_changes_file_it_cannot_take_is_one_line_in_the_language_asked_for(
+    name: str,
+    records: list[RecordedEvent],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Probe (session 20): `what-if … --file` printed msgspec's English ("Expected `int` <= 19
+    - at `$.orders[0].seat`") whatever the language asked for; it says what the endpoint's 422
+    says, in that language (the two lines differ: neither is left in English)."""
+    file = tmp_path / "season.jsonl"
+    file.write_bytes(dump(export_of(SEASON, records)))
+    changes = tmp_path / "changes.json"
+    changes.write_bytes(CHANGES[name])
+    said = {}
+    for lang in ("tr", "en"):
+        argv = ["what-if", str(file), "2", "--file", str(changes), "--lang", lang]
+        code, text = _run(argv, capsys)
+        assert code == 2, text
+        assert text.count("\n") == 1 and text.startswith("seksenbir what-if: "), text
+        field = "$.orders[0].seat"  # a JSON path is data, the same in both languages
+        assert wrong_language(text, lang, (str(tmp_path), field)) == [], text
+        said[lang] = text
+    assert said["tr"] != said["en"], said

@@ -4,6 +4,9 @@ battles, none at Ankara); it now names the provinces it looked at, in both langu
 
 from __future__ import annotations
 
+import pytest
+
+from entrypoints.cli import main
 from shared.app.ops.divan_text import explain_text
 from shared.app.ops.divan_tools import explain
 from shared.domain import codec
@@ -25,3 +28,15 @@ def test_a_narrowed_explanation_without_battles_says_where_it_looked() -> None:
     assert "There was no battle in this Divan\n" not in en + "\n"
     assert f"Bu Divanda şu illerde savaş olmadı: {quiet}" in explain_text(narrowed, "tr", [quiet])
     assert "There was no battle in this Divan" in explain_text(narrowed, "en")  # not narrowed
+
+
+def test_explain_without_arguments_does_not_call_the_plates_required(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Probe (session 20): `seksenbir explain` alone said "the following arguments are
+    required: source, divan, province"; the plates are optional (default: every battle)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["explain", "--lang", "en"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "source, divan" in err and "province" not in err.splitlines()[-1], err

@@ -112,6 +112,8 @@ UNREADABLE: dict[str, Callable[[list[Line]], bytes]] = {
     "events 798.0": header_events(b"3.0"),
     "version 1e400": line_number("version", b"1e400"),
     "version true": line_number("version", b"true"),
+    "version 2^70": line_number("version", str(2**70).encode()),
+    "position 2^64": line_number("position", str(2**64).encode()),
     "position -Infinity": line_number("position", b"-Infinity"),
     "the header's format twice": name_twice(0, "format", '"seksenbir-export/9"'),
     "an event's data twice": name_twice(3, "data", '"{}"'),
@@ -200,7 +202,23 @@ def relabel(season_id: str) -> Callable[[list[Line]], int]:
     return edit
 
 
+def memleket(plate: int) -> Callable[[list[Line]], int]:
+    """A computer bey seated on a plate no province has: the event decodes (its fields are
+    integers), but no state can take it (the fold indexed the provinces with it: IndexError)."""
+
+    def edit(lines: list[Line]) -> int:
+        i = index_of(lines, lambda x: x["type"] == "registration_closed.v1")
+        data = json.loads(lines[i]["data"])
+        data["computer_beys"][0][1] = plate
+        dumped = json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+        set_data(lines[i], dumped)
+        return i
+
+    return edit
+
+
 FORGED: dict[str, tuple[Callable[[list[Line]], int], str]] = {
+    "a bey on plate 99": (memleket(99), "cannot be applied"),
     "a season labelled as another": (relabel("another-season"), "a season labelled as another"),
     "a season labelled with a path": (relabel("../../etc/passwd"), "a season labelled as another"),
     "a type no event has": (retype("evil_thing.v1"), "its data's own type"),
@@ -371,3 +389,34 @@ def test_replay_of_a_cut_file_warns_that_it_does_not_vouch_for_it(
             assert main(["replay", str(path), "--lang", lang]) == 0, name
             err = capsys.readouterr().err
             assert len(err.splitlines()) == 1 and words in err, (name, err)
+
+
+def swapped(lines: list[Line]) -> bytes:
+    """Two events out of order, not re-chained: replay warns about the chain and goes on,
+    so the fold met beys seated before their season was created (IndexError)."""
+    rows = raw(lines)
+    i = index_of(lines, lambda x: x["type"] == "registration_closed.v1")
+    rows[1], rows[i] = rows[i], rows[1]
+    return b"\n".join(rows) + b"\n"
+
+
+@pytest.mark.parametrize("verb", ["replay", "explain"])
+@pytest.mark.parametrize("name", ["swapped", "a bey on plate 99"])
+def test_the_verbs_that_fold_refuse_events_no_state_can_take_in_one_line(
+    verb: str, name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe (session 20): `replay` and `explain` of such a file ended in a traceback."""
+    if name == "swapped":
+        content = swapped(lines)
+    else:
+        memleket(99)(lines)
+        rechain(lines)
+        content = dump(lines)
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(content)
+    for lang, words in (("en", "cannot be applied"), ("tr", "uygulanamıyor")):
+        code = main([verb, str(path), *VERBS[verb], "--lang", lang])
+        err = capsys.readouterr().err
+        assert code == 2, err
+        assert words in err.splitlines()[-1], err
+        assert "Traceback" not in err

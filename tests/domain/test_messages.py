@@ -30,6 +30,7 @@ PARAMS = {
     "byte": 12,
     "heads": "ok: 3 published heads are in the chain",
     "redacted": 4,
+    "repeated": 2,
     "hash": "ab" * 32,
     "province": 6,
     "memleket": 6,

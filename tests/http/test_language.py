@@ -11,6 +11,7 @@ import pytest
 from shared.app.http.problem_codes import CODES, UNLISTED_CODES
 from shared.app.http.problems import stored_language
 from shared.domain import messages as m
+from shared.domain.refusals import REFUSALS
 from tests.http.support import ISTANBUL, Api, assert_problem, create_trial
 from tests.http.test_problems import CASES, _params
 
@@ -20,6 +21,17 @@ EN = {"Accept-Language": "en"}
 def test_every_code_with_its_own_status_has_both_texts() -> None:
     """Issue 11: the codes the edge gives a status of their own are in the catalogue."""
     assert set(CODES) <= {m.code_of(k) for k in m.CATALOGUE}
+
+
+def test_every_problem_text_of_the_catalogue_is_one_of_a_code_the_api_answers() -> None:
+    """Probe (session 20): the catalogue is true: a text for an answer belongs to a code either
+    API answers or a refusal of the domain (`unknown_rules_version` is one no HTTP answer
+    carries, ADR-43); `invalid_request` and `invalid_request.param` were texts of a code
+    nothing has. The rest are the tools' lines (messages_tools) and the JSON error texts of
+    `malformed_json.syntax` (`json.*`)."""
+    answered = set(CODES) | set(UNLISTED_CODES) | set(REFUSALS)
+    families = {m.code_of(k) for k in m.CATALOGUE if k not in m.TOOLS}
+    assert sorted(families - answered - {"json"}) == []
 
 
 def test_every_code_has_a_turkish_title_of_its_own() -> None:

@@ -14,6 +14,7 @@ from tests.http.support import (
     assert_problem,
     bearer,
     create_trial,
+    play_divans,
     unchanged,
 )
 from tests.http.test_live_seasons import close_in, create_live, join
@@ -166,3 +167,39 @@ async def test_an_id_the_server_never_makes_is_not_found_before_any_token_check(
     for tail in ("webhooks/x", "webhooks/wh_a.b", "push-subscriptions/wh_abc"):
         r = await memory_api.client.delete(f"/v1/seasons/{bey.season_id}/{tail}")  # no token
         assert_problem(r, 404, "receiver_not_found")
+
+
+async def test_a_season_over_or_cancelled_takes_no_new_receiver(memory_api: Api) -> None:
+    """Probe (session 20): a webhook registered on a season that was over answered 201 with a
+    secret, and the notifier deleted it at its next sweep without a word (a season's end
+    deletes its receivers, ADR-98): nothing would ever be delivered. Such a season refuses a
+    new webhook or device as it refuses a command: 409 `wrong_phase`, `season_cancelled`."""
+    api = memory_api
+    bey = await create_trial(api.client)
+    await play_divans(api, bey, 16)
+    r = await api.client.post(bey.url("/kurultay/vote"), headers=bey.auth(), json={"candidate": 2})
+    assert r.status_code == 200, r.text
+    assert (await api.client.get(bey.url())).json()["phase"] == "over"
+    r = await api.client.post(bey.url("/webhooks"), json={"url": HOOK}, headers=bey.auth())
+    assert_problem(r, 409, "wrong_phase")
+    r = await api.client.post(bey.url("/push-subscriptions"), json=SUB, headers=bey.auth())
+    assert_problem(r, 409, "wrong_phase")
+    created = await create_live(
+        api, registration_closes_at=close_in(api, timedelta(hours=2)), memleket=ANKARA
+    )
+    sid, admin = created["season_id"], created["admin_token"]
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/admin/cancel", json={"reason": "nobody came"}, headers=bearer(admin)
+    )
+    assert r.status_code == 200, r.text
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/webhooks", json={"url": HOOK}, headers=bearer(admin)
+    )
+    assert_problem(r, 409, "season_cancelled")
+    mine = created["creator"]["token"]
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/push-subscriptions", json=SUB, headers=bearer(mine)
+    )
+    assert_problem(r, 409, "season_cancelled")
+    listed = await api.client.get(f"/v1/seasons/{sid}/webhooks", headers=bearer(admin))
+    assert listed.json() == {"webhooks": []}

@@ -9,6 +9,7 @@ an operation takes one, and must answer 422 `invalid_body` (a body) or `invalid_
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from tests.http.support import (
     create_trial,
     unchanged,
 )
+from tests.http.test_live_seasons import close_in, create_live
 
 BAD_INTEGERS: list[tuple[str, Any]] = [
     ("a string", "3"),
@@ -189,3 +191,35 @@ async def test_a_value_outside_its_choices_is_told_the_choices(
         assert problem["field"] == field, problem
         assert problem["detail"].startswith(f"{field}: "), problem
         assert all(c in problem["detail"] for c in choices), problem
+
+
+async def test_a_text_too_long_or_empty_is_told_its_length_not_an_invalid_value(
+    memory_api: Api,
+) -> None:
+    """Probe (session 20): a lobby description of 2,000 characters and an empty correction
+    reason answered "$.description: geçersiz değer" / "invalid value": the schema's own
+    length bound refused them before the free-text check could say what a text may be. The
+    description gets the free-text check's words (1 … 280 visible characters), a reason its
+    length (1 … 500)."""
+    api = memory_api
+    created = await create_live(api, registration_closes_at=close_in(api, timedelta(hours=2)))
+    sid, admin = created["season_id"], created["admin_token"]
+    for lang, words in (("tr", "280"), ("en", "280")):
+        body = {"mode": "live", "registration_closes_at": close_in(api, timedelta(hours=2))}
+        headers = {"Accept-Language": lang}
+        r = await api.client.post(
+            "/v1/seasons", json={**body, "description": "a" * 2000}, headers=headers
+        )
+        problem = assert_problem(r, 422, "invalid_body")
+        assert problem["field"] == "$.description" and words in problem["detail"], problem
+        for reason, limit in (("", "1"), ("a" * 600, "500")):
+            r = await api.client.post(
+                f"/v1/seasons/{sid}/admin/pause",
+                json={"reason": reason},
+                headers={**bearer(admin), **headers},
+            )
+            problem = assert_problem(r, 422, "invalid_body")
+            assert problem["field"] == "$.reason", problem
+            assert problem["detail"].startswith("$.reason: ") and limit in problem["detail"], (
+                problem
+            )

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import io
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -81,7 +82,9 @@ def _handlers() -> list[Handler]:
                     continue
                 if isinstance(p.kwarg_definition, HeaderParameter):
                     continue
-                query.append(getattr(p.kwarg_definition, "query", None) or name)
+                kwarg = p.kwarg_definition  # its name in the URL, when it has one of its own
+                query.append(getattr(kwarg, "name", None) or getattr(kwarg, "query", None) or name)
+            query.extend(sorted(set(handler.resolve_layered_parameters()) - set(query)))
             query.append("lang")  # every operation's, read by the language middleware
             for method in sorted(handler.http_methods):
                 out.append(Handler(method, route.path, path_params, tuple(query)))
@@ -263,3 +266,84 @@ async def test_an_ops_read_of_a_season_that_cannot_exist_is_404_and_records_noth
     )
     assert r.json()["detail"] == "There is no such season"
     assert "secret_read" not in captured_logs.getvalue()
+
+
+def _scalar_query(handler: Handler) -> tuple[str, ...]:
+    """The handler's query parameters that take one value (not `lang`, the language hint every
+    operation takes, nor a list such as explain's repeatable `province`)."""
+    return tuple(q for q in handler.query if q not in ("lang", "province"))
+
+
+@pytest.mark.parametrize("role", ("anonymous", "ops"))
+async def test_a_query_parameter_given_twice_is_refused_on_every_route(
+    world: World, role: str
+) -> None:
+    """Issue 20 (probe, session 20): `?min_version=1&min_version=2` was taken silently, the
+    first value read, and `?limit=2&limit=3` the last: the answer followed a value the client
+    may not have meant. A parameter that takes one value, given twice, is 422
+    `invalid_parameter` naming it (`repeated`), before any token is read, on every route that
+    declares one; each refusal is one its operation documents."""
+    doc = world.app.openapi_schema.to_schema()
+    failures, walked = [], 0
+    for handler in WALK:
+        if handler.method == "OPTIONS":
+            continue
+        for name in _scalar_query(handler):
+            walked += 1
+            url = f"{_url(handler, world.season_id, {})}?{name}=1&{name}=2"
+            r = await answer(world.app, handler.method, url, bearer(world.tokens[role]))
+            body = r.json() if r.headers.get("content-type", "").startswith(PROBLEM) else {}
+            got = (r.status_code, body.get("code"), body.get("field"), body.get("repeated"))
+            if got != (422, "invalid_parameter", name, 2):
+                failures.append(f"{handler.id} {name}: {got} {r.text[:120]}")
+                continue
+            assert_documented(doc, r)
+    assert walked > 15
+    assert not failures, "\n".join(failures)
+
+
+async def test_a_list_parameter_and_the_language_hint_may_repeat(world: World) -> None:
+    """What may repeat still does: explain's `province` (a list) and `lang` (the first language
+    the server speaks wins, docs/api.md "Language")."""
+    r = await world.client.get(f"/v1/seasons/{world.season_id}/map?lang=xx&lang=en")
+    assert r.status_code == 200, r.text
+    assert r.headers["content-language"] == "en"
+    url = f"/v1/ops/seasons/{world.season_id}/divans/1/explain?province=6&province=34"
+    r = await world.client.get(url, headers=bearer(OPS_TOKEN))
+    assert (r.status_code, r.json()["code"]) == (404, "divan_not_found"), r.text
+
+
+def _documented_bounds(doc: dict[str, Any], path: str, method: str) -> dict[str, tuple[int, int]]:
+    """Each query parameter's bounds as the served document states them (a list's items')."""
+    out = {}
+    for p in doc["paths"][path][method].get("parameters", []):
+        schema = p.get("schema", {})
+        items = [s.get("items", {}) for s in schema.get("oneOf", []) if s.get("type") == "array"]
+        found = items[0] if items else schema
+        if p["in"] == "query" and "minimum" in found and "maximum" in found:
+            out[p["name"]] = (found["minimum"], found["maximum"])
+    return out
+
+
+async def test_a_query_integer_out_of_bounds_is_refused_with_its_documented_bounds(
+    world: World,
+) -> None:
+    """Probe (session 20): `?limit=0` on the lobby, `?province=0` on explain answered 422
+    `invalid_parameter` without `minimum` and `maximum` ("The parameter limit is invalid"),
+    as a path or body integer has them (D-27); now the bounds the document states."""
+    doc = world.app.openapi_schema.to_schema()
+    walked = []
+    for handler in WALK:
+        path = re.sub(r":\w+}", "}", handler.path)
+        if handler.method == "OPTIONS" or path not in doc["paths"]:
+            continue
+        for name, (low, high) in _documented_bounds(doc, path, handler.method.lower()).items():
+            if name == "min_version":
+                continue  # its own check, with the stored version (test_read_your_writes.py)
+            url = f"{_url(handler, world.season_id, {})}?{name}={high + 1}"
+            r = await answer(world.app, handler.method, url, bearer(OPS_TOKEN))
+            body = r.json()
+            got = (r.status_code, body.get("field"), body.get("minimum"), body.get("maximum"))
+            walked.append((handler.id, name, got))
+            assert got == (422, name, low, high), (handler.id, name, r.text)
+    assert len(walked) >= 8, walked

@@ -21,7 +21,7 @@ import msgspec
 from litestar import Request
 
 from shared.app.access import tokens
-from shared.app.http.parameters import path_parameters
+from shared.app.http.parameters import one_query_value, path_parameters
 from shared.app.http.problems import Problem
 
 
@@ -41,12 +41,14 @@ async def one_authorization(connection: Any, _handler: Any) -> None:
 async def edge_checks(request: Any) -> None:
     """The app's own checks, run on every route before its guards' token checks,
     dependencies (the bey claim) and body: a path parameter no resource can have is 404
-    before a token is read (shared.app.http.parameters), then two Authorization headers are 400
+    before a token is read and a query parameter that takes one value given twice is 422
+    (shared.app.http.parameters), then two Authorization headers are 400
     (ADR-75). They are the app's `before_request` hook, not a guard (ADR-111): Litestar copies
     the route handler (41 slots) for every guard it calls on every request, which cost an
     order more than both checks together. A route with guards of its own (ops, staff) calls
     edge_guard first, so the order holds there too."""
     await path_parameters(request)
+    await one_query_value(request)
     await one_authorization(request, None)
 
 

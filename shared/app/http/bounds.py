@@ -130,6 +130,21 @@ def bounds_in(target: Any, where: str) -> dict[str, int] | None:
     return {"minimum": low, "maximum": high}
 
 
+def query_bound(handler: Any, name: str) -> dict[str, int]:
+    """The bounds (`minimum`, `maximum`) of the query parameter the route `handler` declares
+    under `name` (its name in the URL): its QueryParameter's `ge` and `le`, else its type's
+    (a list's items: explain's `?province=`, each a Plate); {} for none (D-27)."""
+    for field_name, field in handler.parsed_fn_signature.parameters.items():
+        kwarg = field.kwarg_definition
+        if (getattr(kwarg, "name", None) or field_name) != name:
+            continue
+        low, high = getattr(kwarg, "ge", None), getattr(kwarg, "le", None)
+        if isinstance(low, int) and isinstance(high, int):
+            return {"minimum": low, "maximum": high}
+        return bounds_in(field.annotation, "$[0]") or bounds_in(field.annotation, "$") or {}
+    return {}
+
+
 def _meta(name: str, example: int) -> msgspec.Meta:
     b = BOUNDS[name]
     return msgspec.Meta(

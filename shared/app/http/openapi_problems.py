@@ -116,13 +116,17 @@ MEMBERS: dict[str, tuple[object, str]] = {
     "length": (int, "`chat_text`: the text's length in characters"),
     "press": (str, "`press_restricted`: the season's press mode"),
     "seats": (list[int], "`computer_bey`: the computer beys' seats named"),
+    "repeated": (
+        int,
+        "`invalid_parameter`: how many times a query parameter that takes one value was given",
+    ),
 }
 
 
 CARRIES: dict[str, tuple[str, ...]] = {
     "unknown_field": ("field",),
     "invalid_body": ("field", "minimum", "maximum", "character"),
-    "invalid_parameter": ("field", "minimum", "maximum"),
+    "invalid_parameter": ("field", "minimum", "maximum", "repeated"),
     "forbidden": ("seat",),  # a computer bey's seat (ops reissue)
     "unknown_province": ("province",),
     "duplicate_province": ("province",),

@@ -14,6 +14,15 @@ dependencies (the bey claim), body and audit record:
 - any other text path parameter that holds a NUL or a lone surrogate (neither PostgreSQL nor
   Redis takes one) is 404 `not_found`.
 
+A query parameter the route declares with one value (`?min_version=`, `?limit=`, `?ticket=` …)
+given more than once is 422 `invalid_parameter` naming it with `repeated` (how many times):
+Litestar kept one of them silently (the first for some, the last for others), so the answer
+followed a value the client may not have meant, and a proxy, a log or a cache may have read
+the other. `one_query_value` runs beside `path_parameters`, before any token is read. A list
+parameter (explain's `province`) repeats by design; `lang`, the language hint every operation
+takes, is read by the language middleware (the first language the server speaks wins,
+docs/api.md "Language"); a name the route does not declare is ignored, as it is given once.
+
 Integer path parameters are strict_int's (shared.app.http.strict); query parameters are typed by
 their handlers, and the walk of every route (tests/projections/test_hostile_parameters.py)
 shows none lets such a text through to a store.
@@ -22,7 +31,9 @@ shows none lets such a text through to a store.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
+from urllib.parse import parse_qsl
 
 from litestar.handlers.base import BaseRouteHandler
 
@@ -44,3 +55,35 @@ async def path_parameters(connection: Any, _handler: BaseRouteHandler | None = N
     for value in params.values():
         if isinstance(value, str) and _UNSTORABLE.search(value):
             raise Problem(404, "not_found")
+
+
+# each route handler's query parameters that take one value, by the names in the URL (a
+# handler lives as long as its app: its id is not reused while it is in here)
+_ONE_VALUE: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
+
+
+def _one_value_names(handler: Any, path: frozenset[str]) -> frozenset[str]:
+    key = (id(handler), path)
+    names = _ONE_VALUE.get(key)
+    if names is None:
+        model = handler.create_kwargs_model(path_parameters=dict.fromkeys(path))
+        names = frozenset(p.field_alias for p in model.expected_query_params if not p.is_sequence)
+        _ONE_VALUE[key] = names
+    return names
+
+
+async def one_query_value(connection: Any, _handler: BaseRouteHandler | None = None) -> None:
+    """422 `invalid_parameter` (`repeated`) for a declared one-value query parameter given more
+    than once (module doc). A query string without `&` holds each name once: nothing parsed."""
+    raw: bytes = connection.scope.get("query_string", b"")
+    if b"&" not in raw or connection.scope["method"] == "OPTIONS":
+        return
+    counts = Counter(name for name, _ in parse_qsl(raw.decode("latin-1"), keep_blank_values=True))
+    repeated = {name: n for name, n in counts.items() if n > 1}
+    if not repeated:
+        return
+    handler = connection.scope["route_handler"]
+    declared = _one_value_names(handler, frozenset(connection.path_params))
+    for name in sorted(repeated):
+        if name in declared:
+            raise Problem(422, "invalid_parameter.repeated", field=name, repeated=repeated[name])

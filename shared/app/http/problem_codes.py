@@ -37,7 +37,11 @@ EDGE_CODES: dict[str, tuple[int, str]] = {
     "body_too_large": (413, "the body is larger than 64 KiB"),
     "unsupported_media_type": (415, "a body whose Content-Type is not JSON (ADR-61)"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
-    "invalid_parameter": (422, "a path or query parameter outside its bounds (D-27)"),
+    "invalid_parameter": (
+        422,
+        "a path or query parameter outside its bounds (D-27), or one that takes one value given "
+        "twice (`repeated`)",
+    ),
     "idempotency_key_reused": (422, "the key was used with another request"),
     # Players (issue 23, ADR-87)
     "bad_player_key": (401, "a player key that is no player's, or a player's who left"),

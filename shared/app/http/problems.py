@@ -23,7 +23,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from shared.app.access import tokens
 from shared.app.http.bodies import TooDeep
-from shared.app.http.bounds import bound_of
+from shared.app.http.bounds import bound_of, query_bound
 from shared.app.http.language import STORED_LANGUAGE, negotiate
 from shared.app.http.openapi_problems import problem_body
 from shared.app.http.problem_codes import CODES
@@ -157,7 +157,7 @@ def http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Respo
     status = exc.status_code
     p = Problem(status, codes.get(status, "bad_request"))
     if status == 400:
-        p = _bad_request(exc, str(exc.detail))
+        p = _bad_request(exc, str(exc.detail), request.scope.get("route_handler"))
     if isinstance(exc, NotFoundException):
         p = Problem(404, "not_found")
     p.headers.update(exc.headers or {})
@@ -189,7 +189,7 @@ def _validation_part(error: dict[str, Any]) -> tuple[str, dict[str, object]]:
     return "invalid_body.value", {"at": at}
 
 
-def _bad_request(exc: HTTPException, detail: str) -> Problem:  # noqa: PLR0911 — one answer per kind of 400, in the order they are told apart
+def _bad_request(exc: HTTPException, detail: str, handler: Any = None) -> Problem:  # noqa: PLR0911 — one answer per kind of 400, in the order they are told apart
     """Map Litestar's 400s onto our codes: malformed JSON, unknown or invalid fields, headers."""
     problems = [e for e in exc.extra if isinstance(e, dict)] if isinstance(exc.extra, list) else []
     if "malformed" in detail.lower() or "truncated" in detail.lower():
@@ -208,7 +208,10 @@ def _bad_request(exc: HTTPException, detail: str) -> Problem:  # noqa: PLR0911 �
         return Problem(422, body[0][0], parts=body)
     params = [str(e.get("key", "")) for e in problems if e.get("key")]
     if params:  # a path or query parameter outside its bounds (D-27), the first one named
-        return parameter_refused(params[0], bound_of(params[0], path=True))
+        bound = bound_of(params[0], path=True)
+        if not bound and handler is not None:  # a query parameter: the route's declaration
+            bound = query_bound(handler, params[0])
+        return parameter_refused(params[0], bound)
     return Problem(422, "invalid_body")
 
 

@@ -54,6 +54,17 @@ _PATTERN = re.compile(r"^Expected `str` matching regex ")
 # What a text refused by its field's pattern must be, by the field's name ("invalid value" told
 # nobody what to send).
 _PATTERN_TEXTS = {"seed": "invalid_body.seed_text"}
+# A text or list refused by its schema's length bound (msgspec's English). A field whose words
+# the free-text check has says them (a description's schema bound, 1,000, is only a guard
+# before that check's 280); any other says its bound.
+_LENGTH = re.compile(r"^Expected `(?P<kind>str|array)` of length (?P<op><=|>=) (?P<limit>\d+)$")
+_LENGTH_TEXTS = {"description": "invalid_body.description"}
+_LENGTH_KEYS = {
+    ("str", "<="): "invalid_body.too_long",
+    ("str", ">="): "invalid_body.too_short",
+    ("array", "<="): "invalid_body.too_many",
+    ("array", ">="): "invalid_body.too_few",
+}
 
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
@@ -82,8 +93,8 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
         key, params = "invalid_body.bounded", {}
     elif m := _EXPECTED.match(message):
         key, params = "invalid_body.type", {"at": where, **m.groupdict()}
-    elif _PATTERN.match(message) and (text_key := _PATTERN_TEXTS.get(where.rsplit(".", 1)[-1])):
-        key, params = text_key, {"at": where}
+    elif (told := _told(message, where)) is not None:
+        key, params = told
     elif choices := choices_in(target, where) if target is not None else []:
         key, params = "invalid_body.choice", {"at": where, "choices": ", ".join(choices)}
     else:
@@ -92,6 +103,18 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
     problem = Problem(422, key, params={**params, **members})
     problem.extra = members  # the problem's own members: `field` and its bounds (D-27)
     return problem
+
+
+def _told(message: str, where: str) -> tuple[str, dict[str, object]] | None:
+    """A text refused by its field's pattern or a text or list by its length bound, as the
+    catalogue words it; None for any other message."""
+    name = where.rsplit(".", 1)[-1]
+    if _PATTERN.match(message) and (text_key := _PATTERN_TEXTS.get(name)):
+        return text_key, {"at": where}
+    if length := _LENGTH.match(message):
+        key = _LENGTH_TEXTS.get(name) or _LENGTH_KEYS[(length["kind"], length["op"])]
+        return key, {"at": where, "limit": int(length["limit"])}
+    return None
 
 
 _MALFORMED = re.compile(r"JSON is malformed: (?P<reason>.+) \(byte (?P<byte>\d+)\)")

@@ -321,9 +321,10 @@ def _no_constant(name: str) -> Any:
 
 
 def _int(value: Any, name: str) -> int:
-    """A whole number as the writer writes it: a JSON integer (not true, 1.0 or "1")."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer, not {value!r:.40}")
+    """A whole number as the writer writes it: a JSON integer (not true, 1.0 or "1") that a
+    bigint and the chain's 8-byte version field hold (0 … 2^63 − 1; 2^70 was a traceback)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise ValueError(f"{name} must be an integer 0 … 2^63 − 1, not {value!r:.40}")
     return value
 
 

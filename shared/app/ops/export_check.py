@@ -16,7 +16,7 @@ from shared.app.ops.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english
-from shared.domain.replay import Mismatch
+from shared.domain.replay import Mismatch, first_unapplied
 from shared.domain.replay import verify as replay_verify
 from shared.domain.seal import seals_orders
 from shared.domain.season import seed_commitment
@@ -174,6 +174,10 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     if not chain_ok:
         # Folding a broken sequence would only name symptoms of the break found already.
         verdict.replay = Said("export.replay_chain_broken")
+        return verdict
+    if (stuck := first_unapplied(decoded)) is not None:
+        verdict.bad.append(_bad(records, stuck[0], Said("export.not_applicable", error=stuck[1])))
+        verdict.replay = Said("export.replay_not_applied")
         return verdict
     state, problems = replay_verify(decoded)
     verdict.state = state

@@ -1224,7 +1224,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1248,7 +1248,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "receiver_refused" | "receivers_full" | "season_cancelled" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type" | "wrong_phase";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1313,6 +1313,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
@@ -1342,6 +1344,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -1413,6 +1417,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
@@ -1527,6 +1533,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
@@ -1590,6 +1598,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -1684,6 +1694,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -2046,11 +2058,19 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_last_event_id" | "bad_ticket" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "streams_full" | "too_many_failed_attempts" | "too_many_requests" | "too_many_streams";
+            code: "ambiguous_authorization" | "bad_last_event_id" | "bad_ticket" | "invalid_parameter" | "not_yet_projected" | "projection_rebuilding" | "read_unavailable" | "season_not_found" | "streams_full" | "too_many_failed_attempts" | "too_many_requests" | "too_many_streams";
             detail: string;
             instance: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -2071,6 +2091,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -2316,6 +2338,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -2419,6 +2443,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -2502,6 +2528,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
         };
         /** LobbySeason */
         LobbySeason: {
@@ -2575,6 +2603,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -2645,6 +2675,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -2760,6 +2792,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
@@ -2794,6 +2828,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -2977,6 +3013,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
@@ -3173,6 +3211,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
         };
         /** RatingsOut */
         RatingsOut: {
@@ -3240,6 +3280,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -3286,6 +3328,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -3331,6 +3375,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -3393,6 +3439,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -3543,6 +3591,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -3573,6 +3623,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -3825,6 +3877,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -3898,6 +3952,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -3932,6 +3988,8 @@ export interface components {
             minimum?: number;
             /** @description `not_yet_projected`: the version the read side is at now */
             projected_version?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
@@ -4085,6 +4143,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -4105,6 +4165,8 @@ export interface components {
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
             minimum?: number;
+            /** @description `invalid_parameter`: how many times a query parameter that takes one value was given */
+            repeated?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -5480,7 +5542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ChannelMessagesProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5780,7 +5842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReportMessageProblem"];
                 };
             };
-            /** @description `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5930,7 +5992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MuteBeyProblem"];
                 };
             };
-            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6206,7 +6268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["HideMessageProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6573,7 +6635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AddWebhookProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7138,7 +7200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AddPushSubscriptionProblem"];
                 };
             };
-            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed */
+            /** @description `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `receivers_full`: the caller has as many webhooks or push subscriptions as allowed; `season_cancelled`: the season was cancelled; it takes no command; `wrong_phase`: the season's phase does not take this */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8008,7 +8070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["WithdrawProblem"];
                 };
             };
-            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_parameter`: a path or query parameter outside its bounds (D-27); `no_offer`: no such offer */
+            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `no_offer`: no such offer */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8164,7 +8226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AnswerOfferProblem"];
                 };
             };
-            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `no_offer`: no such offer; `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `no_offer`: no such offer; `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8714,7 +8776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReissueTokenProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9077,7 +9139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ExplainDivanProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9227,7 +9289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["WhatIfProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9666,7 +9728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ResetNameProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `invalid_parameter`: a path or query parameter outside its bounds (D-27); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9955,7 +10017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["OpsReadsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10641,7 +10703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SummaryProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10749,7 +10811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SeasonMapProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10857,7 +10919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["LeaderboardProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10965,7 +11027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TitlesProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11073,7 +11135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TreatiesProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11181,7 +11243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReportsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11289,7 +11351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BetrayalsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11419,7 +11481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PrivateProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11550,7 +11612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BattlesProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11682,7 +11744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AllOrdersProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11812,7 +11874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AuditBetrayalsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -11931,7 +11993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SeasonBetrayalsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -12063,7 +12125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["OpsBeyProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -12305,7 +12367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["LobbyProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -12493,7 +12555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RatingsBoardProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -12702,7 +12764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MemleketBetrayalsProblem"];
                 };
             };
-            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27) */
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -12908,6 +12970,17 @@ export interface operations {
             };
             /** @description `season_not_found`: no such season */
             404: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["EventsProblem"];
+                };
+            };
+            /** @description `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`) */
+            422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
