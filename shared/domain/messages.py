@@ -189,7 +189,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body": T("İstek gövdesi şemaya uymuyor", "The request body does not match the schema"),
     "invalid_body.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_parameter": T("{field} parametresi geçersiz", "The parameter {field} is invalid"),
-    "invalid_parameter.repeated": T("{field} parametresi bir kez verilir, {repeated} kez verildi: hangisinin kastedildiği tahmin edilmez", "The parameter {field} is given once, not {repeated} times: which one is meant is never guessed"),
+    "invalid_parameter.repeated": T("{field} parametresi bir kez verilir, {repeated} kez verildi: hangisinin kastedildiği tahmin edilmez", "The parameter {field} is given once, not {repeated:time|times}: which one is meant is never guessed"),
     "invalid_parameter.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_body.seed": T("{field}: tohum 0 … 2^63 − 1 aralığında olmalı", "{field}: the seed must be within 0 … 2^63 − 1"),
     "invalid_body.memleket_required": T("Deneme sezonu memleket ister ({field}: {minimum} … {maximum})", "A trial season needs a memleket ({field}: {minimum} … {maximum})"),
@@ -203,10 +203,10 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.value": T("{at}: geçersiz değer", "{at}: invalid value"),
     "invalid_body.reason": T("{field}: tek satırlık bir metin {character} içeremez (denetim, satır ya da paragraf ayırıcı, yön işareti, özel kullanım ya da atanmamış karakter)", "{field}: a one-line text cannot hold {character} (a control, line or paragraph separator, direction mark, private-use or unassigned character)"),
     "invalid_body.seed_text": T('{at}: 0 … 2^63 − 1 arasında ondalık bir sayı, dizge olarak (ör. "7")', '{at}: a decimal number within 0 … 2^63 − 1, as a string (e.g. "7")'),
-    "invalid_body.too_long": T("{at}: en çok {limit} karakter olur", "{at}: at most {limit} characters"),
-    "invalid_body.too_short": T("{at}: en az {limit} karakter olur", "{at}: at least {limit} characters"),
-    "invalid_body.too_many": T("{at}: en çok {limit} öğe olur", "{at}: at most {limit} items"),
-    "invalid_body.too_few": T("{at}: en az {limit} öğe olur", "{at}: at least {limit} items"),
+    "invalid_body.too_long": T("{at}: en çok {limit} karakter olur", "{at}: at most {limit:character|characters}"),
+    "invalid_body.too_short": T("{at}: en az {limit} karakter olur", "{at}: at least {limit:character|characters}"),
+    "invalid_body.too_many": T("{at}: en çok {limit} öğe olur", "{at}: at most {limit:item|items}"),
+    "invalid_body.too_few": T("{at}: en az {limit} öğe olur", "{at}: at least {limit:item|items}"),
     "invalid_body.choice": T("{at}: şunlardan biri olmalı: {choices}", "{at}: must be one of {choices}"),
     "bad_idempotency_key": T("Idempotency-Key 1 … 200 karakter olur", "An Idempotency-Key has 1 … 200 characters"),
     "idempotency_key_required": T("Bu komut Idempotency-Key başlığı ister", "This command needs an Idempotency-Key header"),
@@ -360,15 +360,21 @@ def said_from_english(prefix: str, english: str) -> Said | None:
         if not key.startswith(prefix):
             continue
         names: list[str] = []
+        counts: set[str] = set()  # `{n:one|many}`: a number and its noun, read back as the number
         parts = []
-        for literal, name, _spec, _conv in Formatter().parse(t.en):
+        for literal, name, spec, _conv in Formatter().parse(t.en):
             parts.append(re.escape(literal))
             if name is not None:
-                parts.append(f"(?P<p{len(names)}>.+?)")
+                one, bar, many = (spec or "").partition("|")
+                noun = f" (?:{re.escape(one)}|{re.escape(many)})" if bar else ""
+                parts.append(f"(?P<p{len(names)}>{'-?[0-9]+' if bar else '.+?'}){noun}")
+                if bar:
+                    counts.add(name)
                 names.append(name)
         found = re.fullmatch("".join(parts), english, re.DOTALL)
         if found is not None:
-            return Said(key, **{n: found.group(f"p{i}") for i, n in enumerate(names)})
+            read = {n: found.group(f"p{i}") for i, n in enumerate(names)}
+            return Said(key, **{n: int(v) if n in counts else v for n, v in read.items()})
     return None
 
 

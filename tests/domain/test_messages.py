@@ -265,3 +265,14 @@ def test_a_count_takes_the_singular_after_1_and_the_plural_otherwise() -> None:
     assert said == ["0 differences", "1 difference", "2 differences"]
     assert m.render("shadow.differences", "tr", {"count": 1}) == "1 fark"
     assert m.render("too_many_requests", "en", {"wait": 1}).endswith("try again in 1 second")
+
+
+def test_a_count_with_its_noun_reads_back_from_english_as_the_number() -> None:
+    """said_from_english (texts written in English below the edge, shown in the language
+    asked for) reads `{n:one|many}` back as the number, not as "1 receiver"."""
+    for n in (1, 5):
+        english = m.render("receivers_full", "en", {"limit": n})
+        said = m.said_from_english("receivers_full", english)
+        assert said is not None, english
+        assert said.text("tr") == m.render("receivers_full", "tr", {"limit": n})
+        assert said.text("en") == english
