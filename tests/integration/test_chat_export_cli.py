@@ -72,7 +72,9 @@ async def test_chat_exports_verifies_and_imports_with_its_season(
     assert json.loads(done.stdout)["chat"].startswith("ok: 4 chat events, 2 texts")
     done = await run_cli("verify", str(redacted))
     assert done.returncode == 3, done.stdout  # R-14's part: the Divans need a full export
-    assert json.loads(done.stdout)["chat"].startswith("ok: 4 chat events, 1 text matches its digest")
+    assert json.loads(done.stdout)["chat"].startswith(
+        "ok: 4 chat events, 1 text matches its digest"
+    )
 
     async with other_database(pg_server_dsn, f"seksenbir_chatcopy_{SESSION}") as copy:
         refused = await run_cli("import", str(redacted), "--dsn", copy)
