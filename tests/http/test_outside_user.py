@@ -111,13 +111,14 @@ async def test_d27_a_query_parameter_refused_is_not_called_a_path_parameter(
 ) -> None:
     """`?limit=0` on the ops-reads list said "The path parameter limit is invalid" (and
     `?province=abc` on explain the same): a query parameter is none of the path's. Both
-    languages now say "parameter" only."""
+    languages name the parameter and, since the query's bounds are read from the route's
+    declaration (h-probe, session 20), the integers it takes; never "path"."""
     api = memory_api
     r = await api.client.post("/v1/seasons", json={"memleket": 6})
     sid = r.json()["season_id"]
     for lang, text in [
-        ("en", "The parameter limit is invalid"),
-        ("tr", "limit parametresi geçersiz"),
+        ("en", "limit: must be an integer 1 … 1000"),
+        ("tr", "limit: 1 … 1000 arasında bir tamsayı olmalı"),
     ]:
         r = await api.client.get(
             f"/v1/seasons/{sid}/audit/ops-reads?limit=0",
@@ -125,6 +126,7 @@ async def test_d27_a_query_parameter_refused_is_not_called_a_path_parameter(
         )
         problem = assert_problem(r, 422, "invalid_parameter")
         assert (problem["field"], problem["detail"]) == ("limit", text)
+        assert "path" not in problem["detail"] and "yol" not in problem["detail"]
 
 
 async def test_d22_an_ops_read_is_listed_at_its_instant_with_the_plus_0300_offset(
