@@ -172,7 +172,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the chat (issue 24): a bey's, once the status says the season is live (a trial has none)
     const chatBox = h('div', { class: 'chat-slot' });
     let chat: ChatPanel | null = null;
-    const humans = () => st.leaderboard.filter((b) => !b.computer && b.seat !== seat).map((b) => b.seat);
+    // the beys one can write to: every seated human but oneself, from the status (which seats
+    // a join at once, registration included), else the leaderboard
+    const humans = () => (st.status?.beys?.length ? st.status.beys : st.leaderboard).filter((b) => !b.computer && b.seat !== seat).map((b) => b.seat);
     onGone.push(() => chat?.stop());
     // the live lock as an instant on this device's clock: the server's seconds_to_lock when
     // read, so a wrong device clock does not move it
@@ -365,7 +367,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       body.push(
         ' ',
         h('button', { type: 'button', class: 'quiet', onclick: () => { st.selected = null; render(); } }, t('cancel')),
-        talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: t('bey', { n: owner }) })) : null,
+        talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: beyName(owner) })) : null,
         spendBox(p),
       );
       panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
@@ -500,8 +502,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function renderChat(): void {
+      if (chat) chat.beysChanged();
       if (chat || !token || seat === null || st.status?.mode !== 'live') return;
-      chat = new ChatPanel(season, token, seat, humans);
+      chat = new ChatPanel(season, token, seat, humans, beyName);
       chatBox.replaceChildren(chat.root);
     }
 
