@@ -1070,8 +1070,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           token,
           st.map?.version ?? null,
           (event, data) => {
-            // an offer made to this bey withdrawn: its offers and reports read again
-            if (event === 'offer_withdrawn' && !st.busy) void refresh().catch(() => undefined);
+            // an offer made to this bey, or withdrawn: its offers and reports read again,
+            // so an offer can be answered before the Divan that settles it
+            if ((event === 'offer_received' || event === 'offer_withdrawn') && !st.busy) void refresh().catch(() => undefined);
             if (event === 'chat_message') chat?.poke(); // ADR-94: the chat reads its channels again
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now

@@ -109,6 +109,14 @@ try {
   await waitFor('registration closed', async () => /Emirler .* sonra kilitlenir/.test(await pa.locator('#countdown').textContent()), 60_000);
   await pa.locator('#p-6.mine').waitFor();
 
+  // An offer made in the running season reaches its recipient's screen at once (the stream's
+  // offer_received), while it can still be answered before the Divan, and is accepted there
+  await pa.locator('#offer-to').selectOption('2');
+  await pa.locator('#offer-kind').selectOption('pact');
+  await pa.locator('section.diplomacy form button[type=submit]').click();
+  await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'Alp' }).getByRole('button', { name: 'Kabul et' }).click({ timeout: 15_000 });
+  await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'kabul ettin' }).waitFor();
+
   // An order on the map before the lock
   for (const plate of [6, 71]) {
     const at = await provincePoint(pa, plate);
