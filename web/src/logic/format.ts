@@ -44,3 +44,11 @@ const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC\u{10800}-\u{10FFF}\u{1E800
 export function isolated(name: string): string {
   return RTL.test(name) ? `\u2068${name}\u2069` : name;
 }
+
+/** The seats a server line names ("3. bey" / "3. beyin" in Turkish, "Bey 3" in English), each
+ * once, in order: the screen puts their names beside the line (R-15.5). */
+export function seatsIn(text: string): number[] {
+  const seats = new Set<number>();
+  for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
+  return [...seats].sort((a, b) => a - b);
+}

@@ -31,7 +31,7 @@ import {
   type Draft,
   type Kind,
 } from '../logic/orders';
-import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
+import { bothTimes, countdown, isolated, lastQuarter, seatsIn } from '../logic/format';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -146,13 +146,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     /** A report line (whose text names seats, "3. bey" / "Bey 3") with the names of the beys it
      * names beside it: the server's lines refer to seats, the names are the read side's. */
-    function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
+    function lineItem(l: { kind: string; tr: string; en: string }, before = ''): HTMLElement {
       const text = lang() === 'tr' ? l.tr : l.en;
-      const seats = new Set<number>();
-      for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
-      const named = [...seats].sort((a, b) => a - b).filter((n) => beyName(n) !== t('bey', { n }));
+      const named = seatsIn(text).filter((n) => beyName(n) !== t('bey', { n }));
       const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
-      return h('li', { 'data-kind': l.kind }, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
+      return h('li', { 'data-kind': l.kind }, before, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
     }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
@@ -512,8 +510,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     function outcomesPart(): HTMLElement[] {
       const out = offerOutcomes(st.me?.reports);
       if (out.length === 0) return [];
-      const say = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
-      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => h('li', {}, `${t('divan')} ${o.divan}: ${say(o.line)}`)))];
+      // the lines name seats: the names beside them, as in the reports
+      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => lineItem(o.line, `${t('divan')} ${o.divan}: `)))];
     }
 
     function renderMissions(): void {

@@ -135,6 +135,8 @@ try {
     assert.ok((await p.locator('ul.lines.public li').count()) > 0, 'public lines');
     assert.ok((await p.locator('ul.lines.private li').count()) > 0, 'own lines');
   }
+  // what became of the pact, in the treaties card: the line names seats, the names beside them
+  await waitFor('the outcome of the pact', async () => /Divan 1: .*kabul ettiniz.*\(1\. bey: Alp\)/.test((await pb.locator('section.diplomacy ul.outcomes').textContent()) ?? ''), 20_000);
   await shot(pa, '4-report');
   await shot(pb, '4-report');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bothTimes, countdown, isolated, lastQuarter, secondsTo } from '../../src/logic/format';
+import { bothTimes, countdown, isolated, lastQuarter, seatsIn, secondsTo } from '../../src/logic/format';
 import { idempotencyKey, retryAfterSeconds } from '../../src/api/client';
 import { fill } from '../../src/i18n';
 import { ownerColour, textOn, UNOWNED } from '../../src/logic/palette';
@@ -76,5 +76,14 @@ describe('isolated (a chosen name inside a line)', () => {
   });
   it('leaves a name without right-to-left letters as it is', () => {
     for (const name of ['Ayşe', 'Konya Beyi', '3. bey', 'Иван', '李雷', "O'Neil-2"]) expect(isolated(name)).toBe(name);
+  });
+});
+
+describe('seatsIn (the seats a server line names, for the names beside it)', () => {
+  it('finds each seat once, in order, in both languages and in inflected Turkish', () => {
+    expect(seatsIn("Divan 1: 3. beyin saldırmazlık antlaşması teklifini kabul ettiniz (2. Divan'a dek)")).toEqual([3]);
+    expect(seatsIn('İhanet! 12. bey, 2. beyin Kırıkkale iline saldırdı; 2. bey direndi')).toEqual([2, 12]);
+    expect(seatsIn('Bey 7 accepted your pact offer; Bey 1 and Bey 7')).toEqual([1, 7]);
+    expect(seatsIn('Divan 3 was held')).toEqual([]);
   });
 });
