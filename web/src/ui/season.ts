@@ -73,6 +73,7 @@ interface State {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const REGISTRATION_READ_MS = 15_000;
 
 export function seasonScreen(main: HTMLElement, season: string): () => void {
   const saved: Saved | null = findSeason(localStorage, season);
@@ -177,6 +178,10 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the live lock as an instant on this device's clock: the server's seconds_to_lock when
     // read, so a wrong device clock does not move it
     let lockAt: number | null = null;
+    // when the season was last read: during registration nothing on the stream tells of a
+    // join, so a bey's screen reads the season again every REGISTRATION_READ_MS (the beys to
+    // write to and make offers to); not a visitor's, whose join form would be drawn anew
+    let readAt = Date.now();
     let periodS = 0;
 
     main.replaceChildren(
@@ -808,6 +813,10 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const left = Math.max(0, (Date.parse(s.calendar.registration_closes_at) - Date.now()) / 1000);
         el.textContent = t('registration', { t: countdown(left, lang()) });
         if (left === 0) due();
+        else if (saved && Date.now() - readAt > REGISTRATION_READ_MS && !st.busy) {
+          readAt = Date.now(); // one read at a time
+          void refresh().catch(() => undefined);
+        }
         return;
       }
       if (s.phase === 'kurultay' && s.calendar) {
@@ -994,6 +1003,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           }
           st.reports = reports.reports;
           st.leaderboard = lb.leaderboard;
+          readAt = Date.now();
           st.titles = titles;
           if (divan !== null) st.shown = divan;
           await loadBattles(st.shown ?? lastDivan());
