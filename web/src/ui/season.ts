@@ -446,7 +446,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       );
       form.addEventListener('submit', (e) => {
         e.preventDefault();
-        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('offerMade'));
       });
       diplomacy.replaceChildren(
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
@@ -468,9 +468,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('accept')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('reject')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
                   ),
             ),
           ),

@@ -114,8 +114,11 @@ try {
   await pa.locator('#offer-to').selectOption('2');
   await pa.locator('#offer-kind').selectOption('pact');
   await pa.locator('section.diplomacy form button[type=submit]').click();
+  // the status line says what was done, not the button's word again
+  await waitFor('the offer made', async () => /^Teklif yapıldı/.test((await pa.locator('#notice').textContent()) ?? ''));
   await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'Alp' }).getByRole('button', { name: 'Kabul et' }).click({ timeout: 15_000 });
   await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'kabul ettin' }).waitFor();
+  assert.match(await pb.locator('#notice').textContent(), /^Kabul ettin: antlaşma Divan’da yürürlüğe girer/);
 
   // An order on the map before the lock
   for (const plate of [6, 71]) {
