@@ -52,3 +52,18 @@ export function seatsIn(text: string): number[] {
   for (const m of text.matchAll(/(\d+)\. bey|Bey (\d+)/g)) seats.add(Number(m[1] ?? m[2]));
   return [...seats].sort((a, b) => a - b);
 }
+
+/** What goes beside a server line (R-15.5; the lines name seats and missions by number and
+ * id: "2. bey görevini tamamladı: M-6"): each seat `seat` gives an entry for ("2. bey: Bora";
+ * null for one shown by its seat form anyway), then each mission id `mission` names, once
+ * each, in order, joined with " · "; empty when there is nothing to add. */
+export function beside(text: string, seat: (n: number) => string | null, mission: (id: string) => string | null): string {
+  const parts = seatsIn(text).map(seat);
+  const ids = new Set<string>();
+  for (const m of text.matchAll(/\bM-\d+\b/g)) ids.add(m[0]);
+  for (const id of ids) {
+    const name = mission(id);
+    parts.push(name ? `${id}: ${name}` : null);
+  }
+  return parts.filter((p): p is string => p !== null).join(' · ');
+}

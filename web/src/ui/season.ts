@@ -31,7 +31,7 @@ import {
   type Draft,
   type Kind,
 } from '../logic/orders';
-import { bothTimes, countdown, isolated, lastQuarter, seatsIn } from '../logic/format';
+import { beside, bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -149,8 +149,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
      * names beside it: the server's lines refer to seats, the names are the read side's. */
     function lineItem(l: { kind: string; tr: string; en: string }, before = ''): HTMLElement {
       const text = lang() === 'tr' ? l.tr : l.en;
-      const named = seatsIn(text).filter((n) => beyName(n) !== t('bey', { n }));
-      const names = named.map((n) => `${t('bey', { n })}: ${beyName(n)}`).join(' · ');
+      const seatName = (n: number) => (beyName(n) === t('bey', { n }) ? null : `${t('bey', { n })}: ${beyName(n)}`);
+      const missionName = (id: string) => {
+        const m = st.board.missions.find((x) => x.id === id);
+        return m ? (lang() === 'tr' ? m.name.tr : m.name.en) : null;
+      };
+      const names = beside(text, seatName, missionName);
       return h('li', { 'data-kind': l.kind }, before, text, names ? h('span', { class: 'names small' }, ` (${names})`) : null);
     }
 

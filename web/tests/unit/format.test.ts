@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bothTimes, countdown, isolated, lastQuarter, seatsIn, secondsTo } from '../../src/logic/format';
+import { beside, bothTimes, countdown, isolated, lastQuarter, seatsIn, secondsTo } from '../../src/logic/format';
 import { idempotencyKey, retryAfterSeconds } from '../../src/api/client';
 import { fill } from '../../src/i18n';
 import { ownerColour, textOn, UNOWNED } from '../../src/logic/palette';
@@ -85,5 +85,15 @@ describe('seatsIn (the seats a server line names, for the names beside it)', () 
     expect(seatsIn('İhanet! 12. bey, 2. beyin Kırıkkale iline saldırdı; 2. bey direndi')).toEqual([2, 12]);
     expect(seatsIn('Bey 7 accepted your pact offer; Bey 1 and Bey 7')).toEqual([1, 7]);
     expect(seatsIn('Divan 3 was held')).toEqual([]);
+  });
+});
+
+describe('beside (what a server line names, by name)', () => {
+  const seat = (n: number) => (n === 2 ? '2. bey: Bora' : null);
+  const mission = (id: string) => (id === 'M-6' ? 'Memleketini sezon boyunca kaybetme' : null);
+  it('names the seats and the missions a line names by their ids', () => {
+    expect(beside('2. bey görevini tamamladı: M-6', seat, mission)).toBe('2. bey: Bora · M-6: Memleketini sezon boyunca kaybetme');
+    expect(beside('Bey 4 completed mission M-16', seat, mission)).toBe('');
+    expect(beside('M-6, M-6 and M-60', () => null, mission)).toBe('M-6: Memleketini sezon boyunca kaybetme');
   });
 });
