@@ -93,6 +93,7 @@ const TEXTS = {
     'Pick one of your provinces on the map or in the list.',
   ],
   orderCount: ['{n} / {m} emir', '{n} of {m} ordered'],
+  noMoreOrders: ['Divan kalmadı: artık emir verilmez.', 'No Divan is left: no more orders.'],
   orderLine: ['{p}: {k} {u} birlik → {t}', '{p}: {k} {u} units → {t}'],
   holdLine: ['{p}: Bekle', '{p}: Hold'],
   remove: ['Kaldır', 'Remove'],

@@ -301,6 +301,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function renderPanel(): void {
       const p = st.selected;
+      if (st.me && st.me.next_divan === null) {
+        // after Divan 16 (the Kurultay, the end) no order has a Divan to count for
+        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, t('noMoreOrders')));
+        return;
+      }
       if (p === null || !st.map) {
         panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
         return;
@@ -566,6 +571,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function renderOrders(): void {
+      // no Divan left: the panel says so, and there is no order set to show or send
+      orders.hidden = st.me !== null && st.me.next_divan === null;
+      if (orders.hidden) {
+        orders.replaceChildren();
+        return;
+      }
       const mine = own();
       const { given, of } = orderCount(st.draft, mine);
       const items = st.draft
