@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from shared.domain import events as ev
 from shared.domain.admin import ADMIN_ACTS
+from shared.domain.report_lines import TREATY
 from shared.domain.state import SeasonState
 
 DEFAULT_LEAD_S = 3600
@@ -48,14 +49,8 @@ def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
         case ev.SeasonAdminActed(act=act) if notice := ADMIN_ACTS[act.act].notice:
             name, tr, en = notice
             yield Notice(f"{key}/admin", name, None, {"tr": tr, "en": en})
-        case ev.TreatyOffered(frm=frm, to=to, kind=kind):
-            yield Notice(
-                f"{key}/offer",
-                "offer_received",
-                to,
-                {"tr": f"{frm}. bey bir {kind} önerdi.", "en": f"Bey {frm} offers you a {kind}."},
-                {"from": frm, "kind": kind},
-            )
+        case ev.TreatyOffered():
+            yield _offered(key, event)
         case ev.OfferAnswered(frm=frm, to=to, answer=answer):
             done = "accepted" if answer == "accept" else "rejected"
             tr = "kabul etti" if answer == "accept" else "reddetti"
@@ -90,6 +85,23 @@ def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
             )
         case _:
             return
+
+
+def _offered(key: str, e: ev.TreatyOffered) -> Notice:
+    """An offer, told to the bey it was made to: the treaty in each language's words (as the
+    reports name it), never the API's code inside a sentence."""
+    tr_kind, en_kind = TREATY[e.kind]
+    article = "an" if en_kind[0] in "aeiou" else "a"
+    return Notice(
+        f"{key}/offer",
+        "offer_received",
+        e.to,
+        {
+            "tr": f"{e.frm}. bey size bir {tr_kind} önerdi.",
+            "en": f"Bey {e.frm} offers you {article} {en_kind}.",
+        },
+        {"from": e.frm, "kind": e.kind},
+    )
 
 
 def _attacked(key: str, divan: int, battles: tuple[ev.BattleRecord, ...]) -> Iterator[Notice]:

@@ -100,7 +100,9 @@ and the 200 answer's schema is one message (`<Event>Message`), told apart by `ev
   the bey's chat channels, never its text (read the channel's page); never a muted bey's;
 - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
   province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
-  `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
+  `offer_received` `{type, divan, from, kind}` (the bey's own: an offer was made to it, to be
+  settled at Divan `divan`), `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer
+  made to it was withdrawn),
   `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
 
 An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -125,7 +127,7 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
     summary="Server-sent events: Divan reports, betrayals, season (resumable)",
     what="server-sent events, resumable (`?ticket=…`, `?last_event_id=…`; "
     "[below](#the-event-stream)): `ready`, `divan_report`, `betrayals`, `private_report`, "
-    "`offer_withdrawn`, `kurultay_report`, then `season_over` and the end",
+    "`offer_received`, `offer_withdrawn`, `kurultay_report`, then `season_over` and the end",
     examples=EXAMPLES["events"],
     description=STREAM_DESCRIPTION,
     refusals=[STREAM, "bad_last_event_id", "invalid_parameter"],

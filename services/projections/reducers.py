@@ -80,11 +80,14 @@ def project(
     """
     ops: list[Op] = []
     first = version - len(events) + 1  # stream versions are contiguous: one per event
+    offers = _offer_notices(keys, before, events, first, live)
     for n, (at, event) in enumerate(enumerate(events, start=first)):
         ops.extend(_specific(keys, state, event, at, live))
+        # in event order: a stream delivers ids in order, so a message published after a
+        # later one's would be passed over live (it stays in the log for a resume)
+        ops.extend(offers.get(at, ()))
         if hashes is not None and isinstance(event, ev.DivanResolved):
             ops.append(_chain_head(keys, event.divan, at, hashes[n]))
-    ops += _withdrawals(keys, before, events, first, live)
     kept = None
     if before.state is not None and only_the_lock_moved(before.state, state):
         kept = (before.views, before.ranks)  # a trial Divan's request alone (ADR-141)
@@ -134,21 +137,27 @@ def _timeline(keys: Keys, divan: int, what: str, treaty: object) -> Op:
     return ("RPUSH", keys.treaty_timeline, j(line))
 
 
-def _withdrawals(
+def _offer_notices(
     keys: Keys, before: Snapshot, events: Sequence[ev.Event], first: int, live: bool
-) -> list[Op]:
+) -> dict[int, list[Op]]:
     """issue 20: an offer withdrawn (R-6.1) is told to the bey it was made to, in its private
     report of the Divan it would have been settled at, and on its private stream. Derived
     from the events (no event of its own): the offer's kind from the batch's TreatyOffered or
     the recipient's projected offers before the batch, the Divan from the event (live) or the
-    Divan after the last one resolved (trial)."""
+    Divan after the last one resolved (trial). An offer made is announced on the recipient's
+    private stream too (`offer_received`), so a live screen shows it while it can still be
+    answered. The operations by the version of the event they come from."""
     meta = before.views.get("meta", {})
     upcoming = _dec(meta.get("next_divan")) or 1
     offered: dict[tuple[int, int], str] = {}
-    ops: list[Op] = []
+    out: dict[int, list[Op]] = {}
     for at, e in enumerate(events, start=first):
+        ops = out.setdefault(at, [])
         if isinstance(e, ev.TreatyOffered):
             offered[e.frm, e.to] = e.kind
+            settled = e.divan if e.divan is not None else upcoming
+            received = {"type": "offer_received", "divan": settled, "from": e.frm, "kind": e.kind}
+            ops += announce(keys, at, [(e.to, received)], live)
         elif isinstance(e, ev.DivanResolved):
             upcoming = e.divan + 1
         elif isinstance(e, ev.OfferWithdrawn):
@@ -159,7 +168,7 @@ def _withdrawals(
             ops.append(("HSET", keys.reports_private(e.to), field, j([msgspec.to_builtins(line)])))
             message = {"type": "offer_withdrawn", "divan": divan, "from": e.frm}
             ops += announce(keys, at, [(e.to, message)], live)
-    return ops
+    return out
 
 
 def _dec(raw: bytes | None) -> Any:

@@ -93,6 +93,16 @@ class PrivateReport(msgspec.Struct):
     divan: int
 
 
+class OfferReceived(msgspec.Struct):
+    """Bey `from` offered the bey a treaty (`kind`: pact or alliance), settled at Divan
+    `divan` unless withdrawn: its offers at `GET /seasons/{id}/me` (ticket only)."""
+
+    type: Literal["offer_received"]
+    divan: int
+    frm: int = msgspec.field(name="from")
+    kind: Literal["pact", "alliance"]
+
+
 class OfferWithdrawn(msgspec.Struct):
     """An offer made to the bey was withdrawn by its offerer (`from`) before Divan `divan`:
     the line is in its private report of that Divan at `GET /seasons/{id}/private` (ticket
@@ -145,6 +155,7 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "ready": Ready,
     "divan_report": DivanReport,
     "private_report": PrivateReport,
+    "offer_received": OfferReceived,
     "offer_withdrawn": OfferWithdrawn,
     "betrayals": Betrayals,
     "kurultay_report": KurultayReport,

@@ -99,7 +99,10 @@ async def test_r6_1_a_withdrawn_offer_is_told_to_its_recipient_only(
     gen = int(await redis.get(Keys.active(prefix, live.season_id)) or 0)
     keys = Keys(prefix, live.season_id, gen)
     told = [split(m)[2] for m in await redis.zrange(keys.stream_log(2), 0, -1)]
-    assert told == ['{"divan":1,"from":1,"type":"offer_withdrawn"}']
+    assert told == [
+        '{"divan":1,"from":1,"kind":"pact","type":"offer_received"}',
+        '{"divan":1,"from":1,"type":"offer_withdrawn"}',
+    ]
     assert await redis.zrange(keys.stream_log(1), 0, -1) == []
     assert "offer_withdrawn" not in str(await redis.zrange(keys.stream_log(), 0, -1))
     await assert_rebuild_equal(memory_store, redis, prefix, live.season_id)

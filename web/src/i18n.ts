@@ -93,6 +93,7 @@ const TEXTS = {
     'Pick one of your provinces on the map or in the list.',
   ],
   orderCount: ['{n} / {m} emir', '{n} of {m} ordered'],
+  noMoreOrders: ['Divan kalmadı: artık emir verilmez.', 'No Divan is left: no more orders.'],
   orderLine: ['{p}: {k} {u} birlik → {t}', '{p}: {k} {u:unit|units} → {t}'],
   holdLine: ['{p}: Bekle', '{p}: Hold'],
   remove: ['Kaldır', 'Remove'],
@@ -193,6 +194,10 @@ const TEXTS = {
   answered_accept: ['kabul ettin', 'you accepted'],
   answered_reject: ['reddettin', 'you rejected'],
   makeOffer: ['Teklif et', 'Make an offer'],
+  // the status line once a command was taken: what was done, never the button's own word
+  offerMade: ['Teklif yapıldı: Divan’a dek yanıtlanır ya da geri çekilebilir.', 'Offer made: it can be answered, or withdrawn, until the Divan.'],
+  offerAccepted: ['Kabul ettin: antlaşma Divan’da yürürlüğe girer.', 'Accepted: the treaty takes effect at the Divan.'],
+  offerRejected: ['Teklifi reddettin.', 'You rejected the offer.'],
   offerOutcomes: ['Tekliflerin sonucu', 'What became of the offers'],
   withdraw: ['Geri çek', 'Withdraw'],
   withdrawFrom: ['Geri çek: {b}', 'Withdraw: {b}'],

@@ -1165,7 +1165,9 @@ export interface paths {
          *       the bey's chat channels, never its text (read the channel's page); never a muted bey's;
          *     - `divan_report` `{type, divan}`, `betrayals` `{type, divan, betrayals: [{traitor, victim,
          *       province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
-         *       `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer made to it was withdrawn),
+         *       `offer_received` `{type, divan, from, kind}` (the bey's own: an offer was made to it, to be
+         *       settled at Divan `divan`), `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer
+         *       made to it was withdrawn),
          *       `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
          *
          *     An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -2748,6 +2750,26 @@ export interface components {
             minimum?: number;
             /** @description the seat refused */
             seat?: number;
+        };
+        /** OfferReceived */
+        OfferReceived: {
+            /** @constant */
+            type: "offer_received";
+            divan: number;
+            from: number;
+            /** @enum {string} */
+            kind: "pact" | "alliance";
+        };
+        /** OfferReceivedMessage */
+        OfferReceivedMessage: {
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
+            id: string;
+            data: components["schemas"]["OfferReceived"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "offer_received";
         };
         /** OfferToMe */
         OfferToMe: {
@@ -12934,7 +12956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"] | components["schemas"]["ChatMessageMessage"];
+                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferReceivedMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"] | components["schemas"]["ChatMessageMessage"];
                 };
             };
             /** @description The season is over and nothing is left to send after the position */

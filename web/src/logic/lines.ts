@@ -3,7 +3,8 @@
 // Each bey is named once: a seat standing alone in parentheses (the news line's "(3. bey)",
 // "(Bey 3)") takes its name inside them, "(3. bey: Ayşe)"; the seats named in the running
 // text have theirs listed after the line. (Listed after, the news line once read
-// "Haber: Seyyah tüccar (3. bey) (3. bey: Ayşe)".)
+// "Haber: Seyyah tüccar (3. bey) (3. bey: Ayşe)".) The missions a line names by id ("2. bey
+// görevini tamamladı: M-6") are named after it too, each once, in order.
 
 export interface LinePart {
   text: string;
@@ -13,8 +14,16 @@ export interface LinePart {
 const SEAT = /(\d+)\. bey|Bey (\d+)/g;
 const ALONE = /\((?:(\d+)\. bey|Bey (\d+))\)/g;
 
-/** `text` in parts, with the name of every seat it names that has one beside it, once. */
-export function namedLine(text: string, nameOf: (seat: number) => string | null, seatForm: (seat: number) => string): LinePart[] {
+const MISSION = /\bM-\d+\b/g;
+
+/** `text` in parts, with the name of every seat it names that has one beside it, once, and
+ * of every mission it names by id (`missionOf`) after those. */
+export function namedLine(
+  text: string,
+  nameOf: (seat: number) => string | null,
+  seatForm: (seat: number) => string,
+  missionOf: (id: string) => string | null = () => null,
+): LinePart[] {
   const parts: LinePart[] = [];
   const inline = new Set<number>();
   let from = 0;
@@ -31,7 +40,12 @@ export function namedLine(text: string, nameOf: (seat: number) => string | null,
   const seats = new Set<number>();
   for (const m of text.matchAll(SEAT)) seats.add(Number(m[1] ?? m[2]));
   const rest = [...seats].sort((a, b) => a - b).filter((n) => !inline.has(n) && nameOf(n) !== null);
-  const names = rest.map((n) => `${seatForm(n)}: ${nameOf(n) ?? ''}`).join(' · ');
+  const missions = [...new Set([...text.matchAll(MISSION)].map((m) => m[0]))];
+  const named = missions.map((id) => [id, missionOf(id)] as const).filter(([, name]) => name !== null);
+  const names = [
+    ...rest.map((n) => `${seatForm(n)}: ${nameOf(n) ?? ''}`),
+    ...named.map(([id, name]) => `${id}: ${name ?? ''}`),
+  ].join(' · ');
   if (names) parts.push({ text: ` (${names})`, name: true });
   return parts.filter((p) => p.text !== '');
 }

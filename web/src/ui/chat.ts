@@ -3,6 +3,9 @@
 // or group channel, reporting a message and muting a bey. Every text other beys wrote is set
 // as text (ui/dom.ts): nothing is ever parsed as markup. Read again on each `chat_message` of
 // the bey's event stream (ADR-94), coalesced; a slow poll covers a stream that is down.
+// A read draws the channels and the conversation again, never the composer: a message coming
+// in leaves the player's draft and its focus alone; the field is emptied only by a send the
+// server took. Beys are shown by their names (R-15.5, the season screen's `beyName`).
 import { api, type Schemas } from '../api/client';
 import { t } from '../i18n';
 import { h } from './dom';
@@ -23,13 +26,26 @@ export class ChatPanel {
   private timer: ReturnType<typeof setInterval> | null = null;
   private reading: Promise<void> | null = null;
   private again = false;
+  private readonly top = h('div');
+  private readonly bottom = h('div');
+  private readonly text = h('textarea', { id: 'chat-text', rows: 3, maxlength: 1000 }) as HTMLTextAreaElement;
+  private readonly sendButton = h('button', { type: 'submit' }, t('chatSend')) as HTMLButtonElement;
+  private readonly compose = h('form', { class: 'chat-compose' }, h('label', { for: 'chat-text' }, t('chatText')), this.text, this.sendButton);
+  private shownBeys = '';
 
   constructor(
     private readonly season: string,
     private readonly token: string,
     private readonly seat: number,
     private readonly others: () => number[],
+    private readonly name: (seat: number) => string,
   ) {
+    this.compose.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const value = this.text.value.replace(/\r\n?/g, '\n').trim();
+      if (value) void this.send(value);
+    });
+    this.root.append(this.top, this.compose, this.bottom);
     this.timer = setInterval(() => this.poke(), FALLBACK_MS);
     void this.refresh();
   }
@@ -53,13 +69,20 @@ export class ChatPanel {
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** The season was read again: draw again when the beys one can write to, or their names,
+   * changed (a join during registration, a name chosen), so the list never goes stale. */
+  beysChanged(): void {
+    const now = this.others().map((n) => `${n}:${this.name(n)}`).join('|');
+    if (now !== this.shownBeys) this.render();
+  }
+
   /** Open (or start) the private channel with `other` (from a bey on the map). */
   talkTo(other: number): void {
     const seats = [this.seat, other].sort((a, b) => a - b);
     this.open = `pair-${seats[0]}-${seats[1]}`;
     this.lines = [];
     this.render();
-    this.root.querySelector<HTMLTextAreaElement>('#chat-text')?.focus();
+    this.text.focus();
   }
 
   async refresh(): Promise<void> {
@@ -86,7 +109,7 @@ export class ChatPanel {
 
   private title(channel: string): string {
     if (channel === 'all') return t('chatPublic');
-    const list = this.membersOf(channel).filter((n) => n !== this.seat).map((n) => t('bey', { n })).join(', ');
+    const list = this.membersOf(channel).filter((n) => n !== this.seat).map((n) => this.name(n)).join(', ');
     return t('chatWith', { list });
   }
 
@@ -95,6 +118,7 @@ export class ChatPanel {
     try {
       await api.sendMessage(this.season, this.token, to, text);
       this.note = '';
+      if (this.text.value.replace(/\r\n?/g, '\n').trim() === text) this.text.value = '';
     } catch (e) {
       this.note = problemText(e);
     }
@@ -103,7 +127,7 @@ export class ChatPanel {
 
   private line(l: Line): HTMLElement {
     if (l.kind === 'system') return h('li', { class: 'system' }, `${t('chatSystem')}: ${l.text ?? ''}`);
-    const who = l.seat === this.seat ? t('you') : t('bey', { n: l.seat ?? 0 });
+    const who = l.seat === this.seat ? t('you') : this.name(l.seat ?? 0);
     const body = l.hidden ? h('em', {}, t('chatHidden')) : h('span', { class: 'text' }, l.text ?? '');
     const actions: HTMLElement[] = [];
     if (l.seat !== this.seat && !l.hidden) {
@@ -132,9 +156,13 @@ export class ChatPanel {
   }
 
   private starter(): HTMLElement {
-    const boxes = this.others().map((n) => {
+    // seats ticked before this drawing stay ticked
+    const ticked = new Set([...this.bottom.querySelectorAll<HTMLInputElement>('form.chat-new input:checked')].map((i) => Number(i.value)));
+    const others = this.others();
+    this.shownBeys = others.map((n) => `${n}:${this.name(n)}`).join('|');
+    const boxes = others.map((n) => {
       const id = `chat-to-${n}`;
-      return h('span', { class: 'kind' }, h('input', { type: 'checkbox', id, value: n }), h('label', { for: id }, t('bey', { n })));
+      return h('span', { class: 'kind' }, h('input', { type: 'checkbox', id, value: n, checked: ticked.has(n) }), h('label', { for: id }, this.name(n)));
     });
     const form = h('form', { class: 'chat-new' }, h('fieldset', {}, h('legend', {}, t('chatNew')), ...boxes), h('button', { type: 'submit' }, t('chatStart')));
     form.addEventListener('submit', (e) => {
@@ -151,7 +179,9 @@ export class ChatPanel {
   render(): void {
     const c = this.channels;
     if (c && c.press === 'none') {
-      this.root.replaceChildren(h('h2', { id: 'chat-h' }, t('chat')), h('p', {}, t('chatClosed')));
+      this.top.replaceChildren(h('h2', { id: 'chat-h' }, t('chat')), h('p', {}, t('chatClosed')));
+      this.compose.hidden = true;
+      this.bottom.replaceChildren();
       return;
     }
     const list = h('ul', { class: 'channels' });
@@ -171,13 +201,9 @@ export class ChatPanel {
         ),
       );
     }
-    const text = h('textarea', { id: 'chat-text', rows: 3, maxlength: 1000 }) as HTMLTextAreaElement;
-    const compose = h('form', { class: 'chat-compose' }, h('label', { for: 'chat-text' }, t('chatText')), text, h('button', { type: 'submit', disabled: c ? !c.writable : false }, t('chatSend')));
-    compose.addEventListener('submit', (e) => {
-      e.preventDefault();
-      const value = text.value.replace(/\r\n?/g, '\n').trim();
-      if (value) void this.send(value);
-    });
+    const writable = c ? c.writable : true;
+    this.compose.hidden = !writable;
+    this.sendButton.disabled = !writable;
     const older = this.older;
     const parts: (HTMLElement | null)[] = [
       h('h2', { id: 'chat-h' }, t('chat')),
@@ -187,12 +213,15 @@ export class ChatPanel {
       h('h3', {}, this.title(this.open)),
       this.lines.length === 0 ? h('p', {}, t('chatEmpty')) : h('ol', { class: 'conversation', 'aria-live': 'polite' }, ...[...this.lines].reverse().map((l) => this.line(l))),
       older === null ? null : h('button', { type: 'button', class: 'quiet', onclick: () => void this.more(older) }, t('chatOlder')),
-      c && !c.writable ? h('p', {}, t('chatReadOnly')) : compose,
+      writable ? null : h('p', {}, t('chatReadOnly')),
+    ];
+    const after: (HTMLElement | null)[] = [
       this.note ? h('p', { class: 'error', role: 'alert' }, this.note) : null,
-      c && c.muted.length ? h('p', { class: 'small' }, t('chatMuted', { list: c.muted.map((n) => t('bey', { n })).join(', ') })) : null,
+      c && c.muted.length ? h('p', { class: 'small' }, t('chatMuted', { list: c.muted.map((n) => this.name(n)).join(', ') })) : null,
       this.starter(),
     ];
-    this.root.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));
+    this.top.replaceChildren(...parts.filter((x): x is HTMLElement => x !== null));
+    this.bottom.replaceChildren(...after.filter((x): x is HTMLElement => x !== null));
   }
 
   private async more(before: number): Promise<void> {

@@ -75,6 +75,7 @@ interface State {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const REGISTRATION_READ_MS = 15_000;
 
 export function seasonScreen(main: HTMLElement, season: string): () => void {
   const saved: Saved | null = findSeason(localStorage, season);
@@ -148,11 +149,15 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     /** A report line (whose text names seats, "3. bey" / "Bey 3") with the names of the beys it
      * names beside it: the server's lines refer to seats, the names are the read side's. */
-    function lineItem(l: { kind: string; tr: string; en: string }): HTMLElement {
+    function lineItem(l: { kind: string; tr: string; en: string }, before = ''): HTMLElement {
       const text = lang() === 'tr' ? l.tr : l.en;
       const seatForm = (n: number) => t('bey', { n });
-      const parts = namedLine(text, (n) => (beyName(n) !== seatForm(n) ? beyName(n) : null), seatForm);
-      return h('li', { 'data-kind': l.kind }, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
+      const missionName = (id: string) => {
+        const m = st.board.missions.find((x) => x.id === id);
+        return m ? (lang() === 'tr' ? m.name.tr : m.name.en) : null;
+      };
+      const parts = namedLine(text, (n) => (beyName(n) !== seatForm(n) ? beyName(n) : null), seatForm, missionName);
+      return h('li', { 'data-kind': l.kind }, before, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
     }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
@@ -172,11 +177,17 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the chat (issue 24): a bey's, once the status says the season is live (a trial has none)
     const chatBox = h('div', { class: 'chat-slot' });
     let chat: ChatPanel | null = null;
-    const humans = () => st.leaderboard.filter((b) => !b.computer && b.seat !== seat).map((b) => b.seat);
+    // the beys one can write to: every seated human but oneself, from the status (which seats
+    // a join at once, registration included), else the leaderboard
+    const humans = () => (st.status?.beys?.length ? st.status.beys : st.leaderboard).filter((b) => !b.computer && b.seat !== seat).map((b) => b.seat);
     onGone.push(() => chat?.stop());
     // the live lock as an instant on this device's clock: the server's seconds_to_lock when
     // read, so a wrong device clock does not move it
     let lockAt: number | null = null;
+    // when the season was last read: during registration nothing on the stream tells of a
+    // join, so a bey's screen reads the season again every REGISTRATION_READ_MS (the beys to
+    // write to and make offers to); not a visitor's, whose join form would be drawn anew
+    let readAt = Date.now();
     let periodS = 0;
 
     main.replaceChildren(
@@ -292,6 +303,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
 
     function renderPanel(): void {
       const p = st.selected;
+      if (st.me && st.me.next_divan === null) {
+        // after Divan 16 (the Kurultay, the end) no order has a Divan to count for
+        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, t('noMoreOrders')));
+        return;
+      }
       if (p === null || !st.map) {
         panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
         return;
@@ -365,7 +381,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       body.push(
         ' ',
         h('button', { type: 'button', class: 'quiet', onclick: () => { st.selected = null; render(); } }, t('cancel')),
-        talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: t('bey', { n: owner }) })) : null,
+        talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: beyName(owner) })) : null,
         spendBox(p),
       );
       panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
@@ -440,7 +456,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       );
       form.addEventListener('submit', (e) => {
         e.preventDefault();
-        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('makeOffer'));
+        void act(() => api.offer(season, key, Number(to.value), kind.value as 'pact' | 'alliance'), t('offerMade'));
       });
       diplomacy.replaceChildren(
         h('h2', { id: 'diplomacy-h' }, t('diplomacy')),
@@ -462,9 +478,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('accept')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('reject')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
                   ),
             ),
           ),
@@ -499,8 +515,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function renderChat(): void {
+      if (chat) chat.beysChanged();
       if (chat || !token || seat === null || st.status?.mode !== 'live') return;
-      chat = new ChatPanel(season, token, seat, humans);
+      chat = new ChatPanel(season, token, seat, humans, beyName);
       chatBox.replaceChildren(chat.root);
     }
 
@@ -508,8 +525,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     function outcomesPart(): HTMLElement[] {
       const out = offerOutcomes(st.me?.reports);
       if (out.length === 0) return [];
-      const say = (l: { tr: string; en: string }) => (lang() === 'tr' ? l.tr : l.en);
-      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => h('li', {}, `${t('divan')} ${o.divan}: ${say(o.line)}`)))];
+      // the lines name seats: the names beside them, as in the reports
+      return [h('h3', {}, t('offerOutcomes')), h('ul', { class: 'outcomes' }, ...out.map((o) => lineItem(o.line, `${t('divan')} ${o.divan}: `)))];
     }
 
     function renderMissions(): void {
@@ -555,6 +572,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
 
     function renderOrders(): void {
+      // no Divan left: the panel says so, and there is no order set to show or send
+      orders.hidden = st.me !== null && st.me.next_divan === null;
+      if (orders.hidden) {
+        orders.replaceChildren();
+        return;
+      }
       const mine = own();
       const { given, of } = orderCount(st.draft, mine);
       const items = st.draft
@@ -806,6 +829,10 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const left = Math.max(0, (Date.parse(s.calendar.registration_closes_at) - Date.now()) / 1000);
         el.textContent = t('registration', { t: countdown(left, lang()) });
         if (left === 0) due();
+        else if (saved && Date.now() - readAt > REGISTRATION_READ_MS && !st.busy) {
+          readAt = Date.now(); // one read at a time
+          void refresh().catch(() => undefined);
+        }
         return;
       }
       if (s.phase === 'kurultay' && s.calendar) {
@@ -992,6 +1019,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           }
           st.reports = reports.reports;
           st.leaderboard = lb.leaderboard;
+          readAt = Date.now();
           st.titles = titles;
           if (divan !== null) st.shown = divan;
           await loadBattles(st.shown ?? lastDivan());
@@ -1066,8 +1094,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           token,
           st.map?.version ?? null,
           (event, data) => {
-            // an offer made to this bey withdrawn (R-6.1): its offers and reports read again
-            if (event === 'offer_withdrawn' && !st.busy) void refresh().catch(() => undefined);
+            // an offer made to this bey, or withdrawn (R-6.1): its offers and reports read again,
+            // so an offer can be answered before the Divan that settles it
+            if ((event === 'offer_received' || event === 'offer_withdrawn') && !st.busy) void refresh().catch(() => undefined);
             if (event === 'chat_message') chat?.poke(); // ADR-94: the chat reads its channels again
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now

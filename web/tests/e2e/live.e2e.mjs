@@ -57,6 +57,7 @@ try {
 
   // The first bey joins with Ankara
   await pa.locator('#join-memleket').selectOption('6');
+  await pa.locator('#join-name').fill('Alp');
   await pa.getByRole('button', { name: 'Katıl' }).click();
   await pa.locator('code.tok').waitFor();
   const keyA = await pa.locator('#token-text').textContent(); // kept for the second device below
@@ -72,17 +73,34 @@ try {
   assert.equal(await pb.locator('#join-memleket option[value="6"]').count(), 0, 'a memleket taken meanwhile is no longer offered');
   await shot(pb, '2-taken');
   await pb.locator('#join-memleket').selectOption('71');
+  await pb.locator('#join-name').fill('Bora');
   await pb.getByRole('button', { name: 'Katıl' }).click();
   await pb.locator('code.tok').waitFor();
   await pb.locator('#token-kept').click();
 
   // Chat (issue 24): open from the join, registration included. The first writes to everyone
   // a text with markup, which the second sees as text (never parsed), reports, and mutes.
+  // The second is halfway through a message of its own when the first's arrives: the panel
+  // reads its channel again and the draft stays, focused. Each writer is shown by its name.
+  const draft = 'yarım kalan söz';
+  await pb.locator('section.chat #chat-text').fill(draft);
   const markup = '<b>selam</b> Kırıkkale';
   await pa.locator('section.chat #chat-text').fill(markup);
   await pa.locator('form.chat-compose button[type=submit]').click();
   await waitFor('the message reaches the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(markup), 20_000);
   assert.equal(await pb.locator('section.chat ol.conversation b').count(), 0); // no markup made
+  assert.equal(await pb.locator('section.chat #chat-text').inputValue(), draft, 'a draft survives a message coming in');
+  assert.ok(await pb.locator('section.chat #chat-text').evaluate((el) => el === document.activeElement), 'the draft keeps the focus');
+  assert.match(await pb.locator('section.chat ol.conversation li').last().textContent(), /^Alp: /);
+  assert.equal(await pa.locator('section.chat #chat-text').inputValue(), '', 'a message sent leaves the field');
+  // A private conversation during registration: the other bey is offered by its name
+  await pa.locator('form.chat-new').getByLabel('Bora').check();
+  await pa.locator('form.chat-new button[type=submit]').click();
+  await pa.locator('section.chat h3', { hasText: 'Bora ile' }).waitFor();
+  await pa.locator('section.chat #chat-text').fill('yalnız sana');
+  await pa.locator('form.chat-compose button[type=submit]').click();
+  await pb.locator('section.chat button.channel', { hasText: /Alp ile \(1 okunmamış\)/ }).waitFor({ timeout: 20_000 });
+  assert.ok(!((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes('yalnız sana'), 'a private word stays out of the public channel');
   await pb.locator('section.chat button.report').first().click();
   await pb.locator('section.chat button.report', { hasText: 'Bildirildi' }).waitFor();
   await shot(pb, '2b-chat');
@@ -90,6 +108,17 @@ try {
   // Registration closes by itself; the lock's countdown follows
   await waitFor('registration closed', async () => /Emirler .* sonra kilitlenir/.test(await pa.locator('#countdown').textContent()), 60_000);
   await pa.locator('#p-6.mine').waitFor();
+
+  // An offer made in the running season reaches its recipient's screen at once (the stream's
+  // offer_received), while it can still be answered before the Divan, and is accepted there
+  await pa.locator('#offer-to').selectOption('2');
+  await pa.locator('#offer-kind').selectOption('pact');
+  await pa.locator('section.diplomacy form button[type=submit]').click();
+  // the status line says what was done, not the button's word again
+  await waitFor('the offer made', async () => /^Teklif yapıldı/.test((await pa.locator('#notice').textContent()) ?? ''));
+  await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'Alp' }).getByRole('button', { name: 'Kabul et' }).click({ timeout: 15_000 });
+  await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'kabul ettin' }).waitFor();
+  assert.match(await pb.locator('#notice').textContent(), /^Kabul ettin: antlaşma Divan’da yürürlüğe girer/);
 
   // An order on the map before the lock
   for (const plate of [6, 71]) {
@@ -109,6 +138,8 @@ try {
     assert.ok((await p.locator('ul.lines.public li').count()) > 0, 'public lines');
     assert.ok((await p.locator('ul.lines.private li').count()) > 0, 'own lines');
   }
+  // what became of the pact, in the treaties card: the line names seats, the names beside them
+  await waitFor('the outcome of the pact', async () => /Divan 1: .*kabul ettiniz.*\(1\. bey: Alp\)/.test((await pb.locator('section.diplomacy ul.outcomes').textContent()) ?? ''), 20_000);
   await shot(pa, '4-report');
   await shot(pb, '4-report');
 

@@ -316,6 +316,11 @@ async function steps(page, base, name, touch) {
   // what became of the offers (the own reports' offer lines), in the treaties card
   assert.ok((await page.locator('section.diplomacy ul.outcomes li').count()) > 0, 'offer outcomes');
   await page.getByRole('heading', { name: 'Kurultay: cast your vote' }).waitFor();
+  // no Divan is left: the orders card says so, with nothing to send, and a province picked
+  // (here from the list, when the bey still holds one) offers no order
+  if (await page.locator('section.list button').count()) await page.locator('section.list button').first().click();
+  assert.match(await page.locator('#order-panel').textContent(), /No Divan is left: no more orders\./);
+  assert.equal(await page.locator('#send').count(), 0, 'nothing to send after Divan 16');
   await page.locator('#vote-for').selectOption({ index: 0 });
   await page.getByRole('button', { name: 'Vote' }).click();
   await page.getByRole('heading', { name: 'Kurultay report' }).waitFor({ timeout: DEADLINE_MS });

@@ -26,4 +26,23 @@ describe('a report line with the names of the beys it names', () => {
     expect(said(namedLine('Haber: Seyyah tüccar (7. bey)', nameOf, seatTr))).toBe('Haber: Seyyah tüccar (7. bey)');
     expect(said(namedLine('Bey 7 took Konya', nameOf, seatEn))).toBe('Bey 7 took Konya');
   });
+  it('finds each seat once, in inflected Turkish too ("3. beyin")', () => {
+    const named = (n: number) => (n === 2 ? 'Bora' : n === 12 ? 'Cem' : n === 3 ? 'Ayşe' : null);
+    expect(said(namedLine("Divan 1: 3. beyin saldırmazlık antlaşması teklifini kabul ettiniz (2. Divan'a dek)", named, seatTr))).toBe(
+      "Divan 1: 3. beyin saldırmazlık antlaşması teklifini kabul ettiniz (2. Divan'a dek) (3. bey: Ayşe)",
+    );
+    expect(said(namedLine('İhanet! 12. bey, 2. beyin Kırıkkale iline saldırdı; 2. bey direndi', named, seatTr))).toBe(
+      'İhanet! 12. bey, 2. beyin Kırıkkale iline saldırdı; 2. bey direndi (2. bey: Bora · 12. bey: Cem)',
+    );
+    expect(said(namedLine('Divan 3 was held', named, seatEn))).toBe('Divan 3 was held');
+  });
+  it('names the missions a line names by id after its beys, each once', () => {
+    const named = (n: number) => (n === 2 ? 'Bora' : null);
+    const mission = (id: string) => (id === 'M-6' ? 'Memleketini sezon boyunca kaybetme' : null);
+    expect(said(namedLine('2. bey görevini tamamladı: M-6', named, seatTr, mission))).toBe(
+      '2. bey görevini tamamladı: M-6 (2. bey: Bora · M-6: Memleketini sezon boyunca kaybetme)',
+    );
+    expect(said(namedLine('Bey 4 completed mission M-16', named, seatEn, mission))).toBe('Bey 4 completed mission M-16');
+    expect(said(namedLine('M-6, M-6 and M-60', named, seatEn, mission))).toBe('M-6, M-6 and M-60 (M-6: Memleketini sezon boyunca kaybetme)');
+  });
 });

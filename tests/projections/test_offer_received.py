@@ -1,0 +1,52 @@
+"""An offer is told to the bey it was made to as it is made (R-6.1, R-14): a message on its
+private stream, so a live player's screen shows the offer while it can still be answered,
+before the Divan that settles it. Derived from `treaty_offered.v1` (no event of its own)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio as aioredis
+
+from services.projections.keys import Keys
+from services.projections.projector import Projector
+from services.projections.streamlog import split
+from shared.eventstore import InMemoryEventStore
+from tests.projections.pact_season import create_live, post
+from tests.projections.sse import Stream, described_events, served, undocumented
+from tests.projections.support import Gateway, assert_rebuild_equal, bearer
+
+
+async def test_r6_1_an_offer_reaches_the_recipients_private_stream_only(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """R-6.1, R-14: bey 1 offers bey 2 a pact: bey 2's stream with its ticket gets
+    `offer_received` `{type, divan, from, kind}` (a documented event) as the projection
+    applies the offer; bey 1's and the public log carry nothing of it; the same after a
+    rebuild."""
+    gw = Gateway(memory_store, redis, prefix)
+    projector = Projector(memory_store, redis, prefix)
+    live = await create_live(memory_store)
+    await projector.catch_up(live.season_id)
+    async with served(gw) as client:
+        described = await described_events(client)
+        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[2]))
+        assert r.status_code == 201, r.text
+        private = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
+        try:
+            assert await asyncio.wait_for(private.status, 10) == 200
+            await private.until("ready")
+            await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="pact")
+            await projector.catch_up(live.season_id)
+            told, _before = await private.until("offer_received")
+            assert told.data == ['{"divan":1,"from":1,"kind":"pact","type":"offer_received"}']
+            assert undocumented(described, told) == []
+        finally:
+            await private.close()
+    gen = int(await redis.get(Keys.active(prefix, live.season_id)) or 0)
+    keys = Keys(prefix, live.season_id, gen)
+    told_2 = [split(m)[2] for m in await redis.zrange(keys.stream_log(2), 0, -1)]
+    assert told_2 == ['{"divan":1,"from":1,"kind":"pact","type":"offer_received"}']
+    assert await redis.zrange(keys.stream_log(1), 0, -1) == []
+    assert "offer_received" not in str(await redis.zrange(keys.stream_log(), 0, -1))
+    await assert_rebuild_equal(memory_store, redis, prefix, live.season_id)
