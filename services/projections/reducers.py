@@ -80,7 +80,7 @@ def project(
     """
     ops: list[Op] = []
     first = version - len(events) + 1  # stream versions are contiguous: one per event
-    offers = _offer_notices(keys, before, events, first, live)
+    offers = _offer_notices(keys, before, events, (first, computer_seats(state)), live)
     for n, (at, event) in enumerate(enumerate(events, start=first)):
         ops.extend(_specific(keys, state, event, at, live))
         # in event order: a stream delivers ids in order, so a message published after a
@@ -114,7 +114,7 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
         case ev.BattlesResolved():
             return _battles(keys, state, e)
         case ev.DivanResolved():
-            return _report(keys, e, at, live)
+            return _report(keys, e, at, live, computer_seats(state))
         case ev.KurultayHeld():
             return _kurultay(keys, state, e, at, live)
         case ev.SeasonAdminActed():
@@ -138,7 +138,11 @@ def _timeline(keys: Keys, divan: int, what: str, treaty: object) -> Op:
 
 
 def _offer_notices(
-    keys: Keys, before: Snapshot, events: Sequence[ev.Event], first: int, live: bool
+    keys: Keys,
+    before: Snapshot,
+    events: Sequence[ev.Event],
+    where: tuple[int, frozenset[int]],
+    live: bool,
 ) -> dict[int, list[Op]]:
     """issue 20: an offer withdrawn (R-6.1) is told to the bey it was made to, in its private
     report of the Divan it would have been settled at, and on its private stream. Derived
@@ -146,7 +150,9 @@ def _offer_notices(
     the recipient's projected offers before the batch, the Divan from the event (live) or the
     Divan after the last one resolved (trial). An offer made is announced on the recipient's
     private stream too (`offer_received`), so a live screen shows it while it can still be
-    answered. The operations by the version of the event they come from."""
+    answered; a computer bey is told neither. `where`: the batch's first version and the
+    computer beys' seats. The operations by the version of the event they come from."""
+    first, computers = where
     meta = before.views.get("meta", {})
     upcoming = _dec(meta.get("next_divan")) or 1
     offered: dict[tuple[int, int], str] = {}
@@ -157,7 +163,7 @@ def _offer_notices(
             offered[e.frm, e.to] = e.kind
             settled = e.divan if e.divan is not None else upcoming
             received = {"type": "offer_received", "divan": settled, "from": e.frm, "kind": e.kind}
-            ops += announce(keys, at, [(e.to, received)], live)
+            ops += announce(keys, at, [(e.to, received)], live, computers)
         elif isinstance(e, ev.DivanResolved):
             upcoming = e.divan + 1
         elif isinstance(e, ev.OfferWithdrawn):
@@ -167,7 +173,7 @@ def _offer_notices(
             field = f"{WITHDRAWN_REPORT}{at}"
             ops.append(("HSET", keys.reports_private(e.to), field, j([msgspec.to_builtins(line)])))
             message = {"type": "offer_withdrawn", "divan": divan, "from": e.frm}
-            ops += announce(keys, at, [(e.to, message)], live)
+            ops += announce(keys, at, [(e.to, message)], live, computers)
     return out
 
 
@@ -228,16 +234,24 @@ def _battles(keys: Keys, state: SeasonState, e: ev.BattlesResolved) -> list[Op]:
 
 
 def announce(
-    keys: Keys, at: int, messages: Sequence[tuple[int | None, dict[str, Any]]], live: bool
+    keys: Keys,
+    at: int,
+    messages: Sequence[tuple[int | None, dict[str, Any]]],
+    live: bool,
+    computers: frozenset[int] = frozenset(),
 ) -> list[Op]:
     """The stream messages of the event at version `at` (public: seat None; else that bey's).
 
     Each is logged (a sorted set per channel, ordered by its id `at-k`, k its place among the
     event's messages), rebuilt like every read model, so a stream resumes from Last-Event-ID
-    without loss or duplicates; and, live only, published to the channel's open streams.
+    without loss or duplicates; and, live only, published to the channel's open streams. A
+    message to a computer bey (`computers`: a seat without a token, so no ticket and no stream) is
+    neither; the others keep their ids (k counts it still).
     """
     ops: list[Op] = []
     for k, (seat, payload) in enumerate(messages):
+        if seat in computers:
+            continue
         message_id = streamlog.StreamId(at, k)
         member = streamlog.message(message_id, j(payload))
         ops.append(("ZADD", keys.stream_log(seat), message_id.score, member))
@@ -253,7 +267,15 @@ def _chain_head(keys: Keys, divan: int, at: int, digest: bytes) -> Op:
     return ("HSET", keys.reports, f"{HEAD_REPORT}{divan}", j({"version": at, "hash": digest.hex()}))
 
 
-def _report(keys: Keys, e: ev.DivanResolved, at: int, live: bool) -> list[Op]:
+def computer_seats(state: SeasonState) -> frozenset[int]:
+    """The seats without a token: computer beys' (R-11.1, R-11.2), whose private stream no
+    ticket can open (a ticket is asked for with the bey's token)."""
+    return frozenset(b.seat for b in state.beys if b.seat not in state.tokens)
+
+
+def _report(
+    keys: Keys, e: ev.DivanResolved, at: int, live: bool, computers: frozenset[int]
+) -> list[Op]:
     ops: list[Op] = [("HSET", keys.reports, str(e.divan), j(msgspec.to_builtins(e.public)))]
     for seat, lines in sorted(e.private.items()):
         ops.append(
@@ -266,7 +288,7 @@ def _report(keys: Keys, e: ev.DivanResolved, at: int, live: bool) -> list[Op]:
     betrayals = [line.data for line in e.public if line.kind == "betrayal"]
     if betrayals:
         messages.append((None, {"type": "betrayals", "divan": e.divan, "betrayals": betrayals}))
-    return ops + announce(keys, at, messages, live)
+    return ops + announce(keys, at, messages, live, computers)
 
 
 def _kurultay(keys: Keys, state: SeasonState, e: ev.KurultayHeld, at: int, live: bool) -> list[Op]:

@@ -14,7 +14,7 @@ from services.projections.streamlog import split
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import create_live, post
 from tests.projections.sse import Stream, described_events, served, undocumented
-from tests.projections.support import Gateway, assert_rebuild_equal, bearer
+from tests.projections.support import Gateway, append_season, assert_rebuild_equal, bearer
 
 
 async def test_r6_1_an_offer_reaches_the_recipients_private_stream_only(
@@ -50,3 +50,25 @@ async def test_r6_1_an_offer_reaches_the_recipients_private_stream_only(
     assert await redis.zrange(keys.stream_log(1), 0, -1) == []
     assert "offer_received" not in str(await redis.zrange(keys.stream_log(), 0, -1))
     await assert_rebuild_equal(memory_store, redis, prefix, live.season_id)
+
+
+async def test_nothing_is_announced_to_a_computer_bey(
+    memory_store: InMemoryEventStore, redis: aioredis.Redis, prefix: str
+) -> None:
+    """A computer bey (R-11.1) has no token, so no ticket opens its private stream: nothing is
+    logged for it there (its offers received, ~3 a Divan, and its private_report, 18 a trial
+    Divan, were writes for nobody). A whole computer season: offers made and Divans resolved,
+    and every seat's stream log empty; the public one still has its reports."""
+    season_id = "offers-to-computers"
+    await append_season(memory_store, 11, season_id)
+    offered = [
+        r for r in await memory_store.read_stream(season_id) if r.type == "treaty_offered.v1"
+    ]
+    assert offered, "the season makes no offer: the test would prove nothing"
+    await Projector(memory_store, redis, prefix).catch_up(season_id)
+    gen = int(await redis.get(Keys.active(prefix, season_id)) or 0)
+    keys = Keys(prefix, season_id, gen)
+    for seat in range(1, 20):
+        assert await redis.zrange(keys.stream_log(seat), 0, -1) == [], seat
+    public = [split(m)[2] for m in await redis.zrange(keys.stream_log(), 0, -1)]
+    assert sum("divan_report" in m for m in public) == 16
