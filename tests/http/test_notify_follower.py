@@ -123,7 +123,7 @@ async def test_public_notices_reach_every_receiver_and_private_ones_only_their_b
         )
     )
     await notify.put(sub("s1", "ps_bey1", 1))
-    offer = ev.TreatyOffered(frm=1, to=2, kind="ittifak")
+    offer = ev.TreatyOffered(frm=1, to=2, kind="alliance")  # a kind the event can carry
     sent: list[Delivery] = []
     follower = Follower(store, notify, sent.extend, StepClock())
     await follower._deliver("s1", list(notices("s1", 5, offer)))
