@@ -34,6 +34,7 @@ import re
 from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl
+from weakref import WeakKeyDictionary
 
 from litestar.handlers.base import BaseRouteHandler
 
@@ -57,18 +58,19 @@ async def path_parameters(connection: Any, _handler: BaseRouteHandler | None = N
             raise Problem(404, "not_found")
 
 
-# each route handler's query parameters that take one value, by the names in the URL (a
-# handler lives as long as its app: its id is not reused while it is in here)
-_ONE_VALUE: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
+# each route handler's query parameters that take one value, by the names in the URL; held
+# weakly by the handler itself (keyed by its id, an entry outlived a test's app, and the next
+# handler given that id read the dead one's names)
+_ONE_VALUE: WeakKeyDictionary[Any, dict[frozenset[str], frozenset[str]]] = WeakKeyDictionary()
 
 
 def _one_value_names(handler: Any, path: frozenset[str]) -> frozenset[str]:
-    key = (id(handler), path)
-    names = _ONE_VALUE.get(key)
+    known = _ONE_VALUE.setdefault(handler, {})
+    names = known.get(path)
     if names is None:
         model = handler.create_kwargs_model(path_parameters=dict.fromkeys(path))
         names = frozenset(p.field_alias for p in model.expected_query_params if not p.is_sequence)
-        _ONE_VALUE[key] = names
+        known[path] = names
     return names
 
 
