@@ -80,7 +80,7 @@ def project(
     """
     ops: list[Op] = []
     first = version - len(events) + 1  # stream versions are contiguous: one per event
-    offers = _offer_notices(keys, before, events, (first, computer_seats(state)), live)
+    offers = _offer_notices(keys, before, events, first, live, computers=computer_seats(state))
     for n, (at, event) in enumerate(enumerate(events, start=first)):
         ops.extend(_specific(keys, state, event, at, live))
         # in event order: a stream delivers ids in order, so a message published after a
@@ -141,8 +141,10 @@ def _offer_notices(
     keys: Keys,
     before: Snapshot,
     events: Sequence[ev.Event],
-    where: tuple[int, frozenset[int]],
+    first: int,
     live: bool,
+    *,
+    computers: frozenset[int],
 ) -> dict[int, list[Op]]:
     """issue 20: an offer withdrawn (R-6.1) is told to the bey it was made to, in its private
     report of the Divan it would have been settled at, and on its private stream. Derived
@@ -150,9 +152,8 @@ def _offer_notices(
     the recipient's projected offers before the batch, the Divan from the event (live) or the
     Divan after the last one resolved (trial). An offer made is announced on the recipient's
     private stream too (`offer_received`), so a live screen shows it while it can still be
-    answered; a computer bey is told neither. `where`: the batch's first version and the
-    computer beys' seats. The operations by the version of the event they come from."""
-    first, computers = where
+    answered; a computer bey (a seat in `computers`) is told neither. The operations by the
+    version of the event they come from."""
     meta = before.views.get("meta", {})
     upcoming = _dec(meta.get("next_divan")) or 1
     offered: dict[tuple[int, int], str] = {}
