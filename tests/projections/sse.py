@@ -13,7 +13,9 @@ import httpx
 import jsonschema_rs
 import uvicorn
 
-from tests.projections.support import Gateway
+from services.projections.projector import Projector
+from tests.projections.pact_season import Live, create_live
+from tests.projections.support import Gateway, bearer
 
 
 @dataclass
@@ -146,3 +148,29 @@ async def served(gw: Gateway) -> AsyncIterator[httpx.AsyncClient]:
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 15)
+
+
+@dataclass
+class Offered:
+    """A live season of two seated beys served on a real server, its projection caught up,
+    and a one-use ticket for bey 2's private stream (the offers' tests)."""
+
+    client: httpx.AsyncClient
+    live: Live
+    projector: Projector
+    described: dict[str, dict[str, Any]]  # the stream's documented events (described_events)
+    ticket: str
+
+
+@contextlib.asynccontextmanager
+async def offered_live(store: Any, redis: Any, prefix: str) -> AsyncIterator[Offered]:
+    """`Offered` for the tests of what an offer's recipient is told on its stream."""
+    gw = Gateway(store, redis, prefix)
+    projector = Projector(store, redis, prefix)
+    live = await create_live(store)
+    await projector.catch_up(live.season_id)
+    async with served(gw) as client:
+        described = await described_events(client)
+        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[2]))
+        assert r.status_code == 201, r.text
+        yield Offered(client, live, projector, described, r.json()["ticket"])

@@ -12,9 +12,9 @@ from services.projections.keys import Keys
 from services.projections.projector import Projector
 from services.projections.streamlog import split
 from shared.eventstore import InMemoryEventStore
-from tests.projections.pact_season import create_live, post
-from tests.projections.sse import Stream, described_events, served, undocumented
-from tests.projections.support import Gateway, append_season, assert_rebuild_equal, bearer
+from tests.projections.pact_season import post
+from tests.projections.sse import Stream, offered_live, undocumented
+from tests.projections.support import append_season, assert_rebuild_equal
 
 
 async def test_r6_1_an_offer_reaches_the_recipients_private_stream_only(
@@ -24,15 +24,9 @@ async def test_r6_1_an_offer_reaches_the_recipients_private_stream_only(
     `offer_received` `{type, divan, from, kind}` (a documented event) as the projection
     applies the offer; bey 1's and the public log carry nothing of it; the same after a
     rebuild."""
-    gw = Gateway(memory_store, redis, prefix)
-    projector = Projector(memory_store, redis, prefix)
-    live = await create_live(memory_store)
-    await projector.catch_up(live.season_id)
-    async with served(gw) as client:
-        described = await described_events(client)
-        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[2]))
-        assert r.status_code == 201, r.text
-        private = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
+    async with offered_live(memory_store, redis, prefix) as o:
+        client, live, projector, described = o.client, o.live, o.projector, o.described
+        private = Stream(client, live.url(f"/events?ticket={o.ticket}"))
         try:
             assert await asyncio.wait_for(private.status, 10) == 200
             await private.until("ready")

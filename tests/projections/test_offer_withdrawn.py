@@ -19,10 +19,9 @@ from services.resolver.divan import resolve
 from shared.app.repository.seasons import Seasons
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import Live, create_live, post, resolve_live_divan
-from tests.projections.sse import Stream, described_events, served, undocumented
+from tests.projections.sse import Stream, offered_live, undocumented
 from tests.projections.support import (
     OPS_TOKEN,
-    Gateway,
     assert_rebuild_equal,
     bearer,
     open_gateway,
@@ -155,16 +154,10 @@ async def test_r6_1_the_withdrawal_reaches_the_recipients_private_stream_only(
     """R-6.1, R-14: bey 2's stream with its ticket gets `offer_withdrawn` `{type, divan,
     from}` as the projection applies the withdrawal (a documented event); the public stream
     never does."""
-    gw = Gateway(memory_store, redis, prefix)
-    projector = Projector(memory_store, redis, prefix)
-    live = await create_live(memory_store)
-    await projector.catch_up(live.season_id)
-    async with served(gw) as client:
-        described = await described_events(client)
-        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[2]))
-        assert r.status_code == 201, r.text
+    async with offered_live(memory_store, redis, prefix) as o:
+        client, live, projector, described = o.client, o.live, o.projector, o.described
         public = Stream(client, live.url("/events"))
-        private = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
+        private = Stream(client, live.url(f"/events?ticket={o.ticket}"))
         try:
             for stream in (public, private):
                 assert await asyncio.wait_for(stream.status, 10) == 200
