@@ -154,6 +154,12 @@ def swept(prefix: str) -> str:
     return cross(prefix, "swept")
 
 
+def sweep_mark(prefix: str) -> str:
+    """Set by a worker's full sweep before it reads: while it stands, Redis was not wiped since,
+    and the next passes may read only what changed (ADR-147)."""
+    return cross(prefix, "sweep-mark")
+
+
 def seasons_index(prefix: str) -> str:
     """All projected seasons (a sorted set by creation order)."""
     return cross(prefix, "seasons")

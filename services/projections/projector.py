@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from collections import OrderedDict
@@ -19,6 +20,7 @@ from services.projections.keys import (
     player_records,
     player_records_order,
     projected,
+    sweep_mark,
     swept,
 )
 from services.projections.reads import active_gens
@@ -43,6 +45,9 @@ BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its sea
 # once: nothing more is played in it. A dropped season's next batch folds it again from the
 # store (a cold start).
 CURSORS = 512
+# The worker's sweep reads every season's position on every this many passes (ADR-147): a
+# belt to the incremental passes' braces, at 2 s a pass once every two minutes.
+FULL_SWEEP = 60
 Stored = StoredData | RecordedEvent  # what read_data answers (the memory store: its records)
 # a generation guessed, and the active pointer and that generation's checkpoint as read
 Read = tuple[int, bytes | None, bytes | None]
@@ -119,6 +124,9 @@ class Projector:
         # a table of its own (a bound), or the one its process's other projectors share
         self._cursors = cursors if isinstance(cursors, Cursors) else Cursors(cursors)
         self.claims = Claims(redis, prefix, process=self._cursors.process)
+        # the worker's sweep (ADR-147): passes since its last full one, and where in the log
+        # its previous pass read to (None: no pass yet)
+        self._swept: tuple[int, int | None] = (0, None)
 
     @property
     def cursors(self) -> int:
@@ -299,6 +307,33 @@ class Projector:
             OLD_GENERATION_TTL_MS,
         )
 
+    async def _positions(
+        self, behind: dict[str, int | None] | None
+    ) -> dict[str, tuple[int, int | None]]:
+        """The positions a sweep looks at (ADR-147). The worker's sweep (`behind`) looks only at
+        the seasons with events since its previous pass and those behind then: a season
+        caught up then and without an event since is caught up now. Every season: its first
+        pass, every `FULL_SWEEP`-th, and any after a wipe (no `sweep_mark`) or a truncated log
+        (its place is no event's). Before, a pass read every season ever made: ~0.25 s of CPU
+        at 20,000 seasons, every 2 s in each projections process."""
+        passes, after = self._swept
+        if behind is None:
+            return await positions(self.store, self.redis, self.prefix)
+        if (
+            after is not None
+            and passes % FULL_SWEEP
+            and await self.redis.exists(sweep_mark(self.prefix))
+        ):
+            with contextlib.suppress(ValueError):  # a truncated log: every season
+                head, versions = await self.store.changed_streams(after, list(behind))
+                self._swept = (passes + 1, head)
+                return await positions(self.store, self.redis, self.prefix, versions)
+        await self.redis.set(sweep_mark(self.prefix), "1")  # before the read: a wipe after it
+        head = await self.store.head_position()  # takes the mark, and the next pass is full
+        found = await positions(self.store, self.redis, self.prefix)
+        self._swept = (1, head)
+        return found
+
     async def sweep(self, behind: dict[str, int | None] | None = None) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint.
 
@@ -309,9 +344,7 @@ class Projector:
         listener was about to, racing it; ADR-112), and a lost wake-up waits one pass more.
         """
         total, left = 0, {}
-        for season_id, (version, checkpoint) in (
-            await positions(self.store, self.redis, self.prefix)
-        ).items():
+        for season_id, (version, checkpoint) in (await self._positions(behind)).items():
             # no checkpoint: a new season, or a wiped Redis (no `swept` marker then)
             if checkpoint is not None and checkpoint >= version:
                 continue
@@ -335,11 +368,16 @@ class Projector:
 
 
 async def positions(
-    store: EventStore, redis: aioredis.Redis, prefix: str
+    store: EventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    versions: dict[str, int] | None = None,
 ) -> dict[str, tuple[int, int | None]]:
-    """Every season's stream version and projected checkpoint (None: not projected), in season
-    order: one PostgreSQL query and two pipelined Redis round trips however many seasons."""
-    versions = await store.stream_versions()
+    """Every season's (or those of `versions`') stream version and projected checkpoint (None:
+    not projected), in season order: one PostgreSQL query and two pipelined Redis round trips
+    however many seasons."""
+    if versions is None:
+        versions = await store.stream_versions()
     seasons = sorted(versions)
     gens = await active_gens(redis, prefix, seasons)
     pipe = redis.pipeline(transaction=False)

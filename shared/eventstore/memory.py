@@ -208,6 +208,19 @@ class InMemoryEventStore:
         """Every season's current version."""
         return {season_id: len(stream) for season_id, stream in self._streams.items()}
 
+    async def changed_streams(
+        self, after_position: int, also: Sequence[str] = (), limit: int = 100_000
+    ) -> tuple[int, dict[str, int]]:
+        """The seasons of the next `limit` events after position `after_position`, and those of
+        `also`, each with its version; and the last of those events' position (see
+        PostgresEventStore.changed_streams)."""
+        if not 0 <= after_position <= len(self._log):
+            raise ValueError(f"{after_position} is not the position of a recorded event")
+        page = self._log[after_position : after_position + limit]
+        seasons = {e.season_id for e in page}
+        seasons.update(s for s in also if s in self._streams)
+        return after_position + len(page), {s: len(self._streams[s]) for s in sorted(seasons)}
+
     async def head_position(self) -> int:
         """The position of the last event a reader can get now (0 when there is none)."""
         return len(self._log)

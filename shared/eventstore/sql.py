@@ -153,6 +153,33 @@ SELECT page.* FROM after LEFT JOIN LATERAL (
 ) AS page ON true
 ORDER BY page.xid, page.position"""
 
+# The periodic projection sweep's read (ADR-147): each season with one of the $3 events after
+# the event at $1 in the commit-safe order (READ_ALL's, and like it paged: the order and the
+# limit make it an index scan however large the log), or named in $2, with its stream
+# version; and the last of those events (NULL: none), the next pass's $1. `known` false: $1
+# is no event's position (a truncated log).
+CHANGED_STREAMS = f"""
+WITH {_HORIZON},
+after AS (
+    SELECT xid, position FROM events WHERE position = $1
+    UNION ALL SELECT '0'::xid8, 0 WHERE $1 = 0
+),
+changed AS (
+    SELECT page.season_id, page.xid, page.position FROM after CROSS JOIN LATERAL (
+        SELECT events.season_id, events.xid, events.position FROM events, horizon
+        WHERE (events.xid, events.position) > (after.xid, after.position)
+          AND events.xid < horizon.h
+        ORDER BY events.xid, events.position
+        LIMIT $3
+    ) AS page
+)
+SELECT EXISTS (SELECT 1 FROM after) AS known,
+       (SELECT position FROM changed ORDER BY xid DESC, position DESC LIMIT 1) AS head,
+       coalesce(array_agg(s.season_id ORDER BY s.season_id), '{{}}') AS seasons,
+       coalesce(array_agg(s.version ORDER BY s.season_id), '{{}}') AS versions
+FROM streams AS s
+WHERE s.season_id = ANY (ARRAY(SELECT season_id FROM changed UNION SELECT unnest($2::text[])))"""
+
 HEAD_POSITION = f"""
 WITH {_HORIZON}
 SELECT coalesce((SELECT position FROM events, horizon WHERE events.xid < horizon.h

@@ -12,6 +12,7 @@ from shared.eventstore.append import Batch, EventIdTaken, insert
 from shared.eventstore.busy import Checkout
 from shared.eventstore.chat_log import ChatRecord, PostgresChatLog, import_chat
 from shared.eventstore.clock import Clock, utc
+from shared.eventstore.commit_order import CommitOrderReads
 from shared.eventstore.errors import (
     ChainError,
     ConcurrencyError,
@@ -48,7 +49,7 @@ __all__ = ["NOTIFY_CHANNEL", "GroupStats", "PostgresEventStore"]
 _KNOWN_HEADS = 10_000  # seasons whose last seen head this process keeps
 
 
-class PostgresEventStore:
+class PostgresEventStore(CommitOrderReads):
     """The event store on an asyncpg pool (make it with `pool.create_pool`).
 
     Versions: a stream's version is its number of events; events are numbered 1..n; an empty
@@ -297,23 +298,6 @@ class PostgresEventStore:
         self._remember_head(season_id, last.version, last.hash)
         return out
 
-    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        """Up to `limit` events after the event at `after_position` (0: from the start).
-
-        The order is commit-safe, not numeric: events come in (transaction id, position) order
-        and only up to the oldest transaction that may still be writing, so an event that
-        commits later always comes after every event already returned. A catch-up reader
-        passes the position of the last event it got; positions are unique, so that names its
-        place in the order. Raises ValueError for a position that is no event's.
-        """
-        if limit < 1:
-            raise ValueError("limit must be positive")
-        async with Checkout(self._pool) as conn:
-            rows = await conn.fetch(sql.READ_ALL, after_position, limit)
-        if not rows:
-            raise ValueError(f"{after_position} is not the position of a recorded event")
-        return [sql.recorded(row) for row in rows if row["position"] is not None]
-
     async def stream_version(self, season_id: str) -> int:
         """The season's current version (its number of events; 0 when it has none)."""
         async with Checkout(self._pool) as conn:
@@ -325,14 +309,6 @@ class PostgresEventStore:
         async with Checkout(self._pool) as conn:
             rows = await conn.fetch(sql.STREAM_VERSIONS)
         return {row["season_id"]: int(row["version"]) for row in rows}
-
-    async def head_position(self) -> int:
-        """The position of the last event a reader can get now (0 when there is none).
-
-        `read_all(head_position())` reads only what commits from now on.
-        """
-        async with Checkout(self._pool) as conn:
-            return int(await conn.fetchval(sql.HEAD_POSITION))
 
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""

@@ -143,6 +143,26 @@ async def test_an_event_committed_with_a_lower_position_is_still_read_after_a_hi
     assert naive == []  # the position-ordered reader would never see A
 
 
+async def test_adr_147_the_sweeps_read_never_passes_an_append_committed_with_a_lower_position(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
+):
+    """RELIABILITY 4 for the projection sweep's read of changed seasons (ADR-147): B commits
+    position 3 while A holds position 2 open; the read names sB and continues from 3, and
+    after A commits the next read from 3 names sA (continuing from 2, A's place in the
+    commit-safe order), not nothing."""
+    await event_store.append("s0", 0, [new_event(1)])
+    async with _session(pg_pool, clock) as (b, store_b), _session(pg_pool, clock) as (a, store_a):
+        await b.fetchval("SELECT pg_current_xact_id()")  # B's transaction id comes first
+        await store_a.append("sA", 0, [new_event(2)])
+        await store_b.append("sB", 0, [new_event(3)])
+        await b.execute("COMMIT")
+        assert await event_store.changed_streams(1) == (3, {"sB": 1})
+        assert await event_store.changed_streams(3) == (3, {})
+        await a.execute("COMMIT")
+    assert await event_store.changed_streams(3) == (2, {"sA": 1})
+    assert await event_store.changed_streams(2) == (2, {})
+
+
 async def test_a_reader_proceeds_at_once_when_the_open_append_rolls_back(
     event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
 ):

@@ -107,6 +107,29 @@ async def test_read_all_continues_only_from_an_events_position(store: EventStore
             await store.read_all(wrong)
 
 
+async def test_adr_147_changed_streams_names_the_seasons_appended_to_since_a_position(
+    store: EventStore,
+):
+    """The projection sweep's read: the seasons with an event after a position (and those
+    asked for), each with its version, and where to continue; a position that is no event's
+    is refused, as read_all refuses it."""
+    assert await store.changed_streams(0) == (0, {})
+    await store.append("s1", 0, batch(1, 2))
+    await store.append("s2", 0, batch(3, 1))
+    head, versions = await store.changed_streams(0)
+    assert (head, versions) == (3, {"s1": 2, "s2": 1})
+    assert await store.changed_streams(0, limit=2) == (2, {"s1": 2})  # paged, in order
+    assert await store.changed_streams(2, limit=2) == (3, {"s2": 1})
+    assert await store.changed_streams(head) == (head, {})
+    await store.append("s2", 1, batch(4, 2))
+    assert await store.changed_streams(head) == (5, {"s2": 3})
+    assert await store.changed_streams(head, ["s1", "unknown"]) == (5, {"s1": 2, "s2": 3})
+    assert await store.changed_streams(5, ["s1"]) == (5, {"s1": 2})
+    for wrong in (-1, 100):
+        with pytest.raises(ValueError, match="not the position"):
+            await store.changed_streams(wrong)
+
+
 async def test_reappending_recorded_events_is_an_idempotent_hit(store: EventStore):
     first = await store.append("s1", 0, batch(1, 2))
     assert await store.append("s1", 2, batch(1, 2)) == first  # at the next version

@@ -28,14 +28,28 @@ def test_every_view_has_its_key_in_the_seasons_hash_slot():
 def test_the_cross_season_keys_share_one_hash_tag_that_is_no_seasons():
     """Issue 14: the season index, the boards and the sweep marker sit on one Redis Cluster
     slot of their own, written in a step apart from any season's atomic step."""
-    from services.projections.keys import board, cross, han_memleket, seasons_index, swept
+    from services.projections.keys import (
+        board,
+        cross,
+        han_memleket,
+        seasons_index,
+        sweep_mark,
+        swept,
+    )
 
-    names = [seasons_index("sb"), board("sb", "han_scores"), han_memleket("sb", 6), swept("sb")]
+    names = [
+        seasons_index("sb"),
+        board("sb", "han_scores"),
+        han_memleket("sb", 6),
+        swept("sb"),
+        sweep_mark("sb"),
+    ]
     assert names == [
         "sb:{x}:seasons",
         "sb:{x}:boards:han_scores",
         "sb:{x}:boards:han_memleket:6",
         "sb:{x}:swept",
+        "sb:{x}:sweep-mark",
     ]
     assert all(n.startswith(cross("sb", "")) for n in names)
     assert "{x}" not in Keys("sb", "x", 1).base  # a season called x has a tag of its own

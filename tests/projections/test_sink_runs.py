@@ -29,7 +29,9 @@ def _ops(prefix: str) -> st.SearchStrategy[list[Op]]:
         st.tuples(st.just("HSET"), key.filter(lambda k: ":h" in k), _FIELDS, _VALUES),
         st.tuples(st.just("HDEL"), key.filter(lambda k: ":h" in k), _FIELDS),
         st.tuples(st.just("ZADD"), key.filter(lambda k: ":z" in k), _SCORES, _FIELDS),
-        st.tuples(st.just("ZADD"), key.filter(lambda k: ":z" in k), st.just("NX"), _SCORES, _FIELDS),
+        st.tuples(
+            st.just("ZADD"), key.filter(lambda k: ":z" in k), st.just("NX"), _SCORES, _FIELDS
+        ),
         st.tuples(st.just("PUBLISH"), st.just(f"{prefix}:channel"), _VALUES),
     )
     return st.lists(one, max_size=40)
@@ -55,7 +57,9 @@ async def _applied(redis_url: str, ops: list[Op], prefix: str) -> dict[str, Any]
 
 
 @pytest.mark.integration
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_any_ops_leave_what_they_leave_one_by_one(
     redis_url: str, redis_key_prefix: str, monkeypatch: pytest.MonkeyPatch, data: st.DataObject
