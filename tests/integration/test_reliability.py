@@ -143,6 +143,21 @@ async def test_an_event_committed_with_a_lower_position_is_still_read_after_a_hi
     assert naive == []  # the position-ordered reader would never see A
 
 
+async def test_adr_147_the_sweeps_read_never_passes_an_open_append_that_then_commits(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
+):
+    """RELIABILITY 4 for the projection sweep's read of changed seasons (ADR-147): A appends
+    and stays open; B appends and commits. The read stops before A (naming neither) while A
+    is open; after A commits it names both, so a pass never moves past a season's events."""
+    await event_store.append("s0", 0, [new_event(1)])
+    async with _session(pg_pool, clock) as (a, store_a):
+        await store_a.append("sA", 0, [new_event(2)])
+        await asyncio.wait_for(event_store.append("sB", 0, [new_event(3)]), 10)
+        assert await event_store.changed_streams(1) == (1, {})
+        await a.execute("COMMIT")
+    assert await event_store.changed_streams(1) == (3, {"sA": 1, "sB": 1})
+
+
 async def test_adr_147_the_sweeps_read_never_passes_an_append_committed_with_a_lower_position(
     event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock
 ):
