@@ -1,6 +1,7 @@
 """Idle cost of the whole stack, and the trial Divan's latency, in one run (issue 14, ADR-54).
 
 Run: .venv/bin/python -m bench.idle [--port 18400 (0: a free one)] [--settle 10] [--seconds 60]
+     [--seasons-made 0 (seasons made before: finished and projected, ADR-147)]
      [--divans 30] [--think-ms 1000] [--dsn postgresql://postgres@127.0.0.1:5432/test]
 
 It starts `seksenbir up` (python -m entrypoints.cli up) on a scratch PostgreSQL database and a
@@ -204,20 +205,52 @@ async def warm_up(dsn: str, port: int) -> None:
             await one_divan(client, conn, woken, season, n)
 
 
+async def seasons_made(dsn: str, redis_url: str, count: int) -> None:
+    """`count` seasons made before, finished and projected (one event each, written by SQL, a
+    read model's pointer and checkpoint each: what the sweep reads; bench.sweep): the stack at
+    rest after weeks of trial seasons (ADR-147)."""
+    import redis.asyncio as aioredis
+
+    from bench.sweep import add_events, projected
+    from shared.eventstore import PoolSettings, create_pool
+    from shared.settings import next_db
+
+    pool = await create_pool(dsn, PoolSettings(min_size=1, max_size=2))
+    redis = aioredis.Redis.from_url(next_db(redis_url))  # the read models' db, as `up` picks it
+    try:
+        names = [f"made-{n:07d}" for n in range(count)]
+        for start in range(0, count, 5000):
+            part = dict.fromkeys(names[start : start + 5000], 1)
+            await add_events(pool, part)
+            await projected(redis, "sb", part)
+    finally:
+        await redis.aclose()
+        await pool.close()
+
+
 async def main(args: argparse.Namespace) -> int:
     log = Path(tempfile.gettempdir()) / f"seksenbir-bench-idle-{os.getpid()}.log"
     args.port = args.port or free_port()
     async with scratch_database(args.dsn, "seksenbir_bench_idle") as dsn:
-        with own_redis() as redis_url, stack(dsn, redis_url, args.port, log) as proc:
-            await warm_up(dsn, args.port)
-            await asyncio.sleep(args.settle)
-            total, per = await asyncio.to_thread(sample, proc.pid, args.seconds)
-            latencies = await divans(dsn, args.port, args.divans, args.think_ms)
-        log.unlink(missing_ok=True)
+        with own_redis() as redis_url:
+            await seasons_made(dsn, redis_url, args.seasons_made)
+            await idle_and_divans(args, dsn, redis_url, log)
+    return 0
+
+
+async def idle_and_divans(args: argparse.Namespace, dsn: str, redis_url: str, log: Path) -> None:
+    """The stack's idle CPU, then its trial Divans' latency, printed."""
+    with stack(dsn, redis_url, args.port, log) as proc:
+        await warm_up(dsn, args.port)
+        await asyncio.sleep(args.settle)
+        total, per = await asyncio.to_thread(sample, proc.pid, args.seconds)
+        latencies = await divans(dsn, args.port, args.divans, args.think_ms)
+    log.unlink(missing_ok=True)
     print(
         f"config: python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cpus, "
-        f"load average {os.getloadavg()[0]:.1f}; `seksenbir up` (1 resolver process, "
-        f"1 projections process) on a scratch database and a redis-server of its own"
+        f"load average {os.getloadavg()[0]:.1f}; `seksenbir up` (its default processes) "
+        f"on a scratch database and a redis-server of its own; "
+        f"{args.seasons_made} seasons made before"
     )
     print(f"idle CPU over {args.seconds:.0f} s after {args.settle:.0f} s of settling:")
     for pct_, pid, what in per:
@@ -229,7 +262,6 @@ async def main(args: argparse.Namespace) -> int:
         f"p50 {pct(ms, 0.5):.1f} ms  p90 {pct(ms, 0.9):.1f}  p99 {pct(ms, 0.99):.1f}  "
         f"max {max(ms):.1f}  mean {statistics.fmean(ms):.1f}  (n={len(ms)})  (target p50 <= 25 ms)"
     )
-    return 0
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -240,6 +272,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--divans", type=int, default=30)
     p.add_argument("--think-ms", type=int, default=1000)
+    p.add_argument(
+        "--seasons-made",
+        type=int,
+        default=0,
+        help="seasons made before the stack starts (finished, projected): the idle CPU then",
+    )
     return p.parse_args(argv)
 
 

@@ -47,7 +47,7 @@ SMOKE: dict[str, list[str]] = {
     "eventstore_append": ["--seconds 0.2 --writers 1 --batch 1"],
     "flood_costs": ["--requests 3 --rounds 1"],
     "fold_read": ["--reads 2 --rounds 1"],
-    "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0"],
+    "idle": ["--port 0 --settle 0.5 --seconds 1 --divans 2 --think-ms 0 --seasons-made 50"],
     "instructions": ["ours 2", "turn 1", "check 1", "rerun 1"],
     "orders_path": ["--orders 20 --windows 2"],
     "notify_isolation": ["--rounds 2 --divans 3 --receivers 50 --timeout-s 0.5"],
