@@ -44,7 +44,7 @@ from prometheus_client.core import (
     Metric,
 )
 
-from services.projections.projector import positions
+from services.projections.positions import Positions
 from shared.app.access.tokens import is_season_id
 from shared.app.messaging.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
 from shared.eventstore import EventStore, GroupStats
@@ -171,12 +171,29 @@ async def queue_depths(redis: aioredis.Redis, namespace: str) -> None:
             QUEUE.labels(queue=q, state=state).set(counts[3 * i + j])
 
 
-async def projection_backlog(store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
-    seen = await positions(store, redis, prefix)  # what the sweep compares, too
-    behind = [version - (checkpoint or 0) for version, checkpoint in seen.values()]
-    SEASONS.set(len(seen))
-    BEHIND_SEASONS.set(sum(1 for n in behind if n > 0))
-    BEHIND_EVENTS.set(sum(n for n in behind if n > 0))
+class Backlog:
+    """How far the read models trail the store, read as the sweep reads it (ADR-147): after a
+    scrape's first read, only the seasons appended to since the last and those behind then.
+    Before, every scrape read every season ever made (~0.3–0.6 s of this process's CPU at
+    20,000 seasons, the API's event loop held for it)."""
+
+    def __init__(self, store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
+        self._positions = Positions(store, redis, prefix)
+        self._store = store
+        self.behind: dict[str, int] = {}  # season -> events behind, at the last read
+
+    async def read(self) -> None:
+        found = await self._positions.read(self.behind)
+        if self._positions.full:
+            self.behind = {}
+        for season_id, (version, checkpoint) in found.items():
+            if version > (checkpoint or 0):
+                self.behind[season_id] = version - (checkpoint or 0)
+            else:
+                self.behind.pop(season_id, None)
+        SEASONS.set(await self._store.season_count())
+        BEHIND_SEASONS.set(len(self.behind))
+        BEHIND_EVENTS.set(sum(self.behind.values()))
 
 
 class _Appends:
@@ -226,7 +243,10 @@ async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
         if namespace is not None:
             await queue_depths(query.redis, namespace)
         if services is not None:
-            await projection_backlog(services.seasons.store, query.redis, query.prefix)
+            backlog = getattr(state, "backlog", None)
+            if backlog is None:
+                backlog = state.backlog = Backlog(services.seasons.store, query.redis, query.prefix)
+            await backlog.read()
     body = generate_latest(REGISTRY)
     if services is not None:
         body += append_counts(services.seasons.store)

@@ -154,10 +154,11 @@ def swept(prefix: str) -> str:
     return cross(prefix, "swept")
 
 
-def sweep_mark(prefix: str) -> str:
-    """Set by a worker's full sweep before it reads: while it stands, Redis was not wiped since,
-    and the next passes may read only what changed (ADR-147)."""
-    return cross(prefix, "sweep-mark")
+def sweep_mark(prefix: str, reader: str) -> str:
+    """Set by a periodic reader's full read (`reader`: its own random name) before it reads:
+    while it stands, Redis was not wiped since, and that reader's next reads may read only
+    what changed (positions.Positions, ADR-147)."""
+    return cross(prefix, f"sweep-mark:{reader}")
 
 
 def seasons_index(prefix: str) -> str:

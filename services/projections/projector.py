@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 import threading
 from collections import OrderedDict
@@ -20,10 +19,9 @@ from services.projections.keys import (
     player_records,
     player_records_order,
     projected,
-    sweep_mark,
     swept,
 )
-from services.projections.reads import active_gens
+from services.projections.positions import Positions, positions
 from services.projections.reducers import Op, Snapshot, cross_season, project
 from services.projections.sink import Sink
 from shared.domain import codec
@@ -45,9 +43,6 @@ BUILDING_TTL_MS = 600_000  # a rebuild that died half-way stops flagging its sea
 # once: nothing more is played in it. A dropped season's next batch folds it again from the
 # store (a cold start).
 CURSORS = 512
-# The worker's sweep reads every season's position on every this many passes (ADR-147): a
-# belt to the incremental passes' braces, at 2 s a pass once every two minutes.
-FULL_SWEEP = 60
 Stored = StoredData | RecordedEvent  # what read_data answers (the memory store: its records)
 # a generation guessed, and the active pointer and that generation's checkpoint as read
 Read = tuple[int, bytes | None, bytes | None]
@@ -124,9 +119,7 @@ class Projector:
         # a table of its own (a bound), or the one its process's other projectors share
         self._cursors = cursors if isinstance(cursors, Cursors) else Cursors(cursors)
         self.claims = Claims(redis, prefix, process=self._cursors.process)
-        # the worker's sweep (ADR-147): passes since its last full one, and where in the log
-        # its previous pass read to (None: no pass yet)
-        self._swept: tuple[int, int | None] = (0, None)
+        self._positions = Positions(store, redis, prefix)  # the worker's sweep's (ADR-147)
 
     @property
     def cursors(self) -> int:
@@ -307,33 +300,6 @@ class Projector:
             OLD_GENERATION_TTL_MS,
         )
 
-    async def _positions(
-        self, behind: dict[str, int | None] | None
-    ) -> dict[str, tuple[int, int | None]]:
-        """The positions a sweep looks at (ADR-147). The worker's sweep (`behind`) looks only at
-        the seasons with events since its previous pass and those behind then: a season
-        caught up then and without an event since is caught up now. Every season: its first
-        pass, every `FULL_SWEEP`-th, and any after a wipe (no `sweep_mark`) or a truncated log
-        (its place is no event's). Before, a pass read every season ever made: ~0.25 s of CPU
-        at 20,000 seasons, every 2 s in each projections process."""
-        passes, after = self._swept
-        if behind is None:
-            return await positions(self.store, self.redis, self.prefix)
-        if (
-            after is not None
-            and passes % FULL_SWEEP
-            and await self.redis.exists(sweep_mark(self.prefix))
-        ):
-            with contextlib.suppress(ValueError):  # a truncated log: every season
-                head, versions = await self.store.changed_streams(after, list(behind))
-                self._swept = (passes + 1, head)
-                return await positions(self.store, self.redis, self.prefix, versions)
-        await self.redis.set(sweep_mark(self.prefix), "1")  # before the read: a wipe after it
-        head = await self.store.head_position()  # takes the mark, and the next pass is full
-        found = await positions(self.store, self.redis, self.prefix)
-        self._swept = (1, head)
-        return found
-
     async def sweep(self, behind: dict[str, int | None] | None = None) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint.
 
@@ -344,7 +310,12 @@ class Projector:
         listener was about to, racing it; ADR-112), and a lost wake-up waits one pass more.
         """
         total, left = 0, {}
-        for season_id, (version, checkpoint) in (await self._positions(behind)).items():
+        found = (
+            await positions(self.store, self.redis, self.prefix)
+            if behind is None  # a one-off sweep (the CLI, tests): every season
+            else await self._positions.read(behind)
+        )
+        for season_id, (version, checkpoint) in found.items():
             # no checkpoint: a new season, or a wiped Redis (no `swept` marker then)
             if checkpoint is not None and checkpoint >= version:
                 continue
@@ -367,34 +338,6 @@ class Projector:
         return total
 
 
-async def positions(
-    store: EventStore,
-    redis: aioredis.Redis,
-    prefix: str,
-    versions: dict[str, int] | None = None,
-) -> dict[str, tuple[int, int | None]]:
-    """Every season's (or those of `versions`') stream version and projected checkpoint (None:
-    not projected), in season order: one PostgreSQL query and two pipelined Redis round trips
-    however many seasons."""
-    if versions is None:
-        versions = await store.stream_versions()
-    seasons = sorted(versions)
-    gens = await active_gens(redis, prefix, seasons)
-    pipe = redis.pipeline(transaction=False)
-    for season_id, gen in zip(seasons, gens, strict=True):
-        if gen is not None:
-            pipe.get(Keys(prefix, season_id, gen).checkpoint)
-    checkpoints = iter(await pipe.execute())
-    return {
-        season_id: (versions[season_id], _int(next(checkpoints)) if gen is not None else None)
-        for season_id, gen in zip(seasons, gens, strict=True)
-    }
-
-
 def _glob(text: str) -> str:
     """A literal for a SCAN MATCH pattern (a season id is never a glob)."""
     return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
-
-
-def _int(raw: bytes | None) -> int | None:
-    return None if raw is None else int(raw)

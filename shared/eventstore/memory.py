@@ -225,6 +225,10 @@ class InMemoryEventStore:
         """The position of the last event a reader can get now (0 when there is none)."""
         return len(self._log)
 
+    async def season_count(self) -> int:
+        """How many seasons have events."""
+        return len(self._streams)
+
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""
         return sorted(self._streams)

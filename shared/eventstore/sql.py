@@ -44,6 +44,7 @@ SET_CHAIN = "UPDATE streams SET chain = $2 WHERE season_id = $1"
 STREAM_VERSION = "SELECT version FROM streams WHERE season_id = $1"
 STREAM_LAST_HASH = "SELECT last_hash, chain FROM streams WHERE season_id = $1"
 STREAM_VERSIONS = "SELECT season_id, version FROM streams"
+SEASON_COUNT = "SELECT count(*) FROM streams"
 LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 
 # $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,

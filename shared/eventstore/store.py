@@ -310,6 +310,11 @@ class PostgresEventStore(CommitOrderReads):
             rows = await conn.fetch(sql.STREAM_VERSIONS)
         return {row["season_id"]: int(row["version"]) for row in rows}
 
+    async def season_count(self) -> int:
+        """How many seasons have events (the metrics' gauge: counted by PostgreSQL)."""
+        async with Checkout(self._pool) as conn:
+            return int(await conn.fetchval(sql.SEASON_COUNT))
+
     async def list_seasons(self) -> list[str]:
         """Every season with at least one event, sorted."""
         async with Checkout(self._pool) as conn:

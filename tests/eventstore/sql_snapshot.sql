@@ -245,6 +245,10 @@ SELECT position, season_id, version, event_id, type, data, metadata::text AS met
     recorded_at, prev_hash, hash FROM events WHERE season_id = $1 AND version > $2 ORDER BY version
 ;
 
+-- ==== sql.SEASON_COUNT
+SELECT count(*) FROM streams
+;
+
 -- ==== sql.SET_CHAIN
 UPDATE streams SET chain = $2 WHERE season_id = $1
 ;

@@ -42,14 +42,14 @@ def test_the_cross_season_keys_share_one_hash_tag_that_is_no_seasons():
         board("sb", "han_scores"),
         han_memleket("sb", 6),
         swept("sb"),
-        sweep_mark("sb"),
+        sweep_mark("sb", "reader"),
     ]
     assert names == [
         "sb:{x}:seasons",
         "sb:{x}:boards:han_scores",
         "sb:{x}:boards:han_memleket:6",
         "sb:{x}:swept",
-        "sb:{x}:sweep-mark",
+        "sb:{x}:sweep-mark:reader",
     ]
     assert all(n.startswith(cross("sb", "")) for n in names)
     assert "{x}" not in Keys("sb", "x", 1).base  # a season called x has a tag of its own

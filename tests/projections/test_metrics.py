@@ -97,3 +97,48 @@ async def test_metrics_count_append_statements_and_the_appends_grouped_in_them(
     assert _value(text, "seksenbir_append_statements_total") == stats.statements
     assert _value(text, "seksenbir_appends_total") == stats.appends
     assert _value(text, "seksenbir_append_group_splits_total") == stats.splits
+
+
+async def test_adr_147_a_scrape_after_the_first_reads_only_the_seasons_that_moved(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    monkeypatch: Any,
+):
+    """Before, every scrape read every season ever made (the API's event loop held ~0.3–0.6 s
+    at 20,000 seasons). After the first, a scrape reads the seasons appended to since the last
+    and those behind then, and its gauges are the ones a read of every season gives."""
+    from services.projections import positions as positions_module
+
+    read: list[list[str] | None] = []
+    real = positions_module.positions
+
+    async def positions(store, redis_, prefix_, versions=None):  # type: ignore[no-untyped-def]
+        read.append(None if versions is None else sorted(versions))
+        return await real(store, redis_, prefix_, versions)
+
+    monkeypatch.setattr(positions_module, "positions", positions)
+    chunks = {s: list(season_chunks(30 + n, s)) for n, s in enumerate(("a", "b", "c"))}
+    projector = Projector(memory_store, redis, prefix)
+    for season_id, chunk in chunks.items():
+        await append_chunk(memory_store, season_id, chunk[0], "chunk/0")
+        await projector.catch_up(season_id)
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+
+        async def gauges() -> tuple[float, float, float]:
+            text = (await client.get("/metrics")).text
+            return (
+                _value(text, "seksenbir_seasons"),
+                _value(text, "seksenbir_projection_seasons_behind"),
+                _value(text, "seksenbir_projection_events_behind"),
+            )
+
+        assert await gauges() == (3, 0, 0)
+        await append_chunk(memory_store, "b", chunks["b"][1], "chunk/1")  # not projected yet
+        await append_chunk(memory_store, "d", next(season_chunks(40, "d")), "chunk/0")
+        d_events = await memory_store.stream_version("d")
+        assert await gauges() == (4, 2, len(chunks["b"][1]) + d_events)
+        await projector.catch_up("b")
+        assert await gauges() == (4, 1, d_events)
+        assert await gauges() == (4, 1, d_events)
+    assert read == [None, ["b", "d"], ["b", "d"], ["d"]]

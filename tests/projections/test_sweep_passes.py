@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from services.projections import projector as projector_module
+from services.projections import positions as positions_module
 from services.projections.projector import Projector
 from shared.eventstore import InMemoryEventStore
 from tests.projections.support import append_chunk, assert_rebuild_equal, season_chunks
@@ -20,7 +20,7 @@ SEASONS = ("first", "second", "third")
 def read_passes(monkeypatch: pytest.MonkeyPatch) -> list[list[str] | None]:
     """Each pass's seasons read: their ids, or None for a pass over every season."""
     passes: list[list[str] | None] = []
-    real = projector_module.positions
+    real = positions_module.positions
 
     async def positions(  # type: ignore[no-untyped-def]
         store, redis, prefix, versions=None
@@ -28,7 +28,7 @@ def read_passes(monkeypatch: pytest.MonkeyPatch) -> list[list[str] | None]:
         passes.append(None if versions is None else sorted(versions))
         return await real(store, redis, prefix, versions)
 
-    monkeypatch.setattr(projector_module, "positions", positions)
+    monkeypatch.setattr(positions_module, "positions", positions)
     return passes
 
 
@@ -104,7 +104,7 @@ async def test_a_log_that_lost_the_sweeps_place_is_read_whole(
     shorter = InMemoryEventStore(clock=memory_store._clock)  # the same clock
     chunk = next(season_chunks(40, "first"))
     await append_chunk(shorter, "first", chunk[:3], "chunk/0")
-    projector.store = shorter
+    projector.store = projector._positions.store = shorter  # the sweep's reader reads it too
     await projector.sweep(behind)
     assert passes == [None]
 
@@ -118,7 +118,7 @@ async def test_every_full_sweep_th_pass_reads_every_season(
     """The belt to the braces: whatever made a season fall behind without an event (a Redis
     Cluster node restarted empty, which a mark on another slot outlives), a full pass finds it
     within FULL_SWEEP passes."""
-    monkeypatch.setattr(projector_module, "FULL_SWEEP", 3)
+    monkeypatch.setattr(positions_module, "FULL_SWEEP", 3)
     projector, behind, _ = await caught_up(memory_store, redis, prefix)
     passes = read_passes(monkeypatch)
     for _ in range(6):
