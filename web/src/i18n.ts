@@ -88,6 +88,11 @@ const TEXTS = {
   targetMilis: ['milise saldırı', 'attack on milis'],
   cancel: ['Vazgeç', 'Cancel'],
   orders: ['Emirler', 'Orders'],
+  // the two order cards, each with a title of its own: the picked province's panel, and the
+  // set of this Divan's orders (it said "Emirler" on both)
+  orderPanel: ['Seçili il', 'Province picked'],
+  orderPanelFor: ['Seçili il: {p}', 'Province picked: {p}'],
+  orderSet: ['Bu Divan’ın emirleri', 'This Divan’s orders'],
   pickProvince: [
     'Haritada ya da listede illerinden birini seç.',
     'Pick one of your provinces on the map or in the list.',

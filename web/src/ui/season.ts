@@ -164,7 +164,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // on a phone the whole country is small: start close to the player's memleket
     if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
     const info = h('section', { class: 'info', 'aria-label': t('season') });
-    const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-live': 'polite', tabindex: -1 });
+    const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-labelledby': 'panel-h', 'aria-live': 'polite', tabindex: -1 });
     const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
     const report = h('section', { class: 'card report', 'aria-labelledby': 'report-h' });
@@ -305,11 +305,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const p = st.selected;
       if (st.me && st.me.next_divan === null) {
         // after Divan 16 (the Kurultay, the end) no order has a Divan to count for
-        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, t('noMoreOrders')));
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, t('noMoreOrders')));
         return;
       }
       if (p === null || !st.map) {
-        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
         return;
       }
       const here = st.map.provinces[String(p)];
@@ -384,7 +384,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: beyName(owner) })) : null,
         spendBox(p),
       );
-      panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
+      panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanelFor', { p: nameOf(p) })), ...body.filter((b) => b !== null));
     }
 
     function spendBox(p: number): HTMLElement | null {
@@ -623,7 +623,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           )
         : null;
       const parts: (HTMLElement | null)[] = [
-        h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
+        h('h2', { id: 'orders-h' }, t('orderSet'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
         h('ul', { class: 'set' }, ...items),
         locked && seat !== null ? h('p', { class: 'note', id: 'locked-note' }, t('lockedNote')) : null,
         st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
