@@ -71,6 +71,11 @@ interface State {
   busy: boolean;
   refusal: { province: number | null; text: string; members: string } | null;
   joinPick: number | null; // the memleket picked to join (on the map or in the list)
+  // what the player chose in the offer form and the Kurultay's, kept across reads: each read
+  // draws the forms again, and a choice in the middle of being made must survive it
+  offerTo: number | null;
+  offerKind: 'pact' | 'alliance';
+  voteFor: number | null;
   sentNote: string;
 }
 
@@ -112,6 +117,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       refusal: null,
       sentNote: '',
       joinPick: null,
+      offerTo: null,
+      offerKind: 'pact',
+      voteFor: null,
     };
     let seat = saved?.seat ?? null;
     let token = saved?.token ?? null;
@@ -443,9 +451,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const running = st.status?.phase === 'running' && !st.busy;
       const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
       const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
-      for (const n of seats) to.append(h('option', { value: n }, beyName(n)));
+      for (const n of seats) to.append(h('option', { value: n, selected: n === st.offerTo }, beyName(n)));
+      to.addEventListener('change', () => (st.offerTo = Number(to.value)));
       const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
-      kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
+      for (const k of ['pact', 'alliance'] as const) kind.append(h('option', { value: k, selected: k === st.offerKind }, t(k)));
+      kind.addEventListener('change', () => (st.offerKind = kind.value === 'alliance' ? 'alliance' : 'pact'));
       const form = h(
         'form',
         { class: 'actions' },
@@ -553,7 +563,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       kurultay.hidden = false;
       const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
-      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat, selected: b.seat === st.voteFor }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
+      pickSeat.addEventListener('change', () => (st.voteFor = Number(pickSeat.value)));
       const form = h(
         'form',
         {},

@@ -294,9 +294,15 @@ async function steps(page, base, name, touch) {
   await page.getByRole('button', { name: 'Make an offer' }).click();
   // seat 2 is a computer bey: named by its memleket, "<il> Beyi"
   await page.locator('section.diplomacy').getByText(/You offered .+ Beyi a Pact/).waitFor();
-  // withdrawn before the Divan, then made again
+  // withdrawn before the Divan, then made again. Meanwhile the form holds another
+  // choice, half made: the reads the withdrawal brings draw the form again and keep it
+  await page.locator('#offer-to').selectOption('3');
+  await page.locator('#offer-kind').selectOption('alliance');
   await page.getByRole('button', { name: /^Withdraw: .+ Beyi$/ }).click();
   await page.locator('.offers-out li[data-to="2"]').waitFor({ state: 'detached' });
+  await waitFor('the status line after the withdrawal', async () => /withdrawn/.test((await page.locator('#notice').textContent()) ?? ''));
+  assert.equal(await page.locator('#offer-to').inputValue(), '3', 'a choice in the offer form survives a read');
+  assert.equal(await page.locator('#offer-kind').inputValue(), 'alliance', 'a choice in the offer form survives a read');
   await page.locator('#offer-to').selectOption('2');
   await page.locator('#offer-kind').selectOption('pact');
   await page.getByRole('button', { name: 'Make an offer' }).click();
