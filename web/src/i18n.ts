@@ -112,6 +112,15 @@ const TEXTS = {
   resolving: ['Divan toplanıyor…', 'The Divan is meeting…'],
   report: ['Divan raporu', 'Divan report'],
   pastDivans: ['Geçmiş Divanlar', 'Past Divans'],
+  // the bey's own seal line (logic/seal.ts): in words, the salt and digest for those who verify
+  sealWords: [
+    '{n}. Divan emirlerin kilitte mühürlendi: o anda gönderdiğin emirler çözüldü, sonradan kimse değiştiremez. Mühür herkese açık raporda.',
+    'Your orders for Divan {n} were sealed at the lock: the orders you had sent are the ones resolved, and nobody can change them afterwards. The seal is in the public report.',
+  ],
+  sealVerify: ['Doğrulamak isteyene: tuz ve özet', 'For those who verify: salt and digest'],
+  sealSalt: ['Tuz (yalnız sende)', 'Salt (yours alone)'],
+  sealDigest: ['Özet (herkese açık raporda)', 'Digest (in the public report)'],
+  sealRecipe: ['SHA-256(tuz ‖ gönderdiğin emirlerin kanonik JSON’u) = özet', 'SHA-256(salt ‖ the canonical JSON of the orders you sent) = digest'],
   showDivan: ['Gösterilen Divan', 'Divan shown'],
   publicLines: ['Herkese açık', 'Public'],
   privateLines: ['Yalnızca sana', 'Only for you'],

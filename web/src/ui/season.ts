@@ -33,6 +33,7 @@ import {
 } from '../logic/orders';
 import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { namedLine } from '../logic/lines';
+import { sealWords } from '../logic/seal';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -166,6 +167,25 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       };
       const parts = namedLine(text, (n) => (beyName(n) !== seatForm(n) ? beyName(n) : null), seatForm, missionName);
       return h('li', { 'data-kind': l.kind }, before, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
+    }
+
+    /** The bey's own seal line in words; its salt and digest in a details element, for those
+     * who verify (logic/seal.ts). */
+    function sealItem(l: { kind: string; data: Record<string, unknown> }): HTMLElement | null {
+      const seal = sealWords(l, lang());
+      if (!seal) return null;
+      return h(
+        'li',
+        { 'data-kind': l.kind },
+        seal.words,
+        h(
+          'details',
+          { class: 'seal' },
+          h('summary', {}, t('sealVerify')),
+          h('dl', {}, h('dt', {}, t('sealSalt')), h('dd', {}, h('code', {}, seal.salt)), h('dt', {}, t('sealDigest')), h('dd', {}, h('code', {}, seal.digest))),
+          h('p', { class: 'small' }, t('sealRecipe')),
+        ),
+      );
     }
 
     const map = new ProvinceMap((plate) => pick(plate, true));
@@ -694,7 +714,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => lineItem(l))),
       );
       if (priv) {
-        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => lineItem(l))));
+        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => sealItem(l) ?? lineItem(l))));
       }
       if (token && shown !== null) {
         const battles = st.battles.get(shown) ?? [];

@@ -153,6 +153,13 @@ async function steps(page, base, name, touch) {
   await waitFor('the report of Divan 1', async () => (await page.locator('section.info h1').textContent()).includes('Divan 1'));
   assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
   assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
+  // the own seal line (ADR-57) in words; its salt and digest only inside a closed details
+  const seal = page.locator('ul.lines.private li[data-kind="orders_sealed"]');
+  assert.match(await seal.innerText(), /^1\. Divan emirlerin kilitte mühürlendi/);
+  assert.doesNotMatch(await seal.innerText(), /[0-9a-f]{16}/, 'no hex said to a player');
+  await seal.locator('details summary').click();
+  assert.equal((await seal.locator('details code').allTextContents()).filter((x) => /^[0-9a-f]{64}$/.test(x)).length, 2, 'salt and digest for those who verify');
+  await seal.locator('details summary').click();
   assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
   // readable at any width: the table fits the screen, the names keep most of it, and a rank or
   // a figure never breaks across lines (a 360-px phone once showed "Anta/lya/Beyi", "1/0")
