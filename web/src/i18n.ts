@@ -213,6 +213,10 @@ const TEXTS = {
   offerAccepted: ['Kabul ettin: antlaşma Divan’da yürürlüğe girer.', 'Accepted: the treaty takes effect at the Divan.'],
   offerRejected: ['Teklifi reddettin.', 'You rejected the offer.'],
   offerOutcomes: ['Tekliflerin sonucu', 'What became of the offers'],
+  // the stream's offer_answered, said to the bey that made the offer (logic/offers.ts)
+  offerWasAccepted: ['{b} teklifini kabul etti: antlaşma {n}. Divan’da yürürlüğe girer.', '{b} accepted your offer: the treaty takes effect at Divan {n}.'],
+  offerWasRejected: ['{b} teklifini reddetti.', '{b} rejected your offer.'],
+  offerWasWithdrawn: ['{b} için yaptığın teklif geri çekildi.', 'Your offer to {b} is withdrawn.'],
   withdraw: ['Geri çek', 'Withdraw'],
   withdrawFrom: ['Geri çek: {b}', 'Withdraw: {b}'],
   withdrawn: ['Teklif geri çekildi.', 'The offer is withdrawn.'],

@@ -43,7 +43,7 @@ import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket } from '../logic/join';
 import { membersText } from '../logic/problems';
-import { offerOutcomes } from '../logic/offers';
+import { offerAnsweredText, offerOutcomes } from '../logic/offers';
 import { caughtUp } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
@@ -1127,7 +1127,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           (event, data) => {
             // an offer made to this bey, or withdrawn: its offers and reports read again,
             // so an offer can be answered before the Divan that settles it
-            if ((event === 'offer_received' || event === 'offer_withdrawn') && !st.busy) void refresh().catch(() => undefined);
+            if ((event === 'offer_received' || event === 'offer_withdrawn' || event === 'offer_answered') && !st.busy) void refresh().catch(() => undefined);
+            // what became of an offer this bey made (accepted, rejected; withdrawn on any of its
+            // devices): said on the status line at once, before the Divan that settles it
+            if (event === 'offer_answered') {
+              const said = offerAnsweredText(data, beyName, lang());
+              if (said) notice(said);
+            }
             if (event === 'chat_message') chat?.poke(); // ADR-94: the chat reads its channels again
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now
