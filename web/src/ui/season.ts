@@ -34,6 +34,7 @@ import {
 import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { namedLine } from '../logic/lines';
 import { sealWords } from '../logic/seal';
+import { findFocus, focusKey, type FocusKey } from '../logic/focus';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -375,17 +376,26 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           step: 1,
           value: st.units,
         }) as HTMLInputElement;
+        const note = h('p', { class: 'note', id: 'clamp' });
+        const sayClamp = () => {
+          const { sent, clamped } = clamp(units, st.units);
+          note.className = clamped ? 'note warn' : 'note';
+          note.replaceChildren(t('clampNote', { max: maxSent(units) }), clamped ? ` (${sent})` : '');
+        };
+        sayClamp();
+        // only the clamp's note changes: the panel is not drawn again, so a Tab after the
+        // number goes on to the targets (drawn again, the focus fell to the page)
         input.addEventListener('change', () => {
           const n = parseUnits(input.value);
           if (n !== null) st.units = n;
-          render();
+          input.value = String(st.units);
+          sayClamp();
         });
-        const { sent, clamped } = clamp(units, st.units);
         body.push(
           h('label', { for: 'units' }, t('howMany')),
           ' ',
           input,
-          h('p', { class: clamped ? 'note warn' : 'note', id: 'clamp' }, t('clampNote', { max: maxSent(units) }), clamped ? ` (${sent})` : ''),
+          note,
           h('p', {}, t('chooseTarget')),
         );
         const tl = h('ul', { class: 'targets' });
@@ -508,9 +518,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', 'data-from': o.from, disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', 'data-from': o.from, disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
                   ),
             ),
           ),
@@ -958,8 +968,36 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       map.news(newsPlates(newsCard(pub?.lines ?? [], st.board.news), st.board.regions));
     }
 
+    // A render draws the cards' contents anew: the element holding the focus is replaced, and a
+    // keyboard's focus fell to the page (an arrow on the order kind, a Tab after the units, an
+    // order made, an offer answered). The focus goes to the same control drawn again (logic/
+    // focus.ts: by its id, else its kind and words), or, where none is left or it is disabled
+    // for now (a command under way), to its card, and to the control again once it is back.
+    let focusWanted: { key: FocusKey; card: HTMLElement } | null = null;
     function render(): void {
       if (gone) return;
+      const active = document.activeElement;
+      const card = active instanceof HTMLElement ? active.closest<HTMLElement>('section.card') : null;
+      if (active instanceof HTMLElement && card && active !== card && main.contains(active)) focusWanted = { key: focusKey(active), card };
+      else if (active !== document.body && active !== focusWanted?.card) focusWanted = null;
+      draw();
+      const now = document.activeElement;
+      if (!focusWanted || (now !== document.body && now !== focusWanted.card && now?.isConnected)) return;
+      const { card: home, key } = focusWanted;
+      const again = findFocus(home, key);
+      if (again && !('disabled' in again && again.disabled)) {
+        again.focus({ preventScroll: true });
+        focusWanted = null;
+        return;
+      }
+      if (now === document.body || !now?.isConnected) {
+        if (!home.hasAttribute('tabindex')) home.setAttribute('tabindex', '-1');
+        home.focus({ preventScroll: true });
+      }
+      if (!again) focusWanted = null; // gone for good (an order made, an offer answered)
+    }
+
+    function draw(): void {
       // watching a season not saved here: no order panel, set or list
       panel.hidden = orders.hidden = list.hidden = seat === null;
       renderInfo();

@@ -97,16 +97,38 @@ async function steps(page, base, name, touch) {
   await waitFor('the order count', async () => (await page.locator('#order-count').textContent()) === '1 / 1 emir');
   assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
 
-  // The same in the list, by keyboard: Destek with 12 asked, clamped to 5
+  // The same in the list, by keyboard alone (Tab, arrows, typing, Enter): Destek with 12
+  // asked, clamped to 5. Each redraw of the panel keeps the focus where it was (it fell to the
+  // page after an arrow on the order kind and after a Tab from the number), and it is seen.
+  const focused = () => page.evaluate(() => {
+    const e = document.activeElement;
+    return e === document.body ? 'the page' : e.id || (e.dataset.target ? `target ${e.dataset.target}` : e.tagName);
+  });
+  const ring = () => page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   await page.getByRole('button', { name: 'Emir ver: Ankara' }).focus();
   await page.keyboard.press('Enter');
-  await page.locator('#kind-support').check();
-  await page.locator('#units').fill('12');
-  await page.locator('#units').press('Tab');
+  assert.equal(await focused(), 'order-panel');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'kind-advance');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), 'kind-support', 'the order kind keeps the focus when the panel is drawn again');
+  assert.ok(await page.locator('#kind-support').isChecked());
+  assert.equal(await ring(), 'solid', 'the focus is seen');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'units');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+  await page.keyboard.type('12');
+  await page.keyboard.press('Tab');
   await waitFor('the clamp warning', async () => /\(5\)/.test(await page.locator('#clamp').textContent()));
-  await page.locator('#order-panel button.target[data-target="71"]').focus();
+  assert.match(await focused(), /^target \d+$/, 'a Tab from the number goes on to the targets');
+  for (let i = 0; i < 12 && (await focused()) !== 'target 71'; i++) await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'target 71');
+  assert.equal(await ring(), 'solid', 'the focus is seen');
   await page.keyboard.press('Enter');
   assert.match(await page.locator('ul.set').textContent(), /Ankara: Destek 12 birlik → Kırıkkale/);
+  assert.equal(await focused(), 'order-panel', 'an order made leaves the focus in its panel, not on the page');
+  await page.keyboard.press('Tab');
+  assert.match(await page.evaluate(() => document.activeElement.textContent), /^(Kaldır|Emirleri gönder)$/, 'the next Tab reaches the order set');
   assert.match(await page.locator('table tr[data-plate="6"]').textContent(), /Destek/);
   // and back to İlerle from the list
   await page.getByRole('button', { name: 'Emir ver: Ankara' }).click();
