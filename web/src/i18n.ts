@@ -62,6 +62,7 @@ const TEXTS = {
   zoomOut: ['Uzaklaştır', 'Zoom out'],
   zoomReset: ['Haritayı sığdır', 'Fit the map'],
   units: ['Birlik', 'Units'],
+  unitsN: ['{n} birlik', '{n:unit|units}'],
   milis: ['milis', 'milis'],
   sur: ['sur', 'sur'],
   owner: ['Sahibi', 'Owner'],

@@ -682,9 +682,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return h(
           'tr',
           { 'data-plate': p },
-          h('th', { scope: 'row' }, `${p} ${nameOf(p)}`),
-          h('td', {}, String(units)),
-          h('td', {}, order ? orderText(order) : t('hold')),
+          // below 600 px the units and the order go under the province (style.css), not in
+          // columns of their own: with the button the row was wider than a phone's list card
+          // ("Give an order" half outside it, behind a sideways scroll)
+          h('th', { scope: 'row' }, `${p} ${nameOf(p)}`, h('span', { class: 'sub' }, `${t('unitsN', { n: units })} · ${order ? orderText(order) : t('hold')}`)),
+          h('td', { class: 'wide' }, String(units)),
+          h('td', { class: 'wide' }, order ? orderText(order) : t('hold')),
           h('td', {}, h('button', { type: 'button', 'aria-label': t('giveOrderFor', { p: nameOf(p) }), onclick: () => pick(p) }, t('giveOrder'))),
         );
       });
@@ -693,7 +696,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('provinces')), h('th', { scope: 'col' }, t('units')), h('th', { scope: 'col' }, t('orders')), h('th', { scope: 'col' }, ''))),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('provinces')), h('th', { scope: 'col', class: 'wide' }, t('units')), h('th', { scope: 'col', class: 'wide' }, t('orders')), h('th', { scope: 'col' }, ''))),
           h('tbody', {}, ...rows),
         ),
       );

@@ -250,6 +250,13 @@ async function steps(page, base, name, touch) {
   await page.getByRole('heading', { name: 'Divan report' }).waitFor();
   await waitFor('English lines', async () => /Bey \d+/.test(await page.locator('table.leaderboard').textContent()));
   await shot('6-english');
+  // each row's button of the list is whole on screen in either language, at either size (at
+  // 360 px "Give an order" once sat half outside the list's card, behind a sideways scroll)
+  const clipped = await page.locator('section.list').evaluate((card) => {
+    const box = card.getBoundingClientRect();
+    return [...card.querySelectorAll('tbody button')].filter((b) => b.getBoundingClientRect().right > box.right - 1).map((b) => b.textContent);
+  });
+  assert.deepEqual(clipped, [], 'the list’s buttons are whole inside its card');
 
   // The event stream is connected (a ticket, then the stream)
   await waitFor('the live connection', async () => /connected/.test(await page.locator('p.stream').textContent()));
