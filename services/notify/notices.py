@@ -41,6 +41,10 @@ _RTL = re.compile(
 )
 
 
+# a seat named in a report line, in each language's form
+_SEAT = {"tr": re.compile(r"\b(\d+)\. bey"), "en": re.compile(r"\bBey (\d+)\b")}
+
+
 @dataclass(frozen=True, slots=True)
 class Names:
     """How a notice names a bey (R-15.5, as every screen does): its chosen name, a computer
@@ -49,6 +53,22 @@ class Names:
     around it into its run. From the season's state; none known: every bey by its seat."""
 
     state: SeasonState | None = None
+
+    def line(self, text: str, lang: str) -> str:
+        """A report line (which names seats, "3. bey" / "Bey 3") as a sentence of a notice:
+        the names of the seats it names after it, each once, as the screens show them
+        ("… (3. bey: Ayşe)"), and a full stop."""
+        seats = dict.fromkeys(int(m) for m in _SEAT[lang].findall(text))
+        named = []
+        for seat in seats:
+            tr, en = self.of(seat)
+            name = tr if lang == "tr" else en
+            form = f"{seat}. bey" if lang == "tr" else f"Bey {seat}"
+            if name != form:
+                named.append(f"{form}: {name}")
+        text = text.rstrip()
+        text += f" ({' · '.join(named)})" if named else ""
+        return text if text.endswith((".", "!", "?")) else f"{text}."
 
     def of(self, seat: int) -> tuple[str, str]:
         st = self.state
@@ -106,7 +126,7 @@ def notices(
         case ev.BattlesResolved(divan=divan, battles=battles):
             yield from _attacked(key, divan, battles)
         case ev.DivanResolved():
-            yield from _resolved(key, event)
+            yield from _resolved(key, event, names)
         case ev.KurultayHeld():
             yield Notice(
                 f"{key}/kurultay",
@@ -160,7 +180,7 @@ def _attacked(key: str, divan: int, battles: tuple[ev.BattleRecord, ...]) -> Ite
         )
 
 
-def _resolved(key: str, event: ev.DivanResolved) -> Iterator[Notice]:
+def _resolved(key: str, event: ev.DivanResolved, names: Names) -> Iterator[Notice]:
     n = event.divan
     yield Notice(
         f"{key}/resolved",
@@ -170,13 +190,18 @@ def _resolved(key: str, event: ev.DivanResolved) -> Iterator[Notice]:
         {"divan": n},
     )
     for seat, lines in sorted(event.private.items()):  # each bey its own lines, nobody else's
+        # the own seal (ADR-57: salt and digest in hex) is for verifying, in the report; not
+        # a sentence for a notification
+        said = [line for line in lines if line.kind != "orders_sealed"]
+        tr = [names.line(x.tr, "tr") for x in said]
+        en = [names.line(x.en, "en") for x in said]
         yield Notice(
             f"{key}/resolved/{seat}",
             "divan_resolved",
             seat,
             {
-                "tr": " ".join([f"{n}. Divan toplandı.", *(line.tr for line in lines)]),
-                "en": " ".join([f"Divan {n} is resolved.", *(line.en for line in lines)]),
+                "tr": " ".join([f"{n}. Divan toplandı.", *tr]),
+                "en": " ".join([f"Divan {n} is resolved.", *en]),
             },
             {"divan": n},
         )

@@ -301,3 +301,36 @@ async def test_offer_notices_name_the_beys_by_their_names(memory_api: Api) -> No
         "tr": f"{n}. bey size bir saldırmazlık antlaşması önerdi.",
         "en": f"Bey {n} offers you a non-aggression pact.",
     }
+
+
+def test_a_divan_notice_says_its_lines_as_sentences_with_names_and_no_seal() -> None:
+    """A bey's `divan_resolved` notice ran its report lines together with no stop between
+    them, named beys by seat only, and began with the own seal's salt and digest in hex (for
+    verifying, ADR-57: it stays in the report). Now each line is a sentence, the names of the
+    seats it names after it as on the screens (R-15.5), and the seal is left out."""
+    from shared.domain.state import Bey, SeasonState
+
+    state = SeasonState(beys=(Bey(seat=1, memleket=6), Bey(seat=2, memleket=34)), names={2: "Bora"})
+    line = lambda kind, tr, en: ReportLine(kind=kind, data={}, tr=tr, en=en)  # noqa: E731
+    event = ev.DivanResolved(
+        divan=1,
+        public=(),
+        private={
+            1: (
+                line("orders_sealed", f"1. Divan emirleriniz mühürlendi: tuz {'a' * 64}", "x"),
+                line(
+                    "offer",
+                    "2. bey saldırmazlık antlaşması teklifinizi reddetti",
+                    "Bey 2 rejected your non-aggression pact offer",
+                ),
+                line("conquest", "1. bey Kırıkkale ilini aldı", "Bey 1 took Kırıkkale"),
+            )
+        },
+    )
+    (mine,) = [n for n in notices("s1", 40, event, state) if n.seat == 1]
+    assert mine.texts == {
+        "tr": "1. Divan toplandı. 2. bey saldırmazlık antlaşması teklifinizi reddetti "
+        "(2. bey: Bora). 1. bey Kırıkkale ilini aldı.",
+        "en": "Divan 1 is resolved. Bey 2 rejected your non-aggression pact offer (Bey 2: Bora). "
+        "Bey 1 took Kırıkkale.",
+    }
