@@ -71,11 +71,11 @@ def _summary(step: Any, lang: str) -> dict[str, Any]:
 
 def _simulate(args: argparse.Namespace) -> int:
     from shared.domain.simulate import season
-    from shared.domain.state import NAMED_REPORT_VERSION
+    from shared.domain.state import API_REPORT_VERSION
 
     steps = []
-    # the report version of the seasons the API creates (ADR-62: one language per line)
-    for step in season(args.seed, args.divans, report_version=NAMED_REPORT_VERSION):
+    # the report version of the seasons the API creates (ADR-62, ADR-157)
+    for step in season(args.seed, args.divans, report_version=API_REPORT_VERSION):
         if step.divan == 0:
             continue
         summary = _summary(step, args.lang)

@@ -38,7 +38,7 @@ from shared.domain.decide import decide
 from shared.domain.evolve import evolve, fold
 from shared.domain.map import game_map
 from shared.domain.state import (
-    NAMED_REPORT_VERSION,
+    API_REPORT_VERSION,
     PressMode,
     SeasonState,
 )
@@ -77,7 +77,7 @@ async def create_season(
         seed=seed if seed is not None else secrets.randbits(63),
         mode="trial",
         seed_salt=secrets.token_hex(16),
-        report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
+        report_version=API_REPORT_VERSION,  # sealed (ADR-57), one language (ADR-62), ADR-157
         counts_on_boards=seed is None,
         at=now,
     )
@@ -131,7 +131,7 @@ async def create_live_season(
             seed=secrets.randbits(63),
             mode="live",
             seed_salt=secrets.token_hex(16),
-            report_version=NAMED_REPORT_VERSION,  # sealed orders (ADR-57), one language (ADR-62)
+            report_version=API_REPORT_VERSION,  # sealed (ADR-57), one language (ADR-62), ADR-157
             counts_on_boards=True,  # the domain drops it for a compressed calendar
             registration_closes_at=registration_closes_at,
             divan_interval_seconds=interval_seconds,

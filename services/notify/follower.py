@@ -49,7 +49,7 @@ class Follower:
             state = evolve(state, event)
             version = e.version
             if e.version > cursor:
-                fresh.extend(notices(season_id, e.version, event))
+                fresh.extend(notices(season_id, e.version, event, state))
         self._states[season_id] = (version, state)
         await self._deliver(season_id, fresh)
         await self._warn(season_id, state)

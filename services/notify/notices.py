@@ -8,12 +8,15 @@ provinces it was attacked in; never another bey's orders, gold or missions (R-14
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from shared.domain import events as ev
 from shared.domain.admin import ADMIN_ACTS
+from shared.domain.map import game_map
+from shared.domain.names import display_name
 from shared.domain.report_lines import TREATY
 from shared.domain.state import SeasonState
 
@@ -32,9 +35,58 @@ class Notice:
     data: dict[str, object] = field(default_factory=dict)
 
 
-def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
-    """The notices stored event `version` of a season gives."""
+# right-to-left letters (the client's logic/format.ts RTL): a name holding them is isolated
+_RTL = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
+
+
+# a seat named in a report line, in each language's form
+_SEAT = {"tr": re.compile(r"\b(\d+)\. bey"), "en": re.compile(r"\bBey (\d+)\b")}
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """How a notice names a bey (R-15.5, as every screen does): its chosen name, a computer
+    bey's given one ("Konya Beyi"), else its seat form in each language ("3. bey", "Bey 3").
+    A name holding right-to-left letters is isolated (FSI … PDI), so it never takes the words
+    around it into its run. From the season's state; none known: every bey by its seat."""
+
+    state: SeasonState | None = None
+
+    def line(self, text: str, lang: str) -> str:
+        """A report line (which names seats, "3. bey" / "Bey 3") as a sentence of a notice:
+        the names of the seats it names after it, each once, as the screens show them
+        ("… (3. bey: Ayşe)"), and a full stop."""
+        seats = dict.fromkeys(int(m) for m in _SEAT[lang].findall(text))
+        named = []
+        for seat in seats:
+            tr, en = self.of(seat)
+            name = tr if lang == "tr" else en
+            form = f"{seat}. bey" if lang == "tr" else f"Bey {seat}"
+            if name != form:
+                named.append(f"{form}: {name}")
+        text = text.rstrip()
+        text += f" ({' · '.join(named)})" if named else ""
+        return text if text.endswith((".", "!", "?")) else f"{text}."
+
+    def of(self, seat: int) -> tuple[str, str]:
+        st = self.state
+        bey = next((b for b in st.beys if b.seat == seat), None) if st else None
+        if st is None or bey is None or (seat not in st.names and not bey.computer):
+            return f"{seat}. bey", f"Bey {seat}"
+        name = display_name(st.names, seat, bey.memleket, bey.computer)
+        name = f"\u2068{name}\u2069" if _RTL.search(name) else name
+        return name, name
+
+
+def notices(
+    season_id: str, version: int, event: ev.Event, state: SeasonState | None = None
+) -> Iterator[Notice]:
+    """The notices stored event `version` of a season gives; `state`: the season's after it
+    (the beys' names; without it every bey is named by its seat)."""
     key = f"{season_id}/{version}"
+    names = Names(state)
     match event:
         case ev.RegistrationClosed():
             yield Notice(
@@ -50,29 +102,31 @@ def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
             name, tr, en = notice
             yield Notice(f"{key}/admin", name, None, {"tr": tr, "en": en})
         case ev.TreatyOffered():
-            yield _offered(key, event)
+            yield _offered(key, event, names)
         case ev.OfferAnswered(frm=frm, to=to, answer=answer):
             done = "accepted" if answer == "accept" else "rejected"
             tr = "kabul etti" if answer == "accept" else "reddetti"
+            by_tr, by_en = names.of(to)
             yield Notice(
                 f"{key}/answer",
                 f"offer_{done}",
                 frm,
-                {"tr": f"{to}. bey önerinizi {tr}.", "en": f"Bey {to} {done} your offer."},
+                {"tr": f"{by_tr} önerinizi {tr}.", "en": f"{by_en} {done} your offer."},
                 {"by": to},
             )
         case ev.OfferWithdrawn(frm=frm, to=to):
+            by_tr, by_en = names.of(frm)
             yield Notice(
                 f"{key}/withdrawn",
                 "offer_withdrawn",
                 to,
-                {"tr": f"{frm}. bey önerisini geri çekti.", "en": f"Bey {frm} withdrew its offer."},
+                {"tr": f"{by_tr} önerisini geri çekti.", "en": f"{by_en} withdrew its offer."},
                 {"from": frm},
             )
         case ev.BattlesResolved(divan=divan, battles=battles):
             yield from _attacked(key, divan, battles)
         case ev.DivanResolved():
-            yield from _resolved(key, event)
+            yield from _resolved(key, event, names)
         case ev.KurultayHeld():
             yield Notice(
                 f"{key}/kurultay",
@@ -87,18 +141,19 @@ def notices(season_id: str, version: int, event: ev.Event) -> Iterator[Notice]:
             return
 
 
-def _offered(key: str, e: ev.TreatyOffered) -> Notice:
+def _offered(key: str, e: ev.TreatyOffered, names: Names) -> Notice:
     """An offer, told to the bey it was made to: the treaty in each language's words (as the
-    reports name it), never the API's code inside a sentence."""
+    reports name it), never the API's code inside a sentence; the offerer by its name."""
     tr_kind, en_kind = TREATY[e.kind]
     article = "an" if en_kind[0] in "aeiou" else "a"
+    by_tr, by_en = names.of(e.frm)
     return Notice(
         f"{key}/offer",
         "offer_received",
         e.to,
         {
-            "tr": f"{e.frm}. bey size bir {tr_kind} önerdi.",
-            "en": f"Bey {e.frm} offers you {article} {en_kind}.",
+            "tr": f"{by_tr} size bir {tr_kind} önerdi.",
+            "en": f"{by_en} offers you {article} {en_kind}.",
         },
         {"from": e.frm, "kind": e.kind},
     )
@@ -109,8 +164,10 @@ def _attacked(key: str, divan: int, battles: tuple[ev.BattleRecord, ...]) -> Ite
     for b in battles:
         if b.defender is not None and b.groups:
             hit.setdefault(b.defender, []).append(b.target)
+    names = game_map().names
     for seat, plates in sorted(hit.items()):
-        ils = ", ".join(str(p) for p in sorted(plates))
+        # the provinces by their names, as the reports and the map name them (not "6, 71")
+        ils = ", ".join(names[p] for p in sorted(plates))
         yield Notice(
             f"{key}/attacked/{seat}",
             "attacked",
@@ -123,7 +180,7 @@ def _attacked(key: str, divan: int, battles: tuple[ev.BattleRecord, ...]) -> Ite
         )
 
 
-def _resolved(key: str, event: ev.DivanResolved) -> Iterator[Notice]:
+def _resolved(key: str, event: ev.DivanResolved, names: Names) -> Iterator[Notice]:
     n = event.divan
     yield Notice(
         f"{key}/resolved",
@@ -133,13 +190,18 @@ def _resolved(key: str, event: ev.DivanResolved) -> Iterator[Notice]:
         {"divan": n},
     )
     for seat, lines in sorted(event.private.items()):  # each bey its own lines, nobody else's
+        # the own seal (ADR-57: salt and digest in hex) is for verifying, in the report; not
+        # a sentence for a notification
+        said = [line for line in lines if line.kind != "orders_sealed"]
+        tr = [names.line(x.tr, "tr") for x in said]
+        en = [names.line(x.en, "en") for x in said]
         yield Notice(
             f"{key}/resolved/{seat}",
             "divan_resolved",
             seat,
             {
-                "tr": " ".join([f"{n}. Divan toplandı.", *(line.tr for line in lines)]),
-                "en": " ".join([f"Divan {n} is resolved.", *(line.en for line in lines)]),
+                "tr": " ".join([f"{n}. Divan toplandı.", *tr]),
+                "en": " ".join([f"Divan {n} is resolved.", *en]),
             },
             {"divan": n},
         )

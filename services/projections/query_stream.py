@@ -102,7 +102,9 @@ and the 200 answer's schema is one message (`<Event>Message`), told apart by `ev
   province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
   `offer_received` `{type, divan, from, kind}` (the bey's own: an offer was made to it, to be
   settled at Divan `divan`), `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer
-  made to it was withdrawn),
+  made to it was withdrawn), `offer_answered` `{type, divan, to, answer}` (the bey's own: an
+  offer it made to `to` was `accepted` or `rejected` before Divan `divan`, or `withdrawn` by
+  itself, told to its other devices),
   `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
 
 An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -127,7 +129,8 @@ it cannot read it, and EventSource resumes with its `Last-Event-ID`.
     summary="Server-sent events: Divan reports, betrayals, season (resumable)",
     what="server-sent events, resumable (`?ticket=…`, `?last_event_id=…`; "
     "[below](#the-event-stream)): `ready`, `divan_report`, `betrayals`, `private_report`, "
-    "`offer_received`, `offer_withdrawn`, `kurultay_report`, then `season_over` and the end",
+    "`offer_received`, `offer_withdrawn`, `offer_answered`, `kurultay_report`, then "
+    "`season_over` and the end",
     examples=EXAMPLES["events"],
     description=STREAM_DESCRIPTION,
     refusals=[STREAM, "bad_last_event_id", "invalid_parameter"],

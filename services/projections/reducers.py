@@ -152,8 +152,10 @@ def _offer_notices(
     the recipient's projected offers before the batch, the Divan from the event (live) or the
     Divan after the last one resolved (trial). An offer made is announced on the recipient's
     private stream too (`offer_received`), so a live screen shows it while it can still be
-    answered; a computer bey (a seat in `computers`) is told neither. The operations by the
-    version of the event they come from."""
+    answered; a computer bey (a seat in `computers`) is told neither. What becomes of an offer
+    before its Divan is told to its offerer's private stream (`offer_answered`: accepted or
+    rejected by its recipient, or withdrawn by the offerer itself, for its other devices).
+    The operations by the version of the event they come from."""
     meta = before.views.get("meta", {})
     upcoming = _dec(meta.get("next_divan")) or 1
     offered: dict[tuple[int, int], str] = {}
@@ -165,6 +167,11 @@ def _offer_notices(
             settled = e.divan if e.divan is not None else upcoming
             received = {"type": "offer_received", "divan": settled, "from": e.frm, "kind": e.kind}
             ops += announce(keys, at, [(e.to, received)], live, computers)
+        elif isinstance(e, ev.OfferAnswered):
+            settled = e.divan if e.divan is not None else upcoming
+            said = "accepted" if e.answer == "accept" else "rejected"
+            answered = {"type": "offer_answered", "divan": settled, "to": e.to, "answer": said}
+            ops += announce(keys, at, [(e.frm, answered)], live, computers)
         elif isinstance(e, ev.DivanResolved):
             upcoming = e.divan + 1
         elif isinstance(e, ev.OfferWithdrawn):
@@ -174,7 +181,8 @@ def _offer_notices(
             field = f"{WITHDRAWN_REPORT}{at}"
             ops.append(("HSET", keys.reports_private(e.to), field, j([msgspec.to_builtins(line)])))
             message = {"type": "offer_withdrawn", "divan": divan, "from": e.frm}
-            ops += announce(keys, at, [(e.to, message)], live, computers)
+            own = {"type": "offer_answered", "divan": divan, "to": e.to, "answer": "withdrawn"}
+            ops += announce(keys, at, [(e.to, message), (e.frm, own)], live, computers)
     return out
 
 

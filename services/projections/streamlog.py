@@ -113,6 +113,18 @@ class OfferWithdrawn(msgspec.Struct):
     frm: int = msgspec.field(name="from")
 
 
+class OfferAnswered(msgspec.Struct):
+    """What became of an offer the bey made to bey `to`, before Divan `divan` settles it:
+    `accepted` or `rejected` by `to` (the treaty takes effect at that Divan when accepted), or
+    `withdrawn` by the bey itself (told to its other devices). Its offers and reports at
+    `GET /seasons/{id}/me` (ticket only)."""
+
+    type: Literal["offer_answered"]
+    divan: int
+    to: int
+    answer: Literal["accepted", "rejected", "withdrawn"]
+
+
 class BetrayalLine(msgspec.Struct):
     """Who betrayed whom, where (R-14)."""
 
@@ -157,6 +169,7 @@ EVENTS: dict[str, type[msgspec.Struct]] = {
     "private_report": PrivateReport,
     "offer_received": OfferReceived,
     "offer_withdrawn": OfferWithdrawn,
+    "offer_answered": OfferAnswered,
     "betrayals": Betrayals,
     "kurultay_report": KurultayReport,
     "season_over": SeasonOver,

@@ -16,7 +16,7 @@ from shared.domain import commands as c
 from shared.domain import events as ev
 from shared.domain.decide import decide
 from shared.domain.season import seed_commitment
-from shared.domain.state import DIVANS, NAMED_REPORT_VERSION, SeasonState
+from shared.domain.state import API_REPORT_VERSION, DIVANS, SeasonState
 
 
 def after_divan(events: Sequence[ev.Event], divan: int) -> int | None:
@@ -59,7 +59,7 @@ def fork_events(
             seed_salt=salt,
             seed_commitment=seed_commitment(seed, salt),
             rules_version=source.rules_version,
-            report_version=NAMED_REPORT_VERSION,  # a new season: sealed orders, ADR-57, ADR-62
+            report_version=API_REPORT_VERSION,  # a new season: ADR-57, ADR-62, ADR-157
             counts_on_boards=False,
         ),
     )

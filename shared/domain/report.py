@@ -22,13 +22,18 @@ from shared.domain.events import (
 from shared.domain.map import game_map
 from shared.domain.rules.kinds import Dropped
 from shared.domain.seal import seat_salt
-from shared.domain.state import NAMED_REPORT_VERSION, REPORT_VERSION, SeasonState
+from shared.domain.state import (
+    NAMED_REPORT_VERSION,
+    REPORT_VERSION,
+    UPRISING_REPORT_VERSION,
+    SeasonState,
+)
 
 NEWS_TR = {
     "kuraklik": ("Kuraklık", "Drought"),
     "hasat": ("Hasat bereketi", "Bountiful harvest"),
     "bayram": ("Bayram", "Bayram"),
-    "yerel_isyan": ("Yerel isyan", "Local revolt"),
+    "yerel_isyan": ("Yerel isyan", "Local uprising"),  # "Local revolt" before version 5
     "seyyah_tuccar": ("Seyyah tüccar", "Travelling merchant"),
     "deprem": ("Deprem", "Earthquake"),
 }
@@ -42,6 +47,8 @@ def _news(e: NewsRevealed, version: int) -> ReportLine | None:
     if e.card is None:
         return None
     tr, en = NEWS_TR[e.card.card]
+    if e.card.card == "yerel_isyan" and version < UPRISING_REPORT_VERSION:
+        en = "Local revolt"  # the line seasons before report version 5 were resolved with
     where = e.card.region or (_il(e.province) if e.province else None)
     where_en = where
     if where is None and e.seat:

@@ -36,7 +36,14 @@ SEALED_REPORT_VERSION = 3
 # (it said "N. bey"), and "an alliance". Every season the API creates from then on (trial, live,
 # forks); a season keeps the version its SeasonCreated names, so older ones replay their lines.
 NAMED_REPORT_VERSION = 4
-REPORT_VERSIONS = (1, 2, SEALED_REPORT_VERSION, NAMED_REPORT_VERSION)
+# 5: one word for one event (ADR-157): the news line of Yerel isyan says "Local uprising" in
+# English, as the board's card, the rules and the glossary name it (it said "Local revolt").
+# Every season the API creates from then on (trial, live, forks) and `seksenbir simulate`; a
+# season keeps the version its SeasonCreated names, so older ones replay their lines.
+UPRISING_REPORT_VERSION = 5
+# the report version of every season the API creates (and the CLI simulates)
+API_REPORT_VERSION = UPRISING_REPORT_VERSION
+REPORT_VERSIONS = (1, 2, SEALED_REPORT_VERSION, NAMED_REPORT_VERSION, UPRISING_REPORT_VERSION)
 
 
 def perde(divan: int) -> int:

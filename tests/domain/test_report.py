@@ -244,6 +244,34 @@ def test_issue_11_a_news_card_drawn_for_a_bey_names_it_in_the_readers_language()
         assert line.en == "News: Travelling merchant (12. bey)"
 
 
+def test_adr_157_the_news_line_of_yerel_isyan_says_uprising_as_the_card_does() -> None:
+    """R-8.2: one word for one event. The board's card, the rules and the glossary call Yerel
+    isyan a "Local uprising"; its report line said "Local revolt". From report version 5 the
+    line says "Local uprising" (the card's own English name); older seasons keep the line they
+    were resolved with (a re-run must reproduce the record, R-12.3). Turkish is the same in
+    every version."""
+    from shared.domain.catalogue import NEWS
+    from shared.domain.report import build
+    from shared.domain.state import API_REPORT_VERSION, UPRISING_REPORT_VERSION, NewsCard
+
+    assert API_REPORT_VERSION == UPRISING_REPORT_VERSION == 5
+    card = next(n for n in NEWS if n.card == "yerel_isyan")
+    news = ev.NewsRevealed(divan=5, card=NewsCard("yerel_isyan"), province=52)
+    (line,), _ = build([news], [12], UPRISING_REPORT_VERSION)
+    assert (line.tr, line.en) == ("Haber: Yerel isyan (Ordu)", "News: Local uprising (Ordu)")
+    assert line.en == f"News: {card.name.en} (Ordu)" and line.tr == f"Haber: {card.name.tr} (Ordu)"
+    for older in (1, 2, 3, 4):
+        (line,), _ = build([news], [12], older)
+        assert (line.tr, line.en) == ("Haber: Yerel isyan (Ordu)", "News: Local revolt (Ordu)")
+    # and every card's line names it as the board does, in both languages
+    for info in NEWS:
+        drawn = ev.NewsRevealed(divan=5, card=NewsCard(info.card), province=52)
+        (line,), _ = build([drawn], [12], API_REPORT_VERSION)
+        assert line.tr.startswith(f"Haber: {info.name.tr}") and line.en.startswith(
+            f"News: {info.name.en}"
+        ), info.card
+
+
 def test_issue_11_an_alliance_made_is_an_alliance_in_english() -> None:
     from shared.domain.report import build
     from shared.domain.state import NAMED_REPORT_VERSION, Offer, Treaty

@@ -5,6 +5,7 @@ with the test clock (once, at the scaled lead time, skipped for complete orders 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from services.notify.delivery import Delivery
 from services.notify.follower import Follower
@@ -232,3 +233,104 @@ def test_an_attack_is_told_to_the_defender_only() -> None:
         )
     )
     assert [(n.event, n.seat, n.data["provinces"]) for n in out] == [("attacked", 3, [6])]
+    # the province by its name, as the reports say it; its plate stays in the data
+    assert out[0].texts == {
+        "tr": "2. Divan'da saldırıya uğradınız: Ankara.",
+        "en": "You were attacked at Divan 2: Ankara.",
+    }
+
+
+async def test_offer_notices_name_the_beys_by_their_names(memory_api: Api) -> None:
+    """R-15.5 (issue 23): a notification names a bey as every screen does, by its chosen name
+    (a right-to-left one isolated), not by its seat: "3. bey size bir … önerdi" told a player
+    nothing it could match with the beys it plays with. A bey without a name keeps its seat
+    form in each language."""
+    api = memory_api
+    close = api.clock.now + timedelta(seconds=INTERVAL + 60)
+    created = await create_live(
+        api,
+        headers=bearer(OPS_TOKEN),
+        divan_interval_seconds=INTERVAL,
+        registration_closes_at=close.isoformat(),
+        memleket=ANKARA,
+        name="Ayşe",
+    )
+    sid, ayse = created["season_id"], created["creator"]
+    r = await api.client.post(f"/v1/seasons/{sid}/join", json={"memleket": ISTANBUL, "name": "علی"})
+    assert r.status_code == 201, r.text
+    ali = r.json()
+    r = await join(api, sid, 35)  # İzmir, no name
+    assert r.status_code == 201, r.text
+    plain = r.json()
+    api.clock.now = close
+    await close_registration(api.store, sid, close)
+    store = MemoryNotifyStore()
+    for who in (ayse, ali, plain):
+        await store.put(sub(sid, f"ps_{who['seat']}", who["seat"]))
+    await store.follow(sid, await api.store.stream_version(sid))
+
+    async def offer(frm: dict[str, Any], to: dict[str, Any], key: str) -> None:
+        r = await api.client.post(
+            f"/v1/seasons/{sid}/offers",
+            json={"to": to["seat"], "kind": "pact"},
+            headers={**bearer(frm["token"]), "Idempotency-Key": key},
+        )
+        assert r.status_code == 200, r.text
+
+    await offer(ayse, ali, "a")
+    await offer(plain, ayse, "b")
+    r = await api.client.post(
+        f"/v1/seasons/{sid}/offers/{ayse['seat']}/answer",
+        json={"answer": "accept"},
+        headers=bearer(ali["token"]),
+    )
+    assert r.status_code == 200, r.text
+    sent: list[Delivery] = []
+    await Follower(api.store, store, sent.extend, lambda: api.clock.now).sweep()
+    said = {(d.target, d.event): d.texts for d in sent}
+    n = plain["seat"]
+    assert said[f"ps_{ali['seat']}", "offer_received"] == {
+        "tr": "Ayşe size bir saldırmazlık antlaşması önerdi.",
+        "en": "Ayşe offers you a non-aggression pact.",
+    }
+    assert said[f"ps_{ayse['seat']}", "offer_accepted"] == {
+        "tr": "\u2068علی\u2069 önerinizi kabul etti.",
+        "en": "\u2068علی\u2069 accepted your offer.",
+    }
+    assert said[f"ps_{ayse['seat']}", "offer_received"] == {
+        "tr": f"{n}. bey size bir saldırmazlık antlaşması önerdi.",
+        "en": f"Bey {n} offers you a non-aggression pact.",
+    }
+
+
+def test_a_divan_notice_says_its_lines_as_sentences_with_names_and_no_seal() -> None:
+    """A bey's `divan_resolved` notice ran its report lines together with no stop between
+    them, named beys by seat only, and began with the own seal's salt and digest in hex (for
+    verifying, ADR-57: it stays in the report). Now each line is a sentence, the names of the
+    seats it names after it as on the screens (R-15.5), and the seal is left out."""
+    from shared.domain.state import Bey, SeasonState
+
+    state = SeasonState(beys=(Bey(seat=1, memleket=6), Bey(seat=2, memleket=34)), names={2: "Bora"})
+    line = lambda kind, tr, en: ReportLine(kind=kind, data={}, tr=tr, en=en)  # noqa: E731
+    event = ev.DivanResolved(
+        divan=1,
+        public=(),
+        private={
+            1: (
+                line("orders_sealed", f"1. Divan emirleriniz mühürlendi: tuz {'a' * 64}", "x"),
+                line(
+                    "offer",
+                    "2. bey saldırmazlık antlaşması teklifinizi reddetti",
+                    "Bey 2 rejected your non-aggression pact offer",
+                ),
+                line("conquest", "1. bey Kırıkkale ilini aldı", "Bey 1 took Kırıkkale"),
+            )
+        },
+    )
+    (mine,) = [n for n in notices("s1", 40, event, state) if n.seat == 1]
+    assert mine.texts == {
+        "tr": "1. Divan toplandı. 2. bey saldırmazlık antlaşması teklifinizi reddetti "
+        "(2. bey: Bora). 1. bey Kırıkkale ilini aldı.",
+        "en": "Divan 1 is resolved. Bey 2 rejected your non-aggression pact offer (Bey 2: Bora). "
+        "Bey 1 took Kırıkkale.",
+    }

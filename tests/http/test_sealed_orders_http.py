@@ -16,7 +16,7 @@ from shared.app.repository.seasons import Seasons
 from shared.domain import codec, seal
 from shared.domain import events as ev
 from shared.domain.seal import seals_orders
-from shared.domain.state import NAMED_REPORT_VERSION
+from shared.domain.state import UPRISING_REPORT_VERSION
 from tests.audit.support import store_season
 from tests.http.support import ANKARA, Api, create_trial, request_divan, state_of
 from tests.sealing import recipe
@@ -35,23 +35,23 @@ async def _created(api: Api, season_id: str) -> ev.SeasonCreated:
 async def test_trial_live_and_forked_seasons_created_through_the_api_seal_their_orders(
     memory_api: Api,
 ) -> None:
-    """Every season the API creates is of the newest report version (ADR-62), which seals
-    its orders (ADR-57)."""
-    assert seals_orders(NAMED_REPORT_VERSION)
+    """Every season the API creates is of the newest report version (ADR-157; ADR-62 before
+    it), which seals its orders (ADR-57)."""
+    assert seals_orders(UPRISING_REPORT_VERSION)
     trial = await create_trial(memory_api.client)
-    assert (await _created(memory_api, trial.season_id)).report_version == NAMED_REPORT_VERSION
+    assert (await _created(memory_api, trial.season_id)).report_version == UPRISING_REPORT_VERSION
     close = (memory_api.clock() + timedelta(hours=2)).isoformat()
     r = await memory_api.client.post(
         "/v1/seasons", json={"mode": "live", "registration_closes_at": close}
     )
     assert r.status_code == 201, r.text
     live = await _created(memory_api, r.json()["season_id"])
-    assert (live.mode, live.report_version) == ("live", NAMED_REPORT_VERSION)
+    assert (live.mode, live.report_version) == ("live", UPRISING_REPORT_VERSION)
     await store_season(memory_api.store, "finished", 3)  # a season of report version 2
     r = await memory_api.client.post("/v1/seasons/finished/fork", json={"divan": 8, "seat": 5})
     assert r.status_code == 201, r.text
     fork = await _created(memory_api, r.json()["season_id"])
-    assert fork.report_version == NAMED_REPORT_VERSION
+    assert fork.report_version == UPRISING_REPORT_VERSION
 
 
 async def test_a_divan_seals_the_orders_a_bey_sent_over_http(memory_api: Api) -> None:

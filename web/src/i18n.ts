@@ -62,6 +62,7 @@ const TEXTS = {
   zoomOut: ['Uzaklaştır', 'Zoom out'],
   zoomReset: ['Haritayı sığdır', 'Fit the map'],
   units: ['Birlik', 'Units'],
+  unitsN: ['{n} birlik', '{n:unit|units}'],
   milis: ['milis', 'milis'],
   sur: ['sur', 'sur'],
   owner: ['Sahibi', 'Owner'],
@@ -88,6 +89,11 @@ const TEXTS = {
   targetMilis: ['milise saldırı', 'attack on milis'],
   cancel: ['Vazgeç', 'Cancel'],
   orders: ['Emirler', 'Orders'],
+  // the two order cards, each with a title of its own: the picked province's panel, and the
+  // set of this Divan's orders (it said "Emirler" on both)
+  orderPanel: ['Seçili il', 'Province picked'],
+  orderPanelFor: ['Seçili il: {p}', 'Province picked: {p}'],
+  orderSet: ['Bu Divan’ın emirleri', 'This Divan’s orders'],
   pickProvince: [
     'Haritada ya da listede illerinden birini seç.',
     'Pick one of your provinces on the map or in the list.',
@@ -107,6 +113,15 @@ const TEXTS = {
   resolving: ['Divan toplanıyor…', 'The Divan is meeting…'],
   report: ['Divan raporu', 'Divan report'],
   pastDivans: ['Geçmiş Divanlar', 'Past Divans'],
+  // the bey's own seal line (logic/seal.ts): in words, the salt and digest for those who verify
+  sealWords: [
+    '{n}. Divan emirlerin kilitte mühürlendi: o anda gönderdiğin emirler çözüldü, sonradan kimse değiştiremez. Mühür herkese açık raporda.',
+    'Your orders for Divan {n} were sealed at the lock: the orders you had sent are the ones resolved, and nobody can change them afterwards. The seal is in the public report.',
+  ],
+  sealVerify: ['Doğrulamak isteyene: tuz ve özet', 'For those who verify: salt and digest'],
+  sealSalt: ['Tuz (yalnız sende)', 'Salt (yours alone)'],
+  sealDigest: ['Özet (herkese açık raporda)', 'Digest (in the public report)'],
+  sealRecipe: ['SHA-256(tuz ‖ gönderdiğin emirlerin kanonik JSON’u) = özet', 'SHA-256(salt ‖ the canonical JSON of the orders you sent) = digest'],
   showDivan: ['Gösterilen Divan', 'Divan shown'],
   publicLines: ['Herkese açık', 'Public'],
   privateLines: ['Yalnızca sana', 'Only for you'],
@@ -199,6 +214,10 @@ const TEXTS = {
   offerAccepted: ['Kabul ettin: antlaşma Divan’da yürürlüğe girer.', 'Accepted: the treaty takes effect at the Divan.'],
   offerRejected: ['Teklifi reddettin.', 'You rejected the offer.'],
   offerOutcomes: ['Tekliflerin sonucu', 'What became of the offers'],
+  // the stream's offer_answered, said to the bey that made the offer (logic/offers.ts)
+  offerWasAccepted: ['{b} teklifini kabul etti: antlaşma {n}. Divan’da yürürlüğe girer.', '{b} accepted your offer: the treaty takes effect at Divan {n}.'],
+  offerWasRejected: ['{b} teklifini reddetti.', '{b} rejected your offer.'],
+  offerWasWithdrawn: ['{b} için yaptığın teklif geri çekildi.', 'Your offer to {b} is withdrawn.'],
   withdraw: ['Geri çek', 'Withdraw'],
   withdrawFrom: ['Geri çek: {b}', 'Withdraw: {b}'],
   withdrawn: ['Teklif geri çekildi.', 'The offer is withdrawn.'],

@@ -1167,7 +1167,9 @@ export interface paths {
          *       province}]}`, `private_report` `{type, divan}` (the bey's own: with a ticket only),
          *       `offer_received` `{type, divan, from, kind}` (the bey's own: an offer was made to it, to be
          *       settled at Divan `divan`), `offer_withdrawn` `{type, divan, from}` (the bey's own: an offer
-         *       made to it was withdrawn),
+         *       made to it was withdrawn), `offer_answered` `{type, divan, to, answer}` (the bey's own: an
+         *       offer it made to `to` was `accepted` or `rejected` before Divan `divan`, or `withdrawn` by
+         *       itself, told to its other devices),
          *       `kurultay_report` `{type}`, then `season_over` `{type, han}`, after which the stream ends.
          *
          *     An id is `V-k`: V the season version the message was projected at (the `version` of the reads),
@@ -2714,6 +2716,26 @@ export interface components {
             effect: components["schemas"]["Text"];
             count: number;
             regional: boolean;
+        };
+        /** OfferAnswered */
+        OfferAnswered: {
+            /** @constant */
+            type: "offer_answered";
+            divan: number;
+            to: number;
+            /** @enum {string} */
+            answer: "accepted" | "rejected" | "withdrawn";
+        };
+        /** OfferAnsweredMessage */
+        OfferAnsweredMessage: {
+            /** @description `V-k`, on a ticketed stream `V-k.cN` once chat was sent (`ready`: the position it delivers everything after) */
+            id: string;
+            data: components["schemas"]["OfferAnswered"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "offer_answered";
         };
         /** OfferByMe */
         OfferByMe: {
@@ -12956,7 +12978,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferReceivedMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"] | components["schemas"]["ChatMessageMessage"];
+                    "text/event-stream": components["schemas"]["ReadyMessage"] | components["schemas"]["DivanReportMessage"] | components["schemas"]["PrivateReportMessage"] | components["schemas"]["OfferReceivedMessage"] | components["schemas"]["OfferWithdrawnMessage"] | components["schemas"]["OfferAnsweredMessage"] | components["schemas"]["BetrayalsMessage"] | components["schemas"]["KurultayReportMessage"] | components["schemas"]["SeasonOverMessage"] | components["schemas"]["ChatMessageMessage"];
                 };
             };
             /** @description The season is over and nothing is left to send after the position */

@@ -2,10 +2,18 @@
 import { ApiProblem } from '../api/client';
 import { h, clear, type Child } from './dom';
 import { ct } from './console_text';
+import { lang } from '../i18n';
+import { problemMessage } from '../logic/problems';
+
+/** A refusal in words, as the player's client says it (logic/problems.ts is the one place: the
+ * server's detail with its JSON paths named in words, the stable code in parentheses); it was
+ * the raw `code: detail`. Anything else (no answer, a file that would not download) as it is. */
+export function failureText(e: unknown): string {
+  return ct('failed', { detail: e instanceof ApiProblem ? problemMessage(e, lang()) : String(e) });
+}
 
 export function failure(e: unknown): HTMLElement {
-  const detail = e instanceof ApiProblem ? `${e.code}: ${e.detail}` : String(e);
-  return h('p', { class: 'bad', role: 'alert' }, ct('failed', { detail }));
+  return h('p', { class: 'bad', role: 'alert' }, failureText(e));
 }
 
 export function table(head: string[], rows: Child[][]): HTMLElement {

@@ -33,6 +33,8 @@ import {
 } from '../logic/orders';
 import { bothTimes, countdown, isolated, lastQuarter } from '../logic/format';
 import { namedLine } from '../logic/lines';
+import { sealWords } from '../logic/seal';
+import { findFocus, focusKey, type FocusKey } from '../logic/focus';
 import { findSeason, loadPlayer, saveSeason, type Saved } from '../logic/storage';
 import { canHire, canSur, COST, purchasable, type Spend } from '../logic/spend';
 import { adminCard } from './season_admin';
@@ -42,7 +44,7 @@ import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket } from '../logic/join';
 import { membersText } from '../logic/problems';
-import { offerOutcomes } from '../logic/offers';
+import { offerAnsweredText, offerOutcomes } from '../logic/offers';
 import { caughtUp } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
@@ -71,6 +73,11 @@ interface State {
   busy: boolean;
   refusal: { province: number | null; text: string; members: string } | null;
   joinPick: number | null; // the memleket picked to join (on the map or in the list)
+  // what the player chose in the offer form and the Kurultay's, kept across reads: each read
+  // draws the forms again, and a choice in the middle of being made must survive it
+  offerTo: number | null;
+  offerKind: 'pact' | 'alliance';
+  voteFor: number | null;
   sentNote: string;
 }
 
@@ -112,6 +119,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       refusal: null,
       sentNote: '',
       joinPick: null,
+      offerTo: null,
+      offerKind: 'pact',
+      voteFor: null,
     };
     let seat = saved?.seat ?? null;
     let token = saved?.token ?? null;
@@ -160,11 +170,30 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       return h('li', { 'data-kind': l.kind }, before, ...parts.map((p) => (p.name ? h('span', { class: 'names small' }, p.text) : p.text)));
     }
 
+    /** The bey's own seal line in words; its salt and digest in a details element, for those
+     * who verify (logic/seal.ts). */
+    function sealItem(l: { kind: string; data: Record<string, unknown> }): HTMLElement | null {
+      const seal = sealWords(l, lang());
+      if (!seal) return null;
+      return h(
+        'li',
+        { 'data-kind': l.kind },
+        seal.words,
+        h(
+          'details',
+          { class: 'seal' },
+          h('summary', {}, t('sealVerify')),
+          h('dl', {}, h('dt', {}, t('sealSalt')), h('dd', {}, h('code', {}, seal.salt)), h('dt', {}, t('sealDigest')), h('dd', {}, h('code', {}, seal.digest))),
+          h('p', { class: 'small' }, t('sealRecipe')),
+        ),
+      );
+    }
+
     const map = new ProvinceMap((plate) => pick(plate, true));
     // on a phone the whole country is small: start close to the player's memleket
     if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
     const info = h('section', { class: 'info', 'aria-label': t('season') });
-    const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-live': 'polite', tabindex: -1 });
+    const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-labelledby': 'panel-h', 'aria-live': 'polite', tabindex: -1 });
     const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
     const report = h('section', { class: 'card report', 'aria-labelledby': 'report-h' });
@@ -305,11 +334,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const p = st.selected;
       if (st.me && st.me.next_divan === null) {
         // after Divan 16 (the Kurultay, the end) no order has a Divan to count for
-        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, t('noMoreOrders')));
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, t('noMoreOrders')));
         return;
       }
       if (p === null || !st.map) {
-        panel.replaceChildren(h('h2', {}, t('orders')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
         return;
       }
       const here = st.map.provinces[String(p)];
@@ -347,17 +376,26 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           step: 1,
           value: st.units,
         }) as HTMLInputElement;
+        const note = h('p', { class: 'note', id: 'clamp' });
+        const sayClamp = () => {
+          const { sent, clamped } = clamp(units, st.units);
+          note.className = clamped ? 'note warn' : 'note';
+          note.replaceChildren(t('clampNote', { max: maxSent(units) }), clamped ? ` (${sent})` : '');
+        };
+        sayClamp();
+        // only the clamp's note changes: the panel is not drawn again, so a Tab after the
+        // number goes on to the targets (drawn again, the focus fell to the page)
         input.addEventListener('change', () => {
           const n = parseUnits(input.value);
           if (n !== null) st.units = n;
-          render();
+          input.value = String(st.units);
+          sayClamp();
         });
-        const { sent, clamped } = clamp(units, st.units);
         body.push(
           h('label', { for: 'units' }, t('howMany')),
           ' ',
           input,
-          h('p', { class: clamped ? 'note warn' : 'note', id: 'clamp' }, t('clampNote', { max: maxSent(units) }), clamped ? ` (${sent})` : ''),
+          note,
           h('p', {}, t('chooseTarget')),
         );
         const tl = h('ul', { class: 'targets' });
@@ -384,7 +422,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         talk && owner !== null ? h('button', { type: 'button', class: 'talk', onclick: () => talk.talkTo(owner) }, t('chatMessageBey', { b: beyName(owner) })) : null,
         spendBox(p),
       );
-      panel.replaceChildren(h('h2', {}, t('orders')), ...body.filter((b) => b !== null));
+      panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanelFor', { p: nameOf(p) })), ...body.filter((b) => b !== null));
     }
 
     function spendBox(p: number): HTMLElement | null {
@@ -443,9 +481,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const running = st.status?.phase === 'running' && !st.busy;
       const seats = st.leaderboard.map((b) => b.seat).filter((n) => n !== seat).sort((a, b) => a - b);
       const to = h('select', { id: 'offer-to' }) as HTMLSelectElement;
-      for (const n of seats) to.append(h('option', { value: n }, beyName(n)));
+      for (const n of seats) to.append(h('option', { value: n, selected: n === st.offerTo }, beyName(n)));
+      to.addEventListener('change', () => (st.offerTo = Number(to.value)));
       const kind = h('select', { id: 'offer-kind' }) as HTMLSelectElement;
-      kind.append(h('option', { value: 'pact' }, t('pact')), h('option', { value: 'alliance' }, t('alliance')));
+      for (const k of ['pact', 'alliance'] as const) kind.append(h('option', { value: k, selected: k === st.offerKind }, t(k)));
+      kind.addEventListener('change', () => (st.offerKind = kind.value === 'alliance' ? 'alliance' : 'pact'));
       const form = h(
         'form',
         { class: 'actions' },
@@ -478,9 +518,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
                 : h(
                     'span',
                     {},
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
+                    h('button', { type: 'button', class: 'answer', 'data-from': o.from, disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'accept'), t('offerAccepted')) }, t('accept')),
                     ' ',
-                    h('button', { type: 'button', class: 'answer', disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
+                    h('button', { type: 'button', class: 'answer', 'data-from': o.from, disabled: !running, onclick: () => void act(() => api.answer(season, key, o.from, 'reject'), t('offerRejected')) }, t('reject')),
                   ),
             ),
           ),
@@ -553,7 +593,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       kurultay.hidden = false;
       const pickSeat = h('select', { id: 'vote-for' }) as HTMLSelectElement;
-      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
+      for (const b of st.leaderboard.filter((x) => x.seat !== seat)) pickSeat.append(h('option', { value: b.seat, selected: b.seat === st.voteFor }, `${beyName(b.seat)} · ${nameOf(b.memleket)}`));
+      pickSeat.addEventListener('change', () => (st.voteFor = Number(pickSeat.value)));
       const form = h(
         'form',
         {},
@@ -623,7 +664,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           )
         : null;
       const parts: (HTMLElement | null)[] = [
-        h('h2', { id: 'orders-h' }, t('orders'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
+        h('h2', { id: 'orders-h' }, t('orderSet'), ' ', h('span', { class: 'count', id: 'order-count' }, t('orderCount', { n: given, m: of }))),
         h('ul', { class: 'set' }, ...items),
         locked && seat !== null ? h('p', { class: 'note', id: 'locked-note' }, t('lockedNote')) : null,
         st.dirty ? h('p', { class: 'note' }, t('unsent')) : st.sentNote ? h('p', { class: 'note ok' }, st.sentNote) : null,
@@ -641,9 +682,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return h(
           'tr',
           { 'data-plate': p },
-          h('th', { scope: 'row' }, `${p} ${nameOf(p)}`),
-          h('td', {}, String(units)),
-          h('td', {}, order ? orderText(order) : t('hold')),
+          // below 600 px the units and the order go under the province (style.css), not in
+          // columns of their own: with the button the row was wider than a phone's list card
+          // ("Give an order" half outside it, behind a sideways scroll)
+          h('th', { scope: 'row' }, `${p} ${nameOf(p)}`, h('span', { class: 'sub' }, `${t('unitsN', { n: units })} · ${order ? orderText(order) : t('hold')}`)),
+          h('td', { class: 'wide' }, String(units)),
+          h('td', { class: 'wide' }, order ? orderText(order) : t('hold')),
           h('td', {}, h('button', { type: 'button', 'aria-label': t('giveOrderFor', { p: nameOf(p) }), onclick: () => pick(p) }, t('giveOrder'))),
         );
       });
@@ -652,7 +696,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('provinces')), h('th', { scope: 'col' }, t('units')), h('th', { scope: 'col' }, t('orders')), h('th', { scope: 'col' }, ''))),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('provinces')), h('th', { scope: 'col', class: 'wide' }, t('units')), h('th', { scope: 'col', class: 'wide' }, t('orders')), h('th', { scope: 'col' }, ''))),
           h('tbody', {}, ...rows),
         ),
       );
@@ -683,7 +727,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         h('ul', { class: 'lines public' }, ...(pub?.lines ?? []).filter((l) => l.kind !== 'orders_sealed').map((l) => lineItem(l))),
       );
       if (priv) {
-        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => lineItem(l))));
+        children.push(h('h3', {}, t('privateLines')), h('ul', { class: 'lines private' }, ...priv.lines.map((l) => sealItem(l) ?? lineItem(l))));
       }
       if (token && shown !== null) {
         const battles = st.battles.get(shown) ?? [];
@@ -927,8 +971,36 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       map.news(newsPlates(newsCard(pub?.lines ?? [], st.board.news), st.board.regions));
     }
 
+    // A render draws the cards' contents anew: the element holding the focus is replaced, and a
+    // keyboard's focus fell to the page (an arrow on the order kind, a Tab after the units, an
+    // order made, an offer answered). The focus goes to the same control drawn again (logic/
+    // focus.ts: by its id, else its kind and words), or, where none is left or it is disabled
+    // for now (a command under way), to its card, and to the control again once it is back.
+    let focusWanted: { key: FocusKey; card: HTMLElement } | null = null;
     function render(): void {
       if (gone) return;
+      const active = document.activeElement;
+      const card = active instanceof HTMLElement ? active.closest<HTMLElement>('section.card') : null;
+      if (active instanceof HTMLElement && card && active !== card && main.contains(active)) focusWanted = { key: focusKey(active), card };
+      else if (active !== document.body && active !== focusWanted?.card) focusWanted = null;
+      draw();
+      const now = document.activeElement;
+      if (!focusWanted || (now !== document.body && now !== focusWanted.card && now?.isConnected)) return;
+      const { card: home, key } = focusWanted;
+      const again = findFocus(home, key);
+      if (again && !('disabled' in again && again.disabled)) {
+        again.focus({ preventScroll: true });
+        focusWanted = null;
+        return;
+      }
+      if (now === document.body || !now?.isConnected) {
+        if (!home.hasAttribute('tabindex')) home.setAttribute('tabindex', '-1');
+        home.focus({ preventScroll: true });
+      }
+      if (!again) focusWanted = null; // gone for good (an order made, an offer answered)
+    }
+
+    function draw(): void {
       // watching a season not saved here: no order panel, set or list
       panel.hidden = orders.hidden = list.hidden = seat === null;
       renderInfo();
@@ -1096,7 +1168,13 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           (event, data) => {
             // an offer made to this bey, or withdrawn (R-6.1): its offers and reports read again,
             // so an offer can be answered before the Divan that settles it
-            if ((event === 'offer_received' || event === 'offer_withdrawn') && !st.busy) void refresh().catch(() => undefined);
+            if ((event === 'offer_received' || event === 'offer_withdrawn' || event === 'offer_answered') && !st.busy) void refresh().catch(() => undefined);
+            // what became of an offer this bey made (accepted, rejected; withdrawn on any of its
+            // devices): said on the status line at once, before the Divan that settles it
+            if (event === 'offer_answered') {
+              const said = offerAnsweredText(data, beyName, lang());
+              if (said) notice(said);
+            }
             if (event === 'chat_message') chat?.poke(); // ADR-94: the chat reads its channels again
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now

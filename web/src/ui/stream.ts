@@ -6,8 +6,8 @@ import { api, streamUrl } from '../api/client';
 
 // `chat_message` (ticket only, ADR-94): a new message in one of the bey's channels; its id
 // (`V-k.cN`) resumes the season's messages and the chat both.
-export type StreamEvent = 'ready' | 'divan_report' | 'private_report' | 'betrayals' | 'offer_received' | 'offer_withdrawn' | 'kurultay_report' | 'season_over' | 'chat_message';
-const EVENTS: StreamEvent[] = ['ready', 'divan_report', 'private_report', 'betrayals', 'offer_received', 'offer_withdrawn', 'kurultay_report', 'season_over', 'chat_message'];
+export type StreamEvent = 'ready' | 'divan_report' | 'private_report' | 'betrayals' | 'offer_received' | 'offer_withdrawn' | 'offer_answered' | 'kurultay_report' | 'season_over' | 'chat_message';
+const EVENTS: StreamEvent[] = ['ready', 'divan_report', 'private_report', 'betrayals', 'offer_received', 'offer_withdrawn', 'offer_answered', 'kurultay_report', 'season_over', 'chat_message'];
 
 export class SeasonStream {
   private source: EventSource | null = null;

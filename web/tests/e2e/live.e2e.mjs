@@ -119,6 +119,8 @@ try {
   await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'Alp' }).getByRole('button', { name: 'Kabul et' }).click({ timeout: 15_000 });
   await pb.locator('section.diplomacy ul.offers-in li', { hasText: 'kabul ettin' }).waitFor();
   assert.match(await pb.locator('#notice').textContent(), /^Kabul ettin: antlaşma Divan’da yürürlüğe girer/);
+  // …and the offerer is told at once on its own stream (offer_answered), by the other's name
+  await waitFor('the offerer told of the answer', async () => /^Bora teklifini kabul etti: antlaşma 1\. Divan’da yürürlüğe girer\./.test((await pa.locator('#notice').textContent()) ?? ''), 15_000);
 
   // An order on the map before the lock
   for (const plate of [6, 71]) {

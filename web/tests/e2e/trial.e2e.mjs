@@ -97,16 +97,38 @@ async function steps(page, base, name, touch) {
   await waitFor('the order count', async () => (await page.locator('#order-count').textContent()) === '1 / 1 emir');
   assert.match(await page.locator('ul.set').textContent(), /Ankara: İlerle 5 birlik → Kırıkkale/);
 
-  // The same in the list, by keyboard: Destek with 12 asked, clamped to 5
+  // The same in the list, by keyboard alone (Tab, arrows, typing, Enter): Destek with 12
+  // asked, clamped to 5. Each redraw of the panel keeps the focus where it was (it fell to the
+  // page after an arrow on the order kind and after a Tab from the number), and it is seen.
+  const focused = () => page.evaluate(() => {
+    const e = document.activeElement;
+    return e === document.body ? 'the page' : e.id || (e.dataset.target ? `target ${e.dataset.target}` : e.tagName);
+  });
+  const ring = () => page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   await page.getByRole('button', { name: 'Emir ver: Ankara' }).focus();
   await page.keyboard.press('Enter');
-  await page.locator('#kind-support').check();
-  await page.locator('#units').fill('12');
-  await page.locator('#units').press('Tab');
+  assert.equal(await focused(), 'order-panel');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'kind-advance');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), 'kind-support', 'the order kind keeps the focus when the panel is drawn again');
+  assert.ok(await page.locator('#kind-support').isChecked());
+  assert.equal(await ring(), 'solid', 'the focus is seen');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'units');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+  await page.keyboard.type('12');
+  await page.keyboard.press('Tab');
   await waitFor('the clamp warning', async () => /\(5\)/.test(await page.locator('#clamp').textContent()));
-  await page.locator('#order-panel button.target[data-target="71"]').focus();
+  assert.match(await focused(), /^target \d+$/, 'a Tab from the number goes on to the targets');
+  for (let i = 0; i < 12 && (await focused()) !== 'target 71'; i++) await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'target 71');
+  assert.equal(await ring(), 'solid', 'the focus is seen');
   await page.keyboard.press('Enter');
   assert.match(await page.locator('ul.set').textContent(), /Ankara: Destek 12 birlik → Kırıkkale/);
+  assert.equal(await focused(), 'order-panel', 'an order made leaves the focus in its panel, not on the page');
+  await page.keyboard.press('Tab');
+  assert.match(await page.evaluate(() => document.activeElement.textContent), /^(Kaldır|Emirleri gönder)$/, 'the next Tab reaches the order set');
   assert.match(await page.locator('table tr[data-plate="6"]').textContent(), /Destek/);
   // and back to İlerle from the list
   await page.getByRole('button', { name: 'Emir ver: Ankara' }).click();
@@ -153,6 +175,13 @@ async function steps(page, base, name, touch) {
   await waitFor('the report of Divan 1', async () => (await page.locator('section.info h1').textContent()).includes('Divan 1'));
   assert.ok((await page.locator('ul.lines.public li').count()) > 0, 'public lines');
   assert.ok((await page.locator('ul.lines.private li').count()) > 0, 'own lines');
+  // the own seal line (ADR-57) in words; its salt and digest only inside a closed details
+  const seal = page.locator('ul.lines.private li[data-kind="orders_sealed"]');
+  assert.match(await seal.innerText(), /^1\. Divan emirlerin kilitte mühürlendi/);
+  assert.doesNotMatch(await seal.innerText(), /[0-9a-f]{16}/, 'no hex said to a player');
+  await seal.locator('details summary').click();
+  assert.equal((await seal.locator('details code').allTextContents()).filter((x) => /^[0-9a-f]{64}$/.test(x)).length, 2, 'salt and digest for those who verify');
+  await seal.locator('details summary').click();
   assert.equal(await page.locator('table.leaderboard tbody tr').count(), 19);
   // readable at any width: the table fits the screen, the names keep most of it, and a rank or
   // a figure never breaks across lines (a 360-px phone once showed "Anta/lya/Beyi", "1/0")
@@ -221,6 +250,13 @@ async function steps(page, base, name, touch) {
   await page.getByRole('heading', { name: 'Divan report' }).waitFor();
   await waitFor('English lines', async () => /Bey \d+/.test(await page.locator('table.leaderboard').textContent()));
   await shot('6-english');
+  // each row's button of the list is whole on screen in either language, at either size (at
+  // 360 px "Give an order" once sat half outside the list's card, behind a sideways scroll)
+  const clipped = await page.locator('section.list').evaluate((card) => {
+    const box = card.getBoundingClientRect();
+    return [...card.querySelectorAll('tbody button')].filter((b) => b.getBoundingClientRect().right > box.right - 1).map((b) => b.textContent);
+  });
+  assert.deepEqual(clipped, [], 'the list’s buttons are whole inside its card');
 
   // The event stream is connected (a ticket, then the stream)
   await waitFor('the live connection', async () => /connected/.test(await page.locator('p.stream').textContent()));
@@ -294,9 +330,15 @@ async function steps(page, base, name, touch) {
   await page.getByRole('button', { name: 'Make an offer' }).click();
   // seat 2 is a computer bey: named by its memleket, "<il> Beyi" (R-15.5)
   await page.locator('section.diplomacy').getByText(/You offered .+ Beyi a Pact/).waitFor();
-  // withdrawn before the Divan (R-6.1), then made again
+  // withdrawn before the Divan (R-6.1), then made again. Meanwhile the form holds another
+  // choice, half made: the reads the withdrawal brings draw the form again and keep it
+  await page.locator('#offer-to').selectOption('3');
+  await page.locator('#offer-kind').selectOption('alliance');
   await page.getByRole('button', { name: /^Withdraw: .+ Beyi$/ }).click();
   await page.locator('.offers-out li[data-to="2"]').waitFor({ state: 'detached' });
+  await waitFor('the status line after the withdrawal', async () => /withdrawn/.test((await page.locator('#notice').textContent()) ?? ''));
+  assert.equal(await page.locator('#offer-to').inputValue(), '3', 'a choice in the offer form survives a read');
+  assert.equal(await page.locator('#offer-kind').inputValue(), 'alliance', 'a choice in the offer form survives a read');
   await page.locator('#offer-to').selectOption('2');
   await page.locator('#offer-kind').selectOption('pact');
   await page.getByRole('button', { name: 'Make an offer' }).click();

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bySeat, seasonIdOf, seatOf, type SeasonBetrayals } from '../../src/api/console';
+import { ApiProblem } from '../../src/api/client';
+import { failureText } from '../../src/ui/console_parts';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 const ID = '0123456789abcdef0123456789abcdef';
@@ -55,5 +57,16 @@ describe('a player in the auditor\'s betrayal view (seat_bound.v1)', () => {
       [5, 7],
     ]);
     expect(bySeat(season, 9).betrayals).toEqual([]);
+  });
+});
+
+describe('a refusal in the console', () => {
+  // said in words as home says it (logic/problems.ts), never the raw `code: detail`
+  it('names a field in words, never by its JSON path, the code in parentheses', () => {
+    const p = new ApiProblem(422, 'invalid_body', 'Expected `int >= 1`, got `0` - at `$.divan`', { field: '$.divan' }, null);
+    const text = failureText(p);
+    expect(text).not.toMatch(/\$\./);
+    expect(text).not.toMatch(/^Olmadı: invalid_body:/);
+    expect(text).toBe('Olmadı: Expected `int >= 1`, got `0` - at `Divan` (invalid_body)');
   });
 });
