@@ -362,3 +362,30 @@ async def test_a_flood_of_joins_cannot_take_another_players_memleket(
         owners = {b.memleket: b.seat for b in state.beys}
         assert owners[6] == mine.json()["seat"]  # Ankara stays the first player's
         assert len(state.beys) <= 1 + 5 + 1
+
+
+async def test_adr151_a_kind_without_a_limit_is_let_through_without_asking() -> None:
+    """A request of a kind no limit is set for (0 a minute) passes `limit_requests` without a
+    `wait` coroutine (ADR-151: it answered None at once); a limited kind is still asked."""
+    from shared.app.http.ratelimit import limit_requests
+
+    limits = RequestLimits(None, "ns", {"create": 5, "command": 0})
+    asked: list[str] = []
+    wait = limits.wait
+
+    async def asking(kind: str, client: str) -> int | None:
+        asked.append(kind)
+        return await wait(kind, client)
+
+    limits.wait = asking  # type: ignore[method-assign]
+    passed: list[str] = []
+
+    async def app(scope: dict[str, Any], _receive: Any, _send: Any) -> None:
+        passed.append(scope["path"])
+
+    guarded = limit_requests(limits)(app)
+    for path in ("/v1/seasons/abc/orders", "/v1/seasons"):
+        scope = {"type": "http", "method": "POST", "path": path, "headers": [], "client": ("1", 1)}
+        await guarded(scope, None, None)
+    assert passed == ["/v1/seasons/abc/orders", "/v1/seasons"]
+    assert asked == ["create"]

@@ -111,6 +111,7 @@ def with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple[
             vary = vary + b", " + v if vary else v
         elif name != b"content-language":
             kept.append((k, v))
-    if b"accept-language" not in vary.lower():
+    # find, not `in` (bytes.__contains__ makes and drops a TypeError first: ADR-145, ADR-151)
+    if vary.lower().find(b"accept-language") < 0:
         vary = vary + b", Accept-Language" if vary else b"Accept-Language"
     return [*kept, (b"content-language", language), (b"vary", vary)]
