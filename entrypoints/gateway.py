@@ -196,20 +196,23 @@ def create_app(
         openapi_config=command_app.openapi_config(),
         debug=settings.debug,
     )
-    # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
-    app.asgi_handler = answer_head(app.asgi_handler)
-    if reads if timing is None else timing:
-        # Around Litestar's router and its exception handling, not a route's middleware: a
-        # request no route matches (404, 405) or CORS answers is timed and logged too.
-        app.asgi_handler = timed(app.asgi_handler)
-        clocked = (begun, ended)  # a plain order: timed by the fast path itself (ADR-151)
-    else:
-        clocked = None
-    if fast_orders:  # a plain order beside Litestar's per-request path (ADR-124)
-        app.asgi_handler = orders_fast(app, app.asgi_handler, clocked)
+    _around(app, timing=reads if timing is None else timing, fast_orders=fast_orders)
     if reads:
         app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
     return app
+
+
+def _around(app: Litestar, *, timing: bool, fast_orders: bool) -> None:
+    """What goes around Litestar's handler, innermost first: HEAD answered as GET without a
+    body on every GET path (ADR-61); with `timing`, every request timed and logged around
+    Litestar's router and exception handling, not as a route's middleware, so that a request
+    no route matches (404, 405) or CORS answers is timed and logged too; with `fast_orders`,
+    a plain order beside them all (ADR-124), timed by the fast path itself (ADR-151)."""
+    app.asgi_handler = answer_head(app.asgi_handler)
+    if timing:
+        app.asgi_handler = timed(app.asgi_handler)
+    if fast_orders:
+        app.asgi_handler = orders_fast(app, app.asgi_handler, (begun, ended) if timing else None)
 
 
 def app_from_env() -> Litestar:
