@@ -40,7 +40,6 @@ import msgspec
 
 from bench.api_orders import asgi_post, quiet_json_logs
 from entrypoints import gateway
-from entrypoints.metrics import timed
 from shared.eventstore import InMemoryEventStore
 from tests.clock import StepClock
 from tests.http.support import Bey, build_season, lifespan, settings
@@ -91,10 +90,14 @@ async def main(args: argparse.Namespace) -> None:
         apps: dict[bool, tuple[Any, Bey]] = {}
         for fast in (True,) if args.only else (True, False):
             store = InMemoryEventStore(clock=StepClock())
-            app = gateway.create_app(
-                config, reads=False, store=store, enqueue=lambda *_: None, fast_orders=fast
+            app = gateway.create_app(  # timed and logged as `seksenbir serve` runs it
+                config,
+                reads=False,
+                store=store,
+                enqueue=lambda *_: None,
+                fast_orders=fast,
+                timing=True,
             )
-            app.asgi_handler = timed(app.asgi_handler)
             await stack.enter_async_context(lifespan(app))
             apps[fast] = (app, (await build_season(store, [6, 34, 35]))[0])
         if args.only:

@@ -18,7 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
-from entrypoints.metrics import metrics, timed
+from entrypoints.metrics import begun, ended, metrics, timed
 from entrypoints.web import BUILT, web_router
 from services.command import app as command_app
 from services.command.fast_orders import orders_fast
@@ -154,13 +154,16 @@ def create_app(
     redis: aioredis.Redis | None = None,
     rebuild: Callable[[str], None] | None = None,
     fast_orders: bool = True,
+    timing: bool | None = None,
 ) -> Litestar:
     """The one HTTP app: the command API and, with `reads`, the query API, /metrics and the
     browser client (what `seksenbir serve` runs; without `reads`, the command API alone, for the
     write side's tests). Its clients are the ones given (a test's store, enqueue, read Redis,
     rebuild) and, for each one missing, bootstrap's, opened for the app's lifespan
     (`bootstrap.api_clients`); the limiters' Redis clients are bootstrap's too; `fast_orders`
-    False: every order on Litestar's own path (tests/http/test_fast_orders.py compares)."""
+    False: every order on Litestar's own path (tests/http/test_fast_orders.py compares);
+    `timing` (default: `reads`): every request timed into /metrics and its access line
+    written, as `seksenbir serve` does (the write side's tests and benches ask for it)."""
     clients = functools.partial(
         bootstrap.api_clients, settings, reads=reads, clock=clock, store=store, enqueue=enqueue
     )
@@ -193,16 +196,23 @@ def create_app(
         openapi_config=command_app.openapi_config(),
         debug=settings.debug,
     )
-    # Around the router: HEAD answered as GET without a body, on every GET path (ADR-61)
-    app.asgi_handler = answer_head(app.asgi_handler)
-    if fast_orders:  # a plain order beside Litestar's per-request path (ADR-124)
-        app.asgi_handler = orders_fast(app, app.asgi_handler)
+    _around(app, timing=reads if timing is None else timing, fast_orders=fast_orders)
     if reads:
-        # Around Litestar's router and its exception handling, not a route's middleware: a
-        # request no route matches (404, 405) or CORS answers is timed and logged too.
-        app.asgi_handler = timed(app.asgi_handler)
         app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
     return app
+
+
+def _around(app: Litestar, *, timing: bool, fast_orders: bool) -> None:
+    """What goes around Litestar's handler, innermost first: HEAD answered as GET without a
+    body on every GET path (ADR-61); with `timing`, every request timed and logged around
+    Litestar's router and exception handling, not as a route's middleware, so that a request
+    no route matches (404, 405) or CORS answers is timed and logged too; with `fast_orders`,
+    a plain order beside them all (ADR-124), timed by the fast path itself (ADR-151)."""
+    app.asgi_handler = answer_head(app.asgi_handler)
+    if timing:
+        app.asgi_handler = timed(app.asgi_handler)
+    if fast_orders:
+        app.asgi_handler = orders_fast(app, app.asgi_handler, (begun, ended) if timing else None)
 
 
 def app_from_env() -> Litestar:

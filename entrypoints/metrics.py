@@ -111,6 +111,27 @@ REQUESTS = RequestMetrics()
 REGISTRY.register(REQUESTS)
 
 
+def begun() -> float:
+    """A timed request begins: one more in progress; its start on the performance clock."""
+    started = time.perf_counter()
+    REQUESTS.in_progress += 1
+    return started
+
+
+def ended(scope: dict[str, Any], status: int, started: float) -> None:
+    """A timed request `begun` at `started` is over with `status` (500 if it sent none): it is
+    observed by its route template and logged (access_log). The order fast path calls the two
+    itself (services/command/fast_orders.py, ADR-151): one line, the same fields, for both."""
+    REQUESTS.in_progress -= 1
+    path = scope.get("path_template") or "unmatched"
+    seconds = time.perf_counter() - started
+    REQUESTS.observe(scope["method"], path, status, seconds)
+    # Only a well-formed season id: a path segment is whatever the client sent
+    sid = scope.get("path_params", {}).get("season_id")
+    season_id = sid if isinstance(sid, str) and is_season_id(sid) else None
+    access_log(scope["method"], path, status, seconds, season_id)
+
+
 def timed(app: ASGIApp) -> ASGIApp:
     """Litestar middleware: time each HTTP request into REQUESTS by its route template, and
     log it (access_log) after the answer has been sent."""
@@ -119,7 +140,6 @@ def timed(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http" or scope["path"] in UNTIMED:
             await app(scope, receive, send)
             return
-        started = time.perf_counter()
         status = 500
 
         async def watch(message: dict[str, Any]) -> None:
@@ -128,18 +148,11 @@ def timed(app: ASGIApp) -> ASGIApp:
                 status = message["status"]
             await send(message)
 
-        REQUESTS.in_progress += 1
+        started = begun()
         try:
             await app(scope, receive, watch)
         finally:
-            REQUESTS.in_progress -= 1
-            path = scope.get("path_template") or "unmatched"
-            seconds = time.perf_counter() - started
-            REQUESTS.observe(scope["method"], path, status, seconds)
-            # Only a well-formed season id: a path segment is whatever the client sent
-            sid = scope.get("path_params", {}).get("season_id")
-            season_id = sid if isinstance(sid, str) and is_season_id(sid) else None
-            access_log(scope["method"], path, status, seconds, season_id)
+            ended(scope, status, started)
 
     return middleware
 

@@ -39,11 +39,12 @@ from enum import Enum
 from typing import Any, cast
 
 from litestar import Litestar
-from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
+from litestar._asgi.utils import is_valid_host
 from litestar.datastructures.headers import Headers
-from litestar.exceptions import ClientException, InternalServerException
+from litestar.exceptions import ClientException, InternalServerException, LitestarException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.handlers.http_handlers._utils import normalize_headers
+from litestar.middleware._internal.exceptions import ExceptionHandlerMiddleware
 from litestar.routes import HTTPRoute
 from litestar.types import Empty
 from litestar.utils.scope.state import ScopeState
@@ -58,9 +59,13 @@ from services.command.unit_of_work import execute
 from shared.app.access.request_auth import BeyClaim, edge_checks
 from shared.app.access.tokens import is_season_id
 from shared.app.http.bodies import ParsedBody
+from shared.app.http.language import CHOSEN, content_language, negotiate, with_language
 from shared.app.http.strict import StrictRequest, decode_strict
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
+# The gateway's request timing (entrypoints/metrics.py `begun`, `ended`): the fast path times
+# and logs a plain order itself, in its one send wrapper (ADR-151)
+Timing = tuple[Callable[[], float], Callable[[Any, int, float], None]]
 TEMPLATE = "/v1/seasons/{season_id}/orders"  # the path template Litestar's router names
 _PATH = re.compile(r"/v1/seasons/([^/]*)/orders")
 KEY_MAX = 200  # the route's Idempotency-Key parameter: 1 … 200 characters (route_parts.Key)
@@ -174,12 +179,12 @@ def _bare(route: HTTPRoute, handler: Any, handle: ASGIApp) -> ASGIApp:
     async def bare(scope: Any, receive: Any, send: Any) -> None:
         state = ScopeState.from_scope(scope)
         if state.body is not Empty or state.headers is not Empty:  # read before: `handle`
-            await handle(scope, receive, send)
+            await handle(scope, receive, flagging(state, send))
             return
         headers = state.headers = headers_of(scope["headers"])
         body = state.body = await read_body(headers, receive, limit)
         if not body:  # Litestar's "no data": its own route answers (cached body)
-            await route.handle(scope, receive, send)
+            await route.handle(scope, receive, flagging(state, send))
             return
         parsed = ParsedBody(body)
         data = state.json = decode_strict(body, headers.get("content-type", ""), OrdersIn, parsed)
@@ -193,24 +198,82 @@ def _bare(route: HTTPRoute, handler: Any, handle: ASGIApp) -> ASGIApp:
         # to the Answer, which then ignores its status and encoders): the Answer's own
         # to_asgi_response, without the handler's coroutine and keywords (ADR-145)
         response = answer.to_asgi_response(None, cast("Any", None))
+        # The inner exception layer's flag (ADR-151): the answer's first message is its start
+        # (ASGIResponse.__call__ sends it first), which the layer's wrapper flagged as it passed
+        state.response_started = True
         await response(scope, receive, send)
 
     return bare
 
 
-def _wrapped(handler: Any, inner: ASGIApp) -> ASGIApp:
-    """`inner` in the route's middlewares and exception layers, as Litestar builds a route's
-    stack (build_route_middleware_stack: its list is innermost first)."""
-    stack: Any = wrap_in_exception_handler(inner)
-    for factory in handler.resolve_middleware():
-        if not getattr(factory, "reads_only", False):
-            made: Any = factory  # the app's middlewares are factories of ASGI apps
-            stack = made(app=stack)
-    return cast("ASGIApp", wrap_in_exception_handler(stack))
+def flagging(state: ScopeState, send: Any) -> Any:
+    """`send`, flagging the response started as its start passes: the inner exception layer's
+    own send wrapper (ExceptionHandlerMiddleware's `capture_response_started`), for the
+    answers `bare` does not send itself (ADR-151)."""
+
+    async def captured(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            state.response_started = True
+        await send(message)
+
+    return captured
 
 
-def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
-    """`litestar` (the app's handler) with plain order requests answered beside it."""
+async def handled(
+    layer: ExceptionHandlerMiddleware, scope: Any, receive: Any, send: Any, exc: Exception
+) -> None:
+    """What Litestar's exception layer does with `exc`, caught from the app it wraps, `send`
+    being the send it was given (ExceptionHandlerMiddleware.__call__'s `except`, line by line;
+    called inside an `except` clause, so that `sys.exc_info()` is `exc`'s, as there): a
+    response already started is LitestarException, else the app's logging, after-exception
+    hooks and debugger as configured, and the problem rendered by the scope's exception
+    handlers and sent. tests/http/test_fast_orders.py pins the method this follows (ADR-151)."""
+    if ScopeState.from_scope(scope).response_started:
+        raise LitestarException("Exception caught after response started") from exc
+    litestar_app = scope["litestar_app"]
+    if litestar_app.logging_config and (logger := litestar_app.logger):
+        layer.handle_exception_logging(
+            logger=logger, logging_config=litestar_app.logging_config, scope=scope
+        )
+    for hook in litestar_app.after_exception:
+        await hook(exc, scope)
+    if litestar_app.pdb_on_exception:
+        litestar_app.debugger_module.post_mortem()
+    await layer.handle_request_exception(
+        litestar_app=litestar_app, scope=scope, receive=receive, send=send, exc=exc
+    )
+
+
+class Caught(ExceptionHandlerMiddleware):
+    """Litestar's exception layer (wrap_in_exception_handler) without its send wrapper: what
+    the app it wraps sends goes on as it is; the route flags the response started itself
+    (`bare`, `flagging`). The inner layer of a plain order's stack (ADR-151)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except Exception as exc:
+            await handled(self, scope, receive, send, exc)
+
+
+def _wrapped(handler: Any, inner: ASGIApp) -> tuple[ASGIApp, bool]:
+    """`inner` in the route's middlewares that act on a command and the inner exception layer,
+    as Litestar builds a route's stack (build_route_middleware_stack: its list is innermost
+    first), and whether the outermost of them, the language, is left to `orders_fast`'s send
+    wrapper (ADR-151): it is when it is `content_language` itself; else it stays a layer."""
+    stack: Any = Caught(app=inner, debug=None)
+    factories = [f for f in handler.resolve_middleware() if not getattr(f, "reads_only", False)]
+    speaks = bool(factories) and factories[-1] is content_language
+    for factory in factories[:-1] if speaks else factories:
+        made: Any = factory  # the app's middlewares are factories of ASGI apps
+        stack = made(app=stack)
+    return cast("ASGIApp", stack), speaks
+
+
+def orders_fast(app: Litestar, litestar: ASGIApp, timing: Timing | None = None) -> ASGIApp:
+    """`litestar` (the app's handler, timed if `timing`) with plain order requests answered
+    beside it: timed by `timing` (the gateway's `begun` and `ended`) in the one send wrapper
+    that also says the language and flags the response started (ADR-151)."""
     route = _route(app)
     handler, _kwargs_model = route.route_handler_map["POST"]
     # what the fast path does not do must not be there to do
@@ -225,7 +288,6 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         before = None
     request_class = handler.resolve_request_class()
     fn = handler.fn
-    exception_handlers = handler.resolve_exception_handlers()
     # handler.to_response without its look-ups: no return DTO (asserted above), and the handler
     # it picks for a Response (the route returns one) is the one it picks for any value
     picked = handler.get_response_handler(is_response_type_data=True)
@@ -249,8 +311,37 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         response = await respond(app=scope["litestar_app"], data=answer, request=request)
         await response(scope, receive, send)
 
-    inner = _bare(route, handler, handle) if _is_bare(handler, before) else handle
-    stack = _wrapped(handler, inner)
+    if _is_bare(handler, before):
+        inner = _bare(route, handler, handle)
+    else:
+
+        async def inner(scope: Any, receive: Any, send: Any) -> None:
+            await handle(scope, receive, flagging(ScopeState.from_scope(scope), send))
+
+    return _dispatch(litestar, handler, _wrapped(handler, inner), timing)
+
+
+def _untimed() -> float:
+    return 0.0
+
+
+def _unlogged(_scope: Any, _status: int, _started: float) -> None:
+    """An app without timing (create_app(timing=False)): no observation, no access line."""
+
+
+def _dispatch(
+    litestar: ASGIApp, handler: Any, wrapped: tuple[ASGIApp, bool], timing: Timing | None
+) -> ASGIApp:
+    """A plain order to `stack` (`_wrapped`), the rest to `litestar`. One send wrapper for
+    four (ADR-151), what each did in its order, outermost last: the inner exception layer's
+    flag (`bare` sets it, `flagging` where it does not send), the language's headers
+    (content_language's `said`, when `speaks`), the outer exception layer's flag, the status
+    `timed` observes; around the stack, the outer exception layer's `except` and `timed`'s
+    timing and access line."""
+    stack, speaks = wrapped
+    exception_handlers = handler.resolve_exception_handlers()
+    outer = ExceptionHandlerMiddleware(app=stack, debug=None)  # its `handle…` methods alone
+    begun, ended = timing if timing is not None else (_untimed, _unlogged)
 
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         sid = plain(scope) if scope["type"] == "http" else None
@@ -261,7 +352,37 @@ def orders_fast(app: Litestar, litestar: ASGIApp) -> ASGIApp:
         scope["path_params"] = {"season_id": sid}
         scope["route_handler"] = handler
         scope["path_template"] = TEMPLATE
-        ScopeState.from_scope(scope).exception_handlers = exception_handlers
-        await stack(scope, receive, send)
+        state = ScopeState.from_scope(scope)
+        state.exception_handlers = exception_handlers
+        status = 500
+        lang = None
+        if speaks:
+            lang = scope[CHOSEN] = negotiate(scope)
+
+        async def sent(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                if lang is not None:
+                    headers = with_language(message.get("headers", []), lang)
+                    message = {**message, "headers": headers}
+                state.response_started = True
+                status = message["status"]
+            await send(message)
+
+        started = begun()
+        try:
+            try:
+                await stack(scope, receive, sent)
+            except Exception as exc:  # the outer exception layer's: its problem, no language
+
+                async def watched(message: Any) -> None:
+                    nonlocal status
+                    if message["type"] == "http.response.start":
+                        status = message["status"]
+                    await send(message)
+
+                await handled(outer, scope, receive, watched, exc)
+        finally:
+            ended(scope, status, started)
 
     return dispatch

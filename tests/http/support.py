@@ -115,8 +115,10 @@ async def open_api(
     api_store: EventStore | None = None,
     clock: StepClock | None = None,
     limiter_clock: Callable[[], float] | None = None,
+    timing: bool = False,
 ) -> AsyncIterator[Api]:
-    """create_app on `api_store` (default: `store`) with a list-appending enqueue, served in-loop.
+    """create_app on `api_store` (default: `store`) with a list-appending enqueue, served in-loop
+    (`timing`: every request timed and its access line written, as `seksenbir serve` does).
 
     httpx's ASGITransport runs the app on the test's own event loop, so requests really run
     concurrently under asyncio.gather and the asyncpg pool of the fixture stays on its loop.
@@ -130,6 +132,7 @@ async def open_api(
         store=api_store or store,
         enqueue=lambda season_id, divan: enqueued.append((season_id, divan)),
         clock=clock,
+        timing=timing,
         **extra,
     )
     transport = httpx.ASGITransport(app=cast(Any, app))  # Litestar's ASGI types are narrower

@@ -122,3 +122,15 @@ def test_an_order_is_answered_without_litestars_response_path(
     assert r.json() == {"divan": 1, "orders": 1, "version": int(r.headers["x-season-version"])}
     assert r.headers["content-type"] == "application/json"
     assert r.headers["content-length"] == str(len(r.content))
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES, ids=lambda o: type(o.body).__name__)
+def test_adr151_an_answer_asked_without_a_routes_keywords_is_sent_as_litestar_sends_it(
+    outcome: Outcome[Any],
+) -> None:
+    """The order fast path asks `to_asgi_response(None, None)` (ADR-145): the direct answer,
+    whose own `__call__` sends what Litestar's ASGIResponse sends (ADR-151)."""
+    answer = answered(outcome)
+    got = answer.to_asgi_response(None, None)  # type: ignore[arg-type]
+    assert type(got).__name__ == "_Sent"
+    assert _sent(got) == _litestar(answer, **ROUTE)

@@ -128,10 +128,60 @@ def corpus(sid: str, other: str, token: str, token2: str, stranger: str) -> list
         ("PUT", path, auth + js, ok),
         ("OPTIONS", path, [], b""),
     ]
+    # a middleware of the test's (`_boom`, ADR-151), when there: raising before the app, on
+    # the answer's start or on its body (after the start: no problem can be sent then)
+    r += [("POST", path, [*auth, *js, ("x-boom", where)], ok) for where in BOOMS]
+    r += [("POST", path, [("authorization", "Bearer nonsense"), *js, ("x-boom", "start")], ok)]
+    # other routes, beside the fast path (ADR-151: its dispatch is outside `timed` now)
+    r += [
+        ("GET", "/health", [], b""),
+        ("GET", "/nowhere", [], b""),
+        ("HEAD", f"/v1/seasons/{sid}", auth, b""),
+        ("POST", f"/v1/seasons/{sid}/join", js, _json({"memleket": 7})),
+        ("POST", f"/v1/seasons/{sid}/chat", auth + js, _json({"text": "selam"})),
+        ("POST", f"/v1/seasons/{sid}/orders?lang=en", [*auth, *js, ("x-boom", "app")], ok),
+    ]
     # the failed-token limit (a 401 counted per address), then a valid order after it
     r += [("POST", path, [("authorization", "Bearer nonsense"), *js], ok)] * 30
     r += [("POST", path, auth + js, ok)]
     return r
+
+
+BOOMS = ("app", "start", "body")
+
+
+class Boom(RuntimeError):
+    """What `_boom` raises."""
+
+
+def _boom(app: Any) -> Any:
+    """A middleware a later change could add (ADR-151): `x-boom: app` raises before the app is
+    called, `start` on the answer's start, `body` on its body; other requests pass through."""
+
+    async def boom(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        where = dict(scope["headers"]).get(b"x-boom", b"").decode()
+        if where == "app":
+            raise Boom(where)
+
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"].rpartition(".")[2] == where:
+                raise Boom(where)
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return boom
+
+
+def _with_boom(mp: pytest.MonkeyPatch, where: str) -> None:
+    """The app's middleware list with `_boom` first (outside the language) or last."""
+    listed = gateway.command_app.middleware
+
+    def middleware(*args: Any) -> list[Any]:
+        made = listed(*args)
+        return [_boom, *made] if where == "first" else [*made, _boom]
+
+    mp.setattr(gateway.command_app, "middleware", middleware)
 
 
 def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,10 +195,13 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def service_lines(out: io.StringIO) -> list[dict[str, Any]]:
-    """The services' JSON lines, keys in order, without their timestamp."""
+    """The services' JSON lines, keys in order, without their timestamp (and of a traceback,
+    what was raised)."""
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     for line in lines:
         line.pop("timestamp")
+        if "exception" in line:  # a traceback's frames are each path's own: its last line
+            line["exception"] = line["exception"].rstrip().rpartition("\n")[2]
     return lines
 
 
@@ -177,29 +230,45 @@ def _counting_reads(mp: pytest.MonkeyPatch) -> list[int]:
 
 @asynccontextmanager
 async def world(fast: bool, config: dict[str, Any], mp: pytest.MonkeyPatch) -> AsyncIterator[Api]:
-    """An app on a store of its own; `fast` False: create_app without the fast path."""
+    """An app on a store of its own; `fast` False: create_app without the fast path; `boom`
+    in `config`: `_boom` among the app's middlewares, first or last."""
+    config = dict(config)
+    if (boom := config.pop("boom", None)) is not None:
+        _with_boom(mp, boom)
     if not fast:
-        mp.setattr(gateway, "orders_fast", lambda _app, handler: handler)
+        mp.setattr(gateway, "orders_fast", lambda _app, handler, _timing: handler)
     async with open_api(
         InMemoryEventStore(clock=StepClock()),
         settings(**config),
         clock=api_clock(),
         limiter_clock=lambda: 1000.0,  # the limits' buckets fill alike in both worlds
+        timing=True,  # timed and logged as `serve` runs it
     ) as api:
         # hostile paths ("…/orders/") are answered by the router as before, which the
         # documented-problems hook does not map to an operation: here both paths compare
         api.client.event_hooks["response"] = []
-        api.app.asgi_handler = metrics.timed(api.app.asgi_handler)  # as `serve` runs it
         yield api
 
 
-async def send(api: Api, req: Request) -> httpx.Response:
+async def send(api: Api, req: Request) -> httpx.Response | Exception:
+    """The answer, or what the app raised to its server (a failure after the answer began)."""
     method, path, headers, body = req
-    return await api.client.request(method, path, headers=headers, content=body)
+    try:
+        return await api.client.request(method, path, headers=headers, content=body)
+    except Exception as exc:  # the server's: what reached it, and why
+        return exc
 
 
-def answer(r: httpx.Response) -> tuple[int, list[tuple[str, str]], bytes]:
-    """Status, headers and body (a 405's Allow in one order on both: shared.app.http.head)."""
+def answer(r: httpx.Response | Exception) -> Any:
+    """Status, headers and body (a 405's Allow in one order on both: shared.app.http.head); or
+    the exception the app raised and its causes, with their messages."""
+    if isinstance(r, Exception):
+        chain: list[str] = []
+        cause: BaseException | None = r
+        while cause is not None:
+            chain += [type(cause).__name__, str(cause)]
+            cause = cause.__cause__
+        return tuple(chain)
     headers = [(k, v) for k, v in r.headers.multi_items() if k.lower() != "date"]
     return r.status_code, headers, r.content
 
@@ -212,6 +281,9 @@ def answer(r: httpx.Response) -> tuple[int, list[tuple[str, str]], bytes]:
         pytest.param({"commands_per_minute": 40, "auth_failures_per_minute": 3}, id="limited"),
         # CORS on: a request with an Origin is Litestar's (its CORS layer), the others not
         pytest.param({"cors_origins": ("http://elsewhere",)}, id="cors"),
+        # a middleware added later, inside the language or outside it (ADR-151)
+        pytest.param({"boom": "last"}, id="middleware-inside"),
+        pytest.param({"boom": "first"}, id="middleware-outside"),
     ],
 )
 async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
@@ -269,13 +341,29 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
     assert [list(x.items()) for x in services[True]] == [list(x.items()) for x in services[False]]
     assert sum(x["event"] == "command.accepted" for x in services[True]) >= 10
     assert stores[True] == stores[False]
-    statuses = [status for status, _, _ in answers[True]]
+    statuses = [a[0] for a in answers[True] if isinstance(a[0], int)]
     # the corpus reaches what it means to: accepted orders, refusals of every layer, limits
     reached = {200, 400, 401, 404, 405, 413, 415, 422, 429} | (
         {403, 409} if "commands_per_minute" not in config else set()
     )
     assert reached <= set(statuses), statuses
-    # the plain requests took the fast path, the others Litestar's
+    if "boom" in config:  # each way a middleware fails was reached, on both paths alike
+        _failed(answers[True])
+    _took_the_fast_path(requests, fast_taken)
+    # the plain requests the middlewares let through: read by `bare`, without a Request
+    assert reads[True][0] >= 30 and reads[False][0] == 0
+
+
+def _failed(answers: list[Any]) -> None:
+    """`_boom` raised on an answer's start and on its body (the server got the exception) and
+    before the app (the outer exception layer's 500)."""
+    failed = [a for a in answers if isinstance(a[0], str)]
+    assert {a[-1] for a in failed} == {"start", "body"}, failed
+    assert sum(a[0] == 500 and b"internal" in a[2].lower() for a in answers) >= 2
+
+
+def _took_the_fast_path(requests: list[Request], fast_taken: list[bool]) -> None:
+    """The plain requests took the fast path, the others Litestar's."""
     for req, taken in zip(requests, fast_taken, strict=True):
         scope = {
             "type": "http",
@@ -287,8 +375,6 @@ async def test_both_paths_answer_the_same(config: dict[str, Any]) -> None:
         expected = "%" not in req[1] and fast_orders.plain(scope) is not None
         assert taken == expected, req[:3]
     assert sum(fast_taken) >= 30
-    # the plain requests the middlewares let through: read by `bare`, without a Request
-    assert reads[True][0] >= 30 and reads[False][0] == 0
 
 
 _HEADER_NAMES = st.sampled_from(
@@ -401,3 +487,55 @@ async def test_read_body_is_request_body(
         )
     )
     assert ours == await outcome(litestar.body)
+
+
+# Litestar's ExceptionHandlerMiddleware.__call__ (2.25.0), which `fast_orders.handled` follows
+# line by line (its `except`) and `Caught` and the fast path's dispatch inline: an upgrade that
+# changes it must be read again, and this digest renewed (ADR-151)
+_EXCEPTION_LAYER_SHA256 = "a579d936179fdd304e1ab5d6827d3448e792ab7c48a2bce39246d995946d1df6"
+
+
+def test_adr151_the_exception_layer_followed_is_litestars() -> None:
+    import hashlib
+    import inspect
+
+    from litestar.middleware._internal.exceptions import ExceptionHandlerMiddleware
+
+    source = inspect.getsource(ExceptionHandlerMiddleware.__call__)
+    assert hashlib.sha256(source.encode()).hexdigest() == _EXCEPTION_LAYER_SHA256
+
+
+async def test_adr151_a_plain_order_passes_one_send_wrapper() -> None:
+    """ADR-151: a plain order's answer passes one send wrapper of the fast path's (`sent`: the
+    language, the exception layers' flag, the timing), not the four it passed before (each
+    exception layer's `capture_response_started`, content_language's `said`, timed's
+    `watch`); the failed-token limit's own wrapper stays a middleware's."""
+    import sys
+
+    async with open_api(InMemoryEventStore(clock=StepClock()), settings(), timing=True) as api:
+        bey = (await build_season(api.store, MEMLEKETS))[0]
+        called: list[tuple[str, str]] = []
+
+        def profile(frame: Any, event: str, _arg: Any) -> None:
+            if event == "call":
+                code = frame.f_code
+                called.append((code.co_filename.rpartition("/")[2], code.co_name))
+
+        sys.setprofile(profile)
+        try:
+            r = await api.client.post(
+                f"/v1/seasons/{bey.season_id}/orders",
+                json=HOLD,
+                headers={"Authorization": f"Bearer {bey.token}", "Idempotency-Key": "one"},
+            )
+        finally:
+            sys.setprofile(None)
+    assert r.status_code == 200 and r.headers["content-language"] == "tr"
+    assert ("fast_orders.py", "sent") in called
+    for gone in (
+        ("middleware.py", "capture_response_started"),
+        ("language.py", "said"),
+        ("metrics.py", "watch"),
+        ("fast_orders.py", "captured"),
+    ):
+        assert gone not in called, gone

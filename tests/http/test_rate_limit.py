@@ -362,3 +362,66 @@ async def test_a_flood_of_joins_cannot_take_another_players_memleket(
         owners = {b.memleket: b.seat for b in state.beys}
         assert owners[6] == mine.json()["seat"]  # Ankara stays the first player's
         assert len(state.beys) <= 1 + 5 + 1
+
+
+async def test_adr151_a_kind_without_a_limit_is_let_through_without_asking() -> None:
+    """A request of a kind no limit is set for (0 a minute) passes `limit_requests` without a
+    `wait` coroutine (ADR-151: it answered None at once); a limited kind is still asked."""
+    from shared.app.http.ratelimit import limit_requests
+
+    limits = RequestLimits(None, "ns", {"create": 5, "command": 0})
+    asked: list[str] = []
+    wait = limits.wait
+
+    async def asking(kind: str, client: str) -> int | None:
+        asked.append(kind)
+        return await wait(kind, client)
+
+    limits.wait = asking  # type: ignore[method-assign]
+    passed: list[str] = []
+
+    async def app(scope: dict[str, Any], _receive: Any, _send: Any) -> None:
+        passed.append(scope["path"])
+
+    guarded = limit_requests(limits)(app)
+    for path in ("/v1/seasons/abc/orders", "/v1/seasons"):
+        scope = {"type": "http", "method": "POST", "path": path, "headers": [], "client": ("1", 1)}
+        await guarded(scope, None, None)
+    assert passed == ["/v1/seasons/abc/orders", "/v1/seasons"]
+    assert asked == ["create"]
+
+
+async def test_adr151_the_failed_token_limit_reads_the_headers_only_for_a_client_it_holds() -> None:
+    """`limit_failed_auth` looks for an Authorization header only when the client's bucket
+    says wait (ADR-151): a client without failures passes without a walk of its headers; one
+    over the limit is still refused with a token, and let through without."""
+    from shared.app.http.ratelimit import limit_failed_auth
+
+    class Walked(list[tuple[bytes, bytes]]):
+        walks = 0
+
+        def __iter__(self) -> Any:
+            Walked.walks += 1
+            return super().__iter__()
+
+    failures = AuthFailures(1, lambda: 100.0)
+    answers: list[int] = []
+
+    async def app(_scope: Any, _receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 401, "headers": []})
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answers.append(message["status"])
+
+    guarded = limit_failed_auth(failures)(app)
+
+    def scope(token: bool) -> dict[str, Any]:
+        headers = Walked([(b"authorization", b"Bearer x")] if token else [])
+        return {"type": "http", "path": "/v1/x", "headers": headers, "client": ("9", 1)}
+
+    await guarded(scope(True), None, send)  # no bucket yet: its 401 is counted
+    assert Walked.walks == 0 and answers == [401]
+    await guarded(scope(True), None, send)  # over the limit: refused
+    await guarded(scope(False), None, send)  # without a token: let through
+    assert answers == [401, 429, 401] and Walked.walks == 3  # the refusal: its language too

@@ -84,7 +84,7 @@ def content_language(app: ASGIApp) -> ASGIApp:
 
         async def said(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": _with_language(message.get("headers", []), lang)}
+                message = {**message, "headers": with_language(message.get("headers", []), lang)}
             await send(message)
 
         await app(scope, receive, said)
@@ -97,7 +97,10 @@ def content_language(app: ASGIApp) -> ASGIApp:
 STORED_LANGUAGE = b"x-seksenbir-stored-language"
 
 
-def _with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple[bytes, bytes]]:
+def with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple[bytes, bytes]]:
+    """An answer's headers as `content_language` sends them: Content-Language (the stored one
+    if the answer names it), Vary with Accept-Language (the order fast path's one send
+    wrapper calls it too: ADR-151)."""
     language, vary = lang.encode(), b""
     kept: list[tuple[bytes, bytes]] = []
     for k, v in headers:  # one pass, each name lowered once (an answer's every header)
@@ -108,6 +111,7 @@ def _with_language(headers: list[tuple[bytes, bytes]], lang: Lang) -> list[tuple
             vary = vary + b", " + v if vary else v
         elif name != b"content-language":
             kept.append((k, v))
-    if b"accept-language" not in vary.lower():
+    # find, not `in` (bytes.__contains__ makes and drops a TypeError first: ADR-145, ADR-151)
+    if vary.lower().find(b"accept-language") < 0:
         vary = vary + b", Accept-Language" if vary else b"Accept-Language"
     return [*kept, (b"content-language", language), (b"vary", vary)]

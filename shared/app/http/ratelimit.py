@@ -193,11 +193,12 @@ def limit_failed_auth(
                 await app(scope, receive, send)
                 return
             client = client_address(scope, trusted)
-            if any(name == b"authorization" for name, _ in scope["headers"]):
-                wait = failures.retry_after(client)
-                if wait is not None:
-                    await _too_many(send, wait, scope.get("path", ""), negotiate(scope))
-                    return
+            # the client's bucket first (a look-up, None for a client without failures), the
+            # headers only then (ADR-151): both only read, so the refusals are the same
+            wait = failures.retry_after(client)
+            if wait is not None and any(name == b"authorization" for name, _ in scope["headers"]):
+                await _too_many(send, wait, scope.get("path", ""), negotiate(scope))
+                return
 
             async def watch(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start" and message["status"] == 401:
@@ -351,7 +352,9 @@ def limit_requests(
                 if scope["type"] == "http"
                 else None
             )
-            if kind is not None:
+            # a kind without a limit is let through without a coroutine (ADR-151): `wait`
+            # answers None for it at once
+            if kind is not None and kind in limits.per_minute:
                 wait = await limits.wait(kind, client_address(scope, trusted))
                 if wait is not None:
                     await refuse_with(
