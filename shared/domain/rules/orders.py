@@ -30,7 +30,10 @@ def read_orders(
     longer the bey's) and R-4.2 (no unit to spare). Holds and non-neighbour targets do nothing.
     """
     owners, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
-    chosen: dict[int, tuple[int, Order]] = {}
+    # By origin plate (index 0 unused; an order's province is a plate, `decide` refuses any
+    # other): read in plate order by one C filter, where a dict of the origins grew, was
+    # sorted and read back key by key (issue 27).
+    chosen: list[tuple[int, Order] | None] = [None] * 82
     dropped: list[Dropped] = []
     for seat in sorted(orders):
         # R-4.1: the last order for a province counts: read from the last, each province once
@@ -60,7 +63,7 @@ def read_orders(
                 dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
                 continue
             chosen[origin] = (seat, o)  # only the owner's order for a province counts
-    return list(map(chosen.__getitem__, sorted(chosen))), dropped
+    return list(filter(None, chosen)), dropped
 
 
 def blocs(board: Board) -> dict[int, int]:
