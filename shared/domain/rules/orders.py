@@ -68,25 +68,30 @@ def read_orders(
 
 def blocs(board: Board) -> dict[int, int]:
     """R-5.2: each seat's bloc id (lowest seat of its alliance component)."""
-    parent = {s: s for s in board.beys}
+    bloc = {s: s for s in board.beys}  # a seat in no alliance is its own bloc
+    # The union-find holds the seats that are not their component's root only (issue 27: it held
+    # every seat, and every seat's root was read back from it).
+    parent: dict[int, int] = {}
 
     def find(s: int) -> int:
-        while parent[s] != s:
-            parent[s] = parent[parent[s]]
-            s = parent[s]
+        while (up := parent.get(s, s)) != s:
+            parent[s] = parent.get(up, up)
+            s = up
         return s
 
     treaties = board.treaties
     # The pairs alone sorted (each is one treaty's: no two compare equal, no treaty compared);
     # the lower root kept by a comparison, not min/max (a keyword parse each in 3.11; issue 27).
     for a, b in sorted(treaties):
-        if treaties[a, b].kind == "alliance" and a in parent and b in parent:
+        if treaties[a, b].kind == "alliance" and a in bloc and b in bloc:
             ra, rb = find(a), find(b)
             if ra < rb:
                 parent[rb] = ra
             elif rb < ra:
                 parent[ra] = rb
-    return {s: s if parent[s] == s else find(s) for s in parent}  # a root needs no call
+    for s in parent:
+        bloc[s] = find(s)
+    return bloc
 
 
 def classify(
