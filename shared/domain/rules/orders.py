@@ -35,16 +35,18 @@ def read_orders(
     # sorted and read back key by key (issue 27).
     chosen: list[tuple[int, Order] | None] = [None] * 82
     dropped: list[Dropped] = []
+    # The seat whose orders last read each plate: a seat's own earlier orders for a province
+    # are passed over (issue 27: a set a seat, and a call to add each origin).
+    read_by: list[int | None] = [None] * 82
     for seat in sorted(orders):
         # the last order for a province counts: read from the last, each province once
-        # (a set a seat, where a dict comprehension a seat cost a quarter of the reading;
-        # issue 27). `dropped` is in no order within a seat: `dropped_orders` sorts it.
-        seen: set[int] = set()
+        # (where a dict comprehension a seat cost a quarter of the reading; issue 27).
+        # `dropped` is in no order within a seat: `dropped_orders` sorts it.
         for o in reversed(orders[seat]):
             origin = o.province
-            if origin in seen:
+            if read_by[origin] == seat:
                 continue
-            seen.add(origin)
+            read_by[origin] = seat
             target = o.target
             if target is None or o.kind not in _TARGETED:
                 continue
