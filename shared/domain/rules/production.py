@@ -68,6 +68,13 @@ def _base_row(memleket: int) -> tuple[int, ...]:
     return tuple(2 if p == memleket else 1 if dist[p] < GURBET_DISTANCE else 0 for p in range(82))
 
 
+@cache
+def _base_rows() -> tuple[tuple[int, ...], ...]:
+    """`_base_row` of every plate as a memleket, by plate (index 0 unused): one cached call a
+    Divan, not one a bey (issue 27)."""
+    return tuple(_base_row(m) if m else () for m in _INDEX)
+
+
 class _Plates:
     """What production reads of the owners, found in one pass over the plates (issue 27: it
     was six passes, each about as dear as a Python loop of 82): the unowned plates, ascending,
@@ -79,7 +86,8 @@ class _Plates:
 
     def __init__(self, board: Board, kurtulus: list[int]) -> None:
         owner, units = board.owner, board.units
-        rows = {s: _base_row(b.memleket) for s, b in board.beys.items()}
+        by_memleket = _base_rows()
+        rows = {s: by_memleket[b.memleket] for s, b in board.beys.items()}
         base = [0] * 82
         unowned: list[int] = []
         land: dict[int, list[int]] = {s: [] for s in kurtulus}
