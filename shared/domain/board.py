@@ -85,15 +85,16 @@ class Board:
             )
             for b in sorted(state.beys, key=_SEAT)
         }
-        provinces = state.provinces
-        # Comprehensions, not map(attrgetter): the interpreter reads a struct field in a few
-        # instructions where attrgetter takes the generic attribute lookup (issue 12).
+        # One pass over the provinces, not map(attrgetter): the interpreter reads a struct field
+        # in a few instructions where attrgetter takes the generic attribute lookup (issue 12);
+        # one loop, not a comprehension a column (issue 27: three passes).
         owner: list[int | None] = [None]
-        owner += [p.owner for p in provinces]
         units = [0]
-        units += [p.units for p in provinces]
         sur = [False]
-        sur += [p.sur for p in provinces]
+        for p in state.provinces:
+            owner.append(p.owner)
+            units.append(p.units)
+            sur.append(p.sur)
         return cls(
             divan=divan,
             seed=state.seed,

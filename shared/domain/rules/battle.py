@@ -36,32 +36,22 @@ Fronts = tuple[dict[int, list[Advance]], dict[int, list[Support]]]
 
 def depart_and_arrive(board: Board, c: Classified) -> Fronts:
     """R-5.1: every advancing and supporting unit leaves at once; moves arrive by origin plate.
-    Answers the attacks and the supports by target, in classification order, found in the
-    same passes (`fight_all` reads them; issue 27: they were two passes more)."""
+    Answers the attacks and the supports by target, in classification order, as classified
+    (`Classified.attacks_at`, `supports_at`; `fight_all` reads them)."""
     units = board.units
     for a in c.moves:
         units[a.origin] -= a.units
-    attacks_at: dict[int, list[Advance]] = {}
     for a in c.attacks:
         units[a.origin] -= a.units
-        if a.target in attacks_at:
-            attacks_at[a.target].append(a)
-        else:
-            attacks_at[a.target] = [a]
-    supports_at: dict[int, list[Support]] = {}
     for s in c.supports:
         units[s.origin] -= s.units
-        if s.target in supports_at:
-            supports_at[s.target].append(s)
-        else:
-            supports_at[s.target] = [s]
     for m in sorted(c.moves, key=_ORIGIN):
         room = MAX_UNITS - units[m.target]  # min/max parse keywords per call in 3.11
         accepted = m.units if m.units < room else room
         accepted = accepted if accepted > 0 else 0
         units[m.target] += accepted
         units[m.origin] += m.units - accepted
-    return attacks_at, supports_at
+    return c.attacks_at, c.supports_at
 
 
 _ORIGIN = attrgetter("origin")

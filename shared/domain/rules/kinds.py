@@ -62,6 +62,11 @@ class Classified:
     void: list[tuple[int, int, int]] = field(default_factory=list)
     # Each cancelled or void order as its bey's report names it (R-6.4, R-6.7, R-5.3).
     dropped: list[Dropped] = field(default_factory=list)
+    # The attacks and the supports by target, in classification order: grouped as they are
+    # classified (a classifier that appends to `attacks` or `supports` appends here too), read
+    # by the supports' classification and the battle step (issue 27: each grouped them again).
+    attacks_at: dict[int, list[Advance]] = field(default_factory=dict)
+    supports_at: dict[int, list[Support]] = field(default_factory=dict)
 
 
 # A kind's step 3: (board, its effective orders in origin order, ceasefire, bloc of each seat,
@@ -93,25 +98,34 @@ def _advances(
     """R-6.4, R-6.7: advances on an ally or in a ceasefire are cancelled; R-6.5: betrayals."""
     owners, treaties = board.owner, board.treaties
     moves, attacks, cancelled, dropped = out.moves, out.attacks, out.cancelled, out.dropped
+    attacks_at = out.attacks_at
     for seat, o in orders:
         target: int = o.target  # type: ignore[assignment]
         owner = owners[target]
         if owner == seat:
             moves.append(Advance(seat, o.province, target, o.units))
-        elif owner is None:
-            attacks.append(Advance(seat, o.province, target, o.units))
+            continue
+        if owner is None:
+            a = Advance(seat, o.province, target, o.units)
         else:
             treaty = treaties.get((seat, owner) if seat < owner else (owner, seat))
             if treaty is not None and treaty.kind == "alliance":
                 cancelled.append((seat, o.province, target, "ittifak"))
                 dropped.append(Dropped(seat, o.province, target, o.kind, o.units, "ally", owner))
-            elif ceasefire:
+                continue
+            if ceasefire:
                 cancelled.append((seat, o.province, target, "bayram"))
                 dropped.append(
                     Dropped(seat, o.province, target, o.kind, o.units, "ceasefire", owner)
                 )
-            else:
-                attacks.append(Advance(seat, o.province, target, o.units, treaty is not None))
+                continue
+            a = Advance(seat, o.province, target, o.units, treaty is not None)
+        attacks.append(a)
+        at = attacks_at.get(target)
+        if at is None:
+            attacks_at[target] = [a]
+        else:
+            at.append(a)
 
 
 def _supports(
@@ -135,25 +149,30 @@ def _supports(
             allies.add((x, y))
             allies.add((y, x))
     partners -= betrays
-    attackers: dict[int, list[Advance]] = {}
-    for a in out.attacks:
-        attackers.setdefault(a.target, []).append(a)
-    supports, void, dropped = out.supports, out.void, out.dropped
+    attackers = out.attacks_at
+    supports, void, dropped, supports_at = out.supports, out.void, out.dropped, out.supports_at
     for seat, o in orders:
         target: int = o.target  # type: ignore[assignment]
         owner = owners[target]
         if owner == seat or (seat, owner) in partners:
-            supports.append(Support(seat, o.province, target, o.units, True))  # defence
-            continue
-        for a in attackers.get(target, ()):
-            if (seat, a.seat) in allies:
-                supports.append(Support(seat, o.province, target, o.units, False, bloc_of[a.seat]))
-                break
+            s = Support(seat, o.province, target, o.units, True)  # defence
         else:
-            void.append((seat, o.province, target))
-            dropped.append(
-                Dropped(seat, o.province, target, o.kind, o.units, "void_support", owner)
-            )
+            for a in attackers.get(target, ()):
+                if (seat, a.seat) in allies:
+                    s = Support(seat, o.province, target, o.units, False, bloc_of[a.seat])
+                    break
+            else:
+                void.append((seat, o.province, target))
+                dropped.append(
+                    Dropped(seat, o.province, target, o.kind, o.units, "void_support", owner)
+                )
+                continue
+        supports.append(s)
+        at = supports_at.get(target)
+        if at is None:
+            supports_at[target] = [s]
+        else:
+            at.append(s)
 
 
 # In the order step 3 classifies them (R-5.3: supports after the advances they may back).

@@ -30,18 +30,23 @@ def read_orders(
     longer the bey's) and R-4.2 (no unit to spare). Holds and non-neighbour targets do nothing.
     """
     owners, units, neighbours = board.owner, board.units, board.gm.neighbour_sets
-    chosen: dict[int, tuple[int, Order]] = {}
+    # By origin plate (index 0 unused; an order's province is a plate, `decide` refuses any
+    # other): read in plate order by one C filter, where a dict of the origins grew, was
+    # sorted and read back key by key (issue 27).
+    chosen: list[tuple[int, Order] | None] = [None] * 82
     dropped: list[Dropped] = []
+    # The seat whose orders last read each plate: a seat's own earlier orders for a province
+    # are passed over (issue 27: a set a seat, and a call to add each origin).
+    read_by: list[int | None] = [None] * 82
     for seat in sorted(orders):
         # R-4.1: the last order for a province counts: read from the last, each province once
-        # (a set a seat, where a dict comprehension a seat cost a quarter of the reading;
-        # issue 27). `dropped` is in no order within a seat: `dropped_orders` sorts it.
-        seen: set[int] = set()
+        # (where a dict comprehension a seat cost a quarter of the reading; issue 27).
+        # `dropped` is in no order within a seat: `dropped_orders` sorts it.
         for o in reversed(orders[seat]):
             origin = o.province
-            if origin in seen:
+            if read_by[origin] == seat:
                 continue
-            seen.add(origin)
+            read_by[origin] = seat
             target = o.target
             if target is None or o.kind not in _TARGETED:
                 continue
@@ -60,30 +65,35 @@ def read_orders(
                 dropped.append(Dropped(seat, origin, target, o.kind, o.units, "no_units"))
                 continue
             chosen[origin] = (seat, o)  # only the owner's order for a province counts
-    return list(map(chosen.__getitem__, sorted(chosen))), dropped
+    return list(filter(None, chosen)), dropped
 
 
 def blocs(board: Board) -> dict[int, int]:
     """R-5.2: each seat's bloc id (lowest seat of its alliance component)."""
-    parent = {s: s for s in board.beys}
+    bloc = {s: s for s in board.beys}  # a seat in no alliance is its own bloc
+    # The union-find holds the seats that are not their component's root only (issue 27: it held
+    # every seat, and every seat's root was read back from it).
+    parent: dict[int, int] = {}
 
     def find(s: int) -> int:
-        while parent[s] != s:
-            parent[s] = parent[parent[s]]
-            s = parent[s]
+        while (up := parent.get(s, s)) != s:
+            parent[s] = parent.get(up, up)
+            s = up
         return s
 
     treaties = board.treaties
     # The pairs alone sorted (each is one treaty's: no two compare equal, no treaty compared);
     # the lower root kept by a comparison, not min/max (a keyword parse each in 3.11; issue 27).
     for a, b in sorted(treaties):
-        if treaties[a, b].kind == "alliance" and a in parent and b in parent:
+        if treaties[a, b].kind == "alliance" and a in bloc and b in bloc:
             ra, rb = find(a), find(b)
             if ra < rb:
                 parent[rb] = ra
             elif rb < ra:
                 parent[ra] = rb
-    return {s: s if parent[s] == s else find(s) for s in parent}  # a root needs no call
+    for s in parent:
+        bloc[s] = find(s)
+    return bloc
 
 
 def classify(

@@ -68,34 +68,47 @@ def _base_row(memleket: int) -> tuple[int, ...]:
     return tuple(2 if p == memleket else 1 if dist[p] < GURBET_DISTANCE else 0 for p in range(82))
 
 
+@cache
+def _base_rows() -> tuple[tuple[int, ...], ...]:
+    """`_base_row` of every plate as a memleket, by plate (index 0 unused): one cached call a
+    Divan, not one a bey (issue 27)."""
+    return tuple(_base_row(m) if m else () for m in _INDEX)
+
+
 class _Plates:
     """What production reads of the owners, found in one pass over the plates (issue 27: it
-    was six passes, each about as dear as a Python loop of 82): the owned plates and the
-    unowned ones, ascending, the most units an owned one holds, each plate's base allotment
-    (R-7.1) and the plates of each Kurtuluş seat (R-7.5), ascending."""
+    was six passes, each about as dear as a Python loop of 82): the unowned plates, ascending,
+    whether an owned one holds more than 12 units already, each plate's base allotment (R-7.1)
+    and the plates of each Kurtuluş seat (R-7.5), ascending. The owned plates themselves only
+    the rare path above 12 reads (`owned`): not collected in the pass."""
 
-    __slots__ = ("base", "land", "owned", "top", "unowned")
+    __slots__ = ("above", "base", "land", "unowned")
 
     def __init__(self, board: Board, kurtulus: list[int]) -> None:
         owner, units = board.owner, board.units
-        rows = {s: _base_row(b.memleket) for s, b in board.beys.items()}
+        by_memleket = _base_rows()
+        rows = {s: by_memleket[b.memleket] for s, b in board.beys.items()}
         base = [0] * 82
-        owned: list[int] = []
         unowned: list[int] = []
         land: dict[int, list[int]] = {s: [] for s in kurtulus}
-        top = 0
+        above = False
         for p in _PLATES:
             seat = owner[p]
             if seat is None:
                 unowned.append(p)
                 continue
-            owned.append(p)
             base[p] = rows[seat][p]
-            held = units[p]
-            top = held if held > top else top  # not max(): a keyword parse a call in 3.11
+            if units[p] > MAX_UNITS:
+                above = True
             if seat in land:
                 land[seat].append(p)
-        self.base, self.owned, self.unowned, self.top, self.land = base, owned, unowned, top, land
+        self.base, self.unowned, self.above, self.land = base, unowned, above, land
+
+    @staticmethod
+    def owned(board: Board) -> list[int]:
+        """The owned plates, ascending."""
+        owner = board.owner
+        return [p for p in _PLATES if owner[p] is not None]
 
 
 _PLATES = range(1, 82)
@@ -183,7 +196,6 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
     # allotment: the one pass over the plates collects their land too.
     kurtulus = kurtulus_seats(board)
     read = _Plates(board, kurtulus)
-    owned = read.owned
     alloc = _base_and_harvest(board, read.base, drought, harvest)
     for region, (seat, kind) in sorted(region_titles(board).items()):
         if region != drought:
@@ -198,9 +210,9 @@ def produce(board: Board, news: NewsCard | None) -> ProductionApplied:
         place(board, alloc, outside, extra, alloc.kurtulus)
     factor = 2 if perde(board.divan) == 3 else 1
     # Only a plate with units allotted, or an owned one above 12 already, has an allotment.
-    if read.top > MAX_UNITS:
+    if read.above:
         before = board.snapshot()
-        allotments = _allot_each(units, owned, alloc, factor)
+        allotments = _allot_each(units, _Plates.owned(board), alloc, factor)
         _grow_milis(units, read.unowned, gm.full_milis_at)
         changes = board.changes_since(before)
     else:
@@ -243,10 +255,20 @@ def _allot_all(
                 changed.append(p)
         else:
             units[p] = raised
-            over = 0
             changed.append(p)
+            if allotted == base[p] and not again:  # its base alone: the usual allotment
+                add(_BASE_ONLY[allotted][p])
+                continue
+            over = 0
         add(Allotment(p, base[p], grown[p], bonus[p], kurtulus[p], allotted * again, over))
     return tuple(made), changed
+
+
+# An allotment of its base alone (R-7.1: 1 or 2; no harvest, bonus, Kurtuluş, doubling or loss),
+# for every plate: made once, as the battle lines' words are (`Allotment` is frozen and holds
+# numbers only). Most of a Divan's allotments are one of these (59 of the bench's 69): a lookup
+# where a record was built and freed (issue 27).
+_BASE_ONLY = tuple(tuple(Allotment(p, base) for p in _INDEX) for base in range(3))
 
 
 def _grow_milis(units: list[int], unowned: list[int], full: Sequence[int]) -> list[int]:
