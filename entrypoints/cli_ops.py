@@ -130,13 +130,14 @@ def _up(args: argparse.Namespace) -> int:
 
 
 def _no_season(args: argparse.Namespace, pg_dsn: str) -> int:
-    """`projections rebuild` of a season the store does not hold: one line, exit 1 (as verify)."""
+    """`projections rebuild` of a season the store does not hold: one line, exit 2, as every
+    verb that names a season (docs/export.md "Exit codes")."""
     from shared.unreachable import describe_dsn
 
     database = describe_dsn(args.dsn or pg_dsn)
     text = say("audit.no_season_in", args.lang, season=repr(args.season), database=database)
     print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
-    return 1
+    return 2
 
 
 def _rebuild(args: argparse.Namespace) -> int:

@@ -259,7 +259,7 @@ async def test_an_unknown_event_field_or_an_over_long_line_is_refused_before_any
     """Issue 20 item 7 (docs/export.md "An event line"): a field an event line does not have
     was dropped, so the audit copy kept less than the file held; a line over 1 MiB was read
     whole. Both are one line, exit 1, nothing written, in either language."""
-    from shared.app.ops.export import MAX_LINE_BYTES
+    from shared.app.ops.export_read import MAX_LINE_BYTES
 
     lines = await genuine("limits-src", divans=1)
     extra = json.loads(json.dumps(lines))

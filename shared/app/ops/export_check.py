@@ -4,7 +4,6 @@ commitment, the published chain heads, the chat chain and its texts (ADR-106).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
@@ -12,11 +11,13 @@ import msgspec
 
 from shared.app.ops.export import Export
 from shared.app.ops.export_chat_check import check_chat
+from shared.app.ops.export_read import event_problem
+from shared.app.ops.export_verdict import BadEvent, Verdict
 from shared.app.ops.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.messages import Said, said_from_english
-from shared.domain.replay import Mismatch, first_unapplied
+from shared.domain.replay import Mismatch, Unapplied
 from shared.domain.replay import verify as replay_verify
 from shared.domain.seal import seals_orders
 from shared.domain.season import seed_commitment
@@ -32,86 +33,6 @@ from shared.eventstore import (
 
 
 # --- checking ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BadEvent:
-    """The first event that does not match, and why."""
-
-    index: int  # in the export's event list; its line in a file is index + 2
-    version: int | None
-    event_id: str | None
-    type: str | None
-    why: Said
-    chat: bool = False  # a chat event (ADR-106): `version` is its chat version
-
-    def as_json(self, in_file: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"stream": "chat"} if self.chat else {}
-        out["version"] = self.version
-        if in_file:
-            out["line"] = self.index + 2
-        return {**out, "event_id": self.event_id, "type": self.type, "why": self.why}
-
-
-@dataclass
-class Verdict:
-    """What `check` found; `ok` only when chain, head, every Divan and the commitment agree."""
-
-    season_id: str
-    events: int
-    hash_chain: Said = field(default_factory=lambda: Said("cli.chain_ok"))
-    head: str | None = None
-    state: SeasonState | None = None
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-    seed_commitment: Said = field(default_factory=lambda: Said("export.seed_hidden"))
-    replay: Said = field(default_factory=lambda: Said("cli.chain_ok"))
-    bad: list[BadEvent] = field(default_factory=list)
-    redacted: int = 0  # events whose data the export left out (R-14)
-    heads: Said = field(default_factory=lambda: Said("export.heads_unchecked"))
-    # ADR-57: the orders resolved at each Divan are the orders sealed at its lock
-    sealed_orders: Said = field(default_factory=lambda: Said("export.sealed_not_run"))
-    # ADR-53: every correction applied by ops, beside any mismatch it compensates
-    corrections: list[dict[str, Any]] = field(default_factory=list)
-    # ADR-106: the chat chain and its texts
-    chat: Said = field(default_factory=lambda: Said("export.chat_none"))
-
-    @property
-    def ok(self) -> bool:
-        """Nothing that was checked failed (a redacted export: its chain, digests and heads)."""
-        return not self.bad
-
-    @property
-    def complete(self) -> bool:
-        """Everything was checkable: a full export (a redacted one's Divans cannot be re-run)."""
-        return self.redacted == 0
-
-    @property
-    def first_bad(self) -> BadEvent | None:
-        return min(self.bad, key=lambda b: b.index) if self.bad else None
-
-    def as_json(self, in_file: bool) -> dict[str, Any]:
-        state = self.state
-        first = self.first_bad
-        return {
-            "season": self.season_id,
-            "events": self.events,
-            "divan": state.divan if state else None,
-            "phase": state.phase if state else None,
-            "rules_version": state.rules_version if state else None,
-            "hash_chain": self.hash_chain,
-            "head": self.head,
-            "replay": self.replay,
-            "mismatches": self.mismatches,
-            "corrections": self.corrections,
-            "seed_commitment": self.seed_commitment,
-            "heads": self.heads,
-            "sealed_orders": self.sealed_orders,
-            "chat": self.chat,
-            "redacted": self.redacted,
-            "first_bad_event": first.as_json(in_file) if first else None,
-            "ok": self.ok,
-            "complete": self.complete,
-        }
-
-
 class PublishedHead(msgspec.Struct, frozen=True):
     """A chain head a Divan report published (`chain_head` of GET /v1/seasons/{id}/reports):
     the hash of the season's event at `version`, its `divan_resolved.v1`."""
@@ -159,9 +80,14 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
     for i, record in enumerate(records):
         try:
             decoded.append(codec.decode_checked(record.data, record.type))
-        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
-            verdict.replay = Said("export.replay_not_decoded")
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            verdict.bad.append(_bad(records, i, event_problem(exc)))
+            # data no event can hold (the bounds, shared/domain/bounds.py): not a season's
+            # events at all (exit 2); a possible event relabelled or re-encoded: a forgery (1)
+            possible = isinstance(exc, codec.OtherType | codec.NotCanonical)
+            verdict.replay = Said(
+                "export.replay_not_decoded" if possible else "export.replay_impossible"
+            )
             return verdict
     created = decoded[0] if decoded else None
     if isinstance(created, ev.SeasonCreated) and created.season_id != export.season_id:
@@ -175,11 +101,12 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         # Folding a broken sequence would only name symptoms of the break found already.
         verdict.replay = Said("export.replay_chain_broken")
         return verdict
-    if (stuck := first_unapplied(decoded)) is not None:
-        verdict.bad.append(_bad(records, stuck[0], Said("export.not_applicable", error=stuck[1])))
+    try:  # the one fold: an event no state can take is caught where it is folded
+        state, problems = replay_verify(decoded)
+    except Unapplied as exc:
+        verdict.bad.append(_bad(records, exc.index, Said("export.not_applicable")))
         verdict.replay = Said("export.replay_not_applied")
         return verdict
-    state, problems = replay_verify(decoded)
     verdict.state = state
     # each with its season version and its line in Turkish and English (ops' line: `verify`
     # reads a full export or the store, never a redacted one's hidden data)
