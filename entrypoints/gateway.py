@@ -32,6 +32,7 @@ from shared.app.http.head import answer_head
 from shared.app.http.problems import exception_handlers
 from shared.app.http.ratelimit import RequestLimits, SharedFailures
 from shared.app.http.strict import StrictRequest, strict_path_integers
+from shared.app.http.uri_limit import refuse_long_targets
 from shared.app.messaging.chat_wakeup import publisher
 from shared.eventstore import EventStore
 from shared.log_lines import write_lines_apart
@@ -202,6 +203,8 @@ def create_app(
         # request no route matches (404, 405) or CORS answers is timed and logged too.
         app.asgi_handler = timed(app.asgi_handler)
         app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
+    # Outermost: a target the server marked too long is 414 problem+json, routed nowhere (ADR-156)
+    app.asgi_handler = refuse_long_targets(app.asgi_handler)
     return app
 
 
