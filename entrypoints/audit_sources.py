@@ -204,12 +204,17 @@ def checked_export(
     return verdict
 
 
+# why an event line is not a possible event at all (shared/app/ops/export_read.event_problem)
+IMPOSSIBLE = ("export.impossible_event", "export.not_an_event")
+
+
 def exit_code(verdict: Verdict) -> int:
     """0 all hold; 1 something does not match; 2 an event whose data no event can hold (a
     value out of its bounds, a field missing or of another kind: not a season's record at all);
     3 a redacted export whose chain (and heads) hold but whose Divans need a full export to be
     re-run (docs/export.md "Exit codes")."""
-    if getattr(verdict.replay, "key", None) == "export.replay_impossible":
+    first = verdict.first_bad
+    if first is not None and first.why.key in IMPOSSIBLE:  # the first fault, not a later one
         return 2
     if not verdict.ok:
         return 1

@@ -219,3 +219,19 @@ def test_the_store_s_own_events_decode_within_their_bounds(records: list[Recorde
     and re-encodes to its own bytes (the golden digests do not move: tests/domain)."""
     for r in records:
         assert codec.encode(codec.decode_checked(r.data, r.type)) == r.data
+
+
+def test_the_exit_follows_the_first_fault_a_changed_line_that_breaks_its_digest_is_1(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: data changed to an impossible event without its digest (the chain names that
+    line first) exited 2 while the line said "data_digest is not the sha256 of the line's
+    data": the exit is the first bad event's, a broken chain 1."""
+    i = index_of(lines, lambda x: x["type"] == "orders_submitted.v1")
+    lines[i]["data"] = lines[i]["data"].replace('"seat":', '"seat":2', 1)  # seat 2N: > 19
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    code = main(["verify", str(path), "--lang", "en"])
+    out = capsys.readouterr()
+    assert code == 1, out.err
+    assert json.loads(out.out)["first_bad_event"]["code"] == "export.digest_wrong", out.out
