@@ -151,11 +151,8 @@ PARAMS = {
     "projected_version": 4,
     # reading an export from outside (shared/app/ops/export_read.py)
     "stored": "'orders_submitted.v1'",
-    "own": "'divan_locked.v1'",
     "said": 3,
     "op": "≤",
-    "limit": 19,
-    "at": 12,
 }
 
 
