@@ -130,7 +130,7 @@ TOOLS: dict[str, Text] = {
     "export.redacted_data": T("verisi dışarıda bırakılmış bir olay satırında veri var", "an event line whose data is left out holds data"),
     "export.field_missing": T("{field} alanı yok", "the field {field} is missing"),
     "export.field_bad": T("{field} alanı {want} olmalı", "{field} must be {want}"),
-    "export.want_text": T("bir metin", "a string"),
+    "export.want_text": T("bir metin (tek başına bir vekil karakter, \\ud800 gibi, olmadan)", "a string (without a lone surrogate such as \\ud800)"),
     "export.want_base64": T("Base64 bir metin", "a Base64 string"),
     "export.want_uuid": T("bir UUID", "a UUID"),
     "export.want_instant": T("saat farkıyla bir ISO 8601 anı", "an ISO 8601 instant with its offset"),

@@ -155,9 +155,14 @@ def set_line(index: int, text: bytes) -> Callable[[list[Line]], bytes]:
 def line_field(name: str, value: object) -> Callable[[list[Line]], bytes]:
     def edit(lines: list[Line]) -> bytes:
         lines[3][name] = value
-        return dump(lines)
+        return dump_ascii(lines)
 
     return edit
+
+
+def dump_ascii(lines: list[Line]) -> bytes:
+    """The lines with every non-ASCII character escaped (`\\ud800` stays an escape)."""
+    return b"".join(json.dumps(x).encode() + b"\n" for x in lines)
 
 
 # what an outsider hands the verbs; the stable code each is refused with
@@ -197,6 +202,18 @@ UNREADABLE: dict[str, tuple[Callable[[list[Line]], bytes], str]] = {
         "export.number_too_long",
     ),
     "an empty file": (lambda lines: b"", "export.empty"),
+    # JSON's \ud800 escape reads as a lone surrogate, which no UTF-8 holds: the chain's envelope
+    # and an import's metadata failed on it with a UnicodeEncodeError traceback (probe)
+    "a type with a lone surrogate": (line_field("type", "x\ud800"), "export.field_bad"),
+    "a season id with a lone surrogate": (
+        lambda lines: (lines[0].update(season_id="s\ud800"), dump_ascii(lines))[1],
+        "export.field_bad",
+    ),
+    "data with a lone surrogate": (line_field("data", "\ud800"), "export.field_bad"),
+    "metadata with a lone surrogate": (
+        line_field("metadata", {"actor": "system", "command_id": "\ud800"}),
+        "export.field_bad",
+    ),
     "a header only of spaces": (lambda lines: b"   \n", "export.not_json"),
 }
 

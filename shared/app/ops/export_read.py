@@ -86,6 +86,7 @@ def parse(lines: Iterable[bytes | str]) -> Export:
     season_id = head_obj.get("season_id")
     if not isinstance(season_id, str) or not season_id:
         raise ExportError(1, Said("export.no_season"))
+    _field(head_obj, "season_id", 1, _text, "export.want_text")  # no lone surrogate
     head = _hash(head_obj, "head", 1)
     count = _int(head_obj.get("events"), "events", 1)
     _genesis(head_obj, fmt == FORMATS[0])
@@ -209,10 +210,14 @@ class _KnownMetadata(EventMetadata, frozen=True, kw_only=True, forbid_unknown_fi
 
 def _metadata(raw: object, number: int) -> EventMetadata:
     try:
-        msgspec.convert(raw, _KnownMetadata)  # the check; the record keeps the plain type
+        known = msgspec.convert(raw, _KnownMetadata)  # the check; the record keeps the plain type
     except msgspec.ValidationError as exc:
         why = Said("export.metadata", why=decode_problem(exc))
         raise ExportError(number, why) from None
+    for name in known.__struct_fields__:  # each a str or None: none with a lone surrogate
+        value = getattr(known, name)
+        if isinstance(value, str):
+            _field({name: value}, name, number, _text, "export.want_text")
     return msgspec.convert(raw, EventMetadata)
 
 
@@ -239,7 +244,7 @@ def _record(
             raise ExportError(number, Said("export.redacted_data"))
         data = b""
     elif "data" in obj:
-        data = _field(obj, "data", number, _text, "export.want_text").encode("utf-8")
+        data = _field(obj, "data", number, _utf8, "export.want_text")
     elif "data_b64" not in obj:
         raise ExportError(number, Said("export.field_missing", field="data"))
     else:
@@ -270,9 +275,16 @@ def _field(obj: dict[str, Any], name: str, number: int, read: Any, want: str) ->
 
 
 def _text(value: Any) -> str:
+    """A string of Unicode characters: JSON's `\\ud800` escape reads as a lone surrogate, which
+    no UTF-8 holds (the chain's envelope would fail on it: UnicodeEncodeError, a ValueError)."""
+    _utf8(value)
+    return str(value)
+
+
+def _utf8(value: Any) -> bytes:
     if not isinstance(value, str):
         raise TypeError(value)
-    return value
+    return value.encode("utf-8")
 
 
 def _base64(value: Any) -> bytes:
