@@ -171,16 +171,24 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
     """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
     if path is None:
         return None
-    from shared.app.ops.export_check import parse_heads
+    from entrypoints.cli_args import os_error
+    from shared.app.ops.export_check import HeadsError, parse_heads
+    from shared.domain.messages import Said
 
     try:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
-    except (OSError, ValueError, RecursionError) as exc:
-        if isinstance(exc, RecursionError):  # a file nested too deep to parse: not heads
-            exc = ValueError("nested too deeply")
+    except (OSError, ValueError, RecursionError) as exc:  # said in words, never Python's
+        if isinstance(exc, HeadsError):
+            error: object = exc.said
+        elif isinstance(exc, json.JSONDecodeError):
+            error = Said("export.not_json", at=exc.pos + 1)
+        elif isinstance(exc, OSError):
+            error = os_error(exc, lang)
+        else:  # not UTF-8, nested too deep, a number of over 4,300 digits
+            error = Said("export.heads_unreadable")
         print(
-            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
+            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=error)}",
             file=sys.stderr,
         )
         raise SystemExit(2) from None

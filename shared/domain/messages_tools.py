@@ -134,6 +134,8 @@ TOOLS: dict[str, Text] = {
     "export.want_base64": T("Base64 bir metin", "a Base64 string"),
     "export.want_uuid": T("bir UUID", "a UUID"),
     "export.want_instant": T("saat farkıyla bir ISO 8601 anı", "an ISO 8601 instant with its offset"),
+    "export.heads_not_list": T("yayımlanmış zincir başlarının bir listesi değil: {why}", "not a list of published heads: {why}"),
+    "export.heads_unreadable": T("UTF-8 JSON değil ya da okunamayacak kadar iç içe", "not UTF-8 JSON, or nested too deeply to read"),
     "export.metadata": T("metadata bozuk: {why}", "the metadata is malformed: {why}"),
     # why an event's data is not a possible event (shared/app/ops/export_read.py decode_problem)
     "decode.not_json": T("veri JSON değil", "the data is not JSON"),

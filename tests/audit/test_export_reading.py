@@ -236,3 +236,52 @@ def test_why_a_file_is_not_read_is_said_in_words_with_its_code(
     for english in ("Expecting", "Error", "fromhex", "must be", "not ", "(char", "invalid"):
         assert english not in said["tr"], said["tr"]
     assert said["tr"] != said["en"]
+
+
+HEADS: dict[str, tuple[bytes, str, str]] = {
+    "a version past a bigint": (
+        b'[{"divan": 1, "version": 99999999999999999999999, "hash": "ab"}]',
+        "$[0].version must be ≤ 9223372036854775807",
+        "$[0].version alanı ≤ 9223372036854775807 olmalı",
+    ),
+    "a divan as a string": (
+        b'{"heads": [{"divan": "x", "version": 1, "hash": "ab"}]}',
+        "$[0].divan must be an integer",
+        "$[0].divan alanı bir tamsayı olmalı",
+    ),
+    "a hash that is no hash": (
+        b'[{"divan": 1, "version": 5, "hash": "zz"}]',
+        "$[0].hash",
+        "$[0].hash",
+    ),
+    "not JSON": (b"[{", "not JSON (it breaks at character 3)", "JSON değil (3. karakterde"),
+    "a report whose chain_head is no object": (
+        b'{"reports": [{"kind": "divan", "divan": 1, "chain_head": 5}], "heads": 1}',
+        "",
+        "",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HEADS))
+def test_a_heads_file_that_is_not_heads_is_said_in_words(
+    name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: `--heads` said msgspec's and the JSON parser's English in a Turkish line
+    (`Expected \\`int\\`, got \\`str\\` - at \\`$[0].divan\\``, `Expecting value: line 1 column 1`),
+    and a saved reports answer whose chain_head was no object was a traceback."""
+    content, en, tr = HEADS[name]
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    heads = tmp_path / "heads.json"
+    heads.write_bytes(content)
+    for lang, words in (("en", en), ("tr", tr)):
+        try:
+            code = main(["verify", str(path), "--heads", str(heads), "--lang", lang])
+        except SystemExit as exc:
+            code = exc.code  # type: ignore[assignment]
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.splitlines()) == 1, err
+        if words:
+            assert code == 2 and words in err, err
+            assert "Expect" not in err and "got `" not in err, err

@@ -4,18 +4,19 @@ commitment, the published chain heads, the chat chain and its texts (ADR-106).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 
 from shared.app.ops.export import Export
 from shared.app.ops.export_chat_check import check_chat
-from shared.app.ops.export_read import event_problem
+from shared.app.ops.export_read import decode_problem, event_problem
 from shared.app.ops.export_verdict import BadEvent, Verdict
 from shared.app.ops.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain.bounds import DivanNo, Version
 from shared.domain.messages import Said, said_from_english
 from shared.domain.replay import Mismatch, Unapplied
 from shared.domain.replay import verify as replay_verify
@@ -37,9 +38,9 @@ class PublishedHead(msgspec.Struct, frozen=True):
     """A chain head a Divan report published (`chain_head` of GET /v1/seasons/{id}/reports):
     the hash of the season's event at `version`, its `divan_resolved.v1`."""
 
-    divan: int
-    version: int
-    hash: str
+    divan: DivanNo
+    version: Version
+    hash: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
 
 
 def parse_heads(obj: Any) -> list[PublishedHead]:
@@ -48,16 +49,26 @@ def parse_heads(obj: Any) -> list[PublishedHead]:
     GET /v1/seasons/{id}/reports (each Divan report's `chain_head`). ValueError otherwise."""
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
         obj = [
-            {"divan": r["divan"], **r["chain_head"]}
+            {"divan": r.get("divan"), **r["chain_head"]}
             for r in obj["reports"]
-            if isinstance(r, dict) and r.get("kind") == "divan" and r.get("chain_head")
+            if isinstance(r, dict)
+            and r.get("kind") == "divan"
+            and isinstance(r.get("chain_head"), dict)
         ]
     elif isinstance(obj, dict) and "heads" in obj:
         obj = obj["heads"]
     try:
         return msgspec.convert(obj, list[PublishedHead])
     except msgspec.ValidationError as exc:
-        raise ValueError(f"not a list of published heads: {exc}") from None
+        raise HeadsError(Said("export.heads_not_list", why=decode_problem(exc))) from None
+
+
+class HeadsError(ValueError):
+    """A heads file that is not a list of published heads: why, in words (`said`)."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said)
+        self.said = said
 
 
 def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdict:
