@@ -235,3 +235,20 @@ def test_the_exit_follows_the_first_fault_a_changed_line_that_breaks_its_digest_
     out = capsys.readouterr()
     assert code == 1, out.err
     assert json.loads(out.out)["first_bad_event"]["code"] == "export.digest_wrong", out.out
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"type":"message_sent.v1","channel":"all","seat":20,"digest":"d"}',
+        b'{"type":"bey_muted.v1","seat":2,"muted":0,"on":true}',
+        b'{"type":"message_reported.v1","message":-1,"seat":3}',
+    ],
+)
+def test_chat_events_declare_their_bounds_too(body: bytes) -> None:
+    """ADR-106's chat chain is read from exports as the season's events are: a seat 1 … 19."""
+    from shared.domain.chat_events import decode_chat
+
+    with pytest.raises(msgspec.ValidationError) as exc:
+        decode_chat(body)
+    assert decode_problem(exc.value).key == "decode.bound"
