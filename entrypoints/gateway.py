@@ -203,8 +203,6 @@ def create_app(
         # request no route matches (404, 405) or CORS answers is timed and logged too.
         app.asgi_handler = timed(app.asgi_handler)
         app.state.web_dir = settings.web_dir or BUILT  # the browser client (entrypoints/web.py)
-    # Outermost: a target the server marked too long is 414 problem+json, routed nowhere (ADR-156)
-    app.asgi_handler = refuse_long_targets(app.asgi_handler)
     return app
 
 
@@ -214,6 +212,8 @@ def app_from_env() -> Litestar:
     settings = Settings.from_env()
     bootstrap.configure(settings)
     app = create_app(settings)
+    # outermost: a target the server's protocol marked too long is 414 problem+json (ADR-156)
+    app.asgi_handler = refuse_long_targets(app.asgi_handler)
     write_lines_apart()  # no log line's write blocks the event loop (ADR-125)
     bootstrap.settle_heap()  # as the workers do theirs (ADR-125, ADR-135)
     return app

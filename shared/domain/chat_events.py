@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.domain.bounds import Seat, Version
+from shared.domain.event_bounds import Seat, Version
 
 
 class ChatEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.domain.bounds import Amount, DivanNo, Percent, Plate, Seat
+from shared.domain.event_bounds import Amount, DivanNo, Percent, Plate, Seat
 from shared.domain.event_records import (
     Allotment,
     BattleRecord,

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain.bounds import Amount, Delta, Die, DivanThrough, Plate, Seat
+from shared.domain.event_bounds import Amount, Delta, Die, DivanThrough, Plate, Seat
 from shared.domain.state import Treaty
 
 # `gc=False` on the values a Divan builds by the hundred (issue 27): the cycle collector does not

@@ -3,20 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Literal
 
-from msgspec import Meta
-
-from shared.domain.bounds import (
-    Amount,
-    DivanCount,
-    DivanNo,
-    DivanThrough,
-    Plate,
-    Seat,
-    Seed,
-    Version,
-)
 from shared.domain.divan_events import (
     BattlesResolved,
     DivanLocked,
@@ -31,6 +19,18 @@ from shared.domain.divan_events import (
     RebellionsRun,
     TreatiesDissolved,
     TreatyExpired,
+)
+from shared.domain.event_bounds import (
+    Amount,
+    DivanCount,
+    DivanNo,
+    DivanThrough,
+    Interval,
+    Plate,
+    ReportVersion,
+    Seat,
+    Seed,
+    Version,
 )
 from shared.domain.event_records import (
     Allotment,
@@ -47,7 +47,6 @@ from shared.domain.event_records import (
     ReportLine,
 )
 from shared.domain.state import (
-    REPORT_VERSIONS,
     AdminAct,
     Bey,
     Calendar,
@@ -91,12 +90,6 @@ __all__ = [
     "TreatiesDissolved",
     "TreatyExpired",
 ]
-
-
-# and ADR-57/62: the report versions a season can name (state.REPORT_VERSIONS)
-ReportVersion = Annotated[int, Meta(ge=1, le=REPORT_VERSIONS[-1])]
-# a compressed calendar's interval (shared/domain/calendar.py: 2 s … a day)
-Interval = Annotated[int, Meta(ge=2, le=86_400)]
 
 
 # --- season and registration -------------------------------------------------------------

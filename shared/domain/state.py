@@ -7,8 +7,8 @@ from typing import Literal
 
 import msgspec
 
-from shared.domain import bounds
-from shared.domain.bounds import Amount, DivanThrough, Plate, Seat
+from shared.domain import event_bounds
+from shared.domain.event_bounds import Amount, DivanThrough, Plate, Seat
 from shared.domain.map import game_map
 
 TreatyKind = Literal["pact", "alliance"]
@@ -20,8 +20,8 @@ OrderKind = Literal["advance", "support", "hold"]
 NewsKind = Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]  # R-8.1
 Answer = Literal["accept", "reject"]
 
-DIVANS = bounds.DIVANS  # R-1.1 (shared/domain/bounds.py declares the events' bounds)
-SEATS = bounds.SEATS
+DIVANS = event_bounds.DIVANS  # R-1.1 (shared/domain/event_bounds.py declares the events' bounds)
+SEATS = event_bounds.SEATS
 LAST_TREATY_DIVAN = 12  # R-6.2, R-6.6
 RULES_1 = "seksenbir-rules/1"
 # 2: computer beys make offers at a Divan's lock, for the next Divan (D-28). A season keeps the

@@ -1,4 +1,4 @@
-"""The bounds the event types declare (shared/domain/bounds.py, docs/export.md "Bounds").
+"""The bounds the event types declare (shared/domain/event_bounds.py, docs/export.md "Bounds").
 
 A forged export re-chained by its forger (digests, links, count and head all hold) seated a bey
 at seat 25 or on memleket 0, or gave it gold no season has, and `verify` said "ok": the event
@@ -252,3 +252,20 @@ def test_chat_events_declare_their_bounds_too(body: bytes) -> None:
     with pytest.raises(msgspec.ValidationError) as exc:
         decode_chat(body)
     assert decode_problem(exc.value).key == "decode.bound"
+
+
+def test_the_bounds_that_name_another_module_s_numbers_say_the_same() -> None:
+    """event_bounds.py imports nothing of the domain (state imports it): its report versions
+    and calendar intervals are checked against theirs here."""
+    from typing import get_args
+
+    from shared.domain import calendar, event_bounds
+    from shared.domain.state import REPORT_VERSIONS
+
+    report = get_args(event_bounds.ReportVersion)[1]
+    interval = get_args(event_bounds.Interval)[1]
+    assert (report.ge, report.le) == (min(REPORT_VERSIONS), max(REPORT_VERSIONS))
+    assert (interval.ge, interval.le) == (
+        calendar.MIN_INTERVAL_SECONDS,
+        calendar.MAX_INTERVAL_SECONDS,
+    )

@@ -205,7 +205,7 @@ def relabel(season_id: str) -> Callable[[list[Line]], int]:
 def memleket(plate: int) -> Callable[[list[Line]], int]:
     """A computer bey seated on a plate no province has: it decoded (its fields were integers)
     and the fold met it (IndexError); now a plate is 1 … 81 where the event type declares it
-    (shared/domain/bounds.py), so the data is not a possible event."""
+    (shared/domain/event_bounds.py), so the data is not a possible event."""
 
     def edit(lines: list[Line]) -> int:
         i = index_of(lines, lambda x: x["type"] == "registration_closed.v1")

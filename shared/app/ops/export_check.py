@@ -16,7 +16,7 @@ from shared.app.ops.export_verdict import BadEvent, Verdict
 from shared.app.ops.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
-from shared.domain.bounds import DivanNo, Version
+from shared.domain.event_bounds import DivanNo, Version
 from shared.domain.messages import Said, said_from_english
 from shared.domain.replay import Mismatch, Unapplied
 from shared.domain.replay import verify as replay_verify
@@ -87,19 +87,9 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         verdict.seed_commitment = Said("export.seed_redacted")
         verdict.sealed_orders = Said("export.sealed_redacted")
         return verdict
-    decoded: list[ev.Event] = []
-    for i, record in enumerate(records):
-        try:
-            decoded.append(codec.decode_checked(record.data, record.type))
-        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
-            verdict.bad.append(_bad(records, i, event_problem(exc)))
-            # data no event can hold (the bounds, shared/domain/bounds.py): not a season's
-            # events at all (exit 2); a possible event relabelled or re-encoded: a forgery (1)
-            possible = isinstance(exc, codec.OtherType | codec.NotCanonical)
-            verdict.replay = Said(
-                "export.replay_not_decoded" if possible else "export.replay_impossible"
-            )
-            return verdict
+    decoded = _decoded(records, verdict)
+    if decoded is None:
+        return verdict
     created = decoded[0] if decoded else None
     if isinstance(created, ev.SeasonCreated) and created.season_id != export.season_id:
         # the server stores a season under its own id: another id is a season re-labelled
@@ -132,6 +122,24 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         verdict.replay = Said("export.divans_differ", count=len(rerun))
     _check_seed(decoded, records, verdict)
     return verdict
+
+
+def _decoded(records: Sequence[RecordedEvent], verdict: Verdict) -> list[ev.Event] | None:
+    """Every event decoded and checked (codec.decode_checked), or None after naming the first
+    that is not: data no event can hold (its bounds, shared/domain/event_bounds.py) is not a
+    season's event at all (exit 2); a possible event relabelled or re-encoded is a forgery."""
+    decoded: list[ev.Event] = []
+    for i, record in enumerate(records):
+        try:
+            decoded.append(codec.decode_checked(record.data, record.type))
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            verdict.bad.append(_bad(records, i, event_problem(exc)))
+            possible = isinstance(exc, codec.OtherType | codec.NotCanonical)
+            verdict.replay = Said(
+                "export.replay_not_decoded" if possible else "export.replay_impossible"
+            )
+            return None
+    return decoded
 
 
 def _check_chat(export: Export, verdict: Verdict) -> None:

@@ -1,6 +1,6 @@
 """Reading a season export (docs/export.md): its lines, each read one way only, into an Export;
 the header's fields checked against the lines they describe; and why an event's data is not a
-possible event, in words (the bounds of shared/domain/bounds.py, a wrong type, a missing field).
+possible event, in words (shared/domain/event_bounds.py's bounds, a wrong kind, a field missing).
 
 The format and the writer are shared/app/ops/export.py, the offline check export_check.py.
 """
