@@ -104,6 +104,19 @@ IMPOSSIBLE: dict[str, tuple[Callable[[list[Line]], int], str, str, str]] = {
         "must be ≤ 19",
         "≤ 19 olmalı",
     ),
+    # main's verify said "ok" for these two (nothing re-derives them): the bounds alone see them
+    "a deadline at Divan 40": (
+        data_of("deadline_set.v1", set_at("divan", 40)),
+        "$.divan",
+        "must be ≤ 16",
+        "≤ 16 olmalı",
+    ),
+    "a calendar interval of -5 s": (
+        data_of("calendar_set.v2", set_at("interval_seconds", -5)),
+        "$.interval_seconds",
+        "must be ≥ 2",
+        "≥ 2 olmalı",
+    ),
     "Divan 17 locked": (
         data_of("divan_locked.v1", set_at("divan", 17)),
         "$.divan",
