@@ -229,13 +229,30 @@ def exit_code(verdict: Verdict) -> int:
     return 0 if verdict.complete else 3
 
 
+def shown(name: str | None, most: int = 100) -> str | None:
+    """A name read from a file (a season id, an event type) as a line for people shows it: as
+    it is when it is short and printable, else quoted with its escapes and cut, so a file's
+    control or bidi characters (U+202E) cannot rewrite the line around them on a terminal."""
+    import unicodedata
+
+    if name is None:
+        return None
+    plain = len(name) <= most and all(
+        unicodedata.category(c)[0] not in "CZ" or c == " " for c in name
+    )
+    if plain:
+        return name
+    quoted = repr(name)  # repr escapes what is not printable (U+202E as \u202e), keeps ş
+    return quoted if len(quoted) <= most + 2 else quoted[: most + 2] + "…"
+
+
 def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> None:
     first = verdict.first_bad
     if first is None and not verdict.complete:
         text = _t(
             "audit.redacted_ok",
             lang,
-            season=verdict.season_id,
+            season=shown(verdict.season_id),
             events=verdict.events,
             redacted=verdict.redacted,
             heads=verdict.heads,
@@ -246,7 +263,7 @@ def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr")
         text = _t(
             "audit.verified",
             lang,
-            season=verdict.season_id,
+            season=shown(verdict.season_id),
             events=verdict.events,
             seed=verdict.seed_commitment,
             sealed=verdict.sealed_orders,
@@ -258,10 +275,10 @@ def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr")
     text = _t(
         "audit.first_bad",
         lang,
-        season=verdict.season_id,
+        season=shown(verdict.season_id),
         version=first.version,
         line=line,
-        type=first.type,
+        type=shown(first.type),
         event_id=first.event_id,
         why=first.why,
     )

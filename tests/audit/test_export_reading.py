@@ -285,3 +285,20 @@ def test_a_heads_file_that_is_not_heads_is_said_in_words(
         if words:
             assert code == 2 and words in err, err
             assert "Expect" not in err and "got `" not in err, err
+
+
+def test_a_name_from_the_file_cannot_rewrite_the_line_that_shows_it(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: a header's season id holding U+202E (right-to-left override) or 100 KB, or an
+    event type of 5,000 characters, was printed as it was in verify's line: a terminal showed
+    the rest of the line reversed, or a screenful. Such a name is shown quoted, escaped, cut."""
+    lines[0]["season_id"] = "şeytan\u202eko.txt"
+    lines[3]["type"] = "x" * 5000
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    for lang in ("en", "tr"):
+        assert main(["verify", str(path), "--lang", lang]) == 1
+        err = capsys.readouterr().err
+        assert "\u202e" not in err and "'şeytan\\u202eko.txt'" in err, err
+        assert len(err) < 400 and len(err.splitlines()) == 1, len(err)
