@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from entrypoints.audit_sources import (
     decoded_events,
+    folded,
     names_a_file,
     operator_name,
     read_export_file,
@@ -58,7 +59,8 @@ def run_fork(args: argparse.Namespace) -> int:
         except Problem as exc:
             why = _t(exc.key, args.lang, **exc.params)
             print(f"seksenbir fork: {why}", file=sys.stderr)
-            return 1
+            # no such season: 2, as every verb that names one (docs/export.md "Exit codes")
+            return 2 if exc.key == "season_not_found" else 1
         print(
             _t(
                 "audit.forked",
@@ -84,10 +86,13 @@ def run_shadow(args: argparse.Namespace) -> int:
         print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
         return 2
     results: list[DivanShadow] = []
+    cmd = args.adjudicate_cmd
 
     def one(export: Export) -> None:
         events = decoded_events(export)
-        for r in shadow_season(export.season_id, events, args.adjudicate_cmd):
+        # the one fold of the events (an event no state can take: ExportError for its line)
+        divans = folded(events, lambda: list(shadow_season(export.season_id, events, cmd)))
+        for r in divans:
             mark = (
                 _t("shadow.same", args.lang)
                 if not r.changed

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from entrypoints.audit_sources import (
     decoded_events,
+    folded,
     names_a_file,
     operator_name,
     read_export_file,
@@ -80,6 +81,20 @@ def _replay_events(args: argparse.Namespace, export: Export) -> list[Any] | None
 
 
 def _replay_records(args: argparse.Namespace, export: Export) -> int:
+    from shared.app.ops.export import ExportError
+
+    events = _replay_events(args, export)
+    if events is None:
+        return 2
+    try:
+        return folded(events, lambda: _replay_folded(args, events))
+    except ExportError as exc:  # an event no state can take
+        print(f"seksenbir replay: {unreadable_why(exc, args.lang, args.source)}", file=sys.stderr)
+        return 2
+
+
+def _replay_folded(args: argparse.Namespace, events: list[Any]) -> int:
+    """`replay` of decoded events: the state at the point asked, a Divan's re-run with it."""
     import msgspec
 
     from shared.app.ops.ops_replay import (
@@ -96,9 +111,6 @@ def _replay_records(args: argparse.Namespace, export: Export) -> int:
     from shared.domain.evolve import fold
     from shared.domain.messages import Said
 
-    events = _replay_events(args, export)
-    if events is None:
-        return 2
     rerun = None
     try:
         if args.divan is not None:
@@ -154,7 +166,13 @@ def _season_events(
             return 2
         if instants is not None:
             instants.extend(r.metadata.at for r in export.records)
-        return work(export.season_id, events)
+        try:
+            return folded(events, lambda: work(export.season_id, events))
+        except ExportError as exc:  # an event no state can take
+            print(
+                f"seksenbir {verb}: {unreadable_why(exc, args.lang, args.source)}", file=sys.stderr
+            )
+            return 2
 
     if names_a_file(args.source, verb, args.lang):
         try:

@@ -14,7 +14,7 @@ from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
     from shared.app.ops.export import Export
-    from shared.app.ops.export_check import Verdict
+    from shared.app.ops.export_verdict import Verdict
     from shared.domain.messages import Said
     from shared.eventstore import PostgresEventStore
     from shared.settings import Settings
@@ -50,15 +50,27 @@ def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
     from entrypoints.cli_args import os_error
     from shared.app.ops.export import ExportError
 
-    if isinstance(exc, ExportError):
-        return f"{source}: {exc.said.text(lang)}"
+    if isinstance(exc, ExportError):  # in words, and the reason's stable code (docs/export.md)
+        return f"{source}: {exc.said.text(lang)} [{exc.reason.key}]"
     if isinstance(exc, OSError):
         return os_error(exc, lang)
     return f"{source}: {exc}"
 
 
+def unreadable_code(exc: Exception) -> str:
+    """The stable code of why a file could not be read: the reason's catalogue key (e.g.
+    `export.not_json`), or `os.ENOENT` and the like for the operating system's."""
+    import errno
+
+    from shared.app.ops.export import ExportError
+
+    if isinstance(exc, ExportError):
+        return exc.reason.key
+    return f"os.{errno.errorcode.get(getattr(exc, 'errno', 0) or 0, 'error')}"
+
+
 def read_export_file(path: str) -> Export:
-    from shared.app.ops.export import bounded_lines, parse
+    from shared.app.ops.export_read import bounded_lines, parse
 
     with open(path, "rb") as f:
         return parse(bounded_lines(f))
@@ -69,9 +81,9 @@ def decoded_events(export: Export) -> list[Any]:
     shadow); ExportError naming the line for a redacted export (its left-out data cannot be
     folded), an event that does not decode or one no state can take, never a traceback."""
     from shared.app.ops.export import ExportError
+    from shared.app.ops.export_read import event_problem
     from shared.domain import codec
     from shared.domain.messages import Said
-    from shared.domain.replay import first_unapplied
 
     if export.redacted:
         raise ExportError(
@@ -82,10 +94,26 @@ def decoded_events(export: Export) -> list[Any]:
         try:
             events.append(codec.decode_stored(record.data, record.type))
         except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
-            raise ExportError(i + 2, Said("export.not_an_event", error=str(exc))) from None
-    if (stuck := first_unapplied(events)) is not None:  # a forged or reordered record
-        raise ExportError(stuck[0] + 2, Said("export.not_applicable", error=stuck[1]))
+            raise ExportError(i + 2, event_problem(exc)) from None
     return events
+
+
+def folded(events: list[Any], work: Callable[[], T]) -> T:
+    """`work()`, a verb's fold of `events` (replay, explain, what-if, shadow): an event no state
+    can take (a forged or reordered record) raises there, in the verb's one fold; only then is
+    the file folded once more to find it: ExportError naming its line. An error the fold of the
+    events alone does not raise is the verb's own, and goes on as it is."""
+    from shared.app.ops.export import ExportError
+    from shared.domain.messages import Said
+    from shared.domain.replay import UNAPPLIED, first_unapplied
+
+    try:
+        return work()
+    except UNAPPLIED:
+        index = first_unapplied(events)
+        if index is None:
+            raise
+        raise ExportError(index + 2, Said("export.not_applicable")) from None
 
 
 def with_store(
@@ -143,16 +171,24 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
     """The published heads of `--heads FILE` (None without it); SystemExit 2 for a bad file."""
     if path is None:
         return None
-    from shared.app.ops.export_check import parse_heads
+    from entrypoints.cli_args import os_error
+    from shared.app.ops.export_check import HeadsError, parse_heads
+    from shared.domain.messages import Said
 
     try:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
-    except (OSError, ValueError, RecursionError) as exc:
-        if isinstance(exc, RecursionError):  # a file nested too deep to parse: not heads
-            exc = ValueError("nested too deeply")
+    except (OSError, ValueError, RecursionError) as exc:  # said in words, never Python's
+        if isinstance(exc, HeadsError):
+            error: object = exc.said
+        elif isinstance(exc, json.JSONDecodeError):
+            error = Said("export.not_json", at=exc.pos + 1)
+        elif isinstance(exc, OSError):
+            error = os_error(exc, lang)
+        else:  # not UTF-8, nested too deep, a number of over 4,300 digits
+            error = Said("export.heads_unreadable")
         print(
-            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=exc)}",
+            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=error)}",
             file=sys.stderr,
         )
         raise SystemExit(2) from None
@@ -161,7 +197,8 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
 def checked_export(
     export: Export, store_problem: Said | None, heads: list[Any] | None = None
 ) -> Verdict:
-    from shared.app.ops.export_check import BadEvent, check
+    from shared.app.ops.export_check import check
+    from shared.app.ops.export_verdict import BadEvent
     from shared.domain.messages import Said
 
     verdict = check(export, heads)
@@ -175,12 +212,38 @@ def checked_export(
     return verdict
 
 
+# why an event line is not a possible event at all (shared/app/ops/export_read.event_problem)
+IMPOSSIBLE = ("export.impossible_event", "export.not_an_event")
+
+
 def exit_code(verdict: Verdict) -> int:
-    """0 all hold; 1 something does not match; 3 a redacted export whose chain (and heads)
-    hold but whose Divans need a full export to be re-run (docs/export.md)."""
+    """0 all hold; 1 something does not match; 2 an event whose data no event can hold (a
+    value out of its bounds, a field missing or of another kind: not a season's record at all);
+    3 a redacted export whose chain (and heads) hold but whose Divans need a full export to be
+    re-run (docs/export.md "Exit codes")."""
+    first = verdict.first_bad
+    if first is not None and first.why.key in IMPOSSIBLE:  # the first fault, not a later one
+        return 2
     if not verdict.ok:
         return 1
     return 0 if verdict.complete else 3
+
+
+def shown(name: str | None, most: int = 100) -> str | None:
+    """A name read from a file (a season id, an event type) as a line for people shows it: as
+    it is when it is short and printable, else quoted with its escapes and cut, so a file's
+    control or bidi characters (U+202E) cannot rewrite the line around them on a terminal."""
+    import unicodedata
+
+    if name is None:
+        return None
+    plain = len(name) <= most and all(
+        unicodedata.category(c)[0] not in "CZ" or c == " " for c in name
+    )
+    if plain:
+        return name
+    quoted = repr(name)  # repr escapes what is not printable (U+202E as \u202e), keeps ş
+    return quoted if len(quoted) <= most + 2 else quoted[: most + 2] + "…"
 
 
 def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> None:
@@ -189,7 +252,7 @@ def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr")
         text = _t(
             "audit.redacted_ok",
             lang,
-            season=verdict.season_id,
+            season=shown(verdict.season_id),
             events=verdict.events,
             redacted=verdict.redacted,
             heads=verdict.heads,
@@ -200,7 +263,7 @@ def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr")
         text = _t(
             "audit.verified",
             lang,
-            season=verdict.season_id,
+            season=shown(verdict.season_id),
             events=verdict.events,
             seed=verdict.seed_commitment,
             sealed=verdict.sealed_orders,
@@ -212,10 +275,10 @@ def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr")
     text = _t(
         "audit.first_bad",
         lang,
-        season=verdict.season_id,
+        season=shown(verdict.season_id),
         version=first.version,
         line=line,
-        type=first.type,
+        type=shown(first.type),
         event_id=first.event_id,
         why=first.why,
     )

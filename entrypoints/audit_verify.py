@@ -18,6 +18,7 @@ from entrypoints.audit_sources import (
     read_heads,
     say_verdict,
     stored_export,
+    unreadable_code,
     unreadable_why,
     with_store,
     write_whole,
@@ -26,15 +27,16 @@ from entrypoints.cli_args import _t, possible_season
 
 if TYPE_CHECKING:
     from shared.app.ops.export import Export
-    from shared.app.ops.export_check import Verdict
+    from shared.app.ops.export_verdict import Verdict
     from shared.eventstore import PostgresEventStore, RecordedEvent
 
 
 async def _export_lines(
     store: PostgresEventStore, args: argparse.Namespace, database: str
-) -> list[bytes] | str:
-    """The export's lines, or why there are none (a line for people): no such season, a season
-    or chat chain that does not verify (ADR-106), a redaction a chain version 1 cannot have."""
+) -> list[bytes] | tuple[str, int]:
+    """The export's lines, or why there are none (a line for people) and the exit code: no such
+    season (2), a season or chat chain that does not verify (ADR-106), a redaction a chain
+    version 1 cannot have (1)."""
     from shared.app.ops.export import RedactionUnavailable, export_lines
     from shared.app.ops.export_chat_check import stored_chat_problem
     from shared.eventstore import ChainError
@@ -44,21 +46,23 @@ async def _export_lines(
     except ChainError as exc:
         from shared.app.ops.export_check import chain_error  # with the re-run's modules
 
-        return _t("audit.export_broken", args.lang, season=args.season, error=chain_error(exc))
+        error = chain_error(exc)
+        return _t("audit.export_broken", args.lang, season=args.season, error=error), 1
     if not records:
-        return _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
+        text = _t("audit.no_season_in", args.lang, season=repr(args.season), database=database)
+        return text, 2
     chain = await store.chain_version(args.season)
     chat = await store.chat.read(args.season)
     copy = await store.audit_copy(args.season)
     problem = stored_chat_problem(args.season, chat, audit_copy=copy)
     if problem is not None:
-        return _t("audit.export_broken", args.lang, season=args.season, error=problem)
+        return _t("audit.export_broken", args.lang, season=args.season, error=problem), 1
     try:  # --redact: an auditor's, which leaves private and group chat out (R-15.3)
         return list(
             export_lines(args.season, records, head, chain=chain, redact=args.redact, chat=chat)
         )
     except RedactionUnavailable:
-        return _t("audit.redaction_unavailable", args.lang, season=repr(args.season))
+        return _t("audit.redaction_unavailable", args.lang, season=repr(args.season)), 1
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -66,9 +70,9 @@ def run_export(args: argparse.Namespace) -> int:
 
     async def work(store: PostgresEventStore, database: str) -> int:
         lines = await _export_lines(store, args, database)
-        if isinstance(lines, str):
-            print(f"seksenbir export: {lines}", file=sys.stderr)
-            return 1
+        if isinstance(lines, tuple):
+            print(f"seksenbir export: {lines[0]}", file=sys.stderr)
+            return lines[1]
         # ADR-53: the export holds the seed and every order: recorded before a byte is written
         # (the operator by OS account: the command line has no token)
         await store.ops_reads.record(args.season, "export", f"cli:{operator_name()}"[:64])
@@ -126,12 +130,14 @@ def run_verify(args: argparse.Namespace) -> int:
     if names_a_file(args.source, "verify", args.lang):
         try:
             export = read_export_file(args.source)
-        except (OSError, ExportError) as exc:
-            print(json.dumps({"file": args.source, "error": str(exc)}, ensure_ascii=False))
+        except (OSError, ExportError) as exc:  # not a season's export: 2 (docs/export.md)
+            code = unreadable_code(exc)
+            out = {"file": args.source, "error": str(exc), "code": code}
+            print(json.dumps(out, ensure_ascii=False))
             print(
                 f"seksenbir verify: {unreadable_why(exc, args.lang, args.source)}", file=sys.stderr
             )
-            return 1
+            return 2
         verdict = checked_export(export, None, heads)
         out = {"file": args.source, "format": export.header.get("format"), **verdict.as_json(True)}
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -150,7 +156,7 @@ def run_verify(args: argparse.Namespace) -> int:
             )
             text = _t("audit.no_season_in", args.lang, season=repr(args.source), database=database)
             print(f"seksenbir verify: {text}", file=sys.stderr)
-            return 1
+            return 2
         # ADR-53: it prints the corrections with their gold amounts (ops' lines) and what a
         # mismatched event holds: an ops read, recorded first as replay's is
         await store.ops_reads.record(args.source, "verify", f"cli:{operator_name()}"[:64])
@@ -232,7 +238,11 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
         return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
     if export.redacted or (export.chat is not None and export.chat.private):
         return _t("audit.import_redacted", args.lang, file=args.file)
-    not_run = ("export.replay_not_decoded", "export.replay_other_season")
+    not_run = (
+        "export.replay_not_decoded",
+        "export.replay_impossible",
+        "export.replay_other_season",
+    )
     if getattr(verdict.replay, "key", None) in not_run and first:
         error = first.why
         return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
@@ -259,18 +269,18 @@ def run_import(args: argparse.Namespace) -> int:
     from shared.app.ops.export_check import check
     from shared.eventstore import ConcurrencyError, DuplicateEventError
 
-    def refused(text: str) -> int:
+    def refused(text: str, code: int = 1) -> int:
         print(f"seksenbir import: {text}", file=sys.stderr)
-        return 1
+        return code
 
     try:
         export = read_export_file(args.file)
-    except (OSError, ExportError) as exc:
-        return refused(unreadable_why(exc, args.lang, args.file))
+    except (OSError, ExportError) as exc:  # not a season's export: 2, as verify
+        return refused(unreadable_why(exc, args.lang, args.file), 2)
     verdict = check(export)
     why = _import_refusal(args, export, verdict)
-    if why is not None:
-        return refused(why)
+    if why is not None:  # an event no event can be is 2 as for verify, any other refusal 1
+        return refused(why, exit_code(verdict) if exit_code(verdict) == 2 else 1)
     season_id = export.season_id
 
     async def work(store: PostgresEventStore, database: str) -> int:

@@ -40,6 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from entrypoints import bootstrap
+    from entrypoints.http_protocol import TargetLimitedProtocol
     from shared.settings import Settings
 
     bootstrap.configure(Settings.from_env())
@@ -56,6 +57,9 @@ def _serve(args: argparse.Namespace) -> int:
         # The app derives client addresses itself, trusting only SEKSENBIR_TRUSTED_PROXIES;
         # uvicorn's default would take X-Forwarded-For from any client on 127.0.0.1.
         proxy_headers=False,
+        # httptools' protocol, but a target over 16 KiB reaches the app, which answers 414
+        # problem+json; uvicorn answered plain text at 64 KiB (ADR-156)
+        http=TargetLimitedProtocol,
     )
     return 0
 
@@ -130,13 +134,14 @@ def _up(args: argparse.Namespace) -> int:
 
 
 def _no_season(args: argparse.Namespace, pg_dsn: str) -> int:
-    """`projections rebuild` of a season the store does not hold: one line, exit 1 (as verify)."""
+    """`projections rebuild` of a season the store does not hold: one line, exit 2, as every
+    verb that names a season (docs/export.md "Exit codes")."""
     from shared.unreachable import describe_dsn
 
     database = describe_dsn(args.dsn or pg_dsn)
     text = say("audit.no_season_in", args.lang, season=repr(args.season), database=database)
     print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
-    return 1
+    return 2
 
 
 def _rebuild(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ from shared.app.http.head import answer_head
 from shared.app.http.problems import exception_handlers
 from shared.app.http.ratelimit import RequestLimits, SharedFailures
 from shared.app.http.strict import StrictRequest, strict_path_integers
+from shared.app.http.uri_limit import refuse_long_targets
 from shared.app.messaging.chat_wakeup import publisher
 from shared.eventstore import EventStore
 from shared.log_lines import write_lines_apart
@@ -221,6 +222,8 @@ def app_from_env() -> Litestar:
     settings = Settings.from_env()
     bootstrap.configure(settings)
     app = create_app(settings)
+    # outermost: a target the server's protocol marked too long is 414 problem+json (ADR-156)
+    app.asgi_handler = refuse_long_targets(app.asgi_handler)
     write_lines_apart()  # no log line's write blocks the event loop (ADR-125)
     bootstrap.settle_heap()  # as the workers do theirs (ADR-125, ADR-135)
     return app

@@ -15,7 +15,8 @@ import msgspec
 from shared.app.ops.divan_tools import BeyChange, ProvinceChange, state_changes
 from shared.app.ops.export import Export
 from shared.app.ops.export_chat import ChatSection
-from shared.app.ops.export_check import BadEvent, Verdict, chain_error, check
+from shared.app.ops.export_check import chain_error, check
+from shared.app.ops.export_verdict import BadEvent, Verdict
 from shared.app.ops.ops_replay import CorrectionNote, state_json
 from shared.domain.messages import Said
 from shared.domain.state import SeasonState

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import msgspec
 
+from shared.domain.event_bounds import Seat, Version
+
 
 class ChatEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of every chat event; the tag is the stored type name. `at`: the server instant."""
@@ -17,7 +19,7 @@ class MessageSent(ChatEvent, frozen=True, tag="message_sent.v1"):
     """A bey's message to a channel (shared.domain.chat): the digest of its text."""
 
     channel: str
-    seat: int
+    seat: Seat
     digest: str
 
 
@@ -25,15 +27,15 @@ class MessageReported(ChatEvent, frozen=True, tag="message_reported.v1"):
     """R-15.2: a bey reports message `message` (its chat version); the optional reason's
     digest (its text beside, seen by ops only)."""
 
-    message: int
-    seat: int
+    message: Version  # a chat version
+    seat: Seat
     digest: str | None = None
 
 
 class MessageHidden(ChatEvent, frozen=True, tag="message_hidden.v1"):
     """R-15.2: ops hide a message, with a reason: its channel shows "hidden by moderation"."""
 
-    message: int
+    message: Version  # a chat version
     reason: str
     by: str  # the ops token's fingerprint, never the token
 
@@ -42,7 +44,7 @@ class TextErased(ChatEvent, frozen=True, tag="text_erased.v1"):
     """ADR-92: ops erase an unlawful text kept beside message `message` (its digest stays in
     the chain, so the chain still verifies); the message is hidden too."""
 
-    message: int
+    message: Version  # a chat version
     reason: str
     by: str
 
@@ -50,8 +52,8 @@ class TextErased(ChatEvent, frozen=True, tag="text_erased.v1"):
 class BeyMuted(ChatEvent, frozen=True, tag="bey_muted.v1"):
     """A bey mutes (`on`) or unmutes another for itself: a private act of the muter."""
 
-    seat: int
-    muted: int
+    seat: Seat
+    muted: Seat
     on: bool
 
 

@@ -45,10 +45,26 @@ def decode_checked(data: bytes, type_: str) -> Event:
     event = decode_stored(data, type_)
     own = _tag_decoder.decode(data).type if type_ in UPCASTERS else event_type(event)
     if own != type_:
-        raise ValueError(f"the line's type is {type_!r}, its data's own type {own!r}")
+        raise OtherType(type_, own)
     if type_ not in UPCASTERS and encode(event) != data:
-        raise ValueError("the data is not the canonical encoding of its event (codec.encode)")
+        raise NotCanonical()
     return event
+
+
+class OtherType(ValueError):
+    """`decode_checked`: a stored type that is not the data's own tag (a relabelled event)."""
+
+    def __init__(self, stored: str, own: str) -> None:
+        super().__init__(f"the line's type is {stored!r}, its data's own type {own!r}")
+        self.stored = stored
+        self.own = own
+
+
+class NotCanonical(ValueError):
+    """`decode_checked`: bytes that decode but are not the canonical encoding (`encode`)."""
+
+    def __init__(self) -> None:
+        super().__init__("the data is not the canonical encoding of its event (codec.encode)")
 
 
 def event_type(event: Event) -> str:

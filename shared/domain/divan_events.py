@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from shared.domain.event_bounds import Amount, DivanNo, Percent, Plate, Seat
 from shared.domain.event_records import (
     Allotment,
     BattleRecord,
@@ -24,8 +25,8 @@ from shared.domain.state import (
 class DivanLocked(Event, frozen=True, tag="divan_locked.v1"):
     """The inputs of record: every seat's orders, computer beys' included (R-12.3)."""
 
-    divan: int
-    orders: dict[int, tuple[Order, ...]]
+    divan: DivanNo
+    orders: dict[Seat, tuple[Order, ...]]
     offers: tuple[Offer, ...] = ()
 
 
@@ -37,18 +38,18 @@ class OrdersSealed(Event, frozen=True, tag="orders_sealed.v1"):
     docs/export.md "Sealed orders"). Digests only: public, listed in the Divan's report; each
     bey's salt is in its own private report."""
 
-    divan: int
-    digests: dict[int, str]  # seat -> digest
+    divan: DivanNo
+    digests: dict[Seat, str]  # seat -> digest
     scheme: str = "seksenbir/sealed-orders/1"
 
 
 class NewsRevealed(Event, frozen=True, tag="news_revealed.v1"):
     """R-8: the card and its target; `changes` are its effects on the map."""
 
-    divan: int
+    divan: DivanNo
     card: NewsCard | None
-    province: int | None = None
-    seat: int | None = None
+    province: Plate | None = None
+    seat: Seat | None = None
     changes: tuple[ProvinceSet, ...] = ()
     gold: tuple[GoldDelta, ...] = ()
 
@@ -56,7 +57,7 @@ class NewsRevealed(Event, frozen=True, tag="news_revealed.v1"):
 class OfferSettled(Event, frozen=True, tag="offer_settled.v1"):
     """R-6.1 … R-6.3, R-6.6 at step 2."""
 
-    divan: int
+    divan: DivanNo
     offer: Offer
     outcome: Literal["accepted", "rejected", "expired", "ignored"]
     treaty: Treaty | None = None
@@ -65,75 +66,75 @@ class OfferSettled(Event, frozen=True, tag="offer_settled.v1"):
 class TreatiesDissolved(Event, frozen=True, tag="treaties_dissolved.v1"):
     """R-6.6: every treaty ends at step 2 of Divan 13."""
 
-    divan: int
+    divan: DivanNo
     treaties: tuple[Treaty, ...]
 
 
 class BattlesResolved(Event, frozen=True, tag="battles_resolved.v1"):
     """R-5 with R-6.4, R-6.5, R-6.7: the records and the map after returns and cuts."""
 
-    divan: int
+    divan: DivanNo
     battles: tuple[BattleRecord, ...]
     betrayals: tuple[Betrayal, ...]
-    cancelled: tuple[tuple[int, int, int, str], ...]  # (seat, origin, target, why)
-    void_supports: tuple[tuple[int, int, int], ...]  # (seat, origin, target)
+    cancelled: tuple[tuple[Seat, Plate, Plate, str], ...]  # (seat, origin, target, why)
+    void_supports: tuple[tuple[Seat, Plate, Plate], ...]  # (seat, origin, target)
     changes: tuple[ProvinceSet, ...]
     gold: tuple[GoldDelta, ...] = ()
     treaties_ended: tuple[Treaty, ...] = ()
-    returns_lost: int = 0  # R-5.7: units returning to a province their bey lost
-    cut: int = 0  # R-5.7: units beyond 12 after the returns
+    returns_lost: Amount = 0  # R-5.7: units returning to a province their bey lost
+    cut: Amount = 0  # R-5.7: units beyond 12 after the returns
 
 
 class RebellionsRun(Event, frozen=True, tag="rebellions_run.v1"):
     """R-9.2, R-9.3: guerilla and, on Fridays, rebellion rolls."""
 
-    divan: int
-    guerillas: tuple[int, ...]  # seats
-    rebellions: tuple[tuple[int, int, bool], ...]  # (seat, chance %, success)
+    divan: DivanNo
+    guerillas: tuple[Seat, ...]  # seats
+    rebellions: tuple[tuple[Seat, Percent, bool], ...]  # (seat, chance %, success)
     changes: tuple[ProvinceSet, ...]
 
 
 class ProductionApplied(Event, frozen=True, tag="production_applied.v1"):
     """R-7, R-3.2: units per province, milis growth, gold income."""
 
-    divan: int
+    divan: DivanNo
     allotments: tuple[Allotment, ...]
-    kurtulus: tuple[int, ...]
+    kurtulus: tuple[Seat, ...]
     changes: tuple[ProvinceSet, ...]
     gold: tuple[GoldDelta, ...]
 
 
 class MissionCompleted(Event, frozen=True, tag="mission_completed.v1"):
-    divan: int
-    seat: int
+    divan: DivanNo
+    seat: Seat
     mission: str
 
 
 class HainExpired(Event, frozen=True, tag="hain_expired.v1"):
-    divan: int
-    seat: int
+    divan: DivanNo
+    seat: Seat
 
 
 class TreatyExpired(Event, frozen=True, tag="treaty_expired.v1"):
-    divan: int
+    divan: DivanNo
     treaty: Treaty
 
 
 class DivanResolved(Event, frozen=True, tag="divan_resolved.v1"):
     """R-13 step 7: the public report and each bey's private part."""
 
-    divan: int
+    divan: DivanNo
     public: tuple[ReportLine, ...]
-    private: dict[int, tuple[ReportLine, ...]]
+    private: dict[Seat, tuple[ReportLine, ...]]
     ceasefire_next: bool = False
 
 
 class KurultayHeld(Event, frozen=True, tag="kurultay_held.v1"):
     """R-10.4, R-10.5: votes, Halk Sevgisi, M-6, scores and the Han."""
 
-    votes: dict[int, int]
-    halk_sevgisi: tuple[int, ...]
-    m6: tuple[int, ...]
-    scores: tuple[tuple[int, int], ...]  # (seat, score) in final order
-    han: int
+    votes: dict[Seat, Seat]
+    halk_sevgisi: tuple[Seat, ...]
+    m6: tuple[Seat, ...]
+    scores: tuple[tuple[Seat, Amount], ...]  # (seat, score) in final order
+    han: Seat
     lot_used: bool = False

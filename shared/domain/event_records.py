@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from shared.domain.event_bounds import Amount, Delta, Die, DivanThrough, Plate, Seat
 from shared.domain.state import Treaty
 
 # `gc=False` on the values a Divan builds by the hundred (issue 27): the cycle collector does not
@@ -19,15 +20,15 @@ from shared.domain.state import Treaty
 class ProvinceSet(msgspec.Struct, frozen=True, gc=False):
     """The absolute state of one province after a step (owner None: units are milis)."""
 
-    plate: int
-    owner: int | None
-    units: int
+    plate: Plate
+    owner: Seat | None
+    units: Amount
     sur: bool = False
 
 
 class GoldDelta(msgspec.Struct, frozen=True, gc=False):
-    seat: int
-    amount: int
+    seat: Seat
+    amount: Delta
     reason: Literal["income", "tribute", "seyyah", "sur", "paralı_asker", "satın_alma"]
 
 
@@ -37,9 +38,9 @@ class ProvinceFix(
     """A correction (ADR-53): province `province` is set to this owner and these units (owner
     None: the units are its milis) and this sur, as ProvinceSet does (M-6 included)."""
 
-    province: int
-    owner: int | None
-    units: int
+    province: Plate
+    owner: Seat | None
+    units: Amount
     sur: bool = False
 
 
@@ -48,8 +49,8 @@ class GoldFix(
 ):
     """A correction (ADR-53): bey `seat`'s gold is set to `gold`."""
 
-    seat: int
-    gold: int
+    seat: Seat
+    gold: Amount
 
 
 class HainRevoke(
@@ -57,61 +58,61 @@ class HainRevoke(
 ):
     """A correction (ADR-53): bey `seat`'s Hain badge (R-6.5) is removed."""
 
-    seat: int
+    seat: Seat
 
 
 Fix = ProvinceFix | GoldFix | HainRevoke
 
 
 class GroupRecord(msgspec.Struct, frozen=True, gc=False):
-    beys: tuple[int, ...]
-    advances: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
-    support: tuple[tuple[int, int, int], ...]  # (seat, origin, units)
-    strength: int
+    beys: tuple[Seat, ...]
+    advances: tuple[tuple[Seat, Plate, Amount], ...]  # (seat, origin, units)
+    support: tuple[tuple[Seat, Plate, Amount], ...]  # (seat, origin, units)
+    strength: Amount
     traitor: bool = False
 
 
 class BattleRecord(msgspec.Struct, frozen=True, gc=False):
     """R-5.8: everything a disputed battle is judged on."""
 
-    target: int
-    defender: int | None
-    defender_units: int
-    defence_bonus: int
-    defence_support: tuple[tuple[int, int, int], ...]
+    target: Plate
+    defender: Seat | None
+    defender_units: Amount
+    defence_bonus: Amount
+    defence_support: tuple[tuple[Seat, Plate, Amount], ...]
     groups: tuple[GroupRecord, ...]
     outcome: Literal["taken", "held", "standoff"]
-    fighting_group: int | None = None
-    attack: int | None = None
-    defence: int | None = None
-    attack_die: int | None = None
-    defence_die: int | None = None
-    attacker_losses: int = 0
-    defender_losses: int = 0
-    entering: int = 0
-    taker: int | None = None
-    shares: tuple[tuple[int, int], ...] = ()  # (seat, units)
+    fighting_group: Amount | None = None
+    attack: Amount | None = None
+    defence: Amount | None = None
+    attack_die: Die | None = None
+    defence_die: Die | None = None
+    attacker_losses: Amount = 0
+    defender_losses: Amount = 0
+    entering: Amount = 0
+    taker: Seat | None = None
+    shares: tuple[tuple[Seat, Amount], ...] = ()  # (seat, units)
     rules: tuple[str, ...] = ()
 
 
 class Betrayal(msgspec.Struct, frozen=True):
     """R-6.5: one per (traitor, target province)."""
 
-    traitor: int
-    victim: int
-    province: int
+    traitor: Seat
+    victim: Seat
+    province: Plate
     treaty: Treaty
-    hain_through: int
+    hain_through: DivanThrough
 
 
 class Allotment(msgspec.Struct, frozen=True, gc=False):
-    plate: int
-    base: int = 0
-    harvest: int = 0
-    bonus: int = 0
-    kurtulus: int = 0
-    doubled: int = 0
-    lost: int = 0
+    plate: Plate
+    base: Amount = 0
+    harvest: Amount = 0
+    bonus: Amount = 0
+    kurtulus: Amount = 0
+    doubled: Amount = 0
+    lost: Amount = 0
 
 
 class ReportLine(msgspec.Struct, frozen=True, gc=False):

@@ -20,6 +20,18 @@ from shared.domain.divan_events import (
     TreatiesDissolved,
     TreatyExpired,
 )
+from shared.domain.event_bounds import (
+    Amount,
+    DivanCount,
+    DivanNo,
+    DivanThrough,
+    Interval,
+    Plate,
+    ReportVersion,
+    Seat,
+    Seed,
+    Version,
+)
 from shared.domain.event_records import (
     Allotment,
     BattleRecord,
@@ -83,7 +95,7 @@ __all__ = [
 # --- season and registration -------------------------------------------------------------
 class SeasonCreated(Event, frozen=True, tag="season_created.v1"):
     season_id: str
-    seed: int
+    seed: Seed
     mode: Mode
     rules_version: str
     seed_commitment: str
@@ -91,12 +103,12 @@ class SeasonCreated(Event, frozen=True, tag="season_created.v1"):
     seed_salt: str = ""  # secret until the Kurultay, like the seed (R-1.5)
     # The shape of this season's Divan reports (shared/domain/report.py). Seasons stored before
     # version 2 carry none and re-run their Divans with version 1, so they still verify (R-12.3).
-    report_version: int = 1
+    report_version: ReportVersion = 1
 
 
 class BeyJoined(Event, frozen=True, tag="bey_joined.v1"):
-    seat: int
-    memleket: int
+    seat: Seat
+    memleket: Plate
     computer: bool = False
 
 
@@ -105,7 +117,7 @@ class BeyNamed(Event, frozen=True, tag="bey_named.v1", omit_defaults=True):
     reset by ops with a reason and the server instant (`by` "ops", `name` None: the bey is shown
     by its seat again; R-15.2). Names stay out of the Divan's events: reports name seats."""
 
-    seat: int
+    seat: Seat
     name: str | None = None
     by: Literal["bey", "ops"] = "bey"
     reason: str | None = None
@@ -129,8 +141,8 @@ class SeasonListed(Event, frozen=True, tag="season_listed.v1", omit_defaults=Tru
 class RegistrationClosed(Event, frozen=True, tag="registration_closed.v1"):
     """R-1.4, R-11.1, R-10.1, R-8.1: computer beys seated, missions dealt, deck shuffled."""
 
-    computer_beys: tuple[tuple[int, int], ...]  # (seat, memleket)
-    missions: dict[int, tuple[str, ...]]
+    computer_beys: tuple[tuple[Seat, Plate], ...]  # (seat, memleket)
+    missions: dict[Seat, tuple[str, ...]]
     deck: tuple[NewsCard, ...]
 
 
@@ -149,7 +161,7 @@ class CalendarSet(Event, frozen=True, tag="calendar_set.v2"):
     registration_closes_at: datetime
     divans: tuple[datetime, ...]
     kurultay_closes_at: datetime
-    interval_seconds: int | None
+    interval_seconds: Interval | None
     provisional: bool
     reason: CalendarReason
 
@@ -204,9 +216,9 @@ class CorrectionApplied(Event, frozen=True, tag="correction_applied.v1"):
 
     correction: Fix
     reason: str
-    divan: int
+    divan: DivanCount
     at: datetime
-    refers_to: int | None = None
+    refers_to: Version | None = None
     by: Literal["ops"] = "ops"
 
 
@@ -221,7 +233,7 @@ class DeadlineSet(Event, frozen=True, tag="deadline_set.v1", omit_defaults=True)
     so a scheduler finds due work without reading any season's events."""
 
     kind: DeadlineKind | None = None
-    divan: int | None = None
+    divan: DivanNo | None = None
     at: datetime | None = None
 
 
@@ -229,67 +241,67 @@ class DeadlineSet(Event, frozen=True, tag="deadline_set.v1", omit_defaults=True)
 class OrdersSubmitted(Event, frozen=True, tag="orders_submitted.v1"):
     """R-4.1: the newest set replaces the bey's whole set for that Divan."""
 
-    seat: int
-    divan: int
+    seat: Seat
+    divan: DivanNo
     orders: tuple[Order, ...]
 
 
 class SurBuilt(Event, frozen=True, tag="sur_built.v1"):
-    seat: int
-    province: int
-    cost: int = 3
+    seat: Seat
+    province: Plate
+    cost: Amount = 3
 
 
 class MercenariesHired(Event, frozen=True, tag="mercenaries_hired.v1"):
-    seat: int
-    province: int
-    units: int = 2
-    cost: int = 2
+    seat: Seat
+    province: Plate
+    units: Amount = 2
+    cost: Amount = 2
 
 
 class ProvincePurchased(Event, frozen=True, tag="province_purchased.v1"):
-    seat: int
-    province: int
-    cost: int = 4
+    seat: Seat
+    province: Plate
+    cost: Amount = 4
 
 
 # `divan`: in a live season, the Divan the act counts for (R-4.4: after a Divan's instant, the
 # next one). Left out when unset (omit_defaults), so trial events keep their stored shape.
 class TreatyOffered(Event, frozen=True, tag="treaty_offered.v1", omit_defaults=True):
-    frm: int
-    to: int
+    frm: Seat
+    to: Seat
     kind: TreatyKind
-    divan: int | None = None
+    divan: DivanThrough | None = None
 
 
 class OfferWithdrawn(Event, frozen=True, tag="offer_withdrawn.v1", omit_defaults=True):
-    frm: int
-    to: int
-    divan: int | None = None
+    frm: Seat
+    to: Seat
+    divan: DivanThrough | None = None
 
 
 class OfferAnswered(Event, frozen=True, tag="offer_answered.v1", omit_defaults=True):
-    frm: int
-    to: int
+    frm: Seat
+    to: Seat
     answer: Literal["accept", "reject"]
-    divan: int | None = None
+    divan: DivanThrough | None = None
 
 
 class VoteCast(Event, frozen=True, tag="vote_cast.v1"):
-    seat: int
-    candidate: int
+    seat: Seat
+    candidate: Seat
 
 
 class TokenRotated(Event, frozen=True, tag="token_rotated.v1"):
     """A bey's token changed; only its hash is stored, never here."""
 
-    seat: int
+    seat: Seat
     by: Literal["bey", "ops"]
     token_hash: str
 
 
 class DivanRequested(Event, frozen=True, tag="divan_requested.v1"):
-    divan: int
+    divan: DivanNo
 
 
 # --- Divan resolution ---------------------------------------------------------------------
@@ -299,13 +311,13 @@ class DivanHeld(Event, frozen=True, tag="divan_held.v1", omit_defaults=True):
     or one interval of a compressed calendar), e.g. after downtime. An input of record: replay
     reads it, never the clock. Trial Divans have none (their lock is the request, R-1.2)."""
 
-    divan: int
+    divan: DivanNo
     at: datetime
     late: bool = False
 
 
 class SeedRevealed(Event, frozen=True, tag="seed_revealed.v1"):
-    seed: int
+    seed: Seed
     salt: str
 
 
@@ -314,7 +326,7 @@ class SeatBound(Event, frozen=True, tag="seat_bound.v1"):
     at most one seat of a season. Public, in every export: the link a player's record is
     built from (ADR-87)."""
 
-    seat: int
+    seat: Seat
     player_id: str
 
 
@@ -327,18 +339,18 @@ class SeasonForked(Event, frozen=True, tag="season_forked.v1"):
     against the source's export. Beys' gold and missions are in it: secret like any bey's."""
 
     source_season: str
-    source_divan: int
-    source_version: int
+    source_divan: DivanCount
+    source_version: Version
     source_head: str
-    seat: int  # the human's; every other bey is a computer bey
-    divan: int
+    seat: Seat  # the human's; every other bey is a computer bey
+    divan: DivanCount
     beys: tuple[Bey, ...]
     provinces: tuple[Province, ...]
     treaties: tuple[Treaty, ...]
     offers: tuple[Offer, ...]
-    ceasefire_divan: int | None
+    ceasefire_divan: DivanThrough | None
     deck: tuple[NewsCard, ...]
-    partners: dict[int, tuple[int, ...]]
+    partners: dict[Seat, tuple[Seat, ...]]
 
 
 AnyEvent = (

@@ -161,6 +161,7 @@ CATALOGUE: dict[str, Text] = {
     "not_found.client": T("Tarayıcı istemcisi bu sunucuda kurulmamış: `make web` kurar", "The browser client is not built on this server: `make web` builds it"),
     "method_not_allowed": T("Bu adres bu yöntemi kabul etmiyor", "This address does not take this method"),
     "body_too_large": T("İstek gövdesi çok büyük", "The request body is too large"),
+    "uri_too_long": T("İstek adresi (yol ve sorgu) {length} bayt; en çok {limit} bayt olur", "The request target (path and query) is {length:byte|bytes}; at most {limit:byte|bytes} are taken"),
     "rate_limited": T("Çok fazla istek; biraz sonra tekrar deneyin", "Too many requests; try again shortly"),
     "bad_request": T("İstek anlaşılamadı", "The request could not be understood"),
     "malformed_json": T("İstek gövdesi geçerli JSON değil", "The request body is not valid JSON"),

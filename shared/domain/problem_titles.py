@@ -36,6 +36,7 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "idempotency_key_in_flight": "aynı anahtarlı istek sürüyor",
     "conflict": "çakışma",
     "body_too_large": "gövde çok büyük",
+    "uri_too_long": "adres çok uzun",
     "unsupported_media_type": "desteklenmeyen ortam türü",
     "unknown_field": "bilinmeyen alan",
     "invalid_body": "geçersiz gövde",

@@ -48,15 +48,26 @@ class Mismatch:
 UNAPPLIED = (IndexError, KeyError, ValueError, TypeError, AttributeError, ArithmeticError)
 
 
-def first_unapplied(events: Sequence[ev.Event]) -> tuple[int, str] | None:
-    """The index of the first event the fold cannot apply to the state before it, and why;
-    None when every one applies. The verbs that fold a file ask it first (never a traceback)."""
+class Unapplied(Exception):
+    """`verify` met an event no state can take (UNAPPLIED, raised by the fold or by a re-run
+    of a Divan on a state such an event made): its index in the events given."""
+
+    def __init__(self, index: int, error: BaseException) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error
+
+
+def first_unapplied(events: Sequence[ev.Event]) -> int | None:
+    """The index of the first event the fold cannot apply to the state before it; None when
+    every one applies. For a verb whose own fold raised UNAPPLIED, to name the event: it costs
+    a fold, so only after one failed (never a traceback)."""
     state = SeasonState()
     for i, e in enumerate(events):
         try:
             state = evolve(state, e)
-        except UNAPPLIED as exc:
-            return i, f"{type(exc).__name__}: {exc}"
+        except UNAPPLIED:
+            return i
     return None
 
 
@@ -64,32 +75,40 @@ def verify(events: Sequence[ev.Event], bots_too: bool = True) -> tuple[SeasonSta
     """Fold the season; at each DivanLocked re-run the Divan and compare the outcome bytes.
 
     With `bots_too`, also re-derive the computer beys' turn (their spending and orders, which
-    the resolver appends right before the lock) from the state before it.
+    the resolver appends right before the lock) from the state before it. Unapplied (with the
+    event's index) for an event no state can take: a forged or reordered record (the check of
+    a file catches it here, in the one fold, instead of folding the file once more first).
     """
     state = SeasonState()
     history: deque[SeasonState] = deque(maxlen=HISTORY)
     problems: list[Mismatch] = []
     late: set[int] = set()  # live Divans held late (DivanHeld): their report says so
-    for i, e in enumerate(events):
-        if isinstance(e, ev.DivanHeld) and e.late:
-            late.add(e.divan)
-        if isinstance(e, ev.DivanLocked) and seal.seals_orders(state.report_version):
-            # ADR-57: the orders resolved are the orders sealed (before the re-run's mismatch,
-            # which an altered lock or seal also makes, so this names the event at fault)
-            found = seal.check_divan(state, e, i, events[i + 1 : i + 1 + HISTORY])
-            if found is not None:
-                problems.append(Mismatch(found.divan, found.what, found.at, sealed=True))
-        if isinstance(e, ev.DivanLocked):
-            expected = resolve_divan(evolve(state, e), inputs_of(evolve(state, e), e))
-            expected = marked_late(expected, e.divan in late)
-            recorded = [x for x in events[i + 1 : i + 1 + len(expected)] if isinstance(x, OUTCOME)]
-            if codec.encode(expected) != codec.encode(recorded):
-                at = i + 1 + first_difference(expected, events[i + 1 : i + 1 + len(expected)])
-                problems.append(Mismatch(e.divan, "outcome differs from a re-run", at))
-            if bots_too:
-                problems.extend(_check_turn(events, i, state, history))
-        history.append(state)
-        state = evolve(state, e)
+    i = 0
+    try:
+        for i, e in enumerate(events):
+            if isinstance(e, ev.DivanHeld) and e.late:
+                late.add(e.divan)
+            if isinstance(e, ev.DivanLocked) and seal.seals_orders(state.report_version):
+                # ADR-57: the orders resolved are the orders sealed (before the re-run's mismatch,
+                # which an altered lock or seal also makes, so this names the event at fault)
+                found = seal.check_divan(state, e, i, events[i + 1 : i + 1 + HISTORY])
+                if found is not None:
+                    problems.append(Mismatch(found.divan, found.what, found.at, sealed=True))
+            if isinstance(e, ev.DivanLocked):
+                expected = resolve_divan(evolve(state, e), inputs_of(evolve(state, e), e))
+                expected = marked_late(expected, e.divan in late)
+                recorded = [
+                    x for x in events[i + 1 : i + 1 + len(expected)] if isinstance(x, OUTCOME)
+                ]
+                if codec.encode(expected) != codec.encode(recorded):
+                    at = i + 1 + first_difference(expected, events[i + 1 : i + 1 + len(expected)])
+                    problems.append(Mismatch(e.divan, "outcome differs from a re-run", at))
+                if bots_too:
+                    problems.extend(_check_turn(events, i, state, history))
+            history.append(state)
+            state = evolve(state, e)
+    except UNAPPLIED as exc:
+        raise Unapplied(i, exc) from exc
     return state, problems
 
 

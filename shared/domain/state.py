@@ -7,6 +7,8 @@ from typing import Literal
 
 import msgspec
 
+from shared.domain import event_bounds
+from shared.domain.event_bounds import Amount, DivanThrough, Plate, Seat
 from shared.domain.map import game_map
 
 TreatyKind = Literal["pact", "alliance"]
@@ -18,8 +20,8 @@ OrderKind = Literal["advance", "support", "hold"]
 NewsKind = Literal["kuraklik", "hasat", "bayram", "yerel_isyan", "seyyah_tuccar", "deprem"]  # R-8.1
 Answer = Literal["accept", "reject"]
 
-DIVANS = 16  # R-1.1
-SEATS = 19
+DIVANS = event_bounds.DIVANS  # R-1.1 (shared/domain/event_bounds.py declares the events' bounds)
+SEATS = event_bounds.SEATS
 LAST_TREATY_DIVAN = 12  # R-6.2, R-6.6
 RULES_1 = "seksenbir-rules/1"
 # 2: computer beys make offers at a Divan's lock, for the next Divan (D-28). A season keeps the
@@ -69,28 +71,28 @@ def is_friday(divan: int) -> bool:
 class Order(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One order for one province (R-4.1); `hold` needs no target."""
 
-    province: int
+    province: Plate
     kind: OrderKind
-    target: int | None = None
-    units: int = 0
+    target: Plate | None = None
+    units: Amount = 0
 
 
 class Province(msgspec.Struct, frozen=True):
     """An il: owned (units, sur) or unowned (units = milis) (R-2, R-3.2)."""
 
-    owner: int | None = None
-    units: int = 0
+    owner: Seat | None = None
+    units: Amount = 0
     sur: bool = False
 
 
 class Bey(msgspec.Struct, frozen=True):
     """A seat. Exile is derived from the map (R-9.1)."""
 
-    seat: int
-    memleket: int
+    seat: Seat
+    memleket: Plate
     computer: bool = False
-    gold: int = 2
-    hain_through: int | None = None
+    gold: Amount = 2
+    hain_through: DivanThrough | None = None
     lost_memleket_before: bool = False
     missions: tuple[str, ...] = ()
     missions_done: tuple[str, ...] = ()
@@ -101,9 +103,9 @@ class Treaty(msgspec.Struct, frozen=True):
     """A pact or alliance between seats a < b, in force through `through_divan` (R-6.2)."""
 
     kind: TreatyKind
-    a: int
-    b: int
-    through_divan: int
+    a: Seat
+    b: Seat
+    through_divan: DivanThrough
 
     def pair(self) -> tuple[int, int]:
         return (self.a, self.b)
@@ -113,8 +115,8 @@ class Offer(msgspec.Struct, frozen=True):
     """An open offer, settled at step 2 of the next Divan (R-6.1)."""
 
     kind: TreatyKind
-    frm: int
-    to: int
+    frm: Seat
+    to: Seat
     answer: Answer | None = None
 
     def pair(self) -> tuple[int, int]:

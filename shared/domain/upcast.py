@@ -19,8 +19,9 @@ def calendar_set_v1(body: dict[str, object]) -> dict[str, object]:
     v2 holds the schedule in its own fields. Nothing is invented: every v2 field is a v1 one
     (a v1 `calendar` without `interval_seconds` or `provisional` had their defaults)."""
     calendar = body["calendar"]
-    if not isinstance(calendar, dict):
-        raise ValueError("calendar_set.v1's calendar is not an object")
+    if not isinstance(calendar, dict):  # worded as msgspec words its own (export_read reads it)
+        got = {list: "array", type(None): "null"}.get(type(calendar), type(calendar).__name__)
+        raise msgspec.ValidationError(f"Expected `object`, got `{got}` - at `$.calendar`")
     return {
         "type": "calendar_set.v2",
         "registration_closes_at": calendar["registration_closes_at"],
@@ -56,6 +57,9 @@ def upcast(data: bytes) -> bytes:
         try:
             body = step(body)
         except KeyError as exc:  # bytes that were never such an event: a decode error
-            raise ValueError(f"{body.get('type')} lacks the field {exc}") from None
+            where = "$" if exc.args[0] == "calendar" else "$.calendar"
+            raise msgspec.ValidationError(
+                f"Object missing required field `{exc.args[0]}` - at `{where}`"
+            ) from None
         changed = True
     return msgspec.json.encode(body) if changed else data

@@ -21,8 +21,10 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.ops.export import ExportError, export_lines, parse
-from shared.app.ops.export_check import Verdict, check
+from shared.app.ops.export import ExportError, export_lines
+from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
+from shared.app.ops.export_verdict import Verdict
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
 from shared.eventstore import InMemoryEventStore, RecordedEvent

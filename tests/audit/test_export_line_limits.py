@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from shared.app.ops.export import MAX_LINE_BYTES, ExportError, bounded_lines, parse
+from shared.app.ops.export import ExportError
+from shared.app.ops.export_read import MAX_LINE_BYTES, bounded_lines, parse
 from tests.audit.support import dump, export_of, season_records
 
 

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from entrypoints.cli import main
-from shared.app.ops.export import FORMAT, ExportError, RedactionUnavailable, export_lines, parse
+from shared.app.ops.export import FORMAT, ExportError, RedactionUnavailable, export_lines
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.domain.state import RULES_VERSION
 from shared.eventstore import RecordedEvent
 from tests.audit.support import (
@@ -203,13 +204,13 @@ def test_a_file_that_is_not_an_export_is_refused_without_a_traceback(
     lines[0]["format"] = "seksenbir-export/3"
     path = tmp_path / "season.jsonl"
     path.write_bytes(dump(lines))
-    assert main(["verify", str(path), "--lang", "en"]) == 1
+    assert main(["verify", str(path), "--lang", "en"]) == 2  # not an export (docs/export.md)
     out = capsys.readouterr()
     assert "'seksenbir-export/3' is not one of" in json.loads(out.out)["error"]
     lines[0]["format"] = FORMAT
     with pytest.raises(ExportError, match="line 3: not JSON"):
         parse([dump(lines[:1]), dump(lines[1:2]), b"{not json"])
-    with pytest.raises(ExportError, match="line 2: not an event line"):
+    with pytest.raises(ExportError, match="line 2: the field version is missing"):
         parse([dump(lines[:1]), b"{}"])
 
 

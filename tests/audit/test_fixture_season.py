@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared.app.ops.export import parse
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.domain import codec
 from shared.domain.events import EVENT_TYPES
 

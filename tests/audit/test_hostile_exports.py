@@ -33,7 +33,7 @@ VERBS: dict[str, list[str]] = {  # what each verb is given beside the file, and 
     "replay": [],
     "explain": ["2"],
 }
-EXITS = {"verify": {1}, "replay": {2}, "explain": {2}}  # a file that is not a season's export
+EXITS = {"verify": {2}, "replay": {2}, "explain": {2}}  # a file that is not a season's export
 
 
 @pytest.fixture(scope="module")
@@ -203,8 +203,9 @@ def relabel(season_id: str) -> Callable[[list[Line]], int]:
 
 
 def memleket(plate: int) -> Callable[[list[Line]], int]:
-    """A computer bey seated on a plate no province has: the event decodes (its fields are
-    integers), but no state can take it (the fold indexed the provinces with it: IndexError)."""
+    """A computer bey seated on a plate no province has: it decoded (its fields were integers)
+    and the fold met it (IndexError); now a plate is 1 … 81 where the event type declares it
+    (shared/domain/event_bounds.py), so the data is not a possible event."""
 
     def edit(lines: list[Line]) -> int:
         i = index_of(lines, lambda x: x["type"] == "registration_closed.v1")
@@ -217,8 +218,18 @@ def memleket(plate: int) -> Callable[[list[Line]], int]:
     return edit
 
 
+def out_of_order(lines: list[Line]) -> int:
+    """The season's creation and its registration close swapped, then re-chained: every event
+    is a possible one, but the first no state can take (the fold met a registration close
+    before any season was created)."""
+    i = index_of(lines, lambda x: x["type"] == "registration_closed.v1")
+    for name in ("type", "data", "data_digest", "event_id"):
+        lines[1][name], lines[i][name] = lines[i][name], lines[1][name]
+    return 1
+
+
 FORGED: dict[str, tuple[Callable[[list[Line]], int], str]] = {
-    "a bey on plate 99": (memleket(99), "cannot be applied"),
+    "events out of order": (out_of_order, "cannot be applied"),
     "a season labelled as another": (relabel("another-season"), "a season labelled as another"),
     "a season labelled with a path": (relabel("../../etc/passwd"), "a season labelled as another"),
     "a type no event has": (retype("evil_thing.v1"), "its data's own type"),
@@ -243,8 +254,6 @@ FORGED: dict[str, tuple[Callable[[list[Line]], int], str]] = {
     ),
     "a name twice inside the data": (seat_twice, "canonical encoding"),
     "one event id twice": (id_twice, "a second time"),
-    "calendar_set.v1 whose calendar is no object": (calendar_not_an_object, "not an object"),
-    "calendar_set.v1 without its fields": (calendar_without_fields, "lacks the field"),
 }
 
 
@@ -401,7 +410,7 @@ def swapped(lines: list[Line]) -> bytes:
 
 
 @pytest.mark.parametrize("verb", ["replay", "explain"])
-@pytest.mark.parametrize("name", ["swapped", "a bey on plate 99"])
+@pytest.mark.parametrize("name", ["swapped", "out of order, re-chained"])
 def test_the_verbs_that_fold_refuse_events_no_state_can_take_in_one_line(
     verb: str, name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -409,7 +418,7 @@ def test_the_verbs_that_fold_refuse_events_no_state_can_take_in_one_line(
     if name == "swapped":
         content = swapped(lines)
     else:
-        memleket(99)(lines)
+        out_of_order(lines)
         rechain(lines)
         content = dump(lines)
     path = tmp_path / "season.jsonl"

@@ -69,12 +69,12 @@ def test_a_changed_outcome_is_a_readable_diff_and_exit_1(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
     i = index_of(lines, lambda x: x["type"] == "production_applied.v1" and _divan_of(x) == 4)
-    edit_data(lines[i], lambda d: d.__setitem__("divan", 99))
+    edit_data(lines[i], lambda d: d.__setitem__("divan", 5))  # a Divan, not this one
     rechain(lines, i)
     code, out, _ = run(tmp_path, lines, capsys, "--divan", "4")
     assert code == 1, out
     assert f"version {lines[i]['version']}  production_applied.v1  differs" in out
-    assert "divan: 99 -> 4" in out  # recorded -> re-run
+    assert "divan: 5 -> 4" in out  # recorded -> re-run
     assert "DIFFERS from the record (R-12.3)" in out
     code, out, _ = run(tmp_path, lines, capsys, "--divan", "3")
     assert code == 0, out  # the Divans before it still re-run the same

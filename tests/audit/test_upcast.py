@@ -16,8 +16,9 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from shared.app.ops.export import export_lines, parse, to_new
+from shared.app.ops.export import export_lines, to_new
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.app.repository.seasons import Seasons
 from shared.domain import codec, upcast
 from shared.domain import commands as c

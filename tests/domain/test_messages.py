@@ -149,6 +149,10 @@ PARAMS = {
     "withheld": 2,
     # read your writes (issue 20): not_yet_projected's members
     "projected_version": 4,
+    # reading an export from outside (shared/app/ops/export_read.py)
+    "stored": "'orders_submitted.v1'",
+    "said": 3,
+    "op": "≤",
 }
 
 

@@ -11,9 +11,10 @@ from uuid import UUID
 
 import msgspec
 
-from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export import export_lines
 from shared.app.ops.export_check import check
 from shared.app.ops.export_lists import hidden_from_auditors
+from shared.app.ops.export_read import parse
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.eventstore import InMemoryEventStore, NewEvent

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export import export_lines
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.domain import codec
 from shared.domain import events as ev
 from shared.domain.evolve import fold

@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.resolver.divan import resolve
-from shared.app.ops.export import export_lines, parse
+from shared.app.ops.export import export_lines
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.app.repository.seasons import Seasons
 from shared.domain import codec, seal
 from shared.domain import events as ev

@@ -82,16 +82,17 @@ def test_issue_11_deadletters_speak_one_language(lang: str, redis_url: str) -> N
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_rebuilding_a_season_the_store_does_not_hold_says_so_and_exits_1(
+def test_rebuilding_a_season_the_store_does_not_hold_says_so_and_exits_2(
     lang: str, migrated_pg_dsn: str, redis_url: str
 ) -> None:
     """`seksenbir projections rebuild <typo>` once printed "<typo>: rebuilt from 0 events" and
     exited 0: an operator's mistyped id looked like a rebuild done. It is refused as verify
-    refuses a missing season: one line naming the database, exit 1."""
+    refuses a missing season: one line naming the database, exit 2 (ADR-155: every verb that
+    names a season the database does not hold)."""
     env = {"SEKSENBIR_REDIS_URL": redis_url, "SEKSENBIR_PG_DSN": migrated_pg_dsn}
     done = run(lang, "projections", "rebuild", "nobody", env=env)
     database = describe_dsn(migrated_pg_dsn)
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == "", done.stdout
     words = {
         "tr": f"{database} içinde 'nobody' sezonu yok",

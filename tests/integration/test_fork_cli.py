@@ -68,13 +68,14 @@ async def test_d32_fork_forks_a_running_season_as_ops_and_prints_id_and_token(
 async def test_d32_fork_refuses_in_the_language_asked_for(
     lang: str, migrated_pg_dsn: str, event_store: PostgresEventStore
 ) -> None:
-    """An unknown season and a Divan not reached are refused (exit 1), a Divan or seat outside
-    the endpoint's bounds too (exit 2, before the database), nothing appended."""
+    """An unknown season (exit 2, as every verb that names one: ADR-155) and a Divan not
+    reached (exit 1) are refused, a Divan or seat outside the endpoint's bounds too (exit 2,
+    before the database), nothing appended."""
     await store_season(event_store, "short", 3, divans=2)
     before = await event_store.list_seasons()
-    for argv in (["nobody", "--divan", "1"], ["short", "--divan", "5"]):
+    for argv, code in ((["nobody", "--divan", "1"], 2), (["short", "--divan", "5"], 1)):
         done = await run_cli("fork", *argv, "--seat", "1", "--dsn", migrated_pg_dsn, lang=lang)
-        assert done.returncode == 1, done.stdout
+        assert done.returncode == code, done.stdout
         assert done.stderr.startswith("seksenbir fork: ")
         said = "\n".join(x for x in done.stderr.splitlines() if not LOG.match(x))
         assert wrong_language(said, lang) == [], done.stderr

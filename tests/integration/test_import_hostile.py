@@ -258,8 +258,9 @@ async def test_an_unknown_event_field_or_an_over_long_line_is_refused_before_any
 ) -> None:
     """Issue 20 item 7 (docs/export.md "An event line"): a field an event line does not have
     was dropped, so the audit copy kept less than the file held; a line over 1 MiB was read
-    whole. Both are one line, exit 1, nothing written, in either language."""
-    from shared.app.ops.export import MAX_LINE_BYTES
+    whole. Both are one line, nothing written, in either language; exit 2: not a season's
+    export (ADR-155, docs/export.md "Exit codes")."""
+    from shared.app.ops.export_read import MAX_LINE_BYTES
 
     lines = await genuine("limits-src", divans=1)
     extra = json.loads(json.dumps(lines))
@@ -273,7 +274,7 @@ async def test_an_unknown_event_field_or_an_over_long_line_is_refused_before_any
         path.write_bytes(data)
         for lang, words in (("en", en), ("tr", tr)):
             done = await run_cli("import", str(path), "--dsn", migrated_pg_dsn, lang=lang)
-            assert done.returncode == 1, done.stderr
+            assert done.returncode == 2, done.stderr
             assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
             assert words in done.stderr and "line 3" in done.stderr.replace("satır 3", "line 3")
         assert await stored_rows(migrated_pg_dsn, "limits-src") == (0, 0)

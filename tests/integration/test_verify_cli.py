@@ -54,7 +54,7 @@ async def test_verify_names_its_database_and_passes_a_season_replayed_from_its_i
     assert verdict["database"] == describe_dsn(migrated_pg_dsn)
     assert verdict["hash_chain"] == "ok" and verdict["mismatches"] == [] and verdict["divan"] == 2
     code, verdict = verify(migrated_pg_dsn, "no-such-season")
-    assert (code, verdict["error"]) == (1, "no such season")
+    assert (code, verdict["error"]) == (2, "no such season")  # ADR-155: as replay's
     assert verdict["database"] == describe_dsn(migrated_pg_dsn)
 
 

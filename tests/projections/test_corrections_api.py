@@ -13,8 +13,8 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.projections.projector import Projector
-from shared.app.ops.export import parse
 from shared.app.ops.export_check import check
+from shared.app.ops.export_read import parse
 from shared.eventstore import InMemoryEventStore
 from tests.live_calendar import SEASON_NOW
 from tests.projections.pact_season import KIRIKKALE, create_live, pact_and_betrayal

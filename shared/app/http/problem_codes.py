@@ -35,6 +35,7 @@ EDGE_CODES: dict[str, tuple[int, str]] = {
     "conflict": (409, "too many concurrent writes to the season; retry"),
     "audit_copy": (409, "the season is an imported audit copy: read-only (ADR-58)"),
     "body_too_large": (413, "the body is larger than 64 KiB"),
+    "uri_too_long": (414, "a request target (path and query) longer than 16 KiB (ADR-156)"),
     "unsupported_media_type": (415, "a body whose Content-Type is not JSON (ADR-61)"),
     "unknown_field": (422, "a field the schema does not have (`field`)"),
     "invalid_parameter": (

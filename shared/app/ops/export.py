@@ -8,7 +8,8 @@ commitment once the seed is revealed, and names the first event that does not ma
 redacted export (an auditor's during a season, R-14) leaves out the data of the events that
 hold what auditors may not see and keeps each one's data digest, which chain version 2 covers
 (ADR-52): its chain is proven, its Divans cannot be re-run. Nothing here does I/O; the command
-line (entrypoints/audit.py) reads and writes the bytes.
+line (entrypoints/audit.py) reads and writes the bytes. This module writes an export; reading
+one is export_read.py, checking it export_check.py.
 """
 
 from __future__ import annotations
@@ -16,27 +17,20 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
-from uuid import UUID
+from datetime import UTC
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from shared.app.http.bodies import unique_pairs
 from shared.app.ops.export_chat import (
-    ChatLineError,
-    ChatReader,
     ChatSection,
-    chat_line,
     chat_part,
-    chat_reader,
 )
 from shared.app.ops.export_lists import hidden_from_auditors
 from shared.domain.messages import Said
 from shared.eventstore import (
     GENESIS,
     SCHEMES,
-    EventMetadata,
     NewEvent,
     RecordedEvent,
     data_digest,
@@ -203,179 +197,6 @@ def _b64(data: bytes) -> str:
     import base64
 
     return base64.b64encode(data).decode("ascii")
-
-
-# --- reading -------------------------------------------------------------------------------
-# The longest line a reader takes (docs/export.md "An event line"): the longest line of a whole
-# simulated season (a Divan's `divan_resolved.v1`) is about 27 KB; 1 MiB is over 30 times that.
-MAX_LINE_BYTES: Final = 1 << 20
-# The fields of an event line (`event_line`); any other is refused, never dropped.
-EVENT_FIELDS: Final = frozenset(
-    {
-        "version",
-        "position",
-        "event_id",
-        "type",
-        "redacted",
-        "data",
-        "data_b64",
-        "data_digest",
-        "metadata",
-        "recorded_at",
-        "prev_hash",
-        "hash",
-    }
-)
-
-
-def bounded_lines(f: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
-    """The lines of a binary file, each read with at most `limit` + 1 bytes in memory: a line
-    longer than `limit` (its newline not counted) is an ExportError for it as soon as that is
-    known, before the rest of it is read (a 60 MB line took 212 MB to be refused as JSON)."""
-    number = 0
-    while line := f.readline(limit + 1):
-        number += 1
-        if len(line) > limit and not line.endswith(b"\n"):
-            raise ExportError(number, Said("export.line_too_long", limit=limit))
-        yield line
-
-
-def parse(lines: Iterable[bytes | str]) -> Export:
-    """Read an export (/2, or /1); ExportError for a file that is not one (wrong format, bad
-    JSON, a chain scheme the format does not allow)."""
-    it = iter(lines)
-    first = next(it, None)
-    if first is None:
-        raise ExportError(1, Said("export.empty"))
-    head_obj = _json(first, 1)
-    fmt = head_obj.get("format")
-    if fmt not in FORMATS:
-        want = ", ".join(map(repr, FORMATS))
-        raise ExportError(1, Said("export.format_one_of", got=repr(fmt), want=want))
-    allowed = {1: CHAIN} if fmt == FORMATS[0] else CHAIN_NAMES
-    chain = next((v for v, name in allowed.items() if name == head_obj.get("chain")), None)
-    if chain is None:
-        want = " / ".join(repr(name) for name in allowed.values())  # one, or either of two
-        raise ExportError(
-            1, Said("export.chain_scheme", got=repr(head_obj.get("chain")), want=want)
-        )
-    season_id = head_obj.get("season_id")
-    if not isinstance(season_id, str) or not season_id:
-        raise ExportError(1, Said("export.no_season"))
-    try:
-        head = bytes.fromhex(head_obj["head"])
-        count = _int(head_obj["events"], "events")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ExportError(1, Said("export.bad_header", error=str(exc))) from None
-    try:
-        chat = chat_reader(season_id, head_obj)
-    except ChatLineError as exc:
-        raise ExportError(1, exc.said) from None
-    records, digests, redacted = _events(season_id, it, chain, chat)
-    section = chat.section() if chat is not None else None
-    marks = frozenset(redacted)
-    return Export(season_id, head, count, records, head_obj, chain, digests, marks, section)
-
-
-def _events(
-    season_id: str, it: Iterator[bytes | str], chain: int, chat: ChatReader | None
-) -> tuple[list[RecordedEvent], list[bytes | None], set[int]]:
-    """An export's lines after its header: the season's events (their digests, and which were
-    redacted), the chat lines read into `chat`."""
-    records: list[RecordedEvent] = []
-    digests: list[bytes | None] = []
-    redacted: set[int] = set()
-    for number, raw in enumerate(it, start=2):
-        if not raw.strip():
-            continue
-        obj = _json(raw, number)
-        try:
-            if chat_line(chat, obj):
-                continue
-        except ChatLineError as exc:
-            raise ExportError(number, exc.said) from None
-        record, digest, hidden = _record(season_id, obj, number, chain)
-        if hidden:
-            redacted.add(len(records))
-        records.append(record)
-        digests.append(digest)
-    return records, digests, redacted
-
-
-def _json(raw: bytes | str, number: int) -> dict[str, Any]:
-    """One line as a JSON object, read one way only: a name twice in one object (which parsers
-    resolve differently, so one file could verify as two seasons), NaN or Infinity (not JSON,
-    RFC 8259) and nesting too deep to parse are refused, each as an ExportError for that line."""
-    try:
-        obj = json.loads(raw, object_pairs_hook=unique_pairs, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
-        error = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
-        raise ExportError(number, Said("export.not_json", error=error)) from None
-    if not isinstance(obj, dict):
-        raise ExportError(number, Said("export.not_object"))
-    return obj
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _int(value: Any, name: str) -> int:
-    """A whole number as the writer writes it: a JSON integer (not true, 1.0 or "1") that a
-    bigint and the chain's 8-byte version field hold (0 … 2^63 − 1; 2^70 was a traceback)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
-        raise ValueError(f"{name} must be an integer 0 … 2^63 − 1, not {value!r:.40}")
-    return value
-
-
-class _KnownMetadata(EventMetadata, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """EventMetadata read strictly: a field this build does not know is refused, not dropped
-    (an import would otherwise keep less than the file holds; docs/export.md)."""
-
-
-def _metadata(raw: object) -> EventMetadata:
-    msgspec.convert(raw, _KnownMetadata)  # the check; the record keeps the plain type
-    return msgspec.convert(raw, EventMetadata)
-
-
-def _record(
-    season_id: str, obj: dict[str, Any], number: int, chain: int
-) -> tuple[RecordedEvent, bytes | None, bool]:
-    """An event line: its record (empty data when redacted), its declared digest, redacted;
-    a field an event line does not have is refused (it was dropped, so an import kept less
-    than the file held), as an unknown metadata field is."""
-    unknown = sorted(set(obj) - EVENT_FIELDS)
-    if unknown:
-        shown = ", ".join(repr(name)[:64] for name in unknown[:3])
-        raise ExportError(number, Said("export.unknown_field", names=shown))
-    try:
-        digest = bytes.fromhex(obj["data_digest"]) if "data_digest" in obj else None
-        hidden = obj.get("redacted") is not None
-        if hidden:
-            if chain != 2 or digest is None or len(digest) != 32:
-                raise ValueError("a redacted event needs chain version 2 and its data_digest")
-            data = b""
-        elif "data" in obj:
-            data = str(obj["data"]).encode("utf-8")
-        else:
-            import base64
-
-            data = base64.b64decode(obj["data_b64"], validate=True)
-        record = RecordedEvent(
-            season_id=season_id,
-            version=_int(obj["version"], "version"),
-            position=_int(obj.get("position", 0), "position"),
-            event_id=UUID(obj["event_id"]),
-            type=str(obj["type"]),
-            data=data,
-            metadata=_metadata(obj.get("metadata", {"actor": "system"})),
-            recorded_at=datetime.fromisoformat(obj["recorded_at"]),
-            prev_hash=bytes.fromhex(obj["prev_hash"]),
-            hash=bytes.fromhex(obj["hash"]),
-        )
-    except (KeyError, TypeError, ValueError, msgspec.ValidationError) as exc:
-        raise ExportError(number, Said("export.not_event", error=repr(exc))) from None
-    return record, digest, hidden
 
 
 def to_new(records: Sequence[RecordedEvent]) -> list[NewEvent]:

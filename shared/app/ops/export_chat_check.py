@@ -83,7 +83,9 @@ def _chain(
         try:
             events.append(decode_line(r))
         except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
-            return events, _bad(records, i, Said("export.not_an_event", error=str(exc)))
+            from shared.app.ops.export_read import event_problem
+
+            return events, _bad(records, i, event_problem(exc))
     return events, _ends(section, prev)
 
 

@@ -4,19 +4,21 @@ commitment, the published chain heads, the chat chain and its texts (ADR-106).""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
 
 from shared.app.ops.export import Export
 from shared.app.ops.export_chat_check import check_chat
+from shared.app.ops.export_read import decode_problem, event_problem
+from shared.app.ops.export_verdict import BadEvent, Verdict
 from shared.app.ops.ops_replay import correction_notes
 from shared.domain import codec
 from shared.domain import events as ev
+from shared.domain.event_bounds import DivanNo, Version
 from shared.domain.messages import Said, said_from_english
-from shared.domain.replay import Mismatch, first_unapplied
+from shared.domain.replay import Mismatch, Unapplied
 from shared.domain.replay import verify as replay_verify
 from shared.domain.seal import seals_orders
 from shared.domain.season import seed_commitment
@@ -32,93 +34,13 @@ from shared.eventstore import (
 
 
 # --- checking ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BadEvent:
-    """The first event that does not match, and why."""
-
-    index: int  # in the export's event list; its line in a file is index + 2
-    version: int | None
-    event_id: str | None
-    type: str | None
-    why: Said
-    chat: bool = False  # a chat event (ADR-106): `version` is its chat version
-
-    def as_json(self, in_file: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"stream": "chat"} if self.chat else {}
-        out["version"] = self.version
-        if in_file:
-            out["line"] = self.index + 2
-        return {**out, "event_id": self.event_id, "type": self.type, "why": self.why}
-
-
-@dataclass
-class Verdict:
-    """What `check` found; `ok` only when chain, head, every Divan and the commitment agree."""
-
-    season_id: str
-    events: int
-    hash_chain: Said = field(default_factory=lambda: Said("cli.chain_ok"))
-    head: str | None = None
-    state: SeasonState | None = None
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-    seed_commitment: Said = field(default_factory=lambda: Said("export.seed_hidden"))
-    replay: Said = field(default_factory=lambda: Said("cli.chain_ok"))
-    bad: list[BadEvent] = field(default_factory=list)
-    redacted: int = 0  # events whose data the export left out (R-14)
-    heads: Said = field(default_factory=lambda: Said("export.heads_unchecked"))
-    # ADR-57: the orders resolved at each Divan are the orders sealed at its lock
-    sealed_orders: Said = field(default_factory=lambda: Said("export.sealed_not_run"))
-    # ADR-53: every correction applied by ops, beside any mismatch it compensates
-    corrections: list[dict[str, Any]] = field(default_factory=list)
-    # ADR-106: the chat chain and its texts
-    chat: Said = field(default_factory=lambda: Said("export.chat_none"))
-
-    @property
-    def ok(self) -> bool:
-        """Nothing that was checked failed (a redacted export: its chain, digests and heads)."""
-        return not self.bad
-
-    @property
-    def complete(self) -> bool:
-        """Everything was checkable: a full export (a redacted one's Divans cannot be re-run)."""
-        return self.redacted == 0
-
-    @property
-    def first_bad(self) -> BadEvent | None:
-        return min(self.bad, key=lambda b: b.index) if self.bad else None
-
-    def as_json(self, in_file: bool) -> dict[str, Any]:
-        state = self.state
-        first = self.first_bad
-        return {
-            "season": self.season_id,
-            "events": self.events,
-            "divan": state.divan if state else None,
-            "phase": state.phase if state else None,
-            "rules_version": state.rules_version if state else None,
-            "hash_chain": self.hash_chain,
-            "head": self.head,
-            "replay": self.replay,
-            "mismatches": self.mismatches,
-            "corrections": self.corrections,
-            "seed_commitment": self.seed_commitment,
-            "heads": self.heads,
-            "sealed_orders": self.sealed_orders,
-            "chat": self.chat,
-            "redacted": self.redacted,
-            "first_bad_event": first.as_json(in_file) if first else None,
-            "ok": self.ok,
-            "complete": self.complete,
-        }
-
-
 class PublishedHead(msgspec.Struct, frozen=True):
     """A chain head a Divan report published (`chain_head` of GET /v1/seasons/{id}/reports):
     the hash of the season's event at `version`, its `divan_resolved.v1`."""
 
-    divan: int
-    version: int
-    hash: str
+    divan: DivanNo
+    version: Version
+    hash: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
 
 
 def parse_heads(obj: Any) -> list[PublishedHead]:
@@ -127,16 +49,26 @@ def parse_heads(obj: Any) -> list[PublishedHead]:
     GET /v1/seasons/{id}/reports (each Divan report's `chain_head`). ValueError otherwise."""
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
         obj = [
-            {"divan": r["divan"], **r["chain_head"]}
+            {"divan": r.get("divan"), **r["chain_head"]}
             for r in obj["reports"]
-            if isinstance(r, dict) and r.get("kind") == "divan" and r.get("chain_head")
+            if isinstance(r, dict)
+            and r.get("kind") == "divan"
+            and isinstance(r.get("chain_head"), dict)
         ]
     elif isinstance(obj, dict) and "heads" in obj:
         obj = obj["heads"]
     try:
         return msgspec.convert(obj, list[PublishedHead])
     except msgspec.ValidationError as exc:
-        raise ValueError(f"not a list of published heads: {exc}") from None
+        raise HeadsError(Said("export.heads_not_list", why=decode_problem(exc))) from None
+
+
+class HeadsError(ValueError):
+    """A heads file that is not a list of published heads: why, in words (`said`)."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said)
+        self.said = said
 
 
 def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdict:
@@ -155,14 +87,9 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         verdict.seed_commitment = Said("export.seed_redacted")
         verdict.sealed_orders = Said("export.sealed_redacted")
         return verdict
-    decoded: list[ev.Event] = []
-    for i, record in enumerate(records):
-        try:
-            decoded.append(codec.decode_checked(record.data, record.type))
-        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            verdict.bad.append(_bad(records, i, Said("export.not_an_event", error=str(exc))))
-            verdict.replay = Said("export.replay_not_decoded")
-            return verdict
+    decoded = _decoded(records, verdict)
+    if decoded is None:
+        return verdict
     created = decoded[0] if decoded else None
     if isinstance(created, ev.SeasonCreated) and created.season_id != export.season_id:
         # the server stores a season under its own id: another id is a season re-labelled
@@ -175,11 +102,12 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         # Folding a broken sequence would only name symptoms of the break found already.
         verdict.replay = Said("export.replay_chain_broken")
         return verdict
-    if (stuck := first_unapplied(decoded)) is not None:
-        verdict.bad.append(_bad(records, stuck[0], Said("export.not_applicable", error=stuck[1])))
+    try:  # the one fold: an event no state can take is caught where it is folded
+        state, problems = replay_verify(decoded)
+    except Unapplied as exc:
+        verdict.bad.append(_bad(records, exc.index, Said("export.not_applicable")))
         verdict.replay = Said("export.replay_not_applied")
         return verdict
-    state, problems = replay_verify(decoded)
     verdict.state = state
     # each with its season version and its line in Turkish and English (ops' line: `verify`
     # reads a full export or the store, never a redacted one's hidden data)
@@ -194,6 +122,24 @@ def check(export: Export, heads: Sequence[PublishedHead] | None = None) -> Verdi
         verdict.replay = Said("export.divans_differ", count=len(rerun))
     _check_seed(decoded, records, verdict)
     return verdict
+
+
+def _decoded(records: Sequence[RecordedEvent], verdict: Verdict) -> list[ev.Event] | None:
+    """Every event decoded and checked (codec.decode_checked), or None after naming the first
+    that is not: data no event can hold (its bounds, shared/domain/event_bounds.py) is not a
+    season's event at all (exit 2); a possible event relabelled or re-encoded is a forgery."""
+    decoded: list[ev.Event] = []
+    for i, record in enumerate(records):
+        try:
+            decoded.append(codec.decode_checked(record.data, record.type))
+        except ValueError as exc:  # msgspec's DecodeError and ValidationError are ValueErrors
+            verdict.bad.append(_bad(records, i, event_problem(exc)))
+            possible = isinstance(exc, codec.OtherType | codec.NotCanonical)
+            verdict.replay = Said(
+                "export.replay_not_decoded" if possible else "export.replay_impossible"
+            )
+            return None
+    return decoded
 
 
 def _check_chat(export: Export, verdict: Verdict) -> None:
