@@ -40,6 +40,6 @@ Percent = Annotated[int, Meta(ge=0, le=100)]
 Version = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 Seed = Annotated[int, Meta(ge=0, le=2**63 - 1)]  # a 64-bit seed, 0 … 2^63 − 1
 # the report versions a season can name (state.REPORT_VERSIONS; tests/audit/test_event_bounds.py)
-ReportVersion = Annotated[int, Meta(ge=1, le=4)]
+ReportVersion = Annotated[int, Meta(ge=1, le=5)]
 # a compressed calendar's interval (shared/domain/calendar.py: MIN_ … MAX_INTERVAL_SECONDS)
 Interval = Annotated[int, Meta(ge=2, le=86_400)]
