@@ -17,6 +17,7 @@ import io
 import sys
 import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -163,10 +164,10 @@ def test_adr_125_the_serving_process_freezes_its_heap_and_writes_lines_apart(
     """ADR-125: `seksenbir serve`'s factory freezes what is alive once the app is built, so a
     full collection no longer walks the modules and the app on every pass, and hands its log
     lines to a writer thread."""
-    built: list[object] = []
+    built = SimpleNamespace(asgi_handler=object())  # an app: the factory wraps its handler
     apart: list[bool] = []
     monkeypatch.setattr(bootstrap, "configure", lambda settings: None)
-    monkeypatch.setattr(gateway, "create_app", lambda settings: built.append(object()) or built)
+    monkeypatch.setattr(gateway, "create_app", lambda settings: built)
     monkeypatch.setattr(gateway, "write_lines_apart", lambda: apart.append(True))
     assert gc.get_freeze_count() == 0
     try:

@@ -253,9 +253,14 @@ async def test_each_divan_report_publishes_the_chain_head_a_later_export_is_chec
     assert _verdict(capsys)["heads"] == "ok: 2 published heads are in the chain"
 
     # A forger rewrites an event of Divan 1 and recomputes every hash after it and the head:
-    # the chain and count hold, the head published with Divan 1's report does not.
+    # the chain and count hold, the head published with Divan 1's report does not. (A plate
+    # within the bounds: one beyond them is refused before the heads are read, ADR-155.)
     at = next(i for i, x in enumerate(lines) if i and x["type"] == "rebellions_run.v1")
-    edit_data(lines[at], lambda d: d.__setitem__("guerillas", [*d["guerillas"], 99]))
+
+    def one_more(d: dict[str, Any]) -> None:
+        d["guerillas"] = [*d["guerillas"], next(p for p in range(1, 82) if p not in d["guerillas"])]
+
+    edit_data(lines[at], one_more)
     rechain(lines, at)
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert main(["verify", str(path), "--heads", str(heads)]) == 1
