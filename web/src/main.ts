@@ -9,7 +9,7 @@ import { homeScreen } from './ui/home';
 import { playerScreen } from './ui/player';
 import { seasonScreen } from './ui/season';
 import { keyRoute } from './ui/keys';
-import { notice } from './ui/notice';
+import { clearNotice, notice } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
 import { rememberOpened, startHash } from './logic/storage';
@@ -19,7 +19,15 @@ const stored = localStorage.getItem('seksenbir.lang');
 if (stored === 'en' || stored === 'tr') setLang(stored);
 else document.documentElement.lang = 'tr';
 
-configure({ lang, waiting: (n) => notice(t('wait429', { n })), reachable });
+// A 429's wait is said while it lasts: its notice goes once the one more try has its answer
+// (it stayed on screen after the try succeeded).
+let waitNotice = '';
+configure({
+  lang,
+  waiting: (n) => notice((waitNotice = t('wait429', { n }))),
+  waited: () => clearNotice(waitNotice),
+  reachable,
+});
 
 let leave: (() => void) | null = null;
 

@@ -38,6 +38,8 @@ export interface Hooks {
   lang: () => string;
   /** Told before a polite wait after a 429 (seconds). */
   waiting: (seconds: number) => void;
+  /** Told when that wait's one more try has its answer (whatever it is): the wait is over. */
+  waited?: () => void;
   /** Told whether the last call reached the server (false: no network, no answer). */
   reachable?: (ok: boolean) => void;
 }
@@ -119,7 +121,11 @@ export async function call<T>(
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
     hooks.waiting(wait);
     await sleep(wait * 1000);
-    r = await send(`/v1${path}`, init);
+    try {
+      r = await send(`/v1${path}`, init);
+    } finally {
+      hooks.waited?.();
+    }
   }
   // A read the read side cannot answer yet (503 with Retry-After: a season projected a moment
   // after its creation, a view being rebuilt) is asked again as told, a few times at most.
