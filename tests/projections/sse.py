@@ -150,6 +150,20 @@ async def served(gw: Gateway) -> AsyncIterator[httpx.AsyncClient]:
         await asyncio.wait_for(task, 15)
 
 
+@contextlib.asynccontextmanager
+async def private_stream(client: httpx.AsyncClient, live: Live, seat: int) -> AsyncIterator[Stream]:
+    """Bey `seat`'s private stream, opened with a ticket its token asked for, past `ready`."""
+    r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[seat]))
+    assert r.status_code == 201, r.text
+    stream = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
+    try:
+        assert await asyncio.wait_for(stream.status, 10) == 200
+        await stream.until("ready")
+        yield stream
+    finally:
+        await stream.close()
+
+
 @dataclass
 class Offered:
     """A live season of two seated beys served on a real server, its projection caught up,

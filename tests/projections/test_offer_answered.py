@@ -5,8 +5,6 @@ settles it. Derived from `offer_answered.v1` and `offer_withdrawn.v1` (no event 
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 import redis.asyncio as aioredis
 
@@ -14,8 +12,8 @@ from services.projections.keys import Keys
 from services.projections.streamlog import split
 from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import post
-from tests.projections.sse import Stream, offered_live, undocumented
-from tests.projections.support import assert_rebuild_equal, bearer
+from tests.projections.sse import offered_live, private_stream, undocumented
+from tests.projections.support import assert_rebuild_equal
 
 RECEIVED = '{"divan":1,"from":1,"kind":"pact","type":"offer_received"}'
 
@@ -30,12 +28,7 @@ async def test_r6_1_an_answer_reaches_the_offerers_private_stream(
     offer; the same after a rebuild."""
     async with offered_live(memory_store, redis, prefix) as o:
         client, live, projector, described = o.client, o.live, o.projector, o.described
-        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[1]))
-        assert r.status_code == 201, r.text
-        mine = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
-        try:
-            assert await asyncio.wait_for(mine.status, 10) == 200
-            await mine.until("ready")
+        async with private_stream(client, live, 1) as mine:
             await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="pact")
             await post(client, live, 2, "/offers/1/answer", {"answer": answer})
             await projector.catch_up(live.season_id)
@@ -43,8 +36,6 @@ async def test_r6_1_an_answer_reaches_the_offerers_private_stream(
             expected = f'{{"answer":"{said}","divan":1,"to":2,"type":"offer_answered"}}'
             assert told.data == [expected]
             assert undocumented(described, told) == []
-        finally:
-            await mine.close()
     gen = int(await redis.get(Keys.active(prefix, live.season_id)) or 0)
     keys = Keys(prefix, live.season_id, gen)
     assert [split(m)[2] for m in await redis.zrange(keys.stream_log(1), 0, -1)] == [expected]
@@ -60,20 +51,13 @@ async def test_r6_1_a_withdrawal_reaches_the_offerers_other_devices(
     screens of its other devices; bey 2 is told `offer_withdrawn` as before."""
     async with offered_live(memory_store, redis, prefix) as o:
         client, live, projector, described = o.client, o.live, o.projector, o.described
-        r = await client.post(live.url("/tickets"), headers=bearer(live.tokens[1]))
-        assert r.status_code == 201, r.text
-        mine = Stream(client, live.url(f"/events?ticket={r.json()['ticket']}"))
-        try:
-            assert await asyncio.wait_for(mine.status, 10) == 200
-            await mine.until("ready")
+        async with private_stream(client, live, 1) as mine:
             await post(client, live, 1, "/offers", {"to": 2, "kind": "pact"}, key="pact")
             await post(client, live, 1, "/offers/2/withdraw", {})
             await projector.catch_up(live.season_id)
             told, _before = await mine.until("offer_answered")
             assert told.data == ['{"answer":"withdrawn","divan":1,"to":2,"type":"offer_answered"}']
             assert undocumented(described, told) == []
-        finally:
-            await mine.close()
     gen = int(await redis.get(Keys.active(prefix, live.season_id)) or 0)
     keys = Keys(prefix, live.season_id, gen)
     assert [split(m)[2] for m in await redis.zrange(keys.stream_log(2), 0, -1)] == [
