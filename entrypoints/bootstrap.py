@@ -338,7 +338,11 @@ def projections_worker(
     folds = Cursors()  # one table of season folds for the three (issue 14)
     projector: Lazy[Projector] = Lazy(lambda: open_projector(settings, "projections", folds))
     actors = projection_actors.declare(b, projector.get)
-    start_sweeper(lambda: open_projector(settings, "sweeper", folds), settings.projection_sweep_s)
+    start_sweeper(
+        lambda: open_projector(settings, "sweeper", folds),
+        settings.projection_sweep_s,
+        settings.release_after_s,
+    )
     start_listener(settings.pg_dsn, lambda: open_projector(settings, "projections-woken", folds))
     return actors
 

@@ -10,8 +10,11 @@
   many appends group commit puts in a statement) and `seksenbir_append_group_splits_total`
   (groups an error refused, written one append at a time), this process's since it started.
 - Read side: `seksenbir_projection_seasons_behind` and `seksenbir_projection_events_behind`,
-  how far the read models trail the event store, and `seksenbir_seasons`, read at scrape time
-  (one PostgreSQL query and two pipelined Redis round trips however many seasons there are).
+  how far the read models trail the event store (a released season trails nothing), and
+  `seksenbir_seasons`, read at scrape time (one PostgreSQL query and a few pipelined Redis
+  round trips however many seasons there are); `seksenbir_projection_seasons_held` and
+  `seksenbir_projection_seasons_released`: the projected seasons Redis holds and those
+  released after a quiet period (ADR-158).
 
 Nothing a player sent reaches a label: routes are templates, and no metric is per season.
 
@@ -44,7 +47,9 @@ from prometheus_client.core import (
     Metric,
 )
 
+from services.projections.keys import seasons_index
 from services.projections.positions import Positions
+from services.projections.release import released_key
 from shared.app.access.tokens import is_season_id
 from shared.app.messaging.queues import DIVANS_QUEUE, PROJECTIONS_QUEUE
 from shared.eventstore import EventStore, GroupStats
@@ -166,6 +171,14 @@ SEASONS = Gauge("seksenbir_seasons", "Seasons in the event store")
 BEHIND_SEASONS = Gauge(
     "seksenbir_projection_seasons_behind", "Seasons whose read model trails the event store"
 )
+HELD = Gauge(
+    "seksenbir_projection_seasons_held",
+    "Projected seasons whose read models Redis holds (not released, ADR-158)",
+)
+RELEASED = Gauge(
+    "seksenbir_projection_seasons_released",
+    "Seasons whose read models were released from Redis after a quiet period (ADR-158)",
+)
 BEHIND_EVENTS = Gauge(
     "seksenbir_projection_events_behind", "Events stored but not projected yet, over all seasons"
 )
@@ -192,7 +205,7 @@ class Backlog:
 
     def __init__(self, store: EventStore, redis: aioredis.Redis, prefix: str) -> None:
         self._positions = Positions(store, redis, prefix)
-        self._store = store
+        self._store, self._redis, self._prefix = store, redis, prefix
         self.behind: dict[str, int] = {}  # season -> events behind, at the last read
 
     async def read(self) -> None:
@@ -207,6 +220,12 @@ class Backlog:
         SEASONS.set(await self._store.season_count())
         BEHIND_SEASONS.set(len(self.behind))
         BEHIND_EVENTS.set(sum(self.behind.values()))
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zcard(seasons_index(self._prefix))
+        pipe.hlen(released_key(self._prefix))
+        projected, released = await pipe.execute()
+        HELD.set(max(0, projected - released))
+        RELEASED.set(released)
 
 
 class _Appends:

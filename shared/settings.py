@@ -91,6 +91,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     maintenance_chance: int = 1_000
     min_backoff_ms: int = 500
     projection_sweep_s: float = 2.0  # the projections worker's catch-up sweep period
+    # A season's read models leave Redis after this long without an event or a read (seconds;
+    # 0: never); its next read rebuilds them (ADR-158, services/projections/release.py).
+    release_after_s: float = 7 * 86_400.0
     # The Divan scheduler (services/resolver/scheduler.py, SweepSettings).
     sweep_interval_s: float = 5.0
     sweep_redeliver_s: float = 10.0
@@ -138,6 +141,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"read_burst ({self.read_burst}) must be at least 1")
         if self.read_refusal_hold_ms < 0:
             raise ValueError(f"read_refusal_hold_ms ({self.read_refusal_hold_ms}) is below 0")
+        if self.release_after_s < 0:
+            raise ValueError(f"release_after_s ({self.release_after_s}) is below 0")
         if self.season_concurrency < 0:
             raise ValueError(f"season_concurrency ({self.season_concurrency}) is below 0")
 
@@ -221,6 +226,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "maintenance_chance": ("SEKSENBIR_MAINTENANCE_CHANCE",),
     "min_backoff_ms": ("SEKSENBIR_MIN_BACKOFF_MS",),
     "projection_sweep_s": ("SEKSENBIR_SWEEP_SECONDS",),
+    "release_after_s": ("SEKSENBIR_RELEASE_AFTER",),
     "sweep_interval_s": ("SEKSENBIR_SWEEP_INTERVAL_S",),
     "sweep_redeliver_s": ("SEKSENBIR_SWEEP_REDELIVER_S",),
     "sweep_batch": ("SEKSENBIR_SWEEP_BATCH",),

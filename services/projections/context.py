@@ -15,6 +15,7 @@ from litestar.connection import ASGIConnection
 from services.projections.keys import Keys, projected, seasons_index, swept
 from services.projections.ratings_fold import RatingsFold
 from services.projections.reads import ActiveGens, NotReady, read
+from services.projections.release import released_key
 from services.projections.streams import StreamHub, StreamRefused
 from shared.app.access.tokens import is_season_id
 from shared.app.answers.chat_book import ChatBooks
@@ -194,6 +195,15 @@ async def _not_ready(c: QueryContext, season_id: str) -> None:
         # and be missing, so 503 and a rebuild, not 404 - even once other seasons are back.
         if known is None and not building:
             c.rebuild(season_id)  # a no-op for a season with no events
+        raise Problem(503, "projection_rebuilding", retry_after=2) from None
+    if (
+        known is not None
+        and not building
+        and await c.redis.hexists(released_key(c.prefix), season_id)
+    ):
+        # released (ADR-158): its read models were deleted after a quiet period; this read
+        # asks for them again (the rebuild un-releases it) and answers as after a wipe
+        c.rebuild(season_id)
         raise Problem(503, "projection_rebuilding", retry_after=2) from None
     if known is None and not building and not await _stored(c, season_id):
         # Swept, no projector has begun it, and the store has no such season: unknown (404).

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+from shared.domain.event_bounds import DIVANS, SEATS
+
 # The hash views views.all_views derives, besides the per-bey private ones (Keys.private).
 VIEW_NAMES = frozenset({"meta", "map", "beys", "titles", "treaties", "auth"})
+# A generation's other keys of one name each (besides the per-seat and per-Divan ones).
+GENERATION_KEYS = (
+    "leaderboard",
+    "checkpoint",
+    "reports",
+    "kurultay",
+    "betrayals",
+    "audit_betrayals",
+    "treaty_timeline",
+)
 
 
 class Keys:
@@ -39,6 +51,21 @@ class Keys:
     def owner(prefix: str, season_id: str) -> str:
         """The projections process that last caught the season up: its wake-ups go to it."""
         return f"{prefix}:{{s:{season_id}}}:owner"
+
+    @staticmethod
+    def seen(prefix: str, season_id: str) -> str:
+        """When the season last had an event projected or a read (epoch seconds): the release
+        pass's clock (services/projections/release.py, ADR-158)."""
+        return f"{prefix}:{{s:{season_id}}}:seen"
+
+    def every(self) -> list[str]:
+        """Every key this generation may hold: what a release deletes (a test holds it whole)."""
+        one = [self._named(n) for n in (*sorted(VIEW_NAMES), *GENERATION_KEYS)]
+        seats = [self.private(s) for s in range(1, SEATS + 1)]
+        seats += [self.reports_private(s) for s in range(1, SEATS + 1)]
+        seats += [self.stream_log(s) for s in range(1, SEATS + 1)]
+        divans = [f(d) for d in range(1, DIVANS + 1) for f in (self.battles, self.orders)]
+        return [*one, self.stream_log(), *seats, *divans]
 
     def view(self, name: str) -> str:
         """The key of hash view `name` (views.all_views); KeyError for a name that is none."""
@@ -164,6 +191,11 @@ def sweep_mark(prefix: str, reader: str) -> str:
 def seasons_index(prefix: str) -> str:
     """All projected seasons (a sorted set by creation order)."""
     return cross(prefix, "seasons")
+
+
+def lobby(prefix: str) -> str:
+    """The listed live seasons in registration, by their registration close (epoch seconds)."""
+    return cross(prefix, "lobby")
 
 
 def board(prefix: str, name: str) -> str:

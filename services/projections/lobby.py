@@ -18,7 +18,7 @@ from litestar import Request
 from litestar.params import QueryParameter
 
 from services.projections.context import ctx
-from services.projections.keys import cross
+from services.projections.keys import lobby as lobby_set
 from services.projections.query_examples import SEASON
 from services.projections.read_route import read
 from services.projections.reads import read_metas
@@ -29,7 +29,7 @@ MAX_PAGE = 100
 
 def lobby_key(prefix: str) -> str:
     """The listed live seasons in registration, by their registration close (epoch seconds)."""
-    return cross(prefix, "lobby")
+    return lobby_set(prefix)
 
 
 class LobbySeason(msgspec.Struct):

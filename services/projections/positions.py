@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 
 from services.projections.keys import Keys, sweep_mark
 from services.projections.reads import active_gens
+from services.projections.release import released_versions
 from shared.eventstore import EventStore
 
 # A periodic reader reads every season's position on every this many reads (ADR-147): a belt
@@ -33,11 +34,15 @@ async def positions(
     versions: dict[str, int] | None = None,
 ) -> Found:
     """Every season's (or those of `versions`') stream version and projected checkpoint (None:
-    not projected), in season order: one PostgreSQL query and two pipelined Redis round trips
-    however many seasons."""
-    if versions is None:
+    not projected), in season order: one PostgreSQL query and three Redis round trips however
+    many seasons. A released season (ADR-158) is left out unless its stream moved past the
+    version it was released at: nothing trails it, and no sweep rebuilds it."""
+    if versions is None:  # every season: every released one
         versions = await store.stream_versions()
-    seasons = sorted(versions)
+        released = await released_versions(redis, prefix)
+    else:  # those named only (an incremental read: the seasons that moved)
+        released = await released_versions(redis, prefix, list(versions))
+    seasons = sorted(s for s, v in versions.items() if v > released.get(s, -1))
     gens = await active_gens(redis, prefix, seasons)
     pipe = redis.pipeline(transaction=False)
     for season_id, gen in zip(seasons, gens, strict=True):

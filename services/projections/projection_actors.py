@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Callable
 
 import dramatiq
 import structlog
 
 from services.projections.projector import Projector
+from services.projections.release import PASS_EVERY_S, RELEASE_AFTER_S, Releaser
 from shared.app.messaging.queues import PROJECT_SEASON, PROJECTIONS_QUEUE
 
 log = structlog.get_logger(__name__)
@@ -46,20 +48,29 @@ def declare(
 
 
 def start_sweeper(
-    open_projector: Callable[[], Awaitable[Projector]], seconds: float
+    open_projector: Callable[[], Awaitable[Projector]],
+    seconds: float,
+    release_after: float = RELEASE_AFTER_S,
 ) -> threading.Thread:
-    """A daemon thread with its own event loop: catch every season up every `seconds`; after a
-    failed pass the next one opens a fresh projector (`open_projector`, on this thread's loop)."""
+    """A daemon thread with its own event loop: catch every season up every `seconds`, and
+    every PASS_EVERY_S release the seasons quiet for `release_after` seconds (ADR-158; the
+    pass also finishes an interrupted release, so it runs when `release_after` is 0 too); after
+    a failed pass the next one opens a fresh projector (`open_projector`, on this thread's
+    loop)."""
 
     def loop() -> None:
         async def run() -> None:
             sweeper: Projector | None = None
             behind: dict[str, int | None] = {}  # seasons behind at the last pass (ADR-112)
+            released_at = time.monotonic()  # the first release pass: PASS_EVERY_S after start
             while True:
                 try:
                     if sweeper is None:
                         sweeper = await open_projector()
                     await sweeper.sweep(behind)
+                    if time.monotonic() - released_at >= PASS_EVERY_S:
+                        released_at = time.monotonic()
+                        await Releaser(sweeper.redis, sweeper.prefix, release_after).run()
                 except Exception:
                     log.exception("projections.sweep_failed")
                     sweeper = None

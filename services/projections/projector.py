@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from services.projections.keys import (
 )
 from services.projections.positions import Positions, positions
 from services.projections.reducers import Op, Snapshot, cross_season, project
+from services.projections.release import unrelease
 from services.projections.sink import Sink
 from shared.domain import codec
 from shared.domain import events as ev
@@ -215,6 +217,8 @@ class Projector:
             ops, snap = project(keys, cur.snapshot, state, events, new, live=live, hashes=hashes)
             if live:  # readable with the step: wake the reads waiting for it (?min_version=)
                 ops.append(("PUBLISH", projected(self.prefix, season_id), str(new)))
+            # an event: the release pass's clock starts again (ADR-158)
+            ops.append(("SET", Keys.seen(self.prefix, season_id), str(int(time.time()))))
             fault("mid_apply")
             if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)
@@ -279,6 +283,8 @@ class Projector:
         ):
             # readable now (a first projection, or a rebuild): wake the reads waiting for it
             await self.redis.publish(projected(self.prefix, season_id), str(applied))
+            if gen > 1:  # a released season keeps its generation count: held again (ADR-158)
+                await unrelease(self.redis, self.prefix, season_id)
         if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,
             await self.retire_stale(season_id)  # which made 1,000 new seasons quadratic
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)

@@ -29,6 +29,7 @@ from services.projections.reducers import (
     CORRECTION_REPORT,
     HEAD_REPORT,
 )
+from services.projections.release import ROW_FIELDS, released_rows
 from services.projections.responses import (
     BetrayalsOut,
     BoardOut,
@@ -246,11 +247,19 @@ async def season_list(request: Request[Any, Any, Any]) -> SeasonsOut:
         if None in metas.values() and await c.redis.exists(swept(c.prefix))
         else "rebuilding"
     )
+    missing = [s for s, m in metas.items() if m is None]
+    # a released season (ADR-158) is listed as it was when released, not as `rebuilding`
+    kept = (
+        dict(zip(missing, await c.redis.hmget(released_rows(c.prefix), missing), strict=True))
+        if missing
+        else {}
+    )
     for season_id, meta in metas.items():
         if meta is None:
-            rows.append({"season_id": season_id, "status": pending})
+            row = kept.get(season_id)
+            rows.append(decode(row) if row else {"season_id": season_id, "status": pending})
             continue
-        rows.append({k: meta[k] for k in ("season_id", "mode", "phase", "divan", "han", "version")})
+        rows.append({k: meta[k] for k in ROW_FIELDS})
     return msgspec.convert({"seasons": rows}, SeasonsOut)
 
 

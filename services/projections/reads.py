@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,9 @@ class NotReady(Exception):
 
 
 _dec = msgspec.json.Decoder()
+# A read notes the season's `seen` at most this often per API process (a command in the read's
+# own transaction: no round trip more); the release pass's period is days (ADR-158).
+NOTE_EVERY_S = 60.0
 
 
 def decode(raw: bytes | None) -> Any:
@@ -32,6 +36,19 @@ class ActiveGens:
     def __init__(self, size: int = 10_000) -> None:
         self._size = size
         self._gens: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._noted: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    def note_due(self, prefix: str, season_id: str, now: float) -> bool:
+        """Whether a read of the season at `now` notes itself (`Keys.seen`, the release pass's
+        clock, ADR-158): at most once every NOTE_EVERY_S per season and process."""
+        last = self._noted.get((prefix, season_id))
+        if last is not None and now - last < NOTE_EVERY_S:
+            return False
+        self._noted[(prefix, season_id)] = now
+        self._noted.move_to_end((prefix, season_id))
+        if len(self._noted) > self._size:
+            self._noted.popitem(last=False)
+        return True
 
     def get(self, prefix: str, season_id: str) -> int | None:
         return self._gens.get((prefix, season_id))
@@ -70,10 +87,14 @@ async def read(
             gen = int(raw)
         keys = Keys(prefix, season_id, gen)
         pipe = redis.pipeline(transaction=True)
+        wall = time.time()
+        noted = gens is not None and gens.note_due(prefix, season_id, wall)
+        if noted:  # the release pass's clock (ADR-158), in the same round trip
+            pipe.set(Keys.seen(prefix, season_id), str(int(wall)))
         pipe.get(active)
         pipe.hgetall(keys.meta)
         fetch(keys, pipe)
-        now_raw, meta_raw, *rest = await pipe.execute()
+        now_raw, meta_raw, *rest = (await pipe.execute())[1 if noted else 0 :]
         if now_raw is None:
             break
         now = int(now_raw)
