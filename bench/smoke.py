@@ -57,6 +57,7 @@ SMOKE: dict[str, list[str]] = {
     ],
     "projections": ["--seasons 1 --rate 20 --lag-seasons 1 --poll-ms 20"],
     "read_flood": ["--connections 4 --seconds 1 --modes on"],
+    "release": ["--seasons 3"],
     "sweep": ["--seasons 200 --changed 3 --passes 2"],
     "redelivery": ["--runs 1 --heartbeat-ms 1000", "--runs 1 --broker rabbitmq"],
     "scale_out": ["--seasons 2 --divans 2 --gateways 2 --resolvers 1 --projectors 1"],

@@ -1,0 +1,98 @@
+"""Redis memory held by finished seasons before and after a release pass (issue 27, ADR-158).
+
+Run: .venv/bin/python -m bench.release [--seasons 100] [--redis redis://127.0.0.1:6379/0]
+
+It projects --seasons whole simulated seasons (19 computer beys, 16 Divans, the Kurultay) from
+the in-memory store under a unique Redis key prefix (deleted afterwards; no db is flushed),
+then runs a release pass whose clock stands past the quiet period (SEKSENBIR_RELEASE_AFTER),
+and prints:
+- the bytes Redis holds for the prefix (the sum of MEMORY USAGE of its keys: the seasons'
+  read models and the cross-season keys), before and after the pass, and per season;
+- the pass: its wall time, this process's CPU, the Redis commands it sent (INFO commandstats,
+  of the whole server: run it on a Redis nobody else uses for a clean count);
+- one released season's rebuild (its first read's cost): wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import time
+
+import redis.asyncio as aioredis
+
+from bench.common import machine
+from bench.projections import append, clock, delete_prefix, quiet, simulate
+from services.projections.projector import Projector
+from services.projections.release import RELEASE_AFTER_S, Releaser
+from shared.eventstore import InMemoryEventStore
+
+
+async def held_bytes(redis: aioredis.Redis, prefix: str) -> tuple[int, int]:
+    """The keys under `prefix` and the bytes Redis accounts them (MEMORY USAGE, every sample)."""
+    keys = [k async for k in redis.scan_iter(match=f"{prefix}:*", count=1000)]
+    pipe = redis.pipeline(transaction=False)
+    for k in keys:
+        pipe.memory_usage(k, samples=0)
+    return len(keys), sum(n or 0 for n in await pipe.execute())
+
+
+async def commands(redis: aioredis.Redis) -> int:
+    stats = await redis.info("commandstats")
+    return sum(int(v["calls"]) for k, v in stats.items() if k.startswith("cmdstat_"))
+
+
+async def main(args: argparse.Namespace) -> None:
+    quiet()
+    redis = aioredis.Redis.from_url(args.redis)
+    prefix = f"bench-release-{secrets.token_hex(4)}"
+    store = InMemoryEventStore(clock=clock)
+    projector = Projector(store, redis, prefix)
+    try:
+        seasons = simulate(args.seasons, "released")
+        for season_id, chunks in seasons.items():
+            for n, chunk in enumerate(chunks):
+                await append(store, season_id, chunk, f"chunk/{n}")
+            await projector.catch_up(season_id)
+        keys0, bytes0 = await held_bytes(redis, prefix)
+        # the pass's clock past the quiet period: every season is quiet
+        releaser = Releaser(
+            redis, prefix, RELEASE_AFTER_S, lambda: time.time() + 2 * RELEASE_AFTER_S
+        )
+        sent0 = await commands(redis)
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        counts = await releaser.run()
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        sent = await commands(redis) - sent0 - 1  # less the INFO that read it
+        keys1, bytes1 = await held_bytes(redis, prefix)
+        assert counts is not None and counts.released == args.seasons, counts
+        first = next(iter(seasons))
+        t0 = time.perf_counter()
+        await projector.rebuild(first)
+        rebuild = time.perf_counter() - t0
+        n = args.seasons
+        print(f"release of {n} finished seasons ({machine()})")
+        print(
+            f"  before: {keys0} keys, {bytes0 / 2**20:.2f} MiB "
+            f"({bytes0 / n / 1024:.1f} KiB a season)"
+        )
+        print(f"  after:  {keys1} keys, {bytes1 / 2**20:.3f} MiB ({bytes1 / n:.0f} B a season)")
+        print(
+            f"  pass: {wall * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms CPU, {sent} Redis commands "
+            f"({sent / n:.1f} a season), {counts.keys} keys deleted"
+        )
+        print(f"  one released season's rebuild (its first read): {rebuild * 1e3:.1f} ms")
+    finally:
+        await delete_prefix(redis, prefix)
+        await redis.aclose()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seasons", type=int, default=100)
+    parser.add_argument(
+        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    asyncio.run(main(parser.parse_args()))
