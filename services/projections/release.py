@@ -43,6 +43,9 @@ log = structlog.get_logger(__name__)
 RELEASE_AFTER_S = 7 * 86_400
 PASS_EVERY_S = 600.0  # the sweeper runs a release pass at most this often
 LOCK_MS = 300_000  # one pass at a time over the projections processes; a dead one's lapses
+# Seasons a pass releases at most (five round trips each: ~8 ms at load 8.5, so ~15 s a pass,
+# well within LOCK_MS): a backlog (the first week after deploying this) goes over a few passes.
+PER_PASS = 2_000
 ROW_FIELDS = ("season_id", "mode", "phase", "divan", "han", "version")
 
 # KEYS[1] active pointer, KEYS[2] the generation's checkpoint, KEYS[3] building flag, KEYS[4]
@@ -168,7 +171,8 @@ class Releaser:
             counts.held = len(held)
             now = self.clock()
             listed = await self.redis.zrangebyscore(lobby(self.prefix), f"({now}", "+inf")
-            for h in to_release(held, now, self.after, {_text(s) for s in listed}):
+            quiet = to_release(held, now, self.after, {_text(s) for s in listed})
+            for h in quiet[:PER_PASS]:  # the rest at the next pass, the lock still held
                 deleted = await self.release(h)
                 if deleted is None:
                     counts.moved += 1
@@ -213,9 +217,9 @@ class Releaser:
         for s, _gen, seen in found:
             if seen is None:  # projected before reads and events were noted: its clock starts
                 pipe.set(Keys.seen(self.prefix, s), now, nx=True)
-        raw = await pipe.execute()
+        raw = (await pipe.execute())[: 2 * len(found)]  # less the SETs' answers
         out = []
-        for (s, gen, seen), cp, phase in zip(found, raw[0::2], raw[1::2], strict=False):
+        for (s, gen, seen), cp, phase in zip(found, raw[0::2], raw[1::2], strict=True):
             if cp is None:
                 continue  # a generation being written or released meanwhile
             out.append(

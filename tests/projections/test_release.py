@@ -300,3 +300,29 @@ async def test_a_season_that_moved_after_it_was_judged_is_not_released(
     assert await releaser.release(held) is None
     assert not await redis.hexists(released_key(prefix), season_id)
     assert await redis.get(Keys.active(prefix, season_id)) is not None
+
+
+async def test_a_pass_releases_at_most_per_pass_seasons_and_the_next_pass_the_rest(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A backlog (every season quiet at once) goes over several passes, each well within the
+    lock that keeps one pass at a time."""
+    projector = Projector(memory_store, redis, prefix)
+    for _ in range(3):
+        await _project(memory_store, projector, _id(), chunks=2)
+    monkeypatch.setattr(release_module, "PER_PASS", 2)
+    clock = await later(redis, WEEK + 60)
+    first = await Releaser(redis, prefix, WEEK, clock).run()
+    second = await Releaser(redis, prefix, WEEK, clock).run()
+    assert first is not None and second is not None
+    assert (first.held, first.released, second.held, second.released) == (3, 2, 1, 1)
+    assert await redis.hlen(released_key(prefix)) == 3
+
+
+async def test_one_pass_at_a_time(redis: aioredis.Redis, prefix: str):
+    """Two projections processes' sweepers: the second pass waits for the next period."""
+    await redis.set(f"{prefix}:{{x}}:release-lock", "1", px=60_000)
+    assert await Releaser(redis, prefix, WEEK).run() is None
