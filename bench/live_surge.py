@@ -102,6 +102,8 @@ def workers(settings: Settings, args: argparse.Namespace, logs: Path) -> Iterato
         "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
         "SEKSENBIR_BROKER_URL": settings.broker_url,
         "SEKSENBIR_PROJECTION_PREFIX": settings.projection_prefix,
+        # the resolver's pool: a connection for each of its threads (ADR-160)
+        "SEKSENBIR_RESOLVER_THREADS": str(args.threads),
     }
     kinds = [
         ("resolver", ["--processes", str(args.resolvers), "--threads", str(args.threads)]),
