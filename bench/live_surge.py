@@ -1,7 +1,7 @@
 """The live Divan surge: N live seasons whose Divan falls due at one instant (issue 12).
 
 Run: .venv/bin/python -m bench.live_surge [--seasons 1000] [--idle 100000]
-     [--resolvers 2] [--threads 2] [--projectors 1] [--dsn …] [--redis …]
+     [--resolvers 2] [--threads 8] [--projectors 1] [--dsn …] [--redis …]
      [--broker redis|rabbitmq] [--amqp …]
 
 --broker rabbitmq: the workers' broker is RabbitMQ (--amqp's server, a virtual host of this
@@ -102,6 +102,8 @@ def workers(settings: Settings, args: argparse.Namespace, logs: Path) -> Iterato
         "SEKSENBIR_BROKER_NAMESPACE": settings.broker_namespace,
         "SEKSENBIR_BROKER_URL": settings.broker_url,
         "SEKSENBIR_PROJECTION_PREFIX": settings.projection_prefix,
+        # the resolver's pool: a connection for each of its threads (ADR-160)
+        "SEKSENBIR_RESOLVER_THREADS": str(args.threads),
     }
     kinds = [
         ("resolver", ["--processes", str(args.resolvers), "--threads", str(args.threads)]),
@@ -321,7 +323,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--idle", type=int, default=100_000, help="idle live seasons for the tick")
     p.add_argument("--resolvers", type=int, default=2, help="resolver worker processes")
     p.add_argument("--projectors", type=int, default=1, help="projections worker processes")
-    p.add_argument("--threads", type=int, default=2, help="threads per resolver process")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=Settings().resolver_threads,
+        help="threads per resolver process (default SEKSENBIR_RESOLVER_THREADS's, 8: ADR-160)",
+    )
     p.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
     return p.parse_args(argv)
 

@@ -177,7 +177,7 @@ async def trials(dsn: str, port: int, count: int, seconds: float) -> list[float]
     finally:
         for w in wires:
             w.close()
-    return [x for run in runs for x in run]
+    return [x.seconds for run in runs for x in run]  # bench.trial_load's Seen
 
 
 async def probes(dsn: str, port: int, y: list[Bey], args: argparse.Namespace) -> list[str]:

@@ -36,6 +36,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import NamedTuple
 
 import asyncpg
 import msgspec
@@ -43,7 +44,7 @@ import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, scratch_database
 from bench.chat_load import Wire
-from bench.divan_latency import RESOLVED, pct
+from bench.divan_latency import REQUESTED, RESOLVED, pct
 from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
@@ -132,13 +133,23 @@ async def new_season(wire: Wire, i: int) -> tuple[str, dict[str, str]]:
     return made["season_id"], {**JSON, "authorization": f"Bearer {made['token']}"}
 
 
-async def player(wire: Wire, waits: Waits, i: int, until: float) -> list[float]:
-    """One seat of the load: Divan after Divan until `until`; the latencies it saw.
+class Seen(NamedTuple):
+    """One Divan as the client saw it: its season and number, when its POST was sent (the
+    wall clock, to set beside the events' recorded_at) and how long until it was seen."""
+
+    season_id: str
+    divan: int
+    sent: float  # time.time() at the POST
+    seconds: float  # POST sent -> its DivanResolved seen committed
+
+
+async def player(wire: Wire, waits: Waits, i: int, until: float) -> list[Seen]:
+    """One seat of the load: Divan after Divan until `until`; the Divans it saw.
 
     The POSTs are plain HTTP/1.1 on kept-alive connections (bench.chat_load's `Wire`), not
     httpx: the client shares the box's 2 cores with the stack it measures, and httpx cost
     it more CPU a Divan than the API's own handling of the request."""
-    out: list[float] = []
+    out: list[Seen] = []
     while time.perf_counter() < until:
         sid, auth = await new_season(wire, i)
         seen = 0  # the version of the last DivanResolved seen (none yet)
@@ -146,14 +157,14 @@ async def player(wire: Wire, waits: Waits, i: int, until: float) -> list[float]:
             if time.perf_counter() >= until:
                 break
             resolved = waits.wait(sid, seen)  # before the POST: its NOTIFY may come first
-            t0 = time.perf_counter()
+            sent, t0 = time.time(), time.perf_counter()
             path = f"/v1/seasons/{sid}/divans"
             status, answer = await wire.post(path, auth, b'{"divan":%d}' % n)
             if status != 202:
                 raise RuntimeError(f"Divan {n}: {status} {answer!r}")
             async with asyncio.timeout(120):
                 seen = await resolved
-            out.append(time.perf_counter() - t0)
+            out.append(Seen(sid, n, sent, time.perf_counter() - t0))
         waits.waiting.pop(sid, None)
     return out
 
@@ -247,8 +258,64 @@ EVENTS_READ = (
 )
 
 
+STAMPS = (
+    "SELECT season_id, type, recorded_at FROM events WHERE season_id = ANY($1::text[])"
+    " AND type = ANY($2::text[]) ORDER BY season_id, version"
+)
+
+
+async def phases(conn: asyncpg.Connection, seen: list[Seen], dump: Path | None = None) -> list[str]:
+    """Where the wait goes, from the events' recorded_at (the API's and the resolver's clocks,
+    this box's): POST sent -> DivanRequested recorded (the API), -> DivanResolved recorded (the
+    queue, the fold and the run), -> seen committed (the commit, its NOTIFY, the client); and
+    the wait by Divan number. A trial season's k-th request and outcome are its Divan k."""
+    rows = await conn.fetch(STAMPS, sorted({x.season_id for x in seen}), [REQUESTED, RESOLVED])
+    at: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        at.setdefault((r["season_id"], r["type"]), []).append(r["recorded_at"].timestamp())
+    out: list[str] = []
+    api: list[float] = []
+    run: list[float] = []
+    back: list[float] = []
+    lines: list[bytes] = []
+    for x in seen:
+        asked, done = at.get((x.season_id, REQUESTED), []), at.get((x.season_id, RESOLVED), [])
+        if x.divan > min(len(asked), len(done)):
+            continue
+        got = x.sent + x.seconds
+        stamps = (asked[x.divan - 1], done[x.divan - 1])
+        api.append(stamps[0] - x.sent)
+        run.append(stamps[1] - stamps[0])
+        back.append(got - stamps[1])
+        lines.append(msgspec.json.encode([*x, api[-1], run[-1], back[-1]]))
+    if dump is not None:  # one JSON array a Divan: Seen's fields and the three phases, s
+        with dump.open("ab") as f:
+            f.writelines(line + b"\n" for line in lines)
+    for label, xs in (("POST -> requested", api), ("-> resolved", run), ("-> seen", back)):
+        if xs:
+            ms = [1000 * v for v in xs]
+            out.append(
+                f"      {label:<18} p50 {pct(ms, 0.5):7.1f} ms  p99 {pct(ms, 0.99):7.1f}  "
+                f"mean {statistics.fmean(ms):7.1f}"
+            )
+    by_n: dict[int, list[float]] = {}
+    for x in seen:
+        by_n.setdefault(x.divan, []).append(1000 * x.seconds)
+    out.append(
+        "      mean wait by Divan number, ms: "
+        + " ".join(f"{n}:{statistics.fmean(v):.0f}" for n, v in sorted(by_n.items()))
+    )
+    return out
+
+
 async def one_count(
-    dsn: str, port: int, seasons: int, seconds: float, meter: CpuMeter | None = None
+    dsn: str,
+    port: int,
+    seasons: int,
+    seconds: float,
+    meter: CpuMeter | None = None,
+    *,
+    dump: Path | None = None,
 ) -> None:
     wire = Wire(f"http://127.0.0.1:{port}")
     async with watching(dsn) as (conn, waits):
@@ -262,9 +329,11 @@ async def one_count(
         elapsed = time.perf_counter() - t0
         cpu = await meter.stop(conn) if meter is not None else {}
         events_read = await conn.fetchval(EVENTS_READ) - read0
+        seen = [x for run in runs for x in run]
+        where = await phases(conn, seen, dump) if seen else []
     for _reader, writer in wire.idle:
         writer.close()
-    ms = [x * 1000 for run in runs for x in run]
+    ms = [x.seconds * 1000 for x in seen]
     if not ms:
         print(f"{seasons:>4} seasons: no Divan resolved in {seconds:.0f} s")
         return
@@ -274,6 +343,7 @@ async def one_count(
         f"p90 {pct(ms, 0.9):7.1f}  p99 {pct(ms, 0.99):7.1f}  max {max(ms):7.1f}  "
         f"mean {statistics.fmean(ms):7.1f}  (n={len(ms)})"
     )
+    print("\n".join(where))
     print(f"      event rows read per Divan resolved (every backend): {events_read / len(ms):.1f}")
     if cpu:
         # the Divans resolved while metered: those the players saw, a close lower bound
@@ -302,6 +372,7 @@ async def main(args: argparse.Namespace) -> None:
     extra = {
         "SEKSENBIR_RESOLVER_PROCESSES": str(args.resolvers),
         "SEKSENBIR_PROJECTION_PROCESSES": str(args.projectors),
+        **({"SEKSENBIR_RESOLVER_THREADS": str(args.threads)} if args.threads else {}),
         # one client address stands for every player here: its per-address limits are off
         **{f"SEKSENBIR_{k}_PER_MINUTE": "0" for k in ("SEASONS", "JOINS", "COMMANDS", "READS")},
     }
@@ -313,7 +384,8 @@ async def main(args: argparse.Namespace) -> None:
     async with scratch_database(args.dsn, "seksenbir_bench_trial_load") as dsn:
         with own_redis() as redis_url, stack(dsn, redis_url, port, log, extra) as up:
             for n in counts:
-                await one_count(dsn, port, n, args.seconds, CpuMeter(up.pid, redis_url))
+                meter = CpuMeter(up.pid, redis_url)
+                await one_count(dsn, port, n, args.seconds, meter, dump=args.dump)
     log.unlink(missing_ok=True)
     print("target (issue 27): p99 <= 1 s at 100 seasons; throughput grows with resolvers")
 
@@ -325,7 +397,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=30.0, help="how long each count plays")
     p.add_argument("--resolvers", type=int, default=2, help="resolver worker processes")
     p.add_argument("--projectors", type=int, default=2, help="projections worker processes")
+    p.add_argument(
+        "--threads", type=int, default=0, help="threads a resolver process (0: the setting's)"
+    )
     p.add_argument("--port", type=int, default=0, help="the stack's port (0: a free one)")
+    p.add_argument(
+        "--dump", type=Path, help="append each Divan seen to this file (JSON lines; `phases`)"
+    )
     return p.parse_args(argv)
 
 

@@ -178,17 +178,26 @@ def resolve_queue(settings: Settings) -> Iterator[Enqueue]:
     """`enqueue(season_id, divan)`: asks the resolver workers for a Divan, sent by a thread of
     its own (the broker's round trip never stops the event loop, ADR-125); a send that fails
     is logged as `divan.enqueue_failed` (the scheduler hands the Divan over); the handover
-    sends what waits, then the broker closes."""
+    sends what waits, then the broker closes. The Divans waiting when the thread wakes go
+    together: on the Redis broker in one round trip with their wake-up tokens (ADR-160, as
+    the scheduler's hand-over, ADR-112), elsewhere one by one."""
     b = broker(settings)
-
-    def send(divan: tuple[str, int]) -> None:
-        b.enqueue(resolve_message(*divan))
 
     def failed(divan: tuple[str, int], exc: Exception) -> None:
         season_id, n = divan
         log.warning("divan.enqueue_failed", season_id=season_id, divan=n, error=type(exc).__name__)
 
-    handover = Handover(send, failed, name="resolve-handover")
+    def send(divans: list[tuple[str, int]]) -> None:
+        if isinstance(b, WakeupRedisBroker) and len(divans) > 1:
+            b.enqueue_many([resolve_message(*divan) for divan in divans])  # a failure: each
+            return
+        for divan in divans:
+            try:
+                b.enqueue(resolve_message(*divan))
+            except Exception as exc:  # the next one may pass
+                failed(divan, exc)
+
+    handover = Handover(lambda divan: send([divan]), failed, name="resolve-handover", batch=send)
     try:
         yield lambda season_id, divan: handover((season_id, divan))
     finally:

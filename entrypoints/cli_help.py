@@ -104,7 +104,9 @@ HELP_TR: dict[str, str] = {
     "port to listen on (default 8081)": "dinlenecek kapı (varsayılan 8081)",
     "which worker to run": "hangi işçinin çalışacağı",
     "worker processes (default 1)": "işçi süreçleri (varsayılan 1)",
-    "threads per process (default 2)": "süreç başına iş parçacığı (varsayılan 2)",
+    "threads per process (default 2; resolver: SEKSENBIR_RESOLVER_THREADS, 8)": (
+        "süreç başına iş parçacığı (varsayılan 2; resolver: SEKSENBIR_RESOLVER_THREADS, 8)"
+    ),
     "the API's address (default 127.0.0.1)": "API'nin adresi (varsayılan 127.0.0.1)",
     "the API's port (default 8081)": "API'nin kapısı (varsayılan 8081)",
     "resolver worker processes (default SEKSENBIR_RESOLVER_PROCESSES, 2)": (

@@ -64,6 +64,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+_THREADS = "threads per process (default 2; resolver: SEKSENBIR_RESOLVER_THREADS, 8)"
 WORKER_MODULES = {
     "resolver": "entrypoints.resolver_worker",
     "projections": "entrypoints.projections_worker",
@@ -86,7 +87,11 @@ def _worker(args: argparse.Namespace) -> int:
 
     from shared.settings import Settings, environment
 
-    env = worker_environment(args.kind, Settings.from_env(), environment())
+    settings = Settings.from_env()
+    env = worker_environment(args.kind, settings, environment())
+    threads = args.threads or (settings.resolver_threads if args.kind == "resolver" else 2)
+    if args.kind == "resolver":  # its pool holds a connection for each thread (ADR-160)
+        env["SEKSENBIR_RESOLVER_THREADS"] = str(threads)
     cmd = [
         sys.executable,
         "-m",
@@ -95,7 +100,7 @@ def _worker(args: argparse.Namespace) -> int:
         "--processes",
         str(args.processes),
         "--threads",
-        str(args.threads),
+        str(threads),
     ]
     os.execve(sys.executable, cmd, env)
     return 0
@@ -282,7 +287,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "kind", choices=["resolver", "projections", "notify"], help="which worker to run"
     )
     w.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
-    w.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
+    w.add_argument("--threads", type=int, default=0, help=_THREADS)
     w.set_defaults(func=_worker)
     sc = sub.add_parser(
         "scheduler",

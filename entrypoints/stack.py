@@ -253,16 +253,17 @@ def _roles(
     port: int,
     workers: tuple[int, int],
     metrics: tuple[dict[str, str], dict[str, str]],
+    resolver_threads: int,
 ) -> list[Role]:
     """The stack's roles: the API, the resolver, the scheduler, the projections worker, the
-    notifications worker."""
+    notifications worker; each resolver process runs `resolver_threads` (ADR-160)."""
     resolver_metrics, projections_metrics = metrics
     resolvers, projections = workers  # processes of each worker role
 
-    def dramatiq(worker: str, processes: int) -> list[str]:
+    def dramatiq(worker: str, processes: int, threads: int = 2) -> list[str]:
         # Dramatiq's CLI, logging in the one format
         args = ["entrypoints.dramatiq_main", worker, "--processes", str(processes)]
-        return module([*args, "--threads", "2"])
+        return module([*args, "--threads", str(threads)])
 
     return [
         # `seksenbir serve`: uvicorn without its text logging, access log or proxy headers
@@ -273,7 +274,7 @@ def _roles(
         ),
         Role(
             "resolver",
-            dramatiq("entrypoints.resolver_worker", resolvers),
+            dramatiq("entrypoints.resolver_worker", resolvers, resolver_threads),
             {**env, **resolver_metrics},
         ),
         Role("scheduler", module(["entrypoints.cli", "scheduler"]), env),  # lost Divans
@@ -309,7 +310,6 @@ def up(
         # {} unless SEKSENBIR_WORKER_METRICS_PORT (Settings.worker_metrics_port) is set
         resolver_metrics = worker_metrics("resolver", settings.worker_metrics_port, env)
         projections_metrics = worker_metrics("projections", settings.worker_metrics_port, env)
-
         supervisor = Supervisor(
             _roles(
                 env,
@@ -317,6 +317,7 @@ def up(
                 port=port,
                 workers=(workers or settings.resolver_processes, settings.projection_processes),
                 metrics=(resolver_metrics, projections_metrics),
+                resolver_threads=settings.resolver_threads,
             )
         )
         supervisor.install()  # before the first role starts: no signal finds a half-handled stop

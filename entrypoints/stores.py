@@ -49,7 +49,9 @@ def pool_settings(settings: Settings, role: Role) -> PoolSettings:
     if role == "api":
         return PoolSettings(max_size=settings.pool_max, application_name="api", **timeouts)
     if role == "resolver":
-        return PoolSettings(max_size=4, application_name="resolver", **timeouts)
+        # a connection for each Divan in flight (its worker threads, ADR-160), at least 4
+        size = max(4, settings.resolver_threads)
+        return PoolSettings(max_size=size, application_name="resolver", **timeouts)
     if role == "scheduler":
         return PoolSettings(min_size=1, max_size=2, application_name="scheduler", **timeouts)
     if role in ("projections", "projections-woken"):  # the listener: LANES seasons at once

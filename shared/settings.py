@@ -104,6 +104,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # it faster than 1; docs/operations.md: scale out)
     resolver_processes: int = 2
     projection_processes: int = 2
+    # Dramatiq worker threads of each resolver process: Divans in flight at once a process, each
+    # with a connection of its pool while it reads or appends (ADR-160)
+    resolver_threads: int = 8
     data_dir: str = ".data"  # `seksenbir up`: where an embedded PostgreSQL keeps its files
     log_format: str = "json"  # json, or anything else for console lines
     log_level: str = "INFO"
@@ -233,6 +236,7 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "worker_metrics_port": ("SEKSENBIR_WORKER_METRICS_PORT",),
     "resolver_processes": ("SEKSENBIR_RESOLVER_PROCESSES",),
     "projection_processes": ("SEKSENBIR_PROJECTION_PROCESSES",),
+    "resolver_threads": ("SEKSENBIR_RESOLVER_THREADS",),
     "data_dir": ("SEKSENBIR_DATA",),
     "log_format": ("SEKSENBIR_LOG_FORMAT",),
     "log_level": ("SEKSENBIR_LOG_LEVEL",),

@@ -111,32 +111,43 @@ _RUN_ARGS = 512
 
 def encode(ops: Sequence[Op], checkpoint_key: str) -> tuple[list[str], bytes]:
     """The APPLY script's keys and its ops blob (see APPLY); a run of `_RUNS` ops on one key is
-    one command."""
+    one command. A Divan's ~700 arguments are mostly text and bytes: those are taken here
+    without a call of `_arg` each (ADR-160: the projector's Python side), the same blob."""
     keys = [checkpoint_key]
     index: dict[str, int] = {checkpoint_key: 1}
     flat: list[Any] = []
+    append, extend = flat.append, flat.extend
     run: tuple[Any, int] | None = None  # the open run's (name, key index)
     count_at = 0  # where in `flat` the open run's argument count is
     for op in ops:
-        name, *args = op
+        name = op[0]
         if name == "PUBLISH":
-            flat += [name, len(args), 0, *map(_arg, args)]
+            extend((name, len(op) - 1, 0))
+            first = 1
             run = None
-            continue
-        key, rest = args[0], args[1:]
-        if key not in index:
-            keys.append(key)
-            index[key] = len(keys)
-        k = index[key]
-        if _RUNS.get(name) == len(rest):
-            if run == (name, k) and flat[count_at] + len(rest) <= _RUN_ARGS:
-                flat[count_at] += len(rest)
-                flat += map(_arg, rest)
-                continue
-            run, count_at = (name, k), len(flat) + 1
         else:
-            run = None
-        flat += [name, len(rest), k, *map(_arg, rest)]
+            key = op[1]
+            k = index.get(key)
+            if k is None:
+                keys.append(key)
+                k = index[key] = len(keys)
+            n, first = len(op) - 2, 2
+            if _RUNS.get(name) != n:
+                run = None
+                extend((name, n, k))
+            elif run == (name, k) and flat[count_at] + n <= _RUN_ARGS:
+                flat[count_at] += n
+            else:
+                run, count_at = (name, k), len(flat) + 1
+                extend((name, n, k))
+        for value in op[first:]:
+            kind = type(value)
+            if kind is str:
+                append(value)
+            elif kind is bytes:
+                append(value.decode())
+            else:
+                append(_arg(value))
     return keys, _packer.encode(flat)
 
 

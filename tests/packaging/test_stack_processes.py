@@ -12,7 +12,10 @@ from shared.settings import Settings
 
 
 def _processes(resolvers: int, projections: int) -> dict[str, str]:
-    roles = _roles({}, host="127.0.0.1", port=0, workers=(resolvers, projections), metrics=({}, {}))
+    workers = (resolvers, projections)
+    roles = _roles(
+        {}, host="127.0.0.1", port=0, workers=workers, metrics=({}, {}), resolver_threads=8
+    )
     return {
         r.name: r.argv[r.argv.index("--processes") + 1] for r in roles if "--processes" in r.argv
     }

@@ -124,3 +124,62 @@ def test_a_long_run_is_cut_below_luas_stack() -> None:
     sizes = [n for _name, n, _k in _commands(sink.encode(ops, "cp")[1])]
     assert sizes == [512, 512, 512, 464]
     assert sum(sizes) == 2000
+
+
+def _encoded_op_by_op(ops: list[Op], checkpoint_key: str) -> tuple[list[str], bytes]:
+    """The blob as ADR-146 built it, one `_arg` call an argument: the oracle of ADR-160's."""
+    keys = [checkpoint_key]
+    index: dict[str, int] = {checkpoint_key: 1}
+    flat: list[Any] = []
+    run: tuple[Any, int] | None = None
+    count_at = 0
+    for op in ops:
+        name, *args = op
+        if name == "PUBLISH":
+            flat += [name, len(args), 0, *map(sink._arg, args)]
+            run = None
+            continue
+        key, rest = args[0], args[1:]
+        if key not in index:
+            keys.append(key)
+            index[key] = len(keys)
+        k = index[key]
+        if sink._RUNS.get(name) == len(rest):
+            if run == (name, k) and flat[count_at] + len(rest) <= sink._RUN_ARGS:
+                flat[count_at] += len(rest)
+                flat += map(sink._arg, rest)
+                continue
+            run, count_at = (name, k), len(flat) + 1
+        else:
+            run = None
+        flat += [name, len(rest), k, *map(sink._arg, rest)]
+    return keys, msgspec.msgpack.encode(flat)
+
+
+_ARGS = st.one_of(
+    st.text(max_size=4),
+    st.binary(max_size=4).map(lambda b: b.hex().encode()),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=False),
+)
+
+
+_OTHER_OPS = st.lists(
+    st.tuples(st.sampled_from(["HSET", "ZADD", "SET", "EXPIRE"]), _FIELDS, _ARGS, _ARGS),
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_ops("p"), _OTHER_OPS), max_size=6))
+def test_adr_160_the_blob_is_the_one_built_an_argument_at_a_time(parts: list[list[Op]]) -> None:
+    ops = [op for part in parts for op in part]  # runs of every size, numbers among the text
+    assert sink.encode(ops, "cp") == _encoded_op_by_op(ops, "cp")
+
+
+def test_an_argument_of_another_type_is_refused_as_before() -> None:
+    for bad in (True, None, ["x"]):
+        with pytest.raises(TypeError):
+            sink.encode([("HSET", "k", "f", bad)], "cp")
+        with pytest.raises(TypeError):
+            _encoded_op_by_op([("HSET", "k", "f", bad)], "cp")
