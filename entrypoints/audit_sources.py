@@ -179,18 +179,19 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
     except (OSError, ValueError, RecursionError) as exc:  # said in words, never Python's
+        error: object
         if isinstance(exc, HeadsError):
-            error: object = exc.said
+            error, code = exc.said, exc.said.key
         elif isinstance(exc, json.JSONDecodeError):
-            error = Said("export.not_json", at=exc.pos + 1)
+            error, code = Said("export.not_json", at=exc.pos + 1), "export.not_json"
         elif isinstance(exc, OSError):
-            error = os_error(exc, lang)
+            error, code = os_error(exc, lang), unreadable_code(exc)
         else:  # not UTF-8, nested too deep, a number of over 4,300 digits
-            error = Said("export.heads_unreadable")
-        print(
-            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=error)}",
-            file=sys.stderr,
-        )
+            error, code = Said("export.heads_unreadable"), "export.heads_unreadable"
+        # a file that holds no head checked nothing: "not done" (2), never "ok" (ADR-161)
+        key = "audit.heads_empty" if code == "export.heads_none" else "audit.heads_file"
+        text = _t(key, lang, file=shown(path), error=error)
+        print(f"seksenbir verify: {text} [{code}]", file=sys.stderr)
         raise SystemExit(2) from None
 
 

@@ -75,6 +75,7 @@ TOOLS: dict[str, Text] = {
     "audit.exported": T("{season}: {events} olay, zincir başı {head}", "{season}: {events:event|events}, head {head}"),
     "audit.heads_or_all": T("--heads tek bir sezonun başlarıdır: --all ile birlikte verilmez", "--heads are one season's heads: not with --all"),
     "audit.heads_file": T("--heads {file} okunamadı: {error}", "--heads {file}: {error}"),
+    "audit.heads_empty": T("--heads {file}: {error}", "--heads {file}: {error}"),
     "audit.redacted_ok": T("sezon {season}: zincir sağlam ({events} olay, R-14 gereği {redacted} tanesi gizli; zincir başları: {heads}); Divanlar yeniden KOŞULMADI: bunun için tam bir dışa aktarım gerekir", "season {season}: chain ok ({events:event|events}, {redacted} redacted under R-14; heads: {heads}); the Divans were NOT re-run: re-running them needs a full export"),
     "audit.redaction_unavailable": T("{season} hash zincirinin 1. sürümünde (0007 göçünden önce kaydedildi); bu sürüm her olayın verisini doğrudan kapsar, gizlenmiş bir dışa aktarım zincirini kanıtlayamaz (ADR-52); tam dışa aktarım ops içindir ya da Kurultay'dan sonra herkes içindir", "{season} is on hash-chain version 1 (stored before migration 0007), which covers each event's data itself: no redacted export of it can prove its chain (ADR-52); a full export is for ops, or after the Kurultay"),
     "shadow.same": T("aynı", "same"),
@@ -135,6 +136,7 @@ TOOLS: dict[str, Text] = {
     "export.want_uuid": T("bir UUID", "a UUID"),
     "export.want_instant": T("saat farkıyla bir ISO 8601 anı", "an ISO 8601 instant with its offset"),
     "export.heads_not_list": T("yayımlanmış zincir başlarının bir listesi değil: {why}", "not a list of published heads: {why}"),
+    "export.heads_none": T("içinde yayımlanmış zincir başı yok (ne Divan raporu ne baş): hiçbir şey denetlenmedi", "it holds no published head (no Divan report, no head): nothing was checked"),
     "export.heads_unreadable": T("UTF-8 JSON değil ya da okunamayacak kadar iç içe", "not UTF-8 JSON, or nested too deeply to read"),
     "export.metadata": T("metadata bozuk: {why}", "the metadata is malformed: {why}"),
     # why an event's data is not a possible event (shared/app/ops/export_read.py decode_problem)

@@ -257,8 +257,8 @@ HEADS: dict[str, tuple[bytes, str, str]] = {
     "not JSON": (b"[{", "not JSON (it breaks at character 3)", "JSON değil (3. karakterde"),
     "a report whose chain_head is no object": (
         b'{"reports": [{"kind": "divan", "divan": 1, "chain_head": 5}], "heads": 1}',
-        "",
-        "",
+        "$[0] must be an object",
+        "$[0] alanı bir nesne olmalı",
     ),
 }
 
@@ -285,6 +285,40 @@ def test_a_heads_file_that_is_not_heads_is_said_in_words(
         if words:
             assert code == 2 and words in err, err
             assert "Expect" not in err and "got `" not in err, err
+
+
+NO_HEADS = {
+    "an empty list": b"[]",
+    "an empty heads list": b'{"heads": []}',
+    "a reports answer before Divan 1": b'{"reports": []}',
+    "reports of no Divan": b'{"reports": [{"kind": "kurultay", "divan": 16}]}',
+}
+
+
+@pytest.mark.parametrize("name", list(NO_HEADS))
+def test_a_heads_file_holding_no_head_is_not_done_never_ok(
+    name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: `verify --heads FILE` with no usable head in FILE said "ok: 0 published heads
+    are in the chain" and exit 0: it checked nothing and said it held. Now it is not done
+    (exit 2, ADR-155's convention) with a stable code and words (ADR-161)."""
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    heads = tmp_path / "heads.json"
+    heads.write_bytes(NO_HEADS[name])
+    said = {}
+    for lang in ("en", "tr"):
+        try:
+            code = main(["verify", str(path), "--heads", str(heads), "--lang", lang])
+        except SystemExit as exc:
+            code = exc.code  # type: ignore[assignment]
+        out, err = capsys.readouterr()
+        assert code == 2, (code, err)
+        assert out == "" and len(err.splitlines()) == 1, err
+        assert err.rstrip().endswith("[export.heads_none]"), err
+        said[lang] = err
+    assert "nothing was checked" in said["en"]
+    assert "hiçbir şey denetlenmedi" in said["tr"]
 
 
 def test_a_name_from_the_file_cannot_rewrite_the_line_that_shows_it(
