@@ -9,7 +9,7 @@ import { homeScreen } from './ui/home';
 import { playerScreen } from './ui/player';
 import { seasonScreen } from './ui/season';
 import { keyRoute } from './ui/keys';
-import { clearNotice, notice } from './ui/notice';
+import { clearNotice, notice, noticeBox } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
 import { rememberOpened, startHash } from './logic/storage';
@@ -24,8 +24,8 @@ else document.documentElement.lang = 'tr';
 let waitNotice = '';
 configure({
   lang,
-  waiting: (n) => notice((waitNotice = t('wait429', { n }))),
-  waited: () => clearNotice(waitNotice),
+  waiting: (n) => notice((waitNotice = t('wait429', { n })), 'info', 'wait'),
+  waited: () => clearNotice('wait', waitNotice),
   reachable,
 });
 
@@ -72,7 +72,7 @@ function route(): void {
   leave?.();
   leave = null;
   const main = h('main', { id: 'main' });
-  app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
+  app.replaceChildren(header(), noticeBox(), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
   if (m?.[1]) rememberOpened(localStorage, m[1]); // reopening the app returns here (issue 22)
