@@ -305,6 +305,7 @@ TOOLS: dict[str, Text] = {
     "explain.outcome.taken": T("İl düştü: {taker}. bey aldı, {entering} birlik girdi; saldıran kaybı {a_lost}, savunan kaybı {d_lost}", "The province fell: Bey {taker} took it, {entering:unit|units} entered; attacker lost {a_lost}, defender lost {d_lost}"),
     "explain.outcome.held": T("İl dayandı: saldıran kaybı {a_lost}, savunan kaybı {d_lost}", "The province held: attacker lost {a_lost}, defender lost {d_lost}"),
     "explain.outcome.standoff": T("Denklik: kimse savaşmadı, herkes kayıpsız döndü", "A standoff: nobody fought, everyone went home without loss"),
+    "audit.what_if_failed": T("{divan}. Divan bu değişikliklerle yeniden koşulamadı: kurallar onu çözemedi (bir kusur; hiçbir şey yazılmadı)", "Divan {divan} could not be re-run with these changes: the rules could not resolve it (a defect; nothing was written)"),
     "explain.what_if_head": T("Sezon {season}, {divan}. Divan: ya öyle olsaydı (hiçbir şey yazılmadı)", "Season {season}, Divan {divan}: what if (nothing was written)"),
     "explain.what_if_same": T("Sonuç kayıtla aynı", "The outcome is the same as the record"),
     "explain.what_if_battle": T("Savaş {target}: kayıtta {recorded}, denemede {what_if}", "Battle at {target}: recorded {recorded}, what-if {what_if}"),
