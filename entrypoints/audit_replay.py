@@ -268,6 +268,6 @@ def run_what_if(args: argparse.Namespace) -> int:
 
 def _body_refusal(file: str, problem: Any, lang: Any) -> str:
     """A --file the endpoint would refuse: its 422 (or 400) in words, with its stable code."""
-    from entrypoints.audit_sources import shown
+    from entrypoints.cli_args import shown_file
 
-    return f"{shown(file)}: {problem.text(lang)} [{problem.code}]"
+    return f"{shown_file(file)}: {problem.text(lang)} [{problem.code}]"

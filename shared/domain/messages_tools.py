@@ -115,6 +115,8 @@ TOOLS: dict[str, Text] = {
     "export.format_one_of": T("biçim {got}, şunlardan biri değil: {want}", "format {got} is not one of {want}"),
     "export.chain_scheme": T("zincir şeması {got}, {want} değil", "chain scheme {got} is not {want}"),
     "export.no_season": T("başlık bir season_id vermiyor", "the header names no season_id"),
+    "export.bom": T("bir bayt sırası işareti (BOM, EF BB BF) ile başlıyor: bir dışa aktarım BOM'suz UTF-8'dir, yazıldığı gibi; dosya yeniden kaydedilmiş (bir düzenleyici): dışa aktarıldığı baytlarını geri getir", "starts with a byte order mark (BOM, EF BB BF): an export is UTF-8 without a BOM, as written; the file was saved again (an editor): bring back the bytes as exported"),
+    "export.crlf": T("CR LF ile bitiyor: bir dışa aktarımın satırları yalnız LF ile biter, yazıldığı gibi; dosya yeniden yazılmış (git autocrlf, bir düzenleyici): dışa aktarıldığı baytlarını geri getir (ör. dos2unix)", "ends with CR LF: an export's lines end with LF alone, as written; the file was rewritten (git autocrlf, an editor): bring back the bytes as exported (e.g. dos2unix)"),
     "export.not_json": T("JSON değil ({at}. karakterde bozuluyor)", "not JSON (it breaks at character {at})"),
     "export.not_utf8": T("UTF-8 değil ({at}. baytta)", "not UTF-8 (at byte {at})"),
     "export.name_twice": T("bir nesnede {name} adı iki kez geçiyor (JSON bunu tanımsız bırakır; okuyucular farklı okur)", "one object names {name} twice (JSON leaves that undefined; readers differ)"),
