@@ -237,20 +237,25 @@ def run_what_if(args: argparse.Namespace) -> int:
         why = (  # the endpoint's 422 for the same body, in the language asked for
             unreadable_why(exc, args.lang, args.file)
             if isinstance(exc, OSError)
-            else f"{args.file}: {body_problem(exc, WhatIfIn).text(args.lang)}"
+            else _body_refusal(args.file, body_problem(exc, WhatIfIn), args.lang)
         )
         print(f"seksenbir what-if: {why}", file=sys.stderr)
         return 2
 
     def work(season_id: str, events: list[Any]) -> int:
+        from shared.domain.messages import Said
+
         try:
             out = what_if(season_id, events, args.divan, data)
-        except (ReplayError, ValueError) as exc:
+        except (ReplayError, ValueError) as exc:  # said in words with its code, never Python's
             if isinstance(exc, ReplayError):
-                why = exc.said.text(args.lang)
-            else:
-                why = exc.text(args.lang) if isinstance(exc, WhatIfRefused) else str(exc)
-            print(f"seksenbir what-if: {why}", file=sys.stderr)
+                why, code = exc.said.text(args.lang), exc.said.key
+            elif isinstance(exc, WhatIfRefused):
+                why, code = exc.text(args.lang), exc.key
+            else:  # the rules could not re-run the Divan so changed: a defect, not the input's
+                said = Said("audit.what_if_failed", divan=args.divan)
+                why, code = said.text(args.lang), said.key
+            print(f"seksenbir what-if: {why} [{code}]", file=sys.stderr)
             return 2
         if args.json:
             print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
@@ -259,3 +264,10 @@ def run_what_if(args: argparse.Namespace) -> int:
         return 0
 
     return _season_events(args, "what-if", work)
+
+
+def _body_refusal(file: str, problem: Any, lang: Any) -> str:
+    """A --file the endpoint would refuse: its 422 (or 400) in words, with its stable code."""
+    from entrypoints.cli_args import shown_file
+
+    return f"{shown_file(file)}: {problem.text(lang)} [{problem.code}]"

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from entrypoints.cli_args import _t, possible_season
+from entrypoints.cli_args import _t, possible_season, shown, shown_file
 
 if TYPE_CHECKING:
     from shared.app.ops.export import Export
@@ -33,10 +33,17 @@ def _settings() -> Settings:
 def names_a_file(source: str, verb: str, lang: Any = "tr") -> bool:
     """A SOURCE names a file if one exists there; one that looks like a path and is missing is
     a usage error (SystemExit 2), not a season id to look up; so is an id no season can have."""
-    if Path(source).is_file():
-        return True
+    from entrypoints.cli_args import os_error
+
+    try:
+        if Path(source).is_file():
+            return True
+    except OSError as exc:  # a name too long for the system: not done (2), never a traceback
+        print(f"seksenbir {verb}: {os_error(exc, lang)}", file=sys.stderr)
+        raise SystemExit(2) from None
     if "/" in source or source.endswith(FILE_SUFFIXES):
-        print(f"seksenbir {verb}: {_t('audit.no_such_file', lang, source=source)}", file=sys.stderr)
+        text = _t("audit.no_such_file", lang, source=shown_file(source))
+        print(f"seksenbir {verb}: {text}", file=sys.stderr)
         raise SystemExit(2)
     possible_season(source, verb, lang)
     return False
@@ -51,10 +58,10 @@ def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
     from shared.app.ops.export import ExportError
 
     if isinstance(exc, ExportError):  # in words, and the reason's stable code (docs/export.md)
-        return f"{source}: {exc.said.text(lang)} [{exc.reason.key}]"
+        return f"{shown_file(source)}: {exc.said.text(lang)} [{exc.reason.key}]"
     if isinstance(exc, OSError):
         return os_error(exc, lang)
-    return f"{source}: {exc}"
+    return f"{shown_file(source)}: {exc}"
 
 
 def unreadable_code(exc: Exception) -> str:
@@ -179,18 +186,19 @@ def read_heads(path: str | None, lang: Any) -> list[Any] | None:
         with open(path, "rb") as f:
             return list(parse_heads(json.load(f)))
     except (OSError, ValueError, RecursionError) as exc:  # said in words, never Python's
+        error: object
         if isinstance(exc, HeadsError):
-            error: object = exc.said
+            error, code = exc.said, exc.said.key
         elif isinstance(exc, json.JSONDecodeError):
-            error = Said("export.not_json", at=exc.pos + 1)
+            error, code = Said("export.not_json", at=exc.pos + 1), "export.not_json"
         elif isinstance(exc, OSError):
-            error = os_error(exc, lang)
+            error, code = os_error(exc, lang), unreadable_code(exc)
         else:  # not UTF-8, nested too deep, a number of over 4,300 digits
-            error = Said("export.heads_unreadable")
-        print(
-            f"seksenbir verify: {_t('audit.heads_file', lang, file=path, error=error)}",
-            file=sys.stderr,
-        )
+            error, code = Said("export.heads_unreadable"), "export.heads_unreadable"
+        # a file that holds no head checked nothing: "not done" (2), never "ok" (ADR-161)
+        key = "audit.heads_empty" if code == "export.heads_none" else "audit.heads_file"
+        text = _t(key, lang, file=shown_file(path), error=error)
+        print(f"seksenbir verify: {text} [{code}]", file=sys.stderr)
         raise SystemExit(2) from None
 
 
@@ -227,23 +235,6 @@ def exit_code(verdict: Verdict) -> int:
     if not verdict.ok:
         return 1
     return 0 if verdict.complete else 3
-
-
-def shown(name: str | None, most: int = 100) -> str | None:
-    """A name read from a file (a season id, an event type) as a line for people shows it: as
-    it is when it is short and printable, else quoted with its escapes and cut, so a file's
-    control or bidi characters (U+202E) cannot rewrite the line around them on a terminal."""
-    import unicodedata
-
-    if name is None:
-        return None
-    plain = len(name) <= most and all(
-        unicodedata.category(c)[0] not in "CZ" or c == " " for c in name
-    )
-    if plain:
-        return name
-    quoted = repr(name)  # repr escapes what is not printable (U+202E as \u202e), keeps ş
-    return quoted if len(quoted) <= most + 2 else quoted[: most + 2] + "…"
 
 
 def say_verdict(verdict: Verdict, in_file: bool, out: IO[str], lang: Any = "tr") -> None:

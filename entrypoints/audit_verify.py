@@ -23,7 +23,7 @@ from entrypoints.audit_sources import (
     with_store,
     write_whole,
 )
-from entrypoints.cli_args import _t, possible_season
+from entrypoints.cli_args import _t, possible_season, shown_file
 
 if TYPE_CHECKING:
     from shared.app.ops.export import Export
@@ -235,9 +235,11 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
     )
     if verdict.hash_chain != "ok" or verdict.chat.key == "export.chat_broken":
         error = verdict.hash_chain if verdict.hash_chain != "ok" else verdict.chat
-        return _t("audit.import_broken", args.lang, file=args.file, where=where, error=error)
+        return _t(
+            "audit.import_broken", args.lang, file=shown_file(args.file), where=where, error=error
+        )
     if export.redacted or (export.chat is not None and export.chat.private):
-        return _t("audit.import_redacted", args.lang, file=args.file)
+        return _t("audit.import_redacted", args.lang, file=shown_file(args.file))
     not_run = (
         "export.replay_not_decoded",
         "export.replay_impossible",
@@ -245,9 +247,15 @@ def _import_refusal(args: argparse.Namespace, export: Export, verdict: Verdict) 
     )
     if getattr(verdict.replay, "key", None) in not_run and first:
         error = first.why
-        return _t("audit.import_undecodable", args.lang, file=args.file, where=where, error=error)
+        return _t(
+            "audit.import_undecodable",
+            args.lang,
+            file=shown_file(args.file),
+            where=where,
+            error=error,
+        )
     if not export.records:
-        return _t("audit.import_empty", args.lang, file=args.file)
+        return _t("audit.import_empty", args.lang, file=shown_file(args.file))
     sid = export.season_id
     if not possible_season_id(sid):
         # what the event store takes, and what an API path can name (/v1/seasons/{id}/…)

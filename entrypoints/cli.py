@@ -178,7 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
 
         code_name = errno.errorcode.get(exc.errno or 0, str(exc))
-        target = str(exc.filename) if exc.filename is not None else "stdout"
+        from entrypoints.cli_args import shown_file
+
+        target = shown_file(str(exc.filename)) if exc.filename is not None else "stdout"
         print(
             f"seksenbir {args.command}: "
             + say("cli.io_failed", args.lang, target=target, error=code_name),

@@ -24,7 +24,7 @@ def os_error(exc: OSError, lang: Lang) -> str:
     """A file that cannot be read, for people in `lang` (the OS's own text is English only)."""
     import errno
 
-    source = exc.filename if exc.filename is not None else ""
+    source = shown_file(str(exc.filename)) if exc.filename is not None else ""
     if isinstance(exc, FileNotFoundError):
         return say("audit.no_such_file", lang, source=source)
     if isinstance(exc, PermissionError):
@@ -116,3 +116,27 @@ def possible_season(season_id: str, verb: str, lang: Any = "tr") -> str:
         print(f"seksenbir {verb}: {text}", file=sys.stderr)
         raise SystemExit(2)
     return season_id
+
+
+def shown(name: str | None, most: int = 100) -> str | None:
+    """A name read from a file (a season id, an event type) or a file's own name, as a line for
+    people shows it: as
+    it is when it is short and printable, else quoted with its escapes and cut, so a file's
+    control or bidi characters (U+202E) cannot rewrite the line around them on a terminal."""
+    import unicodedata
+
+    if name is None:
+        return None
+    plain = len(name) <= most and all(
+        unicodedata.category(c)[0] not in "CZ" or c == " " for c in name
+    )
+    if plain:
+        return name
+    quoted = repr(name)  # repr escapes what is not printable (U+202E as \u202e), keeps ş
+    return quoted if len(quoted) <= most + 2 else quoted[: most + 2] + "…"
+
+
+def shown_file(path: str) -> str:
+    """A file's name in a line for people: as `shown`, cut past 200 characters (a deep path of
+    ordinary names stays whole; a name with a control or bidi character is quoted)."""
+    return shown(path, 200) or ""

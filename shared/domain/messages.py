@@ -168,6 +168,7 @@ CATALOGUE: dict[str, Text] = {
     "bad_last_event_id": T("Last-Event-ID bir akış kimliği (V-k) ya da sezon sürümü (V) olmalı", "Last-Event-ID must be a stream id (V-k) or a season version (V)"),
     "malformed_json.empty": T("İstek gövdesi boş", "The request body is empty"),
     "malformed_json.utf8": T("İstek gövdesi geçerli UTF-8 değil (RFC 8259)", "The request body is not valid UTF-8 (RFC 8259)"),
+    "malformed_json.surrogate": T("İstek gövdesinde yarım bir UTF-16 vekil çifti var ({escape}, bayt {byte}): tek başına bir karakter değil (RFC 8259 §8.2)", "The request body holds half of a UTF-16 surrogate pair ({escape}, byte {byte}): no character on its own (RFC 8259 §8.2)"),
     "malformed_json.syntax": T("İstek gövdesi geçerli JSON değil ({error})", "The request body is not valid JSON ({error})"),
     "malformed_json.too_deep": T("JSON en fazla {limit} düzey iç içe olabilir", "JSON nests at most {limit:level|levels} deep"),
     "malformed_json.duplicate_key": T("Bir JSON nesnesinde \"{key}\" anahtarı birden çok kez var", "The key \"{key}\" appears more than once in a JSON object"),

@@ -286,6 +286,38 @@ def test_what_if_cli_reads_the_changes_and_writes_nothing(
     assert path.read_bytes() == before
 
 
+def test_a_what_if_the_rules_cannot_run_is_said_in_words_with_a_code(
+    tmp_path: Path, events: list[ev.Event], records: list[RecordedEvent],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """Probe: an unexpected ValueError from the re-run (a defect of the rules or of the record,
+    not the change's) was printed as Python's English `str(exc)` in a Turkish line. It is said
+    in words, Turkish unless --lang en, with a stable code, exit 2 (ADR-161); a refused change
+    and a Divan not in the record carry their codes too."""
+    divan, target, value = _flippable(events)
+    path = _file(tmp_path, records)
+    changes = tmp_path / "changes.json"
+    changes.write_text(json.dumps({"dice": [{"target": target, "side": "attack", "value": value}]}))
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise ValueError("n must be positive")
+
+    monkeypatch.setattr("shared.app.ops.divan_tools.explain_divan", broken)
+    said = {}
+    for lang in ("tr", "en"):
+        assert main(["--lang", lang, "what-if", str(path), str(divan), "--file", str(changes)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1, err
+        assert "must be positive" not in err and err.rstrip().endswith("[audit.what_if_failed]")
+        said[lang] = err
+    assert f"{divan}. Divan bu değişikliklerle yeniden koşulamadı" in said["tr"]
+    assert f"Divan {divan} could not be re-run with these changes" in said["en"]
+    monkeypatch.undo()
+    changes.write_text(json.dumps({"orders": [{"seat": 19, "from": 6, "kind": "hold"}]}))
+    assert main(["what-if", str(path), str(divan), "--file", str(changes)]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("[invalid_body.what_if_order]")
+
+
 def test_explain_in_english_counts_in_singular_and_plural(
     tmp_path: Path, records: list[RecordedEvent], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -257,8 +257,8 @@ HEADS: dict[str, tuple[bytes, str, str]] = {
     "not JSON": (b"[{", "not JSON (it breaks at character 3)", "JSON değil (3. karakterde"),
     "a report whose chain_head is no object": (
         b'{"reports": [{"kind": "divan", "divan": 1, "chain_head": 5}], "heads": 1}',
-        "",
-        "",
+        "$[0] must be an object",
+        "$[0] alanı bir nesne olmalı",
     ),
 }
 
@@ -287,6 +287,40 @@ def test_a_heads_file_that_is_not_heads_is_said_in_words(
             assert "Expect" not in err and "got `" not in err, err
 
 
+NO_HEADS = {
+    "an empty list": b"[]",
+    "an empty heads list": b'{"heads": []}',
+    "a reports answer before Divan 1": b'{"reports": []}',
+    "reports of no Divan": b'{"reports": [{"kind": "kurultay", "divan": 16}]}',
+}
+
+
+@pytest.mark.parametrize("name", list(NO_HEADS))
+def test_a_heads_file_holding_no_head_is_not_done_never_ok(
+    name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: `verify --heads FILE` with no usable head in FILE said "ok: 0 published heads
+    are in the chain" and exit 0: it checked nothing and said it held. Now it is not done
+    (exit 2, ADR-155's convention) with a stable code and words (ADR-161)."""
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(dump(lines))
+    heads = tmp_path / "heads.json"
+    heads.write_bytes(NO_HEADS[name])
+    said = {}
+    for lang in ("en", "tr"):
+        try:
+            code = main(["verify", str(path), "--heads", str(heads), "--lang", lang])
+        except SystemExit as exc:
+            code = exc.code  # type: ignore[assignment]
+        out, err = capsys.readouterr()
+        assert code == 2, (code, err)
+        assert out == "" and len(err.splitlines()) == 1, err
+        assert err.rstrip().endswith("[export.heads_none]"), err
+        said[lang] = err
+    assert "nothing was checked" in said["en"]
+    assert "hiçbir şey denetlenmedi" in said["tr"]
+
+
 def test_a_name_from_the_file_cannot_rewrite_the_line_that_shows_it(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -302,3 +336,66 @@ def test_a_name_from_the_file_cannot_rewrite_the_line_that_shows_it(
         err = capsys.readouterr().err
         assert "\u202e" not in err and "'şeytan\\u202eko.txt'" in err, err
         assert len(err) < 400 and len(err.splitlines()) == 1, len(err)
+
+
+REWRITTEN: dict[str, tuple[Callable[[bytes], bytes], str, int]] = {
+    # name: (the rewrite of the exported bytes, the code, the line it names)
+    "a byte order mark": (lambda b: b"\xef\xbb\xbf" + b, "export.bom", 1),
+    "CR LF line ends": (lambda b: b.replace(b"\n", b"\r\n"), "export.crlf", 1),
+    "one CR LF further down": (
+        lambda b: b.replace(b"\n", b"\r\n", 3).replace(b"\r\n", b"\n", 2),
+        "export.crlf",
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(REWRITTEN))
+def test_an_export_whose_bytes_were_rewritten_is_refused_saying_what_is_wrong(
+    name: str, tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: an export saved again with a UTF-8 BOM (an editor) or CR LF line ends (git's
+    autocrlf) verified ok. An export is our own LF, no-BOM format (docs/export.md): such a file
+    is not the bytes exported, so verify and the folding verbs refuse it, exit 2, naming the
+    line and the code, with what to do (ADR-161)."""
+    rewrite, code, line = REWRITTEN[name]
+    path = tmp_path / "season.jsonl"
+    path.write_bytes(rewrite(dump(lines)))
+    for verb in (["verify"], ["replay"]):
+        for lang, at in (("en", f"line {line}:"), ("tr", f"satır {line}:")):
+            assert main([*verb, str(path), "--lang", lang]) == 2
+            out, err = capsys.readouterr()
+            assert len(err.splitlines()) == 1 and at in err, err
+            assert err.rstrip().endswith(f"[{code}]"), err
+            if verb == ["verify"]:
+                assert json.loads(out)["code"] == code
+
+
+def test_a_file_name_in_a_refusal_is_quoted_and_cut(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe: refusal lines echoed a file's name as it was: a name holding U+202E (right-to-left
+    override) turned the rest of the line around on a terminal, a long one filled it. A file's
+    name is shown as an id is (ADR-155): quoted with its escapes when it holds a control or
+    bidi character, cut past 200 characters."""
+
+    def run(*args: str) -> int:
+        try:
+            return main([*args, "--lang", "en"])
+        except SystemExit as exc:
+            return int(exc.code or 0)
+
+    bidi = tmp_path / "season\u202elnosj.jsonl"
+    bidi.write_bytes(b"\xef\xbb\xbf" + dump(lines))
+    assert run("verify", str(bidi)) == 2
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "\\u202e" in err, err
+    missing = tmp_path / ("x" * 300 + "\u202e.jsonl")
+    assert run("verify", str(missing)) == 2
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "x" * 300 not in err and "…" in err, err
+    heads = tmp_path / "heads\u202e.json"
+    heads.write_bytes(b"[]")
+    assert run("verify", str(bidi), "--heads", str(heads)) == 2
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "[export.heads_none]" in err, err

@@ -131,6 +131,12 @@ async def test_press_modes_are_enforced(memory_api: Api) -> None:
         ("nul\x00", "chat_text"),
         ("\u200b \n ", "chat_text"),  # nothing visible
         ("a" + "\u0301" * 31, "chat_text"),  # a pile of marks ("zalgo", UAX #15's 30)
+        # session 22's probe: each a 422 with its code already, kept so
+        ("y" * 10_000, "invalid_body"),  # past the body's 4,000 (the schema's), before 1,000
+        ("\u2060\u2060", "chat_text"),  # word joiners only: format characters
+        ("\ufeff", "chat_text"),  # a BOM alone
+        ("\u3164\u3164", "chat_text"),  # Hangul fillers: letters that show nothing
+        ("\u2800", "chat_text"),  # a blank Braille pattern
     ],
 )
 async def test_hostile_texts_are_refused_and_nothing_is_appended(
@@ -140,6 +146,33 @@ async def test_hostile_texts_are_refused_and_nothing_is_appended(
     control/format/bidi."""
     a, *_ = await live_with(memory_api, 2)
     assert_problem(await say(memory_api, a, "all", text), 422, variant)
+    assert await memory_api.store.chat.read(a.season_id) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "escape"),
+    [
+        (b'{"to": "all", "text": "a\\ud800b"}', "\\ud800"),  # msgspec: "truncated"
+        (b'{"to": "all", "text": "\\ud800"}', "\\ud800"),
+        (b'{"to": "all", "text": "\\udc00x"}', "\\udc00"),  # msgspec's English alone
+        (b'{"to": "all", "text": "\\ud800\\u0041"}', "\\ud800"),
+    ],
+)
+async def test_half_a_surrogate_pair_is_said_as_such_in_both_languages(
+    memory_api: Api, body: bytes, escape: str
+) -> None:
+    """Probe: a text holding a lone UTF-16 surrogate escape (no character, RFC 8259 §8.2) was
+    400 with "veri yarıda kesilmiş" / "Input data was truncated" (the body was whole) or with
+    msgspec's English inside the Turkish detail. It is 400 `malformed_json` naming the escape
+    and its byte, in the language asked for; nothing is appended."""
+    a, *_ = await live_with(memory_api, 2)
+    for lang, words in (("tr", "yarım bir UTF-16 vekil çifti"), ("en", "half of a UTF-16")):
+        headers = {**a.auth(), **JSON, "Accept-Language": lang}
+        r = await memory_api.client.post(a.url("/messages"), content=body, headers=headers)
+        assert_problem(r, 400, "malformed_json")
+        detail = r.json()["detail"]
+        assert words in detail and escape in detail, detail
+        assert "truncated" not in detail and "yarıda" not in detail and "utf-16" not in detail
     assert await memory_api.store.chat.read(a.season_id) == []
 
 

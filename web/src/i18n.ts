@@ -189,6 +189,7 @@ const TEXTS = {
   legendNews: ['sarı kesikli çerçeve: gösterilen Divan’ın haber kartının düştüğü yer', 'yellow dashed outline: where the news card of the Divan shown fell'],
   legendBattle: ['kırmızı noktalı çerçeve: gösterilen Divan’daki savaşların', 'dotted red outline: your battles at the Divan shown'],
   credit: ['Harita: Natural Earth (kamu malı).', 'Map: Natural Earth (public domain).'],
+  dismiss: ['Kapat', 'Dismiss'],
   notFound: ['Bu sezon bu cihazda kayıtlı değil: yalnızca izleyebilirsin.', 'This season is not saved on this device: you can only watch.'],
   watch: ['İzle', 'Watch'],
   spending: ['Harcama', 'Spending'],

@@ -7,9 +7,8 @@ import { lang, onLang, setLang, t } from './i18n';
 import { h } from './ui/dom';
 import { homeScreen } from './ui/home';
 import { playerScreen } from './ui/player';
-import { seasonScreen } from './ui/season';
 import { keyRoute } from './ui/keys';
-import { clearNotice, notice } from './ui/notice';
+import { clearNotice, notice, noticeBox } from './ui/notice';
 import { reachable, watchNetwork } from './pwa/offline';
 import { registerWorker } from './pwa/register';
 import { rememberOpened, startHash } from './logic/storage';
@@ -24,8 +23,8 @@ else document.documentElement.lang = 'tr';
 let waitNotice = '';
 configure({
   lang,
-  waiting: (n) => notice((waitNotice = t('wait429', { n }))),
-  waited: () => clearNotice(waitNotice),
+  waiting: (n) => notice((waitNotice = t('wait429', { n })), 'info', 'wait'),
+  waited: () => clearNotice('wait', waitNotice),
   reachable,
 });
 
@@ -54,13 +53,14 @@ function header(): HTMLElement {
   );
 }
 
-/** The ops and auditor console (ui/console.ts), loaded only when asked for: a player's first
- * load does not carry it. */
-function consoleRoute(main: HTMLElement): () => void {
+/** A screen in a chunk of its own, loaded when its route is opened: the ops and auditor
+ * console (ui/console.ts) and the season screen (ui/season.ts, with its chat, notifications
+ * and admin cards) — home's first load carries neither (docs/web.md, docs/benchmarks.md). */
+function lazyRoute<M>(load: () => Promise<M>, open: (m: M) => () => void): () => void {
   let gone = false;
   let stop: (() => void) | null = null;
-  void import('./ui/console').then((m) => {
-    if (!gone) stop = m.consoleScreen(main);
+  void load().then((m) => {
+    if (!gone) stop = open(m);
   });
   return () => {
     gone = true;
@@ -72,13 +72,14 @@ function route(): void {
   leave?.();
   leave = null;
   const main = h('main', { id: 'main' });
-  app.replaceChildren(header(), h('div', { id: 'notice', role: 'status', 'aria-live': 'polite' }), main);
+  app.replaceChildren(header(), noticeBox(), main);
   const m = /^#\/s\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   const p = /^#\/p\/([0-9a-f]{32})$/.exec(location.hash); // a player's record (issue 23)
   if (m?.[1]) rememberOpened(localStorage, m[1]); // reopening the app returns here (issue 22)
-  if (m?.[1]) leave = seasonScreen(main, m[1]);
+  const season = m?.[1];
+  if (season) leave = lazyRoute(() => import('./ui/season'), (s) => s.seasonScreen(main, season));
   else if (p?.[1]) leave = playerScreen(main, p[1]);
-  else if (location.hash === '#/console') leave = consoleRoute(main);
+  else if (location.hash === '#/console') leave = lazyRoute(() => import('./ui/console'), (c) => c.consoleScreen(main));
   else if (location.hash.startsWith('#/k/')) leave = keyRoute(main); // a key's QR code, scanned
   else leave = homeScreen(main);
 }

@@ -251,7 +251,19 @@ def decode_strict(body: bytes, content_type: str, target: Any, parsed: ParsedBod
     try:
         return msgspec.json.decode(body or b"null", type=target, strict=True)
     except msgspec.MsgspecError as exc:
-        raise body_problem(_syntax_first(body, exc), target) from None
+        first = _syntax_first(body, exc)
+        if not isinstance(first, msgspec.ValidationError) and (half := _HALF.search(body)):
+            # msgspec says "truncated" of a lone high surrogate and English of a lone low one
+            at = {"escape": half.group().decode(), "byte": half.start() + 1}
+            raise Problem(400, "malformed_json.surrogate", params=at) from None
+        raise body_problem(first, target) from None
+
+
+# a \u escape naming half of a UTF-16 surrogate pair without its other half (RFC 8259 §8.2)
+_HALF = re.compile(
+    rb"(?<!\\)\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<![dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 
 
 def strict_int(text: str) -> int:

@@ -46,21 +46,26 @@ class PublishedHead(msgspec.Struct, frozen=True):
 def parse_heads(obj: Any) -> list[PublishedHead]:
     """Published heads from a heads file (docs/export.md "Chain heads"): a list of
     {divan, version, hash}, an object with such a list under `heads`, or a saved answer of
-    GET /v1/seasons/{id}/reports (each Divan report's `chain_head`). ValueError otherwise."""
+    GET /v1/seasons/{id}/reports (each Divan report's `chain_head`). HeadsError (a ValueError)
+    otherwise, and for a file holding no head at all: nothing would be checked."""
     if isinstance(obj, dict) and isinstance(obj.get("reports"), list):
+        # a Divan report's chain_head that is there but no object is refused, not skipped
         obj = [
-            {"divan": r.get("divan"), **r["chain_head"]}
+            {"divan": r.get("divan"), **head} if isinstance(head, dict) else head
             for r in obj["reports"]
             if isinstance(r, dict)
             and r.get("kind") == "divan"
-            and isinstance(r.get("chain_head"), dict)
+            and (head := r.get("chain_head")) is not None
         ]
     elif isinstance(obj, dict) and "heads" in obj:
         obj = obj["heads"]
     try:
-        return msgspec.convert(obj, list[PublishedHead])
+        heads = msgspec.convert(obj, list[PublishedHead])
     except msgspec.ValidationError as exc:
         raise HeadsError(Said("export.heads_not_list", why=decode_problem(exc))) from None
+    if not heads:  # nothing to check is not "ok" (ADR-161): no Divan report, or an empty list
+        raise HeadsError(Said("export.heads_none"))
+    return heads
 
 
 class HeadsError(ValueError):

@@ -54,12 +54,15 @@ EVENT_FIELDS: Final = frozenset(
 def bounded_lines(f: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
     """The lines of a binary file, each read with at most `limit` + 1 bytes in memory: a line
     longer than `limit` (its newline not counted) is an ExportError for it as soon as that is
-    known, before the rest of it is read (a 60 MB line took 212 MB to be refused as JSON)."""
+    known, before the rest of it is read (a 60 MB line took 212 MB to be refused as JSON). A
+    byte order mark or a CR before the LF is refused: an export is read as written (ADR-161)."""
     number = 0
     while line := f.readline(limit + 1):
         number += 1
         if len(line) > limit and not line.endswith(b"\n"):
             raise ExportError(number, Said("export.line_too_long", limit=limit))
+        if (bom := line.startswith(b"\xef\xbb\xbf")) or line.endswith((b"\r\n", b"\r")):
+            raise ExportError(number, Said("export.bom" if bom else "export.crlf"))
         yield line
 
 

@@ -81,11 +81,11 @@ export function keyRoute(main: HTMLElement): () => void {
   const keys = keysFromHash(location.hash);
   history.replaceState(null, '', `${location.pathname}${location.search}#/`);
   const leave = homeScreen(main);
-  if (!keys) notice(t('keysNone'));
+  if (!keys) notice(t('keysNone'), 'error');
   else
     keepKeys(keys).then(
       (season) => (location.hash = `#/s/${season}`),
-      (err: unknown) => notice(err instanceof KeyRefused ? err.message : problemText(err)),
+      (err: unknown) => notice(err instanceof KeyRefused ? err.message : problemText(err), 'error'),
     );
   return leave;
 }

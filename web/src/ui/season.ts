@@ -269,11 +269,11 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       }
       if (st.map.provinces[String(plate)]?.owner !== seat) {
         st.selected = null;
-        notice(`${nameOf(plate)}: ${t('notYours')}`);
+        notice(`${nameOf(plate)}: ${t('notYours')}`, 'info', 'pick');
         render();
         return;
       }
-      notice('');
+      notice('', 'info', 'pick');
       st.selected = plate;
       const units = st.map.provinces[String(plate)]?.units ?? 1;
       const existing = st.draft.find((o) => o.province === plate);
@@ -458,7 +458,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         const v = (out as { version?: unknown } | null)?.version;
         await refresh(null, typeof v === 'number' ? v : null);
       } catch (e) {
-        notice(problemText(e));
+        notice(problemText(e), 'error');
       } finally {
         st.busy = false;
         render();
@@ -1149,7 +1149,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         await api.holdDivan(season, token, n);
         await refresh(n);
       } catch (e) {
-        notice(problemText(e));
+        notice(problemText(e), 'error');
       } finally {
         st.busy = false;
         render();

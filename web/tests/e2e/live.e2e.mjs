@@ -93,6 +93,21 @@ try {
   assert.ok(await pb.locator('section.chat #chat-text').evaluate((el) => el === document.activeElement), 'the draft keeps the focus');
   assert.match(await pb.locator('section.chat ol.conversation li').last().textContent(), /^Alp: /);
   assert.equal(await pa.locator('section.chat #chat-text').inputValue(), '', 'a message sent leaves the field');
+  // Session 22's probe: a message of one 1,000-letter word wraps inside the phone's card (it
+  // made the page wider than the screen); half a surrogate pair is refused in words, with its
+  // code, and the text stays in the field to be corrected
+  const word = 'ş'.repeat(1000);
+  await pa.locator('section.chat #chat-text').fill(word);
+  await pa.locator('form.chat-compose button[type=submit]').click();
+  await waitFor('the long word reaches the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(word), 20_000);
+  assert.ok(await pb.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'a long word wraps: nothing wider than the screen');
+  // (set in the page: a lone surrogate would not cross the DevTools protocol whole)
+  await pa.locator('section.chat #chat-text').evaluate((el) => { el.value = `yarım ${String.fromCharCode(0xd800)} söz`; el.dispatchEvent(new Event('input')); });
+  await pa.locator('form.chat-compose button[type=submit]').click();
+  await pa.locator('section.chat [role=alert]').getByText(/yarım bir UTF-16 vekil çifti/).waitFor();
+  assert.match(await pa.locator('section.chat [role=alert]').textContent(), /\(malformed_json\)/);
+  assert.match(await pa.locator('section.chat #chat-text').inputValue(), /^yarım /, 'a refused text stays to be corrected');
+  await pa.locator('section.chat #chat-text').fill('');
   // A private conversation during registration: the other bey is offered by its name
   await pa.locator('form.chat-new').getByLabel('Bora').check();
   await pa.locator('form.chat-new button[type=submit]').click();

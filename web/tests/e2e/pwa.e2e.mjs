@@ -61,6 +61,20 @@ async function oneLineButton(page, selector, where) {
   assert.ok(height <= line + 1, `${where}: ${selector} is ${height} px high, one line is ${line}`);
 }
 
+/** Every visible control (button, select, field, a disclosure's summary) is a target of at
+ * least 24 x 24 CSS px (WCAG 2.2 2.5.8), and 44 px high on a phone (a summary was 23). */
+async function targetSizes(page, where) {
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll('button, select, input:not([type=hidden]):not([type=checkbox]):not([type=radio]), summary')]
+      .map((el) => ({ el, r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.height > 0)
+      .filter(({ r }) => r.width < 24 || r.height < 44)
+      .map(({ el, r }) => `${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 30)}" ${Math.round(r.width)}x${Math.round(r.height)}`),
+  );
+  assert.deepEqual(small, [], `${where}: targets under 24 px wide or 44 px high`);
+  assert.ok((await page.locator('summary').count()) > 0, `${where}: a summary to measure`);
+}
+
 /** A label sits beside its field: on the same line, the field right after it. */
 async function labelBesideField(page, id, where) {
   const [label, field] = await Promise.all([page.locator(`label[for="${id}"]`).boundingBox(), page.locator(`#${id}`).boundingBox()]);
@@ -189,6 +203,7 @@ async function run(browser, base) {
     await oneLineButton(page, 'section.list tbody button', 'the list at 360 px');
     await page.locator('#offer-kind').waitFor();
     for (const id of ['offer-to', 'offer-kind']) await labelBesideField(page, id, 'the offer form at 360 px');
+    await targetSizes(page, 'the season screen at 360 px');
 
     // Panning moves the drawn map by a transform while the pointer is down (nothing is drawn
     // again: bench-web's frame times), and the offset becomes the view when it is released

@@ -337,6 +337,19 @@ async function steps(page, base, name, touch) {
   await page.getByRole('button', { name: /^Withdraw: .+ Beyi$/ }).click();
   await page.locator('.offers-out li[data-to="2"]').waitFor({ state: 'detached' });
   await waitFor('the status line after the withdrawal', async () => /withdrawn/.test((await page.locator('#notice').textContent()) ?? ''));
+  // the notices stack, newest first: the withdrawal did not overwrite "Offer made"; each has a
+  // dismiss button (>= 24 px, WCAG 2.2 2.5.8) that takes it away and keeps the focus off the page
+  // (the stream's "Your offer to … is withdrawn" may come before or after the button's own)
+  const said = await page.locator('#notice .notice-text').allTextContents();
+  assert.match(said[0] ?? '', /withdrawn/, said.join(' | '));
+  assert.ok(said.some((x) => /^Offer made/.test(x)), `"Offer made" kept under the later notice: ${said.join(' | ')}`);
+  assert.equal(await page.getByRole('status').filter({ has: page.locator('.notice') }).getAttribute('aria-live'), 'polite');
+  const dismiss = page.locator('#notice .notice').first().getByRole('button', { name: `Dismiss: ${said[0]}` });
+  const box = await dismiss.boundingBox();
+  assert.ok(box && box.width >= 24 && box.height >= 24, `dismiss target ${JSON.stringify(box)}`);
+  await dismiss.click();
+  assert.equal(await page.locator('#notice .notice-text', { hasText: said[0] }).count(), 0, 'dismissed');
+  assert.ok(await page.evaluate(() => document.activeElement !== document.body), 'the focus stays off the page');
   assert.equal(await page.locator('#offer-to').inputValue(), '3', 'a choice in the offer form survives a read');
   assert.equal(await page.locator('#offer-kind').inputValue(), 'alliance', 'a choice in the offer form survives a read');
   await page.locator('#offer-to').selectOption('2');
