@@ -22,6 +22,7 @@ import anyio
 from litestar import Request, Response, Router, get
 from litestar.exceptions import NotFoundException
 
+from shared.app.http import encoding
 from shared.app.http.problems import Problem
 
 # The shell's policy: everything from this origin only (the API and its event stream included);
@@ -77,11 +78,7 @@ def gzipped(body: bytes) -> bytes:
 
 
 def accepts_gzip(request: Request[Any, Any, Any]) -> bool:
-    for part in request.headers.get("accept-encoding", "").split(","):
-        coding, _, params = part.strip().partition(";")
-        if coding.strip().lower() in {"gzip", "*"}:
-            return params.replace(" ", "").lower() not in {"q=0", "q=0.0", "q=0.00", "q=0.000"}
-    return False
+    return encoding.accepts_gzip(request.headers.get("accept-encoding"))
 
 
 def static(
