@@ -21,7 +21,8 @@ gc.freeze()`, then N more keyed orders inside one `functools.reduce`, each drive
 by `send(None)` (the in-memory path never suspends; one that did stops the run): count that
 stretch alone with `--collect-atstart=no --toggle-collect=functools_reduce` and divide
 "Collected" by N. Unlike the difference of two whole runs, it holds no start-up and no
-full collection of a heap that grows with the run.
+full collection of a heap that grows with the run. `--auth-failures 30`: the failed-token
+limit on, as production and bench.api_orders run it (ADR-159).
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def counted(app: Any, bey: Bey, orders: int) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     quiet_json_logs()
-    config = settings(commands_per_minute=0, auth_failures_per_minute=0)
+    # the failed-token limit is off unless asked (`--auth-failures 30`: production's, which
+    # bench.api_orders runs; its Redis is asked only on a 401, which no order here answers)
+    config = settings(commands_per_minute=0, auth_failures_per_minute=args.auth_failures)
     async with AsyncExitStack() as stack:
         apps: dict[bool, tuple[Any, Bey]] = {}
         for fast in (True,) if args.only else (True, False):
@@ -135,6 +138,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         type=int,
         default=0,
         help="N: with --only, N more orders inside one functools.reduce (callgrind's toggle)",
+    )
+    p.add_argument(
+        "--auth-failures",
+        type=int,
+        default=0,
+        help="N: the failed-token limit on, N a minute (production: 30); default off",
     )
     return p.parse_args(argv)
 
