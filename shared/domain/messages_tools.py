@@ -75,7 +75,7 @@ TOOLS: dict[str, Text] = {
     "audit.exported": T("{season}: {events} olay, zincir başı {head}", "{season}: {events:event|events}, head {head}"),
     "audit.heads_or_all": T("--heads tek bir sezonun başlarıdır: --all ile birlikte verilmez", "--heads are one season's heads: not with --all"),
     "audit.heads_file": T("--heads {file} okunamadı: {error}", "--heads {file}: {error}"),
-    "audit.heads_empty": T("--heads {file}: {error}", "--heads {file}: {error}"),
+    "audit.heads_empty": T("--heads dosyası {file}: {error}", "--heads file {file}: {error}"),
     "audit.redacted_ok": T("sezon {season}: zincir sağlam ({events} olay, R-14 gereği {redacted} tanesi gizli; zincir başları: {heads}); Divanlar yeniden KOŞULMADI: bunun için tam bir dışa aktarım gerekir", "season {season}: chain ok ({events:event|events}, {redacted} redacted under R-14; heads: {heads}); the Divans were NOT re-run: re-running them needs a full export"),
     "audit.redaction_unavailable": T("{season} hash zincirinin 1. sürümünde (0007 göçünden önce kaydedildi); bu sürüm her olayın verisini doğrudan kapsar, gizlenmiş bir dışa aktarım zincirini kanıtlayamaz (ADR-52); tam dışa aktarım ops içindir ya da Kurultay'dan sonra herkes içindir", "{season} is on hash-chain version 1 (stored before migration 0007), which covers each event's data itself: no redacted export of it can prove its chain (ADR-52); a full export is for ops, or after the Kurultay"),
     "shadow.same": T("aynı", "same"),

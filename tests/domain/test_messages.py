@@ -128,6 +128,7 @@ PARAMS = {
     "parameters": "boundary=x",
     "names": "'comment'",
     "character": "U+2028",
+    "escape": "\\ud800",
     "attack": 7,
     "defence": 5,
     "taker": 1,
