@@ -123,14 +123,20 @@ class Meter:
         self.seconds = 0.0
         real = projector.sink.apply
 
-        async def apply(checkpoint_key: str, expected: int, new: int, ops: Sequence[Op]) -> bool:
+        async def apply(
+            checkpoint_key: str,
+            expected: int,
+            new: int,
+            ops: Sequence[Op],
+            held: tuple[str, int] | None = None,
+        ) -> bool:
             writes = [op for op in ops if op[0] != "PUBLISH"]
             self.applies += 1
             self.writes += len(writes)
             self.value_bytes += sum(len(op[-1]) for op in writes if isinstance(op[-1], bytes))
             t0 = time.perf_counter()
             try:
-                return await real(checkpoint_key, expected, new, ops)
+                return await real(checkpoint_key, expected, new, ops, held)
             finally:
                 self.seconds += time.perf_counter() - t0
 

@@ -10,7 +10,10 @@ and prints:
   read models and the cross-season keys), before and after the pass, and per season;
 - the pass: its wall time, this process's CPU, the Redis commands it sent (INFO commandstats,
   of the whole server: run it on a Redis nobody else uses for a clean count);
-- one released season's rebuild (its first read's cost): wall time.
+- one season's rebuild with every season held (a keyspace of --seasons x ~80 keys), and one
+  released season's rebuild (its first read's cost), after the pass: each one's wall time,
+  the Redis commands it sent, how many were SCANs (ADR-148: none; a SCAN of the whole keyspace
+  before) and the keys those SCANs walked (the keyspace's size, at COUNT 1000 a page).
 """
 
 from __future__ import annotations
@@ -44,6 +47,23 @@ async def commands(redis: aioredis.Redis) -> int:
     return sum(int(v["calls"]) for k, v in stats.items() if k.startswith("cmdstat_"))
 
 
+async def scans(redis: aioredis.Redis) -> int:
+    stats = await redis.info("commandstats")
+    return int(stats.get("cmdstat_scan", {}).get("calls", 0))
+
+
+async def timed_rebuild(redis: aioredis.Redis, projector: Projector, season_id: str) -> str:
+    """One rebuild: its wall time, Redis commands (less the INFOs), SCANs and the keyspace."""
+    size = await redis.dbsize()
+    sent0, scan0 = await commands(redis), await scans(redis)
+    t0 = time.perf_counter()
+    await projector.rebuild(season_id)
+    wall = time.perf_counter() - t0
+    scanned = await scans(redis) - scan0
+    sent = await commands(redis) - sent0 - 2  # less the INFOs that read them
+    return f"{wall * 1e3:.1f} ms wall, {sent} Redis commands, {scanned} SCAN (keyspace {size} keys)"
+
+
 async def main(args: argparse.Namespace) -> None:
     quiet()
     redis = aioredis.Redis.from_url(args.redis)
@@ -56,6 +76,8 @@ async def main(args: argparse.Namespace) -> None:
             for n, chunk in enumerate(chunks):
                 await append(store, season_id, chunk, f"chunk/{n}")
             await projector.catch_up(season_id)
+        seasons_ids = list(seasons)
+        held_rebuild = await timed_rebuild(redis, projector, seasons_ids[-1])
         keys0, bytes0 = await held_bytes(redis, prefix)
         # the pass's clock past the quiet period: every season is quiet
         releaser = Releaser(
@@ -68,10 +90,7 @@ async def main(args: argparse.Namespace) -> None:
         sent = await commands(redis) - sent0 - 1  # less the INFO that read it
         keys1, bytes1 = await held_bytes(redis, prefix)
         assert counts is not None and counts.released == args.seasons, counts
-        first = next(iter(seasons))
-        t0 = time.perf_counter()
-        await projector.rebuild(first)
-        rebuild = time.perf_counter() - t0
+        released_rebuild = await timed_rebuild(redis, projector, seasons_ids[0])
         n = args.seasons
         print(f"release of {n} finished seasons ({machine()})")
         print(
@@ -83,7 +102,8 @@ async def main(args: argparse.Namespace) -> None:
             f"  pass: {wall * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms CPU, {sent} Redis commands "
             f"({sent / n:.1f} a season), {counts.keys} keys deleted"
         )
-        print(f"  one released season's rebuild (its first read): {rebuild * 1e3:.1f} ms")
+        print(f"  one season's rebuild, {n} held: {held_rebuild}")
+        print(f"  one released season's rebuild (its first read): {released_rebuild}")
     finally:
         await delete_prefix(redis, prefix)
         await redis.aclose()

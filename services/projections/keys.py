@@ -53,6 +53,25 @@ class Keys:
         return f"{prefix}:{{s:{season_id}}}:owner"
 
     @staticmethod
+    def generations(prefix: str, season_id: str) -> str:
+        """The season's generation counter (a rebuild's INCR names its generation)."""
+        return f"{prefix}:{{s:{season_id}}}:generations"
+
+    @staticmethod
+    def held(prefix: str, season_id: str) -> str:
+        """The generations that may hold keys without an expiry (a set): added to when a
+        rebuild starts, removed from when one is retired or released; a rebuild's batch
+        writes only while its generation is in it. What a retire reads instead of scanning
+        the keyspace (ADR-148)."""
+        return f"{prefix}:{{s:{season_id}}}:held-gens"
+
+    @staticmethod
+    def held_from(prefix: str, season_id: str) -> str:
+        """The first generation `held` records: an older one predates the record (ADR-148),
+        and the next retire finds its keys by a scan, once; then 1."""
+        return f"{prefix}:{{s:{season_id}}}:held-gens:from"
+
+    @staticmethod
     def seen(prefix: str, season_id: str) -> str:
         """When the season last had an event projected or a read (epoch seconds): the release
         pass's clock (services/projections/release.py, ADR-158)."""

@@ -204,7 +204,11 @@ class Projector:
             _ops, snapshot = project(keys, Snapshot(), state, (), version, live=False)
         return _Cursor(gen, version, state, snapshot), later
 
-    async def _advance(self, season_id: str, keys: Keys, checkpoint: int, live: bool) -> int:
+    async def _advance(
+        self, season_id: str, keys: Keys, checkpoint: int, live: bool, held: str | None = None
+    ) -> int:
+        """Project the events after `checkpoint` into `keys`' generation; `held` (a rebuild):
+        the season's held generations, which its batches must still count it among."""
         cur, records = await self._cursor(season_id, keys.gen, checkpoint)
         applied = 0
         for start in range(0, len(records), BATCH):
@@ -220,7 +224,8 @@ class Projector:
             # an event: the release pass's clock starts again (ADR-158)
             ops.append(("SET", Keys.seen(self.prefix, season_id), str(int(time.time()))))
             fault("mid_apply")
-            if not await self.sink.apply(keys.checkpoint, cur.version, new, ops):
+            mark = None if held is None else (held, keys.gen)
+            if not await self.sink.apply(keys.checkpoint, cur.version, new, ops, mark):
                 log.info("projector.lost_race", season_id=season_id, at=cur.version)
                 self._cursors.drop(season_id, cur)  # not a newer one another projector kept
                 return applied
@@ -272,12 +277,18 @@ class Projector:
         """
         if await self.store.stream_version(season_id) == 0:
             return 0
-        gen = int(await self.redis.incr(f"{self.prefix}:{{s:{season_id}}}:generations"))
         building = Keys.building(self.prefix, season_id)
-        await self.sink.building(building, gen, BUILDING_TTL_MS)
+        held = Keys.held(self.prefix, season_id)
+        gen = await self.sink.start(
+            Keys.generations(self.prefix, season_id),
+            held,
+            Keys.held_from(self.prefix, season_id),
+            building,
+            BUILDING_TTL_MS,
+        )
         keys = Keys(self.prefix, season_id, gen)
         self._cursors.drop(season_id)
-        applied = await self._advance(season_id, keys, 0, live=False)
+        applied = await self._advance(season_id, keys, 0, live=False, held=held)
         if await self.sink.switch(
             Keys.active(self.prefix, season_id), gen, building, channel(self.prefix, season_id)
         ):
@@ -285,26 +296,58 @@ class Projector:
             await self.redis.publish(projected(self.prefix, season_id), str(applied))
             if gen > 1:  # a released season keeps its generation count: held again (ADR-158)
                 await unrelease(self.redis, self.prefix, season_id)
-        if gen > 1:  # a first generation has none older to retire: skip the keyspace SCAN,
-            await self.retire_stale(season_id)  # which made 1,000 new seasons quadratic
+        if gen > 1:  # a first generation has none older to retire
+            await self.retire_stale(season_id)
         log.info("projector.rebuilt", season_id=season_id, gen=gen, events=applied)
         return applied
 
-    async def retire_stale(self, season_id: str) -> None:
+    async def retire_stale(self, season_id: str) -> int:
         """Every key of a stale generation gets an expiry: older than the active one, or newer
-        than it and than every rebuild under way (judged atomically in Redis, sink.RETIRE)."""
+        than it and than every rebuild under way (judged atomically in Redis, sink.RETIRE).
+
+        The generations that may hold keys are the season's held ones (Keys.held), and their
+        key names are known (Keys.every): no scan of the keyspace (ADR-148), but for a season
+        whose older generations predate that record (Keys.held_from > 1): their keys are
+        found by a scan of the season's names, once. Answers the generations retired."""
+        held = Keys.held(self.prefix, season_id)
+        since = Keys.held_from(self.prefix, season_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.smembers(held)
+        pipe.get(since)
+        members, raw_from = await pipe.execute()
+        keys = {
+            (k, g)
+            for g in sorted(int(m) for m in members)
+            for k in Keys(self.prefix, season_id, g).every()
+        }
+        legacy = raw_from is not None and int(raw_from) > 1
+        if legacy:
+            found = await self._scan_unrecorded(season_id, int(raw_from))
+            if found:  # recorded first: a crash before their retire leaves them findable
+                await self.redis.sadd(held, *{g for _, g in found})
+            keys.update(found)
+        retired = await self.sink.retire(
+            Keys.active(self.prefix, season_id),
+            Keys.building(self.prefix, season_id),
+            held,
+            sorted(keys, key=lambda kg: (kg[1], kg[0])),
+            OLD_GENERATION_TTL_MS,
+        )
+        if legacy:  # every older generation is recorded now (or retired)
+            await self.redis.set(since, "1")
+        return retired
+
+    async def _scan_unrecorded(self, season_id: str, below: int) -> list[tuple[str, int]]:
+        """The keys of the season's generations older than `below` (written before Keys.held
+        recorded them): a scan of the keyspace, once a season (ADR-148)."""
         base = f"{self.prefix}:{{s:{season_id}}}:g"
         found = [
             k.decode() async for k in self.redis.scan_iter(match=f"{_glob(base)}*:*", count=1000)
         ]
         gens = (k[len(base) :].split(":", 1)[0] for k in found)
-        keys = [(k, int(g)) for k, g in zip(found, gens, strict=True) if g.isdigit()]
-        await self.sink.retire(
-            Keys.active(self.prefix, season_id),
-            Keys.building(self.prefix, season_id),
-            keys,
-            OLD_GENERATION_TTL_MS,
-        )
+        return [
+            (k, int(g)) for k, g in zip(found, gens, strict=True) if g.isdigit() and int(g) < below
+        ]
 
     async def sweep(self, behind: dict[str, int | None] | None = None) -> int:
         """Close any gap a lost wake-up left: every season whose head is past its checkpoint.

@@ -265,9 +265,15 @@ class Releaser:
 
     async def _unlink(self, season_id: str, gen: int) -> int:
         """Delete the keys of the season's generation `gen` (every name `Keys.every` lists: no
-        scan of the keyspace; an older generation's keys expire by themselves: retire_stale)."""
+        scan of the keyspace; an older generation's keys expire by themselves: retire_stale),
+        and `gen` leaves the season's held generations (ADR-148), in one round trip (a crash
+        between the two leaves it held: the next retire removes it, its keys gone)."""
         names = Keys(self.prefix, season_id, gen).every()
-        return int(await self.redis.unlink(*names))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.unlink(*names)
+        pipe.srem(Keys.held(self.prefix, season_id), str(gen))
+        deleted, _left = await pipe.execute()
+        return int(deleted)
 
 
 async def unrelease(redis: aioredis.Redis, prefix: str, season_id: str) -> None:

@@ -21,6 +21,12 @@ local cur = redis.call('GET', KEYS[1]) or '0'
 if cur ~= ARGV[1] then return {0, cur} end
 -- A retired generation (its keys expiring after a switch) takes no more writes.
 if redis.call('PTTL', KEYS[1]) >= 0 then return {0, 'retired'} end
+-- A rebuild's batch (ARGV[4]: the index in KEYS of the season's held generations, ARGV[5]:
+-- its generation) writes only while its generation is recorded there: once a retire or a
+-- release removed it, it takes no more keys (none that would never expire, ADR-148).
+if ARGV[4] and redis.call('SISMEMBER', KEYS[tonumber(ARGV[4])], ARGV[5]) == 0 then
+  return {0, 'retired'}
+end
 local a = cmsgpack.unpack(ARGV[3])
 local i = 1
 while i <= #a do
@@ -40,13 +46,20 @@ redis.call('SET', KEYS[1], ARGV[2])
 return {1, ARGV[2]}
 """
 
-# Raise a season's building flag to `gen` (ARGV[1]) unless a newer rebuild already holds it:
-# the flag names the newest rebuild under way, so an older one's switch leaves it standing.
-BUILDING = """
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-if cur >= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
+# Start a rebuild: its generation (INCR of KEYS[1]), recorded among the season's held ones
+# (KEYS[2]) in the same step, so a rebuild that dies later leaves no key a retire cannot find;
+# KEYS[3]: the first generation recorded (older ones predate the record: found by a scan
+# once, ADR-148); then the building flag (KEYS[4], ARGV[1]: its TTL) is raised to it unless
+# a newer rebuild already holds it: the flag names the newest rebuild under way, so an older
+# one's switch leaves it standing. Answers the generation.
+START = """
+local had = redis.call('EXISTS', KEYS[1])
+local gen = redis.call('INCR', KEYS[1])
+redis.call('SADD', KEYS[2], gen)
+if had == 1 then redis.call('SET', KEYS[3], gen, 'NX') else redis.call('SET', KEYS[3], 1) end
+local cur = tonumber(redis.call('GET', KEYS[4]) or '0')
+if cur < gen then redis.call('SET', KEYS[4], gen, 'PX', ARGV[1]) end
+return gen
 """
 # Switch a season's active generation atomically; the old generation's keys expire shortly
 # after, so a reader that fetched the old pointer still reads a whole view. The building flag
@@ -67,21 +80,27 @@ redis.call('PUBLISH', ARGV[3], ARGV[2])
 return 1
 """
 # Give the keys of a stale generation an expiry (idempotent). KEYS[1]: the active pointer,
-# KEYS[2]: the building flag, KEYS[3..]: generation keys, ARGV[1]: the TTL, ARGV[2..]: each
-# key's generation. Stale: older than the active one, or newer than both the active one and
-# every rebuild under way (one that died half-way). Decided here, at one instant, so a switch
-# between a projector's look at the pointer and its retire never retires the active view or
-# a newer rebuild still under way (issue 20: its next batch was refused as `retired`).
+# KEYS[2]: the building flag, KEYS[3]: the season's held generations, KEYS[4..]: generation
+# keys, ARGV[1]: the TTL, ARGV[2..]: each key's generation. Stale: older than the active one,
+# or newer than both the active one and every rebuild under way (one that died half-way).
+# Decided here, at one instant, so a switch between a projector's look at the pointer and its
+# retire never retires the active view or a newer rebuild still under way (issue 20: its next
+# batch was refused as `retired`). A stale generation leaves the held ones in the same step:
+# its rebuild, if it still runs, writes nothing more (APPLY). Answers how many left.
 RETIRE = """
 local active = tonumber(redis.call('GET', KEYS[1]) or '0')
 local building = tonumber(redis.call('GET', KEYS[2]) or '0')
-for i = 3, #KEYS do
-  local gen = tonumber(ARGV[i - 1])
+local stale = {}
+for i = 4, #KEYS do
+  local gen = tonumber(ARGV[i - 2])
   if gen < active or (gen > active and gen > building) then
     if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+    stale[ARGV[i - 2]] = true
   end
 end
-return 1
+local left = 0
+for gen in pairs(stale) do left = left + redis.call('SREM', KEYS[3], gen) end
+return left
 """
 
 
@@ -160,18 +179,37 @@ class Sink:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
         self._apply = redis.register_script(APPLY)
-        self._building = redis.register_script(BUILDING)
         self._switch = redis.register_script(SWITCH)
         self._retire = redis.register_script(RETIRE)
+        self._start = redis.register_script(START)
 
-    async def apply(self, checkpoint_key: str, expected: int, new: int, ops: Sequence[Op]) -> bool:
+    async def apply(
+        self,
+        checkpoint_key: str,
+        expected: int,
+        new: int,
+        ops: Sequence[Op],
+        held: tuple[str, int] | None = None,
+    ) -> bool:
+        """Apply `ops` if the checkpoint is still `expected`; `held` (a rebuild's batch): the
+        season's held generations and the rebuild's, which must still be one of them."""
         keys, blob = encode(ops, checkpoint_key)
-        ok, _current = await self._apply(keys=keys, args=[str(expected), str(new), blob])
+        args: list[str | bytes] = [str(expected), str(new), blob]
+        if held is not None:
+            keys.append(held[0])
+            args += [str(len(keys)), str(held[1])]
+        ok, _current = await self._apply(keys=keys, args=args)
         return bool(ok)
 
-    async def building(self, building_key: str, gen: int, ttl_ms: int) -> bool:
-        """Flag a rebuild of `gen` under way (for `ttl_ms`) unless a newer one already is."""
-        return bool(await self._building(keys=[building_key], args=[str(gen), str(ttl_ms)]))
+    async def start(
+        self, generations_key: str, held_key: str, from_key: str, building_key: str, ttl_ms: int
+    ) -> int:
+        """A new generation for a rebuild: recorded as held and flagged as building (START)."""
+        return int(
+            await self._start(
+                keys=[generations_key, held_key, from_key, building_key], args=[str(ttl_ms)]
+            )
+        )
 
     async def switch(self, active_key: str, gen: int, building_key: str, channel: str) -> bool:
         """Make `gen` active unless a newer generation already is (then tell the season's open
@@ -184,14 +222,23 @@ class Sink:
         )
 
     async def retire(
-        self, active_key: str, building_key: str, keys: Sequence[tuple[str, int]], ttl_ms: int
-    ) -> None:
-        """Give each of `keys` (key, generation) that is stale when this runs an expiry."""
-        if keys:
+        self,
+        active_key: str,
+        building_key: str,
+        held_key: str,
+        keys: Sequence[tuple[str, int]],
+        ttl_ms: int,
+    ) -> int:
+        """Give each of `keys` (key, generation) that is stale when this runs an expiry; the
+        stale generations leave `held_key`'s set (how many did: the answer)."""
+        if not keys:
+            return 0
+        return int(
             await self._retire(
-                keys=[active_key, building_key, *(k for k, _ in keys)],
+                keys=[active_key, building_key, held_key, *(k for k, _ in keys)],
                 args=[str(ttl_ms), *(str(g) for _, g in keys)],
             )
+        )
 
     async def plain(self, ops: Sequence[Op]) -> None:
         """Idempotent writes outside a season's slot, in one pipeline."""
