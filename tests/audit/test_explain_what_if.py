@@ -340,8 +340,12 @@ def test_a_refused_change_says_its_reason_in_words_with_its_code(
         out, err = capsys.readouterr()
         assert out == "" and len(err.splitlines()) == 1, err
         said[lang] = err.rstrip()
-    assert said["tr"].endswith(f": {name} sizin değil [not_your_province] [invalid_body.what_if_order]")
-    assert said["en"].endswith(f": {name} is not yours [not_your_province] [invalid_body.what_if_order]")
+    assert said["tr"].endswith(
+        f": {name} sizin değil [not_your_province] [invalid_body.what_if_order]"
+    )
+    assert said["en"].endswith(
+        f": {name} is not yours [not_your_province] [invalid_body.what_if_order]"
+    )
 
 
 def test_explain_in_english_counts_in_singular_and_plural(
