@@ -508,7 +508,7 @@ def report(rounds: list[Round], args: argparse.Namespace) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     if args.redis is None:  # never the shared server's unless asked for
-        from bench.idle import own_redis  # bench.idle imports this module
+        from bench.common import own_redis
 
         with own_redis() as url:
             args.redis = url
@@ -578,8 +578,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--redis",
-        default=os.environ.get("SEKSENBIR_REDIS_URL"),
-        help="the broker's Redis (default $SEKSENBIR_REDIS_URL, else a redis-server of its own)",
+        default=None,
+        help="the broker's Redis, used as given (else a redis-server of the run's own)",
     )
     return p.parse_args(argv)
 

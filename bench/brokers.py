@@ -33,7 +33,7 @@ from typing import Any
 
 import dramatiq
 
-from bench.idle import own_redis
+from bench.common import own_redis
 from shared.app.messaging.queues import make_broker
 from tests.brokers import broker_of, probe
 

@@ -37,8 +37,8 @@ import httpx
 import redis
 
 from bench.api_orders import DEFAULT_DSN, in_process, quiet_json_logs, scratch_database
+from bench.common import own_redis
 from bench.divan_latency import RESOLVED, new_season
-from bench.idle import own_redis
 from bench.live_surge import projected_count, tree_cpu, workers
 from entrypoints.gateway import create_app
 from shared.settings import Settings

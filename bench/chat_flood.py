@@ -69,8 +69,8 @@ import httpx
 
 from bench.api_orders import MEMLEKETS, scratch_database
 from bench.chat_load import Run, chat_side
-from bench.common import machine
-from bench.idle import REPO, TICKS, cpu_ticks, free_port, own_redis, stack
+from bench.common import free_port, machine, own_redis
+from bench.idle import REPO, TICKS, cpu_ticks, stack
 
 RETRIES = 100  # a Divan's attempts against the order loops' appends
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from shared.domain.events import DivanLocked
 from shared.domain.evolve import evolve, fold
@@ -71,3 +76,51 @@ def figures(name: str, samples: list[float], unit: float = 1e3, label: str = "ms
         f"{name}: median {statistics.median(s) * unit:.3f} {label}, "
         f"p99 {p99 * unit:.3f} {label}, min {s[0] * unit:.3f} {label} (n={len(s)})"
     )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def own_redis(port: int = 0) -> Iterator[str]:
+    """A redis-server of this run's own (no persistence) on `port` (0: a free one), stopped
+    afterwards."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("redis-server is not on PATH")
+    folder = tempfile.mkdtemp(prefix="seksenbir-bench-idle-redis-")
+    port = port or free_port()
+    cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    proc = subprocess.Popen(
+        [*cmd, "--appendonly", "no", "--dir", folder],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def redis_given_or_own(given: str | None) -> Iterator[str]:
+    """A bench's Redis: --redis as given, else a redis-server of this run's own (`own_redis`).
+    Never a default URL nor SEKSENBIR_REDIS_URL: a bench does not write to a shared server
+    unless told to (tests/packaging/test_bench_redis.py)."""
+    if given:
+        yield given
+        return
+    with own_redis() as url:
+        yield url

@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python -m bench.divan_latency [--divans 50] [--worker-timeouts 20,1000]
      [--think-ms 1000] [--dsn postgresql://postgres@127.0.0.1:5432/test]
-     [--redis redis://127.0.0.1:6379/0]
+     [--redis redis://127.0.0.1:PORT/0]
 
 For each worker timeout (Dramatiq's `dramatiq_worker_timeout`; it capped the idle consumer's
 poll interval until ADR-54, and an idle consumer now blocks on a wake-up instead) it starts
@@ -47,6 +47,7 @@ import httpx
 import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, in_process, quiet_json_logs, scratch_database
+from bench.common import redis_given_or_own
 from entrypoints.gateway import create_app
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL
@@ -215,7 +216,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
     p.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
     p.add_argument("--divans", type=int, default=50)
     p.add_argument("--worker-timeouts", default="20,1000", help="comma-separated, in ms")
@@ -223,5 +226,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def cli(args: argparse.Namespace) -> None:
+    """`main` on --redis, else on a redis-server of the run's own."""
+    with redis_given_or_own(args.redis) as args.redis:
+        asyncio.run(main(args))
+
+
 if __name__ == "__main__":
-    asyncio.run(main(parse()))
+    cli(parse())

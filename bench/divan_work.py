@@ -43,6 +43,7 @@ import asyncpg
 import redis.asyncio as aioredis
 
 from bench.api_orders import DEFAULT_DSN, quiet_json_logs, scratch_database
+from bench.common import redis_given_or_own
 from services.projections.projector import Projector
 from services.resolver.divan import resolve
 from shared.app.repository.seasons import Seasons
@@ -287,8 +288,8 @@ def parse() -> argparse.Namespace:
     )
     p.add_argument(
         "--redis",
-        default=os.environ.get("SEKSENBIR_REDIS_URL")
-        or os.environ.get("SEKSENBIR_TEST_REDIS_URL", "redis://127.0.0.1:6379/0"),
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
     p.add_argument("--seasons", type=int, default=4)
     p.add_argument("--count", choices=ROLES, default=None)
@@ -298,4 +299,6 @@ def parse() -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    run(parse())
+    _args = parse()
+    with redis_given_or_own(_args.redis) as _args.redis:
+        run(_args)

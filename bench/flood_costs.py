@@ -34,7 +34,8 @@ import httpx
 import msgspec
 
 from bench.api_orders import DEFAULT_DSN, Bey, api_beys, scratch_database
-from bench.idle import free_port, name, own_redis, stack, tree
+from bench.common import free_port, own_redis
+from bench.idle import name, stack, tree
 from bench.read_flood import Conn, projected
 from bench.season_flood import ready, short
 

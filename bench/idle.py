@@ -29,9 +29,7 @@ import contextlib
 import math
 import os
 import platform
-import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,47 +41,12 @@ from pathlib import Path
 import httpx
 
 from bench.api_orders import DEFAULT_DSN, scratch_database
+from bench.common import free_port, own_redis
 from bench.divan_latency import listener, new_season, one_divan, pct
 from shared.domain.state import DIVANS
 
 REPO = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def own_redis(port: int = 0) -> Iterator[str]:
-    """A redis-server of this run's own (no persistence) on `port` (0: a free one), stopped
-    afterwards."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not on PATH")
-    folder = tempfile.mkdtemp(prefix="seksenbir-bench-idle-redis-")
-    port = port or free_port()
-    cmd = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    proc = subprocess.Popen(
-        [*cmd, "--appendonly", "no", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                break
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def children() -> dict[int, list[int]]:

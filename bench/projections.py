@@ -1,7 +1,7 @@
 """Read-side benchmark: projector throughput beside raw redis-py writes, and append-to-read lag.
 
 Run: .venv/bin/python bench/projections.py [--dsn postgresql://postgres@127.0.0.1/postgres]
-     [--redis redis://127.0.0.1:6379/0] [--seasons 10] [--rate 10] [--lag-seasons 12]
+     [--redis redis://127.0.0.1:PORT/0] [--seasons 10] [--rate 10] [--lag-seasons 12]
 
 1. Throughput. --seasons whole simulated seasons (19 computer beys, 16 Divans and the
    Kurultay) are appended to a store, then projected with Projector.catch_up: from zero (one
@@ -39,6 +39,7 @@ import asyncpg
 import redis.asyncio as aioredis
 import structlog
 
+from bench.common import redis_given_or_own
 from services.projections import projector as projector_module
 from services.projections.keys import Keys
 from services.projections.listener import Listener
@@ -446,7 +447,9 @@ if __name__ == "__main__":
     )
     parser.add_argument("--dsn", default=default_dsn, help="a server DSN (scratch db made there)")
     parser.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
     parser.add_argument("--seasons", type=int, default=10, help="seasons for the throughput part")
     parser.add_argument("--rate", type=float, default=10.0, help="Divans appended per second")
@@ -454,4 +457,6 @@ if __name__ == "__main__":
     parser.add_argument("--parts", nargs="+", default=["throughput", "lag"], help="which parts")
     parser.add_argument("--poll-ms", type=int, default=100, help="sweep interval when polling")
     quiet()
-    asyncio.run(main(parser.parse_args()))
+    args = parser.parse_args()
+    with redis_given_or_own(args.redis) as args.redis:
+        asyncio.run(main(args))

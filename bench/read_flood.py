@@ -46,7 +46,8 @@ from typing import Any
 import httpx
 
 from bench.api_orders import DEFAULT_DSN, scratch_database
-from bench.idle import free_port, own_redis, stack
+from bench.common import free_port, own_redis
+from bench.idle import stack
 
 FLOOD_ADDRESS = "127.0.0.2"
 PROBE_ADDRESSES = ("127.0.0.3", "127.0.0.4")

@@ -35,8 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bench.api_orders import DEFAULT_DSN, in_process, quiet_json_logs, scratch_database
+from bench.common import own_redis
 from bench.divan_latency import RESOLVED, listener, new_season
-from bench.idle import own_redis
 from entrypoints.gateway import create_app
 from shared.settings import Settings
 from tests.brokers import broker_of

@@ -1,6 +1,6 @@
 """Redis memory held by finished seasons before and after a release pass (issue 27, ADR-158).
 
-Run: .venv/bin/python -m bench.release [--seasons 100] [--redis redis://127.0.0.1:6379/0]
+Run: .venv/bin/python -m bench.release [--seasons 100] [--redis redis://127.0.0.1:PORT/0]
 
 It projects --seasons whole simulated seasons (19 computer beys, 16 Divans, the Kurultay) from
 the in-memory store under a unique Redis key prefix (deleted afterwards; no db is flushed),
@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import secrets
 import time
 
 import redis.asyncio as aioredis
 
-from bench.common import machine
+from bench.common import machine, redis_given_or_own
 from bench.projections import append, clock, delete_prefix, quiet, simulate
 from services.projections.projector import Projector
 from services.projections.release import RELEASE_AFTER_S, Releaser
@@ -113,6 +112,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seasons", type=int, default=100)
     parser.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
-    asyncio.run(main(parser.parse_args()))
+    args = parser.parse_args()
+    with redis_given_or_own(args.redis) as args.redis:
+        asyncio.run(main(args))

@@ -46,7 +46,7 @@ import httpx
 import redis
 
 from bench.api_orders import DEFAULT_DSN, quiet_json_logs, scratch_database
-from bench.idle import own_redis
+from bench.common import own_redis
 from entrypoints import bootstrap
 from shared.domain import codec
 from shared.domain import events as ev

@@ -25,6 +25,7 @@ from pathlib import Path
 import redis
 
 from bench.api_orders import DEFAULT_DSN, scratch_database
+from bench.common import redis_given_or_own
 from tests.integration.fuzz import PHASES, ST, run_schemathesis
 
 
@@ -85,7 +86,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
     p.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
     p.add_argument("--max-examples", type=int, default=100, help="examples per operation")
     p.add_argument("--seed", type=int, default=81)
@@ -97,4 +100,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(parse())))
+    _args = parse()
+    with redis_given_or_own(_args.redis) as _args.redis:
+        code = asyncio.run(main(_args))
+    sys.exit(code)

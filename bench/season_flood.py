@@ -51,7 +51,8 @@ import msgspec
 
 from bench.api_orders import DEFAULT_DSN, Bey, api_beys, scratch_database
 from bench.chat_load import Wire
-from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
+from bench.common import free_port, own_redis
+from bench.idle import TICKS, cpu_ticks, name, stack, tree
 from bench.read_flood import Conn, figures, probe, projected, run_until
 from bench.trial_load import player, watching
 

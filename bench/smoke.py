@@ -10,8 +10,9 @@ with its full-size command). EXCLUDED lists the modules that do not run here and
 tests/packaging/test_bench_smoke.py holds that every module of bench/ is in one or the other.
 
 The benches that need PostgreSQL make a scratch database on SEKSENBIR_PG_DSN's server
-(DEFAULT_SERVER_DSN when it is unset) and drop it; those that need Redis use keys of their own on
-SEKSENBIR_REDIS_URL and delete them, or start a redis-server of their own on a free port.
+(DEFAULT_SERVER_DSN when it is unset) and drop it; those that need Redis start a redis-server
+of their own on a free port (a bench uses a Redis it is not given only if it started it:
+tests/packaging/test_bench_redis.py).
 """
 
 from __future__ import annotations

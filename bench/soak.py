@@ -54,6 +54,7 @@ import redis
 import redis.asyncio as aioredis
 
 from bench.api_orders import DEFAULT_DSN, RAW_TABLE, in_process, quiet_json_logs, scratch_database
+from bench.common import redis_given_or_own
 from bench.live_surge import tree_rss
 from entrypoints.gateway import create_app
 from shared.app.access.tokens import token_hash
@@ -468,7 +469,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dsn", default=os.environ.get("SEKSENBIR_PG_DSN", DEFAULT_DSN))
     p.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
     p.add_argument("--broker", choices=("redis", "rabbitmq"), default="redis")
     p.add_argument("--amqp", default="amqp://guest:guest@127.0.0.1:5672", help="--broker rabbitmq")
@@ -482,5 +485,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def cli(args: argparse.Namespace) -> None:
+    """`main` on --redis, else on a redis-server of the run's own."""
+    with redis_given_or_own(args.redis) as args.redis:
+        asyncio.run(main(args))
+
+
 if __name__ == "__main__":
-    asyncio.run(main(parse()))
+    cli(parse())

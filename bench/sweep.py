@@ -1,7 +1,7 @@
 """What one pass of the projections worker's catch-up sweep costs, by seasons ever made (ADR-147).
 
 Run: .venv/bin/python -m bench.sweep [--seasons 20000] [--changed 10] [--passes 5]
-     [--dsn postgresql://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:6379/0]
+     [--dsn postgresql://postgres@127.0.0.1:5432/postgres] [--redis redis://127.0.0.1:PORT/0]
 
 It fills a scratch PostgreSQL database (dropped afterwards) with --seasons seasons of one
 event each, written by SQL (the sweep reads `streams` and the events' order, not their
@@ -29,6 +29,7 @@ import asyncpg
 import redis.asyncio as aioredis
 
 from bench.api_orders import scratch_database
+from bench.common import redis_given_or_own
 from bench.projections import clock, quiet
 from services.projections.keys import Keys
 from services.projections.projector import Projector
@@ -124,9 +125,13 @@ def main() -> None:
         default=os.environ.get("SEKSENBIR_PG_DSN", "postgresql://postgres@127.0.0.1:5432/postgres"),
     )
     parser.add_argument(
-        "--redis", default=os.environ.get("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:6379/0")
+        "--redis",
+        default=None,
+        help="a Redis of yours, used as given (else a redis-server of the run's own)",
     )
-    asyncio.run(run(parser.parse_args()))
+    args = parser.parse_args()
+    with redis_given_or_own(args.redis) as args.redis:
+        asyncio.run(run(args))
 
 
 if __name__ == "__main__":

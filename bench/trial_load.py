@@ -44,8 +44,9 @@ import redis
 
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, scratch_database
 from bench.chat_load import Wire
+from bench.common import free_port, own_redis
 from bench.divan_latency import REQUESTED, RESOLVED, pct
-from bench.idle import TICKS, cpu_ticks, free_port, name, own_redis, stack, tree
+from bench.idle import TICKS, cpu_ticks, name, stack, tree
 from shared.domain.state import DIVANS
 from shared.eventstore import NOTIFY_CHANNEL, parse_wakeup
 

@@ -10,16 +10,20 @@ from shared.app.http.bounds import Message, Seat
 from shared.domain import chat
 
 Strict = {"forbid_unknown_fields": True, "frozen": True}
+# No `max_length` in the schema: the text check (chat.text_refusal) is the one rule and answers
+# any text too long with 422 `chat_text` (limit, length); a bound here answered `invalid_body`
+# past it instead. The body's own bound (64 KiB, 413) caps what is read; the published schema
+# still says the limit (`maxLength`).
 ChatText = Annotated[
     str,
     msgspec.Meta(
-        max_length=4 * chat.MAX_CHARS,  # the text check answers the exact limits (chat_text)
+        extra_json_schema={"maxLength": chat.MAX_CHARS},
         description=f"plain text, 1 … {chat.MAX_CHARS} characters, at most {chat.MAX_LINES} "
         "lines (`\\n`); no other control, format or direction character; never markup",
         examples=["Selam, Ankara'ya dokunma, ben de Konya'ya dokunmam."],
     ),
 ]
-Reason = Annotated[str, msgspec.Meta(max_length=4 * chat.MAX_CHARS)]
+Reason = Annotated[str, msgspec.Meta(extra_json_schema={"maxLength": chat.MAX_CHARS})]
 Recipients = Annotated[
     Literal["all"] | Annotated[list[Seat], msgspec.Meta(min_length=1, max_length=19)],
     msgspec.Meta(description='"all" (the public channel), or the seats besides the sender'),

@@ -195,7 +195,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_parameter.bounded": T("{field}: {minimum} … {maximum} arasında bir tamsayı olmalı", "{field}: must be an integer {minimum} … {maximum}"),
     "invalid_body.seed": T("{field}: tohum 0 … 2^63 − 1 aralığında olmalı", "{field}: the seed must be within 0 … 2^63 − 1"),
     "invalid_body.memleket_required": T("Deneme sezonu memleket ister ({field}: {minimum} … {maximum})", "A trial season needs a memleket ({field}: {minimum} … {maximum})"),
-    "invalid_body.what_if_order": T("{seat}. koltuğun {province} için değişikliği o Divan'da verilemezdi: {reason}", "Seat {seat}'s change at {province} could not have been given at that Divan: {reason}"),
+    "invalid_body.what_if_order": T("{seat}. koltuğun {province} için değişikliği o Divan'da verilemezdi: {why} [{reason}]", "Seat {seat}'s change at {province} could not have been given at that Divan: {why} [{reason}]"),
     "invalid_body.what_if_die": T("Aynı zar iki kez sabitlenmiş: {target} {side}", "The same die is pinned twice: {target} {side}"),
     "invalid_body.what_if_seat": T("Değişiklik sezonda olmayan bir koltuğu anıyor: {seat}", "A change names a seat that is not in the season: {seat}"),
     "invalid_body.divan": T('Gövde {{"divan": n}} olmalı', 'The body must be {{"divan": n}}'),

@@ -18,6 +18,7 @@ from shared.domain import events as ev
 from shared.domain.evolve import evolve, fold
 from shared.domain.explain import explain_divan
 from shared.domain.lifecycle import inputs_of
+from shared.domain.map import game_map
 from shared.domain.resolve import resolve_divan
 from shared.eventstore import RecordedEvent
 from tests.audit.support import dump, export_of, season_records
@@ -316,6 +317,35 @@ def test_a_what_if_the_rules_cannot_run_is_said_in_words_with_a_code(
     changes.write_text(json.dumps({"orders": [{"seat": 19, "from": 6, "kind": "hold"}]}))
     assert main(["what-if", str(path), str(divan), "--file", str(changes)]) == 2
     assert capsys.readouterr().err.rstrip().endswith("[invalid_body.what_if_order]")
+
+
+def test_a_refused_change_says_its_reason_in_words_with_its_code(
+    tmp_path: Path, events: list[ev.Event], records: list[RecordedEvent],
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Found from outside: a refused change's reason was its raw code ("…: not_your_province").
+    The reason is the refusal catalogue's text (Turkish unless --lang en), its code kept in
+    brackets, and the line ends with the refusal's own code, as every CLI line does."""
+    divan, _target, _value = _flippable(events)
+    i = next(i for i, e in _locks(events) if e.divan == divan)
+    state = fold(events[:i])
+    plate = next(n for n, p in enumerate(state.provinces, 1) if p.owner not in (None, 1))
+    name = game_map()[plate].name
+    path = _file(tmp_path, records)
+    changes = tmp_path / "changes.json"
+    changes.write_text(json.dumps({"orders": [{"seat": 1, "from": plate, "kind": "hold"}]}))
+    said = {}
+    for lang in ("tr", "en"):
+        assert main(["--lang", lang, "what-if", str(path), str(divan), "--file", str(changes)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1, err
+        said[lang] = err.rstrip()
+    assert said["tr"].endswith(
+        f": {name} sizin değil [not_your_province] [invalid_body.what_if_order]"
+    )
+    assert said["en"].endswith(
+        f": {name} is not yours [not_your_province] [invalid_body.what_if_order]"
+    )
 
 
 def test_explain_in_english_counts_in_singular_and_plural(

@@ -132,7 +132,8 @@ async def test_press_modes_are_enforced(memory_api: Api) -> None:
         ("\u200b \n ", "chat_text"),  # nothing visible
         ("a" + "\u0301" * 31, "chat_text"),  # a pile of marks ("zalgo", UAX #15's 30)
         # session 22's probe: each a 422 with its code already, kept so
-        ("y" * 10_000, "invalid_body"),  # past the body's 4,000 (the schema's), before 1,000
+        ("y" * 4001, "chat_text"),  # was invalid_body: msgspec's 4,000 bound answered first
+        ("y" * 10_000, "chat_text"),  # one rule, one code for "too long" whatever the length
         ("\u2060\u2060", "chat_text"),  # word joiners only: format characters
         ("\ufeff", "chat_text"),  # a BOM alone
         ("\u3164\u3164", "chat_text"),  # Hangul fillers: letters that show nothing
@@ -145,7 +146,10 @@ async def test_hostile_texts_are_refused_and_nothing_is_appended(
     """R-15.2, issue 24 limits: 1,000 characters, 20 lines, 30 marks in a row, no
     control/format/bidi."""
     a, *_ = await live_with(memory_api, 2)
-    assert_problem(await say(memory_api, a, "all", text), 422, variant)
+    r = await say(memory_api, a, "all", text)
+    assert_problem(r, 422, variant)
+    if len(text) > 1000:  # too long: said with the limit and the length, whatever the length
+        assert (r.json()["limit"], r.json()["length"]) == (1000, len(text)), r.text
     assert await memory_api.store.chat.read(a.season_id) == []
 
 
@@ -270,6 +274,13 @@ async def test_reports_reach_ops_with_context_and_auditors_see_acts_not_texts(
         headers=b.auth(),
     )
     assert r.status_code == 201, r.text
+    for length in (1001, 4001):  # a reason too long: one code whatever the length
+        long = await memory_api.client.post(
+            b.url(f"/messages/{sent['message_id']}/report"),
+            json={"reason": "y" * length},
+            headers=b.auth(),
+        )
+        assert_problem(long, 422, "chat_text")
     ops = await memory_api.client.get(a.url("/chat/reports"), headers=bearer(OPS_TOKEN))
     (report,) = ops.json()["reports"]
     assert report["reported_by"] == b.seat and report["reason"] == "hakaret"

@@ -40,24 +40,19 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
+from shared.app import decode_refusal
 from shared.app.http.bodies import ParsedBody
 from shared.app.http.bounds import bound_of, bounds_in, choices_in
 from shared.app.http.problems import Problem
 from shared.domain.messages import Said, said_from_english
 
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
-_AT = re.compile(r" - at `(?P<path>[^`]*)`$")
-_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
-_EXPECTED = re.compile(r"^Expected `(?P<expected>[^`]*)`, got `(?P<got>[^`]*)`")
-_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
-_PATTERN = re.compile(r"^Expected `str` matching regex ")
 # What a text refused by its field's pattern must be, by the field's name ("invalid value" told
 # nobody what to send).
 _PATTERN_TEXTS = {"seed": "invalid_body.seed_text"}
-# A text or list refused by its schema's length bound (msgspec's English). A field whose words
-# the free-text check has says them (a description's schema bound, 1,000, is only a guard
-# before that check's 280); any other says its bound.
-_LENGTH = re.compile(r"^Expected `(?P<kind>str|array)` of length (?P<op><=|>=) (?P<limit>\d+)$")
+# A text or list refused by its schema's length bound. A field whose words the free-text check
+# has says them (a description's schema bound, 1,000, is only a guard before that check's
+# 280); any other says its bound.
 _LENGTH_TEXTS = {"description": "invalid_body.description"}
 _LENGTH_KEYS = {
     ("str", "<="): "invalid_body.too_long",
@@ -68,32 +63,31 @@ _LENGTH_KEYS = {
 
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
-    """The refusal of a body msgspec could not decode into its type `target`: an integer's
-    bounds are the type's own (`bounds_in`), else those its field's name has (`bound_of`)."""
+    """The refusal of a body msgspec could not decode into its type `target` (its English read
+    by shared.app.decode_refusal): an integer's bounds are the type's own (`bounds_in`), else
+    those its field's name has (`bound_of`)."""
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)
         if "UTF-8" in text:
             return Problem(400, "malformed_json.utf8")
         return Problem(400, "malformed_json.syntax", params={"error": json_error(text)})
-    at = _AT.search(text)
-    where = at.group("path") if at else "$"
-    message = text[: at.start()] if at else text
-    if m := _UNKNOWN.match(message):
-        field = f"{where}.{m.group('name')}"
-        return Problem(422, "unknown_field", field=field)
+    r = decode_refusal.read(text)
+    # a body's field is a path; a dict's key (`key` in `$.x`) is said of the body as a whole
+    where = r.path if r.path is not None and r.within is None else "$"
+    if r.reading == "unknown_field":
+        return Problem(422, "unknown_field", field=f"{where}.{r.name}")
     params: dict[str, object]
-    missing = _MISSING.match(message)
-    if missing:
-        where = f"{where}.{missing.group('name')}"
+    if r.reading == "missing":
+        where = f"{where}.{r.name}"
     found = None if target is None else bounds_in(target, where)
     bounds = bound_of(where) if found is None else found
-    if missing:
+    if r.reading == "missing":
         key, params = "invalid_body.missing", {"at": where}
     elif bounds:
         key, params = "invalid_body.bounded", {}
-    elif m := _EXPECTED.match(message):
-        key, params = "invalid_body.type", {"at": where, **m.groupdict()}
-    elif (told := _told(message, where)) is not None:
+    elif r.reading == "kind" and r.got is not None:
+        key, params = "invalid_body.type", {"at": where, "expected": r.kind, "got": r.got}
+    elif (told := _told(r, where)) is not None:
         key, params = told
     elif choices := choices_in(target, where) if target is not None else []:
         key, params = "invalid_body.choice", {"at": where, "choices": ", ".join(choices)}
@@ -105,15 +99,15 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
     return problem
 
 
-def _told(message: str, where: str) -> tuple[str, dict[str, object]] | None:
+def _told(r: decode_refusal.Refusal, where: str) -> tuple[str, dict[str, object]] | None:
     """A text refused by its field's pattern or a text or list by its length bound, as the
-    catalogue words it; None for any other message."""
+    catalogue words it; None for any other message (a dict's key's length is not a field's)."""
     name = where.rsplit(".", 1)[-1]
-    if _PATTERN.match(message) and (text_key := _PATTERN_TEXTS.get(name)):
+    if r.reading == "pattern" and (text_key := _PATTERN_TEXTS.get(name)):
         return text_key, {"at": where}
-    if length := _LENGTH.match(message):
-        key = _LENGTH_TEXTS.get(name) or _LENGTH_KEYS[(length["kind"], length["op"])]
-        return key, {"at": where, "limit": int(length["limit"])}
+    if r.reading == "length" and r.within is None and (r.kind, r.op) in _LENGTH_KEYS:
+        key = _LENGTH_TEXTS.get(name) or _LENGTH_KEYS[(r.kind or "", r.op or "")]
+        return key, {"at": where, "limit": r.limit}
     return None
 
 

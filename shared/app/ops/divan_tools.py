@@ -25,6 +25,7 @@ from shared.app.ops.ops_replay import (
 )
 from shared.app.ops.order_sets import OrdersAtLock, orders_at_lock
 from shared.domain import events as ev
+from shared.domain.commands import Rejection, reject
 from shared.domain.decide import order_refusal
 from shared.domain.draws import PinnedFates
 from shared.domain.evolve import evolve, fold
@@ -258,18 +259,11 @@ def refusal(state: SeasonState, data: WhatIfIn) -> WhatIfRefused | None:
         mine = given.setdefault(ch.seat, set())
         if ch.kind == "remove":
             if ch.frm in mine:
-                return WhatIfRefused(
-                    "invalid_body.what_if_order",
-                    seat=ch.seat,
-                    province=ch.frm,
-                    reason="duplicate_province",
-                )
+                return _refused_order(ch, reject("duplicate_province", province=ch.frm))
             mine.add(ch.frm)
             continue
         if (why := order_refusal(state, ch.seat, _order_of(ch), mine)) is not None:
-            return WhatIfRefused(
-                "invalid_body.what_if_order", seat=ch.seat, province=ch.frm, reason=why.code
-            )
+            return _refused_order(ch, why)
         mine.add(ch.frm)
     pinned: set[tuple[int, str]] = set()
     for pin in data.dice:
@@ -277,6 +271,18 @@ def refusal(state: SeasonState, data: WhatIfIn) -> WhatIfRefused | None:
             return WhatIfRefused("invalid_body.what_if_die", target=pin.target, side=pin.side)
         pinned.add((pin.target, pin.side))
     return None
+
+
+def _refused_order(ch: OrderChange, why: Rejection) -> WhatIfRefused:
+    """`ch` refused as the command API refuses it: its reason in the catalogue's words (`why`,
+    rendered in the language the refusal is shown in) and its stable code (`reason`)."""
+    return WhatIfRefused(
+        "invalid_body.what_if_order",
+        seat=ch.seat,
+        province=ch.frm,
+        why=Said(why.key or why.code, **why.details),
+        reason=why.code,
+    )
 
 
 def what_if(season_id: str, events: Sequence[ev.Event], divan: int, data: WhatIfIn) -> WhatIfOut:

@@ -8,7 +8,6 @@ The format and the writer are shared/app/ops/export.py, the offline check export
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO, Final
@@ -16,6 +15,7 @@ from uuid import UUID
 
 import msgspec
 
+from shared.app import decode_refusal
 from shared.app.http.bodies import DuplicateKey, unique_pairs
 from shared.app.ops.export import (
     CHAIN,
@@ -309,14 +309,9 @@ def _instant(value: Any) -> datetime:
 
 
 # --- why data is not a possible event, in words ---------------------------------------------
-# msgspec's messages (its English) read back into the catalogue's keys: the bound or kind the
-# field breaks, and the field's path (`$.seat`, `$.computer_beys[0][1]`, `key in $.missions`).
-_AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<within>[^`]*)`)?)?$", re.S)
-_BOUND = re.compile(r"^Expected `(?P<kind>\w+)` (?P<op>[<>]=?) (?P<limit>-?\d+)$")
-_LENGTH = re.compile(r"^Expected `(?P<kind>\w+)` of length (?P<op>[<>]=? )?(?P<limit>\d+)$")
-_KIND = re.compile(r"^Expected `(?P<want>[\w |]+)`(?:, got `(?P<got>\w+)`)?$")
-_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`$")
-_VALUE = re.compile(r"^Invalid (?:enum )?value (?P<value>.*)$")
+# msgspec's messages (its English, read by shared.app.decode_refusal) said as the catalogue's
+# keys: the bound or kind the field breaks, and the field's path (`$.seat`,
+# `$.computer_beys[0][1]`, `key in $.missions`).
 _OPS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
 
@@ -326,52 +321,50 @@ def decode_problem(exc: Exception) -> Said:
     a value no event has, or bytes that are not JSON; never msgspec's or Python's own text."""
     if isinstance(exc, msgspec.DecodeError) and not isinstance(exc, msgspec.ValidationError):
         return Said("decode.not_json")
-    found = _AT.match(str(exc))
-    what, path = (found["what"], found["path"]) if found else (str(exc), None)
-    field = path or "$"
-    if found and found["within"]:  # a dict's key: `key` in `$.missions`
-        field = f"{found['within']}.<key>" if path == "key" else field
-    for pattern, say in _SAYINGS:
-        if (m := pattern.match(what)) is not None:
-            return say(field, m)
-    return Said("decode.other", field=field)
+    r = decode_refusal.read(str(exc))
+    field = r.path or "$"
+    if r.within:  # a dict's key: `key` in `$.missions`
+        field = f"{r.within}.<key>" if r.path == "key" else field
+    say = _SAYINGS.get(r.reading)
+    return Said("decode.other", field=field) if say is None else say(field, r)
 
 
-def _bound(field: str, m: re.Match[str]) -> Said:
-    return Said("decode.bound", field=field, op=_OPS[m["op"]], limit=int(m["limit"]))
+def _bound(field: str, r: decode_refusal.Refusal) -> Said:
+    return Said("decode.bound", field=field, op=_OPS[r.op or ""], limit=r.limit)
 
 
-def _length(field: str, m: re.Match[str]) -> Said:
-    op = _OPS.get((m["op"] or "").strip(), "=")
-    return Said("decode.length", field=field, op=op, limit=int(m["limit"]))
+def _length(field: str, r: decode_refusal.Refusal) -> Said:
+    return Said("decode.length", field=field, op=_OPS.get(r.op or "", "="), limit=r.limit)
 
 
-def _missing(field: str, m: re.Match[str]) -> Said:
-    return Said("decode.missing", field=f"{field}.{m['name']}")
+def _missing(field: str, r: decode_refusal.Refusal) -> Said:
+    return Said("decode.missing", field=f"{field}.{r.name}")
 
 
-def _value(field: str, m: re.Match[str]) -> Said:
+def _value(field: str, r: decode_refusal.Refusal) -> Said:
+    value = (r.value or "")[:80]
     if field == "$.type":  # the tag: no event has this type
-        return Said("decode.unknown_type", value=m["value"][:80])
-    return Said("decode.value", field=field, value=m["value"][:80])
+        return Said("decode.unknown_type", value=value)
+    return Said("decode.value", field=field, value=value)
 
 
-def _wrong_kind(field: str, m: re.Match[str]) -> Said:
-    kinds = m["want"].split(" | ")
+def _wrong_kind(field: str, r: decode_refusal.Refusal) -> Said:
+    wanted = r.kind or ""
+    kinds = wanted.split(" | ")
     if len(kinds) == 2:
         want: Said | str = Said("decode.kind_or", a=_kind(kinds[0]), b=_kind(kinds[1]))
     else:
-        want = _kind(kinds[0]) if len(kinds) == 1 else m["want"]
+        want = _kind(kinds[0]) if len(kinds) == 1 else wanted
     return Said("decode.kind", field=field, want=want)
 
 
-_SAYINGS: tuple[tuple[re.Pattern[str], Callable[[str, re.Match[str]], Said]], ...] = (
-    (_BOUND, _bound),
-    (_LENGTH, _length),
-    (_MISSING, _missing),
-    (_VALUE, _value),
-    (_KIND, _wrong_kind),
-)
+_SAYINGS: dict[str, Callable[[str, decode_refusal.Refusal], Said]] = {
+    "bound": _bound,
+    "length": _length,
+    "missing": _missing,
+    "value": _value,
+    "kind": _wrong_kind,
+}
 
 
 def _kind(name: str) -> Said | str:
