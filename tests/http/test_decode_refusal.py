@@ -1,4 +1,4 @@
-"""One reader of msgspec's English (shared.app.decode_refusal) serves a body's 422
+"""One reader of msgspec's English (shared.app.http.decode_refusal) serves a body's 422
 (shared.app.http.strict) and an export's impossible event (shared.app.ops.export_read): each
 message is read once, into its place and what it broke."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from shared.app.decode_refusal import Refusal, read
+from shared.app.http.decode_refusal import Refusal, read
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ from litestar import Request
 from litestar.routes import base as routes_base
 from litestar.types import Empty
 
-from shared.app import decode_refusal
+from shared.app.http import decode_refusal
 from shared.app.http.bodies import ParsedBody
 from shared.app.http.bounds import bound_of, bounds_in, choices_in
 from shared.app.http.problems import Problem
@@ -64,7 +64,7 @@ _LENGTH_KEYS = {
 
 def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
     """The refusal of a body msgspec could not decode into its type `target` (its English read
-    by shared.app.decode_refusal): an integer's bounds are the type's own (`bounds_in`), else
+    by shared.app.http.decode_refusal): an integer's bounds are the type's own (`bounds_in`), else
     those its field's name has (`bound_of`)."""
     text = str(exc)
     if not isinstance(exc, msgspec.ValidationError):  # (a ValidationError is a DecodeError)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 import msgspec
 
-from shared.app import decode_refusal
+from shared.app.http import decode_refusal
 from shared.app.http.bodies import DuplicateKey, unique_pairs
 from shared.app.ops.export import (
     CHAIN,
@@ -309,7 +309,7 @@ def _instant(value: Any) -> datetime:
 
 
 # --- why data is not a possible event, in words ---------------------------------------------
-# msgspec's messages (its English, read by shared.app.decode_refusal) said as the catalogue's
+# msgspec's messages (its English, read by shared.app.http.decode_refusal) said as the catalogue's
 # keys: the bound or kind the field breaks, and the field's path (`$.seat`,
 # `$.computer_beys[0][1]`, `key in $.missions`).
 _OPS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
