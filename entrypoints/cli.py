@@ -20,6 +20,23 @@ from shared.unreachable import Unreachable
 
 if TYPE_CHECKING:
     from shared.domain.messages import Lang
+    from shared.domain.scenario import ScenarioError
+
+
+def _scenario_refusal(exc: ScenarioError, args: argparse.Namespace) -> str:
+    """A scenario file refused, in words: JSON that is not a scenario (msgspec's English, "Object
+    missing required field `divan`") as the API says a body's field is wrong, with its path and
+    the file's name, in the language asked for; any other refusal as the catalogue says it."""
+    import msgspec
+
+    from entrypoints.cli_args import shown_file
+    from shared.app.http.strict import body_problem
+    from shared.domain.scenario import Scenario
+
+    if not isinstance(exc.__cause__, msgspec.ValidationError):
+        return exc.text(args.lang)
+    why = body_problem(exc.__cause__, Scenario).text(args.lang)
+    return f"{shown_file(args.file)}: {say('scenario.invalid', args.lang, error=why)}"
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
@@ -29,7 +46,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
         sc = scenario.load(Path(args.file).read_bytes())
         out = scenario.run(sc)
     except scenario.ScenarioError as exc:
-        print(f"seksenbir adjudicate: {exc.text(args.lang)}", file=sys.stderr)
+        print(f"seksenbir adjudicate: {_scenario_refusal(exc, args)}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"seksenbir adjudicate: {os_error(exc, args.lang)}", file=sys.stderr)

@@ -224,6 +224,32 @@ def test_adjudicate_a_file_that_is_not_json_says_so_in_one_line(
     assert wrong_language(text, lang, (str(tmp_path),)) == [], text
 
 
+SCENARIOS = {
+    "a missing field": b'{"format": "seksenbir-scenario/1", "beys": []}',
+    "a wrong type": b'{"format": "seksenbir-scenario/1", "divan": "1", "beys": []}',
+    "a wrong type inside": b'{"format": "seksenbir-scenario/1", "divan": 1, "beys": [{"seat": "x"}]}',
+}
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_adjudicate_a_json_file_that_is_not_a_scenario_says_why_in_the_language_asked_for(
+    lang: str, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe (session 23): `seksenbir adjudicate` on JSON that is not a scenario printed
+    msgspec's English inside the Turkish line ("senaryo dosyası geçersiz: Object missing
+    required field `divan`"); it says what is wrong, where, in the language asked for."""
+    file = tmp_path / "scenario.json"
+    file.write_bytes(SCENARIOS[name])
+    code, text = _run(["adjudicate", str(file), "--lang", lang], capsys)
+    assert code == 2, text
+    assert text.count("\n") == 1 and text.startswith("seksenbir adjudicate: "), text
+    assert "$." in text, text  # the field it is about, as a JSON path
+    assert "`" not in text and "Expected" not in text and "Object " not in text, text
+    paths = ("$.beys[0].seat", "$.divan")  # a JSON path is data, the same in both languages
+    assert wrong_language(text, lang, (str(tmp_path), *paths)) == [], text
+
+
 CHANGES = {
     "an array": b"[]",
     "a seat out of bounds": b'{"orders": [{"seat": 99, "province": 6, "kind": "hold"}], "dice": []}',
