@@ -31,12 +31,14 @@ def _settings() -> Settings:
 
 
 def names_a_file(source: str, verb: str, lang: Any = "tr") -> bool:
-    """A SOURCE names a file if one exists there; one that looks like a path and is missing is
-    a usage error (SystemExit 2), not a season id to look up; so is an id no season can have."""
+    """A SOURCE names a file if anything exists there: a regular file, a pipe (`verify
+    <(zcat x.jsonl.gz)`), a device, or a directory (refused when read, as the OS says: never "no
+    such file"); one that looks like a path and is missing is a usage error (SystemExit 2), not
+    a season id to look up; so is an id no season can have."""
     from entrypoints.cli_args import os_error
 
     try:
-        if Path(source).is_file():
+        if Path(source).exists():
             return True
     except OSError as exc:  # a name too long for the system: not done (2), never a traceback
         print(f"seksenbir {verb}: {os_error(exc, lang)}", file=sys.stderr)

@@ -305,3 +305,30 @@ def test_a_version_1_file_of_a_version_1_season_still_verifies(
     old[0]["chain"] = "seksenbir/event-chain/2"  # /1 files name only chain version 1
     with pytest.raises(ExportError, match="chain scheme"):
         parse(dump(old).splitlines())
+
+
+def test_a_pipe_is_read_as_the_file_it_streams_and_a_directory_is_not_called_missing(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe (session 23): `seksenbir verify <(zcat season.jsonl.gz)` said "/dev/fd/63: no
+    such file" (only a regular file was taken for a file), and `verify /tmp` said the directory
+    did not exist. A pipe is read as its export; a directory is refused as the OS says why."""
+    import threading
+
+    fifo = tmp_path / "season.pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(dump(lines)), daemon=True)
+    writer.start()
+    code = main(["verify", str(fifo), "--lang", "en"])
+    writer.join(timeout=10)
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert json.loads(out.out)["ok"] is True
+    for verb in ("verify", "replay"):
+        try:
+            code = main([verb, str(tmp_path), "--lang", "en"])
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        assert code == 2
+        err = capsys.readouterr().err
+        assert "cannot be read (EISDIR)" in err and "no such file" not in err, err
