@@ -354,3 +354,28 @@ async def test_copies_in_two_api_processes_wait_for_the_first_commit_and_answer_
         assert len(await stream_types(event_store, bey.season_id, before)) == 1
     finally:
         await other_pool.close()
+
+
+# A string holding a lone surrogate: escaped (valid UTF-8 text) and as its raw bytes (what the
+# stdlib's decoder reads with "surrogatepass", as json.loads reads bytes).
+LONE_SURROGATE = [b'{"x": "\\ud800"}', b'{"x":"\xed\xa0\x80"}']
+
+
+async def test_a_keyed_body_holding_a_lone_surrogate_is_a_request_not_a_500(
+    memory_api: Api,
+) -> None:
+    """Probe (session 23): withdrawing an offer (a command that takes no body) with an
+    Idempotency-Key and a body holding a lone surrogate answered 500 `internal`: the request's
+    canonical form could not be encoded as UTF-8. It is hashed as any other body; the two
+    spellings are one request, replayed byte for byte."""
+    bey = await create_trial(memory_api.client)
+    answers = [
+        await memory_api.client.post(
+            bey.url("/offers/2/withdraw"),
+            headers={**bey.auth("lone"), "Content-Type": "application/json"},
+            content=body,
+        )
+        for body in LONE_SURROGATE
+    ]
+    assert answers[0].status_code < 500, answers[0].text
+    same_answer(answers[1], answers[0])

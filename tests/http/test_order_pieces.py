@@ -89,6 +89,27 @@ def test_adr145_a_body_parses_as_json_loads_parsed_it(value, before, after, code
     assert _parsed(body) == _loaded(body)
 
 
+# any character, a lone surrogate too (st.characters() never draws one)
+_ANY_CHARACTER = st.characters() | st.integers(0xD800, 0xDFFF).map(chr)
+
+
+@given(st.text(_ANY_CHARACTER, max_size=8), st.booleans())
+def test_a_canonical_form_exists_for_any_text_a_body_holds(text, raw):
+    """Probe (session 23): a string with a lone surrogate (`"\\ud800"`, or its raw bytes, which
+    the stdlib's decoder reads with "surrogatepass") had no canonical form: encoding it as UTF-8
+    raised, and a keyed request answered 500. Any string has one: json.dumps's sorted form of
+    what json.loads read, its lone surrogates as their raw bytes."""
+    body = (
+        json.dumps({"x": text}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if raw
+        else json.dumps({"x": text}).encode()
+    )
+    expected = json.dumps(
+        json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    assert ParsedBody(body).canonical == expected.encode("utf-8", "surrogatepass")
+
+
 @given(st.binary(max_size=40))
 def test_adr145_any_bytes_parse_as_json_loads_parsed_them(body):
     assert _parsed(body) == _loaded(body)

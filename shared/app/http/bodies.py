@@ -203,9 +203,11 @@ class ParsedBody:
         """The body as the same request, whatever its layout (issue 20 item 8, ADR-76): parsed
         and re-encoded with sorted keys and no whitespace, so keys reordered, spaces or
         escapes do not make another request; the body itself when it is not one JSON value
-        (the decoder refuses it: any bytes make that request)."""
+        (the decoder refuses it: any bytes make that request). A lone surrogate (`"\\ud800"`,
+        or its raw bytes, both read by the decoder) is encoded as its raw bytes, as it was read:
+        strict UTF-8 has none, and a keyed request holding one answered 500."""
         if self._canonical is None:
-            self._canonical = "".join(_CANONICAL(self.value, 0)).encode()
+            self._canonical = "".join(_CANONICAL(self.value, 0)).encode("utf-8", "surrogatepass")
         return self._canonical
 
 
