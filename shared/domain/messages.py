@@ -72,7 +72,7 @@ CATALOGUE: dict[str, Text] = {
     "invalid_name.without_memleket": T("{field}: ad bir beyindir: memleket de verin", "{field}: a name is a bey's: give a memleket too"),
     "invalid_name.unnamed": T("{seat}. koltuğun adı yok", "Seat {seat} has no name"),
     "no_description": T("Sezonun lobide açıklaması yok", "The season has no lobby description"),
-    "name_reserved": T("{field}: bu ad ayrılmış (koltuk adları, Han, ops, sistem, bilgisayar beyleri ve benzerleri)", "{field}: this name is reserved (seat forms, Han, ops, system, computer beys and their lookalikes)"),
+    "name_reserved": T("{field}: bu ad ayrılmış (koltuk adları, Han, Hain ve öbür unvanlar, ops, sistem, bilgisayar beyleri ve benzerleri)", "{field}: this name is reserved (seat forms, Han, Hain and the other titles, ops, system, computer beys and their lookalikes)"),
     "name_taken": T("{field}: bu sezonda bu ad ya da ona benzeyen bir ad alınmış", "{field}: this name, or one that looks like it, is taken in this season"),
     "invalid_body.description": T("{field}: açıklama tek satırlık, görünür 1 … 280 karakter olur", "{field}: a description is one line of 1 … 280 visible characters"),
     "not_allowed_in_mode.lobby_live_only": T("Lobide yalnız canlı sezonlar olur", "Only live seasons are in the lobby"),

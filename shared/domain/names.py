@@ -15,7 +15,8 @@ names nobody may take, and the names computer beys are given.
   Turkish "I" folds to "i" and not to "ı", while the skeleton maps "I" to "l". Two names meet
   when any key of one is a key of the other.
 - **Reserved whole names** (R-15.5): the seat forms "3. bey" and "Bey 3" (any seat number),
-  "Han", "ops", "sistem", "system", "admin", "moderatör" and a few more, and every computer
+  "Han", "ops", "sistem", "system", "admin", "moderatör" and a few more, the titles a bey is
+  shown with ("Hain", "Sürgün", "Bölge Beyi", "Bölge Hakimi", ADR-166), and every computer
   bey's name, each with its lookalikes (by the same keys). "Orhan" is not "Han".
 - **One rule for every public name** (R-15.5): `name_refusal` is what a bey's name and a
   player's public name (`POST /v1/players`) both go through; a bey's is then unique in its
@@ -52,6 +53,11 @@ RESERVED_WORDS: Final[tuple[str, ...]] = (
     "computer",
     "Divan",
     "Kurultay",
+    # the titles a bey is shown with (the map, the leaderboard, /titles; ADR-166), as "Han" is
+    "Hain",
+    "Sürgün",
+    "Bölge Beyi",
+    "Bölge Hakimi",
 )
 SEAT_FORMS_UP_TO: Final = 999  # "any seat": every number a seat form could carry
 

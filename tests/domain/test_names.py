@@ -78,7 +78,21 @@ def test_r15_5_reserved_whole_names_and_their_lookalikes_are_refused(name: str) 
     assert names.is_reserved(name)
 
 
-@pytest.mark.parametrize("name", ["Orhan", "Hanife", "Sistemci", "Beyza", "Konya Kızı"])
+@pytest.mark.parametrize(
+    "name",
+    ["Hain", "HAİN", "hain", "Sürgün", "Surgun", "Bölge Beyi", "bolge-beyi", "Bölge Hakimi"],
+)
+def test_r15_5_the_titles_a_bey_is_shown_with_are_reserved_as_whole_names(name: str) -> None:
+    """Probe (session 23, ADR-166): "Han" was reserved but the other titles beside a bey's
+    name on the map, the leaderboard and /titles were not: a human could join as "Hain",
+    "Sürgün" or "Bölge Beyi" and be read as wearing a badge or a title it does not hold."""
+    assert names.name_problem(name) is None
+    assert names.is_reserved(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Orhan", "Hanife", "Sistemci", "Beyza", "Konya Kızı", "Hainler", "Ege Bölgesi"]
+)
 def test_r15_5_a_reserved_word_inside_a_name_is_fine(name: str) -> None:
     """R-15.5: reserved as whole names only ("Orhan" is fine)."""
     assert names.name_problem(name) is None and not names.is_reserved(name)

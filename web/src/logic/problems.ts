@@ -43,8 +43,8 @@ const CODES: Record<string, Pair> = {
     "not a valid name: 2–24 letters, digits, spaces or . - _ ' (at least one letter; no space at either end, never two in a row)",
   ],
   name_reserved: [
-    'bu ad ayrılmış (koltuk adları, Han, sistem, bilgisayar beylerinin adları ve onlara benzeyenler): başka bir ad seç',
-    'this name is reserved (seat forms, Han, system, computer beys’ names and their lookalikes): choose another',
+    'bu ad ayrılmış (koltuk adları, Han, Hain ve öbür unvanlar, sistem, bilgisayar beylerinin adları ve onlara benzeyenler): başka bir ad seç',
+    'this name is reserved (seat forms, Han, Hain and the other titles, system, computer beys’ names and their lookalikes): choose another',
   ],
   name_taken: [
     'bu sezonda bu ad ya da ona benzeyen bir ad başka bir beyin: başka bir ad seç',
