@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from entrypoints.cli_args import DSN_HELP, divans, later
+from entrypoints.cli_args import DSN_HELP, command, divans, later
 
 # each verb's module is imported when it runs (cli_args.later)
 _VERIFY = "entrypoints.audit_verify"
@@ -28,7 +28,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     _register_explain(sub, parents, lang)
     _register_what_if(sub, parents, lang)
     _register_fork(sub, parents)
-    _register_shadow(sub, parents)
+    _register_shadow(sub, parents, lang)
 
 
 def _register_export(sub: Any, parents: list[Any]) -> None:
@@ -161,7 +161,7 @@ def _register_what_if(sub: Any, parents: list[Any], lang: Any) -> None:
     w.set_defaults(func=later(_REPLAY, "run_what_if"))
 
 
-def _register_shadow(sub: Any, parents: list[Any]) -> None:
+def _register_shadow(sub: Any, parents: list[Any], lang: Any) -> None:
     """`seksenbir shadow`."""
     sh = sub.add_parser(
         "shadow",
@@ -174,6 +174,7 @@ def _register_shadow(sub: Any, parents: list[Any]) -> None:
     sh.add_argument(
         "--adjudicate-cmd",
         required=True,
+        type=command(lang),
         help="the other build's adjudicate command, e.g. \"/other/venv/bin/seksenbir "
         "adjudicate\"; the scenario file's path is added",
     )

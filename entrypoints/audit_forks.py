@@ -80,7 +80,7 @@ def run_fork(args: argparse.Namespace) -> int:
 # --- shadow re-adjudication ----------------------------------------------------------------
 def run_shadow(args: argparse.Namespace) -> int:
     from shared.app.ops.export import ExportError
-    from shared.app.ops.shadow import DivanShadow, shadow_season
+    from shared.app.ops.shadow import CommandNotRun, DivanShadow, shadow_season
 
     if bool(args.sources) == bool(args.all):
         print(f"seksenbir shadow: {_t('audit.source_or_all', args.lang)}", file=sys.stderr)
@@ -104,17 +104,32 @@ def run_shadow(args: argparse.Namespace) -> int:
 
     files = [s for s in args.sources if names_a_file(s, "shadow", args.lang)]
     ids = [s for s in args.sources if s not in files]
-    for path in files:
-        try:
-            one(read_export_file(path))
-        except (OSError, ExportError) as exc:
-            print(f"seksenbir shadow: {unreadable_why(exc, args.lang, path)}", file=sys.stderr)
-            return 2
-    if ids or args.all:
-        code = _shadow_stored(args, ids, one)
-        if code:
-            return code
+    try:
+        for path in files:
+            try:
+                one(read_export_file(path))
+            except (OSError, ExportError) as exc:
+                why = unreadable_why(exc, args.lang, path)
+                print(f"seksenbir shadow: {why}", file=sys.stderr)
+                return 2
+        if ids or args.all:
+            code = _shadow_stored(args, ids, one)
+            if code:
+                return code
+    except CommandNotRun as exc:  # not a build that differs: nothing was compared (ADR-155)
+        print(f"seksenbir shadow: {_not_run(exc, args.lang)}", file=sys.stderr)
+        return 2
     return _shadow_summary(results, args.lang)
+
+
+def _not_run(exc: Any, lang: Any) -> str:
+    """A command that could not be started, in words: its name and the OS's errno code."""
+    import errno
+
+    from entrypoints.cli_args import shown
+
+    error = errno.errorcode.get(exc.error.errno or 0, type(exc.error).__name__)
+    return _t("shadow.not_run", lang, text=shown(exc.command, 200), error=error)
 
 
 def _shadow_stored(args: argparse.Namespace, ids: list[str], one: Callable[[Export], None]) -> int:

@@ -51,6 +51,27 @@ def bounded_int(
     return parse
 
 
+def command(lang: Lang) -> Callable[[str], str]:
+    """An argparse type: a command line to run (shadow's --adjudicate-cmd), as the shell would
+    split it; an empty one or one with an unclosed quotation is refused by argparse (exit 2),
+    not by shlex's traceback when the first Divan is tried."""
+
+    def parse(text: str) -> str:
+        import shlex
+
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                say("cli.command_quote", lang, text=shown(text, 200))
+            ) from None
+        if not words:
+            raise argparse.ArgumentTypeError(say("cli.command_empty", lang))
+        return text
+
+    return parse
+
+
 def divans(lang: Lang) -> Callable[[str], int]:
     """R-1.1: a season has Divans 1 … 16; anything else is refused by argparse (exit 2). The
     rule's module is read when a Divan is given, not when the parser is built."""

@@ -93,3 +93,37 @@ def test_a_build_that_fails_is_listed_with_its_error(
     code = main(["shadow", str(season_file), "--adjudicate-cmd", f"{sys.executable} -c 'exit(3)'"])
     changed = json.loads(capsys.readouterr().out)["changed"]
     assert code == 1 and changed and all("exit 3" in c["error"] for c in changed)
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("no-such-adjudicator-xyz adjudicate", "ENOENT"),
+        ("/etc/passwd", "EACCES"),
+        ('seksenbir "adjudicate', '"adjudicate'),
+        ("", "--adjudicate-cmd"),
+        ("   ", "--adjudicate-cmd"),
+    ],
+    ids=["missing", "not-executable", "unclosed-quote", "empty", "blank"],
+)
+def test_a_command_that_cannot_be_run_is_not_done_in_one_line(
+    season_file: Path, capsys: pytest.CaptureFixture[str], command: str, said: str, lang: str
+) -> None:
+    """Probe (session 23): a command that cannot be started at all was called a build whose
+    every Divan "would change" (exit 1) with the OS's English ("[Errno 2] No such file or
+    directory"), and one with an unclosed quote ended in shlex's traceback. Neither ran any
+    Divan: not done (exit 2, ADR-155), said once, in the language asked for."""
+    from tests.cli_language import wrong_language
+
+    try:
+        code = main(["shadow", str(season_file), "--adjudicate-cmd", command, "--lang", lang])
+    except SystemExit as exc:  # argparse's refusal
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    assert code == 2, out
+    assert out.out == "", out.out
+    lines = out.err.strip().splitlines()
+    assert lines[-1].startswith("seksenbir shadow: ") and said in lines[-1], out.err
+    assert "Errno" not in out.err and "Traceback" not in out.err, out.err
+    assert wrong_language(lines[-1], lang, (command.strip(), said)) == [], lines[-1]

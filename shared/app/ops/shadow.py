@@ -162,8 +162,18 @@ def compare(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     return out
 
 
+class CommandNotRun(Exception):
+    """The other build's command could not be started at all (`error`: the OS's): not a build
+    whose outcome differs, a shadow run that was not done."""
+
+    def __init__(self, command: str, error: OSError) -> None:
+        super().__init__(f"{command}: {error}")
+        self.command, self.error = command, error
+
+
 def run_other(command: str, doc: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """The other build's output for one scenario; RuntimeError when it fails."""
+    """The other build's output for one scenario; RuntimeError when it fails, CommandNotRun
+    when it cannot be started."""
     path = folder / f"divan-{doc['divan']}.json"
     path.write_text(json.dumps(doc, ensure_ascii=False))
     try:
@@ -173,7 +183,9 @@ def run_other(command: str, doc: dict[str, Any], folder: Path) -> dict[str, Any]
             timeout=TIMEOUT,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:  # never started (not found, not executable): no Divan is tried
+        raise CommandNotRun(command, exc) from exc
+    except subprocess.TimeoutExpired as exc:
         raise RuntimeError(str(exc)) from exc
     if done.returncode != 0:
         raise RuntimeError(f"exit {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}")
