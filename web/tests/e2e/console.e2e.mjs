@@ -28,6 +28,17 @@ const AUDITOR = process.env.WEB_E2E_AUDITOR_TOKEN ?? `e2e-auditor-${randomBytes(
 process.env.SEKSENBIR_AUDITOR_TOKENS = AUDITOR; // the stack startStack starts takes it
 
 let base = '';
+
+/** Probe (session 23): on a 360-px phone the season's heading (its 32-digit id) and the ops-read
+ * trail's instants made the page 504 px wide: nothing may be wider than the screen. */
+async function noWiderThanTheScreen(page, where) {
+  const { scroll, width, wide } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    width: window.innerWidth,
+    wide: [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 3).map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}: ${e.textContent.slice(0, 40)}`),
+  }));
+  assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide on a ${width}-px screen (${wide.join('; ')})`);
+}
 async function api(method, path, token, body) {
   const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': randomBytes(16).toString('hex') };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -187,6 +198,10 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     assert.equal(await page.locator('svg.map g.prov').count(), 81);
     await page.locator('.console-trail').waitFor();
     await shot('2-season');
+    await page.setViewportSize({ width: 360, height: 740 }); // a phone: nothing wider than it
+    await noWiderThanTheScreen(page, 'the season on a phone');
+    await shot('2-season-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // explain the disputed Divan on the map
     const before = (await api('GET', `/seasons/${season}`)).body.version;
@@ -195,6 +210,7 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await page.locator('#console-order-sets tbody tr').first().waitFor();
     await shot('3-explain');
     await page.setViewportSize({ width: 360, height: 740 }); // a phone: the same screen, axe-clean
+    await noWiderThanTheScreen(page, 'the explained Divan on a phone');
     await shot('3-explain-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
     const battles = cli.explanation.battles;
