@@ -4255,7 +4255,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOut"] | components["schemas"]["LiveCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4392,7 +4392,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4540,7 +4540,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4688,7 +4688,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4836,7 +4836,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4986,7 +4986,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5659,7 +5659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5809,7 +5809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5959,7 +5959,7 @@ export interface operations {
                     "application/json": components["schemas"]["MuteOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6235,7 +6235,7 @@ export interface operations {
                     "application/json": components["schemas"]["HiddenOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7200,7 +7200,7 @@ export interface operations {
                     "application/json": components["schemas"]["PushSubscriptionOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7590,7 +7590,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrdersAcceptedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7742,7 +7742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7896,7 +7896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8046,7 +8046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8191,7 +8191,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnswerRecordedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8345,7 +8345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8506,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["DivanRequestedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9256,7 +9256,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatIfOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9406,7 +9406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForkedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9543,7 +9543,7 @@ export interface operations {
                     "application/json": components["schemas"]["CorrectionOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9695,7 +9695,7 @@ export interface operations {
                     "application/json": components["schemas"]["NameResetOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9843,7 +9843,7 @@ export interface operations {
                     "application/json": components["schemas"]["DescriptionResetOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10130,7 +10130,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10434,7 +10434,7 @@ export interface operations {
                     "application/json": components["schemas"]["CorrectionPreviewOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
