@@ -166,7 +166,10 @@ async def chat_reports(
     "/seasons/{season_id:str}/messages/{message_id:int}/hide",
     status_code=200,
     summary="Ops: hide a message with a reason, optionally erasing its text (R-15.2)",
-    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, "message_not_found", AUDIT_COPY),
+    responses=answers(
+        EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, "message_not_found", "chat_text",
+        "reason_required", AUDIT_COPY,
+    ),
     security=BEARER,
     guards=[ops_guard],
 )

@@ -2331,13 +2331,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "chat_text" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "reason_required" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
+            /** @description `chat_text`: the text's length in characters */
+            length?: number;
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
+            limit?: number;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -6312,7 +6316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["HideMessageProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
