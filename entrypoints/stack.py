@@ -289,12 +289,15 @@ def _roles(
 
 
 def client_warning(settings: Settings, base: str, lang: Lang) -> str | None:
-    """The line `up` warns with when the browser client is not built (`make install` alone:
-    no web/dist/index.html), naming the folder and what to run; None when it is (ADR-167)."""
+    """The line `up` warns with, printed, when the browser client is not built (`make install`
+    alone: no web/dist/index.html), naming the folder and what to run; None when it is built
+    (ADR-167)."""
     folder = Path(settings.web_dir or BUILT)
     if (folder / "index.html").is_file():
         return None
-    return say("up.web_warning", lang, folder=str(folder), base=base)
+    said = say("up.web_warning", lang, folder=str(folder), base=base)
+    print(said, file=sys.stderr, flush=True)  # before the servers' and roles' lines scroll it away
+    return said
 
 
 def up(
@@ -310,9 +313,7 @@ def up(
     from shared.app.messaging.queues import worker_metrics
     from shared.eventstore import migrate
 
-    missing = client_warning(settings, f"http://{host}:{port}", lang)
-    if missing is not None:  # first, before the servers' and the roles' lines scroll it away
-        print(missing, file=sys.stderr, flush=True)
+    missing = client_warning(settings, f"http://{host}:{port}", lang)  # warned of first
     with postgres(settings) as (dsn, pg_where), redis_server(settings) as (url, redis_where):
         applied = asyncio.run(migrate(dsn))
         env = {**environment(), "SEKSENBIR_PG_DSN": dsn, "SEKSENBIR_REDIS_URL": url}
