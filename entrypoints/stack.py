@@ -288,6 +288,18 @@ def _roles(
     ]
 
 
+def client_warning(settings: Settings, base: str, lang: Lang) -> str | None:
+    """The line `up` warns with, printed, when the browser client is not built (`make install`
+    alone: no web/dist/index.html), naming the folder and what to run; None when it is built
+    (ADR-167)."""
+    folder = Path(settings.web_dir or BUILT)
+    if (folder / "index.html").is_file():
+        return None
+    said = say("up.web_warning", lang, folder=str(folder), base=base)
+    print(said, file=sys.stderr, flush=True)  # before the servers' and roles' lines scroll it away
+    return said
+
+
 def up(
     settings: Settings,
     host: str = "127.0.0.1",
@@ -301,6 +313,7 @@ def up(
     from shared.app.messaging.queues import worker_metrics
     from shared.eventstore import migrate
 
+    missing = client_warning(settings, f"http://{host}:{port}", lang)  # warned of first
     with postgres(settings) as (dsn, pg_where), redis_server(settings) as (url, redis_where):
         applied = asyncio.run(migrate(dsn))
         env = {**environment(), "SEKSENBIR_PG_DSN": dsn, "SEKSENBIR_REDIS_URL": url}
@@ -330,8 +343,7 @@ def up(
             broker = redacted(apart.broker_redis)  # an amqp:// URL names its password
             print(say("up.apart", lang, broker=broker, read=apart.read_redis))
             print(say("up.api", lang, base=f"http://{host}:{port}"))
-            built = Path(settings.web_dir or BUILT) / "index.html"
-            web = "up.web" if built.is_file() else "up.web_missing"
+            web = "up.web" if missing is None else "up.web_missing"
             print(say(web, lang, base=f"http://{host}:{port}"))
             print(say("up.workers", lang))
             if resolver_metrics:

@@ -13,6 +13,7 @@ Nothing here is in the OpenAPI document: it is not the API.
 from __future__ import annotations
 
 import gzip
+import html
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +24,9 @@ from litestar import Request, Response, Router, get
 from litestar.exceptions import NotFoundException
 
 from shared.app.http import encoding
+from shared.app.http.language import negotiate
 from shared.app.http.problems import Problem
+from shared.domain.messages import Lang, render
 
 # The shell's policy: everything from this origin only (the API and its event stream included);
 # no inline script or style, no eval, no <object>, no <base>, never inside another site's frame.
@@ -103,15 +106,40 @@ def web_dir(request: Request[Any, Any, Any]) -> Path:
     return Path(request.app.state.web_dir)
 
 
+# What `/` answers without a build: problem+json to an API client (JSON or anything, `*/*`),
+# a page to a browser, which asks for HTML by name (ADR-167).
+ANSWERS = ("application/problem+json", "application/json", "text/html")
+
+
 @get("/", include_in_schema=False)
 async def shell(request: Request[Any, Any, Any]) -> Response[bytes]:
     """The client's shell: revalidated on every load, under the strict policy. Without a build
-    (`seksenbir up` run before `make web`) the 404 says so."""
+    (`seksenbir up` run before `make web`) the 404 says so: a page for a browser, a problem
+    for an API client."""
     try:
         body = await read(web_dir(request) / "index.html")
     except NotFoundException:
-        raise Problem(404, "not_found.client") from None
+        if request.accept.best_match(list(ANSWERS)) != "text/html":
+            raise Problem(404, "not_found.client") from None
+        return not_built(negotiate(request.scope))
     return static(request, body, TYPES["html"], SHELL_HEADERS)
+
+
+def not_built(lang: Lang) -> Response[bytes]:
+    """The page a browser gets at `/` without a build (404, as the problem): what is missing,
+    what to run, and that the API works. No script, no style, no server path; never cached,
+    so the shell is there at the first reload after `make web`."""
+    title = html.escape(render("web.missing_title", lang))
+    body = html.escape(render("web.missing_body", lang))
+    api = html.escape(render("web.missing_api", lang))
+    page = (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title></head><body><h1>{title}</h1><p>{body}</p>"
+        f'<p>{api} <a href="/v1/schema">/v1/schema</a>.</p></body></html>\n'
+    )
+    headers = {**SHELL_HEADERS, "Cache-Control": "no-store", "Vary": "Accept, Accept-Language"}
+    return Response(page.encode(), status_code=404, media_type=TYPES["html"], headers=headers)
 
 
 @get("/assets/{name:str}", include_in_schema=False)

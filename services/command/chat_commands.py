@@ -354,13 +354,18 @@ async def reports(svc: Services, season_id: str) -> ChatReportsOut:
 
 async def hide(svc: Services, season_id: str, message_id: int, data: HideIn, by: str) -> HiddenOut:
     """R-15.2: ops hide a message with a reason (an event; nothing leaves the log), and with
-    `erase_text` erase its text kept beside the event (ADR-92: the chain still verifies)."""
+    `erase_text` erase its text kept beside the event (ADR-92: the chain still verifies). The
+    reason is refused as a report's is, 422 `chat_text` (`limit`, `length` when too long), but
+    one with nothing visible in it, which is 422 `reason_required` (ADR-165)."""
     _, book = await _season_book(svc, season_id)
     m = book.messages.get(message_id)
     if m is None:
         raise Problem(404, "message_not_found")
-    if chat.text_refusal(data.reason) is not None:
+    refused = chat.text_refusal(data.reason)
+    if refused is not None and refused[0] == "blank":
         raise Problem(422, "reason_required")
+    if refused is not None:  # too long, a character, too many lines or marks (ADR-165)
+        raise _text_refused(*refused)
     at = stamp(svc.clock())
     event: ce.ChatEvent
     if data.erase_text:

@@ -48,6 +48,8 @@ from shared.domain import chat
 SEND = ("chat_closed", "press_restricted", "chat_read_only", "computer_bey", "bad_recipients")
 AUDIT_COPY = "audit_copy"  # an imported audit copy takes no chat either (ADR-58, ADR-118)
 TEXT = ("chat_text", "chat_rate_limited")
+# a hide's reason: refused as a report's, but a blank one is a reason missing (ADR-165)
+HIDE = ("message_not_found", "chat_text", "reason_required", AUDIT_COPY)
 ChannelPath = Annotated[
     str,
     Parameter(
@@ -166,7 +168,7 @@ async def chat_reports(
     "/seasons/{season_id:str}/messages/{message_id:int}/hide",
     status_code=200,
     summary="Ops: hide a message with a reason, optionally erasing its text (R-15.2)",
-    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, "message_not_found", AUDIT_COPY),
+    responses=answers(EVERY, RATE, STAFF_AUTH, STORE, BODY, PATH, *HIDE),
     security=BEARER,
     guards=[ops_guard],
 )

@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from entrypoints.cli import main
+from shared.app.ops.divan_text import what_if_text
 from shared.app.ops.divan_tools import DiePin, OrderChange, WhatIfIn, explain, what_if
 from shared.domain import codec, scenario
 from shared.domain import events as ev
@@ -283,8 +284,31 @@ def test_what_if_cli_reads_the_changes_and_writes_nothing(
     body = json.loads(capsys.readouterr().out)
     assert [b["target"] for b in body["battles"]] == [target]
     assert main(["--lang", "en", "what-if", str(path), str(divan), "--file", str(changes)]) == 0
-    assert f"Battle at {target}: recorded" in capsys.readouterr().out
+    assert f"Battle of {game_map().names[target]} ({target}): recorded" in capsys.readouterr().out
     assert path.read_bytes() == before
+
+
+def test_a_what_if_names_each_province_with_its_plate_in_the_language_asked_for(
+    events: list[ev.Event],
+) -> None:
+    """Probe (session 22): a what-if's battle line said "Battle at 34: recorded taken,
+    what-if held", the plate alone and the outcome's code in a Turkish line too. Every line
+    names a province as the explanation and the console do, its name with the plate, and
+    says the outcome in words: Turkish by default, English on request."""
+    divan, target, value = _flippable(events)
+    out = what_if(SEASON, events, divan, WhatIfIn(dice=[DiePin(target, "attack", value)]))
+    name = game_map().names[target]
+    words = {"tr": ("düştü", "direndi"), "en": ("fell", "held")}
+    for lang, battle in (
+        ("tr", f"{name} ({target}) savaşı: kayıtta "),
+        ("en", f"Battle of {name} ({target}): recorded "),
+    ):
+        text = what_if_text(out, lang)  # type: ignore[arg-type]
+        (line,) = [x for x in text.splitlines() if battle in x]
+        assert sorted(w for w in words[lang] if w in line) == sorted(words[lang]), line
+        assert not re.search(r"\b(taken|standoff)\b", line) and f"at {target}" not in line
+        assert all(f"{p.name} ({p.plate}): " in text for p in out.provinces), text
+        assert not re.search(r"^  \d+ ", text, re.M), text  # no line opens with a bare plate
 
 
 def test_a_what_if_the_rules_cannot_run_is_said_in_words_with_a_code(

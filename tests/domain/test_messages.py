@@ -99,6 +99,7 @@ PARAMS = {
     "rules": "seksenbir-rules/2",
     "phase": "divans",
     "kind": "alliance",
+    "who": "3. bey",
     "a": 1,
     "b": 2,
     "line": 3,

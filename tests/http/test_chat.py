@@ -307,6 +307,40 @@ async def test_reports_reach_ops_with_context_and_auditors_see_acts_not_texts(
     assert lines[0]["hidden"] is True and lines[0]["text"] is None
 
 
+async def test_an_ops_hide_says_why_its_reason_is_refused(memory_api: Api) -> None:
+    """Probe (session 22): a hide's reason over the limit was 422 `reason_required`, a code
+    that says the reason is missing. It is checked as a report's reason is: too long is 422
+    `chat_text` with `limit` and `length` (in both languages), so is a character or a pile of
+    lines; only a reason with nothing visible in it is `reason_required` (ADR-165). Nothing
+    is appended."""
+    a, b = await live_with(memory_api, 2)
+    sent = (await say(memory_api, a, [b.seat], "to hide")).json()
+    hide = a.url(f"/messages/{sent['message_id']}/hide")
+    ops = {**bearer(OPS_TOKEN), **JSON}
+    before = await memory_api.store.chat.read(a.season_id)
+    for length in (chat.MAX_CHARS + 1, 4001):
+        for lang, words in (("tr", "en çok 1000 karakter"), ("en", "at most 1000 characters")):
+            r = await memory_api.client.post(
+                hide, json={"reason": "ş" * length}, headers={**ops, "Accept-Language": lang}
+            )
+            body = assert_problem(r, 422, "chat_text")
+            assert (body["limit"], body["length"]) == (chat.MAX_CHARS, length), body
+            assert words in body["detail"] and str(length) in body["detail"], body
+    lines = "\n".join(["x"] * (chat.MAX_LINES + 1))
+    body = assert_problem(
+        await memory_api.client.post(hide, json={"reason": lines}, headers=ops), 422, "chat_text"
+    )
+    assert body["limit"] == chat.MAX_LINES
+    bidi = await memory_api.client.post(hide, json={"reason": "a\u202eb"}, headers=ops)
+    assert assert_problem(bidi, 422, "chat_text")["character"] == "U+202E"
+    for blank in (" ", "\u3000 "):
+        blanked = await memory_api.client.post(hide, json={"reason": blank}, headers=ops)
+        assert_problem(blanked, 422, "reason_required")
+    assert await memory_api.store.chat.read(a.season_id) == before
+    ok = await memory_api.client.post(hide, json={"reason": "ş" * chat.MAX_CHARS}, headers=ops)
+    assert ok.status_code == 200, ok.text
+
+
 async def test_after_the_kurultay_the_channels_are_read_only(memory_api: Api) -> None:
     a, b = await live_with(memory_api, 2)
     await say(memory_api, a, [b.seat], "before")

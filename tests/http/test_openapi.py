@@ -205,3 +205,23 @@ async def test_openapi_documents_live_seasons_with_typed_bodies(memory_api: Api)
     assert set(schemas["AdminIn"]["properties"]) == {"reason", "registration_closes_at"}
     status = schemas["SeasonStatus"]["properties"]
     assert {"calendar", "next_divan_at", "locked", "seconds_to_lock", "admin_acts"} <= set(status)
+
+
+async def test_openapi_says_a_lone_surrogate_escape_is_malformed_json(memory_api: Api) -> None:
+    """Probe (session 22): docs/api.md said a body holding a `\\u` escape of half a UTF-16
+    surrogate pair alone (`\\ud800`: no character, RFC 8259 §8.2) is 400 `malformed_json`;
+    the served document did not. Every operation that can answer `malformed_json` says it in
+    its 400 answer and in the code's meaning beside its examples."""
+    doc = await schema(memory_api)
+    seen = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            answer = op["responses"].get("400")
+            if answer is None or "`malformed_json`" not in answer["description"]:
+                continue
+            seen += 1
+            said = answer["description"].split("`malformed_json`: ", 1)[1]
+            assert "surrogate" in said and "\\ud800" in said, (method, path, said)
+            example = answer["content"]["application/problem+json"]["examples"]["malformed_json"]
+            assert "surrogate" in example["summary"], (method, path)
+    assert seen >= len(WITH_BODY)

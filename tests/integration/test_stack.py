@@ -88,8 +88,10 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     assert code == 0, text
     assert "Killing worker process" not in text, text
     assert text.count("Worker has been shut down") >= 2, text  # the resolver and projections
-    # the browser client's address, or that it is not built (issue 22)
+    # the browser client's address, or that it is not built (issue 22), warned of first (ADR-167)
     assert any(line.startswith("Oyun:       ") for line in text.splitlines()), text
+    warned = text.startswith("Uyarı: tarayıcı istemcisi derlenmemiş")
+    assert warned != (REPO / "web" / "dist" / "index.html").is_file(), text[:400]
     records = [json.loads(line) for line in text.splitlines() if line and not for_people(line)]
     loggers = {r.get("logger") for r in records}
     assert {"uvicorn.error", "dramatiq.MainProcess", "seksenbir.access"} <= loggers, loggers
@@ -105,6 +107,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
 
 
 PEOPLE = (
+    "Uyarı: ",
     "PostgreSQL: ",
     "Redis:      ",
     "API:        ",

@@ -132,4 +132,7 @@ async def test_r6_5_a_what_if_gives_a_treaty_it_changes_in_the_one_shape(
         WhatIfIn(orders=[OrderChange(seat=1, frm=ANKARA, kind="remove")]),
     )
     assert out.treaties == [TreatyChange(Treaty("pact", [1, 2], None, 2), "only_what_if")]
-    assert "Only in the what-if: pact 1–2 through Divan 2" in what_if_text(out, "en")
+    said = "Only in the what-if: non-aggression pact between Bey 1 and Bey 2 through Divan 2"
+    assert said in what_if_text(out, "en")
+    said_tr = "Yalnız denemede: 1. bey ile 2. bey arasında saldırmazlık antlaşması, 2. Divana dek"
+    assert said_tr in what_if_text(out, "tr")

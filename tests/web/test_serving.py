@@ -10,7 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from entrypoints import stack
 from entrypoints.gateway import create_app
+from shared.domain.messages import Lang
 from shared.settings import Settings
 
 SHELL = b'<!doctype html><script type="module" src="/assets/index-AbCd1234.js"></script>'
@@ -123,6 +125,78 @@ async def test_without_a_build_the_shell_is_a_problem_not_a_crash(tmp_path: Path
     assert r.status_code == 404
     assert r.json()["code"] == "not_found"
     assert "make web" in r.json()["detail"]  # what to do, for whoever started the stack
+
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+
+async def test_without_a_build_a_browser_is_told_what_to_run(tmp_path: Path) -> None:
+    """Probe (session 22): a browser opening `/` of a stack started without a build (after
+    `make install` alone) got a bare problem+json 404. A browser (asking for HTML by name) gets
+    a page in its language saying the client is not built, what to run (`make web`, `make
+    run`) and where the API's documentation is: still 404, under the shell's policy, never
+    cached, naming no server path. An API client (JSON, problem+json, `*/*`, no Accept) still
+    gets the problem (ADR-167)."""
+    absent = tmp_path / "absent"
+    app = create_app(Settings(web_dir=str(absent)))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://app") as c:
+        for lang, words in (("tr", "derlenmemiş"), ("en", "is not built")):
+            r = await c.get("/", headers={"Accept": BROWSER, "Accept-Language": lang})
+            assert r.status_code == 404
+            assert r.headers["content-type"] == "text/html; charset=utf-8"
+            assert r.headers["content-language"] == lang
+            assert r.headers["cache-control"] == "no-store"
+            assert {"Accept", "Accept-Language"} <= {
+                v.strip() for v in r.headers["vary"].split(",")
+            }, r.headers["vary"]
+            assert directives(r.headers["content-security-policy"])["script-src"] == ["'self'"]
+            page = r.text
+            assert page.startswith("<!doctype html>") and f'<html lang="{lang}">' in page
+            assert words in page and "`make web`" in page and "`make run`" in page, page
+            assert '<a href="/v1/schema">' in page and "<script" not in page
+            assert "<style" not in page and str(tmp_path) not in page
+        for accept in ("application/json", "application/problem+json", "*/*", None):
+            headers = {} if accept is None else {"Accept": accept}
+            problem = await c.get("/", headers=headers)
+            assert problem.status_code == 404, accept
+            assert problem.headers["content-type"].startswith("application/problem+json"), accept
+            assert problem.json()["code"] == "not_found"
+        # the rest of the build's names stay plain 404 problems, for a browser too
+        asset = await c.get("/assets/index-AbCd1234.js", headers={"Accept": BROWSER})
+        assert asset.headers["content-type"].startswith("application/problem+json")
+
+
+class _Stopped(Exception):
+    """Raised where `up` would start PostgreSQL: what it printed before is its start."""
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+def test_up_warns_first_when_the_client_is_not_built(
+    tmp_path: Path, built: Path, lang: Lang,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Probe (session 22): `seksenbir up` after `make install` alone said nothing of the
+    missing client until its "Game:" line, among the roles' log lines. Its first line, on
+    stderr, before any server starts, warns that the client is not built, naming the folder
+    and what to run (`make web`, `make run`), in the language asked for; with a build, no
+    warning (ADR-167)."""
+
+    def stop(_settings: Settings) -> None:
+        raise _Stopped
+
+    monkeypatch.setattr(stack, "postgres", stop)
+    absent = tmp_path / "absent"
+    with pytest.raises(_Stopped):
+        stack.up(Settings(web_dir=str(absent)), port=18201, lang=lang)
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith({"tr": "Uyarı: ", "en": "Warning: "}[lang]), err
+    assert str(absent) in err and "`make web`" in err and "`make run`" in err, err
+    assert "http://127.0.0.1:18201/" in err
+    with pytest.raises(_Stopped):
+        stack.up(Settings(web_dir=str(built)), port=18201, lang=lang)
+    assert capsys.readouterr() == ("", "")
 
 
 async def test_the_api_and_its_document_are_unchanged_by_the_client(

@@ -318,6 +318,8 @@ const TEXTS = {
   chatSystem: ['Sistem', 'System'],
   chatText: ['Mesaj', 'Message'],
   chatSend: ['Gönder', 'Send'],
+  chatCount: ['{n}/{limit} karakter', '{n}/{limit} characters'],
+  chatTooLong: ['Mesaj en çok {limit} karakter olur ({n})', 'A message has at most {limit} characters ({n})'],
   chatNew: ['Yeni konuşma', 'New conversation'],
   chatStart: ['Başlat', 'Start'],
   chatReport: ['Bildir', 'Report'],

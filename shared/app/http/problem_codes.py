@@ -11,7 +11,9 @@ from shared.domain.refusals import REFUSALS
 EDGE_CODES: dict[str, tuple[int, str]] = {
     "malformed_json": (
         400,
-        "the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object",
+        "the body is not UTF-8 JSON (a `\\u` escape naming half of a UTF-16 surrogate pair "
+        "alone, `\\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or "
+        "repeats a key in an object",
     ),
     "idempotency_key_required": (400, "this command needs an Idempotency-Key header"),
     "bad_idempotency_key": (400, "the Idempotency-Key is empty or longer than 200 characters"),

@@ -167,20 +167,14 @@ def what_if_text(out: WhatIfOut, lang: Lang) -> str:
         lines.append(_say("what_if_same", lang))
         return "\n".join(lines)
     for bc in out.battles:
+        recorded, what_if = _outcome(bc.recorded, lang), _outcome(bc.what_if, lang)
         lines.append(
             "  "
-            + _say(
-                "what_if_battle",
-                lang,
-                target=bc.target,
-                recorded=bc.recorded or "-",
-                what_if=bc.what_if or "-",
-            )
+            + _say("what_if_battle", lang, target=bc.target, recorded=recorded, what_if=what_if)
         )
-    for p in out.provinces:
-        lines.append(
-            f"  {p.plate} {p.name}: {_province(p.recorded, lang)} -> {_province(p.what_if, lang)}"
-        )
+    for p in out.provinces:  # named as the battle lines and the console name it
+        was, now = _province(p.recorded, lang), _province(p.what_if, lang)
+        lines.append(f"  {p.name} ({p.plate}): {was} -> {now}")
     for bey in out.beys:
         was, now = _bey(bey.recorded, lang), _bey(bey.what_if, lang)
         lines.append(f"  {_who(bey.seat, lang)}: {was} -> {now}")
@@ -190,9 +184,9 @@ def what_if_text(out: WhatIfOut, lang: Lang) -> str:
             + _say(
                 f"what_if_{t.change}",
                 lang,
-                kind=t.treaty.kind,
-                a=t.treaty.beys[0],
-                b=t.treaty.beys[1],
+                kind=_say(f"what_if_treaty.{t.treaty.kind}", lang),
+                a=_who(t.treaty.beys[0], lang),
+                b=_who(t.treaty.beys[1], lang),
                 through=t.treaty.through_divan,
             )
         )
@@ -203,9 +197,14 @@ def what_if_text(out: WhatIfOut, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+def _outcome(outcome: str | None, lang: Lang) -> str:
+    """A battle's outcome in words, as the Divan reports say it; None: no battle there."""
+    return _say(f"what_if_outcome.{outcome or 'none'}", lang)
+
+
 def _province(p: ProvinceAt, lang: Lang) -> str:
-    sur = " sur" if p.sur else ""
-    return f"{_who(p.owner, lang)} {p.units}{sur}"
+    sur = ", sur" if p.sur else ""  # the game's word in both languages
+    return _say("what_if_holding", lang, who=_who(p.owner, lang), units=p.units) + sur
 
 
 def _bey(b: BeyAt, lang: Lang) -> str:

@@ -2331,13 +2331,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "chat_text" | "forbidden" | "invalid_body" | "invalid_parameter" | "malformed_json" | "message_not_found" | "missing_token" | "not_found" | "reason_required" | "season_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
             character?: string;
             /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
             field?: string;
+            /** @description `chat_text`: the text's length in characters */
+            length?: number;
+            /** @description `receivers_full`: the most receivers an owner may have in a season; `chat_text`: the most characters or lines; `chat_rate_limited`: messages per minute */
+            limit?: number;
             /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
             maximum?: number;
             /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
@@ -4255,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOut"] | components["schemas"]["LiveCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4392,7 +4396,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4540,7 +4544,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4688,7 +4692,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4836,7 +4840,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4986,7 +4990,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDoneOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5240,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5659,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5809,7 +5813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5959,7 +5963,7 @@ export interface operations {
                     "application/json": components["schemas"]["MuteOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6235,7 +6239,7 @@ export interface operations {
                     "application/json": components["schemas"]["HiddenOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6312,7 +6316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["HideMessageProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_parameter`: a path or query parameter outside its bounds (D-27), or one that takes one value given twice (`repeated`); `reason_required`: an admin act or a correction without a reason; `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -6635,7 +6639,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7200,7 +7204,7 @@ export interface operations {
                     "application/json": components["schemas"]["PushSubscriptionOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7590,7 +7594,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrdersAcceptedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7742,7 +7746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -7896,7 +7900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `idempotency_key_required`: this command needs an Idempotency-Key header; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8046,7 +8050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8191,7 +8195,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnswerRecordedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8345,7 +8349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8506,7 +8510,7 @@ export interface operations {
                     "application/json": components["schemas"]["DivanRequestedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9256,7 +9260,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatIfOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9406,7 +9410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForkedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9543,7 +9547,7 @@ export interface operations {
                     "application/json": components["schemas"]["CorrectionOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9695,7 +9699,7 @@ export interface operations {
                     "application/json": components["schemas"]["NameResetOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -9843,7 +9847,7 @@ export interface operations {
                     "application/json": components["schemas"]["DescriptionResetOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10130,7 +10134,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10434,7 +10438,7 @@ export interface operations {
                     "application/json": components["schemas"]["CorrectionPreviewOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON, nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */

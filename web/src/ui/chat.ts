@@ -8,6 +8,7 @@
 // server took. Beys are shown by their names (R-15.5, the season screen's `beyName`).
 import { api, type Schemas } from '../api/client';
 import { t } from '../i18n';
+import { CHAT_MAX, chatLength, outgoing } from '../logic/chat_text';
 import { h } from './dom';
 import { problemText } from './home';
 
@@ -28,9 +29,19 @@ export class ChatPanel {
   private again = false;
   private readonly top = h('div');
   private readonly bottom = h('div');
-  private readonly text = h('textarea', { id: 'chat-text', rows: 3, maxlength: 1000 }) as HTMLTextAreaElement;
+  // No `maxlength`: it counts UTF-16 code units, so an emoji took two of the server's 1,000
+  // characters; the counter counts code points of what is sent, as the server does.
+  private readonly text = h('textarea', { id: 'chat-text', rows: 3, 'aria-describedby': 'chat-count' }) as HTMLTextAreaElement;
+  private readonly counter = h('span', { id: 'chat-count', class: 'chat-count' });
   private readonly sendButton = h('button', { type: 'submit' }, t('chatSend')) as HTMLButtonElement;
-  private readonly compose = h('form', { class: 'chat-compose' }, h('label', { for: 'chat-text' }, t('chatText')), this.text, this.sendButton);
+  private readonly compose = h(
+    'form',
+    { class: 'chat-compose' },
+    h('label', { for: 'chat-text' }, t('chatText')),
+    this.text,
+    this.counter,
+    this.sendButton,
+  );
   private shownBeys = '';
 
   constructor(
@@ -42,9 +53,11 @@ export class ChatPanel {
   ) {
     this.compose.addEventListener('submit', (e) => {
       e.preventDefault();
-      const value = this.text.value.replace(/\r\n?/g, '\n').trim();
-      if (value) void this.send(value);
+      const value = outgoing(this.text.value);
+      if (value && !chatLength(value).over) void this.send(value);
     });
+    this.text.addEventListener('input', () => this.count());
+    this.count();
     this.root.append(this.top, this.compose, this.bottom);
     this.timer = setInterval(() => this.poke(), FALLBACK_MS);
     void this.refresh();
@@ -118,11 +131,24 @@ export class ChatPanel {
     try {
       await api.sendMessage(this.season, this.token, to, text);
       this.note = '';
-      if (this.text.value.replace(/\r\n?/g, '\n').trim() === text) this.text.value = '';
+      if (outgoing(this.text.value) === text) {
+        this.text.value = '';
+        this.count();
+      }
     } catch (e) {
       this.note = problemText(e);
     }
     await this.refresh();
+  }
+
+  /** The field's length as the server counts it; over the limit the field is invalid (its
+   * message the server's words) and the button off, so nothing is sent to be refused. */
+  private count(): void {
+    const { length, over } = chatLength(this.text.value);
+    this.counter.textContent = over ? t('chatTooLong', { limit: CHAT_MAX, n: length }) : t('chatCount', { limit: CHAT_MAX, n: length });
+    this.counter.classList.toggle('over', over);
+    this.text.setCustomValidity(over ? t('chatTooLong', { limit: CHAT_MAX, n: length }) : '');
+    this.sendButton.disabled = over;
   }
 
   private line(l: Line): HTMLElement {

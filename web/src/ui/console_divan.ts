@@ -7,6 +7,7 @@ import { ApiProblem } from '../api/client';
 import { consoleApi, exportBlob, type BattleNote, type CorrectionIn, type Explain, type WhatIfIn } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap, type Arrow } from './map';
+import { t, type Key } from '../i18n';
 import { ct } from './console_text';
 import { downloadLink, failure, field, table } from './console_parts';
 
@@ -19,6 +20,8 @@ export interface DivanCtx {
 
 const names = ProvinceMap.names();
 const pname = (p: number | null | undefined) => (p === null || p === undefined ? '–' : `${names.get(p) ?? p} (${p})`);
+// a battle's outcome in the player's words (i18n.ts `outcome_…`), never its code; – for none
+const said = (o: string | null | undefined) => (o ? t(`outcome_${o}` as Key) : '–');
 
 /** The lines a battle draws: each advance (a betrayal apart) and each support into it. */
 export function battleArrows(b: BattleNote): Arrow[] {
@@ -119,7 +122,7 @@ function battleCard(ctx: DivanCtx, b: BattleNote, prefill: Prefill): HTMLElement
   return h(
     'article',
     { class: 'battle-card', 'data-target': b.target, 'data-outcome': b.outcome },
-    h('h4', {}, ct('battleAt', { name: b.target_name, plate: b.target, outcome: b.outcome })),
+    h('h4', {}, ct('battleAt', { name: b.target_name, plate: b.target, outcome: said(b.outcome) })),
     h('p', {}, ct('defender', { who: defender, units: b.defender_units })),
     h('h5', {}, ct('attackers')),
     ...items,
@@ -231,7 +234,7 @@ function whatIfSection(ctx: DivanCtx, _ex: Explain): { root: HTMLElement; prefil
       result.append(h('div', {},
         h('p', { id: 'whatif-changed', 'data-changed': String(out.changed) }, out.changed ? ct('differs') : ct('unchanged')),
         out.battles.length
-          ? h('div', {}, h('h4', {}, ct('changedBattles')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.battles.map((b) => [pname(b.target), b.recorded ?? '–', h('span', { class: 'wi-outcome', 'data-target': b.target }, b.what_if ?? '–')])))
+          ? h('div', {}, h('h4', {}, ct('changedBattles')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.battles.map((b) => [pname(b.target), said(b.recorded), h('span', { class: 'wi-outcome', 'data-target': b.target, 'data-outcome': b.what_if ?? '' }, said(b.what_if))])))
           : null,
         out.provinces.length
           ? h('div', {}, h('h4', {}, ct('changedProvinces')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.provinces.map((p) => [pname(p.plate), `${ownerOf(p.recorded.owner)} · ${p.recorded.units}`, `${ownerOf(p.what_if.owner)} · ${p.what_if.units}`])))

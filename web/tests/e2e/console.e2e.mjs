@@ -243,8 +243,12 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await card.locator('p.advance button.prefill-remove').first().click();
     await page.locator('#whatif-run').click();
     await page.locator('#whatif-changed[data-changed="true"]').waitFor();
-    const flipped = await page.locator(`.wi-outcome[data-target="${target.target}"]`).textContent();
-    assert.notEqual(flipped, target.outcome, 'the what-if flips the battle');
+    const flipped = page.locator(`.wi-outcome[data-target="${target.target}"]`);
+    assert.notEqual(await flipped.getAttribute('data-outcome'), target.outcome, 'the what-if flips the battle');
+    // the outcome in words, the province by its name with the plate (session 22's probe: codes)
+    assert.match(await flipped.textContent(), /^(alındı|tutuldu|denge|–)$/); // Turkish, the default
+    const row = await page.locator('#whatif-result tr', { has: flipped }).textContent();
+    assert.ok(row.includes(`(${target.target})`) && !/taken|held|standoff/.test(row), row);
     assert.ok((await page.locator('g.prov.whatif').count()) > 0, 'the changed provinces are marked on the map');
     await shot('4-what-if');
     assert.equal((await api('GET', `/seasons/${season}`)).body.version, before, 'explain and what-if write nothing');

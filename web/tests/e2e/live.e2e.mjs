@@ -101,6 +101,23 @@ try {
   await pa.locator('form.chat-compose button[type=submit]').click();
   await waitFor('the long word reaches the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(word), 20_000);
   assert.ok(await pb.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'a long word wraps: nothing wider than the screen');
+  // Session 22's probe: maxlength=1000 counted UTF-16 code units, so 1,000 emoji were cut to
+  // 500. The counter counts code points as the server does: 1,000 emoji are sent and arrive
+  // whole; one more and the field says the server's limit and the button is off
+  const emoji = '😀'.repeat(1000);
+  await pa.locator('section.chat #chat-text').fill(emoji);
+  assert.equal(await pa.locator('section.chat #chat-text').inputValue(), emoji, 'the field holds 1,000 emoji');
+  assert.equal(await pa.locator('#chat-count').textContent(), '1000/1000 karakter');
+  await pa.locator('section.chat #chat-text').press('End');
+  await pa.locator('section.chat #chat-text').pressSequentially('😀');
+  assert.equal(await pa.locator('#chat-count').textContent(), 'Mesaj en çok 1000 karakter olur (1001)');
+  assert.ok(await pa.locator('form.chat-compose button[type=submit]').isDisabled(), 'over the limit nothing can be sent');
+  assert.equal(await pa.locator('section.chat #chat-text').evaluate((el) => el.validity.customError), true);
+  await pa.locator('section.chat #chat-text').press('Backspace');
+  assert.equal(await pa.locator('#chat-count').textContent(), '1000/1000 karakter');
+  await pa.locator('form.chat-compose button[type=submit]').click();
+  await waitFor('the 1,000 emoji reach the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(emoji), 20_000);
+  assert.equal(await pa.locator('#chat-count').textContent(), '0/1000 karakter', 'a message sent empties the counter too');
   // (set in the page: a lone surrogate would not cross the DevTools protocol whole)
   await pa.locator('section.chat #chat-text').evaluate((el) => { el.value = `yarım ${String.fromCharCode(0xd800)} söz`; el.dispatchEvent(new Event('input')); });
   await pa.locator('form.chat-compose button[type=submit]').click();
