@@ -64,14 +64,14 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
             assert time.monotonic() < deadline, (summary.text, stack.output())
             time.sleep(0.2)
         # the workers' own metrics (Dramatiq's Prometheus middleware): the Divan it resolved
-        resolver = httpx.get(f"http://127.0.0.1:{metrics_port}/", timeout=10).text
+        resolver = _metrics(metrics_port).text
         assert 'dramatiq_messages_total{actor_name="resolve_divan",queue_name="divans"} 1.0' in (
             resolver
         ), resolver
         assert "dramatiq_message_duration_milliseconds_bucket" in resolver
         # the projections worker serves its metrics too; it took no message for this Divan (the
         # store's NOTIFY wakes it, ADR-112), so none of Dramatiq's message counters is there yet
-        projections = httpx.get(f"http://127.0.0.1:{metrics_port + 1}/", timeout=10)
+        projections = _metrics(metrics_port + 1)
         assert projections.status_code == 200, projections.text
         assert "dramatiq_messages_total" not in projections.text, projections.text
         # a token where it must never be: in a query string (refused, and never logged)
@@ -140,6 +140,20 @@ def _started(log: Path) -> dict[str, list[int]]:
         if r.get("event") == "up.role_started":
             by_role.setdefault(r["role"], []).append(r["pid"])
     return by_role
+
+
+def _metrics(port: int) -> httpx.Response:
+    """A worker's metrics page once its exposition server listens: Dramatiq's Prometheus
+    middleware serves it from a process of its own, forked beside the worker processes, which
+    under load may start listening after the workers have done their work."""
+
+    def answer() -> httpx.Response | None:
+        with contextlib.suppress(httpx.ConnectError):
+            return httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
+        return None
+
+    response: httpx.Response = _poll(answer, f"the metrics server on port {port}")
+    return response
 
 
 def _answers(base: str) -> bool:
