@@ -35,6 +35,7 @@ from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.messaging.notify_store import NotifyStore
+from shared.app.messaging.prefetch import PrefetchPerThread
 from shared.app.messaging.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
@@ -334,6 +335,7 @@ def resolver_worker(
 ) -> tuple[dramatiq.Actor[[str, int], None], Lazy[Seasons]]:
     """The resolver worker: its broker, its lazily opened seasons, its actor."""
     b = worker_broker(settings, env=env)
+    b.add_middleware(PrefetchPerThread())  # one message a thread (ADR-164)
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
     return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 
