@@ -338,7 +338,7 @@ def resolver_worker(
 ) -> tuple[dramatiq.Actor[[str, int], None], Lazy[Seasons]]:
     """The resolver worker: its broker, its lazily opened seasons, its actor."""
     b = worker_broker(settings, env=env)
-    b.add_middleware(PrefetchPerThread())  # one message a thread (ADR-164)
+    b.add_middleware(PrefetchPerThread())  # one message a thread and two spare (ADR-164)
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
     return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 
