@@ -14,7 +14,8 @@ process's threads.
 Not one a thread alone: then a thread that acked stood idle until its consumer's fetch came
 back (the ack, the wake-up, the fetch, each thread's turn at the GIL), and the live surge
 (`bench.live_surge`, 1,000 Divans due at once) resolved slower in 4 of 4 pairs; with SPARE
-it was shorter in 4 of 6. Dramatiq's own `dramatiq_queue_prefetch` variable, when set, still decides.
+it was shorter in 4 of 6. Dramatiq's own `dramatiq_queue_prefetch` variable, when set, still
+decides.
 """
 
 from __future__ import annotations
