@@ -19,7 +19,8 @@ own connections are "pg (bench)"), PostgreSQL's server-wide processes (walwriter
 shared with anything else on the server), the redis-server and the bench's client, in ms of CPU
 per Divan resolved, the rows of the event log every backend read per Divan (PostgreSQL's
 table statistics: a count the box's load does not move) and the commands the stack's
-redis-server ran per Divan (INFO commandstats, another such count; ADR-150).
+redis-server ran per Divan (INFO commandstats, another such count; ADR-150), and where the wait's
+spread comes from (`spread`, ADR-164: within a quarter second of sending, between, overtaken).
 Target (issue 27): p99 <= 1 s at 100.
 """
 
@@ -265,6 +266,45 @@ STAMPS = (
 )
 
 
+WINDOW_S = 0.25  # `spread`: Divans sent within this long of each other were asked together
+OVERTAKE_NEXT = 40  # `spread`: each Divan against the next this many requested after it
+
+
+def spread(waits: list[tuple[float, float]], runs: list[tuple[float, float]]) -> str:
+    """Where the wait's spread comes from (ADR-164), in figures the box's pace moves less than
+    p99: `waits` are (sent, wait) and `runs` (requested, resolved) stamps, in seconds.
+
+    - the wait's standard deviation split into *within* (about the mean of the Divans sent in
+      the same WINDOW_S: asked together, waited differently: the order they were served in)
+      and *between* (the windows' means moving: the box's and the stack's pace over time);
+    - *overtaken*: of each Divan and the next OVERTAKE_NEXT requested after it, the share of
+      pairs resolved the other way round (FIFO service: 0)."""
+    if not waits:
+        return "      spread: no Divan"
+    t0 = min(t for t, _ in waits)
+    windows: dict[int, list[float]] = {}
+    for t, w in waits:
+        windows.setdefault(int((t - t0) / WINDOW_S), []).append(w)
+    within = sum((w - statistics.fmean(ws)) ** 2 for ws in windows.values() for w in ws)
+    within /= len(waits)
+    total = statistics.pvariance([w for _, w in waits])
+    ordered = sorted(runs)
+    pairs = overtaken = 0
+    for i, (_, done) in enumerate(ordered):
+        for _, later_done in ordered[i + 1 : i + 1 + OVERTAKE_NEXT]:
+            pairs += 1
+            overtaken += later_done < done
+    mean = statistics.fmean(w for _, w in waits)
+    p99 = pct([w for _, w in waits], 0.99)
+    return (
+        f"      spread: p99/mean {p99 / mean:.2f}; sd {1000 * total**0.5:.0f} ms, within "
+        f"{WINDOW_S:g} s of sending {1000 * within**0.5:.0f}, between "
+        f"{1000 * max(total - within, 0.0) ** 0.5:.0f}; overtaken "
+        f"{100 * overtaken / max(pairs, 1):.1f} % of pairs (a Divan and the next "
+        f"{OVERTAKE_NEXT} requested)"
+    )
+
+
 async def phases(conn: asyncpg.Connection, seen: list[Seen], dump: Path | None = None) -> list[str]:
     """Where the wait goes, from the events' recorded_at (the API's and the resolver's clocks,
     this box's): POST sent -> DivanRequested recorded (the API), -> DivanResolved recorded (the
@@ -279,6 +319,8 @@ async def phases(conn: asyncpg.Connection, seen: list[Seen], dump: Path | None =
     run: list[float] = []
     back: list[float] = []
     lines: list[bytes] = []
+    waits: list[tuple[float, float]] = []
+    stamped: list[tuple[float, float]] = []
     for x in seen:
         asked, done = at.get((x.season_id, REQUESTED), []), at.get((x.season_id, RESOLVED), [])
         if x.divan > min(len(asked), len(done)):
@@ -288,6 +330,8 @@ async def phases(conn: asyncpg.Connection, seen: list[Seen], dump: Path | None =
         api.append(stamps[0] - x.sent)
         run.append(stamps[1] - stamps[0])
         back.append(got - stamps[1])
+        waits.append((x.sent, x.seconds))
+        stamped.append(stamps)
         lines.append(msgspec.json.encode([*x, api[-1], run[-1], back[-1]]))
     if dump is not None:  # one JSON array a Divan: Seen's fields and the three phases, s
         with dump.open("ab") as f:
@@ -299,6 +343,7 @@ async def phases(conn: asyncpg.Connection, seen: list[Seen], dump: Path | None =
                 f"      {label:<18} p50 {pct(ms, 0.5):7.1f} ms  p99 {pct(ms, 0.99):7.1f}  "
                 f"mean {statistics.fmean(ms):7.1f}"
             )
+    out.append(spread(waits, stamped))
     by_n: dict[int, list[float]] = {}
     for x in seen:
         by_n.setdefault(x.divan, []).append(1000 * x.seconds)

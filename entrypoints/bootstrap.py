@@ -35,6 +35,7 @@ from services.projections.projector import Cursors, Projector
 from services.resolver import resolver_actors
 from services.resolver.scheduler import Due, Scheduler, SweepSettings
 from shared.app.messaging.notify_store import NotifyStore
+from shared.app.messaging.prefetch import PrefetchPerThread
 from shared.app.messaging.queues import (
     PROJECTIONS_QUEUE,
     add_worker_metrics,
@@ -303,7 +304,8 @@ def limiter_redis(settings: Settings) -> aioredis.Redis:
     return aioredis.Redis.from_url(settings.read_redis)
 
 
-# the youngest generation's threshold of a resolver or projections worker (settle_heap)
+# the youngest generation's threshold of the serving process and the resolver and projections
+# workers (settle_heap; the API's since ADR-164)
 WORKER_YOUNG = 7_000
 
 
@@ -319,10 +321,12 @@ def settle_heap(young: int | None = None) -> None:
     the resolver's and projections' full collections, ~40 ms each, walked their modules the
     same way); a test's app is not frozen (its process builds hundreds).
 
-    `young`: the youngest generation's threshold from now on (CPython's is 700). A worker
+    `young`: the youngest generation's threshold from now on (CPython's is 700). Each worker
     passes WORKER_YOUNG: its allocations come and go by the thousand within one Divan (events
     decoded, views built, dropped by reference counting), and at 700 the collector ran 400-660
-    times in a 20 s run for ~0.1 s of CPU a process, at 7,000 7-9 times (ADR-135)."""
+    times in a 20 s run for ~0.1 s of CPU a process, at 7,000 7-9 times (ADR-135). The serving
+    process too (ADR-164): at 700 its collector stopped the event loop ~770 times in a 20 s
+    trial load, six of them full collections of 40-80 ms; at 7,000 ~24 times, none full."""
     gc.collect()
     gc.freeze()
     if young is not None:
@@ -334,6 +338,7 @@ def resolver_worker(
 ) -> tuple[dramatiq.Actor[[str, int], None], Lazy[Seasons]]:
     """The resolver worker: its broker, its lazily opened seasons, its actor."""
     b = worker_broker(settings, env=env)
+    b.add_middleware(PrefetchPerThread())  # one message a thread and two spare (ADR-164)
     seasons: Lazy[Seasons] = Lazy(lambda: open_seasons(settings))
     return resolver_actors.declare(settings, b, seasons.get, utc_now), seasons
 

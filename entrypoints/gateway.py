@@ -225,5 +225,5 @@ def app_from_env() -> Litestar:
     # outermost: a target the server's protocol marked too long is 414 problem+json (ADR-156)
     app.asgi_handler = refuse_long_targets(app.asgi_handler)
     write_lines_apart()  # no log line's write blocks the event loop (ADR-125)
-    bootstrap.settle_heap()  # as the workers do theirs (ADR-125, ADR-135)
+    bootstrap.settle_heap(young=bootstrap.WORKER_YOUNG)  # as the workers (ADR-125, 135, 164)
     return app
