@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from shared.app.ops.divan_tools import BeyAt, ExplainOut, ProvinceAt, WhatIfOut
 from shared.app.ops.ops_replay import corrections_text, place
-from shared.domain.explain import BattleNote
+from shared.domain.explain import AdvanceNote, BattleNote
 from shared.domain.messages import Lang, render
 
 
@@ -93,18 +93,7 @@ def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
         )
     ]
     for g in b.groups:
-        advances = ", ".join(
-            _say(
-                "advance",
-                lang,
-                seat=a.seat,
-                origin=place(a.origin),
-                units=a.units,
-                ordered=a.ordered,
-            )
-            + (" " + _say("betrayal", lang) if a.betrayal else "")
-            for a in g.advances
-        )
+        advances = ", ".join(_advance(a, lang) for a in g.advances)
         mark = _say("fighting" if g.fighting else "went_home", lang)
         lines.append(
             "  "
@@ -143,6 +132,12 @@ def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
     )
     lines.append("  " + outcome + f" [{', '.join(b.rules)}]")
     return lines
+
+
+def _advance(a: AdvanceNote, lang: Lang) -> str:
+    origin = place(a.origin)
+    said = _say("advance", lang, seat=a.seat, origin=origin, units=a.units, ordered=a.ordered)
+    return said + (" " + _say("betrayal", lang) if a.betrayal else "")
 
 
 def _support_lines(b: BattleNote, lang: Lang) -> list[str]:
