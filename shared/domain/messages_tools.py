@@ -277,7 +277,7 @@ TOOLS: dict[str, Text] = {
     "explain.kind.support": T("destek", "support"),
     "explain.milis": T("milis (sahipsiz il)", "the milis (no owner)"),
     "explain.bey": T("{seat}. bey", "Bey {seat}"),
-    "explain.battle": T("Savaş: {target} {name}; savunan {defender}, ilde kalan {units} birlik", "Battle at {target} {name}; defender {defender}, {units:unit|units} left in it"),
+    "explain.battle": T("Savaş: {target_name} ({target}); savunan {defender}, ilde kalan {units} birlik", "Battle of {target_name} ({target}); defender {defender}, {units:unit|units} left in it"),
     "explain.advance": T("{seat}. bey {origin} ilinden {units} (emir {ordered})", "Bey {seat} from {origin} with {units} (ordered {ordered})"),
     "explain.betrayal": T("ihanet (R-6.5)", "a betrayal (R-6.5)"),
     "explain.group": T("Grup {index}: {advances}; destek {support}", "Group {index}: {advances}; support {support}"),

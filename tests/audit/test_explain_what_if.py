@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from entrypoints.cli import main
-from shared.app.ops.divan_text import what_if_text
+from shared.app.ops.divan_text import explain_text, what_if_text
 from shared.app.ops.divan_tools import DiePin, OrderChange, WhatIfIn, explain, what_if
 from shared.domain import codec, scenario
 from shared.domain import events as ev
@@ -245,7 +245,37 @@ def test_explain_prints_turkish_by_default_and_english_on_request(
     assert "3. Divan: açıklama" in tr and "Savaş:" in tr and "anahtar (3, fate," in tr
     assert main(["--lang", "en", "explain", str(path), "3"]) == 0
     en = capsys.readouterr().out
-    assert "Divan 3: explanation" in en and "Battle at" in en and "key (3, fate," in en
+    assert "Divan 3: explanation" in en and "Battle of" in en and "key (3, fate," in en
+
+
+def test_explain_names_each_province_by_its_name_with_the_plate(events: list[ev.Event]) -> None:
+    """Round 1 left it (session 23): explain's battle line read "Savaş: 34 İstanbul", the
+    plate then the name, and an advance, a support or a dropped order named its provinces by
+    plate alone ("6 ilinden"). Every province is "İstanbul (34)", as what-if and the console
+    say it, in both languages."""
+    names = game_map().names
+
+    def place(p: int) -> str:
+        return f"{names[p]} ({p})"
+
+    outs = [explain(SEASON, events, d) for d in range(1, 17)]
+    assert any(o.explanation.dropped for o in outs) and any(
+        b.supports for o in outs for b in o.explanation.battles
+    )
+    for out in outs:
+        for lang, battle in (("tr", "Savaş: {}; savunan "), ("en", "Battle of {}; defender ")):
+            text = explain_text(out, lang)  # type: ignore[arg-type]
+            for b in out.explanation.battles:
+                assert "\n" + battle.format(place(b.target)) in text, text
+                for a in (a for g in b.groups for a in g.advances):
+                    origin = {"tr": "{} ilinden", "en": "from {} with"}[lang]
+                    assert origin.format(place(a.origin)) in text, text
+                assert all(place(s.origin) in text for s in b.supports), text
+            for d in out.explanation.dropped:
+                to = place(d.target) if d.target is not None else "-"
+                assert f" {place(d.origin)} → {to} " in text, text
+            assert not re.search(r"(Savaş:|Battle at|→) \d", text), text
+            assert not re.search(r"\b\d+ ilinden|from \d+ with", text), text
 
 
 def test_explain_narrows_to_a_province_and_prints_json(

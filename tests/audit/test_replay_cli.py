@@ -65,6 +65,26 @@ def test_a_divan_re_run_matches_the_record_and_shows_the_state_after_it(
     assert "Ankara" in out  # plate 6, by name
 
 
+def test_the_beys_table_names_a_memleket_by_its_name_with_the_plate(
+    tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Round 1 left it (session 23): the beys table's memleket read "34 İstanbul", the plate
+    then the name; the audit CLIs say "İstanbul (34)" (what-if, explain), and so does it."""
+    from shared.app.ops.ops_replay import state_table
+
+    view = {
+        "season": SEASON, "version": 9, "phase": "divans", "divan": 3, "rules_version": "r",
+        "beys": [
+            {"seat": 1, "memleket": 34, "memleket_name": "İstanbul", "computer": False,
+             "gold": 1, "provinces": 2, "units": 3, "score": None, "hain_through": None},
+        ],
+        "provinces": [], "treaties": [],
+    }  # fmt: skip
+    table = state_table(view, "en")
+    row = next(x for x in table.splitlines() if x.lstrip().startswith("1 "))
+    assert "İstanbul (34)" in row and "34 İstanbul" not in row, table
+
+
 def test_a_changed_outcome_is_a_readable_diff_and_exit_1(
     tmp_path: Path, lines: list[Line], capsys: pytest.CaptureFixture[str]
 ) -> None:

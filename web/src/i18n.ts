@@ -320,6 +320,8 @@ const TEXTS = {
   chatSend: ['Gönder', 'Send'],
   chatCount: ['{n}/{limit} karakter', '{n}/{limit} characters'],
   chatTooLong: ['Mesaj en çok {limit} karakter olur ({n})', 'A message has at most {limit} characters ({n})'],
+  chatTooManyLines: ['Mesaj en çok {limit} satır olur', 'A message has at most {limit:line|lines}'],
+  chatMarks: ['Mesajda bir harfin üstünde art arda en çok {limit} işaret olur', 'A message holds at most {limit} combining marks in a row on a letter'],
   chatNew: ['Yeni konuşma', 'New conversation'],
   chatStart: ['Başlat', 'Start'],
   chatReport: ['Bildir', 'Report'],

@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.app.ops.divan_tools import BeyAt, ExplainOut, ProvinceAt, WhatIfOut
-from shared.app.ops.ops_replay import (
-    corrections_text,
-)
-from shared.domain.explain import BattleNote
+from shared.app.ops.ops_replay import corrections_text, place
+from shared.domain.explain import AdvanceNote, BattleNote
 from shared.domain.messages import Lang, render
 
 
@@ -52,8 +50,8 @@ def explain_text(out: ExplainOut, lang: Lang, provinces: Sequence[int] = ()) -> 
                     "dropped",
                     lang,
                     seat=d.seat,
-                    origin=d.origin,
-                    target=d.target if d.target is not None else "-",
+                    origin=place(d.origin),
+                    target=place(d.target),
                     kind=_say(f"kind.{d.kind}", lang),
                     units=d.units,
                     why=_say(f"why.{d.reason}", lang),
@@ -90,17 +88,12 @@ def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
             "battle",
             lang,
             target=b.target,
-            name=b.target_name,
             defender=_who(b.defender, lang),
             units=b.defender_units,
         )
     ]
     for g in b.groups:
-        advances = ", ".join(
-            _say("advance", lang, seat=a.seat, origin=a.origin, units=a.units, ordered=a.ordered)
-            + (" " + _say("betrayal", lang) if a.betrayal else "")
-            for a in g.advances
-        )
+        advances = ", ".join(_advance(a, lang) for a in g.advances)
         mark = _say("fighting" if g.fighting else "went_home", lang)
         lines.append(
             "  "
@@ -141,6 +134,12 @@ def _battle_text(b: BattleNote, lang: Lang) -> list[str]:
     return lines
 
 
+def _advance(a: AdvanceNote, lang: Lang) -> str:
+    origin = place(a.origin)
+    said = _say("advance", lang, seat=a.seat, origin=origin, units=a.units, ordered=a.ordered)
+    return said + (" " + _say("betrayal", lang) if a.betrayal else "")
+
+
 def _support_lines(b: BattleNote, lang: Lang) -> list[str]:
     """Each support of a battle: where it came from, how it was classified, and why."""
     lines = []
@@ -152,7 +151,7 @@ def _support_lines(b: BattleNote, lang: Lang) -> list[str]:
                 "support",
                 lang,
                 seat=s.seat,
-                origin=s.origin,
+                origin=place(s.origin),
                 units=s.units,
                 kind=_say(f"support.{s.classified}", lang),
             )

@@ -94,6 +94,12 @@ def _scores(state: SeasonState) -> dict[int, int]:
     return scores(Board.of(state, state.divan))
 
 
+def place(plate: int | None) -> str:
+    """A province as the audit CLIs name one, in either language: its name with the plate,
+    "İstanbul (34)" (what-if, explain, replay); "-" for none."""
+    return "-" if plate is None else f"{game_map()[plate].name} ({plate})"
+
+
 def state_table(view: dict[str, Any], lang: Lang = DEFAULT) -> str:
     """`state_json` as two aligned tables (beys, then provinces) and the treaties in force, for
     people in `lang` (names of provinces, phases and treaty kinds are data, as they are)."""
@@ -113,7 +119,7 @@ def state_table(view: dict[str, Any], lang: Lang = DEFAULT) -> str:
     bey_rows = [
         [
             str(b["seat"]),
-            f"{b['memleket']} {b['memleket_name'] or ''}".strip(),
+            place(b["memleket"]),
             say("replay.computer") if b["computer"] else say("replay.human"),
             str(b["gold"]),
             str(b["provinces"]),

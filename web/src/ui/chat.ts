@@ -8,7 +8,7 @@
 // server took. Beys are shown by their names (R-15.5, the season screen's `beyName`).
 import { api, type Schemas } from '../api/client';
 import { t } from '../i18n';
-import { CHAT_MAX, chatLength, outgoing } from '../logic/chat_text';
+import { CHAT_MAX, chatCheck, outgoing, type ChatLimit } from '../logic/chat_text';
 import { h } from './dom';
 import { problemText } from './home';
 
@@ -54,7 +54,7 @@ export class ChatPanel {
     this.compose.addEventListener('submit', (e) => {
       e.preventDefault();
       const value = outgoing(this.text.value);
-      if (value && !chatLength(value).over) void this.send(value);
+      if (value && chatCheck(value).over === null) void this.send(value);
     });
     this.text.addEventListener('input', () => this.count());
     this.count();
@@ -141,14 +141,16 @@ export class ChatPanel {
     await this.refresh();
   }
 
-  /** The field's length as the server counts it; over the limit the field is invalid (its
-   * message the server's words) and the button off, so nothing is sent to be refused. */
+  /** The field's length as the server counts it; over one of the server's limits (length,
+   * marks in a row, lines) the counter and the field's validity say it in the server's words
+   * and the button is off, so nothing is sent to be refused. */
   private count(): void {
-    const { length, over } = chatLength(this.text.value);
-    this.counter.textContent = over ? t('chatTooLong', { limit: CHAT_MAX, n: length }) : t('chatCount', { limit: CHAT_MAX, n: length });
-    this.counter.classList.toggle('over', over);
-    this.text.setCustomValidity(over ? t('chatTooLong', { limit: CHAT_MAX, n: length }) : '');
-    this.sendButton.disabled = over;
+    const { length, over } = chatCheck(this.text.value);
+    const words = over === null ? '' : limitWords(over);
+    this.counter.textContent = over === null ? t('chatCount', { limit: CHAT_MAX, n: length }) : words;
+    this.counter.classList.toggle('over', over !== null);
+    this.text.setCustomValidity(words);
+    this.sendButton.disabled = over !== null;
   }
 
   private line(l: Line): HTMLElement {
@@ -256,4 +258,10 @@ export class ChatPanel {
     this.older = page.next_before;
     this.render();
   }
+}
+
+/** A broken limit in the server's words (shared/domain/messages.py `chat_text.*`). */
+function limitWords(over: ChatLimit): string {
+  if (over.kind === 'too_long') return t('chatTooLong', { limit: over.limit, n: over.length });
+  return t(over.kind === 'marks' ? 'chatMarks' : 'chatTooManyLines', { limit: over.limit });
 }

@@ -259,7 +259,7 @@ function betrayalItem(b: SeasonBetrayals['betrayals'][number], names: Map<number
       h('p', { class: 'evidence-treaty' }, ct('treatyLine', { kind: b.treaty.kind, beys: b.treaty.beys.join(', '), from: b.treaty.from_divan ?? '?', through: b.treaty.through_divan })),
     );
   if (b.orders)
-    lines.push(h('p', { class: 'evidence-orders' }, ct('ordersLine', { orders: b.orders.map(([seat, from, units]) => `Bey ${seat}: ${name(from ?? 0)} → ${units}`).join('; ') })));
+    lines.push(h('p', { class: 'evidence-orders' }, ct('ordersLine', { orders: b.orders.map(([seat, from, units]) => `${ct('bey', { n: seat ?? '?' })}: ${name(from ?? 0)} → ${units}`).join('; ') })));
   if (b.battle)
     lines.push(
       h('p', { class: 'evidence-battle' }, ct('battleLine', { outcome: b.battle.outcome, a: b.battle.attack ?? '–', d: b.battle.defence ?? '–', ad: b.battle.attack_die ?? '–', dd: b.battle.defence_die ?? '–' })),

@@ -65,7 +65,7 @@ export async function divanPanel(box: HTMLElement, ctx: DivanCtx): Promise<void>
             'div',
             {},
             h('h3', {}, ct('dropped')),
-            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `Bey ${o.seat}: ${pname(o.origin)} ${o.kind} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
+            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `${ct('bey', { n: o.seat })}: ${pname(o.origin)} ${o.kind} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
           )
         : null,
       (ex.corrections ?? []).length
@@ -230,17 +230,17 @@ function whatIfSection(ctx: DivanCtx, _ex: Explain): { root: HTMLElement; prefil
     try {
       const out = await consoleApi.whatIf(ctx.token, ctx.season, ctx.divan, body());
       ctx.map.mark('whatif', out.provinces.map((p) => p.plate));
-      const ownerOf = (o: number | null) => (o === null ? ct('milis') : `Bey ${o}`);
+      const ownerOf = (o: number | null) => (o === null ? ct('milis') : ct('bey', { n: o }));
       result.append(h('div', {},
         h('p', { id: 'whatif-changed', 'data-changed': String(out.changed) }, out.changed ? ct('differs') : ct('unchanged')),
         out.battles.length
           ? h('div', {}, h('h4', {}, ct('changedBattles')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.battles.map((b) => [pname(b.target), said(b.recorded), h('span', { class: 'wi-outcome', 'data-target': b.target, 'data-outcome': b.what_if ?? '' }, said(b.what_if))])))
           : null,
         out.provinces.length
-          ? h('div', {}, h('h4', {}, ct('changedProvinces')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.provinces.map((p) => [pname(p.plate), `${ownerOf(p.recorded.owner)} · ${p.recorded.units}`, `${ownerOf(p.what_if.owner)} · ${p.what_if.units}`])))
+          ? h('div', { id: 'whatif-provinces' }, h('h4', {}, ct('changedProvinces')), table([ct('province'), ct('recorded'), ct('whatIfCol')], out.provinces.map((p) => [pname(p.plate), `${ownerOf(p.recorded.owner)} · ${p.recorded.units}`, `${ownerOf(p.what_if.owner)} · ${p.what_if.units}`])))
           : null,
         out.beys.length
-          ? h('div', {}, h('h4', {}, ct('changedBeys')), table([ct('seat'), ct('recorded'), ct('whatIfCol')], out.beys.map((b) => [b.seat, `${b.recorded.provinces} / ${b.recorded.units}`, `${b.what_if.provinces} / ${b.what_if.units}`])))
+          ? h('div', { id: 'whatif-beys' }, h('h4', {}, ct('changedBeys')), table([ct('seat'), ct('recorded'), ct('whatIfCol')], out.beys.map((b) => [ct('bey', { n: b.seat }), `${b.recorded.provinces} / ${b.recorded.units}`, `${b.what_if.provinces} / ${b.what_if.units}`])))
           : null,
       ));
     } catch (e) {
@@ -307,7 +307,7 @@ function correctionSection(ctx: DivanCtx): HTMLElement {
           : { kind: 'revoke_hain' as const, seat: Number(seat.value) };
     return { correction, reason: reason.value };
   };
-  const change = (p: { owner: number | null; units: number; sur: boolean }) => `${p.owner === null ? ct('milis') : `Bey ${p.owner}`} · ${p.units}${p.sur ? ' ▣' : ''}`;
+  const change = (p: { owner: number | null; units: number; sur: boolean }) => `${p.owner === null ? ct('milis') : ct('bey', { n: p.owner })} · ${p.units}${p.sur ? ' ▣' : ''}`;
   const dry = async () => {
     clear(out);
     try {
@@ -317,7 +317,7 @@ function correctionSection(ctx: DivanCtx): HTMLElement {
       out.append(
         h('p', { id: 'fix-dry', 'data-changed': String(p.changed) }, `${ct('dryRun')}: Divan ${p.divan}, v${p.version}`),
         table([ct('province'), ct('recorded'), ct('whatIfCol')], p.provinces.map((x) => [pname(x.plate), change(x.recorded), change(x.what_if)])),
-        table([ct('seat'), ct('recorded'), ct('whatIfCol')], p.beys.map((x) => [x.seat, `${x.recorded.gold} · ${x.recorded.provinces}`, `${x.what_if.gold} · ${x.what_if.provinces}`])),
+        table([ct('seat'), ct('recorded'), ct('whatIfCol')], p.beys.map((x) => [ct('bey', { n: x.seat }), `${x.recorded.gold} · ${x.recorded.provinces}`, `${x.what_if.gold} · ${x.what_if.provinces}`])),
       );
     } catch (e) {
       out.append(failure(e));

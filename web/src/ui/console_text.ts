@@ -1,8 +1,8 @@
 // The console's own words (issue 26), Turkish first, English on the switch; kept apart from
 // i18n.ts (the player's client) so the two grow without stepping on each other.
-import { fill, lang } from '../i18n';
+import { fill, lang, type Lang } from '../i18n';
 
-const TEXTS = {
+export const CONSOLE_TEXTS = {
   title: ['Konsol: ops ve denetçi', 'Console: ops and auditors'],
   intro: [
     'Tartışmalı bir Divan’ı harita üzerinde açıklayın, deneyin, düzeltin; ihanetleri kanıtlarıyla inceleyin.',
@@ -53,14 +53,14 @@ const TEXTS = {
   battleAt: ['{name} ({plate}): {outcome}', '{name} ({plate}): {outcome}'],
   defender: ['Savunan: {who}, {units} birlik', 'Defender: {who}, {units:unit|units}'],
   milis: ['milis', 'the milis'],
-  bey: ['Bey {n}', 'Bey {n}'],
+  bey: ['{n}. bey', 'Bey {n}'], // as the player's client (i18n.ts) and the server's catalogue say it
   attackers: ['Saldıranlar', 'Attackers'],
-  advanceLine: ['Bey {seat}: {from} → {units} birlik (emir {ordered}){betrayal}', 'Bey {seat}: from {from}, {units:unit|units} (ordered {ordered}){betrayal}'],
+  advanceLine: ['{seat}. bey: {from} → {units} birlik (emir {ordered}){betrayal}', 'Bey {seat}: from {from}, {units:unit|units} (ordered {ordered}){betrayal}'],
   betrayalMark: [' — ihanet', ' — betrayal'],
   group: ['Grup {i}: güç {strength}, destek {support}{traitor}', 'Group {i}: strength {strength}, support {support}{traitor}'],
   traitorMark: [' (hain: zar 0)', ' (traitor: die 0)'],
   supports: ['Destekler', 'Supports'],
-  supportLine: ['Bey {seat}: {from} → {units} birlik, {kind}, {counted} ({why}; {rules})', 'Bey {seat}: from {from}, {units:unit|units}, {kind}, {counted} ({why}; {rules})'],
+  supportLine: ['{seat}. bey: {from} → {units} birlik, {kind}, {counted} ({why}; {rules})', 'Bey {seat}: from {from}, {units:unit|units}, {kind}, {counted} ({why}; {rules})'],
   counted: ['sayıldı', 'counted'],
   notCounted: ['sayılmadı', 'not counted'],
   bonuses: ['Savunma bonusu: memleket {m}, sur {s}, hemşehri {h} = {t}', 'Defence bonus: memleket {m}, sur {s}, hemşehri {h} = {t}'],
@@ -129,7 +129,7 @@ const TEXTS = {
   needOne: ['Bir memleket, bir sezon ya da bir oyuncu girin.', 'Enter a memleket, a season or a player.'],
   noBetrayals: ['İhanet yok.', 'No betrayal.'],
   betrayalLine: [
-    'Divan {divan}: Bey {traitor} (memleket {tm}) → Bey {victim} (memleket {vm}), {province}; hain {through} Divan’ına dek',
+    'Divan {divan}: {traitor}. bey (memleket {tm}) → {victim}. bey (memleket {vm}), {province}; hain {through} Divan’ına dek',
     'Divan {divan}: Bey {traitor} (memleket {tm}) betrayed Bey {victim} (memleket {vm}) at {province}; Hain through Divan {through}',
   ],
   treatyLine: ['Antlaşma: {kind}, beyler {beys}, Divan {from} – {through}', 'Treaty: {kind}, beys {beys}, Divan {from} – {through}'],
@@ -152,8 +152,13 @@ const TEXTS = {
   chGroup: ['grup', 'group'],
 } as const satisfies Record<string, readonly [string, string]>;
 
-export type CKey = keyof typeof TEXTS;
+export type CKey = keyof typeof CONSOLE_TEXTS;
 
 export function ct(key: CKey, params: Record<string, string | number> = {}): string {
-  return fill(TEXTS[key][lang() === 'tr' ? 0 : 1], params);
+  return ctIn(key, lang(), params);
+}
+
+/** The console's text of `key` in `which` language (the tests read both). */
+export function ctIn(key: CKey, which: Lang, params: Record<string, string | number> = {}): string {
+  return fill(CONSOLE_TEXTS[key][which === 'tr' ? 0 : 1], params);
 }

@@ -249,6 +249,12 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     assert.match(await flipped.textContent(), /^(alındı|tutuldu|denge|–)$/); // Turkish, the default
     const row = await page.locator('#whatif-result tr', { has: flipped }).textContent();
     assert.ok(row.includes(`(${target.target})`) && !/taken|held|standoff/.test(row), row);
+    // a seat as the player's client names it, "3. bey" in Turkish (round 1: "Bey 3")
+    const holders = await page.locator('#whatif-provinces tbody td:not(:first-child)').allTextContents();
+    assert.ok(holders.length > 0 && holders.every((c) => /^(\d+\. bey|milis) · \d+$/.test(c)), JSON.stringify(holders));
+    const seats = await page.locator('#whatif-beys tbody td:first-child').allTextContents();
+    assert.ok(seats.every((c) => /^\d+\. bey$/.test(c)), JSON.stringify(seats));
+    assert.ok(!/\bBey \d/.test(await page.locator('#whatif-result').textContent()), 'no "Bey n" in Turkish');
     assert.ok((await page.locator('g.prov.whatif').count()) > 0, 'the changed provinces are marked on the map');
     await shot('4-what-if');
     assert.equal((await api('GET', `/seasons/${season}`)).body.version, before, 'explain and what-if write nothing');

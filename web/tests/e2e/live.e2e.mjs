@@ -118,6 +118,25 @@ try {
   await pa.locator('form.chat-compose button[type=submit]').click();
   await waitFor('the 1,000 emoji reach the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes(emoji), 20_000);
   assert.equal(await pa.locator('#chat-count').textContent(), '0/1000 karakter', 'a message sent empties the counter too');
+  // Round 1 left it (session 23): the server's 20 lines and 30 marks in a row, checked before
+  // sending as the server checks them, said in its words; the border itself is sent and arrives
+  const field = pa.locator('section.chat #chat-text');
+  const send = pa.locator('form.chat-compose button[type=submit]');
+  const border = [`a${'\u0301'.repeat(30)}`, ...Array.from({ length: 19 }, (_, i) => `satır ${i + 2}`)].join('\n');
+  await field.fill(`${border}\n`);
+  assert.equal(await pa.locator('#chat-count').textContent(), `${[...border].length}/1000 karakter`, 'a trailing break is trimmed');
+  await field.press('End');
+  await field.pressSequentially('x');
+  assert.equal(await pa.locator('#chat-count').textContent(), 'Mesaj en çok 20 satır olur');
+  assert.ok(await send.isDisabled(), 'a 21st line cannot be sent');
+  assert.equal(await field.evaluate((el) => el.validationMessage), 'Mesaj en çok 20 satır olur');
+  await field.fill(border.replace('a', `a\u0301`));
+  assert.equal(await pa.locator('#chat-count').textContent(), 'Mesajda bir harfin üstünde art arda en çok 30 işaret olur');
+  assert.ok(await send.isDisabled(), 'a 31st mark in a row cannot be sent');
+  await field.fill(border);
+  assert.ok(!(await send.isDisabled()) && (await field.evaluate((el) => el.validity.valid)), 'the border is valid');
+  await send.click();
+  await waitFor('20 lines with 30 marks reach the second bey', async () => ((await pb.locator('section.chat ol.conversation').textContent()) ?? '').includes('satır 20'), 20_000);
   // (set in the page: a lone surrogate would not cross the DevTools protocol whole)
   await pa.locator('section.chat #chat-text').evaluate((el) => { el.value = `yarım ${String.fromCharCode(0xd800)} söz`; el.dispatchEvent(new Event('input')); });
   await pa.locator('form.chat-compose button[type=submit]').click();

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { bySeat, seasonIdOf, seatOf, type SeasonBetrayals } from '../../src/api/console';
 import { ApiProblem } from '../../src/api/client';
 import { failureText } from '../../src/ui/console_parts';
+import { CONSOLE_TEXTS, ctIn } from '../../src/ui/console_text';
+import { tIn } from '../../src/i18n';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 const ID = '0123456789abcdef0123456789abcdef';
@@ -68,5 +70,26 @@ describe('a refusal in the console', () => {
     expect(text).not.toMatch(/\$\./);
     expect(text).not.toMatch(/^Olmadı: invalid_body:/);
     expect(text).toBe('Olmadı: Expected `int >= 1`, got `0` - at `Divan` (invalid_body)');
+  });
+});
+
+describe('a seat in the console (round 1 left it, session 23)', () => {
+  // The what-if's holder cells and seat cells said "Bey 3" in Turkish too; the player's client,
+  // the reports and the server's catalogue say "3. bey" (English "Bey 3"), and so does the console.
+  it('is named as the player client names it, in both languages', () => {
+    for (const which of ['tr', 'en'] as const) expect(ctIn('bey', which, { n: 3 })).toBe(tIn('bey', which, { n: 3 }));
+    expect(ctIn('bey', 'tr', { n: 3 })).toBe('3. bey');
+    expect(ctIn('bey', 'en', { n: 3 })).toBe('Bey 3');
+    expect(ctIn('advanceLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, ordered: 2, betrayal: '' })).toMatch(/^3\. bey: Ankara \(6\)/);
+    expect(ctIn('supportLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, kind: 'attack', counted: 'sayıldı', why: 'x', rules: 'R-5.3' })).toMatch(/^3\. bey: /);
+    expect(ctIn('betrayalLine', 'tr', { divan: 2, traitor: 3, tm: 6, victim: 4, vm: 34, province: 'x', through: 5 })).toMatch(/: 3\. bey \(memleket 6\) → 4\. bey \(memleket 34\)/);
+  });
+
+  it('is never "Bey n" in a Turkish text, nor spelled out beside the catalogue in the console code', () => {
+    const turkish = Object.entries(CONSOLE_TEXTS).filter(([, [tr]]) => /\bBey \{/.test(tr));
+    expect(turkish).toEqual([]);
+    for (const name of ['ui/console.ts', 'ui/console_divan.ts', 'ui/console_parts.ts']) {
+      expect(readFileSync(join(SRC, name), 'utf8')).not.toMatch(/Bey \$\{/);
+    }
   });
 });
