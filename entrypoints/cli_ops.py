@@ -177,7 +177,7 @@ def _rebuild(args: argparse.Namespace) -> int:
             await redis.aclose()
         return 0
 
-    if not args.all and not args.season:
+    if bool(args.all) == bool(args.season):  # neither, or both: which one was meant?
         text = say("cli.rebuild_what", args.lang)
         print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
         return 2
@@ -316,7 +316,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     rb = prs.add_parser(
         "rebuild", parents=[common], help="rebuild into a new key generation and switch atomically"
     )
-    rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all)")
+    rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all, not both)")
     rb.add_argument("--all", action="store_true", help="rebuild every season in the store")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)

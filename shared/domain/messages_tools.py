@@ -14,7 +14,7 @@ TOOLS: dict[str, Text] = {
     "cli.standings": T("Sıralama: {standings}", "Standings: {standings}"),
     "cli.standing": T("{seat}. bey {score}", "Bey {seat} {score}"),
     "cli.rebuilt": T("{season}: {events} olaydan yeniden kuruldu", "{season}: rebuilt from {events:event|events}"),
-    "cli.rebuild_what": T("bir SEZON ya da --all verin", "name a SEASON or --all"),
+    "cli.rebuild_what": T("bir SEZON ya da --all verin, ikisini birden değil", "name a SEASON or --all, not both"),
     "cli.migrated": T("uygulandı: {applied}", "applied: {applied}"),
     "cli.migrated_nothing": T("uygulandı: hiçbiri (şema güncel)", "applied: nothing (up to date)"),
     "up.postgres": T("PostgreSQL: {where} (şimdi uygulanan göçler: {migrations})", "PostgreSQL: {where} (migrations applied now: {migrations})"),
@@ -66,6 +66,10 @@ TOOLS: dict[str, Text] = {
     "cli.divans": T("{n}: bir sezonda 1 … {last}. Divanlar var (R-1.1); 1 … {last} verin", "{n}: a season has Divans 1 … {last} (R-1.1); give 1 … {last}"),
     "cli.unreadable": T("{source}: okunamıyor ({error})", "{source}: cannot be read ({error})"),
     "cli.no_permission": T("{source}: okuma izni yok", "{source}: permission denied"),
+    # the same three without the file, for a JSON that names it in its own field (verify's)
+    "cli.os.unreadable": T("okunamıyor ({error})", "cannot be read ({error})"),
+    "cli.os.no_permission": T("okuma izni yok", "permission denied"),
+    "cli.os.no_such_file": T("böyle bir dosya yok", "no such file"),
     # --- the audit verbs: export, verify, import, replay (entrypoints/audit.py) -------------
     "audit.no_such_file": T("{source}: böyle bir dosya yok", "{source}: no such file"),
     "audit.impossible_season": T("{season}: hiçbir sezonun böyle bir kimliği olamaz (1 … {most} yazdırılabilir karakter, '/' ve boşluk olmadan); veritabanına sorulmadı", "{season}: no season can have this id (1 … {most} printable characters without '/' or spaces); the database was not asked"),
