@@ -161,8 +161,8 @@ HELP_TR: dict[str, str] = {
         "sabitlenmiş olarak yeniden koşar ve kayıttan farkını gösterir; hiçbir şey yazmaz"
     ),
     "the Divan, 1 … 16": "Divan, 1 … 16",
-    "only the battles at these plates (default: all)": (
-        "yalnız bu plakalardaki savaşlar (varsayılan: hepsi)"
+    "only the battles at these plates (default: all; a plate given twice is one)": (
+        "yalnız bu plakalardaki savaşlar (varsayılan: hepsi; iki kez verilen plaka birdir)"
     ),
     "print JSON (the ops endpoint's answer)": "JSON yazar (ops uç noktasının yanıtı)",
     'the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], "dice": '

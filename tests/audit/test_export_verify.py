@@ -344,7 +344,11 @@ def test_verify_json_of_a_file_it_cannot_read_is_a_code_and_words_never_the_os_t
     assert main(["verify", str(tmp_path), "--lang", lang]) == 2
     out = capsys.readouterr()
     document = json.loads(out.out)
-    assert document == {"file": str(tmp_path), "error": "cannot be read (EISDIR)", "code": "os.EISDIR"}
+    assert document == {
+        "file": str(tmp_path),
+        "error": "cannot be read (EISDIR)",
+        "code": "os.EISDIR",
+    }
     junk = tmp_path / "junk.jsonl"
     junk.write_bytes(b'{"a\n')
     assert main(["verify", str(junk), "--lang", lang]) == 2
@@ -358,7 +362,10 @@ def test_verify_json_of_a_file_it_cannot_read_is_a_code_and_words_never_the_os_t
 
 @pytest.mark.parametrize(
     ("lang", "words"),
-    [("tr", "bir SEZON ya da --all verin, ikisini birden değil"), ("en", "name a SEASON or --all, not both")],
+    [
+        ("tr", "bir SEZON ya da --all verin, ikisini birden değil"),
+        ("en", "name a SEASON or --all, not both"),
+    ],
 )
 def test_projections_rebuild_of_a_season_and_all_is_refused_not_everything_rebuilt(
     lang: str, words: str, capsys: pytest.CaptureFixture[str]
