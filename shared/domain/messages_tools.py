@@ -160,7 +160,7 @@ TOOLS: dict[str, Text] = {
     "decode.kind_int": T("bir tamsayı", "an integer"),
     "decode.kind_float": T("bir sayı", "a number"),
     "decode.kind_str": T("bir metin", "a string"),
-    "decode.kind_bool": T("true ya da false", "true or false"),
+    "decode.kind_bool": T("bir mantıksal değer (true ya da false)", "a boolean (true or false)"),
     "decode.kind_null": T("boş (null)", "null"),
     "decode.kind_array": T("bir dizi", "an array"),
     "decode.kind_object": T("bir nesne", "an object"),
