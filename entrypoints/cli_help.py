@@ -115,7 +115,9 @@ HELP_TR: dict[str, str] = {
     "rebuild into a new key generation and switch atomically": (
         "yeni bir anahtar kuşağına yeniden kurar ve tek adımda geçer"
     ),
-    "the season id to rebuild (or --all, not both)": "yeniden kurulacak sezonun kimliği (ya da --all, ikisi birden değil)",
+    "the season id to rebuild (or --all, not both)": (
+        "yeniden kurulacak sezonun kimliği (ya da --all, ikisi birden değil)"
+    ),
     "rebuild every season in the store": "depodaki her sezonu yeniden kurar",
     "list the dead letters of the broker namespace": "aracı ad alanının ölü mektuplarını listeler",
     "send dead letters again (retries reset)": (
