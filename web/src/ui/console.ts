@@ -9,7 +9,7 @@ import { h, clear, type Child } from './dom';
 import { ProvinceMap } from './map';
 import { ct } from './console_text';
 import { divanPanel } from './console_divan';
-import { downloadLink, failure, field, table } from './console_parts';
+import { downloadLink, failure, field, instant, table } from './console_parts';
 
 type Role = 'ops' | 'auditor';
 let session: { role: Role; token: string } | null = null; // the tab's memory, nothing else
@@ -125,7 +125,7 @@ async function seasonView(out: HTMLElement, token: string, season: string): Prom
       cal
         ? table(
             [ct('divans'), ct('at')],
-            cal.divans.map((d) => [ct('divanN', { n: d.divan }), d.at]),
+            cal.divans.map((d) => [ct('divanN', { n: d.divan }), instant(d.at)]),
           )
         : h('p', {}, ct('noCalendar')),
       h('h3', {}, ct('divans')),
@@ -150,7 +150,7 @@ function trailSection(reads: Awaited<ReturnType<typeof consoleApi.opsReads>>): H
     reads.reads.length
       ? table(
           ['#', ct('what'), ct('actor'), ct('at')],
-          reads.reads.map((r) => [r.id, r.what, r.actor, r.at]),
+          reads.reads.map((r) => [r.id, r.what, r.actor, instant(r.at)]),
         )
       : h('p', {}, ct('noReads')),
   );
@@ -166,7 +166,7 @@ function actsSection(acts: ChatActs): HTMLElement {
     acts.acts.length
       ? table(
           ['#', ct('what'), ct('message'), ct('channel'), ct('actor'), ct('at')],
-          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, a.at]),
+          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, instant(a.at)]),
         )
       : h('p', {}, ct('noActs')),
   );

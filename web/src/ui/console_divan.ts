@@ -8,7 +8,7 @@ import { consoleApi, exportBlob, type BattleNote, type CorrectionIn, type Explai
 import { h, clear, type Child } from './dom';
 import { ProvinceMap, type Arrow } from './map';
 import { ct } from './console_text';
-import { downloadLink, failure, field, table } from './console_parts';
+import { downloadLink, failure, field, instant, table } from './console_parts';
 
 export interface DivanCtx {
   token: string;
@@ -83,12 +83,12 @@ function orderSets(ex: Explain): HTMLElement {
     'div',
     { id: 'console-order-sets' },
     h('h3', {}, ct('orderSets')),
-    h('p', {}, ct('lockedAt', { at: ex.orders?.locked_at ?? '–' })),
+    h('p', {}, ct('lockedAt'), ' ', instant(ex.orders?.locked_at)),
     table(
       [ct('seat'), ct('submittedAt'), ct('sealed'), ct('beforeLock'), ct('orders')],
       sets.map((s) => [
         s.seat,
-        s.submitted_at ?? ct('atLock'),
+        instant(s.submitted_at, ct('atLock')),
         yn(s.sealed),
         yn(s.before_lock),
         s.orders.map((o) => `${pname(o.province)} ${o.kind}${o.target ? ` → ${pname(o.target)}` : ''}${o.units ? ` ${o.units}` : ''}`).join('; ') || '–',
