@@ -124,8 +124,8 @@ HELP_TR: dict[str, str] = {
         "ölü mektupları yeniden gönderir (yeniden denemeler sıfırlanır)"
     ),
     "print them as a JSON list": "onları bir JSON listesi olarak yazar",
-    "dead letters' ids (the first column of `list`)": (
-        "ölü mektupların kimlikleri (`list` çıktısının ilk sütunu)"
+    "dead letters' ids (the first column of `list`; or --all, not both)": (
+        "ölü mektupların kimlikleri (`list` çıktısının ilk sütunu; ya da --all, ikisi birden değil)"
     ),
     "replay every dead letter": "her ölü mektubu yeniden gönderir",
     "the season id": "sezonun kimliği",

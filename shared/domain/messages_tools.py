@@ -58,7 +58,7 @@ TOOLS: dict[str, Text] = {
     "cli.chain_ok": T("sağlam", "ok"),
     "cli.chain_broken": T("kırık: {error}", "broken: {error}"),
     "cli.dead_letters": T("{namespace} ad alanında {count} işlenemeyen mesaj var", "{count} dead letter(s) in namespace {namespace}"),
-    "cli.replay_what": T("mesaj kimliklerini ya da --all verin", "name message ids or --all"),
+    "cli.replay_what": T("mesaj kimliklerini ya da --all verin, ikisini birden değil", "name message ids or --all, not both"),
     "cli.replayed": T("{count} işlenemeyen mesaj yeniden gönderildi", "replayed {count} dead letter(s)"),
     "cli.not_found": T("bulunamadı: {ids}", "not found: {ids}"),
     "cli.seed": T("{n}: tohum 0 … 2^63 − 1 aralığında olur (R-1.5)", "{n}: a seed is 0 … 2^63 − 1 (R-1.5)"),

@@ -378,3 +378,22 @@ def test_projections_rebuild_of_a_season_and_all_is_refused_not_everything_rebui
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == f"seksenbir projections rebuild: {words}\n"
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("tr", "mesaj kimliklerini ya da --all verin, ikisini birden değil"),
+        ("en", "name message ids or --all, not both"),
+    ],
+)
+def test_deadletters_replay_of_ids_and_all_is_refused_not_every_letter_sent(
+    lang: str, words: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`deadletters replay ID --all` sent every dead letter again: refused as `projections
+    rebuild S --all` is (exit 2, one line), before any broker is reached (none listens here)."""
+    monkeypatch.setenv("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:9/0")
+    monkeypatch.delenv("SEKSENBIR_BROKER_URL", raising=False)
+    assert main(["deadletters", "replay", "1700000000000-0", "--all", "--lang", lang]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", f"seksenbir deadletters replay: {words}\n")
