@@ -69,3 +69,19 @@ def test_a_body_of_the_wrong_kind_is_said_in_words_not_msgspec_s_type_names(
     problem = body_problem(caught.value, _Body)
     assert problem.key == "invalid_body.type"
     assert (problem.text("tr"), problem.text("en")) == (tr, en)
+
+
+def test_litestar_s_own_validation_messages_say_kinds_in_words_too() -> None:
+    """The fallback for a body Litestar itself refused (shared.app.http.problems) reads the
+    same msgspec English: its kinds are the same words as a decoded body's."""
+    from shared.app.http.problems import _validation_part
+    from shared.domain import messages
+
+    key, params = _validation_part(
+        {"message": "Expected `str | null`, got `int` - at `$.name`", "source": "body"}
+    )
+    assert key == "invalid_body.type"
+    assert messages.render(key, "en", params) == "$.name: expected a string or null, got an integer"
+    assert messages.render(key, "tr", params) == (
+        "$.name: bir metin ya da boş (null) bekleniyor, bir tamsayı verildi"
+    )
