@@ -192,7 +192,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const map = new ProvinceMap((plate) => pick(plate, true));
     // on a phone the whole country is small: start close to the player's memleket
     if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
-    const info = h('section', { class: 'info', 'aria-label': t('season') });
+    const info = h('section', { class: 'info', 'aria-label': t('season'), id: 'season-info', tabindex: -1 });
     const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-labelledby': 'panel-h', 'aria-live': 'polite', tabindex: -1 });
     const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
@@ -237,7 +237,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the token screen (ui/token.ts): offered once after the start; the key card renews it
     if (saved && sessionStorage.getItem('seksenbir.fresh') === season) {
       sessionStorage.removeItem('seksenbir.fresh');
-      showToken(saved, undefined, true);
+      // closed, the focus goes to the season's heading: the start button that opened the dialog
+      // is gone with home, and the focus fell to the page (a keyboard began again at its top)
+      showToken(saved, () => info.focus(), true);
     }
     if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
