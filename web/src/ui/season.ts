@@ -50,10 +50,14 @@ import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
-import { notice } from './notice';
+import { clearNotice, notice } from './notice';
+
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
 import { pressKey } from '../logic/press';
+
+/** The notice that this device holds no key of the season (taken back while it may join). */
+const NOT_SAVED = 'not-saved';
 
 interface State {
   board: Board;
@@ -246,7 +250,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
     if (admin) main.append(admin.root);
 
-    if (!saved) notice(t('notFound'));
+    if (!saved) notice(t('notFound'), 'info', NOT_SAVED);
 
     function own(): number[] {
       return st.map && seat !== null ? ownProvinces(st.map.provinces, seat) : [];
@@ -911,6 +915,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
+      // joining is open to this device: "you can only watch" beside the join form was untrue
+      clearNotice(NOT_SAVED);
       // the memleket still free (the map's owners and memleket marks); a join racing another
       // can still be told 409 memleket_taken, with the free neighbours
       const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
