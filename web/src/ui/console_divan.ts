@@ -7,7 +7,7 @@ import { ApiProblem } from '../api/client';
 import { consoleApi, exportBlob, type BattleNote, type CorrectionIn, type Explain, type WhatIfIn } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap, type Arrow } from './map';
-import { ct } from './console_text';
+import { apiWord, ct } from './console_text';
 import { downloadLink, failure, field, instant, table } from './console_parts';
 
 export interface DivanCtx {
@@ -62,7 +62,7 @@ export async function divanPanel(box: HTMLElement, ctx: DivanCtx): Promise<void>
             'div',
             {},
             h('h3', {}, ct('dropped')),
-            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `Bey ${o.seat}: ${pname(o.origin)} ${o.kind} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
+            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `Bey ${o.seat}: ${pname(o.origin)} ${apiWord(o.kind)} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
           )
         : null,
       (ex.corrections ?? []).length
@@ -91,7 +91,7 @@ function orderSets(ex: Explain): HTMLElement {
         instant(s.submitted_at, ct('atLock')),
         yn(s.sealed),
         yn(s.before_lock),
-        s.orders.map((o) => `${pname(o.province)} ${o.kind}${o.target ? ` → ${pname(o.target)}` : ''}${o.units ? ` ${o.units}` : ''}`).join('; ') || '–',
+        s.orders.map((o) => `${pname(o.province)} ${apiWord(o.kind)}${o.target ? ` → ${pname(o.target)}` : ''}${o.units ? ` ${o.units}` : ''}`).join('; ') || '–',
       ]),
     ),
   );
@@ -119,7 +119,7 @@ function battleCard(ctx: DivanCtx, b: BattleNote, prefill: Prefill): HTMLElement
   return h(
     'article',
     { class: 'battle-card', 'data-target': b.target, 'data-outcome': b.outcome },
-    h('h4', {}, ct('battleAt', { name: b.target_name, plate: b.target, outcome: b.outcome })),
+    h('h4', {}, ct('battleAt', { name: b.target_name, plate: b.target, outcome: apiWord(b.outcome) })),
     h('p', {}, ct('defender', { who: defender, units: b.defender_units })),
     h('h5', {}, ct('attackers')),
     ...items,

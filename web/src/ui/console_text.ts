@@ -24,6 +24,23 @@ const TEXTS = {
   open: ['Aç', 'Open'],
   noSeason: ['Bu metinde sezon kimliği yok.', 'No season id in this text.'],
   season: ['Sezon {id}', 'Season {id}'],
+  // the API's words (a season's mode and phase, a treaty's kind, a battle's outcome) said as
+  // words of the console's language; they were shown as the API spells them ("live ·
+  // registration" in the Turkish console)
+  word_trial: ['deneme', 'trial'],
+  word_live: ['canlı', 'live'],
+  word_registration: ['kayıt', 'registration'],
+  word_running: ['sürüyor', 'running'],
+  word_kurultay: ['Kurultay', 'Kurultay'],
+  word_over: ['bitti', 'over'],
+  word_pact: ['saldırmazlık', 'pact'],
+  word_alliance: ['ittifak', 'alliance'],
+  word_advance: ['ilerle', 'advance'],
+  word_support: ['destek', 'support'],
+  word_hold: ['bekle', 'hold'],
+  word_taken: ['alındı', 'taken'],
+  word_held: ['tutuldu', 'held'],
+  word_standoff: ['denge', 'standoff'],
   statusLine: ['{mode} · {phase} · Divan {divan} · sürüm {version}', '{mode} · {phase} · Divan {divan} · version {version}'],
   calendar: ['Takvim', 'Calendar'],
   noCalendar: ['Deneme sezonu: Divan’lar istekle toplanır (R-1.2).', 'A trial season: Divans are held on request (R-1.2).'],
@@ -153,6 +170,13 @@ const TEXTS = {
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type CKey = keyof typeof TEXTS;
+
+/** One of the API's words (`live`, `registration`, `pact`, `taken`) in the console's
+ * language; a word the console does not know yet as the API spells it. */
+export function apiWord(value: string): string {
+  const key = `word_${value}`;
+  return key in TEXTS ? ct(key as CKey) : value;
+}
 
 export function ct(key: CKey, params: Record<string, string | number> = {}): string {
   return fill(TEXTS[key][lang() === 'tr' ? 0 : 1], params);
