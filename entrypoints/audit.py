@@ -133,7 +133,7 @@ def _register_explain(sub: Any, parents: list[Any], lang: Any) -> None:
         nargs="*",
         default=[],  # without a default argparse calls a `*` positional required
         type=_plates(lang),
-        help="only the battles at these plates (default: all)",
+        help="only the battles at these plates (default: all; a plate given twice is one)",
     )
     x.add_argument("--json", action="store_true", help="print JSON (the ops endpoint's answer)")
     x.add_argument("--dsn", help=DSN_HELP)

@@ -207,17 +207,18 @@ def run_explain(args: argparse.Namespace) -> int:
     from shared.app.ops.ops_replay import ReplayError
 
     instants: list[str | None] = []
+    plates = list(dict.fromkeys(args.province))  # a plate named again is the same plate
 
     def work(season_id: str, events: list[Any]) -> int:
         try:
-            out = explain(season_id, events, args.divan, args.province, instants)
+            out = explain(season_id, events, args.divan, plates, instants)
         except ReplayError as exc:
             print(f"seksenbir explain: {exc.said.text(args.lang)}", file=sys.stderr)
             return 2
         if args.json:
             print(msgspec.json.format(msgspec.json.encode(out).decode(), indent=2))
         else:
-            print(explain_text(out, args.lang, args.province))
+            print(explain_text(out, args.lang, plates))
         return 0 if out.verification.ok else 1
 
     return _season_events(args, "explain", work, instants)

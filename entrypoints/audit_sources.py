@@ -66,6 +66,20 @@ def unreadable_why(exc: Exception, lang: Any, source: str) -> str:
     return f"{shown_file(source)}: {exc}"
 
 
+def unreadable_words(exc: Exception) -> str:
+    """Why a file could not be read, for verify's JSON `error`: the words of the English line
+    without the file and the code (both fields of their own), as all of that JSON is English
+    whatever `--lang`; never the OS's own text."""
+    from entrypoints.cli_args import os_words
+    from shared.app.ops.export import ExportError
+
+    if isinstance(exc, ExportError):
+        return exc.said.text("en")
+    if isinstance(exc, OSError):
+        return os_words(exc, "en")
+    return str(exc)
+
+
 def unreadable_code(exc: Exception) -> str:
     """The stable code of why a file could not be read: the reason's catalogue key (e.g.
     `export.not_json`), or `os.ENOENT` and the like for the operating system's."""

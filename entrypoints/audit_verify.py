@@ -20,6 +20,7 @@ from entrypoints.audit_sources import (
     stored_export,
     unreadable_code,
     unreadable_why,
+    unreadable_words,
     with_store,
     write_whole,
 )
@@ -132,7 +133,7 @@ def run_verify(args: argparse.Namespace) -> int:
             export = read_export_file(args.source)
         except (OSError, ExportError) as exc:  # not a season's export: 2 (docs/export.md)
             code = unreadable_code(exc)
-            out = {"file": args.source, "error": str(exc), "code": code}
+            out = {"file": args.source, "error": unreadable_words(exc), "code": code}
             print(json.dumps(out, ensure_ascii=False))
             print(
                 f"seksenbir verify: {unreadable_why(exc, args.lang, args.source)}", file=sys.stderr

@@ -33,6 +33,18 @@ def os_error(exc: OSError, lang: Lang) -> str:
     return say("cli.unreadable", lang, source=source, error=code)
 
 
+def os_words(exc: OSError, lang: Lang) -> str:
+    """`os_error`'s words without the file (named beside them, as verify's JSON does): never
+    the OS's own text ("[Errno 21] Is a directory: '/tmp'")."""
+    import errno
+
+    if isinstance(exc, FileNotFoundError):
+        return say("cli.os.no_such_file", lang)
+    if isinstance(exc, PermissionError):
+        return say("cli.os.no_permission", lang)
+    return say("cli.os.unreadable", lang, error=errno.errorcode.get(exc.errno or 0, str(exc.errno)))
+
+
 def bounded_int(
     lang: Lang, accept: Callable[[int], bool], key: str, **params: object
 ) -> Callable[[str], int]:

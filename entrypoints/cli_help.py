@@ -115,15 +115,17 @@ HELP_TR: dict[str, str] = {
     "rebuild into a new key generation and switch atomically": (
         "yeni bir anahtar kuşağına yeniden kurar ve tek adımda geçer"
     ),
-    "the season id to rebuild (or --all)": "yeniden kurulacak sezonun kimliği (ya da --all)",
+    "the season id to rebuild (or --all, not both)": (
+        "yeniden kurulacak sezonun kimliği (ya da --all, ikisi birden değil)"
+    ),
     "rebuild every season in the store": "depodaki her sezonu yeniden kurar",
     "list the dead letters of the broker namespace": "aracı ad alanının ölü mektuplarını listeler",
     "send dead letters again (retries reset)": (
         "ölü mektupları yeniden gönderir (yeniden denemeler sıfırlanır)"
     ),
     "print them as a JSON list": "onları bir JSON listesi olarak yazar",
-    "dead letters' ids (the first column of `list`)": (
-        "ölü mektupların kimlikleri (`list` çıktısının ilk sütunu)"
+    "dead letters' ids (the first column of `list`; or --all, not both)": (
+        "ölü mektupların kimlikleri (`list` çıktısının ilk sütunu; ya da --all, ikisi birden değil)"
     ),
     "replay every dead letter": "her ölü mektubu yeniden gönderir",
     "the season id": "sezonun kimliği",
@@ -161,8 +163,8 @@ HELP_TR: dict[str, str] = {
         "sabitlenmiş olarak yeniden koşar ve kayıttan farkını gösterir; hiçbir şey yazmaz"
     ),
     "the Divan, 1 … 16": "Divan, 1 … 16",
-    "only the battles at these plates (default: all)": (
-        "yalnız bu plakalardaki savaşlar (varsayılan: hepsi)"
+    "only the battles at these plates (default: all; a plate given twice is one)": (
+        "yalnız bu plakalardaki savaşlar (varsayılan: hepsi; iki kez verilen plaka birdir)"
     ),
     "print JSON (the ops endpoint's answer)": "JSON yazar (ops uç noktasının yanıtı)",
     'the changes as JSON: {"orders": [{"seat", "from", "kind", "to", "units"}], "dice": '

@@ -177,7 +177,7 @@ def _rebuild(args: argparse.Namespace) -> int:
             await redis.aclose()
         return 0
 
-    if not args.all and not args.season:
+    if bool(args.all) == bool(args.season):  # neither, or both: which one was meant?
         text = say("cli.rebuild_what", args.lang)
         print(f"seksenbir projections rebuild: {text}", file=sys.stderr)
         return 2
@@ -196,6 +196,12 @@ def _deadletters(args: argparse.Namespace) -> int:
     from shared.app.messaging.rabbit_broker import is_amqp
     from shared.settings import Settings
 
+    if args.action == "replay" and bool(args.all) == bool(args.ids):
+        # neither, or both (`replay ID --all` sent every letter): which was meant? Said before
+        # any broker is reached
+        text = say("cli.replay_what", args.lang)
+        print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
+        return 2
     settings = Settings.from_env()
     if is_amqp(settings.broker_redis):  # ADR-95: RabbitMQ's dead-letter queues
         from entrypoints.deadletters_rabbitmq import RabbitLetters
@@ -228,10 +234,6 @@ def _deadletters_on(args: argparse.Namespace, settings: Settings, client: Any) -
             )
             print(count)
         return 0
-    if not args.all and not args.ids:
-        text = say("cli.replay_what", args.lang)
-        print(f"seksenbir deadletters replay: {text}", file=sys.stderr)
-        return 2
     from entrypoints import bootstrap  # the broker, with its actors: only to send again
 
     broker = bootstrap.broker(settings)
@@ -260,7 +262,9 @@ def _deadletters_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     dll.add_argument("--json", action="store_true", help="print them as a JSON list")
     dll.set_defaults(func=_deadletters)
     dlr = dls.add_parser("replay", parents=[common], help="send dead letters again (retries reset)")
-    dlr.add_argument("ids", nargs="*", help="dead letters' ids (the first column of `list`)")
+    dlr.add_argument(
+        "ids", nargs="*", help="dead letters' ids (the first column of `list`; or --all, not both)"
+    )
     dlr.add_argument("--all", action="store_true", help="replay every dead letter")
     dlr.set_defaults(func=_deadletters)
 
@@ -316,7 +320,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     rb = prs.add_parser(
         "rebuild", parents=[common], help="rebuild into a new key generation and switch atomically"
     )
-    rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all)")
+    rb.add_argument("season", nargs="?", help="the season id to rebuild (or --all, not both)")
     rb.add_argument("--all", action="store_true", help="rebuild every season in the store")
     rb.add_argument("--dsn", help="PostgreSQL DSN (default: SEKSENBIR_PG_DSN)")
     rb.set_defaults(func=_rebuild)

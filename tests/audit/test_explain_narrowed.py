@@ -4,13 +4,15 @@ battles, none at Ankara); it now names the provinces it looked at, in both langu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from entrypoints.cli import main
 from shared.app.ops.divan_text import explain_text
 from shared.app.ops.divan_tools import explain
 from shared.domain import codec
-from tests.audit.support import season_records
+from tests.audit.support import dump, export_of, season_records
 
 SEASON = "audit-explain-narrowed"
 
@@ -40,3 +42,27 @@ def test_explain_without_arguments_does_not_call_the_plates_required(
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "source, divan" in err and "province" not in err.splitlines()[-1], err
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("tr", "Bu Divanda şu illerde savaş olmadı: {q}, {r}\n"),
+        ("en", "There was no battle in this Divan at {q}, {r}\n"),
+    ],
+)
+def test_a_plate_given_several_times_is_one_plate(
+    lang: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe (session 23): `seksenbir explain S 1 6 6 6` said "no battle at 6, 6, 6". A plate
+    named again adds nothing: each is looked at once, in the order first given."""
+    records = season_records(SEASON, 11)
+    file = tmp_path / "season.jsonl"
+    file.write_bytes(dump(export_of(SEASON, records)))
+    events = [codec.decode_event(r.data) for r in records]
+    fought = {b.target for b in explain(SEASON, events, 2).explanation.battles}
+    q, r = [p for p in range(1, 82) if p not in fought][:2]
+    argv = ["explain", str(file), "2", str(r), str(q), str(r), str(r), str(q), "--lang", lang]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert words.format(q=r, r=q) in out, out

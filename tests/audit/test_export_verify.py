@@ -332,3 +332,68 @@ def test_a_pipe_is_read_as_the_file_it_streams_and_a_directory_is_not_called_mis
         assert code == 2
         err = capsys.readouterr().err
         assert "cannot be read (EISDIR)" in err and "no such file" not in err, err
+
+
+@pytest.mark.parametrize("lang", ["tr", "en"])
+def test_verify_json_of_a_file_it_cannot_read_is_a_code_and_words_never_the_os_text(
+    tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Probe (session 23): `verify /tmp`'s JSON carried Python's text in `error` ("[Errno 21] Is
+    a directory: '/tmp'"). It is the English line's words without the file (its own field) and
+    a stable code, as an export that does not parse is (docs/export.md)."""
+    assert main(["verify", str(tmp_path), "--lang", lang]) == 2
+    out = capsys.readouterr()
+    document = json.loads(out.out)
+    assert document == {
+        "file": str(tmp_path),
+        "error": "cannot be read (EISDIR)",
+        "code": "os.EISDIR",
+    }
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b'{"a\n')
+    assert main(["verify", str(junk), "--lang", lang]) == 2
+    document = json.loads(capsys.readouterr().out)
+    assert document == {
+        "file": str(junk),
+        "error": "line 1: not JSON (it breaks at character 4)",
+        "code": "export.not_json",
+    }
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("tr", "bir SEZON ya da --all verin, ikisini birden değil"),
+        ("en", "name a SEASON or --all, not both"),
+    ],
+)
+def test_projections_rebuild_of_a_season_and_all_is_refused_not_everything_rebuilt(
+    lang: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`projections rebuild S --all` rebuilt every season: which was meant is unknown, so it is
+    refused as `verify` and `shadow` refuse a source with --all (exit 2, one line), before any
+    store is opened (the --dsn here answers nothing)."""
+    argv = ["projections", "rebuild", "0123456789abcdef0123456789abcdef", "--all"]
+    assert main([*argv, "--dsn", "postgresql://nobody@127.0.0.1:9/nowhere", "--lang", lang]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == f"seksenbir projections rebuild: {words}\n"
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("tr", "mesaj kimliklerini ya da --all verin, ikisini birden değil"),
+        ("en", "name message ids or --all, not both"),
+    ],
+)
+def test_deadletters_replay_of_ids_and_all_is_refused_not_every_letter_sent(
+    lang: str, words: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`deadletters replay ID --all` sent every dead letter again: refused as `projections
+    rebuild S --all` is (exit 2, one line), before any broker is reached (none listens here)."""
+    monkeypatch.setenv("SEKSENBIR_REDIS_URL", "redis://127.0.0.1:9/0")
+    monkeypatch.delenv("SEKSENBIR_BROKER_URL", raising=False)
+    assert main(["deadletters", "replay", "1700000000000-0", "--all", "--lang", lang]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", f"seksenbir deadletters replay: {words}\n")

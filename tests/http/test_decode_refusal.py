@@ -37,3 +37,51 @@ def test_it_reads_msgspec_s_own_messages() -> None:
     assert read(str(caught.value)) == Refusal(
         "Expected `int`, got `str`", "$.seat", None, "kind", kind="int", got="str"
     )
+
+
+class _Body(msgspec.Struct, forbid_unknown_fields=True):
+    name: str | None = None
+    seat: int = 1
+    flags: list[bool] = []
+    either: int | str | None = None
+
+
+@pytest.mark.parametrize(
+    ("body", "tr", "en"),
+    [
+        (b'{"name": 3}', "$.name: bir metin ya da boş (null) bekleniyor, bir tamsayı verildi", "$.name: expected a string or null, got an integer"),
+        (b'{"seat": "x"}', "$.seat: bir tamsayı bekleniyor, bir metin verildi", "$.seat: expected an integer, got a string"),
+        (b'{"flags": {}}', "$.flags: bir dizi bekleniyor, bir nesne verildi", "$.flags: expected an array, got an object"),
+        (b'{"flags": [1.5]}', "$.flags[0]: bir mantıksal değer (true ya da false) bekleniyor, bir sayı verildi", "$.flags[0]: expected a boolean (true or false), got a number"),
+        (b'{"either": []}', "$.either: bir tamsayı ya da bir metin ya da boş (null) bekleniyor, bir dizi verildi", "$.either: expected an integer or a string or null, got an array"),
+    ],
+)  # fmt: skip
+def test_a_body_of_the_wrong_kind_is_said_in_words_not_msgspec_s_type_names(
+    body: bytes, tr: str, en: str
+) -> None:
+    """Probe (session 23): a 422 `invalid_body` said "$.name: str | null bekleniyor, int
+    verildi": msgspec's type names inside the Turkish (and English) text. The kinds are words,
+    in the language asked for; the code and the JSON path stay."""
+    from shared.app.http.strict import body_problem
+
+    with pytest.raises(msgspec.ValidationError) as caught:
+        msgspec.json.decode(body, type=_Body)
+    problem = body_problem(caught.value, _Body)
+    assert problem.key == "invalid_body.type"
+    assert (problem.text("tr"), problem.text("en")) == (tr, en)
+
+
+def test_litestar_s_own_validation_messages_say_kinds_in_words_too() -> None:
+    """The fallback for a body Litestar itself refused (shared.app.http.problems) reads the
+    same msgspec English: its kinds are the same words as a decoded body's."""
+    from shared.app.http.problems import _validation_part
+    from shared.domain import messages
+
+    key, params = _validation_part(
+        {"message": "Expected `str | null`, got `int` - at `$.name`", "source": "body"}
+    )
+    assert key == "invalid_body.type"
+    assert messages.render(key, "en", params) == "$.name: expected a string or null, got an integer"
+    assert messages.render(key, "tr", params) == (
+        "$.name: bir metin ya da boş (null) bekleniyor, bir tamsayı verildi"
+    )

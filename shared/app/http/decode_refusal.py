@@ -4,6 +4,7 @@ msgspec says why it refused a value in English only ("Expected `int` <= 19 - at 
 Two edges turn that into the catalogue's words: a request body's 422 (shared.app.http.strict)
 and an export's event that is not a possible one (shared.app.ops.export_read). Both read it
 here, each saying what it knows how to say; a message read as none of these is `other`.
+A kind msgspec names (`int`, `str | null`) is said in words by `kind_words`, for both.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from shared.domain.messages import CATALOGUE, Said
 
 Reading = Literal[
     "unknown_field", "missing", "bound", "length", "pattern", "kind", "value", "other"
@@ -65,3 +68,14 @@ def read(message: str) -> Refusal:
                 what, path, within, reading, **parts, limit=None if limit is None else int(limit)
             )
     return Refusal(what, path, within, "other")
+
+
+def kind_words(kind: str) -> Said | str:
+    """A JSON kind msgspec names, in the catalogue's words in either language: `int` "bir
+    tamsayı" / "an integer", `str | null` "bir metin ya da boş (null)" / "a string or null"; a
+    union of more is said one "or" at a time; a name the catalogue does not hold (msgspec may
+    add one) stays as it is."""
+    first, _, rest = kind.partition(" | ")
+    key = f"decode.kind_{first}"
+    word: Said | str = Said(key) if key in CATALOGUE else first
+    return word if not rest else Said("decode.kind_or", a=word, b=kind_words(rest))

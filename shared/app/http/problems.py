@@ -24,6 +24,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from shared.app.access import tokens
 from shared.app.http.bodies import TooDeep
 from shared.app.http.bounds import bound_of, query_bound
+from shared.app.http.decode_refusal import kind_words
 from shared.app.http.language import STORED_LANGUAGE, negotiate
 from shared.app.http.openapi_problems import problem_body
 from shared.app.http.problem_codes import CODES
@@ -185,7 +186,9 @@ def _validation_part(error: dict[str, Any]) -> tuple[str, dict[str, object]]:
             if "field" in groups:  # a field of the object at `at`
                 field = groups["field"] if at == "$" else f"{at}.{groups['field']}"
                 return found, {"field": field, "at": field}
-            return found, {"at": at, **groups}
+            # a kind msgspec names (`int | null`) in words, as a decoded body's (strict.py)
+            words = {k: kind_words(v) for k, v in groups.items() if k in ("expected", "got")}
+            return found, {"at": at, **groups, **words}
     return "invalid_body.value", {"at": at}
 
 

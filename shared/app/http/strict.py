@@ -86,7 +86,8 @@ def body_problem(exc: msgspec.MsgspecError, target: Any = None) -> Problem:
     elif bounds:
         key, params = "invalid_body.bounded", {}
     elif r.reading == "kind" and r.got is not None:
-        key, params = "invalid_body.type", {"at": where, "expected": r.kind, "got": r.got}
+        expected, got = decode_refusal.kind_words(r.kind or ""), decode_refusal.kind_words(r.got)
+        key, params = "invalid_body.type", {"at": where, "expected": expected, "got": got}
     elif (told := _told(r, where)) is not None:
         key, params = told
     elif choices := choices_in(target, where) if target is not None else []:

@@ -26,7 +26,7 @@ from shared.app.ops.export import (
     ExportError,
 )
 from shared.app.ops.export_chat import ChatLineError, ChatReader, chat_line, chat_reader
-from shared.domain.messages import CATALOGUE, Said
+from shared.domain.messages import Said
 from shared.eventstore import GENESIS, EventMetadata, RecordedEvent
 
 # The longest line a reader takes (docs/export.md "An event line"): the longest line of a whole
@@ -349,13 +349,7 @@ def _value(field: str, r: decode_refusal.Refusal) -> Said:
 
 
 def _wrong_kind(field: str, r: decode_refusal.Refusal) -> Said:
-    wanted = r.kind or ""
-    kinds = wanted.split(" | ")
-    if len(kinds) == 2:
-        want: Said | str = Said("decode.kind_or", a=_kind(kinds[0]), b=_kind(kinds[1]))
-    else:
-        want = _kind(kinds[0]) if len(kinds) == 1 else wanted
-    return Said("decode.kind", field=field, want=want)
+    return Said("decode.kind", field=field, want=decode_refusal.kind_words(r.kind or ""))
 
 
 _SAYINGS: dict[str, Callable[[str, decode_refusal.Refusal], Said]] = {
@@ -365,12 +359,6 @@ _SAYINGS: dict[str, Callable[[str, decode_refusal.Refusal], Said]] = {
     "value": _value,
     "kind": _wrong_kind,
 }
-
-
-def _kind(name: str) -> Said | str:
-    """A JSON kind msgspec names (`int`, `str`, `array`, …) in words; an unknown one as it is."""
-    key = f"decode.kind_{name}"
-    return Said(key) if key in CATALOGUE else name
 
 
 def event_problem(exc: ValueError) -> Said:

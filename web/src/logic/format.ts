@@ -33,6 +33,16 @@ export function bothTimes(at: string, lang: 'tr' | 'en'): { local: string; istan
   };
 }
 
+/** An instant to the second in Istanbul's time (the calendar's, +03:00), for the console's
+ * records: "7 Ara 2026 18:21:05" / "7 Dec 2026, 18:21:05". A text that is no instant stays as
+ * it is (never "Invalid Date" nor a thrown RangeError). */
+export function istanbulSeconds(at: string, lang: 'tr' | 'en'): string {
+  const when = new Date(at);
+  if (Number.isNaN(when.getTime())) return at;
+  const locale = lang === 'tr' ? 'tr-TR' : 'en-GB';
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'Europe/Istanbul' }).format(when);
+}
+
 // Right-to-left letters: Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic and their
 // presentation forms, and the right-to-left scripts beyond the BMP
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;

@@ -7,9 +7,9 @@
 import { consoleApi, exportBlob, playerHistory, seasonIdOf, type ChatActs, type SeasonBetrayals } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap } from './map';
-import { ct } from './console_text';
+import { apiWord, ct } from './console_text';
 import { divanPanel } from './console_divan';
-import { downloadLink, failure, field, table } from './console_parts';
+import { downloadLink, failure, field, instant, table } from './console_parts';
 
 type Role = 'ops' | 'auditor';
 let session: { role: Role; token: string } | null = null; // the tab's memory, nothing else
@@ -120,12 +120,12 @@ async function seasonView(out: HTMLElement, token: string, season: string): Prom
       'section',
       { 'aria-labelledby': 'console-season-title' },
       h('h2', { id: 'console-season-title' }, ct('season', { id: season })),
-      h('p', { id: 'console-status' }, ct('statusLine', { mode: status.mode, phase: status.phase, divan: status.divan, version: status.version })),
+      h('p', { id: 'console-status' }, ct('statusLine', { mode: apiWord(status.mode), phase: apiWord(status.phase), divan: status.divan, version: status.version })),
       h('h3', {}, ct('calendar')),
       cal
         ? table(
             [ct('divans'), ct('at')],
-            cal.divans.map((d) => [ct('divanN', { n: d.divan }), d.at]),
+            cal.divans.map((d) => [ct('divanN', { n: d.divan }), instant(d.at)]),
           )
         : h('p', {}, ct('noCalendar')),
       h('h3', {}, ct('divans')),
@@ -150,7 +150,7 @@ function trailSection(reads: Awaited<ReturnType<typeof consoleApi.opsReads>>): H
     reads.reads.length
       ? table(
           ['#', ct('what'), ct('actor'), ct('at')],
-          reads.reads.map((r) => [r.id, r.what, r.actor, r.at]),
+          reads.reads.map((r) => [r.id, r.what, r.actor, instant(r.at)]),
         )
       : h('p', {}, ct('noReads')),
   );
@@ -166,7 +166,7 @@ function actsSection(acts: ChatActs): HTMLElement {
     acts.acts.length
       ? table(
           ['#', ct('what'), ct('message'), ct('channel'), ct('actor'), ct('at')],
-          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, a.at]),
+          acts.acts.map((a) => [a.act_id, ct(a.act), a.message_id, ct(CHANNEL_KIND[a.channel_kind]), a.by, instant(a.at)]),
         )
       : h('p', {}, ct('noActs')),
   );
@@ -225,7 +225,7 @@ async function showHistory(out: HTMLElement, token: string, { plate, season, pla
       h(
         'section',
         { class: 'audit-season', 'data-season': s.season_id },
-        h('h3', {}, ct('seasonHead', { id: s.season_id, phase: s.phase })),
+        h('h3', {}, ct('seasonHead', { id: s.season_id, phase: apiWord(s.phase) })),
         h('ul', {}, ...s.betrayals.map((b) => betrayalItem(b, names))),
         h('button', { type: 'button', class: 'audit-export', onclick: () => void downloadLink(dl, `${s.season_id}.redacted.ndjson`, () => exportBlob(token, s.season_id, false)) }, ct('exportRedacted')),
         dl,
@@ -256,13 +256,13 @@ function betrayalItem(b: SeasonBetrayals['betrayals'][number], names: Map<number
   if (!b.treaty && !b.orders && !b.battle) lines.push(h('p', { class: 'note' }, ct('notFull')));
   if (b.treaty)
     lines.push(
-      h('p', { class: 'evidence-treaty' }, ct('treatyLine', { kind: b.treaty.kind, beys: b.treaty.beys.join(', '), from: b.treaty.from_divan ?? '?', through: b.treaty.through_divan })),
+      h('p', { class: 'evidence-treaty' }, ct('treatyLine', { kind: apiWord(b.treaty.kind), beys: b.treaty.beys.join(', '), from: b.treaty.from_divan ?? '?', through: b.treaty.through_divan })),
     );
   if (b.orders)
     lines.push(h('p', { class: 'evidence-orders' }, ct('ordersLine', { orders: b.orders.map(([seat, from, units]) => `${ct('bey', { n: seat ?? '?' })}: ${name(from ?? 0)} → ${units}`).join('; ') })));
   if (b.battle)
     lines.push(
-      h('p', { class: 'evidence-battle' }, ct('battleLine', { outcome: b.battle.outcome, a: b.battle.attack ?? '–', d: b.battle.defence ?? '–', ad: b.battle.attack_die ?? '–', dd: b.battle.defence_die ?? '–' })),
+      h('p', { class: 'evidence-battle' }, ct('battleLine', { outcome: apiWord(b.battle.outcome), a: b.battle.attack ?? '–', d: b.battle.defence ?? '–', ad: b.battle.attack_die ?? '–', dd: b.battle.defence_die ?? '–' })),
     );
   return h('li', { class: 'betrayal', 'data-divan': b.divan, 'data-province': b.province }, ...lines);
 }

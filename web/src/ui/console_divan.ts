@@ -8,8 +8,8 @@ import { consoleApi, exportBlob, type BattleNote, type CorrectionIn, type Explai
 import { h, clear, type Child } from './dom';
 import { ProvinceMap, type Arrow } from './map';
 import { t, type Key } from '../i18n';
-import { ct } from './console_text';
-import { downloadLink, failure, field, table } from './console_parts';
+import { apiWord, ct } from './console_text';
+import { downloadLink, failure, field, instant, table } from './console_parts';
 
 export interface DivanCtx {
   token: string;
@@ -65,7 +65,7 @@ export async function divanPanel(box: HTMLElement, ctx: DivanCtx): Promise<void>
             'div',
             {},
             h('h3', {}, ct('dropped')),
-            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `${ct('bey', { n: o.seat })}: ${pname(o.origin)} ${o.kind} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
+            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `${ct('bey', { n: o.seat })}: ${pname(o.origin)} ${apiWord(o.kind)} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
           )
         : null,
       (ex.corrections ?? []).length
@@ -86,15 +86,15 @@ function orderSets(ex: Explain): HTMLElement {
     'div',
     { id: 'console-order-sets' },
     h('h3', {}, ct('orderSets')),
-    h('p', {}, ct('lockedAt', { at: ex.orders?.locked_at ?? '–' })),
+    h('p', {}, ct('lockedAt'), ' ', instant(ex.orders?.locked_at)),
     table(
       [ct('seat'), ct('submittedAt'), ct('sealed'), ct('beforeLock'), ct('orders')],
       sets.map((s) => [
         s.seat,
-        s.submitted_at ?? ct('atLock'),
+        instant(s.submitted_at, ct('atLock')),
         yn(s.sealed),
         yn(s.before_lock),
-        s.orders.map((o) => `${pname(o.province)} ${o.kind}${o.target ? ` → ${pname(o.target)}` : ''}${o.units ? ` ${o.units}` : ''}`).join('; ') || '–',
+        s.orders.map((o) => `${pname(o.province)} ${apiWord(o.kind)}${o.target ? ` → ${pname(o.target)}` : ''}${o.units ? ` ${o.units}` : ''}`).join('; ') || '–',
       ]),
     ),
   );

@@ -4,6 +4,7 @@ import { h, clear, type Child } from './dom';
 import { ct } from './console_text';
 import { lang } from '../i18n';
 import { problemMessage } from '../logic/problems';
+import { istanbulSeconds } from '../logic/format';
 
 /** A refusal in words, as the player's client says it (logic/problems.ts is the one place: the
  * server's detail with its JSON paths named in words, the stable code in parentheses); it was
@@ -14,6 +15,16 @@ export function failureText(e: unknown): string {
 
 export function failure(e: unknown): HTMLElement {
   return h('p', { class: 'bad', role: 'alert' }, failureText(e));
+}
+
+/** A recorded instant for people: Istanbul's time to the second, the exact instant as
+ * recorded (microseconds, offset) in its `title` and, as HTML can hold it, in `datetime`; it
+ * was the raw ISO text. `none` for an instant the record does not have. */
+export function instant(at: string | null | undefined, none: Child = '–'): Child {
+  if (!at) return none;
+  const when = new Date(at);
+  if (Number.isNaN(when.getTime())) return at;
+  return h('time', { datetime: when.toISOString(), title: at }, istanbulSeconds(at, lang()));
 }
 
 export function table(head: string[], rows: Child[][]): HTMLElement {

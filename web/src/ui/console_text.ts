@@ -24,13 +24,30 @@ export const CONSOLE_TEXTS = {
   open: ['Aç', 'Open'],
   noSeason: ['Bu metinde sezon kimliği yok.', 'No season id in this text.'],
   season: ['Sezon {id}', 'Season {id}'],
+  // the API's words (a season's mode and phase, a treaty's kind, a battle's outcome) said as
+  // words of the console's language; they were shown as the API spells them ("live ·
+  // registration" in the Turkish console)
+  word_trial: ['deneme', 'trial'],
+  word_live: ['canlı', 'live'],
+  word_registration: ['kayıt', 'registration'],
+  word_running: ['sürüyor', 'running'],
+  word_kurultay: ['Kurultay', 'Kurultay'],
+  word_over: ['bitti', 'over'],
+  word_pact: ['saldırmazlık', 'pact'],
+  word_alliance: ['ittifak', 'alliance'],
+  word_advance: ['ilerle', 'advance'],
+  word_support: ['destek', 'support'],
+  word_hold: ['bekle', 'hold'],
+  word_taken: ['alındı', 'taken'],
+  word_held: ['tutuldu', 'held'],
+  word_standoff: ['denge', 'standoff'],
   statusLine: ['{mode} · {phase} · Divan {divan} · sürüm {version}', '{mode} · {phase} · Divan {divan} · version {version}'],
   calendar: ['Takvim', 'Calendar'],
   noCalendar: ['Deneme sezonu: Divan’lar istekle toplanır (R-1.2).', 'A trial season: Divans are held on request (R-1.2).'],
   divans: ['Divan’lar', 'Divans'],
   divanN: ['Divan {n}', 'Divan {n}'],
   noDivans: ['Henüz çözülmüş Divan yok.', 'No Divan resolved yet.'],
-  at: ['Zaman', 'At'],
+  at: ['Zaman (İstanbul)', 'At (Istanbul)'],
   trail: ['Ops okuma izi', 'Ops-read trail'],
   what: ['Ne', 'What'],
   actor: ['Kim', 'Actor'],
@@ -39,9 +56,9 @@ export const CONSOLE_TEXTS = {
   verified: ['Yeniden çalıştırma kayıtla aynı (R-12.3).', 'The re-run matches the record (R-12.3).'],
   notVerified: ['Yeniden çalıştırma kayıttan farklı!', 'The re-run differs from the record!'],
   orderSets: ['Gönderilen emirler', 'Orders as submitted'],
-  lockedAt: ['Kilit: {at}', 'Locked: {at}'],
+  lockedAt: ['Kilit (İstanbul):', 'Locked (Istanbul):'],
   seat: ['Koltuk', 'Seat'],
-  submittedAt: ['Gönderildi', 'Submitted'],
+  submittedAt: ['Gönderildi (İstanbul)', 'Submitted (Istanbul)'],
   sealed: ['Mühürlü', 'Sealed'],
   beforeLock: ['Kilitten önce', 'Before the lock'],
   orders: ['Emirler', 'Orders'],
@@ -153,6 +170,13 @@ export const CONSOLE_TEXTS = {
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type CKey = keyof typeof CONSOLE_TEXTS;
+
+/** One of the API's words (`live`, `registration`, `pact`, `taken`) in the console's
+ * language; a word the console does not know yet as the API spells it. */
+export function apiWord(value: string): string {
+  const key = `word_${value}`;
+  return key in CONSOLE_TEXTS ? ct(key as CKey) : value;
+}
 
 export function ct(key: CKey, params: Record<string, string | number> = {}): string {
   return ctIn(key, lang(), params);

@@ -50,10 +50,14 @@ import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
-import { notice } from './notice';
+import { clearNotice, notice } from './notice';
+
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
 import { pressKey } from '../logic/press';
+
+/** The notice that this device holds no key of the season (taken back while it may join). */
+const NOT_SAVED = 'not-saved';
 
 interface State {
   board: Board;
@@ -192,7 +196,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const map = new ProvinceMap((plate) => pick(plate, true));
     // on a phone the whole country is small: start close to the player's memleket
     if (saved && window.matchMedia('(max-width: 760px)').matches) map.focus(saved.memleket, 3);
-    const info = h('section', { class: 'info', 'aria-label': t('season') });
+    const info = h('section', { class: 'info', 'aria-label': t('season'), id: 'season-info', tabindex: -1 });
     const panel = h('section', { class: 'card panel', id: 'order-panel', 'aria-labelledby': 'panel-h', 'aria-live': 'polite', tabindex: -1 });
     const orders = h('section', { class: 'card orders', 'aria-labelledby': 'orders-h' });
     const list = h('section', { class: 'card list', 'aria-labelledby': 'list-h' });
@@ -237,14 +241,16 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     // the token screen (ui/token.ts): offered once after the start; the key card renews it
     if (saved && sessionStorage.getItem('seksenbir.fresh') === season) {
       sessionStorage.removeItem('seksenbir.fresh');
-      showToken(saved, undefined, true);
+      // closed, the focus goes to the season's heading: the start button that opened the dialog
+      // is gone with home, and the focus fell to the page (a keyboard began again at its top)
+      showToken(saved, () => info.focus(), true);
     }
     if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
     const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
     if (admin) main.append(admin.root);
 
-    if (!saved) notice(t('notFound'));
+    if (!saved) notice(t('notFound'), 'info', NOT_SAVED);
 
     function own(): number[] {
       return st.map && seat !== null ? ownProvinces(st.map.provinces, seat) : [];
@@ -909,6 +915,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
+      // joining is open to this device: "you can only watch" beside the join form was untrue
+      clearNotice(NOT_SAVED);
       // the memleket still free (the map's owners and memleket marks); a join racing another
       // can still be told 409 memleket_taken, with the free neighbours
       const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));

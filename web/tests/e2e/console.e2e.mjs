@@ -39,6 +39,20 @@ async function noWiderThanTheScreen(page, where) {
   }));
   assert.ok(scroll <= width, `${where}: the page is ${scroll} px wide on a ${width}-px screen (${wide.join('; ')})`);
 }
+/** Probe (session 23): the console showed recorded instants as raw ISO with microseconds. Each
+ * is a <time>: Istanbul's time to the second for people ("7 Dec 2026, 18:21:05"), the exact
+ * instant as recorded in its title and the same instant in its datetime. */
+async function instantsAreReadable(page, scope, where) {
+  const times = await page.locator(`${scope} time`).evaluateAll((ts) => ts.map((t) => [t.textContent, t.title, t.getAttribute('datetime')]));
+  assert.ok(times.length > 0, `${where}: no instant shown`);
+  for (const [text, title, datetime] of times) {
+    assert.match(text, /^\d{1,2} \S+ \d{4},? \d{2}:\d{2}:\d{2}$/, `${where}: "${text}" is not Istanbul time to the second`);
+    assert.match(title, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$/, `${where}: the title "${title}" is not the recorded instant`);
+    assert.equal(Date.parse(datetime), Date.parse(title), `${where}: datetime ${datetime} is not ${title}`);
+    const ist = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Istanbul', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(title));
+    assert.ok(text.endsWith(ist), `${where}: "${text}" is not ${title} in Istanbul (${ist})`);
+  }
+}
 async function api(method, path, token, body) {
   const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': randomBytes(16).toString('hex') };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -197,6 +211,7 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await page.locator('#console-divans').waitFor();
     assert.equal(await page.locator('svg.map g.prov').count(), 81);
     await page.locator('.console-trail').waitFor();
+    await instantsAreReadable(page, '.console-trail', 'the ops-read trail');
     await shot('2-season');
     await page.setViewportSize({ width: 360, height: 740 }); // a phone: nothing wider than it
     await noWiderThanTheScreen(page, 'the season on a phone');
@@ -233,9 +248,10 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
       .sort();
     assert.deepEqual(drawn, expected, 'the map draws what explain says');
     // the orders as submitted, and when: the bey's sealed set before the lock
-    const sealedRow = await page.locator('#console-order-sets tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+    const sealedRow = await page.locator('#console-order-sets tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.querySelector('time')?.title ?? c.textContent)));
     const beyRows = sealedRow.filter((r) => r[0] === String(played.seat));
     assert.ok(beyRows.some((r) => /^(yes|evet)$/.test(r[2]) && /^(yes|evet)$/.test(r[3]) && /\+03:00$/.test(r[1])), JSON.stringify(beyRows));
+    await instantsAreReadable(page, '#console-order-sets', 'the orders as submitted');
 
     // a what-if that flips the betrayal's battle: the traitor's advance removed
     const target = betrayalTarget(played, cli);

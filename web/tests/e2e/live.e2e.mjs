@@ -50,6 +50,9 @@ try {
     await p.getByRole('heading', { name: 'Kayıt açık' }).waitFor();
     await waitFor('the registration countdown', async () => /Kayıt \d\d:\d\d kapanır/.test(await p.locator('#countdown').textContent()));
     assert.match(await p.locator('section.clock').textContent(), /İstanbul/);
+    // probe (session 23): "you can only watch" was said beside the join form
+    await p.locator('#join-memleket').waitFor();
+    assert.doesNotMatch((await p.locator('#notice').textContent()) ?? '', /yalnızca izleyebilirsin/, 'no "only watch" beside the join form');
   }
   // the memleket still free: all 81 before anyone joins
   assert.match(await pb.locator('#free-count').textContent(), /^81 memleket boş/);

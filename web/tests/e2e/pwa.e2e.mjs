@@ -194,6 +194,8 @@ async function run(browser, base) {
     await dialog.locator('#token-kept').focus();
     await page.keyboard.press('Enter');
     await waitFor('the dialog closed', async () => (await page.locator('dialog[open]').count()) === 0);
+    // probe (session 23): the focus fell to the page (the start button is gone with home)
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'season-info', 'the focus goes to the season\'s heading');
     await page.locator('#p-6.mine').waitFor();
     await noWiderThanTheScreen(page, 'the season screen');
     assert.deepEqual(await coveredProvinces(page), [], 'the season screen: provinces covered on the map');

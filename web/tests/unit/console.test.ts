@@ -9,6 +9,8 @@ import { ApiProblem } from '../../src/api/client';
 import { failureText } from '../../src/ui/console_parts';
 import { CONSOLE_TEXTS, ctIn } from '../../src/ui/console_text';
 import { tIn } from '../../src/i18n';
+import { apiWord } from '../../src/ui/console_text';
+import { setLang } from '../../src/i18n';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 const ID = '0123456789abcdef0123456789abcdef';
@@ -91,5 +93,23 @@ describe('a seat in the console (round 1 left it, session 23)', () => {
     for (const name of ['ui/console.ts', 'ui/console_divan.ts', 'ui/console_parts.ts']) {
       expect(readFileSync(join(SRC, name), 'utf8')).not.toMatch(/Bey \$\{/);
     }
+  });
+});
+
+describe('the API\'s words in the console (probe, session 23: "live · registration" in Turkish)', () => {
+  it('says a mode, a phase, a treaty, an order and an outcome in the console\'s language', () => {
+    const words = ['trial', 'live', 'registration', 'running', 'kurultay', 'over', 'pact', 'alliance', 'advance', 'support', 'hold', 'taken', 'held', 'standoff'];
+    expect(words.map(apiWord)).toEqual(['deneme', 'canlı', 'kayıt', 'sürüyor', 'Kurultay', 'bitti', 'saldırmazlık', 'ittifak', 'ilerle', 'destek', 'bekle', 'alındı', 'tutuldu', 'denge']);
+    (globalThis as { document?: unknown }).document = { documentElement: {} }; // setLang marks <html lang>
+    try {
+      setLang('en');
+      expect(words.map(apiWord)).toEqual(words.map((w) => (w === 'kurultay' ? 'Kurultay' : w)));
+    } finally {
+      setLang('tr');
+      delete (globalThis as { document?: unknown }).document;
+    }
+  });
+  it('leaves a word it does not know as the API spells it', () => {
+    expect(apiWord('something_new')).toBe('something_new');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bothTimes, countdown, isolated, lastQuarter, secondsTo } from '../../src/logic/format';
+import { bothTimes, countdown, isolated, istanbulSeconds, lastQuarter, secondsTo } from '../../src/logic/format';
 import { idempotencyKey, retryAfterSeconds } from '../../src/api/client';
 import { fill } from '../../src/i18n';
 import { ownerColour, textOn, UNOWNED } from '../../src/logic/palette';
@@ -27,6 +27,17 @@ describe('countdown', () => {
   });
   it('shows an instant in Istanbul time as well as the local one', () => {
     expect(bothTimes('2026-12-08T21:00:00+03:00', 'en').istanbul).toMatch(/21:00/);
+  });
+});
+
+describe('the console\'s recorded instants (probe, session 23: raw ISO with microseconds)', () => {
+  it('are Istanbul time to the second in either language, whatever offset they were recorded in', () => {
+    expect(istanbulSeconds('2026-12-07T15:21:05.123456+00:00', 'en')).toBe('7 Dec 2026, 18:21:05');
+    expect(istanbulSeconds('2026-12-07T18:21:05.999999+03:00', 'tr')).toBe('7 Ara 2026 18:21:05');
+    expect(istanbulSeconds('2026-12-31T23:59:59Z', 'tr')).toBe('1 Oca 2027 02:59:59');
+  });
+  it('leave a text that is no instant as it is', () => {
+    expect(istanbulSeconds('–', 'en')).toBe('–');
   });
 });
 
