@@ -11,6 +11,7 @@ import pytest
 from entrypoints.cli import main
 from shared.app.ops.divan_text import explain_text
 from shared.app.ops.divan_tools import explain
+from shared.app.ops.ops_replay import place
 from shared.domain import codec
 from tests.audit.support import dump, export_of, season_records
 
@@ -26,9 +27,12 @@ def test_a_narrowed_explanation_without_battles_says_where_it_looked() -> None:
     narrowed = explain(SEASON, events, 2, [quiet])
     assert not narrowed.explanation.battles
     en = explain_text(narrowed, "en", [quiet])
-    assert f"There was no battle in this Divan at {quiet}" in en
+    assert f"There was no battle in this Divan at {place(quiet)}" in en
+    assert place(quiet).endswith(f" ({quiet})")  # named with its plate, as every audit line
     assert "There was no battle in this Divan\n" not in en + "\n"
-    assert f"Bu Divanda şu illerde savaş olmadı: {quiet}" in explain_text(narrowed, "tr", [quiet])
+    assert f"Bu Divanda şu illerde savaş olmadı: {place(quiet)}" in explain_text(
+        narrowed, "tr", [quiet]
+    )
     assert "There was no battle in this Divan" in explain_text(narrowed, "en")  # not narrowed
 
 
@@ -65,4 +69,4 @@ def test_a_plate_given_several_times_is_one_plate(
     argv = ["explain", str(file), "2", str(r), str(q), str(r), str(r), str(q), "--lang", lang]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert words.format(q=r, r=q) in out, out
+    assert words.format(q=place(r), r=place(q)) in out, out

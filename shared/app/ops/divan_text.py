@@ -35,7 +35,7 @@ def explain_text(out: ExplainOut, lang: Lang, provinces: Sequence[int] = ()) -> 
         lines.append(_say("ceasefire", lang))
     if not out.explanation.battles:
         if provinces:
-            plates = ", ".join(str(p) for p in provinces)
+            plates = ", ".join(place(p) for p in provinces)
             lines.append(_say("no_battles.at", lang, provinces=plates))
         else:
             lines.append(_say("no_battles", lang))
