@@ -465,3 +465,20 @@ async def test_adr163_a_group_statement_costs_no_abc_check_per_value(pg_pool, cl
     assert all(isinstance(g, list) for g in got), got
     assert store.group_stats().splits == 0
     assert checks - lead_alone < 6, (checks, lead_alone)  # under one an append (were ~180)
+
+
+async def test_adr163_a_text_postgresql_refuses_splits_the_group_and_fails_alone(pg_pool, clock):
+    """A key holding NUL (PostgreSQL's text holds none): the group statement fails, as it did
+    with arrays; written alone, that append gets the one-append statement's error and the
+    other commits."""
+    store = grouped(pg_pool, clock)
+    nul = IdempotencyRecord("scope", "k\x00", b"req", 200, b"")
+    got = await outcomes(
+        store,
+        store.append("nul", 0, [new_event(1, space=30)], idempotency=nul),
+        store.append("fine", 0, [new_event(1, space=31)]),
+    )
+    assert isinstance(got[0], asyncpg.CharacterNotInRepertoireError), got[0]
+    assert [e.version for e in got[1]] == [1]
+    assert store.group_stats().splits == 1
+    assert await store.stream_version("nul") == 0
