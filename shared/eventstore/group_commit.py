@@ -70,8 +70,8 @@ def group_params(
     append's own one-append parameters (Batch.params), key included.
 
     Not arrays of each column (ADR-163): asyncpg checks every element of an array parameter
-    against collections.abc in Python (`_is_array_iterable`), ~2 k instructions a check, some
-    thirty checks an order; a text parameter is copied as it is.
+    against collections.abc in Python (`_is_array_iterable`), ~1.7 k instructions a check, ~43
+    checks a keyed one-event append; a text parameter is copied as it is.
     """
     now = utc(clock())
     items: list[Item] = []
