@@ -25,6 +25,12 @@ ASGI calls instead (no client: the servers' own work, for their CPU per request)
 rendered as in production (JSON, the access line of every API request included) and
 discarded.
 
+`--count N` (with `--asgi`): the keyed API variant alone, N orders after a warm-up of 8 a
+loop, not a window: under callgrind for two N (`valgrind --tool=callgrind
+--callgrind-out-file=/dev/null .venv/bin/python -m bench.api_orders --asgi --count 320`, then
+960), the difference of "Collected" over the difference of N is an order's instructions on
+the PostgreSQL path, which `bench.orders_path` (in memory) does not run (ADR-163).
+
 Every variant is started once (the API's seasons joined once), then --rounds rounds measure
 one window of each, alternating (A/B/A/B, every other round in reverse order, so a load that
 drifts during a round weighs on both); each round prints its load average and its api/bare
@@ -74,6 +80,7 @@ RAW_TABLE = """CREATE TABLE IF NOT EXISTS bench_raw (
     id bigserial PRIMARY KEY, season_id text NOT NULL, seat int NOT NULL, body bytea NOT NULL,
     recorded_at timestamptz NOT NULL DEFAULT now())"""
 PROFILER: list[Any] = []  # --profile: the cProfile.Profile enabled while `drive` measures
+COUNT: list[int] = []  # --count N: `drive` sends N requests (after a warm-up), not a window
 
 
 def quiet_json_logs() -> None:
@@ -195,7 +202,10 @@ async def drive(
     warmup: float,
     one: Callable[[int, int], Awaitable[int]],
 ) -> Result:
-    """`concurrency` loops calling one(worker, n) -> status for warmup + seconds; count 2xx."""
+    """`concurrency` loops calling one(worker, n) -> status for warmup + seconds; count 2xx.
+    With --count: 8 requests a loop, then COUNT[0] in all (one loop's share each)."""
+    if COUNT:
+        return await _counted(name, concurrency, COUNT[0], one)
     statuses: Counter[int] = Counter()
     done = 0
     measuring = False
@@ -223,6 +233,25 @@ async def drive(
     if PROFILER:
         PROFILER[0].disable()
     return Result(name, done, time.perf_counter() - started, statuses, cpu)
+
+
+async def _counted(
+    name: str, concurrency: int, count: int, one: Callable[[int, int], Awaitable[int]]
+) -> Result:
+    """--count: a fixed number of requests, for instruction counts of two counts' difference."""
+
+    async def loop(worker: int, first: int, requests: int) -> None:
+        for n in range(first, first + requests):
+            status = await one(worker, n)
+            if not 200 <= status < 300:
+                raise SystemExit(f"{name}: answered {status}")
+
+    await asyncio.gather(*(loop(w, 0, 8) for w in range(concurrency)))  # warm-up
+    started, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(loop(w, 8, count // concurrency) for w in range(concurrency)))
+    cpu = time.process_time() - cpu
+    done = count // concurrency * concurrency
+    return Result(name, done, time.perf_counter() - started, Counter({200: done}), cpu)
 
 
 async def api_beys(client: httpx.AsyncClient, seasons: int) -> list[Bey]:
@@ -413,6 +442,16 @@ async def raw_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Windo
         await pool.close()
 
 
+async def counted(dsn: str, args: argparse.Namespace) -> None:
+    """--count N: the keyed API variant alone, N orders after a warm-up of 8 a loop. Under
+    callgrind for two N, the difference of the totals over the difference of N is an order's
+    instructions on the PostgreSQL path (ADR-163), whatever the box's load."""
+    COUNT.append(args.count)
+    async with api_variants(dsn, args) as (keyed, _plain):
+        result = await keyed()
+    print(f"counted: {result.done} orders, {result.cpu_us:.0f} µs CPU each{result.note}")
+
+
 async def profile(dsn: str, args: argparse.Namespace) -> None:
     """--profile: the keyed API variant alone under cProfile (its figure is not comparable);
     prints where the process's time goes, by own time and by cumulative time."""
@@ -519,6 +558,9 @@ async def main(args: argparse.Namespace) -> None:
         if args.profile:
             await profile(dsn, args)
             return
+        if args.count:
+            await counted(dsn, args)
+            return
         conn = await asyncpg.connect(dsn)
         try:
             await conn.execute(BARE_TABLE)
@@ -565,6 +607,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--profile", type=int, default=0, help="N: profile the API alone, print its top N lines"
+    )
+    p.add_argument(
+        "--count",
+        type=int,
+        default=0,
+        help="N: the keyed API alone, N orders (not a window), for callgrind (ADR-163)",
     )
     p.add_argument(
         "--asgi",

@@ -200,11 +200,15 @@ BY_IDS = f"""SELECT {COLUMNS} FROM event_ids AS i
 
 # Group commit (group_commit.GroupCommit): several appends to distinct seasons in one statement and
 # one commit, each item claimed, written and answered on its own, as the one-append statement
-# does. Items: $1 season, $2 stream's last hash, $3 expected version, $4 number of events,
-# $5 new last hash, $6 recorded_at, then the key recorded in one step (NULL scope: no key)
-# $7 scope, $8 key, $9 request hash, $10 response status, $11 response body, $12 completed_at.
-# Events, items' events one after another: $13 item (1-based), $14 its number in the item
-# (1-based), $15 ids, $16 types, $17 data, $18 metadata, $19 prev hashes, $20 hashes.
+# does. $1 the items, $2 their events, each a JSON array of objects (group_commit.Item and
+# GroupEvent, ADR-163: two text parameters, not twenty arrays whose every element asyncpg's
+# encoder checks against collections.abc in Python). An item: idx (1-based), season, stream's
+# last hash, expected version, number of events, new last hash, recorded_at, then the key
+# recorded in one step (NULL scope: no key): scope, key, request hash, response status,
+# response body, completed_at. An event: its item, its number in the item (1-based), id,
+# type, data, metadata, prev hash, hash. Bytes travel as base64 (decoded here), instants as
+# RFC 3339 (microseconds, UTC), the metadata as its JSON object: every stored value is the
+# one the arrays carried.
 # A stale item claims nothing and gets no positions; a taken key claims nothing (key_held
 # false). An item whose stream row another transaction holds is skipped (nothing waits on
 # it; the store appends it alone afterwards, waiting as a lone append does). What only an
@@ -212,11 +216,19 @@ BY_IDS = f"""SELECT {COLUMNS} FROM event_ids AS i
 # statement back; the store then appends the items one by one.
 APPEND_GROUP = """
 WITH items AS (
-    SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[], $4::int[], $5::bytea[],
-                         $6::timestamptz[], $7::text[], $8::text[], $9::bytea[], $10::int[],
-                         $11::bytea[], $12::timestamptz[])
-        WITH ORDINALITY AS i(season_id, last_hash, expected, n, new_hash, recorded_at, scope,
-                             key, request_hash, status, body, completed_at, idx)
+    SELECT i.idx, i.season_id, decode(i.last_hash, 'base64') AS last_hash, i.expected, i.n,
+           decode(i.new_hash, 'base64') AS new_hash, i.recorded_at, i.scope, i.key,
+           decode(i.request_hash, 'base64') AS request_hash, i.status,
+           decode(i.body, 'base64') AS body, i.completed_at
+    FROM json_to_recordset($1::json) AS i(idx bigint, season_id text, last_hash text,
+        expected int, n int, new_hash text, recorded_at timestamptz, scope text, key text,
+        request_hash text, status int, body text, completed_at timestamptz)
+),
+news AS (  -- the events to insert
+    SELECT e.item, e.n, e.id, e.type, decode(e.data, 'base64') AS data, e.meta,
+           decode(e.prev, 'base64') AS prev, decode(e.hash, 'base64') AS hash
+    FROM json_to_recordset($2::json) AS e(item int, n int, id uuid, type text, data text,
+        meta json, prev text, hash text)
 ),
 gated AS (  -- a probe per key (LIMIT: never a hashed scan of the whole table, even when
             -- the planner believes it small, as it does on a young table)
@@ -252,7 +264,7 @@ claimed AS (
 pos AS (
     SELECT drawn.item, array_agg(drawn.p ORDER BY drawn.p) AS ps
     FROM (SELECT e.item, nextval('events_position_seq') AS p
-          FROM unnest($13::int[]) AS e(item) JOIN claimed AS c ON c.idx = e.item) AS drawn
+          FROM news AS e JOIN claimed AS c ON c.idx = e.item) AS drawn
     GROUP BY drawn.item
 ),
 inserted AS (
@@ -260,9 +272,7 @@ inserted AS (
                         recorded_at, prev_hash, hash)
     SELECT pos.ps[e.n], pg_current_xact_id(), i.season_id, i.expected + e.n, e.id, e.type,
            e.data, e.meta::jsonb, i.recorded_at, e.prev, e.hash
-    FROM unnest($13::int[], $14::int[], $15::uuid[], $16::text[], $17::bytea[], $18::text[],
-                $19::bytea[], $20::bytea[]) AS e(item, n, id, type, data, meta, prev, hash)
-    JOIN pos ON pos.item = e.item JOIN items AS i ON i.idx = e.item
+    FROM news AS e JOIN pos ON pos.item = e.item JOIN items AS i ON i.idx = e.item
 ),
 recorded AS (
     INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,

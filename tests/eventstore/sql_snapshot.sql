@@ -58,11 +58,19 @@ SELECT pos.ps AS positions, (SELECT free FROM key) AS key_held FROM pos
 
 -- ==== sql.APPEND_GROUP
 WITH items AS (
-    SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[], $4::int[], $5::bytea[],
-                         $6::timestamptz[], $7::text[], $8::text[], $9::bytea[], $10::int[],
-                         $11::bytea[], $12::timestamptz[])
-        WITH ORDINALITY AS i(season_id, last_hash, expected, n, new_hash, recorded_at, scope,
-                             key, request_hash, status, body, completed_at, idx)
+    SELECT i.idx, i.season_id, decode(i.last_hash, 'base64') AS last_hash, i.expected, i.n,
+           decode(i.new_hash, 'base64') AS new_hash, i.recorded_at, i.scope, i.key,
+           decode(i.request_hash, 'base64') AS request_hash, i.status,
+           decode(i.body, 'base64') AS body, i.completed_at
+    FROM json_to_recordset($1::json) AS i(idx bigint, season_id text, last_hash text,
+        expected int, n int, new_hash text, recorded_at timestamptz, scope text, key text,
+        request_hash text, status int, body text, completed_at timestamptz)
+),
+news AS (  -- the events to insert
+    SELECT e.item, e.n, e.id, e.type, decode(e.data, 'base64') AS data, e.meta,
+           decode(e.prev, 'base64') AS prev, decode(e.hash, 'base64') AS hash
+    FROM json_to_recordset($2::json) AS e(item int, n int, id uuid, type text, data text,
+        meta json, prev text, hash text)
 ),
 gated AS (  -- a probe per key (LIMIT: never a hashed scan of the whole table, even when
             -- the planner believes it small, as it does on a young table)
@@ -98,7 +106,7 @@ claimed AS (
 pos AS (
     SELECT drawn.item, array_agg(drawn.p ORDER BY drawn.p) AS ps
     FROM (SELECT e.item, nextval('events_position_seq') AS p
-          FROM unnest($13::int[]) AS e(item) JOIN claimed AS c ON c.idx = e.item) AS drawn
+          FROM news AS e JOIN claimed AS c ON c.idx = e.item) AS drawn
     GROUP BY drawn.item
 ),
 inserted AS (
@@ -106,9 +114,7 @@ inserted AS (
                         recorded_at, prev_hash, hash)
     SELECT pos.ps[e.n], pg_current_xact_id(), i.season_id, i.expected + e.n, e.id, e.type,
            e.data, e.meta::jsonb, i.recorded_at, e.prev, e.hash
-    FROM unnest($13::int[], $14::int[], $15::uuid[], $16::text[], $17::bytea[], $18::text[],
-                $19::bytea[], $20::bytea[]) AS e(item, n, id, type, data, meta, prev, hash)
-    JOIN pos ON pos.item = e.item JOIN items AS i ON i.idx = e.item
+    FROM news AS e JOIN pos ON pos.item = e.item JOIN items AS i ON i.idx = e.item
 ),
 recorded AS (
     INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random  # noqa: TID251 - a seeded schedule of I/O, not domain randomness
-from collections.abc import Awaitable
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import asyncpg
@@ -20,6 +22,7 @@ import pytest
 from shared.eventstore import (
     ConcurrencyError,
     DuplicateEventError,
+    EventMetadata,
     IdempotencyRecord,
     NewEvent,
     PostgresEventStore,
@@ -28,7 +31,8 @@ from shared.eventstore import (
     StoreBusyError,
 )
 from tests.clock import StepClock
-from tests.integration.support import batch, new_event, wait_until
+from tests.conftest import empty_store
+from tests.integration.support import batch, event_id, new_event, wait_until
 
 pytestmark = pytest.mark.integration
 LEAD = 7777  # the event-id space of lead appends
@@ -345,3 +349,136 @@ async def test_writers_in_two_processes_racing_on_shared_seasons_lose_and_dup_no
         assert versions == list(range(1, len(versions) + 1))
         await stores[1].verify_chain(season)
     assert stores[0].group_stats().appends >= 48
+
+
+# ADR-163: the group statement takes its items and events as two JSON parameters. What it
+# stores must be what the one-append statements store for the same appends, byte for byte.
+_AT = datetime(2026, 12, 7, 18, 3, 4, 5, tzinfo=timezone(timedelta(hours=3)))
+_ODD_META = EventMetadata(
+    actor="seat",
+    seat="7",
+    command_id='q"uote\\back\nline\t\u00e7\u011f\u0131\u015f \U0001f600',
+    correlation_id="\u0001\u001f</script>",
+    at="2026-12-07T18:03:04.000005+03:00",
+)
+
+
+def _odd_appends() -> list[list[tuple[str, int, list[NewEvent], IdempotencyRecord | None]]]:
+    """Two rounds of appends with awkward values: bytes that are not UTF-8 or JSON, NUL,
+    empty bodies, quotes and non-ASCII in every text, keyed and not, one and several events."""
+    odd = NewEvent(event_id=event_id(9, 3), type="odd_thing.v2", data=b"", metadata=_ODD_META)
+    raw = NewEvent(
+        event_id=event_id(8, 3),
+        type="raw_bytes.v1",
+        data=bytes(range(256)),
+        metadata=EventMetadata(actor="system"),
+    )
+    key = IdempotencyRecord("orders:\u015fehir", 'k\u00fc"\\ 1', bytes(range(32)), 202, b"\x00\xff")
+    empty = IdempotencyRecord("scope", "empty", b"", 200, b"")
+    return [
+        [
+            ("a", 0, [*batch(1, 2, space=1), odd], key),
+            ("b", 0, [raw], None),
+            ("c", 0, [new_event(1, space=2, data={"\u00e7": [1.5, None, "\u0000"]})], empty),
+        ],
+        [
+            ("a", 3, batch(4, 3, space=1), None),
+            ("b", 1, [new_event(2, space=4)], _record("\u011f")),
+        ],
+    ]
+
+
+_ROWS = (
+    "SELECT season_id, version, event_id::text, type, encode(data, 'hex'), metadata::text,"
+    " recorded_at::text, encode(prev_hash, 'hex'), encode(hash, 'hex') FROM events"
+    " WHERE season_id NOT LIKE 'lead-%' ORDER BY season_id, version",
+    "SELECT season_id, version, encode(last_hash, 'hex'), chain FROM streams"
+    " WHERE season_id NOT LIKE 'lead-%' ORDER BY season_id",
+    "SELECT scope, key, encode(request_hash, 'hex'), status, response_status,"
+    " encode(response_body, 'hex'), created_at::text, completed_at::text"
+    " FROM idempotency_keys ORDER BY scope, key",
+)
+
+
+async def _stored(pool: asyncpg.Pool) -> list[list[tuple[Any, ...]]]:
+    async with pool.acquire() as conn:
+        return [[tuple(r) for r in await conn.fetch(q)] for q in _ROWS]
+
+
+async def test_adr163_a_group_stores_what_lone_appends_store_byte_for_byte(pg_pool):
+    at = lambda: _AT  # noqa: E731 - one instant for every reading: the two paths read it unlike
+    grouped_store = PostgresEventStore(pg_pool, clock=at, group_commit=1, notify_window=None)
+    told = []
+    for round_ in _odd_appends():
+        got = await outcomes(
+            grouped_store,
+            *(grouped_store.append(s, v, es, idempotency=k) for s, v, es, k in round_),
+        )
+        assert all(isinstance(g, list) for g in got), got
+        told += got
+    assert grouped_store.group_stats().splits == 0  # written by the group statement
+    assert grouped_store.group_stats().statements == 4  # two leads, two groups
+    in_groups = await _stored(pg_pool)
+
+    await empty_store(pg_pool)
+    alone = PostgresEventStore(pg_pool, clock=at, group_commit=0, notify_window=None)
+    for round_ in _odd_appends():
+        for s, v, es, k in round_:
+            await alone.append(s, v, es, idempotency=k)
+    assert await _stored(pg_pool) == in_groups
+    assert sum(len(t) for t in told) == len(in_groups[0]) == 9
+    assert [len(rows) for rows in in_groups] == [9, 3, 3]
+
+
+def _abc_checks(during: Callable[[], Awaitable[Any]]) -> Awaitable[tuple[Any, int]]:
+    """`during()`'s result and how many times collections.abc's __instancecheck__ ran in it."""
+
+    async def run() -> tuple[Any, int]:
+        count = 0
+
+        def watch(frame: Any, event: str, arg: Any) -> None:
+            nonlocal count
+            if event == "call" and frame.f_code.co_name == "__instancecheck__":
+                count += 1
+
+        sys.setprofile(watch)
+        try:
+            result = await during()
+        finally:
+            sys.setprofile(None)
+        return result, count
+
+    return run()
+
+
+async def test_adr163_a_group_statement_costs_no_abc_check_per_value(pg_pool, clock):
+    """Before ADR-163 asyncpg checked each of the twenty arrays and every element in them
+    against collections.abc (~30 checks a one-event keyed append, ~2 k instructions each)."""
+    store = grouped(pg_pool, clock)
+    await outcomes(store, store.append("warm", 0, [new_event(1, space=5)]))  # prepared
+    keyed = [
+        store.append(f"s{n}", 0, [new_event(1, space=20 + n)], idempotency=_record(f"c{n}"))
+        for n in range(6)
+    ]
+    _, lead_alone = await _abc_checks(lambda: outcomes(store))  # the lead's one-append statement
+    got, checks = await _abc_checks(lambda: outcomes(store, *keyed))
+    assert all(isinstance(g, list) for g in got), got
+    assert store.group_stats().splits == 0
+    assert checks - lead_alone < 6, (checks, lead_alone)  # under one an append (were ~180)
+
+
+async def test_adr163_a_text_postgresql_refuses_splits_the_group_and_fails_alone(pg_pool, clock):
+    """A key holding NUL (PostgreSQL's text holds none): the group statement fails, as it did
+    with arrays; written alone, that append gets the one-append statement's error and the
+    other commits."""
+    store = grouped(pg_pool, clock)
+    nul = IdempotencyRecord("scope", "k\x00", b"req", 200, b"")
+    got = await outcomes(
+        store,
+        store.append("nul", 0, [new_event(1, space=30)], idempotency=nul),
+        store.append("fine", 0, [new_event(1, space=31)]),
+    )
+    assert isinstance(got[0], asyncpg.CharacterNotInRepertoireError), got[0]
+    assert [e.version for e in got[1]] == [1]
+    assert store.group_stats().splits == 1
+    assert await store.stream_version("nul") == 0
