@@ -133,6 +133,23 @@ async def _at_head(
     return int(checkpoint or 0) == await store.stream_version(season_id)
 
 
+async def _where(
+    read: aioredis.Redis, store: PostgresEventStore, prefix: str, season_id: str
+) -> dict[str, Any]:
+    """A season's projection state beside its stream, for a failure's message."""
+    active = await read.get(Keys.active(prefix, season_id))
+    gen = int(active) if active is not None else None
+    return {
+        "season": season_id,
+        "version": await store.stream_version(season_id),
+        "active": gen,
+        "checkpoint": None
+        if gen is None
+        else await read.get(Keys(prefix, season_id, gen).checkpoint),
+        "building": await read.exists(Keys.building(prefix, season_id)),
+    }
+
+
 async def _generations(read: aioredis.Redis, prefix: str, ids: list[str]) -> dict[str, bytes]:
     """Each season's active generation, once no rebuild of it is under way."""
 
@@ -205,7 +222,12 @@ async def test_kill_9_and_sigterm_of_both_workers_leave_each_divan_once_and_proj
         # sets a live apply against a rebuild. Without this wait a run could build every view
         # by rebuilds and compare a rebuild with a rebuild (found by a break-and-run: a
         # reducer that dropped the locked orders only when live passed once in two runs).
-        await wait_for(projected, "every season projected to Divan 1", timeout=60)
+        try:
+            await wait_for(projected, "every season projected to Divan 1", timeout=60)
+        except AssertionError as late:  # seen once in CI (session 23): say where each one was
+            where = [await _where(read, event_store, prefix, sid) for sid in ids]
+            tail = projector.log()[-6000:]
+            raise AssertionError(f"{late}: {where}; projections-2's log ends:\n{tail}") from None
 
         async def drained() -> bool:
             return keys.pending() == 0 and not keys.unacked()
