@@ -357,6 +357,8 @@ class Projector:
         same checkpoint then too. One moving, or new since, has a wake-up on its way: the
         sweep left it to the listener (at a surge it caught up hundreds of seasons the
         listener was about to, racing it; ADR-112), and a lost wake-up waits one pass more.
+        A season behind that another projector holds (its claim, ADR-112: perhaps a holder
+        that died) stays behind, taken by the first pass after the claim expires.
         """
         total, left = 0, {}
         found = (
@@ -375,8 +377,11 @@ class Projector:
             # it defers to no owner (a season left behind: its owner may have died)
             if behind is None:
                 total += await self.catch_up(season_id)
-            else:
-                total += await self.woken(season_id, defer=False)
+                continue
+            applied = await self.woken(season_id, defer=False)
+            total += applied
+            if not applied:  # claimed by another, perhaps a holder that died: until its
+                left[season_id] = checkpoint  # claim expires, not a full pass away
         if behind is not None:
             behind.clear()
             behind.update(left)

@@ -8,6 +8,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.projections import positions as positions_module
+from services.projections.keys import Keys
 from services.projections.projector import Projector
 from shared.eventstore import InMemoryEventStore
 from tests.projections.support import append_chunk, assert_rebuild_equal, season_chunks
@@ -124,3 +125,29 @@ async def test_every_full_sweep_th_pass_reads_every_season(
     for _ in range(6):
         await projector.sweep(behind)
     assert passes == [[], None, [], [], None, []]
+
+
+async def test_a_season_claimed_by_a_dead_projector_stays_behind_until_the_claim_expires(
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """RELIABILITY 10 (seen in a fresh-clone CI run, session 23): a projector killed while it
+    held a season's claim (ADR-112) leaves the claim to expire. The periodic sweep, finding the
+    season behind and its claim held, dropped it from the seasons behind, so the next passes
+    did not read it and it waited for the next full pass (FULL_SWEEP passes: two minutes at
+    the worker's 2 s) with its wake-ups already spent. It stays behind until a pass takes it."""
+    projector, behind, chunks = await caught_up(memory_store, redis, prefix)
+    dead = Projector(memory_store, redis, prefix)  # another process's, about to be killed
+    assert await dead.claims.take("second", dead.claims.token(), defer=False)
+    await append_chunk(memory_store, "second", next(chunks["second"]), "chunk/1")  # type: ignore[call-overload]
+    passes = read_passes(monkeypatch)
+    assert await projector.sweep(behind) == 0  # moving: left to its wake-up for one pass
+    assert await projector.sweep(behind) == 0  # behind, but claimed: not taken
+    assert behind.keys() == {"second"}, "a season it could not take is still behind"
+    await redis.delete(Keys.claim(prefix, "second"))  # the dead holder's claim expires
+    assert await projector.sweep(behind) > 0
+    assert behind == {}
+    assert passes == [["second"], ["second"], ["second"]]  # never a full pass
+    await assert_rebuild_equal(memory_store, redis, prefix, "second")
