@@ -243,7 +243,9 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       sessionStorage.removeItem('seksenbir.fresh');
       // closed, the focus goes to the season's heading: the start button that opened the dialog
       // is gone with home, and the focus fell to the page (a keyboard began again at its top)
-      showToken(saved, () => info.focus(), true);
+      // — unless the player has already moved it on (the dialog's close event is a task of its
+      // own: a click into the chat before it ran lost its focus to the heading)
+      showToken(saved, () => { if (!document.activeElement || document.activeElement === document.body) info.focus(); }, true);
     }
     if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
