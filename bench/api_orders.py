@@ -33,14 +33,22 @@ the PostgreSQL path, which `bench.orders_path` (in memory) does not run (ADR-163
 
 Every variant is started once (the API's seasons joined once), then --rounds rounds measure
 one window of each, alternating (A/B/A/B, every other round in reverse order, so a load that
-drifts during a round weighs on both); each round prints its load average and its api/bare
-ratio, and the figure is the median of the rounds' ratios. Target (issue 27): api / bare >= 0.8.
+drifts during a round weighs on both); a window is --slices slices (default 5) taken in turn
+with the other variants', so both meet the box's pace of the same seconds. Each round prints
+its load average, its api/bare ratio and each window's collector runs, and the figure is the
+median of the rounds' ratios. Target (issue 27): api / bare >= 0.8.
+
+The process's heap is settled once every variant is up, as the serving process settles its
+own (`--heap serving`, the default: `gc.freeze`, a young threshold of 7,000; ADR-164);
+`--heap default --slices 1` measures as before 2026-12-07 18:00 UTC (ADR-173).
+`--count` and `--profile` do neither.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import platform
@@ -183,7 +191,11 @@ class Result:
     seconds: float
     statuses: Counter[int]
     cpu: float  # this process's CPU seconds while measuring (client, app, driver)
-    note: str = ""
+    statements: int = 0  # the API's: its append statements, the appends they held, groups split
+    appends: int = 0
+    splits: int = 0
+    collections: tuple[int, int, int] = (0, 0, 0)  # the collector's runs by generation
+    collecting: tuple[float, float, float] = (0.0, 0.0, 0.0)  # its seconds by generation
 
     @property
     def rate(self) -> float:
@@ -193,6 +205,28 @@ class Result:
     def cpu_us(self) -> float:
         """CPU microseconds of this process per 2xx request."""
         return 1e6 * self.cpu / max(self.done, 1)
+
+    def note(self) -> str:
+        """The API's group commit in the window: appends a statement, groups split."""
+        if not self.statements:
+            return ""
+        said = f", {self.appends / self.statements:.1f} appends per statement"
+        return said + (f", {self.splits} groups split" if self.splits else "")
+
+    def __add__(self, other: Result) -> Result:
+        """Two windows of one variant as one (--slices)."""
+        return Result(
+            self.name,
+            self.done + other.done,
+            self.seconds + other.seconds,
+            self.statuses + other.statuses,
+            self.cpu + other.cpu,
+            self.statements + other.statements,
+            self.appends + other.appends,
+            self.splits + other.splits,
+            tuple(a + b for a, b in zip(self.collections, other.collections, strict=True)),  # type: ignore[arg-type]
+            tuple(a + b for a, b in zip(self.collecting, other.collecting, strict=True)),  # type: ignore[arg-type]
+        )
 
 
 async def drive(
@@ -227,12 +261,41 @@ async def drive(
     measuring = True
     if PROFILER:
         PROFILER[0].enable()
-    started, cpu = time.perf_counter(), time.process_time()
-    await asyncio.gather(*tasks)
-    cpu = time.process_time() - cpu
+    with Collections() as collected:
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*tasks)
+        cpu = time.process_time() - cpu
     if PROFILER:
         PROFILER[0].disable()
-    return Result(name, done, time.perf_counter() - started, statuses, cpu)
+    result = Result(name, done, time.perf_counter() - started, statuses, cpu)
+    result.collections = (collected.runs[0], collected.runs[1], collected.runs[2])
+    result.collecting = (collected.seconds[0], collected.seconds[1], collected.seconds[2])
+    return result
+
+
+class Collections:
+    """The cyclic collector's runs by generation and their time while in the block: a full
+    collection walks every object the process holds (the app, the client, their modules),
+    tens of milliseconds each, and falls in one variant's window or another's by chance."""
+
+    def __init__(self) -> None:
+        self.runs = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._began = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.runs[info["generation"]] += 1
+            self.seconds[info["generation"]] += time.perf_counter() - self._began
+
+    def __enter__(self) -> Collections:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
 
 
 async def _counted(
@@ -297,7 +360,8 @@ def picker(beys: list[Bey], args: argparse.Namespace) -> Callable[[int, int], Be
     return pick
 
 
-Window = Callable[[], Awaitable[Result]]  # one measured window of one variant
+# one measured window of one variant: (seconds measured, seconds of warm-up before them)
+Window = Callable[[float, float], Awaitable[Result]]
 
 
 @asynccontextmanager
@@ -332,8 +396,14 @@ async def api_variants(
             suffix = "" if fast else " via Litestar"
 
             def variant(key: bool) -> Window:
-                return lambda: _api_window(
-                    app, client, pick, args, next(windows) if key else None, suffix=suffix
+                return lambda seconds, warmup: _api_window(
+                    app,
+                    client,
+                    pick,
+                    args,
+                    window=next(windows) if key else None,
+                    span=(seconds, warmup),
+                    suffix=suffix,
                 )
 
             yield variant(True), variant(False)
@@ -349,8 +419,9 @@ async def _api_window(
     client: httpx.AsyncClient,
     pick: Callable[[int, int], Bey],
     args: argparse.Namespace,
-    window: int | None,
     *,
+    window: int | None,
+    span: tuple[float, float],
     suffix: str = "",
 ) -> Result:
     async def one(worker: int, n: int) -> int:
@@ -368,10 +439,10 @@ async def _api_window(
     name += suffix
     store = app.state.services.seasons.store
     before = store.group_stats()
-    result = await drive(name, args.concurrency, args.seconds, args.warmup, one)
-    statements, appends, splits = (a - b for a, b in zip(store.group_stats(), before, strict=True))
-    result.note = f", {appends / max(statements, 1):.1f} appends per statement"
-    result.note += f", {splits} groups split" if splits else ""
+    result = await drive(name, args.concurrency, *span, one)
+    result.statements, result.appends, result.splits = (
+        a - b for a, b in zip(store.group_stats(), before, strict=True)
+    )
     return result
 
 
@@ -419,7 +490,7 @@ async def bare_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Wind
             r = await client.post(path, content=body, headers=headers)
             return r.status_code
 
-        yield lambda: drive("bare", args.concurrency, args.seconds, args.warmup, one)
+        yield lambda seconds, warmup: drive("bare", args.concurrency, seconds, warmup, one)
 
 
 @asynccontextmanager
@@ -437,7 +508,7 @@ async def raw_variant(dsn: str, args: argparse.Namespace) -> AsyncIterator[Windo
             )
             return 200
 
-        yield lambda: drive("raw", args.concurrency, args.seconds, args.warmup, one)
+        yield lambda seconds, warmup: drive("raw", args.concurrency, seconds, warmup, one)
     finally:
         await pool.close()
 
@@ -448,8 +519,8 @@ async def counted(dsn: str, args: argparse.Namespace) -> None:
     instructions on the PostgreSQL path (ADR-163), whatever the box's load."""
     COUNT.append(args.count)
     async with api_variants(dsn, args) as (keyed, _plain):
-        result = await keyed()
-    print(f"counted: {result.done} orders, {result.cpu_us:.0f} µs CPU each{result.note}")
+        result = await keyed(args.seconds, args.warmup)
+    print(f"counted: {result.done} orders, {result.cpu_us:.0f} µs CPU each{result.note()}")
 
 
 async def profile(dsn: str, args: argparse.Namespace) -> None:
@@ -461,7 +532,7 @@ async def profile(dsn: str, args: argparse.Namespace) -> None:
     prof = cProfile.Profile()
     PROFILER.append(prof)
     async with api_variants(dsn, args) as (keyed, _plain):
-        result = await keyed()
+        result = await keyed(args.seconds, args.warmup)
     print(f"profiled: {result.rate:.0f} /s (under cProfile)")
     stats = pstats.Stats(prof)
     stats.sort_stats("tottime").print_stats(args.profile)
@@ -481,7 +552,13 @@ class Round:
 async def measure(dsn: str, args: argparse.Namespace) -> list[Round]:
     """Every variant up once (the API's seasons joined once), then --rounds rounds of one
     window each, alternating: A/B/A/B, and each round in the reverse order of the one before,
-    so that a load that drifts during a round hits the API and the bare endpoint alike."""
+    so that a load that drifts during a round hits the API and the bare endpoint alike.
+
+    A window is --slices slices of `seconds / slices` (each after `warmup / slices`), the
+    variants taking turns slice by slice, every other slice in reverse order, and each
+    variant's slices summed: the box's pace changes over seconds (a shared VM's CPU), and
+    two 5 s windows in a row met different paces often enough to spread the rounds' ratios
+    0.6-1.1 on a quiet box; a slice apart, both variants meet the same."""
     rounds: list[Round] = []
     async with AsyncExitStack() as stack:
         keyed, plain = await stack.enter_async_context(api_variants(dsn, args))
@@ -492,14 +569,34 @@ async def measure(dsn: str, args: argparse.Namespace) -> list[Round]:
             order["litestar"], _ = await stack.enter_async_context(
                 api_variants(dsn, args, fast=False)
             )
+        if args.heap == "serving":
+            settle(args)
         for n in range(args.rounds):
             load = os.getloadavg()[0]
-            names = list(order) if n % 2 == 0 else list(reversed(order))
-            got = {name: await order[name]() for name in names}
+            got: dict[str, Result] = {}
+            seconds, warmup = args.seconds / args.slices, args.warmup / args.slices
+            for k in range(args.slices):
+                turn = n * args.slices + k
+                for name in list(order) if turn % 2 == 0 else list(reversed(order)):
+                    part = await order[name](seconds, warmup)
+                    got[name] = got[name] + part if name in got else part
             rounds.append(
                 Round(load, got["api"], got["plain"], got["bare"], got["raw"], got.get("litestar"))
             )
     return rounds
+
+
+def settle(args: argparse.Namespace) -> None:
+    """--heap serving (the default): the process's heap settled once every variant is up, as
+    the serving process's factory settles its own (`gateway.app_from_env`: `gc.freeze` and a
+    young threshold of 7,000, ADR-125/164), so the API is measured with the collector it runs
+    with in production. The bare endpoint shares the process and so the setting: the ratio
+    compares the two code paths under one runtime. Without it (`--heap default`, the figures
+    before 2026-12-07 18:00 UTC) a full collection walked the app, the client and their modules
+    (150-300 ms) in whichever window it fell, and the young collections took 2-5 % of each."""
+    from entrypoints.bootstrap import WORKER_YOUNG, settle_heap
+
+    settle_heap(young=WORKER_YOUNG)
 
 
 def report_ab(rounds: list[Round]) -> None:
@@ -525,10 +622,12 @@ def report(rounds: list[Round], args: argparse.Namespace) -> None:
         )
         for r in (rnd.api, rnd.plain, rnd.bare, rnd.raw, *([rnd.litestar] if rnd.litestar else [])):
             other = {s: k for s, k in r.statuses.items() if not 200 <= s < 300}
+            runs = "/".join(str(n) for n in r.collections)
+            took = "/".join(f"{1000 * t:.0f}" for t in r.collecting)
             print(
                 f"  {r.name:26}: {r.rate:7.0f} /s  {r.cpu_us:5.0f} µs CPU each "
                 f"({r.done} ok in {r.seconds:.1f} s, {100 * r.cpu / r.seconds:.0f} % of a core; "
-                f"non-2xx {other}{r.note})"
+                f"non-2xx {other}{r.note()}; collector runs by generation {runs}, {took} ms)"
             )
     keyed = [r.api.rate / r.bare.rate for r in rounds]
     plain = [r.plain.rate / r.bare.rate for r in rounds]
@@ -575,8 +674,9 @@ async def main(args: argparse.Namespace) -> None:
             f"PostgreSQL {server} (synchronous_commit={commit}), "
             f"concurrency {args.concurrency}, pool {args.pool}, {args.seconds:g} s measured "
             f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys, "
-            f"spread over {args.spread}, {args.rounds} rounds, "
-            f"{'bare ASGI calls (no client)' if args.asgi else 'httpx client'}"
+            f"spread over {args.spread}, {args.rounds} rounds of {args.slices} slices, "
+            f"{'bare ASGI calls (no client)' if args.asgi else 'httpx client'}, "
+            f"heap {args.heap}"
         )
         rounds = await measure(dsn, args)
     report(rounds, args)
@@ -623,6 +723,18 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--ab",
         action="store_true",
         help="also the API with its orders through Litestar's own path (ADR-124), paired",
+    )
+    p.add_argument(
+        "--slices",
+        type=int,
+        default=5,
+        help="each window as N slices, the variants taking turns slice by slice (1: whole)",
+    )
+    p.add_argument(
+        "--heap",
+        choices=["serving", "default"],
+        default="serving",
+        help="the collector as the serving process sets it (freeze, young 7,000) or CPython's",
     )
     p.add_argument(
         "--redis",
