@@ -51,7 +51,6 @@ import { h } from './dom';
 import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
 import { clearNotice, notice } from './notice';
-
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
 import { pressKey } from '../logic/press';
