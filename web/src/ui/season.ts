@@ -14,8 +14,6 @@ import {
   type Status,
   type Schemas,
 } from '../api/client';
-
-type Titles = Schemas['TitlesOut'];
 import { lang, t, type Key } from '../i18n';
 import {
   clamp,
@@ -54,6 +52,8 @@ import { clearNotice, notice } from './notice';
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
 import { pressKey } from '../logic/press';
+
+type Titles = Schemas['TitlesOut'];
 
 /** The notice that this device holds no key of the season (taken back while it may join). */
 const NOT_SAVED = 'not-saved';
