@@ -40,7 +40,7 @@ import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
-import { freeMemleket } from '../logic/join';
+import { freeMemleket, visitorNote } from '../logic/join';
 import { membersText } from '../logic/problems';
 import { offerAnsweredText, offerOutcomes } from '../logic/offers';
 import { caughtUp } from '../logic/refresh';
@@ -251,7 +251,17 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
     if (admin) main.append(admin.root);
 
-    if (!saved) notice(t('notFound'), 'info', NOT_SAVED);
+    // what a visitor (no key of the season here) is told waits for the season's status
+    // (logic/join.ts `visitorNote`): drawn before it, a live season's registration said
+    // "you can only watch" above its own join form
+    let visitorSaid: 'join' | 'watch' | null = null;
+    function renderVisitor(): void {
+      const note = visitorNote(st.status, saved !== null && !keyRefused, keyRefused);
+      if (note === visitorSaid) return;
+      visitorSaid = note;
+      if (note === 'watch') notice(t('notFound'), 'info', NOT_SAVED);
+      else clearNotice(NOT_SAVED, t('notFound'));
+    }
 
     function own(): number[] {
       return st.map && seat !== null ? ownProvinces(st.map.provinces, seat) : [];
@@ -345,7 +355,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       if (p === null || !st.map) {
-        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
+        // a visitor's panel is hidden (draw); what it is told is renderVisitor's
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, t('pickProvince')));
         return;
       }
       const here = st.map.provinces[String(p)];
@@ -916,8 +927,6 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
-      // joining is open to this device: "you can only watch" beside the join form was untrue
-      clearNotice(NOT_SAVED);
       // the memleket still free (the map's owners and memleket marks); a join racing another
       // can still be told 409 memleket_taken, with the free neighbours
       const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
@@ -1015,6 +1024,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderInfo();
       renderClock();
       renderJoin();
+      renderVisitor();
       admin?.render(st.status);
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));
