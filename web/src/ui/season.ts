@@ -55,6 +55,10 @@ import { pressKey } from '../logic/press';
 
 type Titles = Schemas['TitlesOut'];
 
+/** The control a season screen drawn anew gives the focus to once it is built (the key card's
+ * renewal button after a renewal: the old screen, and the focus with it, is gone). */
+let focusOnOpen: string | null = null;
+
 /** The notice that this device holds no key of the season (taken back while it may join). */
 const NOT_SAVED = 'not-saved';
 
@@ -246,9 +250,18 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       // own: a click into the chat before it ran lost its focus to the heading)
       showToken(saved, () => { if (!document.activeElement || document.activeElement === document.body) info.focus(); }, true);
     }
-    if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
+    // renewed, the screen is drawn anew with the new key: its renewal button, which opened the
+    // new key's dialog, takes the focus again (it fell to the page with the old screen)
+    if (saved) {
+      main.append(...ownCards([keyCard(saved, () => {
+        focusOnOpen = 'token-rotate';
+        window.dispatchEvent(new HashChangeEvent('hashchange'));
+      })]));
+      if (focusOnOpen) document.getElementById(focusOnOpen)?.focus();
+    }
+    focusOnOpen = null;
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
-    const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
+    const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh(), () => info) : null;
     if (admin) main.append(admin.root);
 
     // what a visitor (no key of the season here) is told waits for the season's status
