@@ -90,7 +90,7 @@ function orderSets(ex: Explain): HTMLElement {
     table(
       [ct('seat'), ct('submittedAt'), ct('sealed'), ct('beforeLock'), ct('orders')],
       sets.map((s) => [
-        s.seat,
+        ct('bey', { n: s.seat }), // "3. bey" / "Bey 3", as everywhere else in the console
         instant(s.submitted_at, ct('atLock')),
         yn(s.sealed),
         yn(s.before_lock),

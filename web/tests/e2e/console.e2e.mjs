@@ -249,7 +249,9 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     assert.deepEqual(drawn, expected, 'the map draws what explain says');
     // the orders as submitted, and when: the bey's sealed set before the lock
     const sealedRow = await page.locator('#console-order-sets tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.querySelector('time')?.title ?? c.textContent)));
-    const beyRows = sealedRow.filter((r) => r[0] === String(played.seat));
+    // a seat as everywhere else in the console, "3. bey" / "Bey 3" (probe, session 24: a bare number)
+    assert.ok(sealedRow.length > 0 && sealedRow.every((r) => /^(\d+\. bey|Bey \d+)$/.test(r[0])), `the seat column: ${JSON.stringify(sealedRow.map((r) => r[0]))}`);
+    const beyRows = sealedRow.filter((r) => r[0] === `${played.seat}. bey` || r[0] === `Bey ${played.seat}`);
     assert.ok(beyRows.some((r) => /^(yes|evet)$/.test(r[2]) && /^(yes|evet)$/.test(r[3]) && /\+03:00$/.test(r[1])), JSON.stringify(beyRows));
     await instantsAreReadable(page, '#console-order-sets', 'the orders as submitted');
 
