@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install lock run web web-api-types test-web bench-web simulate test test-rabbitmq test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
+.PHONY: help install lock run web web-api-types web-words test-web bench-web simulate test test-rabbitmq test-offline test-fast test-compiled lint typecheck contracts compile bench bench-smoke bench-mila mutation clean
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/ —/'
@@ -45,6 +45,9 @@ web: web/dist/index.html ## build the browser client into web/dist when its sour
 
 web-api-types: $(STAMP) web/node_modules/.installed ## regenerate web/src/api/schema.d.ts from the served OpenAPI document
 	$(BIN)/python -m tests.web.api_types
+
+web-words: $(STAMP) ## regenerate web/src/api/words.json (the catalogue's words the client says, ADR-170)
+	$(BIN)/python -m tests.web.catalogue_words
 
 # The client's unit tests (vitest) and its end-to-end test in headless Chromium (playwright-core
 # driving the system's /usr/bin/chromium, never a downloaded browser) against a stack it starts

@@ -12,3 +12,19 @@ export function freeMemleket(provinces: Record<string, MapProvince> | null, plat
     })
     .sort((a, b) => a - b);
 }
+
+/** What a device holding no key of the season is told, from the season's status: `join` while
+ * a live season's registration is open (the join form is offered: "you can only watch" beside
+ * it was untrue), `watch` once it is not (a trial, play, the Kurultay, the end, a cancelled
+ * season), and nothing while the status is not known yet (the first draw used to say "watch"
+ * before it was read, during registration too) or when the device's key was refused (its own
+ * notice says so and where to paste the new key). */
+export function visitorNote(
+  status: { mode: string; phase: string; cancelled?: boolean | null } | null,
+  seated: boolean,
+  keyRefused: boolean,
+): 'join' | 'watch' | null {
+  if (seated || keyRefused || !status) return null;
+  if (status.mode === 'live' && status.phase === 'registration' && !status.cancelled) return 'join';
+  return 'watch';
+}

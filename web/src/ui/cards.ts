@@ -1,7 +1,8 @@
 // Parts of the Divan report drawn apart from the season screen: the news card (R-8) and a
 // battle in full (R-5.8). Text only, through dom.ts.
 import type { Battle, Board, Report } from '../api/client';
-import { lang, t, type Key } from '../i18n';
+import { lang, t } from '../i18n';
+import { outcomeWord } from '../logic/words';
 import { battleDetail } from '../logic/battle';
 import { deckLeft, type NewsCard } from '../logic/news';
 import { h } from './dom';
@@ -40,7 +41,7 @@ export function battleItem(b: Battle, nameOf: (p: number) => string, beyName: (s
       t: nameOf(b.target),
       d: b.defender === null ? t('milis') : beyName(b.defender),
       du: b.defender_units,
-      o: t(`outcome_${b.outcome}` as Key),
+      o: outcomeWord(b.outcome, lang()) ?? b.outcome, // the report's word (logic/words.ts)
     }),
     ...battleDetail(b, nameOf, beyName).map((line) => h('div', { class: 'small detail' }, line)),
   );

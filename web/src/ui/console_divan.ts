@@ -7,8 +7,7 @@ import { ApiProblem } from '../api/client';
 import { consoleApi, exportBlob, type BattleNote, type CorrectionIn, type Explain, type WhatIfIn } from '../api/console';
 import { h, clear, type Child } from './dom';
 import { ProvinceMap, type Arrow } from './map';
-import { t, type Key } from '../i18n';
-import { apiWord, ct } from './console_text';
+import { apiWord, ct, whySaid } from './console_text';
 import { downloadLink, failure, field, instant, table } from './console_parts';
 
 export interface DivanCtx {
@@ -20,8 +19,9 @@ export interface DivanCtx {
 
 const names = ProvinceMap.names();
 const pname = (p: number | null | undefined) => (p === null || p === undefined ? '–' : `${names.get(p) ?? p} (${p})`);
-// a battle's outcome in the player's words (i18n.ts `outcome_…`), never its code; – for none
-const said = (o: string | null | undefined) => (o ? t(`outcome_${o}` as Key) : '–');
+// a battle's outcome in the words of the reports and the player's screens (the catalogue's,
+// logic/words.ts), never its code; – for none
+const said = (o: string | null | undefined) => (o ? apiWord(o) : '–');
 
 /** The lines a battle draws: each advance (a betrayal apart) and each support into it. */
 export function battleArrows(b: BattleNote): Arrow[] {
@@ -65,7 +65,7 @@ export async function divanPanel(box: HTMLElement, ctx: DivanCtx): Promise<void>
             'div',
             {},
             h('h3', {}, ct('dropped')),
-            h('ul', {}, ...ex.explanation.dropped.map((o) => h('li', {}, `${ct('bey', { n: o.seat })}: ${pname(o.origin)} ${apiWord(o.kind)} → ${pname(o.target)}, ${o.units} — ${o.reason} (${o.rule})`))),
+            h('ul', { id: 'console-dropped' }, ...ex.explanation.dropped.map((o) => h('li', { 'data-reason': o.reason }, `${ct('bey', { n: o.seat })}: ${pname(o.origin)} ${apiWord(o.kind)} → ${pname(o.target)}, ${o.units} — ${whySaid(o.reason, o.rule)}`))),
           )
         : null,
       (ex.corrections ?? []).length
@@ -90,7 +90,7 @@ function orderSets(ex: Explain): HTMLElement {
     table(
       [ct('seat'), ct('submittedAt'), ct('sealed'), ct('beforeLock'), ct('orders')],
       sets.map((s) => [
-        s.seat,
+        ct('bey', { n: s.seat }), // "3. bey" / "Bey 3", as everywhere else in the console
         instant(s.submitted_at, ct('atLock')),
         yn(s.sealed),
         yn(s.before_lock),

@@ -1,6 +1,7 @@
 // The console's own words (issue 26), Turkish first, English on the switch; kept apart from
 // i18n.ts (the player's client) so the two grow without stepping on each other.
 import { fill, lang, type Lang } from '../i18n';
+import { outcomeWord, whyWord } from '../logic/words';
 
 export const CONSOLE_TEXTS = {
   title: ['Konsol: ops ve denetçi', 'Console: ops and auditors'],
@@ -24,9 +25,9 @@ export const CONSOLE_TEXTS = {
   open: ['Aç', 'Open'],
   noSeason: ['Bu metinde sezon kimliği yok.', 'No season id in this text.'],
   season: ['Sezon {id}', 'Season {id}'],
-  // the API's words (a season's mode and phase, a treaty's kind, a battle's outcome) said as
-  // words of the console's language; they were shown as the API spells them ("live ·
-  // registration" in the Turkish console)
+  // the API's words (a season's mode and phase, a treaty's kind, an order's) said as words of
+  // the console's language; they were shown as the API spells them ("live · registration" in
+  // the Turkish console). A battle's outcome is the catalogue's (logic/words.ts, apiWord)
   word_trial: ['deneme', 'trial'],
   word_live: ['canlı', 'live'],
   word_registration: ['kayıt', 'registration'],
@@ -38,9 +39,6 @@ export const CONSOLE_TEXTS = {
   word_advance: ['ilerle', 'advance'],
   word_support: ['destek', 'support'],
   word_hold: ['bekle', 'hold'],
-  word_taken: ['alındı', 'taken'],
-  word_held: ['tutuldu', 'held'],
-  word_standoff: ['denge', 'standoff'],
   statusLine: ['{mode} · {phase} · Divan {divan} · sürüm {version}', '{mode} · {phase} · Divan {divan} · version {version}'],
   calendar: ['Takvim', 'Calendar'],
   noCalendar: ['Deneme sezonu: Divan’lar istekle toplanır (R-1.2).', 'A trial season: Divans are held on request (R-1.2).'],
@@ -171,11 +169,21 @@ export const CONSOLE_TEXTS = {
 
 export type CKey = keyof typeof CONSOLE_TEXTS;
 
-/** One of the API's words (`live`, `registration`, `pact`, `taken`) in the console's
- * language; a word the console does not know yet as the API spells it. */
+/** One of the API's words (`live`, `registration`, `pact`) in the console's language; a
+ * battle's outcome (`taken`) in the catalogue's words, as the reports and the player's screens
+ * say it (logic/words.ts); a word the console does not know yet as the API spells it. */
 export function apiWord(value: string): string {
   const key = `word_${value}`;
-  return key in CONSOLE_TEXTS ? ct(key as CKey) : value;
+  return key in CONSOLE_TEXTS ? ct(key as CKey) : (outcomeWord(value, lang()) ?? value);
+}
+
+/** Why an order did nothing (`not_owned` …) in the words players and `seksenbir explain` read
+ * (the catalogue's, logic/words.ts), with its code and rule beside them for ops; the code
+ * alone for a reason the catalogue does not hold. */
+export function whySaid(reason: string, rule: string | null = null): string {
+  const words = whyWord(reason, lang());
+  const codes = [reason, rule].filter(Boolean).join(' · ');
+  return words ? `${words} (${codes})` : `${codes}`;
 }
 
 export function ct(key: CKey, params: Record<string, string | number> = {}): string {

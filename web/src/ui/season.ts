@@ -14,8 +14,6 @@ import {
   type Status,
   type Schemas,
 } from '../api/client';
-
-type Titles = Schemas['TitlesOut'];
 import { lang, t, type Key } from '../i18n';
 import {
   clamp,
@@ -42,7 +40,7 @@ import { keyCard, showToken } from './token';
 import { battleItem, newsCardEl } from './cards';
 import { newsCard, newsPlates } from '../logic/news';
 import { markGlyph, titleMarks, titleName } from '../logic/titles';
-import { freeMemleket } from '../logic/join';
+import { freeMemleket, visitorNote } from '../logic/join';
 import { membersText } from '../logic/problems';
 import { offerAnsweredText, offerOutcomes } from '../logic/offers';
 import { caughtUp } from '../logic/refresh';
@@ -51,10 +49,15 @@ import { h } from './dom';
 import { nameField, problemText } from './home';
 import { ProvinceMap } from './map';
 import { clearNotice, notice } from './notice';
-
 import { SeasonStream } from './stream';
 import { ChatPanel } from './chat';
 import { pressKey } from '../logic/press';
+
+type Titles = Schemas['TitlesOut'];
+
+/** The control a season screen drawn anew gives the focus to once it is built (the key card's
+ * renewal button after a renewal: the old screen, and the focus with it, is gone). */
+let focusOnOpen: string | null = null;
 
 /** The notice that this device holds no key of the season (taken back while it may join). */
 const NOT_SAVED = 'not-saved';
@@ -247,12 +250,31 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       // own: a click into the chat before it ran lost its focus to the heading)
       showToken(saved, () => { if (!document.activeElement || document.activeElement === document.body) info.focus(); }, true);
     }
-    if (saved) main.append(...ownCards([keyCard(saved, () => window.dispatchEvent(new HashChangeEvent('hashchange')))]));
+    // renewed, the screen is drawn anew with the new key: its renewal button, which opened the
+    // new key's dialog, takes the focus again (it fell to the page with the old screen)
+    if (saved) {
+      main.append(...ownCards([keyCard(saved, () => {
+        focusOnOpen = 'token-rotate';
+        window.dispatchEvent(new HashChangeEvent('hashchange'));
+      })]));
+      if (focusOnOpen) document.getElementById(focusOnOpen)?.focus();
+    }
+    focusOnOpen = null;
     // the season admin's card, where this device opened the season (docs/web.md "Season admin")
-    const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh()) : null;
+    const admin = saved?.admin ? adminCard(season, saved.admin, () => void refresh(), () => info) : null;
     if (admin) main.append(admin.root);
 
-    if (!saved) notice(t('notFound'), 'info', NOT_SAVED);
+    // what a visitor (no key of the season here) is told waits for the season's status
+    // (logic/join.ts `visitorNote`): drawn before it, a live season's registration said
+    // "you can only watch" above its own join form
+    let visitorSaid: 'join' | 'watch' | null = null;
+    function renderVisitor(): void {
+      const note = visitorNote(st.status, saved !== null && !keyRefused, keyRefused);
+      if (note === visitorSaid) return;
+      visitorSaid = note;
+      if (note === 'watch') notice(t('notFound'), 'info', NOT_SAVED);
+      else clearNotice(NOT_SAVED, t('notFound'));
+    }
 
     function own(): number[] {
       return st.map && seat !== null ? ownProvinces(st.map.provinces, seat) : [];
@@ -346,7 +368,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       if (p === null || !st.map) {
-        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, seat === null ? t('notFound') : t('pickProvince')));
+        // a visitor's panel is hidden (draw); what it is told is renderVisitor's
+        panel.replaceChildren(h('h2', { id: 'panel-h' }, t('orderPanel')), h('p', { class: 'small' }, t('pickProvince')));
         return;
       }
       const here = st.map.provinces[String(p)];
@@ -917,8 +940,6 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         return;
       }
       joinBox.hidden = false;
-      // joining is open to this device: "you can only watch" beside the join form was untrue
-      clearNotice(NOT_SAVED);
       // the memleket still free (the map's owners and memleket marks); a join racing another
       // can still be told 409 memleket_taken, with the free neighbours
       const free = freeMemleket(st.map?.provinces ?? null, st.board.provinces.map((p) => p.plate));
@@ -1016,6 +1037,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       renderInfo();
       renderClock();
       renderJoin();
+      renderVisitor();
       admin?.render(st.status);
       if (st.map) {
         const hain = new Set(st.leaderboard.filter((b) => b.hain_through !== null).map((b) => b.seat));

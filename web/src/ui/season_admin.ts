@@ -17,8 +17,18 @@ export interface AdminCard {
   render(status: Status | null): void;
 }
 
-/** `done` runs after an act succeeded (the season screen reads the season again). */
-export function adminCard(season: string, adminToken: string, done: () => void): AdminCard {
+/** Whether the focus fell to the page, or sits in `root` while it is hidden (a disabled or
+ * removed button gives it up; a hidden card's controls cannot keep it). */
+function fell(root: HTMLElement): boolean {
+  const a = document.activeElement;
+  return !a || a === document.body || !a.isConnected || (root.contains(a) && (root.hidden || a.closest('[hidden]') !== null));
+}
+
+/** `done` runs after an act succeeded (the season screen reads the season again); `away` is
+ * where the focus goes when the card goes (the season's heading). Probe (session 24): the
+ * buttons are disabled while an act is sent, and the pressed one lost the focus to the page;
+ * it goes back to that button, as a dialog's does (ui/token.ts). */
+export function adminCard(season: string, adminToken: string, done: () => void, away: () => HTMLElement | null = () => null): AdminCard {
   const reason = h('input', { id: 'admin-reason', name: 'reason', type: 'text', maxlength: 500, autocomplete: 'off' }) as HTMLInputElement;
   const closes = h('input', { id: 'admin-closes', name: 'closes', type: 'datetime-local', value: localInput(new Date(), 48) }) as HTMLInputElement;
   const closesRow = h('p', {}, h('label', { for: 'admin-closes' }, t('adminCloses')), ' ', closes);
@@ -62,6 +72,7 @@ export function adminCard(season: string, adminToken: string, done: () => void):
       busy = false;
       confirmRow.hidden = true;
       for (const b of root.querySelectorAll('button')) b.disabled = false;
+      if (fell(root)) buttons.querySelector<HTMLButtonElement>(`#admin-${which}`)?.focus();
     }
   }
 
@@ -81,20 +92,29 @@ export function adminCard(season: string, adminToken: string, done: () => void):
   return {
     root,
     render(s: Status | null): void {
-      const acts = adminActs(s);
-      root.hidden = acts.length === 0;
-      closesRow.hidden = !acts.includes('postpone');
-      const key = acts.join(',');
-      if (key === shown || busy) return; // keep focus and a half-typed reason across re-renders
-      shown = key;
-      confirmRow.hidden = true;
-      buttons.replaceChildren(
-        ...acts.map((which) => {
-          const b = h('button', { type: 'button', id: `admin-${which}`, class: which === 'cancel' ? 'danger' : '' }, t(LABEL[which]));
-          b.addEventListener('click', () => (which === 'cancel' ? askCancel() : void act(which)));
-          return b;
-        }),
-      );
+      const had = root.contains(document.activeElement) ? document.activeElement : null;
+      draw(s);
+      if (!had || !fell(root)) return;
+      // the card's controls drawn anew or gone: the same button again, else the season's heading
+      const again = had.id && !root.hidden ? root.querySelector<HTMLElement>(`#${CSS.escape(had.id)}`) : null;
+      (again ?? away())?.focus();
     },
   };
+
+  function draw(s: Status | null): void {
+    const acts = adminActs(s);
+    root.hidden = acts.length === 0;
+    closesRow.hidden = !acts.includes('postpone');
+    const key = acts.join(',');
+    if (key === shown || busy) return; // keep focus and a half-typed reason across re-renders
+    shown = key;
+    confirmRow.hidden = true;
+    buttons.replaceChildren(
+      ...acts.map((which) => {
+        const b = h('button', { type: 'button', id: `admin-${which}`, class: which === 'cancel' ? 'danger' : '' }, t(LABEL[which]));
+        b.addEventListener('click', () => (which === 'cancel' ? askCancel() : void act(which)));
+        return b;
+      }),
+    );
+  }
 }

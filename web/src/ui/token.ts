@@ -28,9 +28,26 @@ async function qrSvg(token: string): Promise<SVGSVGElement> {
   );
 }
 
-function modal(labelledBy: string, ...children: Node[]): HTMLDialogElement {
+/** Where the focus goes when a dialog closes and it fell to the page (the same rule for every
+ * dialog): back to the control that opened it, if it is still there and enabled; else nowhere
+ * here (the caller's `done` names the place, e.g. the season's heading). Probe (session 24):
+ * after a renewal the new key's dialog left the focus on <body>. */
+function giveBack(opener: Element | null): void {
+  const fell = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
+  if (!fell || !(opener instanceof HTMLElement) || opener === document.body || !opener.isConnected) return;
+  if ('disabled' in opener && opener.disabled) return;
+  opener.focus();
+}
+
+/** A modal dialog; `opener` is the control the focus goes back to when it closes (by default
+ * the one that had the focus when it opened). */
+function modal(labelledBy: string, opener: Element | null, ...children: Node[]): HTMLDialogElement {
+  const back = opener ?? document.activeElement;
   const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': labelledBy }, ...children);
-  dialog.addEventListener('close', () => dialog.remove());
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    giveBack(back);
+  });
   document.body.append(dialog);
   dialog.showModal();
   return dialog;
@@ -51,8 +68,10 @@ function copyButton(id: string, value: string, label: string, status: HTMLElemen
 /**
  * The key offered for safe keeping, once; `done` runs when the player closes it. With `admin`
  * (right after a live season is opened), the season-admin key the entry keeps is offered too.
+ * Closed, the focus goes back to `opener` (by default what had it when it opened) if it fell
+ * to the page; `done` may place it elsewhere when that control is gone.
  */
-export function showToken(saved: Saved, done: () => void = () => undefined, admin = false): HTMLDialogElement {
+export function showToken(saved: Saved, done: () => void = () => undefined, admin = false, opener: Element | null = null): HTMLDialogElement {
   const copied = h('p', { class: 'small', role: 'status' });
   const code = h('code', { class: 'tok', id: 'token-text', 'aria-label': tx('tokenLabel') }, saved.token);
   const copy = copyButton('token-copy', saved.token, tx('copy'), copied);
@@ -62,6 +81,7 @@ export function showToken(saved: Saved, done: () => void = () => undefined, admi
   const adminCopied = h('p', { class: 'small', role: 'status' });
   const dialog = modal(
     'token-h',
+    opener,
     h('h2', { id: 'token-h' }, tx('tokenTitle')),
     h('p', {}, tx('tokenOnce')),
     code,
@@ -96,6 +116,7 @@ function confirmRenewal(): Promise<boolean> {
     const yes = h('button', { type: 'button', class: 'primary', id: 'rotate-yes' }, tx('yes'));
     const dialog = modal(
       'rotate-h',
+      null,
       h('h2', { id: 'rotate-h' }, tx('rotate')),
       h('p', {}, tx('rotateConfirm')),
       h('div', { class: 'actions' }, no, yes),
@@ -113,7 +134,10 @@ function confirmRenewal(): Promise<boolean> {
 
 /**
  * The season screen's key card: the statement of what is kept about the player, and the
- * renewal. `renewed` runs with the new entry once the new key is saved and has been offered.
+ * renewal. `renewed` runs with the new entry once the new key is saved and has been offered
+ * (the season screen is drawn anew with it: its renewal button, `#token-rotate`, takes the
+ * focus there). While the renewal is sent the button is disabled, and its focus fell to the
+ * page: the new key's dialog gives it back to the button, as a refusal does.
  */
 export function keyCard(saved: Saved, renewed: (next: Saved) => void): HTMLElement {
   const error = h('p', { class: 'error', role: 'alert' });
@@ -130,11 +154,12 @@ export function keyCard(saved: Saved, renewed: (next: Saved) => void): HTMLEleme
         const next: Saved = { ...current, token: out.token };
         saveSeason(localStorage, next);
         status.textContent = tx('rotated', { seat: out.seat });
-        showToken(next, () => renewed(next));
+        showToken(next, () => renewed(next), false, rotate);
       } catch (e) {
         error.textContent = problemText(e);
       } finally {
         rotate.disabled = false;
+        giveBack(rotate); // refused: disabled while sent, the button lost the focus to the page
       }
     });
   });

@@ -90,6 +90,20 @@ async function betrayingSeason() {
         break;
       }
     }
+    // and a support into a province neither its own nor a partner's, where no ally attacks:
+    // void, an order that did nothing (R-5.3), which the console must say in words (its units
+    // stay home)
+    const busy = new Set(orders.map((o) => o.province));
+    for (const [plate, p] of mine) {
+      const free = nb.get(plate).find((q) => {
+        const owner = map.provinces[String(q)].owner;
+        return owner !== seat && !partners.has(owner);
+      });
+      if (!busy.has(plate) && free && p.units >= 2) {
+        orders.push({ province: plate, kind: 'support', target: free, units: 1 });
+        break;
+      }
+    }
     const owners = new Set(mine.flatMap(([plate]) => nb.get(plate).map((q) => map.provinces[String(q)].owner)));
     for (const o of owners) if (o && o !== seat && !partners.has(o)) await api('POST', `/seasons/${season}/offers`, token, { to: o, kind: 'pact' });
     assert.equal((await api('POST', `/seasons/${season}/orders`, token, { orders, divan })).status, 200);
@@ -218,10 +232,23 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     await shot('2-season-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
 
+    // Divan 1 explained: the orders that did nothing (the void support) as `explain --json` has
+    // them, each reason in the catalogue's words with its code and rule beside them (probe,
+    // session 24: "void_support (R-5.3)", codes only)
+    const divan1 = JSON.parse(execFileSync(BIN, ['explain', season, '1', '--json', '--dsn', STORE_DSN], { encoding: 'utf8' }));
+    await page.locator('#console-divans button[data-divan="1"]').click();
+    await page.locator('#console-explain[data-divan="1"]').waitFor();
+    const dropped = await page.locator('#console-dropped li').evaluateAll((ls) => ls.map((l) => [l.dataset.reason, l.textContent]));
+    assert.ok(divan1.explanation.dropped.length > 0, 'a dropped order to say (the void support each Divan)');
+    assert.deepEqual(dropped.map(([reason]) => reason), divan1.explanation.dropped.map((d) => d.reason), 'the dropped orders are explain\'s');
+    for (const [[reason, text], d] of dropped.map((x, i) => [x, divan1.explanation.dropped[i]])) {
+      assert.ok(text.endsWith(` (${reason} · ${d.rule})`) && !text.includes(`— ${reason}`), `a dropped order's reason in words: ${text}`);
+    }
+
     // explain the disputed Divan on the map
     const before = (await api('GET', `/seasons/${season}`)).body.version;
     await page.locator(`#console-divans button[data-divan="${divan}"]`).click();
-    await page.locator('#console-explain').waitFor();
+    await page.locator(`#console-explain[data-divan="${divan}"]`).waitFor();
     await page.locator('#console-order-sets tbody tr').first().waitFor();
     await shot('3-explain');
     await page.setViewportSize({ width: 360, height: 740 }); // a phone: the same screen, axe-clean
@@ -249,7 +276,9 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     assert.deepEqual(drawn, expected, 'the map draws what explain says');
     // the orders as submitted, and when: the bey's sealed set before the lock
     const sealedRow = await page.locator('#console-order-sets tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.querySelector('time')?.title ?? c.textContent)));
-    const beyRows = sealedRow.filter((r) => r[0] === String(played.seat));
+    // a seat as everywhere else in the console, "3. bey" / "Bey 3" (probe, session 24: a bare number)
+    assert.ok(sealedRow.length > 0 && sealedRow.every((r) => /^(\d+\. bey|Bey \d+)$/.test(r[0])), `the seat column: ${JSON.stringify(sealedRow.map((r) => r[0]))}`);
+    const beyRows = sealedRow.filter((r) => r[0] === `${played.seat}. bey` || r[0] === `Bey ${played.seat}`);
     assert.ok(beyRows.some((r) => /^(yes|evet)$/.test(r[2]) && /^(yes|evet)$/.test(r[3]) && /\+03:00$/.test(r[1])), JSON.stringify(beyRows));
     await instantsAreReadable(page, '#console-order-sets', 'the orders as submitted');
 
@@ -262,7 +291,8 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
     const flipped = page.locator(`.wi-outcome[data-target="${target.target}"]`);
     assert.notEqual(await flipped.getAttribute('data-outcome'), target.outcome, 'the what-if flips the battle');
     // the outcome in words, the province by its name with the plate (session 22's probe: codes)
-    assert.match(await flipped.textContent(), /^(alındı|tutuldu|denge|–)$/); // Turkish, the default
+    // the reports' words (the catalogue's; probe, session 24: "alındı / tutuldu / denge")
+    assert.match(await flipped.textContent(), /^(düştü|direndi|kimse alamadı|–)$/); // Turkish, the default
     const row = await page.locator('#whatif-result tr', { has: flipped }).textContent();
     assert.ok(row.includes(`(${target.target})`) && !/taken|held|standoff/.test(row), row);
     // a seat as the player's client names it, "3. bey" in Turkish (round 1: "Bey 3")

@@ -225,6 +225,12 @@ try {
   await page.locator('#admin-closes').fill(local(later));
   await card.getByRole('button', { name: 'Postpone registration' }).click();
   await card.getByText('Done: Postpone registration.').waitFor();
+  // the focus is never left on the page (probe, session 24: the buttons are disabled while an
+  // act is sent, and the one pressed lost the focus to <body>): back on the button pressed
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+  await waitFor('the focus back on the postpone button', async () => (await focused()) === 'admin-postpone', 3_000).catch(async () => {
+    assert.equal(await focused(), 'admin-postpone', 'after an act the focus is back on its button');
+  });
   await page.locator('ul.lines.announcements').getByText(MARKUP).waitFor(); // the public report, as written
   const postponed = await (await fetch(`${base}/v1/seasons/${made}`)).json();
   assert.deepEqual(postponed.admin_acts.map((a) => [a.act, a.by, a.reason]), [['postpone', 'admin', MARKUP]]);
@@ -233,10 +239,15 @@ try {
   await page.locator('#admin-reason').fill('Yeterli bey yok');
   await card.getByRole('button', { name: 'Cancel the season' }).click();
   await card.getByRole('button', { name: 'Keep it' }).click(); // the confirmation, declined
+  assert.equal(await focused(), 'admin-cancel', 'declined, the focus is back on the cancel button');
   assert.equal((await (await fetch(`${base}/v1/seasons/${made}`)).json()).cancelled, false);
   await card.getByRole('button', { name: 'Cancel the season' }).click();
   await card.getByRole('button', { name: 'Yes, cancel it' }).click();
   await card.waitFor({ state: 'hidden' }); // nothing is left to do in a cancelled season
+  // the card gone with the button pressed, the focus goes to the season's heading
+  await waitFor('the focus on the season\'s heading', async () => (await focused()) === 'season-info', 3_000).catch(async () => {
+    assert.equal(await focused(), 'season-info', 'the admin card gone, the focus is on the season\'s heading');
+  });
   const cancelled = await (await fetch(`${base}/v1/seasons/${made}`)).json();
   assert.equal(cancelled.cancelled, true);
   assert.deepEqual(cancelled.admin_acts.map((a) => a.act), ['postpone', 'cancel']);

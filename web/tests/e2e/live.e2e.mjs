@@ -44,8 +44,18 @@ try {
     a11y.push(...(await axeCheck(p, `live-${name}`)));
   };
 
+  // Every text the status line shows from the first moment, kept on the page: a notice said
+  // and taken back before the test looks is caught too
+  const recordNotices = () => {
+    window.__notices = [];
+    new MutationObserver(() => {
+      const said = document.querySelector('#notice')?.textContent ?? '';
+      if (said && window.__notices.at(-1) !== said) window.__notices.push(said);
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  };
   // Both open the season by its link: registration open, a countdown, the calendar
   for (const p of [pa, pb]) {
+    await p.addInitScript(recordNotices);
     await p.goto(`${base}/#/s/${season}`);
     await p.getByRole('heading', { name: 'Kayıt açık' }).waitFor();
     await waitFor('the registration countdown', async () => /Kayıt \d\d:\d\d kapanır/.test(await p.locator('#countdown').textContent()));
@@ -53,6 +63,10 @@ try {
     // probe (session 23): "you can only watch" was said beside the join form
     await p.locator('#join-memleket').waitFor();
     assert.doesNotMatch((await p.locator('#notice').textContent()) ?? '', /yalnızca izleyebilirsin/, 'no "only watch" beside the join form');
+    // probe (session 24): nor for a moment before the status was read (the first draw said it,
+    // then the join form took it back)
+    const said = await p.evaluate(() => window.__notices);
+    assert.ok(!said.some((x) => /yalnızca izleyebilirsin/.test(x)), `never "only watch" during registration: ${JSON.stringify(said)}`);
   }
   // the memleket still free: all 81 before anyone joins
   assert.match(await pb.locator('#free-count').textContent(), /^81 memleket boş/);
@@ -213,7 +227,11 @@ try {
   const c = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
   const pc = await c.newPage();
   pc.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await pc.goto(`${base}/`);
+  // with no key, after registration closed, the season's link may only be watched, and says so
+  await pc.goto(`${base}/#/s/${season}`);
+  await waitFor('a visitor told to watch after the close', async () => /yalnızca izleyebilirsin/.test((await pc.locator('#notice').textContent()) ?? ''));
+  assert.equal(await pc.locator('section.join').isVisible(), false, 'no join form after the close');
+  await pc.goto(`${base}/#/`);
   await pc.getByRole('heading', { name: 'Başka cihazdaki anahtarla aç' }).waitFor();
   await pc.locator('#keys').fill(`https://example.org/#/s/${season}`);
   await pc.getByRole('button', { name: 'Anahtarla aç' }).click();

@@ -207,7 +207,11 @@ async function steps(page, base, name, touch) {
   // each battle in full (R-5.8): its groups, the defence with its bonus, the dice when fought
   for (const li of await page.locator('ul.battles > li').all()) {
     assert.match(await li.textContent(), /Saldıran grup .*Savunma: \d+ birlik, bonus \+\d/s);
+    // its outcome in the report's words (ADR-157, ADR-170; probe, session 24: "alındı / tutuldu /
+    // denge" here, "düştü / direndi / kimse alamadı" in the report's lines beside it)
+    assert.match(await li.textContent(), / — sonuç: (düştü|direndi|kimse alamadı)/);
   }
+  assert.ok(listed > 0, 'a battle in Divan 1 to check its words on');
   await shot('5-report');
 
   // Hostile text in what the server sends is shown as text, never run or parsed as markup

@@ -9,7 +9,7 @@ import { ApiProblem } from '../../src/api/client';
 import { failureText } from '../../src/ui/console_parts';
 import { CONSOLE_TEXTS, ctIn } from '../../src/ui/console_text';
 import { tIn } from '../../src/i18n';
-import { apiWord } from '../../src/ui/console_text';
+import { apiWord, whySaid } from '../../src/ui/console_text';
 import { setLang } from '../../src/i18n';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
@@ -99,11 +99,14 @@ describe('a seat in the console (round 1 left it, session 23)', () => {
 describe('the API\'s words in the console (probe, session 23: "live · registration" in Turkish)', () => {
   it('says a mode, a phase, a treaty, an order and an outcome in the console\'s language', () => {
     const words = ['trial', 'live', 'registration', 'running', 'kurultay', 'over', 'pact', 'alliance', 'advance', 'support', 'hold', 'taken', 'held', 'standoff'];
-    expect(words.map(apiWord)).toEqual(['deneme', 'canlı', 'kayıt', 'sürüyor', 'Kurultay', 'bitti', 'saldırmazlık', 'ittifak', 'ilerle', 'destek', 'bekle', 'alındı', 'tutuldu', 'denge']);
+    // an outcome in the reports' words (the catalogue's, ADR-157/ADR-170): it was "alındı /
+    // tutuldu / denge" here and in the player's battle cards, "düştü / direndi / kimse alamadı"
+    // in the reports beside them
+    expect(words.map(apiWord)).toEqual(['deneme', 'canlı', 'kayıt', 'sürüyor', 'Kurultay', 'bitti', 'saldırmazlık', 'ittifak', 'ilerle', 'destek', 'bekle', 'düştü', 'direndi', 'kimse alamadı']);
     (globalThis as { document?: unknown }).document = { documentElement: {} }; // setLang marks <html lang>
     try {
       setLang('en');
-      expect(words.map(apiWord)).toEqual(words.map((w) => (w === 'kurultay' ? 'Kurultay' : w)));
+      expect(words.map(apiWord)).toEqual(words.map((w) => (w === 'kurultay' ? 'Kurultay' : w === 'taken' ? 'fell' : w)));
     } finally {
       setLang('tr');
       delete (globalThis as { document?: unknown }).document;
@@ -111,5 +114,24 @@ describe('the API\'s words in the console (probe, session 23: "live · registrat
   });
   it('leaves a word it does not know as the API spells it', () => {
     expect(apiWord('something_new')).toBe('something_new');
+  });
+});
+
+describe('a dropped order\'s reason in the console (probe, session 24: codes only)', () => {
+  it('is said in the catalogue\'s words, its code and rule beside them', () => {
+    expect(whySaid('not_owned', 'R-4.5')).toBe('il artık o beyin değil (not_owned · R-4.5)');
+    expect(whySaid('no_units', 'R-4.2')).toBe('gönderecek birlik yok (en az 1 kalır) (no_units · R-4.2)');
+    (globalThis as { document?: unknown }).document = { documentElement: {} };
+    try {
+      setLang('en');
+      expect(whySaid('ally', 'R-6.4')).toBe("an advance into an ally's province is cancelled (ally · R-6.4)");
+    } finally {
+      setLang('tr');
+      delete (globalThis as { document?: unknown }).document;
+    }
+  });
+
+  it('keeps a reason the catalogue does not hold as its code', () => {
+    expect(whySaid('something_new', 'R-9.9')).toBe('something_new · R-9.9');
   });
 });
