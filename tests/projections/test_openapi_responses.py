@@ -328,6 +328,15 @@ def _check_headers(
         in ops[op]["responses"].get(str(answers[op].status_code), {}).get("headers", {})
     }
     assert sent and declared == sent, (sorted(sent - declared), sorted(declared - sent))
+    # Location (docs/api.md: a new season's, a fork's, a player's): declared where it is sent
+    located = {op for op, r in answers.items() if "location" in r.headers}
+    undeclared = {
+        op
+        for op in located
+        if "Location"
+        not in ops[op]["responses"].get(str(answers[op].status_code), {}).get("headers", {})
+    }
+    assert located and undeclared == set(), sorted(undeclared)
 
 
 def test_every_conditional_read_documents_its_etag_if_none_match_and_304() -> None:

@@ -10142,6 +10142,8 @@ export interface operations {
             /** @description Document created, URL follows */
             201: {
                 headers: {
+                    /** @description /v1/players/{player_id} */
+                    Location?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
