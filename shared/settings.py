@@ -168,6 +168,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
             return tuple(sorted({*map(token_digest, plain), *hashed}))
 
+        def number(var: str, kind: type[int] | type[float], given: str) -> int | float:
+            try:
+                return kind(given)
+            except ValueError:  # name the variable to fix, not only Python's complaint
+                raise ValueError(f"{var}: not a number: {given!r}") from None
+
         d = cls()
         values: dict[str, object] = {}
         for field in msgspec.structs.fields(cls):
@@ -179,13 +185,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             elif name == "trusted_proxies":
                 values[name] = proxies(e.get(var, ""))
             elif name == "worker_metrics_port":
-                values[name] = int(e.get(var) or 0)
+                values[name] = number(var, int, e.get(var) or "0")
             elif isinstance(default, bool):
                 values[name] = e.get(var, "") == "1"
             elif isinstance(default, tuple):
                 values[name] = tuple(o for o in e.get(var, "").split(",") if o)
             elif isinstance(default, int | float):
-                values[name] = type(default)(e.get(var, default))
+                values[name] = number(var, type(default), e.get(var, str(default)))
             else:
                 values[name] = e.get(var, default)
         if not values["read_redis_url"]:
