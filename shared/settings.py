@@ -179,13 +179,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             elif name == "trusted_proxies":
                 values[name] = proxies(e.get(var, ""))
             elif name == "worker_metrics_port":
-                values[name] = int(e.get(var) or 0)
+                values[name] = _number(var, int, e.get(var) or "0")
             elif isinstance(default, bool):
                 values[name] = e.get(var, "") == "1"
             elif isinstance(default, tuple):
                 values[name] = tuple(o for o in e.get(var, "").split(",") if o)
             elif isinstance(default, int | float):
-                values[name] = type(default)(e.get(var, default))
+                values[name] = _number(var, type(default), e.get(var, str(default)))
             else:
                 values[name] = e.get(var, default)
         if not values["read_redis_url"]:
@@ -251,6 +251,15 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "notify_sweep_s": ("SEKSENBIR_NOTIFY_SWEEP_S",),
     "notify_nice": ("SEKSENBIR_NOTIFY_NICE",),
 }
+
+
+def _number(var: str, kind: type[int] | type[float], given: str) -> int | float:
+    """A numeric variable's value; one that is not a number stops the process naming the
+    variable to fix, not only Python's complaint ("invalid literal for int()")."""
+    try:
+        return kind(given)
+    except ValueError:
+        raise ValueError(f"{var}: not a number: {given!r}") from None
 
 
 def next_db(url: str) -> str:

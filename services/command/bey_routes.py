@@ -31,7 +31,7 @@ from services.command.command_refusals import (
     VOTE,
 )
 from services.command.request_context import AnyRequest, command_of
-from services.command.route_parts import BodyRequired, Key, KeyRequired, answered
+from services.command.route_parts import BodyRequired, Key, KeyRequired, answered, versioned
 from services.command.schemas import (
     Accepted,
     AnswerIn,
@@ -71,9 +71,10 @@ from shared.app.http.problems import Problem
     summary="A bey's own view",
     responses=answers(EVERY, RATE, BEY_AUTH, STORE),
     security=BEARER,
+    response_headers=[SEASON_VERSION],
 )
-async def me(services: Services, claim: BeyClaim) -> PrivateView:
-    return await season_reads.bey_view(services, claim)
+async def me(services: Services, claim: BeyClaim) -> Response[PrivateView]:
+    return versioned(await season_reads.bey_view(services, claim))
 
 
 @post(

@@ -6,16 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
 
 from services.command import console_tools
 from services.command.command_refusals import CORRECTION
 from services.command.console_checks import CorrectionPreviewOut, VerifyOut
 from services.command.request_context import ops_guard
+from services.command.route_parts import versioned
 from services.command.schemas import CorrectionIn
 from services.command.service import Services
 from shared.app.access.ops_audit import record_ops_read
-from shared.app.http.openapi import BEARER, BODY, EVERY, OPS_READ, RATE, STAFF_AUTH, STORE, answers
+from shared.app.http.openapi import (
+    BEARER,
+    BODY,
+    EVERY,
+    OPS_READ,
+    RATE,
+    SEASON_VERSION,
+    STAFF_AUTH,
+    STORE,
+    answers,
+)
 
 
 @post(
@@ -25,10 +36,11 @@ from shared.app.http.openapi import BEARER, BODY, EVERY, OPS_READ, RATE, STAFF_A
     responses=answers(EVERY, STAFF_AUTH, BODY, STORE, OPS_READ, *CORRECTION),
     security=BEARER,
     guards=[ops_guard],
+    response_headers=[SEASON_VERSION],
 )
 async def correction_dry_run(
     services: Services, season_id: str, data: CorrectionIn, request: Request[Any, Any, Any]
-) -> CorrectionPreviewOut:
+) -> Response[CorrectionPreviewOut]:
     """The body of `POST …/corrections`, decided the same way on the season as it stands, with
     the same refusals; the answer is every province and bey it would change, before and after.
     Nothing is appended: only the ops-read record (`corrections/dry-run`)."""
@@ -36,7 +48,7 @@ async def correction_dry_run(
     await record_ops_read(
         services.seasons.store.ops_reads, request, season_id, "corrections/dry-run"
     )
-    return out
+    return versioned(out)
 
 
 @get(

@@ -23,6 +23,7 @@ from services.command.command_refusals import (
 )
 from services.command.export_schemas import ExportChatEvent, ExportEvent, ExportHeader
 from services.command.request_context import ops_guard, staff_guard
+from services.command.route_parts import versioned
 from services.command.schemas import (
     CorrectionIn,
     CorrectionOut,
@@ -45,6 +46,7 @@ from shared.app.http.openapi import (
     OPTIONAL_BEARER,
     PATH,
     RATE,
+    SEASON_VERSION,
     STAFF_AUTH,
     STORE,
     answers,
@@ -255,13 +257,16 @@ async def fork_season(
     responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *CORRECTION),
     security=BEARER,
     guards=[ops_guard],
+    response_headers=[SEASON_VERSION],
 )
-async def apply_correction(services: Services, season_id: str, data: CorrectionIn) -> CorrectionOut:
+async def apply_correction(
+    services: Services, season_id: str, data: CorrectionIn
+) -> Response[CorrectionOut]:
     """Set a province (owner, units, sur), a bey's gold, or remove a Hain badge, between Divans
     of a running season or during the Kurultay's vote: a `correction_applied.v1` event with
     the reason, after the season's last Divan; the record before it is never changed. A
     repeat of the same correction changes nothing and is refused (`invalid_correction`)."""
-    return await ops_tools.apply_correction(services, season_id, data)
+    return versioned(await ops_tools.apply_correction(services, season_id, data), 201)
 
 
 @post(
@@ -271,14 +276,15 @@ async def apply_correction(services: Services, season_id: str, data: CorrectionI
     responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, PATH, *NAME_RESET),
     security=BEARER,
     guards=[ops_guard],
+    response_headers=[SEASON_VERSION],
 )
 async def reset_name(
     services: Services, season_id: str, seat: SeatPath, data: ReasonIn
-) -> name_reset.NameResetOut:
+) -> Response[name_reset.NameResetOut]:
     """R-15.2, R-15.5: an insulting name reset by ops: a `bey_named.v1` event with `by` ops,
     the reason and the instant; the bey is shown by its seat again. 422 `invalid_name` for a
     seat without a chosen name, `reason_required` for a blank reason."""
-    return await name_reset.reset_name(services, season_id, seat, data.reason)
+    return versioned(await name_reset.reset_name(services, season_id, seat, data.reason))
 
 
 @post(
@@ -288,15 +294,16 @@ async def reset_name(
     responses=answers(EVERY, STAFF_AUTH, BODY, STORE, APPEND, *DESCRIPTION_RESET),
     security=BEARER,
     guards=[ops_guard],
+    response_headers=[SEASON_VERSION],
 )
 async def reset_description(
     services: Services, season_id: str, data: ReasonIn
-) -> name_reset.DescriptionResetOut:
+) -> Response[name_reset.DescriptionResetOut]:
     """R-15.2, ADR-105: an insulting lobby description reset by ops, as a name is: a
     `season_listed.v1` event with `by` ops, the reason and the instant; the season stays listed
     or not and the lobby shows no description. 409 `no_description` for a season without one,
     403 `not_allowed_in_mode` for a trial season, 422 `reason_required` for a blank reason."""
-    return await name_reset.reset_description(services, season_id, data.reason)
+    return versioned(await name_reset.reset_description(services, season_id, data.reason))
 
 
 @get(

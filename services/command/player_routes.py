@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, post
+from litestar.datastructures import ResponseHeader
 
 from services.command import player_commands
 from services.command.command_refusals import PLAYER_NAME
@@ -32,6 +33,11 @@ def _known(player_id: str) -> None:
     status_code=201,
     summary="Create a player: a public id and a key that outlasts one season",
     responses=answers(EVERY, RATE, BODY, "store_busy", *PLAYER_NAME),
+    response_headers=[
+        ResponseHeader(
+            name="Location", description="/v1/players/{player_id}", documentation_only=True
+        )
+    ],
 )
 async def create_player(services: Services, data: PlayerIn) -> Response[PlayerKeyOut]:
     """No account, no personal data: an optional public `name`, checked as a bey's name is

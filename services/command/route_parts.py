@@ -4,7 +4,7 @@ X-Season-Version, and the OpenAPI operations of a route whose key or body is req
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import msgspec
 from litestar import Response
@@ -33,6 +33,20 @@ def answered(outcome: Outcome[T]) -> Response[T]:
     version = getattr(outcome.body, "version", None)
     headers = {"X-Season-Version": str(version)} if isinstance(version, int) else {}
     return Answer.of(outcome.body, outcome.status, headers)
+
+
+class _Versioned(Protocol):
+    @property
+    def version(self) -> int: ...
+
+
+V = TypeVar("V", bound=_Versioned)
+
+
+def versioned(body: V, status: int = 200) -> Response[V]:
+    """An answer naming the season's `version` that is not a bey's command (a season admin's
+    act, ops' corrections and resets, a bey's own view): with X-Season-Version, as `answered`."""
+    return Response(body, status_code=status, headers={"X-Season-Version": str(body.version)})
 
 
 _encoder = msgspec.json.Encoder()

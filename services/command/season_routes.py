@@ -17,6 +17,7 @@ from services.command.command_refusals import (
     CREATE_LIVE,
     JOIN,
 )
+from services.command.route_parts import versioned
 from services.command.schemas import (
     AdminAction,
     AdminDoneOut,
@@ -154,26 +155,30 @@ def _admin_route(act: AdminAction, spec: AdminActSpec) -> Any:
 
     async def with_close(
         services: Services, season_id: str, data: AdminIn, request: Request[Any, Any, Any]
-    ) -> AdminDoneOut:
-        return await season_commands.season_admin(
-            services,
-            season_id,
-            token=auth.bearer(request),
-            act=act,
-            reason=data.reason,
-            registration_closes_at=data.registration_closes_at,
+    ) -> Response[AdminDoneOut]:
+        return versioned(
+            await season_commands.season_admin(
+                services,
+                season_id,
+                token=auth.bearer(request),
+                act=act,
+                reason=data.reason,
+                registration_closes_at=data.registration_closes_at,
+            )
         )
 
     async def reason_only(
         services: Services, season_id: str, data: ReasonIn, request: Request[Any, Any, Any]
-    ) -> AdminDoneOut:
-        return await season_commands.season_admin(
-            services,
-            season_id,
-            token=auth.bearer(request),
-            act=act,
-            reason=data.reason,
-            registration_closes_at=None,
+    ) -> Response[AdminDoneOut]:
+        return versioned(
+            await season_commands.season_admin(
+                services,
+                season_id,
+                token=auth.bearer(request),
+                act=act,
+                reason=data.reason,
+                registration_closes_at=None,
+            )
         )
 
     handler = with_close if spec.takes_close else reason_only  # a postponement takes a close
@@ -190,6 +195,7 @@ def _admin_route(act: AdminAction, spec: AdminActSpec) -> Any:
         responses=answers(EVERY, RATE, STAFF_AUTH, BODY, STORE, APPEND, *ADMIN[act]),
         security=BEARER,
         operation_id=f"SeasonAdmin{act.capitalize()}",
+        response_headers=[SEASON_VERSION],
     )(handler)
 
 

@@ -27,7 +27,7 @@ TOOLS: dict[str, Text] = {
     "web.missing_title": T("Seksenbir: tarayıcı istemcisi derlenmemiş", "Seksenbir: the browser client is not built"),
     "web.missing_body": T("Bu sunucu çalışıyor, ama oyunun tarayıcı istemcisi (web/) derlenmemiş. Sunucuyu başlatan kişi `make web` ile derleyebilir (Node.js ≥ 20 ve npm gerekir) ya da her şeyi `make run` ile derleyip başlatabilir; sonra bu sayfayı yenileyin.", "This server is running, but the game's browser client (web/) is not built. Whoever started the server can build it with `make web` (needs Node.js ≥ 20 and npm), or build it and start everything with `make run`; then reload this page."),
     "web.missing_api": T("API çalışıyor: belgeleri", "The API works: its documentation is at"),
-    "up.workers": T("İşçiler:    resolver, scheduler, projections — Ctrl-C durdurur", "Workers:    resolver, scheduler, projections — Ctrl-C stops"),
+    "up.workers": T("İşçiler:    resolver, scheduler, projections, notify — Ctrl-C durdurur", "Workers:    resolver, scheduler, projections, notify — Ctrl-C stops"),
     "up.metrics": T("Ölçümler:   {base}/metrics (API), {resolver} (resolver), bir sonraki kapı (projections)", "Metrics:    {base}/metrics (API), {resolver} (resolver), the next port (projections)"),
     "up.none": T("yok", "none"),
     "up.pg_from_env": T("SEKSENBIR_PG_DSN'den", "from SEKSENBIR_PG_DSN"),

@@ -158,3 +158,48 @@ def test_every_compose_variable_is_one_the_settings_read() -> None:
         assert isinstance(environment, dict), f"{name}: environment as a mapping"
         unknown = set(environment) - named - THIRD_PARTY
         assert unknown == set(), f"compose service {name} sets variables nothing reads"
+
+
+# --- the table's defaults and a bad value (session 24) ----------------------------------------
+
+DEFAULT_CELL = re.compile(r"^\| `(SEKSENBIR_[A-Z0-9_]+)` \| ([^|]*) \|", re.MULTILINE)
+
+
+def test_each_documented_default_is_the_settings_default() -> None:
+    """The "default" column says what a process runs with when the variable is unset: a
+    literal (`10`, `json`) is the field's default, "empty" or "unset" an empty or off one."""
+    text = (ROOT / "docs" / "configuration.md").read_text().split("## Read by others")[0]
+    field_of = {v: f for f, names in VARIABLES.items() for v in names}
+    unset = Settings.from_env({})
+    checked = 0
+    for variable, cell in DEFAULT_CELL.findall(text):
+        value = getattr(unset, field_of[variable])
+        literal = re.match(r"`([^`]*)`$", cell.strip())
+        if literal and not literal.group(1).startswith("SEKSENBIR_"):
+            said = literal.group(1)
+            if isinstance(value, bool | str):
+                assert said == str(value), (variable, said, value)
+            else:
+                assert float(said) == value, (variable, said, value)
+            checked += 1
+        elif cell.startswith(("empty", "unset")):
+            assert not value or field_of[variable] == "read_redis_url", (variable, value)
+            checked += 1
+    assert checked >= 50
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("SEKSENBIR_POOL_MAX", "ten"), ("SEKSENBIR_SWEEP_SECONDS", "2s"), ("SEKSENBIR_DATA", None)],
+)
+def test_a_value_that_is_not_a_number_stops_the_process_naming_its_variable(
+    variable: str, value: str | None
+) -> None:
+    """docs/configuration.md: every process validates the whole Settings at start and a bad
+    value stops it; the error names the variable to fix (it said only "invalid literal for
+    int() with base 10: 'ten'"). A text variable takes any text."""
+    if value is None:
+        assert Settings.from_env({variable: "ten"}).data_dir == "ten"
+        return
+    with pytest.raises(ValueError, match=f"{variable}: not a number: '{value}'"):
+        Settings.from_env({variable: value})

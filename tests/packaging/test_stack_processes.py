@@ -31,3 +31,25 @@ def test_the_settings_default_to_what_was_measured_and_read_the_environment() ->
     env = {"SEKSENBIR_RESOLVER_PROCESSES": "4", "SEKSENBIR_PROJECTION_PROCESSES": "3"}
     given = Settings.from_env(env)
     assert (given.resolver_processes, given.projection_processes) == (4, 3)
+
+
+def test_the_banner_and_docs_operations_name_every_role_up_starts() -> None:
+    """`seksenbir up` prints its workers and docs/operations.md counts its roles (ADR-65): both
+    must name every role it starts (session 24: the notifications worker, a role since issue 25,
+    was in neither: "four roles", "resolver, scheduler, projections")."""
+    from pathlib import Path
+
+    from entrypoints.stack import say
+
+    roles = _roles(
+        {}, host="127.0.0.1", port=0, workers=(2, 2), metrics=({}, {}), resolver_threads=8
+    )
+    workers = [r.name for r in roles if r.name != "api"]
+    for lang in ("tr", "en"):
+        line = say("up.workers", lang)
+        assert all(w in line for w in workers), (lang, line)
+    ops = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+    said = ops.split("- **Roles.**", 1)[1].split("\n- ", 1)[0]
+    numbers = {4: "four", 5: "five", 6: "six"}
+    assert f"starts {numbers[len(roles)]} roles" in said, said
+    assert all(f"`{r.name}`" in said for r in roles), said

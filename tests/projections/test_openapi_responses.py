@@ -317,16 +317,26 @@ def _check_headers(
     assert {op for op, o in ops.items() if "304" in o["responses"]} == set(revalidated)
     # X-Season-Version (docs/api.md, Read side): declared on exactly the answers that send it
     sent = {op for op, r in answers.items() if "x-season-version" in r.headers}
+    # … on the status each was answered with, of those answered 2xx here (a refusal sends none:
+    # the offer answer and the vote are refused in this run; tests/http/test_offer_answers.py
+    # sees the answer's header); a correction's is its 201
+    ok = {op for op, r in answers.items() if r.status_code < 300}
     declared = {
         op
-        for op, o in ops.items()
-        if "X-Season-Version" in o["responses"].get("200", {}).get("headers", {})
+        for op in ok
+        if "X-Season-Version"
+        in ops[op]["responses"].get(str(answers[op].status_code), {}).get("headers", {})
     }
-    # … of those answered 200 here (a refusal sends none: the offer answer and the vote are
-    # refused in this run; tests/http/test_offer_answers.py sees the answer's header)
-    ok = {op for op, r in answers.items() if r.status_code < 300}
-    declared &= ok
     assert sent and declared == sent, (sorted(sent - declared), sorted(declared - sent))
+    # Location (docs/api.md: a new season's, a fork's, a player's): declared where it is sent
+    located = {op for op, r in answers.items() if "location" in r.headers}
+    undeclared = {
+        op
+        for op in located
+        if "Location"
+        not in ops[op]["responses"].get(str(answers[op].status_code), {}).get("headers", {})
+    }
+    assert located and undeclared == set(), sorted(undeclared)
 
 
 def test_every_conditional_read_documents_its_etag_if_none_match_and_304() -> None:

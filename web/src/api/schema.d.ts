@@ -4536,6 +4536,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4684,6 +4686,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4832,6 +4836,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -4982,6 +4988,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -7454,6 +7462,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description a strong validator of this answer (shared/app/http/etag.py): send it back as If-None-Match */
                     ETag?: string;
                     /** @description the language this answer's texts for people are in */
@@ -9539,6 +9549,8 @@ export interface operations {
             /** @description Document created, URL follows */
             201: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -9691,6 +9703,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -9839,6 +9853,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -10126,6 +10142,8 @@ export interface operations {
             /** @description Document created, URL follows */
             201: {
                 headers: {
+                    /** @description /v1/players/{player_id} */
+                    Location?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
@@ -10430,6 +10448,8 @@ export interface operations {
             /** @description Request fulfilled, document follows */
             200: {
                 headers: {
+                    /** @description the season version this answer reflects (its `version`): a read's `?min_version=` to read your writes */
+                    "X-Season-Version"?: string;
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
                     [name: string]: unknown;
