@@ -24,6 +24,7 @@ from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
 from services.projections.query_examples import EXAMPLES
 from services.projections.read_route import read
+from services.projections.reads import decode
 from services.projections.responses import (
     TicketOut,
 )
@@ -32,6 +33,7 @@ from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
+from shared.app.access import tokens
 from shared.app.http.client_address import client_address
 from shared.app.http.openapi import STREAM
 from shared.app.http.problems import Problem
@@ -52,10 +54,14 @@ KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
     examples=EXAMPLES["ticket"],
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
-    """Browsers authenticate their event stream with this, never with the token in a URL."""
+    """Browsers authenticate their event stream with this, never with the token in a URL.
+    The ticket keeps the hash of the token that asked for it: once that token is rotated, the
+    ticket opens no private stream, and a stream it opened ends (`_holds`)."""
     c = ctx(request)
     value = secrets.token_urlsafe(24)
-    await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
+    token = tokens.bearer(request.headers.get("authorization", ""), {}) or ""
+    owner = f"{season_id}:{seat}:{tokens.token_hash(token)}"  # `seat` checked this very token
+    await c.redis.set(f"{c.prefix}:ticket:{value}", owner, ex=TICKET_TTL_S)
     return TicketOut(value, TICKET_TTL_S)
 
 
@@ -189,11 +195,15 @@ async def events(
     after, since, chat_after = _resume_point(meta, given)
     client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     seat: int | None = None
+    holds: Callable[[], Awaitable[bool]] | None = None
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]
         if ticket:
-            seat = await _ticket_seat(request, season_id, ticket)
+            seat, digest = await _ticket_seat(request, season_id, ticket)
+            holds = _holds(request, season_id, seat, digest)
+            if not await holds():
+                raise Problem(401, "bad_ticket")  # its token was rotated since
             channels.append(channel(c.prefix, season_id, seat))
         feed = await stream_chat.feed(c, season_id, seat, chat_after)
         if meta["phase"] == "over":
@@ -213,7 +223,7 @@ async def events(
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
         ) from None
-    return await _live(request, season_id, seat, (since, after), sub, feed=feed)
+    return await _live(request, season_id, seat, (since, after), sub, feed=feed, holds=holds)
 
 
 async def _live(
@@ -224,8 +234,10 @@ async def _live(
     sub: Subscription,
     *,
     feed: ChatFeed | None = None,
+    holds: Callable[[], Awaitable[bool]] | None = None,
 ) -> Frames:
-    """The stream of a subscription: the log since `point`, then what is published."""
+    """The stream of a subscription: the log since `point`, then what is published (a ticketed
+    one while its token `holds`)."""
     since, after = point
     try:
         # Subscribed first, then the log read: whatever is published from now on reaches the
@@ -235,7 +247,13 @@ async def _live(
         sub.release()
         raise
     stream = _stream(
-        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past), feed=feed
+        sub,
+        since,
+        after,
+        backlog,
+        lambda past: _backlog(request, season_id, seat, past),
+        feed=feed,
+        holds=holds,
     )
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
@@ -256,13 +274,34 @@ def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, in
     return after, season_part.strip(), chat_after or 0
 
 
-async def _ticket_seat(request: Request[Any, Any, Any], season_id: str, ticket: str) -> int:
-    """The seat a single-use ticket of this season was issued to; using it uses it up."""
+async def _ticket_seat(
+    request: Request[Any, Any, Any], season_id: str, ticket: str
+) -> tuple[int, str]:
+    """The seat a single-use ticket of this season was issued to and the hash of the token
+    that asked for it; using it uses it up."""
     c = ctx(request)
     owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket}")
-    if owner is None or not owner.decode().startswith(f"{season_id}:"):
+    parts = owner.decode().split(":") if owner is not None else []
+    if len(parts) != 3 or parts[0] != season_id:
         raise Problem(401, "bad_ticket")
-    return int(owner.decode().split(":")[1])
+    return int(parts[1]), parts[2]
+
+
+def _holds(
+    request: Request[Any, Any, Any], season_id: str, seat: int, digest: str
+) -> Callable[[], Awaitable[bool]]:
+    """Whether the seat's token is still the one whose hash is `digest` (the projection's token
+    hashes, as `/private` reads them): a rotated token's ticket opens nothing, and a stream it
+    opened ends before it tells the bey anything more (R-14: "the old token stops working")."""
+
+    async def holds() -> bool:
+        _meta, (kept,) = await season_read(
+            request, season_id, lambda k, p: p.hget(k.auth, str(seat))
+        )
+        stored = decode(kept)
+        return stored is not None and tokens.same_hash(str(stored), digest)
+
+    return holds
 
 
 async def _backlog(
@@ -317,6 +356,7 @@ async def _stream(
     logged: Callable[[int], Awaitable[Backlog]],
     *,
     feed: ChatFeed | None = None,
+    holds: Callable[[], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
@@ -331,7 +371,11 @@ async def _stream(
 
     With a chat `feed` (ADR-94) it also sends the bey's new chat notices, looked for once
     subscribed, on each of the season's chat wake-ups (ADR-107) and after `stream_chat.POLL_S`
-    of silence; every id then carries both positions."""
+    of silence; every id then carries both positions.
+
+    A ticketed stream asks `holds` before it sends anything after `ready`: once the token its
+    ticket was asked with is rotated, the stream ends instead (a new ticket of the new token
+    opens the next one)."""
     try:
         chat_sent = feed.sent if feed is not None else 0
         shown = len(sub.channels) - (feed is not None)  # the chat's channel is not counted
@@ -339,9 +383,13 @@ async def _stream(
         sent, pending, look, woken = after, backlog, True, None
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
+            said = chat_frames(await feed.pending(woken), sent) if feed and look else []
+            fresh = said or any(score > sent for score, _id, _data in pending)
+            if fresh and holds is not None and not await holds():
+                return  # its token was rotated: nothing more of the bey's own
+            for frame in said:
+                yield quiet.sent(frame)
             if feed is not None and look:
-                for frame in chat_frames(await feed.pending(woken), sent):
-                    yield quiet.sent(frame)
                 chat_sent = feed.sent
             for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
