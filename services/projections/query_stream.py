@@ -383,14 +383,12 @@ async def _stream(
         sent, pending, look, woken = after, backlog, True, None
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
-            said = chat_frames(await feed.pending(woken), sent) if feed and look else []
-            fresh = said or any(score > sent for score, _id, _data in pending)
-            if fresh and holds is not None and not await holds():
+            said = await _said(feed if look else None, woken, sent)
+            if not await _still_held(holds, bool(said), pending, sent):
                 return  # its token was rotated: nothing more of the bey's own
             for frame in said:
                 yield quiet.sent(frame)
-            if feed is not None and look:
-                chat_sent = feed.sent
+            chat_sent = feed.sent if feed is not None else chat_sent
             for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
@@ -414,6 +412,23 @@ async def _stream(
             pending = got
     finally:
         sub.release()
+
+
+async def _said(
+    feed: ChatFeed | None, woken: int | None, sent: int
+) -> list[ServerSentEventMessage]:
+    """The chat notices a stream sends now (none without a `feed` to look at)."""
+    return chat_frames(await feed.pending(woken), sent) if feed is not None else []
+
+
+async def _still_held(
+    holds: Callable[[], Awaitable[bool]] | None, said: bool, pending: Backlog, sent: int
+) -> bool:
+    """Whether a stream may send what it has (chat notices `said`, messages `pending` past
+    `sent`): always for a public one or with nothing to send, else while its token holds."""
+    if holds is None or not (said or any(score > sent for score, _id, _data in pending)):
+        return True
+    return await holds()
 
 
 async def _published(

@@ -13,10 +13,10 @@ import asyncio
 
 import redis.asyncio as aioredis
 
+from shared.eventstore import InMemoryEventStore
 from tests.projections.pact_season import post
 from tests.projections.sse import Stream, offered_live
 from tests.projections.support import bearer
-from shared.eventstore import InMemoryEventStore
 
 
 async def _rotate(o, seat: int) -> None:  # type: ignore[no-untyped-def]
