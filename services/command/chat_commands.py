@@ -134,6 +134,20 @@ async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
 async def _send(svc: Services, claim: BeyClaim, data: MessageIn, *, fresh: bool) -> MessageOut:
     state = (await load(svc, claim.season_id)).state
     seat = seat_of(claim, state)
+    async with svc.chats.sender(claim.season_id, seat):  # its limit counts the one before
+        return await _send_as(svc, claim, data, (state, seat), fresh=fresh)
+
+
+async def _send_as(
+    svc: Services,
+    claim: BeyClaim,
+    data: MessageIn,
+    bey: tuple[SeasonState, int],
+    *,
+    fresh: bool,
+) -> MessageOut:
+    """`_send` for the bey `(state, seat)`, one of its sends at a time in this process."""
+    state, seat = bey
     if fresh:
         book, seen = await _book(svc, claim.season_id), None
     else:
