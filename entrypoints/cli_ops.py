@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 def _migrate(args: argparse.Namespace) -> int:
     import asyncio
 
+    import asyncpg
+
     from entrypoints import stores
     from shared.eventstore import migrate
     from shared.settings import Settings
@@ -26,9 +28,10 @@ def _migrate(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     stores.configure(settings)  # migration.applied lines in the one log format
     dsn = args.dsn or settings.pg_dsn
+    stores.readable_dsn(dsn)
     try:
         applied = asyncio.run(migrate(dsn))
-    except stores.UNREACHABLE as exc:
+    except (*stores.UNREACHABLE, asyncpg.ClientConfigurationError) as exc:
         raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
