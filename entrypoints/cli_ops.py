@@ -274,8 +274,7 @@ def _deadletters_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any, common: argparse.ArgumentParser, lang: Lang = "tr") -> None:
-    """Add the operators' commands to the `seksenbir` sub-command parsers (a port or a count
-    out of bounds refused in `lang`)."""
+    """Add the operators' commands to the `seksenbir` sub-command parsers (refusals in `lang`)."""
     m = sub.add_parser(
         "migrate", parents=[common], help="apply the event store's schema migrations (idempotent)"
     )

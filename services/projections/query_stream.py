@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,29 +17,27 @@ from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEventMessage
 from redis.exceptions import RedisError
 
-from services.projections import stream_chat, streamlog
+from services.projections import stream_chat, stream_tickets, streamlog
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
 from services.projections.query_examples import EXAMPLES
 from services.projections.read_route import read
-from services.projections.reads import decode
 from services.projections.responses import (
     TicketOut,
 )
 from services.projections.sse_frames import Frames, give_back
 from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
+from services.projections.stream_tickets import TICKET_TTL_S
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
-from shared.app.access import tokens
 from shared.app.http.client_address import client_address
 from shared.app.http.openapi import STREAM
 from shared.app.http.problems import Problem
 
 log = structlog.get_logger(__name__)
 
-TICKET_TTL_S = 30
 KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
 
 
@@ -54,15 +51,9 @@ KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
     examples=EXAMPLES["ticket"],
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
-    """Browsers authenticate their event stream with this, never with the token in a URL.
-    The ticket keeps the hash of the token that asked for it: once that token is rotated, the
-    ticket opens no private stream, and a stream it opened ends (`_holds`)."""
-    c = ctx(request)
-    value = secrets.token_urlsafe(24)
-    token = tokens.bearer(request.headers.get("authorization", ""), {}) or ""
-    owner = f"{season_id}:{seat}:{tokens.token_hash(token)}"  # `seat` checked this very token
-    await c.redis.set(f"{c.prefix}:ticket:{value}", owner, ex=TICKET_TTL_S)
-    return TicketOut(value, TICKET_TTL_S)
+    """Browsers authenticate their event stream with this, never with the token in a URL
+    (bound to this token: services/projections/stream_tickets.py)."""
+    return TicketOut(await stream_tickets.issue(request, season_id, seat), TICKET_TTL_S)
 
 
 @dataclass
@@ -195,15 +186,12 @@ async def events(
     after, since, chat_after = _resume_point(meta, given)
     client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     seat: int | None = None
-    holds: Callable[[], Awaitable[bool]] | None = None
+    holds: stream_tickets.Holds | None = None
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]
         if ticket:
-            seat, digest = await _ticket_seat(request, season_id, ticket)
-            holds = _holds(request, season_id, seat, digest)
-            if not await holds():
-                raise Problem(401, "bad_ticket")  # its token was rotated since
+            seat, holds = await stream_tickets.use(request, season_id, ticket)
             channels.append(channel(c.prefix, season_id, seat))
         feed = await stream_chat.feed(c, season_id, seat, chat_after)
         if meta["phase"] == "over":
@@ -234,10 +222,9 @@ async def _live(
     sub: Subscription,
     *,
     feed: ChatFeed | None = None,
-    holds: Callable[[], Awaitable[bool]] | None = None,
+    holds: stream_tickets.Holds | None = None,
 ) -> Frames:
-    """The stream of a subscription: the log since `point`, then what is published (a ticketed
-    one while its token `holds`)."""
+    """The stream of a subscription: the log since `point`, then what is published."""
     since, after = point
     try:
         # Subscribed first, then the log read: whatever is published from now on reaches the
@@ -272,36 +259,6 @@ def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, in
     if after is None:
         raise Problem(400, "bad_last_event_id")
     return after, season_part.strip(), chat_after or 0
-
-
-async def _ticket_seat(
-    request: Request[Any, Any, Any], season_id: str, ticket: str
-) -> tuple[int, str]:
-    """The seat a single-use ticket of this season was issued to and the hash of the token
-    that asked for it; using it uses it up."""
-    c = ctx(request)
-    owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket}")
-    parts = owner.decode().split(":") if owner is not None else []
-    if len(parts) != 3 or parts[0] != season_id:
-        raise Problem(401, "bad_ticket")
-    return int(parts[1]), parts[2]
-
-
-def _holds(
-    request: Request[Any, Any, Any], season_id: str, seat: int, digest: str
-) -> Callable[[], Awaitable[bool]]:
-    """Whether the seat's token is still the one whose hash is `digest` (the projection's token
-    hashes, as `/private` reads them): a rotated token's ticket opens nothing, and a stream it
-    opened ends before it tells the bey anything more (R-14: "the old token stops working")."""
-
-    async def holds() -> bool:
-        _meta, (kept,) = await season_read(
-            request, season_id, lambda k, p: p.hget(k.auth, str(seat))
-        )
-        stored = decode(kept)
-        return stored is not None and tokens.same_hash(str(stored), digest)
-
-    return holds
 
 
 async def _backlog(
@@ -356,7 +313,7 @@ async def _stream(
     logged: Callable[[int], Awaitable[Backlog]],
     *,
     feed: ChatFeed | None = None,
-    holds: Callable[[], Awaitable[bool]] | None = None,
+    holds: stream_tickets.Holds | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
@@ -371,11 +328,7 @@ async def _stream(
 
     With a chat `feed` (ADR-94) it also sends the bey's new chat notices, looked for once
     subscribed, on each of the season's chat wake-ups (ADR-107) and after `stream_chat.POLL_S`
-    of silence; every id then carries both positions.
-
-    A ticketed stream asks `holds` before it sends anything after `ready`: once the token its
-    ticket was asked with is rotated, the stream ends instead (a new ticket of the new token
-    opens the next one)."""
+    of silence; every id then carries both positions. A rotated token ends it (ADR-171)."""
     try:
         chat_sent = feed.sent if feed is not None else 0
         shown = len(sub.channels) - (feed is not None)  # the chat's channel is not counted
@@ -384,7 +337,7 @@ async def _stream(
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
             said = await _said(feed if look else None, woken, sent)
-            if not await _still_held(holds, bool(said), pending, sent):
+            if not await stream_tickets.still_held(holds, bool(said), pending, sent):
                 return  # its token was rotated: nothing more of the bey's own
             for frame in said:
                 yield quiet.sent(frame)
@@ -419,16 +372,6 @@ async def _said(
 ) -> list[ServerSentEventMessage]:
     """The chat notices a stream sends now (none without a `feed` to look at)."""
     return chat_frames(await feed.pending(woken), sent) if feed is not None else []
-
-
-async def _still_held(
-    holds: Callable[[], Awaitable[bool]] | None, said: bool, pending: Backlog, sent: int
-) -> bool:
-    """Whether a stream may send what it has (chat notices `said`, messages `pending` past
-    `sent`): always for a public one or with nothing to send, else while its token holds."""
-    if holds is None or not (said or any(score > sent for score, _id, _data in pending)):
-        return True
-    return await holds()
 
 
 async def _published(
