@@ -166,7 +166,7 @@ def parser(lang: Lang = "tr") -> argparse.ArgumentParser:
         help="print a new VAPID key pair for Web Push (SEKSENBIR_VAPID_PRIVATE_KEY)",
     )
     v.set_defaults(func=_vapid_keys)
-    cli_ops.register(sub, common)
+    cli_ops.register(sub, common, lang)
     audit.register(sub, common, lang)
     if lang == "tr":  # the language policy: Turkish by default, English with --lang en
         from entrypoints.cli_help import localise

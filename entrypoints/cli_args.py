@@ -101,6 +101,22 @@ def seed(lang: Lang) -> Callable[[str], int]:
     return bounded_int(lang, lambda n: 0 <= n < 2**63, "cli.seed")
 
 
+def port(lang: Lang) -> Callable[[str], int]:
+    """A TCP port to listen on, 1 … 65535: argparse refuses the rest (exit 2) before `up` or
+    `serve` starts anything."""
+    return bounded_int(lang, lambda n: 1 <= n <= 65535, "cli.port")
+
+
+def processes(lang: Lang) -> Callable[[str], int]:
+    """How many worker processes: at least 1."""
+    return bounded_int(lang, lambda n: n >= 1, "cli.processes")
+
+
+def threads(lang: Lang) -> Callable[[str], int]:
+    """How many threads a worker process runs: 0 (the worker's default) or more."""
+    return bounded_int(lang, lambda n: n >= 0, "cli.threads")
+
+
 def language_of(argv: Sequence[str]) -> Lang:
     """The --lang given anywhere in argv (read first, so argparse's own refusals use it)."""
     from shared.domain.messages import language

@@ -8,15 +8,18 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from entrypoints.cli_args import say
+from entrypoints.cli_args import port, processes, say, threads
 from shared.unreachable import DatabaseUnreachable, RedisUnreachable
 
 if TYPE_CHECKING:
+    from shared.domain.messages import Lang
     from shared.settings import Settings
 
 
 def _migrate(args: argparse.Namespace) -> int:
     import asyncio
+
+    import asyncpg
 
     from entrypoints import stores
     from shared.eventstore import migrate
@@ -25,9 +28,10 @@ def _migrate(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     stores.configure(settings)  # migration.applied lines in the one log format
     dsn = args.dsn or settings.pg_dsn
+    stores.readable_dsn(dsn)
     try:
         applied = asyncio.run(migrate(dsn))
-    except stores.UNREACHABLE as exc:
+    except (*stores.UNREACHABLE, asyncpg.ClientConfigurationError) as exc:
         raise DatabaseUnreachable(dsn, exc) from exc
     if applied:
         print(say("cli.migrated", args.lang, applied=", ".join(applied)))
@@ -269,8 +273,8 @@ def _deadletters_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     dlr.set_defaults(func=_deadletters)
 
 
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Add the operators' commands to the `seksenbir` sub-command parsers."""
+def register(sub: Any, common: argparse.ArgumentParser, lang: Lang = "tr") -> None:
+    """Add the operators' commands to the `seksenbir` sub-command parsers (refusals in `lang`)."""
     m = sub.add_parser(
         "migrate", parents=[common], help="apply the event store's schema migrations (idempotent)"
     )
@@ -282,7 +286,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="the HTTP gateway: command and query APIs and /metrics (uvicorn)",
     )
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    sv.add_argument("--port", type=int, default=8081, help="port to listen on (default 8081)")
+    sv.add_argument(
+        "--port", type=port(lang), default=8081, help="port to listen on (default 8081)"
+    )
     sv.set_defaults(func=_serve)
     w = sub.add_parser(
         "worker", parents=[common], help="a Dramatiq worker: resolver, projections or notify"
@@ -290,8 +296,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     w.add_argument(
         "kind", choices=["resolver", "projections", "notify"], help="which worker to run"
     )
-    w.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
-    w.add_argument("--threads", type=int, default=0, help=_THREADS)
+    w.add_argument(
+        "--processes", type=processes(lang), default=1, help="worker processes (default 1)"
+    )
+    w.add_argument("--threads", type=threads(lang), default=0, help=_THREADS)
     w.set_defaults(func=_worker)
     sc = sub.add_parser(
         "scheduler",
@@ -305,10 +313,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "up", parents=[common], help="PostgreSQL, Redis, migrations, API and workers, all at once"
     )
     u.add_argument("--host", default="127.0.0.1", help="the API's address (default 127.0.0.1)")
-    u.add_argument("--port", type=int, default=8081, help="the API's port (default 8081)")
+    u.add_argument("--port", type=port(lang), default=8081, help="the API's port (default 8081)")
     u.add_argument(
         "--processes",
-        type=int,
+        type=processes(lang),
         default=None,
         help="resolver worker processes (default SEKSENBIR_RESOLVER_PROCESSES, 2)",
     )

@@ -125,8 +125,8 @@ def module(args: list[str]) -> list[str]:
 
 
 class Supervisor:
-    """Runs the roles, each in a session (and process group) of its own, until SIGTERM or
-    SIGINT; restarts a role that dies with a bounded, doubling delay; stops them all once.
+    """Runs the roles, each in a session (and process group) of its own, until SIGTERM, SIGINT
+    or SIGHUP; restarts a role that dies with a bounded, doubling delay; stops them all once.
 
     The signal handlers only note the request: any number of SIGTERM and SIGINT, in any order
     and at any moment (`make run` forwards its own SIGTERM to `up` beside the one the group got),
@@ -154,15 +154,23 @@ class Supervisor:
         self.stopped = False
         self._log = structlog.get_logger("seksenbir.up")
 
+    def _note(self, level: str, event: str, **fields: object) -> None:
+        """A log line, dropped when it cannot be written (a reader of `up`'s output that is
+        gone, a closed terminal): never a reason for `up` to die and leave its roles running."""
+        with contextlib.suppress(OSError):
+            getattr(self._log, level)(event, **fields)
+
     def ask_stop(self, signum: int, _frame: object = None) -> None:
         """The signal handler: note the request (no I/O, no exception; safe at any moment)."""
         self._signals.append(signum)
 
     def install(self) -> None:
-        """SIGTERM (systemd, `timeout`, docker stop, make) and SIGINT (Ctrl-C) ask for the stop.
-        They stay installed until the process exits: a late one changes nothing."""
-        signal.signal(signal.SIGTERM, self.ask_stop)
-        signal.signal(signal.SIGINT, self.ask_stop)
+        """SIGTERM (systemd, `timeout`, docker stop, make), SIGINT (Ctrl-C) and SIGHUP (the
+        terminal `make run` ran in closed: by default it killed `up` alone, and every role, each
+        in a session of its own, ran on under PID 1) ask for the stop. They stay installed
+        until the process exits: a late one changes nothing."""
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, self.ask_stop)
 
     def start(self) -> None:
         for slot in self._slots:
@@ -171,8 +179,8 @@ class Supervisor:
     def _start(self, slot: _Slot) -> None:
         slot.proc = subprocess.Popen(slot.role.argv, env=slot.role.env, start_new_session=True)
         slot.started = self._clock()
-        self._log.info(
-            "up.role_started", role=slot.role.name, pid=slot.proc.pid, attempt=slot.attempt
+        self._note(
+            "info", "up.role_started", role=slot.role.name, pid=slot.proc.pid, attempt=slot.attempt
         )
 
     def run(self) -> int:
@@ -197,7 +205,8 @@ class Supervisor:
             ran = now - slot.started
             slot.attempt = 1 if ran >= self._stable else slot.attempt + 1
             delay = min(self._first * 2 ** (slot.attempt - 1), self._max)
-            self._log.warning(
+            self._note(
+                "warning",
                 "up.role_exited",
                 role=slot.role.name,
                 pid=slot.proc.pid,
@@ -214,7 +223,7 @@ class Supervisor:
         To the process, not its group: Dramatiq's main process forwards SIGTERM to its workers,
         and a worker that gets a second SIGTERM takes the hard-kill path and hangs."""
         self.stopped = True
-        self._log.info("up.stopping", signals=[signal.Signals(s).name for s in self._signals])
+        self._note("info", "up.stopping", signals=[signal.Signals(s).name for s in self._signals])
         running = [s for s in self._slots if s.proc is not None and s.proc.poll() is None]
         for slot in running:
             assert slot.proc is not None
@@ -231,7 +240,8 @@ class Supervisor:
                 _kill_group(slot.proc.pid)
                 slot.proc.wait()
             _kill_group(slot.proc.pid)  # and whatever it left in its group
-            self._log.info(
+            self._note(
+                "info",
                 "up.role_stopped",
                 role=slot.role.name,
                 pid=slot.proc.pid,

@@ -92,6 +92,21 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
 )
 
 
+def readable_dsn(dsn: str) -> None:
+    """A CLI verb's DSN that asyncpg cannot read (no PostgreSQL URL, an unclosed IPv6 address,
+    a port that is no number) is DatabaseUnreachable, the one line and exit 2 a wrong --dsn
+    gets, not asyncpg's or urllib's traceback (found by h-probe3)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(dsn)
+        _ = parts.port  # read: it raises for a port that is no number
+    except ValueError as exc:
+        raise DatabaseUnreachable(dsn, exc) from None
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise DatabaseUnreachable(dsn, asyncpg.ClientConfigurationError(parts.scheme))
+
+
 @contextlib.asynccontextmanager
 async def event_store(
     settings: Settings,
@@ -102,9 +117,11 @@ async def event_store(
 ) -> AsyncIterator[PostgresEventStore]:
     """A store on a pool of its own, closed on exit (the API's lifespan, the CLI's verbs). For
     the CLI a database it cannot connect to is DatabaseUnreachable (one line, not a trace)."""
+    if role == "cli":
+        readable_dsn(dsn or settings.pg_dsn)
     try:
         pool = await open_pool(settings, role, dsn=dsn)
-    except UNREACHABLE as exc:
+    except (*UNREACHABLE, asyncpg.ClientConfigurationError) as exc:
         if role != "cli":
             raise
         raise DatabaseUnreachable(dsn or settings.pg_dsn, exc) from exc

@@ -6,11 +6,18 @@ from urllib.parse import urlsplit
 
 
 def describe_dsn(dsn: str) -> str:
-    """Which database a DSN names, for people: user, host, port and database, never a password."""
-    parts = urlsplit(dsn)
+    """Which database a DSN names, for people: user, host, port and database, never a password
+    ("?" for one that is no URL at all, a port that is no number left out)."""
+    try:
+        parts = urlsplit(dsn)
+    except ValueError:  # "Invalid IPv6 URL": nothing of it is shown, its password included
+        return "?"
     host = parts.hostname or "localhost"
     user = f"{parts.username}@" if parts.username else ""
-    port = f":{parts.port}" if parts.port else ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is no number
+        port = ""
     return f"{user}{host}{port}{parts.path or '/'}"
 
 

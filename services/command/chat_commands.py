@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 import structlog
 
+from services.command import chat_refusals
 from services.command.chat_schemas import (
     ActOut,
     ActsOut,
@@ -99,27 +99,6 @@ async def _bey(svc: Services, claim: BeyClaim) -> tuple[SeasonState, int, Book]:
     return state, seat, await _book(svc, claim.season_id)
 
 
-def _refused(code: str, details: dict[str, Any]) -> Problem:
-    if code == "press_restricted":
-        return Problem(403, "press_restricted", press=details["press"])
-    if code == "computer_bey":
-        return Problem(422, "computer_bey", seats=details["seats"])
-    status = {"chat_closed": 403, "chat_read_only": 409, "bad_recipients": 422}[code]
-    return Problem(status, code)
-
-
-def _text_refused(variant: str, details: dict[str, Any]) -> Problem:
-    if variant == "too_long":
-        return Problem(422, "chat_text.too_long", limit=details["limit"], length=details["length"])
-    if variant == "too_many_lines":
-        return Problem(422, "chat_text.too_many_lines", limit=details["limit"])
-    if variant == "character":
-        return Problem(422, "chat_text.character", character=details["character"])
-    if variant == "marks":
-        return Problem(422, "chat_text.marks", limit=details["limit"])
-    return Problem(422, "chat_text.blank")
-
-
 async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
     """R-15.1 … R-15.3: a message to the public channel or to chosen beys (a private channel
     of two, a group of 3 … 19); refused with a clear code, nothing appended. Decided on this
@@ -134,6 +113,20 @@ async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
 async def _send(svc: Services, claim: BeyClaim, data: MessageIn, *, fresh: bool) -> MessageOut:
     state = (await load(svc, claim.season_id)).state
     seat = seat_of(claim, state)
+    async with svc.chats.sender(claim.season_id, seat):  # its limit counts the one before
+        return await _send_as(svc, claim, data, (state, seat), fresh=fresh)
+
+
+async def _send_as(
+    svc: Services,
+    claim: BeyClaim,
+    data: MessageIn,
+    bey: tuple[SeasonState, int],
+    *,
+    fresh: bool,
+) -> MessageOut:
+    """`_send` for the bey `(state, seat)`, one of its sends at a time in this process."""
+    state, seat = bey
     if fresh:
         book, seen = await _book(svc, claim.season_id), None
     else:
@@ -144,10 +137,10 @@ async def _send(svc: Services, claim: BeyClaim, data: MessageIn, *, fresh: bool)
     if refusal is None and not chat.writable(state, now):
         refusal = ("chat_read_only", {})
     if refusal is not None:
-        raise _refused(*refusal)
+        raise chat_refusals.refused(*refusal)
     bad_text = chat.text_refusal(data.text)
     if bad_text is not None:
-        raise _text_refused(*bad_text)
+        raise chat_refusals.text_refused(*bad_text)
     wait = within_limit(book, seat, now)
     if wait is not None:
         raise Problem(429, "chat_rate_limited", retry_after=wait, limit=chat.PER_MINUTE)
@@ -296,7 +289,7 @@ async def report(svc: Services, claim: BeyClaim, message_id: int, data: ReportIn
     reason = data.reason or None
     bad_reason = chat.text_refusal(reason) if reason is not None else None
     if bad_reason is not None:
-        raise _text_refused(*bad_reason)
+        raise chat_refusals.text_refused(*bad_reason)
     event = ce.MessageReported(
         at=stamp(svc.clock()),
         message=m.id,
@@ -365,7 +358,7 @@ async def hide(svc: Services, season_id: str, message_id: int, data: HideIn, by:
     if refused is not None and refused[0] == "blank":
         raise Problem(422, "reason_required")
     if refused is not None:  # too long, a character, too many lines or marks (ADR-165)
-        raise _text_refused(*refused)
+        raise chat_refusals.text_refused(*refused)
     at = stamp(svc.clock())
     event: ce.ChatEvent
     if data.erase_text:

@@ -80,9 +80,6 @@ async def add_webhook(
     seat = owner(svc, loaded.state, claim, token)
     still_serving(loaded.state)
     url = checked_url(svc, data.url)
-    mine = [w for w in await svc.notify.webhooks(season_id) if w.seat == seat]
-    if len(mine) >= MAX_PER_OWNER:
-        raise Problem(409, "receivers_full", limit=MAX_PER_OWNER)
     hook = Webhook(
         webhook_id=new_id("wh"),
         season_id=season_id,
@@ -91,7 +88,8 @@ async def add_webhook(
         format=data.format,
         secret=webhooks.new_secret(),
     )
-    await svc.notify.put(hook)
+    if await svc.notify.add(hook, MAX_PER_OWNER) is None:  # counted and kept in one turn
+        raise Problem(409, "receivers_full", limit=MAX_PER_OWNER)
     await svc.notify.follow(season_id, loaded.version)
     return WebhookCreatedOut(hook.webhook_id, hook.secret, webhooks.masked(url), hook.format, seat)
 
@@ -146,12 +144,8 @@ async def add_subscription(
     seat = seat_of(claim, loaded.state)  # a subscription is a bey's device
     still_serving(loaded.state)
     endpoint = checked_url(svc, data.endpoint)
-    subs = await svc.notify.subscriptions(season_id)
-    same = next((s for s in subs if s.seat == seat and s.endpoint == endpoint), None)
-    if same is None and sum(s.seat == seat for s in subs) >= MAX_PER_OWNER:
-        raise Problem(409, "receivers_full", limit=MAX_PER_OWNER)
-    sub = PushSubscription(  # the same device again replaces its subscription
-        subscription_id=same.subscription_id if same else new_id("ps"),
+    sub = PushSubscription(  # the same device again replaces its subscription (`fitted`)
+        subscription_id=new_id("ps"),
         season_id=season_id,
         seat=seat,
         endpoint=endpoint,
@@ -161,9 +155,11 @@ async def add_subscription(
         always=data.always,
         lang=data.lang,
     )
-    await svc.notify.put(sub)
+    kept = await svc.notify.add(sub, MAX_PER_OWNER)  # counted and kept in one turn
+    if not isinstance(kept, PushSubscription):
+        raise Problem(409, "receivers_full", limit=MAX_PER_OWNER)
     await svc.notify.follow(season_id, loaded.version)
-    return _sub_out(sub)
+    return _sub_out(kept)
 
 
 async def list_subscriptions(

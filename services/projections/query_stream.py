@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from litestar.params import HeaderParameter, Parameter, QueryParameter
 from litestar.response import ServerSentEventMessage
 from redis.exceptions import RedisError
 
-from services.projections import stream_chat, streamlog
+from services.projections import stream_chat, stream_tickets, streamlog
 from services.projections.context import ctx, season_read
 from services.projections.keys import Keys, channel
 from services.projections.query_answers import _enc
@@ -29,6 +28,7 @@ from services.projections.responses import (
 )
 from services.projections.sse_frames import Frames, give_back
 from services.projections.stream_chat import ChatFeed, chat_frames, with_chat
+from services.projections.stream_tickets import TICKET_TTL_S
 from services.projections.streamlog import STEP
 from services.projections.streams import RETRY_AFTER_S as STREAM_RETRY_AFTER_S
 from services.projections.streams import Quiet, StreamRefused, Subscription
@@ -38,7 +38,6 @@ from shared.app.http.problems import Problem
 
 log = structlog.get_logger(__name__)
 
-TICKET_TTL_S = 30
 KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
 
 
@@ -52,11 +51,9 @@ KEEP_ALIVE_S = 15.0  # a comment when nothing else was sent for this long
     examples=EXAMPLES["ticket"],
 )
 async def ticket(request: Request[Any, Any, Any], season_id: str, seat: int) -> TicketOut:
-    """Browsers authenticate their event stream with this, never with the token in a URL."""
-    c = ctx(request)
-    value = secrets.token_urlsafe(24)
-    await c.redis.set(f"{c.prefix}:ticket:{value}", f"{season_id}:{seat}", ex=TICKET_TTL_S)
-    return TicketOut(value, TICKET_TTL_S)
+    """Browsers authenticate their event stream with this, never with the token in a URL
+    (bound to this token: services/projections/stream_tickets.py)."""
+    return TicketOut(await stream_tickets.issue(request, season_id, seat), TICKET_TTL_S)
 
 
 @dataclass
@@ -189,11 +186,12 @@ async def events(
     after, since, chat_after = _resume_point(meta, given)
     client = client_address(cast("dict[str, Any]", request.scope), c.trusted)
     seat: int | None = None
+    holds: stream_tickets.Holds | None = None
     try:
         c.streams.admit(client)  # before the ticket is used up
         channels = [channel(c.prefix, season_id)]
         if ticket:
-            seat = await _ticket_seat(request, season_id, ticket)
+            seat, holds = await stream_tickets.use(request, season_id, ticket)
             channels.append(channel(c.prefix, season_id, seat))
         feed = await stream_chat.feed(c, season_id, seat, chat_after)
         if meta["phase"] == "over":
@@ -213,7 +211,7 @@ async def events(
         raise Problem(
             exc.status, exc.key, retry_after=STREAM_RETRY_AFTER_S, params=exc.params
         ) from None
-    return await _live(request, season_id, seat, (since, after), sub, feed=feed)
+    return await _live(request, season_id, seat, (since, after), sub, feed=feed, holds=holds)
 
 
 async def _live(
@@ -224,6 +222,7 @@ async def _live(
     sub: Subscription,
     *,
     feed: ChatFeed | None = None,
+    holds: stream_tickets.Holds | None = None,
 ) -> Frames:
     """The stream of a subscription: the log since `point`, then what is published."""
     since, after = point
@@ -235,7 +234,13 @@ async def _live(
         sub.release()
         raise
     stream = _stream(
-        sub, since, after, backlog, lambda past: _backlog(request, season_id, seat, past), feed=feed
+        sub,
+        since,
+        after,
+        backlog,
+        lambda past: _backlog(request, season_id, seat, past),
+        feed=feed,
+        holds=holds,
     )
     weakref.finalize(stream, sub.release)  # a response that never started still frees its slot
     # … and one that ends before its generator ran to a `finally` (a client gone at once, a
@@ -254,15 +259,6 @@ def _resume_point(meta: dict[str, Any], given: str | None) -> tuple[int, str, in
     if after is None:
         raise Problem(400, "bad_last_event_id")
     return after, season_part.strip(), chat_after or 0
-
-
-async def _ticket_seat(request: Request[Any, Any, Any], season_id: str, ticket: str) -> int:
-    """The seat a single-use ticket of this season was issued to; using it uses it up."""
-    c = ctx(request)
-    owner = await c.redis.getdel(f"{c.prefix}:ticket:{ticket}")
-    if owner is None or not owner.decode().startswith(f"{season_id}:"):
-        raise Problem(401, "bad_ticket")
-    return int(owner.decode().split(":")[1])
 
 
 async def _backlog(
@@ -317,6 +313,7 @@ async def _stream(
     logged: Callable[[int], Awaitable[Backlog]],
     *,
     feed: ChatFeed | None = None,
+    holds: stream_tickets.Holds | None = None,
 ) -> AsyncIterator[ServerSentEventMessage]:
     """The stream's frames: `ready` once subscribed (its id: the position `since`), what the
     log holds after it, then its channels' messages (from the process's one subscriber,
@@ -331,7 +328,7 @@ async def _stream(
 
     With a chat `feed` (ADR-94) it also sends the bey's new chat notices, looked for once
     subscribed, on each of the season's chat wake-ups (ADR-107) and after `stream_chat.POLL_S`
-    of silence; every id then carries both positions."""
+    of silence; every id then carries both positions. A rotated token ends it (ADR-171)."""
     try:
         chat_sent = feed.sent if feed is not None else 0
         shown = len(sub.channels) - (feed is not None)  # the chat's channel is not counted
@@ -339,10 +336,12 @@ async def _stream(
         sent, pending, look, woken = after, backlog, True, None
         quiet = Quiet(KEEP_ALIVE_S)
         while True:
-            if feed is not None and look:
-                for frame in chat_frames(await feed.pending(woken), sent):
-                    yield quiet.sent(frame)
-                chat_sent = feed.sent
+            said = await _said(feed if look else None, woken, sent)
+            if not await stream_tickets.still_held(holds, bool(said), pending, sent):
+                return  # its token was rotated: nothing more of the bey's own
+            for frame in said:
+                yield quiet.sent(frame)
+            chat_sent = feed.sent if feed is not None else chat_sent
             for score, message_id, data in pending:
                 if score <= sent:  # logged before the backlog was read: sent already
                     continue
@@ -366,6 +365,13 @@ async def _stream(
             pending = got
     finally:
         sub.release()
+
+
+async def _said(
+    feed: ChatFeed | None, woken: int | None, sent: int
+) -> list[ServerSentEventMessage]:
+    """The chat notices a stream sends now (none without a `feed` to look at)."""
+    return chat_frames(await feed.pending(woken), sent) if feed is not None else []
 
 
 async def _published(

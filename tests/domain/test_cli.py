@@ -137,3 +137,33 @@ def test_issue_11_help_is_turkish_by_default_and_english_with_lang_en(
     out = capsys.readouterr().out
     assert all(s in out for s in said), out
     assert not any(s in out for s in not_said), out
+
+
+@pytest.mark.parametrize(
+    ("argv", "tr", "en"),
+    [
+        (["up", "--port", "99999"], "99999: port 1 … 65535 olur", "99999: a port is 1 … 65535"),
+        (["up", "--port", "-1"], "-1: port 1 … 65535 olur", "-1: a port is 1 … 65535"),
+        (["serve", "--port", "0"], "0: port 1 … 65535 olur", "0: a port is 1 … 65535"),
+        (["up", "--processes", "0"], "0: en az 1 süreç", "0: at least 1 process"),
+        (["worker", "resolver", "--processes", "-3"], "-3: en az 1 süreç", "-3: at least 1"),
+        (["worker", "resolver", "--threads", "-1"], "-1: iş parçacığı 0 ya da", "-1: threads are"),
+    ],
+    ids=["up 99999", "up -1", "serve 0", "up 0 processes", "worker -3", "worker -1 threads"],
+)
+def test_a_port_or_a_count_out_of_bounds_is_refused_before_anything_starts(
+    argv: list[str], tr: str, en: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by h-probe3: `seksenbir up --port 99999` (or -1) started PostgreSQL, Redis and
+    the workers, then restarted an API that could never listen, for ever; `worker
+    --processes -3` went to Dramatiq. Now argparse refuses them (exit 2, one line) in the
+    language asked for, before any server, process or connection."""
+    from entrypoints.cli import main
+
+    for lang, text in (("tr", tr), ("en", en)):
+        with pytest.raises(SystemExit) as done:
+            main([*argv, "--lang", lang])
+        assert done.value.code == 2
+        err = capsys.readouterr().err
+        assert text in err, err
+        assert "Traceback" not in err

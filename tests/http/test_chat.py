@@ -422,3 +422,20 @@ async def test_an_audit_copy_moves_no_read_marker(memory_api: Api) -> None:
         assert listed.status_code == 200, listed.text
         (mine,) = [c for c in listed.json()["channels"] if c["channel_id"] == channel]
         assert (mine["unread"], mine["read_to"]) == (1, 0)
+
+
+async def test_messages_sent_at_once_are_limited_as_messages_sent_in_turn(api: Api) -> None:
+    """The 20 a minute hold for a bey that sends its messages all at once (h-probe3: 30 sent
+    concurrently to one API process were 29 taken, each decided on the fold before the others
+    were appended): exactly PER_MINUTE are taken, the rest 429, and the channel holds those."""
+    import asyncio
+
+    a, b = await live_with(api, 2)
+    sent = await asyncio.gather(*(say(api, a, "all", f"m{n}") for n in range(chat.PER_MINUTE + 10)))
+    codes = sorted(r.status_code for r in sent)
+    assert codes == [201] * chat.PER_MINUTE + [429] * 10, codes
+    for r in sent:
+        if r.status_code == 429:
+            assert_problem(r, 429, "chat_rate_limited")
+    lines = (await page(api, b, "all", limit=100)).json()["messages"]
+    assert len(lines) == chat.PER_MINUTE

@@ -4,7 +4,7 @@
   ceiling, and from the first delay again after a stable run; each restart is logged (role,
   pid, exit code, attempt, delay); the other roles are left alone; what the dead role left in
   its process group is killed.
-- Any number of SIGTERM and SIGINT, in any order, stop every role once (one SIGTERM each),
+- Any number of SIGTERM, SIGINT and SIGHUP, in any order, stop every role once (one SIGTERM each),
   leave no process of any role's group, and `up` exits 0.
 
 The real stack (a killed Dramatiq worker, `make run` stopped by its process group) is in
@@ -13,6 +13,7 @@ test_stack.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -181,6 +182,10 @@ def test_a_killed_role_restarts_alone_its_group_killed_and_a_stable_run_resets_t
         ["SIGTERM", "SIGTERM"],  # `make run` stopped by its group: make forwards its own
         ["SIGINT", "SIGTERM"],
         ["SIGTERM", "SIGINT", "SIGTERM", "SIGINT", "SIGTERM"],
+        # the terminal `make run` ran in was closed (h-probe3: `up` died of it and left every
+        # role, the API on its port included, running under PID 1)
+        ["SIGHUP"],
+        ["SIGHUP", "SIGTERM"],
     ],
 )
 def test_any_number_of_sigterm_and_sigint_stop_every_role_once_and_leave_no_process(
@@ -229,3 +234,40 @@ def test_any_number_of_sigterm_and_sigint_stop_every_role_once_and_leave_no_proc
     assert stopping["signals"] and set(stopping["signals"]) <= set(signals), stopping
     stopped = [(r["pid"], r["exit_code"]) for r in records() if r["event"] == "up.role_stopped"]
     assert sorted(stopped) == sorted((pid, 0) for pid in pids), text
+
+
+def test_a_stop_with_nobody_reading_ups_output_still_stops_every_role(tmp_path: Path) -> None:
+    """h-probe3: `up`'s output went to a reader that was gone (a pipe closed, as `seksenbir up
+    | head` or a closed terminal leaves it): its first log line after that raised
+    BrokenPipeError, `up` died of it, and every role ran on under PID 1. Now a line that cannot
+    be written is dropped: SIGTERM stops every role once and leaves no process."""
+    up = subprocess.Popen(
+        [sys.executable, "-m", "tests.integration.supervised_up", str(tmp_path)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def roles() -> list[int]:
+        pids = [int(f.name.removeprefix("ready-")) for f in tmp_path.glob("ready-*")]
+        return pids if len(pids) == 3 else []
+
+    pids: list[int] = []
+    try:
+        pids = poll(roles, "three roles ready")
+        assert up.stdout is not None
+        up.stdout.close()  # nobody reads what `up` says from now on
+        os.kill(up.pid, signal.SIGTERM)
+        poll(lambda: all((tmp_path / f"term-{p}").exists() for p in pids), "SIGTERM to each")
+        up.wait(timeout=60)
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+        leftover = alive_in_groups(set(pids))
+        for pid, _group in leftover:  # the test's own roles: none outlives it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert leftover == [], leftover
+    for pid in pids:
+        assert (tmp_path / f"term-{pid}").read_text() == "SIGTERM\n", pid  # exactly once

@@ -88,3 +88,36 @@ def test_verify_on_a_database_with_no_event_store_says_so_without_a_traceback(
     assert done.returncode == 2
     assert said in done.stderr and describe_dsn(dsn) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        "not a dsn",  # no scheme: asyncpg's ClientConfigurationError
+        "mysql://ops:s3cret@db.internal/x",  # another scheme
+        "postgresql://ops:s3cret@[::1/x",  # urllib's "Invalid IPv6 URL"
+        "postgresql://ops:s3cret@db.internal:port/x",  # a port that is no number
+    ],
+)
+@pytest.mark.parametrize(
+    "argv", [["verify", "x"], ["export", "x"], ["replay", "x"], ["migrate"]], ids=lambda a: a[0]
+)
+def test_a_dsn_that_cannot_be_read_is_one_line_and_exit_2(dsn: str, argv: list[str]) -> None:
+    """README: a verb that cannot connect to its database (a wrong --dsn …) says so in one line
+    naming it, never its password, and exits 2. Found by h-probe3: a --dsn that is no
+    PostgreSQL URL was asyncpg's or urllib's traceback, exit 1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEKSENBIR_")}
+    for lang, said in (("tr", "bağlanılamadı"), ("en", "cannot connect")):
+        done = subprocess.run(
+            [sys.executable, "-m", "entrypoints.cli", *argv, "--dsn", dsn, "--lang", lang],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr and "s3cret" not in done.stderr
+        assert said in lines[-1], done.stderr
+        assert len([line for line in lines if line.startswith("seksenbir")]) <= 2, lines

@@ -72,3 +72,34 @@ async def test_a_season_that_ends_takes_its_receivers_and_claims(store: NotifySt
     await store.drop_season("s1")
     assert await store.webhooks("s1") == []
     assert await store.claim("s1", ["d1"], "b") == {"d1"}
+
+
+async def test_receivers_added_at_once_stay_within_the_limit_and_one_device_is_kept_once(
+    store: NotifyStore,
+) -> None:
+    """h-probe3: 16 push subscriptions of one bey sent at once to a running stack were 12
+    kept (the cap is 10 an owner and season, checked before the write and written apart from
+    it), and one device sent twice at once could be kept twice. `add` decides and writes in one
+    turn per season and kind: 10 kept, the rest None; one endpoint added five times at once is
+    one subscription; another bey's and the webhooks have their own 10."""
+    import asyncio
+
+    import msgspec
+
+    def sub(n: int, seat: int = 2, endpoint: str | None = None) -> PushSubscription:
+        return msgspec.structs.replace(
+            SUB, subscription_id=f"ps_{seat}_{n}", seat=seat, endpoint=endpoint or f"{n}"
+        )
+
+    kept = await asyncio.gather(*(store.add(sub(n), 10) for n in range(16)))
+    assert sum(k is not None for k in kept) == 10
+    assert len(await store.subscriptions("s1")) == 10
+    same = await asyncio.gather(
+        *(store.add(sub(n, 3, "https://p.example/one"), 10) for n in range(5))
+    )
+    assert all(k is not None for k in same)
+    mine = [s for s in await store.subscriptions("s1") if s.seat == 3]
+    assert len(mine) == 1 and {k.subscription_id for k in same if k} == {mine[0].subscription_id}
+    hooks = [msgspec.structs.replace(HOOK, webhook_id=f"wh_{n}") for n in range(12)]
+    kept = await asyncio.gather(*(store.add(h, 10) for h in hooks))
+    assert sum(k is not None for k in kept) == 10 and len(await store.webhooks("s1")) == 10

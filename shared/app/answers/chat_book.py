@@ -173,6 +173,13 @@ class ChatBooks:
     def __init__(self) -> None:
         self._books: dict[str, Book] = {}
         self._woken: dict[str, asyncio.Lock] = {}
+        self._senders: dict[tuple[str, int], asyncio.Lock] = {}
+
+    def sender(self, season_id: str, seat: int) -> asyncio.Lock:
+        """One bey's sends in this process go one at a time: each is decided, its per-minute
+        limit included, on a fold that holds the one before it (sent all at once, 30 were 29
+        taken, each decided before the others were appended)."""
+        return self._senders.setdefault((season_id, seat), asyncio.Lock())
 
     async def book(
         self,

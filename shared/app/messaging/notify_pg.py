@@ -20,6 +20,7 @@ from shared.app.messaging.notify_store import (
     Sealer,
     Webhook,
     decoder,
+    fitted,
     id_of,
     kind_of,
 )
@@ -29,6 +30,9 @@ PUT = """INSERT INTO notify_records (record_id, season_id, kind, sealed) VALUES 
          WHERE notify_records.season_id = EXCLUDED.season_id"""
 ALL = """SELECT record_id, sealed FROM notify_records WHERE season_id = $1 AND kind = $2
          ORDER BY record_id"""
+# One season's additions of one kind take turns (the lock goes with the transaction): the
+# owner's count and the write are one decision, whatever the number of API processes.
+TURN = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 ONE = "SELECT sealed FROM notify_records WHERE season_id = $1 AND record_id = $2"
 DELETE = "DELETE FROM notify_records WHERE season_id = $1 AND record_id = $2"
 # A batch claims the delivery ids nobody holds, and keeps those it holds already (the same
@@ -65,6 +69,22 @@ class PostgresNotifyStore:
         rid = id_of(record)
         sealed = self._sealer.seal(msgspec.json.encode(record), rid.encode())
         await self._pool.execute(PUT, rid, record.season_id, kind_of(rid), sealed)
+
+    async def add(self, record: Record, limit: int) -> Record | None:
+        """A new registration kept as `fitted` decides on the season's registrations of its
+        kind, read and written in one transaction that holds the season's and kind's turn; None
+        (nothing written) when its owner has `limit` of them already."""
+        kind = kind_of(id_of(record))
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(TURN, f"notify:{record.season_id}:{kind}")
+            rows = await conn.fetch(ALL, record.season_id, kind)
+            have = [self._open(r["record_id"], r["sealed"]) for r in rows]
+            kept = fitted(record, have, limit)
+            if kept is not None:
+                rid = id_of(kept)
+                sealed = self._sealer.seal(msgspec.json.encode(kept), rid.encode())
+                await conn.execute(PUT, rid, kept.season_id, kind, sealed)
+        return kept
 
     async def _all(self, season_id: str, kind: str) -> list[Record]:
         rows = await self._pool.fetch(ALL, season_id, kind)

@@ -81,6 +81,7 @@ class Sealer:
 
 class NotifyStore(Protocol):
     async def put(self, record: Record) -> None: ...
+    async def add(self, record: Record, limit: int) -> Record | None: ...
     async def webhooks(self, season_id: str) -> list[Webhook]: ...
     async def subscriptions(self, season_id: str) -> list[PushSubscription]: ...
     async def delete(self, season_id: str, record_id: str) -> bool: ...
@@ -104,6 +105,19 @@ def id_of(record: Record) -> str:
     return record.webhook_id if isinstance(record, Webhook) else record.subscription_id
 
 
+def fitted(record: Record, have: list[Record], limit: int) -> Record | None:
+    """What a new registration is kept as among its season's registrations of its kind
+    (`have`): a push subscription of an endpoint its bey has registered already replaces that
+    one under its id (one device, one subscription); else the record, while its owner has
+    fewer than `limit` of that kind; None when full."""
+    mine = [r for r in have if type(r) is type(record) and r.seat == record.seat]
+    if isinstance(record, PushSubscription):
+        for r in mine:
+            if isinstance(r, PushSubscription) and r.endpoint == record.endpoint:
+                return msgspec.structs.replace(record, subscription_id=r.subscription_id)
+    return record if len(mine) < limit else None
+
+
 class MemoryNotifyStore:
     """The store of a test's or a one-process run's in-memory event store."""
 
@@ -115,6 +129,13 @@ class MemoryNotifyStore:
 
     async def put(self, record: Record) -> None:
         self.records.setdefault(record.season_id, {})[id_of(record)] = record
+
+    async def add(self, record: Record, limit: int) -> Record | None:
+        """`fitted` and kept, with nothing in between (no await: one turn of the loop)."""
+        kept = fitted(record, list(self.records.get(record.season_id, {}).values()), limit)
+        if kept is not None:
+            await self.put(kept)
+        return kept
 
     async def record(self, season_id: str, record_id: str) -> Record | None:
         return self.records.get(season_id, {}).get(record_id)
