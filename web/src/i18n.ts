@@ -188,6 +188,7 @@ const TEXTS = {
   credit: ['Harita: Natural Earth (kamu malı).', 'Map: Natural Earth (public domain).'],
   dismiss: ['Kapat', 'Dismiss'],
   notFound: ['Bu sezon bu cihazda kayıtlı değil: yalnızca izleyebilirsin.', 'This season is not saved on this device: you can only watch.'],
+  catchingUp: ['Sunucu son durumu hazırlıyor, bekleniyor…', 'The server is catching up with the latest moves; waiting…'],
   watch: ['İzle', 'Watch'],
   spending: ['Harcama', 'Spending'],
   spendSur: ['Sur yap ({c} altın)', 'Build a sur ({c} gold)'],

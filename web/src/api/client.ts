@@ -175,8 +175,9 @@ export const api = {
   // a new token for the bey's seat; the old one stops working at once (ui/token.ts)
   rotateToken: (season: string, token: string) =>
     call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),
-  private: (season: string, token: string) =>
-    call<PrivateView>('GET', `/seasons/${seg(season)}/private`, { token }),
+  // at `minVersion` at least when given (a key just made: logic/refresh.ts `ownViewAt`)
+  private: (season: string, token: string, minVersion: number | null = null) =>
+    call<PrivateView>('GET', `/seasons/${seg(season)}/private${minVersion === null ? '' : `?min_version=${minVersion}`}`, { token }),
   me: (season: string, token: string) =>
     call<PrivateView>('GET', `/seasons/${seg(season)}/me`, { token }),
   battles: (season: string, token: string, divan: number) =>

@@ -2,7 +2,7 @@
 // The five reads are asked at once and each is answered at the version the read side was at
 // when it was served, so one may be behind another: a command's effect (stored at `version`)
 // is shown only once every read has reached it, not the map alone.
-import type { Schemas } from '../api/client';
+import { ApiProblem, type Schemas } from '../api/client';
 
 export interface SeasonReads {
   status: { divan: number };
@@ -26,4 +26,34 @@ export function caughtUp(r: SeasonReads, version: number | null, divan: number |
     r.reports.reports.some((x) => x.kind === 'divan' && x.divan === divan) &&
     (r.me === null || (r.me.reports ?? []).some((x) => x.divan === divan))
   );
+}
+
+/** What a read side that has not caught up answers: a season it does not name yet (404), or
+ * 503 `not_yet_projected` (a `?min_version=` it did not reach within its wait). Asked again
+ * until the refresh's deadline, saying so to the player. */
+export function notYet(e: unknown): boolean {
+  if (!(e instanceof ApiProblem)) return false;
+  return e.status === 404 || (e.status === 503 && e.code === 'not_yet_projected');
+}
+
+/** A bey's own view (`read`: GET /private, at `?min_version=` when given), or 'refused' for a
+ * key the season does not hold. The read side checks a key against the seats' token hashes it
+ * has projected: just after a join or a renewal it may not hold the new key's yet and answers
+ * 401 `bad_token` (session 24: the first bey's chat never came, the key taken for refused). So
+ * a 401 is believed only from a read side at `stored` at least, the store's version read after
+ * the key was made (the status's): the view is asked again at that version, which waits for
+ * the projection (docs/api.md, read your writes). Another problem goes to the caller. */
+export async function ownViewAt<T>(read: (minVersion: number | null) => Promise<T>, stored: number): Promise<T | 'refused'> {
+  const refused = (e: unknown) => e instanceof ApiProblem && e.status === 401;
+  try {
+    return await read(null);
+  } catch (e) {
+    if (!refused(e)) throw e;
+  }
+  try {
+    return await read(stored);
+  } catch (e) {
+    if (refused(e)) return 'refused';
+    throw e;
+  }
 }

@@ -1,5 +1,5 @@
 // One Divan in the ops console (issue 26): explained on the map (every battle drawn — advances
-// red, counted supports green, the rest grey dashed — with each support's why, the bonuses,
+// red, counted supports green, the rest grey dashed — with each support's why in words, the bonuses,
 // the dice and their keys, the rules, the outcome; the orders as submitted and when against
 // the lock), a what-if (orders changed, added or removed, dice pinned; its difference drawn
 // on the map, nothing written), a fork, a correction after its dry run, verify, the export.
@@ -134,7 +134,7 @@ function battleCard(ctx: DivanCtx, b: BattleNote, prefill: Prefill): HTMLElement
         h(
           'li',
           { class: 'support', 'data-seat': s.seat, 'data-origin': s.origin, 'data-counted': String(s.counted), 'data-why': s.why },
-          ct('supportLine', { seat: s.seat, from: pname(s.origin), units: s.units, kind: s.classified, counted: ct(s.counted ? 'counted' : 'notCounted'), why: s.why, rules: s.rules.join(', ') }),
+          ct('supportLine', { seat: s.seat, from: pname(s.origin), units: s.units, kind: s.classified, counted: ct(s.counted ? 'counted' : 'notCounted'), why: whySaid(s.why, s.rules) }),
         ),
       ),
     ),

@@ -75,7 +75,7 @@ export const CONSOLE_TEXTS = {
   group: ['Grup {i}: güç {strength}, destek {support}{traitor}', 'Group {i}: strength {strength}, support {support}{traitor}'],
   traitorMark: [' (hain: zar 0)', ' (traitor: die 0)'],
   supports: ['Destekler', 'Supports'],
-  supportLine: ['{seat}. bey: {from} → {units} birlik, {kind}, {counted} ({why}; {rules})', 'Bey {seat}: from {from}, {units:unit|units}, {kind}, {counted} ({why}; {rules})'],
+  supportLine: ['{seat}. bey: {from} → {units} birlik, {kind}, {counted}: {why}', 'Bey {seat}: from {from}, {units:unit|units}, {kind}, {counted}: {why}'],
   counted: ['sayıldı', 'counted'],
   notCounted: ['sayılmadı', 'not counted'],
   bonuses: ['Savunma bonusu: memleket {m}, sur {s}, hemşehri {h} = {t}', 'Defence bonus: memleket {m}, sur {s}, hemşehri {h} = {t}'],
@@ -177,12 +177,14 @@ export function apiWord(value: string): string {
   return key in CONSOLE_TEXTS ? ct(key as CKey) : (outcomeWord(value, lang()) ?? value);
 }
 
-/** Why an order did nothing (`not_owned` …) in the words players and `seksenbir explain` read
- * (the catalogue's, logic/words.ts), with its code and rule beside them for ops; the code
- * alone for a reason the catalogue does not hold. */
-export function whySaid(reason: string, rule: string | null = null): string {
+/** Why an order did nothing (`not_owned` …), or why a support counted or not (`own_province`,
+ * `ally` …), in the words players and `seksenbir explain` read (the catalogue's,
+ * logic/words.ts), with its code and rule(s) beside them for ops; the code alone for a reason
+ * the catalogue does not hold. */
+export function whySaid(reason: string, rule: string | readonly string[] | null = null): string {
   const words = whyWord(reason, lang());
-  const codes = [reason, rule].filter(Boolean).join(' · ');
+  const rules = typeof rule === 'string' ? rule : rule?.join(', ');
+  const codes = [reason, rules].filter(Boolean).join(' · ');
   return words ? `${words} (${codes})` : `${codes}`;
 }
 

@@ -43,7 +43,7 @@ import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, visitorNote } from '../logic/join';
 import { membersText } from '../logic/problems';
 import { offerAnsweredText, offerOutcomes } from '../logic/offers';
-import { caughtUp } from '../logic/refresh';
+import { caughtUp, notYet, ownViewAt } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -61,6 +61,9 @@ let focusOnOpen: string | null = null;
 
 /** The notice that this device holds no key of the season (taken back while it may join). */
 const NOT_SAVED = 'not-saved';
+// the notice that the reads wait for the read side, said once they have waited this long
+const CATCHING_UP = 'catching-up';
+const CATCHING_UP_MS = 1_500;
 
 interface State {
   board: Board;
@@ -141,16 +144,15 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       keyed.push(...cards);
       return cards;
     }
-    async function ownView(key: string): Promise<PrivateView | null> {
-      try {
-        return await api.private(season, key);
-      } catch (e) {
-        if (!(e instanceof ApiProblem && e.status === 401)) throw e;
-        keyRefused = true;
-        seat = null;
-        token = null;
-        return null;
-      }
+    /** The bey's own view; null once its key is refused (a 401 believed only from a read side
+     * at `stored`, the store's version the status said: logic/refresh.ts `ownViewAt`). */
+    async function ownView(key: string, stored: number): Promise<PrivateView | null> {
+      const view = await ownViewAt((v) => api.private(season, key, v), stored);
+      if (view !== 'refused') return view;
+      keyRefused = true;
+      seat = null;
+      token = null;
+      return null;
     }
 
     /** How a bey is shown (R-15.5): its chosen name, a computer bey's given one, or its seat
@@ -1071,6 +1073,25 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
      * the write side a little: poll with a deadline, never forever). */
     async function refresh(divan: number | null = null, version: number | null = null): Promise<void> {
       const deadline = Date.now() + 30_000;
+      // the read side still behind after a moment: the player is told it is awaited, not left
+      // before a screen that does not change (taken back once the reads answer)
+      let waiting: ReturnType<typeof setTimeout> | null = null;
+      let said = false;
+      const behind = () => {
+        waiting ??= setTimeout(() => {
+          said = true;
+          notice(t('catchingUp'), 'info', CATCHING_UP);
+        }, CATCHING_UP_MS);
+      };
+      try {
+        await readAll(deadline, behind, divan, version);
+      } finally {
+        if (waiting) clearTimeout(waiting);
+        if (said) clearNotice(CATCHING_UP, t('catchingUp'));
+      }
+    }
+
+    async function readAll(deadline: number, behind: () => void, divan: number | null, version: number | null): Promise<void> {
       // the next look: when the stream says something happened, or after a wait that starts
       // short and doubles up to 300 ms (a trial Divan is resolved and projected in tens of
       // milliseconds; bench-web: Divan to report on screen)
@@ -1092,13 +1113,14 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
         try {
           reads = await Promise.all([
             api.map(season),
-            token ? ownView(token) : Promise.resolve(null),
+            token ? ownView(token, status.version) : Promise.resolve(null),
             api.reports(season),
             api.leaderboard(season),
             api.titles(season),
           ]);
         } catch (e) {
-          if (e instanceof ApiProblem && e.status === 404 && Date.now() < deadline) {
+          if (notYet(e) && Date.now() < deadline) {
+            behind();
             await pause();
             continue;
           }
@@ -1130,6 +1152,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           render();
           return;
         }
+        behind(); // a read behind the command's version or the Divan's report
         await pause();
       }
     }

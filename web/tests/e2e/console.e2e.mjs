@@ -23,6 +23,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
 // The store the stack uses: SEKSENBIR_PG_DSN, else the `seksenbir` database `seksenbir up` makes on
 // the local server (entrypoints/stack.py); the CLI's own default is another database.
+// the catalogue's words (ADR-170; tests/web/test_catalogue_words.py keeps the file fresh)
+const WORDS = JSON.parse(readFileSync(join(here, '..', '..', 'src', 'api', 'words.json'), 'utf8'));
 const STORE_DSN = process.env.SEKSENBIR_PG_DSN ?? 'postgresql://postgres@127.0.0.1:5432/seksenbir';
 const AUDITOR = process.env.WEB_E2E_AUDITOR_TOKEN ?? `e2e-auditor-${randomBytes(16).toString('hex')}`;
 process.env.SEKSENBIR_AUDITOR_TOKENS = AUDITOR; // the stack startStack starts takes it
@@ -262,6 +264,13 @@ async function opsSession(browser, played, ops, cli, a11y, problems) {
       assert.equal(await card.getAttribute('data-outcome'), b.outcome);
       const supports = await card.locator('li.support').evaluateAll((ls) => ls.map((l) => [Number(l.dataset.seat), Number(l.dataset.origin), l.dataset.counted === 'true', l.dataset.why]));
       assert.deepEqual(supports, b.supports.map((s) => [s.seat, s.origin, s.counted, s.why]), `supports of ${b.target}`);
+      // each support's why in the catalogue's words, its code and rules beside them (round 1
+      // left it: "(own_province; R-5.3)", the code only)
+      const said = await card.locator('li.support').allTextContents();
+      for (const [text, s] of said.map((t, i) => [t, b.supports[i]])) {
+        const words = WORDS.why[s.why];
+        assert.ok(words && [words.tr, words.en].some((w) => text.endsWith(`: ${w} (${s.why} · ${s.rules.join(', ')})`)), `a support's why in words: ${text}`);
+      }
       const dice = await card.locator('li.die').evaluateAll((ls) => ls.map((l) => [l.dataset.side, Number(l.dataset.value)]));
       assert.deepEqual(dice, (b.dice ?? []).map((d) => [d.side, d.value]), `dice of ${b.target}`);
     }

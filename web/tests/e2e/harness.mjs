@@ -2,7 +2,7 @@
 // ops token of its own), the system's Chromium (never a downloaded one), polling with a deadline.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,8 @@ export async function waitFor(what, check, ms = DEADLINE_MS) {
   }
 }
 
-export async function startStack() {
+/** `env`: more of the stack's environment (the live e2e's lagging read side: FAULT_POINT). */
+export async function startStack(env = {}) {
   if (process.env.WEB_E2E_URL) {
     return { base: process.env.WEB_E2E_URL, ops: process.env.WEB_E2E_OPS_TOKEN ?? null, stop: async () => undefined };
   }
@@ -48,11 +49,13 @@ export async function startStack() {
   // the port must be free: a stack already there would answer for this one
   const taken = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
   if (taken) fail(`port ${port} is already serving: stop what runs there, or set WEB_E2E_PORT`);
-  const env = { ...process.env, SEKSENBIR_OPS_TOKENS: ops };
-  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env });
+  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env, SEKSENBIR_OPS_TOKENS: ops } });
+  // the stack's whole log kept beside the screenshots: what the server did when a run failed
+  const log = createWriteStream(join(ARTEFACTS, `stack-${process.env.WEB_E2E_NAME ?? port}.log`));
   let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (out += d));
+  proc.stdout.on('data', (d) => ((out += d), log.write(d)));
+  proc.stderr.on('data', (d) => ((out += d), log.write(d)));
+  proc.once('exit', () => log.end());
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (proc.exitCode !== null) return;

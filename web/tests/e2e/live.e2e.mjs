@@ -13,8 +13,18 @@ import { ARTEFACTS, axeCheck, launch, provincePoint, startStack, waitFor } from 
 const INTERVAL_S = 25; // Divan n at the close + n × 25 s
 const REGISTRATION_S = INTERVAL_S + 5; // a compressed close is at least one interval ahead
 
-const { base, ops, stop } = await startStack();
+// The read side lags each step it projects by LAG_S, as on a loaded box: a join's new key is
+// not yet among the token hashes it checks when the page first reads the bey's view (session
+// 24: the first refresh took the new key for refused, 401 `bad_token`, and the chat never
+// came; it passed on a quiet box, where the projection wins the race by 200 ms)
+const LAG_S = 0.3;
+const { base, ops, stop } = await startStack({ FAULT_POINT: `mid_apply:sleep=${LAG_S}` });
 let browser;
+let season = null;
+// every answer the pages were refused, with when and its problem code: said when a step fails
+const refused = [];
+const pages = [];
+const t0 = Date.now();
 try {
   if (!ops) throw new Error('the live test needs the stack’s ops token (WEB_E2E_OPS_TOKEN)');
   const close = new Date(Date.now() + REGISTRATION_S * 1000);
@@ -25,13 +35,21 @@ try {
     body: JSON.stringify({ mode: 'live', registration_closes_at: iso, divan_interval_seconds: INTERVAL_S }),
   });
   assert.equal(created.status, 201, await created.clone().text());
-  const season = (await created.json()).season_id;
+  season = (await created.json()).season_id;
 
   browser = await launch();
   const a = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'tr-TR' });
   const b = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true, locale: 'tr-TR' });
   const [pa, pb] = [await a.newPage(), await b.newPage()];
+  pages.push(['pa', pa], ['pb', pb]);
   const problems = [];
+  for (const [who, p] of [['pa', pa], ['pb', pb]]) {
+    p.on('response', async (r) => {
+      if (r.status() < 400) return;
+      const code = await r.json().then((b) => b.code, () => null);
+      refused.push(`${((Date.now() - t0) / 1000).toFixed(2)} s ${who} ${r.request().method()} ${new URL(r.url()).pathname} ${r.status()} ${code}`);
+    });
+  }
   for (const p of [pa, pb]) {
     p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     p.on('console', (m) => {
@@ -53,8 +71,26 @@ try {
       if (said && window.__notices.at(-1) !== said) window.__notices.push(said);
     }).observe(document, { childList: true, subtree: true, characterData: true });
   };
+  // Every stream event the page is given, with when (said when a step fails, with the refused
+  // answers: whether an offer_received came)
+  const recordStream = () => {
+    window.__stream = [];
+    const Source = window.EventSource;
+    window.EventSource = class extends Source {
+      constructor(...args) {
+        super(...args);
+        const add = this.addEventListener.bind(this);
+        this.addEventListener = (name, f, o) =>
+          add(name, (e) => {
+            window.__stream.push(`${(performance.timeOrigin + performance.now()) / 1000} ${name} ${e.lastEventId ?? ''}`);
+            return f(e);
+          }, o);
+      }
+    };
+  };
   // Both open the season by its link: registration open, a countdown, the calendar
   for (const p of [pa, pb]) {
+    await p.addInitScript(recordStream);
     await p.addInitScript(recordNotices);
     await p.goto(`${base}/#/s/${season}`);
     await p.getByRole('heading', { name: 'Kayıt açık' }).waitFor();
@@ -76,6 +112,7 @@ try {
   await pa.locator('#join-memleket').selectOption('6');
   await pa.locator('#join-name').fill('Alp');
   await pa.getByRole('button', { name: 'Katıl' }).click();
+  refused.push(`${((Date.now() - t0) / 1000).toFixed(2)} s pa asks to join`);
   await pa.locator('code.tok').waitFor();
   const keyA = await pa.locator('#token-text').textContent(); // kept for the second device below
   assert.match(keyA, /^sb1\./);
@@ -266,6 +303,11 @@ try {
   console.log(`e2e: live season ${season} played by two beys (desktop and 360 px phone); screenshots in ${ARTEFACTS}`);
 } catch (e) {
   console.error(e);
+  console.error(`the answers refused to the pages (season ${season}):\n${refused.join('\n')}`);
+  for (const [who, p] of pages) {
+    const events = await p.evaluate(() => window.__stream).catch(() => null);
+    console.error(`the stream events ${who} was given (s since ${t0 / 1000}): ${JSON.stringify(events?.map((x) => x.replace(/^[\d.]+/, (at) => (at - t0 / 1000).toFixed(2))))}`);
+  }
   process.exitCode = 1;
 } finally {
   await browser?.close();

@@ -83,7 +83,7 @@ describe('a seat in the console (round 1 left it, session 23)', () => {
     expect(ctIn('bey', 'tr', { n: 3 })).toBe('3. bey');
     expect(ctIn('bey', 'en', { n: 3 })).toBe('Bey 3');
     expect(ctIn('advanceLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, ordered: 2, betrayal: '' })).toMatch(/^3\. bey: Ankara \(6\)/);
-    expect(ctIn('supportLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, kind: 'attack', counted: 'sayıldı', why: 'x', rules: 'R-5.3' })).toMatch(/^3\. bey: /);
+    expect(ctIn('supportLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, kind: 'attack', counted: 'sayıldı', why: 'x' })).toMatch(/^3\. bey: /);
     expect(ctIn('betrayalLine', 'tr', { divan: 2, traitor: 3, tm: 6, victim: 4, vm: 34, province: 'x', through: 5 })).toMatch(/: 3\. bey \(memleket 6\) → 4\. bey \(memleket 34\)/);
   });
 
@@ -133,5 +133,14 @@ describe('a dropped order\'s reason in the console (probe, session 24: codes onl
 
   it('keeps a reason the catalogue does not hold as its code', () => {
     expect(whySaid('something_new', 'R-9.9')).toBe('something_new · R-9.9');
+  });
+});
+
+describe('a support\'s why in the console (round 1 left it: "(own_province; R-5.3)", codes only)', () => {
+  it('is said in the catalogue\'s words, its code and rules beside them', () => {
+    const line = (why: string, rules: string[]) => ctIn('supportLine', 'tr', { seat: 3, from: 'Ankara (6)', units: 2, kind: 'defence', counted: 'sayıldı', why: whySaid(why, rules) });
+    expect(line('own_province', ['R-5.3', 'R-5.4'])).toBe('3. bey: Ankara (6) → 2 birlik, defence, sayıldı: kendi ili (own_province · R-5.3, R-5.4)');
+    expect(line('ally_attack', ['R-5.3'])).toBe('3. bey: Ankara (6) → 2 birlik, defence, sayıldı: savaşan grupta müttefiki var (ally_attack · R-5.3)');
+    expect(line('something_new', [])).toBe('3. bey: Ankara (6) → 2 birlik, defence, sayıldı: something_new');
   });
 });

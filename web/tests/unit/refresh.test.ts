@@ -2,8 +2,8 @@
 // projected the version it was stored at — the five reads are answered apart, so the map may be
 // at it while the bey's own view is not yet (the trial e2e's offer missing from the list).
 import { describe, expect, it } from 'vitest';
-import type { Schemas } from '../../src/api/client';
-import { caughtUp, type SeasonReads } from '../../src/logic/refresh';
+import { ApiProblem, type Schemas } from '../../src/api/client';
+import { caughtUp, notYet, ownViewAt, type SeasonReads } from '../../src/logic/refresh';
 
 function reads(at: { map?: number; me?: number | null; reports?: number; leaderboard?: number; titles?: number }, divan = 2): SeasonReads {
   const v = (x: number | undefined) => x ?? 10;
@@ -46,5 +46,53 @@ describe('a round of reads caught up with a command', () => {
     const noPublic = reads({}, 2);
     noPublic.reports = { ...noPublic.reports, reports: [] };
     expect(caughtUp(noPublic, null, 2)).toBe(false);
+  });
+});
+
+describe('a bey\'s own view just after its key was made (session 24: the live e2e\'s chat never came)', () => {
+  // The read side checks a key against the token hashes it has projected: a join's or a
+  // renewal's new key is 401 `bad_token` there until it projects the join. The status, read
+  // from the store after the key was made, says a version that holds it.
+  const problem = (status: number, code: string) => new ApiProblem(status, code, '', {}, null);
+  const readSide = (projected: number, holdsFrom: number) => {
+    const asked: (number | null)[] = [];
+    const read = async (minVersion: number | null) => {
+      asked.push(minVersion);
+      // a `?min_version=` read waits for the projection (docs/api.md): the key is there then
+      const at = minVersion === null ? projected : Math.max(projected, minVersion);
+      if (at < holdsFrom) throw problem(401, 'bad_token');
+      return { version: at };
+    };
+    return { asked, read };
+  };
+
+  it('is not taken for refused while the read side is behind the store\'s version', async () => {
+    const side = readSide(6, 7); // joined at version 7, projected up to 6
+    expect(await ownViewAt(side.read, 7)).toEqual({ version: 7 });
+    expect(side.asked).toEqual([null, 7]);
+  });
+
+  it('is read once when the read side holds the key', async () => {
+    const side = readSide(7, 7);
+    expect(await ownViewAt(side.read, 7)).toEqual({ version: 7 });
+    expect(side.asked).toEqual([null]);
+  });
+
+  it('is refused when the read side at the store\'s version refuses the key too', async () => {
+    const side = readSide(9, Number.POSITIVE_INFINITY); // a rotated or foreign key
+    expect(await ownViewAt(side.read, 9)).toBe('refused');
+    expect(side.asked).toEqual([null, 9]);
+  });
+
+  it('leaves another problem to the caller: a read side that did not catch up in its wait is asked again', async () => {
+    const late = async (minVersion: number | null) => {
+      throw minVersion === null ? problem(401, 'bad_token') : problem(503, 'not_yet_projected');
+    };
+    const caught = await ownViewAt(late, 7).catch((e: unknown) => e);
+    expect(caught).toBeInstanceOf(ApiProblem);
+    expect(notYet(caught)).toBe(true);
+    expect(notYet(problem(404, 'season_not_found'))).toBe(true);
+    expect(notYet(problem(503, 'projection_rebuilding'))).toBe(false);
+    expect(notYet(problem(401, 'bad_token'))).toBe(false);
   });
 });
