@@ -112,6 +112,18 @@ TOOLS: dict[str, Text] = {
     "audit.plate": T("{n}: bir plaka 1 … {last} arasıdır", "{n}: a plate is 1 … {last}"),
     "audit.unwritable": T("{target} yazılamıyor ({error}); dışa aktarım yazılmadı", "{target} cannot be written ({error}); no export was written"),
     "cli.io_failed": T("{target} okunamadı ya da yazılamadı ({error})", "{target} could not be read or written ({error})"),
+    # a variable's value no process runs with (shared.settings.SettingError, ADR-172); the English
+    # texts are shared.settings.ACCEPTED's, which a test holds equal
+    "setting.whole_min": T("{variable}={value} kabul edilmiyor: {low} ya da daha büyük bir tam sayı verin", "{variable}={value} is not accepted: give a whole number, {low} or more"),
+    "setting.whole_range": T("{variable}={value} kabul edilmiyor: {low} ile {high} arasında bir tam sayı verin", "{variable}={value} is not accepted: give a whole number from {low} to {high}"),
+    "setting.number_min": T("{variable}={value} kabul edilmiyor: {low} ya da daha büyük bir sayı verin", "{variable}={value} is not accepted: give a number, {low} or more"),
+    "setting.number_above": T("{variable}={value} kabul edilmiyor: {low} değerinden büyük bir sayı verin", "{variable}={value} is not accepted: give a number above {low}"),
+    "setting.below": T("{variable}={value} kabul edilmiyor: {other} değerinden ({limit}) küçük bir sayı verin", "{variable}={value} is not accepted: give a number below {other} ({limit})"),
+    "setting.flag": T("{variable}={value} kabul edilmiyor: açmak için {on}, kapatmak için {off} verin (büyük küçük harf fark etmez)", "{variable}={value} is not accepted: give {on} to turn it on, {off} to turn it off (any case)"),
+    "setting.url": T("{variable}={value} kabul edilmiyor: {form} biçiminde bir URL verin", "{variable}={value} is not accepted: give a URL of the form {form}"),
+    "setting.proxies": T("{variable}={value} kabul edilmiyor: virgülle ayrılmış adresler ya da CIDR'ler verin ({item} ikisi de değil)", "{variable}={value} is not accepted: give addresses or CIDRs, separated by commas ({item} is neither)"),
+    "setting.digests": T("{variable}={value} kabul edilmiyor: virgülle ayrılmış SHA-256 hex özetleri verin (her biri 64 karakter)", "{variable}={value} is not accepted: give SHA-256 hex digests (64 characters each), separated by commas"),
+    "setting.level": T("{variable}={value} kabul edilmiyor: DEBUG, INFO, WARNING, ERROR ya da CRITICAL verin", "{variable}={value} is not accepted: give DEBUG, INFO, WARNING, ERROR or CRITICAL"),
     "audit.refused": T("reddedildi: {error}", "refused: {error}"),
     "audit.corrections": T("Düzeltmeler ({count}; kayıt olduğu gibi durur, ADR-53):", "Corrections ({count}; the record stays as it was, ADR-53):"),
     "audit.forked": T("{season}: {source} sezonunun {divan}. Divan'ından çatal, {seat}. koltuk sizin; jeton (yalnız bir kez gösterilir): {token}", "{season}: forked from Divan {divan} of {source}, seat {seat} is yours; token (shown this once): {token}"),
