@@ -22,6 +22,7 @@ ACCEPTED = {
     "proxies": "give addresses or CIDRs, separated by commas ({item} is neither)",
     "digests": "give SHA-256 hex digests (64 characters each), separated by commas",
     "level": "give DEBUG, INFO, WARNING, ERROR or CRITICAL",
+    "key": "give 32 bytes in base64url (43 characters)",
 }
 # Variables whose value is never shown (a token or a key), and those whose password is hidden.
 SECRET = re.compile(r"_TOKENS$|_TOKEN_SHA256$|_KEY$")
@@ -176,3 +177,20 @@ def url(var: str, given: str) -> str:
     except ValueError:
         raise SettingError(var, given, "url", form=form) from None
     return given
+
+
+def key(var: str, given: str) -> str:
+    """A key variable's value (SEKSENBIR_NOTIFY_KEY, SEKSENBIR_VAPID_PRIVATE_KEY): empty (off)
+    or 32 bytes in base64url, as `seksenbir vapid-keys` prints one; refused here rather than
+    where the API or the notify worker decodes it, after `up` has started them."""
+    import base64
+    import binascii
+
+    text = given.strip()
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)) if text else b""
+    except (binascii.Error, ValueError):
+        raw = b"?"
+    if text and (len(raw) != 32 or not re.fullmatch(r"[A-Za-z0-9_-]+=*", text)):
+        raise SettingError(var, given, "key")
+    return text

@@ -23,6 +23,7 @@ from shared.setting_checks import (
     URLS,
     SettingError,
     flag,
+    key,
     number,
     url,
     within,
@@ -273,6 +274,10 @@ _OWN_READERS: dict[str, Callable[[Mapping[str, str]], object]] = {
     "ops_token_hashes": lambda e: _hashes("OPS", e),
     "auditor_token_hashes": lambda e: _hashes("AUDITOR", e),
     "trusted_proxies": lambda e: proxies(e.get("SEKSENBIR_TRUSTED_PROXIES", "")),
+    "notify_key": lambda e: key("SEKSENBIR_NOTIFY_KEY", e.get("SEKSENBIR_NOTIFY_KEY", "")),
+    "vapid_private_key": lambda e: key(
+        "SEKSENBIR_VAPID_PRIVATE_KEY", e.get("SEKSENBIR_VAPID_PRIVATE_KEY", "")
+    ),
 }
 
 

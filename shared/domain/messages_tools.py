@@ -123,6 +123,7 @@ TOOLS: dict[str, Text] = {
     "setting.url": T("{variable}={value} kabul edilmiyor: {form} biçiminde bir URL verin", "{variable}={value} is not accepted: give a URL of the form {form}"),
     "setting.proxies": T("{variable}={value} kabul edilmiyor: virgülle ayrılmış adresler ya da CIDR'ler verin ({item} ikisi de değil)", "{variable}={value} is not accepted: give addresses or CIDRs, separated by commas ({item} is neither)"),
     "setting.digests": T("{variable}={value} kabul edilmiyor: virgülle ayrılmış SHA-256 hex özetleri verin (her biri 64 karakter)", "{variable}={value} is not accepted: give SHA-256 hex digests (64 characters each), separated by commas"),
+    "setting.key": T("{variable}={value} kabul edilmiyor: base64url ile yazılmış 32 bayt verin (43 karakter)", "{variable}={value} is not accepted: give 32 bytes in base64url (43 characters)"),
     "setting.level": T("{variable}={value} kabul edilmiyor: DEBUG, INFO, WARNING, ERROR ya da CRITICAL verin", "{variable}={value} is not accepted: give DEBUG, INFO, WARNING, ERROR or CRITICAL"),
     "audit.refused": T("reddedildi: {error}", "refused: {error}"),
     "audit.corrections": T("Düzeltmeler ({count}; kayıt olduğu gibi durur, ADR-53):", "Corrections ({count}; the record stays as it was, ADR-53):"),

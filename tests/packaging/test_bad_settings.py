@@ -249,6 +249,23 @@ def test_a_refused_url_or_secret_never_shows_the_password(
     assert SECRET not in str(refused.value)
 
 
+@pytest.mark.parametrize("variable", ["SEKSENBIR_NOTIFY_KEY", "SEKSENBIR_VAPID_PRIVATE_KEY"])
+def test_a_key_is_32_bytes_of_base64url_or_refused_unshown(variable: str) -> None:
+    """A key that is not one was refused only where the API or the notify worker decoded it,
+    after `up` had started them; now at start, its value never shown."""
+    from shared.app.messaging.notify_store import Sealer
+    from shared.app.messaging.webpush import VapidKeys
+
+    good = VapidKeys.generate().private_key
+    Sealer(good)  # a VAPID key's shape is the notify key's: 32 bytes
+    assert Settings.from_env({variable: good}) != Settings()
+    for bad in (good[:-2], good + "AA", "k", good[:-1] + "+", f"{SECRET}!"):
+        with pytest.raises(SettingError) as refused:
+            Settings.from_env({variable: bad})
+        assert refused.value.value == "***"
+        assert (SECRET not in str(refused.value)) and (good[:10] not in str(refused.value))
+
+
 def test_a_digest_is_taken_in_any_case() -> None:
     """An upper-case digest matched no token before (they are compared as lower-case hex)."""
     digest = "0123ABCD" * 8

@@ -57,9 +57,9 @@ ODD = {
     "data_dir": "/tmp/somewhere",
     "web_dir": "/tmp/client",
     "outbound_allow": "127.0.0.1,hooks.internal",
-    "vapid_private_key": "abc",
+    "vapid_private_key": "A" * 42 + "E",  # 32 bytes, base64url (ADR-172)
     "vapid_subject": "mailto:x@example.org",
-    "notify_key": "k",
+    "notify_key": "B" * 42 + "E",
     "log_format": "console",
     "log_level": "DEBUG",
     "notify_nice": "19",  # a niceness is 0 … 19
