@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from entrypoints import audit, cli_ops
-from entrypoints.cli_args import LANG_HELP, divans, language_of, os_error, say, seed
+from entrypoints.cli_args import (
+    LANG_HELP,
+    divans,
+    language_of,
+    os_error,
+    say,
+    seed,
+    setting_refusal,
+)
+from shared.setting_checks import SettingError
 from shared.unreachable import Unreachable
 
 if TYPE_CHECKING:
@@ -184,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Unreachable as exc:  # a wrong --dsn or URL, a server not started: one line, exit 2
         text = say(exc.key, args.lang, where=exc.where, reason=exc.reason)
         print(f"seksenbir {args.command}: {text}", file=sys.stderr)
+        return 2
+    except SettingError as exc:  # a variable's value no process runs with (ADR-172): one line, 2
+        print(f"seksenbir {args.command}: {setting_refusal(exc, args.lang)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `seksenbir replay S --json | head`: the reader left; not an error
         import os

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from shared.domain.messages import Lang
+    from shared.setting_checks import SettingError
+    from shared.settings import Settings
 
 
 def say(key: str, lang: Lang, **params: object) -> str:
@@ -18,6 +20,31 @@ def say(key: str, lang: Lang, **params: object) -> str:
     from shared.domain.messages import Said
 
     return Said(key, **params).text(lang)
+
+
+def setting_refusal(exc: SettingError, lang: Lang) -> str:
+    """A variable's value refused at start (ADR-172), in `lang`: the variable, its value as
+    shown (never a secret or a password) and what it accepts."""
+    return say(f"setting.{exc.kind}", lang, variable=exc.variable, value=exc.value, **exc.params)
+
+
+def refuse_setting(exc: SettingError, program: str) -> NoReturn:
+    """A process started without the command line (uvicorn's factory, Dramatiq's command line)
+    whose settings are refused: the same one line, in Turkish (no language switch there), on
+    stderr, and exit 2 before anything starts; not Python's traceback."""
+    print(f"{program}: {setting_refusal(exc, 'tr')}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+def settings_or_refusal(program: str) -> Settings:
+    """This process's Settings, or, refused, `refuse_setting`'s one line and exit 2."""
+    from shared.setting_checks import SettingError
+    from shared.settings import Settings
+
+    try:
+        return Settings.from_env()
+    except SettingError as exc:
+        refuse_setting(exc, program)
 
 
 def os_error(exc: OSError, lang: Lang) -> str:

@@ -21,9 +21,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dramatiq.cli import make_argument_parser
 
     from entrypoints import bootstrap
-    from shared.settings import Settings
+    from entrypoints.cli_args import settings_or_refusal
 
-    bootstrap.configure(Settings.from_env())
+    # refused: one line and exit 2, before Dramatiq starts (ADR-172)
+    bootstrap.configure(settings_or_refusal("entrypoints.dramatiq_main"))
     given = list(sys.argv[1:] if argv is None else argv)
     # dramatiq.cli has no type annotations
     parser = make_argument_parser()  # type: ignore[no-untyped-call]

@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from entrypoints import bootstrap
+from entrypoints.cli_args import settings_or_refusal
 from entrypoints.metrics import begun, ended, metrics, timed
 from entrypoints.web import BUILT, web_router
 from services.command import app as command_app
@@ -218,8 +219,9 @@ def _around(app: Litestar, *, timing: bool, fast_orders: bool) -> None:
 
 def app_from_env() -> Litestar:
     """Entry point for uvicorn --factory: the settings from the environment, read once here;
-    the log lines written by a thread of their own, the heap settled once the app is built."""
-    settings = Settings.from_env()
+    the log lines written by a thread of their own, the heap settled once the app is built.
+    Settings refused: one line and exit 2, not uvicorn's traceback (ADR-172)."""
+    settings = settings_or_refusal("entrypoints.gateway:app_from_env")
     bootstrap.configure(settings)
     app = create_app(settings)
     # outermost: a target the server's protocol marked too long is 414 problem+json (ADR-156)

@@ -4,9 +4,9 @@ the notifications queue's actors and the notifier that feeds it (entrypoints/not
 from __future__ import annotations
 
 from entrypoints import bootstrap, notify_boot
-from shared.settings import Settings
+from entrypoints.cli_args import settings_or_refusal
 
-_settings = Settings.from_env()
+_settings = settings_or_refusal("entrypoints.notify_worker")  # refused: one line, exit 2
 notify_boot.lower_priority(_settings.notify_nice)  # first: every thread started later inherits it
 bootstrap.configure(_settings)
 _broker = bootstrap.worker_broker(_settings)

@@ -11,10 +11,23 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
+
+from shared.setting_checks import (
+    BOUNDS,
+    DIGEST,
+    LEVELS,
+    URLS,
+    SettingError,
+    flag,
+    key,
+    number,
+    url,
+    within,
+)
 
 
 def proxies(value: str) -> tuple[str, ...]:
@@ -27,8 +40,8 @@ def proxies(value: str) -> tuple[str, ...]:
         try:
             out.append(str(ipaddress.ip_network(item, strict=False)))
         except ValueError:
-            raise ValueError(
-                f"SEKSENBIR_TRUSTED_PROXIES: not an address or CIDR: {item!r}"
+            raise SettingError(
+                "SEKSENBIR_TRUSTED_PROXIES", value, "proxies", item=repr(item)
             ) from None
     return tuple(out)
 
@@ -131,23 +144,22 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     notify_nice: int = 10
 
     def __post_init__(self) -> None:
+        for name, (kind, low, high) in BOUNDS.items():  # a Settings built in code too
+            if not within(getattr(self, name), kind, low, high):
+                value = getattr(self, name)
+                raise SettingError(VARIABLES[name][0], value, kind, low=low, high=high)
         # RELIABILITY 13: Dramatiq's TimeLimit cannot interrupt a statement blocked in the
         # server, so PostgreSQL's statement_timeout must cancel it first, and the message retry.
-        if not 0 < self.statement_timeout_ms < self.resolve_time_limit_ms:
-            raise ValueError(
-                f"statement_timeout_ms ({self.statement_timeout_ms}) must be above 0 and below"
-                f" resolve_time_limit_ms ({self.resolve_time_limit_ms})"
+        if self.statement_timeout_ms >= self.resolve_time_limit_ms:
+            raise SettingError(
+                "SEKSENBIR_STATEMENT_TIMEOUT_MS",
+                self.statement_timeout_ms,
+                "below",
+                other="SEKSENBIR_RESOLVE_TIME_LIMIT_MS",
+                limit=self.resolve_time_limit_ms,
             )
-        if self.lock_timeout_ms <= 0:
-            raise ValueError(f"lock_timeout_ms ({self.lock_timeout_ms}) must be above 0")
-        if self.read_burst < 1:  # a burst of 0 would refuse every read
-            raise ValueError(f"read_burst ({self.read_burst}) must be at least 1")
-        if self.read_refusal_hold_ms < 0:
-            raise ValueError(f"read_refusal_hold_ms ({self.read_refusal_hold_ms}) is below 0")
-        if self.release_after_s < 0:
-            raise ValueError(f"release_after_s ({self.release_after_s}) is below 0")
-        if self.season_concurrency < 0:
-            raise ValueError(f"season_concurrency ({self.season_concurrency}) is below 0")
+        if self.log_level.upper() not in LEVELS:
+            raise SettingError("SEKSENBIR_LOG_LEVEL", self.log_level, "level")
 
     @property
     def broker_redis(self) -> str:
@@ -163,31 +175,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         e = dict(os.environ if env is None else env)
 
-        def hashes(name: str) -> tuple[str, ...]:
-            plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
-            hashed = [h for h in e.get(f"SEKSENBIR_{name}_TOKEN_SHA256", "").split(",") if h]
-            return tuple(sorted({*map(token_digest, plain), *hashed}))
-
         d = cls()
-        values: dict[str, object] = {}
-        for field in msgspec.structs.fields(cls):
-            name = field.name
-            var = VARIABLES[name][0]
-            default = getattr(d, name)
-            if name in ("ops_token_hashes", "auditor_token_hashes"):
-                values[name] = hashes(name.split("_")[0].upper())
-            elif name == "trusted_proxies":
-                values[name] = proxies(e.get(var, ""))
-            elif name == "worker_metrics_port":
-                values[name] = _number(var, int, e.get(var) or "0")
-            elif isinstance(default, bool):
-                values[name] = e.get(var, "") == "1"
-            elif isinstance(default, tuple):
-                values[name] = tuple(o for o in e.get(var, "").split(",") if o)
-            elif isinstance(default, int | float):
-                values[name] = _number(var, type(default), e.get(var, str(default)))
-            else:
-                values[name] = e.get(var, default)
+        values = {
+            f.name: _value(f.name, getattr(d, f.name), e) for f in msgspec.structs.fields(cls)
+        }
         if not values["read_redis_url"]:
             values["read_redis_url"] = next_db(str(values["redis_url"]))
         return cls(**values)  # type: ignore[arg-type]
@@ -253,13 +244,41 @@ VARIABLES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _number(var: str, kind: type[int] | type[float], given: str) -> int | float:
-    """A numeric variable's value; one that is not a number stops the process naming the
-    variable to fix, not only Python's complaint ("invalid literal for int()")."""
-    try:
-        return kind(given)
-    except ValueError:
-        raise ValueError(f"{var}: not a number: {given!r}") from None
+def _value(name: str, default: object, e: Mapping[str, str]) -> object:
+    """One field's value from the environment `e`, as its variable's kind reads it."""
+    var = VARIABLES[name][0]
+    if name in _OWN_READERS:
+        return _OWN_READERS[name](e)
+    if isinstance(default, bool):
+        return flag(var, e.get(var, ""))
+    if isinstance(default, tuple):
+        return tuple(o for o in e.get(var, "").split(",") if o)
+    if isinstance(default, int | float):
+        return number(name, var, type(default), e.get(var) or str(default))
+    if var in URLS:
+        return url(var, e.get(var) or str(default))
+    return e.get(var, default)
+
+
+def _hashes(name: str, e: Mapping[str, str]) -> tuple[str, ...]:
+    """The ops' or auditors' token digests: the plain tokens' and the given ones (any case)."""
+    plain = [t for t in e.get(f"SEKSENBIR_{name}_TOKENS", "").split(",") if t]
+    var = f"SEKSENBIR_{name}_TOKEN_SHA256"
+    hashed = [h.strip().lower() for h in e.get(var, "").split(",") if h.strip()]
+    if not all(DIGEST.fullmatch(h) for h in hashed):  # no token would ever match it
+        raise SettingError(var, e[var], "digests")
+    return tuple(sorted({*map(token_digest, plain), *hashed}))
+
+
+_OWN_READERS: dict[str, Callable[[Mapping[str, str]], object]] = {
+    "ops_token_hashes": lambda e: _hashes("OPS", e),
+    "auditor_token_hashes": lambda e: _hashes("AUDITOR", e),
+    "trusted_proxies": lambda e: proxies(e.get("SEKSENBIR_TRUSTED_PROXIES", "")),
+    "notify_key": lambda e: key("SEKSENBIR_NOTIFY_KEY", e.get("SEKSENBIR_NOTIFY_KEY", "")),
+    "vapid_private_key": lambda e: key(
+        "SEKSENBIR_VAPID_PRIVATE_KEY", e.get("SEKSENBIR_VAPID_PRIVATE_KEY", "")
+    ),
+}
 
 
 def next_db(url: str) -> str:

@@ -57,11 +57,12 @@ ODD = {
     "data_dir": "/tmp/somewhere",
     "web_dir": "/tmp/client",
     "outbound_allow": "127.0.0.1,hooks.internal",
-    "vapid_private_key": "abc",
+    "vapid_private_key": "A" * 42 + "E",  # 32 bytes, base64url (ADR-172)
     "vapid_subject": "mailto:x@example.org",
-    "notify_key": "k",
+    "notify_key": "B" * 42 + "E",
     "log_format": "console",
     "log_level": "DEBUG",
+    "notify_nice": "19",  # a niceness is 0 … 19
 }
 
 
@@ -72,7 +73,8 @@ def test_each_variable_sets_its_field(field: str) -> None:
     for variable in VARIABLES[field]:
         value = ODD.get(field)
         if value is None:
-            value = "0123abc" if field.endswith("_hashes") else str(default * 2 + 1)
+            # a digest (64 hex characters) in the _SHA256 variable, any token in the plain one
+            value = "0123abcd" * 8 if field.endswith("_hashes") else str(default * 2 + 1)
         if field == "statement_timeout_ms":
             value = "20000"  # still below resolve_time_limit_ms
         env = {variable: value}
@@ -189,17 +191,21 @@ def test_each_documented_default_is_the_settings_default() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variable", "value"),
-    [("SEKSENBIR_POOL_MAX", "ten"), ("SEKSENBIR_SWEEP_SECONDS", "2s"), ("SEKSENBIR_DATA", None)],
+    ("variable", "value", "accepted"),
+    [
+        ("SEKSENBIR_POOL_MAX", "ten", "give a whole number, 1 or more"),
+        ("SEKSENBIR_SWEEP_SECONDS", "2s", "give a number above 0"),
+        ("SEKSENBIR_DATA", None, ""),
+    ],
 )
 def test_a_value_that_is_not_a_number_stops_the_process_naming_its_variable(
-    variable: str, value: str | None
+    variable: str, value: str | None, accepted: str
 ) -> None:
     """docs/configuration.md: every process validates the whole Settings at start and a bad
     value stops it; the error names the variable to fix (it said only "invalid literal for
-    int() with base 10: 'ten'"). A text variable takes any text."""
+    int() with base 10: 'ten'") and what it accepts (ADR-172). A text variable takes any text."""
     if value is None:
         assert Settings.from_env({variable: "ten"}).data_dir == "ten"
         return
-    with pytest.raises(ValueError, match=f"{variable}: not a number: '{value}'"):
+    with pytest.raises(ValueError, match=f"^{variable}='{value}' is not accepted: {accepted}$"):
         Settings.from_env({variable: value})

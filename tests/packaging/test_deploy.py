@@ -63,7 +63,7 @@ def test_the_broker_and_the_read_models_are_apart_in_compose() -> None:
     for name, svc in app_services().items():
         # compose's ${VAR:-default} interpolation, with nothing set: the default
         env = {
-            k: re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", str(v))
+            k: re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", str(v))
             for k, v in svc.get("environment", {}).items()
         }
         if name == "migrate":

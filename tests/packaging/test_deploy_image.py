@@ -56,7 +56,7 @@ def compose() -> dict[str, Any]:
 
 def interpolated(value: object) -> str:
     """compose's ${VAR:-default} with nothing set: the default."""
-    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", str(value))
+    return re.sub(r"\$\{[A-Z0-9_]+:-([^}]*)\}", r"\1", str(value))
 
 
 def test_every_variable_the_image_sets_is_read_by_the_code() -> None:
