@@ -82,13 +82,13 @@ def evolve(state: SeasonState, event: ev.Event) -> SeasonState:
     no Event subclass is left out of it), and the match below must handle each of them: mypy
     proves it through assert_never, and an event of no known type raises at run time.
     """
+    grouped = _GROUPED.get(type(event))  # a bey's command's or a Divan's: no class pattern tried
+    if grouped is not None:
+        return grouped(state, event)
     return _apply(state, cast("ev.AnyEvent", event))
 
 
 def _apply(state: SeasonState, event: ev.AnyEvent) -> SeasonState:  # noqa: C901, PLR0911, PLR0912 — one case per season event; commands' and the Divan's in their own match
-    grouped = _GROUPED.get(type(event))  # a bey's command's or a Divan's: no class pattern tried
-    if grouped is not None:
-        return grouped(state, event)
     match event:
         case ev.SeasonCreated():
             return _created(event)
@@ -286,8 +286,8 @@ def _apply_divan(state: SeasonState, event: DivanEvent) -> SeasonState:  # noqa:
             assert_never(event)
 
 
-# Each event type of CommandEvent and DivanEvent to its group's match, looked up by `_apply`
-# before its own match (ADR-168): a class pattern that does not match costs an isinstance
+# Each event type of CommandEvent and DivanEvent to its group's match, looked up by `evolve`
+# before `_apply`'s match (ADR-168): a class pattern that does not match costs an isinstance
 # through msgspec's StructMeta (type.__instancecheck__ looked up and called, ~750
 # instructions), and an order's OrdersSubmitted met 17 of them before its case. The classes
 # are disjoint (no event type subclasses another), so the group is the one the match picks.
