@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from uuid import UUID
 
 import asyncpg
 import msgspec
@@ -12,9 +13,25 @@ from shared.eventstore import sql
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import ConcurrencyError, IdempotencyKeyTaken
 from shared.eventstore.idempotency import look_in
-from shared.eventstore.model import KeyWrite, NewEvent, RecordedEvent
+from shared.eventstore.model import EventMetadata, KeyWrite, NewEvent, RecordedEvent
 
 _encoder = msgspec.json.Encoder()
+
+
+class LoneEvent(msgspec.Struct):
+    """One event of a lone append as the one-append statements read it ($4, a JSON array):
+    its number in the append (1-based), then the columns written. Bytes go as base64, the
+    metadata as its JSON object: the form of the group statement's events (ADR-163), so
+    asyncpg copies one text instead of checking six arrays and each element in them against
+    collections.abc in Python (ADR-168)."""
+
+    n: int
+    id: UUID
+    type: str
+    data: bytes
+    meta: EventMetadata
+    prev: bytes
+    hash: bytes
 
 
 # The unique key of event ids across seasons: the unpartitioned event_ids table (0008).
@@ -35,20 +52,19 @@ class Batch(msgspec.Struct, frozen=True):
     links: list[tuple[bytes, bytes]]
 
     def params(self, last_hash: bytes) -> tuple[object, ...]:
-        """The $1..$11 of the one-append statement (see the comment above sql._CLAIM_NEXT)."""
-        es = self.events
+        """The $1..$6 of the one-append statement (see the comment above sql._CLAIM_NEXT)."""
+        links = self.links
+        events = [
+            LoneEvent(n, e.event_id, e.type, e.data, e.metadata, prev, digest)
+            for n, (e, (prev, digest)) in enumerate(zip(self.events, links, strict=True), start=1)
+        ]
         return (
             self.season_id,
             last_hash,
             self.expected,
-            [e.event_id for e in es],
-            [e.type for e in es],
-            [e.data for e in es],
-            [_encoder.encode(e.metadata).decode() for e in es],
+            _encoder.encode(events).decode(),
             self.recorded_at,
-            [prev for prev, _ in self.links],
-            self.links[-1][1],
-            [digest for _, digest in self.links],
+            links[-1][1],
         )
 
     def recorded(self, positions: Sequence[int]) -> list[RecordedEvent]:

@@ -47,15 +47,16 @@ STREAM_VERSIONS = "SELECT season_id, version FROM streams"
 SEASON_COUNT = "SELECT count(*) FROM streams"
 LIST_SEASONS = "SELECT season_id FROM streams ORDER BY season_id"
 
-# $1 season, $2 stream's last hash, $3 expected version, $4 ids, $5 types, $6 data, $7 metadata,
-# $8 recorded_at, $9 prev hashes, $10 new last hash, $11 hashes; with an idempotency key
-# (IdempotencyRecord) also $12 scope, $13 key, $14 response status, $15 response body,
-# $16 completed_at, $17 request hash.
-_CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
+# $1 season, $2 stream's last hash, $3 expected version, $4 the events (a JSON array of
+# append.LoneEvent: number, id, type, data, metadata, prev hash, hash; bytes as base64, the
+# metadata as its JSON object, as the group statement reads them: ADR-163, ADR-168), $5
+# recorded_at, $6 new last hash; with an idempotency key (IdempotencyRecord) also $7 scope,
+# $8 key, $9 response status, $10 response body, $11 completed_at, $12 request hash.
+_CLAIM_NEXT = """UPDATE streams SET version = $3 + json_array_length($4::json), last_hash = $6
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id"""
 
 _CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
-    SELECT $1, $3 + cardinality($4::uuid[]), $10
+    SELECT $1, $3 + json_array_length($4::json), $6
     WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND {gate}
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id"""
 
@@ -71,15 +72,16 @@ claim AS ({claim}),
 pos AS (
     SELECT array_agg(p ORDER BY p) AS ps
     FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+          FROM claim, generate_series(1, json_array_length($4::json))) AS drawn
 ),
 inserted AS (
     INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type,
+           decode(e.data, 'base64'), e.meta::jsonb, $5, decode(e.prev, 'base64'),
+           decode(e.hash, 'base64')
+    FROM pos, json_to_recordset($4::json) AS e(n int, id uuid, type text, data text,
+                                               meta json, prev text, hash text)
     WHERE pos.ps IS NOT NULL
 ){done}
 SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
@@ -91,14 +93,14 @@ SELECT pos.ps AS positions, {key_held} AS key_held FROM pos"""
 # the whole statement back: never events without their key, nor a key without its events.
 _FREE = """
 key AS (
-    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $12 AND key = $13) AS free
+    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $7 AND key = $8) AS free
 ),"""
 
 _RECORDED = """,
 recorded AS (
     INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
                                   response_body, created_at, completed_at)
-    SELECT $12, $13, $17, 'done', $14, $15, $16, $16 FROM claim
+    SELECT $7, $8, $12, 'done', $9, $10, $11, $11 FROM claim
     RETURNING 1
 )"""
 

@@ -4,21 +4,22 @@
 -- ==== sql.APPEND_FIRST
 WITH 
 claim AS (INSERT INTO streams (season_id, version, last_hash)
-    SELECT $1, $3 + cardinality($4::uuid[]), $10
+    SELECT $1, $3 + json_array_length($4::json), $6
     WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND true
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id),
 pos AS (
     SELECT array_agg(p ORDER BY p) AS ps
     FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+          FROM claim, generate_series(1, json_array_length($4::json))) AS drawn
 ),
 inserted AS (
     INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type,
+           decode(e.data, 'base64'), e.meta::jsonb, $5, decode(e.prev, 'base64'),
+           decode(e.hash, 'base64')
+    FROM pos, json_to_recordset($4::json) AS e(n int, id uuid, type text, data text,
+                                               meta json, prev text, hash text)
     WHERE pos.ps IS NOT NULL
 )
 SELECT pos.ps AS positions, true AS key_held FROM pos
@@ -27,30 +28,31 @@ SELECT pos.ps AS positions, true AS key_held FROM pos
 -- ==== sql.APPEND_FIRST_RECORDED
 WITH 
 key AS (
-    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $12 AND key = $13) AS free
+    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $7 AND key = $8) AS free
 ),
 claim AS (INSERT INTO streams (season_id, version, last_hash)
-    SELECT $1, $3 + cardinality($4::uuid[]), $10
+    SELECT $1, $3 + json_array_length($4::json), $6
     WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND (SELECT free FROM key)
     ON CONFLICT (season_id) DO NOTHING RETURNING season_id),
 pos AS (
     SELECT array_agg(p ORDER BY p) AS ps
     FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+          FROM claim, generate_series(1, json_array_length($4::json))) AS drawn
 ),
 inserted AS (
     INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type,
+           decode(e.data, 'base64'), e.meta::jsonb, $5, decode(e.prev, 'base64'),
+           decode(e.hash, 'base64')
+    FROM pos, json_to_recordset($4::json) AS e(n int, id uuid, type text, data text,
+                                               meta json, prev text, hash text)
     WHERE pos.ps IS NOT NULL
 ),
 recorded AS (
     INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
                                   response_body, created_at, completed_at)
-    SELECT $12, $13, $17, 'done', $14, $15, $16, $16 FROM claim
+    SELECT $7, $8, $12, 'done', $9, $10, $11, $11 FROM claim
     RETURNING 1
 )
 SELECT pos.ps AS positions, (SELECT free FROM key) AS key_held FROM pos
@@ -133,20 +135,21 @@ ORDER BY i.idx
 
 -- ==== sql.APPEND_NEXT
 WITH 
-claim AS (UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
+claim AS (UPDATE streams SET version = $3 + json_array_length($4::json), last_hash = $6
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND true RETURNING season_id),
 pos AS (
     SELECT array_agg(p ORDER BY p) AS ps
     FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+          FROM claim, generate_series(1, json_array_length($4::json))) AS drawn
 ),
 inserted AS (
     INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type,
+           decode(e.data, 'base64'), e.meta::jsonb, $5, decode(e.prev, 'base64'),
+           decode(e.hash, 'base64')
+    FROM pos, json_to_recordset($4::json) AS e(n int, id uuid, type text, data text,
+                                               meta json, prev text, hash text)
     WHERE pos.ps IS NOT NULL
 )
 SELECT pos.ps AS positions, true AS key_held FROM pos
@@ -155,28 +158,29 @@ SELECT pos.ps AS positions, true AS key_held FROM pos
 -- ==== sql.APPEND_NEXT_RECORDED
 WITH 
 key AS (
-    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $12 AND key = $13) AS free
+    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $7 AND key = $8) AS free
 ),
-claim AS (UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
+claim AS (UPDATE streams SET version = $3 + json_array_length($4::json), last_hash = $6
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND (SELECT free FROM key) RETURNING season_id),
 pos AS (
     SELECT array_agg(p ORDER BY p) AS ps
     FROM (SELECT nextval('events_position_seq') AS p
-          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+          FROM claim, generate_series(1, json_array_length($4::json))) AS drawn
 ),
 inserted AS (
     INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
                         recorded_at, prev_hash, hash)
-    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
-           e.meta::jsonb, $8, e.prev, e.hash
-    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
-                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type,
+           decode(e.data, 'base64'), e.meta::jsonb, $5, decode(e.prev, 'base64'),
+           decode(e.hash, 'base64')
+    FROM pos, json_to_recordset($4::json) AS e(n int, id uuid, type text, data text,
+                                               meta json, prev text, hash text)
     WHERE pos.ps IS NOT NULL
 ),
 recorded AS (
     INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
                                   response_body, created_at, completed_at)
-    SELECT $12, $13, $17, 'done', $14, $15, $16, $16 FROM claim
+    SELECT $7, $8, $12, 'done', $9, $10, $11, $11 FROM claim
     RETURNING 1
 )
 SELECT pos.ps AS positions, (SELECT free FROM key) AS key_held FROM pos

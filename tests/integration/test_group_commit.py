@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import asyncpg
+import msgspec
 import pytest
 
 from shared.eventstore import (
@@ -29,6 +30,7 @@ from shared.eventstore import (
     RecordedEvent,
     Replay,
     StoreBusyError,
+    append,
 )
 from tests.clock import StepClock
 from tests.conftest import empty_store
@@ -428,6 +430,115 @@ async def test_adr163_a_group_stores_what_lone_appends_store_byte_for_byte(pg_po
     assert await _stored(pg_pool) == in_groups
     assert sum(len(t) for t in told) == len(in_groups[0]) == 9
     assert [len(rows) for rows in in_groups] == [9, 3, 3]
+
+
+# ADR-168: the one-append statements read their events as one JSON parameter too. The
+# reference is the statements as they were before it (six arrays, ADR-163's "lone appends"),
+# frozen here with the parameters they were given: what they stored, the JSON form stores.
+_ARRAY_APPEND = """
+WITH {key}
+claim AS ({claim}),
+pos AS (
+    SELECT array_agg(p ORDER BY p) AS ps
+    FROM (SELECT nextval('events_position_seq') AS p
+          FROM claim, generate_series(1, cardinality($4::uuid[]))) AS drawn
+),
+inserted AS (
+    INSERT INTO events (position, xid, season_id, version, event_id, type, data, metadata,
+                        recorded_at, prev_hash, hash)
+    SELECT pos.ps[e.n], pg_current_xact_id(), $1, $3 + e.n, e.id, e.type, e.data,
+           e.meta::jsonb, $8, e.prev, e.hash
+    FROM pos, unnest($4::uuid[], $5::text[], $6::bytea[], $7::text[], $9::bytea[],
+                     $11::bytea[]) WITH ORDINALITY AS e(id, type, data, meta, prev, hash, n)
+    WHERE pos.ps IS NOT NULL
+){done}
+SELECT pos.ps AS positions, {held} AS key_held FROM pos"""
+_ARRAY_CLAIM = {
+    False: """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
+    WHERE season_id = $1 AND version = $3 AND last_hash = $2 AND {gate} RETURNING season_id""",
+    True: """INSERT INTO streams (season_id, version, last_hash)
+    SELECT $1, $3 + cardinality($4::uuid[]), $10
+    WHERE $3 = 0 AND $2::bytea = decode(repeat('00', 32), 'hex') AND {gate}
+    ON CONFLICT (season_id) DO NOTHING RETURNING season_id""",
+}
+_ARRAY_KEY = """
+key AS (
+    SELECT NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = $12 AND key = $13) AS free
+),"""
+_ARRAY_RECORDED = """,
+recorded AS (
+    INSERT INTO idempotency_keys (scope, key, request_hash, status, response_status,
+                                  response_body, created_at, completed_at)
+    SELECT $12, $13, $17, 'done', $14, $15, $16, $16 FROM claim
+    RETURNING 1
+)"""
+
+
+def _array_statement(first: bool, done: object) -> str:
+    gate = "(SELECT free FROM key)" if done is not None else "true"
+    return _ARRAY_APPEND.format(
+        key=_ARRAY_KEY if done is not None else "",
+        claim=_ARRAY_CLAIM[first].format(gate=gate),
+        done=_ARRAY_RECORDED if done is not None else "",
+        held=gate,
+    )
+
+
+def _array_params(self: append.Batch, last_hash: bytes) -> tuple[object, ...]:
+    es = self.events
+    return (
+        self.season_id,
+        last_hash,
+        self.expected,
+        [e.event_id for e in es],
+        [e.type for e in es],
+        [e.data for e in es],
+        [msgspec.json.encode(e.metadata).decode() for e in es],
+        self.recorded_at,
+        [prev for prev, _ in self.links],
+        self.links[-1][1],
+        [digest for _, digest in self.links],
+    )
+
+
+async def test_adr168_lone_appends_store_what_the_array_statements_stored_byte_for_byte(
+    pg_pool, monkeypatch
+):
+    """The awkward appends of ADR-163's test, written alone by the JSON-parameter statements
+    and, on an emptied store, by the array statements they replace: every column the same."""
+    at = lambda: _AT  # noqa: E731 - one instant for every reading
+
+    async def alone() -> list[list[tuple[Any, ...]]]:
+        await empty_store(pg_pool)
+        store = PostgresEventStore(pg_pool, clock=at, group_commit=0, notify_window=None)
+        for round_ in _odd_appends():
+            for s, v, es, k in round_:
+                await store.append(s, v, es, idempotency=k)
+        return await _stored(pg_pool)
+
+    as_json = await alone()
+    with monkeypatch.context() as m:
+        m.setattr(append, "statement", _array_statement)
+        m.setattr(append.Batch, "params", _array_params)
+        as_arrays = await alone()
+    assert as_json == as_arrays
+    assert [len(rows) for rows in as_json] == [9, 3, 3]
+
+
+async def test_adr168_a_lone_append_costs_no_abc_check_per_value(pg_pool):
+    """Before ADR-168 asyncpg checked each of a one-append statement's six arrays and every
+    element in them against collections.abc (24 checks a one-event append)."""
+    store = PostgresEventStore(pg_pool, clock=lambda: _AT, group_commit=0, notify_window=None)
+    for n in range(2):  # both statements prepared, keyed and not
+        await store.append(f"warm{n}", 0, [new_event(1, space=40 + n)])
+        await store.append(
+            f"warm{n}", 1, [new_event(2, space=40 + n)], idempotency=_record(f"w{n}")
+        )
+    got, checks = await _abc_checks(
+        lambda: store.append("one", 0, [*batch(1, 3, space=42)], idempotency=_record("one"))
+    )
+    assert [e.version for e in got] == [1, 2, 3]
+    assert checks < 3, checks  # 51 for these three events
 
 
 def _abc_checks(during: Callable[[], Awaitable[Any]]) -> Awaitable[tuple[Any, int]]:
