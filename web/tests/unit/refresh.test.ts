@@ -3,7 +3,7 @@
 // at it while the bey's own view is not yet (the trial e2e's offer missing from the list).
 import { describe, expect, it } from 'vitest';
 import { ApiProblem, type Schemas } from '../../src/api/client';
-import { caughtUp, notYet, ownViewAt, type SeasonReads } from '../../src/logic/refresh';
+import { announced, askAt, caughtUp, notYet, ownViewAt, streamVersion, type SeasonReads } from '../../src/logic/refresh';
 
 function reads(at: { map?: number; me?: number | null; reports?: number; leaderboard?: number; titles?: number }, divan = 2): SeasonReads {
   const v = (x: number | undefined) => x ?? 10;
@@ -94,5 +94,50 @@ describe('a bey\'s own view just after its key was made (session 24: the live e2
     expect(notYet(problem(404, 'season_not_found'))).toBe(true);
     expect(notYet(problem(503, 'projection_rebuilding'))).toBe(false);
     expect(notYet(problem(401, 'bad_token'))).toBe(false);
+  });
+});
+
+describe('a stream message read again at the version it names (session 24: no "Kabul et")', () => {
+  // An `offer_received` can come before this server's read side has the offer (another read
+  // side published it first): read at no version, the bey's own view had no offer to accept.
+
+  it('takes the season version from the message id', () => {
+    expect(streamVersion('12-0')).toBe(12);
+    expect(streamVersion('12-3.c7')).toBe(12); // a ticketed stream's id once chat was sent
+    expect(streamVersion('12')).toBe(12);
+    expect(streamVersion(null)).toBeNull();
+    expect(streamVersion('')).toBeNull();
+    expect(streamVersion('x-1')).toBeNull();
+    expect(streamVersion('99999999999999999999-0')).toBeNull(); // past 2^53: no version
+  });
+
+  it('asks the reads at that version for an offer, and for a report with its Divan', () => {
+    expect(announced('offer_received', { type: 'offer_received', divan: 3, from: 2, kind: 'pact' }, '12-0')).toEqual({ divan: null, version: 12 });
+    expect(announced('offer_withdrawn', { divan: 3, from: 2 }, '13-1')).toEqual({ divan: null, version: 13 });
+    expect(announced('offer_answered', { divan: 3, to: 2, answer: 'accepted' }, '14-0.c2')).toEqual({ divan: null, version: 14 });
+    expect(announced('divan_report', { type: 'divan_report', divan: 2 }, '20-0')).toEqual({ divan: 2, version: 20 });
+    expect(announced('private_report', { divan: 2 }, '20-1')).toEqual({ divan: 2, version: 20 });
+    expect(announced('kurultay_report', { type: 'kurultay_report' }, '30-0')).toEqual({ divan: null, version: 30 });
+    expect(announced('season_over', { han: 1 }, '30-1')).toEqual({ divan: null, version: 30 });
+    expect(announced('offer_received', {}, null)).toEqual({ divan: null, version: null }); // no id: read as before
+  });
+
+  it('asks no season read for the rest', () => {
+    expect(announced('ready', { channels: 2 }, '12')).toBeNull();
+    expect(announced('betrayals', { divan: 2, betrayals: [] }, '20-2')).toBeNull();
+    expect(announced('chat_message', { channel_id: 'all', message_id: 'm' }, '12-0.c3')).toBeNull();
+  });
+
+  it('is not shown from a read side behind the offer, and asks it at that version', () => {
+    const asks = announced('offer_received', { divan: 3 }, '12-0')!;
+    const at = askAt(asks.version, 12); // the status (the store) holds 12
+    expect(at).toBe(12);
+    expect(caughtUp(reads({ map: 11, me: 11, reports: 11, leaderboard: 11, titles: 11 }), at, asks.divan)).toBe(false);
+    expect(caughtUp(reads({ map: 12, me: 12, reports: 12, leaderboard: 12, titles: 12 }), at, asks.divan)).toBe(true);
+  });
+
+  it('never asks a version past the store\'s (422, not a wait)', () => {
+    expect(askAt(12, 10)).toBe(10);
+    expect(askAt(null, 10)).toBeNull();
   });
 });
