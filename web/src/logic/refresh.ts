@@ -89,3 +89,31 @@ export function announced(event: string, data: unknown, id: string | null | unde
 export function askAt(version: number | null, stored: number): number | null {
   return version === null ? null : Math.min(version, stored);
 }
+
+/** How long a refresh waits on the read side before the player is told (ms). */
+export const CATCHING_UP_MS = 1_500;
+
+/** The "server is catching up" notice of one refresh (ui/season.ts): `behind()` each time a
+ * round finds the read side behind (503 `not_yet_projected`, a 404 of a season it does not
+ * name yet, a read short of the version or Divan waited for); the first starts the clock, and
+ * after `ms` of it `say()` puts the notice up, never before. `done()` once the reads answered
+ * (or the refresh gave up): the clock stopped, and a notice said is taken back (`unsay()`). */
+export function catchingUp(say: () => void, unsay: () => void, ms = CATCHING_UP_MS): { behind(): void; done(): void } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let said = false;
+  let over = false;
+  return {
+    behind() {
+      if (over || timer) return;
+      timer = setTimeout(() => {
+        said = true;
+        say();
+      }, ms);
+    },
+    done() {
+      over = true;
+      if (timer) clearTimeout(timer);
+      if (said) unsay();
+    },
+  };
+}

@@ -43,7 +43,7 @@ import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, visitorNote } from '../logic/join';
 import { membersText } from '../logic/problems';
 import { offerAnsweredText, offerOutcomes } from '../logic/offers';
-import { announced, askAt, caughtUp, notYet, ownViewAt } from '../logic/refresh';
+import { announced, askAt, catchingUp, caughtUp, notYet, ownViewAt } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -63,7 +63,6 @@ let focusOnOpen: string | null = null;
 const NOT_SAVED = 'not-saved';
 // the notice that the reads wait for the read side, said once they have waited this long
 const CATCHING_UP = 'catching-up';
-const CATCHING_UP_MS = 1_500;
 
 interface State {
   board: Board;
@@ -1075,19 +1074,14 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const deadline = Date.now() + 30_000;
       // the read side still behind after a moment: the player is told it is awaited, not left
       // before a screen that does not change (taken back once the reads answer)
-      let waiting: ReturnType<typeof setTimeout> | null = null;
-      let said = false;
-      const behind = () => {
-        waiting ??= setTimeout(() => {
-          said = true;
-          notice(t('catchingUp'), 'info', CATCHING_UP);
-        }, CATCHING_UP_MS);
-      };
+      const lag = catchingUp(
+        () => notice(t('catchingUp'), 'info', CATCHING_UP),
+        () => clearNotice(CATCHING_UP, t('catchingUp')),
+      );
       try {
-        await readAll(deadline, behind, divan, version);
+        await readAll(deadline, () => lag.behind(), divan, version);
       } finally {
-        if (waiting) clearTimeout(waiting);
-        if (said) clearNotice(CATCHING_UP, t('catchingUp'));
+        lag.done();
       }
     }
 

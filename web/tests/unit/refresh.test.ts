@@ -1,9 +1,10 @@
 // The season screen's refresh (ui/season.ts): a command's effect is shown once every read has
 // projected the version it was stored at — the five reads are answered apart, so the map may be
 // at it while the bey's own view is not yet (the trial e2e's offer missing from the list).
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiProblem, type Schemas } from '../../src/api/client';
-import { announced, askAt, caughtUp, notYet, ownViewAt, streamVersion, type SeasonReads } from '../../src/logic/refresh';
+import { NoticeStack } from '../../src/logic/notices';
+import { announced, askAt, CATCHING_UP_MS, catchingUp, caughtUp, notYet, ownViewAt, streamVersion, type SeasonReads } from '../../src/logic/refresh';
 
 function reads(at: { map?: number; me?: number | null; reports?: number; leaderboard?: number; titles?: number }, divan = 2): SeasonReads {
   const v = (x: number | undefined) => x ?? 10;
@@ -139,5 +140,81 @@ describe('a stream message read again at the version it names (session 24: no "K
   it('never asks a version past the store\'s (422, not a wait)', () => {
     expect(askAt(12, 10)).toBe(10);
     expect(askAt(null, 10)).toBeNull();
+  });
+});
+
+describe('the "server is catching up" notice of a refresh (ui/season.ts)', () => {
+  afterEach(() => vi.useRealTimers());
+  const TEXT = 'Sunucu son durumu hazırlıyor, bekleniyor…';
+
+  /** A refresh as ui/season.ts runs it: the reads asked every 300 ms, a 503 `not_yet_projected`
+   * until the read side catches up `lagMs` later, the notice on the status line's stack. */
+  async function refreshWithLag(lagMs: number, stack: NoticeStack, seen: (at: number, texts: string[]) => void) {
+    const start = Date.now();
+    const lag = catchingUp(
+      () => stack.add(TEXT, Date.now(), 'info', 'catching-up'),
+      () => stack.dismissKey('catching-up', TEXT),
+    );
+    const read = async () => {
+      if (Date.now() - start < lagMs) throw new ApiProblem(503, 'not_yet_projected', '', {}, null);
+      return 'reads';
+    };
+    try {
+      for (;;) {
+        try {
+          return await read();
+        } catch (e) {
+          if (!notYet(e)) throw e;
+          lag.behind();
+          seen(Date.now() - start, stack.list().map((n) => n.text));
+          await new Promise((r) => setTimeout(r, 300));
+        }
+      }
+    } finally {
+      lag.done();
+    }
+  }
+
+  it('appears after 1.5 s of a lagging read side, and goes once the reads answer', async () => {
+    vi.useFakeTimers();
+    const stack = new NoticeStack();
+    const seen: [number, string[]][] = [];
+    const done = refreshWithLag(2_500, stack, (at, texts) => seen.push([at, texts]));
+    await vi.advanceTimersByTimeAsync(CATCHING_UP_MS - 1);
+    expect(stack.list().map((n) => n.text)).toEqual([]); // not before 1.5 s
+    await vi.advanceTimersByTimeAsync(1);
+    expect(stack.list().map((n) => n.text)).toEqual([TEXT]);
+    await vi.advanceTimersByTimeAsync(1_200);
+    expect(await done).toBe('reads');
+    expect(stack.list()).toEqual([]); // taken back once the reads answered
+    expect(seen.filter(([at]) => at >= CATCHING_UP_MS).every(([, texts]) => texts.includes(TEXT))).toBe(true);
+  });
+
+  it('never appears when the read side catches up within 1.5 s', async () => {
+    vi.useFakeTimers();
+    const stack = new NoticeStack();
+    const done = refreshWithLag(1_000, stack, () => undefined);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(await done).toBe('reads');
+    expect(stack.list()).toEqual([]);
+  });
+
+  it('counts from the first lag, once, and leaves a later notice of its key alone', async () => {
+    vi.useFakeTimers();
+    const said: string[] = [];
+    const lag = catchingUp(() => said.push('say'), () => said.push('unsay'));
+    lag.behind();
+    await vi.advanceTimersByTimeAsync(1_000);
+    lag.behind(); // another round behind: the clock is not restarted
+    await vi.advanceTimersByTimeAsync(500);
+    expect(said).toEqual(['say']);
+    lag.done();
+    lag.behind(); // after the refresh: nothing more
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(said).toEqual(['say', 'unsay']);
+    const stack = new NoticeStack();
+    stack.add('other', 0, 'info', 'catching-up');
+    stack.dismissKey('catching-up', TEXT); // unsay takes back its own text only
+    expect(stack.list().map((n) => n.text)).toEqual(['other']);
   });
 });
