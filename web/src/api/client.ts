@@ -160,12 +160,15 @@ export const api = {
     call<Schemas['PlayerLeftOut']>('POST', `/players/${seg(id)}/leave`, { token: key }),
   status: (season: string) => call<Status>('GET', `/seasons/${seg(season)}`),
   summary: (season: string) => call<Summary>('GET', `/seasons/${seg(season)}/summary`),
-  map: (season: string) => call<MapView>('GET', `/seasons/${seg(season)}/map`),
-  reports: (season: string) =>
-    call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports`),
-  titles: (season: string) => call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles`),
-  leaderboard: (season: string) =>
-    call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard`),
+  // the season's reads, each at `minVersion` at least when given (read your writes, and what a
+  // stream message announced: logic/refresh.ts `announced`)
+  map: (season: string, minVersion: number | null = null) => call<MapView>('GET', `/seasons/${seg(season)}/map${atLeast(minVersion)}`),
+  reports: (season: string, minVersion: number | null = null) =>
+    call<Schemas['ReportsOut']>('GET', `/seasons/${seg(season)}/reports${atLeast(minVersion)}`),
+  titles: (season: string, minVersion: number | null = null) =>
+    call<Schemas['TitlesOut']>('GET', `/seasons/${seg(season)}/titles${atLeast(minVersion)}`),
+  leaderboard: (season: string, minVersion: number | null = null) =>
+    call<Schemas['LeaderboardOut']>('GET', `/seasons/${seg(season)}/leaderboard${atLeast(minVersion)}`),
   // the season admin's acts (docs/api.md): with the season-admin token, each with its reason
   adminAct: (season: string, adminToken: string, act: 'postpone' | 'cancel' | 'pause' | 'resume', body: { reason: string; registration_closes_at?: string }) =>
     call<Schemas['AdminDoneOut']>('POST', `/seasons/${seg(season)}/admin/${act}`, { token: adminToken, body }),
@@ -177,7 +180,7 @@ export const api = {
     call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),
   // at `minVersion` at least when given (a key just made: logic/refresh.ts `ownViewAt`)
   private: (season: string, token: string, minVersion: number | null = null) =>
-    call<PrivateView>('GET', `/seasons/${seg(season)}/private${minVersion === null ? '' : `?min_version=${minVersion}`}`, { token }),
+    call<PrivateView>('GET', `/seasons/${seg(season)}/private${atLeast(minVersion)}`, { token }),
   me: (season: string, token: string) =>
     call<PrivateView>('GET', `/seasons/${seg(season)}/me`, { token }),
   battles: (season: string, token: string, divan: number) =>
@@ -238,6 +241,11 @@ export const api = {
 
 /** The event stream's URL: a single-use ticket for the bey's own events, and the position to
  * resume after (the last event id seen, or a season version). */
+/** A read's `?min_version=` (docs/api.md, read your writes), or nothing. */
+function atLeast(minVersion: number | null): string {
+  return minVersion === null ? '' : `?min_version=${minVersion}`;
+}
+
 export function streamUrl(season: string, ticket: string | null, after: string | null): string {
   const q = new URLSearchParams();
   if (ticket) q.set('ticket', ticket);

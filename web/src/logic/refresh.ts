@@ -57,3 +57,63 @@ export async function ownViewAt<T>(read: (minVersion: number | null) => Promise<
     throw e;
   }
 }
+
+/** The season version a stream message's id names: `V-k` (k its place among version V's
+ * messages), `V-k.cN` (N the chat's version) or a bare position `V` (docs/api.md, the event
+ * stream); null for anything else. */
+export function streamVersion(id: string | null | undefined): number | null {
+  const m = /^(\d+)(?:-\d+)?(?:\.c\d+)?$/.exec(id ?? '');
+  if (!m) return null;
+  const v = Number(m[1]);
+  return Number.isSafeInteger(v) ? v : null;
+}
+
+/** The reads a stream message asks for (ui/season.ts): its Divan for a report, and the
+ * version its id names, so every read is asked at that version at least (`?min_version=`).
+ * A message may come before this server's read side has what it announces (another read
+ * side published it first, session 24: an `offer_received` read back without the offer, no
+ * "Kabul et"); a read at its version waits for it. Null for a message that asks for no season
+ * read (`ready`, `betrayals`; `chat_message`: the chat reads its channels itself). */
+export function announced(event: string, data: unknown, id: string | null | undefined): { divan: number | null; version: number | null } | null {
+  const version = streamVersion(id);
+  if (event === 'offer_received' || event === 'offer_withdrawn' || event === 'offer_answered') return { divan: null, version };
+  if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
+    const d = (data as { divan?: unknown } | null)?.divan;
+    return { divan: typeof d === 'number' ? d : null, version };
+  }
+  return null;
+}
+
+/** The `?min_version=` a round of reads asks: the version waited for, never past the store's
+ * (`stored`, the status read first: a version past it is 422, not a wait). */
+export function askAt(version: number | null, stored: number): number | null {
+  return version === null ? null : Math.min(version, stored);
+}
+
+/** How long a refresh waits on the read side before the player is told (ms). */
+export const CATCHING_UP_MS = 1_500;
+
+/** The "server is catching up" notice of one refresh (ui/season.ts): `behind()` each time a
+ * round finds the read side behind (503 `not_yet_projected`, a 404 of a season it does not
+ * name yet, a read short of the version or Divan waited for); the first starts the clock, and
+ * after `ms` of it `say()` puts the notice up, never before. `done()` once the reads answered
+ * (or the refresh gave up): the clock stopped, and a notice said is taken back (`unsay()`). */
+export function catchingUp(say: () => void, unsay: () => void, ms = CATCHING_UP_MS): { behind(): void; done(): void } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let said = false;
+  let over = false;
+  return {
+    behind() {
+      if (over || timer) return;
+      timer = setTimeout(() => {
+        said = true;
+        say();
+      }, ms);
+    },
+    done() {
+      over = true;
+      if (timer) clearTimeout(timer);
+      if (said) unsay();
+    },
+  };
+}

@@ -43,7 +43,7 @@ import { markGlyph, titleMarks, titleName } from '../logic/titles';
 import { freeMemleket, visitorNote } from '../logic/join';
 import { membersText } from '../logic/problems';
 import { offerAnsweredText, offerOutcomes } from '../logic/offers';
-import { caughtUp, notYet, ownViewAt } from '../logic/refresh';
+import { announced, askAt, catchingUp, caughtUp, notYet, ownViewAt } from '../logic/refresh';
 import { loadBoard, namesOf, neighboursOf } from './board';
 import { h } from './dom';
 import { nameField, problemText } from './home';
@@ -63,7 +63,6 @@ let focusOnOpen: string | null = null;
 const NOT_SAVED = 'not-saved';
 // the notice that the reads wait for the read side, said once they have waited this long
 const CATCHING_UP = 'catching-up';
-const CATCHING_UP_MS = 1_500;
 
 interface State {
   board: Board;
@@ -146,8 +145,8 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
     }
     /** The bey's own view; null once its key is refused (a 401 believed only from a read side
      * at `stored`, the store's version the status said: logic/refresh.ts `ownViewAt`). */
-    async function ownView(key: string, stored: number): Promise<PrivateView | null> {
-      const view = await ownViewAt((v) => api.private(season, key, v), stored);
+    async function ownView(key: string, stored: number, at: number | null = null): Promise<PrivateView | null> {
+      const view = await ownViewAt((v) => api.private(season, key, v ?? at), stored);
       if (view !== 'refused') return view;
       keyRefused = true;
       seat = null;
@@ -1075,19 +1074,14 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
       const deadline = Date.now() + 30_000;
       // the read side still behind after a moment: the player is told it is awaited, not left
       // before a screen that does not change (taken back once the reads answer)
-      let waiting: ReturnType<typeof setTimeout> | null = null;
-      let said = false;
-      const behind = () => {
-        waiting ??= setTimeout(() => {
-          said = true;
-          notice(t('catchingUp'), 'info', CATCHING_UP);
-        }, CATCHING_UP_MS);
-      };
+      const lag = catchingUp(
+        () => notice(t('catchingUp'), 'info', CATCHING_UP),
+        () => clearNotice(CATCHING_UP, t('catchingUp')),
+      );
       try {
-        await readAll(deadline, behind, divan, version);
+        await readAll(deadline, () => lag.behind(), divan, version);
       } finally {
-        if (waiting) clearTimeout(waiting);
-        if (said) clearNotice(CATCHING_UP, t('catchingUp'));
+        lag.done();
       }
     }
 
@@ -1109,14 +1103,17 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           await pause(); // not resolved yet: the four reads would only be asked again
           continue;
         }
+        // each read asked at the version waited for: it answers once its read side has it
+        // (a command's, or what a stream message announced), not a moment before
+        const at = askAt(version, status.version);
         let reads;
         try {
           reads = await Promise.all([
-            api.map(season),
-            token ? ownView(token, status.version) : Promise.resolve(null),
-            api.reports(season),
-            api.leaderboard(season),
-            api.titles(season),
+            api.map(season, at),
+            token ? ownView(token, status.version, at) : Promise.resolve(null),
+            api.reports(season, at),
+            api.leaderboard(season, at),
+            api.titles(season, at),
           ]);
         } catch (e) {
           if (notYet(e) && Date.now() < deadline) {
@@ -1127,7 +1124,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           throw e;
         }
         const [m, me, reports, lb, titles] = reads;
-        const caught = caughtUp({ status, map: m, me, reports, leaderboard: lb, titles }, version, divan);
+        const caught = caughtUp({ status, map: m, me, reports, leaderboard: lb, titles }, at, divan);
         if (caught || Date.now() > deadline) {
           st.status = status;
           lockAt = typeof status.seconds_to_lock === 'number' && status.seconds_to_lock > 0 ? Date.now() + status.seconds_to_lock * 1000 : null;
@@ -1220,10 +1217,12 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
           season,
           token,
           st.map?.version ?? null,
-          (event, data) => {
-            // an offer made to this bey, or withdrawn (R-6.1): its offers and reports read again,
-            // so an offer can be answered before the Divan that settles it
-            if ((event === 'offer_received' || event === 'offer_withdrawn' || event === 'offer_answered') && !st.busy) void refresh().catch(() => undefined);
+          (event, data, id) => {
+            // what a message announces is read again at the version its id names (logic/refresh.ts
+            // `announced`): an offer made to this bey, or withdrawn (R-6.1), so it can be answered
+            // before the Divan that settles it; a report, until it shows that Divan resolved
+            const asks = announced(event, data, id);
+            if (asks && asks.divan === null && !st.busy) void refresh(null, asks.version).catch(() => undefined);
             // what became of an offer this bey made (accepted, rejected; withdrawn on any of its
             // devices): said on the status line at once, before the Divan that settles it
             if (event === 'offer_answered') {
@@ -1233,10 +1232,7 @@ export function seasonScreen(main: HTMLElement, season: string): () => void {
             if (event === 'chat_message') chat?.poke(); // ADR-94: the chat reads its channels again
             if (event === 'divan_report' || event === 'private_report' || event === 'kurultay_report' || event === 'season_over') {
               wake?.(); // a refresh waiting for this Divan looks now
-              if (!st.busy) {
-                const d = (data as { divan?: number } | null)?.divan ?? null;
-                void refresh(typeof d === 'number' ? d : null).catch(() => undefined);
-              }
+              if (asks && !st.busy) void refresh(asks.divan, asks.version).catch(() => undefined);
             }
           },
           (up) => (streamState.textContent = `${t('live_stream')}: ${up ? t('streamOn') : t('streamOff')}`),

@@ -20,7 +20,8 @@ export class SeasonStream {
     private readonly season: string,
     private readonly token: string | null,
     after: number | null,
-    private readonly on: (event: StreamEvent, data: unknown) => void,
+    // `id`: the message's id (`V-k`, `V-k.cN`), which names the season version it was projected at
+    private readonly on: (event: StreamEvent, data: unknown, id: string | null) => void,
     private readonly state: (up: boolean) => void,
   ) {
     this.last = after === null ? null : String(after);
@@ -55,7 +56,7 @@ export class SeasonStream {
         } catch {
           /* keep null */
         }
-        this.on(name, data);
+        this.on(name, data, m.lastEventId || null);
         if (name === 'season_over') this.close();
       });
     }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { stackEnv } from './stack_env.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ARTEFACTS = join(here, '..', '..', 'artefacts');
@@ -49,7 +50,9 @@ export async function startStack(env = {}) {
   // the port must be free: a stack already there would answer for this one
   const taken = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
   if (taken) fail(`port ${port} is already serving: stop what runs there, or set WEB_E2E_PORT`);
-  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env, SEKSENBIR_OPS_TOKENS: ops } });
+  // its own projection prefix and broker namespace: another stack on the same Redis cannot
+  // announce its projections to this one's pages (stack_env.mjs)
+  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: stackEnv(process.env, port, env, ops) });
   // the stack's whole log kept beside the screenshots: what the server did when a run failed
   const log = createWriteStream(join(ARTEFACTS, `stack-${process.env.WEB_E2E_NAME ?? port}.log`));
   let out = '';

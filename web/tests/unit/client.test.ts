@@ -2,7 +2,7 @@
 // and told it is over once the one more try has its answer — the e2e's report screen kept
 // "the server is busy; one more try in 1 second" long after that try had succeeded.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { call, configure } from '../../src/api/client';
+import { api, call, configure } from '../../src/api/client';
 
 function answer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -47,5 +47,24 @@ describe('a 429 waited out once', () => {
     vi.stubGlobal('fetch', vi.fn().mockResolvedValue(answer(200, {})));
     await call('GET', '/board');
     expect(told).toEqual([]);
+  });
+});
+
+describe('the season reads at a version (read your writes, a stream message announced)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('asks each read with ?min_version= when given, and without it otherwise', async () => {
+    const fetch = vi.fn().mockImplementation(async () => answer(200, {}));
+    vi.stubGlobal('fetch', fetch);
+    await api.map('s1', 12);
+    await api.reports('s1', 12);
+    await api.leaderboard('s1', 12);
+    await api.titles('s1', 12);
+    await api.private('s1', 'tok', 12);
+    await api.map('s1');
+    const urls = fetch.mock.calls.map((c) => String(c[0]));
+    expect(urls.slice(0, 5).every((u) => u.endsWith('?min_version=12'))).toBe(true);
+    expect(urls[0]).toMatch(/\/seasons\/s1\/map\?min_version=12$/);
+    expect(urls[5]).toMatch(/\/seasons\/s1\/map$/);
   });
 });
