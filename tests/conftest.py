@@ -20,11 +20,21 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from shared import log_lines, logs
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool, migrate
 from tests.clock import StepClock
 from tests.fault_guard import pytest_configure, pytest_runtest_makereport  # noqa: F401 - hooks
+
+# No test asserts a duration (CONTRIBUTING; tests/packaging/test_no_timing_in_tests.py), and
+# Hypothesis's default deadline is one: an example over 200 ms (250 ms while generating) fails
+# the test, "Unreliable test timings" when it runs fast again. On a shared, loaded box a process
+# descheduled for a quarter of a second in one 3 ms example failed a test that held
+# (tests/http/test_logging.py's ADR-140 property, once in a combined run). Loaded here, before any
+# test module builds its own `settings(...)`, so those inherit it too.
+hypothesis_settings.register_profile("seksenbir", deadline=None)
+hypothesis_settings.load_profile("seksenbir")
 
 SESSION = f"{os.getpid()}_{secrets.token_hex(4)}"
 # Fixtures that reach a server (the shared ones, or one a test starts of its own). A test that

@@ -7,7 +7,9 @@ tests/:
   arithmetic of literals and the module's number constants) above MAX_POLL_S is a fixed wait (a poll's step of a few milliseconds is not);
 - an `assert` that subtracts a clock reading (`time.monotonic()`, `perf_counter()`, `time()`,
   `loop.time()`, or a name assigned from one) measures a duration. A deadline compares the clock
-  with a bound (`assert time.monotonic() < deadline`) and is not one.
+  with a bound (`assert time.monotonic() < deadline`) and is not one;
+- a Hypothesis `settings(deadline=...)` other than None asserts each example's duration
+  (tests/conftest.py's profile turns the default 200 ms one off).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +117,8 @@ def findings(source: str, path: str) -> list[str]:
             seconds = _sleep_literal(node, constants)
             if seconds is not None and seconds > MAX_POLL_S:
                 found.append(f"{path}:{node.lineno}: sleeps a fixed {seconds} s")
+            if _sets_a_deadline(node):
+                found.append(f"{path}:{node.lineno}: sets a Hypothesis deadline")
     scopes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     for scope in scopes:
         names = _clock_names(scope)
@@ -132,6 +137,16 @@ def findings(source: str, path: str) -> list[str]:
                 ):
                     found.append(f"{path}:{node.lineno}: asserts a duration")
     return sorted(set(found))
+
+
+def _sets_a_deadline(node: ast.Call) -> bool:
+    """`settings(deadline=...)` with anything but None: a duration every example must meet."""
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return "settings" in name and any(
+        k.arg == "deadline" and not (isinstance(k.value, ast.Constant) and k.value.value is None)
+        for k in node.keywords
+    )
 
 
 def _derived(scope: ast.AST, name: str) -> bool:
@@ -158,6 +173,15 @@ def test_no_test_sleeps_a_fixed_time_or_asserts_a_duration() -> None:
     assert not found, "\n".join(found)
 
 
+def test_hypothesis_has_no_deadline() -> None:
+    """Hypothesis's default deadline (200 ms an example) is a duration asserted on every example:
+    a process descheduled for a quarter of a second on a loaded box failed a property that held
+    ("Unreliable test timings"). tests/conftest.py's profile turns it off for every test, and
+    the check above refuses a `settings(deadline=...)` that turns it back on."""
+    assert hypothesis.settings.default.deadline is None
+    assert hypothesis.settings().deadline is None  # a module's own settings(...) inherits it
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
@@ -181,6 +205,12 @@ def test_no_test_sleeps_a_fixed_time_or_asserts_a_duration() -> None:
             [],
         ),
         ("def t(a, b):\n    assert a - b == 1\n", []),
+        (
+            "from hypothesis import settings\n@settings(max_examples=9, deadline=500)\ndef t():\n"
+            "    pass\n",
+            ["x.py:2: sets a Hypothesis deadline"],
+        ),
+        ("import hypothesis as h\nS = h.settings(deadline=None)\n", []),
     ],
 )
 def test_the_check_finds_fixed_sleeps_and_durations(source: str, expected: list[str]) -> None:
