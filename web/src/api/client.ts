@@ -3,8 +3,9 @@
 // Same origin only (the shell's CSP allows nothing else). A refusal is an ApiProblem carrying
 // the problem's code, detail and extra members; a 429 is waited out once, politely, as its
 // Retry-After says, and then reported — never retried in a loop. A command (POST) whose answer
-// was lost is sent again a few times with its same Idempotency-Key, and one the store could not
-// take yet (503 store_busy) once as told: the server then does it once, never twice.
+// was lost is sent again a few times with its same Idempotency-Key when its route honours the
+// key (`keyed`), and one the store could not take yet (503 store_busy) once as told: the server
+// then does it once, never twice.
 import type { components } from './schema';
 
 export type Schemas = components['schemas'];
@@ -105,10 +106,13 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-async function stillRunning(r: Response): Promise<boolean> {
-  if (r.status !== 409) return false;
+async function problemCode(r: Response): Promise<unknown> {
   const body = (await r.clone().json().catch(() => ({}))) as { code?: unknown };
-  return body.code === 'idempotency_key_in_flight';
+  return body.code;
+}
+
+async function stillRunning(r: Response): Promise<boolean> {
+  return r.status === 409 && (await problemCode(r)) === 'idempotency_key_in_flight';
 }
 
 /** A command sent until it has an answer: a request that found no answer (the connection
@@ -140,7 +144,7 @@ async function sendCommand(url: string, init: RequestInit): Promise<Response> {
 export async function call<T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  opts: { token?: string; body?: unknown } = {},
+  opts: { token?: string; body?: unknown; keyed?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { 'Accept-Language': hooks.lang() };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -154,7 +158,10 @@ export async function call<T>(
     cache: 'no-cache',
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   };
-  let r = await (method === 'POST' ? sendCommand(`/v1${path}`, init) : send(`/v1${path}`, init));
+  // only a route that honours the key may be sent again blind (`keyed`: docs/api.md lists
+  // `bad_idempotency_key` for it); any other (a chat message, a join, a token rotation) would
+  // be done twice, so its lost answer is reported instead
+  let r = await (opts.keyed ? sendCommand(`/v1${path}`, init) : send(`/v1${path}`, init));
   if (r.status === 429) {
     // one polite wait as the server asks, then one more try; a second 429 goes to the player
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
@@ -174,7 +181,7 @@ export async function call<T>(
   }
   // A command the store could not take yet (503 store_busy, Retry-After): nothing was done, so
   // it is waited out once as told, said like a 429's wait, and sent again with its same key.
-  if (method === 'POST' && r.status === 503 && r.headers.has('Retry-After')) {
+  if (method === 'POST' && r.status === 503 && r.headers.has('Retry-After') && (await problemCode(r)) === 'store_busy') {
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
     hooks.waiting(wait);
     await sleep(wait * 1000);
@@ -236,23 +243,25 @@ export const api = {
     call<unknown>('POST', `/seasons/${seg(season)}/orders`, {
       token,
       body: divan === null ? { orders } : { orders, divan },
+      keyed: true,
     }),
   holdDivan: (season: string, token: string, divan: number) =>
     call<Schemas['DivanRequestedOut']>('POST', `/seasons/${seg(season)}/divans`, {
       token,
       body: { divan },
+      keyed: true,
     }),
   spend: (season: string, token: string, kind: 'sur' | 'paralı_asker' | 'satın_alma', province: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province }, keyed: true }),
   offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind }, keyed: true }),
   // the offerer takes its open offer back before the Divan (R-6.1)
   withdraw: (season: string, token: string, to: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token, keyed: true }),
   answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer }, keyed: true }),
   vote: (season: string, token: string, candidate: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate }, keyed: true }),
   // the chat (issue 24): its own stream per season, read from the command API
   channels: (season: string, token: string) =>
     call<Schemas['ChannelsOut']>('GET', `/seasons/${seg(season)}/channels`, { token }),

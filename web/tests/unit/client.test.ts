@@ -74,7 +74,7 @@ describe('a command sent again with its same Idempotency-Key', () => {
       .mockRejectedValueOnce(new TypeError('Failed to fetch'))
       .mockResolvedValueOnce(answer(200, { sent: true }));
     vi.stubGlobal('fetch', fetch);
-    const done = call<{ sent: boolean }>('POST', '/seasons/s/chat', { token: 't', body: { text: 'selam' } });
+    const done = call<{ sent: boolean }>('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true });
     await vi.advanceTimersByTimeAsync(3000);
     expect(await done).toEqual({ sent: true });
     expect(fetch).toHaveBeenCalledTimes(3);
@@ -93,7 +93,7 @@ describe('a command sent again with its same Idempotency-Key', () => {
       .mockResolvedValueOnce(answer(409, { code: 'idempotency_key_in_flight' }))
       .mockResolvedValueOnce(answer(200, { sent: true }));
     vi.stubGlobal('fetch', fetch);
-    const done = call('POST', '/seasons/s/chat', { token: 't', body: { text: 'selam' } });
+    const done = call('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true });
     await vi.advanceTimersByTimeAsync(3000);
     expect(await done).toEqual({ sent: true });
     expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
@@ -105,7 +105,7 @@ describe('a command sent again with its same Idempotency-Key', () => {
     configure({ lang: () => 'tr', waiting: () => told.push('waiting'), resending: (n) => told.push(`r${n}`), waited: () => told.push('w') });
     const fetch = vi.fn().mockRejectedValue(new TypeError('Failed to fetch'));
     vi.stubGlobal('fetch', fetch);
-    const done = call('POST', '/seasons/s/orders', { token: 't', body: {} }).then(
+    const done = call('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true }).then(
       () => 'ok',
       (e: Error) => e.message,
     );
@@ -114,6 +114,18 @@ describe('a command sent again with its same Idempotency-Key', () => {
     expect(fetch).toHaveBeenCalledTimes(4);
     expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
     expect(told).toEqual(['r1', 'w', 'r2', 'w', 'r4', 'w']);
+  });
+
+  it('never for a route that does not honour the key (a chat message would be posted twice)', async () => {
+    configure({ lang: () => 'tr', waiting: () => undefined });
+    const fetch = vi.fn().mockRejectedValueOnce(new TypeError('Failed to fetch')).mockResolvedValue(answer(201, {}));
+    vi.stubGlobal('fetch', fetch);
+    const done = call('POST', '/seasons/s/messages', { token: 't', body: { to: 'all', text: 'selam' } }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    expect(await done).toBe('Failed to fetch');
+    expect(fetch).toHaveBeenCalledTimes(1);
   });
 
   it('when the store was busy (503 store_busy, Retry-After): waited as told and said', async () => {
