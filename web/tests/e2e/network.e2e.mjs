@@ -6,7 +6,7 @@
 // store cannot take yet (503 store_busy, Retry-After) is waited out as told and said. Then the
 // tab goes offline: a message is refused at once and kept; online again, it is sent once.
 import assert from 'node:assert/strict';
-import { launch, startStack, waitFor } from './harness.mjs';
+import { launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
 const { base, ops, stop } = await startStack();
 let browser;
@@ -26,6 +26,40 @@ try {
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+
+  // 0. a trial season's orders whose answer is lost after the commit: the orders route honours
+  // the Idempotency-Key, so the client sends the set again with the same key after a second,
+  // says so, and then says the orders were sent (before: "the server could not be reached")
+  const tap = async (plate) => {
+    const at = await provincePoint(page, plate);
+    await page.mouse.click(at.x, at.y);
+  };
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Deneme sezonu başlat' }).waitFor();
+  await tap(6);
+  await waitFor('the memleket picked', async () => (await page.locator('#memleket').inputValue()) === '6');
+  await page.getByRole('button', { name: 'Başlat' }).click();
+  await page.waitForURL(/#\/s\/[0-9a-f]+$/);
+  await page.locator('#token-kept').click();
+  await page.locator('#p-6.mine').waitFor();
+  await tap(6);
+  await page.locator('#order-panel fieldset').waitFor();
+  await tap(71);
+  await waitFor('the order made', async () => (await page.locator('#order-count').textContent()) === '1 / 1 emir');
+  const orderKeys = [];
+  await page.route('**/v1/seasons/*/orders', async (route) => {
+    orderKeys.push(route.request().headers()['idempotency-key']);
+    if (orderKeys.length > 1) return route.continue();
+    await route.fetch(); // the server takes the set
+    await route.abort('connectionreset'); // its answer never arrives
+  });
+  await page.locator('#send').click();
+  await waitFor('the resend said', async () => /aynı istek 1 saniye sonra yeniden gönderilecek/.test((await page.locator('#notice').textContent()) ?? ''));
+  await page.getByText('Emirler gönderildi: 1. Divan için.').waitFor();
+  assert.equal(orderKeys.length, 2, `sent ${orderKeys.length} times`);
+  assert.equal(orderKeys[0], orderKeys[1], 'the resend carries the same Idempotency-Key');
+  await waitFor('the resend notice gone', async () => !/yeniden gönderilecek/.test((await page.locator('#notice').textContent()) ?? ''));
+  await page.unroute('**/v1/seasons/*/orders');
 
   await page.goto(`${base}/#/s/${season}`);
   await page.locator('#join-memleket').selectOption('6');
