@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from entrypoints.cli_args import DSN_HELP, command, divans, later
+from entrypoints.cli_args import DSN_HELP, command, divans, later, whole
 
 # each verb's module is imported when it runs (cli_args.later)
 _VERIFY = "entrypoints.audit_verify"
@@ -27,7 +27,7 @@ def register(sub: Any, common: Any = None, lang: Any = "tr") -> None:
     _register_replay(sub, parents, lang)
     _register_explain(sub, parents, lang)
     _register_what_if(sub, parents, lang)
-    _register_fork(sub, parents)
+    _register_fork(sub, parents, lang)
     _register_shadow(sub, parents, lang)
 
 
@@ -182,7 +182,7 @@ def _register_shadow(sub: Any, parents: list[Any], lang: Any) -> None:
     sh.set_defaults(func=later(_FORKS, "run_shadow"))
 
 
-def _register_fork(sub: Any, parents: list[Any]) -> None:
+def _register_fork(sub: Any, parents: list[Any], lang: Any) -> None:
     """`seksenbir fork` (issue 13, D-32)."""
     f = sub.add_parser(
         "fork",
@@ -193,12 +193,12 @@ def _register_fork(sub: Any, parents: list[Any]) -> None:
     f.add_argument("season", help="the season id read from the database")
     f.add_argument(
         "--divan",
-        type=int,
+        type=whole(lang),
         required=True,
         metavar="N",
         help="the Divan whose resulting state the fork starts from (0: before Divan 1)",
     )
-    f.add_argument("--seat", type=int, required=True, metavar="S", help="your seat, 1 … 19")
+    f.add_argument("--seat", type=whole(lang), required=True, metavar="S", help="your seat, 1 … 19")
     f.add_argument("--dsn", help=DSN_HELP)
     f.set_defaults(func=later(_FORKS, "run_fork"))
 

@@ -4,6 +4,7 @@ types that refuse in that language, the season ids a command may name."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -72,6 +73,26 @@ def os_words(exc: OSError, lang: Lang) -> str:
     return say("cli.os.unreadable", lang, error=errno.errorcode.get(exc.errno or 0, str(exc.errno)))
 
 
+# A whole number as the API reads one (a JSON integer, D-27): ASCII digits, no leading zero,
+# a minus only in front (then refused by the bounds where a negative means nothing); never
+# what int() also takes: "١" (Arabic-Indic), " 3", "1_0", "+3", "007".
+_WHOLE = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+
+def whole(lang: Lang) -> Callable[[str], int]:
+    """An argparse type: a whole number written as the API takes it (`_WHOLE`); anything else
+    is refused by argparse (exit 2) in `lang`, in one line."""
+
+    def parse(text: str) -> int:
+        if _WHOLE.fullmatch(text) is None:
+            # quoted, so " 3" shows its space; repr escapes a control character
+            said = repr(text[:40]) + ("…" if len(text) > 40 else "")
+            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=said))
+        return int(text)
+
+    return parse
+
+
 def bounded_int(
     lang: Lang, accept: Callable[[int], bool], key: str, **params: object
 ) -> Callable[[str], int]:
@@ -79,10 +100,7 @@ def bounded_int(
     (exit 2) in `lang`: not a number, or the catalogue's `key` with `n` and `params`."""
 
     def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(say("cli.not_a_number", lang, text=text)) from None
+        n = whole(lang)(text)
         if not accept(n):
             raise argparse.ArgumentTypeError(say(key, lang, n=n, **params))
         return n

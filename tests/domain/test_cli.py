@@ -167,3 +167,59 @@ def test_a_port_or_a_count_out_of_bounds_is_refused_before_anything_starts(
         err = capsys.readouterr().err
         assert text in err, err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "text"),
+    [
+        (["replay", "s1", "--divan", "\u0661"], "'\u0661'"),  # Arabic-Indic one: int() took it
+        (["replay", "s1", "--divan", " 3"], "' 3'"),
+        (["replay", "s1", "--as-of", "1_0"], "'1_0'"),
+        (["simulate", "--seed", "+3"], "'+3'"),
+        (["simulate", "--seed", "1", "--divans", "007"], "'007'"),
+        (["serve", "--port", "8081\n"], "'8081\\n'"),
+        (["worker", "resolver", "--threads", "\uff12"], "'\uff12'"),  # a fullwidth two
+        (["fork", "s1", "--divan", "\u0663", "--seat", "1"], "'\u0663'"),
+        (["fork", "s1", "--divan", "1", "--seat", "1_9"], "'1_9'"),
+    ],
+    ids=[
+        "arabic digit",
+        "space",
+        "underscore",
+        "plus",
+        "leading zeros",
+        "newline",
+        "fullwidth",
+        "fork divan",
+        "fork seat",
+    ],
+)
+def test_a_cli_integer_is_read_as_strictly_as_the_api_reads_one(
+    argv: list[str], text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by h-probe3: the command line took whatever int() takes ("١", " 3", "1_0",
+    "+3", "007"), which the API refuses as a JSON integer (D-27). Every integer option now
+    has the API's grammar (cli_args.whole): refused by argparse, one line, exit 2, tr or en,
+    the text quoted so a space or a newline shows."""
+    from entrypoints.cli import main
+
+    for lang, said in (("tr", "tam sayı değil: "), ("en", "not a whole number: ")):
+        with pytest.raises(SystemExit) as done:
+            main([*argv, "--lang", lang])
+        assert done.value.code == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines()[-1].endswith(said + text), err  # usage, then one line
+        assert "Traceback" not in err
+
+
+def test_a_cli_integer_keeps_what_the_api_takes() -> None:
+    """The strict grammar still takes 0, a plain number and a minus (the bounds then refuse a
+    negative where it means nothing, as `--port -1` above)."""
+    from entrypoints.cli_args import whole
+
+    assert [whole("en")(t) for t in ("0", "16", "-1", "9223372036854775807")] == [
+        0,
+        16,
+        -1,
+        2**63 - 1,
+    ]

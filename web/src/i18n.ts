@@ -165,6 +165,10 @@ const TEXTS = {
     'Sunucu şu an yoğun; {n} saniye sonra bir kez daha denenecek.',
     'The server is busy; one more try in {n} seconds.',
   ],
+  resend: [
+    'Yanıt gelmedi; aynı istek {n} saniye sonra yeniden gönderilecek (iki kez işlenmez).',
+    'No answer came; the same request is sent again in {n} seconds (it is never done twice).',
+  ],
   busy: ['Sunucu yoğun. Biraz sonra yeniden dene.', 'The server is busy. Try again a little later.'],
   error: ['Bir şey ters gitti', 'Something went wrong'],
   offline: ['Sunucuya ulaşılamadı.', 'The server could not be reached.'],

@@ -24,6 +24,7 @@ let waitNotice = '';
 configure({
   lang,
   waiting: (n) => notice((waitNotice = t('wait429', { n })), 'info', 'wait'),
+  resending: (n) => notice((waitNotice = t('resend', { n })), 'info', 'wait'),
   waited: () => clearNotice('wait', waitNotice),
   reachable,
 });

@@ -2,7 +2,10 @@
 // (generated from the served OpenAPI document; tests/web/test_api_types.py keeps it current).
 // Same origin only (the shell's CSP allows nothing else). A refusal is an ApiProblem carrying
 // the problem's code, detail and extra members; a 429 is waited out once, politely, as its
-// Retry-After says, and then reported — never retried in a loop.
+// Retry-After says, and then reported — never retried in a loop. A command (POST) whose answer
+// was lost is sent again a few times with its same Idempotency-Key when its route honours the
+// key (`keyed`), and one the store could not take yet (503 store_busy) once as told: the server
+// then does it once, never twice.
 import type { components } from './schema';
 
 export type Schemas = components['schemas'];
@@ -40,6 +43,9 @@ export interface Hooks {
   waiting: (seconds: number) => void;
   /** Told when that wait's one more try has its answer (whatever it is): the wait is over. */
   waited?: () => void;
+  /** Told before a command whose answer was lost (the connection dropped, perhaps after the
+   * server had done it) is sent again with its same Idempotency-Key (seconds). */
+  resending?: (seconds: number) => void;
   /** Told whether the last call reached the server (false: no network, no answer). */
   reachable?: (ok: boolean) => void;
 }
@@ -52,6 +58,8 @@ export function configure(h: Hooks): void {
 
 const MAX_WAIT_S = 60;
 const READ_RETRIES = 4;
+// a command whose answer was lost is sent again after 1, 2 and 4 seconds, then reported
+const RESEND_S = [1, 2, 4];
 
 /** Retry-After in seconds (a number of seconds or an HTTP date), at least 1, at most 60. */
 export function retryAfterSeconds(value: string | null, now: number = Date.now()): number {
@@ -98,10 +106,45 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+async function problemCode(r: Response): Promise<unknown> {
+  const body = (await r.clone().json().catch(() => ({}))) as { code?: unknown };
+  return body.code;
+}
+
+async function stillRunning(r: Response): Promise<boolean> {
+  return r.status === 409 && (await problemCode(r)) === 'idempotency_key_in_flight';
+}
+
+/** A command sent until it has an answer: a request that found no answer (the connection
+ * dropped or timed out, maybe after the server committed it) is sent again with the same
+ * headers — the same Idempotency-Key — so the server replays its first answer instead of doing
+ * it twice; without this the player's own second try carried a new key (a chat message
+ * posted twice). The player is told while it waits; after the last try the failure is thrown. */
+async function sendCommand(url: string, init: RequestInit): Promise<Response> {
+  for (let i = 0; ; i++) {
+    let r: Response | null = null;
+    let failure: unknown = null;
+    try {
+      r = await send(url, init);
+    } catch (e) {
+      failure = e;
+    }
+    if (i > 0) hooks.waited?.(); // the resend this try was has its outcome: its notice goes
+    // a resend that reached the server while the lost first request still runs there: that
+    // one's answer is not ready; wait and ask again with the same key
+    if (r !== null && i > 0 && i < RESEND_S.length && (await stillRunning(r))) r = null;
+    if (r !== null) return r;
+    if (i === RESEND_S.length) throw failure;
+    const wait = RESEND_S[i] ?? 1;
+    hooks.resending?.(wait);
+    await sleep(wait * 1000);
+  }
+}
+
 export async function call<T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  opts: { token?: string; body?: unknown } = {},
+  opts: { token?: string; body?: unknown; keyed?: boolean } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { 'Accept-Language': hooks.lang() };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -115,7 +158,10 @@ export async function call<T>(
     cache: 'no-cache',
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   };
-  let r = await send(`/v1${path}`, init);
+  // only a route that honours the key may be sent again blind (`keyed`: docs/api.md lists
+  // `bad_idempotency_key` for it); any other (a chat message, a join, a token rotation) would
+  // be done twice, so its lost answer is reported instead
+  let r = await (opts.keyed ? sendCommand(`/v1${path}`, init) : send(`/v1${path}`, init));
   if (r.status === 429) {
     // one polite wait as the server asks, then one more try; a second 429 goes to the player
     const wait = retryAfterSeconds(r.headers.get('Retry-After'));
@@ -132,6 +178,18 @@ export async function call<T>(
   for (let i = 0; method === 'GET' && r.status === 503 && r.headers.has('Retry-After') && i < READ_RETRIES; i++) {
     await sleep(Math.min(retryAfterSeconds(r.headers.get('Retry-After')), 5) * 1000);
     r = await send(`/v1${path}`, init);
+  }
+  // A command the store could not take yet (503 store_busy, Retry-After): nothing was done, so
+  // it is waited out once as told, said like a 429's wait, and sent again with its same key.
+  if (method === 'POST' && r.status === 503 && r.headers.has('Retry-After') && (await problemCode(r)) === 'store_busy') {
+    const wait = retryAfterSeconds(r.headers.get('Retry-After'));
+    hooks.waiting(wait);
+    await sleep(wait * 1000);
+    try {
+      r = await sendCommand(`/v1${path}`, init);
+    } finally {
+      hooks.waited?.();
+    }
   }
   if (!r.ok) throw await problemOf(r);
   if (r.status === 204) return undefined as T;
@@ -189,23 +247,25 @@ export const api = {
     call<unknown>('POST', `/seasons/${seg(season)}/orders`, {
       token,
       body: divan === null ? { orders } : { orders, divan },
+      keyed: true,
     }),
   holdDivan: (season: string, token: string, divan: number) =>
     call<Schemas['DivanRequestedOut']>('POST', `/seasons/${seg(season)}/divans`, {
       token,
       body: { divan },
+      keyed: true,
     }),
   spend: (season: string, token: string, kind: 'sur' | 'paralı_asker' | 'satın_alma', province: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/spend`, { token, body: { kind, province }, keyed: true }),
   offer: (season: string, token: string, to: number, kind: 'pact' | 'alliance') =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers`, { token, body: { to, kind }, keyed: true }),
   // the offerer takes its open offer back before the Divan (R-6.1)
   withdraw: (season: string, token: string, to: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${to}/withdraw`, { token, keyed: true }),
   answer: (season: string, token: string, from: number, answer: 'accept' | 'reject') =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/offers/${from}/answer`, { token, body: { answer }, keyed: true }),
   vote: (season: string, token: string, candidate: number) =>
-    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate } }),
+    call<Schemas['Accepted']>('POST', `/seasons/${seg(season)}/kurultay/vote`, { token, body: { candidate }, keyed: true }),
   // the chat (issue 24): its own stream per season, read from the command API
   channels: (season: string, token: string) =>
     call<Schemas['ChannelsOut']>('GET', `/seasons/${seg(season)}/channels`, { token }),

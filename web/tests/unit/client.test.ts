@@ -68,3 +68,101 @@ describe('the season reads at a version (read your writes, a stream message anno
     expect(urls[5]).toMatch(/\/seasons\/s1\/map$/);
   });
 });
+
+// h-probe3, round 2: a command whose answer is lost, or that the store cannot take yet.
+describe('a command sent again with its same Idempotency-Key', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+
+  const keyOf = (c: unknown[]) => ((c[1] as RequestInit).headers as Record<string, string>)['Idempotency-Key'];
+
+  it('when the connection dropped before its answer (the server may have done it)', async () => {
+    vi.useFakeTimers();
+    const told: string[] = [];
+    configure({
+      lang: () => 'tr',
+      waiting: (n) => told.push(`waiting ${n}`),
+      resending: (n) => told.push(`resending ${n}`),
+      waited: () => told.push('waited'),
+    });
+    const fetch = vi
+      .fn()
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockResolvedValueOnce(answer(200, { sent: true }));
+    vi.stubGlobal('fetch', fetch);
+    const done = call<{ sent: boolean }>('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await done).toEqual({ sent: true });
+    expect(fetch).toHaveBeenCalledTimes(3);
+    const keys = fetch.mock.calls.map(keyOf);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(told).toEqual(['resending 1', 'waited', 'resending 2', 'waited']);
+  });
+
+  it('when the resend finds the first still running there (409 idempotency_key_in_flight)', async () => {
+    vi.useFakeTimers();
+    configure({ lang: () => 'tr', waiting: () => undefined });
+    const fetch = vi
+      .fn()
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockResolvedValueOnce(answer(409, { code: 'idempotency_key_in_flight' }))
+      .mockResolvedValueOnce(answer(200, { sent: true }));
+    vi.stubGlobal('fetch', fetch);
+    const done = call('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await done).toEqual({ sent: true });
+    expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
+  });
+
+  it('and reports the failure after the last try, telling nothing more', async () => {
+    vi.useFakeTimers();
+    const told: string[] = [];
+    configure({ lang: () => 'tr', waiting: () => told.push('waiting'), resending: (n) => told.push(`r${n}`), waited: () => told.push('w') });
+    const fetch = vi.fn().mockRejectedValue(new TypeError('Failed to fetch'));
+    vi.stubGlobal('fetch', fetch);
+    const done = call('POST', '/seasons/s/orders', { token: 't', body: {}, keyed: true }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    await vi.advanceTimersByTimeAsync(7000);
+    expect(await done).toBe('Failed to fetch');
+    expect(fetch).toHaveBeenCalledTimes(4);
+    expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
+    expect(told).toEqual(['r1', 'w', 'r2', 'w', 'r4', 'w']);
+  });
+
+  it('never for a route that does not honour the key (a chat message would be posted twice)', async () => {
+    configure({ lang: () => 'tr', waiting: () => undefined });
+    const fetch = vi.fn().mockRejectedValueOnce(new TypeError('Failed to fetch')).mockResolvedValue(answer(201, {}));
+    vi.stubGlobal('fetch', fetch);
+    const done = call('POST', '/seasons/s/messages', { token: 't', body: { to: 'all', text: 'selam' } }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    expect(await done).toBe('Failed to fetch');
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('when the store was busy (503 store_busy, Retry-After): waited as told and said', async () => {
+    vi.useFakeTimers();
+    const told: string[] = [];
+    configure({ lang: () => 'tr', waiting: (n) => told.push(`waiting ${n}`), waited: () => told.push('waited') });
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(answer(503, { code: 'store_busy' }, { 'Retry-After': '2' }))
+      .mockResolvedValueOnce(answer(202, { accepted: true }));
+    vi.stubGlobal('fetch', fetch);
+    const done = call<{ accepted: boolean }>('POST', '/seasons/s/orders', { token: 't', body: {} });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(told).toEqual(['waiting 2']);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await done).toEqual({ accepted: true });
+    expect(told).toEqual(['waiting 2', 'waited']);
+    expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
+  });
+});
