@@ -106,7 +106,7 @@ def counts_for(state: SeasonState, at: datetime | None) -> int | None:
     if state.paused_at is not None:  # D-30: the clock stands; the next Divan moves on resume
         return min(state.divan + 1, DIVANS + 1)
     for n in range(state.divan + 1, DIVANS + 1):
-        if state.calendar.at(n) > at:
+        if state.calendar.at_utc(n) > at:  # ADR-168: the same order as at(n), in one zone
             return n
     return DIVANS + 1
 
@@ -119,7 +119,7 @@ def locked(state: SeasonState, at: datetime | None) -> int | None:
     if state.paused_at is not None or state.cancelled or state.phase != "running":
         return None
     n = state.divan + 1
-    return n if state.calendar.at(n) <= at else None
+    return n if state.calendar.at_utc(n) <= at else None  # ADR-168
 
 
 # --- deadlines: what the scheduler hands to the workers, and when -----------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cached_property
 from typing import Literal
 
 import msgspec
@@ -131,12 +132,15 @@ class NewsCard(msgspec.Struct, frozen=True):
     region: str | None = None
 
 
-class Calendar(msgspec.Struct, frozen=True, kw_only=True):
+class Calendar(msgspec.Struct, frozen=True, kw_only=True, dict=True):
     """A live season's schedule: registration close, Divans 1–16, Kurultay close.
 
     `interval_seconds` is set for an operator's compressed calendar (tournaments, demos,
     acceptance runs): Divan n is then at the close + n·S and the Kurultay closes 3·S after
     Divan 16.
+
+    `dict=True` only gives `utc_divans` (ADR-168) a place to cache its twins: they are no
+    field, so no encoding, equality, hash or repr of a calendar sees them.
     """
 
     registration_closes_at: datetime
@@ -150,6 +154,19 @@ class Calendar(msgspec.Struct, frozen=True, kw_only=True):
         if not 1 <= divan <= len(self.divans):
             raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
         return self.divans[divan - 1]
+
+    def at_utc(self, divan: int) -> datetime:
+        """`at(divan)` as the same instant in UTC, for comparisons only (ADR-168): an order's
+        `at` is UTC, and comparing it with a +03:00 instant costs about 30 times a comparison
+        within one zone. Never stored or shown: the calendar's instants stay as they are."""
+        if not 1 <= divan <= len(self.divans):
+            raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
+        return self.utc_divans[divan - 1]
+
+    @cached_property
+    def utc_divans(self) -> tuple[datetime, ...]:
+        """The Divans' instants in UTC, computed once per calendar value (ADR-168)."""
+        return tuple(at.astimezone(UTC) for at in self.divans)
 
     @property
     def compressed(self) -> bool:
