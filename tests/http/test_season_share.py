@@ -137,7 +137,7 @@ def test_the_api_serves_seasons_within_their_share_by_default_and_0_turns_it_off
     assert Settings().season_concurrency > 0
     assert _shares(settings())
     assert not _shares(settings(season_concurrency=0))
-    with pytest.raises(ValueError, match="season_concurrency"):
+    with pytest.raises(ValueError, match="SEKSENBIR_SEASON_CONCURRENCY"):
         Settings(season_concurrency=-1)
 
 
