@@ -21,11 +21,11 @@ import { ARTEFACTS, axeCheck, launch, startStack, waitFor } from './harness.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.SEKSENBIR_BIN ?? join(here, '..', '..', '..', '.venv', 'bin', 'seksenbir');
-// The store the stack uses: SEKSENBIR_PG_DSN, else the `seksenbir` database `seksenbir up` makes on
-// the local server (entrypoints/stack.py); the CLI's own default is another database.
 // the catalogue's words (ADR-170; tests/web/test_catalogue_words.py keeps the file fresh)
 const WORDS = JSON.parse(readFileSync(join(here, '..', '..', 'src', 'api', 'words.json'), 'utf8'));
-const STORE_DSN = process.env.SEKSENBIR_PG_DSN ?? 'postgresql://postgres@127.0.0.1:5432/seksenbir';
+// The store the stack uses, for the CLI's `--dsn` (its own default is another database):
+// startStack's, a database of the stack's own, or SEKSENBIR_PG_DSN when given
+let STORE_DSN;
 const AUDITOR = process.env.WEB_E2E_AUDITOR_TOKEN ?? `e2e-auditor-${randomBytes(16).toString('hex')}`;
 process.env.SEKSENBIR_AUDITOR_TOKENS = AUDITOR; // the stack startStack starts takes it
 
@@ -121,6 +121,7 @@ async function betrayingSeason() {
 async function main() {
   const stack = await startStack();
   base = stack.base;
+  STORE_DSN = stack.dsn;
   const ops = stack.ops;
   assert.ok(ops, 'an ops token (WEB_E2E_OPS_TOKEN with WEB_E2E_URL)');
   const browser = await launch();

@@ -1,6 +1,6 @@
 // What the end-to-end tests share: the stack they start (`seksenbir up` on WEB_E2E_PORT with an
 // ops token of its own), the system's Chromium (never a downloaded one), polling with a deadline.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,9 +40,55 @@ export async function waitFor(what, check, ms = DEADLINE_MS) {
 }
 
 /** `env`: more of the stack's environment (the live e2e's lagging read side: FAULT_POINT). */
+// What the stack starts from, made anew at each start: its own read models and broker keys
+// (its projection prefix and broker namespace, stack_env.mjs) deleted from its Redis, and, unless
+// SEKSENBIR_PG_DSN is given, a database of its own on the local PostgreSQL, dropped and made
+// again (a failed run's is kept for a look until the next). In the shared `seksenbir` every
+// earlier run's listed seasons stayed, and the read side kept those of a dropped database:
+// past 20 open ones the lobby's first page (soonest close first) no longer held the season a
+// run had just made. No database without a local server (`up` then embeds one).
+const FRESH = `
+import asyncio, os, sys
+import asyncpg, redis
+from shared.settings import Settings
+
+async def remade(server, name):
+    c = await asyncpg.connect(server + "/postgres")
+    await c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    await c.execute(f'CREATE DATABASE "{name}"')
+    await c.close()
+
+s = Settings.from_env(os.environ)
+for url, prefix in ((s.broker_redis, s.broker_namespace), (s.read_redis, s.projection_prefix)):
+    r = redis.Redis.from_url(url)
+    for key in r.scan_iter(match=prefix + ":*", count=1000):
+        r.delete(key)
+    r.close()
+if sys.argv[2]:
+    asyncio.run(remade(sys.argv[1], sys.argv[2]))
+`;
+
+function freshStack(bin, port, env) {
+  const server = 'postgresql://postgres@127.0.0.1:5432';
+  const name = env.SEKSENBIR_PG_DSN ? '' : `seksenbir_e2e${port}`;
+  const dsn = name ? `${server}/${name}` : env.SEKSENBIR_PG_DSN;
+  try {
+    execFileSync(join(dirname(bin), 'python'), ['-c', FRESH, server, name], { stdio: 'pipe', env: { ...env, SEKSENBIR_PG_DSN: dsn } });
+  } catch (e) {
+    if (name) return undefined; // no local server: `up` finds or embeds one, as before
+    fail(`the stack's Redis keys could not be cleared: ${e.stderr ?? e.message}`);
+  }
+  return dsn;
+}
+
 export async function startStack(env = {}) {
   if (process.env.WEB_E2E_URL) {
-    return { base: process.env.WEB_E2E_URL, ops: process.env.WEB_E2E_OPS_TOKEN ?? null, stop: async () => undefined };
+    return {
+      base: process.env.WEB_E2E_URL,
+      ops: process.env.WEB_E2E_OPS_TOKEN ?? null,
+      dsn: process.env.SEKSENBIR_PG_DSN,
+      stop: async () => undefined,
+    };
   }
   const ops = `e2e-ops-${randomBytes(16).toString('hex')}`; // this stack's own ops token
   const port = process.env.WEB_E2E_PORT ?? '18360';
@@ -52,7 +98,10 @@ export async function startStack(env = {}) {
   if (taken) fail(`port ${port} is already serving: stop what runs there, or set WEB_E2E_PORT`);
   // its own projection prefix and broker namespace: another stack on the same Redis cannot
   // announce its projections to this one's pages (stack_env.mjs)
-  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: stackEnv(process.env, port, env, ops) });
+  // its own database and keys, made anew (SEKSENBIR_PG_DSN, when given, is used as it is)
+  const dsn = freshStack(bin, port, stackEnv(process.env, port, env, ops));
+  const own = dsn === undefined ? env : { SEKSENBIR_PG_DSN: dsn, ...env };
+  const proc = spawn(bin, ['up', '--port', port], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: stackEnv(process.env, port, own, ops) });
   // the stack's whole log kept beside the screenshots: what the server did when a run failed
   const log = createWriteStream(join(ARTEFACTS, `stack-${process.env.WEB_E2E_NAME ?? port}.log`));
   let out = '';
@@ -79,7 +128,7 @@ export async function startStack(env = {}) {
     await stop();
     fail(`the stack did not start on ${base} (${e.message}):\n${out.slice(-3000)}`);
   }
-  return { base, ops, stop };
+  return { base, ops, dsn: dsn ?? 'postgresql://postgres@127.0.0.1:5432/seksenbir', stop };
 }
 
 export function launch() {
