@@ -15,6 +15,7 @@ from collections.abc import Callable
 import structlog
 
 from services.command import chat_refusals
+from services.command.chat_keyed import ChatIdem
 from services.command.chat_schemas import (
     ActOut,
     ActsOut,
@@ -43,9 +44,11 @@ from shared.domain import chat
 from shared.domain import chat_events as ce
 from shared.domain.state import SeasonState
 from shared.eventstore import StoreBusyError
+from shared.eventstore.chat_keys import ChatKey
 from shared.eventstore.chat_log import ChatMoved, ChatNew, Seen
 
 log = structlog.get_logger(__name__)
+Bey = tuple[SeasonState, int]  # a bey's season state and seat
 
 
 async def _book(svc: Services, season_id: str) -> Book:
@@ -75,6 +78,7 @@ async def _append(
     text: str | None = None,
     erases: tuple[int, ...] = (),
     seen: Seen | None = None,
+    key: ChatKey | None = None,
 ) -> int:
     await svc.seasons.refuse_audit_copy(season_id)  # read-only as its own stream (ADR-58)
     new = ChatNew(
@@ -84,6 +88,7 @@ async def _append(
         seat=seat,
         text=text,
         erases=erases,
+        key=key,
     )
     try:
         (done,) = await svc.seasons.store.chat.append(season_id, [new], seen=seen)
@@ -99,31 +104,31 @@ async def _bey(svc: Services, claim: BeyClaim) -> tuple[SeasonState, int, Book]:
     return state, seat, await _book(svc, claim.season_id)
 
 
-async def send(svc: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
+async def send(
+    svc: Services, claim: BeyClaim, data: MessageIn, idem: ChatIdem | None = None
+) -> MessageOut:
     """R-15.1 … R-15.3: a message to the public channel or to chosen beys (a private channel
     of two, a group of 3 … 19); refused with a clear code, nothing appended. Decided on this
     process's fold without a read when no other process can have appended since its last
-    append (ADR-126): if one did, nothing is appended and it is decided again after a read."""
+    append (ADR-126): if one did, nothing is appended and it is decided again after a read.
+    `idem`: its Idempotency-Key, recorded with it (services/command/chat_keyed.py)."""
     try:
-        return await _send(svc, claim, data, fresh=False)
+        return await _send(svc, claim, data, idem, fresh=False)
     except ChatMoved:
-        return await _send(svc, claim, data, fresh=True)
+        return await _send(svc, claim, data, idem, fresh=True)
 
 
-async def _send(svc: Services, claim: BeyClaim, data: MessageIn, *, fresh: bool) -> MessageOut:
+async def _send(
+    svc: Services, claim: BeyClaim, data: MessageIn, idem: ChatIdem | None, *, fresh: bool
+) -> MessageOut:
     state = (await load(svc, claim.season_id)).state
     seat = seat_of(claim, state)
     async with svc.chats.sender(claim.season_id, seat):  # its limit counts the one before
-        return await _send_as(svc, claim, data, (state, seat), fresh=fresh)
+        return await _send_as(svc, claim, data, (state, seat), idem, fresh=fresh)
 
 
 async def _send_as(
-    svc: Services,
-    claim: BeyClaim,
-    data: MessageIn,
-    bey: tuple[SeasonState, int],
-    *,
-    fresh: bool,
+    svc: Services, claim: BeyClaim, data: MessageIn, bey: Bey, idem: ChatIdem | None, *, fresh: bool
 ) -> MessageOut:
     """`_send` for the bey `(state, seat)`, one of its sends at a time in this process."""
     state, seat = bey
@@ -148,7 +153,10 @@ async def _send_as(
     event = ce.MessageSent(
         at=stamp(now), channel=channel, seat=seat, digest=chat.text_digest(data.text)
     )
-    version = await _append(svc, claim.season_id, event, seat=seat, text=data.text, seen=seen)
+    key = idem.key_for(channel, event.at) if idem is not None else None
+    version = await _append(
+        svc, claim.season_id, event, seat=seat, text=data.text, seen=seen, key=key
+    )
     log.info("chat.sent", season=claim.season_id, kind=chat.kind_of(channel), id=version)
     humans = chat.human_seats(state)
     others = tuple(s for s in _members(state, channel) if s != seat and s in humans)

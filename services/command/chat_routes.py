@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from litestar import Request, get, post
 from litestar.params import Parameter
 
-from services.command import chat_commands
+from services.command import chat_commands, chat_keyed
 from services.command.chat_schemas import (
     ActsOut,
     ChannelsOut,
@@ -26,7 +26,8 @@ from services.command.chat_schemas import (
     ReportIn,
     ReportOut,
 )
-from services.command.request_context import ops_guard, staff_guard
+from services.command.request_context import context, ops_guard, staff_guard
+from services.command.route_parts import Key
 from services.command.service import Services
 from shared.app.access import ops_audit, request_auth
 from shared.app.access.request_auth import BeyClaim
@@ -36,6 +37,7 @@ from shared.app.http.openapi import (
     BEY_AUTH,
     BODY,
     EVERY,
+    KEY,
     OPS_READ,
     PATH,
     RATE,
@@ -64,13 +66,25 @@ ChannelPath = Annotated[
     "/seasons/{season_id:str}/messages",
     status_code=201,
     summary="Send a message (R-15)",
-    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, SEND, TEXT, AUDIT_COPY),
+    responses=answers(EVERY, RATE, BEY_AUTH, STORE, BODY, KEY, SEND, TEXT, AUDIT_COPY),
     security=BEARER,
 )
-async def send_message(services: Services, claim: BeyClaim, data: MessageIn) -> MessageOut:
+async def send_message(
+    request: Request[Any, Any, Any],
+    services: Services,
+    claim: BeyClaim,
+    data: MessageIn,
+    idempotency_key: Key = None,
+) -> MessageOut:
     """To `"all"` (the public channel) or to a list of seats (the sender is added): two beys
-    are a private channel, more a group (at most 19). Plain text, kept inert everywhere."""
-    return await chat_commands.send(services, claim, data)
+    are a private channel, more a group (at most 19). Plain text, kept inert everywhere.
+    With an Idempotency-Key, a copy of the request answers the first message (ADR-175)."""
+    if idempotency_key is None:
+        return await chat_commands.send(services, claim, data)
+    ctx = await context(request, claim.season_id, services)
+    return await chat_keyed.keyed(
+        services, ctx, lambda idem: chat_commands.send(services, claim, data, idem)
+    )
 
 
 @get(

@@ -28,6 +28,14 @@ import asyncpg
 import msgspec
 
 from shared.eventstore.busy import Checkout, as_busy, is_busy
+from shared.eventstore.chat_keys import (
+    KEY_TAKEN,
+    ChatKey,
+    key_columns,
+    keyed_sql,
+    keys_of,
+    taken_out,
+)
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import ChainError, StoreBusyError
 
@@ -45,6 +53,7 @@ class ChatNew(msgspec.Struct, frozen=True, kw_only=True):
     seat: int | None = None
     text: str | None = None
     erases: tuple[int, ...] = ()
+    key: ChatKey | None = None  # not hashed: the request's, not the chat's
 
 
 class ChatRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,6 +176,7 @@ WITH e AS (
 )
 INSERT INTO chat_texts (season_id, version, text)
 SELECT $1, t.version, t.text FROM unnest($10::bigint[], $11::text[]) AS t(version, text)"""
+_APPEND_KEYED = keyed_sql(_APPEND)  # … with its keyed events' Idempotency-Keys (ADR-175)
 _TAKEN = ("chat_events_pkey", "chat_texts_pkey")  # a version another append holds already
 ATTEMPTS = 10  # a batch's appends overtaken by another process's before it answers busy
 _ERASE = "UPDATE chat_texts SET text = NULL, erased_at = $3 WHERE season_id = $1 AND version = $2"
@@ -284,15 +294,21 @@ class PostgresChatLog:
                 return batch, []
             erased = [(season_id, v, at) for e in events for v in e.erases]
             self.statements += 1
+            keys = keys_of(events)
             async with Checkout(self._pool) as conn:
                 head = self._heads.get(season_id) or await self._head(conn, season_id)
                 new = _chained(season_id, *head, events, at)
                 try:
                     async with conn.transaction() if erased else contextlib.nullcontext():
-                        await conn.execute(_APPEND, season_id, at, *_columns(new))
+                        keyed = key_columns(events, new) if keys else ()
+                        sql = _APPEND_KEYED if keys else _APPEND
+                        await conn.execute(sql, season_id, at, *_columns(new), *keyed)
                         if erased:
                             await conn.executemany(_ERASE, erased)
                 except asyncpg.UniqueViolationError as exc:
+                    if exc.constraint_name == KEY_TAKEN:  # nothing written: the copies out
+                        batch = await taken_out(conn, batch)
+                        continue
                     self._overtaken(season_id)
                     if exc.constraint_name not in _TAKEN:
                         raise

@@ -4,28 +4,51 @@ shared.eventstore.chat_log.PostgresChatLog (tests/integration/test_chat_log.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import msgspec
 
 from shared.eventstore.chat_log import GENESIS, ChatNew, ChatRecord, Seen, _chained
 from shared.eventstore.clock import Clock, utc
+from shared.eventstore.errors import IdempotencyKeyTaken
+from shared.eventstore.taken_keys import Found
+
+
+class _Keys(Protocol):
+    async def look(self, scope: str, key: str, request_hash: bytes) -> Found | None: ...
+    async def record(
+        self, scope: str, key: str, request_hash: bytes, status: int, body: bytes
+    ) -> Found | None: ...
 
 
 class InMemoryChatLog:
     """The chat log in lists, for the in-memory store; each call runs without an await."""
 
-    def __init__(self, *, clock: Clock) -> None:
+    def __init__(self, *, clock: Clock, keys: _Keys | None = None) -> None:
         self._clock = clock
+        self._keys = keys  # the store's Idempotency-Keys, which keyed events record (ADR-175)
         self._streams: dict[str, list[ChatRecord]] = {}
         self._marks: dict[tuple[str, int, str], int] = {}
 
     async def append(
         self, season_id: str, events: Sequence[ChatNew], *, seen: Seen | None = None
     ) -> list[ChatRecord]:
+        keyed = [e.key for e in events if e.key is not None]
+        keys = self._keys
+        if keyed and keys is None:
+            raise ValueError("a keyed chat event needs the store's keys")
+        for k in keyed:  # taken: nothing appended
+            found = await keys.look(k.scope, k.key, k.request_hash) if keys else None
+            if found is not None:
+                raise IdempotencyKeyTaken(k.scope, k.key, found)
         stream = self._streams.setdefault(season_id, [])
         prev = stream[-1].hash if stream else GENESIS
         new = _chained(season_id, len(stream), prev, events, utc(self._clock()))
         stream.extend(new)
+        for e, r in zip(events, new, strict=True):
+            if e.key is not None and keys is not None:
+                k = e.key
+                await keys.record(k.scope, k.key, k.request_hash, k.status, k.answer(r.version))
         for e in events:
             for v in e.erases:
                 stream[v - 1] = msgspec.structs.replace(stream[v - 1], text=None)

@@ -93,7 +93,7 @@ class InMemoryEventStore:
         self._by_id: dict[UUID, RecordedEvent] = {}
         self._ops_reads = InMemoryOpsReads(clock=clock)
         self._players = InMemoryPlayerLog()
-        self._chat = InMemoryChatLog(clock=clock)
+        self._chat = InMemoryChatLog(clock=clock, keys=self._keys)
 
     @property
     def idempotency(self) -> InMemoryIdempotencyStore:

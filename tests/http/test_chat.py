@@ -439,3 +439,73 @@ async def test_messages_sent_at_once_are_limited_as_messages_sent_in_turn(api: A
             assert_problem(r, 429, "chat_rate_limited")
     lines = (await page(api, b, "all", limit=100)).json()["messages"]
     assert len(lines) == chat.PER_MINUTE
+
+
+async def keyed_say(api: Api, bey: Bey, key: str, to: Any, text: str) -> Any:
+    return await api.client.post(
+        bey.url("/messages"),
+        json={"to": to, "text": text},
+        headers={**bey.auth(), "Idempotency-Key": key},
+    )
+
+
+async def test_a_keyed_message_sent_again_is_posted_once(api: Api) -> None:
+    """ADR-175 (h-probe3): a message whose answer was lost, sent again with its key, answers
+    the first message and posts nothing more (before: no key was read, two messages); the
+    same key with another body is 422 `idempotency_key_reused`, the text not posted. In
+    PostgreSQL the key is recorded in the statement that appends the message."""
+    await keyed_twice(api)
+
+
+async def keyed_twice(on: Api) -> None:
+    a, b = await live_with(on, 2)
+    first = await keyed_say(on, a, "chat-k1", "all", "bir kez")
+    assert first.status_code == 201, first.text
+    again = await keyed_say(on, a, "chat-k1", "all", "bir kez")
+    assert (again.status_code, again.json()) == (201, first.json())
+    other = await keyed_say(on, a, "chat-k1", "all", "başka")
+    assert_problem(other, 422, "idempotency_key_reused")
+    lines = (await page(on, b, "all", limit=100)).json()["messages"]
+    assert [m["text"] for m in lines] == ["bir kez"]
+    # keys are the bey's own: another bey's same key is its own message
+    mine = await keyed_say(on, b, "chat-k1", "all", "bir kez")
+    assert mine.status_code == 201, mine.text
+    assert mine.json()["message_id"] != first.json()["message_id"]
+
+
+async def test_keyed_copies_sent_at_once_post_one_message(api: Api) -> None:
+    """ADR-175: copies of one keyed message at once: one message; each copy answers it, or
+    409 `idempotency_key_in_flight` while the first runs."""
+    import asyncio
+
+    a, b = await live_with(api, 2)
+    sent = await asyncio.gather(*(keyed_say(api, a, "chat-k2", "all", "tek") for _ in range(6)))
+    ok = [r for r in sent if r.status_code == 201]
+    assert ok and {r.json()["message_id"] for r in ok} == {ok[0].json()["message_id"]}
+    for r in sent:
+        if r.status_code != 201:
+            assert_problem(r, 409, "idempotency_key_in_flight")
+    lines = (await page(api, b, "all", limit=100)).json()["messages"]
+    assert [m["text"] for m in lines] == ["tek"]
+
+
+async def test_an_empty_or_long_chat_key_is_refused(memory_api: Api) -> None:
+    """ADR-175: the key's bounds are the commands' (1 … 200): 400 `bad_idempotency_key`."""
+    a, b = await live_with(memory_api, 2)
+    assert_problem(await keyed_say(memory_api, a, "", "all", "x"), 400, "bad_idempotency_key")
+    long = "k" * 201
+    assert_problem(await keyed_say(memory_api, a, long, "all", "x"), 400, "bad_idempotency_key")
+    assert (await page(memory_api, b, "all")).json()["messages"] == []
+
+
+async def test_a_keyed_refusal_is_the_keys_answer(memory_api: Api) -> None:
+    """ADR-175, as a command's (docs/api.md): a lasting refusal is stored under the key and
+    answered again to a copy; the same key with another body is 422 `idempotency_key_reused`."""
+    a, b = await live_with(memory_api, 2)
+    first = await keyed_say(memory_api, a, "chat-k3", [a.seat], "x")  # the sender alone
+    assert_problem(first, 422, "bad_recipients")
+    again = await keyed_say(memory_api, a, "chat-k3", [a.seat], "x")
+    assert (again.status_code, again.content) == (422, first.content)
+    other = await keyed_say(memory_api, a, "chat-k3", "all", "x")
+    assert_problem(other, 422, "idempotency_key_reused")
+    assert (await page(memory_api, b, "all")).json()["messages"] == []

@@ -84,7 +84,11 @@ WITH_BODY = {
     "/v1/seasons/{season_id}/webhooks",
     "/v1/seasons/{season_id}/push-subscriptions",
 }
-KEYED = {"/v1/seasons/{season_id}/spend", "/v1/seasons/{season_id}/offers"}
+KEYED = {
+    "/v1/seasons/{season_id}/spend",
+    "/v1/seasons/{season_id}/offers",
+    "/v1/seasons/{season_id}/messages",  # optional (ADR-175)
+}
 
 
 async def schema(api: Api) -> dict[str, Any]:
@@ -140,6 +144,20 @@ async def test_openapi_schema_documents_request_bodies_auth_and_idempotency_key(
         headers = {p["name"].lower() for p in doc["paths"][path]["post"].get("parameters", [])}
         assert "idempotency-key" in headers, path
     assert doc.get("components", {}).get("securitySchemes"), "no bearer scheme"
+
+
+async def test_openapi_a_chat_message_declares_its_optional_key_and_its_answers(
+    memory_api: Api,
+) -> None:
+    """ADR-175: the chat send's Idempotency-Key is optional, and its 400, 409 and 422 about
+    the key are declared (before: no header, none of the three)."""
+    op = (await schema(memory_api))["paths"]["/v1/seasons/{season_id}/messages"]["post"]
+    (header,) = [p for p in op["parameters"] if p["name"].lower() == "idempotency-key"]
+    assert header["in"] == "header" and not header.get("required")
+    said = {s: op["responses"][s]["description"] for s in ("400", "409", "422")}
+    assert "`bad_idempotency_key`" in said["400"]
+    assert "`idempotency_key_in_flight`" in said["409"]
+    assert "`idempotency_key_reused`" in said["422"]
 
 
 async def test_openapi_schema_documents_answers_and_problem_json(memory_api: Api) -> None:

@@ -8,13 +8,16 @@ import itertools
 import uuid
 
 import asyncpg
+import msgspec
 import pytest
 
 from shared.domain import chat_events as ce
 from shared.domain.chat import text_digest
 from shared.eventstore import PoolSettings, PostgresEventStore, create_pool
+from shared.eventstore.chat_keys import ChatKey
 from shared.eventstore.chat_log import ChatMoved, ChatNew, PostgresChatLog, verify_chat
-from shared.eventstore.errors import ChainError
+from shared.eventstore.errors import ChainError, IdempotencyKeyTaken
+from shared.eventstore.taken_keys import Replay
 from tests.clock import StepClock
 from tests.integration.support import wait_until
 
@@ -196,3 +199,33 @@ VALUES ('s1', 1, gen_random_uuid(), 'message_sent.v1', '{}', 1, now(), $1, $1)""
 _LOCK_WAITERS = """
 SELECT count(*) FROM pg_stat_activity
 WHERE datname = current_database() AND wait_event_type = 'Lock'"""
+
+
+async def test_a_keyed_message_is_written_with_its_key_or_not_at_all(
+    event_store: PostgresEventStore, pg_pool: asyncpg.Pool, clock: StepClock
+) -> None:
+    """ADR-175: a keyed message's Idempotency-Key is recorded in the statement that appends
+    it, its answer made at the version given; a copy in another process (its own chat log,
+    no in-flight guard between them) is refused with what the key holds and writes nothing,
+    and the unkeyed message in the same statement is written all the same."""
+    one, two = event_store.chat, PostgresChatLog(pg_pool, clock=clock)
+
+    def keyed(text: str) -> ChatNew:
+        key = ChatKey("s1:1", "k", b"h" * 32, 201, lambda v: b'{"message_id":%d}' % v)
+        return msgspec.structs.replace(sent(text), key=key)
+
+    await one.append("s1", [sent("a")])
+    (first,) = await one.append("s1", [keyed("once")])
+    assert first.version == 2
+    assert await event_store.idempotency.look("s1:1", "k", b"h" * 32) == Replay(
+        201, b'{"message_id":2}'
+    )
+    copy, other = await asyncio.gather(
+        two.append("s1", [keyed("once")]), two.append("s1", [sent("b")]), return_exceptions=True
+    )
+    assert isinstance(copy, IdempotencyKeyTaken), copy
+    assert copy.found == Replay(201, b'{"message_id":2}')
+    assert isinstance(other, list), other
+    stored = await one.read("s1")
+    assert [r.text for r in stored] == ["a", "once", "b"]
+    verify_chat(stored)

@@ -159,7 +159,7 @@ export async function call<T>(
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   };
   // only a route that honours the key may be sent again blind (`keyed`: docs/api.md lists
-  // `bad_idempotency_key` for it); any other (a chat message, a join, a token rotation) would
+  // `bad_idempotency_key` for it, a chat message too: ADR-175); any other (a join, a token rotation) would
   // be done twice, so its lost answer is reported instead
   let r = await (opts.keyed ? sendCommand(`/v1${path}`, init) : send(`/v1${path}`, init));
   if (r.status === 429) {
@@ -276,7 +276,7 @@ export const api = {
       { token },
     ),
   sendMessage: (season: string, token: string, to: 'all' | number[], text: string) =>
-    call<Schemas['MessageOut']>('POST', `/seasons/${seg(season)}/messages`, { token, body: { to, text } }),
+    call<Schemas['MessageOut']>('POST', `/seasons/${seg(season)}/messages`, { token, body: { to, text }, keyed: true }),
   markRead: (season: string, token: string, channel: string, readTo: number) =>
     call<Schemas['ReadOut']>('POST', `/seasons/${seg(season)}/channels/${seg(channel)}/read`, {
       token,

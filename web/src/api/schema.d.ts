@@ -3796,7 +3796,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "chat_closed" | "chat_rate_limited" | "chat_read_only" | "chat_text" | "computer_bey" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "press_restricted" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_idempotency_key" | "bad_recipients" | "bad_token" | "body_too_large" | "chain_broken" | "chat_closed" | "chat_rate_limited" | "chat_read_only" | "chat_text" | "computer_bey" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "malformed_json" | "missing_token" | "press_restricted" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -5227,6 +5227,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key) */
+                "Idempotency-Key"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
             };
@@ -5252,7 +5254,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5296,7 +5298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SendMessageProblem"];
                 };
             };
-            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `chat_read_only`: the Kurultay is closed: the channels are read-only */
+            /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `chat_read_only`: the Kurultay is closed: the channels are read-only; `idempotency_key_in_flight`: the first request with this key is still running */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -5329,7 +5331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SendMessageProblem"];
                 };
             };
-            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `computer_bey`: computer beys do not chat: `seats` names them; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_recipients`: an unknown or repeated seat, only oneself, or over 19 beys; `chat_text`: over 1,000 characters, 30 combining marks in a row or 20 lines, a control/format/bidi character, blank; `computer_bey`: computer beys do not chat: `seats` names them; `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */

@@ -1,10 +1,10 @@
-// End to end (h-probe3, round 2): the player whose connection misbehaves — against a real stack
-// (tests/e2e/harness.mjs). A bey of a live season sends a chat message whose answer is lost
+// End to end (h-probe3, rounds 2 and 3): the player whose connection misbehaves — against a real
+// stack (tests/e2e/harness.mjs). A bey of a live season sends a chat message whose answer is lost
 // after the server committed it (the route lets the request through and drops the response):
-// the chat route honours no Idempotency-Key, so the client does not resend it blind (a first
-// version of the keyed resend did, and posted it twice); it is in the channel once. A command the
-// store cannot take yet (503 store_busy, Retry-After) is waited out as told and said. Then the
-// tab goes offline: a message is refused at once and kept; online again, it is sent once.
+// the client sends it again with its same Idempotency-Key and the server answers the first
+// message (ADR-175): it is in the channel once. A command the store cannot take yet (503
+// store_busy, Retry-After) is waited out as told and said. Then the tab goes offline: a message
+// is refused at once and kept; online again, it is sent once.
 import assert from 'node:assert/strict';
 import { launch, provincePoint, startStack, waitFor } from './harness.mjs';
 
@@ -77,13 +77,14 @@ try {
   };
 
   // 1. a chat message's answer lost after the commit: the first POST goes through, its
-  // response is dropped. The chat route does not honour an Idempotency-Key (docs/api.md), so
-  // the client must not send it again blind (a resend posted it twice): one request, the
-  // message in the channel once, the player told the server was not reached.
+  // response is dropped. The chat route honours the Idempotency-Key (ADR-175), so the client
+  // sends it again with its same key and the server answers the first message: two requests,
+  // one key, the message in the channel once (before ADR-175 the client could not resend it).
   const keys = [];
   await page.route('**/v1/seasons/*/messages', async (route) => {
     if (route.request().method() !== 'POST') return route.continue();
     keys.push(route.request().headers()['idempotency-key']);
+    if (keys.length > 1) return route.continue(); // the resend is answered
     await route.fetch(); // the server commits the message
     await route.abort('connectionreset'); // and the player's browser never hears of it
   });
@@ -92,8 +93,11 @@ try {
   await page.locator('form.chat-compose button[type=submit]').click();
   await waitFor('the message shown', async () => ((await page.locator('section.chat ol.conversation').textContent()) ?? '').includes(text), 20_000);
   await page.waitForTimeout(8_000); // longer than every resend's wait (1 + 2 + 4 s)
-  assert.equal(keys.length, 1, `sent ${keys.length} times`);
+  assert.equal(keys.length, 2, `sent ${keys.length} times`);
+  assert.match(keys[0] ?? '', /^[0-9a-f]{32}$/);
+  assert.equal(keys[1], keys[0], 'the resend carries the same key');
   assert.deepEqual((await messages()).filter((t) => t === text), [text], 'the message is in the channel once');
+  assert.equal(await page.locator('section.chat #chat-text').inputValue(), '', 'the draft is sent');
   await page.unroute('**/v1/seasons/*/messages');
 
   // 2. 503 store_busy with Retry-After: waited out as told, said, then done once

@@ -135,16 +135,30 @@ describe('a command sent again with its same Idempotency-Key', () => {
     expect(told).toEqual(['r1', 'w', 'r2', 'w', 'r4', 'w']);
   });
 
-  it('never for a route that does not honour the key (a chat message would be posted twice)', async () => {
+  it('never for a route that does not honour the key (a join would be done twice)', async () => {
     configure({ lang: () => 'tr', waiting: () => undefined });
     const fetch = vi.fn().mockRejectedValueOnce(new TypeError('Failed to fetch')).mockResolvedValue(answer(201, {}));
     vi.stubGlobal('fetch', fetch);
-    const done = call('POST', '/seasons/s/messages', { token: 't', body: { to: 'all', text: 'selam' } }).then(
+    const done = call('POST', '/seasons/s/join', { body: { memleket: 6 } }).then(
       () => 'ok',
       (e: Error) => e.message,
     );
     expect(await done).toBe('Failed to fetch');
     expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it('a chat message too, with its same key: the server posts it once (ADR-175)', async () => {
+    vi.useFakeTimers();
+    configure({ lang: () => 'tr', waiting: () => undefined, resending: () => undefined, waited: () => undefined });
+    const sent = { message_id: 3, channel_id: 'all', at: '2026-12-07T20:00:00+03:00' };
+    const fetch = vi.fn().mockRejectedValueOnce(new TypeError('Failed to fetch')).mockResolvedValue(answer(201, sent));
+    vi.stubGlobal('fetch', fetch);
+    const done = api.sendMessage('s', 't', 'all', 'selam');
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(await done).toEqual(sent);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(fetch.mock.calls[0]?.[0]).toContain('/seasons/s/messages');
+    expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
   });
 
   it('when the store was busy (503 store_busy, Retry-After): waited as told and said', async () => {
