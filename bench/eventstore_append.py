@@ -45,7 +45,7 @@ from shared.eventstore.hashing import CHAIN_VERSION, GENESIS, chain_hashes
 from shared.eventstore.migrate import load_migrations
 from shared.eventstore.pool import PoolSettings, server_settings
 
-# The counter-row append as shipped before 0003 (same $1..$11 as today's statement).
+# The counter-row append as shipped before 0003 (its $1..$11: `array_params`).
 _OLD_CLAIM_NEXT = """UPDATE streams SET version = $3 + cardinality($4::uuid[]), last_hash = $10
     WHERE season_id = $1 AND version = $3 AND last_hash = $2 RETURNING season_id"""
 _OLD_CLAIM_FIRST = """INSERT INTO streams (season_id, version, last_hash)
@@ -112,6 +112,32 @@ async def run_cell(append: Appender, cell: int, writers: int, size: int, seconds
 # The 0001 schema has no `chain` column (0007 added it): its streams are chain version 1.
 OLD_STREAM_HEAD = "SELECT version, last_hash, 1 AS chain FROM streams WHERE season_id = $1"
 
+Params = Callable[[Batch, bytes], tuple[object, ...]]
+
+
+def array_params(batch: Batch, last_hash: bytes) -> tuple[object, ...]:
+    """The old statements' $1..$11, each event column an array (the store's one-append
+    statements have taken their events as one JSON parameter since ADR-168)."""
+    es = batch.events
+    return (
+        batch.season_id,
+        last_hash,
+        batch.expected,
+        [e.event_id for e in es],
+        [e.type for e in es],
+        [e.data for e in es],
+        [msgspec.json.encode(e.metadata).decode() for e in es],
+        batch.recorded_at,
+        [prev for prev, _ in batch.links],
+        batch.links[-1][1],
+        [digest for _, digest in batch.links],
+    )
+
+
+def store_params(batch: Batch, last_hash: bytes) -> tuple[object, ...]:
+    """The store's one-append statements' parameters."""
+    return batch.params(last_hash)
+
 
 def statement_appender(
     pool: asyncpg.Pool,
@@ -119,6 +145,8 @@ def statement_appender(
     following: str,
     head_query: str = store_sql.STREAM_HEAD,
     new_chain: int = CHAIN_VERSION,
+    *,
+    params_of: Params = store_params,
 ) -> Appender:
     """Head read, chain in Python, then one autocommit statement (the store's shape); a new
     stream is chained with `new_chain`."""
@@ -129,7 +157,7 @@ def statement_appender(
             last = head["last_hash"] if head else GENESIS
             chain = int(head["chain"]) if head else new_chain
             links = chain_hashes(last, season, expected, events, chain)
-            params = Batch(season, expected, events, clock(), links).params(last)
+            params = params_of(Batch(season, expected, events, clock(), links), last)
             if await conn.fetchval(following if expected else first, *params) is None:
                 raise RuntimeError(f"{season}: the claim failed at version {expected}")
 
@@ -150,7 +178,7 @@ async def main(args: argparse.Namespace) -> None:
             designs: dict[str, Appender] = {
                 "store (0003)": PostgresEventStore(pool, clock=clock).append,
                 "counter row (pre-0003)": statement_appender(
-                    old_pool, OLD_FIRST, OLD_NEXT, OLD_STREAM_HEAD, new_chain=1
+                    old_pool, OLD_FIRST, OLD_NEXT, OLD_STREAM_HEAD, 1, params_of=array_params
                 ),
                 "no counter, NOTIFY inside": statement_appender(
                     pool, NOTIFYING_FIRST, NOTIFYING_NEXT
