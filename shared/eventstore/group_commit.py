@@ -6,17 +6,16 @@ import asyncio
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
 from typing import NamedTuple
-from uuid import UUID
 
 import asyncpg
 import msgspec
 
 from shared.eventstore import sql
-from shared.eventstore.append import Batch, insert, settle
+from shared.eventstore.append import Batch, LoneEvent, insert, settle
 from shared.eventstore.busy import Checkout, as_busy, is_busy, lost_connection
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import StoreBusyError
-from shared.eventstore.model import EventMetadata, IdempotencyRecord
+from shared.eventstore.model import IdempotencyRecord
 from shared.logs import get_logger
 
 log = get_logger(__name__)
@@ -45,18 +44,11 @@ class Item(msgspec.Struct):
     completed_at: datetime | None
 
 
-class GroupEvent(msgspec.Struct):
-    """One event of a group's append as sql.APPEND_GROUP reads it ($2): its item's idx, its
-    number in the item (1-based), then the columns the one-append statement writes."""
+class GroupEvent(LoneEvent):
+    """One event of a group's append as sql.APPEND_GROUP reads it ($2): a lone append's event
+    (its number in the item, then the columns written) and its item's idx (read by name)."""
 
     item: int
-    n: int
-    id: UUID
-    type: str
-    data: bytes
-    meta: EventMetadata
-    prev: bytes
-    hash: bytes
 
 
 _group_encoder = msgspec.json.Encoder()
@@ -96,7 +88,9 @@ def group_params(
             )
         )
         for n, (e, (prev, digest)) in enumerate(zip(batch.events, links, strict=True), start=1):
-            events.append(GroupEvent(idx, n, e.event_id, e.type, e.data, e.metadata, prev, digest))
+            events.append(
+                GroupEvent(n, e.event_id, e.type, e.data, e.metadata, prev, digest, item=idx)
+            )
     return _group_encoder.encode(items).decode(), _group_encoder.encode(events).decode()
 
 
