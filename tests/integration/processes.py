@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import signal
 import socket
 import subprocess
@@ -48,10 +49,36 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def free_port(span: int = 1) -> int:
+    """The first of `span` consecutive ports nobody listens on now, below the kernel's
+    ephemeral range: a port the kernel handed out for `bind(0)` lies in that range, where every
+    outgoing connection (a test's asyncpg or Redis client) takes its local port too, so the
+    port after it, or the port itself before the server binds it, could be taken (the
+    resolver's metrics port + 1 was, once, in a full run)."""
+    low, _ = _ephemeral_range()
+    for _ in range(1000):
+        first = 10_000 + secrets.randbelow(low - span - 10_000)
+        sockets: list[socket.socket] = []
+        try:
+            for port in range(first, first + span):
+                s = socket.socket()
+                sockets.append(s)
+                s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for s in sockets:
+                s.close()
+    raise RuntimeError(f"no {span} consecutive free ports below {low}")
 
 
 @dataclass

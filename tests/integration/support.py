@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 from uuid import UUID
 
 import asyncpg
 import msgspec
 
 from shared.eventstore import EventMetadata, NewEvent
+
+T = TypeVar("T")
 
 META = EventMetadata(actor="seat", seat="3", command_id="cmd-1", correlation_id="corr-1")
 
@@ -51,6 +54,23 @@ async def wait_until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0
             if loop.time() > deadline:
                 raise TimeoutError(f"condition still false after {timeout} s")
             await asyncio.sleep(0.01)
+
+
+async def settles_to(read: Callable[[], Awaitable[T]], expected: T, timeout: float = 30.0) -> None:
+    """Assert that a read of the whole log (`read_all`, `head_position`, `changed_streams`)
+    answers `expected`, repeating it while it answers otherwise.
+
+    The PostgreSQL store's readers stop at the horizon, the oldest transaction that may still
+    write the log (shared/eventstore/sql.py, `_HORIZON`). A transaction of another database
+    on the server that ends while the read runs is one it cannot place, so that one read holds
+    back, the safe side, and finds less than was committed: it failed
+    test_adr_147_changed_streams… once in a full run, another session's test ending beside
+    it. The in-memory store answers at once."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (answer := await read()) != expected and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    assert answer == expected
 
 
 class HeldSession:

@@ -32,7 +32,7 @@ from shared.eventstore import (
 )
 from shared.eventstore.hashing import chain_hashes
 from shared.eventstore.migrate import _apply_pending, load_migrations
-from tests.integration.support import batch, event_id, new_event, wait_until
+from tests.integration.support import batch, event_id, new_event, settles_to, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -221,15 +221,14 @@ async def test_transactions_in_other_databases_do_not_hold_readers_back(
     this table. The one held open elsewhere lasts the whole test, so reading the events at all
     shows it left out; a short transaction of someone else's on a shared server (one whose
     database the horizon cannot see, the safe side) may hold them back a moment, so the read
-    is repeated until then: it failed once in a full run beside other sessions' benches."""
+    is repeated until then (settles_to): it failed once in a full run beside other sessions'
+    benches."""
     elsewhere = await asyncpg.connect(fresh_dsn)
     try:
         await elsewhere.execute("BEGIN; SELECT pg_current_xact_id()")
         recorded = await event_store.append("s1", 0, batch(1, 2))
-        expected = (recorded, recorded[-1].position)
-        async with asyncio.timeout(30):
-            while (await event_store.read_all(0), await event_store.head_position()) != expected:
-                await asyncio.sleep(0.05)
+        await settles_to(lambda: event_store.read_all(0), recorded)
+        await settles_to(event_store.head_position, recorded[-1].position)
     finally:
         await elsewhere.close()
 

@@ -37,7 +37,7 @@ def test_seksenbir_up_serves_a_trial_season_and_stops_on_sigterm(
     migrated_pg_dsn: str, redis_url: str, tmp_path: Path
 ):
     port = free_port()
-    metrics_port = free_port()  # the resolver's; the projections worker's is the next one
+    metrics_port = free_port(span=2)  # the resolver's; the projections worker's is the next
     log = tmp_path / "up.log"
     env = {
         **os.environ,
