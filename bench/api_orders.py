@@ -23,7 +23,8 @@ Both HTTP apps are driven in-process by httpx.AsyncClient over ASGITransport, so
 own cost is in both figures alike (about half the API's). `--asgi` drives both apps with bare
 ASGI calls instead (no client: the servers' own work, for their CPU per request). Logs are
 rendered as in production (JSON, the access line of every API request included) and
-discarded.
+discarded, written by a thread of their own as the serving API writes them (`app_from_env`,
+ADR-125); `--lines inline` writes them on the event loop, as the bench did before.
 
 `--count N` (with `--asgi`): the keyed API variant alone, N orders after a warm-up of 8 a
 loop, not a window: under callgrind for two N (`valgrind --tool=callgrind
@@ -75,6 +76,7 @@ from entrypoints.gateway import create_app  # what `seksenbir serve` runs: both 
 from services.command.schemas import OrdersIn
 from shared.domain.state import SEATS
 from shared.eventstore import PoolSettings, create_pool, migrate
+from shared.log_lines import write_lines_apart
 from shared.logs import configure_logging
 from shared.settings import Settings
 
@@ -653,6 +655,8 @@ async def main(args: argparse.Namespace) -> None:
             await main(args)
         return
     quiet_json_logs()
+    if args.lines == "apart":
+        write_lines_apart()  # as app_from_env: no line's write on the event loop (ADR-125)
     async with scratch_database(args.dsn, "seksenbir_bench_orders") as dsn:
         if args.profile:
             await profile(dsn, args)
@@ -676,7 +680,7 @@ async def main(args: argparse.Namespace) -> None:
             f"after {args.warmup:g} s warm-up, {args.seasons} seasons x {SEATS} beys, "
             f"spread over {args.spread}, {args.rounds} rounds of {args.slices} slices, "
             f"{'bare ASGI calls (no client)' if args.asgi else 'httpx client'}, "
-            f"heap {args.heap}"
+            f"heap {args.heap}, log lines written {args.lines}"
         )
         rounds = await measure(dsn, args)
     report(rounds, args)
@@ -735,6 +739,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         choices=["serving", "default"],
         default="serving",
         help="the collector as the serving process sets it (freeze, young 7,000) or CPython's",
+    )
+    p.add_argument(
+        "--lines",
+        choices=["apart", "inline"],
+        default="apart",
+        help="log lines written by a thread of their own, as the serving API (app_from_env)"
+        " writes them, or on the event loop, as every bench before 2026-12-07 22:00 UTC did",
     )
     p.add_argument(
         "--redis",

@@ -33,7 +33,7 @@ SMOKE: dict[str, list[str]] = {
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --slices 1"
-        " --heap default",
+        " --heap default --lines inline",
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --asgi",
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --asgi --ab",
         "--seasons 1 --concurrency 2 --pool 2 --asgi --count 4",
