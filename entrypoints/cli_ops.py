@@ -134,10 +134,13 @@ def _scheduler(_args: argparse.Namespace) -> int:
 
 def _up(args: argparse.Namespace) -> int:
     from entrypoints import bootstrap
+    from entrypoints.ports import taken_port
     from entrypoints.stack import up
     from shared.settings import Settings
 
     settings = Settings.from_env()
+    if taken_port(settings, args.host, args.port, args.lang) is not None:
+        return 2  # nothing started
     bootstrap.configure(settings)  # the launcher's own records (migrations …) as JSON too
     return up(settings, args.host, args.port, args.processes, args.lang)
 

@@ -29,6 +29,8 @@ TOOLS: dict[str, Text] = {
     "web.missing_api": T("API çalışıyor: belgeleri", "The API works: its documentation is at"),
     "up.workers": T("İşçiler:    resolver, scheduler, projections, notify — Ctrl-C durdurur", "Workers:    resolver, scheduler, projections, notify — Ctrl-C stops"),
     "up.metrics": T("Ölçümler:   {base}/metrics (API), {resolver} (resolver), bir sonraki kapı (projections)", "Metrics:    {base}/metrics (API), {resolver} (resolver), the next port (projections)"),
+    "up.port_taken": T("{address} kullanımda (başka bir `seksenbir up` mı çalışıyor?): --port başka bir kapı seçer (make run PORT=…); hiçbir şey başlatılmadı", "{address} is already in use (another `seksenbir up`?): --port chooses another port (make run PORT=…); nothing was started"),
+    "up.metrics_port_taken": T("{address}, {role} işçisinin ölçüm kapısı (SEKSENBIR_WORKER_METRICS_PORT; projections bir sonrakini kullanır), kullanımda: başka bir SEKSENBIR_WORKER_METRICS_PORT seçin; hiçbir şey başlatılmadı", "{address}, the metrics port of the {role} worker (SEKSENBIR_WORKER_METRICS_PORT; projections takes the next one), is already in use: choose another SEKSENBIR_WORKER_METRICS_PORT; nothing was started"),
     "up.none": T("yok", "none"),
     "up.pg_from_env": T("SEKSENBIR_PG_DSN'den", "from SEKSENBIR_PG_DSN"),
     "up.pg_local": T("127.0.0.1:5432'deki yerel sunucu, seksenbir veritabanı", "local server on 127.0.0.1:5432, database seksenbir"),

@@ -164,6 +164,9 @@ PARAMS = {
     "stored": "'orders_submitted.v1'",
     "said": 3,
     "op": "≤",
+    # `seksenbir up` on a taken port
+    "address": "127.0.0.1:8081",
+    "role": "projections",
 }
 
 
