@@ -19,7 +19,7 @@ from services.projections.keys import (
     player_seasons,
     seasons_index,
 )
-from services.projections.views import Views, all_views, j, only_the_lock_moved
+from services.projections.views import Views, all_views, j, only_the_lock_moved, plain
 from shared.domain import events as ev
 from shared.domain.ratings import counts_for_players
 from shared.domain.report_lines import correction, kurultay, offer_withdrawn, season_admin
@@ -102,7 +102,7 @@ def _specific(keys: Keys, state: SeasonState, e: ev.Event, at: int, live: bool) 
     match e:
         case ev.DivanLocked():
             return [
-                ("HSET", keys.orders(e.divan), str(s), j(msgspec.to_builtins(o)))
+                ("HSET", keys.orders(e.divan), str(s), plain(o))  # ADR-176: no copy
                 for s, o in sorted(e.orders.items())
             ]
         case ev.OfferSettled() if e.treaty is not None:
@@ -198,9 +198,7 @@ def _offered_before(before: Snapshot, frm: int, to: int) -> str | None:
 
 def _battles(keys: Keys, state: SeasonState, e: ev.BattlesResolved) -> list[Op]:
     """Battle records per Divan; betrayals public (who, whom, where) and for auditors in full."""
-    ops: list[Op] = [
-        ("HSET", keys.battles(e.divan), str(r.target), j(msgspec.to_builtins(r))) for r in e.battles
-    ]
+    ops: list[Op] = [("HSET", keys.battles(e.divan), str(r.target), plain(r)) for r in e.battles]
     records = {r.target: r for r in e.battles}
     for b in e.betrayals:
         public = {
@@ -285,11 +283,9 @@ def computer_seats(state: SeasonState) -> frozenset[int]:
 def _report(
     keys: Keys, e: ev.DivanResolved, at: int, live: bool, computers: frozenset[int]
 ) -> list[Op]:
-    ops: list[Op] = [("HSET", keys.reports, str(e.divan), j(msgspec.to_builtins(e.public)))]
+    ops: list[Op] = [("HSET", keys.reports, str(e.divan), plain(e.public))]
     for seat, lines in sorted(e.private.items()):
-        ops.append(
-            ("HSET", keys.reports_private(seat), str(e.divan), j(msgspec.to_builtins(lines)))
-        )
+        ops.append(("HSET", keys.reports_private(seat), str(e.divan), plain(lines)))
     messages: list[tuple[int | None, dict[str, Any]]] = [
         (None, {"type": "divan_report", "divan": e.divan})
     ]

@@ -26,7 +26,9 @@ def j(value: Any) -> bytes:
 
 
 # j's bytes of a value already made of builtins with text dict keys (to_builtins would copy it
-# unchanged): the map's il records and the private views' fields, by the hundred a batch
+# unchanged): the map's il records and the private views' fields, by the hundred a batch; and
+# of a value of plain types (codec._plain: the sorted encoder writes it as its copy, ADR-176):
+# a Divan's locked orders, battle records and report lines, as j(to_builtins(value)) wrote them
 plain = _enc.encode
 
 

@@ -49,11 +49,12 @@ def _value(v: _View, t: int) -> int:
     return value
 
 
-def _scored_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
+def _scored_targets(v: _View, spare: list[int] | None) -> list[tuple[int, int, int]]:
     """(−score, target, units needed) of every target `_ranked_targets` ranks, sorted, where
     score is value per unit (value × 100 // (defence + 2)) before the keyed jitter; `spare`:
-    what each plate may send (index plate). `_bonus` and `_value` are inlined: this is the
-    turn's innermost loop."""
+    what each plate may send (index plate), None for MAX_UNITS from every plate (what
+    `_best_target` asks: their sum is MAX_UNITS a neighbour). `_bonus` and `_value` are
+    inlined: this is the turn's innermost loop."""
     nb, owner, units, sur, seat = v.gm.neighbours_at, v.owner, v.units, v.sur, v.seat
     region, memleket_of, base = v.gm.region_at, v.memleket_of, v.base
     home, rival, friends, ceasefire = v.bey.memleket, v.rival_home, v.friends, v.ceasefire
@@ -77,7 +78,7 @@ def _scored_targets(v: _View, spare: list[int]) -> list[tuple[int, int, int]]:
             else:
                 defence = units[t] + sur[t] + (region[t] == region[memleket])
         need = defence + WORST_DIE + 1
-        if sum([spare[p] for p in nb[t]]) < need:
+        if (MAX_UNITS * len(nb[t]) if spare is None else sum(map(spare.__getitem__, nb[t]))) < need:
             continue
         scored.append((-(value * 100 // (defence + 2)), t, need))
     scored.sort()
@@ -131,7 +132,7 @@ def _ranked_targets(v: _View, avail: dict[int, int]) -> list[tuple[int, int]]:
 
 def _best_target(v: _View) -> int:
     """The first of `_ranked_targets` if every province could send MAX_UNITS; 0 if none."""
-    first = _jittered(v, _scored_targets(v, [MAX_UNITS] * len(v.owner)), first_only=True)
+    first = _jittered(v, _scored_targets(v, None), first_only=True)
     return first[0] if first else 0
 
 
@@ -139,9 +140,10 @@ def _attack(v: _View, avail: dict[int, int], orders: dict[int, Order]) -> None:
     """R-11.2: expand, one order per province; several provinces join one group (R-5.2)."""
     nb = v.gm.neighbours_at
     for t, need in _ranked_targets(v, avail):
-        origins = sorted(
-            (p for p in nb[t] if avail.get(p, 0) > 0 and p not in orders),
-            key=lambda p: (-avail[p], p),
+        origins = sorted(  # by (−avail, plate): a stable sort of ascending plates
+            [p for p in nb[t] if avail.get(p, 0) > 0 and p not in orders],
+            key=avail.__getitem__,
+            reverse=True,
         )
         reach = list(accumulate(avail[p] for p in origins))
         if not reach or reach[-1] < need:
@@ -158,9 +160,10 @@ def _defend(v: _View, plates: list[int], avail: dict[int, int], orders: dict[int
         short = _short(v, q, units[q] - (orders[q].units if q in orders else 0))
         if short <= 0:
             continue  # no helper is sent: the loop below would stop at once
-        helpers = sorted(
-            (p for p in nb[q] if avail.get(p, 0) > 0 and p not in orders),
-            key=lambda p: (-avail[p], p),
+        helpers = sorted(  # by (−avail, plate), as origins in _attack
+            [p for p in nb[q] if avail.get(p, 0) > 0 and p not in orders],
+            key=avail.__getitem__,
+            reverse=True,
         )
         for p in helpers:
             if short <= 0:
@@ -218,6 +221,7 @@ def plan_orders(
         _defend(v, [v.bey.memleket], avail, orders)
     _attack(v, avail, orders)
     threat = v.threat
-    _defend(v, sorted(v.mine, key=lambda p: (-threat[p], p)), avail, orders)
+    # by (−threat, plate): v.mine is ascending and the sort stable, reversed too
+    _defend(v, sorted(v.mine, key=threat.__getitem__, reverse=True), avail, orders)
     _advance_inland(v, avail, orders)
     return tuple(orders[p] for p in sorted(orders))

@@ -142,7 +142,8 @@ def plan_spending(
     home = [v.bey.memleket] if v.bey.memleket in v.threat else []
     gold = _hire(v, _walls(v, home, gold, out), out)
     threat = v.threat
-    _walls(v, sorted(v.mine, key=lambda p: (-threat[p], p)), gold, out)
+    # by (−threat, plate): v.mine is ascending and the sort stable, reversed too
+    _walls(v, sorted(v.mine, key=threat.__getitem__, reverse=True), gold, out)
     return out
 
 

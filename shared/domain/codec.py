@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgspec
+import msgspec.inspect as mi
 
 from shared.domain.events import AnyEvent, Event
 from shared.domain.upcast import UPCASTERS, upcast
@@ -12,8 +13,102 @@ _event_decoder = msgspec.json.Decoder(AnyEvent)
 
 
 def encode(value: object) -> bytes:
-    """Canonical JSON: keys sorted (int keys as strings), no spaces: equal values, equal bytes."""
+    """Canonical JSON: keys sorted (int keys as strings), no spaces: equal values, equal bytes.
+
+    An event of a type in `DIRECT` is encoded as it is: the sorted encoder writes it byte for
+    byte as it writes its `to_builtins` copy, without making the copy; one in `INT_KEYED` with
+    only its top level copied (ADR-176)."""
+    kind = type(value)
+    if kind in DIRECT:
+        return _encoder.encode(value)
+    keyed = INT_KEYED.get(kind)
+    if keyed is not None:
+        return _encoder.encode(_str_keyed(value, keyed))
     return _encoder.encode(msgspec.to_builtins(value, str_keys=True))
+
+
+def _str_keyed(value: object, keyed: tuple[tuple[str, str, bool], ...]) -> dict[str, object]:
+    """An event of an `INT_KEYED` type as `to_builtins` copies its top level: its tag, then
+    each field under its encode name, an int-keyed dict with its keys as text (`str(int)`,
+    as `str_keys` writes them); the fields' values themselves are plain (`_plain`)."""
+    config = value.__struct_config__  # type: ignore[attr-defined]
+    out: dict[str, object] = {config.tag_field: config.tag}
+    for name, encoded, int_keys in keyed:
+        field = getattr(value, name)
+        out[encoded] = {str(k): v for k, v in field.items()} if int_keys else field
+    return out
+
+
+def _plain(t: mi.Type, seen: set[type]) -> bool:
+    """Whether a value of type `t` encodes alike through `to_builtins(value, str_keys=True)`
+    and directly with the sorted encoder. Both write a struct as its tag and fields (encode
+    names, omit_defaults alike) sorted as a dict's keys are, and lists, tuples, str-keyed dicts
+    and scalars alike; they part on a dict with other keys (the direct encoder refuses it), a
+    set (the copy keeps its iteration order, the encoder sorts it) and any type not listed
+    here, which are left to the copy."""
+    if isinstance(t, mi.StructType):
+        if t.cls in seen:
+            return True
+        seen.add(t.cls)
+        inner: list[mi.Type] = [f.type for f in t.fields]
+    elif isinstance(t, mi.UnionType):
+        inner = list(t.types)
+    elif isinstance(t, mi.ListType | mi.VarTupleType):
+        inner = [t.item_type]
+    elif isinstance(t, mi.TupleType):
+        inner = list(t.item_types)
+    elif isinstance(t, mi.DictType):
+        inner = [t.value_type]
+        if not isinstance(t.key_type, mi.StrType):
+            return False
+    else:
+        scalars = mi.StrType | mi.IntType | mi.BoolType | mi.NoneType | mi.FloatType
+        return isinstance(t, scalars | mi.LiteralType)
+    return all(_plain(x, seen) for x in inner)
+
+
+# The event types whose every field is plain (`_plain`): most of a Divan's events (orders,
+# spends, offers, the steps' events) but not the lock's or the resolution's int-keyed dicts.
+def _direct() -> frozenset[type]:
+    union = mi.type_info(AnyEvent)
+    assert isinstance(union, mi.UnionType)
+    return frozenset(
+        t.cls for t in union.types if isinstance(t, mi.StructType) and _plain(t, set())
+    )
+
+
+DIRECT = _direct()
+
+
+def _int_keyed() -> dict[type, tuple[tuple[str, str, bool], ...]]:
+    """The event types left out of DIRECT only for top-level fields that are int-keyed dicts of
+    plain values (the lock's orders, the resolution's private reports …), with (field, encode
+    name, int-keyed) for each field; a type that omits defaults is left to the copy."""
+    union = mi.type_info(AnyEvent)
+    assert isinstance(union, mi.UnionType)
+    out = {}
+    for t in union.types:
+        if not isinstance(t, mi.StructType) or t.cls in DIRECT:
+            continue
+        if t.array_like or t.tag_field is None or t.cls.__struct_config__.omit_defaults:
+            continue
+        fields = []
+        for f in t.fields:
+            ft = f.type
+            int_keys = (
+                isinstance(ft, mi.DictType)
+                and isinstance(ft.key_type, mi.IntType)
+                and _plain(ft.value_type, set())
+            )
+            if not int_keys and not _plain(ft, set()):
+                break
+            fields.append((f.name, f.encode_name, int_keys))
+        else:
+            out[t.cls] = tuple(fields)
+    return out
+
+
+INT_KEYED = _int_keyed()
 
 
 def decode_event(data: bytes) -> Event:

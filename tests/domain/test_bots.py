@@ -421,3 +421,29 @@ def test_r12_1_jitter_drawn_only_in_near_tie_runs_orders_targets_as_drawing_all(
             assert bot_orders._ranked_targets(v, avail) == _ranked_by_full_sort(v, avail)
         first = _ranked_by_full_sort(v, dict.fromkeys(range(1, 82), 12))
         assert bot_orders._best_target(v) == (first[0][0] if first else 0)
+
+
+@SETTINGS
+@given(states_with_offers())
+def test_adr_176_the_plates_the_bots_sort_by_most_come_in_ascending_order(
+    state: SeasonState,
+) -> None:
+    """ADR-176: the bots sort plates by (−threat, plate) and (−units to spare, plate) as a
+    stable sort by the count alone, reversed; that is the same order only because the plates
+    come ascending: a bey's plates (its view's, before and after its purchases) and every
+    il's neighbours."""
+    assert all(list(n) == sorted(set(n)) for n in game_map().neighbours_at)
+    divan = state.divan + 1
+    turn = bots.Turn(state.seed, divan)
+    for bey in state.beys:
+        for own_lists in (False, True):
+            v = bot_view._view(state, bey.seat, divan, turn, own_lists=own_lists)
+            if v is None:
+                continue
+            assert v.mine == sorted(set(v.mine))
+            if own_lists:
+                bots._buy(v, 40, [])
+                assert v.mine == sorted(set(v.mine))
+            threat = v.threat
+            by_most = sorted(v.mine, key=threat.__getitem__, reverse=True)
+            assert by_most == sorted(v.mine, key=lambda p: (-threat[p], p))
