@@ -35,9 +35,20 @@ run: $(STAMP) web ## the whole stack (seksenbir up) on HOST:PORT (127.0.0.1:8081
 # again only when a source, the map data or the lock changed. npm ci installs from the lock.
 WEB_SOURCES := $(shell find web/src web/public web/data web/scripts web/pwa -type f 2>/dev/null) \
   web/index.html web/vite.config.ts web/tsconfig.json web/package.json web/package-lock.json
+# npm ci empties node_modules, stamps and all: the lock's digest is written where the tests' own
+# `npm ci` (tests/node_tools.py, STAMP) looks for it, or each `make test` installed twice and
+# built web/ again (the tests' install removed .installed, `make run`'s removed their stamp).
+define WEB_LOCK_STAMP
+import hashlib, pathlib
+web = pathlib.Path("web")
+digest = hashlib.sha256((web / "package-lock.json").read_bytes()).hexdigest()
+(web / "node_modules" / ".seksenbir-lock-sha256").write_text(digest)
+endef
+export WEB_LOCK_STAMP
 web/node_modules/.installed: web/package.json web/package-lock.json
 	@command -v npm >/dev/null || { echo "web: npm (Node.js >= 20) is needed to build the browser client"; exit 1; }
 	cd web && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	$(PY) -c "$$WEB_LOCK_STAMP"
 	touch $@
 web/dist/index.html: web/node_modules/.installed $(filter-out web/src/generated/%,$(WEB_SOURCES))
 	cd web && npm run --silent build

@@ -99,9 +99,11 @@ def assert_typed(doc: dict[str, Any], op: tuple[str, str], response: httpx.Respo
 _DOCUMENTS: dict[tuple[str, ...], dict[str, Any]] = {}
 
 
-def _document(app: Any) -> dict[str, Any]:
+def app_document(app: Any) -> dict[str, Any]:
     """The app's OpenAPI document, built once per set of routes in this test process (every
-    app of one shape serves the same document; building it took about a second per test)."""
+    app of one shape serves the same document; building it took about a second per test).
+    tests/http/test_problems.py checks that it is the document the app serves, on both
+    backends, so a test may check an answer against it instead of fetching the app's own."""
     key = tuple(sorted(f"{sorted(r.methods)}{r.path}" for r in app.routes))
     if key not in _DOCUMENTS:
         _DOCUMENTS[key] = app.openapi_schema.to_schema()
@@ -123,7 +125,7 @@ def check_every_problem(client: httpx.AsyncClient, app: Any) -> None:
         if response.request.method == "HEAD":  # GET's answer without its body (ADR-61): the
             return  # GET of the same request is the one to check
         if not doc:
-            doc.update(_document(app))
+            doc.update(app_document(app))
         await response.aread()
         assert_documented(doc, response)
 

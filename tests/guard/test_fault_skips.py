@@ -42,9 +42,12 @@ def test_fault_that_runs():
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeconftest("pytest_plugins = ['tests.fault_guard']")
+    # without the project's `-p no:faker -p no:schemathesis` (pyproject.toml) each inner run
+    # imported both plugins again (pytester restores sys.modules after a run): 1 to 7 s a test
     pytester.makeini(
         "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
         "filterwarnings = ignore::pytest.PytestAssertRewriteWarning\n"
+        "addopts = -p no:faker -p no:schemathesis\n"
     )
     pytester.makepyfile(test_suite=TESTS)
     return pytester
