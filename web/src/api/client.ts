@@ -141,6 +141,18 @@ async function sendCommand(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/** The wait `r`'s Retry-After asks for, told to the player, then `again`; told when it is over. */
+async function afterWait(r: Response, again: () => Promise<Response>): Promise<Response> {
+  const wait = retryAfterSeconds(r.headers.get('Retry-After'));
+  hooks.waiting(wait);
+  await sleep(wait * 1000);
+  try {
+    return await again();
+  } finally {
+    hooks.waited?.();
+  }
+}
+
 export async function call<T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
@@ -161,18 +173,11 @@ export async function call<T>(
   // only a route that honours the key may be sent again blind (`keyed`: docs/api.md lists
   // `bad_idempotency_key` for it, a chat message too: ADR-175); any other (a join, a token rotation) would
   // be done twice, so its lost answer is reported instead
-  let r = await (opts.keyed ? sendCommand(`/v1${path}`, init) : send(`/v1${path}`, init));
-  if (r.status === 429) {
-    // one polite wait as the server asks, then one more try; a second 429 goes to the player
-    const wait = retryAfterSeconds(r.headers.get('Retry-After'));
-    hooks.waiting(wait);
-    await sleep(wait * 1000);
-    try {
-      r = await send(`/v1${path}`, init);
-    } finally {
-      hooks.waited?.();
-    }
-  }
+  const once = () => send(`/v1${path}`, init);
+  const sent = () => (opts.keyed ? sendCommand(`/v1${path}`, init) : once());
+  let r = await sent();
+  // one polite wait as the server asks, then one more try; a second 429 goes to the player
+  if (r.status === 429) r = await afterWait(r, once);
   // A read the read side cannot answer yet (503 with Retry-After: a season projected a moment
   // after its creation, a view being rebuilt) is asked again as told, a few times at most.
   for (let i = 0; method === 'GET' && r.status === 503 && r.headers.has('Retry-After') && i < READ_RETRIES; i++) {
@@ -181,15 +186,9 @@ export async function call<T>(
   }
   // A command the store could not take yet (503 store_busy, Retry-After): nothing was done, so
   // it is waited out once as told, said like a 429's wait, and sent again with its same key.
+  // Sent again as it was sent first: a route that does not honour the key is not resent blind.
   if (method === 'POST' && r.status === 503 && r.headers.has('Retry-After') && (await problemCode(r)) === 'store_busy') {
-    const wait = retryAfterSeconds(r.headers.get('Retry-After'));
-    hooks.waiting(wait);
-    await sleep(wait * 1000);
-    try {
-      r = await sendCommand(`/v1${path}`, init);
-    } finally {
-      hooks.waited?.();
-    }
+    r = await afterWait(r, sent);
   }
   if (!r.ok) throw await problemOf(r);
   if (r.status === 204) return undefined as T;

@@ -161,6 +161,24 @@ describe('a command sent again with its same Idempotency-Key', () => {
     expect(new Set(fetch.mock.calls.map(keyOf)).size).toBe(1);
   });
 
+  it('never blind after a busy store either, for a route that does not honour the key', async () => {
+    vi.useFakeTimers();
+    configure({ lang: () => 'tr', waiting: () => undefined, waited: () => undefined });
+    const fetch = vi
+      .fn()
+      .mockResolvedValueOnce(answer(503, { code: 'store_busy' }, { 'Retry-After': '1' }))
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockResolvedValue(answer(201, {}));
+    vi.stubGlobal('fetch', fetch);
+    const done = call('POST', '/seasons/s/join', { body: { memleket: 6 } }).then(
+      () => 'ok',
+      (e: Error) => e.message,
+    );
+    await vi.advanceTimersByTimeAsync(8000);
+    expect(await done).toBe('Failed to fetch');
+    expect(fetch).toHaveBeenCalledTimes(2); // the wait's one more try, never a blind third
+  });
+
   it('when the store was busy (503 store_busy, Retry-After): waited as told and said', async () => {
     vi.useFakeTimers();
     const told: string[] = [];
