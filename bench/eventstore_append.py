@@ -134,11 +134,6 @@ def array_params(batch: Batch, last_hash: bytes) -> tuple[object, ...]:
     )
 
 
-def store_params(batch: Batch, last_hash: bytes) -> tuple[object, ...]:
-    """The store's one-append statements' parameters."""
-    return batch.params(last_hash)
-
-
 def statement_appender(
     pool: asyncpg.Pool,
     first: str,
@@ -146,7 +141,7 @@ def statement_appender(
     head_query: str = store_sql.STREAM_HEAD,
     new_chain: int = CHAIN_VERSION,
     *,
-    params_of: Params = store_params,
+    params_of: Params = Batch.params,  # the store's one-append statements'
 ) -> Appender:
     """Head read, chain in Python, then one autocommit statement (the store's shape); a new
     stream is chained with `new_chain`."""

@@ -67,28 +67,25 @@ def _plain(t: mi.Type, seen: set[type]) -> bool:
     return all(_plain(x, seen) for x in inner)
 
 
-# The event types whose every field is plain (`_plain`): most of a Divan's events (orders,
-# spends, offers, the steps' events) but not the lock's or the resolution's int-keyed dicts.
-def _direct() -> frozenset[type]:
+def _event_structs() -> list[mi.StructType]:
     union = mi.type_info(AnyEvent)
     assert isinstance(union, mi.UnionType)
-    return frozenset(
-        t.cls for t in union.types if isinstance(t, mi.StructType) and _plain(t, set())
-    )
+    return [t for t in union.types if isinstance(t, mi.StructType)]
 
 
-DIRECT = _direct()
+_EVENT_STRUCTS = _event_structs()  # inspected once, for DIRECT and INT_KEYED
+# The event types whose every field is plain (`_plain`): most of a Divan's events (orders,
+# spends, offers, the steps' events) but not the lock's or the resolution's int-keyed dicts.
+DIRECT = frozenset(t.cls for t in _EVENT_STRUCTS if _plain(t, set()))
 
 
 def _int_keyed() -> dict[type, tuple[tuple[str, str, bool], ...]]:
     """The event types left out of DIRECT only for top-level fields that are int-keyed dicts of
     plain values (the lock's orders, the resolution's private reports …), with (field, encode
     name, int-keyed) for each field; a type that omits defaults is left to the copy."""
-    union = mi.type_info(AnyEvent)
-    assert isinstance(union, mi.UnionType)
     out = {}
-    for t in union.types:
-        if not isinstance(t, mi.StructType) or t.cls in DIRECT:
+    for t in _EVENT_STRUCTS:
+        if t.cls in DIRECT:
             continue
         if t.array_like or t.tag_field is None or t.cls.__struct_config__.omit_defaults:
             continue

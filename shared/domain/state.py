@@ -151,17 +151,18 @@ class Calendar(msgspec.Struct, frozen=True, kw_only=True, dict=True):
 
     def at(self, divan: int) -> datetime:
         """The scheduled instant of Divan `divan` (1–16): its orders lock then (R-1.3)."""
-        if not 1 <= divan <= len(self.divans):
-            raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
-        return self.divans[divan - 1]
+        return self.divans[self._index(divan)]
 
     def at_utc(self, divan: int) -> datetime:
         """`at(divan)` as the same instant in UTC, for comparisons only (ADR-168): an order's
         `at` is UTC, and comparing it with a +03:00 instant costs about 30 times a comparison
         within one zone. Never stored or shown: the calendar's instants stay as they are."""
+        return self.utc_divans[self._index(divan)]
+
+    def _index(self, divan: int) -> int:
         if not 1 <= divan <= len(self.divans):
             raise ValueError(f"no Divan {divan} in a calendar of {len(self.divans)}")
-        return self.utc_divans[divan - 1]
+        return divan - 1
 
     @cached_property
     def utc_divans(self) -> tuple[datetime, ...]:

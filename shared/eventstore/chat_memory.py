@@ -8,6 +8,7 @@ from typing import Protocol
 
 import msgspec
 
+from shared.eventstore.chat_keys import keys_of
 from shared.eventstore.chat_log import GENESIS, ChatNew, ChatRecord, Seen, _chained
 from shared.eventstore.clock import Clock, utc
 from shared.eventstore.errors import IdempotencyKeyTaken
@@ -33,7 +34,7 @@ class InMemoryChatLog:
     async def append(
         self, season_id: str, events: Sequence[ChatNew], *, seen: Seen | None = None
     ) -> list[ChatRecord]:
-        keyed = [e.key for e in events if e.key is not None]
+        keyed = keys_of(events)
         keys = self._keys
         if keyed and keys is None:
             raise ValueError("a keyed chat event needs the store's keys")

@@ -131,31 +131,29 @@ def test_adr168_divan_1_boundary_cases() -> None:
         assert (live.counts_for(state, at), live.locked(state, at)) == (counts, locks), at
 
 
+def _seen(calendar: Calendar) -> tuple[object, ...]:
+    """All that encoding, equality, hashing and printing see of a calendar."""
+    return (
+        msgspec.json.encode(calendar),
+        codec.encode(ev.CalendarSet.of(calendar, "created")),
+        repr(calendar),
+        hash(calendar),
+        msgspec.to_builtins(calendar),
+    )
+
+
 def test_adr168_the_twins_are_utc_and_no_field() -> None:
     """The twins are UTC, cached once per calendar, and invisible to encoding, equality, hash,
     repr and to_builtins; a CalendarSet stores the same bytes before and after they exist."""
     made = cal.live(datetime.fromisoformat("2026-12-07T20:59:00+03:00"))
     for calendar in (made, decoded(made)):
         twin = cal.compressed(calendar.registration_closes_at, 60)
-        before = (
-            msgspec.json.encode(calendar),
-            codec.encode(ev.CalendarSet.of(calendar, "created")),
-            repr(calendar),
-            hash(calendar),
-            msgspec.to_builtins(calendar),
-        )
+        before = _seen(calendar)
         assert calendar.utc_divans is calendar.utc_divans  # computed once
         assert all(at.tzinfo is UTC for at in calendar.utc_divans)
         assert calendar.utc_divans == calendar.divans
         assert "utc_divans" not in Calendar.__struct_fields__
-        after = (
-            msgspec.json.encode(calendar),
-            codec.encode(ev.CalendarSet.of(calendar, "created")),
-            repr(calendar),
-            hash(calendar),
-            msgspec.to_builtins(calendar),
-        )
-        assert before == after
+        assert _seen(calendar) == before
         assert b"Z" not in before[0] and b"+03:00" in before[0]  # still stored in +03:00
         assert calendar != twin
         copy = msgspec.structs.replace(calendar)

@@ -39,7 +39,6 @@ export async function waitFor(what, check, ms = DEADLINE_MS) {
   }
 }
 
-/** `env`: more of the stack's environment (the live e2e's lagging read side: FAULT_POINT). */
 // What the stack starts from, made anew at each start: its own read models and broker keys
 // (its projection prefix and broker namespace, stack_env.mjs) deleted from its Redis, and, unless
 // SEKSENBIR_PG_DSN is given, a database of its own on the local PostgreSQL, dropped and made
@@ -81,6 +80,7 @@ function freshStack(bin, port, env) {
   return dsn;
 }
 
+/** `env`: more of the stack's environment (the live e2e's lagging read side: FAULT_POINT). */
 export async function startStack(env = {}) {
   if (process.env.WEB_E2E_URL) {
     return {
