@@ -72,6 +72,7 @@ import redis
 from litestar import Litestar, Request, Response, post
 from litestar.types import HTTPReceiveMessage, HTTPScope, Message
 
+from bench import box
 from entrypoints.gateway import create_app  # what `seksenbir serve` runs: both APIs, metrics
 from services.command.schemas import OrdersIn
 from shared.domain.state import SEATS
@@ -682,6 +683,7 @@ async def main(args: argparse.Namespace) -> None:
             f"{'bare ASGI calls (no client)' if args.asgi else 'httpx client'}, "
             f"heap {args.heap}, log lines written {args.lines}"
         )
+        print(box.line())  # before the app's log thread: it forks (bench.box)
         rounds = await measure(dsn, args)
     report(rounds, args)
 

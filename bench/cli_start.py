@@ -36,6 +36,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import box
 from bench.api_orders import scratch_database
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,11 +112,13 @@ async def in_process(dsn: str, runs: int) -> list[float]:
 
 
 async def main(args: argparse.Namespace) -> None:
+    line = box.line()  # before asyncpg's pool: it forks (bench.box)
     async with scratch_database(args.dsn, "seksenbir_bench_cli") as dsn:
         await store_season(dsn)
         times = measure(dsn, args)
         checks = await in_process(dsn, args.runs)
     print(f"config: python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs")
+    print(line)
     for name, pairs in times.items():
         wall = [w for w, _ in pairs]
         cpu = statistics.median(c for _, c in pairs)

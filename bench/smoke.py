@@ -30,6 +30,7 @@ DEFAULT_SERVER_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
 SMOKE: dict[str, list[str]] = {
     "access_log": ["2000 1"],
     "adjudication": ["20"],
+    "box": [""],
     "api_orders": [
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2",
         "--seconds 0.5 --warmup 0.1 --seasons 1 --rounds 1 --concurrency 2 --pool 2 --slices 1"

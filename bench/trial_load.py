@@ -43,6 +43,7 @@ import asyncpg
 import msgspec
 import redis
 
+from bench import box
 from bench.api_orders import DEFAULT_DSN, MEMLEKETS, scratch_database
 from bench.chat_load import Wire
 from bench.common import free_port, own_redis
@@ -427,6 +428,7 @@ async def main(args: argparse.Namespace) -> None:
         f"load average {os.getloadavg()[0]:.1f}; `seksenbir up` with {args.resolvers} resolver "
         f"and {args.projectors} projections processes, think time 0, {args.seconds:.0f} s a count"
     )
+    print(box.line())  # before the stack's threads: it forks (bench.box)
     async with scratch_database(args.dsn, "seksenbir_bench_trial_load") as dsn:
         with own_redis() as redis_url, stack(dsn, redis_url, port, log, extra) as up:
             for n in counts:
