@@ -3,9 +3,9 @@ apart from two trees (issue 27).
 
 The stack's CPU a Divan moved ~1.7× between boxes of the same kind with the same tree (11.1 ms
 on session 23's box, 17–20 ms on session 26's), while the pure Divan unit beside MILA did not
-move: what moved was the kernel's side (a system call, waking another process), which the
-stack pays on every socket write and every hop between its processes. A load average says
-how busy the box is, not how fast it is; these three figures say that:
+(~0.33 ms at best on both). What else a box lends the stack, system calls and waking another
+process (every socket write, every hop between its processes), was not recorded then. A load
+average says how busy the box is, not how fast it is; these three figures say that:
 
 - `unit`: the pure Divan unit (bench.adjudication's: Divan 8 of seed 11, 19 beys, 78 orders,
   the report), the fastest of `UNIT_CALLS` calls, in ms: the interpreter's speed;
