@@ -14,12 +14,15 @@ average says how busy the box is, not how fast it is; these three figures say th
   `ROUND_TRIPS`, in µs: two wake-ups of a process blocked in recv, as between the API, the
   resolvers, the projectors, PostgreSQL and Redis.
 
-`python -m bench.box` prints the line alone; the stack benches print it in their config.
+and first the processor as the kernel names it (`/proc/cpuinfo`: model name, MHz), where
+it does. `python -m bench.box` prints the line alone; the stack benches print it in their
+config.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import statistics
 import time
@@ -78,9 +81,25 @@ def wake_us() -> float:
     return statistics.median(took) * 1e6
 
 
+def processor() -> str:
+    """The first processor's model name and clock as /proc/cpuinfo gives them ("AMD EPYC,
+    2596 MHz"); "" where there is no such file or field."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            info = f.read()
+    except OSError:
+        return ""
+    model = re.search(r"^model name\s*:\s*(.+)$", info, re.M)
+    mhz = re.search(r"^cpu MHz\s*:\s*([0-9.]+)$", info, re.M)
+    named = model.group(1).strip() if model else ""
+    return f"{named}, {float(mhz.group(1)):.0f} MHz" if mhz else named
+
+
 def line() -> str:
-    """`box: unit … ms, syscall … ns, wake … µs`, measured now (about a second)."""
-    return f"box: unit {unit_ms():.3f} ms, syscall {syscall_ns():.0f} ns, wake {wake_us():.1f} µs"
+    """`box: <processor>; unit … ms, syscall … ns, wake … µs`, measured now (about 0.2 s)."""
+    figures = f"unit {unit_ms():.3f} ms, syscall {syscall_ns():.0f} ns, wake {wake_us():.1f} µs"
+    named = processor()
+    return f"box: {named}; {figures}" if named else f"box: {figures}"
 
 
 if __name__ == "__main__":
