@@ -3,13 +3,13 @@
 Nothing here runs unless asked for. `make compile` (`python -m shared.compiled build`) builds
 MODULES with mypyc into `build/compiled/` (outside the source tree, git-ignored) with a
 manifest of the SHA-256 of every source file of the domain, the modules built and those they
-were type-checked against. A process uses the build only when `SEKSENBIR_COMPILED=1` and every
-hash in the manifest still matches its source: then a `sys.meta_path` finder answers MODULES
+were type-checked against. A process uses the build only when SEKSENBIR_COMPILED is on (`1`,
+`true`, `yes`, `on`, any case: ADR-172) and every hash in the manifest still matches its source: then a `sys.meta_path` finder answers MODULES
 (and mypyc's shared library) with the extension files. On any mismatch (an edited, added or
 removed domain file, another Python, a missing file) the pure-Python modules run and one
 warning names what differed: a stale extension never shadows an edited `.py`.
 
-`shared/__init__.py` calls `activate()` when SEKSENBIR_COMPILED=1 (else this module is not
+`shared/__init__.py` calls `activate()` when SEKSENBIR_COMPILED is on (else this module is not
 even imported: the plan is "off"), so it runs before any `shared.domain` module can be
 imported, in every process (services, CLI, tests, benches): the choice is all-or-nothing by the
 import system's own order (compiled and pure modules of one build never mix). The domain stays
@@ -32,7 +32,7 @@ from importlib.util import spec_from_file_location
 from pathlib import Path
 from types import ModuleType
 
-from shared.settings import environment
+from shared.settings import COMPILED, compiled_wanted, environment
 
 # The pipeline's modules (`resolve.adjudicate`, steps 1-7 and the report). Measured in
 # docs/decisions.md (ADR-60) and docs/benchmarks.md (`make bench-mila`); `draws.py` is left
@@ -57,7 +57,7 @@ MODULES: tuple[str, ...] = (
     "shared.domain.rules.rebellion",
     "shared.domain.rules.treaties",
 )
-ENABLE = "SEKSENBIR_COMPILED"
+ENABLE = COMPILED  # a flag (ADR-172): 1, true, yes, on
 DIRECTORY = "SEKSENBIR_COMPILED_DIR"
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -139,7 +139,7 @@ def activate(env: Mapping[str, str] | None = None) -> Plan:
     if _state:
         return _state[0]
     env = environment() if env is None else env
-    if env.get(ENABLE) != "1":
+    if not compiled_wanted(env):
         chosen = Plan(False, "off")
     else:
         chosen = plan(Path(env.get(DIRECTORY) or DEFAULT_DIR))

@@ -19,6 +19,7 @@ import msgspec
 from shared.setting_checks import (
     BOUNDS,
     DIGEST,
+    FLAGS,
     LEVELS,
     URLS,
     SettingError,
@@ -181,6 +182,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         }
         if not values["read_redis_url"]:
             values["read_redis_url"] = next_db(str(values["redis_url"]))
+        # read at `import shared` (shared/__init__.py), before Settings exists; spelled and
+        # refused here as every flag is (ADR-172), so `=ture` stops the process, not runs pure
+        flag(COMPILED, e.get(COMPILED, ""))
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -297,6 +301,18 @@ def token_digest(token: str) -> str:
     """The SHA-256 hex digest a token is kept as: shared.app.access.tokens.token_hash's, written
     here so Settings imports nothing of the layers it sits beside (a test holds the two equal)."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+COMPILED = "SEKSENBIR_COMPILED"  # the compiled hot path (ADR-60): a flag, read before Settings
+
+
+def compiled_wanted(env: Mapping[str, str] | None = None) -> bool:
+    """Whether SEKSENBIR_COMPILED (in `env`, else this process's environment now) asks for the
+    compiled modules: a flag's "on" spelling (ADR-172). Read at `import shared`, where nothing
+    may stop the process: a spelling no flag has counts as off here, and `Settings.from_env`
+    refuses it with one line."""
+    given = (os.environ if env is None else env).get(COMPILED, "")
+    return FLAGS.get(given.strip().lower()) is True
 
 
 def variable(name: str, default: str = "") -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from shared import compiled
+from shared.settings import compiled_wanted
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = (
@@ -136,6 +137,27 @@ def test_adr_60_without_the_variable_nothing_is_read_or_used(tmp_path: Path) -> 
     _, build = _fake_tree(tmp_path)
     ran = _run(PROBE, SEKSENBIR_COMPILED_DIR=str(build))
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "off ['py']\n", "")
+
+
+def test_adr_180_the_variable_is_read_as_every_flag_is() -> None:
+    """ADR-172's spellings, any case: `true` asks for the build as `1` does (it was a silent
+    off: only `1` counted); off, empty, unset and a spelling no flag has are off at import
+    (Settings then refuses the last: tests/packaging/test_bad_settings.py)."""
+    for on in ("1", "true", "TRUE", "Yes", " on "):
+        assert compiled_wanted({"SEKSENBIR_COMPILED": on}) is True, on
+    for off in ("", "0", "false", "No", "off", "ture", "2"):
+        assert compiled_wanted({"SEKSENBIR_COMPILED": off}) is False, off
+    assert compiled_wanted({}) is False
+
+
+def test_adr_180_true_asks_for_the_build_in_a_process(tmp_path: Path) -> None:
+    """`SEKSENBIR_COMPILED=true` reaches the build's check (stale here: the fake tree's
+    hashes), where before it ran pure without a word."""
+    _, build = _fake_tree(tmp_path)
+    ran = _run(PROBE, SEKSENBIR_COMPILED="true", SEKSENBIR_COMPILED_DIR=str(build))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "stale ['py']\n"
+    assert ran.stderr.count(WARNING) == 1, ran.stderr
 
 
 # --- against the real build (`--compiled`) ----------------------------------------------------

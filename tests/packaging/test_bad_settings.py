@@ -102,6 +102,12 @@ SEKSENBIR = ["-m", "entrypoints.cli"]
         ),
         (
             ["verify", "0123456789abcdef0123456789abcdef", "--lang", "en"],
+            {"SEKSENBIR_COMPILED": "ture"},  # ADR-180: read before Settings, refused by it
+            "seksenbir verify: SEKSENBIR_COMPILED='ture' is not accepted: give 1, true, yes, on"
+            " to turn it on, 0, false, no, off to turn it off (any case)",
+        ),
+        (
+            ["verify", "0123456789abcdef0123456789abcdef", "--lang", "en"],
             {"SEKSENBIR_NOTIFY_NICE": "25"},
             "seksenbir verify: SEKSENBIR_NOTIFY_NICE='25' is not accepted: give a whole number"
             " from 0 to 19",
