@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from services.command.client_secrets import ClientSecret
 from services.command.player_schemas import PlayerKeyText
 from shared.app.answers.bey_names import BeyName, Description, NamedBey  # shared with the read side
 from shared.app.answers.calendar_answer import CalendarOut  # one schema with the read side
@@ -101,11 +102,15 @@ class LiveCreatedOut(msgspec.Struct, frozen=True):
 
 
 class JoinIn(msgspec.Struct, **Strict):
-    """R-1.4: the memleket a human joins a live season with (first come, first served)."""
+    """R-1.4: the memleket a human joins a live season with (first come, first served); with a
+    `token_secret` (ADR-178) a retry after a lost answer is answered as the first join was."""
 
     memleket: Plate
     name: BeyName | None = None  # R-15.5: the bey's display name
     player_key: PlayerKeyText | None = None  # issue 23: the seat is this player's (ADR-87)
+    # ADR-178: the token's secret, drawn by the client; the same join again with it is
+    # answered as the first was (the seat at `memleket` holds the token it makes)
+    token_secret: ClientSecret | None = None
 
 
 class JoinedOut(msgspec.Struct, frozen=True):

@@ -192,17 +192,20 @@ async def join_season(
     memleket: int,
     name: str | None = None,
     player_id: str | None = None,
+    *,
+    secret: str | None = None,
 ) -> JoinedOut:
     """R-1.4: first come, first served, decided on a fresh read at the server's instant; the
     append's expected version decides a race (the loser decides again on the winner's state,
-    and is refused `memleket_taken` or `season_full`). The 19th join closes registration."""
+    and is refused `memleket_taken` or `season_full`). The 19th join closes registration.
+    ADR-178: with the client's own `secret`, a join already in the log is answered again."""
 
     def join(state: SeasonState, at: datetime) -> tuple[list[ev.Event], str, int]:
         events: list[ev.Event] = []
         decided(state, events, c.JoinSeason(memleket=memleket, at=at, name=name))
         joined = events[0]
         assert isinstance(joined, ev.BeyJoined)
-        token = tokens.new_token(season_id, joined.seat)
+        token = tokens.new_token(season_id, joined.seat, secret)
         rotated = decide(
             evolve(state, joined),
             c.RotateToken(seat=joined.seat, token_hash=tokens.token_hash(token)),
@@ -219,6 +222,10 @@ async def join_season(
 
     async def attempt(_n: int) -> JoinedOut:
         loaded, at = await load(svc, season_id), svc.clock()
+        again = joined_before(loaded.state, memleket, secret)
+        if again is not None:  # before any refusal: the first join may have closed the season
+            log.info("season.join_answered_again", season_id=season_id, seat=again.seat)
+            return again
         events, token, seat = join(loaded.state, at)
         command_id = f"join/{new_id()}"
         meta = EventMetadata(actor="seat", seat=str(seat), command_id=command_id, at=stamp(at))
@@ -229,6 +236,23 @@ async def join_season(
         return JoinedOut(season_id, seat, token, memleket, calendar_out(after.calendar))
 
     return await write(svc, season_id, attempt)
+
+
+def joined_before(state: SeasonState, memleket: int, secret: str | None) -> JoinedOut | None:
+    """ADR-178: the answer a join with the client's own `secret` had, if that join is in the
+    log: the human seat at `memleket` holds exactly the token the secret makes for it (a hash
+    comparison, in constant time). Its current seat, token and calendar; None otherwise (no
+    secret, or another's seat: the join is decided as a new one)."""
+    if secret is None or state.calendar is None:
+        return None
+    for bey in state.beys:
+        if bey.memleket == memleket and not bey.computer:
+            token = tokens.new_token(state.season_id, bey.seat, secret)
+            if tokens.holds(state.tokens.get(bey.seat), token):
+                return JoinedOut(
+                    state.season_id, bey.seat, token, memleket, calendar_out(state.calendar)
+                )
+    return None
 
 
 def _admin_by(state: SeasonState, svc: Services, token: str | None) -> str:

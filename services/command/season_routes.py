@@ -143,10 +143,12 @@ async def join_season(services: Services, season_id: str, data: JoinIn) -> Joine
     409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`;
     with a `name` (R-15.5): 422 `invalid_name`, `name_reserved`, 409 `name_taken` (of two
     joins racing with one name, one wins); with a `player_key` (issue 23): 401
-    `bad_player_key`, 409 `player_already_seated`."""
+    `bad_player_key`, 409 `player_already_seated`. With a `token_secret` (ADR-178: drawn by
+    the client, kept before sending) the same join sent again after a lost answer is 201 with
+    the same seat and token, before any of those refusals, and appends nothing."""
     player_id = await player_commands.player_of(services, data.player_key)
     return await season_commands.join_season(
-        services, season_id, data.memleket, data.name, player_id
+        services, season_id, data.memleket, data.name, player_id, secret=data.token_secret
     )
 
 

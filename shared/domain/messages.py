@@ -205,6 +205,8 @@ CATALOGUE: dict[str, Text] = {
     "invalid_body.value": T("{at}: geçersiz değer", "{at}: invalid value"),
     "invalid_body.reason": T("{field}: tek satırlık bir metin {character} içeremez (denetim, satır ya da paragraf ayırıcı, yön işareti, özel kullanım ya da atanmamış karakter)", "{field}: a one-line text cannot hold {character} (a control, line or paragraph separator, direction mark, private-use or unassigned character)"),
     "invalid_body.seed_text": T('{at}: 0 … 2^63 − 1 arasında ondalık bir sayı, dizge olarak (ör. "7")', '{at}: a decimal number within 0 … 2^63 − 1, as a string (e.g. "7")'),
+    "invalid_body.secret_text": T("{at}: URL-güvenli base64 alfabesinden (A-Z a-z 0-9 _ -) tam 32 karakter olur (24 rastgele bayt)", "{at}: exactly 32 characters of the URL-safe base64 alphabet (A-Z a-z 0-9 _ -), 24 random bytes"),
+    "invalid_body.secrets_equal": T("{field}: bu istekteki öteki sırdan farklı olmalı", "{field}: must differ from this request's other secret"),
     "invalid_body.too_long": T("{at}: en çok {limit} karakter olur", "{at}: at most {limit:character|characters}"),
     "invalid_body.too_short": T("{at}: en az {limit} karakter olur", "{at}: at least {limit:character|characters}"),
     "invalid_body.too_many": T("{at}: en çok {limit} öğe olur", "{at}: at most {limit:item|items}"),

@@ -2378,6 +2378,11 @@ export interface components {
             name?: string | null;
             /** @description a player key (POST /v1/players): the seat is bound to that player */
             player_key?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
         };
         /** JoinSeasonProblem */
         JoinSeasonProblem: {

@@ -1,0 +1,153 @@
+"""A lost answer never loses a key (R-1.4, ADR-178): a request that issues a token or a key
+takes the secret the client drew itself, and the same request sent again after its answer was
+lost is answered as the first was, appending nothing; nothing secret is kept on the server.
+
+Joins are recognised by the seat's token hash, rotations by the seat's new token hash (the
+retry carries the old token), creations of seasons and players by their Idempotency-Key with
+the secrets rebuilt from the request.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from tests.http.support import ANKARA, Api, assert_problem, state_of, unchanged
+from tests.http.test_live_seasons import close_in, create_live, joined, status
+
+
+def secret() -> str:
+    """What the web client draws: 24 random bytes as URL-safe base64, 32 characters."""
+    return secrets.token_urlsafe(24)
+
+
+def join(api: Api, season_id: str, memleket: int, token_secret: str, **body: Any) -> Any:
+    return api.client.post(
+        f"/v1/seasons/{season_id}/join",
+        json={"memleket": memleket, "token_secret": token_secret, **body},
+    )
+
+
+# --- joins ---------------------------------------------------------------------------------
+
+
+async def test_r1_4_adr178_a_join_retried_after_its_commit_answers_the_same_seat_and_token(
+    api: Api,
+) -> None:
+    """R-1.4, ADR-178: the first answer lost, the retry with the same secret is 201 with the
+    same seat and token (which ends with the client's secret) and appends nothing."""
+    sid = (await create_live(api))["season_id"]
+    mine = secret()
+    first = await join(api, sid, ANKARA, mine)
+    assert first.status_code == 201, first.text
+    assert first.json()["token"] == f"sb1.{sid}.{first.json()['seat']}.{mine}"
+    _state, version = await state_of(api.store, sid)
+    again = await unchanged(api.store, join(api, sid, ANKARA, mine))
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert (await state_of(api.store, sid))[1] == version
+    me = await api.client.get(
+        f"/v1/seasons/{sid}/me", headers={"Authorization": f"Bearer {again.json()['token']}"}
+    )
+    assert me.status_code == 200, me.text
+
+
+async def test_r1_4_adr178_another_secret_for_a_taken_memleket_is_memleket_taken_as_before(
+    memory_api: Api,
+) -> None:
+    """R-1.4, ADR-178: only the secret that made the seat's token answers it again; another
+    secret (or none) is a new join, refused `memleket_taken` as today, the log unchanged."""
+    sid = (await create_live(memory_api))["season_id"]
+    assert (await join(memory_api, sid, ANKARA, secret())).status_code == 201
+    taken = await unchanged(memory_api.store, join(memory_api, sid, ANKARA, secret()))
+    problem = assert_problem(taken, 409, "memleket_taken")
+    assert "token" not in problem
+    plain = memory_api.client.post(f"/v1/seasons/{sid}/join", json={"memleket": ANKARA})
+    assert_problem(await unchanged(memory_api.store, plain), 409, "memleket_taken")
+
+
+async def test_r1_4_adr178_a_secret_for_another_memleket_is_a_new_join(memory_api: Api) -> None:
+    """ADR-178: a secret used for a different request is just a new request: another memleket
+    joins another seat, whose token differs from the first (its seat does)."""
+    sid = (await create_live(memory_api))["season_id"]
+    mine = secret()
+    first = (await join(memory_api, sid, ANKARA, mine)).json()
+    other = await join(memory_api, sid, 34, mine)
+    assert other.status_code == 201, other.text
+    assert other.json()["seat"] != first["seat"]
+    assert other.json()["token"] != first["token"]
+
+
+async def test_r1_4_adr178_the_nineteenth_join_retried_is_answered_not_refused(
+    memory_api: Api,
+) -> None:
+    """R-1.4, ADR-178: the 19th join closed registration; its retry is 201 with the same seat,
+    token and (moved) calendar, not `registration_closed` or `season_full`, appending nothing."""
+    created = await create_live(
+        memory_api, registration_closes_at=close_in(memory_api, timedelta(days=20))
+    )
+    sid = created["season_id"]
+    for plate in range(1, 19):
+        await joined(memory_api, sid, plate)
+    mine = secret()
+    first = await join(memory_api, sid, 19, mine)
+    assert first.status_code == 201, first.text
+    assert (await status(memory_api, sid))["phase"] == "running"
+    again = await unchanged(memory_api.store, join(memory_api, sid, 19, mine))
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert_problem(await join(memory_api, sid, 20, secret()), 409, "season_full")
+
+
+async def test_r1_4_adr178_a_join_retried_after_the_close_instant_is_answered(
+    memory_api: Api,
+) -> None:
+    """R-1.4, ADR-178: a join answered just before the close instant, retried after it, is the
+    same 201 (a new join then would be `registration_closed`)."""
+    created = await create_live(memory_api)
+    sid = created["season_id"]
+    mine = secret()
+    first = await join(memory_api, sid, ANKARA, mine)
+    assert first.status_code == 201, first.text
+    memory_api.clock.now += timedelta(hours=3)
+    again = await unchanged(memory_api.store, join(memory_api, sid, ANKARA, mine))
+    assert again.status_code == 201, again.text
+    assert (again.json()["seat"], again.json()["token"]) == (
+        first.json()["seat"],
+        first.json()["token"],
+    )
+    assert_problem(await join(memory_api, sid, 34, secret()), 409, "registration_closed")
+
+
+async def test_adr178_a_join_whose_token_was_rotated_since_is_not_answered_again(
+    memory_api: Api,
+) -> None:
+    """ADR-178: the seat answers the secret only while it holds that secret's token: after a
+    rotation, the old join's retry is `memleket_taken` (the old token would not work anyway)."""
+    sid = (await create_live(memory_api))["season_id"]
+    mine = secret()
+    first = (await join(memory_api, sid, ANKARA, mine)).json()
+    rotated = await memory_api.client.post(
+        f"/v1/seasons/{sid}/token", headers={"Authorization": f"Bearer {first['token']}"}
+    )
+    assert rotated.status_code == 200, rotated.text
+    assert_problem(await join(memory_api, sid, ANKARA, mine), 409, "memleket_taken")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["short", "a" * 31, "a" * 33, "a" * 31 + "=", "a" * 31 + "+", "a" * 31 + "/", "ş" * 32, 42],
+)
+async def test_adr178_a_malformed_secret_is_invalid_body_naming_the_field(
+    memory_api: Api, bad: Any
+) -> None:
+    """ADR-178: a secret is exactly the server's shape (32 characters of A-Z a-z 0-9 _ -);
+    anything else is 422 `invalid_body` naming `$.token_secret`, never echoing it."""
+    sid = (await create_live(memory_api))["season_id"]
+    r = await unchanged(memory_api.store, join(memory_api, sid, ANKARA, bad))
+    problem = assert_problem(r, 422, "invalid_body")
+    assert problem["field"] == "$.token_secret", problem
+    if isinstance(bad, str) and len(bad) > 8:
+        assert bad not in r.text
