@@ -39,6 +39,7 @@ from services.command.schemas import (
     ReasonIn,
     SeasonStatus,
     SpendIn,
+    TokenIn,
     TokenOut,
     VoteIn,
 )
@@ -113,6 +114,7 @@ CALENDAR = CalendarOut(
     compressed=False,
 )
 TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
+SECRET = "Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o"  # a client's own (ADR-178): its token ends with it
 _AT = datetime(2026, 12, 15, 18, 4, 5, tzinfo=UTC)  # an instant of the server's
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
 
@@ -171,7 +173,10 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         202: DivanRequestedOut(divan=4, status="resolving"),
         200: DivanRequestedOut(divan=3, status="resolved"),
     },
-    "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "rotate_token": {
+        "request": TokenIn(token_secret=SECRET),
+        200: TokenOut(seat=1, token=f"sb1.{SEASON}.1.{SECRET}"),
+    },
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
     "apply_correction": {
         "request": CorrectionIn(
@@ -219,8 +224,14 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         )
     },
     "join_season": {
-        "request": JoinIn(memleket=34, name="Ayşe"),
-        201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
+        "request": JoinIn(memleket=34, name="Ayşe", token_secret=SECRET),
+        201: JoinedOut(
+            season_id=SEASON,
+            seat=2,
+            token=f"sb1.{SEASON}.2.{SECRET}",
+            memleket=34,
+            calendar=CALENDAR,
+        ),
     },
     "explain_divan": {200: _EXPLAINED},
     "correction_dry_run": {

@@ -312,6 +312,13 @@ class DivanRequestedOut(msgspec.Struct, frozen=True):
     status: Literal["resolving", "resolved"] = "resolving"
 
 
+class TokenIn(msgspec.Struct, **Strict):
+    """A rotation's new token's secret, drawn by the client (ADR-178): the rotation sent again
+    after a lost answer, with the old token, is answered 200 with the same new token."""
+
+    token_secret: ClientSecret | None = None
+
+
 class TokenOut(msgspec.Struct, frozen=True):
     seat: int
     token: str

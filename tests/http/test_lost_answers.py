@@ -151,3 +151,84 @@ async def test_adr178_a_malformed_secret_is_invalid_body_naming_the_field(
     assert problem["field"] == "$.token_secret", problem
     if isinstance(bad, str) and len(bad) > 8:
         assert bad not in r.text
+
+
+# --- a bey's token rotated -----------------------------------------------------------------
+
+
+def rotate(api: Api, season_id: str, token: str, body: Any = None) -> Any:
+    return api.client.post(
+        f"/v1/seasons/{season_id}/token",
+        headers={"Authorization": f"Bearer {token}"},
+        json=body,
+    )
+
+
+async def test_adr178_a_rotation_retried_with_the_old_token_answers_the_same_new_token(
+    api: Api,
+) -> None:
+    """ADR-178: the first answer lost, the rotation sent again with the old token (refused
+    now) and the same secret is 200 with the same new token, appending nothing; the new token
+    works and the old does not."""
+    sid = (await create_live(api))["season_id"]
+    bey = await joined(api, sid, ANKARA)
+    mine = secret()
+    first = await rotate(api, sid, bey.token, {"token_secret": mine})
+    assert first.status_code == 200, first.text
+    assert first.json() == {"seat": bey.seat, "token": f"sb1.{sid}.{bey.seat}.{mine}"}
+    again = await unchanged(api.store, rotate(api, sid, bey.token, {"token_secret": mine}))
+    assert (again.status_code, again.json()) == (200, first.json())
+    new = {"Authorization": f"Bearer {first.json()['token']}"}
+    assert (await api.client.get(f"/v1/seasons/{sid}/me", headers=new)).status_code == 200
+    old = await api.client.get(
+        f"/v1/seasons/{sid}/me", headers={"Authorization": f"Bearer {bey.token}"}
+    )
+    assert_problem(old, 401, "bad_token")
+
+
+async def test_adr178_the_old_token_with_another_secret_or_none_is_still_refused(
+    memory_api: Api,
+) -> None:
+    """ADR-178: the old token is let through only with the secret that made the seat's token:
+    with another secret, or none, it is 401 `bad_token` as before, and so is an unrelated bad
+    token or a well-formed one of another seat with the right secret."""
+    sid = (await create_live(memory_api))["season_id"]
+    bey = await joined(memory_api, sid, ANKARA)
+    other = await joined(memory_api, sid, 34)
+    mine = secret()
+    assert (await rotate(memory_api, sid, bey.token, {"token_secret": mine})).status_code == 200
+    for token, body in (
+        (bey.token, {"token_secret": secret()}),
+        (bey.token, None),
+        (bey.token, {}),
+        (f"sb1.{sid}.{bey.seat}.{'x' * 32}", {"token_secret": secret()}),
+        ("not-a-token", {"token_secret": mine}),
+        (f"sb1.{'0' * 32}.{bey.seat}.{'x' * 32}", {"token_secret": mine}),
+    ):
+        r = await unchanged(memory_api.store, rotate(memory_api, sid, token, body))
+        assert r.status_code in (401, 403), (token, body, r.text)
+        assert mine not in r.text
+    # another seat's own token with the first bey's secret is a new rotation of that seat
+    theirs = await rotate(memory_api, sid, other.token, {"token_secret": mine})
+    assert theirs.json() == {"seat": other.seat, "token": f"sb1.{sid}.{other.seat}.{mine}"}
+
+
+async def test_adr178_a_rotation_retried_is_not_a_failed_attempt(memory_api: Api) -> None:
+    """ADR-178, ADR-28: the failed-token limiter counts 401s only; a rotation answered again
+    is 200, so a client retrying it more times than the limit's 30 a minute is never limited."""
+    sid = (await create_live(memory_api))["season_id"]
+    bey = await joined(memory_api, sid, ANKARA)
+    mine = secret()
+    assert (await rotate(memory_api, sid, bey.token, {"token_secret": mine})).status_code == 200
+    for _ in range(40):
+        r = await rotate(memory_api, sid, bey.token, {"token_secret": mine})
+        assert r.status_code == 200, r.text
+
+
+async def test_adr178_a_rotation_with_a_malformed_secret_is_invalid_body(memory_api: Api) -> None:
+    """ADR-178: 422 `invalid_body` naming `$.token_secret`; nothing rotated."""
+    sid = (await create_live(memory_api))["season_id"]
+    bey = await joined(memory_api, sid, ANKARA)
+    r = await unchanged(memory_api.store, rotate(memory_api, sid, bey.token, {"token_secret": "x"}))
+    assert assert_problem(r, 422, "invalid_body")["field"] == "$.token_secret"
+    assert (await rotate(memory_api, sid, bey.token)).status_code == 200  # no body: as before

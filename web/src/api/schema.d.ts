@@ -3513,9 +3513,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -4009,6 +4017,14 @@ export interface components {
             repeated?: number;
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
+        };
+        /** TokenIn */
+        TokenIn: {
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
         };
         /** TokenOut */
         TokenOut: {
@@ -8660,7 +8676,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenIn"] | null;
+            };
+        };
         responses: {
             /** @description Request fulfilled, document follows */
             200: {
@@ -8673,7 +8693,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8719,6 +8739,39 @@ export interface operations {
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry */
             409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
