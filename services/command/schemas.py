@@ -51,6 +51,11 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
     description: Description | None = None  # live: the creator's words in the lobby
     player_key: PlayerKeyText | None = None  # issue 23: the creator's seat is this player's
+    # ADR-178: the secrets of the tokens answered, drawn by the client: the bey's (a trial's
+    # human, a live creator with a memleket) and a live season's admin token's; with an
+    # Idempotency-Key the same request again answers the same season and tokens
+    token_secret: ClientSecret | None = None
+    admin_secret: ClientSecret | None = None
 
 
 class CreatedOut(msgspec.Struct, frozen=True):

@@ -9,6 +9,7 @@ from datetime import datetime
 import msgspec
 import structlog
 
+from services.command import created_again as again
 from services.command.schemas import (
     AdminAction,
     AdminDoneOut,
@@ -19,6 +20,7 @@ from services.command.schemas import (
 )
 from services.command.season_reads import act_out
 from services.command.service import (
+    Key,
     Services,
     decided,
     load,
@@ -29,7 +31,7 @@ from services.command.service import (
 )
 from shared.app.access import tokens
 from shared.app.answers.calendar_answer import calendar_out
-from shared.app.http.problems import Problem, store_busy
+from shared.app.http.problems import Problem
 from shared.app.repository.seasons import DecideAgain
 from shared.domain import commands as c
 from shared.domain import events as ev
@@ -44,7 +46,6 @@ from shared.domain.state import (
 )
 from shared.eventstore import (
     EventMetadata,
-    StoreBusyError,
 )
 
 log = structlog.get_logger(__name__)
@@ -62,14 +63,24 @@ class Listing(msgspec.Struct, frozen=True):
 
 
 async def create_season(
-    svc: Services, memleket: int, seed: int | None, name: str | None = None
+    svc: Services,
+    memleket: int,
+    seed: int | None,
+    name: str | None = None,
+    *,
+    key: Key | None = None,
+    secret: str | None = None,
 ) -> CreatedOut:
     """R-1.2, R-1.4, R-1.5: one human bey, 18 computer beys; the token is shown once; the
-    human's display name when one is given (R-15.5)."""
+    human's display name when one is given (R-15.5). ADR-178: under an Idempotency-Key, the
+    same request again answers the season the first created (its token from `secret`)."""
     if memleket not in game_map():
         raise Problem(422, "unknown_province", params={"province": memleket})
     if seed is not None and not 0 <= seed < 2**63:
         raise Problem(422, "invalid_body.seed", field="$.seed")  # as the schema's refusals do
+    before = await again.earlier(svc, again.SEASONS, key)
+    if before is not None:
+        return await again.trial_again(svc, before, secret)
     season_id = tokens.new_season_id()  # the shape a bey token's season part must have
     now = svc.clock()
     create = c.CreateSeason(
@@ -94,13 +105,16 @@ async def create_season(
     apply(create)
     apply(c.JoinSeason(memleket=memleket, at=now, name=name))
     seat = next(b.seat for b in state.beys if not b.computer)
-    token = tokens.new_token(season_id, seat)  # the human's token, before the computers join
+    token = tokens.new_token(season_id, seat, secret)  # the human's, before the computers join
     apply(c.RotateToken(seat=seat, token_hash=tokens.token_hash(token), by="bey"))
     apply(c.CloseRegistration(at=now))
     meta = EventMetadata(
         actor="seat", seat=str(seat), command_id=f"create/{season_id}", at=stamp(now)
     )
-    await svc.seasons.append(season_id, 0, "create", events, meta)
+    made = again.Created(season_id, seat)
+    first = await again.append_created(svc, season_id, events, meta, key=key, created=made)
+    if first is not None:  # a copy of this request under its key created it first
+        return await again.trial_again(svc, first, secret)
     return CreatedOut(season_id, seat, token, state.seed_commitment)
 
 
@@ -115,11 +129,19 @@ async def create_live_season(
     listing: Listing | None = None,
     *,
     player_id: str | None = None,
+    key: Key | None = None,
+    client: again.LiveSecrets | None = None,
 ) -> LiveCreatedOut:
     """R-1.3, R-1.4, R-1.5: a live season, its provisional calendar and its season-admin token
     (shown once, stored hashed); the creator joins only when it names a memleket. The seed is
-    drawn from `secrets`, only its salted commitment public. (A compressed calendar: ops only.)"""
+    drawn from `secrets`, only its salted commitment public. (A compressed calendar: ops only.)
+    ADR-178: the tokens' secrets may be the client's own (`client`); under an
+    Idempotency-Key, the same request again answers the season the first created."""
     listing = listing or Listing()
+    mine = client or again.LiveSecrets()
+    before = await again.earlier(svc, again.SEASONS, key)
+    if before is not None:
+        return await again.live_again(svc, before, mine, memleket)
     season_id = tokens.new_season_id()
     now = svc.clock()
     events: list[ev.Event] = []
@@ -139,20 +161,20 @@ async def create_live_season(
             press=listing.press,
         ),
     )
-    admin_token = tokens.new_admin_token(season_id)
+    admin_token = tokens.new_admin_token(season_id, mine.admin)
     state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
     listed = c.ListSeason(listed=listing.listed, description=listing.description)
     state = decided(state, events, listed)
     creator = None
     if memleket is not None:
         state, creator = _creator(
-            state, events, memleket, now, name=listing.name, player_id=player_id
+            state, events, memleket, now, name=listing.name, player_id=player_id, secret=mine.token
         )
     meta = EventMetadata(actor="system", command_id=f"create/{season_id}", at=stamp(now))
-    try:
-        await svc.seasons.append(season_id, 0, "create", events, meta)
-    except StoreBusyError:
-        raise store_busy() from None
+    made = again.Created(season_id, creator.seat if creator is not None else None)
+    first = await again.append_created(svc, season_id, events, meta, key=key, created=made)
+    if first is not None:  # a copy of this request under its key created it first
+        return await again.live_again(svc, first, mine, memleket)
     assert state.calendar is not None
     log.info(
         "season.created", season_id=season_id, mode="live", compressed=state.calendar.compressed
@@ -174,12 +196,13 @@ def _creator(
     *,
     name: str | None,
     player_id: str | None,
+    secret: str | None,
 ) -> tuple[SeasonState, CreatorOut]:
     """The creator of a live season joins: its seat, its token (shown once), its name, and the
     player its seat is bound to (issue 23, ADR-87)."""
     state = decided(state, events, c.JoinSeason(memleket=memleket, at=now, name=name))
     seat = max(b.seat for b in state.beys)
-    token = tokens.new_token(state.season_id, seat)
+    token = tokens.new_token(state.season_id, seat, secret)
     state = decided(state, events, c.RotateToken(seat=seat, token_hash=tokens.token_hash(token)))
     if player_id is not None:
         state = decided(state, events, c.BindPlayer(seat=seat, player_id=player_id))

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.http.support import ANKARA, Api, assert_problem, state_of, unchanged
+from tests.http.support import ANKARA, Api, assert_problem, log_bytes, state_of, unchanged
 from tests.http.test_live_seasons import close_in, create_live, joined, status
 
 
@@ -232,3 +232,144 @@ async def test_adr178_a_rotation_with_a_malformed_secret_is_invalid_body(memory_
     r = await unchanged(memory_api.store, rotate(memory_api, sid, bey.token, {"token_secret": "x"}))
     assert assert_problem(r, 422, "invalid_body")["field"] == "$.token_secret"
     assert (await rotate(memory_api, sid, bey.token)).status_code == 200  # no body: as before
+
+
+# --- seasons created -------------------------------------------------------------------------
+
+
+def create(api: Api, body: dict[str, Any], key: str | None = None) -> Any:
+    headers = {"Idempotency-Key": key} if key is not None else {}
+    return api.client.post("/v1/seasons", json=body, headers=headers)
+
+
+def live_body(api: Api, **body: Any) -> dict[str, Any]:
+    return {
+        "mode": "live",
+        "registration_closes_at": close_in(api, timedelta(hours=2)),
+        **body,
+    }
+
+
+async def test_r1_2_adr178_a_trial_creation_retried_with_its_key_answers_the_same_season(
+    api: Api,
+) -> None:
+    """R-1.2, ADR-178: the same trial creation under the same key with the client's secret is
+    201 with the same season, seat, token and seed commitment; one season in the store."""
+    body = {"memleket": ANKARA, "token_secret": secret()}
+    first = await create(api, body, "trial-1")
+    assert first.status_code == 201, first.text
+    sid, seat = first.json()["season_id"], first.json()["seat"]
+    assert first.json()["token"] == f"sb1.{sid}.{seat}.{body['token_secret']}"
+    logged = await log_bytes(api.store)
+    again = await create(api, body, "trial-1")
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert again.headers["location"] == f"/v1/seasons/{sid}"
+    assert await log_bytes(api.store) == logged  # nothing appended, no second season
+
+
+async def test_r1_3_adr178_a_live_creation_retried_answers_the_same_season_and_tokens(
+    api: Api,
+) -> None:
+    """R-1.3, ADR-178: a live creation with a creator, retried under its key: the same season,
+    admin token, creator seat and token (made from the request's secrets), the calendar as it
+    is now; one season; the admin token works."""
+    body = live_body(api, memleket=ANKARA, token_secret=secret(), admin_secret=secret())
+    first = await create(api, body, "live-1")
+    assert first.status_code == 201, first.text
+    made = first.json()
+    sid = made["season_id"]
+    assert made["admin_token"] == f"sba1.{sid}.{body['admin_secret']}"
+    assert made["creator"]["token"].endswith(f".{body['token_secret']}")
+    logged = await log_bytes(api.store)
+    again = await create(api, body, "live-1")
+    assert (again.status_code, again.json()) == (201, made)
+    assert await log_bytes(api.store) == logged
+    postponed = await api.client.post(
+        f"/v1/seasons/{sid}/admin/pause",
+        json={"reason": "the admin token works"},
+        headers={"Authorization": f"Bearer {made['admin_token']}"},
+    )
+    assert postponed.status_code != 401, postponed.text
+
+
+async def test_adr178_a_live_creation_without_a_creator_needs_only_the_admin_secret(
+    memory_api: Api,
+) -> None:
+    """ADR-178: a live season its creator does not play in answers only an admin token: its
+    secret is enough to answer the retry."""
+    body = live_body(memory_api, admin_secret=secret())
+    first = await create(memory_api, body, "live-2")
+    again = await create(memory_api, body, "live-2")
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert again.json()["creator"] is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"memleket": ANKARA},
+        {"mode": "live"},
+        {"mode": "live", "memleket": ANKARA, "admin_secret": "A" * 32},
+        {"mode": "live", "memleket": ANKARA, "token_secret": "A" * 32},
+    ],
+)
+async def test_adr178_a_keyed_creation_whose_tokens_the_server_drew_is_not_replayed(
+    memory_api: Api, body: dict[str, Any]
+) -> None:
+    """ADR-178: without the client's secret for every token of the answer, a keyed retry is
+    409 `secret_not_replayable` (the server keeps no secret to answer again), and creates no
+    second season."""
+    if body.get("mode") == "live":
+        body = live_body(memory_api, **body)
+    first = await create(memory_api, body, "drawn")
+    assert first.status_code == 201, first.text
+    logged = await log_bytes(memory_api.store)
+    again = await create(memory_api, body, "drawn")
+    problem = assert_problem(again, 409, "secret_not_replayable")
+    assert "token" not in problem and first.json()["season_id"] not in again.text
+    assert await log_bytes(memory_api.store) == logged
+
+
+async def test_adr178_a_creation_key_with_another_body_is_reused_and_none_is_a_new_season(
+    memory_api: Api,
+) -> None:
+    """ADR-178, ADR-20: the same key with another body (another secret) is 422
+    `idempotency_key_reused`; the same body without a key is a new season, as before."""
+    body = {"memleket": ANKARA, "token_secret": secret()}
+    first = await create(memory_api, body, "k")
+    other = await unchanged(
+        memory_api.store, create(memory_api, {**body, "token_secret": secret()}, "k")
+    )
+    assert_problem(other, 422, "idempotency_key_reused")
+    unkeyed = await create(memory_api, body)
+    assert unkeyed.status_code == 201, unkeyed.text
+    assert unkeyed.json()["season_id"] != first.json()["season_id"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"memleket": ANKARA, "admin_secret": "A" * 32}, "$.admin_secret"),
+        ({"mode": "live", "token_secret": "A" * 32}, "$.token_secret"),
+        (
+            {
+                "mode": "live",
+                "memleket": ANKARA,
+                "token_secret": "A" * 32,
+                "admin_secret": "A" * 32,
+            },
+            "$.admin_secret",
+        ),
+        ({"memleket": ANKARA, "token_secret": "A" * 31 + "."}, "$.token_secret"),
+    ],
+)
+async def test_adr178_a_secret_that_makes_no_token_or_one_twice_is_invalid_body(
+    memory_api: Api, body: dict[str, Any], field: str
+) -> None:
+    """ADR-178: a secret for a token the request does not issue (a trial's admin token, a live
+    creator without a memleket), two equal secrets in one request, or a malformed one: 422
+    `invalid_body` naming the field; nothing created."""
+    if body.get("mode") == "live":
+        body = live_body(memory_api, **body)
+    r = await unchanged(memory_api.store, create(memory_api, body, "bad"))
+    assert assert_problem(r, 422, "invalid_body")["field"] == field

@@ -1904,6 +1904,16 @@ export interface components {
             description?: string | null;
             /** @description a player key (POST /v1/players): the seat is bound to that player */
             player_key?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            admin_secret?: string | null;
         };
         /** CreateSeasonProblem */
         CreateSeasonProblem: {
@@ -1911,7 +1921,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -4255,6 +4265,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key) */
+                "Idempotency-Key"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
             };
@@ -4280,7 +4292,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOut"] | components["schemas"]["LiveCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4313,7 +4325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `name_taken`: another bey of the season has this name or its lookalike */
+            /** @description `idempotency_key_in_flight`: the first request with this key is still running; `name_taken`: another bey of the season has this name or its lookalike; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4346,7 +4358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
