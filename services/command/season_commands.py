@@ -148,18 +148,7 @@ async def create_live_season(
     state = decided(
         SeasonState(),
         events,
-        c.CreateSeason(
-            season_id=season_id,
-            seed=secrets.randbits(63),
-            mode="live",
-            seed_salt=secrets.token_hex(16),
-            report_version=API_REPORT_VERSION,  # sealed (ADR-57), one language (ADR-62), ADR-157
-            counts_on_boards=True,  # the domain drops it for a compressed calendar
-            registration_closes_at=registration_closes_at,
-            divan_interval_seconds=interval_seconds,
-            at=now,
-            press=listing.press,
-        ),
+        _live_create(season_id, registration_closes_at, interval_seconds, now, listing.press),
     )
     admin_token = tokens.new_admin_token(season_id, mine.admin)
     state = decided(state, events, c.SetAdminToken(token_hash=tokens.token_hash(admin_token)))
@@ -185,6 +174,28 @@ async def create_live_season(
         calendar=calendar_out(state.calendar),
         seed_commitment=state.seed_commitment,
         creator=creator,
+    )
+
+
+def _live_create(
+    season_id: str,
+    registration_closes_at: datetime | None,
+    interval_seconds: int | None,
+    now: datetime,
+    press: PressMode,
+) -> c.CreateSeason:
+    """A live season's creation: its seed and salt drawn from `secrets`."""
+    return c.CreateSeason(
+        season_id=season_id,
+        seed=secrets.randbits(63),
+        mode="live",
+        seed_salt=secrets.token_hex(16),
+        report_version=API_REPORT_VERSION,  # sealed (ADR-57), one language (ADR-62), ADR-157
+        counts_on_boards=True,  # the domain drops it for a compressed calendar
+        registration_closes_at=registration_closes_at,
+        divan_interval_seconds=interval_seconds,
+        at=now,
+        press=press,
     )
 
 

@@ -373,3 +373,101 @@ async def test_adr178_a_secret_that_makes_no_token_or_one_twice_is_invalid_body(
         body = live_body(memory_api, **body)
     r = await unchanged(memory_api.store, create(memory_api, body, "bad"))
     assert assert_problem(r, 422, "invalid_body")["field"] == field
+
+
+# --- players (issue 23, ADR-87) --------------------------------------------------------------
+
+
+def create_player(api: Api, body: dict[str, Any], key: str | None = None) -> Any:
+    headers = {"Idempotency-Key": key} if key is not None else {}
+    return api.client.post("/v1/players", json=body, headers=headers)
+
+
+def rotate_player(api: Api, player_id: str, key: str, body: Any = None) -> Any:
+    return api.client.post(
+        f"/v1/players/{player_id}/key", headers={"Authorization": f"Bearer {key}"}, json=body
+    )
+
+
+async def test_adr178_a_player_creation_retried_with_its_key_answers_the_same_player(
+    api: Api,
+) -> None:
+    """ADR-178: the same player creation under the same key with the client's secret is 201
+    with the same player and key; one player created (its log holds one event)."""
+    body = {"name": "Ayşe", "key_secret": secret()}
+    first = await create_player(api, body, "player-1")
+    assert first.status_code == 201, first.text
+    pid = first.json()["player_id"]
+    assert first.json()["player_key"] == f"sbp1.{pid}.{body['key_secret']}"
+    again = await create_player(api, body, "player-1")
+    assert (again.status_code, again.json()) == (201, first.json())
+    assert again.headers["location"] == f"/v1/players/{pid}"
+    assert len(await api.store.players.read(pid)) == 1
+
+
+async def test_adr178_a_keyed_player_creation_without_its_secret_is_not_replayed(
+    memory_api: Api,
+) -> None:
+    """ADR-178: the key the server drew is kept nowhere: the keyed retry is 409
+    `secret_not_replayable`, no second player; another body under the key is reused."""
+    first = await create_player(memory_api, {"name": "Ayşe"}, "p")
+    assert first.status_code == 201, first.text
+    assert_problem(
+        await create_player(memory_api, {"name": "Ayşe"}, "p"), 409, "secret_not_replayable"
+    )
+    assert_problem(
+        await create_player(memory_api, {"name": "Veli"}, "p"), 422, "idempotency_key_reused"
+    )
+
+
+async def test_adr178_a_player_recorded_but_never_appended_is_created_by_the_retry(
+    memory_api: Api,
+) -> None:
+    """ADR-178: the key is recorded before the player's event; a store failing between the two
+    answered nothing, so the retry creates the player (its id the recorded one) and answers."""
+    from services.command import created_again
+
+    body = {"key_secret": secret()}
+    players = memory_api.store.players
+    real = players.append
+
+    async def failing(*_args: Any) -> None:
+        from shared.eventstore import StoreBusyError
+
+        raise StoreBusyError("the store does not answer")
+
+    players.append = failing  # type: ignore[method-assign]
+    try:
+        lost = await create_player(memory_api, body, "p2")
+    finally:
+        players.append = real  # type: ignore[method-assign]
+    assert_problem(lost, 503, "store_busy")
+    again = await create_player(memory_api, body, "p2")
+    assert again.status_code == 201, again.text
+    pid = again.json()["player_id"]
+    assert again.json()["player_key"] == f"sbp1.{pid}.{body['key_secret']}"
+    assert len(await players.read(pid)) == 1
+    scope = created_again.PLAYERS
+    assert (await memory_api.store.idempotency.look(scope, "p2", b"other")) is not None
+
+
+async def test_adr178_a_player_key_rotation_retried_with_the_old_key_answers_the_same_key(
+    api: Api,
+) -> None:
+    """ADR-178: the rotation sent again with the old key (refused now) and the same secret is
+    200 with the same new key, appending nothing; another secret, or none, is 401 as before."""
+    made = (await create_player(api, {})).json()
+    pid, old = made["player_id"], made["player_key"]
+    mine = secret()
+    first = await rotate_player(api, pid, old, {"key_secret": mine})
+    assert first.json() == {"player_id": pid, "player_key": f"sbp1.{pid}.{mine}"}
+    again = await rotate_player(api, pid, old, {"key_secret": mine})
+    assert (again.status_code, again.json()) == (200, first.json())
+    assert len(await api.store.players.read(pid)) == 2  # created, rotated once
+    for body in ({"key_secret": secret()}, None):
+        assert_problem(await rotate_player(api, pid, old, body), 401, "bad_player_key")
+    other = (await create_player(api, {})).json()
+    theirs = await rotate_player(api, other["player_id"], old, {"key_secret": mine})
+    assert_problem(theirs, 401, "bad_player_key")
+    malformed = await rotate_player(api, pid, first.json()["player_key"], {"key_secret": "x"})
+    assert assert_problem(malformed, 422, "invalid_body")["field"] == "$.key_secret"

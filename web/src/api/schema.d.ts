@@ -1855,7 +1855,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "body_too_large" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -3018,6 +3018,19 @@ export interface components {
              * @example Ayşe
              */
             name?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            key_secret?: string | null;
+        };
+        /** PlayerKeyIn */
+        PlayerKeyIn: {
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            key_secret?: string | null;
         };
         /** PlayerKeyOut */
         PlayerKeyOut: {
@@ -3513,9 +3526,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_player_key" | "body_too_large" | "conflict" | "invalid_body" | "malformed_json" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
         };
         /** RotateTokenProblem */
         RotateTokenProblem: {
@@ -10199,6 +10220,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key) */
+                "Idempotency-Key"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
             };
@@ -10224,8 +10247,19 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `idempotency_key_in_flight`: the first request with this key is still running; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
+            409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10257,7 +10291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreatePlayerProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10311,7 +10345,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerKeyIn"] | null;
+            };
+        };
         responses: {
             /** @description Request fulfilled, document follows */
             200: {
@@ -10324,7 +10362,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10359,6 +10397,39 @@ export interface operations {
             };
             /** @description `conflict`: too many concurrent writes to the season; retry */
             409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
