@@ -11,14 +11,14 @@ from litestar import Request, Response, post
 from litestar.datastructures import ResponseHeader
 
 from services.command import player_commands
-from services.command.command_refusals import PLAYER_NAME
+from services.command.command_refusals import CREATED_AGAIN, PLAYER_NAME
 from services.command.player_schemas import PlayerIn, PlayerKeyIn, PlayerKeyOut, PlayerLeftOut
 from services.command.request_context import key_of
 from services.command.route_parts import Key
 from services.command.service import Services
 from shared.app.access import request_auth as auth
 from shared.app.access.player_keys import is_player_id
-from shared.app.http.openapi import BEARER, BODY, EVERY, KEY, RATE, answers
+from shared.app.http.openapi import BEARER, BODY, EVERY, RATE, answers
 from shared.app.http.problems import Problem
 
 KEYED: tuple[tuple[str, ...] | str, ...] = (EVERY, RATE, "bad_player_key", "player_not_found")
@@ -34,7 +34,7 @@ def _known(player_id: str) -> None:
     "/players",
     status_code=201,
     summary="Create a player: a public id and a key that outlasts one season",
-    responses=answers(EVERY, RATE, BODY, KEY, "store_busy", "secret_not_replayable", *PLAYER_NAME),
+    responses=answers(EVERY, RATE, BODY, CREATED_AGAIN, "store_busy", *PLAYER_NAME),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/players/{player_id}", documentation_only=True

@@ -16,6 +16,7 @@ from services.command.client_secrets import distinct
 from services.command.command_refusals import (
     ADMIN,
     CREATE_LIVE,
+    CREATED_AGAIN,
     JOIN,
 )
 from services.command.created_again import LiveSecrets
@@ -41,7 +42,6 @@ from shared.app.http.openapi import (
     BEARER,
     BODY,
     EVERY,
-    KEY,
     RATE,
     SEASON_VERSION,
     STAFF_AUTH,
@@ -56,7 +56,7 @@ from shared.domain.admin import ADMIN_ACTS, AdminActSpec
     "/seasons",
     status_code=201,
     summary="Create a trial season and join it, or a live season",
-    responses=answers(EVERY, RATE, BODY, KEY, "store_busy", "secret_not_replayable", *CREATE_LIVE),
+    responses=answers(EVERY, RATE, BODY, CREATED_AGAIN, "store_busy", *CREATE_LIVE),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True

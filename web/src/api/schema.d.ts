@@ -1855,7 +1855,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_idempotency_key" | "body_too_large" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "body_too_large" | "idempotency_key_reused" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1921,7 +1921,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_idempotency_key" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "idempotency_key_in_flight" | "idempotency_key_reused" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "idempotency_key_reused" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -4346,7 +4346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `idempotency_key_in_flight`: the first request with this key is still running; `name_taken`: another bey of the season has this name or its lookalike; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
+            /** @description `name_taken`: another bey of the season has this name or its lookalike; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10258,7 +10258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreatePlayerProblem"];
                 };
             };
-            /** @description `idempotency_key_in_flight`: the first request with this key is still running; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
+            /** @description `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
