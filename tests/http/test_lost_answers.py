@@ -9,13 +9,24 @@ the secrets rebuilt from the request.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from tests.http.support import ANKARA, Api, assert_problem, log_bytes, state_of, unchanged
+from shared.eventstore import EventStore
+from tests.http.support import (
+    ANKARA,
+    Api,
+    BarrierStore,
+    assert_problem,
+    log_bytes,
+    open_api,
+    state_of,
+    unchanged,
+)
 from tests.http.test_live_seasons import close_in, create_live, joined, status
 
 
@@ -53,6 +64,28 @@ async def test_r1_4_adr178_a_join_retried_after_its_commit_answers_the_same_seat
         f"/v1/seasons/{sid}/me", headers={"Authorization": f"Bearer {again.json()['token']}"}
     )
     assert me.status_code == 200, me.text
+
+
+@pytest.mark.parametrize("round_", range(3))
+async def test_r1_4_adr178_a_join_and_its_resend_racing_in_two_processes_take_one_seat(
+    api_store: EventStore, round_: int
+) -> None:
+    """R-1.4, ADR-178: the first join and its resend decided on the same state in two API
+    processes (a barrier holds both appends): one appends, the other decides again on its
+    state, finds its own seat and answers it: both 201 with one seat and one token."""
+    async with open_api(api_store) as setup:
+        sid = (await create_live(setup))["season_id"]
+    barrier = BarrierStore(api_store, parties=2)
+    mine = secret()
+    async with (
+        open_api(api_store, api_store=barrier) as one,  # type: ignore[arg-type]
+        open_api(api_store, api_store=barrier) as two,  # type: ignore[arg-type]
+    ):
+        answers = await asyncio.gather(join(one, sid, ANKARA, mine), join(two, sid, ANKARA, mine))
+    assert [r.status_code for r in answers] == [201, 201], [r.text for r in answers]
+    assert answers[0].json() == answers[1].json()
+    state, _v = await state_of(api_store, sid)
+    assert [(b.seat, b.memleket) for b in state.beys] == [(1, ANKARA)]
 
 
 async def test_r1_4_adr178_another_secret_for_a_taken_memleket_is_memleket_taken_as_before(
@@ -265,6 +298,25 @@ async def test_r1_2_adr178_a_trial_creation_retried_with_its_key_answers_the_sam
     assert (again.status_code, again.json()) == (201, first.json())
     assert again.headers["location"] == f"/v1/seasons/{sid}"
     assert await log_bytes(api.store) == logged  # nothing appended, no second season
+
+
+@pytest.mark.parametrize("round_", range(3))
+async def test_r1_2_adr178_a_creation_and_its_resend_racing_in_two_processes_make_one_season(
+    api_store: EventStore, round_: int
+) -> None:
+    """R-1.2, ADR-178: the same keyed creation in two API processes at once (a barrier holds
+    both first appends): the key's record admits one; the other appends nothing and answers
+    the winner's season, its token made from the same secret."""
+    body = {"memleket": ANKARA, "token_secret": secret()}
+    barrier = BarrierStore(api_store, parties=2)
+    async with (
+        open_api(api_store, api_store=barrier) as one,  # type: ignore[arg-type]
+        open_api(api_store, api_store=barrier) as two,  # type: ignore[arg-type]
+    ):
+        answers = await asyncio.gather(create(one, body, "race"), create(two, body, "race"))
+    assert [r.status_code for r in answers] == [201, 201], [r.text for r in answers]
+    assert answers[0].json() == answers[1].json()
+    assert await api_store.list_seasons() == [answers[0].json()["season_id"]]
 
 
 async def test_r1_3_adr178_a_live_creation_retried_answers_the_same_season_and_tokens(
