@@ -42,6 +42,7 @@ from services.command.schemas import (
     OrdersAcceptedOut,
     OrdersIn,
     SpendIn,
+    TokenIn,
     TokenOut,
     VoteIn,
 )
@@ -218,14 +219,20 @@ async def request_divan(
     "/seasons/{season_id:str}/token",
     status_code=200,
     summary="Rotate one's own token",
-    responses=answers(
-        EVERY, RATE, BEY_AUTH, STORE, APPEND
-    ),  # no Idempotency-Key: a new secret each time
+    # no Idempotency-Key: a new secret each time, or the client's own (ADR-178)
+    responses=answers(EVERY, RATE, BEY_AUTH, BODY, STORE, APPEND),
     security=BEARER,
 )
-async def rotate_token(services: Services, claim: BeyClaim) -> TokenOut:
-    """The old token stops working at once; the new one is shown only in this answer."""
-    return await token_rotation.rotate_token(services, claim)
+async def rotate_token(
+    services: Services, claim: BeyClaim, data: TokenIn | None = None
+) -> TokenOut:
+    """The old token stops working at once; the new one is shown only in this answer. With a
+    `token_secret` (ADR-178: drawn by the client, kept before sending) the new token ends with
+    it, and the rotation sent again with the old token after a lost answer is 200 with the
+    same new token (exactly that case: the seat holds the token the secret makes), appending
+    nothing."""
+    secret = data.token_secret if data is not None else None
+    return await token_rotation.rotate_token(services, claim, secret)
 
 
 # in the order the OpenAPI document lists them (services/command/routes.py)

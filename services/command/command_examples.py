@@ -10,7 +10,7 @@ from services.command.console_checks import CorrectionPreviewOut, VerifyOut
 from services.command.export_schemas import ExportHeader, ExportRedaction
 from services.command.name_reset import DescriptionResetOut, NameResetOut
 from services.command.notify_examples import NOTIFY_EXAMPLES
-from services.command.player_schemas import PlayerIn, PlayerKeyOut, PlayerLeftOut
+from services.command.player_schemas import PlayerIn, PlayerKeyIn, PlayerKeyOut, PlayerLeftOut
 from services.command.schemas import (
     Accepted,
     AdminActOut,
@@ -39,6 +39,7 @@ from services.command.schemas import (
     ReasonIn,
     SeasonStatus,
     SpendIn,
+    TokenIn,
     TokenOut,
     VoteIn,
 )
@@ -113,6 +114,7 @@ CALENDAR = CalendarOut(
     compressed=False,
 )
 TOKEN = f"sb1.{SEASON}.1.{'A' * 32}"
+SECRET = "Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o"  # a client's own (ADR-178): its token ends with it
 _AT = datetime(2026, 12, 15, 18, 4, 5, tzinfo=UTC)  # an instant of the server's
 ACCEPTED = Accepted(status="accepted", events=["orders_submitted.v1"], version=42)
 
@@ -122,13 +124,15 @@ POSTPONED_TO = datetime.fromisoformat(CALENDAR.registration_closes_at)
 # handler name -> "request" and/or a 2xx status -> the example
 PLAYER = PlayerKeyOut(
     player_id="5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7",
-    player_key="sbp1.5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7.Qm9yYS1pcy1hLXBsYXllci1vZi10aGUt",
+    player_key=f"sbp1.5b0c2e8d9f7a4c31b6e2d4a8f0c1e3b7.{SECRET}",
 )
 
 EXAMPLES: dict[str, dict[str | int, object]] = {
     "create_season": {
-        "request": CreateSeasonIn(memleket=6, seed="123"),
-        201: CreatedOut(season_id=SEASON, seat=1, token=TOKEN, seed_commitment="9f" * 32),
+        "request": CreateSeasonIn(memleket=6, seed="123", token_secret=SECRET),
+        201: CreatedOut(
+            season_id=SEASON, seat=1, token=f"sb1.{SEASON}.1.{SECRET}", seed_commitment="9f" * 32
+        ),
     },
     "season_status": {
         200: SeasonStatus(
@@ -171,7 +175,10 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         202: DivanRequestedOut(divan=4, status="resolving"),
         200: DivanRequestedOut(divan=3, status="resolved"),
     },
-    "rotate_token": {200: TokenOut(seat=1, token=TOKEN)},
+    "rotate_token": {
+        "request": TokenIn(token_secret=SECRET),
+        200: TokenOut(seat=1, token=f"sb1.{SEASON}.1.{SECRET}"),
+    },
     "reissue_token": {200: TokenOut(seat=1, token=TOKEN)},
     "apply_correction": {
         "request": CorrectionIn(
@@ -219,8 +226,14 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         )
     },
     "join_season": {
-        "request": JoinIn(memleket=34, name="Ayşe"),
-        201: JoinedOut(season_id=SEASON, seat=2, token=TOKEN, memleket=34, calendar=CALENDAR),
+        "request": JoinIn(memleket=34, name="Ayşe", token_secret=SECRET),
+        201: JoinedOut(
+            season_id=SEASON,
+            seat=2,
+            token=f"sb1.{SEASON}.2.{SECRET}",
+            memleket=34,
+            calendar=CALENDAR,
+        ),
     },
     "explain_divan": {200: _EXPLAINED},
     "correction_dry_run": {
@@ -323,7 +336,7 @@ EXAMPLES: dict[str, dict[str | int, object]] = {
         for act, spec in ADMIN_ACTS.items()
     },
     # issue 23 (ADR-87): a player, its key rotated, leaving
-    "create_player": {"request": PlayerIn(name="Ayşe"), 201: PLAYER},
-    "rotate_player_key": {200: PLAYER},
+    "create_player": {"request": PlayerIn(name="Ayşe", key_secret=SECRET), 201: PLAYER},
+    "rotate_player_key": {"request": PlayerKeyIn(key_secret=SECRET), 200: PLAYER},
     "leave_player": {200: PlayerLeftOut(player_id=PLAYER.player_id, left=True)},
 }

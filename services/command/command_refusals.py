@@ -59,3 +59,6 @@ CORRECTION = (
     "reason_required",
     "invalid_correction",
 )
+# ADR-178: a creation under an Idempotency-Key (its record is written at once, done: never
+# in flight), answered again only from the client's own secrets
+CREATED_AGAIN = ("bad_idempotency_key", "idempotency_key_reused", "secret_not_replayable")

@@ -10,8 +10,9 @@ import unicodedata
 
 import structlog
 
+from services.command import created_again as again
 from services.command.player_schemas import PlayerKeyOut, PlayerLeftOut
-from services.command.service import Services
+from services.command.service import Key, Services
 from shared.app.access import player_keys
 from shared.app.http.problems import Problem, store_busy
 from shared.domain import names
@@ -34,29 +35,76 @@ async def _append(svc: Services, player_id: str, version: int, event: pe.PlayerE
         raise Problem(409, "conflict") from None
 
 
-async def create_player(svc: Services, name: str | None) -> PlayerKeyOut:
+async def create_player(
+    svc: Services, name: str | None, *, key: Key | None = None, secret: str | None = None
+) -> PlayerKeyOut:
     """A new player: its public id and its key (shown once; only its hash is kept). Its public
     name, if any, goes through the one rule of names (R-15.5: 422 `invalid_name`,
-    `name_reserved`) and is kept as NFC; it need not be unique."""
+    `name_reserved`) and is kept as NFC; it need not be unique.
+
+    ADR-178: the key's secret may be the client's own; under an Idempotency-Key the same
+    request again answers the player the first created. The key's record (id only) is written
+    before the player's first event, which has no key of its own: a retry finding the record
+    and no player creates it then (no answer was given), else answers it again."""
     if name is not None:
         refused = names.name_refusal(name)
         if refused is not None:
             raise Problem.of(refused)
         name = unicodedata.normalize("NFC", name)
-    player_id = player_keys.new_player_id()
-    key = player_keys.new_key(player_id)
+    before = await again.earlier(svc, again.PLAYERS, key)
+    if before is None:
+        player_id = player_keys.new_player_id()
+        before = await _recorded(svc, key, again.Created(player_id))
+        if before is None:
+            return await _created(svc, player_id, name, secret)
+    _state, version = await player_keys.load(svc.seasons.store.players, before.id)
+    if version == 0:  # recorded, never appended (the store failed between): no answer given
+        return await _created(svc, before.id, name, secret)
+    again.replayable(secret)
+    log.info("player.created_again", player_id=before.id)
+    return PlayerKeyOut(before.id, player_keys.new_key(before.id, secret))
+
+
+async def _recorded(svc: Services, key: Key | None, created: again.Created) -> again.Created | None:
+    """The key recorded for this creation (None), or what a copy recorded first."""
+    if key is None:
+        return None
+    record = again.record(again.PLAYERS, key, created)
+    assert record is not None
+    try:
+        found = await svc.seasons.store.idempotency.record(
+            record.scope, record.key, record.request_hash, record.status, record.body
+        )
+    except StoreBusyError:
+        raise store_busy() from None
+    return None if found is None else again.created_of(found)
+
+
+async def _created(
+    svc: Services, player_id: str, name: str | None, secret: str | None
+) -> PlayerKeyOut:
+    key = player_keys.new_key(player_id, secret)
     created = pe.PlayerCreated(player_id=player_id, key_hash=player_keys.key_hash(key), name=name)
     await _append(svc, player_id, 0, created)
     log.info("player.created", player_id=player_id)
     return PlayerKeyOut(player_id, key)
 
 
-async def rotate_key(svc: Services, player_id: str, key: str | None) -> PlayerKeyOut:
-    """A new key for the key's holder; the old one stops working at once."""
+async def rotate_key(
+    svc: Services, player_id: str, key: str | None, secret: str | None = None
+) -> PlayerKeyOut:
+    """A new key for the key's holder; the old one stops working at once. ADR-178: with the
+    client's own `secret`, the rotation sent again with the old key after a lost answer is
+    answered with the same new key, appending nothing."""
+    if secret is not None:
+        made = await player_keys.rotated(svc.seasons.store.players, player_id, key, secret)
+        if made is not None:
+            log.info("player.key_rotation_answered_again", player_id=player_id)
+            return PlayerKeyOut(player_id, made)
     state, version = await player_keys.holder(svc.seasons.store.players, key)
     if state.player_id != player_id:
         raise Problem(401, "bad_player_key")
-    new = player_keys.new_key(player_id)
+    new = player_keys.new_key(player_id, secret)
     await _append(svc, player_id, version, pe.PlayerKeyRotated(key_hash=player_keys.key_hash(new)))
     log.info("player.key_rotated", player_id=player_id)
     return PlayerKeyOut(player_id, new)

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import msgspec
 
+from services.command.client_secrets import ClientSecret
+
 Strict = {"forbid_unknown_fields": True, "frozen": True}
 
 PlayerKeyText = Annotated[
@@ -35,6 +37,16 @@ class PlayerIn(msgspec.Struct, **Strict):
     """A new player: an optional public name, checked as a bey's name is (R-15.5)."""
 
     name: PlayerName | None = None
+    # ADR-178: the key's secret, drawn by the client; with an Idempotency-Key the same request
+    # again answers the same player and key
+    key_secret: ClientSecret | None = None
+
+
+class PlayerKeyIn(msgspec.Struct, **Strict):
+    """A key rotation's new key's secret, drawn by the client (ADR-178): the rotation sent
+    again with the old key after a lost answer is answered with the same new key."""
+
+    key_secret: ClientSecret | None = None
 
 
 class PlayerKeyOut(msgspec.Struct, frozen=True):

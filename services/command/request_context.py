@@ -77,6 +77,18 @@ def context_of(
     )
 
 
+async def key_of(request: Request[Any, Any, Any]) -> Key | None:
+    """A request's Idempotency-Key and the hash of the request it came with, on a route that
+    is no bey's command (a creation, ADR-178); None without one."""
+    value = request.headers.get("idempotency-key")
+    if value is None:
+        return None
+    parsed = _parsed(request, await request.body())
+    return Key(
+        value, request_hash(request.scope["method"], request.scope["path"], parsed.canonical)
+    )
+
+
 def _body_of(parsed: ParsedBody | None) -> ParsedBody:
     if parsed is None:
         raise TypeError("a keyed request's Context needs its body's parse")

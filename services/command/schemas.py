@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from services.command.client_secrets import ClientSecret
 from services.command.player_schemas import PlayerKeyText
 from shared.app.answers.bey_names import BeyName, Description, NamedBey  # shared with the read side
 from shared.app.answers.calendar_answer import CalendarOut  # one schema with the read side
@@ -50,6 +51,11 @@ class CreateSeasonIn(msgspec.Struct, **Strict):
     listed: bool = True  # live: shown in the lobby (GET /v1/lobby), else joined by link only
     description: Description | None = None  # live: the creator's words in the lobby
     player_key: PlayerKeyText | None = None  # issue 23: the creator's seat is this player's
+    # ADR-178: the secrets of the tokens answered, drawn by the client: the bey's (a trial's
+    # human, a live creator with a memleket) and a live season's admin token's; with an
+    # Idempotency-Key the same request again answers the same season and tokens
+    token_secret: ClientSecret | None = None
+    admin_secret: ClientSecret | None = None
 
 
 class CreatedOut(msgspec.Struct, frozen=True):
@@ -101,11 +107,15 @@ class LiveCreatedOut(msgspec.Struct, frozen=True):
 
 
 class JoinIn(msgspec.Struct, **Strict):
-    """R-1.4: the memleket a human joins a live season with (first come, first served)."""
+    """R-1.4: the memleket a human joins a live season with (first come, first served); with a
+    `token_secret` (ADR-178) a retry after a lost answer is answered as the first join was."""
 
     memleket: Plate
     name: BeyName | None = None  # R-15.5: the bey's display name
     player_key: PlayerKeyText | None = None  # issue 23: the seat is this player's (ADR-87)
+    # ADR-178: the token's secret, drawn by the client; the same join again with it is
+    # answered as the first was (the seat at `memleket` holds the token it makes)
+    token_secret: ClientSecret | None = None
 
 
 class JoinedOut(msgspec.Struct, frozen=True):
@@ -305,6 +315,13 @@ class DivanRequestedOut(msgspec.Struct, frozen=True):
 
     divan: int
     status: Literal["resolving", "resolved"] = "resolving"
+
+
+class TokenIn(msgspec.Struct, **Strict):
+    """A rotation's new token's secret, drawn by the client (ADR-178): the rotation sent again
+    after a lost answer, with the old token, is answered 200 with the same new token."""
+
+    token_secret: ClientSecret | None = None
 
 
 class TokenOut(msgspec.Struct, frozen=True):

@@ -12,12 +12,16 @@ from services.command import (
     season_commands,
     season_reads,
 )
+from services.command.client_secrets import distinct
 from services.command.command_refusals import (
     ADMIN,
     CREATE_LIVE,
+    CREATED_AGAIN,
     JOIN,
 )
-from services.command.route_parts import versioned
+from services.command.created_again import LiveSecrets
+from services.command.request_context import key_of
+from services.command.route_parts import Key, versioned
 from services.command.schemas import (
     AdminAction,
     AdminDoneOut,
@@ -30,6 +34,7 @@ from services.command.schemas import (
     ReasonIn,
     SeasonStatus,
 )
+from services.command.service import Key as KeyOf
 from services.command.service import Services
 from shared.app.access import request_auth as auth
 from shared.app.http.openapi import (
@@ -51,7 +56,7 @@ from shared.domain.admin import ADMIN_ACTS, AdminActSpec
     "/seasons",
     status_code=201,
     summary="Create a trial season and join it, or a live season",
-    responses=answers(EVERY, RATE, BODY, "store_busy", *CREATE_LIVE),
+    responses=answers(EVERY, RATE, BODY, CREATED_AGAIN, "store_busy", *CREATE_LIVE),
     response_headers=[
         ResponseHeader(
             name="Location", description="/v1/seasons/{season_id}", documentation_only=True
@@ -59,15 +64,26 @@ from shared.domain.admin import ADMIN_ACTS, AdminActSpec
     ],
 )
 async def create_season(
-    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+    services: Services,
+    data: CreateSeasonIn,
+    request: Request[Any, Any, Any],
+    idempotency_key: Key = None,
 ) -> Response[CreatedOut | LiveCreatedOut]:
     """R-1.2, R-1.4, R-1.5: a trial season, one human bey and 18 computer beys (CreatedOut); or,
     with `"mode": "live"`, a live season (LiveCreatedOut: the season-admin token, shown once,
     and the provisional calendar). Tokens are shown once. The answer's Location names the new
-    season's status."""
+    season's status.
+
+    ADR-178: `token_secret` (the bey's token: a trial's human, a live season's creator with a
+    memleket) and `admin_secret` (a live season's admin token), drawn by the client and kept
+    before sending, end the tokens answered. With an Idempotency-Key, the same request again
+    after a lost answer is 201 with the same season and tokens, made from those secrets; a
+    retry whose tokens the server drew is 409 `secret_not_replayable`, never a second season."""
+    key = await key_of(request) if idempotency_key is not None else None
+    distinct(token_secret=data.token_secret, admin_secret=data.admin_secret)
     created: CreatedOut | LiveCreatedOut
     if data.mode == "live":
-        created = await _create_live(services, data, request)
+        created = await _create_live(services, data, request, key)
     else:
         if data.memleket is None:
             raise Problem(
@@ -81,8 +97,12 @@ async def create_season(
             raise Problem(403, "not_allowed_in_mode.trial_press")  # a trial has no chat
         if not data.listed or data.description is not None:  # the lobby is for live seasons
             raise Problem(403, "not_allowed_in_mode.lobby_live_only")
+        if data.admin_secret is not None:  # a trial has no season-admin token
+            raise Problem(422, "invalid_body.secret_unused", field="$.admin_secret")
         seed = int(data.seed) if data.seed is not None else None
-        created = await season_commands.create_season(services, data.memleket, seed, data.name)
+        created = await season_commands.create_season(
+            services, data.memleket, seed, data.name, key=key, secret=data.token_secret
+        )
     return Response(
         created, status_code=201, headers={"Location": f"/v1/seasons/{created.season_id}"}
     )
@@ -105,7 +125,7 @@ async def season_status(services: Services, season_id: str) -> Response[SeasonSt
 
 
 async def _create_live(
-    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any]
+    services: Services, data: CreateSeasonIn, request: Request[Any, Any, Any], key: KeyOf | None
 ) -> LiveCreatedOut:
     """A live season: no seed from the caller (R-1.5); a compressed calendar for ops only."""
     if data.seed is not None:
@@ -118,6 +138,8 @@ async def _create_live(
         raise Problem(422, "invalid_name.without_memleket", field="$.name")
     if data.player_key is not None and data.memleket is None:  # no seat to bind (issue 23)
         raise Problem(422, "invalid_body.player_key_seat", field="$.player_key")
+    if data.token_secret is not None and data.memleket is None:  # no bey token to make
+        raise Problem(422, "invalid_body.secret_unused", field="$.token_secret")
     player_id = await player_commands.player_of(services, data.player_key)
     listing = season_commands.Listing(
         data.name, data.listed, data.description, data.press or "full"
@@ -129,6 +151,8 @@ async def _create_live(
         data.divan_interval_seconds,
         listing,
         player_id=player_id,
+        key=key,
+        client=LiveSecrets(data.token_secret, data.admin_secret),
     )
 
 
@@ -143,10 +167,12 @@ async def join_season(services: Services, season_id: str, data: JoinIn) -> Joine
     409 `memleket_taken` (with `free_neighbours`), `season_full`, `registration_closed`;
     with a `name` (R-15.5): 422 `invalid_name`, `name_reserved`, 409 `name_taken` (of two
     joins racing with one name, one wins); with a `player_key` (issue 23): 401
-    `bad_player_key`, 409 `player_already_seated`."""
+    `bad_player_key`, 409 `player_already_seated`. With a `token_secret` (ADR-178: drawn by
+    the client, kept before sending) the same join sent again after a lost answer is 201 with
+    the same seat and token, before any of those refusals, and appends nothing."""
     player_id = await player_commands.player_of(services, data.player_key)
     return await season_commands.join_season(
-        services, season_id, data.memleket, data.name, player_id
+        services, season_id, data.memleket, data.name, player_id, secret=data.token_secret
     )
 
 

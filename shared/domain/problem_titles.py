@@ -55,6 +55,7 @@ PROBLEM_TITLES_TR: dict[str, str] = {
     "perde_3": "3. perdede antlaşma yok",
     "vote_self": "kendine oy",
     "idempotency_key_reused": "anahtar başka istekte kullanıldı",
+    "secret_not_replayable": "sır yeniden verilemez",
     "unknown_province": "bilinmeyen il",
     "unknown_seat": "bilinmeyen koltuk",
     "season_exists": "sezon zaten var",

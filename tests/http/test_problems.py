@@ -712,6 +712,15 @@ async def _key_reused(api: Api, _: AsyncExitStack) -> Request:
     return api.client.post(**spend(bey, "paralı_asker", 71, key="k"))
 
 
+@case("secret_not_replayable", 409)
+async def _secret_not_replayable(api: Api, _: AsyncExitStack) -> Request:
+    """ADR-178: a keyed creation retried whose token the server drew."""
+    headers = {"Idempotency-Key": "created-once"}
+    first = await api.client.post("/v1/seasons", json={"memleket": ANKARA}, headers=headers)
+    assert first.status_code == 201, first.text
+    return api.client.post("/v1/seasons", json={"memleket": ANKARA}, headers=headers)
+
+
 @case("idempotency_key_in_flight", 409)
 async def _key_in_flight(api: Api, _: AsyncExitStack) -> Request:
     bey = await create_trial(api.client)

@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import logging.config
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,6 +111,57 @@ async def test_every_request_gets_one_access_line_without_a_secret(
     everything = log_lines.getvalue() + capsys.readouterr().err  # every log line of the run
     assert secret not in everything
     assert not [r for r in lines if IDEMPOTENCY_KEY in json.dumps(r) or "?" in r["path"]]
+
+
+async def test_adr178_no_client_secret_reaches_a_log_line_when_answers_are_made_again(
+    log_lines: io.StringIO,
+    memory_store: InMemoryEventStore,
+    redis: aioredis.Redis,
+    prefix: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """ADR-178: the secrets a client brings (a live creation's two, a join's, a rotation's, a
+    player's and its rotation's), sent twice each as after a lost answer, appear in no log
+    line, the access log's lines keep their fields, and the answers made again log no token."""
+    mine = [secrets.token_urlsafe(24) for _ in range(6)]
+    async with open_gateway(memory_store, redis, prefix) as (_gw, client):
+        live = {
+            "mode": "live",
+            "registration_closes_at": "2027-06-01T12:00:00+03:00",
+            "memleket": 6,
+            "token_secret": mine[0],
+            "admin_secret": mine[1],
+        }
+        keyed = {"Idempotency-Key": IDEMPOTENCY_KEY}
+        for _ in range(2):
+            r = await client.post("/v1/seasons", json=live, headers=keyed)
+            assert r.status_code == 201, r.text
+        sid, creator = r.json()["season_id"], r.json()["creator"]["token"]
+        for _ in range(2):
+            r = await client.post(
+                f"/v1/seasons/{sid}/join", json={"memleket": 34, "token_secret": mine[2]}
+            )
+            assert r.status_code == 201, r.text
+        for _ in range(2):
+            r = await client.post(
+                f"/v1/seasons/{sid}/token", json={"token_secret": mine[3]}, headers=bearer(creator)
+            )
+            assert r.status_code == 200, r.text
+        for _ in range(2):
+            r = await client.post("/v1/players", json={"key_secret": mine[4]}, headers=keyed)
+            assert r.status_code == 201, r.text
+        player, key = r.json()["player_id"], r.json()["player_key"]
+        for _ in range(2):
+            r = await client.post(
+                f"/v1/players/{player}/key", json={"key_secret": mine[5]}, headers=bearer(key)
+            )
+            assert r.status_code == 200, r.text
+    lines = access_lines(log_lines)
+    assert len(lines) == 10
+    assert all(set(r) >= {"method", "path", "status"} and "token" not in r for r in lines)
+    everything = log_lines.getvalue() + capsys.readouterr().err
+    assert "created_again" in everything and "answered_again" in everything
+    assert [m for m in mine if m in everything] == []
 
 
 def test_console_format_prints_the_access_line_as_text(

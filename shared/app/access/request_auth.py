@@ -88,6 +88,22 @@ class BeyClaim(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
     ) -> BeyClaim:
         return cls(season_id, request.headers.get("authorization", ""), _query(request), staff)
 
+    def rotated(self, stored: Callable[[int], str | None], secret: str) -> tuple[int, str] | None:
+        """ADR-178: a rotation sent again after its answer was lost carries the old token,
+        refused now. Exactly this case is let through: the bearer is a well-formed bey token
+        of this season, and the hash its seat keeps is that of the token `secret` makes for
+        that seat (only the one who drew the secret knows it). The seat and that token; None
+        otherwise (the bearer is then checked as ever)."""
+        try:
+            token = _bearer(self.authorization, self.query)
+        except Problem:
+            return None
+        bey = None if token is None else tokens.parse(token)
+        if bey is None or bey.season_id != self.season_id:
+            return None
+        made = tokens.new_token(self.season_id, bey.seat, secret)
+        return (bey.seat, made) if tokens.holds(stored(bey.seat), made) else None
+
     def seat(self, stored: Callable[[int], str | None], admin: str = "") -> int:
         """The seat whose token this is (`stored(seat)`: the seat's token hash or None), or a
         400/401/403 problem (an ops or auditor token, or the season's own season-admin token

@@ -35,6 +35,7 @@ SECRET_CHARS = 32  # len(secrets.token_urlsafe(24))
 _SEASON = re.compile(r"[0-9a-f]{32}")
 _TOKEN = re.compile(r"sb1\.([0-9a-f]{32})\.([1-9][0-9]?)\.([A-Za-z0-9_-]{32})")
 _ADMIN = re.compile(r"sba1\.[0-9a-f]{32}\.[A-Za-z0-9_-]{32}")
+_SECRET = re.compile(r"[A-Za-z0-9_-]{32}")
 QUERY_NAMES = ("token", "access_token")
 
 
@@ -77,23 +78,42 @@ def parse(token: str) -> BeyToken | None:
     return BeyToken(m[1], seat) if seat <= SEATS else None
 
 
-def new_token(season_id: str, seat: int) -> str:
-    """`sb1.<season>.<seat>.<secret>`: season and seat route the check; the secret has 192 bits."""
+def secret_of(given: str | None) -> str:
+    """A token's secret part: the one the client drew itself (ADR-178; exactly the shape the
+    server draws, else ValueError: the request schemas refuse any other first), or a new one
+    of 192 bits."""
+    if given is None:
+        return secrets.token_urlsafe(SECRET_BYTES)
+    if _SECRET.fullmatch(given) is None:
+        raise ValueError("a secret is 32 characters of the URL-safe base64 alphabet")
+    return given
+
+
+def new_token(season_id: str, seat: int, secret: str | None = None) -> str:
+    """`sb1.<season>.<seat>.<secret>`: season and seat route the check; the secret has 192 bits
+    (the client's own when it brings one, ADR-178: its retry makes the same token again)."""
     if not is_season_id(season_id):  # a token the parser would refuse is never issued
         raise ValueError(f"not a season id: {season_id!r}")
     # the seat is the domain's to check (RotateToken: unknown_seat); every bey's is 1 … SEATS
-    return f"{PREFIX}.{season_id}.{seat}.{secrets.token_urlsafe(SECRET_BYTES)}"
+    return f"{PREFIX}.{season_id}.{seat}.{secret_of(secret)}"
 
 
 ADMIN_PREFIX = "sba1"
 
 
-def new_admin_token(season_id: str) -> str:
+def new_admin_token(season_id: str, secret: str | None = None) -> str:
     """A live season's season-admin token, `sba1.<season>.<secret>` (192 bits): never a bey
-    token (the bey parser refuses it), kept only as its hash (AdminTokenSet)."""
+    token (the bey parser refuses it), kept only as its hash (AdminTokenSet); the secret the
+    client's own when it brings one (ADR-178)."""
     if not is_season_id(season_id):
         raise ValueError(f"not a season id: {season_id!r}")
-    return f"{ADMIN_PREFIX}.{season_id}.{secrets.token_urlsafe(SECRET_BYTES)}"
+    return f"{ADMIN_PREFIX}.{season_id}.{secret_of(secret)}"
+
+
+def holds(stored: str | None, token: str) -> bool:
+    """Whether a kept hash (None or "": nothing kept) is this token's, in constant time: how
+    a retry that brings its own secret is recognised (ADR-178)."""
+    return bool(stored) and same_hash(stored or "", token_hash(token))
 
 
 def token_hash(token: str) -> str:

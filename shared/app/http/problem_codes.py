@@ -46,6 +46,11 @@ EDGE_CODES: dict[str, tuple[int, str]] = {
         "twice (`repeated`)",
     ),
     "idempotency_key_reused": (422, "the key was used with another request"),
+    "secret_not_replayable": (
+        409,
+        "a creation retried with its Idempotency-Key whose tokens the server drew: it cannot "
+        "answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`)",
+    ),
     # Players (issue 23, ADR-87)
     "bad_player_key": (401, "a player key that is no player's, or a player's who left"),
     "player_not_found": (404, "no such player, or one who left"),

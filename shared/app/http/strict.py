@@ -49,7 +49,11 @@ from shared.domain.messages import Said, said_from_english
 _DECIMAL = re.compile(r"-?(0|[1-9][0-9]*)", re.ASCII)
 # What a text refused by its field's pattern must be, by the field's name ("invalid value" told
 # nobody what to send).
-_PATTERN_TEXTS = {"seed": "invalid_body.seed_text"}
+_PATTERN_TEXTS = {
+    "seed": "invalid_body.seed_text",
+    # a secret the client drew itself (ADR-178): its shape said, its value never echoed
+    **dict.fromkeys(("token_secret", "admin_secret", "key_secret"), "invalid_body.secret_text"),
+}
 # A text or list refused by its schema's length bound. A field whose words the free-text check
 # has says them (a description's schema bound, 1,000, is only a guard before that check's
 # 280); any other says its bound.

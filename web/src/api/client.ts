@@ -6,6 +6,8 @@
 // was lost is sent again a few times with its same Idempotency-Key when its route honours the
 // key (`keyed`), and one the store could not take yet (503 store_busy) once as told: the server
 // then does it once, never twice.
+import { pendingFor, settle } from '../logic/pending';
+import type { KeyValue } from '../logic/storage';
 import type { components } from './schema';
 
 export type Schemas = components['schemas'];
@@ -48,6 +50,9 @@ export interface Hooks {
   resending?: (seconds: number) => void;
   /** Told whether the last call reached the server (false: no network, no answer). */
   reachable?: (ok: boolean) => void;
+  /** Where a request that issues a secret is kept before it is sent (logic/pending.ts):
+   * localStorage, beside the tokens, unless told otherwise. */
+  store?: KeyValue;
 }
 
 let hooks: Hooks = { lang: () => 'tr', waiting: () => undefined };
@@ -156,14 +161,14 @@ async function afterWait(r: Response, again: () => Promise<Response>): Promise<R
 export async function call<T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  opts: { token?: string; body?: unknown; keyed?: boolean } = {},
+  opts: { token?: string; body?: unknown; keyed?: boolean; key?: string } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { 'Accept-Language': hooks.lang() };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
   // Every command carries an Idempotency-Key (spending and offers require one): the one retry
   // after a 429 sends the same key, so the command is never done twice.
-  if (method === 'POST') headers['Idempotency-Key'] = idempotencyKey();
+  if (method === 'POST') headers['Idempotency-Key'] = opts.key ?? idempotencyKey();
   const init: RequestInit = {
     method,
     headers,
@@ -171,8 +176,10 @@ export async function call<T>(
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
   };
   // only a route that honours the key may be sent again blind (`keyed`: docs/api.md lists
-  // `bad_idempotency_key` for it, a chat message too: ADR-175); any other (a join, a token rotation) would
-  // be done twice, so its lost answer is reported instead
+  // `bad_idempotency_key` for it, a chat message too: ADR-175), or one that carries a secret
+  // of the client's own by which the server knows it again (a join, a creation, a token's
+  // rotation: ADR-178, `issuing`); any other would be done twice, so its lost answer is
+  // reported instead
   const once = () => send(`/v1${path}`, init);
   const sent = () => (opts.keyed ? sendCommand(`/v1${path}`, init) : once());
   let r = await sent();
@@ -197,21 +204,59 @@ export async function call<T>(
 
 const seg = encodeURIComponent;
 
+const memoryStore: KeyValue = (() => {
+  const data = new Map<string, string>();
+  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
+})();
+
+function pendingStore(): KeyValue {
+  if (hooks.store) return hooks.store;
+  return typeof localStorage !== 'undefined' ? localStorage : memoryStore;
+}
+
+/** A request that issues a secret (ADR-178): the secrets of `fields` drawn here and kept
+ * with its Idempotency-Key before it is sent (logic/pending.ts), so that a lost answer is
+ * asked again — now, as a keyed command is (1, 2, 4 s), or later, when the player tries the
+ * same again — with the same secrets and key, and the server answers what it answered first.
+ * `what` names the request: the same `what`, the same secrets. Forgotten once answered. */
+async function issuing<T>(what: string, fields: string[], path: string, opts: { token?: string; body: Record<string, unknown> }): Promise<T> {
+  const store = pendingStore();
+  const kept = pendingFor(store, what, fields, idempotencyKey);
+  try {
+    const out = await call<T>('POST', path, { ...opts, body: { ...opts.body, ...kept.secrets }, keyed: true, key: kept.key });
+    settle(store, what);
+    return out;
+  } catch (e) {
+    if (e instanceof ApiProblem && e.status < 500) settle(store, what); // answered: refused
+    throw e;
+  }
+}
+
 export const api = {
   board: () => call<Board>('GET', '/board'),
   // a bey's name is optional (R-15.5): sent only when given
-  createTrial: (memleket: number, name: string | null = null) =>
-    call<Created>('POST', '/seasons', { body: { memleket, mode: 'trial', ...(name ? { name } : {}) } }),
-  // a live season from home (issue 24): the creator's memleket, the close and the press mode
-  createLive: (body: Schemas['CreateSeasonIn']) => call<Schemas['LiveCreatedOut']>('POST', '/seasons', { body }),
-  // a player's key binds the seat to the player (issue 23); without one the seat is nobody's
+  // the bey's token's secret is the client's own (ADR-178): a lost answer is asked again
+  createTrial: (memleket: number, name: string | null = null) => {
+    const body = { memleket, mode: 'trial', ...(name ? { name } : {}) };
+    return issuing<Created>(`create:${JSON.stringify(body)}`, ['token_secret'], '/seasons', { body });
+  },
+  // a live season from home (issue 24): the creator's memleket, the close and the press mode;
+  // its season-admin token's secret and (with a memleket) the creator's are the client's own
+  createLive: (body: Schemas['CreateSeasonIn']) => {
+    const fields = body.memleket ? ['token_secret', 'admin_secret'] : ['admin_secret'];
+    return issuing<Schemas['LiveCreatedOut']>(`create:${JSON.stringify(body)}`, fields, '/seasons', { body: { ...body } });
+  },
+  // a player's key binds the seat to the player (issue 23); without one the seat is nobody's.
+  // The same season and memleket again is the same join (ADR-178): its secret is kept
   join: (season: string, memleket: number, name: string | null = null, playerKey: string | null = null) =>
-    call<Schemas['JoinedOut']>('POST', `/seasons/${seg(season)}/join`, {
+    issuing<Schemas['JoinedOut']>(`join:${season}:${memleket}`, ['token_secret'], `/seasons/${seg(season)}/join`, {
       body: { memleket, ...(name ? { name } : {}), ...(playerKey ? { player_key: playerKey } : {}) },
     }),
   lobby: (offset = 0) => call<Schemas['LobbyOut']>('GET', `/lobby?offset=${offset}&limit=20`),
-  createPlayer: (name: string | null) =>
-    call<Schemas['PlayerKeyOut']>('POST', '/players', { body: name ? { name } : {} }),
+  createPlayer: (name: string | null) => {
+    const body = name ? { name } : {};
+    return issuing<Schemas['PlayerKeyOut']>(`player:${JSON.stringify(body)}`, ['key_secret'], '/players', { body });
+  },
   player: (id: string) => call<Schemas['PlayerRecordOut']>('GET', `/players/${seg(id)}`),
   leavePlayer: (id: string, key: string) =>
     call<Schemas['PlayerLeftOut']>('POST', `/players/${seg(id)}/leave`, { token: key }),
@@ -233,8 +278,10 @@ export const api = {
   webhooks: (season: string, token: string) =>
     call<Schemas['WebhooksOut']>('GET', `/seasons/${seg(season)}/webhooks`, { token }),
   // a new token for the bey's seat; the old one stops working at once (ui/token.ts)
+  // (ADR-178: its secret kept until answered; sent again, with the old token, it is answered
+  // with the same new token)
   rotateToken: (season: string, token: string) =>
-    call<Schemas['TokenOut']>('POST', `/seasons/${seg(season)}/token`, { token }),
+    issuing<Schemas['TokenOut']>(`rotate:${season}`, ['token_secret'], `/seasons/${seg(season)}/token`, { token, body: {} }),
   // at `minVersion` at least when given (a key just made: logic/refresh.ts `ownViewAt`)
   private: (season: string, token: string, minVersion: number | null = null) =>
     call<PrivateView>('GET', `/seasons/${seg(season)}/private${atLeast(minVersion)}`, { token }),

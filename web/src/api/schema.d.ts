@@ -1855,7 +1855,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "body_too_large" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "body_too_large" | "idempotency_key_reused" | "invalid_body" | "invalid_name" | "malformed_json" | "name_reserved" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -1904,6 +1904,16 @@ export interface components {
             description?: string | null;
             /** @description a player key (POST /v1/players): the seat is bound to that player */
             player_key?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            admin_secret?: string | null;
         };
         /** CreateSeasonProblem */
         CreateSeasonProblem: {
@@ -1911,7 +1921,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
+            code: "ambiguous_authorization" | "bad_idempotency_key" | "bad_interval" | "bad_player_key" | "body_too_large" | "forbidden" | "idempotency_key_reused" | "invalid_body" | "invalid_instant" | "invalid_name" | "malformed_json" | "name_reserved" | "name_taken" | "not_allowed_in_mode" | "registration_close_required" | "registration_too_soon" | "secret_not_replayable" | "store_busy" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
             /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
@@ -2378,6 +2388,11 @@ export interface components {
             name?: string | null;
             /** @description a player key (POST /v1/players): the seat is bound to that player */
             player_key?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
         };
         /** JoinSeasonProblem */
         JoinSeasonProblem: {
@@ -3003,6 +3018,19 @@ export interface components {
              * @example Ayşe
              */
             name?: string | null;
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            key_secret?: string | null;
+        };
+        /** PlayerKeyIn */
+        PlayerKeyIn: {
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            key_secret?: string | null;
         };
         /** PlayerKeyOut */
         PlayerKeyOut: {
@@ -3498,9 +3526,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "bad_player_key" | "conflict" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "bad_player_key" | "body_too_large" | "conflict" | "invalid_body" | "malformed_json" | "not_found" | "player_not_found" | "store_busy" | "token_in_query" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
         };
         /** RotateTokenProblem */
         RotateTokenProblem: {
@@ -3508,9 +3544,17 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "chain_broken" | "conflict" | "forbidden" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests";
+            code: "ambiguous_authorization" | "audit_copy" | "bad_token" | "body_too_large" | "chain_broken" | "conflict" | "forbidden" | "invalid_body" | "malformed_json" | "missing_token" | "season_not_found" | "store_busy" | "token_in_query" | "token_wrong_season" | "too_many_failed_attempts" | "too_many_requests" | "unknown_field" | "unsupported_media_type";
             detail: string;
             instance: string;
+            /** @description `invalid_body`, `chat_text`: the character a free text may not hold, as `U+2028` */
+            character?: string;
+            /** @description the refused body field as a JSON path (`$.orders[0].units`), or the path or query parameter's name (D-27) */
+            field?: string;
+            /** @description the greatest value `field` takes (D-27; `bad_interval`: of the interval) */
+            maximum?: number;
+            /** @description the least value `field` takes (D-27; `bad_interval`: of the interval) */
+            minimum?: number;
             /** @description the seat refused */
             seat?: number;
         };
@@ -4005,6 +4049,14 @@ export interface components {
             /** @description `invalid_correction`: the season's version now; `not_yet_projected`: the version the read waited for (`?min_version=`) */
             version?: number;
         };
+        /** TokenIn */
+        TokenIn: {
+            /**
+             * @description a secret the client drew itself (ADR-178): 24 random bytes as URL-safe base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) ends with it, and the same request sent again with it is answered as the first was. Keep it before sending; never reuse it for another request
+             * @example Jm2Qd4uN8kV0bXcA7yT1pL5rWzE3sH9o
+             */
+            token_secret?: string | null;
+        };
         /** TokenOut */
         TokenOut: {
             seat: number;
@@ -4234,6 +4286,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key) */
+                "Idempotency-Key"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
             };
@@ -4259,7 +4313,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedOut"] | components["schemas"]["LiveCreatedOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4292,7 +4346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `name_taken`: another bey of the season has this name or its lookalike */
+            /** @description `name_taken`: another bey of the season has this name or its lookalike; `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
             409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -4325,7 +4379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreateSeasonProblem"];
                 };
             };
-            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `bad_interval`: divan_interval_seconds outside 2 … 86400; `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_instant`: an instant without an offset, or a close more than a year ahead; `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `registration_close_required`: a live season needs registration_closes_at; `registration_too_soon`: the registration close is too soon (`earliest`); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8655,7 +8709,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenIn"] | null;
+            };
+        };
         responses: {
             /** @description Request fulfilled, document follows */
             200: {
@@ -8668,7 +8726,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -8714,6 +8772,39 @@ export interface operations {
             };
             /** @description `audit_copy`: the season is an imported audit copy: read-only (ADR-58); `chain_broken`: a stored event of the season does not decode, or its hash chain does not verify (an export): `seksenbir verify` names it; `conflict`: too many concurrent writes to the season; retry */
             409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotateTokenProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10129,6 +10220,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description Retry-safe key (1 … 200 characters; empty is 400 bad_idempotency_key) */
+                "Idempotency-Key"?: string | null;
                 /** @description the better of `tr` and `en` by quality value; anything else is Turkish */
                 "Accept-Language"?: string;
             };
@@ -10154,8 +10247,19 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `bad_idempotency_key`: the Idempotency-Key is empty or longer than 200 characters; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object */
             400: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CreatePlayerProblem"];
+                };
+            };
+            /** @description `secret_not_replayable`: a creation retried with its Idempotency-Key whose tokens the server drew: it cannot answer them again (ADR-178: bring `token_secret` / `admin_secret` / `key_secret`) */
+            409: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";
@@ -10187,7 +10291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CreatePlayerProblem"];
                 };
             };
-            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
+            /** @description `idempotency_key_reused`: the key was used with another request; `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `invalid_name`: not a name: 2 … 24 letters, digits, spaces, `. - _ '` (`field`); `name_reserved`: a reserved whole name or its lookalike (seat forms, Han, ops …); `unknown_field`: a field the schema does not have (`field`) */
             422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10241,7 +10345,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerKeyIn"] | null;
+            };
+        };
         responses: {
             /** @description Request fulfilled, document follows */
             200: {
@@ -10254,7 +10362,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerKeyOut"];
                 };
             };
-            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `token_in_query`: a token in the URL (?token=, ?access_token=) */
+            /** @description `ambiguous_authorization`: two Authorization headers: never one of them guessed; `malformed_json`: the body is not UTF-8 JSON (a `\u` escape naming half of a UTF-16 surrogate pair alone, `\ud800`, is no character: RFC 8259 §8.2), nests deeper than 32 levels, or repeats a key in an object; `token_in_query`: a token in the URL (?token=, ?access_token=) */
             400: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
@@ -10289,6 +10397,39 @@ export interface operations {
             };
             /** @description `conflict`: too many concurrent writes to the season; retry */
             409: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than 64 KiB */
+            413: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body whose Content-Type is not JSON (ADR-61) */
+            415: {
+                headers: {
+                    /** @description the language this answer's texts for people are in */
+                    "Content-Language"?: "tr" | "en";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RotatePlayerKeyProblem"];
+                };
+            };
+            /** @description `invalid_body`: the body does not match its schema (`field`, bounds: D-27); `unknown_field`: a field the schema does not have (`field`) */
+            422: {
                 headers: {
                     /** @description the language this answer's texts for people are in */
                     "Content-Language"?: "tr" | "en";

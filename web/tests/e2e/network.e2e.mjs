@@ -2,7 +2,8 @@
 // stack (tests/e2e/harness.mjs). A bey of a live season sends a chat message whose answer is lost
 // after the server committed it (the route lets the request through and drops the response):
 // the client sends it again with its same Idempotency-Key and the server answers the first
-// message (ADR-175): it is in the channel once. A command the store cannot take yet (503
+// message (ADR-175): it is in the channel once. A join whose answer is lost is sent again with
+// the secret the client drew and answered with the first seat (ADR-178). A command the store cannot take yet (503
 // store_busy, Retry-After) is waited out as told and said. Then the tab goes offline: a message
 // is refused at once and kept; online again, it is sent once.
 import assert from 'node:assert/strict';
@@ -61,12 +62,29 @@ try {
   await waitFor('the resend notice gone', async () => !/yeniden gönderilecek/.test((await page.locator('#notice').textContent()) ?? ''));
   await page.unroute('**/v1/seasons/*/orders');
 
+  // a join whose answer is lost after the server seated the bey (ADR-178): the join carries a
+  // secret the client drew and kept, so it is sent again as it was sent first and the server
+  // answers the first seat and token: one seat taken, held by this browser (before: the
+  // memleket taken by a seat nobody held, the resend never sent)
+  const joins = [];
+  await page.route('**/v1/seasons/*/join', async (route) => {
+    joins.push(route.request().postData());
+    if (joins.length > 1) return route.continue();
+    await route.fetch(); // the server seats the bey
+    await route.abort('connectionreset'); // its answer never arrives
+  });
   await page.goto(`${base}/#/s/${season}`);
   await page.locator('#join-memleket').selectOption('6');
   await page.locator('#join-name').fill('Alp');
   await page.getByRole('button', { name: 'Katıl' }).click();
-  await page.locator('code.tok').waitFor();
+  await page.locator('code.tok').waitFor({ timeout: 20_000 });
   const token = await page.locator('#token-text').textContent();
+  await page.unroute('**/v1/seasons/*/join');
+  assert.equal(joins.length, 2, `joined ${joins.length} times`);
+  assert.equal(joins[1], joins[0], 'the resend is the same join: the same secret');
+  assert.ok(token?.endsWith(`.${JSON.parse(joins[0] ?? '{}').token_secret}`), 'the token is the first join\'s');
+  const seated = await (await fetch(`${base}/v1/seasons/${season}`)).json();
+  assert.deepEqual(seated.beys.filter((b) => !b.computer).map((b) => b.memleket), [6], 'one seat taken');
   await page.locator('#token-kept').click();
   await page.locator('section.chat #chat-text').waitFor();
 
