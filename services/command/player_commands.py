@@ -56,13 +56,32 @@ async def create_player(
         player_id = player_keys.new_player_id()
         before = await _recorded(svc, key, again.Created(player_id))
         if before is None:
-            return await _created(svc, player_id, name, secret)
+            return await _created_or_copy(svc, player_id, name, key=key, secret=secret)
     _state, version = await player_keys.load(svc.seasons.store.players, before.id)
     if version == 0:  # recorded, never appended (the store failed between): no answer given
-        return await _created(svc, before.id, name, secret)
+        return await _created_or_copy(svc, before.id, name, key=key, secret=secret)
+    return _answered_again(before.id, secret)
+
+
+def _answered_again(player_id: str, secret: str | None) -> PlayerKeyOut:
+    """The player a keyed creation made, answered again with the key its secret makes (409
+    `secret_not_replayable` when the server drew it)."""
     again.replayable(secret)
-    log.info("player.created_again", player_id=before.id)
-    return PlayerKeyOut(before.id, player_keys.new_key(before.id, secret))
+    log.info("player.created_again", player_id=player_id)
+    return PlayerKeyOut(player_id, player_keys.new_key(player_id, secret))
+
+
+async def _created_or_copy(
+    svc: Services, player_id: str, name: str | None, *, key: Key | None, secret: str | None
+) -> PlayerKeyOut:
+    """`_created`; under a key, a copy of this request that created the same player first
+    (both found the key's record and no player) is answered as that copy was, not 409."""
+    try:
+        return await _created(svc, player_id, name, secret)
+    except Problem as p:
+        if key is None or p.code != "conflict":
+            raise
+        return _answered_again(player_id, secret)
 
 
 async def _recorded(svc: Services, key: Key | None, created: again.Created) -> again.Created | None:

@@ -503,6 +503,33 @@ async def test_adr178_a_player_recorded_but_never_appended_is_created_by_the_ret
     assert (await memory_api.store.idempotency.look(scope, "p2", b"other")) is not None
 
 
+async def test_adr178_a_player_creation_and_its_copy_racing_answer_the_same_player(
+    memory_api: Api,
+) -> None:
+    """ADR-178: two copies of one keyed creation both found the key's record and no player;
+    the one whose append lost to the other's (the same player id, the same secret) answers
+    that player, not 409 `conflict`; one player in the log."""
+    from shared.eventstore import ConcurrencyError
+
+    body = {"key_secret": secret()}
+    players = memory_api.store.players
+    real = players.append
+
+    async def beaten(player_id: str, version: int, rows: Any) -> Any:
+        await real(player_id, version, rows)  # the copy's append, the very same player
+        raise ConcurrencyError(player_id, version, version + 1)  # the copy appended first
+
+    players.append = beaten  # type: ignore[method-assign]
+    try:
+        raced = await create_player(memory_api, body, "p3")
+    finally:
+        players.append = real  # type: ignore[method-assign]
+    assert raced.status_code == 201, raced.text
+    pid = raced.json()["player_id"]
+    assert raced.json()["player_key"] == f"sbp1.{pid}.{body['key_secret']}"
+    assert len(await players.read(pid)) == 1
+
+
 async def test_adr178_a_player_key_rotation_retried_with_the_old_key_answers_the_same_key(
     api: Api,
 ) -> None:
