@@ -4,8 +4,9 @@ Nothing here runs unless asked for. `make compile` (`python -m shared.compiled b
 MODULES with mypyc into `build/compiled/` (outside the source tree, git-ignored) with a
 manifest of the SHA-256 of every source file of the domain, the modules built and those they
 were type-checked against. A process uses the build only when SEKSENBIR_COMPILED is on (`1`,
-`true`, `yes`, `on`, any case: ADR-172) and every hash in the manifest still matches its source: then a `sys.meta_path` finder answers MODULES
-(and mypyc's shared library) with the extension files. On any mismatch (an edited, added or
+`true`, `yes`, `on`, any case: ADR-180) and every hash in the manifest still matches its
+source: then a `sys.meta_path` finder answers MODULES (and mypyc's shared library) with the
+extension files. On any mismatch (an edited, added or
 removed domain file, another Python, a missing file) the pure-Python modules run and one
 warning names what differed: a stale extension never shadows an edited `.py`.
 
