@@ -115,18 +115,38 @@ async def rotate_key(
     """A new key for the key's holder; the old one stops working at once. ADR-178: with the
     client's own `secret`, the rotation sent again with the old key after a lost answer is
     answered with the same new key, appending nothing."""
-    if secret is not None:
-        made = await player_keys.rotated(svc.seasons.store.players, player_id, key, secret)
-        if made is not None:
-            log.info("player.key_rotation_answered_again", player_id=player_id)
-            return PlayerKeyOut(player_id, made)
+    again = await _key_rotated_before(svc, player_id, key, secret)
+    if again is not None:
+        return again
     state, version = await player_keys.holder(svc.seasons.store.players, key)
     if state.player_id != player_id:
         raise Problem(401, "bad_player_key")
     new = player_keys.new_key(player_id, secret)
-    await _append(svc, player_id, version, pe.PlayerKeyRotated(key_hash=player_keys.key_hash(new)))
+    rotated = pe.PlayerKeyRotated(key_hash=player_keys.key_hash(new))
+    try:
+        await _append(svc, player_id, version, rotated)
+    except Problem as p:
+        # a copy of this very rotation (the same secret) appended first: answered as it was
+        again = await _key_rotated_before(svc, player_id, key, secret)
+        if p.code != "conflict" or again is None:
+            raise
+        return again
     log.info("player.key_rotated", player_id=player_id)
     return PlayerKeyOut(player_id, new)
+
+
+async def _key_rotated_before(
+    svc: Services, player_id: str, key: str | None, secret: str | None
+) -> PlayerKeyOut | None:
+    """The answer of the rotation this one repeats (ADR-178): the player's key is already the
+    one the client's secret makes; None otherwise (no secret, or not yet rotated to it)."""
+    if secret is None:
+        return None
+    made = await player_keys.rotated(svc.seasons.store.players, player_id, key, secret)
+    if made is None:
+        return None
+    log.info("player.key_rotation_answered_again", player_id=player_id)
+    return PlayerKeyOut(player_id, made)
 
 
 async def leave(svc: Services, player_id: str, key: str | None) -> PlayerLeftOut:

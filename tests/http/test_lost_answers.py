@@ -530,6 +530,34 @@ async def test_adr178_a_player_creation_and_its_copy_racing_answer_the_same_play
     assert len(await players.read(pid)) == 1
 
 
+async def test_adr178_a_player_key_rotation_and_its_copy_racing_answer_the_same_key(
+    memory_api: Api,
+) -> None:
+    """ADR-178: two copies of one rotation (the same secret) read the player at one version;
+    the one whose append lost to the other's answers the key that copy made, not 409
+    `conflict`; one rotation in the log."""
+    from shared.eventstore import ConcurrencyError
+
+    first = await create_player(memory_api, {"key_secret": secret()}, "p4")
+    pid, old = first.json()["player_id"], first.json()["player_key"]
+    body = {"key_secret": secret()}
+    players = memory_api.store.players
+    real = players.append
+
+    async def beaten(player_id: str, version: int, rows: Any) -> Any:
+        await real(player_id, version, rows)  # the copy's append, the very same rotation
+        raise ConcurrencyError(player_id, version, version + 1)
+
+    players.append = beaten  # type: ignore[method-assign]
+    try:
+        raced = await rotate_player(memory_api, pid, old, body)
+    finally:
+        players.append = real  # type: ignore[method-assign]
+    assert raced.status_code == 200, raced.text
+    assert raced.json() == {"player_id": pid, "player_key": f"sbp1.{pid}.{body['key_secret']}"}
+    assert len(await players.read(pid)) == 2  # created, rotated once
+
+
 async def test_adr178_a_player_key_rotation_retried_with_the_old_key_answers_the_same_key(
     api: Api,
 ) -> None:
