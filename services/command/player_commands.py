@@ -32,7 +32,7 @@ async def _append(svc: Services, player_id: str, version: int, event: pe.PlayerE
     except StoreBusyError:
         raise store_busy() from None
     except ConcurrencyError:  # the same key used twice at once: one wins
-        raise Problem(409, "conflict") from None
+        raise Problem(409, "conflict.player") from None  # the player's words, not a season's
 
 
 async def create_player(

@@ -219,6 +219,7 @@ CATALOGUE: dict[str, Text] = {
     "secret_not_replayable": T("Bu anahtarla ilk istek yanıtlandı, ama sırlarını sunucu seçtiği için yeniden verilemez: yeni anahtarla, istemcinin kendi sırlarıyla yeniden isteyin", "The first request with this key was answered, but its secrets were drawn by the server and cannot be given again: ask anew, with a new key and secrets of the client's own"),
     "idempotency_key_reused": T("Bu anahtar başka bir istekle kullanıldı", "This key was used with another request"),
     "conflict": T("Sezon çok meşgul; tekrar deneyin", "The season is too busy; try again"),
+    "conflict.player": T("Oyuncu kaydı aynı anda değişti; tekrar deneyin", "The player's record changed at the same moment; try again"),
     "store_busy": T("Sunucu meşgul; biraz sonra tekrar deneyin", "The server is busy; try again shortly"),
     "internal": T("Beklenmeyen bir hata oldu", "An unexpected error occurred"),
     "missing_token": T("Authorization: Bearer <jeton> başlığı gerekli", "An Authorization: Bearer <token> header is required"),

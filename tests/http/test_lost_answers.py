@@ -558,6 +558,30 @@ async def test_adr178_a_player_key_rotation_and_its_copy_racing_answer_the_same_
     assert len(await players.read(pid)) == 2  # created, rotated once
 
 
+async def test_a_player_key_rotation_that_loses_a_race_says_so_in_a_players_words(
+    memory_api: Api,
+) -> None:
+    """Another write to the player won (not a copy of this rotation): 409 `conflict`, told as
+    the player's record changing, not as a busy season (the catalogue's `conflict.player`)."""
+    from shared.eventstore import ConcurrencyError
+
+    first = await create_player(memory_api, {}, None)
+    pid, old = first.json()["player_id"], first.json()["player_key"]
+    players = memory_api.store.players
+    real = players.append
+
+    async def lost(player_id: str, version: int, _rows: Any) -> Any:
+        raise ConcurrencyError(player_id, version, version + 1)
+
+    players.append = lost  # type: ignore[method-assign]
+    try:
+        raced = await rotate_player(memory_api, pid, old, {"key_secret": secret()})
+    finally:
+        players.append = real  # type: ignore[method-assign]
+    assert_problem(raced, 409, "conflict")
+    assert raced.json()["detail"] == "Oyuncu kaydı aynı anda değişti; tekrar deneyin"
+
+
 async def test_adr178_a_player_key_rotation_retried_with_the_old_key_answers_the_same_key(
     api: Api,
 ) -> None:
