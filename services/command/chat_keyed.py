@@ -13,15 +13,12 @@ from typing import NamedTuple
 import msgspec
 
 from services.command.chat_schemas import MessageOut
-from services.command.service import Context, Key, Services, load, seat_of
+from services.command.service import Context, Key, Services, held, load, seat_of
 from services.command.unit_of_work import KEY_CODES
 from shared.app.http.problems import Problem, store_busy
 from shared.eventstore import (
     Found,
     IdempotencyKeyTaken,
-    InProgress,
-    Mismatch,
-    Replay,
     StoreBusyError,
 )
 from shared.eventstore.chat_keys import ChatKey
@@ -82,13 +79,5 @@ async def keyed(
 
 
 def _replayed(found: Found) -> MessageOut:
-    """The answer a taken key holds (services/command/unit_of_work.py's, for a message)."""
-    match found:
-        case Replay():
-            if found.status >= 400:
-                raise Problem.stored(found.status, found.body)
-            return msgspec.json.decode(found.body, type=MessageOut)
-        case Mismatch():
-            raise Problem(422, "idempotency_key_reused")
-        case InProgress():
-            raise Problem(409, "idempotency_key_in_flight")
+    """The answer a taken key holds (service.held, for a message)."""
+    return held(found, MessageOut)[1]

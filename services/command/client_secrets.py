@@ -13,12 +13,13 @@ from typing import Annotated
 
 import msgspec
 
+from shared.app.access.tokens import SECRET_PATTERN
 from shared.app.http.problems import Problem
 
 ClientSecret = Annotated[
     str,
     msgspec.Meta(
-        pattern=r"^[A-Za-z0-9_-]{32}$",
+        pattern=f"^{SECRET_PATTERN}$",  # the server's own secrets' shape, one definition
         description="a secret the client drew itself (ADR-178): 24 random bytes as URL-safe "
         "base64 without padding, 32 characters of A-Z a-z 0-9 _ -; the issued token (or key) "
         "ends with it, and the same request sent again with it is answered as the first was. "

@@ -15,7 +15,7 @@ import msgspec
 import structlog
 
 from services.command.schemas import CreatedOut, CreatorOut, LiveCreatedOut
-from services.command.service import Key, Services, load
+from services.command.service import Key, Services, held, load
 from shared.app.access import tokens
 from shared.app.answers.calendar_answer import calendar_out
 from shared.app.http.problems import Problem, store_busy
@@ -26,9 +26,6 @@ from shared.eventstore import (
     Found,
     IdempotencyKeyTaken,
     IdempotencyRecord,
-    InProgress,
-    Mismatch,
-    Replay,
     StoreBusyError,
 )
 
@@ -53,14 +50,8 @@ def record(scope: str, key: Key | None, created: Created) -> IdempotencyRecord |
 
 
 def created_of(found: Found) -> Created:
-    """What the key holds for this request, or the key's own refusal."""
-    match found:
-        case Replay():
-            return msgspec.json.decode(found.body, type=Created)
-        case Mismatch():
-            raise Problem(422, "idempotency_key_reused")
-        case InProgress():
-            raise Problem(409, "idempotency_key_in_flight")
+    """What the key holds for this request, or the key's own refusal (service.held)."""
+    return held(found, Created)[1]
 
 
 async def earlier(svc: Services, scope: str, key: Key | None) -> Created | None:

@@ -126,9 +126,11 @@ async def rotate_key(
     try:
         await _append(svc, player_id, version, rotated)
     except Problem as p:
+        if p.code != "conflict":
+            raise
         # a copy of this very rotation (the same secret) appended first: answered as it was
         again = await _key_rotated_before(svc, player_id, key, secret)
-        if p.code != "conflict" or again is None:
+        if again is None:
             raise
         return again
     log.info("player.key_rotated", player_id=player_id)

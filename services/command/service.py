@@ -43,7 +43,7 @@ from shared.domain.decide import decide
 from shared.domain.evolve import fold
 from shared.domain.messages import Lang
 from shared.domain.state import SeasonState
-from shared.eventstore import ConcurrencyError, StoreBusyError
+from shared.eventstore import ConcurrencyError, Found, InProgress, Mismatch, Replay, StoreBusyError
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T", bound=msgspec.Struct)
@@ -95,6 +95,22 @@ class Key(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)
 
     value: str
     request_hash: bytes
+
+
+def held(found: Found, out: type[T]) -> tuple[int, T]:
+    """What a taken Idempotency-Key holds for its request: the stored status and body (as
+    `out`); a stored refusal is answered as it was stored, another request under the key is
+    422 `idempotency_key_reused`, and one whose first copy still runs 409
+    `idempotency_key_in_flight` (every keyed route: a command, a chat message, a creation)."""
+    match found:
+        case Replay():
+            if found.status >= 400:
+                raise Problem.stored(found.status, found.body)
+            return found.status, msgspec.json.decode(found.body, type=out)
+        case Mismatch():
+            raise Problem(422, "idempotency_key_reused")
+        case InProgress():
+            raise Problem(409, "idempotency_key_in_flight")
 
 
 class Context(msgspec.Struct, frozen=True):  # a Struct: built in C (ADR-145)

@@ -25,6 +25,7 @@ from services.command.service import (
     Context,
     Outcome,
     Services,
+    held,
     load,
     new_id,
     record_close,
@@ -44,9 +45,6 @@ from shared.eventstore import (
     Found,
     IdempotencyKeyTaken,
     IdempotencyRecord,
-    InProgress,
-    Mismatch,
-    Replay,
 )
 from shared.logs import info_line
 
@@ -274,13 +272,5 @@ async def _stored_instead(
 
 
 def _replayed(cmd: BeyCommand[T], found: Found) -> Outcome[T]:
-    """The answer a taken key holds."""
-    match found:
-        case Replay():
-            if found.status >= 400:  # a stored refusal, answered as it was stored
-                raise Problem.stored(found.status, found.body)
-            return Outcome(found.status, msgspec.json.decode(found.body, type=cmd.out))
-        case Mismatch():
-            raise Problem(422, "idempotency_key_reused")
-        case InProgress():
-            raise Problem(409, "idempotency_key_in_flight")
+    """The answer a taken key holds (service.held)."""
+    return Outcome(*held(found, cmd.out))

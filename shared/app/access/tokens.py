@@ -35,7 +35,9 @@ SECRET_CHARS = 32  # len(secrets.token_urlsafe(24))
 _SEASON = re.compile(r"[0-9a-f]{32}")
 _TOKEN = re.compile(r"sb1\.([0-9a-f]{32})\.([1-9][0-9]?)\.([A-Za-z0-9_-]{32})")
 _ADMIN = re.compile(r"sba1\.[0-9a-f]{32}\.[A-Za-z0-9_-]{32}")
-_SECRET = re.compile(r"[A-Za-z0-9_-]{32}")
+# A secret part as the server draws it, and as a client may bring its own (ADR-178)
+SECRET_PATTERN = r"[A-Za-z0-9_-]{32}"
+_SECRET = re.compile(SECRET_PATTERN)
 QUERY_NAMES = ("token", "access_token")
 
 
